@@ -83,6 +83,9 @@ TEMPERATURE = (
 )
 TOOL_OUTPUT = PYDANTIC_AI + "test_openai/test_openai_tool_output.yaml"
 RESPONSES_RETRY = PYDANTIC_AI + "test_openai_responses/test_openai_responses_model_retry.yaml"
+RESPONSES_THINKING = (
+    PYDANTIC_AI + "test_openai_responses/test_openai_responses_thinking_with_tool_calls.yaml"
+)
 BEDROCK_OUTPUT = PYDANTIC_AI + "test_bedrock/test_bedrock_model_structured_output.yaml"
 LOGFIRE = "pydantic+logfire/tests/otel_integrations/cassettes/"
 AGENTS_CHAT = LOGFIRE + "test_openai_agents/test_chat_completions.yaml"
@@ -441,13 +444,23 @@ def responses_transport(cassette: Path) -> Callable[[httpx2.Request], httpx2.Res
     return answer
 
 
-def openai_agents_responses_run(cassettes: Path) -> None:
-    """The Agents SDK on its default model, the Responses API: gpt-4o calls ``get_location``
-    twice at once ("Londos", "London"), the first raises (the SDK hands the model its error
-    text), then the answer. Its ``response`` spans keep only the response's id and usage."""
-    import agents
-    from agents import Agent, OpenAIResponsesModel, Runner, function_tool
+def responses_agents(cassettes: Path) -> dict[str, tuple[Any, str]]:
+    """The Agents SDK on its default model, the Responses API, served two recordings (the
+    recorded responses as they are): each run's agent and prompt, by the file name it gets.
+
+    * ``responses_model_retry``: gpt-4o asks for ``get_location`` on "Londos" and "London" at
+      once; the first raises (the SDK hands the model its error text), then the answer;
+    * ``responses_thinking_with_tool_calls``: gpt-5 (reasoning, its summaries kept) calls
+      ``update_plan`` as its instructions say, then writes the poem.
+    """
+    from agents import Agent, ModelSettings, OpenAIResponsesModel, function_tool
     from openai import AsyncOpenAI
+    from openai.types.shared import Reasoning
+
+    def model(cassette: str, name: str) -> OpenAIResponsesModel:
+        answer = responses_transport(cassettes / cassette)
+        client = httpx2.AsyncClient(transport=httpx2.MockTransport(answer))
+        return OpenAIResponsesModel(name, AsyncOpenAI(api_key="-", http_client=client))
 
     @function_tool
     def get_location(loc_name: str) -> str:
@@ -456,18 +469,64 @@ def openai_agents_responses_run(cassettes: Path) -> None:
             raise ValueError('Wrong location, I only know about "London".')
         return json.dumps({"lat": 51, "lng": 0})
 
-    answer = responses_transport(cassettes / RESPONSES_RETRY)
-    client = httpx2.AsyncClient(transport=httpx2.MockTransport(answer))
-    agent = Agent(
-        name="assistant",
-        tools=[get_location],
-        model=OpenAIResponsesModel("gpt-4o", AsyncOpenAI(api_key="-", http_client=client)),
+    @function_tool
+    def update_plan(plan: str) -> str:
+        """The recording's tool: the plan is taken as given."""
+        return "plan updated"
+
+    return {
+        "responses_model_retry": (
+            Agent(name="assistant", tools=[get_location], model=model(RESPONSES_RETRY, "gpt-4o")),
+            "What is the location of Londos and London?",
+        ),
+        "responses_thinking_with_tool_calls": (
+            Agent(
+                name="assistant",
+                instructions=(
+                    "You are a helpful assistant that uses planning. You MUST use the "
+                    "update_plan tool and continually update it as you make progress against "
+                    "the user's prompt"
+                ),
+                tools=[update_plan],
+                model=model(RESPONSES_THINKING, "gpt-5"),
+                model_settings=ModelSettings(reasoning=Reasoning(effort="low", summary="detailed")),
+            ),
+            "Compose a 12-line poem where the first letters of the odd-numbered lines form the "
+            'name "SAMIRA" and the first letters of the even-numbered lines spell out "DAWOOD." '
+            "Additionally, the first letter of each word in every line should create the capital "
+            "of a country",
+        ),
+    }
+
+
+def openai_agents_responses_runs(cassettes: Path) -> None:
+    """The Responses API runs as the SDK exports them: its ``response`` spans keep only the
+    response's id and usage."""
+    import agents
+    from agents import Runner
+
+    for name, (agent, prompt) in responses_agents(cassettes).items():
+        processor = _exported_processor()
+        agents.set_trace_processors([processor])  # only ours: nothing is sent anywhere
+        asyncio.run(Runner.run(agent, prompt))
+        lines = "".join(json.dumps(line) + "\n" for line in processor.lines)
+        _write(OUT / "openai-agents" / f"{name}.jsonl", lines)
+
+
+def openinference_responses_runs(cassettes: Path) -> None:
+    """The Responses API runs traced by OpenInference (its spans keep each response's input
+    and output messages)."""
+    from agents import Runner
+    from openinference.instrumentation.openai_agents import (  # type: ignore[import-not-found]
+        OpenAIAgentsInstrumentor,
     )
-    processor = _exported_processor()
-    agents.set_trace_processors([processor])  # only ours: nothing is sent anywhere
-    asyncio.run(Runner.run(agent, "What is the location of Londos and London?"))
-    lines = "".join(json.dumps(line) + "\n" for line in processor.lines)
-    _write(OUT / "openai-agents" / "responses_model_retry.jsonl", lines)
+
+    for name, (agent, prompt) in responses_agents(cassettes).items():
+        _traced(
+            f"openai_agents_{name}",
+            OpenAIAgentsInstrumentor(),
+            functools.partial(asyncio.run, Runner.run(agent, prompt)),
+        )
 
 
 def openai_agents_guardrail_run() -> None:
@@ -644,7 +703,7 @@ def openinference_agents_run(cassettes: Path) -> None:
     """The Agents SDK's retry of ``get_capital``, traced by OpenInference."""
     from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
     from openai import AsyncOpenAI
-    from openinference.instrumentation.openai_agents import (  # type: ignore[import-not-found]
+    from openinference.instrumentation.openai_agents import (
         OpenAIAgentsInstrumentor,
     )
 
@@ -1257,10 +1316,11 @@ def main() -> None:
     smolagents_runs(cassettes)
     openai_agents_runs(cassettes)
     openai_agents_guardrail_run()
-    openai_agents_responses_run(cassettes)
+    openai_agents_responses_runs(cassettes)
     retrieval_runs(cassettes)
     openinference_openai_smolagents_planning_run(cassettes)
     openinference_runs(cassettes)
+    openinference_responses_runs(cassettes)
     openinference_crewai_runs(cassettes)
     openinference_crewai_runs(cassettes, openllmetry=True)
     openinference_autogen_runs(cassettes)

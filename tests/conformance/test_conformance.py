@@ -40,6 +40,9 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     # model's answer after the failed call are in no span, so no step can be that recovery.
     ("openai-agents/responses_model_retry.jsonl", "runs[0].objective"): "'openai-agents run'",
     ("openai-agents/responses_model_retry.jsonl", "runs[0].recovered"): "0",
+    ("openai-agents/responses_thinking_with_tool_calls.jsonl", "runs[0].objective"): (
+        "'openai-agents run'"
+    ),
 }
 """(file, fact) -> what kp gives, and why, for every fact kp gets wrong today."""
 
@@ -67,6 +70,9 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
         "the objective is a placeholder ('openai-agents run'), not the user's request"
     ),
     ("openai-agents/responses_model_retry.jsonl", 0): (
+        "the objective is a placeholder ('openai-agents run'), not the user's request"
+    ),
+    ("openai-agents/responses_thinking_with_tool_calls.jsonl", 0): (
         "the objective is a placeholder ('openai-agents run'), not the user's request"
     ),
     # Logfire's test gives its OpenAI Agents function tool the name `tool`: the file's own name.

@@ -181,6 +181,28 @@ def test_openinference_wins_over_genai_on_the_same_span() -> None:
     ]
 
 
+def test_an_openinference_message_told_as_parts_and_as_content_is_one_text() -> None:
+    """OpenAI Agents' instrumentor writes a Responses API message's text as ``contents`` parts
+    and again as ``content``: one thought, not the answer twice."""
+    text = "For London, it's located at approximately latitude 51."
+    llm = span(
+        "response",
+        {
+            "openinference.span.kind": "LLM",
+            "llm.input_messages.0.message.role": "user",
+            "llm.input_messages.0.message.content": "Where is London?",
+            "llm.output_messages.0.message.role": "assistant",
+            "llm.output_messages.0.message.contents.0.message_content.type": "text",
+            "llm.output_messages.0.message.contents.0.message_content.text": text,
+            "llm.output_messages.0.message.content": text,
+        },
+        start=1,
+    )
+    trace = to_trace([llm]).trace
+    assert steps(trace) == [("thought", None, text)]
+    assert trace.outcome.result_summary == text
+
+
 def test_mcp_client_span_gives_its_server_to_the_tool_it_serves() -> None:
     """``tools/call`` under ``execute_tool`` is one step with ``mcp_server`` = address:port."""
     tool = span(
