@@ -498,8 +498,44 @@ def otlp(path: Path) -> list[Run]:
     for trace_id, spans in found.items():
         spans.sort(key=lambda entry: entry[0])
         named = [(name, tags) for _, name, tags in spans]
-        runs.extend(_genai_run(trace_id, named) or _openinference_run(trace_id, named))
+        runs.extend(
+            _genai_run(trace_id, named)
+            or _openinference_run(trace_id, named)
+            or _langfuse_run(trace_id, named)
+        )
     return runs
+
+
+def _langfuse_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
+    """A run from the Langfuse SDK's own spans (``langfuse.observation.*``), or none.
+
+    The objective is the agent observation's first positional argument (``@observe``'s
+    ``{"args": [...], "kwargs": {...}}``), else the first user message a generation was sent;
+    a ``tool`` observation is a tool of its span's name, failed when its status is ERROR; a
+    generation's output text (the reply's ``content``) is text; the agent failing fails the run.
+    """
+    kinds = [tags.get("langfuse.observation.type") for _, tags in spans]
+    if not {"generation", "tool", "agent"} & set(kinds):
+        return []
+    timeline, objective, failed = _Timeline(), None, False
+    for name, tags in spans:
+        kind = tags.get("langfuse.observation.type")
+        given = json.loads(tags.get("langfuse.observation.input") or "null")
+        output = tags.get("langfuse.observation.output")
+        if kind == "agent":
+            args = given.get("args") if isinstance(given, dict) else None
+            objective = args[0] if args and isinstance(args[0], str) else objective
+            failed = tags.get("otel.status_code") == "ERROR"
+        if kind == "generation":
+            if objective is None and isinstance(given, dict):
+                objective = _first_user(given.get("messages"))
+            reply = json.loads(output) if output else None
+            timeline.text(reply.get("content") if isinstance(reply, dict) else reply)
+        if kind == "tool":
+            timeline.tool(name)
+            if tags.get("otel.status_code") == "ERROR":
+                timeline.error()
+    return [{**timeline.facts(objective, not failed), "trace_id": trace_id}]
 
 
 def _hex(trace_id: str) -> str:

@@ -529,6 +529,66 @@ def openinference_responses_runs(cassettes: Path) -> None:
         )
 
 
+def langfuse_sdk_run(cassettes: Path) -> None:
+    """The Langfuse SDK's own spans: an ``@observe``'d agent loop (``as_type="agent"``) over
+    Langfuse's OpenAI wrapper (each model call a ``generation``) and an ``@observe``'d tool
+    (``as_type="tool"``), served the ``get_capital`` retry; its span exporter given an
+    in-memory one (nothing is sent)."""
+    from langfuse import Langfuse, get_client, observe  # type: ignore[import-not-found]
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    sys.path.insert(0, str(Path(__file__).parents[2]))
+    from tests.integrations.otel_helpers import otlp_json
+
+    exporter = InMemorySpanExporter()
+    Langfuse(public_key="-", secret_key="-", base_url="http://127.0.0.1:9", span_exporter=exporter)
+    from langfuse.openai import OpenAI  # type: ignore[import-not-found]
+
+    answer = transport(cassettes / GOOGLE_RETRY)
+    client = OpenAI(api_key="-", http_client=httpx2.Client(transport=httpx2.MockTransport(answer)))
+    parameters = {"type": "object", "properties": {"country": {"type": "string"}}}
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "get_capital",
+                "description": "Get the capital of a country.",
+                "parameters": {**parameters, "required": ["country"]},
+            },
+        }
+    ]
+
+    @observe(as_type="tool")  # type: ignore[untyped-decorator]
+    def get_capital(country: str) -> str:
+        return _capital(country, ValueError)
+
+    @observe(as_type="agent", name="chatbot")  # type: ignore[untyped-decorator]
+    def chatbot(prompt: str) -> str | None:
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": "You are a helpful chatbot."},
+            {"role": "user", "content": prompt},
+        ]
+        while True:
+            reply = client.chat.completions.create(
+                model="gemini-2.5-pro", messages=messages, tools=tools
+            )
+            message = reply.choices[0].message
+            messages.append(message.model_dump(exclude_none=True))
+            if not message.tool_calls:
+                return str(message.content)
+            for call in message.tool_calls:
+                try:
+                    result = get_capital(**json.loads(call.function.arguments))
+                except ValueError as error:
+                    result = f"Error: {error}"
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+
+    chatbot("What is the capital of France?")
+    get_client().flush()
+    document = json.dumps(otlp_json(exporter.get_finished_spans()), indent=1)
+    _write(OUT / "otlp" / "langfuse_sdk_google_model_retry.json", document + "\n")
+
+
 def openai_agents_guardrail_run() -> None:
     """An input guardrail's tripwire through the Agents SDK's runner; no model is asked.
 
@@ -1317,6 +1377,7 @@ def main() -> None:
     openai_agents_runs(cassettes)
     openai_agents_guardrail_run()
     openai_agents_responses_runs(cassettes)
+    langfuse_sdk_run(cassettes)
     retrieval_runs(cassettes)
     openinference_openai_smolagents_planning_run(cassettes)
     openinference_runs(cassettes)

@@ -203,6 +203,67 @@ def test_an_openinference_message_told_as_parts_and_as_content_is_one_text() -> 
     assert trace.outcome.result_summary == text
 
 
+def test_the_langfuse_sdks_own_spans_are_a_run() -> None:
+    """``langfuse.observation.*`` spans (the Langfuse SDK's ``@observe`` and OpenAI wrapper):
+    the agent's argument is the objective, a tool its call, a generation's reply the answer."""
+    agent = span(
+        "chatbot",
+        {
+            "langfuse.observation.type": "agent",
+            "langfuse.observation.input": '{"args": ["Capital of France?"], "kwargs": {}}',
+            "langfuse.observation.output": "Paris",
+        },
+        start=0,
+    )
+    generation = {"langfuse.observation.type": "generation"}
+    ask = '{"messages": [{"role": "user", "content": "Capital of France?"}], "tools": []}'
+    arguments = json.dumps({"country": "France"})
+    function = {"name": "get_capital", "arguments": arguments}
+    requested = {"id": "c1", "type": "function", "function": function}
+    call = json.dumps({"role": "assistant", "tool_calls": [requested]})
+    spans = [
+        agent,
+        span(
+            "OpenAI-generation",
+            {
+                **generation,
+                "langfuse.observation.input": ask,
+                "langfuse.observation.output": call,
+            },
+            start=1,
+            parent=agent,
+        ),
+        span(
+            "get_capital",
+            {
+                "langfuse.observation.type": "tool",
+                "langfuse.observation.input": '{"args": [], "kwargs": {"country": "France"}}',
+                "langfuse.observation.output": "Paris",
+            },
+            start=2,
+            parent=agent,
+        ),
+        span(
+            "OpenAI-generation",
+            {
+                **generation,
+                "langfuse.observation.input": ask,
+                "langfuse.observation.output": '{"role": "assistant", "content": "Paris"}',
+            },
+            start=3,
+            parent=agent,
+        ),
+    ]
+    trace = to_trace(spans).trace
+    assert trace.task.objective == "Capital of France?"
+    assert steps(trace) == [
+        ("tool_call", "get_capital", 'get_capital {"country":"France"}'),
+        ("observation", "get_capital", "Paris"),
+        ("thought", None, "Paris"),
+    ]
+    assert trace.outcome.result_summary == "Paris"
+
+
 def test_mcp_client_span_gives_its_server_to_the_tool_it_serves() -> None:
     """``tools/call`` under ``execute_tool`` is one step with ``mcp_server`` = address:port."""
     tool = span(
