@@ -47,6 +47,11 @@ the run itself:
   ``openinference-instrumentation-openai`` 0.1.66; and an Agents SDK run its input guardrail
   stops before any model call (``openai_agents_guardrail_run``, no recording needed).
 
+* the Agents SDK on its default model, the Responses API (``OpenAIResponsesModel``, the
+  recorded responses served as they are): exported (``openai_agents_responses_runs``) and
+  traced by OpenInference (``openinference_responses_runs``); and the Langfuse SDK's own spans
+  (``langfuse`` 5.0.4: ``@observe`` and its OpenAI wrapper, ``langfuse_sdk_run``).
+
 These packages are no dependency of knowledgepulse: install them beside it to replay (``pip
 install --no-deps --target DIR ...`` and ``PYTHONPATH=DIR``).
 
