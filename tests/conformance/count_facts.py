@@ -510,7 +510,8 @@ def _langfuse_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> lis
     """A run from the Langfuse SDK's own spans (``langfuse.observation.*``), or none.
 
     The objective is the agent observation's first positional argument (``@observe``'s
-    ``{"args": [...], "kwargs": {...}}``), else the first user message a generation was sent;
+    ``{"args": [...], "kwargs": {...}}``), else the first user message a generation was sent
+    (the OpenAI wrapper's ``{"messages": ...}``, the LangChain handler's message list);
     a ``tool`` observation is a tool of its span's name, failed when its status is ERROR; a
     generation's output text (the reply's ``content``) is text; the agent failing fails the run.
     """
@@ -527,8 +528,8 @@ def _langfuse_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> lis
             objective = args[0] if args and isinstance(args[0], str) else objective
             failed = tags.get("otel.status_code") == "ERROR"
         if kind == "generation":
-            if objective is None and isinstance(given, dict):
-                objective = _first_user(given.get("messages"))
+            if objective is None:  # the OpenAI wrapper's request, or LangChain's messages
+                objective = _first_user(given.get("messages") if isinstance(given, dict) else given)
             reply = json.loads(output) if output else None
             timeline.text(reply.get("content") if isinstance(reply, dict) else reply)
         if kind == "tool":

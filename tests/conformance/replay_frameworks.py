@@ -594,6 +594,45 @@ def langfuse_sdk_run(cassettes: Path) -> None:
     _write(OUT / "otlp" / "langfuse_sdk_google_model_retry.json", document + "\n")
 
 
+def langfuse_langgraph_run(cassettes: Path) -> None:
+    """LangGraph's ReAct agent (``create_react_agent`` over ``langchain_openai.ChatOpenAI``)
+    traced by the Langfuse SDK's LangChain ``CallbackHandler``, served the ``get_capital``
+    retry: the SDK's own spans, its span exporter given an in-memory one (nothing is sent)."""
+    from langchain_core.tools import ToolException, tool
+    from langchain_openai import ChatOpenAI  # type: ignore[import-not-found]
+    from langfuse import Langfuse, get_client
+    from langfuse.langchain import CallbackHandler  # type: ignore[import-not-found]
+    from langgraph.prebuilt import create_react_agent
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    sys.path.insert(0, str(Path(__file__).parents[2]))
+    from tests.integrations.otel_helpers import otlp_json
+
+    exporter = InMemorySpanExporter()
+    Langfuse(public_key="-", secret_key="-", base_url="http://127.0.0.1:9", span_exporter=exporter)
+
+    @tool("get_capital")
+    def get_capital(country: str) -> str:
+        """Get the capital of a country.
+
+        Args:
+            country: The country name.
+        """
+        return _capital(country, ToolException)
+
+    get_capital.handle_tool_error = True  # the error text goes back to the model
+    client = httpx2.Client(transport=httpx2.MockTransport(transport(cassettes / GOOGLE_RETRY)))
+    llm = ChatOpenAI(model="gemini-2.5-pro", api_key="-", http_client=client)
+    graph = create_react_agent(llm, [get_capital], prompt="You are a helpful chatbot.")
+    graph.invoke(
+        {"messages": [("user", "What is the capital of France?")]},
+        config={"callbacks": [CallbackHandler()]},
+    )
+    get_client().flush()
+    document = json.dumps(otlp_json(exporter.get_finished_spans()), indent=1)
+    _write(OUT / "otlp" / "langfuse_sdk_langgraph_google_model_retry.json", document + "\n")
+
+
 def openai_agents_guardrail_run() -> None:
     """An input guardrail's tripwire through the Agents SDK's runner; no model is asked.
 
@@ -1383,6 +1422,7 @@ def main() -> None:
     openai_agents_guardrail_run()
     openai_agents_responses_runs(cassettes)
     langfuse_sdk_run(cassettes)
+    langfuse_langgraph_run(cassettes)
     retrieval_runs(cassettes)
     openinference_openai_smolagents_planning_run(cassettes)
     openinference_runs(cassettes)

@@ -264,6 +264,34 @@ def test_the_langfuse_sdks_own_spans_are_a_run() -> None:
     assert trace.outcome.result_summary == "Paris"
 
 
+def test_a_langfuse_agent_whose_state_only_asked_for_tools_gives_no_json_answer() -> None:
+    """LangGraph's ``agent`` node, typed ``agent`` by Langfuse's LangChain handler: its output is
+    the graph state; one whose assistant only asked for tools is no answer, the reply is."""
+    state = {"messages": [{"content": "", "type": "ai", "tool_calls": [{"name": "f"}]}]}
+    agent = span(
+        "agent",
+        {
+            "langfuse.observation.type": "agent",
+            "langfuse.observation.input": json.dumps({"messages": []}),
+            "langfuse.observation.output": json.dumps(state),
+        },
+        start=0,
+    )
+    reply = span(
+        "ChatOpenAI",
+        {
+            "langfuse.observation.type": "generation",
+            "langfuse.observation.input": json.dumps([{"role": "user", "content": "Hi?"}]),
+            "langfuse.observation.output": json.dumps({"role": "assistant", "content": "Hello"}),
+        },
+        start=1,
+        parent=agent,
+    )
+    trace = to_trace([agent, reply]).trace
+    assert trace.outcome.result_summary == "Hello"
+    assert steps(trace) == [("thought", None, "Hello")]
+
+
 def test_mcp_client_span_gives_its_server_to_the_tool_it_serves() -> None:
     """``tools/call`` under ``execute_tool`` is one step with ``mcp_server`` = address:port."""
     tool = span(

@@ -473,10 +473,22 @@ def _langfuse(span: Span, attrs: Mapping[str, Any], view: View) -> None:
             role=role,
             agent_name=span.name,
             input_text=msg.input_text(arguments),
-            output_text=_output_text(output),
+            output_text=_state_text(output),
         )
     else:
         view.fill("langfuse", role=role)
+
+
+def _state_text(value: Any) -> str | None:
+    """An agent's output as text; a graph state only by its assistant's text.
+
+    LangGraph's node that Langfuse types ``agent`` outputs the state (``{"messages": [...]}``):
+    one whose assistant only asked for tools answered nothing, and is no answer written as JSON.
+    """
+    loaded = msg.loads(value)
+    if isinstance(loaded, dict) and isinstance(loaded.get("messages"), list):
+        return msg.last_assistant_text(msg.messages(loaded["messages"]))
+    return _output_text(value)
 
 
 def _called_with(value: Any) -> Any:
