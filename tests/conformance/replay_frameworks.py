@@ -758,7 +758,7 @@ def retrieval_runs(cassettes: Path) -> None:
     from langchain_core.prompts import ChatPromptTemplate
     from langchain_core.runnables import RunnablePassthrough
     from langchain_core.vectorstores import InMemoryVectorStore
-    from langchain_openai import ChatOpenAI  # type: ignore[import-not-found]
+    from langchain_openai import ChatOpenAI
     from openinference.instrumentation.langchain import (  # type: ignore[import-not-found]
         LangChainInstrumentor,
     )
