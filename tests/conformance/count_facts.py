@@ -121,6 +121,15 @@ class _Timeline:
         if text and text.strip():
             self.events.append(("text", text))
 
+    def beside(self, name: str) -> None:
+        """A call asked for in the same model turn as a failed one: no recovery from it."""
+        self.tools.append(name)
+        self.events.append(("beside", None))
+
+    def acted(self) -> None:
+        """A model turn whose text the file does not keep: the model acted (a recovery)."""
+        self.events.append(("acted", None))
+
     def error(self) -> None:
         self.events.append(("error", None))
 
@@ -135,7 +144,8 @@ class _Timeline:
         recovered = sum(
             1
             for n, (kind, _) in enumerate(self.events)
-            if kind == "error" and any(k in ("tool", "text") for k, _ in self.events[n + 1 :])
+            if kind == "error"
+            and any(k in ("tool", "text", "acted") for k, _ in self.events[n + 1 :])
         )
         last = self.events[-1] if self.events else None
         answer = last[1] if last is not None and last[0] == "text" else None
@@ -488,8 +498,45 @@ def otlp(path: Path) -> list[Run]:
     for trace_id, spans in found.items():
         spans.sort(key=lambda entry: entry[0])
         named = [(name, tags) for _, name, tags in spans]
-        runs.extend(_genai_run(trace_id, named) or _openinference_run(trace_id, named))
+        runs.extend(
+            _genai_run(trace_id, named)
+            or _openinference_run(trace_id, named)
+            or _langfuse_run(trace_id, named)
+        )
     return runs
+
+
+def _langfuse_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
+    """A run from the Langfuse SDK's own spans (``langfuse.observation.*``), or none.
+
+    The objective is the agent observation's first positional argument (``@observe``'s
+    ``{"args": [...], "kwargs": {...}}``), else the first user message a generation was sent
+    (the OpenAI wrapper's ``{"messages": ...}``, the LangChain handler's message list);
+    a ``tool`` observation is a tool of its span's name, failed when its status is ERROR; a
+    generation's output text (the reply's ``content``) is text; the agent failing fails the run.
+    """
+    kinds = [tags.get("langfuse.observation.type") for _, tags in spans]
+    if not {"generation", "tool", "agent"} & set(kinds):
+        return []
+    timeline, objective, failed = _Timeline(), None, False
+    for name, tags in spans:
+        kind = tags.get("langfuse.observation.type")
+        given = json.loads(tags.get("langfuse.observation.input") or "null")
+        output = tags.get("langfuse.observation.output")
+        if kind == "agent":
+            args = given.get("args") if isinstance(given, dict) else None
+            objective = args[0] if args and isinstance(args[0], str) else objective
+            failed = tags.get("otel.status_code") == "ERROR"
+        if kind == "generation":
+            if objective is None:  # the OpenAI wrapper's request, or LangChain's messages
+                objective = _first_user(given.get("messages") if isinstance(given, dict) else given)
+            reply = json.loads(output) if output else None
+            timeline.text(reply.get("content") if isinstance(reply, dict) else reply)
+        if kind == "tool":
+            timeline.tool(name)
+            if tags.get("otel.status_code") == "ERROR":
+                timeline.error()
+    return [{**timeline.facts(objective, not failed), "trace_id": trace_id}]
 
 
 def _hex(trace_id: str) -> str:
@@ -1324,7 +1371,9 @@ def openai_agents(path: Path) -> list[Run]:
     Spans in start order: a ``generation`` span's input holds the user's message and its output
     the model's messages (text; the calls it asks for are the ``function`` spans that follow);
     a ``function`` span is a tool, a span with an ``error`` an error; an ``agent`` span's error,
-    or a ``guardrail`` span that ``triggered``, means the run failed (the success label).
+    or a ``guardrail`` span that ``triggered``, means the run failed (the success label). An
+    exported ``response`` span keeps no text: the model acted, its words unknown. A function span
+    under the same parent (the SDK's ``turn`` span) as a failed one was asked for with it.
     """
     objects = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     spans = [o for o in objects if o["object"] == "trace.span"]
@@ -1332,6 +1381,7 @@ def openai_agents(path: Path) -> list[Run]:
     for members in _group(spans, lambda s: s["trace_id"]).values():
         members.sort(key=lambda s: s["started_at"])
         timeline, objective, failed = _Timeline(), None, False
+        failed_turns: set[str] = set()
         for span in members:
             data = span["span_data"]
             if data["type"] == "generation":
@@ -1339,10 +1389,17 @@ def openai_agents(path: Path) -> list[Run]:
                     objective = _first_user(data.get("input"))
                 for message in data.get("output") or []:
                     timeline.text(_text(message.get("content")))
+            if data["type"] == "response" and "output" not in data:
+                timeline.acted()
             if data["type"] == "function":
-                timeline.tool(data["name"])
+                if span["parent_id"] in failed_turns:
+                    timeline.beside(data["name"])
+                else:
+                    timeline.tool(data["name"])
             if span.get("error"):
                 timeline.error()
+                if data["type"] == "function":
+                    failed_turns.add(span["parent_id"])
                 failed = failed or data["type"] == "agent"
             failed = failed or (data["type"] == "guardrail" and data.get("triggered") is True)
         runs.append(timeline.facts(objective, not failed))

@@ -47,6 +47,11 @@ the run itself:
   ``openinference-instrumentation-openai`` 0.1.66; and an Agents SDK run its input guardrail
   stops before any model call (``openai_agents_guardrail_run``, no recording needed).
 
+* the Agents SDK on its default model, the Responses API (``OpenAIResponsesModel``, the
+  recorded responses served as they are): exported (``openai_agents_responses_runs``) and
+  traced by OpenInference (``openinference_responses_runs``); and the Langfuse SDK's own spans
+  (``langfuse`` 5.0.4: ``@observe`` and its OpenAI wrapper, ``langfuse_sdk_run``).
+
 These packages are no dependency of knowledgepulse: install them beside it to replay (``pip
 install --no-deps --target DIR ...`` and ``PYTHONPATH=DIR``).
 
@@ -82,6 +87,10 @@ TEMPERATURE = (
     PYDANTIC_AI + "test_openai/test_openai_instructions_with_tool_calls_keep_instructions.yaml"
 )
 TOOL_OUTPUT = PYDANTIC_AI + "test_openai/test_openai_tool_output.yaml"
+RESPONSES_RETRY = PYDANTIC_AI + "test_openai_responses/test_openai_responses_model_retry.yaml"
+RESPONSES_THINKING = (
+    PYDANTIC_AI + "test_openai_responses/test_openai_responses_thinking_with_tool_calls.yaml"
+)
 BEDROCK_OUTPUT = PYDANTIC_AI + "test_bedrock/test_bedrock_model_structured_output.yaml"
 LOGFIRE = "pydantic+logfire/tests/otel_integrations/cassettes/"
 AGENTS_CHAT = LOGFIRE + "test_openai_agents/test_chat_completions.yaml"
@@ -425,6 +434,205 @@ def openai_agents_runs(cassettes: Path) -> None:
         _write(OUT / "openai-agents" / f"{name}.jsonl", lines)
 
 
+def responses_transport(cassette: Path) -> Callable[[httpx2.Request], httpx2.Response]:
+    """A handler that answers each Responses API request with the next recorded reply, as is."""
+    queue = [
+        interaction["response"].get("parsed_body") or _json(interaction["response"]["body"])
+        for interaction in yaml.safe_load(cassette.read_text())["interactions"]
+        if interaction["request"]["uri"].split("?")[0].endswith("/responses")
+    ]
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        assert request.url.path.endswith("/responses"), request.url
+        return httpx2.Response(200, json=queue.pop(0))
+
+    return answer
+
+
+def responses_agents(cassettes: Path) -> dict[str, tuple[Any, str]]:
+    """The Agents SDK on its default model, the Responses API, served two recordings (the
+    recorded responses as they are): each run's agent and prompt, by the file name it gets.
+
+    * ``responses_model_retry``: gpt-4o asks for ``get_location`` on "Londos" and "London" at
+      once; the first raises (the SDK hands the model its error text), then the answer;
+    * ``responses_thinking_with_tool_calls``: gpt-5 (reasoning, its summaries kept) calls
+      ``update_plan`` as its instructions say, then writes the poem.
+    """
+    from agents import Agent, ModelSettings, OpenAIResponsesModel, function_tool
+    from openai import AsyncOpenAI
+    from openai.types.shared import Reasoning
+
+    def model(cassette: str, name: str) -> OpenAIResponsesModel:
+        answer = responses_transport(cassettes / cassette)
+        client = httpx2.AsyncClient(transport=httpx2.MockTransport(answer))
+        return OpenAIResponsesModel(name, AsyncOpenAI(api_key="-", http_client=client))
+
+    @function_tool
+    def get_location(loc_name: str) -> str:
+        """The recording's tool: only London is known."""
+        if loc_name != "London":
+            raise ValueError('Wrong location, I only know about "London".')
+        return json.dumps({"lat": 51, "lng": 0})
+
+    @function_tool
+    def update_plan(plan: str) -> str:
+        """The recording's tool: the plan is taken as given."""
+        return "plan updated"
+
+    return {
+        "responses_model_retry": (
+            Agent(name="assistant", tools=[get_location], model=model(RESPONSES_RETRY, "gpt-4o")),
+            "What is the location of Londos and London?",
+        ),
+        "responses_thinking_with_tool_calls": (
+            Agent(
+                name="assistant",
+                instructions=(
+                    "You are a helpful assistant that uses planning. You MUST use the "
+                    "update_plan tool and continually update it as you make progress against "
+                    "the user's prompt"
+                ),
+                tools=[update_plan],
+                model=model(RESPONSES_THINKING, "gpt-5"),
+                model_settings=ModelSettings(reasoning=Reasoning(effort="low", summary="detailed")),
+            ),
+            "Compose a 12-line poem where the first letters of the odd-numbered lines form the "
+            'name "SAMIRA" and the first letters of the even-numbered lines spell out "DAWOOD." '
+            "Additionally, the first letter of each word in every line should create the capital "
+            "of a country",
+        ),
+    }
+
+
+def openai_agents_responses_runs(cassettes: Path) -> None:
+    """The Responses API runs as the SDK exports them: its ``response`` spans keep only the
+    response's id and usage."""
+    import agents
+    from agents import Runner
+
+    for name, (agent, prompt) in responses_agents(cassettes).items():
+        processor = _exported_processor()
+        agents.set_trace_processors([processor])  # only ours: nothing is sent anywhere
+        asyncio.run(Runner.run(agent, prompt))
+        lines = "".join(json.dumps(line) + "\n" for line in processor.lines)
+        _write(OUT / "openai-agents" / f"{name}.jsonl", lines)
+
+
+def openinference_responses_runs(cassettes: Path) -> None:
+    """The Responses API runs traced by OpenInference (its spans keep each response's input
+    and output messages)."""
+    from agents import Runner
+    from openinference.instrumentation.openai_agents import (  # type: ignore[import-not-found]
+        OpenAIAgentsInstrumentor,
+    )
+
+    for name, (agent, prompt) in responses_agents(cassettes).items():
+        _traced(
+            f"openai_agents_{name}",
+            OpenAIAgentsInstrumentor(),
+            functools.partial(asyncio.run, Runner.run(agent, prompt)),
+        )
+
+
+def langfuse_sdk_run(cassettes: Path) -> None:
+    """The Langfuse SDK's own spans: an ``@observe``'d agent loop (``as_type="agent"``) over
+    Langfuse's OpenAI wrapper (each model call a ``generation``) and an ``@observe``'d tool
+    (``as_type="tool"``), served the ``get_capital`` retry; its span exporter given an
+    in-memory one (nothing is sent)."""
+    from langfuse import Langfuse, get_client, observe  # type: ignore[import-not-found]
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    sys.path.insert(0, str(Path(__file__).parents[2]))
+    from tests.integrations.otel_helpers import otlp_json
+
+    exporter = InMemorySpanExporter()
+    Langfuse(public_key="-", secret_key="-", base_url="http://127.0.0.1:9", span_exporter=exporter)
+    from langfuse.openai import OpenAI  # type: ignore[import-not-found]
+
+    answer = transport(cassettes / GOOGLE_RETRY)
+    client = OpenAI(api_key="-", http_client=httpx2.Client(transport=httpx2.MockTransport(answer)))
+    parameters = {"type": "object", "properties": {"country": {"type": "string"}}}
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "get_capital",
+                "description": "Get the capital of a country.",
+                "parameters": {**parameters, "required": ["country"]},
+            },
+        }
+    ]
+
+    @observe(as_type="tool")  # type: ignore[untyped-decorator]
+    def get_capital(country: str) -> str:
+        return _capital(country, ValueError)
+
+    @observe(as_type="agent", name="chatbot")  # type: ignore[untyped-decorator]
+    def chatbot(prompt: str) -> str | None:
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": "You are a helpful chatbot."},
+            {"role": "user", "content": prompt},
+        ]
+        while True:
+            reply = client.chat.completions.create(
+                model="gemini-2.5-pro", messages=messages, tools=tools
+            )
+            message = reply.choices[0].message
+            messages.append(message.model_dump(exclude_none=True))
+            if not message.tool_calls:
+                return str(message.content)
+            for call in message.tool_calls:
+                try:
+                    result = get_capital(**json.loads(call.function.arguments))
+                except ValueError as error:
+                    result = f"Error: {error}"
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+
+    chatbot("What is the capital of France?")
+    get_client().flush()
+    document = json.dumps(otlp_json(exporter.get_finished_spans()), indent=1)
+    _write(OUT / "otlp" / "langfuse_sdk_google_model_retry.json", document + "\n")
+
+
+def langfuse_langgraph_run(cassettes: Path) -> None:
+    """LangGraph's ReAct agent (``create_react_agent`` over ``langchain_openai.ChatOpenAI``)
+    traced by the Langfuse SDK's LangChain ``CallbackHandler``, served the ``get_capital``
+    retry: the SDK's own spans, its span exporter given an in-memory one (nothing is sent)."""
+    from langchain_core.tools import ToolException, tool
+    from langchain_openai import ChatOpenAI  # type: ignore[import-not-found]
+    from langfuse import Langfuse, get_client
+    from langfuse.langchain import CallbackHandler  # type: ignore[import-not-found]
+    from langgraph.prebuilt import create_react_agent
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    sys.path.insert(0, str(Path(__file__).parents[2]))
+    from tests.integrations.otel_helpers import otlp_json
+
+    exporter = InMemorySpanExporter()
+    Langfuse(public_key="-", secret_key="-", base_url="http://127.0.0.1:9", span_exporter=exporter)
+
+    @tool("get_capital")
+    def get_capital(country: str) -> str:
+        """Get the capital of a country.
+
+        Args:
+            country: The country name.
+        """
+        return _capital(country, ToolException)
+
+    get_capital.handle_tool_error = True  # the error text goes back to the model
+    client = httpx2.Client(transport=httpx2.MockTransport(transport(cassettes / GOOGLE_RETRY)))
+    llm = ChatOpenAI(model="gemini-2.5-pro", api_key="-", http_client=client)
+    graph = create_react_agent(llm, [get_capital], prompt="You are a helpful chatbot.")
+    graph.invoke(
+        {"messages": [("user", "What is the capital of France?")]},
+        config={"callbacks": [CallbackHandler()]},
+    )
+    get_client().flush()
+    document = json.dumps(otlp_json(exporter.get_finished_spans()), indent=1)
+    _write(OUT / "otlp" / "langfuse_sdk_langgraph_google_model_retry.json", document + "\n")
+
+
 def openai_agents_guardrail_run() -> None:
     """An input guardrail's tripwire through the Agents SDK's runner; no model is asked.
 
@@ -550,7 +758,7 @@ def retrieval_runs(cassettes: Path) -> None:
     from langchain_core.prompts import ChatPromptTemplate
     from langchain_core.runnables import RunnablePassthrough
     from langchain_core.vectorstores import InMemoryVectorStore
-    from langchain_openai import ChatOpenAI  # type: ignore[import-not-found]
+    from langchain_openai import ChatOpenAI
     from openinference.instrumentation.langchain import (  # type: ignore[import-not-found]
         LangChainInstrumentor,
     )
@@ -599,7 +807,7 @@ def openinference_agents_run(cassettes: Path) -> None:
     """The Agents SDK's retry of ``get_capital``, traced by OpenInference."""
     from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
     from openai import AsyncOpenAI
-    from openinference.instrumentation.openai_agents import (  # type: ignore[import-not-found]
+    from openinference.instrumentation.openai_agents import (
         OpenAIAgentsInstrumentor,
     )
 
@@ -1212,9 +1420,13 @@ def main() -> None:
     smolagents_runs(cassettes)
     openai_agents_runs(cassettes)
     openai_agents_guardrail_run()
+    openai_agents_responses_runs(cassettes)
+    langfuse_sdk_run(cassettes)
+    langfuse_langgraph_run(cassettes)
     retrieval_runs(cassettes)
     openinference_openai_smolagents_planning_run(cassettes)
     openinference_runs(cassettes)
+    openinference_responses_runs(cassettes)
     openinference_crewai_runs(cassettes)
     openinference_crewai_runs(cassettes, openllmetry=True)
     openinference_autogen_runs(cassettes)

@@ -36,6 +36,13 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     # The input guardrail tripped before the model call: no span holds the user's words, and
     # the SDK's default workflow name ("Agent workflow") is none either: the placeholder says so.
     ("openai-agents/input_guardrail_tripwire.jsonl", "runs[0].objective"): "'openai-agents run'",
+    # The SDK's exported response spans keep only an id and usage: the user's words and the
+    # model's answer after the failed call are in no span, so no step can be that recovery.
+    ("openai-agents/responses_model_retry.jsonl", "runs[0].objective"): "'openai-agents run'",
+    ("openai-agents/responses_model_retry.jsonl", "runs[0].recovered"): "0",
+    ("openai-agents/responses_thinking_with_tool_calls.jsonl", "runs[0].objective"): (
+        "'openai-agents run'"
+    ),
 }
 """(file, fact) -> what kp gives, and why, for every fact kp gets wrong today."""
 
@@ -60,6 +67,12 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
         "the final answer appears 2 times among the steps (once is right)"
     ),
     ("openai-agents/input_guardrail_tripwire.jsonl", 0): (
+        "the objective is a placeholder ('openai-agents run'), not the user's request"
+    ),
+    ("openai-agents/responses_model_retry.jsonl", 0): (
+        "the objective is a placeholder ('openai-agents run'), not the user's request"
+    ),
+    ("openai-agents/responses_thinking_with_tool_calls.jsonl", 0): (
         "the objective is a placeholder ('openai-agents run'), not the user's request"
     ),
     # Logfire's test gives its OpenAI Agents function tool the name `tool`: the file's own name.

@@ -494,6 +494,45 @@ def test_a_tripped_input_guardrail_gives_no_made_up_objective_and_says_so() -> N
     assert "guardrail math_guardrail tripped before any model call" in warning
 
 
+@pytest.mark.parametrize("to", ["messages", "atif"])
+def test_a_run_that_is_only_its_tripped_guardrail_reads_back_from_kp_convert(
+    to: str, tmp_path: Path
+) -> None:
+    """Rows in, rows out: the guardrail run written by ``kp convert --to messages`` or ``--to
+    atif`` reads back as the same trace (its placeholder objective, its one error observation,
+    failed), not as a file with no step."""
+    from click.testing import CliRunner
+
+    from knowledgepulse.cli.main import cli
+
+    source = GUARDRAIL / "input_guardrail_tripwire.jsonl"
+    (item,) = [item for item in convert_file(source) if isinstance(item, TraceItem)]
+    out = tmp_path / f"out.{to}.jsonl"
+    result = CliRunner().invoke(cli, ["convert", str(source), "--to", to, "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    (back,) = [item for item in convert_file(out) if isinstance(item, TraceItem)]
+    assert back.trace.task.objective == item.trace.task.objective
+    assert [(step.type, step.content) for step in back.trace.steps] == [
+        (step.type, step.content) for step in item.trace.steps
+    ]
+    assert back.trace.metadata.success is item.trace.metadata.success is False
+
+
+def test_a_call_beside_a_failed_one_in_a_textless_turn_is_no_recovery() -> None:
+    """Exported Responses-API spans keep no output: the function spans under one turn span are
+    that turn's calls, so London, asked for with the failing Londos, is a plain tool_call."""
+    (item,) = [
+        item
+        for item in convert_file(GUARDRAIL / "responses_model_retry.jsonl")
+        if isinstance(item, TraceItem)
+    ]
+    steps = [(step.type, step.input) for step in item.trace.steps]
+    assert steps[0] == ("tool_call", {"loc_name": "Londos"})
+    assert steps[1][0] == "observation"
+    assert steps[2] == ("tool_call", {"loc_name": "London"})
+    assert not any(step.type == "error_recovery" for step in item.trace.steps)
+
+
 def test_a_workflow_name_the_user_gave_is_still_the_objective_of_last_resort() -> None:
     """Only the SDK's default workflow name is dropped: a name the user chose stands in."""
     spans = [

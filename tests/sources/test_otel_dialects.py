@@ -181,6 +181,117 @@ def test_openinference_wins_over_genai_on_the_same_span() -> None:
     ]
 
 
+def test_an_openinference_message_told_as_parts_and_as_content_is_one_text() -> None:
+    """OpenAI Agents' instrumentor writes a Responses API message's text as ``contents`` parts
+    and again as ``content``: one thought, not the answer twice."""
+    text = "For London, it's located at approximately latitude 51."
+    llm = span(
+        "response",
+        {
+            "openinference.span.kind": "LLM",
+            "llm.input_messages.0.message.role": "user",
+            "llm.input_messages.0.message.content": "Where is London?",
+            "llm.output_messages.0.message.role": "assistant",
+            "llm.output_messages.0.message.contents.0.message_content.type": "text",
+            "llm.output_messages.0.message.contents.0.message_content.text": text,
+            "llm.output_messages.0.message.content": text,
+        },
+        start=1,
+    )
+    trace = to_trace([llm]).trace
+    assert steps(trace) == [("thought", None, text)]
+    assert trace.outcome.result_summary == text
+
+
+def test_the_langfuse_sdks_own_spans_are_a_run() -> None:
+    """``langfuse.observation.*`` spans (the Langfuse SDK's ``@observe`` and OpenAI wrapper):
+    the agent's argument is the objective, a tool its call, a generation's reply the answer."""
+    agent = span(
+        "chatbot",
+        {
+            "langfuse.observation.type": "agent",
+            "langfuse.observation.input": '{"args": ["Capital of France?"], "kwargs": {}}',
+            "langfuse.observation.output": "Paris",
+        },
+        start=0,
+    )
+    generation = {"langfuse.observation.type": "generation"}
+    ask = '{"messages": [{"role": "user", "content": "Capital of France?"}], "tools": []}'
+    arguments = json.dumps({"country": "France"})
+    function = {"name": "get_capital", "arguments": arguments}
+    requested = {"id": "c1", "type": "function", "function": function}
+    call = json.dumps({"role": "assistant", "tool_calls": [requested]})
+    spans = [
+        agent,
+        span(
+            "OpenAI-generation",
+            {
+                **generation,
+                "langfuse.observation.input": ask,
+                "langfuse.observation.output": call,
+            },
+            start=1,
+            parent=agent,
+        ),
+        span(
+            "get_capital",
+            {
+                "langfuse.observation.type": "tool",
+                "langfuse.observation.input": '{"args": [], "kwargs": {"country": "France"}}',
+                "langfuse.observation.output": "Paris",
+            },
+            start=2,
+            parent=agent,
+        ),
+        span(
+            "OpenAI-generation",
+            {
+                **generation,
+                "langfuse.observation.input": ask,
+                "langfuse.observation.output": '{"role": "assistant", "content": "Paris"}',
+            },
+            start=3,
+            parent=agent,
+        ),
+    ]
+    trace = to_trace(spans).trace
+    assert trace.task.objective == "Capital of France?"
+    assert steps(trace) == [
+        ("tool_call", "get_capital", 'get_capital {"country":"France"}'),
+        ("observation", "get_capital", "Paris"),
+        ("thought", None, "Paris"),
+    ]
+    assert trace.outcome.result_summary == "Paris"
+
+
+def test_a_langfuse_agent_whose_state_only_asked_for_tools_gives_no_json_answer() -> None:
+    """LangGraph's ``agent`` node, typed ``agent`` by Langfuse's LangChain handler: its output is
+    the graph state; one whose assistant only asked for tools is no answer, the reply is."""
+    state = {"messages": [{"content": "", "type": "ai", "tool_calls": [{"name": "f"}]}]}
+    agent = span(
+        "agent",
+        {
+            "langfuse.observation.type": "agent",
+            "langfuse.observation.input": json.dumps({"messages": []}),
+            "langfuse.observation.output": json.dumps(state),
+        },
+        start=0,
+    )
+    reply = span(
+        "ChatOpenAI",
+        {
+            "langfuse.observation.type": "generation",
+            "langfuse.observation.input": json.dumps([{"role": "user", "content": "Hi?"}]),
+            "langfuse.observation.output": json.dumps({"role": "assistant", "content": "Hello"}),
+        },
+        start=1,
+        parent=agent,
+    )
+    trace = to_trace([agent, reply]).trace
+    assert trace.outcome.result_summary == "Hello"
+    assert steps(trace) == [("thought", None, "Hello")]
+
+
 def test_mcp_client_span_gives_its_server_to_the_tool_it_serves() -> None:
     """``tools/call`` under ``execute_tool`` is one step with ``mcp_server`` = address:port."""
     tool = span(

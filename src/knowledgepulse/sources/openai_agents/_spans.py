@@ -8,7 +8,10 @@ response span's ``output`` items and ``input``. The tree is walked in start-time
   last turn's text with no tool call after it is the final answer), tool calls → requests that the
   ``function`` spans then execute (merged by name in order: a function span has no call id);
 * ``function`` spans: ``tool_call`` + ``observation`` (its ``error`` makes the observation an
-  error, and the next tool call an ``error_recovery``); ``mcp_data.server`` → ``tool.mcp_server``;
+  error, and the next tool call an ``error_recovery``); ``mcp_data.server`` → ``tool.mcp_server``.
+  Where the model span holds no output (an exported ``response`` span), the function spans under
+  one parent (the SDK's ``turn`` span) are that one model turn's requests: a call beside a failed
+  one was asked for with it, so it is no recovery from it;
 * ``handoff`` spans: a ``transfer_to_<agent>`` tool call;
 * ``agent``, ``task``, ``turn``, ``custom``, ``guardrail``, ``mcp_tools`` spans: no step, but an
   error on an agent or task span, or a guardrail that tripped, means the run failed.
@@ -142,7 +145,10 @@ def convert_spans(
         actions.append((span, started))
     final = _final_turn(walk)
     turns = {position: (at, entries) for position, at, entries in walk.model_turns}
+    unrequested = _unrequested_calls(ordered)
     for position, (span, started) in enumerate(actions):
+        for name, arguments, at in unrequested.pop(span.get("parent_id"), ()):
+            builder.tool_request(name, arguments, at=at)
         if position in turns:
             at, entries = turns[position]
             answer = None
@@ -176,6 +182,36 @@ def convert_spans(
         warnings=_warnings(walk),
         content_hint=CONTENT_HINT,
     )
+
+
+def _unrequested_calls(
+    spans: Sequence[Mapping[str, Any]],
+) -> dict[Any, list[tuple[str, Any, datetime | None]]]:
+    """The calls of each model turn whose model span kept no output, by the turn's parent span.
+
+    The SDK puts a turn's model span and the function spans that run its calls under one
+    parent; an exported ``response`` span keeps no output, so the calls are told from the
+    function spans (name, input), all at the first one's start: one turn, as the model asked.
+    """
+    textless = {
+        span.get("parent_id")
+        for span in spans
+        if _span_data(span).get("type") in _MODEL_SPANS and _model_entries(_span_data(span)) is None
+    }
+    calls: dict[Any, list[tuple[str, Any, datetime | None]]] = {}
+    for span in spans:
+        data = _span_data(span)
+        parent = span.get("parent_id")
+        if data.get("type") == "function" and parent is not None and parent in textless:
+            turn = calls.setdefault(parent, [])
+            at = turn[0][2] if turn else parse_time(span.get("started_at"))
+            turn.append((str(data.get("name") or "tool"), data.get("input"), at))
+    return calls
+
+
+def _span_data(span: Mapping[str, Any]) -> Mapping[str, Any]:
+    data = span.get("span_data")
+    return data if isinstance(data, Mapping) else {}
 
 
 def _visit(span: Mapping[str, Any], started: datetime | None, position: int, walk: _Walk) -> None:

@@ -432,11 +432,82 @@ def _ai_sdk_output(attrs: Mapping[str, Any]) -> list[msg.Message]:
     return [{"role": "assistant", "parts": parts}] if parts else []
 
 
+_LANGFUSE_ROLES: dict[str, Role] = {
+    "generation": "inference",
+    "tool": "tool",
+    "agent": "agent",
+    "event": "event",
+}
+"""Langfuse's observation types (``langfuse.observation.type``) that are a GenAI role."""
+
+
 def _langfuse(span: Span, attrs: Mapping[str, Any], view: View) -> None:
-    # Langfuse's own observation type, as its OTel mapping names it; only its events say
-    # something the other dialects do not.
-    if str(attrs.get("langfuse.observation.type", "")).lower() == "event":
-        view.fill("langfuse", role="event")
+    """The Langfuse SDK's own spans: ``langfuse.observation.{type,input,output}``.
+
+    A generation's input is the request (``{"messages": [...], "tools": ...}`` from its OpenAI
+    wrapper, or the messages) and its output the reply; an ``@observe``'d function's input is
+    ``{"args": [...], "kwargs": {...}}``, a tool's arguments its keyword arguments.
+    """
+    kind = str(attrs.get("langfuse.observation.type", "")).lower()
+    role = _LANGFUSE_ROLES.get(kind)
+    if role is None:
+        return
+    given, output = (
+        attrs.get("langfuse.observation.input"),
+        attrs.get("langfuse.observation.output"),
+    )
+    if role == "inference":
+        view.fill(
+            "langfuse",
+            role=role,
+            input_messages=msg.messages(given),
+            output_messages=_reply(output),
+        )
+    elif role == "tool":
+        view.fill("langfuse", role=role, tool_name=span.name, arguments=_called_with(given))
+        view.fill("langfuse", result=msg.loads(output))
+    elif role == "agent":
+        arguments = _called_with(given)
+        view.fill(
+            "langfuse",
+            role=role,
+            agent_name=span.name,
+            input_text=msg.input_text(arguments),
+            output_text=_state_text(output),
+        )
+    else:
+        view.fill("langfuse", role=role)
+
+
+def _state_text(value: Any) -> str | None:
+    """An agent's output as text; a graph state only by its assistant's text.
+
+    LangGraph's node that Langfuse types ``agent`` outputs the state (``{"messages": [...]}``):
+    one whose assistant only asked for tools answered nothing, and is no answer written as JSON.
+    """
+    loaded = msg.loads(value)
+    if isinstance(loaded, dict) and isinstance(loaded.get("messages"), list):
+        return msg.last_assistant_text(msg.messages(loaded["messages"]))
+    return _output_text(value)
+
+
+def _called_with(value: Any) -> Any:
+    """An ``@observe``'d function's arguments: its one positional argument, else its keywords."""
+    loaded = msg.loads(value)
+    if not isinstance(loaded, dict) or set(loaded) != {"args", "kwargs"}:
+        return loaded
+    args, kwargs = loaded["args"], loaded["kwargs"]
+    if isinstance(args, list) and len(args) == 1 and not kwargs:
+        return args[0]
+    return kwargs if not args else loaded
+
+
+def _reply(value: Any) -> list[msg.Message]:
+    """A generation's output: a reply message (its role set), or the reply's text."""
+    loaded = msg.loads(value)
+    if isinstance(loaded, str):
+        return msg.messages([{"role": "assistant", "content": loaded}]) if loaded.strip() else []
+    return msg.messages(loaded)
 
 
 _DIALECTS: tuple[Callable[[Span, Mapping[str, Any], View], None], ...] = (

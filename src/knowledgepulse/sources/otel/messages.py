@@ -333,6 +333,10 @@ def openinference_messages(flat: Mapping[str, Any], prefix: str) -> list[Message
             elif kind in ("text", "reasoning"):
                 parts.append({"type": kind, "content": content.get("message_content.text")})
         text = entry.get("message.content")
+        if any(part["type"] == "text" for part in parts):
+            # OpenAI Agents' instrumentor writes a Responses API message both ways: its text
+            # parts (``message.contents``) and their text again (``message.content``).
+            text = None
         if isinstance(text, str) and text:
             if role == "tool":
                 call_id = entry.get("message.tool_call_id")
