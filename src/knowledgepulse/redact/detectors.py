@@ -429,6 +429,13 @@ _EMPTY_VALUE = regex.compile(r"[=:][ \t]*\r?\n[\s'\"`=]*$")
 # quote escaped as JSON text inside a text escapes it (\"p8e-...\"; a message quoting a value).
 _CODE_END = r"""(?:[\x60'"\s;]|\\[nr]|$)"""
 _PROSE_END = r"""(?:[\x60'"\s;]|\\[nr'"\x60]|$|[.,:!?)\]}>]+(?:[\x60'"\s\\]|$))"""
+# Five rules (cohere, cisco-meraki, okta, privateai, sumologic) begin with two lazy runs of name
+# characters, one inside the other: at each position of a text, 51 x 51 tries before the keyword
+# is looked for (RE2, gitleaks' engine, is linear; ``regex`` backtracks): 7 s for one rule on a
+# 100 KB line holding "cohere". One run of up to 100 is the same language, and as lazy the same
+# leftmost match, in 101 tries.
+_NESTED_NAME = r"[\w.-]{0,50}?(?i:[\w.-]{0,50}?"
+_ONE_NAME = r"(?i:[\w.-]{0,100}?"
 
 
 @dataclass(frozen=True)
@@ -488,7 +495,7 @@ def _gitleaks_rule(item: dict[str, Any], shared: _Allowlist) -> Rule:
         name=rule_id,
         type=next((t for prefix, t in _TYPES if rule_id.startswith(prefix)), "api_key"),
         secret=True,
-        pattern=item["regex"].replace(_CODE_END, _PROSE_END),
+        pattern=item["regex"].replace(_CODE_END, _PROSE_END).replace(_NESTED_NAME, _ONE_NAME),
         keywords=tuple(item["keywords"]),
         group=item.get("secretGroup"),
         accept=check,
