@@ -173,11 +173,26 @@ _SETTING = regex.compile(
 )
 _NUMBER = regex.compile(r"[+\-]?\d{1,8}")
 _PASSWORD_NAME = regex.compile(r"(?i)pass(?:word|wd|phrase)?|pwd")
+# An agent's session id (Claude Code's and Codex's "sessionId", a framework's session_id) names
+# the run, and is the trace id kp shows: a UUID (chat_<UUID> too) or words (test-session-id,
+# session_b), an identifier, not a credential. A web session is a cookie's value (cookie-header
+# hides it whatever its form) or a server's random string (Django's 32 characters, PHPSESSID,
+# JSESSIONID: digits and letters, no UUID's dashes), hidden under its name.
+_SESSION_NAME = regex.compile(r"(?i)session[ _.\-]?id\d*(?![A-Za-z0-9_])")
+_RUN_NAME = regex.compile(
+    r"(?:[A-Za-z]+[_\-:])?[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}"
+    r"|[A-Za-z]{1,12}(?:[_\-][A-Za-z]{1,12}){0,5}"
+)
 
 
 def is_setting(value: str, name: str) -> bool:
-    """Whether ``value``, under a name ending in a secret's (``name``), is a setting's value."""
+    """Whether ``value``, under a name ending in a secret's (``name``), is a setting's value.
+
+    Or a run's: a UUID or words under a session id's name.
+    """
     if _SETTING.fullmatch(value) is not None:
+        return True
+    if _RUN_NAME.fullmatch(value) is not None and _SESSION_NAME.search(name) is not None:
         return True
     return _NUMBER.fullmatch(value) is not None and _PASSWORD_NAME.search(name) is None
 
