@@ -1,6 +1,6 @@
 """Redaction benchmark: ``kp redact``'s speed, recall on public test data, the corpora's counts.
 
-    python bench/bench_redact.py              # everything (about a minute)
+    python bench/bench_redact.py              # everything (a few minutes)
     python bench/bench_redact.py --runs 1     # one timed run of each input
     python bench/bench_redact.py --recall     # only what is found (seconds)
     python bench/bench_redact.py --rules      # only each rule's time on long texts (a minute)
@@ -364,6 +364,7 @@ def main() -> None:
     speed(args.runs, generated)
     detect_secrets_recall(generated)
     corpora()
+    rule_times(args.runs)
 
 
 if __name__ == "__main__":
