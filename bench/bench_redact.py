@@ -1,8 +1,9 @@
 """Redaction benchmark: ``kp redact``'s speed, recall on public test data, the corpora's counts.
 
-    python bench/bench_redact.py              # everything (about a minute)
+    python bench/bench_redact.py              # everything (a few minutes)
     python bench/bench_redact.py --runs 1     # one timed run of each input
     python bench/bench_redact.py --recall     # only what is found (seconds)
+    python bench/bench_redact.py --rules      # only each rule's time on long texts (a minute)
 
 Prints figures, asserts nothing:
 
@@ -19,7 +20,11 @@ Prints figures, asserts nothing:
 - the same for detect-secrets' plugins used as a library, when it is installed (``pip install
   detect-secrets``): recall, time per line, how many ordinary strings it flags, and its speed
   on every string of 1,000 generated traces beside ours;
-- what is redacted on the two corpora (``corpora/``), by type and rule, at aggregated and private.
+- what is redacted on the two corpora (``corpora/``), by type and rule, at aggregated and private;
+- each rule's time on long real texts (from ``tests/conformance/files`` and ``corpora/``): a
+  20 KB traceback, a 20 KB JSON tool output, a 100 KB file dump, a 100 KB single line; each rule
+  run whether or not its keywords are in the text (a traceback may say "coherent": the rule of
+  ``cohere`` runs on it), the slowest by the median of ``--runs``; and ``clean_text`` on each.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from knowledgepulse.redact import clean_text, redact_document
+from knowledgepulse.redact.detectors import default_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "redact" / "data"
@@ -285,12 +291,71 @@ def corpora() -> None:
         )
 
 
+def long_texts() -> dict[str, str]:
+    """Long texts of real traces, as a user's records hold them (see the docstring)."""
+    texts: list[str] = []
+    records: list[str] = []
+    paths = [*(ROOT / "tests" / "conformance" / "files").glob("*/*"), *(ROOT / "corpora").glob("*")]
+    for path in sorted(paths):
+        if path.suffix == ".json" and not path.name.endswith(".facts.json"):
+            texts += strings_of(json.loads(path.read_text("utf-8")))
+        elif path.suffix == ".jsonl":
+            records += path.read_text("utf-8").splitlines()
+    for line in records:
+        texts += strings_of(json.loads(line))
+
+    def joined(chosen: list[str], size: int, between: str = "\n") -> str:
+        return between.join(sorted(chosen, key=len, reverse=True))[:size]
+
+    return {
+        "traceback, 20 KB": joined([t for t in texts if "Traceback (most recent" in t], 20_000),
+        "JSON tool output, 20 KB": joined(
+            [t for t in texts if t[:1] in "{[" and "\n" in t], 20_000
+        ),
+        "file dump, 100 KB": joined([t for t in texts if t.count("\n") > 20], 100_000),
+        "single line, 100 KB": joined(records, 100_000, " "),
+    }
+
+
+def rule_times(runs: int, shown: int = 12) -> None:
+    texts = long_texts()
+    rules = default_rules().rules
+    for rule in rules:  # compiled on first use: not timed
+        list(rule.spans("warm up"))
+    worst: dict[str, tuple[float, str]] = {}
+    for label, text in texts.items():
+        for rule in rules:
+            times = []
+            for _ in range(runs):
+                start = time.process_time()
+                list(rule.spans(text))
+                times.append(time.process_time() - start)
+            median = statistics.median(times)
+            if median > worst.get(rule.name, (-1.0, ""))[0]:
+                worst[rule.name] = (median, label)
+    slowest = sorted(worst.items(), key=lambda item: item[1][0], reverse=True)[:shown]
+    print(f"slowest rules ({len(rules)} run on each long text, CPU s, median of {runs}):")
+    for name, (seconds, label) in slowest:
+        print(f"  {name:40} {seconds:8.3f} s  ({label})")
+    for label, text in texts.items():
+        times = []
+        for _ in range(runs):
+            start = time.process_time()
+            clean_text(text)
+            times.append(time.process_time() - start)
+        print(f"clean_text, {label} ({len(text):,} chars): {statistics.median(times):.3f} s of CPU")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=3, help="timed runs of each input")
     parser.add_argument("--traces", type=int, default=20_000, help="generated traces")
     parser.add_argument("--recall", action="store_true", help="only what is found, not speed")
+    parser.add_argument("--rules", action="store_true", help="only each rule's time on long texts")
     args = parser.parse_args()
+    if args.rules:
+        rule_times(args.runs)
+        return
     our_recall()
     planted()
     if args.recall:
@@ -299,6 +364,7 @@ def main() -> None:
     speed(args.runs, generated)
     detect_secrets_recall(generated)
     corpora()
+    rule_times(args.runs)
 
 
 if __name__ == "__main__":

@@ -173,11 +173,26 @@ _SETTING = regex.compile(
 )
 _NUMBER = regex.compile(r"[+\-]?\d{1,8}")
 _PASSWORD_NAME = regex.compile(r"(?i)pass(?:word|wd|phrase)?|pwd")
+# An agent's session id (Claude Code's and Codex's "sessionId", a framework's session_id) names
+# the run, and is the trace id kp shows: a UUID (chat_<UUID> too) or words (test-session-id,
+# session_b), an identifier, not a credential. A web session is a cookie's value (cookie-header
+# hides it whatever its form) or a server's random string (Django's 32 characters, PHPSESSID,
+# JSESSIONID: digits and letters, no UUID's dashes), hidden under its name.
+_SESSION_NAME = regex.compile(r"(?i)session[ _.\-]?id\d*(?![A-Za-z0-9_])")
+_RUN_NAME = regex.compile(
+    r"(?:[A-Za-z]+[_\-:])?[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}"
+    r"|[A-Za-z]{1,12}(?:[_\-][A-Za-z]{1,12}){0,5}"
+)
 
 
 def is_setting(value: str, name: str) -> bool:
-    """Whether ``value``, under a name ending in a secret's (``name``), is a setting's value."""
+    """Whether ``value``, under a name ending in a secret's (``name``), is a setting's value.
+
+    Or a run's: a UUID or words under a session id's name.
+    """
     if _SETTING.fullmatch(value) is not None:
+        return True
+    if _RUN_NAME.fullmatch(value) is not None and _SESSION_NAME.search(name) is not None:
         return True
     return _NUMBER.fullmatch(value) is not None and _PASSWORD_NAME.search(name) is None
 
@@ -429,6 +444,20 @@ _EMPTY_VALUE = regex.compile(r"[=:][ \t]*\r?\n[\s'\"`=]*$")
 # quote escaped as JSON text inside a text escapes it (\"p8e-...\"; a message quoting a value).
 _CODE_END = r"""(?:[\x60'"\s;]|\\[nr]|$)"""
 _PROSE_END = r"""(?:[\x60'"\s;]|\\[nr'"\x60]|$|[.,:!?)\]}>]+(?:[\x60'"\s\\]|$))"""
+# Five rules (cohere, cisco-meraki, okta, privateai, sumologic) begin with two lazy runs of name
+# characters, one inside the other: at each position of a text, 51 x 51 tries before the keyword
+# is looked for (RE2, gitleaks' engine, is linear; ``regex`` backtracks): 7 s for one rule on a
+# 100 KB line holding "cohere". One run of up to 100 is the same language, and as lazy the same
+# leftmost match, in 101 tries.
+_NESTED_NAME = r"[\w.-]{0,50}?(?i:[\w.-]{0,50}?"
+_ONE_NAME = r"(?i:[\w.-]{0,100}?"
+# And 100 rules begin with a lazy run of name characters before their keyword: the start of the
+# whole match only, which a found secret (a capture group) does not use, and up to 101 tries at
+# each position of a text (0.1-0.5 s a rule on a 100 KB line, of its 0.001 s without). It is
+# dropped where nothing reads the whole match: an allowlist looking at the secret only
+# (generic-api-key's looks at the match: "random_access" before "key" keeps it), and a group.
+_LEADING_NAME = regex.compile(r"^(\(\?i\)|\(\?i:)?\[\\w\.-\]\{0,(?:50|100)\}\?")
+_CAPTURE = regex.compile(r"(?<!\\)\((?!\?)")
 
 
 @dataclass(frozen=True)
@@ -484,11 +513,14 @@ def _gitleaks_rule(item: dict[str, Any], shared: _Allowlist) -> Rule:
         (shared, *(_allowlist(entry) for entry in item.get("allowlists", ()))),
         _OPERATOR in item["regex"],
     )
+    pattern = item["regex"].replace(_CODE_END, _PROSE_END).replace(_NESTED_NAME, _ONE_NAME)
+    if _CAPTURE.search(pattern) and all(entry.target == "secret" for entry in check.allowlists):
+        pattern = _LEADING_NAME.sub(r"\1", pattern)
     return Rule(
         name=rule_id,
         type=next((t for prefix, t in _TYPES if rule_id.startswith(prefix)), "api_key"),
         secret=True,
-        pattern=item["regex"].replace(_CODE_END, _PROSE_END),
+        pattern=pattern,
         keywords=tuple(item["keywords"]),
         group=item.get("secretGroup"),
         accept=check,

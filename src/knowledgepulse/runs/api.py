@@ -19,7 +19,12 @@ from knowledgepulse.errors import SettingTypeError
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.runs.inputs import RunInput, items_of, table_kind
 from knowledgepulse.runs.read import OnProblem, logged, tell_both, valid_items
-from knowledgepulse.runs.redaction import redact_items, redacted_record, redactor_of
+from knowledgepulse.runs.redaction import (
+    messages_level,
+    redact_items,
+    redacted_record,
+    redactor_of,
+)
 from knowledgepulse.runs.scoring import Order, ScoreRun, min_score_of, tell_unweighed_domain
 from knowledgepulse.runs.write import UnreadRows, in_place, kept_like, redacted_like
 from knowledgepulse.trace import TraceItem
@@ -216,7 +221,14 @@ def redact(
     problems: list[Problem] = []
     unread = UnreadRows(partial(redacted_record, redactor=redactor))
     table = table_kind(data) is not None
-    read = items_of(data, source=source, options=options, notes=notes, progress=progress)
+    read = items_of(
+        data,
+        source=source,
+        options=options,
+        notes=notes,
+        progress=progress,
+        messages=messages_level(redactor),
+    )
     items: list[TraceItem] = []
     kept: list[TraceItem | Record] = []
     for count, item in enumerate(
@@ -255,6 +267,7 @@ def _scored(
     told = settings.get("on_problem") or logged
     if unread is not None:
         told = tell_both(unread.add, told)
+    redactor = redactor_of(settings.get("redact", False))
     items: Iterable[TraceItem] = valid_items(
         items_of(
             data,
@@ -263,13 +276,13 @@ def _scored(
             task_field=settings.get("task_field"),
             notes=settings.get("notes"),
             progress=settings.get("progress"),
+            messages=messages_level(redactor),
         ),
         [],
         told,
     )
     if unread is not None:
         items = unread.items(items)
-    redactor = redactor_of(settings.get("redact", False))
     if redactor is not None:
         items = redact_items(items, redactor)
         if unread is not None:

@@ -31,7 +31,7 @@ from knowledgepulse.records.readers import read_records
 from knowledgepulse.runs.curate import DEDUPE_THRESHOLD, no_vectors
 from knowledgepulse.runs.inputs import ROWS_NAME, RunInput, items_of, paths_of, rows_of
 from knowledgepulse.runs.read import OnProblem, logged, valid_items
-from knowledgepulse.runs.redaction import redactor_of, unread_rows
+from knowledgepulse.runs.redaction import messages_level, redactor_of, unread_rows
 from knowledgepulse.runs.write import (
     UnreadRows,
     item_writer,
@@ -269,7 +269,14 @@ def decontaminate(
     on_problem = on_problem or logged
     redactor = redactor_of(redact)
     unread = unread_rows(redactor, in_place=False)  # not judged, not removed: after the kept
-    read = items_of(data, source=source, options=options, notes=notes, progress=progress)
+    read = items_of(
+        data,
+        source=source,
+        options=options,
+        notes=notes,
+        progress=progress,
+        messages=messages_level(redactor),
+    )
     items = list(unread.valid(read, problems, on_problem))
     if against_field is not None:
         text_of(against_field, "against_field", "the field holding each reference's task text")

@@ -20,7 +20,12 @@ from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.value import RunTally, dumps
 from knowledgepulse.runs.problems import ProblemSink
 from knowledgepulse.runs.read import read_items, valid_items
-from knowledgepulse.runs.redaction import redactor_of, unread_rows, written_items
+from knowledgepulse.runs.redaction import (
+    messages_level,
+    redactor_of,
+    unread_rows,
+    written_items,
+)
 from knowledgepulse.runs.write import check_output_name, item_writer, output_form, text_output
 
 if TYPE_CHECKING:
@@ -91,7 +96,9 @@ def convert_files(
         check_destination(target, what="output", inputs=paths)
     unread = unread_rows(redactor) if messages else None
     sink = ProblemSink(unread=unread, show=on_problem)
-    read = read_items(paths, source=source, options=options, notes=notes)
+    read = read_items(
+        paths, source=source, options=options, notes=notes, messages=messages_level(redactor)
+    )
     items = written_items(valid_items(read, None, sink), unread, redactor)
     count = 0
     if to == "atif":

@@ -42,7 +42,7 @@ from knowledgepulse.records.readers import read_records
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
 from knowledgepulse.runs.inputs import RunInput, files_to_reread, items_of
 from knowledgepulse.runs.read import OnProblem, logged, valid_items
-from knowledgepulse.runs.redaction import redacted_record, redactor_of
+from knowledgepulse.runs.redaction import messages_level, redacted_record, redactor_of
 from knowledgepulse.runs.scoring import min_score_of, tell_unweighed_domain
 from knowledgepulse.runs.tasks import similarity_of_tasks, tasks_of
 from knowledgepulse.runs.write import (
@@ -729,7 +729,13 @@ def _corpus(
         unread.clean = partial(redacted_record, redactor=redactor)
     problems: list[Problem] = []
     read = items_of(
-        data, source=source, options=options, task_field=task_field, notes=notes, progress=progress
+        data,
+        source=source,
+        options=options,
+        task_field=task_field,
+        notes=notes,
+        progress=progress,
+        messages=messages_level(redactor),
     )
     items = unread.valid(read, problems, on_problem or logged)
     scorer = scorer or TraceValueScorer()

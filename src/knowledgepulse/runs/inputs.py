@@ -24,6 +24,7 @@ from knowledgepulse.runs.read import read_items, with_task, with_task_column, wi
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace import ReasoningTrace, TraceItem
+from knowledgepulse.trace.models import PrivacyLevel
 
 RunInput: TypeAlias = (
     "str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | Iterable[Mapping[str, Any]] | Any"
@@ -46,6 +47,7 @@ def items_of(
     task_field: str | None = None,
     notes: Notes | None = None,
     progress: Callable[[int], object] | None = None,
+    messages: PrivacyLevel = "private",
 ) -> Iterator[TraceItem | Problem]:
     """Every trace item of ``data``, and every problem, in order.
 
@@ -57,6 +59,7 @@ def items_of(
         task_field: where each item's task is read (a row's column, a trace's dotted path).
         notes: told what a source says about a whole file.
         progress: for files, told each further count of bytes read (as :func:`read_items` is).
+        messages: the level each problem's message is cleaned at (as :func:`read_items`').
 
     Raises:
         SettingTypeError: ``data`` is none of the kinds above (a single dict, say); ``options``
@@ -76,6 +79,7 @@ def items_of(
             task_field=task_field,
             notes=notes,
             progress=progress,
+            messages=messages,
         )
     rows = rows_of(data)
     first = next(rows, _NO_ROW)

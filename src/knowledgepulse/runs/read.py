@@ -19,6 +19,7 @@ from knowledgepulse.sources import RowOptions, TraceOptions
 from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.item import task_at
+from knowledgepulse.trace.models import PrivacyLevel
 
 
 def read_items(
@@ -29,6 +30,7 @@ def read_items(
     task_field: str | None = None,
     notes: Notes | None = None,
     progress: Callable[[int], object] | None = None,
+    messages: PrivacyLevel = "private",
 ) -> Iterator[TraceItem | Problem]:
     """Every trace item of ``paths`` (``-``: standard input), and every problem, in input order.
 
@@ -43,6 +45,7 @@ def read_items(
             a dataset's task column when one is found, else no task (left to inference).
         notes: told what a source says about a whole file.
         progress: told each further count of bytes read.
+        messages: the level each problem's message is cleaned at (:func:`secret_free`).
 
     Raises:
         InputFileError: a file cannot be opened (every one checked before the first item).
@@ -55,27 +58,34 @@ def read_items(
         notes=notes,
         progress=progress,
     )
-    return with_tasks(without_secrets(items), task_field)
+    return with_tasks(without_secrets(items, messages), task_field)
 
 
-def without_secrets(items: Iterable[TraceItem | Problem]) -> Iterator[TraceItem | Problem]:
-    """The items, and each problem with any secret in its message redacted (``--redact`` or not).
+def without_secrets(
+    items: Iterable[TraceItem | Problem], level: PrivacyLevel = "private"
+) -> Iterator[TraceItem | Problem]:
+    """The items, and each problem's message cleaned at ``level`` (:func:`secret_free`).
 
     A message quotes the value it refuses (``got "ghp_..."; expected a valid boolean``), and
-    problems go to stderr and CI logs. Only secrets: an e-mail address is kept.
+    problems go to stderr, CI logs and reports.
     """
     for item in items:
-        yield secret_free(item) if isinstance(item, Problem) else item
+        yield secret_free(item, level) if isinstance(item, Problem) else item
 
 
-def secret_free(problem: Problem) -> Problem:
-    """``problem`` with any secret in its message redacted (an e-mail address is kept)."""
+def secret_free(problem: Problem, level: PrivacyLevel = "private") -> Problem:
+    """``problem`` with its message cleaned at ``level``.
+
+    ``private`` (without ``--redact``): secrets only, an e-mail address is kept. A run that
+    redacts gives its level (:func:`~knowledgepulse.runs.redaction.messages_level`): a message
+    about a record is an output too, and carries none of the identifiers the records lose.
+    """
     if not problem.message:
         return problem
     # The rules load on the first problem only: a clean input never pays for them.
     from knowledgepulse.redact import clean_text  # noqa: PLC0415
 
-    message = clean_text(problem.message, "private").text
+    message = clean_text(problem.message, level).text
     return problem if message == problem.message else dataclasses.replace(problem, message=message)
 
 

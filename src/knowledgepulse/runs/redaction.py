@@ -25,6 +25,7 @@ from knowledgepulse.runs.problems import ProblemSink
 from knowledgepulse.runs.read import read_items, valid_items
 from knowledgepulse.runs.write import UnreadRows, item_writer, rows_form, text_output
 from knowledgepulse.trace import TraceItem
+from knowledgepulse.trace.models import PrivacyLevel
 
 if TYPE_CHECKING:  # the rules, regex and ahocorasick_rs load only to redact
     from knowledgepulse.redact.items import Redactor
@@ -45,6 +46,17 @@ def redacted_record(record: Record, redactor: Redactor) -> Record:
 
     value, findings = redact_value(record.value, redactor.level or "private", redactor.rules)
     return Record(record.location, value) if findings else record
+
+
+def messages_level(redactor: Redactor | None) -> PrivacyLevel:
+    """The level a run's messages about records (stderr, problems in reports) are cleaned at.
+
+    Without a redactor, ``private``: secrets only. With one, its level, else ``aggregated``
+    whatever each trace's: a refused record has no level to read, and a CI log is shared.
+    """
+    if redactor is None:
+        return "private"
+    return redactor.level or "aggregated"
 
 
 def redactor_of(redact: bool | Redactor) -> Redactor | None:
@@ -248,7 +260,14 @@ def redact_files(
                 on_finding(finding_line(item.location, finding))
 
     read = valid_items(
-        read_items(paths, source=source, options=options, notes=notes, progress=progress),
+        read_items(
+            paths,
+            source=source,
+            options=options,
+            notes=notes,
+            progress=progress,
+            messages=messages_level(redactor),
+        ),
         None,
         sink,
     )

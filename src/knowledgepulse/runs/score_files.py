@@ -27,7 +27,12 @@ from knowledgepulse.reports.value_formats import (
 from knowledgepulse.runs.embedder import ModelSettings, check_model, run_scorer
 from knowledgepulse.runs.problems import ProblemSink
 from knowledgepulse.runs.read import read_items, valid_items
-from knowledgepulse.runs.redaction import redactor_of, unread_rows, written_items
+from knowledgepulse.runs.redaction import (
+    messages_level,
+    redactor_of,
+    unread_rows,
+    written_items,
+)
 from knowledgepulse.runs.scoring import (
     Order,
     ScoreRun,
@@ -172,7 +177,14 @@ def score_files(
         keep = output_format in ("json", "html") and not annotate
         sink = ProblemSink(done.tally, keep=keep, unread=unread, show=on_problem)
         with run:
-            read = read_items(paths, source=source, options=options, notes=notes, progress=progress)
+            read = read_items(
+                paths,
+                source=source,
+                options=options,
+                notes=notes,
+                progress=progress,
+                messages=messages_level(redactor),
+            )
             items = written_items(valid_items(read, None, sink), unread, redactor)
             # Time order, a corpus or a percentile read the whole input here, before any output.
             results = run.score(

@@ -31,7 +31,7 @@ from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import row_format
 from knowledgepulse.runs.inputs import RunInput, files_of, items_of
 from knowledgepulse.runs.read import OnProblem, logged
-from knowledgepulse.runs.redaction import redact_items, redactor_of, unread_rows
+from knowledgepulse.runs.redaction import messages_level, redact_items, redactor_of, unread_rows
 from knowledgepulse.runs.tasks import inferred_tasks, similarity_of_tasks, tasks_read
 from knowledgepulse.runs.write import UnreadRows, WriteForm, item_writer, redacted_like
 from knowledgepulse.sources import TraceOptions
@@ -229,10 +229,16 @@ def split(
     if validation:
         fractions["validation"] = validation
     problems: list[Problem] = []
-    read = items_of(
-        data, source=source, options=options, task_field=task_field, notes=notes, progress=progress
-    )
     redactor = redactor_of(redact)
+    read = items_of(
+        data,
+        source=source,
+        options=options,
+        task_field=task_field,
+        notes=notes,
+        progress=progress,
+        messages=messages_level(redactor),
+    )
     unread = unread_rows(redactor, in_place=False)
     items = tuple(unread.valid(read, problems, on_problem or logged))
     inferred = by == BY_TASK and tasks_read(items, task_field) is None

@@ -1,0 +1,69 @@
+"""An agent's session id (a UUID naming the run) is shown; a web session's stays hidden."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from knowledgepulse.cli.main import cli
+from knowledgepulse.redact import clean_text
+from knowledgepulse.redact.walk import redact_value
+
+FILES = sorted(
+    path
+    for path in (Path(__file__).parents[1] / "conformance" / "files" / "claude-code").glob("*")
+    if path.suffix == ".jsonl"
+)
+UUID = "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda path: path.name)
+def test_a_claude_code_session_id_is_kept_in_every_record(path: Path) -> None:
+    """Every record's sessionId comes out of redaction as it went in, at every level."""
+    records = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
+    with_ids = [record for record in records if "sessionId" in record]
+    assert with_ids
+    for level in ("aggregated", "private"):
+        for record in with_ids:
+            assert redact_value(record, level)[0]["sessionId"] == record["sessionId"]
+
+
+def test_kp_inspect_shows_the_session_id_its_trace_id_shows() -> None:
+    """kp inspect's source records show the sessionId that the trace id above is made of."""
+    path = next(path for path in FILES if path.name == "claude_code_viewer_init.jsonl")
+    result = CliRunner().invoke(cli, ["inspect", str(path)])
+    assert result.exit_code == 0, result.output
+    shown = " ".join(result.output.split())
+    trace_id = re.search(r"id kp:trace:(\S+)", shown)
+    assert trace_id is not None
+    assert f'"sessionId": "{trace_id.group(1)}"' in shown
+    assert '"sessionId": "[REDACTED' not in shown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"Cookie: sessionid={UUID}; theme=dark",
+        f"Set-Cookie: session={UUID}; Path=/; HttpOnly",
+        f"Set-Cookie: sessionid={UUID}; Path=/",
+        "sessionid=q8x2kd93jfh3k2l0zmx8c7v6b5n4m3l2",
+        '{"sessionid": "q8x2kd93jfh3k2l0zmx8c7v6b5n4m3l2"}',
+        f"session_id_token={UUID}",
+    ],
+)
+def test_a_web_session_stays_hidden(text: str) -> None:
+    """A cookie's session, a server's random session id, a token named after one: hidden."""
+    cleaned = clean_text(text, "private").text
+    assert "[REDACTED:password]" in cleaned
+    assert UUID not in cleaned
+    assert "q8x2kd93" not in cleaned
+
+
+def test_a_random_session_id_under_a_json_key_stays_hidden() -> None:
+    """{"sessionid": <a server's random string>} as a JSON value: hidden by its key."""
+    value, _ = redact_value({"sessionid": "q8x2kd93jfh3k2l0zmx8c7v6b5n4m3l2"}, "private")
+    assert value == {"sessionid": "[REDACTED:password]"}
