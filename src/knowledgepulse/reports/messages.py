@@ -151,6 +151,8 @@ class _Row:
     """The user turns after the objective so far."""
     reply: dict[str, Any] | None = None
     """The user's last reply to the agent."""
+    calls: int = 0
+    """The tool calls written so far: the next one's id is ``call_<calls>``."""
 
     def user(self, text: str, *, error: bool = False) -> None:
         """A user turn after the objective: the user's reply, or an error met outside a tool."""
@@ -165,7 +167,8 @@ class _Row:
     def call(self, step: Step) -> None:
         """A tool call: an entry of an assistant turn's ``tool_calls``."""
         assert step.tool is not None  # the caller passes tool calls only
-        call_id = f"call_{sum(len(m.get('tool_calls', ())) for m in self.messages)}"
+        call_id = f"call_{self.calls}"
+        self.calls += 1
         if _says_more(step):
             self.messages.append({"role": "assistant", "content": step.content})
             self.texts.append(call_id)
