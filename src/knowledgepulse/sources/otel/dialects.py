@@ -2,7 +2,8 @@
 
 Per span, OpenInference attributes win, then the GenAI conventions (latest), then the legacy /
 OpenLLMetry flattened names, then the Vercel AI SDK's ``ai.*`` names, then Pydantic AI's own
-(``agent run``, ``running tool``, ``pydantic_ai.all_messages``, ``final_result``): each later
+(``agent run``, ``running tool``, ``pydantic_ai.all_messages``, ``final_result``), Langfuse's
+and Claude Code's (``claude_code.*``): each later
 dialect only fills in what the earlier ones left empty. A span is an *agent* (the run: objective
 and answer), an *inference* (model output: thoughts and requested tool calls), a *tool*
 execution, an *event* (a point in time, Langfuse's ``EVENT``: an evident error when it failed,
@@ -510,6 +511,35 @@ def _reply(value: Any) -> list[msg.Message]:
     return msg.messages(loaded)
 
 
+def _claude_code(span: Span, attrs: Mapping[str, Any], view: View) -> None:
+    """Claude Code's own spans (``claude_code.*``, its tracing beta), named by ``span.type``.
+
+    An ``interaction`` is a turn of the session, the user's prompt its input (``user_prompt``,
+    when prompts are logged); a ``tool`` is one call (``tool_name``, the Bash command as
+    ``full_command`` and its ``tool.output`` event when tool details are logged), and its
+    ``tool.execution`` child says whether the call succeeded: the span carries the call's id, so
+    that its failure is the call's (build.py). Model calls (``llm_request``) record no text.
+    """
+    kind = attrs.get("span.type") if span.name.startswith("claude_code.") else None
+    if kind == "interaction":
+        view.fill("claude-code", role="agent", input_text=_str(attrs.get("user_prompt")))
+    elif kind == "tool":
+        command = _str(attrs.get("full_command"))
+        output = next((e for e in span.events if e.name == "tool.output"), None)
+        view.fill(
+            "claude-code",
+            role="tool",
+            tool_name=_str(attrs.get("tool_name")) or span.name,
+            call_id=_str(attrs.get("tool_use_id")),
+            arguments={"command": command} if command else None,
+            result=output.attributes.get("output") if output is not None else None,
+        )
+    elif kind == "tool.execution":
+        view.fill("claude-code", role="other", call_id=_str(attrs.get("tool_use_id")))
+    elif isinstance(kind, str):
+        view.fill("claude-code", role="other")
+
+
 _DIALECTS: tuple[Callable[[Span, Mapping[str, Any], View], None], ...] = (
     _openinference,
     _genai,
@@ -518,6 +548,7 @@ _DIALECTS: tuple[Callable[[Span, Mapping[str, Any], View], None], ...] = (
     _ai_sdk,
     _pydantic_ai,
     _langfuse,
+    _claude_code,
 )
 
 
