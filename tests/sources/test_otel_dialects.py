@@ -315,6 +315,26 @@ def test_claude_codes_own_spans_are_its_prompt_and_calls_a_failed_execution_fail
     assert trace.steps[3].content == "14"
 
 
+def test_claude_codes_own_tool_name_wins_over_a_collectors_genai_projection_of_it() -> None:
+    """agentevals' Collector recipe adds ``gen_ai.tool.name`` without the MCP server and
+    ``chat`` to text-less model calls: the call keeps Claude Code's name, and no model call
+    is made up."""
+    turn = span("claude_code.interaction", {"span.type": "interaction"}, start=0)
+    model = {"span.type": "llm_request", "gen_ai.operation.name": "chat"}
+    genai = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "k8s_get_resources"}
+    spans = [
+        turn,
+        span("claude_code.llm_request", model, start=1, parent=turn),
+        *_claude_code_tool(
+            "mcp__kagent-tool-server__k8s_get_resources", "toolu_1", 2, turn, failed=False, **genai
+        ),
+    ]
+    trace = to_trace(spans).trace
+    assert [step.tool.name for step in trace.steps if step.tool] == [
+        "mcp__kagent-tool-server__k8s_get_resources"
+    ]
+
+
 def test_a_langfuse_agent_whose_state_only_asked_for_tools_gives_no_json_answer() -> None:
     """LangGraph's ``agent`` node, typed ``agent`` by Langfuse's LangChain handler: its output is
     the graph state; one whose assistant only asked for tools is no answer, the reply is."""

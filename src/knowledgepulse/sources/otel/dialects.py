@@ -1,9 +1,9 @@
 """What a span means, read in the dialects instrumentations speak, in Phoenix's precedence.
 
-Per span, OpenInference attributes win, then the GenAI conventions (latest), then the legacy /
-OpenLLMetry flattened names, then the Vercel AI SDK's ``ai.*`` names, then Pydantic AI's own
-(``agent run``, ``running tool``, ``pydantic_ai.all_messages``, ``final_result``), Langfuse's
-and Claude Code's (``claude_code.*``): each later
+Per span, Claude Code's own attributes win on its ``claude_code.*`` spans, then OpenInference
+attributes, then the GenAI conventions (latest), then the legacy / OpenLLMetry flattened names,
+then the Vercel AI SDK's ``ai.*`` names, then Pydantic AI's own (``agent run``, ``running tool``,
+``pydantic_ai.all_messages``, ``final_result``), then Langfuse's: each later
 dialect only fills in what the earlier ones left empty. A span is an *agent* (the run: objective
 and answer), an *inference* (model output: thoughts and requested tool calls), a *tool*
 execution, an *event* (a point in time, Langfuse's ``EVENT``: an evident error when it failed,
@@ -519,6 +519,9 @@ def _claude_code(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     ``full_command`` and its ``tool.output`` event when tool details are logged), and its
     ``tool.execution`` child says whether the call succeeded: the span carries the call's id, so
     that its failure is the call's (build.py). Model calls (``llm_request``) record no text.
+    Read before the GenAI conventions: agentevals' Collector recipe adds ``gen_ai.tool.name`` to
+    these spans without the MCP server (``k8s_get_resources`` for Claude Code's
+    ``mcp__kagent-tool-server__k8s_get_resources``), and ``chat`` to model calls it has no text of.
     """
     kind = attrs.get("span.type") if span.name.startswith("claude_code.") else None
     if kind == "interaction":
@@ -541,6 +544,7 @@ def _claude_code(span: Span, attrs: Mapping[str, Any], view: View) -> None:
 
 
 _DIALECTS: tuple[Callable[[Span, Mapping[str, Any], View], None], ...] = (
+    _claude_code,  # its own names first: a Collector's GenAI projection of them drops MCP servers
     _openinference,
     _genai,
     _adk,
@@ -548,7 +552,6 @@ _DIALECTS: tuple[Callable[[Span, Mapping[str, Any], View], None], ...] = (
     _ai_sdk,
     _pydantic_ai,
     _langfuse,
-    _claude_code,
 )
 
 
