@@ -499,11 +499,37 @@ def otlp(path: Path) -> list[Run]:
         spans.sort(key=lambda entry: entry[0])
         named = [(name, tags) for _, name, tags in spans]
         runs.extend(
-            _genai_run(trace_id, named)
+            _claude_code_spans_run(trace_id, named)
+            or _genai_run(trace_id, named)
             or _openinference_run(trace_id, named)
             or _langfuse_run(trace_id, named)
         )
     return runs
+
+
+def _claude_code_spans_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
+    """A run from Claude Code's own spans (``claude_code.*``), or none without them.
+
+    The objective is the ``claude_code.interaction``'s ``user_prompt``; each ``claude_code.tool``
+    is a tool of its ``tool_name``, failed when its ``claude_code.tool.execution`` says
+    ``success: false``; Claude Code records no reply text, so the answer is the output of the
+    agent span around it (kagent's ``invoke_agent``), which failing fails the run.
+    """
+    if not any(name.startswith("claude_code.") for name, _ in spans):
+        return []
+    timeline, objective, answer, failed = _Timeline(), None, None, False
+    for name, tags in spans:
+        if name == "claude_code.interaction" and objective is None:
+            objective = tags.get("user_prompt")
+        if name == "claude_code.tool":
+            timeline.tool(tags["tool_name"])
+        if name == "claude_code.tool.execution" and tags.get("success") is False:
+            timeline.error()
+        if tags.get("gen_ai.operation.name") == "invoke_agent":
+            answer = _last_assistant(tags.get("gen_ai.output.messages"))
+            failed = tags.get("otel.status_code") == "ERROR"
+    timeline.text(answer)
+    return [timeline.facts(objective, not failed, trace_id=trace_id)]
 
 
 def _langfuse_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:

@@ -264,6 +264,77 @@ def test_the_langfuse_sdks_own_spans_are_a_run() -> None:
     assert trace.outcome.result_summary == "Paris"
 
 
+def _claude_code_tool(
+    name: str, call: str, start: int, parent: Span, *, failed: bool, **details: Any
+) -> list[Span]:
+    """Claude Code's spans of one call: the call (``claude_code.tool``) and its execution."""
+    output = details.pop("output", None)
+    events = (SpanEvent("tool.output", {"output": output}),) if output is not None else ()
+    tool = span(
+        "claude_code.tool",
+        {"span.type": "tool", "tool_name": name, "tool_use_id": call, **details},
+        start=start,
+        parent=parent,
+        events=events,
+    )
+    execution = {"span.type": "tool.execution", "tool_use_id": call, "success": not failed}
+    return [
+        tool,
+        span("claude_code.tool.execution", execution, start=start, parent=tool, error=failed),
+    ]
+
+
+def test_claude_codes_own_spans_are_its_prompt_and_calls_a_failed_execution_fails_its_call() -> (
+    None
+):
+    """``claude_code.*`` spans: the interaction's prompt is the objective, each ``tool`` span a
+    call (its command and output), failed when its ``tool.execution`` child ends in ERROR."""
+    turn = span(
+        "claude_code.interaction",
+        {"span.type": "interaction", "user_prompt": "How many pods run?"},
+        start=0,
+    )
+    model = {"span.type": "llm_request", "model": "claude-haiku-4-5"}
+    spans = [
+        turn,
+        span("claude_code.llm_request", model, start=1, parent=turn),
+        *_claude_code_tool(
+            "Bash", "toolu_1", 2, turn, failed=True, full_command="kubectl get pods"
+        ),
+        *_claude_code_tool("k8s_get_resources", "toolu_2", 3, turn, failed=False, output="14"),
+    ]
+    trace = to_trace(spans).trace
+    assert trace.task.objective == "How many pods run?"
+    assert [(kind, tool) for kind, tool, _ in steps(trace)] == [
+        ("tool_call", "Bash"),
+        ("observation", "Bash"),
+        ("error_recovery", "k8s_get_resources"),
+        ("observation", "k8s_get_resources"),
+    ]
+    assert trace.steps[0].input == {"command": "kubectl get pods"}
+    assert trace.steps[3].content == "14"
+
+
+def test_claude_codes_own_tool_name_wins_over_a_collectors_genai_projection_of_it() -> None:
+    """agentevals' Collector recipe adds ``gen_ai.tool.name`` without the MCP server and
+    ``chat`` to text-less model calls: the call keeps Claude Code's name, and no model call
+    is made up."""
+    turn = span("claude_code.interaction", {"span.type": "interaction"}, start=0)
+    model = {"span.type": "llm_request", "gen_ai.operation.name": "chat"}
+    genai = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "k8s_get_resources"}
+    spans = [
+        turn,
+        span("claude_code.llm_request", model, start=1, parent=turn),
+        *_claude_code_tool(
+            "mcp__kagent-tool-server__k8s_get_resources", "toolu_1", 2, turn, failed=False, **genai
+        ),
+    ]
+    trace = to_trace(spans).trace
+    assert [step.tool.name for step in trace.steps if step.tool] == [
+        "mcp__kagent-tool-server__k8s_get_resources"
+    ]
+
+
 def test_a_langfuse_agent_whose_state_only_asked_for_tools_gives_no_json_answer() -> None:
     """LangGraph's ``agent`` node, typed ``agent`` by Langfuse's LangChain handler: its output is
     the graph state; one whose assistant only asked for tools is no answer, the reply is."""

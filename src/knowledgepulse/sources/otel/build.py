@@ -61,7 +61,7 @@ def convert_spans(
     trace_ids = {span.trace_id for span in spans}
     if len(trace_ids) > 1:
         raise ConversionError(f"the spans belong to {len(trace_ids)} traces, not one")
-    ordered = _one_per_model_call(_tree_order(spans))
+    ordered = _failed_inside(_one_per_model_call(_tree_order(spans)))
     root = ordered[0].span
     agent = next((item for item in ordered if item.view.role == "agent"), None)
     answer = _answer(ordered, agent)
@@ -210,6 +210,24 @@ def _call_ids(view: View) -> int:
     return sum(
         1 for part in _output_parts(view) if part.get("type") == "tool_call" and part.get("id")
     )
+
+
+def _failed_inside(ordered: list[_Read]) -> list[_Read]:
+    """A tool call whose failure a span inside it records, with the call's own id, failed.
+
+    Claude Code's ``claude_code.tool`` span is the call and its ``claude_code.tool.execution``
+    child the run of it: the child, not the call, ends in ERROR when the command fails.
+    """
+    for item in ordered:
+        if item.view.role != "other" or not item.view.error or item.view.call_id is None:
+            continue
+        parent = item.parent
+        while parent is not None and ordered[parent].view.role == "other":
+            parent = ordered[parent].parent
+        call = ordered[parent].view if parent is not None else None
+        if call is not None and call.role == "tool" and call.call_id == item.view.call_id:
+            call.error = call.error or item.view.error
+    return ordered
 
 
 def _enclosing_call(ordered: list[_Read], item: _Read) -> View | None:

@@ -1,8 +1,9 @@
 """What a span means, read in the dialects instrumentations speak, in Phoenix's precedence.
 
-Per span, OpenInference attributes win, then the GenAI conventions (latest), then the legacy /
-OpenLLMetry flattened names, then the Vercel AI SDK's ``ai.*`` names, then Pydantic AI's own
-(``agent run``, ``running tool``, ``pydantic_ai.all_messages``, ``final_result``): each later
+Per span, Claude Code's own attributes win on its ``claude_code.*`` spans, then OpenInference
+attributes, then the GenAI conventions (latest), then the legacy / OpenLLMetry flattened names,
+then the Vercel AI SDK's ``ai.*`` names, then Pydantic AI's own (``agent run``, ``running tool``,
+``pydantic_ai.all_messages``, ``final_result``), then Langfuse's: each later
 dialect only fills in what the earlier ones left empty. A span is an *agent* (the run: objective
 and answer), an *inference* (model output: thoughts and requested tool calls), a *tool*
 execution, an *event* (a point in time, Langfuse's ``EVENT``: an evident error when it failed,
@@ -510,7 +511,40 @@ def _reply(value: Any) -> list[msg.Message]:
     return msg.messages(loaded)
 
 
+def _claude_code(span: Span, attrs: Mapping[str, Any], view: View) -> None:
+    """Claude Code's own spans (``claude_code.*``, its tracing beta), named by ``span.type``.
+
+    An ``interaction`` is a turn of the session, the user's prompt its input (``user_prompt``,
+    when prompts are logged); a ``tool`` is one call (``tool_name``, the Bash command as
+    ``full_command`` and its ``tool.output`` event when tool details are logged), and its
+    ``tool.execution`` child says whether the call succeeded: the span carries the call's id, so
+    that its failure is the call's (build.py). Model calls (``llm_request``) record no text.
+    Read before the GenAI conventions: agentevals' Collector recipe adds ``gen_ai.tool.name`` to
+    these spans without the MCP server (``k8s_get_resources`` for Claude Code's
+    ``mcp__kagent-tool-server__k8s_get_resources``), and ``chat`` to model calls it has no text of.
+    """
+    kind = attrs.get("span.type") if span.name.startswith("claude_code.") else None
+    if kind == "interaction":
+        view.fill("claude-code", role="agent", input_text=_str(attrs.get("user_prompt")))
+    elif kind == "tool":
+        command = _str(attrs.get("full_command"))
+        output = next((e for e in span.events if e.name == "tool.output"), None)
+        view.fill(
+            "claude-code",
+            role="tool",
+            tool_name=_str(attrs.get("tool_name")) or span.name,
+            call_id=_str(attrs.get("tool_use_id")),
+            arguments={"command": command} if command else None,
+            result=output.attributes.get("output") if output is not None else None,
+        )
+    elif kind == "tool.execution":
+        view.fill("claude-code", role="other", call_id=_str(attrs.get("tool_use_id")))
+    elif isinstance(kind, str):
+        view.fill("claude-code", role="other")
+
+
 _DIALECTS: tuple[Callable[[Span, Mapping[str, Any], View], None], ...] = (
+    _claude_code,  # its own names first: a Collector's GenAI projection of them drops MCP servers
     _openinference,
     _genai,
     _adk,
