@@ -20,6 +20,7 @@ from knowledgepulse.reports.compare import (
     case_row,
     counts_line,
     scorer_rows,
+    section_cases,
     totals_rows,
 )
 from knowledgepulse.reports.evals import (
@@ -263,8 +264,8 @@ def _comparison(comparison: Comparison) -> str:
         f"{comparison.tolerance:g} count as unchanged</p>",
         table(("", "base", "new", "change"), totals_rows(comparison)),
     ]
-    for change, heading, _ in SECTIONS:
-        if cases := comparison.of(change):
+    for section, heading, _ in SECTIONS:
+        if cases := section_cases(comparison, section):
             rows = [[text(cell) for cell in case_row(c)] for c in cases]
             parts.append(f"<h3>{text(heading)} ({len(cases)})</h3>")
             parts.append(table(("case", "what changed", "weighted"), rows, css_class="changes"))
