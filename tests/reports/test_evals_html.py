@@ -246,7 +246,10 @@ def test_a_page_of_many_failing_cases_details_the_first_and_counts_the_rest(
     section = failing_section(text)
     assert "<h2>Failing cases (3)</h2>" in section
     assert [f"id='case-{i}'" in section for i in (1, 2, 3)] == [True, True, False]
-    assert "… and 1 more failing case, not shown here: the JSON report" in section
+    assert (
+        "… and 1 more failing case, not shown here: the JSON report (kp eval -f json -o "
+        "report.json) has every case."
+    ) in section
     (rows,) = tables(text, "matrix")
     assert [row[0][1] for row in rows[1:]] == ["invented", "slow", "broken"]  # "good" cut
     assert "… and 1 more case (failing ones first above), not shown here" in text
