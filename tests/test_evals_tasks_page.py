@@ -8,7 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from knowledgepulse.evals.cases import check_case
+from knowledgepulse.evals.models import Case
 from knowledgepulse.evals.results import EvalRun
+from knowledgepulse.records import Location
+from tests.evals.builders import make_suite
 from tests.paths import REPO
 
 PAGE = (REPO / "docs" / "evals-tasks.md").read_text("utf-8")
@@ -31,3 +35,12 @@ def test_the_evaluate_block_runs_on_the_examples_and_defines_all_it_uses(
     assert run.summary.cases == sum(bool(line.strip()) for line in lines)
     assert run.summary.task is not None
     assert run.summary.task.errors == 0
+
+
+def test_the_quoted_problem_for_an_agents_object_answer_is_what_kp_says() -> None:
+    """The page quotes content-quality's problem for {"answer", "tool_calls"}: word for word."""
+    case = Case.model_validate({"id": "c", "actual": {"answer": "Sunny.", "tool_calls": []}})
+    [problem] = check_case(case, make_suite({"type": "content-quality"}), Location("c")).problems
+    quoted = re.search(r"`(actual: content-quality reads .*?)`\.", PAGE, re.S)
+    assert quoted is not None
+    assert " ".join(quoted.group(1).split()) == f"{problem.path}: {problem.message}"

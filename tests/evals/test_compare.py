@@ -232,6 +232,7 @@ def test_comparing_a_run_with_itself_changes_nothing(run: EvalReport, tolerance:
     comparison = compare_runs(run, run, tolerance=tolerance)
     assert all(case.change == "unchanged" for case in comparison.cases)
     assert comparison.summary.unchanged == len(run.cases) - run.without_id
+    assert comparison.summary.output_changed == 0
     assert all(not score.changed for case in comparison.cases for score in case.scores)
     assert all(change.status == "same" for change in comparison.scorers)
 
@@ -246,6 +247,7 @@ def test_swapping_base_and_new_swaps_regressions_and_improvements(
     backward = _counts(compare_runs(new, base, tolerance=tolerance))
     swaps = {"regressions": "improvements", "improvements": "regressions", "added": "removed"}
     swaps |= {"removed": "added", "changed": "changed", "unchanged": "unchanged"}
+    swaps |= {name: name for name in ("output_changed", "unchanged_output_changed")}
     assert {swaps[name]: count for name, count in forward.items()} == backward
     there = {c.label: c for c in compare_runs(base, new, tolerance=tolerance).cases}
     back = {c.label: c for c in compare_runs(new, base, tolerance=tolerance).cases}

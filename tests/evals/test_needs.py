@@ -232,23 +232,35 @@ def test_an_invalid_pattern_in_any_expectation_is_malformed_when_read(tmp_path: 
 @pytest.mark.parametrize(
     ("answer", "told"),
     [
-        ({"answer": "30 days"}, "an object with keys answer"),
+        (
+            {"answer": "30 days", "n": 1},
+            "an object with keys answer, n (its text is under 'answer'?)",
+        ),
         (42, "a JSON int"),
         (None, "null"),
     ],
 )
-def test_content_quality_says_why_an_output_not_a_text_needs_pages(
+def test_content_quality_says_which_outputs_it_reads_and_how_to_score_this_one(
     tmp_path: Path, answer: Any, told: str
 ) -> None:
-    """A RAG answer as an object is read as edit operations: the problem says so, and why."""
-    path = write_jsonl(
-        tmp_path / "c.jsonl", {"id": "c", "actual": answer, "expected": {"contentPatterns": []}}
-    )
+    """An agent's object answer: one problem naming its text key and the ways out, no 'remove'."""
+    case = {"id": "c", "actual": answer, "expected": {"contentPatterns": [], "tools": ["x"]}}
+    path = write_jsonl(tmp_path / "c.jsonl", case)
     [problem] = problems(make_suite({"type": "content-quality"}), path)
     assert problem == (
-        f"{path}:1: pages: required field is missing (needed by content-quality; the output is "
-        f"{told}, not a text, so content-quality reads it as bulk-edit operations on pages)"
+        f"{path}:1: actual: content-quality reads a text output, or bulk-edit operations "
+        f"{{operations, durationMs}} on pages; this output is {told}: make the task return the "
+        "text, or score this output with a scorer of your own (kp eval --plugin)"
     )
+
+
+def test_a_bulk_edit_scorer_beside_content_quality_still_says_what_it_needs(tmp_path: Path) -> None:
+    """Only the scorer of texts gets the one problem; operation-accuracy's are as before."""
+    path = write_jsonl(tmp_path / "c.jsonl", {"id": "c", "actual": {"answer": "x"}, "expected": {}})
+    suite = make_suite({"type": "content-quality"}, {"type": "operation-accuracy"})
+    found = problems(suite, path)
+    assert found[0].startswith(f"{path}:1: actual: content-quality reads a text output")
+    assert f"{path}:1: pages: required field is missing (needed by operation-accuracy)" in found
 
 
 def test_content_quality_on_bulk_edit_output_still_needs_pages(tmp_path: Path) -> None:

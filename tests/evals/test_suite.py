@@ -344,5 +344,19 @@ def test_a_type_repeated_1000_times_gives_short_problems() -> None:
         make_suite(*[{"type": "content-quality"}] * 1000)
     problems = raised.value.problems
     assert len(problems) == 1000
-    assert max(len(problem.message) for problem in problems) < 200
+    assert max(len(problem.message) for problem in problems) < 300
     assert "(scorers[0], scorers[1], scorers[2] and 997 more)" in problems[0].message
+
+
+def test_same_type_twice_says_why_a_name_is_needed_and_offers_a_free_one() -> None:
+    """Each unnamed entry gets a name no key uses yet, and the reason there is no default."""
+    with pytest.raises(SuiteError) as raised:
+        make_suite(
+            {"type": "content-quality", "name": "content-quality-2"},
+            {"type": "content-quality"},
+            {"type": "content-quality"},
+        )
+    first, second = (problem.message for problem in raised.value.problems)
+    assert "(content-quality-3 is free)" in first
+    assert "(content-quality-4 is free)" in second
+    assert "a default from the position would match another scorer" in first

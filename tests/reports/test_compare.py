@@ -53,6 +53,8 @@ def test_json_has_totals_counts_scorers_and_every_case() -> None:
         "unchanged": 1,
         "added": 1,
         "removed": 1,
+        "output_changed": 3,  # worse, better, moved: their durationMs
+        "unchanged_output_changed": 0,
         "pass_rate_delta": None,
         "weighted_mean_delta": document["summary"]["weighted_mean_delta"],
     }

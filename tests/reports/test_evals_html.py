@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+from dataclasses import replace
 from html.parser import HTMLParser
 
 import pytest
@@ -15,6 +16,7 @@ from knowledgepulse.evals.compare import compare_runs
 from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.records import Location, Problem
+from knowledgepulse.reports import evals_html
 from knowledgepulse.reports.evals_html import input_output_diff, to_html, word_diff
 from tests.evals.builders import make_case, make_suite, op, page
 
@@ -232,3 +234,34 @@ def test_a_long_change_is_shown_whole_not_diffed() -> None:
     """Past the limit the before and after are shown as they are."""
     before, after = "a " * 3000, "b " * 3000
     assert word_diff(before, after) == f"<del>{before}</del>\n<ins>{after}</ins>"
+
+
+def test_a_page_of_many_failing_cases_details_the_first_and_counts_the_rest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past the caps: failing cases first in the matrix, each cut said with a pointer to JSON."""
+    monkeypatch.setattr(evals_html, "HTML_FAILING", 2)
+    monkeypatch.setattr(evals_html, "HTML_MATRIX_ROWS", 3)
+    text = to_html(build_run())
+    section = failing_section(text)
+    assert "<h2>Failing cases (3)</h2>" in section
+    assert [f"id='case-{i}'" in section for i in (1, 2, 3)] == [True, True, False]
+    assert (
+        "… and 1 more failing case, not shown here: the JSON report (kp eval -f json -o "
+        "report.json) has every case."
+    ) in section
+    (rows,) = tables(text, "matrix")
+    assert [row[0][1] for row in rows[1:]] == ["invented", "slow", "broken"]  # "good" cut
+    assert "… and 1 more case (failing ones first above), not shown here" in text
+    assert "<a href='#case-3'>" not in text  # no link to a section the page lacks
+    assert "<a href='#case-2'>slow</a>" in text
+
+
+def test_the_comparison_tables_are_cut_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A comparison section past the cap lists its first rows and counts the rest."""
+    monkeypatch.setattr(evals_html, "HTML_MATRIX_ROWS", 1)
+    run = build_run()
+    empty = replace(run, cases=())
+    text = to_html(run, compare_runs(empty, run))
+    assert "Added cases (4)" in text
+    assert "… and 3 more cases, not shown here" in text

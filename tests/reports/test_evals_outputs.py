@@ -5,20 +5,28 @@ from __future__ import annotations
 import io
 import json
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import JsonValue
 from rich.console import Console
 
 from knowledgepulse.evals import evaluate
-from knowledgepulse.evals.compare import compare_runs
+from knowledgepulse.evals.compare import Comparison, compare_runs, same_json
 from knowledgepulse.evals.report import EvalReport, parse_report
-from knowledgepulse.evals.results import CaseResult, EvalRun, ScorerOutcome
+from knowledgepulse.evals.results import UNSET, CaseResult, EvalRun, ScorerOutcome
 from knowledgepulse.evals.runner import run_suite, summarize
 from knowledgepulse.evals.scorer import ScoreResult
 from knowledgepulse.evals.tasks import TaskInput
 from knowledgepulse.records import Location
-from knowledgepulse.reports.compare import case_detail, comparison_to_json
+from knowledgepulse.reports.compare import (
+    case_detail,
+    comparison_to_console,
+    comparison_to_json,
+    comparison_to_markdown,
+    counts_line,
+)
 from knowledgepulse.reports.evals import (
     MARKDOWN_OUTPUT_LIMIT,
     OUTPUT_LIMIT,
@@ -177,3 +185,75 @@ def test_a_shown_value_is_whole_or_its_first_characters_and_the_count_of_the_res
         assert shown == text
     else:
         assert shown == f"{text[:limit]}… ({len(text) - limit:,} more characters)"
+
+
+def test_a_case_whose_only_change_is_its_answer_is_counted_and_listed() -> None:
+    """Same verdict and scores, another answer: not plain "unchanged" in any view or count."""
+    comparison = compare_runs(answered(), answered(" gamma"))
+    bad = next(case for case in comparison.cases if case.case_id == "bad")
+    assert [bad.change, bad.output_changed, bad.changed_scores] == ["unchanged", True, ()]
+    summary = comparison.summary
+    both = (summary.unchanged, summary.unchanged_output_changed, summary.output_changed)
+    assert both == (2, 2, 2)  # "good" answers "alpha gamma" and still passes
+    assert "2 unchanged (2 answered otherwise)" in counts_line(comparison)
+    assert json.loads(comparison_to_json(comparison))["summary"]["unchanged_output_changed"] == 2
+    assert "Scores held, answer changed (2)" in comparison_table_text(comparison)
+    markdown = comparison_to_markdown(comparison)
+    assert "<summary>Scores held, answer changed (2)</summary>" in markdown
+    assert "Scores held, answer changed (2)" in to_html(answered(" gamma"), comparison)
+
+
+def comparison_table_text(comparison: Comparison) -> str:
+    buffer = io.StringIO()
+    Console(file=buffer, width=120, color_system=None).print(comparison_to_console(comparison))
+    return buffer.getvalue()
+
+
+def null_answers(*answers: JsonValue) -> list[EvalRun]:
+    """One run per answer of a task answering the "good" case with it."""
+
+    def run(answer: JsonValue) -> EvalRun:
+        return evaluate(lambda _: answer, [CASES[0]], SUITE, cache_dir=None)
+
+    return [run(answer) for answer in answers]
+
+
+def test_an_answer_of_null_is_in_every_report() -> None:
+    """A task that answers null: the JSON says "output": null, every view shows null."""
+    (run,) = null_answers(None)
+    document = json.loads(to_json(run))
+    assert document["cases"][0]["output"] is None
+    assert parse_report(document, "r.json").cases[0].has_output
+    assert "output:\n\n```\nnull\n```" in to_markdown(run)
+    assert "  output:\n    null" in "\n".join(
+        map(str.rstrip, console_text(run.cases[0]).splitlines())
+    )
+    assert "null" in (ET.fromstring(to_junit(run)).findtext(".//testcase/failure") or "")
+    assert "output:\n    null" in failure_message(run.cases[0])
+
+
+def test_a_case_without_an_output_or_expectation_writes_neither() -> None:
+    """A case giving no expected value: no "expected" field, and no line in the views."""
+    (run,) = null_answers(None)
+    bare = replace(run.cases[0], expected=UNSET)
+    report = EvalReport.of(replace(run, cases=(bare,)))
+    assert "expected" not in report.cases[0].model_dump()
+    assert not report.cases[0].has_expected
+    assert "expected:" not in failure_message(bare)
+
+
+def test_compare_tells_a_null_answer_from_no_answer_kept() -> None:
+    """null then "alpha" changed the output; null twice did not; an older report says nothing."""
+    null, text, again = null_answers(None, "alpha", None)
+    assert compare_runs(null, text).cases[0].output_changed
+    assert not compare_runs(null, again).cases[0].output_changed
+    old = json.loads(to_json(text))
+    del old["cases"][0]["output"]
+    assert not compare_runs(parse_report(old, "old.json"), null).cases[0].output_changed
+
+
+@given(st.sampled_from([1, 1.0, True, "1", [1], {"a": 1}]), st.sampled_from([1, True, "1"]))
+def test_an_output_changes_exactly_when_its_json_text_does(a: JsonValue, b: JsonValue) -> None:
+    """1 and true are other answers (Python's == says equal); key order is no change."""
+    assert same_json(a, b) == (json.dumps(a) == json.dumps(b))
+    assert same_json({"x": a, "y": b}, {"y": b, "x": a})

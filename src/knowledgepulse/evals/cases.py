@@ -317,11 +317,19 @@ def check_case(
             readers.setdefault(part, []).append(entry.key)
         if output_known and parts != entry.scorer.parts_read("") and not _bulk_like(case.actual):
             by_kind.append(entry.key)
+    if problems:  # no output at all: that is said already
+        by_kind = []
+    for key in by_kind:
+        # An agent's {"answer": ..., "tool_calls": [...]} read as edit operations was told
+        # "pages: required field is missing" and "expected.tools: unknown field; remove it".
+        mismatch = record.problem(("actual",), _not_a_text(key, case.actual))
+        problems.append(mismatch)
+        by_scorer.setdefault(key, []).append(mismatch)
     for part in _ORDER:
-        keys = readers.get(part)
+        keys = [key for key in readers.get(part, []) if key not in by_kind]
         if not keys or (part == "actual" and (problems or not output_known)):
             continue
-        suffix = _needed_by(keys, len(suite.scorers), by_kind, case.actual)
+        suffix = "" if len(keys) == len(suite.scorers) else f" (needed by {', '.join(keys)})"
         found = [record.problem(loc, text + suffix) for loc, text in _part_problems(case, part)]
         problems.extend(found)
         for key in keys if found else ():
@@ -335,17 +343,17 @@ def _bulk_like(actual: Any) -> bool:
     return isinstance(actual, Mapping) and bool({"operations", "durationMs"} & set(actual))
 
 
-def _needed_by(keys: list[str], scorers: int, by_kind: list[str], actual: Any) -> str:
-    """Which scorers need a part, and why a scorer that reads a text as it is needs it here."""
-    why = [key for key in keys if key in by_kind]
-    if why:
-        # A RAG answer given as {"answer": ...} was told 'pages: required field is missing' alone.
-        return (
-            f" (needed by {', '.join(keys)}; the output is {describe_value(actual)}, not a "
-            f"text, so {' and '.join(why)} read{'s' if len(why) == 1 else ''} it as bulk-edit "
-            "operations on pages)"
-        )
-    return "" if len(keys) == scorers else f" (needed by {', '.join(keys)})"
+def _not_a_text(key: str, actual: Any) -> str:
+    """Why a scorer of texts (or edit operations) cannot read this output, and the ways out."""
+    texts = (
+        [k for k, v in actual.items() if isinstance(v, str)] if isinstance(actual, Mapping) else []
+    )
+    field = f" (its text is under {', '.join(map(repr, texts[:3]))}?)" if texts else ""
+    return (
+        f"{key} reads a text output, or bulk-edit operations {{operations, durationMs}} on "
+        f"pages; this output is {describe_value(actual)}{field}: make the task return the "
+        f"text, or score this output with a scorer of your own (kp eval --plugin)"
+    )
 
 
 def _unresolved(case: Case, record: Record) -> tuple[Problem, ...]:

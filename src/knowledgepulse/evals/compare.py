@@ -8,11 +8,14 @@ turned into one, a report file is read as one), cases matched by id and occurren
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal, get_args
+
+from pydantic import JsonValue
 
 from knowledgepulse.evals.report import (
     EvalReport,
@@ -54,7 +57,10 @@ class CaseComparison:
 
     ``occurrence`` counts the cases with its id so far in its run; ``scores`` are those of the
     scorers both suites have, in the new suite's order. ``output_changed``: both reports kept the
-    case's output (older ones did not) and it differs.
+    case's output (older ones did not; ``null`` is one) and it differs. It does not make the case
+    ``changed``: any score that moves, within the tolerance too, moved with its output, so an
+    answer's change would make every tolerance void; it is counted on its own (see
+    :class:`ComparisonSummary`).
     """
 
     case_id: str
@@ -99,7 +105,11 @@ class ScorerChange:
 
 @dataclass(frozen=True, slots=True)
 class ComparisonSummary:
-    """How many cases regressed, improved, changed, held, were added, removed (CaseChange order)."""
+    """How many cases regressed, improved, changed, held, were added, removed (CaseChange order).
+
+    ``output_changed``: the cases whose answer changed, whatever their change; of the
+    ``unchanged`` ones, ``unchanged_output_changed`` (scores held, the answer did not).
+    """
 
     regressions: int
     improvements: int
@@ -107,6 +117,8 @@ class ComparisonSummary:
     unchanged: int
     added: int
     removed: int
+    output_changed: int = 0
+    unchanged_output_changed: int = 0
 
     def to_dict(self) -> dict[str, int]:
         """Plain data for the JSON report."""
@@ -132,6 +144,10 @@ class Comparison:
     def of(self, change: CaseChange) -> tuple[CaseComparison, ...]:
         """The cases with that change, in :attr:`cases` order."""
         return tuple(case for case in self.cases if case.change == change)
+
+    def answered_otherwise(self) -> tuple[CaseComparison, ...]:
+        """The unchanged cases whose answer changed: same verdict and scores, another output."""
+        return tuple(case for case in self.of("unchanged") if case.output_changed)
 
 
 def difference(base: float | None, new: float | None) -> float | None:
@@ -174,7 +190,17 @@ def compare_runs(
         if key not in new_cases
     ]
     counts = Counter(case.change for case in cases)
-    summary = ComparisonSummary(*(counts[change] for change in get_args(CaseChange)))
+    answered = [case.change for case in cases if case.output_changed]
+    summary = ComparisonSummary(
+        regressions=counts["regressed"],
+        improvements=counts["improved"],
+        changed=counts["changed"],
+        unchanged=counts["unchanged"],
+        added=counts["added"],
+        removed=counts["removed"],
+        output_changed=len(answered),
+        unchanged_output_changed=answered.count("unchanged"),
+    )
     return Comparison(
         before, after, tolerance, tuple(cases), _compare_scorers(before, after), summary
     )
@@ -221,6 +247,7 @@ def _compare_case(
         if k in base_scores or k in new_scores
     )
     weighted = difference(base.weighted_score, new.weighted_score)
+    output_changed = base.has_output and new.has_output and not same_json(base.output, new.output)
     if base.passed and not new.passed:
         change = "regressed"
     elif new.passed and not base.passed:
@@ -234,8 +261,13 @@ def _compare_case(
         change = "changed"
     else:
         change = "unchanged"
-    output_changed = None not in (base.output, new.output) and base.output != new.output
     return CaseComparison(*key, change, base, new, scores, weighted, output_changed)
+
+
+def same_json(a: JsonValue, b: JsonValue) -> bool:
+    """Whether two JSON values are the same document: ``1`` is not ``true``, key order is free."""
+    # Python's == takes True for 1 and 1 for 1.0; JSON text tells them apart.
+    return a == b and json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
 def _compare_score(

@@ -261,6 +261,11 @@ class Case(_CaseModel):
         """Whether the case gives an ``actual`` output (``null`` included)."""
         return "actual" in self.model_fields_set
 
+    @property
+    def has_expected(self) -> bool:
+        """Whether the case gives an ``expected`` value (``null`` included)."""
+        return "expected" in self.model_fields_set
+
     def with_actual(self, actual: JsonValue) -> Case:
         """The same case with another actual output (a task's), keeping where it was read."""
         return self.model_copy(update={"actual": actual})

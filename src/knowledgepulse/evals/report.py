@@ -13,10 +13,17 @@ import operator
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, JsonValue, ValidationError
+from pydantic import (
+    Field,
+    JsonValue,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
 
 from knowledgepulse.errors import ReportFileError
 from knowledgepulse.evals.results import (
+    UNSET,
     CaseResult,
     EvalRun,
     RepeatStats,
@@ -151,7 +158,9 @@ class ReportCase(ReportModel):
     answered has ``duration_ms`` and ``task``; a repeated one the means over its ``runs`` and
     their ``repeat`` statistics, and no ``task``. ``output`` is what was scored (a task's
     answer, or the case's ``actual``) and ``expected`` the case's expectation, both in full (a
-    repeated case's outputs are in its ``runs``); an older report, without them, reads ``None``.
+    repeated case's outputs are in its ``runs``). Each is written only when the case has one, so
+    ``null`` is an answer (``has_output``) and a missing field is none; an older report, without
+    them, reads ``None`` and ``has_output`` false.
     """
 
     id: str | None
@@ -166,8 +175,27 @@ class ReportCase(ReportModel):
     task: ReportTask | None = Field(default=None, exclude_if=absent)
     repeat: RepeatStats | None = Field(default=None, exclude_if=absent)
     runs: list[ReportCase] = Field(default_factory=list, exclude_if=operator.not_)
-    output: JsonValue = Field(default=None, exclude_if=absent)
-    expected: JsonValue = Field(default=None, exclude_if=absent)
+    output: JsonValue = None
+    expected: JsonValue = None
+
+    @model_serializer(mode="wrap")
+    def _given_only(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Whether a case has an output is whether the field was given: null is an answer.
+        document: dict[str, Any] = handler(self)
+        for name in ("output", "expected"):
+            if name not in self.model_fields_set:
+                document.pop(name, None)
+        return document
+
+    @property
+    def has_output(self) -> bool:
+        """Whether the case has an ``output`` (``null`` included; a repeated case has none)."""
+        return "output" in self.model_fields_set
+
+    @property
+    def has_expected(self) -> bool:
+        """Whether the case has an ``expected`` value (``null`` included)."""
+        return "expected" in self.model_fields_set
 
     @property
     def malformed(self) -> bool:
@@ -190,8 +218,11 @@ class ReportCase(ReportModel):
             task=ReportTask.of(result.task) if result.task is not None else None,
             repeat=result.repeat,
             runs=[cls.of(run) for run in result.runs],
-            output=result.output,
-            expected=result.expected,
+            **{
+                name: value
+                for name, value in (("output", result.output), ("expected", result.expected))
+                if value is not UNSET
+            },
         )
 
 

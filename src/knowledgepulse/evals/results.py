@@ -12,6 +12,8 @@ import math
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -22,6 +24,23 @@ from knowledgepulse.records import Location, Problem
 
 TOLERANCE = 1e-9
 """Scores this close below a threshold still pass (14/15·0.6 + 0.6·0.4 reaches 0.8)."""
+
+
+class Unset(Enum):
+    """The one value of :data:`UNSET`."""
+
+    UNSET = "unset"
+
+
+UNSET: Final = Unset.UNSET
+"""A case result's output or expectation that its case does not have.
+
+``None`` is JSON ``null``, an answer like any other (a task may return it), so it cannot also
+mean "none": a report shows ``output: null`` and leaves out an output the case never had.
+"""
+
+Given = JsonValue | Literal[Unset.UNSET]
+"""A JSON value a case gave, or :data:`UNSET`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,8 +94,9 @@ class CaseResult:
     ``duration_ms``: the task's time (the runs' mean when repeated); ``task``: how its call went
     (``None`` for recorded outputs and repeated cases); a repeated case's ``outcomes`` hold the
     means over ``runs``, each run's own result, summed up in ``repeat``. ``output`` is what was
-    scored (the task's answer, or the case's ``actual``; ``None`` for a repeated case, whose runs
-    hold theirs), ``expected`` the case's expectation: reports show them beside a failure.
+    scored (the task's answer, or the case's ``actual``; :data:`UNSET` for a repeated case, whose
+    runs hold theirs, and for a case without one), ``expected`` the case's expectation
+    (:data:`UNSET` when it gives none): reports show them beside a failure.
     """
 
     case_id: str | None
@@ -89,8 +109,8 @@ class CaseResult:
     task: TaskRecord | None = None
     repeat: RepeatStats | None = None
     runs: tuple[CaseResult, ...] = ()
-    output: JsonValue = None
-    expected: JsonValue = None
+    output: Given = UNSET
+    expected: Given = UNSET
 
     @property
     def malformed(self) -> bool:

@@ -27,6 +27,7 @@ from knowledgepulse.evals.cases import (
 )
 from knowledgepulse.evals.models import Case
 from knowledgepulse.evals.results import (
+    UNSET,
     CaseResult,
     EvalRun,
     RepeatStats,
@@ -141,8 +142,8 @@ def score_context(
         location,
         tuple(outcomes),
         description=case.description,
-        output=case.actual,
-        expected=case.expected,
+        output=case.actual if case.has_actual else UNSET,
+        expected=case.expected if case.has_expected else UNSET,
     )
 
 
@@ -194,7 +195,7 @@ def task_failed(suite: Suite, case: Case, location: Location, record: TaskRecord
         outcomes,
         description=case.description,
         task=record,
-        expected=case.expected,
+        expected=case.expected if case.has_expected else UNSET,
     )
 
 

@@ -330,7 +330,13 @@ def _build_scorer(
 
 
 def _key_problems(entries: list[Any], record: Record) -> list[Problem]:
-    """A type given twice needs names on every entry of it, and every key must be distinct."""
+    """A type given twice needs names on every entry of it, and every key must be distinct.
+
+    There is no default name: one made from the entry's position (``max-steps-2``) would key
+    another scorer's results after the suite is reordered or grows, and a comparison with a
+    baseline would then set one scorer's scores against another's without a word. Each message
+    suggests a name the suite does not use yet.
+    """
     by_type: dict[str, list[int]] = defaultdict(list)
     keys: dict[str, list[int]] = defaultdict(list)
     names: dict[int, str | None] = {}
@@ -343,12 +349,15 @@ def _key_problems(entries: list[Any], record: Record) -> list[Problem]:
     unnamed = {
         i for indices in by_type.values() if len(indices) > 1 for i in indices if names[i] is None
     }
+    taken = set(keys)
     for type_name, indices in by_type.items():
         problems += [
             record.problem(
                 ("scorers", i),
                 f"type {type_name!r} appears {len(indices)} times ({_where(indices)}); give "
-                "each of them a distinct 'name' (results are keyed by it)",
+                f"each a distinct 'name' saying how it differs ({_free_name(type_name, taken)} "
+                "is free): results and baselines are keyed by it (a default from the position "
+                "would match another scorer after a reorder)",
             )
             for i in indices
             if i in unnamed
@@ -365,6 +374,15 @@ def _key_problems(entries: list[Any], record: Record) -> list[Problem]:
             for i in reportable[1:] or reportable
         ]
     return problems
+
+
+def _free_name(type_name: str, taken: set[str]) -> str:
+    """``max-steps-2``, or ``-3``... : a name for an entry of ``type_name`` no key uses; taken."""
+    number = 2
+    while f"{type_name}-{number}" in taken:
+        number += 1
+    taken.add(name := f"{type_name}-{number}")
+    return name
 
 
 _NAMED_ENTRIES = 3

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import Any, Literal
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -40,14 +40,26 @@ from knowledgepulse.reports.evals import (
 )
 
 ARROW = "→"
+Section = CaseChange | Literal["answered"]
+"""A change, or ``answered``: the unchanged cases whose answer changed."""
 # Sections in the order every view shows them, with their headings and console styles.
-SECTIONS: tuple[tuple[CaseChange, str, str], ...] = (
+SECTIONS: tuple[tuple[Section, str, str], ...] = (
     ("regressed", "Regressions", "bold red"),
     ("improved", "Improvements", "bold green"),
     ("changed", "Scores changed, verdict held", "bold yellow"),
+    ("answered", "Scores held, answer changed", "yellow"),
     ("added", "Added cases", "bold cyan"),
     ("removed", "Removed cases", "bold magenta"),
 )
+
+
+def section_cases(comparison: Comparison, section: Section) -> tuple[CaseComparison, ...]:
+    """The cases one of :data:`SECTIONS` lists, in order."""
+    if section == "answered":
+        return comparison.answered_otherwise()
+    return comparison.of(section)
+
+
 SCORER_HEAD = ("scorer", "base mean", "new mean", "change", "suite change")
 
 
@@ -153,11 +165,17 @@ def _verdict_of(case: ReportCase) -> str:
 
 
 def counts_line(comparison: Comparison) -> str:
-    """``1 regression, 2 improvements, 0 changed, 5 unchanged, 1 added, 0 removed``."""
+    """``1 regression, 2 improvements, 0 changed, 5 unchanged, 1 added, 0 removed``.
+
+    Unchanged cases whose answer changed are counted beside them: ``5 unchanged (2 answered
+    otherwise)``.
+    """
     s = comparison.summary
     counts = [counted(s.regressions, "regression"), counted(s.improvements, "improvement")]
-    rest = {"changed": s.changed, "unchanged": s.unchanged, "added": s.added, "removed": s.removed}
-    return ", ".join([*counts, *(f"{n} {word}" for word, n in rest.items())])
+    answered = s.unchanged_output_changed
+    held = f"{s.unchanged} unchanged" + (f" ({answered} answered otherwise)" if answered else "")
+    rest = [f"{s.changed} changed", held, f"{s.added} added", f"{s.removed} removed"]
+    return ", ".join([*counts, *rest])
 
 
 def baseline_warning(comparison: Comparison) -> str | None:
@@ -353,8 +371,8 @@ def comparison_to_console(comparison: Comparison) -> Group:
     parts: list[RenderableType] = [
         Text(printable(f"Comparison: {comparison.base.source} {ARROW} {comparison.new.source}"))
     ]
-    for change, heading, style in SECTIONS:
-        if cases := comparison.of(change):
+    for section, heading, style in SECTIONS:
+        if cases := section_cases(comparison, section):
             table = titled_table(Text(f"{heading} ({len(cases)})", style=style))
             table.add_column("case", no_wrap=True)
             table.add_column("what changed")
@@ -407,7 +425,7 @@ def comparison_to_markdown(comparison: Comparison) -> str:
         *(f"| {' | '.join(row)} |" for row in totals_rows(comparison)),
     ]
     for change, heading, _ in SECTIONS:
-        if not (cases := comparison.of(change)):
+        if not (cases := section_cases(comparison, change)):
             continue
         rows = [case_row(case) for case in cases[:MARKDOWN_ROWS]]
         table = _markdown_table(("case", "what changed", "weighted"), "|---|---|---:|", rows)

@@ -21,7 +21,7 @@ from rich.text import Text
 
 from knowledgepulse._util.text import counted, printable
 from knowledgepulse.evals.report import EvalReport, ReportCase, ReportSuite
-from knowledgepulse.evals.results import CaseResult, EvalRun, ScorerOutcome
+from knowledgepulse.evals.results import UNSET, CaseResult, EvalRun, ScorerOutcome
 from knowledgepulse.evals.suite import Suite, SuiteScorer
 
 DASH = "—"
@@ -176,15 +176,16 @@ def answer_lines(result: CaseResult, limit: int = OUTPUT_LIMIT) -> list[tuple[st
     """``("output", text)`` and ``("expected", text)`` for a failing case, as views show them.
 
     A repeated case shows its first failing run's output (``output (run 2)``); a case whose task
-    gave no output, or that has no expectation, has no such line.
+    gave no output, or that has no expectation, has no such line. An answer of ``null`` is one:
+    it shows as ``null``.
     """
     label, output = "output", result.output
     if result.runs:
         index, run = next(((i, r) for i, r in enumerate(result.runs) if not r.passed), (0, None))
-        output = None if run is None else run.output
+        output = UNSET if run is None else run.output
         label = f"output (run {index + 1})"
-    shown = [] if output is None else [(label, shown_value(output, limit))]
-    if result.expected is not None:
+    shown = [] if output is UNSET else [(label, shown_value(output, limit))]
+    if result.expected is not UNSET:
         shown.append(("expected", shown_value(result.expected, limit)))
     return shown
 

@@ -8,6 +8,7 @@ Content-Security-Policy. A module apart, so that ``kp score -f html`` loads no e
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -20,6 +21,7 @@ from knowledgepulse.reports.compare import (
     case_row,
     counts_line,
     scorer_rows,
+    section_cases,
     totals_rows,
 )
 from knowledgepulse.reports.evals import (
@@ -40,6 +42,15 @@ from knowledgepulse.reports.evals import (
     workflow_lines,
 )
 from knowledgepulse.reports.html import bullets, histogram, page, table, text
+
+HTML_FAILING = 100
+"""The failing (and malformed) cases the page details, each with its diagnosis and answer; the
+rest are counted, with a pointer to the JSON report. 10,000 failing cases with 2,000-character
+answers made a 27 MB page that a browser hardly opens."""
+HTML_MATRIX_ROWS = 1000
+"""The cases the pass/fail matrix shows (past it, failing ones first), and the rows of each
+comparison table."""
+_MORE = "the JSON report (kp eval -f json -o report.json) has every case"
 
 # A change longer than this is shown whole, before and after: a word diff of it is unreadable
 # and would cost quadratic time.
@@ -108,12 +119,30 @@ def _scorers(run: EvalRun) -> str:
     return "<h2>Scorers</h2>" + table(head, rows)
 
 
+def _more(count: int, what: str, note: str = "") -> str:
+    """``… and 9,900 more failing cases, not shown here: the JSON report ...``."""
+    said = f"{count:,} more {what}{'' if count == 1 else 's'}{note}"
+    return f"<p class='more'>… and {text(said)}, not shown here: {_MORE}.</p>"
+
+
+def _detailed(run: EvalRun) -> set[int]:
+    """The indexes of the failing cases the page details (the first :data:`HTML_FAILING`)."""
+    failing = (index for index, result in enumerate(run.cases) if not result.passed)
+    return set(itertools.islice(failing, HTML_FAILING))
+
+
 def _matrix(run: EvalRun) -> str:
     keys = [entry.key for entry in run.suite.scorers]
+    detailed = _detailed(run)
+    order = list(range(len(run.cases)))
+    if len(order) > HTML_MATRIX_ROWS:
+        # Failing cases first, so a cut matrix still shows them; each group in input order.
+        order.sort(key=lambda index: run.cases[index].passed)
     rows = []
-    for index, result in enumerate(run.cases):
+    for index in order[:HTML_MATRIX_ROWS]:
+        result = run.cases[index]
         name = text(result.case_id) if result.case_id is not None else "(no id)"
-        if not result.passed:
+        if index in detailed:
             name = f"<a href='#case-{index}'>{name}</a>"
         reason = task_failure(result)
         if result.malformed:
@@ -131,6 +160,7 @@ def _matrix(run: EvalRun) -> str:
             f"<td>{number(result.weighted_score)}</td>{''.join(cells)}</tr>"
         )
     head = "".join(f"<th>{text(key)}</th>" for key in keys)
+    left = len(order) - HTML_MATRIX_ROWS
     return (
         "<h2>Pass/fail matrix</h2>"
         "<p class='where'>Each cell is the score; hover for its threshold and margin. "
@@ -138,6 +168,7 @@ def _matrix(run: EvalRun) -> str:
         f"<table class='matrix'><tr><th>case</th><th>verdict</th><th>weighted</th>{head}</tr>"
         + "".join(rows)
         + "</table>"
+        + (_more(left, "case", " (failing ones first above)") if left > 0 else "")
     )
 
 
@@ -152,10 +183,13 @@ def _cell(outcome: ScorerOutcome | None) -> str:
 
 
 def _failing(run: EvalRun) -> str:
-    failing = [_failing_case(i, r) for i, r in enumerate(run.cases) if not r.passed]
+    failing = sum(not result.passed for result in run.cases)
     if not failing:
         return "<h2>Failing cases</h2><p>none: every case passed.</p>" if run.cases else ""
-    return "\n".join([f"<h2>Failing cases ({len(failing)})</h2>", *failing])
+    shown = [_failing_case(i, run.cases[i]) for i in sorted(_detailed(run))]
+    left = failing - len(shown)
+    more = [_more(left, "failing case")] if left else []
+    return "\n".join([f"<h2>Failing cases ({failing:,})</h2>", *shown, *more])
 
 
 def _failing_case(index: int, result: CaseResult) -> str:
@@ -263,11 +297,13 @@ def _comparison(comparison: Comparison) -> str:
         f"{comparison.tolerance:g} count as unchanged</p>",
         table(("", "base", "new", "change"), totals_rows(comparison)),
     ]
-    for change, heading, _ in SECTIONS:
-        if cases := comparison.of(change):
-            rows = [[text(cell) for cell in case_row(c)] for c in cases]
-            parts.append(f"<h3>{text(heading)} ({len(cases)})</h3>")
+    for section, heading, _ in SECTIONS:
+        if cases := section_cases(comparison, section):
+            rows = [[text(cell) for cell in case_row(c)] for c in cases[:HTML_MATRIX_ROWS]]
+            parts.append(f"<h3>{text(heading)} ({len(cases):,})</h3>")
             parts.append(table(("case", "what changed", "weighted"), rows, css_class="changes"))
+            if (left := len(cases) - HTML_MATRIX_ROWS) > 0:
+                parts.append(_more(left, "case"))
     rows = [[text(cell) for cell in row] for row in scorer_rows(comparison)]
     parts += ["<h3>Scorers</h3>", table(SCORER_HEAD, rows)]
     return "\n".join(parts)

@@ -52,7 +52,7 @@ from knowledgepulse.evals.evaluate import (
     evaluate,
 )
 from knowledgepulse.evals.report import EvalReport, load_report
-from knowledgepulse.evals.results import CaseResult, EvalRun
+from knowledgepulse.evals.results import UNSET, CaseResult, EvalRun, Given
 from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.evals.suite import Suite, load_suite, preset, suite_from_dict
 from knowledgepulse.evals.tasks import TaskFunction, check_options, load_plugin, load_task
@@ -513,8 +513,8 @@ def secret_free_result(result: CaseResult) -> CaseResult:
         warnings=tuple(map(secret_free, result.warnings)),
         runs=tuple(map(secret_free_result, result.runs)),
         task=task,
-        output=_secret_free_json(result.output),
-        expected=_secret_free_json(result.expected),
+        output=_secret_free_given(result.output),
+        expected=_secret_free_given(result.expected),
     )
 
 
@@ -522,6 +522,10 @@ def _secret_free_text(text: str) -> str:
     from knowledgepulse.redact import clean_text  # noqa: PLC0415 - the rules load here
 
     return clean_text(text, "private").text
+
+
+def _secret_free_given(value: Given) -> Given:
+    return value if value is UNSET else _secret_free_json(value)
 
 
 def _secret_free_json(value: JsonValue) -> JsonValue:
