@@ -231,6 +231,53 @@ def test_kp_capture_records_a_langgraph_run_through_this_hook() -> None:
     assert trace.metadata.task_domain == "weather"
 
 
+def test_an_agent_called_as_a_tool_is_observed_after_its_own_steps() -> None:
+    """A tool that invokes another graph: its result comes after the steps of that graph."""
+    from langchain_core.tools import tool
+    from langgraph.graph import START, MessagesState, StateGraph
+    from langgraph.prebuilt import ToolNode, tools_condition
+
+    def react(replies: list[AIMessage], tools: list[Any]) -> Any:
+        model = FakeMessagesListChatModel(responses=replies)
+        graph = StateGraph(MessagesState)
+        graph.add_node("agent", lambda state: {"messages": [model.invoke(state["messages"])]})
+        graph.add_node("tools", ToolNode(tools))
+        graph.add_edge(START, "agent")
+        graph.add_conditional_edges("agent", tools_condition)
+        graph.add_edge("tools", "agent")
+        return graph.compile()
+
+    @tool
+    def get_weather(city: str) -> str:
+        """Today's weather in a city."""
+        return f"sunny in {city}"
+
+    call = {"name": "get_weather", "args": {"city": "Oslo"}, "id": "i1"}
+    inner = react([AIMessage("", tool_calls=[call]), AIMessage("Oslo: sunny")], [get_weather])
+
+    @tool
+    def researcher(question: str) -> str:
+        """Ask the research agent."""
+        return str(inner.invoke({"messages": [("user", question)]})["messages"][-1].content)
+
+    ask = {"name": "researcher", "args": {"question": "Oslo?"}, "id": "o1"}
+    outer = react([AIMessage("", tool_calls=[ask]), AIMessage("Oslo is sunny.")], [researcher])
+    with kp.capture(scorer=scorer()) as cap:
+        result = outer.invoke({"messages": [("user", "Ask the researcher about Oslo")]})
+    (trace,) = cap.traces
+    told = [(step.type, step.tool.name if step.tool else None) for step in trace.steps]
+    assert told == [
+        ("tool_call", "researcher"),
+        ("tool_call", "get_weather"),
+        ("observation", "get_weather"),
+        ("thought", None),
+        ("observation", "researcher"),
+        ("thought", None),
+    ]
+    assert trace.steps[4].content == result["messages"][2].content  # the researcher's reply
+    assert trace.outcome.result_summary == result["messages"][-1].content
+
+
 def test_a_capture_entered_again_inside_itself_keeps_each_run_once() -> None:
     """A decorated function calling another of the same capture, or ``with cap`` around one."""
     from knowledgepulse.integrations.capture import capture
