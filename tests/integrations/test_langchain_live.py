@@ -7,6 +7,7 @@ import importlib.util
 import json
 import logging
 import sys
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -21,6 +22,7 @@ from knowledgepulse.integrations import langchain as lc
 from knowledgepulse.integrations._collector import Collector
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import ScoredItem, TraceValueScorer
+from tests.integrations.loops import run_fresh
 from tests.sources.helpers import convert_file
 from tests.sources.weather import RETRY_SHAPE, step_shape
 
@@ -276,6 +278,39 @@ def test_an_agent_called_as_a_tool_is_observed_after_its_own_steps() -> None:
     ]
     assert trace.steps[4].content == result["messages"][2].content  # the researcher's reply
     assert trace.outcome.result_summary == result["messages"][-1].content
+
+
+def test_a_stream_yielded_from_a_decorated_generator_is_one_trace() -> None:
+    """The hooks are on only while a step runs: the stream's later runs still join its trace."""
+    graph = EXAMPLE_MODULE.build_graph()
+
+    @kp.capture(scorer=scorer())
+    def chunks() -> Iterator[dict[str, Any]]:
+        yield from graph.stream({"messages": [("user", EXAMPLE_MODULE.TASK)]})
+
+    updates = list(chunks())
+    (trace,) = chunks.kp_capture.traces  # type: ignore[attr-defined]
+    assert step_shape(trace) == RETRY_SHAPE
+    assert trace.task.objective == EXAMPLE_MODULE.TASK
+    assert trace.outcome.result_summary == updates[-1]["agent"]["messages"][-1].content
+
+
+def test_an_astream_yielded_from_a_decorated_async_generator_is_one_trace() -> None:
+    """As for a generator: one run, one trace, whatever the steps the consumer takes."""
+    graph = EXAMPLE_MODULE.build_graph()
+
+    @kp.capture(scorer=scorer())
+    async def chunks() -> AsyncIterator[dict[str, Any]]:
+        async for update in graph.astream({"messages": [("user", EXAMPLE_MODULE.TASK)]}):
+            yield update
+
+    async def consume() -> list[dict[str, Any]]:
+        return [update async for update in chunks()]
+
+    updates = run_fresh(consume())
+    (trace,) = chunks.kp_capture.traces  # type: ignore[attr-defined]
+    assert step_shape(trace) == RETRY_SHAPE
+    assert trace.outcome.result_summary == updates[-1]["agent"]["messages"][-1].content
 
 
 def test_a_capture_entered_again_inside_itself_keeps_each_run_once() -> None:
