@@ -131,7 +131,8 @@ def test_a_live_module_another_thread_is_importing_is_waited_for(
 ) -> None:
     """Two first captures at once: the second gets the hook module whole, not half made."""
     gate = types.ModuleType("kp_import_gate")
-    gate.started, gate.go = threading.Event(), threading.Event()  # type: ignore[attr-defined]
+    started, go = threading.Event(), threading.Event()
+    gate.started, gate.go = started, go  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "kp_import_gate", gate)
     body = "import kp_import_gate as gate\ngate.started.set()\ngate.go.wait(10)\nready = True\n"
     (tmp_path / "kp_slow_hook.py").write_text(body, "utf-8")
@@ -140,11 +141,11 @@ def test_a_live_module_another_thread_is_importing_is_waited_for(
     importer = threading.Thread(target=importlib.import_module, args=("kp_slow_hook",))
     importer.start()
     try:
-        assert gate.started.wait(10)  # type: ignore[attr-defined]
-        threading.Timer(0.2, gate.go.set).start()  # type: ignore[attr-defined]
+        assert started.wait(10)
+        threading.Timer(0.2, go.set).start()
         whole = hasattr(live_module("kp_slow_hook", "json"), "ready")
     finally:
-        gate.go.set()  # type: ignore[attr-defined]
+        go.set()
         importer.join()
         sys.modules.pop("kp_slow_hook", None)
     assert whole
