@@ -313,6 +313,46 @@ def test_an_astream_yielded_from_a_decorated_async_generator_is_one_trace() -> N
     assert trace.outcome.result_summary == updates[-1]["agent"]["messages"][-1].content
 
 
+def test_a_run_interrupted_for_a_human_is_no_failed_tool_and_no_answer() -> None:
+    """``interrupt()`` in a tool pauses the graph: no error, no recovery, no answer, no success."""
+    from langchain_core.tools import tool
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import START, MessagesState, StateGraph
+    from langgraph.prebuilt import ToolNode, tools_condition
+    from langgraph.types import Command, interrupt
+
+    from knowledgepulse.sources.langchain._runs import INTERRUPTED, PAUSED
+
+    @tool
+    def book(city: str) -> str:
+        """Book a trip, once a person approves it."""
+        return f"booked {city}" if interrupt(f"Book {city}?") == "yes" else "not booked"
+
+    call = {"name": "book", "args": {"city": "Paris"}, "id": "c1"}
+    replies = [AIMessage("I will book it.", tool_calls=[call]), AIMessage("Booked.")]
+    model = FakeMessagesListChatModel(responses=replies)
+    graph = StateGraph(MessagesState)
+    graph.add_node("agent", lambda state: {"messages": [model.invoke(state["messages"])]})
+    graph.add_node("tools", ToolNode([book]))
+    graph.add_edge(START, "agent")
+    graph.add_conditional_edges("agent", tools_condition)
+    graph.add_edge("tools", "agent")
+    app: Any = graph.compile(checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "t1"}}
+    with kp.capture(scorer=scorer()) as cap:
+        paused = app.invoke({"messages": [("user", "Book me a trip to Paris")]}, config)
+        resumed = app.invoke(Command(resume="yes"), config)
+    assert paused["__interrupt__"][0].value == "Book Paris?"
+    first, second = cap.captured
+    told = [(step.type, step.tool.name if step.tool else None) for step in first.trace.steps]
+    assert told == [("thought", None), ("tool_call", "book")]
+    assert first.trace.metadata.success is False
+    assert first.trace.outcome.result_summary == PAUSED
+    assert INTERRUPTED in first.item.warnings
+    assert second.trace.outcome.result_summary == resumed["messages"][-1].content
+    assert second.trace.metadata.success is True
+
+
 def test_a_capture_entered_again_inside_itself_keeps_each_run_once() -> None:
     """A decorated function calling another of the same capture, or ``with cap`` around one."""
     from knowledgepulse.integrations.capture import capture
