@@ -111,3 +111,42 @@ def test_capture_records_an_openai_agents_run_through_its_trace_processor() -> N
     assert kinds.index(("error_recovery", "lookup")) > kinds.index(("observation", "lookup"))
     assert trace.metadata.agent_id == "stock"
     assert trace.metadata.task_domain == "customer_service"
+
+
+def test_a_pydantic_ai_run_awaiting_approval_is_no_success_and_gives_no_answer() -> None:
+    """DeferredToolRequests ends the run: its dump is no answer, the run no success."""
+    from pydantic_ai import DeferredToolRequests, DeferredToolResults
+
+    from knowledgepulse.integrations import pydantic_ai as pai
+    from knowledgepulse.sources.otel.build import AWAITING
+
+    def script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if any(message.kind == "response" for message in messages):
+            return ModelResponse(parts=[TextPart("Booked.")])
+        call = ToolCallPart("book", {"city": "Paris"}, tool_call_id="c1")
+        return ModelResponse(parts=[TextPart("I will book it."), call])
+
+    agent = Agent(FunctionModel(script), output_type=[str, DeferredToolRequests])
+    agent.instrument = True
+
+    @agent.tool_plain(requires_approval=True)
+    def book(city: str) -> str:
+        """Book a trip."""
+        return f"booked {city}"
+
+    with kp.capture() as cap:
+        paused = run_fresh(agent.run("Book Paris"))
+        approved = DeferredToolResults(approvals={"c1": True})
+        done = run_fresh(
+            agent.run(message_history=paused.all_messages(), deferred_tool_results=approved)
+        )
+    assert isinstance(paused.output, DeferredToolRequests)
+    first, second = cap.captured
+    assert [step.type for step in first.trace.steps] == ["thought", "tool_call"]
+    assert first.trace.metadata.success is False
+    assert (
+        first.trace.metadata.success == pai.to_trace(paused.all_messages()).trace.metadata.success
+    )
+    assert AWAITING in first.item.warnings
+    assert "approvals" not in first.trace.outcome.result_summary
+    assert second.trace.outcome.result_summary == done.output

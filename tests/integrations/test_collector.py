@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
 import logging
+import sys
+import threading
+import types
+from pathlib import Path
 
 import pytest
 
 from knowledgepulse.errors import SettingTypeError
-from knowledgepulse.integrations._collector import Collector
+from knowledgepulse.integrations._collector import Collector, live_module
 from knowledgepulse.sources import StepBuilder, TraceOptions
 from knowledgepulse.sources._envelope import assemble
 from knowledgepulse.trace import TraceItem
@@ -119,3 +124,28 @@ def test_a_redact_that_is_no_bool_or_redactor_is_refused_at_set_up(redact: objec
         Collector(redact=redact)  # type: ignore[arg-type]
     assert "redact" in str(raised.value)
     assert "Redactor('aggregated')" in str(raised.value)
+
+
+def test_a_live_module_another_thread_is_importing_is_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two first captures at once: the second gets the hook module whole, not half made."""
+    gate = types.ModuleType("kp_import_gate")
+    started, go = threading.Event(), threading.Event()
+    gate.started, gate.go = started, go  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "kp_import_gate", gate)
+    body = "import kp_import_gate as gate\ngate.started.set()\ngate.go.wait(10)\nready = True\n"
+    (tmp_path / "kp_slow_hook.py").write_text(body, "utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "kp_slow_hook", raising=False)
+    importer = threading.Thread(target=importlib.import_module, args=("kp_slow_hook",))
+    importer.start()
+    try:
+        assert started.wait(10)
+        threading.Timer(0.2, go.set).start()
+        whole = hasattr(live_module("kp_slow_hook", "json"), "ready")
+    finally:
+        go.set()
+        importer.join()
+        sys.modules.pop("kp_slow_hook", None)
+    assert whole

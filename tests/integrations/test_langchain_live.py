@@ -7,6 +7,7 @@ import importlib.util
 import json
 import logging
 import sys
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -21,6 +22,7 @@ from knowledgepulse.integrations import langchain as lc
 from knowledgepulse.integrations._collector import Collector
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import ScoredItem, TraceValueScorer
+from tests.integrations.loops import run_fresh
 from tests.sources.helpers import convert_file
 from tests.sources.weather import RETRY_SHAPE, step_shape
 
@@ -229,6 +231,126 @@ def test_kp_capture_records_a_langgraph_run_through_this_hook() -> None:
     (trace,) = captured.traces
     assert step_shape(trace) == RETRY_SHAPE
     assert trace.metadata.task_domain == "weather"
+
+
+def test_an_agent_called_as_a_tool_is_observed_after_its_own_steps() -> None:
+    """A tool that invokes another graph: its result comes after the steps of that graph."""
+    from langchain_core.tools import tool
+    from langgraph.graph import START, MessagesState, StateGraph
+    from langgraph.prebuilt import ToolNode, tools_condition
+
+    def react(replies: list[AIMessage], tools: list[Any]) -> Any:
+        model = FakeMessagesListChatModel(responses=replies)
+        graph = StateGraph(MessagesState)
+        graph.add_node("agent", lambda state: {"messages": [model.invoke(state["messages"])]})
+        graph.add_node("tools", ToolNode(tools))
+        graph.add_edge(START, "agent")
+        graph.add_conditional_edges("agent", tools_condition)
+        graph.add_edge("tools", "agent")
+        return graph.compile()
+
+    @tool
+    def get_weather(city: str) -> str:
+        """Today's weather in a city."""
+        return f"sunny in {city}"
+
+    call = {"name": "get_weather", "args": {"city": "Oslo"}, "id": "i1"}
+    inner = react([AIMessage("", tool_calls=[call]), AIMessage("Oslo: sunny")], [get_weather])
+
+    @tool
+    def researcher(question: str) -> str:
+        """Ask the research agent."""
+        return str(inner.invoke({"messages": [("user", question)]})["messages"][-1].content)
+
+    ask = {"name": "researcher", "args": {"question": "Oslo?"}, "id": "o1"}
+    outer = react([AIMessage("", tool_calls=[ask]), AIMessage("Oslo is sunny.")], [researcher])
+    with kp.capture(scorer=scorer()) as cap:
+        result = outer.invoke({"messages": [("user", "Ask the researcher about Oslo")]})
+    (trace,) = cap.traces
+    told = [(step.type, step.tool.name if step.tool else None) for step in trace.steps]
+    assert told == [
+        ("tool_call", "researcher"),
+        ("tool_call", "get_weather"),
+        ("observation", "get_weather"),
+        ("thought", None),
+        ("observation", "researcher"),
+        ("thought", None),
+    ]
+    assert trace.steps[4].content == result["messages"][2].content  # the researcher's reply
+    assert trace.outcome.result_summary == result["messages"][-1].content
+
+
+def test_a_stream_yielded_from_a_decorated_generator_is_one_trace() -> None:
+    """The hooks are on only while a step runs: the stream's later runs still join its trace."""
+    graph = EXAMPLE_MODULE.build_graph()
+
+    @kp.capture(scorer=scorer())
+    def chunks() -> Iterator[dict[str, Any]]:
+        yield from graph.stream({"messages": [("user", EXAMPLE_MODULE.TASK)]})
+
+    updates = list(chunks())
+    (trace,) = chunks.kp_capture.traces  # type: ignore[attr-defined]
+    assert step_shape(trace) == RETRY_SHAPE
+    assert trace.task.objective == EXAMPLE_MODULE.TASK
+    assert trace.outcome.result_summary == updates[-1]["agent"]["messages"][-1].content
+
+
+def test_an_astream_yielded_from_a_decorated_async_generator_is_one_trace() -> None:
+    """As for a generator: one run, one trace, whatever the steps the consumer takes."""
+    graph = EXAMPLE_MODULE.build_graph()
+
+    @kp.capture(scorer=scorer())
+    async def chunks() -> AsyncIterator[dict[str, Any]]:
+        async for update in graph.astream({"messages": [("user", EXAMPLE_MODULE.TASK)]}):
+            yield update
+
+    async def consume() -> list[dict[str, Any]]:
+        return [update async for update in chunks()]
+
+    updates = run_fresh(consume())
+    (trace,) = chunks.kp_capture.traces  # type: ignore[attr-defined]
+    assert step_shape(trace) == RETRY_SHAPE
+    assert trace.outcome.result_summary == updates[-1]["agent"]["messages"][-1].content
+
+
+def test_a_run_interrupted_for_a_human_is_no_failed_tool_and_no_answer() -> None:
+    """``interrupt()`` in a tool pauses the graph: no error, no recovery, no answer, no success."""
+    from langchain_core.tools import tool
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import START, MessagesState, StateGraph
+    from langgraph.prebuilt import ToolNode, tools_condition
+    from langgraph.types import Command, interrupt
+
+    from knowledgepulse.sources.langchain._runs import INTERRUPTED, PAUSED
+
+    @tool
+    def book(city: str) -> str:
+        """Book a trip, once a person approves it."""
+        return f"booked {city}" if interrupt(f"Book {city}?") == "yes" else "not booked"
+
+    call = {"name": "book", "args": {"city": "Paris"}, "id": "c1"}
+    replies = [AIMessage("I will book it.", tool_calls=[call]), AIMessage("Booked.")]
+    model = FakeMessagesListChatModel(responses=replies)
+    graph = StateGraph(MessagesState)
+    graph.add_node("agent", lambda state: {"messages": [model.invoke(state["messages"])]})
+    graph.add_node("tools", ToolNode([book]))
+    graph.add_edge(START, "agent")
+    graph.add_conditional_edges("agent", tools_condition)
+    graph.add_edge("tools", "agent")
+    app: Any = graph.compile(checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "t1"}}
+    with kp.capture(scorer=scorer()) as cap:
+        paused = app.invoke({"messages": [("user", "Book me a trip to Paris")]}, config)
+        resumed = app.invoke(Command(resume="yes"), config)
+    assert paused["__interrupt__"][0].value == "Book Paris?"
+    first, second = cap.captured
+    told = [(step.type, step.tool.name if step.tool else None) for step in first.trace.steps]
+    assert told == [("thought", None), ("tool_call", "book")]
+    assert first.trace.metadata.success is False
+    assert first.trace.outcome.result_summary == PAUSED
+    assert INTERRUPTED in first.item.warnings
+    assert second.trace.outcome.result_summary == resumed["messages"][-1].content
+    assert second.trace.metadata.success is True
 
 
 def test_a_capture_entered_again_inside_itself_keeps_each_run_once() -> None:

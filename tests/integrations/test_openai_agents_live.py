@@ -312,6 +312,45 @@ def test_a_handoff_is_one_transfer_tool_call_then_the_other_agents_answer() -> N
     assert oa.to_trace(result).trace.steps[0].tool is not None
 
 
+def test_an_agent_as_tool_is_observed_after_the_steps_of_its_run() -> None:
+    """``agent.as_tool``: the inner agent's call and answer come before the tool's result."""
+    processor = oa.processor()
+    agents.set_trace_processors([processor])
+    researcher = Agent(
+        name="researcher",
+        model=ResponsesModel(
+            [
+                [function_call("weather", {"city": "Oslo"}, call_id="i1")],
+                [assistant_message("Oslo: sunny", item_id="i2")],
+            ]
+        ),
+        tools=[flaky_weather()],
+    )
+    boss = Agent(
+        name="boss",
+        model=ResponsesModel(
+            [
+                [function_call("ask", {"input": "Oslo?"}, call_id="o1")],
+                [assistant_message("Oslo is sunny.", item_id="o2")],
+            ]
+        ),
+        tools=[researcher.as_tool(tool_name="ask", tool_description="Ask the researcher.")],
+    )
+    result = Runner.run_sync(boss, "Ask about Oslo")
+    (captured,) = processor.captured
+    assert kinds(captured) == [
+        ("tool_call", "ask"),
+        ("tool_call", "weather"),
+        ("observation", "weather"),
+        ("error_recovery", None),
+        ("observation", "ask"),
+        ("thought", None),
+    ]
+    (reply,) = [item for item in result.new_items if item.type == "tool_call_output_item"]
+    assert captured.trace.steps[4].content == reply.output
+    assert captured.trace.outcome.result_summary == result.final_output
+
+
 def test_running_out_of_turns_is_a_failed_trace_and_the_error_still_reaches_the_caller() -> None:
     """MaxTurnsExceeded propagates as usual; the trace says the run failed."""
     processor = oa.processor()

@@ -50,8 +50,33 @@ def tool_names(trace: ReasoningTrace) -> list[str]:
 
 
 def observations(trace: ReasoningTrace) -> list[str]:
-    """The text of each observation that answers a call (those a chat row can hold)."""
-    return [step.content or "" for step in chat_steps(trace) if step.type == "observation"]
+    """The text of each observation that answers a call (those a chat row can hold), in the
+    order of the calls: a chat row answers a call before the next turn, so the result of a
+    tool inside which an agent ran (observed after that agent's steps) moves up to its call."""
+    kept = chat_steps(trace)
+    answers = [step for step in kept if step.type == "observation"]
+    if not nested(trace):
+        return [step.content or "" for step in answers]
+    ordered = []
+    for step in kept:
+        if step.type in ("tool_call", "error_recovery") and step.tool is not None:
+            name = step.tool.name
+            found = next((a for a in answers if a.tool is None or a.tool.name == name), None)
+            if found is not None:
+                answers.remove(found)
+                ordered.append(found.content or "")
+    return ordered + [step.content or "" for step in answers]
+
+
+def nested(trace: ReasoningTrace) -> bool:
+    """Whether an observation comes after steps that ran inside its tool (not after a call)."""
+    tools = ("tool_call", "error_recovery", "observation")
+    return any(
+        step.type == "observation"
+        and step.tool is not None
+        and (before.type not in tools or before.tool is None)
+        for before, step in zip(trace.steps, trace.steps[1:], strict=False)
+    )
 
 
 def step_kinds(trace: ReasoningTrace) -> list[tuple[str, str | None]]:
@@ -373,9 +398,10 @@ def test_conformance_files_read_back_the_same(path: Path) -> None:
         assert_trl_shape(row)
         back = read_back(row)
         assert_same_outcome(item.trace, back)
-        if len(chat_steps(item.trace)) == len(item.trace.steps):
+        if len(chat_steps(item.trace)) == len(item.trace.steps) and not nested(item.trace):
             # An observation no call waits for is a user turn, read back as an error: the
             # steps around it may be typed otherwise (a retry the source did not call one).
+            # A row answers each call at once, so a nested tool's result moves up to its call.
             assert step_kinds(back) == step_kinds(item.trace)
 
 

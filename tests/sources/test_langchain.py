@@ -293,6 +293,21 @@ def test_an_error_tool_message_fails_a_call_no_tool_run_recorded() -> None:
     assert item.trace.outcome.result_summary == "Found it."
 
 
+def test_a_root_whose_last_ai_message_asks_for_tools_gave_no_answer() -> None:
+    """A run that stopped at a tool call: the text said with the call is no result."""
+    asks = ai("I will look it up.", [{"name": "search", "args": {}, "id": "c1"}])
+    tree = run(
+        "chain",
+        "LangGraph",
+        inputs={"messages": [["user", "find it"]]},
+        outputs={"messages": [["user", "find it"], asks]},
+        child_runs=[llm("m1", asks, "2025-01-01T00:00:01Z")],
+    )
+    item = lc.to_trace(tree)
+    assert shape(item) == [("thought", None), ("tool_call", "search")]
+    assert item.trace.outcome.result_summary == "completed"
+
+
 def test_reasoning_blocks_and_provider_reasoning_are_thoughts() -> None:
     """Standard ``reasoning`` blocks and ``additional_kwargs.reasoning_content`` are thoughts."""
     message = ai(

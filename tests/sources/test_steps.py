@@ -132,6 +132,62 @@ def test_with_siblings_only_after_the_error_the_answer_recovers_it() -> None:
     ]
 
 
+def test_a_tool_that_runs_an_agent_is_observed_after_the_steps_inside_it() -> None:
+    """An agent called as a tool: its model and tool steps come before the tool's result."""
+    builder = StepBuilder()
+    builder.tool_request("ask", {"q": "Oslo?"}, call_id="o1", at=0.0)
+    builder.tool_result("ask", output="Oslo: sunny", call_id="o1", at=1.0, latency_ms=5000)
+    builder.tool_request("weather", {"city": "Oslo"}, call_id="i1", at=2.0)
+    builder.tool_result("weather", output="sunny", call_id="i1", at=3.0, latency_ms=100)
+    builder.thought("Oslo: sunny", at=4.0)
+    builder.answer("Oslo is sunny.", at=7.0)
+    steps = builder.steps()
+    assert [(s["type"], s.get("tool", {}).get("name")) for s in steps] == [
+        ("tool_call", "ask"),
+        ("tool_call", "weather"),
+        ("observation", "weather"),
+        ("thought", None),
+        ("observation", "ask"),
+        ("thought", None),
+    ]
+
+
+def test_parallel_siblings_running_at_once_keep_each_observation_after_its_call() -> None:
+    """Calls of one turn that overlap in time are siblings, not one inside the other."""
+    builder = StepBuilder()
+    builder.tool_request("a", call_id="1", at=0.0)
+    builder.tool_request("b", call_id="2", at=0.0)
+    builder.tool_result("a", output="A", call_id="1", at=1.0, latency_ms=3000)
+    builder.tool_result("b", error="boom", call_id="2", at=1.5, latency_ms=1000)
+    builder.tool_request("b", call_id="3", at=5.0)
+    builder.tool_result("b", output="B", call_id="3", at=5.5, latency_ms=10)
+    assert kinds(builder.steps()) == [
+        "tool_call",
+        "observation",
+        "tool_call",
+        "observation",
+        "error_recovery",
+        "observation",
+    ]
+
+
+def test_a_tool_failing_after_the_steps_inside_it_is_recovered_by_the_next_action() -> None:
+    """The error is seen at the failed tool's end: a step inside it recovers nothing."""
+    builder = StepBuilder()
+    builder.tool_request("ask", call_id="o1", at=0.0)
+    builder.tool_result("ask", error="agent gave up", call_id="o1", at=1.0, latency_ms=5000)
+    builder.thought("Looking it up.", at=2.0)
+    builder.tool_request("ask", call_id="o2", at=7.0)
+    builder.tool_result("ask", output="done", call_id="o2", at=8.0, latency_ms=10)
+    assert kinds(builder.steps()) == [
+        "tool_call",
+        "thought",
+        "observation",
+        "error_recovery",
+        "observation",
+    ]
+
+
 def test_the_next_turns_request_recovers_even_told_right_after_the_last() -> None:
     """Requests of two turns split by a result are two turns, though no text came between."""
     builder = StepBuilder()

@@ -49,14 +49,27 @@ OnTrace = Callable[[ScoredItem], object]
 """Called with each captured run: its trace (scored), breakdown, warnings (``.item.warnings``)."""
 
 
+def imported(name: str) -> ModuleType | None:
+    """The module ``name`` if its import has finished, else ``None``.
+
+    A module is in ``sys.modules`` from the start of its import: another thread importing it
+    (two first calls of a capture at once) would hand over a half-made module, which
+    ``importlib.import_module`` waits for, as Python's own import does.
+    """
+    module = sys.modules.get(name)
+    if module is None or getattr(getattr(module, "__spec__", None), "_initializing", False):
+        return None
+    return module
+
+
 def live_module(name: str, framework: str) -> ModuleType:
     """The live module ``name``, its ``framework`` imported first (``ImportError`` when missing).
 
     When both are imported already they are looked up, not imported again: ``kp.capture`` makes
     its hooks at each step of a generator, and an import's locks cost some 15 µs each.
     """
-    module = sys.modules.get(name)
-    if module is not None and sys.modules.get(framework) is not None:
+    module = imported(name)
+    if module is not None and imported(framework) is not None:
         return module
     importlib.import_module(framework)
     return importlib.import_module(name)

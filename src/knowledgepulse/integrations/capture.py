@@ -27,7 +27,6 @@ import contextvars
 import functools
 import importlib
 import inspect
-import sys
 import threading
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Iterator
 from contextlib import AbstractContextManager
@@ -41,6 +40,7 @@ from knowledgepulse.integrations._collector import (
     Collector,
     OnTrace,
     checked_on_trace,
+    imported,
     logger,
 )
 from knowledgepulse.value import TraceValueScorer
@@ -350,7 +350,7 @@ def _activate(name: str, collector: Collector) -> AbstractContextManager[Any] | 
     """The hook ``name`` switched on for ``collector``, or ``None`` when it cannot be."""
     try:
         qualified = f"knowledgepulse.integrations.{name}"
-        module = sys.modules.get(qualified) or importlib.import_module(qualified)
+        module = imported(qualified) or importlib.import_module(qualified)
     except ImportError:
         return None  # this knowledgepulse has no such hook
     activate = getattr(module, "activate", None)

@@ -6,7 +6,9 @@ requested, tool executions and their results, the final answer. The builder turn
 ``steps`` of a ``ReasoningTrace`` by the rules of ``spec/integrations.md``:
 
 * order by start time; ties, and events with no time, keep the order they were told in (tree
-  order), an event with no time sitting after the event told before it;
+  order), an event with no time sitting after the event told before it; a tool's observation
+  follows its call, or, where steps of another turn started while it ran (an agent called as a
+  tool), them, at the tool's end (known from its start and latency);
 * a requested tool call and its execution are one ``tool_call`` step, matched by call id (the
   latest call of that id; a request, or a distinct execution, that reuses the id of a call
   already requested, or executed, is a new call), else by tool name in order, the names compared
@@ -142,6 +144,7 @@ class _ToolEvent:
     executed: bool = False
     text: str | None = None  # the step's text, when the source gave one (else name and input)
     turn: int | None = None  # the model turn that asked for it (None: no request was told)
+    ended: float | None = None  # when its execution ended, where its start and latency are told
 
 
 @dataclass(slots=True)
@@ -360,6 +363,8 @@ class StepBuilder:
             tool.error = error
         if latency_ms is not None:
             tool.latency_ms = max(0.0, latency_ms)
+            start = _seconds(at)
+            tool.ended = None if start is None else start + tool.latency_ms / 1000
         if mcp_server:
             tool.mcp_server = mcp_server
 
@@ -426,12 +431,34 @@ class StepBuilder:
         turn (a parallel sibling) was asked for before the error was seen: no recovery, and the
         error still waits for the agent's next action. An error with nothing after it is
         terminal: no step is a recovery.
+
+        A tool's ``observation`` follows its call, unless steps started while it ran (an agent
+        called as a tool, whose model and tools run inside it): then it follows them, at the
+        tool's end, as its result did. A parallel sibling of its own turn is not inside it.
         """
         steps: list[dict[str, Any]] = []
         after_error = False
         failed_turn: int | None = None  # the model turn of the failed call the error is from
         reply: int | None = None  # the first thought after the pending error
-        for event in self._without_repeated_answer(self._ordered()):
+        running: list[_ToolEvent] = []  # tools whose observation waits for their end
+
+        def observe(tool: _ToolEvent) -> None:
+            nonlocal after_error, failed_turn
+            if not tool.error and tool.output is None:
+                return  # nothing came back (a handoff): no observation
+            steps.append(_observation(tool))
+            if tool.error:
+                after_error, failed_turn = True, tool.turn
+
+        def ended_by(at: float, turn: int | None) -> None:
+            """Observe the tools that ended by ``at``, and those of ``turn`` (its siblings)."""
+            done = [t for t in running if _ended_by(t, at) or (turn is not None and t.turn == turn)]
+            for tool in sorted(done, key=lambda t: t.ended or 0.0):
+                running.remove(tool)
+                observe(tool)
+
+        for at, event in self._in_order():
+            ended_by(at, event.tool.turn if event.tool is not None else None)
             if event.error is not None:
                 if after_error and reply is not None:  # the reply tried, and failed again
                     steps[reply]["type"] = "error_recovery"
@@ -448,16 +475,23 @@ class StepBuilder:
                 steps.append(_tool_step(tool, recovery=after_error and not sibling))
                 if not sibling:
                     after_error, reply, failed_turn = False, None, None
-                if tool.error or tool.output is not None:
-                    steps.append(_observation(tool))
-                if tool.error:
-                    after_error, failed_turn = True, tool.turn
+                if tool.ended is not None and tool.turn is not None:
+                    running.append(tool)  # observed at its end, after what ran inside it
+                else:
+                    observe(tool)
+        ended_by(float("inf"), None)
         if self._answer is not None and self.answer_is_step:
             reply = len(steps) if after_error and reply is None else reply
             steps.append({"type": "thought", "content": bounded(self._answer)})
         if after_error and reply is not None:
             steps[reply]["type"] = "error_recovery"
         return [{"step_id": number, **step} for number, step in enumerate(steps)]
+
+    def _in_order(self) -> list[tuple[float, _Event]]:
+        """The events to tell, each with the start time it is ordered by."""
+        ordered = self._ordered(self._events)
+        kept = {id(event) for event in self._without_repeated_answer([e for _, e in ordered])}
+        return [(at, event) for at, event in ordered if id(event) in kept]
 
     def _without_repeated_answer(self, events: list[_Event]) -> list[_Event]:
         """The events less the thoughts after the last action that only repeat the answer.
@@ -478,16 +512,26 @@ class StepBuilder:
             if n <= last_action or event.tool is not None or (event.text or "").strip() != answer
         ]
 
-    def _ordered(self) -> list[_Event]:
+    @staticmethod
+    def _ordered(events: list[_Event]) -> list[tuple[float, _Event]]:
         """Events by start time; an event with no time keeps its place after the one before."""
         keyed: list[tuple[float, int, _Event]] = []
         last = float("-inf")
-        for event in self._events:
+        for event in events:
             if event.at is not None:
                 last = event.at
             keyed.append((event.at if event.at is not None else last, event.seq, event))
         keyed.sort(key=lambda item: (item[0], item[1]))
-        return [event for _, _, event in keyed]
+        return [(at, event) for at, _, event in keyed]
+
+
+_CLOCK_SLACK_S = 1e-6
+"""A start and a latency told in milliseconds give an end a rounding away from the true one."""
+
+
+def _ended_by(tool: _ToolEvent, at: float) -> bool:
+    """Whether ``tool`` had ended when an event starting at ``at`` started."""
+    return tool.ended is not None and tool.ended <= at + _CLOCK_SLACK_S
 
 
 def _joins(tool: _ToolEvent, flag: _Flag, *, distinct: bool) -> bool:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
+import weakref
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from datetime import UTC, datetime, timedelta
@@ -177,12 +179,31 @@ _ACTIVE: ContextVar[_ContextTracer | None] = ContextVar("kp_langchain_tracer", d
 register_configure_hook(_ACTIVE, True)
 
 
+# The tracer of each set of collectors while a run holds it. A capture switches its hooks on for
+# each step of a generator it wraps: a stream's later runs must reach the tracer its first step
+# gave the run, or each step's tracer would keep its share of the run as a trace of its own.
+_TRACERS: weakref.WeakValueDictionary[tuple[int, ...], _ContextTracer] = (
+    weakref.WeakValueDictionary()
+)
+_TRACERS_LOCK = threading.Lock()
+
+
+def _tracer_for(collectors: tuple[Collector, ...]) -> _ContextTracer:
+    """The tracer of ``collectors``: the one a run still holds, else a new one."""
+    key = tuple(id(collector) for collector in collectors)  # alive while their tracer is
+    with _TRACERS_LOCK:
+        tracer = _TRACERS.get(key)
+        if tracer is None:
+            tracer = _TRACERS[key] = _ContextTracer(collectors)
+        return tracer
+
+
 @contextlib.contextmanager
 def activate(collector: Collector) -> Iterator[None]:
     """Give ``collector`` every LangChain run started in this context while inside."""
     current = _ACTIVE.get()
     collectors = (*(current.collectors if current is not None else ()), collector)
-    token = _ACTIVE.set(_ContextTracer(collectors))
+    token = _ACTIVE.set(_tracer_for(collectors))
     try:
         yield
     finally:

@@ -41,6 +41,15 @@ _TOOL_RUNS = frozenset({"tool", "retriever"})
 _TRACEBACK = "Traceback (most recent call last)"
 _OBJECTIVE_KEYS = ("input", "question", "query", "task", "prompt")
 _ALIASES = {"kp_task_domain": DOMAIN_KEY, "kp_confidence": CONFIDENCE_KEY}
+_INTERRUPTS = ("GraphInterrupt(", "NodeInterrupt(")
+
+INTERRUPTED = (
+    "the run was interrupted (a LangGraph node called interrupt(): the graph awaits a human's "
+    "input, and its resumed run is a trace of its own)"
+)
+"""The warning of a run that paused for a human; such a run is no success."""
+PAUSED = "interrupted: awaits a human's input"
+"""The ``result_summary`` of a run that paused for a human before any answer."""
 
 CONTENT_HINT = (
     "LangSmith records no run inputs or outputs when LANGSMITH_HIDE_INPUTS=true or "
@@ -109,17 +118,19 @@ def convert_tree(root: RunNode, options: TraceOptions) -> TraceItem:
         # step inside failing: that error ends it, or the trace would not say why it failed.
         end = run_time(run.get("end_time"))
         walk.builder.error(f"{_name(run)}: {stopped}", at=end, terminal=True)
+    if walk.interrupted:
+        walk.warnings.append(INTERRUPTED)
     source_id = _string(run.get("trace_id")) or _string(run.get("id")) or "langsmith-run"
     return assemble(
         walk.builder,
         source="langsmith",
         source_id=source_id,
-        success=not error and run.get("status") != "error",
+        success=not error and run.get("status") != "error" and not walk.interrupted,
         options=options,
         objective=_objective(run.get("inputs")) or walk.first_user_text,
         fallback_objective=_name(run),
         created_at=run_time(run.get("start_time")),
-        result_summary=result or walk.answer,
+        result_summary=result or walk.answer or (PAUSED if walk.interrupted else None),
         agent_id=_name(run),
         framework="langgraph" if walk.langgraph else "langchain",
         metadata=_metadata(run),
@@ -141,8 +152,11 @@ class _Walk:
     failed: set[str] = field(default_factory=set)
     error_messages: dict[str, Message] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    interrupted: bool = False  # a node paused the graph for a human (LangGraph's interrupt())
 
     def visit(self, run: Mapping[str, Any], *, inside_tool: bool) -> None:
+        if _interrupt(run.get("error")):
+            self.interrupted = True
         metadata = as_object(as_object(run.get("extra")).get("metadata"))
         if metadata.get("ls_integration") == "langgraph" or any(
             str(key).startswith("langgraph_") for key in metadata
@@ -195,7 +209,8 @@ class _Walk:
         reply = next((m for m in find_messages(output) if m.role == "tool"), None)
         call_id = _string(as_object(run.get("extra")).get("tool_call_id"))
         call_id = call_id or (reply.tool_call_id if reply else None)
-        error = _error_text(run.get("error"))
+        # A tool that paused the graph for a human neither failed nor returned: no observation.
+        error = None if _interrupt(run.get("error")) else _error_text(run.get("error"))
         if reply is not None and reply.status == "error" and not error:
             error = reply.text or "the tool failed"
         text = reply.text if reply is not None else _output_text(output)
@@ -312,8 +327,10 @@ def _result(outputs: Any) -> str | None:
     text = _text_of(output)
     if text:
         return text
-    replies = [m for m in message_list(outputs.get("messages")) if m.role == "ai" and m.text]
-    if replies:
+    # The last AI message, unless it asks for tools: a run that stopped there (interrupted for a
+    # human, or cut short) gave no answer, and the text said with the calls is no answer.
+    replies = [m for m in message_list(outputs.get("messages")) if m.role == "ai"]
+    if replies and replies[-1].text and not replies[-1].tool_calls:
         return replies[-1].text
     return None
 
@@ -347,6 +364,11 @@ def _output_text(output: Any) -> str | None:
         if all(isinstance(text, str) for text in contents):
             return "\n\n".join(text for text in contents if isinstance(text, str))
     return content_text(output)
+
+
+def _interrupt(error: Any) -> bool:
+    """Whether a run's error is LangGraph's pause for a human (``interrupt()``), no failure."""
+    return isinstance(error, str) and error.lstrip().startswith(_INTERRUPTS)
 
 
 def _error_text(error: Any) -> str | None:

@@ -31,6 +31,11 @@ CONTENT_HINT = (
     "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only are set before the run"
 )
 """How to make instrumentations record message text (printed once when a file holds none)."""
+AWAITING = (
+    "the run stopped for tool calls to be run or approved elsewhere (Pydantic AI's "
+    "DeferredToolRequests); the run continued with their results is a trace of its own"
+)
+"""The warning of a run that ended awaiting deferred tool calls; such a run is no success."""
 
 _ASSISTANT = ("assistant", "ai", "model")
 
@@ -72,11 +77,12 @@ def convert_spans(
     if failure is not None:
         builder.error(failure, at=top.end_ns / 1e9 if top.end_ns else None, terminal=True)
     builder.answer(answer)
+    awaiting = agent is not None and agent.view.awaiting
     return assemble(
         builder,
         source=source,
         source_id=root.trace_id,
-        success=_succeeded(root) and _succeeded(top),
+        success=_succeeded(root) and _succeeded(top) and not awaiting,
         options=options,
         objective=_objective(ordered, agent),
         fallback_objective=(agent.view.agent_name if agent else None) or root.name,
@@ -85,7 +91,7 @@ def convert_spans(
         framework=top.scope or next((item.span.scope for item in ordered if item.span.scope), None),
         metadata=_metadata(root, top),
         content_hint=CONTENT_HINT,
-        warnings=_shared_ids(spans),
+        warnings=(*_shared_ids(spans), *((AWAITING,) if awaiting else ())),
     )
 
 

@@ -70,6 +70,7 @@ class View:
     is_mcp: bool = False
     retrieval: bool = False
     error: str | None = None
+    awaiting: bool = False  # the agent stopped for tool results or approvals it was not given
     sources: list[str] = field(default_factory=list)
 
     def fill(self, dialect: str, **values: Any) -> None:
@@ -346,12 +347,19 @@ def _pydantic_ai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     events = attrs.get("all_messages_events")  # its first instrumentation version's name
     if span.name == "agent run" or "agent_name" in attrs or all_messages is not None or events:
         history = msg.messages(all_messages) or msg.event_messages(events)[0]
+        final = attrs.get("final_result")
+        # DeferredToolRequests: the run stopped for calls someone else runs or approves; the
+        # text said with those calls is no answer, and the dump of the requests none either.
+        awaiting = _deferred(msg.loads(final))
         view.fill(
             "pydantic-ai",
             role="agent",
             agent_name=_str(attrs.get("agent_name")),
             input_text=msg.first_user_text(history),
-            output_text=_output_text(attrs.get("final_result")) or msg.last_assistant_text(history),
+            output_text=None
+            if awaiting
+            else _output_text(final) or msg.last_assistant_text(history),
+            awaiting=awaiting,
         )
     elif span.name == "running tool" or "tool_arguments" in attrs:
         view.fill(
@@ -561,6 +569,14 @@ def _entity(value: Any, key: str) -> Any:
     if isinstance(loaded, dict) and key in loaded:
         return loaded[key]
     return loaded
+
+
+def _deferred(final: Any) -> bool:
+    """Whether a Pydantic AI run's ``final_result`` is its ``DeferredToolRequests`` (not empty)."""
+    if not isinstance(final, dict) or not {"calls", "approvals"} <= final.keys():
+        return False
+    calls, approvals = final["calls"], final["approvals"]
+    return isinstance(calls, list) and isinstance(approvals, list) and bool(calls or approvals)
 
 
 def _output_text(value: Any) -> str | None:
