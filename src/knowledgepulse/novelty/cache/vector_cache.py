@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -159,10 +160,19 @@ class VectorCache:
         return self.size
 
     def add(self, vector: ArrayLike, *, id: str | None = None) -> None:
-        """Hold a vector (evicting the oldest when full)."""
+        """Hold a vector (evicting the oldest when full).
+
+        A vector the cache already holds under the same id (unexpired, within
+        :data:`SAME_VECTOR`) is not held twice: a trace scored again adds nothing.
+        """
         with self._lock:
             unit = self._units(vector, "vector", rows=False)
-            self._held(unit).append(unit, [id], np.array([self._clock()], dtype=np.float64))
+            store, names = self._held(unit), [id]
+            times = np.array([self._clock()], dtype=np.float64)
+            with store.view():
+                joins = self._joins(store, unit, names, times)
+            if joins is None or joins[0]:
+                store.append(unit, names, times)
 
     def nearest(self, query: ArrayLike, *, exclude_id: str | None = None) -> Nearest | None:
         """The held vector most similar to ``query``, or ``None`` when nothing is held.
@@ -195,6 +205,7 @@ class VectorCache:
                     if self._ttl_ms and (store.count or i):
                         query_times[i] = self._clock()
                     add_times[i] = self._clock()
+                joins = self._joins(store, units, names, add_times)
                 held, held_times = store.parts()
                 found = online_nearest(
                     held,
@@ -205,11 +216,66 @@ class VectorCache:
                     add_times=add_times,
                     ttl_ms=self._ttl_ms,
                     keys=_own_keys(store, names),
+                    joins=joins,
                     block_bytes=self._block_bytes,
                 )
+                if joins is not None:
+                    units, add_times = units[joins], add_times[joins]
+                    names = [name for name, j in zip(names, joins.tolist(), strict=True) if j]
                 nearest = self._named(found, names)
                 store.append(units, names, add_times)
             return nearest
+
+    def _joins(
+        self,
+        store: MemoryRing | FileRing,
+        units: NDArray[np.float32],
+        names: list[str | None],
+        add_times: NDArray[np.float64],
+    ) -> NDArray[np.bool_] | None:
+        """Which of ``units`` join the cache, added one by one: not one already held (view held).
+
+        A vector is held already when, at its add, the cache holds an unexpired vector under its
+        id within :data:`SAME_VECTOR` of it. ``None``: all join (no id is held or repeated).
+        """
+        held_codes, codes = _id_codes(store, names)
+        if codes.max(initial=-1) < 0:
+            return None
+        count = store.count
+        keys_of: dict[int, list[int]] = {}
+        for key in np.flatnonzero(held_codes >= 0).tolist():
+            keys_of.setdefault(int(held_codes[key]), []).append(key)
+        if not keys_of and len(set(codes[codes >= 0].tolist())) == np.count_nonzero(codes >= 0):
+            return None  # no id held, none repeated: each vector is the only one of its id
+        held, held_times = store.parts()
+        starts = np.cumsum([0, *(len(part) for part in held)])
+        joins = np.ones(len(units), dtype=bool)
+        batch_rows: list[int] = []  # the batch row of each joined key, past the held ones
+
+        def key_at(key: int) -> tuple[NDArray[np.float32], float]:
+            if key >= count:
+                row = batch_rows[key - count]
+                return units[row], float(add_times[row])
+            part = int(np.searchsorted(starts, key, side="right")) - 1
+            offset = key - int(starts[part])
+            return held[part][offset], float(held_times[part][offset])
+
+        for row, code in enumerate(codes.tolist()):
+            position = count + len(batch_rows)
+            for key in keys_of.get(code, []) if code >= 0 else []:
+                vector, added_at = key_at(key)
+                if key < position - self._max_elements or (
+                    self._ttl_ms and added_at <= add_times[row] - self._ttl_ms
+                ):
+                    continue  # evicted, or expired, by the time this vector is added
+                if _same_vector(vector, units[row]):
+                    joins[row] = False
+                    break
+            if joins[row]:
+                if code >= 0:
+                    keys_of.setdefault(code, []).append(position)
+                batch_rows.append(row)
+        return joins
 
     def nearest_many(
         self, queries: ArrayLike, *, exclude_ids: Sequence[str | None] | None = None
@@ -582,6 +648,16 @@ class VectorCache:
             else Nearest(store.id_at(index) if index < held else batch_ids[index - held], value)
             for index, value in zip(found.index.tolist(), found.similarity.tolist(), strict=True)
         ]
+
+
+SAME_VECTOR = 1e-5
+"""The largest difference of any component of two unit vectors that are one vector: a trace
+embedded again (another batch size, worker count) may differ in float rounding, never this much
+once its text changed."""
+
+
+def _same_vector(one: NDArray[np.floating[Any]], other: NDArray[np.float32]) -> bool:
+    return bool(np.abs(np.asarray(one, dtype=np.float32) - other).max() <= SAME_VECTOR)
 
 
 def _batch_ids(ids: Sequence[str | None] | None, count: int) -> list[str | None]:
