@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -85,6 +86,23 @@ def test_rescoring_a_day_gives_the_same_scores_and_keeps_the_days_before(
     with VectorCache.open(cache, read_only=True) as held:
         ids = [str(entry.id) for entry in held.entries()]
     assert sorted(ids) == sorted(json.loads(line)["id"] for line in lines)
+
+
+def test_the_run_says_what_the_cache_holds_added_evicted_and_expired(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """After a run, one line: the vectors that count of the cache's size, what the run added,
+    the oldest its additions evicted, and those past --ttl (they no longer count)."""
+    cache = tmp_path / "seen.kpcache"
+    first = kp("score", str(TRACES), "--cache", str(cache), "--cache-size", "5", "--ttl", "0.001")
+    assert first.code == 0
+    assert re.search(
+        rf"kp: {re.escape(str(cache))} holds \d of 5 vectors: 8 added by this run, 3 of the "
+        r"oldest evicted",
+        first.err,
+    )
+    frozen = kp("score", str(TRACES), "--cache", str(cache), "--frozen")
+    assert f"kp: {cache} holds 0 of 5 vectors; nothing was added; 5 more expired" in frozen.err
 
 
 def test_frozen_scoring_leaves_the_cache_file_and_ignores_order(

@@ -164,6 +164,19 @@ def test_rescoring_a_batch_does_not_evict_what_was_held_before_it() -> None:
     assert [n.id if n else None for n in again[0]] == ["tue-2", "monday"]
 
 
+def test_counts_say_what_counts_what_expired_and_what_was_added() -> None:
+    """counts(): live and expired vectors (all still held until evicted), and the additions."""
+    clock = FakeClock()
+    cache = VectorCache(max_elements=3, dimensions=2, ttl_ms=100, clock=clock)
+    cache.add(unit(1, 0), id="a")
+    clock.now = 50
+    cache.nearest_then_add_many([unit(0, 1), unit(1, 1), unit(1, 0)], ids=["b", "c", "a"])
+    clock.now = 120  # "a" (0 ms) has expired; "b" and "c" (50 ms) count; the repeat added none
+    counts = cache.counts()
+    assert (counts.live, counts.expired, counts.added, counts.held) == (2, 1, 3, 3)
+    assert counts.live == cache.size
+
+
 def test_clear_empties_the_cache() -> None:
     """clear() forgets every vector."""
     cache = VectorCache(dimensions=2)

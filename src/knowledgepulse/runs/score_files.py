@@ -208,6 +208,7 @@ def score_files(
             dropped=run.dropped_on_open,
             cache_size=run.cache_size,
             frozen=frozen,
+            change=run.cache_change,
         )
     done.kept_rows = 0 if unread is None else unread.written
     return done

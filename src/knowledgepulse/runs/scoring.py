@@ -22,6 +22,7 @@ from knowledgepulse.errors import (
     ScorerParameterError,
     Setting,
 )
+from knowledgepulse.reports.value import CacheChange
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer, checked_scorer
@@ -301,6 +302,9 @@ class ScoreRun:
         """How many of ``cache_path``'s oldest vectors a smaller ``cache_size`` left out."""
         self.cache_outcome: CacheOutcome | None = None
         """What :meth:`close` did with the cache (``None``: no cache, or not closed yet)."""
+        self._counts_before = None if cache is None else cache.counts()
+        self.cache_change: CacheChange | None = None
+        """What the run did to the cache, as :meth:`close` found it (``None``: no cache)."""
 
     def score(
         self,
@@ -333,6 +337,10 @@ class ScoreRun:
         scorer, path = self.scorer, self.cache_path
         if path is None:
             return
+        if scorer.embedder is not None:
+            self.cache_change = CacheChange.of(
+                self._counts_before, scorer.cache.counts(), scorer.cache.max_elements
+            )
         if self.frozen:
             self.cache_outcome = "frozen"
             return

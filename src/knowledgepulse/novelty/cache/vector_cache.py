@@ -76,6 +76,23 @@ class CachedVector:
     added_at_ms: float
 
 
+@dataclass(frozen=True, slots=True)
+class CacheCounts:
+    """What a cache holds now: the vectors that count, and those past the TTL still in it."""
+
+    live: int
+    """Vectors that count (:attr:`VectorCache.size`)."""
+    expired: int
+    """Vectors older than the TTL: they no longer count, and are the first evicted."""
+    added: int
+    """Vectors this cache object added since it was made or opened (not ones held already)."""
+
+    @property
+    def held(self) -> int:
+        """Every vector in the cache, expired ones included."""
+        return self.live + self.expired
+
+
 class VectorCache:
     """A bounded set of embeddings with cosine search, oldest-first eviction and a TTL.
 
@@ -123,6 +140,7 @@ class VectorCache:
         self._model_id: str | None = None
         self._resize_on_flush = False  # open() of another capacity: the file is rewritten then
         self._file_cleared = False
+        self._added = 0
         self.dropped_on_load = 0
         """How many of a saved cache's oldest vectors :meth:`load` or :meth:`open` left out to
         fit a smaller ``max_elements`` (a shell tells its user: they are gone once saved)."""
@@ -159,6 +177,16 @@ class VectorCache:
     def __len__(self) -> int:
         return self.size
 
+    def counts(self) -> CacheCounts:
+        """How many vectors count now, how many have expired, how many this object added."""
+        with self._lock, self._store.view():
+            held = self._store.count
+            live = held
+            if self._ttl_ms and held:
+                due = self._clock() - self._ttl_ms
+                live = sum(int(np.count_nonzero(p > due)) for p in self._store.parts()[1])
+            return CacheCounts(live=live, expired=held - live, added=self._added)
+
     def add(self, vector: ArrayLike, *, id: str | None = None) -> None:
         """Hold a vector (evicting the oldest when full).
 
@@ -173,6 +201,7 @@ class VectorCache:
                 joins = self._joins(store, unit, names, times)
             if joins is None or joins[0]:
                 store.append(unit, names, times)
+                self._added += 1
 
     def nearest(self, query: ArrayLike, *, exclude_id: str | None = None) -> Nearest | None:
         """The held vector most similar to ``query``, or ``None`` when nothing is held.
@@ -224,6 +253,7 @@ class VectorCache:
                     names = [name for name, j in zip(names, joins.tolist(), strict=True) if j]
                 nearest = self._named(found, names)
                 store.append(units, names, add_times)
+                self._added += len(units)
             return nearest
 
     def _joins(
