@@ -203,6 +203,21 @@ def test_two_writers_both_keep_their_vectors(tmp_path: Path) -> None:
     assert [e.id for e in one.entries()] == ["one", "two"]
 
 
+def test_two_writers_scoring_the_same_traces_save_them_once(tmp_path: Path) -> None:
+    """Two runs scoring one file into one cache at once: the second save appends no copy of a
+    trace the first saved (same id, same vector); a changed one is appended."""
+    path = tmp_path / "c.kpcache"
+    one = VectorCache.open(path, dimensions=3, max_elements=10)
+    two = VectorCache.open(path, dimensions=3)
+    batch, ids = np.eye(3, dtype=np.float32), ["x", "y", "z"]
+    one.nearest_then_add_many(batch, ids=ids)
+    batch[2] = [0.0, 1.0, 1.0]  # "z" changed before the second run read it
+    two.nearest_then_add_many(batch, ids=ids)
+    one.flush()
+    two.flush()
+    assert [e.id for e in VectorCache.open(path).entries()] == ["x", "y", "z", "z"]
+
+
 # A save writes the journal and fsyncs it, writes each region, fsyncs the slots, writes the
 # header and fsyncs it: the call after which each step is cut.
 STEPS = {"journal": ("fsync", 1), "region": ("_write_at", 2), "slots": ("fsync", 2)}

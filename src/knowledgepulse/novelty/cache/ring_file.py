@@ -17,7 +17,7 @@ import os
 import shutil
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -129,6 +129,12 @@ class CommitHeader:
 
 
 _NOTHING = CommitHeader(-1, 0, 0, 0, None)
+
+
+Keep = Callable[
+    [CommitHeader, NDArray[np.float32], NDArray[np.float64], list[str | None]], NDArray[np.bool_]
+]
+"""Which of a save's entries to append, given the file's latest header (exclusive lock held)."""
 
 
 def encode_superblock(layout: RingLayout, model_id: str | None, path: Path) -> bytes:
@@ -382,23 +388,31 @@ class RingFile:
         dropped: int = 0,
         clear: bool = False,
         ttl_ms: float | None = None,
+        keep: Keep | None = None,
     ) -> None:
         """Append entries (oldest first) after whatever the file holds now, atomically.
 
         ``dropped`` counts entries added before these that the ring already evicted; ``clear``
-        forgets what the file holds first. The steps: (1) the journal (the new entries and
-        header, CRC-checked) past the regions, fsync; (2) the entries into their slots; (3) the
-        header into the other commit copy; (4) the journal cut off. Killed before (1) is
-        durable, the file is as before; after, the next writable open replays the journal. A
-        CacheFileError when the file is read-only, damaged, or the disk is full.
+        forgets what the file holds first. ``keep``, asked under the exclusive lock once the
+        file's latest save is read, says which entries to append (default: all). The steps:
+        (1) the journal (the new entries and header, CRC-checked) past the regions, fsync;
+        (2) the entries into their slots; (3) the header into the other commit copy; (4) the
+        journal cut off. Killed before (1) is durable, the file is as before; after, the next
+        writable open replays the journal. A CacheFileError when the file is read-only,
+        damaged, or the disk is full.
         """
         if not self.writable:
             raise CacheFileError(f"{self.path}: opened read-only; it cannot be saved into")
-        layout, count = self.layout, len(vectors)
-        slots, hashes = encode_ids(ids, layout.id_bytes)
+        layout = self.layout
         self._lock(fcntl.LOCK_EX)
         try:
             base = self._refresh(fcntl.LOCK_EX)
+            if keep is not None:
+                kept = keep(base, vectors, added_at, ids)
+                vectors, added_at = vectors[kept], added_at[kept]
+                ids = [name for name, k in zip(ids, kept.tolist(), strict=True) if k]
+            count = len(vectors)
+            slots, hashes = encode_ids(ids, layout.id_bytes)
             added = base.added + count + dropped
             head = (base.head + count + dropped) % layout.capacity
             live = min((0 if clear else base.count) + count + dropped, layout.capacity)

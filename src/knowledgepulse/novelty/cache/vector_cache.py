@@ -25,6 +25,7 @@ from knowledgepulse.novelty.cache.npz import CacheFileContents, read_cache_file,
 from knowledgepulse.novelty.cache.ring_file import (
     FRESH_START,
     MAX_CAPACITY,
+    CommitHeader,
     RingFile,
     RingLayout,
     create_ring_file,
@@ -942,14 +943,63 @@ class FileRing:
         pending = self.pending
         vectors, times = pending.parts()
         ids = [pending.id_at(i) for i in range(pending.count)]
+        dropped = self.pending_total - pending.count
+
+        def keep(
+            base: CommitHeader,
+            vectors: NDArray[np.float32],
+            times: NDArray[np.float64],
+            ids: list[str | None],
+        ) -> NDArray[np.bool_]:
+            # The file's slots that outlive this save, as if every entry were appended.
+            held = 0 if self.cleared else base.count
+            skip = max(0, held + len(ids) + dropped - self.capacity)
+            return self._not_saved(vectors, times, ids, ttl_ms, skip)
+
         self.ring.commit(
             np.concatenate(vectors),
             np.concatenate(times),
             ids,
-            dropped=self.pending_total - pending.count,
+            dropped=dropped,
             clear=self.cleared,
             ttl_ms=ttl_ms,
+            keep=keep,
         )
         pending.clear()
         self.pending_total = 0
         self.cleared = False
+
+    def _not_saved(
+        self,
+        vectors: NDArray[np.float32],
+        times: NDArray[np.float64],
+        ids: list[str | None],
+        ttl_ms: float | None,
+        skip: int,
+    ) -> NDArray[np.bool_]:
+        """Which entries the file does not hold yet under their id (exclusive lock held).
+
+        Another process may have saved the same traces since this one read the file (two runs
+        scoring one file at once): their vectors are not appended a second time.
+        """
+        kept = np.ones(len(ids), dtype=bool)
+        wanted = {name for name in ids if name is not None}
+        if self.cleared or not wanted:
+            return kept
+        ring = self.ring
+        ring.verify(skip)
+        stored = {stored_id(name, ring.layout.id_bytes): name for name in wanted}
+        hashes = np.array([id_hash(name) for name in stored], dtype=np.uint64)
+        slots_of: dict[str, list[int]] = {}
+        for a, b in ring.live_slots(skip):
+            for slot in (a + np.flatnonzero(np.isin(ring.hashes[a:b], hashes))).tolist():
+                if (name := stored.get(ring.id_at(slot))) is not None:
+                    slots_of.setdefault(name, []).append(slot)
+        for row, name in enumerate(ids):
+            for slot in slots_of.get(name, []) if name is not None else []:
+                if ttl_ms and ring.added_at[slot] <= times[row] - ttl_ms:
+                    continue  # expired by the time this one was added
+                if _same_vector(ring.vectors[slot], vectors[row]):
+                    kept[row] = False
+                    break
+        return kept
