@@ -63,6 +63,14 @@ def damaged(path: Path, what: str) -> CacheFileError:
     return CacheFileError(f"{path}: the vector cache is damaged: {what}; {FRESH_START}")
 
 
+def newer_format(path: Path, what: str) -> CacheFileError:
+    """The error for a cache a newer knowledgepulse wrote: the file is fine, keep it."""
+    return CacheFileError(
+        f"{path}: a newer knowledgepulse made this vector cache ({what}): upgrade knowledgepulse "
+        "(pip install -U knowledgepulse) to use it, or give another cache file"
+    )
+
+
 def not_a_cache(path: Path, what: str) -> CacheFileError:
     """The error for a file that is not a vector cache, with the fix."""
     return CacheFileError(f"{path}: not a knowledgepulse vector cache: {what}; {FRESH_START}")
@@ -154,13 +162,15 @@ def decode_superblock(data: bytes, path: Path) -> tuple[RingLayout, str | None]:
     if len(data) < _SUPER.size + 4 or not data.startswith(RING_MAGIC):
         raise damaged(path, "it does not start with the ring-file magic")
     _, version, dimensions, capacity, id_bytes, chunk, length = _SUPER.unpack_from(data)
-    if version != 1:
-        raise damaged(path, f"it is ring-file version {version}; this knowledgepulse reads 1")
     end = _SUPER.size + (0 if length == 0xFFFFFFFF else length)
     if end > _SUPER.size + 1024 or len(data) < end + 4:
         raise damaged(path, f"its superblock declares a model id of {end - _SUPER.size} bytes")
     if zlib.crc32(data[:end]) != _CRC.unpack_from(data, end)[0]:
         raise damaged(path, "its superblock fails its checksum")
+    if version > 1:  # checksummed: a newer release's format, not damage
+        raise newer_format(path, f"ring-file version {version}; this one reads 1")
+    if version != 1:
+        raise damaged(path, f"it is ring-file version {version}; this knowledgepulse reads 1")
     if not 1 <= dimensions <= MAX_DIMENSIONS:
         raise damaged(path, f"its dimensions is {dimensions}, not a width from 1 to 65536")
     if not 1 <= capacity <= MAX_CAPACITY:
