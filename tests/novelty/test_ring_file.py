@@ -232,6 +232,7 @@ def test_two_writers_scoring_the_same_traces_save_them_once(tmp_path: Path) -> N
     one.flush()
     two.flush()
     assert [e.id for e in VectorCache.open(path).entries()] == ["x", "y", "z", "z"]
+    assert (one.counts().added, two.counts().added) == (3, 1)  # what each run really saved
 
 
 # A save writes the journal and fsyncs it, writes each region, fsyncs the slots, writes the

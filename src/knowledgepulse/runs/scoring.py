@@ -337,21 +337,21 @@ class ScoreRun:
         scorer, path = self.scorer, self.cache_path
         if path is None:
             return
-        if scorer.embedder is not None:
-            self.cache_change = CacheChange.of(
-                self._counts_before, scorer.cache.counts(), scorer.cache.max_elements
-            )
+        if scorer.embedder is None:
+            self.cache_outcome = "frozen" if self.frozen else "no_embedder"
+            return
         if self.frozen:
             self.cache_outcome = "frozen"
-            return
-        if scorer.embedder is None:
-            self.cache_outcome = "no_embedder"
-            return
-        if scorer.cache.path is not None:
+        elif scorer.cache.path is not None:
             scorer.cache.flush()  # opened from cache_path: append what this run added
+            self.cache_outcome = "saved"
         else:
             scorer.cache.save(path, model_id=scorer.cache_model_id)
-        self.cache_outcome = "saved"
+            self.cache_outcome = "saved"
+        # After the save: what another run saved meanwhile is not counted as this one's.
+        self.cache_change = CacheChange.of(
+            self._counts_before, scorer.cache.counts(), scorer.cache.max_elements
+        )
 
     def __enter__(self) -> ScoreRun:
         return self

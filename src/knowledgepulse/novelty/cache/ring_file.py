@@ -399,8 +399,8 @@ class RingFile:
         clear: bool = False,
         ttl_ms: float | None = None,
         keep: Keep | None = None,
-    ) -> None:
-        """Append entries (oldest first) after whatever the file holds now, atomically.
+    ) -> int:
+        """Append entries (oldest first) after whatever the file holds now, atomically; how many.
 
         ``dropped`` counts entries added before these that the ring already evicted; ``clear``
         forgets what the file holds first. ``keep``, asked under the exclusive lock once the
@@ -444,6 +444,7 @@ class RingFile:
             os.fsync(self._fd)
             self._apply(first, count, new, body)
             self.header = new
+            return count
         except OSError as error:
             raise CacheFileError(
                 f"{self.path}: the cache could not be saved ({error.strerror or error}); the file "

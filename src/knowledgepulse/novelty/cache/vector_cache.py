@@ -375,7 +375,7 @@ class VectorCache:
         """
         with self._lock:
             if isinstance(self._store, FileRing):
-                self._store.commit(self._ttl_ms)
+                self._added -= self._store.commit(self._ttl_ms)
             elif self._path is not None and self._resize_on_flush:
                 self._resize_file(self._path)
             elif self._path is not None:
@@ -938,8 +938,11 @@ class FileRing:
         self.pending_total = 0
         self.cleared = True
 
-    def commit(self, ttl_ms: float | None) -> None:
-        """Save the vectors added since the last save into the file, atomically."""
+    def commit(self, ttl_ms: float | None) -> int:
+        """Save the vectors added since the last save into the file, atomically.
+
+        Returns how many of them another process had saved meanwhile (not appended again).
+        """
         pending = self.pending
         vectors, times = pending.parts()
         ids = [pending.id_at(i) for i in range(pending.count)]
@@ -956,7 +959,7 @@ class FileRing:
             skip = max(0, held + len(ids) + dropped - self.capacity)
             return self._not_saved(vectors, times, ids, ttl_ms, skip)
 
-        self.ring.commit(
+        appended = self.ring.commit(
             np.concatenate(vectors),
             np.concatenate(times),
             ids,
@@ -968,6 +971,7 @@ class FileRing:
         pending.clear()
         self.pending_total = 0
         self.cleared = False
+        return len(ids) - appended
 
     def _not_saved(
         self,
