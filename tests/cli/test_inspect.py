@@ -198,3 +198,19 @@ def test_inspect_shows_no_secret_of_the_file_without_being_asked(
     assert redacted.code == 0, redacted.err
     assert "dana@corp.io" not in redacted.out
     assert "[REDACTED:email]" in redacted.out
+
+
+def test_a_vector_cache_is_described_not_read_as_traces(kp: KpRunner, tmp_path: Path) -> None:
+    """kp inspect CACHE says which embedder made it, how full it is and its ids (exit 0); before,
+    it was read as a trace file ('not UTF-8 text', exit 1)."""
+    traces = Path(__file__).parents[2] / "examples" / "traces" / "traces.jsonl"
+    cache = tmp_path / "seen.kpcache"
+    assert kp("score", str(traces), "--cache", str(cache), "--cache-size", "6").code == 0
+    run = kp("inspect", str(cache))
+    assert run.code == 0, run.err
+    assert "--embedder static, --novelty-text objective-actions-terms" in run.out
+    assert "6 of 6 vectors count" in run.out
+    assert "6 distinct ids" in run.out
+    described = json.loads(kp("inspect", "-f", "json", str(cache)).out)
+    assert (described["format"], described["live"], described["capacity"]) == ("ring file", 6, 6)
+    assert described["repeated_ids"] == 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -62,6 +63,46 @@ def test_a_cache_file_carries_novelty_across_runs(kp: KpRunner, tmp_path: Path, 
             abs=1e-5,
         )
         assert row["dimensions"]["novelty"] > 0.0  # type: ignore[index]
+
+
+def test_rescoring_a_day_gives_the_same_scores_and_keeps_the_days_before(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """A day's file scored again with --cache adds no copies of its vectors: a full cache keeps
+    the earlier days, so every rescoring gives the scores the first rescoring gave."""
+    from knowledgepulse.novelty.cache import VectorCache
+
+    lines = TRACES.read_text().splitlines(keepends=True)
+    monday, tuesday = tmp_path / "monday.jsonl", tmp_path / "tuesday.jsonl"
+    monday.write_text("".join(lines[:4]))
+    tuesday.write_text("".join(lines[4:]))
+    cache = tmp_path / "seen.kpcache"
+    options = ("-f", "jsonl", "--cache", str(cache), "--cache-size", "8")
+    assert kp("score", str(monday), *options).code == 0
+    assert kp("score", str(tuesday), *options).code == 0
+    rescored = [kp("score", str(tuesday), *options) for _ in range(3)]
+    assert all(run.code == 0 for run in rescored)
+    assert rescored[1].out == rescored[0].out == rescored[2].out
+    with VectorCache.open(cache, read_only=True) as held:
+        ids = [str(entry.id) for entry in held.entries()]
+    assert sorted(ids) == sorted(json.loads(line)["id"] for line in lines)
+
+
+def test_the_run_says_what_the_cache_holds_added_evicted_and_expired(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """After a run, one line: the vectors that count of the cache's size, what the run added,
+    the oldest its additions evicted, and those past --ttl (they no longer count)."""
+    cache = tmp_path / "seen.kpcache"
+    first = kp("score", str(TRACES), "--cache", str(cache), "--cache-size", "5", "--ttl", "0.001")
+    assert first.code == 0
+    assert re.search(
+        rf"kp: {re.escape(str(cache))} holds \d of 5 vectors: 8 added by this run, 3 of the "
+        r"oldest evicted",
+        first.err,
+    )
+    frozen = kp("score", str(TRACES), "--cache", str(cache), "--frozen")
+    assert f"kp: {cache} holds 0 of 5 vectors; nothing was added; 5 more expired" in frozen.err
 
 
 def test_frozen_scoring_leaves_the_cache_file_and_ignores_order(

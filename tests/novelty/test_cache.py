@@ -134,6 +134,49 @@ def test_expired_vectors_no_longer_count() -> None:
     assert cache.max_cosine_similarity(unit(0, 1)) == 0.0
 
 
+def test_a_vector_held_under_its_id_is_not_held_again() -> None:
+    """Scoring a trace again adds nothing; a changed vector, an expired one or no id is added."""
+    clock = FakeClock()
+    cache = VectorCache(dimensions=2, ttl_ms=1000, clock=clock)
+    cache.add(unit(1, 0), id="a")
+    cache.add(unit(2, 0), id="a")  # the same direction: the same unit vector
+    cache.nearest_then_add_many([unit(1, 0), unit(1, 0)], ids=["a", "a"])
+    assert [e.id for e in cache.entries()] == ["a"]
+    cache.add(unit(1, 1), id="a")  # the trace changed: its new vector is held too
+    cache.add(unit(1, 0), id=None)
+    cache.add(unit(1, 0), id=None)
+    assert [e.id for e in cache.entries()] == ["a", "a", None, None]
+    clock.now = 1000  # all have expired: "a" met again is new again
+    cache.add(unit(1, 0), id="a")
+    assert [(e.id, e.added_at_ms) for e in cache.entries()] == [("a", 1000.0)]
+
+
+def test_rescoring_a_batch_does_not_evict_what_was_held_before_it() -> None:
+    """A batch scored again keeps its place: the vectors before it stay, the answers too."""
+    cache = VectorCache(max_elements=4, dimensions=3)
+    cache.add(unit(1, 0, 0), id="monday")
+    batch, ids = [unit(0, 1, 0), unit(2, 1, 0)], ["tue-1", "tue-2"]
+    first = cache.nearest_then_add_many(batch, ids=ids)
+    again = [cache.nearest_then_add_many(batch, ids=ids) for _ in range(3)]
+    assert [e.id for e in cache.entries()] == ["monday", "tue-1", "tue-2"]
+    assert [n.id if n else None for n in first] == ["monday", "monday"]
+    assert all(a == again[0] for a in again)
+    assert [n.id if n else None for n in again[0]] == ["tue-2", "monday"]
+
+
+def test_counts_say_what_counts_what_expired_and_what_was_added() -> None:
+    """counts(): live and expired vectors (all still held until evicted), and the additions."""
+    clock = FakeClock()
+    cache = VectorCache(max_elements=3, dimensions=2, ttl_ms=100, clock=clock)
+    cache.add(unit(1, 0), id="a")
+    clock.now = 50
+    cache.nearest_then_add_many([unit(0, 1), unit(1, 1), unit(1, 0)], ids=["b", "c", "a"])
+    clock.now = 120  # "a" (0 ms) has expired; "b" and "c" (50 ms) count; the repeat added none
+    counts = cache.counts()
+    assert (counts.live, counts.expired, counts.added, counts.held) == (2, 1, 3, 3)
+    assert counts.live == cache.size
+
+
 def test_clear_empties_the_cache() -> None:
     """clear() forgets every vector."""
     cache = VectorCache(dimensions=2)

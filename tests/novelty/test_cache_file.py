@@ -118,6 +118,17 @@ def test_a_malformed_cache_is_refused_saying_what_is_wrong(
     assert_clear(caught.value, path)
 
 
+def test_a_cache_of_a_newer_format_says_to_upgrade_not_to_delete(tmp_path: Path) -> None:
+    """An .npz a newer knowledgepulse wrote is not damaged: the fix is an upgrade, the file kept."""
+    newer = header(format=CACHE_FILE_FORMAT.replace("/1", "/2"))
+    path = write_npz(tmp_path / "c.npz", header=np.array(json.dumps(newer)))
+    with pytest.raises(CacheFileError, match="a newer knowledgepulse made") as caught:
+        VectorCache.load(path)
+    assert "pip install -U knowledgepulse" in str(caught.value)
+    assert "delete" not in str(caught.value)
+    assert_clear(caught.value, path)
+
+
 def test_an_empty_file_says_it_is_empty(tmp_path: Path) -> None:
     """A zero-byte cache (a save cut short) is a CacheFileError saying so, not "aborted"."""
     path = tmp_path / "c.npz"

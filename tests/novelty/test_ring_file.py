@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 import uuid
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -201,6 +202,37 @@ def test_two_writers_both_keep_their_vectors(tmp_path: Path) -> None:
     two.flush()
     assert [e.id for e in VectorCache.open(path).entries()] == ["one", "two"]
     assert [e.id for e in one.entries()] == ["one", "two"]
+
+
+def test_a_ring_file_of_a_newer_version_says_to_upgrade_not_to_delete(tmp_path: Path) -> None:
+    """A checksummed superblock of version 2 is a newer release's file: upgrade, keep it."""
+    path = tmp_path / "c.kpcache"
+    VectorCache.open(path, dimensions=2, model_id="m").close()
+    data = bytearray(path.read_bytes())
+    data[8:12] = (2).to_bytes(4, "little")  # the version, after the 8-byte magic
+    end = ring_file._SUPER.size + len("m")  # the superblock's CRC follows the model id
+    data[end : end + 4] = zlib.crc32(bytes(data[:end])).to_bytes(4, "little")
+    path.write_bytes(bytes(data))
+    with pytest.raises(CacheFileError, match="a newer knowledgepulse made") as caught:
+        VectorCache.open(path)
+    assert "ring-file version 2" in str(caught.value)
+    assert "delete" not in str(caught.value)
+
+
+def test_two_writers_scoring_the_same_traces_save_them_once(tmp_path: Path) -> None:
+    """Two runs scoring one file into one cache at once: the second save appends no copy of a
+    trace the first saved (same id, same vector); a changed one is appended."""
+    path = tmp_path / "c.kpcache"
+    one = VectorCache.open(path, dimensions=3, max_elements=10)
+    two = VectorCache.open(path, dimensions=3)
+    batch, ids = np.eye(3, dtype=np.float32), ["x", "y", "z"]
+    one.nearest_then_add_many(batch, ids=ids)
+    batch[2] = [0.0, 1.0, 1.0]  # "z" changed before the second run read it
+    two.nearest_then_add_many(batch, ids=ids)
+    one.flush()
+    two.flush()
+    assert [e.id for e in VectorCache.open(path).entries()] == ["x", "y", "z", "z"]
+    assert (one.counts().added, two.counts().added) == (3, 1)  # what each run really saved
 
 
 # A save writes the journal and fsyncs it, writes each region, fsyncs the slots, writes the

@@ -82,8 +82,10 @@ def test_score_files_reads_a_frozen_cache_in_a_directory_it_cannot_write(
     out = io.StringIO()
     done = score_files([TRACES], out, cache_path=cache, frozen=True)
     assert done.tally.scored == len(_lines(out)) > 0
-    with pytest.raises(OutputError, match="no permission to write in"):
+    with pytest.raises(OutputError, match="no permission to write in") as raised:
         score_files([TRACES], io.StringIO(), cache_path=cache)
+    # The cache is there to read: the refusal names the way to use it anyway.
+    assert "without saving, give --frozen" in raised.value.message_with(flag_of)
 
 
 def test_score_files_refuses_a_frozen_cache_that_is_one_of_its_inputs() -> None:

@@ -36,9 +36,18 @@ def inspect_command(
     file gives no trace, an empty one too (unless --allow-empty); 2 when it cannot be read or,
     without --from, holds records no source recognises. Secrets in the values shown are always
     redacted, as in any message; --redact redacts personal data too, by the trace's privacy
-    level (see kp redact), for an inspection to paste in a bug report.
+    level (see kp redact), for an inspection to paste in a bug report. A vector cache (what kp
+    score saves) is described instead: its embedder, size, expired vectors and ids.
     """
-    from knowledgepulse.reports.inspection import inspection_json, inspection_text  # noqa: PLC0415
+    from knowledgepulse.novelty.cache.describe import describe_cache, is_cache_file  # noqa: PLC0415
+    from knowledgepulse.reports import inspection as shown  # noqa: PLC0415
+
+    if is_cache_file(path):
+        cache = describe_cache(path)
+        with open_output(None, for_people=output_format == "text") as stream:
+            json_out = output_format == "json"
+            stream.write(shown.cache_json(cache) + "\n" if json_out else shown.cache_text(cache))
+        return EXIT_OK
 
     redact = redactor_from(options) or False
     inspection = inspect_redacted(
@@ -47,7 +56,7 @@ def inspect_command(
     width = min(100, shutil.get_terminal_size((100, 50)).columns)
     with open_output(None, for_people=output_format == "text") as stream:
         if output_format == "json":
-            stream.write(inspection_json(inspection) + "\n")
+            stream.write(shown.inspection_json(inspection) + "\n")
         else:
-            stream.write(inspection_text(inspection, width))
+            stream.write(shown.inspection_text(inspection, width))
     return EXIT_OK if inspection.traces or allow_empty else EXIT_FINDINGS

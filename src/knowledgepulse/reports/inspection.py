@@ -10,11 +10,15 @@ from __future__ import annotations
 import json
 import textwrap
 from dataclasses import asdict
-from typing import Any
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
 
 from knowledgepulse._util.text import counted, printable
 from knowledgepulse.sources import Inspection
 from knowledgepulse.sources._inspect import Part
+
+if TYPE_CHECKING:
+    from knowledgepulse.novelty.cache.describe import CacheDescription
 
 SCREEN_LINES = 50
 """The most lines the text takes (a terminal's screen, with room for the prompt)."""
@@ -190,3 +194,39 @@ def _one_line(text: Any) -> str:
 
 def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def cache_json(description: CacheDescription) -> str:
+    """What a cache holds, as JSON for a program."""
+    return json.dumps(asdict(description), indent=2, ensure_ascii=False)
+
+
+def cache_text(description: CacheDescription) -> str:
+    """What a cache holds, a few lines for a person."""
+    d = description
+    made_by = "not recorded" if d.model_id is None else d.model_id
+    if d.embedder is not None:
+        made_by = f"--embedder {d.embedder}, --novelty-text {d.novelty_text} ({d.model_id})"
+    ttl = "none" if d.ttl_ms is None else f"{d.ttl_ms / 1000:g} s"
+    held = f"{d.live} of {counted(d.capacity, 'vector')} count ({d.dimensions} dimensions)"
+    if d.expired:
+        held += f"; {d.expired} more expired (older than the TTL), evicted first"
+    ids = counted(d.distinct_ids, "distinct id")
+    if d.repeated_ids:
+        ids += f"; {counted(d.repeated_ids, 'id')} held more than once"
+    lines = [
+        _one_line(d.file),
+        *_row("cache", f"{d.format} (a knowledgepulse vector cache)", 100),
+        *_row("made by", made_by, 100),
+        *_row("held", held, 100),
+        *_row("ttl", ttl, 100),
+        *_row("ids", ids, 100),
+    ]
+    if d.oldest_ms is not None and d.newest_ms is not None:
+        span = f"{_when(d.oldest_ms)} to {_when(d.newest_ms)}"
+        lines += _row("added", span, 100)
+    return "\n".join(printable(line, one_line=True) for line in lines) + "\n"
+
+
+def _when(ms: float) -> str:
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M:%S UTC")

@@ -13,13 +13,16 @@ from array import array
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
 from knowledgepulse._util.text import counted
 from knowledgepulse.records import Problem
 from knowledgepulse.value.item import ScoredItem
+
+if TYPE_CHECKING:
+    from knowledgepulse.novelty.cache.vector_cache import CacheCounts
 
 DECIMALS = 12
 _SCALE = 10.0**DECIMALS
@@ -288,6 +291,34 @@ def validation_line(valid: int, tally: RunTally) -> str:
     return message
 
 
+@dataclass(frozen=True, slots=True)
+class CacheChange:
+    """What a run did to its cache: what it holds after, what the run added and evicted."""
+
+    live: int
+    """Vectors that count at the end of the run."""
+    expired: int
+    """Vectors past the TTL still in the cache: they no longer count, and go first."""
+    capacity: int
+    added: int
+    """Vectors the run added (a trace held already under its id adds none)."""
+    evicted: int
+    """Vectors the run's additions pushed out of a full cache (the oldest)."""
+
+    @classmethod
+    def of(cls, before: CacheCounts | None, after: CacheCounts, capacity: int) -> CacheChange:
+        """The change from ``before`` (``None``: a new cache) to ``after``."""
+        held_before = 0 if before is None else before.held
+        added = after.added - (0 if before is None else before.added)
+        return cls(
+            live=after.live,
+            expired=after.expired,
+            capacity=capacity,
+            added=added,
+            evicted=max(0, held_before + added - after.held),
+        )
+
+
 def cache_lines(
     cache: str,
     *,
@@ -296,8 +327,9 @@ def cache_lines(
     dropped: int = 0,
     cache_size: int | None = None,
     frozen: bool = False,
+    change: CacheChange | None = None,
 ) -> list[str]:
-    """What to say of a run's cache: what a smaller size dropped, unsaved, already held.
+    """What to say of a run's cache: what a smaller size dropped, unsaved, held now.
 
     ``dropped``: the oldest vectors a ``cache_size`` below the saved cache's count left out.
     """
@@ -316,4 +348,20 @@ def cache_lines(
             f"{'was' if already_cached == 1 else 'were'} already in {cache} (by id): "
             "each was compared with the other vectors, not with its own"
         )
+    if change is not None:
+        lines.append(f"kp: {cache} {_cache_change(change, saved=saved and not frozen)}")
     return lines
+
+
+def _cache_change(change: CacheChange, *, saved: bool) -> str:
+    """``holds 8 of 1000 vectors: 8 added by this run``, with what was evicted and expired."""
+    said = f"holds {change.live} of {counted(change.capacity, 'vector')}"
+    if not saved:
+        said = f"holds {change.live} of {counted(change.capacity, 'vector')}; nothing was added"
+    else:
+        said += f": {change.added} added by this run"
+        if change.evicted:
+            said += f", {change.evicted} of the oldest evicted to make room (--cache-size)"
+    if change.expired:
+        said += f"; {change.expired} more expired (older than --ttl): they no longer count"
+    return said

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Unpack
 
 from knowledgepulse._util.atomic import check_destination
-from knowledgepulse.errors import ParameterConflictError, Setting
+from knowledgepulse.errors import OutputError, ParameterConflictError, Setting
 from knowledgepulse.reports.redaction import summary_tail
 from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.value import RunTally, cache_lines, summary_line
@@ -153,7 +153,15 @@ def score_files(
     # A frozen cache is only read, so it may sit in a directory this run cannot write.
     for path, what, reads in ((target, "output", False), (cache_path, "cache", frozen)):
         if isinstance(path, Path):
-            check_destination(path, what=what, inputs=paths, read_only=reads)
+            try:
+                check_destination(path, what=what, inputs=paths, read_only=reads)
+            except OutputError as error:
+                if path != cache_path or not path.is_file() or "permission" not in str(error):
+                    raise
+                # A shared cache the user may only read: they can still score against it.
+                raise OutputError(
+                    f"{error}; to score against it without saving, give ", Setting("frozen", True)
+                ) from None
     if frozen and cache_path is not None and not cache_path.exists():
         raise ParameterConflictError(
             Setting("frozen", True),
@@ -208,6 +216,7 @@ def score_files(
             dropped=run.dropped_on_open,
             cache_size=run.cache_size,
             frozen=frozen,
+            change=run.cache_change,
         )
     done.kept_rows = 0 if unread is None else unread.written
     return done

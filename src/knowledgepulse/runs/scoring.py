@@ -22,6 +22,7 @@ from knowledgepulse.errors import (
     ScorerParameterError,
     Setting,
 )
+from knowledgepulse.reports.value import CacheChange
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer, checked_scorer
@@ -301,6 +302,9 @@ class ScoreRun:
         """How many of ``cache_path``'s oldest vectors a smaller ``cache_size`` left out."""
         self.cache_outcome: CacheOutcome | None = None
         """What :meth:`close` did with the cache (``None``: no cache, or not closed yet)."""
+        self._counts_before = None if cache is None else cache.counts()
+        self.cache_change: CacheChange | None = None
+        """What the run did to the cache, as :meth:`close` found it (``None``: no cache)."""
 
     def score(
         self,
@@ -333,17 +337,21 @@ class ScoreRun:
         scorer, path = self.scorer, self.cache_path
         if path is None:
             return
+        if scorer.embedder is None:
+            self.cache_outcome = "frozen" if self.frozen else "no_embedder"
+            return
         if self.frozen:
             self.cache_outcome = "frozen"
-            return
-        if scorer.embedder is None:
-            self.cache_outcome = "no_embedder"
-            return
-        if scorer.cache.path is not None:
+        elif scorer.cache.path is not None:
             scorer.cache.flush()  # opened from cache_path: append what this run added
+            self.cache_outcome = "saved"
         else:
             scorer.cache.save(path, model_id=scorer.cache_model_id)
-        self.cache_outcome = "saved"
+            self.cache_outcome = "saved"
+        # After the save: what another run saved meanwhile is not counted as this one's.
+        self.cache_change = CacheChange.of(
+            self._counts_before, scorer.cache.counts(), scorer.cache.max_elements
+        )
 
     def __enter__(self) -> ScoreRun:
         return self

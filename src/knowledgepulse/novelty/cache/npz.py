@@ -23,7 +23,13 @@ from numpy.typing import NDArray
 from knowledgepulse._util.atomic import atomic_binary
 from knowledgepulse._util.settings import optional_duration_ms
 from knowledgepulse.errors import CacheFileError, ScorerParameterError
-from knowledgepulse.novelty.cache.ring_file import MAX_DIMENSIONS, damaged, not_a_cache, unopenable
+from knowledgepulse.novelty.cache.ring_file import (
+    MAX_DIMENSIONS,
+    damaged,
+    newer_format,
+    not_a_cache,
+    unopenable,
+)
 
 CACHE_FILE_FORMAT = "knowledgepulse-vector-cache/1"
 _PARTS = ("header", "vectors", "added_at")
@@ -130,7 +136,11 @@ def _header(path: Path, array: NDArray[Any]) -> dict[str, Any]:
         header = json.loads(str(array[()]))
     except (ValueError, RecursionError) as error:
         raise damaged(path, f"its header is not JSON: {_one_line(error)}") from None
-    if not isinstance(header, dict) or header.get("format") != CACHE_FILE_FORMAT:
+    written = header.get("format") if isinstance(header, dict) else None
+    family, _, version = str(written).rpartition("/")
+    if family == CACHE_FILE_FORMAT.rpartition("/")[0] and version.isdigit() and int(version) > 1:
+        raise newer_format(path, f"format {written!r}; this one reads {CACHE_FILE_FORMAT!r}")
+    if not isinstance(header, dict) or written != CACHE_FILE_FORMAT:
         raise not_a_cache(path, f"its header does not say format {CACHE_FILE_FORMAT!r}")
     return header
 

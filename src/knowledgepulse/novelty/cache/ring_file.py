@@ -17,7 +17,7 @@ import os
 import shutil
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,6 +61,14 @@ _JOURNAL_BYTES = _JOURNAL.size + _COMMIT.size + 2 * _CRC.size  # + payload CRC, 
 def damaged(path: Path, what: str) -> CacheFileError:
     """The error for a cache file found damaged, with the fix."""
     return CacheFileError(f"{path}: the vector cache is damaged: {what}; {FRESH_START}")
+
+
+def newer_format(path: Path, what: str) -> CacheFileError:
+    """The error for a cache a newer knowledgepulse wrote: the file is fine, keep it."""
+    return CacheFileError(
+        f"{path}: a newer knowledgepulse made this vector cache ({what}): upgrade knowledgepulse "
+        "(pip install -U knowledgepulse) to use it, or give another cache file"
+    )
 
 
 def not_a_cache(path: Path, what: str) -> CacheFileError:
@@ -131,6 +139,12 @@ class CommitHeader:
 _NOTHING = CommitHeader(-1, 0, 0, 0, None)
 
 
+Keep = Callable[
+    [CommitHeader, NDArray[np.float32], NDArray[np.float64], list[str | None]], NDArray[np.bool_]
+]
+"""Which of a save's entries to append, given the file's latest header (exclusive lock held)."""
+
+
 def encode_superblock(layout: RingLayout, model_id: str | None, path: Path) -> bytes:
     """The superblock's bytes, CRC included."""
     model = b"" if model_id is None else model_id.encode("utf-8")
@@ -148,13 +162,15 @@ def decode_superblock(data: bytes, path: Path) -> tuple[RingLayout, str | None]:
     if len(data) < _SUPER.size + 4 or not data.startswith(RING_MAGIC):
         raise damaged(path, "it does not start with the ring-file magic")
     _, version, dimensions, capacity, id_bytes, chunk, length = _SUPER.unpack_from(data)
-    if version != 1:
-        raise damaged(path, f"it is ring-file version {version}; this knowledgepulse reads 1")
     end = _SUPER.size + (0 if length == 0xFFFFFFFF else length)
     if end > _SUPER.size + 1024 or len(data) < end + 4:
         raise damaged(path, f"its superblock declares a model id of {end - _SUPER.size} bytes")
     if zlib.crc32(data[:end]) != _CRC.unpack_from(data, end)[0]:
         raise damaged(path, "its superblock fails its checksum")
+    if version > 1:  # checksummed: a newer release's format, not damage
+        raise newer_format(path, f"ring-file version {version}; this one reads 1")
+    if version != 1:
+        raise damaged(path, f"it is ring-file version {version}; this knowledgepulse reads 1")
     if not 1 <= dimensions <= MAX_DIMENSIONS:
         raise damaged(path, f"its dimensions is {dimensions}, not a width from 1 to 65536")
     if not 1 <= capacity <= MAX_CAPACITY:
@@ -382,23 +398,31 @@ class RingFile:
         dropped: int = 0,
         clear: bool = False,
         ttl_ms: float | None = None,
-    ) -> None:
-        """Append entries (oldest first) after whatever the file holds now, atomically.
+        keep: Keep | None = None,
+    ) -> int:
+        """Append entries (oldest first) after whatever the file holds now, atomically; how many.
 
         ``dropped`` counts entries added before these that the ring already evicted; ``clear``
-        forgets what the file holds first. The steps: (1) the journal (the new entries and
-        header, CRC-checked) past the regions, fsync; (2) the entries into their slots; (3) the
-        header into the other commit copy; (4) the journal cut off. Killed before (1) is
-        durable, the file is as before; after, the next writable open replays the journal. A
-        CacheFileError when the file is read-only, damaged, or the disk is full.
+        forgets what the file holds first. ``keep``, asked under the exclusive lock once the
+        file's latest save is read, says which entries to append (default: all). The steps:
+        (1) the journal (the new entries and header, CRC-checked) past the regions, fsync;
+        (2) the entries into their slots; (3) the header into the other commit copy; (4) the
+        journal cut off. Killed before (1) is durable, the file is as before; after, the next
+        writable open replays the journal. A CacheFileError when the file is read-only,
+        damaged, or the disk is full.
         """
         if not self.writable:
             raise CacheFileError(f"{self.path}: opened read-only; it cannot be saved into")
-        layout, count = self.layout, len(vectors)
-        slots, hashes = encode_ids(ids, layout.id_bytes)
+        layout = self.layout
         self._lock(fcntl.LOCK_EX)
         try:
             base = self._refresh(fcntl.LOCK_EX)
+            if keep is not None:
+                kept = keep(base, vectors, added_at, ids)
+                vectors, added_at = vectors[kept], added_at[kept]
+                ids = [name for name, k in zip(ids, kept.tolist(), strict=True) if k]
+            count = len(vectors)
+            slots, hashes = encode_ids(ids, layout.id_bytes)
             added = base.added + count + dropped
             head = (base.head + count + dropped) % layout.capacity
             live = min((0 if clear else base.count) + count + dropped, layout.capacity)
@@ -420,6 +444,7 @@ class RingFile:
             os.fsync(self._fd)
             self._apply(first, count, new, body)
             self.header = new
+            return count
         except OSError as error:
             raise CacheFileError(
                 f"{self.path}: the cache could not be saved ({error.strerror or error}); the file "

@@ -72,6 +72,7 @@ def online_nearest(
     add_times: NDArray[np.float64] | None = None,
     ttl_ms: float | None = None,
     keys: NDArray[np.intp] | None = None,
+    joins: NDArray[np.bool_] | None = None,
     block_bytes: int = BLOCK_BYTES,
 ) -> Neighbours:
     """Each vector's nearest in a FIFO cache of ``max_elements`` that it joins after its query.
@@ -79,18 +80,30 @@ def online_nearest(
     Vector ``g`` is compared with the ``max_elements`` vectors before it (the held ones, oldest
     first, then the batch), less those added at or before ``query_times[g] - ttl_ms`` and
     those of its own key (``keys``: one per held vector, then one per batch vector, a code for
-    its id; ``-1``: none). A block of queries is one product against that band, masked where a
-    key is not yet, or no longer, in a query's window. ``index`` counts the held vectors first,
-    then the batch.
+    its id; ``-1``: none). ``joins`` (default: all) says which batch vectors join the cache
+    after their query; the others are only queries, taking no place in it. A block of queries
+    is one product against that band, masked where a key is not yet, or no longer, in a
+    query's window. ``index`` counts the held vectors first, then the batch vectors that join.
     """
-    parts = [*([held] if isinstance(held, np.ndarray) else held), vectors]
+    held_parts = [held] if isinstance(held, np.ndarray) else list(held)
+    prior = sum(len(part) for part in held_parts)
+    joining = np.ones(len(vectors), dtype=bool) if joins is None else joins
+    joined = vectors[joining]
+    parts = [*held_parts, joined]
+    # A query's place in the sequence of keys: the held ones and the batch's joined before it.
+    positions = prior + np.cumsum(joining) - joining
     times, due = None, None
     if ttl_ms is not None:
         if held_times is None or query_times is None or add_times is None:
             raise ValueError("with ttl_ms, held_times, query_times and add_times are needed")
-        times, due = [*held_times, add_times], query_times - ttl_ms
-    own = None if keys is None else keys[len(keys) - len(vectors) :]
-    return _scan(vectors, parts, times, due, keys, own, max_elements, block_bytes)
+        times, due = [*held_times, add_times[joining]], query_times - ttl_ms
+    column_keys = own = None
+    if keys is not None:
+        own = keys[len(keys) - len(vectors) :]
+        column_keys = np.concatenate([keys[: len(keys) - len(vectors)], own[joining]])
+    return _scan(
+        vectors, parts, times, due, column_keys, own, (max_elements, positions), block_bytes
+    )
 
 
 def _scan(  # noqa: PLR0917 - the two searches' settings, passed straight through
@@ -100,21 +113,22 @@ def _scan(  # noqa: PLR0917 - the two searches' settings, passed straight throug
     due: NDArray[np.float64] | None,
     keys: NDArray[np.intp] | None,
     query_keys: NDArray[np.intp] | None,
-    window: int | None,
+    window: tuple[int, NDArray[np.intp]] | None,
     block_bytes: int,
 ) -> Neighbours:
     """Each query's best key of ``parts``, in blocks, less those due or of the query's key.
 
-    With a ``window`` (online), query ``g`` is key ``prior + g`` and sees the ``window`` before it.
+    With a ``window`` (online: its size, and each query's position among the keys), a query
+    sees the keys of the ``size`` positions before its own.
     """
-    prior = sum(len(part) for part in parts) - len(queries)
     index = np.full(len(queries), -1, dtype=np.intp)
     best = np.full(len(queries), -np.inf, dtype=np.float32)
     for start in range(0, len(queries), BLOCK_QUERIES):
         rows = slice(start, min(len(queries), start + BLOCK_QUERIES))
         block, low, high = queries[rows], 0, None
         if window is not None:
-            low, high = max(0, prior + rows.start - window), prior + rows.stop - 1
+            size, positions = window
+            low, high = max(0, int(positions[rows.start]) - size), int(positions[rows.stop - 1])
         step = max(1, block_bytes // (4 * len(block)))
         offset = 0
         for number, part in enumerate(parts):
@@ -124,9 +138,9 @@ def _scan(  # noqa: PLR0917 - the two searches' settings, passed straight throug
                 span = slice(first - offset, last - offset)
                 scores = block @ as_float32(part[span]).T
                 if window is not None:
-                    query = prior + np.arange(rows.start, rows.stop)[:, None]
+                    query = positions[rows, None]
                     column = np.arange(first, last)[None, :]
-                    scores[(column >= query) | (column < query - window)] = -np.inf
+                    scores[(column >= query) | (column < query - size)] = -np.inf
                 if due is not None and times is not None:
                     scores[times[number][span][None, :] <= due[rows, None]] = -np.inf
                 if keys is not None and query_keys is not None:

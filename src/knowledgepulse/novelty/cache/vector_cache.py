@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -24,6 +25,7 @@ from knowledgepulse.novelty.cache.npz import CacheFileContents, read_cache_file,
 from knowledgepulse.novelty.cache.ring_file import (
     FRESH_START,
     MAX_CAPACITY,
+    CommitHeader,
     RingFile,
     RingLayout,
     create_ring_file,
@@ -75,6 +77,23 @@ class CachedVector:
     added_at_ms: float
 
 
+@dataclass(frozen=True, slots=True)
+class CacheCounts:
+    """What a cache holds now: the vectors that count, and those past the TTL still in it."""
+
+    live: int
+    """Vectors that count (:attr:`VectorCache.size`)."""
+    expired: int
+    """Vectors older than the TTL: they no longer count, and are the first evicted."""
+    added: int
+    """Vectors this cache object added since it was made or opened (not ones held already)."""
+
+    @property
+    def held(self) -> int:
+        """Every vector in the cache, expired ones included."""
+        return self.live + self.expired
+
+
 class VectorCache:
     """A bounded set of embeddings with cosine search, oldest-first eviction and a TTL.
 
@@ -122,6 +141,7 @@ class VectorCache:
         self._model_id: str | None = None
         self._resize_on_flush = False  # open() of another capacity: the file is rewritten then
         self._file_cleared = False
+        self._added = 0
         self.dropped_on_load = 0
         """How many of a saved cache's oldest vectors :meth:`load` or :meth:`open` left out to
         fit a smaller ``max_elements`` (a shell tells its user: they are gone once saved)."""
@@ -158,11 +178,31 @@ class VectorCache:
     def __len__(self) -> int:
         return self.size
 
+    def counts(self) -> CacheCounts:
+        """How many vectors count now, how many have expired, how many this object added."""
+        with self._lock, self._store.view():
+            held = self._store.count
+            live = held
+            if self._ttl_ms and held:
+                due = self._clock() - self._ttl_ms
+                live = sum(int(np.count_nonzero(p > due)) for p in self._store.parts()[1])
+            return CacheCounts(live=live, expired=held - live, added=self._added)
+
     def add(self, vector: ArrayLike, *, id: str | None = None) -> None:
-        """Hold a vector (evicting the oldest when full)."""
+        """Hold a vector (evicting the oldest when full).
+
+        A vector the cache already holds under the same id (unexpired, within
+        :data:`SAME_VECTOR`) is not held twice: a trace scored again adds nothing.
+        """
         with self._lock:
             unit = self._units(vector, "vector", rows=False)
-            self._held(unit).append(unit, [id], np.array([self._clock()], dtype=np.float64))
+            store, names = self._held(unit), [id]
+            times = np.array([self._clock()], dtype=np.float64)
+            with store.view():
+                joins = self._joins(store, unit, names, times)
+            if joins is None or joins[0]:
+                store.append(unit, names, times)
+                self._added += 1
 
     def nearest(self, query: ArrayLike, *, exclude_id: str | None = None) -> Nearest | None:
         """The held vector most similar to ``query``, or ``None`` when nothing is held.
@@ -195,6 +235,7 @@ class VectorCache:
                     if self._ttl_ms and (store.count or i):
                         query_times[i] = self._clock()
                     add_times[i] = self._clock()
+                joins = self._joins(store, units, names, add_times)
                 held, held_times = store.parts()
                 found = online_nearest(
                     held,
@@ -205,11 +246,67 @@ class VectorCache:
                     add_times=add_times,
                     ttl_ms=self._ttl_ms,
                     keys=_own_keys(store, names),
+                    joins=joins,
                     block_bytes=self._block_bytes,
                 )
+                if joins is not None:
+                    units, add_times = units[joins], add_times[joins]
+                    names = [name for name, j in zip(names, joins.tolist(), strict=True) if j]
                 nearest = self._named(found, names)
                 store.append(units, names, add_times)
+                self._added += len(units)
             return nearest
+
+    def _joins(
+        self,
+        store: MemoryRing | FileRing,
+        units: NDArray[np.float32],
+        names: list[str | None],
+        add_times: NDArray[np.float64],
+    ) -> NDArray[np.bool_] | None:
+        """Which of ``units`` join the cache, added one by one: not one already held (view held).
+
+        A vector is held already when, at its add, the cache holds an unexpired vector under its
+        id within :data:`SAME_VECTOR` of it. ``None``: all join (no id is held or repeated).
+        """
+        held_codes, codes = _id_codes(store, names)
+        if codes.max(initial=-1) < 0:
+            return None
+        count = store.count
+        keys_of: dict[int, list[int]] = {}
+        for key in np.flatnonzero(held_codes >= 0).tolist():
+            keys_of.setdefault(int(held_codes[key]), []).append(key)
+        if not keys_of and len(set(codes[codes >= 0].tolist())) == np.count_nonzero(codes >= 0):
+            return None  # no id held, none repeated: each vector is the only one of its id
+        held, held_times = store.parts()
+        starts = np.cumsum([0, *(len(part) for part in held)])
+        joins = np.ones(len(units), dtype=bool)
+        batch_rows: list[int] = []  # the batch row of each joined key, past the held ones
+
+        def key_at(key: int) -> tuple[NDArray[np.float32], float]:
+            if key >= count:
+                row = batch_rows[key - count]
+                return units[row], float(add_times[row])
+            part = int(np.searchsorted(starts, key, side="right")) - 1
+            offset = key - int(starts[part])
+            return held[part][offset], float(held_times[part][offset])
+
+        for row, code in enumerate(codes.tolist()):
+            position = count + len(batch_rows)
+            for key in keys_of.get(code, []) if code >= 0 else []:
+                vector, added_at = key_at(key)
+                if key < position - self._max_elements or (
+                    self._ttl_ms and added_at <= add_times[row] - self._ttl_ms
+                ):
+                    continue  # evicted, or expired, by the time this vector is added
+                if _same_vector(vector, units[row]):
+                    joins[row] = False
+                    break
+            if joins[row]:
+                if code >= 0:
+                    keys_of.setdefault(code, []).append(position)
+                batch_rows.append(row)
+        return joins
 
     def nearest_many(
         self, queries: ArrayLike, *, exclude_ids: Sequence[str | None] | None = None
@@ -278,7 +375,7 @@ class VectorCache:
         """
         with self._lock:
             if isinstance(self._store, FileRing):
-                self._store.commit(self._ttl_ms)
+                self._added -= self._store.commit(self._ttl_ms)
             elif self._path is not None and self._resize_on_flush:
                 self._resize_file(self._path)
             elif self._path is not None:
@@ -584,6 +681,16 @@ class VectorCache:
         ]
 
 
+SAME_VECTOR = 1e-5
+"""The largest difference of any component of two unit vectors that are one vector: a trace
+embedded again (another batch size, worker count) may differ in float rounding, never this much
+once its text changed."""
+
+
+def _same_vector(one: NDArray[np.floating[Any]], other: NDArray[np.float32]) -> bool:
+    return bool(np.abs(np.asarray(one, dtype=np.float32) - other).max() <= SAME_VECTOR)
+
+
 def _batch_ids(ids: Sequence[str | None] | None, count: int) -> list[str | None]:
     names: list[str | None] = [None] * count if ids is None else list(ids)
     if len(names) != count:
@@ -831,19 +938,72 @@ class FileRing:
         self.pending_total = 0
         self.cleared = True
 
-    def commit(self, ttl_ms: float | None) -> None:
-        """Save the vectors added since the last save into the file, atomically."""
+    def commit(self, ttl_ms: float | None) -> int:
+        """Save the vectors added since the last save into the file, atomically.
+
+        Returns how many of them another process had saved meanwhile (not appended again).
+        """
         pending = self.pending
         vectors, times = pending.parts()
         ids = [pending.id_at(i) for i in range(pending.count)]
-        self.ring.commit(
+        dropped = self.pending_total - pending.count
+
+        def keep(
+            base: CommitHeader,
+            vectors: NDArray[np.float32],
+            times: NDArray[np.float64],
+            ids: list[str | None],
+        ) -> NDArray[np.bool_]:
+            # The file's slots that outlive this save, as if every entry were appended.
+            held = 0 if self.cleared else base.count
+            skip = max(0, held + len(ids) + dropped - self.capacity)
+            return self._not_saved(vectors, times, ids, ttl_ms, skip)
+
+        appended = self.ring.commit(
             np.concatenate(vectors),
             np.concatenate(times),
             ids,
-            dropped=self.pending_total - pending.count,
+            dropped=dropped,
             clear=self.cleared,
             ttl_ms=ttl_ms,
+            keep=keep,
         )
         pending.clear()
         self.pending_total = 0
         self.cleared = False
+        return len(ids) - appended
+
+    def _not_saved(
+        self,
+        vectors: NDArray[np.float32],
+        times: NDArray[np.float64],
+        ids: list[str | None],
+        ttl_ms: float | None,
+        skip: int,
+    ) -> NDArray[np.bool_]:
+        """Which entries the file does not hold yet under their id (exclusive lock held).
+
+        Another process may have saved the same traces since this one read the file (two runs
+        scoring one file at once): their vectors are not appended a second time.
+        """
+        kept = np.ones(len(ids), dtype=bool)
+        wanted = {name for name in ids if name is not None}
+        if self.cleared or not wanted:
+            return kept
+        ring = self.ring
+        ring.verify(skip)
+        stored = {stored_id(name, ring.layout.id_bytes): name for name in wanted}
+        hashes = np.array([id_hash(name) for name in stored], dtype=np.uint64)
+        slots_of: dict[str, list[int]] = {}
+        for a, b in ring.live_slots(skip):
+            for slot in (a + np.flatnonzero(np.isin(ring.hashes[a:b], hashes))).tolist():
+                if (name := stored.get(ring.id_at(slot))) is not None:
+                    slots_of.setdefault(name, []).append(slot)
+        for row, name in enumerate(ids):
+            for slot in slots_of.get(name, []) if name is not None else []:
+                if ttl_ms and ring.added_at[slot] <= times[row] - ttl_ms:
+                    continue  # expired by the time this one was added
+                if _same_vector(ring.vectors[slot], vectors[row]):
+                    kept[row] = False
+                    break
+        return kept
