@@ -47,6 +47,15 @@ class Location:
     line: int | None = None
     index: int | None = None
 
+    @classmethod
+    def of_row(cls, name: str, index: int) -> Location:
+        """Row ``index`` (0-based) of the table ``name``, told ``NAME:ROW`` (1-based, as a line).
+
+        The one wording of a dataset row's place, whether read from a file, from rows in memory
+        (``rows:3``) or from a Ray Dataset, so that a problem reads the same on every path.
+        """
+        return cls(name, index + 1, index)
+
     def __str__(self) -> str:
         if self.line is not None:
             return f"{self.file}:{self.line}"

@@ -6,6 +6,7 @@ import json
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,6 +64,24 @@ def test_a_problem_never_quotes_a_secret(tmp_path: Path) -> None:
     assert [problem.path for problem in problems] == ["metadata.success"] * 2
     assert problems[0].message == 'got "[REDACTED:api_key]"; expected a valid boolean'
     assert not any("ghp_" in str(problem) for problem in problems)
+
+
+@pytest.mark.parametrize("messages", ["private", "aggregated"])
+def test_rows_in_memory_give_a_file_s_problem_messages(tmp_path: Path, messages: str) -> None:
+    """A bad row dict's message is cleaned as the same row's in a file, at the level asked
+    (``aggregated``: a redacting run's, which loses the e-mail too)."""
+    bad = trace_json()
+    bad["metadata"]["success"] = "ghp_4fG7hJ2kL9mN3pQ6rS8tV1wX5yZ0aB2cD4eF ann@corp.io"
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(bad) + "\n")
+    level: Any = messages
+    in_memory = [str(p) for p in items_of([bad], messages=level) if isinstance(p, Problem)]
+    in_file = [str(p) for p in items_of(path, messages=level) if isinstance(p, Problem)]
+    assert [text.split(": ", 1)[1] for text in in_memory] == [
+        text.split(": ", 1)[1] for text in in_file
+    ]
+    assert "ghp_" not in repr(in_memory)
+    assert ("ann@corp.io" in repr(in_memory)) is (messages == "private")
 
 
 @pytest.mark.parametrize("example", secret_examples(), ids=lambda example: example["rule"])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import re
 import socket
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from typing import Any, TypeAlias
 import numpy as np
 from numpy.typing import NDArray
 
+from knowledgepulse import errors
 from knowledgepulse._util.settings import optional_positive_int
 from knowledgepulse.errors import (
     KnowledgePulseError,
@@ -69,13 +71,33 @@ def first_line(error: BaseException) -> str:
 
 
 def reraised(error: BaseException | None, fallback: RayClusterError) -> KnowledgePulseError:
-    """Our own error that a Ray error wraps (a model that does not load), else ``fallback``."""
+    """Our own error that a Ray error wraps (a model that does not load), else ``fallback``.
+
+    Ray Data's actors (``map_batches``) give the driver only the text of an error raised in
+    them (a ``UserCodeException``, an ``ActorDiedError`` of the constructor), which names ours
+    on its own line (``knowledgepulse.errors.EmbedderUnavailableError: ...``): it is made again.
+    """
     cause = error
     while cause is not None:
         if isinstance(cause, KnowledgePulseError):
             return cause
         cause = getattr(cause, "cause", None) or cause.__cause__
-    return fallback
+    return _named_in(error) or fallback
+
+
+_OURS = re.compile(r"^knowledgepulse\.errors\.(\w+): (.+)$", re.MULTILINE)
+
+
+def _named_in(error: BaseException | None) -> KnowledgePulseError | None:
+    """Our error named in ``error``'s text (:func:`reraised`), when its message alone makes it."""
+    found = None if error is None else _OURS.search(str(error))
+    kind = None if found is None else getattr(errors, found[1], None)
+    if found is None or not (isinstance(kind, type) and issubclass(kind, KnowledgePulseError)):
+        return None
+    try:
+        return kind(found[2])
+    except TypeError:  # one that takes more than a message (a SettingTypeError's Setting)
+        return None
 
 
 def actors_allowed(resources: dict[str, float], num_cpus: float, num_gpus: float) -> int:

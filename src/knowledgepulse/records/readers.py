@@ -280,7 +280,7 @@ def _read_parts(
         with open_source(part) as opened:
             for read in read_stream(opened, allowed, progress):
                 if isinstance(read, Record):
-                    yield replace(read, location=Location(source.name, index + 1, index))
+                    yield replace(read, location=Location.of_row(source.name, index))
                     index += 1
                 else:
                     yield read
@@ -688,12 +688,12 @@ def _read_batches(
                 )
                 return
             for row in arrow.batch_rows(batch):
-                yield Record(Location(name, index + 1, index), row)
+                yield Record(Location.of_row(name, index), row)
                 index += 1
     except ReadError as failure:
         yield Problem(Location(name), "", str(failure))
     except (OSError, ValueError, ArithmeticError, TypeError) as error:
         # pyarrow's errors (ArrowInvalid, ArrowIOError...) derive from these.
-        where = Location(name, index + 1, index) if index else Location(name)
+        where = Location.of_row(name, index) if index else Location(name)
         reason = (str(error).strip().split("\n", 1)[0] or type(error).__name__)[:300]
         yield Problem(where, "", f"not a readable {kind} file: {reason}")

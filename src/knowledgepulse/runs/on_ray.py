@@ -23,7 +23,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias, TypedDict, Unpack,
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse._util.settings import text_of
+from knowledgepulse._util.settings import (
+    instance_of,
+    optional_positive_int,
+    positive_int,
+    text_of,
+    wrong_setting,
+)
 from knowledgepulse.engines.ray_engine import (
     EmbedderFactory,
     MiniLMFactory,
@@ -40,8 +46,10 @@ from knowledgepulse.novelty.settings import DEFAULT_BATCH_SIZE
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.runs.inputs import ROWS_NAME, items_of
 from knowledgepulse.runs.read import task_in, without_secrets
-from knowledgepulse.runs.redaction import redacted_record, redactor_of
-from knowledgepulse.runs.write import Kept, UnreadRows, in_place, kept_like
+from knowledgepulse.runs.redaction import messages_level, redacted_record, redactor_of
+from knowledgepulse.runs.write import Kept, UnreadRows, in_place, kept_like, rows_table
+from knowledgepulse.sources._read import ReadWarnings, broken_laws
+from knowledgepulse.sources._registry import REASONING_TRACE
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 from knowledgepulse.trace.load import validate_record
 from knowledgepulse.value.item import ScoredItem
@@ -56,7 +64,6 @@ TRACE_COLUMN = "trace"
 """The column a dataset of traces holds each trace in (JSON text, or its parsed value)."""
 
 # The columns the embedding stage gives the driver (prefixed: they never clash with the user's).
-_ID = "_kp_id"
 _TRACE_JSON = "_kp_trace"
 _VECTOR = "_kp_vector"
 _WINDOWS = "_kp_windows"
@@ -68,6 +75,7 @@ _FOUND = "_kp_found"
 _TASK = "_kp_task"
 _REWARD = "_kp_reward"
 _NUMBERED = "_kp_numbered"
+_WARNED = "_kp_warned"
 
 
 class RowRead(NamedTuple):
@@ -80,6 +88,9 @@ class RowRead(NamedTuple):
         reward: the row's reward (a number in its success column), as a local read's item.
         numbered: the trace is named by the row's number in its batch (``rows:<n>``, no id
             column), which the driver renames by its place in the whole dataset.
+        source: the source that read the row (what a repeated id's warning says).
+        laws: the laws of faithful conversion its trace breaks, as read (``broken_laws``).
+        notes: what reading it lost or guessed (the item's ``warnings``), said once a dataset.
     """
 
     document: dict[str, Any] | None
@@ -87,6 +98,9 @@ class RowRead(NamedTuple):
     task: str | None = None
     reward: float | None = None
     numbered: bool = False
+    source: str = REASONING_TRACE
+    laws: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 RowReader: TypeAlias = Callable[[list[dict[str, Any]]], list[RowRead]]
@@ -165,17 +179,24 @@ class ConversationRows:
         found = items_of(
             given, source=self.source, options=self.options, task_field=self.task_field
         )
+        # The source that reads them (what a repeated id's warning says): without a lead, the
+        # batch's first row a source recognises decides, as in ``items_of``.
+        source = self.source if self.lead is not None else dataset_lead(rows, self.source)[0]
         for item in found:
             if isinstance(item, Problem):
                 index = item.location.index
                 at = 0 if index is None else index - skip  # -1: the lead's own
+                # A warning is said again by the driver, which sees the whole dataset's ids.
                 if not item.warning and at >= 0:
                     problems[at].append((item.path, item.message))
                 continue
             index = (item.row or item.record).location.index
             if index is not None and index >= skip:
                 numbered = item.document["id"] == _row_id(index)
-                read[index - skip] = RowRead(item.document, [], item.task, item.reward, numbered)
+                laws = tuple(broken_laws(item.trace, source))
+                read[index - skip] = RowRead(
+                    item.document, [], item.task, item.reward, numbered, source, laws, item.warnings
+                )
         unread = [("", "not read: its batch's rows are claimed by more than one source")]
         return [
             found if found is not None else RowRead(None, problems[n] or unread)
@@ -231,7 +252,9 @@ class TraceBatchEmbedder:
     with it (JSON text, and NaN for none) and whether it is named by its number, so that the
     driver's item is a local read's. With a ``redactor``, the trace and the row are redacted
     before they are embedded (an id as written: hashed when it held anything), and what was
-    redacted in each is given too, as JSON (``Finding`` fields), for the driver to count.
+    redacted in each is given too, as JSON (``Finding`` fields), for the driver to count; and
+    what reading each row warned of (its source, broken laws and notes, as JSON), for the driver
+    to say as a local read does.
     """
 
     def __init__(
@@ -252,7 +275,7 @@ class TraceBatchEmbedder:
         """Embed one ``pyarrow.Table`` batch; see the class docstring for the columns."""
         rows: list[dict[str, Any]] = batch.to_pylist()
         size = len(rows)
-        ids, texts, problems, redacted = (np.full(size, "", dtype=object) for _ in range(4))
+        texts, problems, redacted, warned = (np.full(size, "", dtype=object) for _ in range(4))
         tasks = np.full(size, "null", dtype=object)  # JSON: a task is text, or none
         rewards = np.full(size, np.nan, dtype=np.float64)
         windows = np.full(size, -1, dtype=np.int32)
@@ -260,13 +283,13 @@ class TraceBatchEmbedder:
         numbered = np.zeros(size, dtype=np.bool_)
         valid: dict[int, TraceItem] = {}
         kept: list[dict[str, Any] | None] = [None if self._is_trace(row) else row for row in rows]
-        for position, (value, found, task, reward, named) in enumerate(self._reader(rows)):
-            if isinstance(value, dict) and isinstance(value.get("id"), str):
-                ids[position] = self._id(value)
-            numbered[position] = named
+        for position, read in enumerate(self._reader(rows)):
+            value, found = read.document, read.problems
+            numbered[position] = read.numbered
             result = None if found else validate_record(Record(Location("row"), value))
             if isinstance(result, TraceItem):
-                valid[position] = replace(result, task=task, reward=reward)
+                valid[position] = replace(result, task=read.task, reward=read.reward)
+                warned[position] = json.dumps([read.source, read.laws, read.notes])
                 continue
             refused = found if result is None else [(item.path, item.message) for item in result]
             problems[position] = json.dumps(refused)
@@ -301,7 +324,6 @@ class TraceBatchEmbedder:
             capped[positions] = represented.capped
         # Pickled: Arrow would turn the row's lists into arrays on the way to the driver.
         return {
-            _ID: ids,
             _TRACE_JSON: texts,
             _VECTOR: vectors,
             _WINDOWS: windows,
@@ -311,6 +333,7 @@ class TraceBatchEmbedder:
             _TASK: tasks,
             _REWARD: rewards,
             _NUMBERED: numbered,
+            _WARNED: warned,
             _ROW: np.asarray([pickle.dumps(row) for row in kept], dtype=object),
             **(
                 {_KEY: np.asarray(batch.column(self._order_by).to_pylist(), dtype=object)}
@@ -328,15 +351,6 @@ class TraceBatchEmbedder:
         cleaned, findings = self._redactor.redact(with_row, count=False)
         found = json.dumps([[f.path, f.type, f.rule, f.count] for f in findings])
         return cleaned, None if cleaned.row is None else cleaned.row.value, found
-
-    def _id(self, document: dict[str, Any]) -> str:
-        """The trace's id as it is written: hashed, when redacting, if a rule finds anything."""
-        if self._redactor is None:
-            return str(document["id"])
-        from knowledgepulse.redact.walk import document_level, redact_id  # noqa: PLC0415
-
-        level = self._redactor.level or document_level(document)
-        return redact_id(document["id"], level, self._redactor.rules)[0]
 
     def _is_trace(self, row: dict[str, Any]) -> bool:
         """Whether the row is itself the trace (no row to give back beside it)."""
@@ -358,10 +372,11 @@ class DatasetScores:
     """Every row of a dataset scored, in the order scored (see :func:`score_dataset`).
 
     Attributes:
-        items: each row that gave a trace, as a scored item: its location is ``row N`` (its
-            place in the order scored), its ``row`` the dataset's row as read (``None`` when
-            the row is the trace itself).
-        problems: the problems of the rows that gave none, located ``row N (id)``.
+        items: each row that gave a trace, as a scored item: its location is ``rows:N`` (its
+            place in the order scored, from 1, as a local read of rows locates it), its ``row``
+            the dataset's row as read (``None`` when the row is the trace itself).
+        problems: the problems of the rows that gave none, and the warnings of those read (a
+            repeated id, a conversion's broken law), located as the items.
         kept: every dataset row in order: each scored item, and each row that gave none with
             its error (empty: the items only).
     """
@@ -385,6 +400,22 @@ class DatasetScores:
         row that is a trace with ``metadata.quality_score`` (one that gave none is left out).
         """
         return cast("list[dict[str, Any]]", kept_like(None, self.kept or self.items))
+
+    def table(self, schema: Any = None) -> Any:
+        """:attr:`rows` as one ``pyarrow.Table``: ``ray.data.from_arrow(result.table())``.
+
+        Its ``kp_`` columns have their types whatever their values (a local ``annotate``'s),
+        the other columns those of ``schema`` (a ``pyarrow.Schema``, the dataset's:
+        ``dataset.schema().base_schema``) or, without it, of all rows at once; so every block
+        Ray cuts it into has one schema, and the Parquet files written read back as one table.
+        (``ray.data.from_items(result.rows)`` types each block by its own rows: a block whose
+        ``kp_error`` is all empty gets a null column that the other files' strings do not fit.)
+
+        Raises:
+            MissingDependencyError: pyarrow is not installed.
+            OutputError: the rows fit no one table (a column of numbers and of text).
+        """
+        return rows_table(self.rows, schema)
 
 
 class ActorOptions(TypedDict, total=False):
@@ -503,12 +534,23 @@ def iter_dataset_scores(
 
     Raises:
         MissingDependencyError: Ray is not installed.
-        ScorerParameterError: the scorer's embedder is not the factory's model.
+        SettingTypeError: ``dataset`` is not a Ray Dataset.
+        ScorerParameterError: the scorer's embedder is not the factory's model; ``order_by``
+            is no column of the dataset; ``concurrency`` or ``batch_size`` is below 1.
         EmbedderUnavailableError: the model cannot be loaded on the cluster.
     """
     if task_field is not None:
         text_of(task_field, "task_field", "a column's name or a dotted path (metadata.task_id)")
+    optional_positive_int(concurrency, "concurrency", none_means="as many as the cluster allows")
+    positive_int(batch_size, "batch_size")
     ray = import_ray()
+    instance_of(
+        dataset,
+        "dataset",
+        ray.data.Dataset,
+        "a ray.data.Dataset (rows in memory: ray.data.from_items(rows), or score them "
+        "locally with knowledgepulse.runs.score)",
+    )
     factory = factory or MiniLMFactory()
     # The driver may have no GPU: a factory with a ``naming_embedder`` (DeviceFactory) gives
     # one of the same model id and dimensions that any machine can make, unloaded.
@@ -525,6 +567,8 @@ def iter_dataset_scores(
     redactor = redactor_of(redact)
     if not ray.is_initialized():
         ray.init(include_dashboard=False, log_to_driver=False)
+    if order_by is not None:
+        _check_column(dataset, order_by)
     reader: RowReader = TraceColumn(column, order_by, task_field)
     if source is not None:
         rows = iter(dataset.limit(LEAD_ROWS).iter_rows())
@@ -551,10 +595,10 @@ def iter_dataset_scores(
         mapped = mapped.sort(_KEY)
     # The novelty pass needs the rows in order; the actors still embed blocks in parallel.
     mapped.context.execution_options.preserve_order = True
-    positions = itertools.count()
+    positions, said = itertools.count(), ReadWarnings()  # over the whole dataset, as one read
     try:
         for batch in mapped.iter_batches(batch_size=batch_size, batch_format="numpy"):
-            yield from _score_batch(scorer, batch, positions, redactor)
+            yield from _score_batch(scorer, batch, positions, redactor, said)
     except ray.exceptions.RayError as error:
         # An actor's own error (a model that does not load) reaches the caller as it is.
         failed = RayClusterError(f"scoring the dataset failed on the cluster: {first_line(error)}")
@@ -562,20 +606,39 @@ def iter_dataset_scores(
         raise ours from (error if ours is failed else None)
 
 
+def _check_column(dataset: Any, order_by: str) -> None:
+    """Refuse an ``order_by`` the dataset has no column of, before the actors start.
+
+    An actor's error would reach the driver as Ray Data's ``UserCodeException``, which keeps
+    only the text of ours. The schema is the dataset's metadata (a lazy ``map`` runs a block).
+    """
+    schema = dataset.schema()
+    names = list(getattr(schema, "names", None) or [])
+    if names and order_by not in names:
+        columns = ", ".join(map(repr, names))
+        raise wrong_setting("order_by", order_by, f"one of the dataset's columns: {columns}")
+
+
 def _score_batch(
     scorer: TraceValueScorer,
     batch: dict[str, Any],
     positions: Iterator[int],
     redactor: Redactor | None = None,
+    said: ReadWarnings | None = None,
 ) -> Iterator[ScoredItem | Problem]:
     """One batch's rows, scored in order (novelty of the valid ones in one pass).
 
-    A problem's message is given with its secrets redacted, as a local run's, and a bad
-    dataset row on its problems (``record``, ``row``), to be given back with its error; with a
-    ``redactor``, each row's redaction (found by the actor) is counted in it. A trace named by
-    its row's number in its actor's batch is named by its place in the whole dataset instead.
+    Each row is located as a local read of rows locates it (``rows:N``). A problem's message
+    is given cleaned at the level a local run's is (``messages_level``), and a bad dataset row
+    on its problems (``record``, ``row``), to be given back with its error; a read row's
+    warnings (a repeated id: among the rows ``said`` has seen) come before its item, as a local
+    read's. With a ``redactor``, each row's redaction (found by the actor) is counted in it. A
+    trace named by its row's number in its actor's batch is named by its place in the whole
+    dataset instead.
     """
-    size = len(batch[_ID])
+    said = ReadWarnings() if said is None else said
+    level = messages_level(redactor)
+    size = len(batch[_PROBLEMS])
     places = [next(positions) for _ in range(size)]
     problems = [str(text) for text in batch[_PROBLEMS]]
     valid = [row for row in range(size) if not problems[row]]
@@ -597,27 +660,29 @@ def _score_batch(
         else []
     )
     for row, position in enumerate(places):
-        trace_id = str(batch[_ID][row]) or None
+        where = Location.of_row(ROWS_NAME, position)
         # Only our own actors' rows (pickled there, see TraceBatchEmbedder) are unpickled.
         original = pickle.loads(batch[_ROW][row])
         if problems[row]:
-            where = Location(f"row {position}" + (f" ({trace_id})" if trace_id else ""))
             record = None if original is None else Record(where, original)
             found = (
                 Problem(where, path, message, record=record, row=record is not None)
                 for path, message in json.loads(problems[row])
             )
-            yield from cast("Iterator[Problem]", without_secrets(found))
+            yield from cast("Iterator[Problem]", without_secrets(found, level))
             continue
-        where = Location(f"row {position}")
         reward = float(batch[_REWARD][row])
+        source, laws, notes = json.loads(str(batch[_WARNED][row]))
         item = TraceItem(
             Record(where, documents[row]),
             traces[row],
             None if original is None else Record(where, original),
             task=json.loads(str(batch[_TASK][row])),
+            warnings=tuple(notes),
             reward=None if math.isnan(reward) else reward,
         )
+        warned = said.of(item, source, laws)
+        yield from cast("Iterator[Problem]", without_secrets(warned, level))
         if redactor is not None:
             from knowledgepulse.redact.walk import Finding  # noqa: PLC0415 - only to redact
 

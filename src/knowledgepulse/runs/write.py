@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, TypeAlias, cast
 
 from knowledgepulse._util.atomic import atomic_binary, atomic_text
-from knowledgepulse.errors import ParameterConflictError, Setting
+from knowledgepulse.errors import OutputError, ParameterConflictError, Setting
 from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.records.readers import is_parquet_name
+from knowledgepulse.records.readers import import_pyarrow_parquet, is_parquet_name
 from knowledgepulse.reports.messages import chat_row, messages_fields
 from knowledgepulse.reports.rows import (
     ANNOTATED_COLUMNS,
@@ -125,6 +125,39 @@ def kept_like(data: Any, kept: Sequence[Kept], *, redacted: bool = False) -> Any
         return _add_columns(redacted_like(data, items), kind, columns, ANNOTATED_COLUMNS)
     rows = _rows_at(data, kind, [_position(item) for item in items])
     return _add_columns(rows, kind, columns, ANNOTATED_COLUMNS)
+
+
+def rows_table(rows: Sequence[Mapping[str, Any]], schema: Any = None) -> Any:
+    """Row dicts as one ``pyarrow.Table`` of one schema, whatever part of it is read alone.
+
+    The ``kp_`` columns have their types (``COLUMN_TYPES``), so that a part whose ``kp_error``
+    or scores are all empty still fits the rest; the other columns have ``schema``'s types
+    (a ``pyarrow.Schema``), else those of all the rows' values at once.
+
+    Raises:
+        MissingDependencyError: pyarrow is not installed.
+        OutputError: a column's values have no one type (numbers and text), or not ``schema``'s.
+    """
+    import_pyarrow_parquet()  # the install line, when pyarrow is missing
+    import pyarrow as pa  # noqa: PLC0415 - only for a table asked for
+
+    given = {} if schema is None else {field.name: field for field in schema}
+    fields = []
+    try:
+        for name in dict.fromkeys(key for row in rows for key in row):
+            if name in COLUMN_TYPES:
+                fields.append(pa.field(name, COLUMN_TYPES[name]))
+            else:
+                values = [row.get(name) for row in rows]
+                fields.append(given.get(name) or pa.field(name, pa.array(values).type))
+        return pa.Table.from_pylist(list(rows), schema=pa.schema(fields))
+    # pyarrow's ArrowInvalid and ArrowTypeError are ValueError and TypeError; an integer out
+    # of a column's range is an OverflowError.
+    except (ArithmeticError, TypeError, ValueError) as error:
+        raise OutputError(
+            f"the rows do not fit one table ({error}); give schema= the columns' types, or "
+            "write the rows as JSON Lines (ray.data.from_items(result.rows).write_json)"
+        ) from None
 
 
 def in_place(

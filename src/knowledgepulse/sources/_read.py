@@ -28,7 +28,7 @@ from knowledgepulse.sources._registry import (
     get_source,
     source_names,
 )
-from knowledgepulse.trace import TraceItem
+from knowledgepulse.trace import ReasoningTrace, TraceItem
 from knowledgepulse.trace.load import repeated_id
 
 Notes = Callable[[str], object]
@@ -98,9 +98,7 @@ def convert(
             "give one split, e.g. dataset['train'])",
         )
     located = (
-        Record(
-            Location(name, index + 1, index), dict(value) if isinstance(value, Mapping) else value
-        )
+        Record(Location.of_row(name, index), dict(value) if isinstance(value, Mapping) else value)
         for index, value in enumerate(records)
     )
     yield from _Reading(source, options or TraceOptions(), notes).file(name, located)
@@ -113,8 +111,7 @@ class _Reading:
         self.source = source
         self.options = options
         self.notes = notes
-        self.seen = SeenIds()
-        self.warned: set[str] = set()
+        self.warnings = ReadWarnings()
 
     def file(self, name: str, records: Iterator[Record | Problem]) -> Iterator[TraceItem | Problem]:
         """Every item of one file's records, read by its source.
@@ -161,24 +158,42 @@ class _Reading:
             if unapplied:  # said once a file, as a ReasoningTrace's own domain is
                 yield _not_rows(item.location, found, unapplied)
                 unapplied = ()
-            yield from self._warnings(item, found)
+            yield from self.warnings.of(item, found.name)
             count += 1
             yield item
         line = found.describe(shown, count, self.options)
         if self.notes is not None and line is not None:
             self.notes(f"{name}: {line}")
 
-    def _warnings(self, item: TraceItem, source: Source) -> Iterator[Problem]:
-        """What to say of one item before it: a repeated id, a broken law, the file's notes."""
+
+class ReadWarnings:
+    """What a read says of each item, before it: a repeated id, a broken law, its file's notes.
+
+    One is shared by every file of a read (the ids seen, the notes said once); a Ray run's driver
+    keeps one for the whole dataset, its actors giving each item's laws (:func:`broken_laws`).
+    """
+
+    def __init__(self) -> None:
+        self.seen = SeenIds()
+        self.warned: set[str] = set()
+
+    def of(
+        self, item: TraceItem, source: str, laws: Sequence[str] | None = None
+    ) -> Iterator[Problem]:
+        """The warnings of ``item`` read by ``source``; ``laws``: its broken laws, if known."""
         if self.seen.add(item.trace.id):
             yield _repeated(item, source)
-        if source.name != REASONING_TRACE:  # a conversion: does it keep the laws?
-            for law in check(item.trace):
-                yield Problem(item.location, "", law, warning=True)
+        for law in broken_laws(item.trace, source) if laws is None else laws:
+            yield Problem(item.location, "", law, warning=True)
         for warning in item.warnings:  # what every trace of a file says, said once
             if warning not in self.warned:
                 self.warned.add(warning)
                 yield Problem(item.location, "", warning, warning=True)
+
+
+def broken_laws(trace: ReasoningTrace, source: str) -> list[str]:
+    """The laws of faithful conversion ``trace`` breaks; none for a trace read as itself."""
+    return [] if source == REASONING_TRACE else check(trace)
 
 
 def _not_rows(location: Location, source: Source, options: tuple[str, ...]) -> Problem:
@@ -203,8 +218,8 @@ def _emptied(records: list[Record | Problem]) -> Iterator[Record | Problem]:
         yield records.pop()
 
 
-def _repeated(item: TraceItem, source: Source) -> Problem:
-    if source.name == REASONING_TRACE:
+def _repeated(item: TraceItem, source: str) -> Problem:
+    if source == REASONING_TRACE:
         return repeated_id(item)
     return Problem(
         item.location,

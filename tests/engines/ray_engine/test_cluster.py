@@ -1,13 +1,16 @@
-"""The pure parts of joining Ray: how many actors fit, and one line of Ray's long errors."""
+"""The pure parts of joining Ray: how many actors fit, and what of Ray's long errors is told."""
 
 from __future__ import annotations
 
 from knowledgepulse.engines.ray_engine import (
     DeviceFactory,
     MiniLMFactory,
+    RayClusterError,
     actors_allowed,
     first_line,
+    reraised,
 )
+from knowledgepulse.errors import EmbedderUnavailableError
 from knowledgepulse.novelty.embedder import model_id_of
 from knowledgepulse.novelty.minilm import BUNDLED_MODEL_ID, MiniLMEmbedder
 
@@ -41,3 +44,20 @@ def test_a_gpu_factory_names_the_bundled_model_on_any_machine() -> None:
     assert model_id_of(naming) == BUNDLED_MODEL_ID
     assert isinstance(naming, MiniLMEmbedder)
     assert naming.dimensions == 384
+
+
+def test_our_error_that_ray_keeps_as_text_only_is_raised_as_ours() -> None:
+    """A model that does not load in a Ray Data actor reaches the driver as Ray's text only
+    (its last line ours): the caller gets our error, its message; other text: the fallback."""
+    died = RuntimeError(
+        "The actor died because of an error raised in its creation task, "
+        "ray::MapWorker(MapBatches(TraceBatchEmbedder)).__init__() (pid=6041)\n"
+        '  File "on_ray.py", line 268, in __init__\n'
+        "    self._embedder: Embedder = factory()\n"
+        "knowledgepulse.errors.EmbedderUnavailableError: the model at m.onnx cannot be loaded\n"
+    )
+    fallback = RayClusterError("scoring the dataset failed on the cluster")
+    ours = reraised(died, fallback)
+    assert isinstance(ours, EmbedderUnavailableError)
+    assert str(ours) == "the model at m.onnx cannot be loaded"
+    assert reraised(RuntimeError("ray::MapWorker\nValueError: bad block"), fallback) is fallback

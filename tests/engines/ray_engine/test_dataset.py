@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ import pytest
 import ray
 
 from knowledgepulse.engines.ray_engine import MiniLMFactory
-from knowledgepulse.errors import ScorerParameterError
+from knowledgepulse.errors import ScorerParameterError, SettingTypeError
 from knowledgepulse.novelty import Embedder
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.runs.on_ray import score_dataset
@@ -63,7 +64,8 @@ def test_a_shuffled_dataset_scores_in_order_as_locally_and_reports_bad_rows(
     corpus_lines: list[str], local_breakdowns: list[ValueBreakdown]
 ) -> None:
     """Blocks read in random order, sorted back by ``order_by``: the local results; bad rows
-    are reported with their place, id, JSON path and message, and the run goes on."""
+    are reported with their place (as a local read of rows words it), JSON path and message,
+    and the run goes on."""
     broken = json.loads(corpus_lines[0])
     broken["id"] = "kp:trace:broken"
     broken["steps"][0]["type"] = "daydream"
@@ -81,12 +83,9 @@ def test_a_shuffled_dataset_scores_in_order_as_locally_and_reports_bad_rows(
     good = [row for row in rows if row["seq"] not in (4.5, 7.5)]
     assert [item.item.row.value for item in result.items if item.item.row] == good
     assert [str(item.location) for item in result.items][:6] == [
-        f"row {n}" for n in (0, 1, 2, 3, 4, 6)
+        f"rows:{n}" for n in (1, 2, 3, 4, 5, 7)
     ]
-    assert [str(problem.location) for problem in result.problems] == [
-        "row 5 (kp:trace:broken)",
-        "row 9",
-    ]
+    assert [str(problem.location) for problem in result.problems] == ["rows:6", "rows:10"]
     assert result.problems[0].path == "steps[0].type"
     assert "not JSON" in result.problems[1].message
 
@@ -125,3 +124,22 @@ def test_a_scorer_of_another_model_is_refused_before_any_work(tmp_path: Path) ->
     scorer = TraceValueScorer(embedder=MiniLMEmbedder(other))
     with pytest.raises(ScorerParameterError, match="the actors embed with"):
         score_dataset(ray.data.from_items([]), scorer=scorer, factory=FACTORY)
+
+
+@pytest.mark.parametrize(
+    ("data", "settings", "error", "said"),
+    [
+        ([{"trace": "{}"}], {}, SettingTypeError, "give a ray.data.Dataset"),
+        (None, {"order_by": "seq"}, ScorerParameterError, "order_by='seq': give one of"),
+        (None, {"concurrency": 0}, ScorerParameterError, "concurrency must be a positive"),
+        (None, {"batch_size": 0}, ScorerParameterError, "batch_size must be a positive"),
+    ],
+)
+def test_a_wrong_argument_is_one_clear_error_before_any_work(
+    data: Any, settings: dict[str, Any], error: type[Exception], said: str
+) -> None:
+    """Not a Dataset, an ``order_by`` no column holds, no actor or no row a batch: our error,
+    saying what to give (an actor's error would reach the driver as Ray's, its text only)."""
+    dataset = ray.data.from_items([{"trace": "{}"}]) if data is None else data
+    with pytest.raises(error, match=re.escape(said)):
+        score_dataset(dataset, factory=FACTORY, **settings)
