@@ -78,7 +78,7 @@ def run_arguments(
     reading = trace_options_of(options)
     check_output_name(outputs[0])
     for report in outputs[1:]:  # reports are JSON Lines, whatever the input
-        check_output_name(report, rows=False, setting="report_path")
+        check_output_name(report, parquet=False, setting="report_path")
     if options["source"] is not None and not messages:
         rows_form(outputs[0], paths)  # Parquet needs -o: refused before reading
     check_destinations(outputs, inputs=paths)

@@ -60,14 +60,29 @@ def dataset_files(folder: Path) -> list[Path]:
     return files
 
 
+NULL_MEANS = b"knowledgepulse.null"
+"""A column's metadata key saying what its nulls are: :data:`ABSENT`, or (without it) nulls."""
+ABSENT = b"absent"
+"""A null in the column is a key the row lacks (a table of traces: a field one trace has)."""
+
+
 def batch_rows(batch: Any) -> Iterator[dict[str, Any]]:
-    """The rows of a pyarrow ``RecordBatch`` as dicts, JSON-typed values parsed."""
+    """The rows of a pyarrow ``RecordBatch`` as dicts, JSON-typed values parsed.
+
+    A null of a column marked :data:`ABSENT` is left out of its row.
+    """
     decoders = {
         field.name: decode for field in batch.schema if (decode := _json_decoder(field.type))
     }
+    absent = [
+        field.name for field in batch.schema if (field.metadata or {}).get(NULL_MEANS) == ABSENT
+    ]
     for row in batch.to_pylist():
         for column, decode in decoders.items():
             row[column] = decode(row[column])
+        for column in absent:
+            if row[column] is None:
+                del row[column]
         yield row
 
 
