@@ -10,7 +10,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from knowledgepulse.runs import annotate, decontaminate, dedupe, score, select
+from knowledgepulse.runs import annotate, decontaminate, dedupe, redact, score, select
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.value import TraceValueScorer
 
@@ -53,6 +53,25 @@ def test_a_numpy_formatted_dataset_scores_as_a_plain_one() -> None:
     assert list(annotated.with_format(None)["kp_score"]) == list(
         annotate(plain, scorer=scorer())["kp_score"]
     )
+
+
+def test_a_redacted_dataset_comes_back_in_its_format_info_and_split() -> None:
+    """redact, and select/decontaminate with redact=True, keep the Dataset's set_format
+    (numpy, torch...), its info and split, as the calls without redaction do."""
+    shown = Dataset.from_list(chat_rows(), split="train").with_format(
+        "numpy", columns=["resolved"], output_all_columns=True
+    )
+    given_back = [
+        redact(shown, level="aggregated").data,
+        select(shown, redact=True, scorer=scorer()).rows,
+        decontaminate(shown, against_texts=["unrelated"], redact=True, scorer=scorer()).kept_rows,
+    ]
+    for rows in given_back:
+        assert rows.format["type"] == "numpy"
+        assert rows.format["output_all_columns"] is True
+        assert "resolved" in rows.format["columns"]
+        assert str(rows.split) == "train"
+        assert rows.info.features == rows.features
 
 
 @pytest.mark.parametrize("kind", ["arrow", "pandas", "datasets"])

@@ -177,7 +177,10 @@ def redacted_like(data: Any, items: Sequence[TraceItem | Record]) -> Any:
         return type(data).from_pylist(records, schema=data.schema)
     if kind == "datasets":  # by column: ``from_list`` of no records has no columns to type
         columns = {name: [record.get(name) for record in records] for name in data.features}
-        return type(data).from_dict(columns, features=data.features)
+        rows = type(data).from_dict(
+            columns, features=data.features, info=data.info.copy(), split=data.split
+        )
+        return _formatted_like(rows, data)
     return records
 
 
@@ -211,8 +214,12 @@ def _rows_at(data: Any, kind: str, positions: Sequence[int]) -> Any:
     # ``add_column`` then flattens, drawing datasets' "Flattening the indices" bar each call.
     # The rows are in memory: a dataset read from disk gets no cache file in its folder.
     taken = data.with_format("arrow")[list(positions)]
-    rows = type(data)(taken, info=data.info.copy(), split=data.split)
-    shown = data.format  # the user's format (numpy, torch...) kept, as ``select`` keeps it
+    return _formatted_like(type(data)(taken, info=data.info.copy(), split=data.split), data)
+
+
+def _formatted_like(rows: Any, data: Any) -> Any:
+    """``rows`` (a new ``datasets.Dataset``: no format) in ``data``'s (numpy, torch...)."""
+    shown = data.format
     return rows.with_format(
         shown["type"],
         columns=shown["columns"],
