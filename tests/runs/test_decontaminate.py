@@ -58,8 +58,9 @@ def test_task_texts_may_be_a_dataframe_column_or_an_array() -> None:
 
 def test_a_task_text_that_is_no_string_is_named_by_its_place() -> None:
     """A missing value in the texts (NaN, None) is a SettingTypeError naming where, no crash."""
+    texts: list[Any] = [EVAL[0], float("nan")]  # a Series' missing value
     with pytest.raises(SettingTypeError, match=r"against_texts\[1\].*dropna"):
-        decontaminate(new_rows(), against_texts=[EVAL[0], float("nan")])
+        decontaminate(new_rows(), against_texts=texts)
 
 
 def test_a_reworded_copy_goes_with_its_overlap_below_whole() -> None:
