@@ -90,6 +90,31 @@ def test_no_row_to_give_back_is_an_empty_table_of_the_input_kind(kind: str) -> N
     assert "kp_kept" in (dropped.columns if kind == "pandas" else dropped.column_names)
 
 
+@pytest.mark.parametrize("kind", ["arrow", "pandas", "datasets"])
+def test_a_table_scored_again_gets_new_kp_columns_not_a_second_set(kind: str) -> None:
+    """annotate or select on rows an earlier run annotated: each kp_ column once, the new
+    values in it; before, an Arrow table got two kp_score columns and a Dataset raised."""
+    rows = [{**row, "kp_score": -1.0, "kp_nearest": "old"} for row in chat_rows()]
+    data: Any = {
+        "arrow": pa.Table.from_pylist(rows),
+        "pandas": pd.DataFrame(rows),
+        "datasets": Dataset.from_list(rows),
+    }[kind]
+    want = [round(item.breakdown.score, 4) for item in score(chat_rows(), scorer=scorer())]
+    annotated, chosen = annotate(data, scorer=scorer()), select(data, scorer=scorer()).rows
+    for again in (annotated, chosen):
+        names = list(again.columns) if kind == "pandas" else again.column_names
+        assert names.count("kp_score") == 1
+        assert names.count("kp_nearest") == 1
+        assert -1.0 not in _values(again["kp_score"])
+    assert _values(annotated["kp_score"]) == want
+
+
+def _values(column: Any) -> list[Any]:
+    """A column's values as Python objects (an Arrow column's scalars converted)."""
+    return column.to_pylist() if hasattr(column, "to_pylist") else list(column)
+
+
 def test_a_dataset_left_with_no_row_is_an_empty_dataset_of_its_columns() -> None:
     """decontaminate against the set itself keeps nothing: kept_rows has its features, no rows."""
     runs = Dataset.from_list(chat_rows())

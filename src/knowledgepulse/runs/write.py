@@ -146,16 +146,22 @@ def in_place(
 def _add_columns(
     rows: Any, kind: str, columns: Sequence[Mapping[str, Any]], names: Sequence[str]
 ) -> Any:
-    """The table ``rows`` with each row's ``columns`` added, in the order of ``names``."""
+    """The table ``rows`` with each row's ``columns`` added, in the order of ``names``.
+
+    A column the table has already (a ``kp_`` column of an earlier run) is replaced, as a
+    DataFrame's ``assign`` replaces it and a JSON Lines row gets the new values.
+    """
     added = {name: [row[name] for row in columns] for name in names}
     if kind == "pandas":
         return rows.assign(**added)
     if kind == "arrow":
         import pyarrow as pa  # noqa: PLC0415 - only for an Arrow table given
 
+        rows = rows.drop_columns([name for name in added if name in rows.column_names])
         for name, values in added.items():
             rows = rows.append_column(name, pa.array(values, type=COLUMN_TYPES[name]))
         return rows
+    rows = rows.remove_columns([name for name in added if name in rows.column_names])
     for name, values in added.items():
         rows = rows.add_column(name, values)
     return rows
