@@ -164,8 +164,8 @@ def _histogram(corpus: Corpus) -> None:
 )
 @similarity_histogram_option("--max-similarity")
 @output_option(
-    "Write the selected traces here (JSONL, atomically) instead of stdout; dataset rows "
-    "go as JSONL or, for a .parquet name, Parquet."
+    "Write the selected traces here (JSONL, atomically) instead of stdout; traces and "
+    "dataset rows go as JSONL or, for a .parquet name, Parquet."
 )
 @to_option(("messages",), TO_MESSAGES_HELP)
 @report_option("Write every rejected trace with its reason here (JSONL).")
