@@ -8,11 +8,23 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.json as pa_json
+import pyarrow.parquet as pq
 import pytest
 
-from knowledgepulse.runs import annotate, decontaminate, dedupe, redact, score, select
+from knowledgepulse.runs import (
+    annotate,
+    decontaminate,
+    dedupe,
+    items_of,
+    redact,
+    score,
+    select,
+)
 from knowledgepulse.testing import HashingEmbedder
+from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import TraceValueScorer
+from tests.builders import curation_traces
 
 Dataset = pytest.importorskip("datasets").Dataset
 CHAT = Path(__file__).parents[2] / "examples" / "datasets" / "openai_chat.jsonl"
@@ -113,6 +125,20 @@ def test_a_table_scored_again_gets_new_kp_columns_not_a_second_set(kind: str) ->
 def _values(column: Any) -> list[Any]:
     """A column's values as Python objects (an Arrow column's scalars converted)."""
     return column.to_pylist() if hasattr(column, "to_pylist") else list(column)
+
+
+def test_traces_loaded_by_datasets_from_json_read_as_the_file(tmp_path: Path) -> None:
+    """Dataset.from_json, or Parquet written from Arrow's JSON reader: created_at is a timestamp
+    without a zone (the Z dropped), read as UTC; before, every trace failed validation."""
+    path = tmp_path / "traces.jsonl"
+    path.write_text("".join(json.dumps(trace) + "\n" for trace in curation_traces()))
+    want = [item.trace for item in items_of(str(path)) if isinstance(item, TraceItem)]
+    loaded = Dataset.from_json(str(path))
+    assert pa.types.is_timestamp(loaded.data.schema.field("metadata").type["created_at"].type)
+    parquet = tmp_path / "traces.parquet"
+    pq.write_table(pa_json.read_json(path), parquet)
+    for data in (loaded, str(parquet)):
+        assert [item.trace for item in items_of(data) if isinstance(item, TraceItem)] == want
 
 
 def test_a_dataset_left_with_no_row_is_an_empty_dataset_of_its_columns() -> None:
