@@ -29,9 +29,17 @@ def examples() -> list[tuple[str, str | None]]:
 def test_the_page_shows_the_calls_on_dicts_frames_datasets_and_groups() -> None:
     """The page covers what a curator reaches for: each call and input kind it promises."""
     code = "\n".join(body for body, _ in examples())
-    for used in ("select(traces", "pd.read_json", "Dataset.from_pandas", "per_task=", "dedupe("):
+    for used in (
+        "select(traces",
+        "pd.read_json",
+        "Dataset.from_pandas",
+        "per_task=",
+        "dedupe(",
+        "split(",
+    ):
         assert used in code
     assert "max_similarity=" in code
+    assert 'write_to("best.parquet")' in code
 
 
 def test_every_python_block_runs_and_prints_what_the_page_shows(

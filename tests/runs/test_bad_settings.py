@@ -105,6 +105,13 @@ def test_a_close_name_is_suggested() -> None:
         runs.dedupe(ROWS, by="simlarity", scorer=NO_MODEL)
 
 
+@pytest.mark.parametrize("call", [runs.score, runs.annotate])
+def test_a_misspelt_keyword_of_score_names_the_setting_meant(call: Callable[..., Any]) -> None:
+    """score(data, min_scor=...) says which setting was meant, as a lookup miss does."""
+    with pytest.raises(SettingTypeError, match="'min_scor'; Did you mean 'min_score'"):
+        call(ROWS, min_scor=0.5, scorer=NO_MODEL)
+
+
 def test_parquet_to_a_stream_is_a_parameter_conflict() -> None:
     """item_writer cannot write Parquet to a text stream: the library's error, naming target."""
     with (

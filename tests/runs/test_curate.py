@@ -435,6 +435,14 @@ def no_embedder() -> TraceValueScorer:
     return TraceValueScorer(embedder=None)
 
 
+def test_rank_by_a_field_of_booleans_says_it_holds_no_number() -> None:
+    """rank_by="metadata.success" on traces: every item has it, as true or false; the error says
+    so (successful runs come first anyway) rather than that no item has it."""
+    traces = curation_traces()
+    with pytest.raises(ScorerParameterError, match=r"metadata\.success holds true or false"):
+        select(traces, rank_by="metadata.success", scorer=no_embedder())
+
+
 def test_rank_by_reward_keeps_each_tasks_highest_reward_run() -> None:
     """Best of N by reward: 1.0 beats 0.6 though both count as successes at 0.5."""
     rows = rewarded_rows({"a": [0.6, 1.0, 0.2], "b": [0.9, 0.0, 0.7]})

@@ -8,11 +8,23 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.json as pa_json
+import pyarrow.parquet as pq
 import pytest
 
-from knowledgepulse.runs import annotate, decontaminate, dedupe, score, select
+from knowledgepulse.runs import (
+    annotate,
+    decontaminate,
+    dedupe,
+    items_of,
+    redact,
+    score,
+    select,
+)
 from knowledgepulse.testing import HashingEmbedder
+from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import TraceValueScorer
+from tests.builders import curation_traces
 
 Dataset = pytest.importorskip("datasets").Dataset
 CHAT = Path(__file__).parents[2] / "examples" / "datasets" / "openai_chat.jsonl"
@@ -55,6 +67,25 @@ def test_a_numpy_formatted_dataset_scores_as_a_plain_one() -> None:
     )
 
 
+def test_a_redacted_dataset_comes_back_in_its_format_info_and_split() -> None:
+    """redact, and select/decontaminate with redact=True, keep the Dataset's set_format
+    (numpy, torch...), its info and split, as the calls without redaction do."""
+    shown = Dataset.from_list(chat_rows(), split="train").with_format(
+        "numpy", columns=["resolved"], output_all_columns=True
+    )
+    given_back = [
+        redact(shown, level="aggregated").data,
+        select(shown, redact=True, scorer=scorer()).rows,
+        decontaminate(shown, against_texts=["unrelated"], redact=True, scorer=scorer()).kept_rows,
+    ]
+    for rows in given_back:
+        assert rows.format["type"] == "numpy"
+        assert rows.format["output_all_columns"] is True
+        assert "resolved" in rows.format["columns"]
+        assert str(rows.split) == "train"
+        assert rows.info.features == rows.features
+
+
 @pytest.mark.parametrize("kind", ["arrow", "pandas", "datasets"])
 def test_no_row_to_give_back_is_an_empty_table_of_the_input_kind(kind: str) -> None:
     """dedupe's dropped_rows with nothing dropped: an empty table of the same columns."""
@@ -69,6 +100,45 @@ def test_no_row_to_give_back_is_an_empty_table_of_the_input_kind(kind: str) -> N
     assert len(dropped) == 0
     assert type(dropped) is type(data)
     assert "kp_kept" in (dropped.columns if kind == "pandas" else dropped.column_names)
+
+
+@pytest.mark.parametrize("kind", ["arrow", "pandas", "datasets"])
+def test_a_table_scored_again_gets_new_kp_columns_not_a_second_set(kind: str) -> None:
+    """annotate or select on rows an earlier run annotated: each kp_ column once, the new
+    values in it; before, an Arrow table got two kp_score columns and a Dataset raised."""
+    rows = [{**row, "kp_score": -1.0, "kp_nearest": "old"} for row in chat_rows()]
+    data: Any = {
+        "arrow": pa.Table.from_pylist(rows),
+        "pandas": pd.DataFrame(rows),
+        "datasets": Dataset.from_list(rows),
+    }[kind]
+    want = [round(item.breakdown.score, 4) for item in score(chat_rows(), scorer=scorer())]
+    annotated, chosen = annotate(data, scorer=scorer()), select(data, scorer=scorer()).rows
+    for again in (annotated, chosen):
+        names = list(again.columns) if kind == "pandas" else again.column_names
+        assert names.count("kp_score") == 1
+        assert names.count("kp_nearest") == 1
+        assert -1.0 not in _values(again["kp_score"])
+    assert _values(annotated["kp_score"]) == want
+
+
+def _values(column: Any) -> list[Any]:
+    """A column's values as Python objects (an Arrow column's scalars converted)."""
+    return column.to_pylist() if hasattr(column, "to_pylist") else list(column)
+
+
+def test_traces_loaded_by_datasets_from_json_read_as_the_file(tmp_path: Path) -> None:
+    """Dataset.from_json, or Parquet written from Arrow's JSON reader: created_at is a timestamp
+    without a zone (the Z dropped), read as UTC; before, every trace failed validation."""
+    path = tmp_path / "traces.jsonl"
+    path.write_text("".join(json.dumps(trace) + "\n" for trace in curation_traces()))
+    want = [item.trace for item in items_of(str(path)) if isinstance(item, TraceItem)]
+    loaded = Dataset.from_json(str(path))
+    assert pa.types.is_timestamp(loaded.data.schema.field("metadata").type["created_at"].type)
+    parquet = tmp_path / "traces.parquet"
+    pq.write_table(pa_json.read_json(path), parquet)
+    for data in (loaded, str(parquet)):
+        assert [item.trace for item in items_of(data) if isinstance(item, TraceItem)] == want
 
 
 def test_a_dataset_left_with_no_row_is_an_empty_dataset_of_its_columns() -> None:

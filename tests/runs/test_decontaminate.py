@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.cli.main import main
+from knowledgepulse.errors import SettingTypeError
 from knowledgepulse.runs import decontaminate
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.value.scorer import TraceValueScorer
@@ -43,6 +44,23 @@ def test_planted_copies_go_and_the_unrelated_task_stays() -> None:
     result = decontaminate(new_rows(), against_texts=EVAL, source="openai-chat")
     assert [found.reference.text for found in result.removed] == EVAL
     assert result.kept_rows == [chat(UNRELATED)]
+
+
+def test_task_texts_may_be_a_dataframe_column_or_an_array() -> None:
+    """``against_texts=frame["question"]`` (a Series) or a numpy array works as a list does;
+    before, pandas' "truth value of a Series is ambiguous" came out of the call."""
+    pd = pytest.importorskip("pandas")
+    want = decontaminate(new_rows(), against_texts=EVAL).kept_rows
+    column = pd.DataFrame({"question": EVAL})["question"]
+    assert decontaminate(new_rows(), against_texts=column).kept_rows == want
+    assert decontaminate(new_rows(), against_texts=column.to_numpy()).kept_rows == want
+
+
+def test_a_task_text_that_is_no_string_is_named_by_its_place() -> None:
+    """A missing value in the texts (NaN, None) is a SettingTypeError naming where, no crash."""
+    texts: list[Any] = [EVAL[0], float("nan")]  # a Series' missing value
+    with pytest.raises(SettingTypeError, match=r"against_texts\[1\].*dropna"):
+        decontaminate(new_rows(), against_texts=texts)
 
 
 def test_a_reworded_copy_goes_with_its_overlap_below_whole() -> None:

@@ -35,17 +35,16 @@ def test_an_output_named_after_a_form_not_written_is_refused(name: str) -> None:
         output_form(Path(name), [], rows=False)
 
 
-def test_traces_to_a_parquet_name_are_refused_rows_are_not() -> None:
-    """Parquet is for dataset rows: traces (JSON Lines) under a .parquet name are refused."""
-    with pytest.raises(ParameterConflictError, match=r"out\.parquet: \.parquet is not a form"):
-        output_form(Path("out.parquet"), [], rows=False)
+def test_traces_and_rows_to_a_parquet_name_are_parquet() -> None:
+    """A .parquet name gives Parquet, for rows and for traces (a table of traces) alike."""
+    assert output_form(Path("out.parquet"), [], rows=False) == "parquet"
     assert output_form(Path("out.parquet"), [], rows=True) == "parquet"
 
 
 @pytest.mark.parametrize("name", ["out.jsonl", "out.json", "out", "/dev/stdout", "tmp.Xy12ab"])
 def test_a_jsonl_name_or_one_of_no_known_form_is_written_as_json_lines(name: str) -> None:
     """What a suffix does not name (none, a mktemp name) is written as it was: JSON Lines."""
-    check_output_name(Path(name), rows=False)
+    check_output_name(Path(name), parquet=False)
     assert output_form(Path(name), [], rows=False) == "jsonl"
 
 

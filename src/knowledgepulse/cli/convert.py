@@ -25,7 +25,7 @@ from knowledgepulse.runs.convert import ConvertTo, convert_files
 @command("convert")
 @paths_argument
 @source_options(required=True)
-@output_option("Write the traces here instead of stdout (atomically: the file appears when done).")
+@output_option("Write the traces here instead of stdout (atomically); a .parquet name: Parquet.")
 @to_option(
     ("trace", "messages", "atif"),
     "trace: ReasoningTrace JSON Lines; " + TO_MESSAGES_HELP + " atif: Harbor's ATIF "

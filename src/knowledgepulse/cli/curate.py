@@ -78,7 +78,7 @@ def run_arguments(
     reading = trace_options_of(options)
     check_output_name(outputs[0])
     for report in outputs[1:]:  # reports are JSON Lines, whatever the input
-        check_output_name(report, rows=False, setting="report_path")
+        check_output_name(report, parquet=False, setting="report_path")
     if options["source"] is not None and not messages:
         rows_form(outputs[0], paths)  # Parquet needs -o: refused before reading
     check_destinations(outputs, inputs=paths)
@@ -164,8 +164,8 @@ def _histogram(corpus: Corpus) -> None:
 )
 @similarity_histogram_option("--max-similarity")
 @output_option(
-    "Write the selected traces here (JSONL, atomically) instead of stdout; dataset rows "
-    "go as JSONL or, for a .parquet name, Parquet."
+    "Write the selected traces here (JSONL, atomically) instead of stdout; traces and "
+    "dataset rows go as JSONL or, for a .parquet name, Parquet."
 )
 @to_option(("messages",), TO_MESSAGES_HELP)
 @report_option("Write every rejected trace with its reason here (JSONL).")

@@ -3,13 +3,16 @@
 ``datasets.Dataset.save_to_disk`` writes a folder of ``data-NNNNN-of-NNNNN.arrow`` files (Arrow
 IPC streams) listed in its ``state.json``; pyarrow reads them, so ``datasets`` is not needed.
 A column ``datasets`` could give no one Arrow type is stored as JSON text (Arrow's ``arrow.json``
-type): its values are read as the JSON they hold, as ``datasets`` itself reads them.
+type): its values are read as the JSON they hold, as ``datasets`` itself reads them. A timestamp
+without a time zone (what Arrow's JSON reader, and so ``datasets.Dataset.from_json``, makes of
+``2024-11-23T01:23:33Z``) is read as UTC, as the chat readers read a time column.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -60,33 +63,68 @@ def dataset_files(folder: Path) -> list[Path]:
     return files
 
 
+NULL_MEANS = b"knowledgepulse.null"
+"""A column's metadata key saying what its nulls are: :data:`ABSENT`, or (without it) nulls."""
+ABSENT = b"absent"
+"""A null in the column is a key the row lacks (a table of traces: a field one trace has)."""
+
+
 def batch_rows(batch: Any) -> Iterator[dict[str, Any]]:
-    """The rows of a pyarrow ``RecordBatch`` as dicts, JSON-typed values parsed."""
+    """The rows of a pyarrow ``RecordBatch`` as dicts, JSON-typed values parsed.
+
+    A null of a column marked :data:`ABSENT` is left out of its row.
+    """
+    absent = [
+        field.name for field in batch.schema if (field.metadata or {}).get(NULL_MEANS) == ABSENT
+    ]
+    for row in decoded(batch.schema, batch.to_pylist()):
+        for column in absent:
+            if row[column] is None:
+                del row[column]
+        yield row
+
+
+def decoded(
+    schema: Any, rows: Iterable[dict[str, Any]], *, json_text: bool = True
+) -> Iterator[dict[str, Any]]:
+    """``rows``, Python values of a table of ``schema``, with naive timestamps in UTC.
+
+    With ``json_text``, JSON text is parsed too (``False``: the rows' JSON is parsed already,
+    ``datasets``' ``Json``). Each row is changed in place; as it is when the schema has neither.
+    """
     decoders = {
-        field.name: decode for field in batch.schema if (decode := _json_decoder(field.type))
+        field.name: decode for field in schema if (decode := _decoder(field.type, json_text))
     }
-    for row in batch.to_pylist():
+    for row in rows:
         for column, decode in decoders.items():
-            row[column] = decode(row[column])
+            if column in row:
+                row[column] = decode(row[column])
         yield row
 
 
 Decode = Callable[[Any], Any]
 
 
-def _json_decoder(kind: Any) -> Decode | None:
-    """How to read the Python values of an Arrow type holding JSON text; ``None``: as they are."""
+def _decoder(kind: Any, json_text: bool = True) -> Decode | None:
+    """How to read the Python values of an Arrow type; ``None``: as they are.
+
+    JSON text (with ``json_text``) is parsed, a naive timestamp put in UTC, at any depth.
+    """
     from pyarrow import types  # noqa: PLC0415 - pyarrow is loaded already when batches are read
 
     if getattr(kind, "extension_name", None) == "arrow.json":
-        return _parsed
+        return _parsed if json_text else None
+    if types.is_timestamp(kind) and kind.tz is None:
+        return _in_utc
     if types.is_list(kind) or types.is_large_list(kind) or types.is_fixed_size_list(kind):
-        item = _json_decoder(kind.value_type)
+        item = _decoder(kind.value_type, json_text)
         if item is None:
             return None
         return lambda value: None if value is None else [item(element) for element in value]
     if types.is_struct(kind):
-        fields = {field.name: decode for field in kind if (decode := _json_decoder(field.type))}
+        fields = {
+            field.name: decode for field in kind if (decode := _decoder(field.type, json_text))
+        }
         if not fields:
             return None
         return lambda value: (
@@ -95,6 +133,11 @@ def _json_decoder(kind: Any) -> Decode | None:
             else {key: fields[key](got) if key in fields else got for key, got in value.items()}
         )
     return None
+
+
+def _in_utc(value: Any) -> Any:
+    """A naive datetime as UTC (Arrow's JSON reader drops the ``Z`` it read)."""
+    return value.replace(tzinfo=UTC) if isinstance(value, datetime) else value
 
 
 def _parsed(text: str | None) -> Any:

@@ -15,8 +15,9 @@ from typing import IO, Any, Literal
 import orjson
 
 from knowledgepulse._util.text import counted
-from knowledgepulse.errors import Location, OutputError
+from knowledgepulse.errors import Location, MissingDependencyError, OutputError
 from knowledgepulse.records import Record
+from knowledgepulse.records.arrow import ABSENT, NULL_MEANS
 from knowledgepulse.records.readers import MAGIC, import_pyarrow_parquet, is_parquet_name
 from knowledgepulse.value.breakdown import ValueBreakdown
 
@@ -143,6 +144,43 @@ def _empty_objects_as_null(value: Any) -> Any:
     return value
 
 
+TEXT_KEYS = ("@context", "@type", "id", "source_skill")
+"""A trace document's keys that hold text: its own columns in a table of traces; every other
+key is a JSON column."""
+
+
+def _document_schema(pa: Any, rows: list[dict[str, Any]]) -> Any:
+    """The schema of a table of trace documents: a column a top-level key, in first-seen order.
+
+    A text key is a string column; any other (metadata, steps: objects and lists) is JSON text
+    (Parquet's JSON type), which reads back as exactly the value written, where a struct column
+    would give each step's tool input every key of every other one's (null) and refuse the
+    inputs whose values differ in type. pyarrow reads JSON columns back as values, and so do
+    ``datasets`` (its ``Json`` feature) and kp, which reads a null here as the key absent.
+    """
+    if not hasattr(pa, "json_"):  # added in pyarrow 19
+        raise MissingDependencyError(
+            "traces are written to Parquet with JSON columns, which need pyarrow 19 or later; "
+            "install it with: pip install 'pyarrow>=19' (or write JSON Lines: -o FILE.jsonl)"
+        )
+    names = dict.fromkeys(key for row in rows for key in row)
+    # A trace that lacks a key another has is null there: marked to read back without it.
+    absent = {NULL_MEANS: ABSENT}
+    return pa.schema(
+        [
+            pa.field(name, pa.string() if name in TEXT_KEYS else pa.json_(), metadata=absent)
+            for name in names
+        ]
+    )
+
+
+def _json_text(key: str, value: Any) -> Any:
+    """A document's value as its column holds it: text as it is, anything else as JSON text."""
+    if key in TEXT_KEYS or value is None:
+        return value
+    return orjson.dumps(value, default=_json_default, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
 def _json_default(value: Any) -> Any:
     # What a Parquet row may hold and JSON has no word for (a Decimal is written as text).
     if isinstance(value, bytes | bytearray):
@@ -162,6 +200,8 @@ class RowWriter:
     module) fixes the columns before the ``kp_`` ones instead (training rows). ``clean``
     (``--redact``'s, as a row's) cleans the key-value metadata the schema keeps from the rows'
     Parquet files, its own and each column's: a producer's notes are text as any other.
+    :meth:`write_document` writes trace documents instead: a table of traces, without the
+    ``kp_`` columns (:func:`_document_schema`).
     """
 
     def __init__(
@@ -181,6 +221,7 @@ class RowWriter:
         self._schema: Any = None
         self._emptied: tuple[str, ...] = ()  # columns where an empty object is written as null
         self._writer: Any = None
+        self._documents: bool | None = None  # trace documents, rows, or nothing written yet
         if self._parquet:
             self._pq = import_pyarrow_parquet()
             import pyarrow  # noqa: PLC0415 - installed with pyarrow.parquet, checked above
@@ -192,7 +233,25 @@ class RowWriter:
         if not self._parquet:
             self._stream.write(jsonl_row(row, columns) + "\n")
             return
-        self._pending.append((row.location, {**row.value, **columns}))
+        self._add(row.location, {**row.value, **columns}, documents=False)
+
+    def write_document(self, location: Location, document: Mapping[str, Any]) -> None:
+        """Write one trace document as a row of a table of traces (Parquet only).
+
+        Raises:
+            OutputError: dataset rows were written to the same file.
+        """
+        self._add(location, dict(document), documents=True)
+
+    def _add(self, location: Location, row: dict[str, Any], *, documents: bool) -> None:
+        if self._documents is None:
+            self._documents = documents
+        elif self._documents != documents:
+            raise OutputError(
+                f"{location}: trace documents and dataset rows do not go in one Parquet file; "
+                "write the traces and the rows to separate files, or JSON Lines (-o FILE.jsonl)"
+            )
+        self._pending.append((location, row))
         if len(self._pending) >= BATCH_ROWS:
             self._flush()
 
@@ -226,6 +285,8 @@ class RowWriter:
     def _first_schema(self) -> tuple[Any, tuple[str, ...]]:
         """The output's schema, from the first batch; the columns whose empty objects are null."""
         pa = self._pa
+        if self._documents:
+            return _document_schema(pa, [row for _, row in self._pending]), ()
         if self._fields is not None:
             added = [pa.field(name, COLUMN_TYPES[name]) for name in self._added]
             return pa.schema(self._fields(pa) + added), ()
@@ -279,7 +340,10 @@ class RowWriter:
             for name in self._emptied:
                 if name in row:
                     row[name] = _empty_objects_as_null(row[name])
-            rows.append(row)
+            if self._documents:
+                rows.append({key: _json_text(key, value) for key, value in row.items()})
+            else:
+                rows.append(row)
         return rows
 
     def close(self) -> None:

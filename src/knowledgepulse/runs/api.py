@@ -15,6 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypedDict, Unpack, overload
 
+from knowledgepulse._util.text import did_you_mean
 from knowledgepulse.errors import SettingTypeError
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.runs.inputs import RunInput, items_of, table_kind
@@ -260,8 +261,9 @@ def _scored(
     unknown = sorted(settings.keys() - ScoreSettings.__optional_keys__)
     if unknown:
         taken = ", ".join(sorted(ScoreSettings.__optional_keys__))
+        hint = did_you_mean(unknown[0], ScoreSettings.__optional_keys__)
         raise SettingTypeError(
-            f"unexpected keyword argument {unknown[0]!r}; the settings are {taken}"
+            f"unexpected keyword argument {unknown[0]!r};{hint} the settings are {taken}"
         )
     cache_path = settings.get("cache_path")
     told = settings.get("on_problem") or logged

@@ -256,8 +256,7 @@ def decontaminate(
     threshold = DEDUPE_THRESHOLD if threshold is None else threshold
     check_cosine("threshold", threshold)
     scorer = checked_scorer(scorer) or TraceValueScorer()
-    if isinstance(against_texts, str):
-        raise wrong_setting("against_texts", against_texts, "a list of task texts", wrong_type=True)
+    texts = _task_texts(against_texts)
     if against is None and against_texts is None:  # nothing to compare with: a call's slip
         raise ScorerParameterError(
             "nothing to decontaminate against: give the reference (evaluation) set as ",
@@ -281,7 +280,7 @@ def decontaminate(
     if against_field is not None:
         text_of(against_field, "against_field", "the field holding each reference's task text")
     references, reference_items = _references(
-        against, against_texts or (), against_field, source, options, notes, problems, on_problem
+        against, texts, against_field, source, options, notes, problems, on_problem
     )
     index = OverlapIndex((reference.text for reference in references), ngram)
     found: dict[int, Contaminated] = {}
@@ -338,6 +337,29 @@ def _redacted(
         hidden = replace(reference, id=redact_id(reference.id, level, redactor.rules)[0])
         found[position] = replace(match, item=cleaned[position], reference=hidden)
     return cleaned, found
+
+
+def _task_texts(texts: Iterable[str] | None) -> list[str]:
+    """``against_texts`` as a list: any iterable of strings (a list, a pandas ``Series``...).
+
+    Raises:
+        SettingTypeError: one string (not a list of them), no iterable, or an item that is no
+            string (a ``Series``' missing value, NaN), named by its place.
+    """
+    if texts is None:
+        return []
+    if isinstance(texts, str) or not isinstance(texts, Iterable):
+        raise wrong_setting("against_texts", texts, "a list of task texts", wrong_type=True)
+    listed = list(texts)
+    for place, text in enumerate(listed):
+        if not isinstance(text, str):
+            raise wrong_setting(
+                f"against_texts[{place}]",
+                text,
+                "a task text, a string (drop missing values first: series.dropna())",
+                wrong_type=True,
+            )
+    return listed
 
 
 def _references(  # noqa: PLR0917 - one private call, the run's reading settings

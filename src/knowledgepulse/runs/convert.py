@@ -92,7 +92,7 @@ def convert_files(
         check_openable(path)  # a missing file fails now, before any output
     messages = to == "messages"
     if isinstance(target, Path):
-        check_output_name(target, rows=messages)
+        check_output_name(target, parquet=to != "atif")
         check_destination(target, what="output", inputs=paths)
     unread = unread_rows(redactor) if messages else None
     sink = ProblemSink(unread=unread, show=on_problem)

@@ -55,7 +55,7 @@ from knowledgepulse.runs.write import (
 )
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
-from knowledgepulse.trace.item import TraceItem, number_at
+from knowledgepulse.trace.item import TraceItem, number_at, value_at
 from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.scorer import TraceValueScorer, checked_scorer
 
@@ -828,6 +828,12 @@ def outcome_of(item: TraceItem, rank_by: str) -> float | None:
     return number_at(item.document, rank_by)
 
 
+def _holds_a_boolean(item: TraceItem, field: str) -> bool:
+    """Whether ``field`` of the item's row, else of its trace, is true or false."""
+    found = value_at(item.row.value, field) if item.row is not None else None
+    return isinstance(found if found is not None else value_at(item.document, field), bool)
+
+
 def _outcomes(
     corpus: Corpus,
     field: str,
@@ -861,6 +867,12 @@ def _outcomes(
             else f"name a numeric column of the rows or a dotted path to a number in the "
             f"trace's JSON (metadata.eval.pass_rate), not {field!r}"
         )
+        if any(_holds_a_boolean(scored.item, field) for scored in corpus.items):
+            raise ScorerParameterError(
+                setting,
+                f": {field} holds true or false, not a number; successful runs are taken "
+                f"first whatever the ranking, so leave rank_by out to rank them by score",
+            )
         raise ScorerParameterError(setting, f": no item has a {field}; {why}")
     return found
 

@@ -19,7 +19,7 @@ from typing import Any, TypeAlias
 from knowledgepulse import sources
 from knowledgepulse._util.settings import instance_of, text_of, wrong_setting
 from knowledgepulse.errors import Setting, SettingTypeError
-from knowledgepulse.records import Problem
+from knowledgepulse.records import Problem, arrow
 from knowledgepulse.runs.read import (
     read_items,
     with_task,
@@ -215,12 +215,14 @@ def rows_of(data: Any) -> Iterator[Any]:
             "rows or traces, or one split, e.g. dataset['train']",
         )
     kind = table_kind(data)
+    # As a file of the same table is read (records.arrow): JSON columns parsed, a timestamp
+    # without a zone in UTC.
     if kind == "arrow":
-        return (row for batch in data.to_batches() for row in batch.to_pylist())
+        return (row for batch in data.to_batches() for row in arrow.batch_rows(batch))
     if kind == "pandas":
         return (_plain(row) for row in data.to_dict(orient="records"))
     if kind == "datasets":  # as Python values, whatever format (numpy, torch...) it is shown in
-        return (_document(row) for row in data.with_format(None))
+        return arrow.decoded(data.data.schema, data.with_format(None), json_text=False)
     if isinstance(data, Iterable):  # row dicts, ReasoningTrace models, a datasets.Dataset
         return (_document(row) for row in data)
     raise wrong_setting(

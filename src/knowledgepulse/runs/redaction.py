@@ -23,7 +23,7 @@ from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.value import RunTally, dumps
 from knowledgepulse.runs.problems import ProblemSink
 from knowledgepulse.runs.read import read_items, valid_items
-from knowledgepulse.runs.write import UnreadRows, item_writer, rows_form, text_output
+from knowledgepulse.runs.write import UnreadRows, item_writer, output_form, rows_form, text_output
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.models import PrivacyLevel
 
@@ -273,9 +273,11 @@ def redact_files(
     )
     first = next(read, None)
     again = unread.items(itertools.chain([] if first is None else [first], read))
-    # Dataset rows go back as rows (their form, or the target's), anything else as traces.
+    # Dataset rows go back as rows (their form, or the target's), anything else as traces
+    # (a table of traces for a .parquet target).
     rows = first is None or first.row is not None  # none: Parquet stays Parquet
-    with item_writer(target, form if rows else "jsonl", (), unread=unread) as out:
+    form = form if rows else output_form(target, paths, rows=False)
+    with item_writer(target, form, (), unread=unread) as out:
         for item in redact_items(again, redactor, found=found):
             if rows:
                 out.write_row(item, {})

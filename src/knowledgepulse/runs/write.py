@@ -179,16 +179,22 @@ def in_place(
 def _add_columns(
     rows: Any, kind: str, columns: Sequence[Mapping[str, Any]], names: Sequence[str]
 ) -> Any:
-    """The table ``rows`` with each row's ``columns`` added, in the order of ``names``."""
+    """The table ``rows`` with each row's ``columns`` added, in the order of ``names``.
+
+    A column the table has already (a ``kp_`` column of an earlier run) is replaced, as a
+    DataFrame's ``assign`` replaces it and a JSON Lines row gets the new values.
+    """
     added = {name: [row[name] for row in columns] for name in names}
     if kind == "pandas":
         return rows.assign(**added)
     if kind == "arrow":
         import pyarrow as pa  # noqa: PLC0415 - only for an Arrow table given
 
+        rows = rows.drop_columns([name for name in added if name in rows.column_names])
         for name, values in added.items():
             rows = rows.append_column(name, pa.array(values, type=COLUMN_TYPES[name]))
         return rows
+    rows = rows.remove_columns([name for name in added if name in rows.column_names])
     for name, values in added.items():
         rows = rows.add_column(name, values)
     return rows
@@ -210,7 +216,10 @@ def redacted_like(data: Any, items: Sequence[TraceItem | Record]) -> Any:
         return type(data).from_pylist(records, schema=data.schema)
     if kind == "datasets":  # by column: ``from_list`` of no records has no columns to type
         columns = {name: [record.get(name) for record in records] for name in data.features}
-        return type(data).from_dict(columns, features=data.features)
+        rows = type(data).from_dict(
+            columns, features=data.features, info=data.info.copy(), split=data.split
+        )
+        return _formatted_like(rows, data)
     return records
 
 
@@ -244,8 +253,12 @@ def _rows_at(data: Any, kind: str, positions: Sequence[int]) -> Any:
     # ``add_column`` then flattens, drawing datasets' "Flattening the indices" bar each call.
     # The rows are in memory: a dataset read from disk gets no cache file in its folder.
     taken = data.with_format("arrow")[list(positions)]
-    rows = type(data)(taken, info=data.info.copy(), split=data.split)
-    shown = data.format  # the user's format (numpy, torch...) kept, as ``select`` keeps it
+    return _formatted_like(type(data)(taken, info=data.info.copy(), split=data.split), data)
+
+
+def _formatted_like(rows: Any, data: Any) -> Any:
+    """``rows`` (a new ``datasets.Dataset``: no format) in ``data``'s (numpy, torch...)."""
+    shown = data.format
     return rows.with_format(
         shown["type"],
         columns=shown["columns"],
@@ -347,8 +360,10 @@ class ItemWriter:
 
     Args:
         stream: where the items go: text for ``jsonl`` and ``json``, binary for ``parquet``.
-        form: see :data:`WriteForm`. Parquet holds rows only: an item without a dataset row is
-            written as its trace document's fields, with the added columns.
+        form: see :data:`WriteForm`. In Parquet an item without a dataset row is a row of a
+            table of traces: a column a top-level key of its document, objects as JSON text
+            (:meth:`~knowledgepulse.reports.rows.RowWriter.write_document`), no added column;
+            it reads back as the same trace.
         added: the columns a row gets, in order (Parquet's schema holds exactly these).
         messages: write every item as a training row in chat form instead
             (:func:`knowledgepulse.reports.messages.chat_row`), with the added columns.
@@ -386,6 +401,7 @@ class ItemWriter:
             RowWriter("parquet", stream, added, fields, clean) if form == "parquet" else None
         )
         self._written = 0
+        self._documents: bool | None = None  # a table of traces; None: no item written yet
         # Items given before their turn (``write``'s ``at``), put aside in a temporary file:
         # each one's place, and where it starts in the file.
         self._early: dict[int, int] = {}
@@ -417,9 +433,11 @@ class ItemWriter:
         if at is not None and at != self._items:
             self._hold(at, scored, columns)
             return
-        self._next_item()
         item = scored.item
-        if self._rows is not None or item.row is not None or self._messages:
+        self._next_item(item)
+        if self._is_document(item):
+            self._document(item, annotated_document(item.document, scored.breakdown.score))
+        elif self._rows is not None or item.row is not None or self._messages:
             self._row(item, kp_columns(scored.breakdown) if columns is None else columns)
         else:
             self._line(annotated_line(item.document, scored.breakdown.score))
@@ -437,7 +455,11 @@ class ItemWriter:
         self._early[at] = self._spilled.seek(0, os.SEEK_END)
         item = scored.item
         aside: tuple[Any, ...]
-        if self._rows is not None or item.row is not None or self._messages:
+        if self._is_document(item):
+            document = annotated_document(item.document, scored.breakdown.score)
+            location = item.record.location
+            aside = ((location.file, location.line, location.index), document, None, None)
+        elif self._rows is not None or item.row is not None or self._messages:
             added = kp_columns(scored.breakdown) if columns is None else columns
             row, added = self._row_of(item, added)
             location = row.location
@@ -452,30 +474,54 @@ class ItemWriter:
         assert self._spilled is not None  # an item was put aside
         self._spilled.seek(start)
         where, value, raw, added = pickle.load(self._spilled)
-        self._next_item()
+        self._next_item(None)
         if where is None:
             self._line(value)
+        elif added is None:  # a trace document in a table of traces
+            self._put_document(Location(*where), value)
         else:
             self._put(Record(Location(*where), value, raw=raw), added)
 
     def write_row(self, item: TraceItem, columns: Mapping[str, Any]) -> None:
         """The item's dataset row (its trace document when it has none) with ``columns``.
 
-        Its training row instead when the writer writes messages.
+        Its training row instead when the writer writes messages; in Parquet, an item without
+        a dataset row is its trace document alone (see :class:`ItemWriter`).
         """
-        self._next_item()
-        self._row(item, columns)
+        self._next_item(item)
+        if self._is_document(item):
+            self._document(item, item.document)
+        else:
+            self._row(item, columns)
 
     def write_trace(self, item: TraceItem) -> None:
         """The item's trace document as it is (a converted or redacted trace)."""
         if self._rows is not None or self._messages:
             self.write_row(item, {})
             return
-        self._next_item()
+        self._next_item(item)
         self._line(dumps(item.document))
 
-    def _next_item(self) -> None:
-        """Before the next item: the rows that gave no trace and come before it."""
+    def _is_document(self, item: TraceItem) -> bool:
+        """Whether ``item`` goes in a table of traces: a trace without a row, to Parquet."""
+        return self._rows is not None and item.row is None and not self._messages
+
+    def _document(self, item: TraceItem, document: dict[str, Any]) -> None:
+        self._put_document(item.record.location, document)
+
+    def _put_document(self, location: Location, document: dict[str, Any]) -> None:
+        assert self._rows is not None  # only Parquet holds a table of traces
+        self._rows.write_document(location, document)
+        self._written += 1
+
+    def _next_item(self, item: TraceItem | None) -> None:
+        """Before the next item: the rows that gave no trace and come before it.
+
+        The first ``item`` says whether the output is a table of traces, which holds no
+        row that gave no trace (those stay problems, as in a JSON Lines file of traces).
+        """
+        if self._documents is None and item is not None:
+            self._documents = self._is_document(item)
         self._write_unread(self._items)
         self._items += 1
 
@@ -483,8 +529,10 @@ class ItemWriter:
         """The rows that gave no trace and come before item ``before`` (``None``: all left)."""
         if self._unread is None:
             return
-        # In Parquet every record is a row; else a trace file's bad record is a problem only.
-        for row, message in self._unread.rows(before, every_file=self._rows is not None):
+        # In a Parquet file of rows every record is a row; else a trace file's bad record is
+        # a problem only.
+        every_file = self._rows is not None and not self._documents
+        for row, message in self._unread.rows(before, every_file=every_file):
             columns = error_columns(message, self._added)
             self._put(Record(row.location, {}) if self._messages else row, columns)
             self._unread.written += 1
@@ -595,17 +643,19 @@ def item_writer(
 
 
 JSON_LINES_NAMES = "JSON Lines (.jsonl, .ndjson, .json)"
-"""The names traces are written under, for a message (rows may be Parquet too)."""
+"""The names a report is written under, for a message (rows and traces may be Parquet too)."""
 _NOT_WRITTEN = frozenset((*TABLE_SUFFIXES, *DOCUMENT_SUFFIXES))
 """Suffixes of forms that traces and rows are never written in (other data, archives)."""
 
 
-def check_output_name(output: Path | None, *, rows: bool = True, setting: str = "output") -> None:
+def check_output_name(
+    output: Path | None, *, parquet: bool = True, setting: str = "output"
+) -> None:
     """Refuse an output whose suffix names a form it would not be written in (``x.arrow``).
 
-    ``rows``: whether dataset rows may go there (Parquet); traces are JSON Lines only. A name
-    without a suffix, or with one of no known format, is written as JSON Lines. ``setting``:
-    the parameter the error names.
+    ``parquet``: whether the output may be Parquet (dataset rows, traces, training rows); a
+    report is JSON Lines only. A name without a suffix, or with one of no known format, is
+    written as JSON Lines. ``setting``: the parameter the error names.
 
     Raises:
         ParameterConflictError: naming the output and the forms written.
@@ -613,8 +663,8 @@ def check_output_name(output: Path | None, *, rows: bool = True, setting: str = 
     if output is None:
         return
     suffix = output.suffix.lower()
-    if suffix in _NOT_WRITTEN or (not rows and is_parquet_name(output.name)):
-        forms = f"{JSON_LINES_NAMES} or, for dataset rows, Parquet (.parquet)" if rows else ""
+    if suffix in _NOT_WRITTEN or (not parquet and is_parquet_name(output.name)):
+        forms = f"{JSON_LINES_NAMES} or Parquet (.parquet)" if parquet else ""
         raise ParameterConflictError(
             Setting(setting),
             f" {output.name}: {suffix} is not a form written here; the output is "
@@ -646,19 +696,16 @@ def rows_form(output: Path | None, inputs: Sequence[str], other: WriteForm = "js
 def output_form(
     target: Path | IO[str], inputs: Sequence[str], *, rows: bool, messages: bool = False
 ) -> WriteForm:
-    """The form items go to ``target`` in: :func:`rows_form` for ``rows``, else JSON Lines.
+    """The form items go to ``target`` in: :func:`rows_form` for ``rows``, else ``target``'s.
 
-    ``messages``: training rows, whose form is ``target``'s alone (Parquet for a ``.parquet``
-    name, else JSON Lines, to a stream too), not the input's.
+    Traces (not ``rows``) and training rows (``messages``) go in ``target``'s form alone
+    (Parquet for a ``.parquet`` name, else JSON Lines, to a stream too), not the input's.
 
     Raises:
         ParameterConflictError: ``target``'s suffix names a form not written there.
     """
     output = target if isinstance(target, Path) else None
-    if rows or messages:
-        return rows_form(output, () if messages else inputs)  # which checks the name for rows
-    check_output_name(output, rows=False)
-    return "jsonl"
+    return rows_form(output, inputs if rows and not messages else ())  # which checks the name
 
 
 def target_of(target: str | os.PathLike[str] | IO[str]) -> Path | IO[str]:
@@ -684,7 +731,7 @@ def write_jsonl(target: Path | IO[str], records: Iterable[Any]) -> None:
             the file would not be in.
     """
     if isinstance(target, Path):
-        check_output_name(target, rows=False)
+        check_output_name(target, parquet=False)
     with text_output(target) as stream:
         for record in records:
             stream.write(dumps(tidy(record.to_dict())) + "\n")
