@@ -6,6 +6,7 @@ import json
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -77,3 +78,20 @@ def test_a_problem_never_quotes_any_secret_shape(example: dict[str, str]) -> Non
         problems = [item for item in read_items([path]) if isinstance(item, Problem)]
     assert problems
     assert example["secret"] not in str(problems[0])
+
+
+@pytest.mark.parametrize("level", ["private", "aggregated"])
+def test_rows_in_memory_get_problems_cleaned_as_a_files_rows_do(level: Any) -> None:
+    """A refused value of a row dict is quoted cleaned at ``messages``' level, as in a file:
+    a secret always, an e-mail address when the run redacts (``aggregated``)."""
+    token = "ghp_4fG7hJ2kL9mN3pQ6rS8tV1wX5yZ0aB2cD4eF"
+    email = "jane.roe@acme-mail.com"
+    rows = []
+    for value in (token, email):
+        bad = trace_json()
+        bad["metadata"]["success"] = value
+        rows.append(bad)
+    problems = [p for p in items_of(rows, messages=level) if isinstance(p, Problem)]
+    assert [problem.path for problem in problems] == ["metadata.success"] * 2
+    assert token not in str(problems)
+    assert (email in str(problems)) == (level == "private")

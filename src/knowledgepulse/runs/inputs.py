@@ -20,7 +20,13 @@ from knowledgepulse import sources
 from knowledgepulse._util.settings import instance_of, text_of, wrong_setting
 from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.records import Problem
-from knowledgepulse.runs.read import read_items, with_task, with_task_column, with_tasks
+from knowledgepulse.runs.read import (
+    read_items,
+    with_task,
+    with_task_column,
+    with_tasks,
+    without_secrets,
+)
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace import ReasoningTrace, TraceItem
@@ -93,7 +99,8 @@ def items_of(
         name=ROWS_NAME,
         notes=notes,
     )
-    return with_tasks(items, task_field)
+    # A problem quotes the value it refuses, as a file's does (read_items cleans those).
+    return with_tasks(without_secrets(items, messages), task_field)
 
 
 def _item_of(row: Any) -> TraceItem | None:
