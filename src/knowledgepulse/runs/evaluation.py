@@ -52,8 +52,9 @@ from knowledgepulse.evals.evaluate import (
     evaluate,
 )
 from knowledgepulse.evals.report import EvalReport, load_report
-from knowledgepulse.evals.results import CaseResult, EvalRun
+from knowledgepulse.evals.results import CaseResult, EvalRun, ScorerOutcome
 from knowledgepulse.evals.runner import run_suite
+from knowledgepulse.evals.scorer import details_diagnosis
 from knowledgepulse.evals.suite import Suite, load_suite, preset, suite_from_dict
 from knowledgepulse.evals.tasks import TaskFunction, check_options, load_plugin, load_task
 from knowledgepulse.records import Problem
@@ -495,17 +496,13 @@ def secret_free_result(result: CaseResult) -> CaseResult:
 
     Its problems and warnings (the suite fits a case, and a task's output, again), its task's
     error and its scorers' errors (a task's exception may quote a key: ``?api_key=...``), and
-    its output and expectation (a workflow may echo a key it was given), every text in them.
+    its output and expectation (a workflow may echo a key it was given), and each scorer's
+    details and diagnosis (which may quote them), every text in them.
     """
     task = result.task
     if task is not None and task.error_message:
         task = replace(task, error_message=_secret_free_text(task.error_message))
-    outcomes = tuple(
-        replace(outcome, result=replace(outcome.result, error=_secret_free_text(error)))
-        if (error := outcome.result.error)
-        else outcome
-        for outcome in result.outcomes
-    )
+    outcomes = tuple(map(_secret_free_outcome, result.outcomes))
     return replace(
         result,
         outcomes=outcomes,
@@ -518,6 +515,26 @@ def secret_free_result(result: CaseResult) -> CaseResult:
     )
 
 
+def _secret_free_outcome(outcome: ScorerOutcome) -> ScorerOutcome:
+    # A scorer's details and diagnosis may quote the output: every report shows them, as it
+    # shows the error. The default diagnosis is made again from the cleaned details: cut at 300
+    # characters first, a secret cut in two (a JWT without its signature) is no longer found.
+    error = outcome.result.error
+    cleaned = replace(
+        outcome.result,
+        details={
+            _secret_free_text(key): _secret_free_json(value)
+            for key, value in outcome.result.details.items()
+        },
+        error=None if error is None else _secret_free_text(error),
+    )
+    if outcome.diagnosis == tuple(details_diagnosis(outcome.result)):
+        diagnosis = tuple(details_diagnosis(cleaned))
+    else:
+        diagnosis = tuple(map(_secret_free_text, outcome.diagnosis))
+    return replace(outcome, result=cleaned, diagnosis=diagnosis)
+
+
 def _secret_free_text(text: str) -> str:
     from knowledgepulse.redact import clean_text  # noqa: PLC0415 - the rules load here
 
@@ -528,7 +545,7 @@ def _secret_free_json(value: JsonValue) -> JsonValue:
     # Every text in a JSON value, keys too (a workflow may answer {"sk-...": ...}).
     if isinstance(value, str):
         return _secret_free_text(value)
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):  # a scorer's details may hold a tuple
         return [_secret_free_json(item) for item in value]
     if isinstance(value, dict):
         return {_secret_free_text(k): _secret_free_json(v) for k, v in value.items()}
