@@ -6,9 +6,10 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
+from pydantic import BaseModel, ConfigDict
 
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION, main
 from knowledgepulse.errors import (
@@ -22,7 +23,7 @@ from knowledgepulse.evals import Scorer, ScoreResult, load_report, preset, regis
 from knowledgepulse.evals.scorer import DETAILS_CHARS, unregister_scorer
 from knowledgepulse.evals.tasks import TaskInput, load_task
 from knowledgepulse.records import Problem
-from knowledgepulse.reports.evals import to_markdown
+from knowledgepulse.reports.evals import suite_to_json, suite_to_markdown, to_markdown
 from knowledgepulse.reports.junit import to_junit
 from knowledgepulse.runs import EvalOutcome, evaluate_cases
 from knowledgepulse.runs.evaluation import check_cases
@@ -401,3 +402,41 @@ def test_no_secret_is_quoted_by_a_scorers_details_or_diagnosis() -> None:
     assert shown.count("[REDACTED:") >= 4 * len(examples)
     halves = [e["rule"] for e in examples if e["secret"][: len(e["secret"]) // 2] in shown]
     assert halves == []
+
+
+JUDGE_KEY = "sk-proj-XwDwNy1dCzhPTZn-t-A52u1F7L7DEeb30G4ra6UUkCZznqpL"
+
+
+@pytest.fixture
+def judge() -> Iterator[None]:
+    """A scorer that takes an API key as a parameter, and passes only when it has it whole."""
+
+    class JudgeParams(BaseModel):
+        model_config = ConfigDict(extra="forbid", frozen=True)
+        api_key: str
+
+    @register_scorer("keyed-judge")
+    class Judge(Scorer):
+        default_threshold = 1.0
+        Params: ClassVar[type[BaseModel]] = JudgeParams
+        params: JudgeParams
+
+        def evaluate(self, actual: Any, expected: Any, pages: Any) -> ScoreResult:
+            return ScoreResult(float(self.params.api_key == JUDGE_KEY))
+
+    yield
+    unregister_scorer("keyed-judge")
+
+
+@pytest.mark.usefixtures("judge")
+def test_a_key_among_a_scorers_parameters_is_in_no_report_and_still_used() -> None:
+    """A judge's API key given as a parameter: the JSON report's suite and the dry run's (JSON,
+    Markdown) show it redacted, while the scorer is called with its key (the case passes)."""
+    suite = {"scorers": [{"type": "keyed-judge", "params": {"api_key": JUDGE_KEY}}]}
+    cases = [{"id": "c", "actual": "an answer", "expected": "an answer"}]
+    outcome = evaluate_cases(cases, suite=suite)
+    assert outcome.passed
+    checked = check_cases(cases, suite=suite).suite
+    shown = [outcome.report.model_dump_json(), suite_to_json(checked), suite_to_markdown(checked)]
+    assert all("[REDACTED:api_key]" in text for text in shown)
+    assert not any(JUDGE_KEY[:16] in text for text in shown)

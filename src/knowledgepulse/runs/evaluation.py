@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TypedDict, Unpack
+from typing import Any, TypedDict, Unpack
 
 from pydantic import JsonValue
 
@@ -393,7 +393,8 @@ def check_cases(
             read += 1
             malformed += isinstance(item, MalformedCase) and bool(item.problems)
     warnings = sum(problem.warning for problem in found)
-    return CaseCheck(resolved, read, malformed, len(unreadable), warnings, tuple(found))
+    shown = _secret_free_suite(resolved)
+    return CaseCheck(shown, read, malformed, len(unreadable), warnings, tuple(found))
 
 
 def _user_code(
@@ -522,10 +523,7 @@ def _secret_free_outcome(outcome: ScorerOutcome) -> ScorerOutcome:
     error = outcome.result.error
     cleaned = replace(
         outcome.result,
-        details={
-            _secret_free_text(key): _secret_free_json(value)
-            for key, value in outcome.result.details.items()
-        },
+        details=_secret_free_object(outcome.result.details),
         error=None if error is None else _secret_free_text(error),
     )
     if outcome.diagnosis == tuple(details_diagnosis(outcome.result)):
@@ -548,16 +546,27 @@ def _secret_free_json(value: JsonValue) -> JsonValue:
     if isinstance(value, list | tuple):  # a scorer's details may hold a tuple
         return [_secret_free_json(item) for item in value]
     if isinstance(value, dict):
-        return {_secret_free_text(k): _secret_free_json(v) for k, v in value.items()}
+        return _secret_free_object(value)
     return value
+
+
+def _secret_free_object(value: Mapping[str, Any]) -> dict[str, JsonValue]:
+    return {_secret_free_text(k): _secret_free_json(v) for k, v in value.items()}
 
 
 def _secret_free_run(run: EvalRun) -> EvalRun:
     return replace(
         run,
+        suite=_secret_free_suite(run.suite),
         cases=tuple(map(secret_free_result, run.cases)),
         file_problems=tuple(map(secret_free, run.file_problems)),
     )
+
+
+def _secret_free_suite(suite: Suite) -> Suite:
+    # A judge's parameters may hold its API key: the report and --dry-run show them.
+    scorers = (replace(e, params=_secret_free_object(e.params)) for e in suite.scorers)
+    return replace(suite, scorers=tuple(scorers))
 
 
 def _read(
