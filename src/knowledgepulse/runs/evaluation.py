@@ -526,11 +526,18 @@ def _secret_free_outcome(outcome: ScorerOutcome) -> ScorerOutcome:
         details=_secret_free_object(outcome.result.details),
         error=None if error is None else _secret_free_text(error),
     )
-    if outcome.diagnosis == tuple(details_diagnosis(outcome.result)):
+    diagnosis = tuple(map(_secret_free_text, outcome.diagnosis))
+    if diagnosis and _is_default_diagnosis(outcome):
         diagnosis = tuple(details_diagnosis(cleaned))
-    else:
-        diagnosis = tuple(map(_secret_free_text, outcome.diagnosis))
     return replace(outcome, result=cleaned, diagnosis=diagnosis)
+
+
+def _is_default_diagnosis(outcome: ScorerOutcome) -> bool:
+    # Details JSON cannot write (an integer past 4,300 digits) cannot be shown at all.
+    try:
+        return outcome.diagnosis == tuple(details_diagnosis(outcome.result))
+    except ValueError:
+        return False
 
 
 def _secret_free_text(text: str) -> str:
@@ -551,7 +558,11 @@ def _secret_free_json(value: JsonValue) -> JsonValue:
 
 
 def _secret_free_object(value: Mapping[str, Any]) -> dict[str, JsonValue]:
-    return {_secret_free_text(k): _secret_free_json(v) for k, v in value.items()}
+    # A scorer's details may have keys JSON has not (a tuple): the report writes them as text.
+    return {
+        _secret_free_text(k) if isinstance(k, str) else k: _secret_free_json(v)
+        for k, v in value.items()
+    }
 
 
 def _secret_free_run(run: EvalRun) -> EvalRun:
