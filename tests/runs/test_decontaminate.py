@@ -253,3 +253,23 @@ def test_the_default_compares_as_kp_dedupe_against_does(
         str(new), against=str(reference), scorer=TraceValueScorer(embedder=None)
     )
     assert ngrams_only.removed == ()
+
+
+def test_a_refused_reference_is_told_as_cleanly_as_a_refused_input(tmp_path: Path) -> None:
+    """A reference file's record that gives no trace quotes its value in a problem: cleaned at
+    the run's level as the input's own problems are (redacting: no e-mail; always: no key)."""
+    mail, key = "ann@corp.io", "ghp_4fG7hJ2kL9mN3pQ6rS8tV1wX5yZ0aB2cD4eF"
+    bad = [{"id": value, "@type": "ReasoningTrace"} for value in (mail, key)]
+    reference = tmp_path / "eval.jsonl"
+    reference.write_text("\n".join(map(json.dumps, [*bad, chat(EVAL[0])])) + "\n")
+    told: list[Any] = []
+    result = decontaminate(
+        new_rows(),
+        against=str(reference),
+        redact=True,
+        scorer=TraceValueScorer(embedder=None),
+        on_problem=told.append,
+    )
+    assert [str(p.location) for p in result.problems].count(f"{reference}:1") >= 1
+    assert mail not in str([*result.problems, *told])
+    assert key not in str([*result.problems, *told])

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
+from pydantic import BaseModel, ConfigDict
 
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION, main
 from knowledgepulse.errors import (
@@ -16,9 +19,12 @@ from knowledgepulse.errors import (
     ScorerParameterError,
     SettingTypeError,
 )
-from knowledgepulse.evals import load_report, preset
+from knowledgepulse.evals import Scorer, ScoreResult, load_report, preset, register_scorer
+from knowledgepulse.evals.scorer import DETAILS_CHARS, unregister_scorer
 from knowledgepulse.evals.tasks import TaskInput, load_task
 from knowledgepulse.records import Problem
+from knowledgepulse.reports.evals import suite_to_json, suite_to_markdown, to_markdown
+from knowledgepulse.reports.junit import to_junit
 from knowledgepulse.runs import EvalOutcome, evaluate_cases
 from knowledgepulse.runs.evaluation import check_cases
 from tests.redact.examples import lines, secret_examples
@@ -347,3 +353,90 @@ def test_no_planted_secret_of_any_shape_is_quoted_in_eval_problems_or_reports(
     )
     assert len(told) >= len(examples)  # every case was refused, its value quoted
     assert [e["rule"] for e in [*examples, *ours] if e["secret"] in shown] == []
+
+
+@pytest.fixture
+def echoing_scorers() -> Iterator[None]:
+    """Two scorers that quote the output: in their details (the default diagnosis shows them,
+    cut at 300 characters) and in a diagnosis of their own."""
+
+    @register_scorer("echo-details")
+    class EchoDetails(Scorer):
+        default_threshold = 1.0
+
+        def evaluate(self, actual: Any, expected: Any, pages: Any) -> ScoreResult:
+            return ScoreResult(0.0, {"seen": json.dumps(actual), "wanted": json.dumps(expected)})
+
+    @register_scorer("echo-diagnosis")
+    class EchoDiagnosis(EchoDetails):
+        def diagnose(self, result: ScoreResult) -> list[str]:
+            return [f"it answered {result.details['seen']}"]
+
+    yield
+    unregister_scorer("echo-details")
+    unregister_scorer("echo-diagnosis")
+
+
+def _split_by_the_cut(sample: str, secret: str) -> str:
+    """``sample`` after as many spaces as put the middle of its secret at the default diagnosis'
+    cut (:data:`DETAILS_CHARS`), as an output of ``echo-details`` is shown there."""
+    shown = json.dumps({"seen": json.dumps(sample)}, ensure_ascii=False)
+    at = shown.index(secret) + len(secret) // 2
+    return " " * max(0, DETAILS_CHARS - 3 - at) + sample
+
+
+@pytest.mark.usefixtures("echoing_scorers")
+def test_no_secret_is_quoted_by_a_scorers_details_or_diagnosis() -> None:
+    """A scorer's details and diagnosis that quote the output are cleaned as the output is,
+    in every report; the default diagnosis is cut from the cleaned details, so that a secret
+    the cut splits (a JWT without its signature) is not left half there."""
+    plain = re.compile(r"[\w.+/=-]{16,}")  # written as it is, inside JSON inside JSON
+    examples = [e for e in secret_examples() if plain.fullmatch(e["secret"])]
+    cases = [
+        {"id": f"c{i}", "actual": _split_by_the_cut(e["sample"], e["secret"]), "expected": None}
+        for i, e in enumerate(examples)
+    ]
+    suite = {"scorers": [{"type": "echo-details"}, {"type": "echo-diagnosis"}]}
+    outcome = evaluate_cases(cases, suite=suite)
+    shown = outcome.report.model_dump_json() + to_markdown(outcome.run) + to_junit(outcome.run)
+    assert shown.count("[REDACTED:") >= 4 * len(examples)
+    halves = [e["rule"] for e in examples if e["secret"][: len(e["secret"]) // 2] in shown]
+    assert halves == []
+
+
+JUDGE_KEY = "sk-proj-XwDwNy1dCzhPTZn-t-A52u1F7L7DEeb30G4ra6UUkCZznqpL"
+
+
+@pytest.fixture
+def judge() -> Iterator[None]:
+    """A scorer that takes an API key as a parameter, and passes only when it has it whole."""
+
+    class JudgeParams(BaseModel):
+        model_config = ConfigDict(extra="forbid", frozen=True)
+        api_key: str
+
+    @register_scorer("keyed-judge")
+    class Judge(Scorer):
+        default_threshold = 1.0
+        Params: ClassVar[type[BaseModel]] = JudgeParams
+        params: JudgeParams
+
+        def evaluate(self, actual: Any, expected: Any, pages: Any) -> ScoreResult:
+            return ScoreResult(float(self.params.api_key == JUDGE_KEY))
+
+    yield
+    unregister_scorer("keyed-judge")
+
+
+@pytest.mark.usefixtures("judge")
+def test_a_key_among_a_scorers_parameters_is_in_no_report_and_still_used() -> None:
+    """A judge's API key given as a parameter: the JSON report's suite and the dry run's (JSON,
+    Markdown) show it redacted, while the scorer is called with its key (the case passes)."""
+    suite = {"scorers": [{"type": "keyed-judge", "params": {"api_key": JUDGE_KEY}}]}
+    cases = [{"id": "c", "actual": "an answer", "expected": "an answer"}]
+    outcome = evaluate_cases(cases, suite=suite)
+    assert outcome.passed
+    checked = check_cases(cases, suite=suite).suite
+    shown = [outcome.report.model_dump_json(), suite_to_json(checked), suite_to_markdown(checked)]
+    assert all("[REDACTED:api_key]" in text for text in shown)
+    assert not any(JUDGE_KEY[:16] in text for text in shown)

@@ -242,6 +242,41 @@ def test_claude_codes_own_words_in_user_turns_are_no_replies() -> None:
     assert trace.outcome.result_summary == ANSWER
 
 
+CLAUDE_MD = (
+    "<system-reminder>\nAs you answer the user's questions, you can use the following context:\n"
+    "# claudeMd\nContents of ~/.claude/CLAUDE.md (user's private global instructions for all "
+    "projects):\nSign my commits as Mia Li.\n</system-reminder>"
+)
+"""What Claude Code opens a session's first user turn with (here with its ``~`` spelt short)."""
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_system_reminder_before_the_request_is_not_the_objective(family: str) -> None:
+    """A coding agent's reminder (the user's CLAUDE.md) opening the first user turn is no
+    word of the user's, as in a later turn: the objective is the request, the steps the same."""
+    plain = only_trace([FAMILIES[family]()]).trace
+    quoted = json.dumps(ASKED)[1:-1]
+    reminded = json.dumps(FAMILIES[family]()).replace(
+        quoted, f"{json.dumps(CLAUDE_MD)[1:-1]}\\n{quoted}", 1
+    )
+    trace = only_trace([json.loads(reminded)]).trace
+    assert trace.task.objective == ASKED
+    assert kinds(trace) == kinds(plain)
+
+
+def test_claude_codes_reminder_block_before_the_request_is_not_the_objective() -> None:
+    """Claude Code writes the reminder as a text block of its own before the user's: the
+    request is the objective, not a reply to nothing."""
+    blocks = [{"type": "text", "text": CLAUDE_MD}, {"type": "text", "text": ASKED}]
+    records = [
+        _claude("1", "user", blocks),
+        _claude("2", "assistant", [{"type": "text", "text": ANSWER}]),
+    ]
+    trace = only_trace(records, source="claude-code").trace
+    assert trace.task.objective == ASKED
+    assert kinds(trace) == [("thought", None)]
+
+
 @pytest.mark.parametrize("family", FAMILIES)
 def test_a_row_with_replies_reads_back_from_its_training_row_with_the_same_steps(
     family: str,

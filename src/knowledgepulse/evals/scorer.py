@@ -195,14 +195,19 @@ class Scorer:
         itself wherever it is shown (pytest, JUnit, Markdown), not only in the JSON report.
         Override it with hints of your own (``[]``: none).
         """
-        if result.score is None or not result.details:
-            return []
-        try:
-            text = json.dumps(result.details, ensure_ascii=False, default=repr)
-        except ValueError:  # a dict or list inside itself
-            text = repr(result.details)
-        cut = text if len(text) <= DETAILS_CHARS else f"{text[: DETAILS_CHARS - 3]}..."
-        return [f"details: {cut}"]
+        return details_diagnosis(result)
+
+
+def details_diagnosis(result: ScoreResult) -> list[str]:
+    """The default diagnosis: ``result``'s details as JSON, cut to :data:`DETAILS_CHARS`."""
+    if result.score is None or not result.details:
+        return []
+    try:
+        text = json.dumps(result.details, ensure_ascii=False, default=repr)
+    except ValueError:  # a dict or list inside itself
+        text = repr(result.details)
+    cut = text if len(text) <= DETAILS_CHARS else f"{text[: DETAILS_CHARS - 3]}..."
+    return [f"details: {cut}"]
 
 
 # --- The registry: scorers by type name ------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -103,11 +103,14 @@ class SuiteScorer:
     weight: float
     threshold: float
     scorer: Scorer
+    params: dict[str, Any] = field(default_factory=dict)
+    """Every parameter of the scorer, defaults filled in, as plain data: what reports show
+    (taken from the scorer when not given; ``kp eval`` shows them with any secret redacted,
+    while the scorer keeps its own)."""
 
-    @property
-    def params(self) -> dict[str, Any]:
-        """Every parameter of the scorer, defaults filled in, as plain data."""
-        return self.scorer.params.model_dump(mode="json")
+    def __post_init__(self) -> None:
+        if not self.params:
+            object.__setattr__(self, "params", self.scorer.params.model_dump(mode="json"))
 
     @property
     def label(self) -> str:

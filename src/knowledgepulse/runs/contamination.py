@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     from knowledgepulse.redact.items import Redactor
+    from knowledgepulse.trace.models import PrivacyLevel
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,19 +269,20 @@ def decontaminate(
     on_problem = on_problem or logged
     redactor = redactor_of(redact)
     unread = unread_rows(redactor, in_place=False)  # not judged, not removed: after the kept
+    messages = messages_level(redactor)
     read = items_of(
         data,
         source=source,
         options=options,
         notes=notes,
         progress=progress,
-        messages=messages_level(redactor),
+        messages=messages,
     )
     items = list(unread.valid(read, problems, on_problem))
     if against_field is not None:
         text_of(against_field, "against_field", "the field holding each reference's task text")
     references, reference_items = _references(
-        against, texts, against_field, source, options, notes, problems, on_problem
+        against, texts, against_field, source, options, notes, problems, on_problem, messages
     )
     index = OverlapIndex((reference.text for reference in references), ngram)
     found: dict[int, Contaminated] = {}
@@ -371,8 +373,12 @@ def _references(  # noqa: PLR0917 - one private call, the run's reading settings
     notes: Notes | None,
     problems: list[Problem],
     on_problem: OnProblem | None,
+    messages: PrivacyLevel,
 ) -> tuple[list[Reference], list[TraceItem | None]]:
-    """The reference items, and each one's trace (``None`` for a text)."""
+    """The reference items, and each one's trace (``None`` for a text).
+
+    ``messages``: the level the references' problems are cleaned at, as the input's are.
+    """
     references: list[Reference] = []
     traces: list[TraceItem | None] = []
 
@@ -388,9 +394,8 @@ def _references(  # noqa: PLR0917 - one private call, the run's reading settings
             references.append(Reference(str(where), text, where))
             traces.append(None)
     elif read is not None:
-        for item in valid_items(
-            items_of(read, source=source, options=options, notes=notes), problems, on_problem
-        ):
+        found = items_of(read, source=source, options=options, notes=notes, messages=messages)
+        for item in valid_items(found, problems, on_problem):
             references.append(Reference(item.trace.id, item.trace.task.objective, item.location))
             traces.append(item)
     for path in paths:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TypedDict, Unpack
+from typing import Any, TypedDict, Unpack
 
 from pydantic import JsonValue
 
@@ -52,8 +52,9 @@ from knowledgepulse.evals.evaluate import (
     evaluate,
 )
 from knowledgepulse.evals.report import EvalReport, load_report
-from knowledgepulse.evals.results import UNSET, CaseResult, EvalRun, Given
+from knowledgepulse.evals.results import UNSET, CaseResult, EvalRun, Given, ScorerOutcome
 from knowledgepulse.evals.runner import run_suite
+from knowledgepulse.evals.scorer import details_diagnosis
 from knowledgepulse.evals.suite import Suite, load_suite, preset, suite_from_dict
 from knowledgepulse.evals.tasks import TaskFunction, check_options, load_plugin, load_task
 from knowledgepulse.records import Problem
@@ -392,7 +393,8 @@ def check_cases(
             read += 1
             malformed += isinstance(item, MalformedCase) and bool(item.problems)
     warnings = sum(problem.warning for problem in found)
-    return CaseCheck(resolved, read, malformed, len(unreadable), warnings, tuple(found))
+    shown = _secret_free_suite(resolved)
+    return CaseCheck(shown, read, malformed, len(unreadable), warnings, tuple(found))
 
 
 def _user_code(
@@ -495,17 +497,13 @@ def secret_free_result(result: CaseResult) -> CaseResult:
 
     Its problems and warnings (the suite fits a case, and a task's output, again), its task's
     error and its scorers' errors (a task's exception may quote a key: ``?api_key=...``), and
-    its output and expectation (a workflow may echo a key it was given), every text in them.
+    its output and expectation (a workflow may echo a key it was given), and each scorer's
+    details and diagnosis (which may quote them), every text in them.
     """
     task = result.task
     if task is not None and task.error_message:
         task = replace(task, error_message=_secret_free_text(task.error_message))
-    outcomes = tuple(
-        replace(outcome, result=replace(outcome.result, error=_secret_free_text(error)))
-        if (error := outcome.result.error)
-        else outcome
-        for outcome in result.outcomes
-    )
+    outcomes = tuple(map(_secret_free_outcome, result.outcomes))
     return replace(
         result,
         outcomes=outcomes,
@@ -516,6 +514,30 @@ def secret_free_result(result: CaseResult) -> CaseResult:
         output=_secret_free_given(result.output),
         expected=_secret_free_given(result.expected),
     )
+
+
+def _secret_free_outcome(outcome: ScorerOutcome) -> ScorerOutcome:
+    # A scorer's details and diagnosis may quote the output: every report shows them, as it
+    # shows the error. The default diagnosis is made again from the cleaned details: cut at 300
+    # characters first, a secret cut in two (a JWT without its signature) is no longer found.
+    error = outcome.result.error
+    cleaned = replace(
+        outcome.result,
+        details=_secret_free_object(outcome.result.details),
+        error=None if error is None else _secret_free_text(error),
+    )
+    diagnosis = tuple(map(_secret_free_text, outcome.diagnosis))
+    if diagnosis and _is_default_diagnosis(outcome):
+        diagnosis = tuple(details_diagnosis(cleaned))
+    return replace(outcome, result=cleaned, diagnosis=diagnosis)
+
+
+def _is_default_diagnosis(outcome: ScorerOutcome) -> bool:
+    # Details JSON cannot write (an integer past 4,300 digits) cannot be shown at all.
+    try:
+        return outcome.diagnosis == tuple(details_diagnosis(outcome.result))
+    except ValueError:
+        return False
 
 
 def _secret_free_text(text: str) -> str:
@@ -532,19 +554,34 @@ def _secret_free_json(value: JsonValue) -> JsonValue:
     # Every text in a JSON value, keys too (a workflow may answer {"sk-...": ...}).
     if isinstance(value, str):
         return _secret_free_text(value)
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):  # a scorer's details may hold a tuple
         return [_secret_free_json(item) for item in value]
     if isinstance(value, dict):
-        return {_secret_free_text(k): _secret_free_json(v) for k, v in value.items()}
+        return _secret_free_object(value)
     return value
+
+
+def _secret_free_object(value: Mapping[str, Any]) -> dict[str, JsonValue]:
+    # A scorer's details may have keys JSON has not (a tuple): the report writes them as text.
+    return {
+        _secret_free_text(k) if isinstance(k, str) else k: _secret_free_json(v)
+        for k, v in value.items()
+    }
 
 
 def _secret_free_run(run: EvalRun) -> EvalRun:
     return replace(
         run,
+        suite=_secret_free_suite(run.suite),
         cases=tuple(map(secret_free_result, run.cases)),
         file_problems=tuple(map(secret_free, run.file_problems)),
     )
+
+
+def _secret_free_suite(suite: Suite) -> Suite:
+    # A judge's parameters may hold its API key: the report and --dry-run show them.
+    scorers = (replace(e, params=_secret_free_object(e.params)) for e in suite.scorers)
+    return replace(suite, scorers=tuple(scorers))
 
 
 def _read(

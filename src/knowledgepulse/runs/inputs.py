@@ -99,6 +99,7 @@ def items_of(
         name=ROWS_NAME,
         notes=notes,
     )
+    # A problem quotes the value it refuses, as a file's does (read_items cleans those).
     return with_tasks(without_secrets(items, messages), task_field)
 
 

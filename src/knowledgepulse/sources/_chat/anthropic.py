@@ -15,7 +15,7 @@ from typing import Any
 
 from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse.sources._chat import _row
-from knowledgepulse.sources._chat._text import content_text, one_of
+from knowledgepulse.sources._chat._text import content_text, one_of, users_words
 from knowledgepulse.sources._envelope import PathError
 from knowledgepulse.sources._steps import StepBuilder
 
@@ -65,7 +65,7 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         if message["role"] == "user":
             for number, block in enumerate(blocks):
-                text = _user_block(calls, block, (index, "content", number))
+                text = users_words(_user_block(calls, block, (index, "content", number)))
                 if objective is None and text:
                     objective = text
                 elif text is not None:  # the user answering the agent

@@ -35,6 +35,7 @@ from knowledgepulse.sources._chat._text import (
     split_think,
     tool_calls,
     tool_responses,
+    users_words,
     xml_calls,
 )
 from knowledgepulse.sources._envelope import PathError
@@ -91,8 +92,8 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
         elif role == "user":
             if has_tags(text):
                 tagged_results(calls, text or "")
-            elif objective is None and text:
-                objective = text
+            elif objective is None and users_words(text):
+                objective = users_words(text)
             elif ran_xml_call:  # the environment answering the call ("OBSERVATION: ...")
                 calls.result(None, text)
             else:  # the user answering the agent

@@ -15,7 +15,7 @@ from typing import Any
 
 from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse.sources._chat import _row
-from knowledgepulse.sources._chat._text import content_text
+from knowledgepulse.sources._chat._text import content_text, users_words
 from knowledgepulse.sources._chat.openai_chat import TEXT_KINDS
 from knowledgepulse.sources._envelope import PathError
 from knowledgepulse.sources._steps import StepBuilder
@@ -74,7 +74,7 @@ def tell(items: list[Any], builder: StepBuilder) -> _row.Told:
             if role in ("system", "developer"):
                 system = system or text
             elif role == "user" and not objective:
-                objective = text
+                objective = users_words(text)
             elif role == "user":  # the user answering the agent
                 calls.user(text)
             elif index == answer_at:

@@ -23,7 +23,7 @@ import orjson
 
 from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse.sources._chat import _row, openai_chat
-from knowledgepulse.sources._chat._text import has_tags, one_of, primed
+from knowledgepulse.sources._chat._text import has_tags, one_of, primed, users_words
 from knowledgepulse.sources._chat.openai_chat import assistant_text, tagged_results
 from knowledgepulse.sources._envelope import PathError
 from knowledgepulse.sources._steps import StepBuilder
@@ -120,7 +120,7 @@ def _tell_human(
     if has_tags(text):
         tagged_results(calls, text or "")
     elif objective is None:
-        return text
+        return users_words(text)
     elif ran_command:
         calls.result(None, value)
     else:
