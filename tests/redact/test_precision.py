@@ -275,3 +275,15 @@ def test_a_setting_under_a_secret_s_key_is_kept_and_a_password_of_digits_is_not(
     )
     nested, _ = redact_value({"password": {"value": "123456"}}, "private")
     assert nested == {"password": {"value": "[REDACTED:password]"}}  # the object's key decides
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [("host 010.0.0.7 up", False), ("bind 127.000.000.001", True), ("at 000.0.0.0", True)],
+)
+def test_an_address_written_with_leading_zeros_is_read_as_its_numbers(
+    text: str, kept: bool
+) -> None:
+    """ipaddress refuses leading zeros (and the redaction raised on them): each octet is read
+    as its number, so a network's address goes and a loopback one stays."""
+    assert (clean_text(text, "aggregated").text == text) is kept

@@ -314,7 +314,10 @@ _VERSION_BEFORE = regex.compile(
 def _ipv4(match: regex.Match[str], found: str) -> bool:
     if _VERSION_BEFORE.search(match.string, max(0, match.start() - 12), match.start()):
         return False
-    return _personal(ipaddress.IPv4Address(found))
+    # The pattern allows leading zeros (010.0.0.7), which ipaddress refuses (it raised, and the
+    # whole redaction with it): read each octet as its number, as the pattern does.
+    canonical = ".".join(str(int(octet)) for octet in found.split("."))
+    return _personal(ipaddress.IPv4Address(canonical))
 
 
 _DOTTED_QUAD = regex.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
