@@ -360,16 +360,23 @@ print(len(exporter.get_finished_spans()), len(cap.traces))
 
 _PYDANTIC_AI_WITH_NO_SETUP = """
 import asyncio
+import logging
 from opentelemetry import trace
 from pydantic_ai import Agent
 from pydantic_ai.models.test import TestModel
 import knowledgepulse as kp
 
+said = []
+logger = logging.getLogger("knowledgepulse.integrations")
+logger.setLevel(logging.INFO)
+logger.addHandler(logging.Handler())
+logger.handlers[-1].emit = lambda record: said.append(record.getMessage())
 agent = Agent(TestModel(custom_output_text="done"))
 agent.instrument = True
 with kp.capture() as cap:
     asyncio.run(agent.run("Say done."))
-print(type(trace.get_tracer_provider()).__name__, len(cap.traces))
+told = sum("set an OpenTelemetry SDK TracerProvider globally" in line for line in said)
+print(type(trace.get_tracer_provider()).__name__, len(cap.traces), told)
 """
 
 
@@ -400,5 +407,6 @@ def test_a_provider_set_after_a_capture_is_the_users_and_gets_their_spans() -> N
 
 
 def test_an_instrumented_pydantic_ai_agent_is_captured_with_no_otel_setup() -> None:
-    """With Pydantic AI loaded and no provider set, kp.capture sets the SDK one it needs."""
-    assert _fresh_python(_PYDANTIC_AI_WITH_NO_SETUP) == "TracerProvider 1"
+    """With Pydantic AI loaded and no provider set, kp.capture sets the SDK one it needs, and
+    logs that it did (OpenTelemetry now refuses another)."""
+    assert _fresh_python(_PYDANTIC_AI_WITH_NO_SETUP) == "TracerProvider 1 1"
