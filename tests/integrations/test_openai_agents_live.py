@@ -576,3 +576,97 @@ def test_something_that_is_not_a_run_result_is_refused_clearly() -> None:
     """to_trace names what it expected."""
     with pytest.raises(TypeError, match="expected an Agents SDK RunResult"):
         oa.to_trace({"final_output": "x"})
+
+
+def approval_script() -> list[Any]:
+    return [
+        [
+            assistant_message("I will delete the file.", item_id="m1"),
+            function_call("delete", {"path": "notes.txt"}, call_id="call_1"),
+        ],
+        [assistant_message("Deleted notes.txt.", item_id="m2")],
+    ]
+
+
+def guarded_delete() -> Any:
+    @function_tool(needs_approval=True)
+    def delete(path: str) -> str:
+        """Delete a file."""
+        return f"deleted {path}"
+
+    return delete
+
+
+@pytest.mark.parametrize("model", [ResponsesModel, ChatModel])
+def test_a_run_interrupted_for_approval_is_no_success_live_as_in_its_result(model: Any) -> None:
+    """The live trace of a run stopped at a tool awaiting approval agrees with ``to_trace``:
+    not a success, and a warning that says so."""
+    processor = oa.processor()
+    agents.set_trace_processors([processor])
+    agent = Agent(name="janitor", model=model(approval_script()), tools=[guarded_delete()])
+
+    result = Runner.run_sync(agent, "Delete notes.txt")
+
+    assert [item.tool_name for item in result.interruptions] == ["delete"]
+    (captured,) = processor.captured
+    after = oa.to_trace(result)
+    assert kinds(captured) == [("thought", None), ("tool_call", "delete")]
+    assert [(s.type, s.content, s.input) for s in captured.trace.steps] == [
+        (s.type, s.content, s.input) for s in after.trace.steps
+    ]  # the result holds no times
+    assert captured.trace.metadata.success is after.trace.metadata.success is False
+    assert captured.trace.outcome.result_summary == after.trace.outcome.result_summary
+    (warning,) = captured.item.warnings
+    assert warning.startswith(after.warnings[0])
+    assert "delete gave no output" in warning
+
+
+def test_a_resumed_run_is_not_captured_live_and_its_result_converts_whole() -> None:
+    """The SDK reopens an interrupted run's trace without telling processors: its resumption is
+    not captured live (as the docs say); ``to_trace`` of the resumed result gives the whole run."""
+    processor = oa.processor()
+    agents.set_trace_processors([processor])
+    agent = Agent(name="janitor", model=ResponsesModel(approval_script()), tools=[guarded_delete()])
+    interrupted = Runner.run_sync(agent, "Delete notes.txt")
+    state = interrupted.to_state()
+    for pending in interrupted.interruptions:
+        state.approve(pending)
+
+    resumed = Runner.run_sync(agent, state)
+
+    assert resumed.final_output == "Deleted notes.txt."
+    assert len(processor.captured) == 1  # the interrupted part only
+    assert processor.open_traces == 0
+    whole = oa.to_trace(resumed).trace
+    assert [(s.type, s.tool.name if s.tool else None) for s in whole.steps] == [
+        ("thought", None),
+        ("tool_call", "delete"),
+        ("observation", "delete"),
+        ("thought", None),
+    ]
+    assert whole.metadata.success is True
+
+
+def test_a_run_a_tool_ends_is_still_a_success() -> None:
+    """``stop_on_first_tool``: the run ends at a tool, with its output: no pending approval."""
+
+    @function_tool
+    def weather(city: str) -> str:
+        """The weather in a city."""
+        return f"Sunny in {city}"
+
+    processor = oa.processor()
+    agents.set_trace_processors([processor])
+    script = [[function_call("weather", {"city": "Paris"}, call_id="call_1")]]
+    agent = Agent(
+        name="forecaster",
+        model=ResponsesModel(script),
+        tools=[weather],
+        tool_use_behavior="stop_on_first_tool",
+    )
+
+    assert Runner.run_sync(agent, "What is the weather in Paris?").final_output == "Sunny in Paris"
+
+    (captured,) = processor.captured
+    assert captured.trace.metadata.success is True
+    assert captured.item.warnings == ()

@@ -335,3 +335,78 @@ def test_the_error_that_ends_a_run_is_its_last_step() -> None:
     ]
     assert "request_limit of 1" in (trace.steps[-1].content or "")
     assert trace.metadata.success is False
+
+
+_OWN_PROVIDER_AFTER_CAPTURE = """
+import sys
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+import knowledgepulse as kp
+from tests.integrations.otel_helpers import run_weather_agent
+
+with kp.capture():
+    pass
+assert "pydantic_ai" not in sys.modules
+mine, exporter = TracerProvider(), InMemorySpanExporter()
+mine.add_span_processor(SimpleSpanProcessor(exporter))
+trace.set_tracer_provider(mine)
+assert trace.get_tracer_provider() is mine, "the user's provider was refused"
+with kp.capture() as cap:
+    run_weather_agent(trace.get_tracer("app"))
+print(len(exporter.get_finished_spans()), len(cap.traces))
+"""
+
+_PYDANTIC_AI_WITH_NO_SETUP = """
+import asyncio
+import logging
+from opentelemetry import trace
+from pydantic_ai import Agent
+from pydantic_ai.models.test import TestModel
+import knowledgepulse as kp
+
+said = []
+logger = logging.getLogger("knowledgepulse.integrations")
+logger.setLevel(logging.INFO)
+logger.addHandler(logging.Handler())
+logger.handlers[-1].emit = lambda record: said.append(record.getMessage())
+agent = Agent(TestModel(custom_output_text="done"))
+agent.instrument = True
+with kp.capture() as cap:
+    asyncio.run(agent.run("Say done."))
+told = sum("set an OpenTelemetry SDK TracerProvider globally" in line for line in said)
+print(type(trace.get_tracer_provider()).__name__, len(cap.traces), told)
+"""
+
+
+def _fresh_python(script: str) -> str:
+    """What ``script`` prints, run in its own interpreter (the global provider is set once)."""
+    import os
+    import subprocess
+
+    root = Path(__file__).parents[2]
+    path = os.pathsep.join([str(root / "src"), str(root)])
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        check=False,  # the assertion below shows its stderr
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": path},
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_a_provider_set_after_a_capture_is_the_users_and_gets_their_spans() -> None:
+    """A capture with nothing that emits spans loaded sets no global provider: the user's own,
+    set later, is accepted, exports their spans, and the next capture routes from it."""
+    assert _fresh_python(_OWN_PROVIDER_AFTER_CAPTURE) == "6 1"
+
+
+def test_an_instrumented_pydantic_ai_agent_is_captured_with_no_otel_setup() -> None:
+    """With Pydantic AI loaded and no provider set, kp.capture sets the SDK one it needs, and
+    logs that it did (OpenTelemetry now refuses another)."""
+    assert _fresh_python(_PYDANTIC_AI_WITH_NO_SETUP) == "TracerProvider 1 1"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -233,15 +234,27 @@ def install(
     return collector
 
 
+SPAN_SOURCES: tuple[str, ...] = (
+    "pydantic_ai",
+    "autogen_core",
+    "google.adk",
+    "openinference.instrumentation",
+    "opentelemetry.instrumentation",
+)
+"""Modules that emit GenAI spans on the global tracer provider: ``activate`` sets an SDK one up
+(when none is set) only once one of them is imported."""
+
+
 @contextmanager
 def activate(collector: Collector) -> Iterator[None]:
     """Give ``collector`` the traces whose root span starts inside this block (this context)."""
-    provider = sdk_provider()
-    with _ROUTERS_LOCK:
-        if id(provider) not in _ROUTERS:
-            router = KPSpanProcessor(_ACTIVE.get)
-            provider.add_span_processor(router)
-            _ROUTERS[id(provider)] = router
+    provider = _capture_provider()
+    if provider is not None:
+        with _ROUTERS_LOCK:
+            if id(provider) not in _ROUTERS:
+                router = KPSpanProcessor(_ACTIVE.get)
+                provider.add_span_processor(router)
+                _ROUTERS[id(provider)] = router
     # Kept with the collectors already on (an outer kp.capture): each gets the trace, as the
     # LangChain and Agents SDK hooks do.
     token = _ACTIVE.set((*_ACTIVE.get(), collector))
@@ -249,6 +262,22 @@ def activate(collector: Collector) -> Iterator[None]:
         yield
     finally:
         _ACTIVE.reset(token)
+
+
+def _capture_provider() -> TracerProvider | None:
+    """The global SDK provider ``kp.capture`` routes from; ``None`` until one may be set.
+
+    OpenTelemetry lets the global provider be set once per process, so one set by kp refuses the
+    user's own later ``trace.set_tracer_provider``. Until a provider is set every span is a no-op
+    anyway, so kp sets one only when something that emits spans is loaded (an instrumented
+    Pydantic AI agent needs it to run with no setup); the user's own, set later, gets the router
+    at the next capture.
+    """
+    if isinstance(trace_api.get_tracer_provider(), trace_api.ProxyTracerProvider) and not any(
+        name in sys.modules for name in SPAN_SOURCES
+    ):
+        return None
+    return sdk_provider()
 
 
 def sdk_provider() -> TracerProvider:
@@ -261,6 +290,13 @@ def sdk_provider() -> TracerProvider:
     if isinstance(provider, trace_api.ProxyTracerProvider):
         trace_api.set_tracer_provider(TracerProvider())
         provider = trace_api.get_tracer_provider()
+        # Said, since OpenTelemetry now refuses the user's own provider set after this.
+        logger.info(
+            "knowledgepulse: set an OpenTelemetry SDK TracerProvider globally, since none was "
+            "set; to export spans too, add your span processor to "
+            "opentelemetry.trace.get_tracer_provider(), or set your provider before kp.capture "
+            "or install()"
+        )
     if not isinstance(provider, TracerProvider):
         raise KnowledgePulseError(
             f"the global OpenTelemetry tracer provider is a {type(provider).__name__}, not the "

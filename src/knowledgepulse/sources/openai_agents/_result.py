@@ -28,7 +28,7 @@ from knowledgepulse.sources.openai_agents._items import (
     tell,
     user_text,
 )
-from knowledgepulse.sources.openai_agents._spans import CONTENT_HINT, FRAMEWORK
+from knowledgepulse.sources.openai_agents._spans import CONTENT_HINT, FRAMEWORK, INTERRUPTED
 from knowledgepulse.trace import TraceItem
 
 _OUTPUT_ITEMS = ("tool_call_output_item", "handoff_output_item")
@@ -93,7 +93,7 @@ def to_trace(
         agent_id=_agent_name(result),
         framework=FRAMEWORK,
         metadata=metadata if isinstance(metadata, Mapping) else None,
-        warnings=("the run was interrupted (a tool awaits approval)",) if interrupted else (),
+        warnings=(INTERRUPTED,) if interrupted else (),
         content_hint=CONTENT_HINT,
     )
 

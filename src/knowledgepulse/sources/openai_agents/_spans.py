@@ -14,7 +14,10 @@ response span's ``output`` items and ``input``. The tree is walked in start-time
   one was asked for with it, so it is no recovery from it;
 * ``handoff`` spans: a ``transfer_to_<agent>`` tool call;
 * ``agent``, ``task``, ``turn``, ``custom``, ``guardrail``, ``mcp_tools`` spans: no step, but an
-  error on an agent or task span, or a guardrail that tripped, means the run failed.
+  error on an agent or task span, or a guardrail that tripped, means the run failed;
+* a run interrupted for approval (``result.interruptions``) records a ``function`` span with its
+  input, no output and no error for each call awaiting approval, and no model turn after it: it did
+  not succeed, and says so, as the run result's reader does (no span marks the interruption).
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ CONTENT_HINT = (
     "agents.add_trace_processor(kp.integrations.openai_agents.processor())"
 )
 """What turns message content on, printed once when a file or run holds no text."""
+INTERRUPTED = "the run was interrupted (a tool awaits approval)"
+"""The warning of a run that stopped for a tool's approval, from its spans or its result."""
 _MODEL_SPANS = ("response", "generation")
 _FAILING_SPANS = ("agent",)
 
@@ -163,6 +168,7 @@ def convert_spans(
         # ends the run, as the spec's rule says, or a run stopped before any step gives no trace.
         ended = [at for s in spans if (at := parse_time(s.get("ended_at"))) is not None]
         builder.error(walk.failures[0], at=max(ended) if ended else None, terminal=True)
+    awaiting = _awaiting_approval(spans)
     source_id = str(trace.get("id") or next((s.get("trace_id") for s in spans), "") or "")
     workflow = trace.get("workflow_name")
     metadata = trace.get("metadata")
@@ -170,7 +176,7 @@ def convert_spans(
         builder,
         source=source,
         source_id=source_id or "openai-agents",
-        success=not walk.failures,
+        success=not walk.failures and not awaiting,
         options=options,
         objective=walk.objective,
         fallback_objective=_named_workflow(workflow),
@@ -179,9 +185,42 @@ def convert_spans(
         agent_id=walk.agents[0] if walk.agents else None,
         framework=FRAMEWORK,
         metadata=metadata if isinstance(metadata, Mapping) else None,
-        warnings=_warnings(walk),
+        warnings=_warnings(walk, awaiting),
         content_hint=CONTENT_HINT,
     )
+
+
+def _awaiting_approval(spans: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The tools a run interrupted for approval stopped at (none for a finished run).
+
+    Such a call's span has its input (with the SDK's sensitive data on), no output and no error,
+    and started after the last model span: no model turn read it. A finished run's last model turn
+    answers; a tool that ends the run (``tool_use_behavior``) has its output. Without its input
+    recorded, nothing tells a pending call from a tool that returned nothing: it is not guessed.
+    """
+    model_starts = [
+        at
+        for span in spans
+        if _span_data(span).get("type") in _MODEL_SPANS
+        and (at := parse_time(span.get("started_at"))) is not None
+    ]
+    if not model_starts:
+        return []
+    last_model = max(model_starts)
+    awaiting: list[str] = []
+    for span in spans:
+        data = _span_data(span)
+        started = parse_time(span.get("started_at"))
+        if (
+            data.get("type") == "function"
+            and data.get("input") is not None
+            and data.get("output") is None
+            and not span.get("error")
+            and started is not None
+            and started > last_model
+        ):
+            awaiting.append(str(data.get("name") or "tool"))
+    return awaiting
 
 
 def _unrequested_calls(
@@ -321,8 +360,15 @@ def _named_workflow(workflow: Any) -> str | None:
     return workflow
 
 
-def _warnings(walk: _Walk) -> tuple[str, ...]:
+def _warnings(walk: _Walk, awaiting: Sequence[str] = ()) -> tuple[str, ...]:
     found: list[str] = []
+    if awaiting:
+        found.append(
+            f"{INTERRUPTED}: {', '.join(awaiting)} gave no output and no model turn followed; "
+            "resuming it from its RunState is not captured live (the SDK reopens this trace "
+            "without telling trace processors): convert the resumed run's result with "
+            "kp.integrations.openai_agents.to_trace(result)"
+        )
     if walk.objective is None:
         # Only a model span holds the input: a run stopped before its first model call (an
         # input guardrail that tripped) recorded nothing of what the user asked.
