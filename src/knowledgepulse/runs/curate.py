@@ -222,7 +222,8 @@ class SelectionResult:
             item_writer(target, form, messages=messages, unread=self.unread) as out,
         ):
             for place, scored in self.to_write(rows=not messages):
-                out.write(scored, at=place)
+                task = self.tasks[self.picks[place]] if messages else None
+                out.write(with_task(scored, task), at=place)
 
 
 @dataclass(frozen=True, slots=True)
@@ -367,8 +368,12 @@ class DedupeResult:
                 young_collections_only(),
                 item_writer(target, form, messages=True, unread=self.unread) as kept,
             ):
-                for scored in self.to_write(kept=True):
-                    kept.write(scored)
+                tasks = self.tasks or [None] * len(self.corpus.items)
+                every = range(len(self.corpus.items))
+                for index, scored in zip(
+                    (i for i in every if self.is_kept(i)), self.to_write(kept=True), strict=True
+                ):
+                    kept.write(with_task(scored, tasks[index]))
         elif _gives_rows(self.corpus):
             form = output_form(target, inputs, rows=True)
             added = SCORE_COLUMNS + DEDUPE_COLUMNS
@@ -389,6 +394,17 @@ class DedupeResult:
         columns = [every[i] for i in indexes]
         names = SCORE_COLUMNS + DEDUPE_COLUMNS
         return annotated_like(self.data, items, columns, names, redacted=self.redacted)
+
+
+def with_task(scored: ScoredItem, task: str | None) -> ScoredItem:
+    """``scored`` carrying the task kp took it to be a run of (inferred ones too), if any.
+
+    A training row writes it as its ``task_id``, so the rows read back make the same tasks
+    (inference on the rows would not: their text is not the traces').
+    """
+    if task is None or task == scored.item.task:
+        return scored
+    return replace(scored, item=replace(scored.item, task=task))
 
 
 def _tasks_said(tasks: Sequence[str | None], inferred: bool) -> str:
