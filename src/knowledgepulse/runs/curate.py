@@ -28,7 +28,7 @@ from knowledgepulse.curation import score_corpus
 from knowledgepulse.curation import select as select_candidates
 from knowledgepulse.curation.corpus import CHANGED, Corpus, score_apart
 from knowledgepulse.curation.percentiles import MinScore
-from knowledgepulse.curation.select import budget_for_top, dedupe_by_task
+from knowledgepulse.curation.select import budget_for_top, dedupe_by_task, is_top_percent
 from knowledgepulse.errors import (
     EmbedderUnavailableError,
     InputFileError,
@@ -452,7 +452,8 @@ def select(
         data: files, row dicts, a DataFrame, an Arrow table or a ``datasets.Dataset`` (see
             :data:`~knowledgepulse.runs.RunInput`), or a scored :class:`Corpus`.
         budget: select at most this many items.
-        top: select at most the top ``top`` percent (in (0, 100]) of the items.
+        top: select at most the top ``top`` percent (from 1 to 100: ``10`` is the top 10%; a
+            fraction such as ``0.1`` is refused) of the items.
         per_domain: share the budget evenly across domains.
         per_task: keep at most the best ``per_task`` items of each task (best of N).
         min_score: leave out items scoring below it: a score, or ``"p30"``: the 30th percentile
@@ -498,8 +499,11 @@ def select(
         )
     if top is not None:
         # A number, not kp's "10%": the text a user copies from the CLI is told how to write it.
-        allowed = "a percentage in (0, 100] as a number (top=10: the top 10%)"
-        top = number_of(top, "top", allowed, lambda top: 0 < top <= 100)
+        allowed = (
+            "a percentage from 1 to 100 as a number (top=10: the top 10%), not a fraction "
+            "(0.1 is 0.1%); for fewer than 1% of the items, give budget"
+        )
+        top = number_of(top, "top", allowed, is_top_percent)
     if budget is not None:
         budget = count_of(budget, "budget", least=0)
     if per_task is not None:
