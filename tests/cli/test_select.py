@@ -82,6 +82,7 @@ def test_select_min_score_as_a_percentile(kp: KpRunner, tmp_path: Path) -> None:
     [
         (["--budget", "2", "--top", "10%"], "--budget and --top both set the budget; give one"),
         (["--top", "0%"], "percentage"),
+        (["--top", "0.1"], "percentage from 1 to 100, such as 10%, not a fraction"),
         (["--min-score", "p200"], "p0 to p100"),
         (["--max-similarity", "0.9", "--no-embedder"], "needs an embedder"),
     ],

@@ -224,3 +224,47 @@ def test_every_call_logs_a_row_it_leaves_out_without_on_problem(
         result = call(rows)
     assert [str(problem.location) for problem in result.problems] == ["rows:4"]
     assert any(record.getMessage().startswith("rows:4") for record in caplog.records)
+
+
+def test_score_warns_when_no_row_has_the_task_field(caplog: pytest.LogCaptureFixture) -> None:
+    """A misspelt ``task_field`` is said, naming it and the columns the rows do have."""
+    with caplog.at_level(logging.WARNING, logger="knowledgepulse"):
+        scored = score(pd.DataFrame(chat_rows()), task_field="nope", scorer=scorer())
+    said = [record.getMessage() for record in caplog.records]
+    assert len(scored) == len(chat_rows())
+    assert any("task_field='nope': no trace has it" in m and "instance_id" in m for m in said)
+
+
+def test_score_says_nothing_of_a_task_field_some_row_has(caplog: pytest.LogCaptureFixture) -> None:
+    """A task field the rows have is read, with no warning."""
+    with caplog.at_level(logging.WARNING, logger="knowledgepulse"):
+        scored = score(pd.DataFrame(chat_rows()), task_field="repo", scorer=scorer())
+    assert all(item.item.task is not None for item in scored)
+    assert not [r for r in caplog.records if "task_field" in r.getMessage()]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda data: select(data, task_field="nope", scorer=scorer()),
+        lambda data: dedupe(data, by="task", task_field="nope", scorer=scorer()),
+        lambda data: split(data, test=0.5, task_field="nope", scorer=scorer()),
+    ],
+)
+def test_a_task_field_no_row_has_is_refused_naming_the_columns(
+    call: Callable[[Any], object],
+) -> None:
+    """select, dedupe and split refuse it, and say which columns the rows have instead."""
+    with pytest.raises(knowledgepulse.errors.ScorerParameterError) as raised:
+        call(pd.DataFrame(chat_rows()))
+    assert "task_field='nope'" in str(raised.value)
+    assert "the rows have " in str(raised.value)
+    assert "instance_id" in str(raised.value)
+
+
+def test_a_task_field_no_trace_has_names_the_traces_dotted_keys() -> None:
+    """For traces, the keys are listed as task_field reads them: ``metadata.task_domain``."""
+    traces = [json.loads(line) for line in CHAT.read_text().splitlines()]
+    documents = [scored.item.document for scored in score(traces, scorer=scorer())]
+    with pytest.raises(knowledgepulse.errors.ScorerParameterError, match=r"metadata\.task_domain"):
+        select(documents, task_field="metadata.nope", scorer=scorer())

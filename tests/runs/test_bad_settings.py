@@ -47,9 +47,10 @@ BAD: list[tuple[Callable[[], object], str, bool]] = [
     (lambda: runs.select(ROWS, top="5"), "top='5': give a percentage", True),
     (
         lambda: runs.select(ROWS, top="10%"),
-        "top='10%': give a percentage in (0, 100] as a number (top=10",
+        "top='10%': give a percentage from 1 to 100 as a number (top=10",
         True,
     ),
+    (lambda: runs.select(ROWS, top=0.1), "top=0.1: give a percentage from 1 to 100", False),
     (lambda: runs.select(ROWS, per_task=0), "per_task=0: give a whole number of 1", False),
     (lambda: runs.select(ROWS, min_score="p500"), "min_score='p500': give a score in", False),
     (lambda: runs.annotate(ROWS, min_score=[0.5]), "min_score (a list): give a score", True),

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from knowledgepulse.errors import OutputError
 from knowledgepulse.records import Location, Record
-from knowledgepulse.runs import items_of, select
+from knowledgepulse.runs import items_of, select, split
 from knowledgepulse.runs.write import item_writer
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace import TraceItem, parse_trace
@@ -89,3 +89,23 @@ def test_traces_and_dataset_rows_in_one_parquet_file_are_refused(tmp_path: Path)
         out.write_trace(trace)
         with pytest.raises(OutputError, match="trace documents and dataset rows"):
             out.write_row(row_item, {})
+
+
+def test_a_split_of_a_table_of_traces_writes_its_parts_as_tables_of_traces(
+    tmp_path: Path,
+) -> None:
+    """``split(x.parquet).write_to``: each part a Parquet table of its traces, as read."""
+    result = select(_mixed_traces(), scorer=TraceValueScorer(embedder=HashingEmbedder()))
+    result.write_to(tmp_path / "traces.parquet")
+    read = _read_back(tmp_path / "traces.parquet")
+    parts = split(
+        str(tmp_path / "traces.parquet"),
+        test=0.5,
+        scorer=TraceValueScorer(embedder=HashingEmbedder()),
+    )
+    written = parts.write_to(tmp_path / "parts")
+    assert sorted(path.name for path in written.values()) == ["test.parquet", "train.parquet"]
+    back = [item.trace for path in written.values() for item in _read_back(path)]
+    assert sorted(back, key=lambda trace: trace.id) == sorted(
+        (item.trace for item in read), key=lambda trace: trace.id
+    )

@@ -134,3 +134,35 @@ def test_every_result_writes_to_a_path_given_as_text(tmp_path: Path) -> None:
     parts = write_split(split(rows, test=0.5, by="instance_id"), str(tmp_path / "split"))
     assert sorted(parts) == ["test", "train"]
     assert all(path.is_file() for path in parts.values())
+
+
+def _groups(tasks: Any, items: Any) -> set[frozenset[str]]:
+    """The tasks as sets of trace ids (the keys aside: a read key names the same group)."""
+    by_task: dict[Any, set[str]] = {}
+    for task, scored in zip(tasks, items, strict=True):
+        by_task.setdefault(task, set()).add(scored.trace.id)
+    return {frozenset(ids) for ids in by_task.values()}
+
+
+def test_training_rows_of_a_selection_carry_its_inferred_tasks() -> None:
+    """Rows written with ``messages`` read back as the tasks select inferred, not re-inferred."""
+    result = select(curation_traces(), scorer=scorer())
+    assert result.tasks_inferred
+    out = io.StringIO()
+    result.write_to(out, messages=True)
+    rows = lines(out)
+    assert all(row["task_id"] is not None for row in rows)
+    back = select(rows, scorer=scorer())
+    assert not back.tasks_inferred
+    assert _groups(back.tasks, back.corpus.items) == _groups(result.tasks, result.corpus.items)
+
+
+def test_training_rows_of_a_dedupe_by_task_carry_its_tasks() -> None:
+    """``dedupe(by="task")`` kept rows name the task each was grouped in."""
+    result = dedupe(curation_traces(), by="task", scorer=scorer())
+    out = io.StringIO()
+    result.write_to(out, messages=True)
+    task_of = {s.trace.id: t for s, t in zip(result.corpus.items, result.tasks, strict=True)}
+    assert [row["task_id"] for row in lines(out)] == [
+        task_of[scored.trace.id] for scored in result.kept
+    ]

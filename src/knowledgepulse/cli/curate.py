@@ -37,6 +37,7 @@ from knowledgepulse.cli._traces import (
 from knowledgepulse.curation.corpus import Corpus
 from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM
 from knowledgepulse.curation.percentiles import similarity_histogram
+from knowledgepulse.curation.select import is_top_percent
 from knowledgepulse.reports.curation import (
     decontamination_summary,
     dedupe_summary,
@@ -101,9 +102,11 @@ def _top_percent(ctx: click.Context, param: click.Parameter, value: str | None) 
         percent = float(value.strip().removesuffix("%"))
     except ValueError:
         percent = float("nan")
-    if not 0 < percent <= 100:
+    if not is_top_percent(percent):
         raise click.BadParameter(
-            f"{value!r}: give a percentage in (0, 100], such as 10%", param_hint="--top"
+            f"{value!r}: give a percentage from 1 to 100, such as 10%, not a fraction "
+            "(0.1 is 0.1%); for fewer than 1% of the traces, give --budget N",
+            param_hint="--top",
         )
     return percent
 
@@ -119,7 +122,8 @@ def _histogram(corpus: Corpus) -> None:
     "--top",
     metavar="P%",
     callback=_top_percent,
-    help="Select at most the top P% of the valid traces.",
+    help="Select at most the top P% of the valid traces (P from 1 to 100: 10 or 10% is the top "
+    "10%; a fraction such as 0.1 is refused).",
 )
 @click.option(
     "--per-domain",

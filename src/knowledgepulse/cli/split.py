@@ -61,7 +61,7 @@ _share = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
     type=click.Path(file_okay=False, path_type=Path),
     required=True,
     callback=not_stdout("the sets are files in a directory; give the directory's path"),
-    help="The directory of train, test (and validation) .jsonl, or .parquet for Parquet rows; "
+    help="The directory of train, test (and validation) .jsonl, or .parquet for Parquet input; "
     "rows that give no trace go to unread, with kp_error; an earlier split's sets there "
     "are replaced.",
 )
@@ -85,8 +85,8 @@ def split_command(
     and each goes to the set furthest below its share, so the sets come within a group of
     their shares and the same seed gives the same split. Each set is written as DIR/train,
     DIR/test (and DIR/validation) in the input's form: dataset rows as they were (JSON Lines,
-    or Parquet), traces as JSON Lines; --redact cleans them of secrets and personal data (the
-    groups are read first: the same split).
+    or Parquet), traces as JSON Lines, or a Parquet table of traces as one; --redact cleans
+    them of secrets and personal data (the groups are read first: the same split).
     """
     convert_options = trace_options_of(options)
     check_split_directory(directory, paths)

@@ -111,6 +111,19 @@ def ranking(candidates: Sequence[Candidate], *, by_outcome: bool = False) -> lis
     return sorted(range(len(candidates)), key=keys.__getitem__)
 
 
+TOP_PERCENT_RANGE = (1.0, 100.0)
+"""What a ``top`` share may be, in percent, in kp select and :func:`knowledgepulse.runs.select`.
+
+Below 1 it is refused, not read: ``0.1`` is what a user who thinks in fractions writes for the
+top 10%, and as a percentage it selects next to nothing (0 of 200); a budget gives fewer."""
+
+
+def is_top_percent(percent: float) -> bool:
+    """Whether ``percent`` is a ``top`` share kp takes (see :data:`TOP_PERCENT_RANGE`)."""
+    least, most = TOP_PERCENT_RANGE
+    return least <= percent <= most
+
+
 def budget_for_top(percent: float, count: int) -> int:
     """How many of ``count`` traces make the top ``percent``% (rounded down: never more)."""
     return int(count * percent / 100.0 + 1e-9)

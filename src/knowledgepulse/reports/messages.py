@@ -14,12 +14,13 @@ a ``user`` turn of the reply, no call; an observation of ``respond`` no such cal
 ``user`` turn too. ``tools`` is a JSON string (as TRL and the trainers built on it settled on, since
 Arrow mangles mixed schemas): the tools the source offered, as it gave them, then each other tool's
 ``input_schema`` where the trace keeps one, else an object schema of the argument keys its calls
-used. The trace's id (less ``kp:trace:``), task, domain, success and time go beside them, in the
-columns the chat readers look for, and what the conversation cannot say in ``kp_`` columns: the
-outcome's confidence, the privacy level, whether the answer was also the trace's last thought step,
-which calls failed (the next action their ``error_recovery``), which calls' turns' text is their own
-and which user turns are errors met outside a tool (not the user's words); so reading the row back
-(``--from auto``) gives the same trace.
+used. The trace's id (less ``kp:trace:``), task (the one kp used: read, or inferred by select),
+domain, success and time go beside them, in the columns the chat readers look for, and what the
+conversation cannot say in ``kp_`` columns: the outcome's confidence, the privacy level, whether
+the answer was also the trace's last thought step, which calls failed (the next action their
+``error_recovery``), which calls' turns' text is their own and which user turns are errors met
+outside a tool (not the user's words); so reading the row back (``--from auto``) gives the same
+trace.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ def chat_row(
     *,
     system: str | None = None,
     offered: Sequence[Mapping[str, Any]] = (),
+    task: str | None = None,
 ) -> dict[str, Any]:
     """The trace as one chat row: ``messages``, ``tools`` and the trace's own columns.
 
@@ -75,6 +77,9 @@ def chat_row(
         system: the system prompt to open the conversation with (traces keep none).
         offered: the tools the source offered, as OpenAI function definitions: the ``tools``
             column lists them as given, then any other tool the trace calls.
+        task: the task kp took the trace to be a run of (read with it, or inferred by select or
+            dedupe), written as ``task_id`` so that reading the row back gives the same task;
+            default: the ``metadata.source.task`` a converter kept.
 
     An observation no call waits for (an error met outside a tool) is a ``user`` turn, as the
     environment speaking, which reads back as that error; a tool call with no tool named is
@@ -111,8 +116,9 @@ def chat_row(
     stopped = stopped or messages[-1] is row.reply
     if answer_step or answer != no_answer(trace.metadata.success) or not stopped:
         messages.append({"role": "assistant", "content": answer})
-    source = (trace.metadata.model_extra or {}).get("source")
-    task = source.get("task") if isinstance(source, dict) else None
+    if task is None:
+        source = (trace.metadata.model_extra or {}).get("source")
+        task = source.get("task") if isinstance(source, dict) else None
     return {
         "id": trace.id.removeprefix(ID_PREFIX),
         "task_id": task if isinstance(task, str) else None,

@@ -9,6 +9,7 @@ the ``knowledgepulse`` logger), and the run goes on.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -27,6 +28,7 @@ from knowledgepulse.runs.redaction import (
     redactor_of,
 )
 from knowledgepulse.runs.scoring import Order, ScoreRun, min_score_of, tell_unweighed_domain
+from knowledgepulse.runs.tasks import told_when_no_task
 from knowledgepulse.runs.write import UnreadRows, in_place, kept_like, redacted_like
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value.item import ScoredItem
@@ -68,6 +70,8 @@ Table: TypeAlias = "_DataFrame | _ArrowTable | _Dataset"
 
 """Told each record that gave no valid trace (and each warning), as it is met."""
 
+_log = logging.getLogger("knowledgepulse")
+
 
 class ScoreSettings(TypedDict, total=False):
     """The keyword arguments of :func:`score` and :func:`annotate`, all optional.
@@ -85,7 +89,9 @@ class ScoreSettings(TypedDict, total=False):
             ``cache_size``, ``ttl_ms``: the cache's size and time-to-live.
         redact: clean the traces (and rows) of secrets and personal data first: ``True`` by
             each trace's privacy level, or a configured ``Redactor``.
-        task_field: where each item's task is read (a row's column, a trace's dotted path).
+        task_field: where each item's task is read (a row's column, a trace's dotted path);
+            when no item has it, a warning on the ``knowledgepulse`` logger names the keys the
+            items do have.
         source: how ``data`` is read: ``auto`` (default), a format name, or ``None`` for
             ``ReasoningTrace`` files (see :func:`~knowledgepulse.runs.items_of`).
         options: the domain, confidence and row columns of converted rows.
@@ -283,6 +289,7 @@ def _scored(
         [],
         told,
     )
+    items = told_when_no_task(items, settings.get("task_field"), _log.warning)
     if unread is not None:
         items = unread.items(items)
     if redactor is not None:

@@ -28,7 +28,7 @@ from knowledgepulse.curation import score_corpus
 from knowledgepulse.curation import select as select_candidates
 from knowledgepulse.curation.corpus import CHANGED, Corpus, score_apart
 from knowledgepulse.curation.percentiles import MinScore
-from knowledgepulse.curation.select import budget_for_top, dedupe_by_task
+from knowledgepulse.curation.select import budget_for_top, dedupe_by_task, is_top_percent
 from knowledgepulse.errors import (
     EmbedderUnavailableError,
     InputFileError,
@@ -222,7 +222,8 @@ class SelectionResult:
             item_writer(target, form, messages=messages, unread=self.unread) as out,
         ):
             for place, scored in self.to_write(rows=not messages):
-                out.write(scored, at=place)
+                task = self.tasks[self.picks[place]] if messages else None
+                out.write(with_task(scored, task), at=place)
 
 
 @dataclass(frozen=True, slots=True)
@@ -367,8 +368,12 @@ class DedupeResult:
                 young_collections_only(),
                 item_writer(target, form, messages=True, unread=self.unread) as kept,
             ):
-                for scored in self.to_write(kept=True):
-                    kept.write(scored)
+                tasks = self.tasks or [None] * len(self.corpus.items)
+                every = range(len(self.corpus.items))
+                for index, scored in zip(
+                    (i for i in every if self.is_kept(i)), self.to_write(kept=True), strict=True
+                ):
+                    kept.write(with_task(scored, tasks[index]))
         elif _gives_rows(self.corpus):
             form = output_form(target, inputs, rows=True)
             added = SCORE_COLUMNS + DEDUPE_COLUMNS
@@ -389,6 +394,17 @@ class DedupeResult:
         columns = [every[i] for i in indexes]
         names = SCORE_COLUMNS + DEDUPE_COLUMNS
         return annotated_like(self.data, items, columns, names, redacted=self.redacted)
+
+
+def with_task(scored: ScoredItem, task: str | None) -> ScoredItem:
+    """``scored`` carrying the task kp took it to be a run of (inferred ones too), if any.
+
+    A training row writes it as its ``task_id``, so the rows read back make the same tasks
+    (inference on the rows would not: their text is not the traces').
+    """
+    if task is None or task == scored.item.task:
+        return scored
+    return replace(scored, item=replace(scored.item, task=task))
 
 
 def _tasks_said(tasks: Sequence[str | None], inferred: bool) -> str:
@@ -436,7 +452,8 @@ def select(
         data: files, row dicts, a DataFrame, an Arrow table or a ``datasets.Dataset`` (see
             :data:`~knowledgepulse.runs.RunInput`), or a scored :class:`Corpus`.
         budget: select at most this many items.
-        top: select at most the top ``top`` percent (in (0, 100]) of the items.
+        top: select at most the top ``top`` percent (from 1 to 100: ``10`` is the top 10%; a
+            fraction such as ``0.1`` is refused) of the items.
         per_domain: share the budget evenly across domains.
         per_task: keep at most the best ``per_task`` items of each task (best of N).
         min_score: leave out items scoring below it: a score, or ``"p30"``: the 30th percentile
@@ -482,8 +499,11 @@ def select(
         )
     if top is not None:
         # A number, not kp's "10%": the text a user copies from the CLI is told how to write it.
-        allowed = "a percentage in (0, 100] as a number (top=10: the top 10%)"
-        top = number_of(top, "top", allowed, lambda top: 0 < top <= 100)
+        allowed = (
+            "a percentage from 1 to 100 as a number (top=10: the top 10%), not a fraction "
+            "(0.1 is 0.1%); for fewer than 1% of the items, give budget"
+        )
+        top = number_of(top, "top", allowed, is_top_percent)
     if budget is not None:
         budget = count_of(budget, "budget", least=0)
     if per_task is not None:

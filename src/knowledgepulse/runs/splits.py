@@ -358,13 +358,13 @@ def write_split(
 ) -> dict[str, Path]:
     """Each part written to ``directory/<part>.<ext>`` (atomically) in the input's form.
 
-    Dataset rows go back as rows (``form``: by default Parquet when the first file read is,
-    else ``jsonl``), traces as their documents (``jsonl``); the directory is made if it is
-    missing. The dataset rows that gave no trace go to
-    ``directory/unread.<ext>``, each with ``kp_error`` saying why, when there are any: rows in
-    are rows out. A part's file an earlier split left in ``directory`` and this one does not
-    write (its validation set, say) is removed, so that the directory holds one split. Returns
-    each part's file (``unread`` too, when written).
+    Dataset rows go back as rows, traces as their documents, in ``form``: by default Parquet
+    when the first file read is (traces as a table of traces, one row a trace, as they were
+    read), else ``jsonl``; the directory is made if it is missing. The dataset rows that gave
+    no trace go to ``directory/unread.<ext>``, each with ``kp_error`` saying why, when there
+    are any: rows in are rows out. A part's file an earlier split left in ``directory`` and
+    this one does not write (its validation set, say) is removed, so that the directory holds
+    one split. Returns each part's file (``unread`` too, when written).
 
     Raises:
         OutputError: one of ``inputs`` (by default the files the split read) is a part's file
@@ -373,9 +373,8 @@ def write_split(
     directory = Path(directory)
     files = [str(path) for path in files_of(result.data) or ()]
     inputs = tuple(files if inputs is None else inputs)
-    if form is None:
-        rows = any(item.row is not None for item in result.items)
-        form = row_format(None, files) if rows else "jsonl"
+    if form is None:  # a Parquet table of traces stays one too, as rows do
+        form = row_format(None, files)
     parts = check_split_directory(directory, inputs)
     directory.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}

@@ -547,7 +547,8 @@ class ItemWriter:
         row = item.row or item.record
         if self._messages:
             row = Record(
-                item.record.location, chat_row(item.trace, system=item.system, offered=item.tools)
+                item.record.location,
+                chat_row(item.trace, system=item.system, offered=item.tools, task=item.task),
             )
         if ERROR_COLUMN in self._added and ERROR_COLUMN not in columns:
             columns = {**columns, ERROR_COLUMN: None}
