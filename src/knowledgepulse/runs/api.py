@@ -68,8 +68,6 @@ class _Dataset(Protocol):
 Table: TypeAlias = "_DataFrame | _ArrowTable | _Dataset"
 """A pandas ``DataFrame``, a pyarrow ``Table`` or a ``datasets.Dataset``."""
 
-"""Told each record that gave no valid trace (and each warning), as it is met."""
-
 _log = logging.getLogger("knowledgepulse")
 
 
