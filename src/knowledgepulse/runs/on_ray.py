@@ -61,6 +61,9 @@ if TYPE_CHECKING:
     from knowledgepulse.value.breakdown import ValueBreakdown
 
 TRACE_COLUMN = "trace"
+
+_TRACE_KEYS = frozenset({"@type", "@context", "id", "metadata", "task", "steps", "outcome"})
+"""A row with none of a trace's keys is not a trace (a text or a record of another kind)."""
 """The column a dataset of traces holds each trace in (JSON text, or its parsed value)."""
 
 # The columns the embedding stage gives the driver (prefixed: they never clash with the user's).
@@ -131,6 +134,8 @@ class TraceColumn:
     def _read(self, row: dict[str, Any]) -> RowRead:
         if self.column not in row:
             trace = {key: value for key, value in row.items() if key != self.order_by}
+            if not _TRACE_KEYS & set(trace):
+                return RowRead(None, [("", _no_trace_column(self.column, trace))])
             return RowRead(trace, [], self._task(None, trace))
         value, column = row[self.column], self.column
         if value is None:
@@ -356,6 +361,21 @@ class TraceBatchEmbedder:
         """Whether the row is itself the trace (no row to give back beside it)."""
         reader = self._reader
         return isinstance(reader, TraceColumn) and reader.column not in row
+
+
+def _no_trace_column(column: str, row: dict[str, Any]) -> str:
+    """Why a row with none of a trace's keys holds no trace.
+
+    ``ray.data.read_text`` gives ``{"text": ...}``: read as a trace, each such row was seven
+    "required field is missing" that named no cause.
+    """
+    example = next(iter(row), "text")
+    return (
+        f"the row has no {column!r} column and is no trace itself (its columns: "
+        f"{', '.join(map(repr, row)) or 'none'}); put each trace in a {column!r} column "
+        f"(dataset.map(lambda row: {{{column!r}: row[{example!r}]}})) or name its column "
+        "(column=)"
+    )
 
 
 def _plain(value: Any) -> Any:

@@ -90,3 +90,17 @@ def test_score_dataset_takes_task_field_as_runs_score_does() -> None:
     chosen = select(result.items, per_task=1, scorer=scorer)
     assert not chosen.tasks_inferred
     assert len(chosen.selected) == len({row["suite"] for row in rows})
+
+
+def test_a_row_without_the_trace_column_or_a_trace_s_keys_says_so_once() -> None:
+    """Rows of ``ray.data.read_text`` ({"text": ...}) not mapped to a ``trace`` column: one
+    problem a row naming the column to make, not seven missing fields."""
+    lines = (EXAMPLES / "traces" / "traces.jsonl").read_text().splitlines()[:2]
+    reads = TraceColumn()([{"text": line} for line in lines])
+    assert [read.document for read in reads] == [None, None]
+    for read in reads:
+        [(_, message)] = read.problems
+        assert "no 'trace' column" in message
+        assert "{'trace': row['text']}" in message
+    trace = json.loads(lines[0])
+    assert TraceColumn()([trace])[0].document == trace  # a row that is a trace is still one
