@@ -34,4 +34,4 @@ def test_every_python_block_runs_and_prints_what_the_page_shows(
         assert shown[0] == "text", f"block {index} shows no output"
         assert printed.getvalue() == shown[1], f"block {index}:\n{code}"
         ran += 1
-    assert ran == 4
+    assert ran == 5

@@ -160,6 +160,12 @@ tolerance_option = click.option(
 )
 @click.option("--no-cache", is_flag=True, help="With --task: neither read nor write the cache.")
 @allow_empty_option("case")
+@click.option(
+    "--redact",
+    is_flag=True,
+    help="Clean the report and messages of personal data too (e-mails, phone numbers, cards, "
+    "IBANs...: the aggregated level; secrets always are); the scorers still see the raw output.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on stderr but errors.")
 @stdout_for_the_report()  # a task's or plugin's prints go to stderr
 def eval_command(

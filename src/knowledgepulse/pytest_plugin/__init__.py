@@ -45,6 +45,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="With --kp-suite: import this scorer plugin (a module or path/to/file.py) before "
         "the suite is read, so its custom scorer types can be used; repeatable.",
     )
+    group.addoption(
+        "--kp-redact",
+        action="store_true",
+        help="Clean what failures show (and --junitxml keeps) of personal data too: e-mails, "
+        "phone numbers, cards, IBANs... (as kp eval --redact); the scorers see the raw output.",
+    )
     parser.addini(
         "kp_eval_files",
         type="args",
@@ -75,7 +81,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         raise pytest.UsageError("give one of --kp-suite FILE or --kp-preset NAME, not both")
     from knowledgepulse.pytest_plugin.items import from_options  # noqa: PLC0415 - on demand
 
-    config.stash[OPTIONS_KEY] = from_options(suite_path, preset_name, task, plugins)
+    redact = config.getoption("kp_redact")
+    config.stash[OPTIONS_KEY] = from_options(suite_path, preset_name, task, plugins, redact=redact)
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:

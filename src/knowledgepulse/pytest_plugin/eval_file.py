@@ -17,6 +17,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    StrictBool,
     StrictInt,
     StrictStr,
     ValidationError,
@@ -53,6 +54,7 @@ class EvalFileModel(BaseModel):
     timeout: float | None = Field(default=None, gt=0, strict=True, allow_inf_nan=False)
     retries: StrictInt = Field(default=0, ge=0)
     repeat: StrictInt = Field(default=1, ge=1)
+    redact: StrictBool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +63,8 @@ class EvalSpec:
 
     ``case_files`` are each once, a glob's matches sorted; ``task`` is ``None`` to score ``actual``.
     ``timeout`` bounds each call of the user's code (the task's, and each of its scorers' on a
-    case), as ``kp eval --timeout`` does, so a hung call cannot hang the session.
+    case), as ``kp eval --timeout`` does, so a hung call cannot hang the session. ``redact``
+    cleans what a failure shows (and JUnit XML keeps) of personal data, as ``kp eval --redact``.
     """
 
     source: str
@@ -71,6 +74,7 @@ class EvalSpec:
     timeout: float | None = DEFAULT_TIMEOUT_S
     retries: int = 0
     repeat: int = 1
+    redact: bool = False
 
 
 def load_eval_file(path: str | Path) -> EvalSpec:
@@ -95,7 +99,9 @@ def load_eval_file(path: str | Path) -> EvalSpec:
         summary = f"{name}: {counted(len(problems), 'problem')} in the evaluation file or its suite"
         raise SuiteError(summary, problems)
     timeout = DEFAULT_TIMEOUT_S if model.timeout is None else model.timeout
-    return EvalSpec(name, suite, case_files, task, timeout, model.retries, model.repeat)
+    return EvalSpec(
+        name, suite, case_files, task, timeout, model.retries, model.repeat, model.redact
+    )
 
 
 def _validated(record: Record) -> tuple[EvalFileModel | None, list[Problem], set[str]]:

@@ -27,14 +27,24 @@ from knowledgepulse.pytest_plugin.keys import OPTIONS_KEY, TALLIES_KEY, EvalWarn
 from knowledgepulse.records import Problem
 from knowledgepulse.records.readers import format_from_name
 from knowledgepulse.reports.evals import number, summary_line
-from knowledgepulse.runs.evaluation import load_evaluation, secret_free_case, secret_free_result
+from knowledgepulse.runs.evaluation import (
+    load_evaluation,
+    report_level,
+    secret_free_case,
+    secret_free_result,
+)
 from knowledgepulse.testing import failure_message
 
 
 def from_options(
-    suite_path: str | None, preset_name: str | None, task: str | None, plugins: Iterable[str] = ()
+    suite_path: str | None,
+    preset_name: str | None,
+    task: str | None,
+    plugins: Iterable[str] = (),
+    *,
+    redact: bool = False,
 ) -> EvalSpec:
-    """What ``--kp-suite FILE`` (or ``--kp-preset``), ``--kp-task`` and ``--kp-plugin`` ask for.
+    """What ``--kp-suite FILE`` (or ``--kp-preset``), ``--kp-task``, ``--kp-*`` ask for.
 
     Raises:
         pytest.UsageError: a plugin, the suite or the task cannot be used.
@@ -48,7 +58,7 @@ def from_options(
         raise pytest.UsageError(f"{message}\nfix the suite; no case was run") from None
     except KnowledgePulseError as error:
         raise pytest.UsageError(error.message_with(_option_of)) from None
-    return EvalSpec("--kp-suite", suite, (), task=loaded)
+    return EvalSpec("--kp-suite", suite, (), task=loaded, redact=redact)
 
 
 _OPTIONS = {
@@ -97,6 +107,8 @@ class EvalFile(pytest.File):
             raise self.CollectError("\n".join([*lines, f"{summary}; no case was run"])) from None
         except KnowledgePulseError as error:
             raise self.CollectError(str(error)) from None
+        if self.config.getoption("kp_redact"):  # the session's CI log is shared as a whole
+            spec = replace(spec, redact=True)
         return _items(self, spec, iter_cases(spec.case_files))
 
 
@@ -173,7 +185,8 @@ def judge(spec: EvalSpec, entry: LoadedCase | MalformedCase) -> CaseResult:
             repeat=spec.repeat,
             cache_dir=None,
         )
-    return secret_free_result(run.cases[0])  # its messages go to CI logs: no secret
+    # Its messages go to CI logs: no secret, and with redact no personal data.
+    return secret_free_result(run.cases[0], report_level(spec.redact))
 
 
 @dataclass
@@ -192,7 +205,7 @@ def _items(
     names: set[str] = set()
     try:
         for read in inputs:
-            entry = secret_free_case(read)
+            entry = secret_free_case(read, report_level(spec.redact))
             if isinstance(entry, FileProblem) and entry.problem.warning:
                 _warn(entry.problem)
                 continue

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
@@ -60,6 +61,7 @@ from knowledgepulse.evals.tasks import TaskFunction, check_options, load_plugin,
 from knowledgepulse.records import Problem
 from knowledgepulse.records.readers import check_openable
 from knowledgepulse.runs.read import OnProblem, secret_free
+from knowledgepulse.trace.models import PrivacyLevel
 
 Baseline = EvalRun | EvalReport | str | Path
 """An earlier run to compare with: the run, its report, or its ``kp eval -f json`` file."""
@@ -204,6 +206,7 @@ def evaluate_cases(
     progress: Callable[[TaskProgress], object] | None = None,
     on_problem: OnProblem | None = None,
     allow_empty: bool = False,
+    redact: bool = False,
 ) -> EvalOutcome:
     """Judge ``cases`` with a suite, compare the run with a baseline, and apply the gate.
 
@@ -234,6 +237,10 @@ def evaluate_cases(
         progress: with a task, told how far the calls are.
         on_problem: told each problem and warning found while reading, as it is found.
         allow_empty: let a run over no case pass (by default its verdict is ``failed``).
+        redact: clean what is reported of personal data too (e-mails, phone numbers, cards,
+            IBANs, addresses...: the ``aggregated`` level, :func:`report_level`), not only of
+            secrets: outputs, expectations, details, diagnoses, errors and problems. The
+            scorers still judge the raw output.
 
     Raises:
         ParameterConflictError: settings that contradict each other (:func:`check_settings`).
@@ -256,13 +263,14 @@ def evaluate_cases(
         task_version=task_version,
         cache_dir=cache_dir,
     )
+    level = report_level(redact)
     tolerance = DEFAULT_TOLERANCE if tolerance is None else tolerance
     concurrency = DEFAULT_CONCURRENCY if concurrency is None else concurrency
     resolved, loaded, base = _prepare(
         cases, suite=suite, preset=preset, task=task, plugins=plugins, baseline=baseline
     )
     found: list[Problem] = []
-    inputs = _read(cases, resolved, loaded, found, on_problem)
+    inputs = _read(cases, resolved, loaded, found, on_problem, level=level)
     if loaded is None:
         run = run_suite(resolved, inputs, timeout=timeout)
     else:
@@ -278,7 +286,7 @@ def evaluate_cases(
             cache_dir=cache_dir,
             progress=progress,
         )
-    run = _secret_free_run(run)
+    run = _secret_free_run(run, level)
     comparison = compare_runs(base, run, tolerance=tolerance) if base is not None else None
     gate = Gate.of(run, comparison, fail_on or ("regression" if base is not None else "failure"))
     return EvalOutcome(run, comparison, gate, tuple(found), allow_empty)
@@ -295,6 +303,17 @@ class RunSettings(TypedDict, total=False):
     repeat: int | None
     task_version: str | None
     cache_dir: str | Path | None
+    redact: bool
+
+
+def report_level(redact: bool) -> PrivacyLevel:
+    """The level a run's reports and messages are cleaned at: ``redact`` as ``kp eval --redact``.
+
+    ``private`` (secrets only) by default; ``aggregated`` (personal identifiers too) with
+    ``redact``, as another command's messages are with ``--redact`` (``messages_level``): a
+    report is pasted in pull requests and kept as a CI artefact.
+    """
+    return "aggregated" if redact else "private"
 
 
 _TASK_CALLS = ("concurrency", "retries", "repeat", "task_version")
@@ -385,7 +404,8 @@ def check_cases(
     found: list[Problem] = []
     read = malformed = 0
     unreadable: set[str] = set()
-    for item in _read(cases, resolved, loaded, found, on_problem):
+    level = report_level(settings.get("redact", False))
+    for item in _read(cases, resolved, loaded, found, on_problem, level=level):
         if isinstance(item, FileProblem):
             if not item.problem.warning:
                 unreadable.add(item.location.file)
@@ -393,7 +413,7 @@ def check_cases(
             read += 1
             malformed += isinstance(item, MalformedCase) and bool(item.problems)
     warnings = sum(problem.warning for problem in found)
-    shown = _secret_free_suite(resolved)
+    shown = _secret_free_suite(resolved, level)
     return CaseCheck(shown, read, malformed, len(unreadable), warnings, tuple(found))
 
 
@@ -478,22 +498,27 @@ def _prepare(
     return resolved, loaded, base
 
 
-def secret_free_case(item: CaseInput) -> CaseInput:
-    """The case with any secret its problems' messages quote redacted, as a trace's are.
+def secret_free_case(item: CaseInput, level: PrivacyLevel = "private") -> CaseInput:
+    """The case with what its problems' messages quote cleaned at ``level``, as a trace's are.
 
     A refused value is quoted (``got "ghp_..."``), and the messages go to stderr, CI logs and
-    every report (an e-mail address is kept).
+    every report: ``private`` redacts secrets (an e-mail address is kept), ``aggregated``
+    personal identifiers too (:func:`report_level`).
     """
+    clean = partial(secret_free, level=level)
     if isinstance(item, FileProblem):
-        return FileProblem(secret_free(item.problem))
-    warnings = tuple(map(secret_free, item.warnings))
+        return FileProblem(clean(item.problem))
+    warnings = tuple(map(clean, item.warnings))
     if isinstance(item, MalformedCase):
-        return replace(item, problems=tuple(map(secret_free, item.problems)), warnings=warnings)
+        return replace(item, problems=tuple(map(clean, item.problems)), warnings=warnings)
     return replace(item, warnings=warnings) if item.warnings else item
 
 
-def secret_free_result(result: CaseResult) -> CaseResult:
-    """A case's result with any secret in its messages redacted.
+def secret_free_result(result: CaseResult, level: PrivacyLevel = "private") -> CaseResult:
+    """A case's result with every text it reports cleaned at ``level``: secrets, by default.
+
+    ``aggregated`` (:func:`report_level`) cleans personal identifiers too (e-mails, phone
+    numbers, cards...): a workflow's answer may hold a customer's.
 
     Its problems and warnings (the suite fits a case, and a task's output, again), its task's
     error and its scorers' errors (a task's exception may quote a key: ``?api_key=...``), and
@@ -502,31 +527,32 @@ def secret_free_result(result: CaseResult) -> CaseResult:
     """
     task = result.task
     if task is not None and task.error_message:
-        task = replace(task, error_message=_secret_free_text(task.error_message))
-    outcomes = tuple(map(_secret_free_outcome, result.outcomes))
+        task = replace(task, error_message=_secret_free_text(task.error_message, level))
+    outcomes = tuple(_secret_free_outcome(outcome, level) for outcome in result.outcomes)
+    problem = partial(secret_free, level=level)
     return replace(
         result,
         outcomes=outcomes,
-        problems=tuple(map(secret_free, result.problems)),
-        warnings=tuple(map(secret_free, result.warnings)),
-        runs=tuple(map(secret_free_result, result.runs)),
+        problems=tuple(map(problem, result.problems)),
+        warnings=tuple(map(problem, result.warnings)),
+        runs=tuple(secret_free_result(one, level) for one in result.runs),
         task=task,
-        output=_secret_free_given(result.output),
-        expected=_secret_free_given(result.expected),
+        output=_secret_free_given(result.output, level),
+        expected=_secret_free_given(result.expected, level),
     )
 
 
-def _secret_free_outcome(outcome: ScorerOutcome) -> ScorerOutcome:
+def _secret_free_outcome(outcome: ScorerOutcome, level: PrivacyLevel) -> ScorerOutcome:
     # A scorer's details and diagnosis may quote the output: every report shows them, as it
     # shows the error. The default diagnosis is made again from the cleaned details: cut at 300
     # characters first, a secret cut in two (a JWT without its signature) is no longer found.
     error = outcome.result.error
     cleaned = replace(
         outcome.result,
-        details=_secret_free_object(outcome.result.details),
-        error=None if error is None else _secret_free_text(error),
+        details=_secret_free_object(outcome.result.details, level),
+        error=None if error is None else _secret_free_text(error, level),
     )
-    diagnosis = tuple(map(_secret_free_text, outcome.diagnosis))
+    diagnosis = tuple(_secret_free_text(line, level) for line in outcome.diagnosis)
     if diagnosis and _is_default_diagnosis(outcome):
         diagnosis = tuple(details_diagnosis(cleaned))
     return replace(outcome, result=cleaned, diagnosis=diagnosis)
@@ -540,47 +566,47 @@ def _is_default_diagnosis(outcome: ScorerOutcome) -> bool:
         return False
 
 
-def _secret_free_text(text: str) -> str:
+def _secret_free_text(text: str, level: PrivacyLevel) -> str:
     from knowledgepulse.redact import clean_text  # noqa: PLC0415 - the rules load here
 
-    return clean_text(text, "private").text
+    return clean_text(text, level).text
 
 
-def _secret_free_given(value: Given) -> Given:
-    return value if value is UNSET else _secret_free_json(value)
+def _secret_free_given(value: Given, level: PrivacyLevel) -> Given:
+    return value if value is UNSET else _secret_free_json(value, level)
 
 
-def _secret_free_json(value: JsonValue) -> JsonValue:
+def _secret_free_json(value: JsonValue, level: PrivacyLevel) -> JsonValue:
     # Every text in a JSON value, keys too (a workflow may answer {"sk-...": ...}).
     if isinstance(value, str):
-        return _secret_free_text(value)
+        return _secret_free_text(value, level)
     if isinstance(value, list | tuple):  # a scorer's details may hold a tuple
-        return [_secret_free_json(item) for item in value]
+        return [_secret_free_json(item, level) for item in value]
     if isinstance(value, dict):
-        return _secret_free_object(value)
+        return _secret_free_object(value, level)
     return value
 
 
-def _secret_free_object(value: Mapping[str, Any]) -> dict[str, JsonValue]:
+def _secret_free_object(value: Mapping[str, Any], level: PrivacyLevel) -> dict[str, JsonValue]:
     # A scorer's details may have keys JSON has not (a tuple): the report writes them as text.
     return {
-        _secret_free_text(k) if isinstance(k, str) else k: _secret_free_json(v)
+        _secret_free_text(k, level) if isinstance(k, str) else k: _secret_free_json(v, level)
         for k, v in value.items()
     }
 
 
-def _secret_free_run(run: EvalRun) -> EvalRun:
+def _secret_free_run(run: EvalRun, level: PrivacyLevel) -> EvalRun:
     return replace(
         run,
-        suite=_secret_free_suite(run.suite),
-        cases=tuple(map(secret_free_result, run.cases)),
-        file_problems=tuple(map(secret_free, run.file_problems)),
+        suite=_secret_free_suite(run.suite, level),
+        cases=tuple(secret_free_result(result, level) for result in run.cases),
+        file_problems=tuple(secret_free(problem, level) for problem in run.file_problems),
     )
 
 
-def _secret_free_suite(suite: Suite) -> Suite:
+def _secret_free_suite(suite: Suite, level: PrivacyLevel) -> Suite:
     # A judge's parameters may hold its API key: the report and --dry-run show them.
-    scorers = (replace(e, params=_secret_free_object(e.params)) for e in suite.scorers)
+    scorers = (replace(e, params=_secret_free_object(e.params, level)) for e in suite.scorers)
     return replace(suite, scorers=tuple(scorers))
 
 
@@ -590,10 +616,12 @@ def _read(
     task: TaskFunction | None,
     found: list[Problem],
     on_problem: OnProblem | None,
+    *,
+    level: PrivacyLevel,
 ) -> Iterator[CaseInput]:
     """The cases fitted to the suite, as read; each one's problems and warnings kept and told."""
     for read in fit_cases(case_inputs(cases), suite, before_task=task is not None):
-        item = secret_free_case(read)
+        item = secret_free_case(read, level)
         if isinstance(item, FileProblem):
             problems: tuple[Problem, ...] = (item.problem,)
         else:
