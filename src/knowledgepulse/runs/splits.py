@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from knowledgepulse._util.atomic import is_same_file
 from knowledgepulse._util.collector import young_collections_only
@@ -30,7 +30,7 @@ from knowledgepulse.errors import OutputError, ScorerParameterError, Setting
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import row_format
 from knowledgepulse.runs.inputs import RunInput, files_of, items_of
-from knowledgepulse.runs.read import OnProblem, logged
+from knowledgepulse.runs.read import OnProblem, TraceSettings, logged, options_with
 from knowledgepulse.runs.redaction import messages_level, redact_items, redactor_of, unread_rows
 from knowledgepulse.runs.tasks import inferred_tasks, similarity_of_tasks, tasks_read
 from knowledgepulse.runs.write import UnreadRows, WriteForm, item_writer, redacted_like
@@ -174,6 +174,7 @@ def split(
     progress: Callable[[int], object] | None = None,
     on_problem: OnProblem | None = None,
     redact: bool | Redactor = False,
+    **reading: Unpack[TraceSettings],
 ) -> SplitResult:
     """Split ``data`` into train, test (and validation) sets, each group whole in one.
 
@@ -196,6 +197,9 @@ def split(
             objective makes a task).
         source: a source's name, or ``None``: recognised from the content.
         options: the domain, confidence and row columns of converted traces.
+        **reading: set a field of ``options`` each, as ``kp``'s options do
+            (``success_field="passed"`` is ``--success-field passed``: see
+            :class:`~knowledgepulse.runs.read.TraceSettings`).
         notes: told what a reader says about a whole file.
         progress: for files, told each further count of bytes read.
         on_problem: told each record that cannot be read, as it is found (default: a
@@ -212,6 +216,7 @@ def split(
         ParameterConflictError: ``task_similarity`` with ``task_field`` (which reads the tasks
             it would infer), or with another ``by`` than ``task``.
     """
+    options = options_with(options, reading, "split")
     test = number_of(test, "test", "a share in (0, 1)", lambda share: 0.0 < share < 1.0)
     validation = number_of(
         validation,
