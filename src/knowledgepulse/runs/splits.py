@@ -29,7 +29,7 @@ from knowledgepulse.curation.splits import BY_TASK, PARTS, assign_groups
 from knowledgepulse.errors import OutputError, ScorerParameterError, Setting
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import row_format
-from knowledgepulse.runs.inputs import RunInput, files_of, items_of
+from knowledgepulse.runs.inputs import RunInput, files_of, items_of, table_kind
 from knowledgepulse.runs.read import OnProblem, TraceSettings, logged, options_with
 from knowledgepulse.runs.redaction import messages_level, redact_items, redactor_of, unread_rows
 from knowledgepulse.runs.tasks import inferred_tasks, similarity_of_tasks, tasks_read
@@ -364,7 +364,8 @@ def write_split(
     """Each part written to ``directory/<part>.<ext>`` (atomically) in the input's form.
 
     Dataset rows go back as rows, traces as their documents, in ``form``: by default Parquet
-    when the first file read is (traces as a table of traces, one row a trace, as they were
+    when the input is a table (a DataFrame, an Arrow table or a ``datasets.Dataset``) or the
+    first file read is Parquet (traces as a table of traces, one row a trace, as they were
     read), else ``jsonl``; the directory is made if it is missing. The dataset rows that gave
     no trace go to ``directory/unread.<ext>``, each with ``kp_error`` saying why, when there
     are any: rows in are rows out. A part's file an earlier split left in ``directory`` and
@@ -378,8 +379,8 @@ def write_split(
     directory = Path(directory)
     files = [str(path) for path in files_of(result.data) or ()]
     inputs = tuple(files if inputs is None else inputs)
-    if form is None:  # a Parquet table of traces stays one too, as rows do
-        form = row_format(None, files)
+    if form is None:  # a table (a Parquet file's, or one in memory) stays one, as rows do
+        form = "parquet" if table_kind(result.data) is not None else row_format(None, files)
     parts = check_split_directory(directory, inputs)
     directory.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
