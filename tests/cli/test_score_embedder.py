@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,21 @@ def test_a_cache_file_carries_novelty_across_runs(kp: KpRunner, tmp_path: Path, 
             abs=1e-5,
         )
         assert row["dimensions"]["novelty"] > 0.0  # type: ignore[index]
+
+
+def test_a_rescore_counts_only_the_unexpired_vectors_as_already_in_the_cache(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """With --ttl, the traces whose vectors expired are not said to be already in the cache."""
+    cache = tmp_path / "session.kpcache"
+    static = ("--embedder", "static", "-f", "jsonl", "--cache", str(cache))
+    assert kp("score", str(TRACES), *static).code == 0
+    time.sleep(0.2)
+    run = kp("score", str(TRACES), *static, "--ttl", "0.1")  # the first run's are 0.2 s old
+    assert run.code == 0
+    assert "already in" not in run.err
+    kept = kp("score", str(TRACES), *static, "--ttl", "3600")  # this run's, not expired
+    assert f"kp: 8 traces of this input were already in {cache} (by id)" in kept.err
 
 
 def test_rescoring_a_day_gives_the_same_scores_and_keeps_the_days_before(

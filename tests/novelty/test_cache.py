@@ -324,6 +324,23 @@ def test_holds_says_which_ids_have_a_vector_evicted_ones_not(tmp_path: Path, nam
     assert VectorCache(dimensions=3).holds(["v1"]) == [False]
 
 
+def test_holds_no_id_whose_vectors_have_expired() -> None:
+    """holds() says an id is held only while one of its vectors still counts (within the TTL),
+    judged at the clock's last reading, as the search that follows it sees the vectors."""
+    clock = FakeClock()
+    cache = VectorCache(dimensions=2, ttl_ms=1000, clock=clock)
+    cache.add(unit(1, 0), id="old")
+    clock.now = 600
+    cache.add(unit(0, 1), id="new")
+    assert cache.holds(["old", "new"]) == [True, True]
+    clock.now = 1200  # "old" is 1200 ms old, "new" 600 ms
+    assert [entry.id for entry in cache.entries()] == ["new"]
+    assert cache.holds(["old", "new"]) == [False, True]
+    clock.now = 5000
+    assert cache.nearest(unit(0, 1)) is None
+    assert cache.holds(["old", "new"]) == [False, False]
+
+
 @settings(max_examples=100, deadline=None)
 @given(
     dimensions=st.integers(1, 8),

@@ -109,3 +109,42 @@ def test_a_split_of_a_table_of_traces_writes_its_parts_as_tables_of_traces(
     assert sorted(back, key=lambda trace: trace.id) == sorted(
         (item.trace for item in read), key=lambda trace: trace.id
     )
+
+
+def _as_table(kind: str, traces: list[dict[str, Any]]) -> Any:
+    """The traces as a table of that kind, a row a trace, as a user builds one."""
+    if kind == "pandas":
+        import pandas as pd
+
+        return pd.DataFrame(traces)
+    if kind == "datasets":
+        dataset = pytest.importorskip("datasets").Dataset
+        return dataset.from_list(traces)
+    import pyarrow as pa
+
+    return pa.Table.from_pylist(traces)
+
+
+@pytest.mark.parametrize("kind", ["pandas", "arrow", "datasets"])
+def test_a_split_of_a_trace_table_in_memory_writes_its_parts_as_tables_of_traces(
+    kind: str, tmp_path: Path
+) -> None:
+    """``split(table).write_to``: Parquet parts, as from the table's file, the same traces."""
+    traces = curation_traces()
+    parts = split(
+        _as_table(kind, traces), test=0.5, scorer=TraceValueScorer(embedder=HashingEmbedder())
+    )
+    assert len(parts.items) == len(traces)
+    written = parts.write_to(tmp_path / "parts")
+    assert sorted(path.name for path in written.values()) == ["test.parquet", "train.parquet"]
+    back = [item.trace for path in written.values() for item in _read_back(path)]
+    assert sorted(back, key=lambda trace: trace.id) == sorted(
+        (item.trace for item in parts.items), key=lambda trace: trace.id
+    )
+
+
+def test_a_split_of_trace_dicts_still_writes_json_lines(tmp_path: Path) -> None:
+    """A list of dicts is no table: its parts are JSON Lines, as from a .jsonl file."""
+    parts = split(_mixed_traces(), test=0.5, scorer=TraceValueScorer(embedder=HashingEmbedder()))
+    written = parts.write_to(tmp_path / "parts")
+    assert sorted(path.name for path in written.values()) == ["test.jsonl", "train.jsonl"]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import fields
 from functools import partial
 from typing import Any
 
@@ -20,8 +19,8 @@ from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.records.readers import STDIN
 from knowledgepulse.reports.value import RunTally
 from knowledgepulse.runs import problems
-from knowledgepulse.runs.read import trace_options
-from knowledgepulse.sources import SOURCE_CHOICES, RowOptions, TraceOptions
+from knowledgepulse.runs.read import TraceSettings, trace_options
+from knowledgepulse.sources import SOURCE_CHOICES, TraceOptions
 from knowledgepulse.sources._registry import get_source, source_names
 
 
@@ -139,8 +138,9 @@ def source_options(*, required: bool, task_field: bool = True) -> Callable[[Comm
     )
 
 
-TRACE_OPTIONS = ("domain", "confidence", *(field.name for field in fields(RowOptions)))
-"""The options of :func:`source_options` that say how traces are converted."""
+TRACE_OPTIONS = ("task_field", *TraceSettings.__optional_keys__)
+"""The options of :func:`source_options` that say how traces are converted: the Python calls'
+keywords (:class:`~knowledgepulse.runs.read.TraceSettings`, and ``task_field``)."""
 
 
 def trace_options_of(options: dict[str, Any]) -> TraceOptions | None:

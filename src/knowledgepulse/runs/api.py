@@ -14,13 +14,20 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypedDict, Unpack, overload
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, Unpack, overload
 
 from knowledgepulse._util.text import did_you_mean
 from knowledgepulse.errors import SettingTypeError
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.runs.inputs import RunInput, items_of, table_kind
-from knowledgepulse.runs.read import OnProblem, logged, tell_both, valid_items
+from knowledgepulse.runs.read import (
+    OnProblem,
+    TraceSettings,
+    logged,
+    options_with,
+    tell_both,
+    valid_items,
+)
 from knowledgepulse.runs.redaction import (
     messages_level,
     redact_items,
@@ -71,7 +78,7 @@ Table: TypeAlias = "_DataFrame | _ArrowTable | _Dataset"
 _log = logging.getLogger("knowledgepulse")
 
 
-class ScoreSettings(TypedDict, total=False):
+class ScoreSettings(TraceSettings, total=False):
     """The keyword arguments of :func:`score` and :func:`annotate`, all optional.
 
     Attributes:
@@ -92,7 +99,9 @@ class ScoreSettings(TypedDict, total=False):
             items do have.
         source: how ``data`` is read: ``auto`` (default), a format name, or ``None`` for
             ``ReasoningTrace`` files (see :func:`~knowledgepulse.runs.items_of`).
-        options: the domain, confidence and row columns of converted rows.
+        options: the domain, confidence and row columns of converted rows; and
+            :class:`~knowledgepulse.runs.read.TraceSettings`' keywords, each setting a field
+            of it as ``kp``'s options do (``success_field="passed"``: ``--success-field``).
         notes: told what a reader says about a whole file.
         progress: for files, told each further count of bytes read (``tqdm``'s ``update``
             adds them up), as :func:`~knowledgepulse.runs.select` is.
@@ -200,6 +209,7 @@ def redact(
     notes: Notes | None = None,
     progress: Callable[[int], object] | None = None,
     on_problem: OnProblem | None = None,
+    **reading: Unpack[TraceSettings],
 ) -> Redaction:
     """``data`` with its secrets and personal identifiers redacted, and what was redacted.
 
@@ -212,6 +222,9 @@ def redact(
             (``docs/redaction.md``).
         source: how ``data`` is read (see :func:`~knowledgepulse.runs.items_of`).
         options: the domain, confidence and row columns of converted rows.
+        **reading: set a field of ``options`` each, as ``kp``'s options do
+            (``success_field="passed"`` is ``--success-field passed``: see
+            :class:`~knowledgepulse.runs.read.TraceSettings`).
         notes: told what a reader says about a whole file.
         progress: for files, told each further count of bytes read.
         on_problem: told each record that gives no trace (default: a logged warning).
@@ -219,6 +232,7 @@ def redact(
     Raises:
         RedactionRulesError: ``rules_file`` has errors (all of them are listed).
     """
+    options = options_with(options, reading, "redact")
     from knowledgepulse.redact.items import Redactor  # noqa: PLC0415 - the rules load here
 
     redactor = Redactor(level, rules_file=None if rules_file is None else Path(rules_file))
@@ -269,6 +283,8 @@ def _scored(
         raise SettingTypeError(
             f"unexpected keyword argument {unknown[0]!r};{hint} the settings are {taken}"
         )
+    reading = {key: settings[key] for key in TraceSettings.__optional_keys__ if key in settings}  # type: ignore[literal-required]
+    options = options_with(settings.get("options"), reading, "score")
     cache_path = settings.get("cache_path")
     told = settings.get("on_problem") or logged
     if unread is not None:
@@ -278,7 +294,7 @@ def _scored(
         items_of(
             data,
             source=settings.get("source", "auto"),
-            options=settings.get("options"),
+            options=options,
             task_field=settings.get("task_field"),
             notes=settings.get("notes"),
             progress=settings.get("progress"),
@@ -301,7 +317,7 @@ def _scored(
         cache_size=settings.get("cache_size"),
         ttl_ms=settings.get("ttl_ms"),
     ) as run:
-        tell_unweighed_domain(run.scorer, settings.get("options"), settings.get("notes"))
+        tell_unweighed_domain(run.scorer, options, settings.get("notes"))
         yield from run.score(
             items,
             order=settings.get("order", "input"),

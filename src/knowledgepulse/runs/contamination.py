@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal, Unpack
 
 from knowledgepulse._util.collector import young_collections_only
 from knowledgepulse._util.settings import check_cosine, count_of, number_of, text_of, wrong_setting
@@ -30,7 +30,7 @@ from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.runs.curate import DEDUPE_THRESHOLD, no_vectors
 from knowledgepulse.runs.inputs import ROWS_NAME, RunInput, items_of, paths_of, rows_of
-from knowledgepulse.runs.read import OnProblem, logged, valid_items
+from knowledgepulse.runs.read import OnProblem, TraceSettings, logged, options_with, valid_items
 from knowledgepulse.runs.redaction import messages_level, redactor_of, unread_rows
 from knowledgepulse.runs.write import (
     UnreadRows,
@@ -204,6 +204,7 @@ def decontaminate(
     progress: Callable[[int], object] | None = None,
     on_problem: OnProblem | None = None,
     redact: bool | Redactor = False,
+    **reading: Unpack[TraceSettings],
 ) -> DecontaminationResult:
     """The items of ``data`` that are no copy of a reference (evaluation) item, and the rest.
 
@@ -235,6 +236,9 @@ def decontaminate(
         source: a source's name, or ``None``: recognised from the content (see ``items_of``),
             for both sets.
         options: the domain, confidence and row columns of converted traces, for both sets.
+        **reading: set a field of ``options`` each, as ``kp``'s options do
+            (``success_field="passed"`` is ``--success-field passed``: see
+            :class:`~knowledgepulse.runs.read.TraceSettings`).
         notes: told what a reader says about a whole file.
         progress: for files of ``data``, told each further count of bytes read.
         on_problem: told each record that cannot be read, as it is found (default: a
@@ -250,6 +254,7 @@ def decontaminate(
             ``against_texts`` given.
         EmbedderUnavailableError: the scorer's embedder could not be loaded.
     """
+    options = options_with(options, reading, "decontaminate")
     ngram = count_of(ngram, "ngram", least=1)
     min_overlap = number_of(
         min_overlap, "min_overlap", "a share of words in (0, 1]", lambda share: 0 < share <= 1

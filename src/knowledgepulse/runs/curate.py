@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import IO, TYPE_CHECKING, Any, Final, Literal
+from typing import IO, TYPE_CHECKING, Any, Final, Literal, Unpack
 
 from knowledgepulse._util.collector import young_collections_only
 from knowledgepulse._util.settings import check_cosine, count_of, number_of, one_of, text_of
@@ -41,7 +41,7 @@ from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
 from knowledgepulse.runs.inputs import RunInput, files_to_reread, items_of
-from knowledgepulse.runs.read import OnProblem, logged, valid_items
+from knowledgepulse.runs.read import OnProblem, TraceSettings, logged, options_with, valid_items
 from knowledgepulse.runs.redaction import messages_level, redacted_record, redactor_of
 from knowledgepulse.runs.scoring import min_score_of, tell_unweighed_domain
 from knowledgepulse.runs.tasks import similarity_of_tasks, tasks_of
@@ -439,6 +439,7 @@ def select(
     progress: Callable[[int], object] | None = None,
     on_problem: OnProblem | None = None,
     reread: bool | None = False,
+    **reading: Unpack[TraceSettings],
 ) -> SelectionResult:
     """The best items of ``data``: score first, across tasks, skipping near-duplicates.
 
@@ -474,6 +475,9 @@ def select(
             trace's privacy level, or a configured ``Redactor``.
         source: a source's name, or ``None``: recognised from the content (see ``items_of``).
         options: the domain, confidence and row columns of converted traces.
+        **reading: set a field of ``options`` each, as ``kp``'s options do
+            (``success_field="passed"`` is ``--success-field passed``: see
+            :class:`~knowledgepulse.runs.read.TraceSettings`).
         notes: told what a reader says about a whole file.
         progress: for files, told each further count of bytes read.
         on_problem: told each record that cannot be read, as it is found (default: a
@@ -493,6 +497,7 @@ def select(
             ``task_similarity`` outside [-1, 1].
         EmbedderUnavailableError: ``max_similarity`` and the embedder could not be loaded.
     """
+    options = options_with(options, reading, "select")
     if budget is not None and top is not None:
         raise ParameterConflictError(
             Setting("budget"), " and ", Setting("top"), " both set the budget; give one"
@@ -610,6 +615,7 @@ def dedupe(
     progress: Callable[[int], object] | None = None,
     on_problem: OnProblem | None = None,
     reread: bool | None = False,
+    **reading: Unpack[TraceSettings],
 ) -> DedupeResult:
     """The groups of near-duplicate items of ``data``, each under the item it keeps.
 
@@ -631,6 +637,7 @@ def dedupe(
             a setting of the wrong type.
         EmbedderUnavailableError: by ``similarity``, the embedder could not be loaded.
     """
+    options = options_with(options, reading, "dedupe")
     one_of(by, "by", (DEDUPE_BY_SIMILARITY, DEDUPE_BY_TASK))
     checked_scorer(scorer)
     by_task = by == DEDUPE_BY_TASK

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from knowledgepulse import sources
+from knowledgepulse._util.text import did_you_mean
+from knowledgepulse.errors import SettingTypeError
 from knowledgepulse.records import Problem
-from knowledgepulse.sources import RowOptions, TraceOptions
+from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.item import task_at
@@ -89,19 +91,72 @@ def secret_free(problem: Problem, level: PrivacyLevel = "private") -> Problem:
     return problem if message == problem.message else dataclasses.replace(problem, message=message)
 
 
-def trace_options(
-    domain: str | None = None, confidence: float | None = None, **rows: Any
-) -> TraceOptions | None:
-    """The options of converted traces from those given (``None`` values: not given).
+class TraceSettings(TypedDict, total=False):
+    """How converted traces are read: the keywords of ``kp``'s ``--domain``... options.
 
-    ``rows``: :class:`~knowledgepulse.sources.RowOptions`' fields. ``None`` when nothing is
-    given. They apply to whatever is converted, named or recognised by content; a
-    ``ReasoningTrace`` keeps its own domain and confidence, and the reader warns that it does.
+    ``--success-field`` is ``success_field``, and so on; all optional.
+
+    Each sets that field of ``options`` (a :class:`~knowledgepulse.sources.TraceOptions`)
+    over what ``options`` says; ``None``: not said.
+
+    Attributes:
+        domain: the ``task_domain`` of every converted trace (it selects the weight profile).
+        confidence: the outcome confidence of every converted trace, in [0, 1].
+        messages_field: the column holding each row's conversation.
+        id_field: the column holding each row's id.
+        success_field: the column saying whether a run succeeded: a boolean, or a number (a
+            reward) compared with ``success_threshold``.
+        success_threshold: a number in the success column at or above it is a success.
+        domain_field: the column giving each row's ``task_domain``.
     """
-    given = {key: value for key, value in rows.items() if value is not None}
-    if domain is None and confidence is None and not given:
-        return None
-    return TraceOptions(domain=domain, confidence=confidence, rows=RowOptions(**given))
+
+    domain: str | None
+    confidence: float | None
+    messages_field: str | None
+    id_field: str | None
+    success_field: str | None
+    success_threshold: float | None
+    domain_field: str | None
+
+
+def options_with(
+    options: TraceOptions | None, settings: Mapping[str, Any], call: str
+) -> TraceOptions | None:
+    """``options`` with the :class:`TraceSettings` given in ``settings`` set over them.
+
+    Raises:
+        SettingTypeError: a key of ``settings`` that is no setting of ``call`` (a TypeError, as
+            Python's own for a misspelt keyword).
+    """
+    known = TraceSettings.__optional_keys__
+    unknown = sorted(settings.keys() - known)
+    if unknown:
+        hint = did_you_mean(unknown[0], known)
+        raise SettingTypeError(
+            f"{call}() got an unexpected keyword argument {unknown[0]!r};{hint} its reading "
+            f"settings are {', '.join(sorted(known))}"
+        )
+    given = {key: value for key, value in settings.items() if value is not None}
+    if not given:
+        return options
+    base = options or TraceOptions()
+    rows = {key: value for key, value in given.items() if key not in ("domain", "confidence")}
+    return TraceOptions(
+        domain=given.get("domain", base.domain),
+        confidence=given.get("confidence", base.confidence),
+        rows=dataclasses.replace(base.rows, **rows),
+    )
+
+
+def trace_options(task_field: str | None = None, **settings: Any) -> TraceOptions | None:
+    """The options of converted traces from ``kp``'s (``None`` values: not given).
+
+    ``settings``: :class:`TraceSettings`, the keywords the Python calls take too; ``task_field``
+    the rows' task column. ``None`` when nothing is given. They apply to whatever is converted,
+    named or recognised by content; a ``ReasoningTrace`` keeps its own domain and confidence,
+    and the reader warns that it does.
+    """
+    return options_with(with_task_column(None, task_field), settings, "kp")
 
 
 def with_task_column(options: TraceOptions | None, task_field: str | None) -> TraceOptions | None:

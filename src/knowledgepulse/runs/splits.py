@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from knowledgepulse._util.atomic import is_same_file
 from knowledgepulse._util.collector import young_collections_only
@@ -29,8 +29,8 @@ from knowledgepulse.curation.splits import BY_TASK, PARTS, assign_groups
 from knowledgepulse.errors import OutputError, ScorerParameterError, Setting
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import row_format
-from knowledgepulse.runs.inputs import RunInput, files_of, items_of
-from knowledgepulse.runs.read import OnProblem, logged
+from knowledgepulse.runs.inputs import RunInput, files_of, items_of, table_kind
+from knowledgepulse.runs.read import OnProblem, TraceSettings, logged, options_with
 from knowledgepulse.runs.redaction import messages_level, redact_items, redactor_of, unread_rows
 from knowledgepulse.runs.tasks import inferred_tasks, similarity_of_tasks, tasks_read
 from knowledgepulse.runs.write import UnreadRows, WriteForm, item_writer, redacted_like
@@ -174,6 +174,7 @@ def split(
     progress: Callable[[int], object] | None = None,
     on_problem: OnProblem | None = None,
     redact: bool | Redactor = False,
+    **reading: Unpack[TraceSettings],
 ) -> SplitResult:
     """Split ``data`` into train, test (and validation) sets, each group whole in one.
 
@@ -196,6 +197,9 @@ def split(
             objective makes a task).
         source: a source's name, or ``None``: recognised from the content.
         options: the domain, confidence and row columns of converted traces.
+        **reading: set a field of ``options`` each, as ``kp``'s options do
+            (``success_field="passed"`` is ``--success-field passed``: see
+            :class:`~knowledgepulse.runs.read.TraceSettings`).
         notes: told what a reader says about a whole file.
         progress: for files, told each further count of bytes read.
         on_problem: told each record that cannot be read, as it is found (default: a
@@ -212,6 +216,7 @@ def split(
         ParameterConflictError: ``task_similarity`` with ``task_field`` (which reads the tasks
             it would infer), or with another ``by`` than ``task``.
     """
+    options = options_with(options, reading, "split")
     test = number_of(test, "test", "a share in (0, 1)", lambda share: 0.0 < share < 1.0)
     validation = number_of(
         validation,
@@ -359,7 +364,8 @@ def write_split(
     """Each part written to ``directory/<part>.<ext>`` (atomically) in the input's form.
 
     Dataset rows go back as rows, traces as their documents, in ``form``: by default Parquet
-    when the first file read is (traces as a table of traces, one row a trace, as they were
+    when the input is a table (a DataFrame, an Arrow table or a ``datasets.Dataset``) or the
+    first file read is Parquet (traces as a table of traces, one row a trace, as they were
     read), else ``jsonl``; the directory is made if it is missing. The dataset rows that gave
     no trace go to ``directory/unread.<ext>``, each with ``kp_error`` saying why, when there
     are any: rows in are rows out. A part's file an earlier split left in ``directory`` and
@@ -373,8 +379,8 @@ def write_split(
     directory = Path(directory)
     files = [str(path) for path in files_of(result.data) or ()]
     inputs = tuple(files if inputs is None else inputs)
-    if form is None:  # a Parquet table of traces stays one too, as rows do
-        form = row_format(None, files)
+    if form is None:  # a table (a Parquet file's, or one in memory) stays one, as rows do
+        form = "parquet" if table_kind(result.data) is not None else row_format(None, files)
     parts = check_split_directory(directory, inputs)
     directory.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}

@@ -135,6 +135,7 @@ class VectorCache:
             max_elements if dimensions else 1, dimensions or 0
         )
         self._clock = clock
+        self._read_ms: float | None = None  # the clock's last reading (see holds)
         self._block_bytes = block_bytes
         self._lock = threading.RLock()
         self._path: Path | None = None  # the file flush() saves to
@@ -172,7 +173,7 @@ class VectorCache:
         with self._lock, self._store.view():
             if not self._ttl_ms or self._store.count == 0:
                 return self._store.count
-            due = self._clock() - self._ttl_ms
+            due = self._now() - self._ttl_ms
             return sum(int(np.count_nonzero(p > due)) for p in self._store.parts()[1])
 
     def __len__(self) -> int:
@@ -184,7 +185,7 @@ class VectorCache:
             held = self._store.count
             live = held
             if self._ttl_ms and held:
-                due = self._clock() - self._ttl_ms
+                due = self._now() - self._ttl_ms
                 live = sum(int(np.count_nonzero(p > due)) for p in self._store.parts()[1])
             return CacheCounts(live=live, expired=held - live, added=self._added)
 
@@ -197,7 +198,7 @@ class VectorCache:
         with self._lock:
             unit = self._units(vector, "vector", rows=False)
             store, names = self._held(unit), [id]
-            times = np.array([self._clock()], dtype=np.float64)
+            times = np.array([self._now()], dtype=np.float64)
             with store.view():
                 joins = self._joins(store, unit, names, times)
             if joins is None or joins[0]:
@@ -233,8 +234,8 @@ class VectorCache:
                 for i in range(len(units)):
                     # One by one, a query reads the clock (for the TTL) once anything is held.
                     if self._ttl_ms and (store.count or i):
-                        query_times[i] = self._clock()
-                    add_times[i] = self._clock()
+                        query_times[i] = self._now()
+                    add_times[i] = self._now()
                 joins = self._joins(store, units, names, add_times)
                 held, held_times = store.parts()
                 found = online_nearest(
@@ -317,11 +318,26 @@ class VectorCache:
             return self._frozen(units, _batch_ids(exclude_ids, len(units)))
 
     def holds(self, ids: Sequence[str | None]) -> list[bool]:
-        """Whether a vector is held under each id (one past its TTL included; ``None``: no)."""
+        """Whether a vector that still counts is held under each id (``None``: no).
+
+        One past its TTL counts no longer (it is no neighbour, and a trace scored again adds
+        its vector anew), so it is not held: "already in the cache" means what scoring sees.
+        Expiry is judged at the clock's last reading (read now only if never read): asking
+        reads no clock of its own, so a batch asked at once sees the times one by one sees.
+        """
         with self._lock, self._store.view():
             held, queries = _id_codes(self._store, ids)
-        found = set(held[held >= 0].tolist())
+            counted = held >= 0
+            if self._ttl_ms and counted.any():
+                due = (self._now() if self._read_ms is None else self._read_ms) - self._ttl_ms
+                counted &= np.concatenate(self._store.parts()[1]) > due
+        found = set(held[counted].tolist())
         return [code in found for code in queries.tolist()]
+
+    def _now(self) -> float:
+        """The clock, read; the reading is kept for :meth:`holds`."""
+        self._read_ms = self._clock()
+        return self._read_ms
 
     def _frozen(
         self, units: NDArray[np.float32], excluded: list[str | None]
@@ -332,7 +348,7 @@ class VectorCache:
                 return [None] * len(units)
             due = None
             if self._ttl_ms:
-                due = np.array([self._clock() for _ in units], dtype=np.float64) - self._ttl_ms
+                due = np.array([self._now() for _ in units], dtype=np.float64) - self._ttl_ms
             held_keys = query_keys = None
             if any(e is not None for e in excluded):
                 held_keys, query_keys = _id_codes(store, excluded)
@@ -454,7 +470,7 @@ class VectorCache:
         with self._lock, (store := self._store).view():
             held, held_times = store.parts()
             vectors, times = np.concatenate(held), np.concatenate(held_times)
-            due = self._clock() - self._ttl_ms if self._ttl_ms else -np.inf
+            due = self._now() - self._ttl_ms if self._ttl_ms else -np.inf
             live = np.flatnonzero(times > due)
             vectors, times = vectors.reshape(-1, width)[live], times[live]
             ids = [store.id_at(i) for i in live.tolist()]
@@ -565,7 +581,7 @@ class VectorCache:
                 ids = [*theirs[2], *(mine.ids[index] for index in new)]
                 order = np.argsort(times, kind="stable")
                 if self._ttl_ms:
-                    order = order[times[order] > self._clock() - self._ttl_ms]
+                    order = order[times[order] > self._now() - self._ttl_ms]
                 order = order[-self._max_elements :]
                 create_ring_file(
                     path,
