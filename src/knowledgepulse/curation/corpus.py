@@ -80,11 +80,11 @@ class Facts:
     objective_digest: bytes
 
     @classmethod
-    def of(cls, item: TraceItem, digest: bytes | None = None) -> Facts:
-        """An item's facts (``digest``: its content digest, when already computed)."""
+    def of(cls, item: TraceItem) -> Facts:
+        """An item's facts."""
         trace = item.trace
         return cls(
-            content_digest(item.document) if digest is None else digest,
+            content_digest(item.document),
             trace.metadata.success,
             hashlib.blake2b(
                 trace.task.objective.encode("utf-8", "surrogatepass"), digest_size=16
@@ -310,9 +310,9 @@ def score_corpus(scorer: TraceValueScorer, traces: Sequence[TraceItem]) -> Corpu
     Holds every vector at once (4 bytes per dimension per trace: 1.5 KB with MiniLM; 2 past
     the exact search's limit, :func:`~knowledgepulse.novelty.cache.index.held_dtype`).
     """
-    digests = [content_digest(loaded.record.value) for loaded in traces]
+    facts = [Facts.of(loaded) for loaded in traces]
     ids = [loaded.trace.id for loaded in traces]
-    order = sorted(range(len(traces)), key=lambda i: (ids[i], digests[i]))  # canonical_order
+    order = sorted(range(len(traces)), key=lambda i: (ids[i], facts[i].digest))  # canonical_order
     embedded = scorer.embed_traces([traces[i].trace for i in order])
     vectors: NDArray[np.floating[Any]] | None = None
     if embedded is not None:  # back from canonical order to the caller's
@@ -324,7 +324,6 @@ def score_corpus(scorer: TraceValueScorer, traces: Sequence[TraceItem]) -> Corpu
         ScoredItem(loaded, scorer.breakdown_with_novelty(loaded.trace, value, origin))
         for loaded, (value, origin) in zip(traces, origins, strict=True)
     ]
-    facts = [Facts.of(loaded, digest) for loaded, digest in zip(traces, digests, strict=True)]
     return Corpus(
         items,
         vectors,

@@ -51,11 +51,8 @@ class RuleSpec(BaseModel):
             raise ValueError("give one of pattern (a regular expression) or callable")
         kind = self.type or regex.sub(r"[^A-Za-z0-9_\-]", "_", self.name)
         keywords = tuple(word.lower() for word in self.keywords)
-        if self.callable is not None:
-            return Rule(
-                self.name, kind, self.secret, keywords=keywords, finder=_import(self.callable)
-            )
-        return Rule(self.name, kind, self.secret, self.pattern, keywords=keywords, group=0)
+        finder = None if self.callable is None else _import(self.callable)
+        return Rule(self.name, kind, self.secret, self.pattern, keywords, group=0, finder=finder)
 
 
 def _import(spec: str) -> Finder:

@@ -25,10 +25,14 @@ import regex
 from knowledgepulse.redact.encoded import basic_credentials, encoded_secrets
 from knowledgepulse.redact.rules import Rule, RuleSet, Span
 
+KEY_KINDS = (
+    "api|access|secret|private|priv|auth|client|encryption|signing|master|app|application|"
+    "service|account|subscription|db|database"
+)
+"""The words before ``key`` in a secret's name (``api_key``, ``accountKey``, ``DB-KEY``)."""
 SECRET_NAMES = (
     r"pass(?:word|wd|phrase)|pwd|secret|token|credentials?|"
-    r"(?:api|access|secret|private|priv|auth|client|encryption|signing|master|app|application|"
-    r"service|account|subscription|db|database)[ _.\-]?key|"
+    rf"(?:{KEY_KINDS})[ _.\-]?key|"
     r"session[ _.\-]?id|(?<=[A-Za-z0-9][_.\-])pass"
 )
 """What a name ends in whose value ``name=value``, ``name: value`` or ``"name": "value"`` hides:

@@ -42,13 +42,7 @@ class Redactor:
                 Setting("rules"), " and ", Setting("rules_file"), " both give the rules: give one"
             )
         self.level = level if level is None else check_level(level)
-        self.rules: RuleSet = (
-            rules
-            if rules is not None
-            else load_rules(rules_file)
-            if rules_file
-            else default_rules()
-        )
+        self.rules = rules or (load_rules(rules_file) if rules_file else default_rules())
         self.types: Counter[str] = Counter()
         """How many of each type were redacted (``email``, ``api_key``...)."""
         self.redacted = 0

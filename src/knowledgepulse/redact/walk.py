@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal, cast
@@ -21,7 +21,7 @@ import regex
 from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse.records.json_values import MAX_NESTING, JsonError, check_depth, repeated_key
 from knowledgepulse.redact.cleaner import candidate_rules, clean, marker
-from knowledgepulse.redact.detectors import default_rules, is_setting
+from knowledgepulse.redact.detectors import KEY_KINDS, default_rules, is_setting
 from knowledgepulse.redact.rules import DEFAULT_LEVEL, Rule, RuleSet, check_level
 from knowledgepulse.trace.load import parse_trace
 from knowledgepulse.trace.models import PRIVACY_LEVELS, PrivacyLevel, ReasoningTrace
@@ -59,9 +59,7 @@ _POLICY_PREFIXES = frozenset(path[:end] for path in _TRACE_POLICY for end in ran
 # api_key_1): SECRET_NAMES' names, and detect-secrets' keyword list (keypass, contrasena).
 _SECRET_KEY = regex.compile(
     r"(?:password|passwd|passphrase|pwd|secret|token|credentials?|authorization|auth|cookie|"
-    r"sessionid|keypass|contrasena|contraseña|passwort|"
-    r"(?:api|access|secret|private|priv|auth|client|encryption|signing|master|app|application|"
-    r"service|account|subscription|db|database)key)\d*$"
+    rf"sessionid|keypass|contrasena|contraseña|passwort|(?:{KEY_KINDS})key)\d*$"
 )
 _NOT_ALNUM = regex.compile(r"[^a-zñ0-9]")
 # "pass" as a key's last word (db_pass, dbPass, DB-PASS, pass), not inside one (bypass).
@@ -187,7 +185,12 @@ def _string(text: str, loc: Loc, visit: Visit, mode: Mode) -> str:
     except (orjson.JSONDecodeError, JsonError):
         return visit(loc, text, mode)
     if isinstance(parsed, dict | list):
-        new = _walk(parsed, loc, _secrets_only(visit), mode, None)
+
+        def secrets_only(loc: Loc, text: str, mode: Mode) -> str:
+            # Any other string is left for the cleaning of the whole text.
+            return visit(loc, text, mode) if mode == "secret" else text
+
+        new = _walk(parsed, loc, secrets_only, mode, None)
         if new is not parsed or repeated_key(text, parsed) is not None:
             text = orjson.dumps(new).decode()
     return visit(loc, text, mode)
@@ -235,24 +238,11 @@ def _number_back(value: Any) -> Any:
     return value.number if isinstance(value, _Number) else value
 
 
-def _secrets_only(visit: Visit) -> Visit:
-    """``visit`` for the values under a secret's key; any other string left for its whole text."""
-
-    def hide(loc: Loc, text: str, mode: Mode) -> str:
-        return visit(loc, text, mode) if mode == "secret" else text
-
-    return hide
-
-
 def _secret_key(loc: Loc) -> str:
     """The key nearest a hidden value that names a secret (its own, or its object's)."""
     return next(
         (part for part in reversed(loc) if isinstance(part, str) and names_secret(part)), ""
     )
-
-
-def _walk_trace(document: Mapping[str, Any], visit: Visit) -> Any:
-    return _walk(document, (), visit, "text", ())
 
 
 def document_level(document: Mapping[str, Any]) -> PrivacyLevel:
@@ -272,7 +262,7 @@ def redact_document(
     As :func:`redact_trace`; the input is not changed, the result shares its unchanged parts.
     """
     chosen_level = check_level(level) if level is not None else document_level(document)
-    return _redact(lambda visit: _walk_trace(document, visit), chosen_level, rules)
+    return _redact(lambda visit: _walk(document, (), visit, "text", ()), chosen_level, rules)
 
 
 def redact_value(
@@ -294,9 +284,7 @@ def redact_id(
     ``level`` defaults to ``aggregated``; a ``ValueError`` if it is not a privacy level.
     """
     level = check_level(level or DEFAULT_LEVEL)
-    new: str
-    new, findings = _redact(lambda visit: visit((), text, "id"), level, rules)
-    return new, findings
+    return _redact(lambda visit: visit((), text, "id"), level, rules)
 
 
 def _redact(
@@ -361,11 +349,3 @@ def redact_trace(
     if not findings:
         return trace, findings
     return ReasoningTrace.model_validate(redacted), findings
-
-
-def summarize(findings: Sequence[Finding]) -> dict[str, int]:
-    """How many spans of each type ``findings`` redacted, most first."""
-    counts: Counter[str] = Counter()
-    for finding in findings:
-        counts[finding.type] += finding.count
-    return dict(counts.most_common())
