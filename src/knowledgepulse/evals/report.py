@@ -32,7 +32,7 @@ from knowledgepulse.evals.results import (
     ScorerOutcome,
     absent,
 )
-from knowledgepulse.evals.suite import Suite, SuiteScorer
+from knowledgepulse.evals.suite import Suite
 from knowledgepulse.evals.tasks import TaskRecord
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.json_values import MAX_NESTING, JsonError, loads
@@ -54,18 +54,6 @@ class ReportScorer(ReportModel):
     threshold: float
     params: dict[str, Any] = Field(default_factory=dict)
 
-    @classmethod
-    def of(cls, entry: SuiteScorer) -> ReportScorer:
-        """The entry of a resolved suite, every parameter's default filled in."""
-        return cls(
-            key=entry.key,
-            type=entry.type,
-            name=entry.name,
-            weight=entry.weight,
-            threshold=entry.threshold,
-            params=entry.params,
-        )
-
 
 class ReportSuite(ReportModel):
     """The suite of a run as resolved (also what ``kp eval --dry-run`` prints)."""
@@ -78,7 +66,8 @@ class ReportSuite(ReportModel):
     @classmethod
     def of(cls, suite: Suite) -> ReportSuite:
         """A resolved suite's entries and where it came from."""
-        scorers = [ReportScorer.of(entry) for entry in suite.scorers]
+        # A resolved entry has every field, each parameter's default filled in.
+        scorers = [ReportScorer.model_validate(e, from_attributes=True) for e in suite.scorers]
         return cls(
             name=suite.name, description=suite.description, source=suite.source, scorers=scorers
         )

@@ -40,7 +40,7 @@ from knowledgepulse.evals.results import (
     mean_and_stderr,
     passes,
 )
-from knowledgepulse.evals.scorer import CaseContext, ScoreResult, is_builtin
+from knowledgepulse.evals.scorer import CaseContext, Scorer, ScoreResult, is_builtin
 from knowledgepulse.evals.suite import Suite, SuiteScorer
 from knowledgepulse.evals.tasks import TaskRecord, call_bounded
 from knowledgepulse.records import Location, Problem
@@ -61,11 +61,7 @@ def _outcome(
         try:
             lines.extend(str(hint) for hint in scorer.diagnose(result))
         except (Exception, SystemExit) as error:  # a broken hint must not break the report
-            where = raised_in(error, type(scorer))
-            at = f" (at {where})" if where is not None else ""
-            lines.append(
-                f"{scorer.type_name}.diagnose() raised {type(error).__name__}: {error}{at}"
-            )
+            lines.append(f"{scorer.type_name}.diagnose() raised {_raised(error, scorer)}")
         diagnosis = tuple(lines)
     return ScorerOutcome(
         entry.key, entry.type, entry.name, entry.weight, entry.threshold, result, diagnosis
@@ -175,9 +171,13 @@ def _scored(entry: SuiteScorer, context: CaseContext, timeout: float | None) -> 
         return _checked(returned)
     # Scorers are independent: one failure is one row.
     _log.debug("scorer %r raised on case %r", entry.key, context.case.id, exc_info=failure)
-    where = raised_in(failure, type(scorer))
-    at = f" (at {where})" if where is not None else ""
-    return ScoreResult.failed(f"the scorer raised {type(failure).__name__}: {failure}{at}")
+    return ScoreResult.failed(f"the scorer raised {_raised(failure, scorer)}")
+
+
+def _raised(error: BaseException, scorer: Scorer) -> str:
+    """``Type: message (at file:line)``, the line the scorer's own code raised it from."""
+    where = raised_in(error, type(scorer))
+    return f"{type(error).__name__}: {error}" + (f" (at {where})" if where is not None else "")
 
 
 def task_failed(suite: Suite, case: Case, location: Location, record: TaskRecord) -> CaseResult:

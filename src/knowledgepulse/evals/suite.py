@@ -258,7 +258,7 @@ def _structure_problem(item: ErrorDetails, record: Record) -> Problem:
     if item["type"] == "extra_forbidden" and loc:
         allowed = _ENTRY_FIELDS if len(loc) == 3 and loc[0] == "scorers" else _SUITE_FIELDS
         what = "a scorer entry takes" if allowed is _ENTRY_FIELDS else "a suite takes"
-        return record.problem(loc, _unknown_key(str(loc[-1]), allowed, what))
+        return record.problem(loc, unknown_key(str(loc[-1]), allowed, what))
     if item["type"] == "missing" and loc == ("scorers",):
         return record.problem(loc, "required field is missing; list the scorers to run")
     if item["type"] == "too_short" and loc == ("scorers",):
@@ -266,7 +266,10 @@ def _structure_problem(item: ErrorDetails, record: Record) -> Problem:
     return record.problem(loc, describe(item))
 
 
-def _unknown_key(key: str, allowed: tuple[str, ...], what: str) -> str:
+def unknown_key(key: str, allowed: tuple[str, ...], what: str) -> str:
+    """``unknown key; did you mean 'x'? <what>: <allowed>`` (``<what> no params``: none)."""
+    if not allowed:
+        return f"unknown key; {what} no params"
     near = closest(key, allowed)
     guess = f"did you mean {near!r}? " if near is not None else ""
     return f"unknown key; {guess}{what}: {', '.join(allowed)}"
@@ -297,26 +300,21 @@ def _build_scorer(
     if not isinstance(raw_params, Mapping):
         return None  # reported by the structural validation
     fields = tuple(cls.Params.model_fields)
+    takes = f"{type_name} takes"
     ignored = ignored_params(cls.Params, raw_params)
     for key in ignored:
-        told = (
-            _unknown_key(key, fields, f"{type_name} takes")
-            if fields
-            else f"unknown key; {type_name} takes no params"
+        problems.append(
+            record.problem(("scorers", index, "params", key), unknown_key(key, fields, takes))
         )
-        problems.append(record.problem(("scorers", index, "params", key), told))
     try:
         params = cls.Params.model_validate(dict(raw_params))
     except ValidationError as error:
         for item in error.errors():
-            if item["type"] != "extra_forbidden":
-                message = (
-                    f"{describe(item)} ({type_name} takes: {', '.join(fields) or 'no params'})"
-                )
-            elif fields:
-                message = _unknown_key(str(item["loc"][-1]), fields, f"{type_name} takes")
-            else:
-                message = f"unknown key; {type_name} takes no params"
+            message = (
+                unknown_key(str(item["loc"][-1]), fields, takes)
+                if item["type"] == "extra_forbidden"
+                else f"{describe(item)} ({takes}: {', '.join(fields) or 'no params'})"
+            )
             problems.append(record.problem(("scorers", index, "params", *item["loc"]), message))
         return None
     if ignored:

@@ -27,7 +27,14 @@ from knowledgepulse._util.jsonpath import describe
 from knowledgepulse._util.text import closest, counted
 from knowledgepulse.errors import InputFileError, PluginLoadError, SuiteError
 from knowledgepulse.evals.evaluate import DEFAULT_TIMEOUT_S
-from knowledgepulse.evals.suite import PRESET_NAMES, Suite, load_suite, preset, read_document
+from knowledgepulse.evals.suite import (
+    PRESET_NAMES,
+    Suite,
+    load_suite,
+    preset,
+    read_document,
+    unknown_key,
+)
 from knowledgepulse.evals.tasks import TaskFunction, load_plugin, load_task
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import check_openable
@@ -142,11 +149,7 @@ def _model_problem(item: Any, record: Record) -> Problem:
                 "unknown key; an evaluation file does not list scorers: put them in a suite file "
                 "and name it with 'suite: FILE' (or use 'preset: standard')",
             )
-        near = closest(key, _FIELDS)
-        guess = f"did you mean {near!r}? " if near is not None else ""
-        return record.problem(
-            loc, f"unknown key; {guess}an evaluation file takes: {', '.join(_FIELDS)}"
-        )
+        return record.problem(loc, unknown_key(key, _FIELDS, "an evaluation file takes"))
     if item["type"] == "missing" and loc == ("cases",):
         return record.problem(loc, "required field is missing; list the case files to evaluate")
     return record.problem(loc, describe(item))
