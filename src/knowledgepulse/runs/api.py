@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, Unpack, overload
 
 from knowledgepulse._util.text import did_you_mean
 from knowledgepulse.errors import SettingTypeError
-from knowledgepulse.records import Problem, Record
+from knowledgepulse.records import Problem
 from knowledgepulse.runs.inputs import RunInput, items_of, table_kind
 from knowledgepulse.runs.read import (
     OnProblem,
@@ -33,6 +33,7 @@ from knowledgepulse.runs.redaction import (
     redact_items,
     redacted_record,
     redactor_of,
+    unread_rows,
 )
 from knowledgepulse.runs.scoring import Order, ScoreRun, min_score_of, tell_unweighed_domain
 from knowledgepulse.runs.tasks import told_when_no_task
@@ -238,8 +239,7 @@ def redact(
     redactor = Redactor(level, rules_file=None if rules_file is None else Path(rules_file))
     findings: list[list[Finding]] = []
     problems: list[Problem] = []
-    unread = UnreadRows(partial(redacted_record, redactor=redactor))
-    table = table_kind(data) is not None
+    unread = unread_rows(redactor)
     read = items_of(
         data,
         source=source,
@@ -248,21 +248,16 @@ def redact(
         progress=progress,
         messages=messages_level(redactor),
     )
-    items: list[TraceItem] = []
-    kept: list[TraceItem | Record] = []
-    for count, item in enumerate(
-        redact_items(
-            unread.valid(read, problems, on_problem or logged),
-            redactor,
-            found=lambda _, found: findings.append(found),
-        )
-    ):
-        kept += (row for row, _ in unread.rows(count, every_file=table))
-        kept.append(item)
-        items.append(item)
-    kept += (row for row, _ in unread.rows(None, every_file=table))
+    redacted = redact_items(
+        unread.valid(read, problems, on_problem or logged),
+        redactor,
+        found=lambda _, found: findings.append(found),
+    )
+    kept = in_place(redacted, unread, every_file=table_kind(data) is not None)
+    items = [item for item in kept if isinstance(item, TraceItem)]
+    records = [item if isinstance(item, TraceItem) else item[0] for item in kept]
     counts = dict(redactor.types.most_common())
-    return Redaction(redacted_like(data, kept), items, findings, counts, problems)
+    return Redaction(redacted_like(data, records), items, findings, counts, problems)
 
 
 def _scored(

@@ -338,7 +338,7 @@ def _redacted(
     cleaned = [
         redactor.redact(item, count=position not in found)[0] for position, item in enumerate(items)
     ]
-    level = redactor.level or "aggregated"
+    level = messages_level(redactor)  # a reference has no level of its own, as a message
     for position, match in found.items():
         reference = match.reference
         hidden = replace(reference, id=redact_id(reference.id, level, redactor.rules)[0])

@@ -64,7 +64,6 @@ if TYPE_CHECKING:
 
     from knowledgepulse.curation.select import RejectionReason
     from knowledgepulse.redact.items import Redactor
-    from knowledgepulse.redact.walk import Finding
 
 RANK_BY_SCORE = "score"
 """``rank_by`` for the trace score alone (successful runs still before failed ones)."""
@@ -788,20 +787,16 @@ def _corpus(
         if redactor is None and all(scored.item.row is not None for scored in corpus.items):
             corpus = replace(corpus, rows_again=partial(_records_again, paths, stamps))
         return corpus, tuple(problems), lambda _: None, outcomes if outcome_field else None
-    held: list[TraceItem] = []
-    found: list[tuple[TraceItem, list[Finding]]] = []
-    for item in items:
-        if redactor is None:
-            held.append(item)
-            continue
-        cleaned_item, findings = redactor.redact(item, count=False)
-        found.append((item, findings))
-        held.append(cleaned_item)
+    if redactor is None:
+        return score_corpus(scorer, list(items)), tuple(problems), lambda _: None, None
+    # Each item's findings kept, to count only those of the items written.
+    found = [(item, *redactor.redact(item, count=False)) for item in items]
 
     def count(index: int) -> None:
-        if redactor is not None:
-            redactor.count(*found[index])
+        item, _, findings = found[index]
+        redactor.count(item, findings)
 
+    held = [cleaned for _, cleaned, _ in found]
     return score_corpus(scorer, held), tuple(problems), count, None
 
 

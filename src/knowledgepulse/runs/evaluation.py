@@ -183,7 +183,8 @@ def load_evaluation(
         SuiteError: the suite has errors, each located.
         UnknownPresetError: no preset has that name.
     """
-    loaded = _user_code(suite, preset, task, plugins)
+    _plugins(suite, preset, plugins)  # first of all, so a bad name costs nothing
+    loaded = _task(task)
     return _suite(suite, preset), loaded
 
 
@@ -415,14 +416,6 @@ def check_cases(
     warnings = sum(problem.warning for problem in found)
     shown = _secret_free_suite(resolved, level)
     return CaseCheck(shown, read, malformed, len(unreadable), warnings, tuple(found))
-
-
-def _user_code(
-    suite: object, preset: str | None, task: TaskFunction | str | None, plugins: Iterable[str]
-) -> TaskFunction | None:
-    """The plugins imported, then the task: first of all, so a bad name costs nothing."""
-    _plugins(suite, preset, plugins)
-    return _task(task)
 
 
 def _plugins(suite: object, preset: str | None, plugins: Iterable[str]) -> None:

@@ -61,10 +61,10 @@ if TYPE_CHECKING:
     from knowledgepulse.value.breakdown import ValueBreakdown
 
 TRACE_COLUMN = "trace"
+"""The column a dataset of traces holds each trace in (JSON text, or its parsed value)."""
 
 _TRACE_KEYS = frozenset({"@type", "@context", "id", "metadata", "task", "steps", "outcome"})
 """A row with none of a trace's keys is not a trace (a text or a record of another kind)."""
-"""The column a dataset of traces holds each trace in (JSON text, or its parsed value)."""
 
 # The columns the embedding stage gives the driver (prefixed: they never clash with the user's).
 _TRACE_JSON = "_kp_trace"

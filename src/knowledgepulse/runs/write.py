@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Literal, TypeAlias, cast
+from typing import IO, TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar, cast
 
 from knowledgepulse._util.atomic import atomic_binary, atomic_text
 from knowledgepulse.errors import OutputError, ParameterConflictError, Setting
@@ -99,6 +99,7 @@ def annotated_like(
 
 Kept: TypeAlias = "ScoredItem | tuple[Record, str]"
 """An annotated run's row: a scored item, or a row that gave no trace with its error."""
+_Item = TypeVar("_Item", ScoredItem, TraceItem)
 
 
 def kept_like(data: Any, kept: Sequence[Kept], *, redacted: bool = False) -> Any:
@@ -161,14 +162,14 @@ def rows_table(rows: Sequence[Mapping[str, Any]], schema: Any = None) -> Any:
 
 
 def in_place(
-    scored: Iterable[ScoredItem], unread: UnreadRows, *, every_file: bool = False
-) -> list[Kept]:
-    """Every row in its place: each scored item, after the rows read before it that gave none.
+    scored: Iterable[_Item], unread: UnreadRows, *, every_file: bool = False
+) -> list[_Item | tuple[Record, str]]:
+    """Every row in its place: each item, after the rows read before it that gave none.
 
     ``scored`` is read lazily, so a problem ``unread`` was given while the next item was being
     read goes out before that item. ``every_file``: as :meth:`UnreadRows.rows`.
     """
-    kept: list[Kept] = []
+    kept: list[_Item | tuple[Record, str]] = []
     for count, item in enumerate(scored):
         kept += unread.rows(count, every_file=every_file)
         kept.append(item)
