@@ -30,12 +30,10 @@ from knowledgepulse.novelty.cache.ring_file import (
     RingLayout,
     create_ring_file,
     damaged,
-    id_hash,
     is_ring_file,
     not_a_cache,
     ring_slots,
     starts_with,
-    stored_id,
 )
 from knowledgepulse.novelty.cache.search import (
     BLOCK_BYTES,
@@ -170,11 +168,7 @@ class VectorCache:
     @property
     def size(self) -> int:
         """How many vectors are held now (expired ones do not count)."""
-        with self._lock, self._store.view():
-            if not self._ttl_ms or self._store.count == 0:
-                return self._store.count
-            due = self._now() - self._ttl_ms
-            return sum(int(np.count_nonzero(p > due)) for p in self._store.parts()[1])
+        return self.counts().live
 
     def __len__(self) -> int:
         return self.size
@@ -200,7 +194,7 @@ class VectorCache:
             store, names = self._held(unit), [id]
             times = np.array([self._now()], dtype=np.float64)
             with store.view():
-                joins = self._joins(store, unit, names, times)
+                joins = self._joins(store, unit, *_id_codes(store, names), times)
             if joins is None or joins[0]:
                 store.append(unit, names, times)
                 self._added += 1
@@ -236,7 +230,8 @@ class VectorCache:
                     if self._ttl_ms and (store.count or i):
                         query_times[i] = self._now()
                     add_times[i] = self._now()
-                joins = self._joins(store, units, names, add_times)
+                held_codes, codes = _id_codes(store, names)
+                joins = self._joins(store, units, held_codes, codes, add_times)
                 held, held_times = store.parts()
                 found = online_nearest(
                     held,
@@ -246,7 +241,8 @@ class VectorCache:
                     query_times=query_times,
                     add_times=add_times,
                     ttl_ms=self._ttl_ms,
-                    keys=_own_keys(store, names),
+                    # No joins to judge: no batch id is held or repeated, so none is left out.
+                    keys=None if joins is None else np.concatenate([held_codes, codes]),
                     joins=joins,
                     block_bytes=self._block_bytes,
                 )
@@ -262,23 +258,25 @@ class VectorCache:
         self,
         store: MemoryRing | FileRing,
         units: NDArray[np.float32],
-        names: list[str | None],
+        held_codes: NDArray[np.intp],
+        codes: NDArray[np.intp],
         add_times: NDArray[np.float64],
     ) -> NDArray[np.bool_] | None:
         """Which of ``units`` join the cache, added one by one: not one already held (view held).
 
-        A vector is held already when, at its add, the cache holds an unexpired vector under its
+        ``held_codes`` and ``codes`` are :func:`_id_codes` of the store and the units' ids. A
+        vector is held already when, at its add, the cache holds an unexpired vector under its
         id within :data:`SAME_VECTOR` of it. ``None``: all join (no id is held or repeated).
         """
-        held_codes, codes = _id_codes(store, names)
-        if codes.max(initial=-1) < 0:
-            return None
+        # Codes go in order of first sight: the ids are distinct iff the largest is their count - 1.
+        if not (held_codes >= 0).any() and codes.max(initial=-1) + 1 == np.count_nonzero(
+            codes >= 0
+        ):
+            return None  # no id held, none repeated: each vector is the only one of its id
         count = store.count
         keys_of: dict[int, list[int]] = {}
         for key in np.flatnonzero(held_codes >= 0).tolist():
             keys_of.setdefault(int(held_codes[key]), []).append(key)
-        if not keys_of and len(set(codes[codes >= 0].tolist())) == np.count_nonzero(codes >= 0):
-            return None  # no id held, none repeated: each vector is the only one of its id
         held, held_times = store.parts()
         starts = np.cumsum([0, *(len(part) for part in held)])
         joins = np.ones(len(units), dtype=bool)
@@ -723,15 +721,6 @@ def _id_codes(
     return store.codes(wanted), np.array(queries, dtype=np.intp)
 
 
-def _own_keys(store: MemoryRing | FileRing, ids: list[str | None]) -> NDArray[np.intp] | None:
-    """The ids' codes, held vectors then batch; ``None`` when no batch id is held or repeated."""
-    held, queries = _id_codes(store, ids)
-    # Codes go in order of first sight: the ids are distinct iff the largest is their count - 1.
-    if not (held >= 0).any() and queries.max(initial=-1) + 1 == np.count_nonzero(queries >= 0):
-        return None
-    return np.concatenate([held, queries])
-
-
 def _wants_npz(path: Path) -> bool:
     """Whether a save to ``path`` writes an ``.npz``: an ``.npz`` name, or an ``.npz`` there now."""
     return path.name.endswith(".npz") or starts_with(path, b"PK\x03\x04")
@@ -930,15 +919,12 @@ class FileRing:
 
     def codes(self, wanted: dict[str | None, int]) -> NDArray[np.intp]:
         """As :meth:`MemoryRing.codes`, finding the file's slots by id hash."""
-        stored = {stored_id(e, self.ring.layout.id_bytes): code for e, code in wanted.items()}
-        hashes = np.array([id_hash(e) for e in stored], dtype=np.uint64)
         held = np.full(self.count, -1, dtype=np.intp)
-        offset = 0
-        for a, b in self._runs():
-            for slot in np.flatnonzero(np.isin(self.ring.hashes[a:b], hashes)).tolist():
-                held[offset + slot] = stored.get(self.ring.id_at(a + slot), -1)
-            offset += b - a
-        held[offset:] = self.pending.codes(wanted)
+        if runs := self._runs():
+            for slot, name in self.ring.slots_holding(wanted, runs):
+                # The runs wrap at most once: a slot's place is its distance from the first.
+                held[(slot - runs[0][0]) % self.ring.layout.capacity] = wanted[name]
+        held[self._file_kept :] = self.pending.codes(wanted)
         return held
 
     def append(
@@ -1008,13 +994,9 @@ class FileRing:
             return kept
         ring = self.ring
         ring.verify(skip)
-        stored = {stored_id(name, ring.layout.id_bytes): name for name in wanted}
-        hashes = np.array([id_hash(name) for name in stored], dtype=np.uint64)
-        slots_of: dict[str, list[int]] = {}
-        for a, b in ring.live_slots(skip):
-            for slot in (a + np.flatnonzero(np.isin(ring.hashes[a:b], hashes))).tolist():
-                if (name := stored.get(ring.id_at(slot))) is not None:
-                    slots_of.setdefault(name, []).append(slot)
+        slots_of: dict[str | None, list[int]] = {}
+        for slot, found in ring.slots_holding(wanted, ring.live_slots(skip)):
+            slots_of.setdefault(found, []).append(slot)
         for row, name in enumerate(ids):
             for slot in slots_of.get(name, []) if name is not None else []:
                 if ttl_ms and ring.added_at[slot] <= times[row] - ttl_ms:
