@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from knowledgepulse._util.atomic import is_same_file
 from knowledgepulse._util.settings import optional_duration_ms, positive_int
 from knowledgepulse.errors import CacheFileError, ScorerParameterError, Setting, VectorError
 from knowledgepulse.novelty.cache.npz import CacheFileContents, read_cache_file, write_cache_file
@@ -446,7 +447,7 @@ class VectorCache:
             CacheFileError: the ring file cannot be written.
         """
         target = Path(path)
-        if isinstance(self._store, FileRing) and _same_file(target, self._store.ring.path):
+        if isinstance(self._store, FileRing) and is_same_file(target, self._store.ring.path):
             self.flush()
             return
         model_id = self._model_id if model_id is None else model_id
@@ -801,13 +802,6 @@ def _novelty_text_advice(model_id: str, expected_model_id: str) -> tuple[str | S
 def _entry_key(added_at: float, trace_id: str | None) -> tuple[float, str | None]:
     """What tells one saved vector from another: when it was added, and under which id."""
     return (float(added_at), trace_id)
-
-
-def _same_file(one: Path, other: Path) -> bool:
-    try:
-        return one.samefile(other)
-    except OSError:
-        return False
 
 
 class MemoryRing:
