@@ -9,6 +9,7 @@ TTL), from an injectable clock in milliseconds.
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -943,18 +944,6 @@ class FileRing:
         vectors, times = pending.parts()
         ids = [pending.id_at(i) for i in range(pending.count)]
         dropped = self.pending_total - pending.count
-
-        def keep(
-            base: CommitHeader,
-            vectors: NDArray[np.float32],
-            times: NDArray[np.float64],
-            ids: list[str | None],
-        ) -> NDArray[np.bool_]:
-            # The file's slots that outlive this save, as if every entry were appended.
-            held = 0 if self.cleared else base.count
-            skip = max(0, held + len(ids) + dropped - self.capacity)
-            return self._not_saved(vectors, times, ids, ttl_ms, skip)
-
         appended = self.ring.commit(
             np.concatenate(vectors),
             np.concatenate(times),
@@ -962,7 +951,7 @@ class FileRing:
             dropped=dropped,
             clear=self.cleared,
             ttl_ms=ttl_ms,
-            keep=keep,
+            keep=functools.partial(self._not_saved, dropped=dropped, ttl_ms=ttl_ms),
         )
         pending.clear()
         self.pending_total = 0
@@ -971,11 +960,13 @@ class FileRing:
 
     def _not_saved(
         self,
+        base: CommitHeader,
         vectors: NDArray[np.float32],
         times: NDArray[np.float64],
         ids: list[str | None],
+        *,
+        dropped: int,
         ttl_ms: float | None,
-        skip: int,
     ) -> NDArray[np.bool_]:
         """Which entries the file does not hold yet under their id (exclusive lock held).
 
@@ -986,6 +977,8 @@ class FileRing:
         wanted = {name for name in ids if name is not None}
         if self.cleared or not wanted:
             return kept
+        # The file's slots that outlive this save, as if every entry were appended.
+        skip = max(0, base.count + len(ids) + dropped - self.capacity)
         ring = self.ring
         ring.verify(skip)
         slots_of: dict[str | None, list[int]] = {}
