@@ -80,6 +80,27 @@ def file_sha256(path: Path) -> str:
         return hashlib.file_digest(file, "sha256").hexdigest()
 
 
+def digest_model_id(prefix: str, path: Path, sha256: str | None, what: str) -> str:
+    """The id a cache records for an unbundled model: ``prefix:`` and its sha256's start."""
+    try:
+        digest = sha256 or file_sha256(path)
+    except OSError as error:
+        raise EmbedderUnavailableError(f"cannot read {what} {path}: {error}") from None
+    return f"{prefix}:{digest[:16]}"
+
+
+def open_tokenizer(path: Path, needed_by: str) -> Any:
+    """The tokenizer at ``path``, its own truncation and padding off: the windows are cut here."""
+    tokenizers = optional_module("tokenizers", f"{needed_by} needs the tokenizers package")
+    try:
+        tokenizer = tokenizers.Tokenizer.from_file(str(path))
+    except Exception as error:  # tokenizers raises plain Exception for bad files
+        raise EmbedderUnavailableError(f"cannot load the tokenizer {path}: {error}") from None
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return tokenizer
+
+
 def available_threads() -> int:
     """The cores this process may run on."""
     try:
@@ -175,11 +196,7 @@ class MiniLMEmbedder:
         """
         if self._model_id is None:
             path = self._resolved_model_path()
-            try:
-                digest = self._sha256 or file_sha256(path)
-            except OSError as error:
-                raise EmbedderUnavailableError(f"cannot read the model {path}: {error}") from None
-            self._model_id = f"{self._ID_PREFIX}:{digest[:16]}"
+            self._model_id = digest_model_id(self._ID_PREFIX, path, self._sha256, "the model")
         return self._model_id
 
     @property
@@ -306,16 +323,7 @@ class MiniLMEmbedder:
         return Path(bundled.model_path())
 
     def _load_tokenizer(self) -> tuple[Any, tuple[int, int]]:
-        tokenizers = optional_module("tokenizers", "the embedder needs the tokenizers package")
-        try:
-            tokenizer = tokenizers.Tokenizer.from_file(str(self._tokenizer_path))
-        except Exception as error:  # tokenizers raises plain Exception for bad files
-            raise EmbedderUnavailableError(
-                f"cannot load the tokenizer {self._tokenizer_path}: {error}"
-            ) from None
-        # Windows are cut here, so the file's own truncation and padding must not apply.
-        tokenizer.no_truncation()
-        tokenizer.no_padding()
+        tokenizer = open_tokenizer(self._tokenizer_path, "the embedder")
         cls_id, sep_id = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
         if cls_id is None or sep_id is None:
             raise EmbedderUnavailableError(

@@ -23,9 +23,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse._util.settings import positive_int
-from knowledgepulse.errors import EmbedderUnavailableError, install_hint
+from knowledgepulse.errors import EmbedderUnavailableError
 from knowledgepulse.novelty.calibration import NoveltyCalibration
-from knowledgepulse.novelty.minilm import bundled_tokenizer_path, file_sha256, optional_module
+from knowledgepulse.novelty.minilm import (
+    INSTALL_HINT,
+    bundled_tokenizer_path,
+    digest_model_id,
+    file_sha256,
+    open_tokenizer,
+    optional_module,
+)
 from knowledgepulse.novelty.settings import STATIC_BATCH_SIZE
 from knowledgepulse.novelty.windows import leading_pieces, unit_rows
 
@@ -81,11 +88,7 @@ class StaticEmbedder:
         """
         if self._model_id is None:
             path = self._folder / "model.safetensors"
-            try:
-                digest = self._sha256 or file_sha256(path)
-            except OSError as error:
-                raise EmbedderUnavailableError(f"cannot read the table {path}: {error}") from None
-            self._model_id = f"static:{digest[:16]}"
+            self._model_id = digest_model_id("static", path, self._sha256, "the table")
         return self._model_id
 
     @property
@@ -186,7 +189,6 @@ class StaticEmbedder:
             return self._rows, self._scale
 
     def _read_table(self) -> tuple[NDArray[Any], NDArray[np.float32]]:
-        hint = install_hint("embeddings")
         numpy_tensors = optional_module(
             "safetensors.numpy", "the static embedder needs the safetensors package"
         )
@@ -196,7 +198,8 @@ class StaticEmbedder:
         if self._sha256 is not None and (found := file_sha256(path)) != self._sha256:
             raise EmbedderUnavailableError(
                 f"the table {path} has sha256 {found}, expected {self._sha256}; it is damaged "
-                f"or not the expected one. Reinstall knowledgepulse: {hint} --force-reinstall"
+                f"or not the expected one. Reinstall knowledgepulse: {INSTALL_HINT} "
+                "--force-reinstall"
             )
         try:
             tensors = numpy_tensors.load_file(str(path))
@@ -220,17 +223,9 @@ class StaticEmbedder:
         return rows, scale
 
     def _read_tokenizer(self, rows: int) -> tuple[Any, int | None]:
-        tokenizers = optional_module(
-            "tokenizers", "the static embedder needs the tokenizers package"
-        )
         path = self._folder / "tokenizer.json"
         path = path if path.is_file() else bundled_tokenizer_path()
-        try:
-            tokenizer = tokenizers.Tokenizer.from_file(str(path))
-        except Exception as error:  # tokenizers raises plain Exception for bad files
-            raise EmbedderUnavailableError(f"cannot load the tokenizer {path}: {error}") from None
-        tokenizer.no_truncation()
-        tokenizer.no_padding()
+        tokenizer = open_tokenizer(path, "the static embedder")
         if tokenizer.get_vocab_size() != rows:
             raise EmbedderUnavailableError(
                 f"the tokenizer {path} has {tokenizer.get_vocab_size()} pieces but the table "

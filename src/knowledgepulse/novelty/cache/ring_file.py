@@ -17,7 +17,7 @@ import os
 import shutil
 import struct
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -318,27 +318,24 @@ class RingFile:
             os.close(self._fd)
             self._fd = -1
 
-    @contextlib.contextmanager
-    def reading(self) -> Iterator[CommitHeader]:
+    def reading(self) -> contextlib.AbstractContextManager[CommitHeader]:
         """Hold the shared lock, with the header of the last finished save (replayed if cut)."""
-        self._lock(fcntl.LOCK_SH)
-        try:
-            yield self._refresh(fcntl.LOCK_SH)
-        finally:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
+        return self._locked(fcntl.LOCK_SH)
 
-    @contextlib.contextmanager
-    def writing(self) -> Iterator[CommitHeader]:
+    def writing(self) -> contextlib.AbstractContextManager[CommitHeader]:
         """Hold the exclusive lock, with the header of the last finished save (replayed if cut).
 
-        For a save that replaces the file (another capacity): no other save can land between
-        reading what the file holds and replacing it.
+        For a save: no other save can land between reading what the file holds and writing it.
         """
         if not self.writable:
             raise CacheFileError(f"{self.path}: opened read-only; it cannot be saved into")
-        self._lock(fcntl.LOCK_EX)
+        return self._locked(fcntl.LOCK_EX)
+
+    @contextlib.contextmanager
+    def _locked(self, kind: int) -> Iterator[CommitHeader]:
+        self._lock(kind)
         try:
-            yield self._refresh(fcntl.LOCK_EX)
+            yield self._refresh(kind)
         finally:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
 
@@ -346,14 +343,10 @@ class RingFile:
         """The live vectors, their times and ids, oldest first (a lock held, chunks checked)."""
         self.verify()
         runs = self.live_slots()
-        vectors = [self.vectors[a:b] for a, b in runs]
-        times = [self.added_at[a:b] for a, b in runs]
-        width = self.layout.dimensions
+        spans = runs or [(0, 0)]  # an empty cache: arrays of no rows
         return (
-            np.concatenate(vectors).reshape(-1, width)
-            if vectors
-            else np.zeros((0, width), np.float32),
-            np.concatenate(times) if times else np.zeros(0, np.float64),
+            np.concatenate([self.vectors[a:b] for a, b in spans]),
+            np.concatenate([self.added_at[a:b] for a, b in spans]),
             [self.id_at(slot) for a, b in runs for slot in range(a, b)],
         )
 
@@ -361,6 +354,20 @@ class RingFile:
         """The live slots, oldest first, as runs, leaving out the ``skip`` oldest."""
         count = max(0, self.header.count - skip)
         return ring_slots(self.header.head - count, count, self.layout.capacity)
+
+    def slots_holding(
+        self, ids: Iterable[str | None], runs: list[tuple[int, int]]
+    ) -> Iterator[tuple[int, str | None]]:
+        """Each slot of ``runs`` (in order) holding one of ``ids``, with that id as given.
+
+        Found by the id hashes, then read (a long id is held in its long-id form).
+        """
+        stored = {stored_id(name, self.layout.id_bytes): name for name in ids}
+        hashes = np.array([id_hash(name) for name in stored], dtype=np.uint64)
+        for a, b in runs:
+            for slot in (a + np.flatnonzero(np.isin(self.hashes[a:b], hashes))).tolist():
+                if (held := self.id_at(slot)) in stored:
+                    yield slot, stored[held]
 
     def id_at(self, slot: int) -> str | None:
         """The id in ``slot`` (its chunk checked by :meth:`verify`)."""
@@ -411,47 +418,42 @@ class RingFile:
         writable open replays the journal. A CacheFileError when the file is read-only,
         damaged, or the disk is full.
         """
-        if not self.writable:
-            raise CacheFileError(f"{self.path}: opened read-only; it cannot be saved into")
         layout = self.layout
-        self._lock(fcntl.LOCK_EX)
+        writing = self.writing()  # refuses a read-only file before any lock
         try:
-            base = self._refresh(fcntl.LOCK_EX)
-            if keep is not None:
-                kept = keep(base, vectors, added_at, ids)
-                vectors, added_at = vectors[kept], added_at[kept]
-                ids = [name for name, k in zip(ids, kept.tolist(), strict=True) if k]
-            count = len(vectors)
-            slots, hashes = encode_ids(ids, layout.id_bytes)
-            added = base.added + count + dropped
-            head = (base.head + count + dropped) % layout.capacity
-            live = min((0 if clear else base.count) + count + dropped, layout.capacity)
-            new = CommitHeader(base.generation + 1, head, live, added, ttl_ms)
-            payload: list[NDArray[Any]] = [
-                np.ascontiguousarray(vectors, dtype=np.float32),
-                np.ascontiguousarray(added_at, dtype=np.float64),
-                np.arange(added - count, added, dtype=np.int64),
-                hashes,
-                slots,
-            ]
-            first = (head - count) % layout.capacity
-            body = b"".join(part.tobytes() for part in payload)
-            journal = _JOURNAL.pack(JOURNAL_MAGIC, base.generation, first, count)
-            journal += encode_commit(new) + _CRC.pack(zlib.crc32(body))
-            _write_at(
-                self._fd, journal + _CRC.pack(zlib.crc32(journal)) + body, layout.journal_offset
-            )
-            os.fsync(self._fd)
-            self._apply(first, count, new, body)
-            self.header = new
-            return count
+            with writing as base:
+                if keep is not None:
+                    kept = keep(base, vectors, added_at, ids)
+                    vectors, added_at = vectors[kept], added_at[kept]
+                    ids = [name for name, k in zip(ids, kept.tolist(), strict=True) if k]
+                count = len(vectors)
+                slots, hashes = encode_ids(ids, layout.id_bytes)
+                added = base.added + count + dropped
+                head = (base.head + count + dropped) % layout.capacity
+                live = min((0 if clear else base.count) + count + dropped, layout.capacity)
+                new = CommitHeader(base.generation + 1, head, live, added, ttl_ms)
+                payload: list[NDArray[Any]] = [
+                    np.ascontiguousarray(vectors, dtype=np.float32),
+                    np.ascontiguousarray(added_at, dtype=np.float64),
+                    np.arange(added - count, added, dtype=np.int64),
+                    hashes,
+                    slots,
+                ]
+                first = (head - count) % layout.capacity
+                body = b"".join(part.tobytes() for part in payload)
+                journal = _JOURNAL.pack(JOURNAL_MAGIC, base.generation, first, count)
+                journal += encode_commit(new) + _CRC.pack(zlib.crc32(body))
+                journal += _CRC.pack(zlib.crc32(journal))
+                _write_at(self._fd, journal + body, layout.journal_offset)
+                os.fsync(self._fd)
+                self._apply(first, count, new, body)
+                self.header = new
+                return count
         except OSError as error:
             raise CacheFileError(
                 f"{self.path}: the cache could not be saved ({error.strerror or error}); the file "
                 "keeps its state before this save"
             ) from None
-        finally:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
 
     def _apply(self, first: int, count: int, new: CommitHeader, body: bytes) -> None:
         """Steps (2) to (4): a durable journal's entries into their slots, then its header."""

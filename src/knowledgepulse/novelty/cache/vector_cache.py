@@ -9,6 +9,7 @@ TTL), from an injectable clock in milliseconds.
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -19,6 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from knowledgepulse._util.atomic import is_same_file
 from knowledgepulse._util.settings import optional_duration_ms, positive_int
 from knowledgepulse.errors import CacheFileError, ScorerParameterError, Setting, VectorError
 from knowledgepulse.novelty.cache.npz import CacheFileContents, read_cache_file, write_cache_file
@@ -30,12 +32,10 @@ from knowledgepulse.novelty.cache.ring_file import (
     RingLayout,
     create_ring_file,
     damaged,
-    id_hash,
     is_ring_file,
     not_a_cache,
     ring_slots,
     starts_with,
-    stored_id,
 )
 from knowledgepulse.novelty.cache.search import (
     BLOCK_BYTES,
@@ -170,11 +170,7 @@ class VectorCache:
     @property
     def size(self) -> int:
         """How many vectors are held now (expired ones do not count)."""
-        with self._lock, self._store.view():
-            if not self._ttl_ms or self._store.count == 0:
-                return self._store.count
-            due = self._now() - self._ttl_ms
-            return sum(int(np.count_nonzero(p > due)) for p in self._store.parts()[1])
+        return self.counts().live
 
     def __len__(self) -> int:
         return self.size
@@ -200,7 +196,7 @@ class VectorCache:
             store, names = self._held(unit), [id]
             times = np.array([self._now()], dtype=np.float64)
             with store.view():
-                joins = self._joins(store, unit, names, times)
+                joins = self._joins(store, unit, *_id_codes(store, names), times)
             if joins is None or joins[0]:
                 store.append(unit, names, times)
                 self._added += 1
@@ -236,7 +232,8 @@ class VectorCache:
                     if self._ttl_ms and (store.count or i):
                         query_times[i] = self._now()
                     add_times[i] = self._now()
-                joins = self._joins(store, units, names, add_times)
+                held_codes, codes = _id_codes(store, names)
+                joins = self._joins(store, units, held_codes, codes, add_times)
                 held, held_times = store.parts()
                 found = online_nearest(
                     held,
@@ -246,7 +243,8 @@ class VectorCache:
                     query_times=query_times,
                     add_times=add_times,
                     ttl_ms=self._ttl_ms,
-                    keys=_own_keys(store, names),
+                    # No joins to judge: no batch id is held or repeated, so none is left out.
+                    keys=None if joins is None else np.concatenate([held_codes, codes]),
                     joins=joins,
                     block_bytes=self._block_bytes,
                 )
@@ -262,23 +260,25 @@ class VectorCache:
         self,
         store: MemoryRing | FileRing,
         units: NDArray[np.float32],
-        names: list[str | None],
+        held_codes: NDArray[np.intp],
+        codes: NDArray[np.intp],
         add_times: NDArray[np.float64],
     ) -> NDArray[np.bool_] | None:
         """Which of ``units`` join the cache, added one by one: not one already held (view held).
 
-        A vector is held already when, at its add, the cache holds an unexpired vector under its
+        ``held_codes`` and ``codes`` are :func:`_id_codes` of the store and the units' ids. A
+        vector is held already when, at its add, the cache holds an unexpired vector under its
         id within :data:`SAME_VECTOR` of it. ``None``: all join (no id is held or repeated).
         """
-        held_codes, codes = _id_codes(store, names)
-        if codes.max(initial=-1) < 0:
-            return None
+        # Codes go in order of first sight: the ids are distinct iff the largest is their count - 1.
+        if not (held_codes >= 0).any() and codes.max(initial=-1) + 1 == np.count_nonzero(
+            codes >= 0
+        ):
+            return None  # no id held, none repeated: each vector is the only one of its id
         count = store.count
         keys_of: dict[int, list[int]] = {}
         for key in np.flatnonzero(held_codes >= 0).tolist():
             keys_of.setdefault(int(held_codes[key]), []).append(key)
-        if not keys_of and len(set(codes[codes >= 0].tolist())) == np.count_nonzero(codes >= 0):
-            return None  # no id held, none repeated: each vector is the only one of its id
         held, held_times = store.parts()
         starts = np.cumsum([0, *(len(part) for part in held)])
         joins = np.ones(len(units), dtype=bool)
@@ -448,7 +448,7 @@ class VectorCache:
             CacheFileError: the ring file cannot be written.
         """
         target = Path(path)
-        if isinstance(self._store, FileRing) and _same_file(target, self._store.ring.path):
+        if isinstance(self._store, FileRing) and is_same_file(target, self._store.ring.path):
             self.flush()
             return
         model_id = self._model_id if model_id is None else model_id
@@ -723,15 +723,6 @@ def _id_codes(
     return store.codes(wanted), np.array(queries, dtype=np.intp)
 
 
-def _own_keys(store: MemoryRing | FileRing, ids: list[str | None]) -> NDArray[np.intp] | None:
-    """The ids' codes, held vectors then batch; ``None`` when no batch id is held or repeated."""
-    held, queries = _id_codes(store, ids)
-    # Codes go in order of first sight: the ids are distinct iff the largest is their count - 1.
-    if not (held >= 0).any() and queries.max(initial=-1) + 1 == np.count_nonzero(queries >= 0):
-        return None
-    return np.concatenate([held, queries])
-
-
 def _wants_npz(path: Path) -> bool:
     """Whether a save to ``path`` writes an ``.npz``: an ``.npz`` name, or an ``.npz`` there now."""
     return path.name.endswith(".npz") or starts_with(path, b"PK\x03\x04")
@@ -812,13 +803,6 @@ def _novelty_text_advice(model_id: str, expected_model_id: str) -> tuple[str | S
 def _entry_key(added_at: float, trace_id: str | None) -> tuple[float, str | None]:
     """What tells one saved vector from another: when it was added, and under which id."""
     return (float(added_at), trace_id)
-
-
-def _same_file(one: Path, other: Path) -> bool:
-    try:
-        return one.samefile(other)
-    except OSError:
-        return False
 
 
 class MemoryRing:
@@ -930,15 +914,12 @@ class FileRing:
 
     def codes(self, wanted: dict[str | None, int]) -> NDArray[np.intp]:
         """As :meth:`MemoryRing.codes`, finding the file's slots by id hash."""
-        stored = {stored_id(e, self.ring.layout.id_bytes): code for e, code in wanted.items()}
-        hashes = np.array([id_hash(e) for e in stored], dtype=np.uint64)
         held = np.full(self.count, -1, dtype=np.intp)
-        offset = 0
-        for a, b in self._runs():
-            for slot in np.flatnonzero(np.isin(self.ring.hashes[a:b], hashes)).tolist():
-                held[offset + slot] = stored.get(self.ring.id_at(a + slot), -1)
-            offset += b - a
-        held[offset:] = self.pending.codes(wanted)
+        if runs := self._runs():
+            for slot, name in self.ring.slots_holding(wanted, runs):
+                # The runs wrap at most once: a slot's place is its distance from the first.
+                held[(slot - runs[0][0]) % self.ring.layout.capacity] = wanted[name]
+        held[self._file_kept :] = self.pending.codes(wanted)
         return held
 
     def append(
@@ -963,18 +944,6 @@ class FileRing:
         vectors, times = pending.parts()
         ids = [pending.id_at(i) for i in range(pending.count)]
         dropped = self.pending_total - pending.count
-
-        def keep(
-            base: CommitHeader,
-            vectors: NDArray[np.float32],
-            times: NDArray[np.float64],
-            ids: list[str | None],
-        ) -> NDArray[np.bool_]:
-            # The file's slots that outlive this save, as if every entry were appended.
-            held = 0 if self.cleared else base.count
-            skip = max(0, held + len(ids) + dropped - self.capacity)
-            return self._not_saved(vectors, times, ids, ttl_ms, skip)
-
         appended = self.ring.commit(
             np.concatenate(vectors),
             np.concatenate(times),
@@ -982,7 +951,7 @@ class FileRing:
             dropped=dropped,
             clear=self.cleared,
             ttl_ms=ttl_ms,
-            keep=keep,
+            keep=functools.partial(self._not_saved, dropped=dropped, ttl_ms=ttl_ms),
         )
         pending.clear()
         self.pending_total = 0
@@ -991,11 +960,13 @@ class FileRing:
 
     def _not_saved(
         self,
+        base: CommitHeader,
         vectors: NDArray[np.float32],
         times: NDArray[np.float64],
         ids: list[str | None],
+        *,
+        dropped: int,
         ttl_ms: float | None,
-        skip: int,
     ) -> NDArray[np.bool_]:
         """Which entries the file does not hold yet under their id (exclusive lock held).
 
@@ -1006,15 +977,13 @@ class FileRing:
         wanted = {name for name in ids if name is not None}
         if self.cleared or not wanted:
             return kept
+        # The file's slots that outlive this save, as if every entry were appended.
+        skip = max(0, base.count + len(ids) + dropped - self.capacity)
         ring = self.ring
         ring.verify(skip)
-        stored = {stored_id(name, ring.layout.id_bytes): name for name in wanted}
-        hashes = np.array([id_hash(name) for name in stored], dtype=np.uint64)
-        slots_of: dict[str, list[int]] = {}
-        for a, b in ring.live_slots(skip):
-            for slot in (a + np.flatnonzero(np.isin(ring.hashes[a:b], hashes))).tolist():
-                if (name := stored.get(ring.id_at(slot))) is not None:
-                    slots_of.setdefault(name, []).append(slot)
+        slots_of: dict[str | None, list[int]] = {}
+        for slot, found in ring.slots_holding(wanted, ring.live_slots(skip)):
+            slots_of.setdefault(found, []).append(slot)
         for row, name in enumerate(ids):
             for slot in slots_of.get(name, []) if name is not None else []:
                 if ttl_ms and ring.added_at[slot] <= times[row] - ttl_ms:
