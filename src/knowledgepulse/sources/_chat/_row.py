@@ -18,13 +18,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
-import orjson
-
 from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Problem, Record
-from knowledgepulse.sources._chat._text import error_text, users_words
+from knowledgepulse.sources._chat._text import error_text, json_or_value, users_words
 from knowledgepulse.sources._chat._tools import row_tools
 from knowledgepulse.sources._envelope import (
     CONFIDENCE_KEY,
@@ -201,15 +199,8 @@ class Columns:
 
 def conversation(value: Any) -> list[Any] | None:
     """A column's value as a conversation list: a list, or a JSON string holding one."""
-    if isinstance(value, list):
-        return value
-    if isinstance(value, str) and value.lstrip().startswith("["):
-        try:
-            parsed = orjson.loads(value)
-        except orjson.JSONDecodeError:
-            return None
-        return parsed if isinstance(parsed, list) else None
-    return None
+    found = json_or_value(value)
+    return found if isinstance(found, list) else None
 
 
 def messages_column(row: Mapping[str, Any], family: ChatSource) -> str | None:
@@ -518,11 +509,7 @@ def _finish(name: str, arguments: Any) -> dict[str, Any] | None:
     """The arguments of a ToolBench ``Finish`` call, else ``None`` (any other call)."""
     if name != _FINISH:
         return None
-    if isinstance(arguments, str):
-        try:
-            arguments = orjson.loads(arguments)
-        except orjson.JSONDecodeError:
-            return None
+    arguments = json_or_value(arguments)
     return arguments if isinstance(arguments, dict) and "return_type" in arguments else None
 
 
@@ -555,14 +542,12 @@ class Calls:
             else:  # it gave up: the run ends there, with no answer
                 self.builder.error(as_text(finish), terminal=True)
             return
+        if call_id:
+            self.names[call_id] = name
         if is_output_tool(name):
             self.builder.answer(as_text(arguments), said=False)
             self.answered = self.builder.final_answer is not None
-            if call_id:
-                self.names[call_id] = name
             return
-        if call_id:
-            self.names[call_id] = name
         self.pending.append(name)
         self.builder.tool_request(name, arguments, call_id=call_id, text=text)
 
