@@ -138,8 +138,8 @@ class ChatSource(Source):
     def describe(self, first: Any, count: int, options: TraceOptions) -> str:
         """``read as <format> rows (N traces)``, then the columns read, guessed or named."""
         head = f"read as {self.name} rows ({counted(count, 'trace')})"
-        columns = _columns(first, options.rows, self) if isinstance(first, dict) else None
-        return head if not isinstance(columns, Columns) else f"{head}: {columns.describe()}"
+        columns = self._columns(first, options)
+        return head if columns is None else f"{head}: {columns.describe()}"
 
     def evidence(self, value: Any) -> str:
         """The column whose value is a conversation in this format."""
@@ -148,8 +148,8 @@ class ChatSource(Source):
 
     def mapping(self, first: Any, options: TraceOptions) -> dict[str, str]:
         """The columns the rows are read from: the user's, else those guessed from ``first``."""
-        columns = _columns(first, options.rows, self) if isinstance(first, dict) else None
-        if not isinstance(columns, Columns):
+        columns = self._columns(first, options)
+        if columns is None:
             return {}
         found = {
             "steps": (
@@ -164,6 +164,11 @@ class ChatSource(Source):
             "created_at": columns.time,
         }
         return {part: column for part, column in found.items() if column is not None}
+
+    def _columns(self, first: Any, options: TraceOptions) -> Columns | None:
+        """The columns of a file whose first record is ``first``; ``None`` when none are found."""
+        columns = _columns(first, options.rows, self) if isinstance(first, dict) else None
+        return columns if isinstance(columns, Columns) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -484,20 +489,14 @@ def _reward(value: Any) -> float | None:
 def _success(value: Any, threshold: float) -> bool | None:
     if isinstance(value, bool):
         return value
-    if (number := finite_number(value)) is not None:
-        return number >= threshold
     if isinstance(value, str):
         word = value.strip().lower()
         if word in _TRUE_WORDS:
             return True
         if word in _FALSE_WORDS:
             return False
-        try:
-            number = float(word)
-        except ValueError:
-            return None
-        return number >= threshold if math.isfinite(number) else None
-    return None
+    number = _reward(value)
+    return None if number is None else number >= threshold
 
 
 _FINISH = "Finish"
