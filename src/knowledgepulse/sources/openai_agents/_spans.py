@@ -254,8 +254,7 @@ def _span_data(span: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def _visit(span: Mapping[str, Any], started: datetime | None, position: int, walk: _Walk) -> None:
-    data = span.get("span_data")
-    data = data if isinstance(data, Mapping) else {}
+    data = _span_data(span)
     kind = data.get("type")
     failure = error_text(span.get("error"))
     if kind in _MODEL_SPANS:
@@ -313,8 +312,7 @@ def _final_turn(walk: _Walk) -> int | None:
 
 
 def _tell_span(builder: StepBuilder, span: Mapping[str, Any], started: datetime | None) -> None:
-    data = span.get("span_data")
-    data = data if isinstance(data, Mapping) else {}
+    data = _span_data(span)
     kind = data.get("type")
     if kind == "function":
         mcp = data.get("mcp_data")
