@@ -164,19 +164,15 @@ def assistant_text(calls: _row.Calls, text: str) -> tuple[str, bool]:
         calls.builder.thought(think)
     bracketed = python_calls(text) if text.startswith("[") else None
     if bracketed:
-        for call in bracketed:
-            calls.request(call.name, call.arguments)
-        return "", True
-    if not has_tags(text):
-        if not has_xml_calls(text):
-            return text, False
+        tagged = bracketed
+    elif has_tags(text):
+        tagged, text = tool_calls(text)
+        calls.builder.thought(text)
+    elif has_xml_calls(text):
         tagged, text = xml_calls(text)
         calls.builder.thought(text)
-        for call in tagged:
-            calls.request(call.name, call.arguments)
-        return "", bool(tagged)
-    tagged, text = tool_calls(text)
-    calls.builder.thought(text)
+    else:
+        return text, False
     for call in tagged:
         calls.request(call.name, call.arguments)
     return "", bool(tagged)
