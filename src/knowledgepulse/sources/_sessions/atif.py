@@ -122,7 +122,7 @@ def _tell_agent(
     at: datetime | None,
     *,
     final: bool,
-    kp_wrote: bool = False,
+    kp_wrote: bool,
 ) -> None:
     """Tell an agent step: its thoughts, calls and results.
 
