@@ -28,6 +28,7 @@ from typing import Any
 from knowledgepulse._util.jsonpath import describe_value, format_path
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.records.json_values import Loc
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, placed
 from knowledgepulse.sources._steps import StepBuilder, as_text
 from knowledgepulse.trace import TraceItem
@@ -49,8 +50,6 @@ def is_output_tool(name: str) -> bool:
 
 _KINDS = frozenset({"request", "response"})
 _FAILED_OUTCOMES = frozenset({"failed", "retried", "denied", "interrupted"})
-
-Loc = tuple[str | int, ...]
 
 
 @dataclass
@@ -239,9 +238,7 @@ def _tell(run: _Run, message: Any, path: Loc) -> None:
     at = _time(message.get("timestamp"))
     first_part = parts[0] if parts and isinstance(parts[0], Mapping) else {}
     run.started = run.started or at or _time(first_part.get("timestamp"))
-    run_id = message.get("run_id")
-    if isinstance(run_id, str) and run_id:
-        run.run_id = run_id
+    run.run_id = _run_id(message) or run.run_id
     if isinstance(message.get("metadata"), Mapping):
         run.metadata = {**message["metadata"], **run.metadata}
     if message.get("state") not in (None, "complete"):

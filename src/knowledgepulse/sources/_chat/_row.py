@@ -18,13 +18,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
-import orjson
-
 from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Problem, Record
-from knowledgepulse.sources._chat._text import error_text, users_words
+from knowledgepulse.sources._chat._text import error_text, json_or_value, users_words
 from knowledgepulse.sources._chat._tools import row_tools
 from knowledgepulse.sources._envelope import (
     CONFIDENCE_KEY,
@@ -140,8 +138,8 @@ class ChatSource(Source):
     def describe(self, first: Any, count: int, options: TraceOptions) -> str:
         """``read as <format> rows (N traces)``, then the columns read, guessed or named."""
         head = f"read as {self.name} rows ({counted(count, 'trace')})"
-        columns = _columns(first, options.rows, self) if isinstance(first, dict) else None
-        return head if not isinstance(columns, Columns) else f"{head}: {columns.describe()}"
+        columns = self._columns(first, options)
+        return head if columns is None else f"{head}: {columns.describe()}"
 
     def evidence(self, value: Any) -> str:
         """The column whose value is a conversation in this format."""
@@ -150,8 +148,8 @@ class ChatSource(Source):
 
     def mapping(self, first: Any, options: TraceOptions) -> dict[str, str]:
         """The columns the rows are read from: the user's, else those guessed from ``first``."""
-        columns = _columns(first, options.rows, self) if isinstance(first, dict) else None
-        if not isinstance(columns, Columns):
+        columns = self._columns(first, options)
+        if columns is None:
             return {}
         found = {
             "steps": (
@@ -166,6 +164,11 @@ class ChatSource(Source):
             "created_at": columns.time,
         }
         return {part: column for part, column in found.items() if column is not None}
+
+    def _columns(self, first: Any, options: TraceOptions) -> Columns | None:
+        """The columns of a file whose first record is ``first``; ``None`` when none are found."""
+        columns = _columns(first, options.rows, self) if isinstance(first, dict) else None
+        return columns if isinstance(columns, Columns) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,15 +204,8 @@ class Columns:
 
 def conversation(value: Any) -> list[Any] | None:
     """A column's value as a conversation list: a list, or a JSON string holding one."""
-    if isinstance(value, list):
-        return value
-    if isinstance(value, str) and value.lstrip().startswith("["):
-        try:
-            parsed = orjson.loads(value)
-        except orjson.JSONDecodeError:
-            return None
-        return parsed if isinstance(parsed, list) else None
-    return None
+    found = json_or_value(value)
+    return found if isinstance(found, list) else None
 
 
 def messages_column(row: Mapping[str, Any], family: ChatSource) -> str | None:
@@ -493,20 +489,14 @@ def _reward(value: Any) -> float | None:
 def _success(value: Any, threshold: float) -> bool | None:
     if isinstance(value, bool):
         return value
-    if (number := finite_number(value)) is not None:
-        return number >= threshold
     if isinstance(value, str):
         word = value.strip().lower()
         if word in _TRUE_WORDS:
             return True
         if word in _FALSE_WORDS:
             return False
-        try:
-            number = float(word)
-        except ValueError:
-            return None
-        return number >= threshold if math.isfinite(number) else None
-    return None
+    number = _reward(value)
+    return None if number is None else number >= threshold
 
 
 _FINISH = "Finish"
@@ -518,11 +508,7 @@ def _finish(name: str, arguments: Any) -> dict[str, Any] | None:
     """The arguments of a ToolBench ``Finish`` call, else ``None`` (any other call)."""
     if name != _FINISH:
         return None
-    if isinstance(arguments, str):
-        try:
-            arguments = orjson.loads(arguments)
-        except orjson.JSONDecodeError:
-            return None
+    arguments = json_or_value(arguments)
     return arguments if isinstance(arguments, dict) and "return_type" in arguments else None
 
 
@@ -555,14 +541,12 @@ class Calls:
             else:  # it gave up: the run ends there, with no answer
                 self.builder.error(as_text(finish), terminal=True)
             return
+        if call_id:
+            self.names[call_id] = name
         if is_output_tool(name):
             self.builder.answer(as_text(arguments), said=False)
             self.answered = self.builder.final_answer is not None
-            if call_id:
-                self.names[call_id] = name
             return
-        if call_id:
-            self.names[call_id] = name
         self.pending.append(name)
         self.builder.tool_request(name, arguments, call_id=call_id, text=text)
 

@@ -41,6 +41,14 @@ def one_of(value: Any, names: frozenset[str]) -> bool:
     return isinstance(value, str) and value in names
 
 
+def last_assistant(messages: list[Any]) -> int:
+    """The index of the last assistant message (``role: assistant``), ``-1`` when none is."""
+    return max(
+        (n for n, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"),
+        default=-1,
+    )
+
+
 def users_words(text: str | None) -> str | None:
     """A user's turn less the system reminders a coding agent adds; ``None`` if nothing is left."""
     if text is None or "<system-reminder>" not in text:
@@ -268,10 +276,9 @@ def python_calls(text: str) -> list[TaggedCall] | None:
     for node in tree.body.elts:
         if not isinstance(node, ast.Call) or node.args:
             return None
-        name = _dotted(node.func)
-        if name is None or not name.startswith("_kp_call_"):
+        if not isinstance(node.func, ast.Name) or not node.func.id.startswith("_kp_call_"):
             return None
-        name = names[int(name.removeprefix("_kp_call_"))]
+        name = names[int(node.func.id.removeprefix("_kp_call_"))]
         try:
             arguments = {
                 str(keyword.arg): json_value(ast.literal_eval(keyword.value))
@@ -281,7 +288,3 @@ def python_calls(text: str) -> list[TaggedCall] | None:
             return None
         calls.append(TaggedCall(name, arguments))
     return calls or None
-
-
-def _dotted(node: ast.expr) -> str | None:
-    return node.id if isinstance(node, ast.Name) else None

@@ -15,7 +15,7 @@ from typing import Any
 
 from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse.sources._chat import _row
-from knowledgepulse.sources._chat._text import content_text, one_of, users_words
+from knowledgepulse.sources._chat._text import content_text, last_assistant, one_of, users_words
 from knowledgepulse.sources._envelope import PathError
 from knowledgepulse.sources._steps import StepBuilder
 
@@ -44,10 +44,7 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
     """Tell the builder what Anthropic messages hold."""
     calls = _row.Calls(builder)
     objective: str | None = None
-    last = max(
-        (i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"),
-        default=-1,
-    )
+    last = last_assistant(messages)
     answered = False
     for index, message in enumerate(messages):
         if not isinstance(message, dict) or not one_of(message.get("role"), ROLES):

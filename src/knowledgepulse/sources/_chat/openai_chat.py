@@ -20,8 +20,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
-
 from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse.sources._chat import _row
 from knowledgepulse.sources._chat._text import (
@@ -29,6 +27,7 @@ from knowledgepulse.sources._chat._text import (
     has_tags,
     has_xml_calls,
     json_or_value,
+    last_assistant,
     one_of,
     primed,
     python_calls,
@@ -68,14 +67,7 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
     objective: str | None = None
     system: str | None = None
     calls = _row.Calls(builder)
-    last = max(
-        (
-            index
-            for index, message in enumerate(messages)
-            if isinstance(message, dict) and message.get("role") == "assistant"
-        ),
-        default=-1,
-    )
+    last = last_assistant(messages)
     answered = False
     ran_xml_call = False
     priming = primed(_kind(message) for message in messages)
@@ -140,10 +132,7 @@ def _tell_result(calls: _row.Calls, message: Mapping[str, Any], text: str | None
 def _result_list(text: str | None) -> list[dict[str, Any]] | None:
     if text is None or not text.lstrip().startswith("[{"):
         return None
-    try:
-        parsed = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return None
+    parsed = json_or_value(text)
     if isinstance(parsed, list) and all(
         isinstance(item, dict) and "content" in item and isinstance(item.get("name"), str)
         for item in parsed
@@ -158,12 +147,7 @@ def _part_calls(content: Any) -> list[Mapping[str, Any]]:
     for part in content if isinstance(content, list) else []:
         if not isinstance(part, dict) or part.get("type") != "tool_call":
             continue
-        value = part.get("value")
-        if isinstance(value, str):
-            try:
-                value = orjson.loads(value)
-            except orjson.JSONDecodeError:
-                continue
+        value = json_or_value(part.get("value"))
         if isinstance(value, dict) and isinstance(value.get("name"), str) and value["name"]:
             found.append(value)
     return found
@@ -180,19 +164,15 @@ def assistant_text(calls: _row.Calls, text: str) -> tuple[str, bool]:
         calls.builder.thought(think)
     bracketed = python_calls(text) if text.startswith("[") else None
     if bracketed:
-        for call in bracketed:
-            calls.request(call.name, call.arguments)
-        return "", True
-    if not has_tags(text):
-        if not has_xml_calls(text):
-            return text, False
+        tagged = bracketed
+    elif has_tags(text):
+        tagged, text = tool_calls(text)
+        calls.builder.thought(text)
+    elif has_xml_calls(text):
         tagged, text = xml_calls(text)
         calls.builder.thought(text)
-        for call in tagged:
-            calls.request(call.name, call.arguments)
-        return "", bool(tagged)
-    tagged, text = tool_calls(text)
-    calls.builder.thought(text)
+    else:
+        return text, False
     for call in tagged:
         calls.request(call.name, call.arguments)
     return "", bool(tagged)

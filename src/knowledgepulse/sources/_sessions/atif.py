@@ -87,7 +87,7 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
             continue
         at = iso_time(step.get("timestamp"))
         started = started or at
-        text = _text(step.get("message"))
+        text = content_text(step.get("message"))  # text, or (ATIF v1.6) text parts
         if step.get("source") == "user" and objective is None:
             objective = text
         if step.get("source") == "agent":
@@ -122,7 +122,7 @@ def _tell_agent(
     at: datetime | None,
     *,
     final: bool,
-    kp_wrote: bool = False,
+    kp_wrote: bool,
 ) -> None:
     """Tell an agent step: its thoughts, calls and results.
 
@@ -148,7 +148,7 @@ def _tell_agent(
         if not isinstance(result, Mapping):
             continue
         content = result.get("content")
-        output = _text(content) if isinstance(content, list) else content
+        output = content_text(content) if isinstance(content, list) else content
         call_id = result.get("source_call_id")
         if isinstance(call_id, str) and call_id in names:
             pending = [call for call in pending if call["tool_call_id"] != call_id]
@@ -180,11 +180,6 @@ def _is_call(call: Any) -> bool:
         and bool(call["function_name"])
         and isinstance(call.get("tool_call_id"), str)
     )
-
-
-def _text(message: Any) -> str | None:
-    """A message's text: a string, or the text of its content parts (ATIF v1.6)."""
-    return content_text(message)
 
 
 def _run_id(document: Mapping[str, Any], record: Record) -> str:

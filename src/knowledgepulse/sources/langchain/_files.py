@@ -23,11 +23,10 @@ from pydantic_core import to_jsonable_python
 from knowledgepulse._util.jsonpath import describe_value, format_path
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.records.json_values import Loc
 from knowledgepulse.sources._envelope import TraceOptions, placed
 from knowledgepulse.sources.langchain._runs import CONTENT_HINT, RunNode, convert_tree, run_time
 from knowledgepulse.trace import TraceItem
-
-Loc = tuple[str | int, ...]
 
 _RUN_KEYS = ("run_type", "child_runs", "inputs", "outputs", "dotted_order")
 _BATCH_KEYS = ("post", "patch")

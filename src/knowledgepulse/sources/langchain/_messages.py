@@ -165,12 +165,7 @@ def _reasoning_text(block: Mapping[str, Any]) -> list[str]:
 
 
 def _tool_calls(fields: Mapping[str, Any]) -> tuple[ToolCall, ...]:
-    calls: list[ToolCall] = []
-    for call in _list(fields.get("tool_calls")):
-        if isinstance(call, Mapping):
-            parsed = _tool_call(call)
-            if parsed is not None:
-                calls.append(parsed)
+    calls = _valid_calls(fields.get("tool_calls"))
     for call in _list(fields.get("invalid_tool_calls")):
         if isinstance(call, Mapping) and isinstance(call.get("name"), str):
             error = call.get("error") if isinstance(call.get("error"), str) else None
@@ -185,21 +180,20 @@ def _tool_calls(fields: Mapping[str, Any]) -> tuple[ToolCall, ...]:
     extra = fields.get("additional_kwargs")
     if not calls and isinstance(extra, Mapping):
         # Messages serialised before LangChain had ``tool_calls`` keep OpenAI's shape here.
-        for call in _list(extra.get("tool_calls")):
-            if isinstance(call, Mapping):
-                parsed = _tool_call(call)
-                if parsed is not None:
-                    calls.append(parsed)
+        calls = _valid_calls(extra.get("tool_calls"))
     return tuple(calls)
 
 
-def _tool_call(call: Mapping[str, Any]) -> ToolCall | None:
-    function = call.get("function")
-    if isinstance(function, Mapping) and isinstance(function.get("name"), str):
-        return ToolCall(function["name"], function.get("arguments"), _id(call.get("id")))
-    if isinstance(call.get("name"), str) and call["name"]:
-        return ToolCall(call["name"], call.get("args"), _id(call.get("id")))
-    return None
+def _valid_calls(value: Any) -> list[ToolCall]:
+    """The calls of a ``tool_calls`` list, LangChain's (``name``, ``args``) or OpenAI's."""
+    calls = []
+    for call in _list(value):
+        function = call.get("function") if isinstance(call, Mapping) else None
+        if isinstance(function, Mapping) and isinstance(function.get("name"), str):
+            calls.append(ToolCall(function["name"], function.get("arguments"), _id(call.get("id"))))
+        elif isinstance(call, Mapping) and isinstance(call.get("name"), str) and call["name"]:
+            calls.append(ToolCall(call["name"], call.get("args"), _id(call.get("id"))))
+    return calls
 
 
 def _id(value: Any) -> str | None:

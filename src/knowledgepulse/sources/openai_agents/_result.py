@@ -28,7 +28,7 @@ from knowledgepulse.sources.openai_agents._items import (
     tell,
     user_text,
 )
-from knowledgepulse.sources.openai_agents._spans import CONTENT_HINT, FRAMEWORK, INTERRUPTED
+from knowledgepulse.sources.openai_agents._spans import CONTENT_HINT, FRAMEWORK, INTERRUPTED, SOURCE
 from knowledgepulse.trace import TraceItem
 
 _OUTPUT_ITEMS = ("tool_call_output_item", "handoff_output_item")
@@ -83,7 +83,7 @@ def to_trace(
     metadata = getattr(trace_state, "metadata", None)
     return assemble(
         builder,
-        source="openai-agents",
+        source=SOURCE,
         source_id=trace_id or _digest(result, entries),
         success=not interrupted,
         options=options,

@@ -122,8 +122,6 @@ def convert_spans(
     trace: Mapping[str, Any] | None,
     spans: Sequence[Mapping[str, Any]],
     options: TraceOptions,
-    *,
-    source: str = SOURCE,
 ) -> TraceItem:
     """The ReasoningTrace of one Agents SDK trace.
 
@@ -132,7 +130,6 @@ def convert_spans(
             ``None`` when only spans were exported.
         spans: the trace's spans, as ``Span.export()`` dicts (live ones with response content).
         options: the user's domain and confidence.
-        source: the format named in ``metadata.source``.
 
     Raises:
         ConversionError: the trace holds no step at all.
@@ -174,7 +171,7 @@ def convert_spans(
     metadata = trace.get("metadata")
     return assemble(
         builder,
-        source=source,
+        source=SOURCE,
         source_id=source_id or "openai-agents",
         success=not walk.failures and not awaiting,
         options=options,
@@ -254,8 +251,7 @@ def _span_data(span: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def _visit(span: Mapping[str, Any], started: datetime | None, position: int, walk: _Walk) -> None:
-    data = span.get("span_data")
-    data = data if isinstance(data, Mapping) else {}
+    data = _span_data(span)
     kind = data.get("type")
     failure = error_text(span.get("error"))
     if kind in _MODEL_SPANS:
@@ -313,8 +309,7 @@ def _final_turn(walk: _Walk) -> int | None:
 
 
 def _tell_span(builder: StepBuilder, span: Mapping[str, Any], started: datetime | None) -> None:
-    data = span.get("span_data")
-    data = data if isinstance(data, Mapping) else {}
+    data = _span_data(span)
     kind = data.get("type")
     if kind == "function":
         mcp = data.get("mcp_data")
@@ -360,7 +355,7 @@ def _named_workflow(workflow: Any) -> str | None:
     return workflow
 
 
-def _warnings(walk: _Walk, awaiting: Sequence[str] = ()) -> tuple[str, ...]:
+def _warnings(walk: _Walk, awaiting: Sequence[str]) -> tuple[str, ...]:
     found: list[str] = []
     if awaiting:
         found.append(

@@ -14,8 +14,8 @@ evident error; ``state == "success"`` is success.
 A tool that raises leaves the step's ``tool_calls`` empty (smolagents records them only after every
 call returned), so the calls the model asked for are read from ``model_output_message`` then.
 
-The steps' shapes and field readers are ``_shapes.py``; a run read step by step ``_run.py``;
-files ``_files.py``; a run handed over live ``_result.py``.
+The steps' shapes, their field readers and a run read step by step are ``_run.py``; files
+``_files.py``; a run handed over live ``_result.py``.
 """
 
 # The one public call: the readers the source registry uses are its private modules'.

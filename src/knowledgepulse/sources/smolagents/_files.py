@@ -8,16 +8,20 @@ from typing import Any
 from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.records.json_values import Loc
 from knowledgepulse.sources._envelope import PathError, TraceOptions, placed
-from knowledgepulse.sources.smolagents._run import Run, finish, is_task, runs_of, tell
-from knowledgepulse.sources.smolagents._shapes import (
+from knowledgepulse.sources.smolagents._run import (
     ACTION_KEYS,
     PLANNING_KEYS,
     RUN_KEYS,
     TASK_KEYS,
-    Loc,
+    Run,
+    finish,
+    is_task,
     not_a_step,
     number,
+    runs_of,
+    tell,
 )
 from knowledgepulse.trace import TraceItem
 

@@ -7,8 +7,7 @@ from typing import Any
 
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.sources._envelope import PathError, TraceOptions
-from knowledgepulse.sources.smolagents._run import Run, finish, runs_of, tell
-from knowledgepulse.sources.smolagents._shapes import RUN_KEYS, number
+from knowledgepulse.sources.smolagents._run import RUN_KEYS, Run, finish, number, runs_of, tell
 from knowledgepulse.trace import TraceItem
 
 
