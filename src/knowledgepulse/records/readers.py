@@ -438,7 +438,8 @@ def _parse_list(data: bytes, name: str) -> Iterator[Record | Problem]:
         return
     if too_deep is not None:
         yield Problem(Location(name, None, too_deep), "", json_values.TOO_DEEP)
-    if colons != _colons(data):  # a key repeated: its first value is in the text, not the records
+    # A key repeated: its first value is in the text, not the records.
+    if colons != json_values.colons(data):
         yield from _repeated_keys(_python_list(data) or [], name)
 
 
@@ -489,11 +490,6 @@ def _repeated_keys(values: list[Any], name: str) -> Iterator[Problem]:
         if found is not None:
             message = json_values.repeated(found.key)
             yield Problem(Location(name, None, index), "", message, warning=True)
-
-
-def _colons(data: bytes) -> int:
-    r"""The colons of a JSON text, a ``\u003a`` escape counted as one (see ``repeated_key``)."""
-    return data.count(b":") + data.count(b"\\u003a") + data.count(b"\\u003A")
 
 
 def _too_deep_element(data: bytes) -> int | None:
@@ -601,10 +597,14 @@ def _parse_documents(data: bytes, start: int, name: str) -> Iterator[Record | Pr
 
 def import_pyarrow_parquet() -> Any:
     """``pyarrow.parquet``, or a MissingDependencyError with the ``pip install`` line."""
+    return _import_pyarrow("pyarrow.parquet", "reading or writing Parquet")
+
+
+def _import_pyarrow(module: str, doing: str) -> Any:
     return import_optional(
-        "pyarrow.parquet",
+        module,
         lambda error: MissingDependencyError(
-            f"reading or writing Parquet needs pyarrow, which is not installed ({error}); "
+            f"{doing} needs pyarrow, which is not installed ({error}); "
             f"install it with: {install_hint('parquet')}"
         ),
     )
@@ -644,13 +644,7 @@ def _starts_arrow(stream: BinaryIO) -> bool:
 
 def _read_arrow(source: Source) -> Iterator[Record | Problem]:
     """Every row of an Arrow IPC stream (``datasets``' files) or IPC file as a record."""
-    ipc = import_optional(
-        "pyarrow.ipc",
-        lambda error: MissingDependencyError(
-            f"reading Arrow files needs pyarrow, which is not installed ({error}); "
-            f"install it with: {install_hint('parquet')}"
-        ),
-    )
+    ipc = _import_pyarrow("pyarrow.ipc", "reading Arrow files")
     ipc_file = _head(source.stream, len(arrow.FILE_MAGIC)) == arrow.FILE_MAGIC
 
     def batches(data: Any) -> Iterator[Any]:
