@@ -386,17 +386,18 @@ def _read_whole(
         return
     if progress is not None:
         progress(len(data))
-    if fmt == "json":
-        body = data.lstrip(b" \t\r\n")
-        if body.startswith(b"["):
-            yield from _parse_list(data, name)
-        elif body:
-            yield from _parse_documents(data, len(data) - len(body), name)
+    body = data.lstrip(b" \t\r\n")
+    if fmt == "json" and body.startswith(b"["):
+        yield from _parse_list(data, name)  # from the bytes: a bad one loses no element before it
         return
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         yield _utf8_problem(data, name, error)
+        return
+    if fmt == "json":
+        if body:
+            yield from _parse_documents(text, len(data) - len(body), name)
         return
     # PyYAML takes longer to import than ``kp score`` takes to score one trace.
     from knowledgepulse.records.yaml import parse_yaml  # noqa: PLC0415
@@ -549,17 +550,12 @@ def _list_syntax_problem(data: bytes, name: str, index: int, error: Exception) -
     return Problem(Location(name, None, index), "", f"invalid JSON: {reason}")
 
 
-def _parse_documents(data: bytes, start: int, name: str) -> Iterator[Record | Problem]:
+def _parse_documents(text: str, start: int, name: str) -> Iterator[Record | Problem]:
     """One JSON document, or several objects one after another, each a record.
 
     Pretty-printing exporters (OpenTelemetry's console one) write objects back to back; the
     standard library's ``raw_decode`` says where each ends, orjson then reads it.
     """
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        yield _utf8_problem(data, name, error)
-        return
     decoder = json.JSONDecoder()
     position = start  # the bytes before it are ASCII spaces: as many characters
     line = text.count("\n", 0, position) + 1
