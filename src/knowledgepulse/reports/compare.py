@@ -353,8 +353,8 @@ def _case_dict(case: CaseComparison) -> dict[str, Any]:
         "scores": [
             {
                 "scorer": score.key,
-                "base": score.base.score if score.base is not None else None,
-                "new": score.new.score if score.new is not None else None,
+                "base": _value(score.base),
+                "new": _value(score.new),
                 "delta": score.delta,
                 "base_passed": score.base.passed if score.base is not None else None,
                 "new_passed": score.new.passed if score.new is not None else None,
