@@ -33,6 +33,7 @@ from knowledgepulse.reports.evals import (
     apart,
     escape,
     indented_json,
+    markdown_more,
     markdown_table,
     number,
     percent,
@@ -430,9 +431,7 @@ def comparison_to_markdown(comparison: Comparison) -> str:
             continue
         rows = [map(escape, case_row(case)) for case in cases[:MARKDOWN_ROWS]]
         table = markdown_table(("case", "what changed", "weighted"), rows)
-        if len(cases) > MARKDOWN_ROWS:
-            more = len(cases) - MARKDOWN_ROWS
-            table += ["", f"… and {more} more (the JSON report has them all)."]
+        table += markdown_more(len(cases))
         if change == "regressed":
             lines += ["", f"### {heading} ({len(cases)})", "", *table]
         else:

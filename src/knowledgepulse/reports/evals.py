@@ -468,14 +468,14 @@ def to_markdown(run: EvalRun) -> str:
         lines += ["", f"### Failing cases ({len(failing)})"]
         for result in failing[:MARKDOWN_ROWS]:
             lines += ["", *_markdown_case(result)]
-        lines += _more(len(failing))
+        lines += markdown_more(len(failing))
     if malformed:
         lines += ["", f"### Malformed cases ({len(malformed)})", ""]
         for result in malformed[:MARKDOWN_ROWS]:
             name = code(result.case_id) if result.case_id is not None else "(no id)"
             lines.append(f"- {name} at {code(str(result.location))}")
             lines.extend(f"  - {escape(str(problem))}" for problem in result.problems)
-        lines += _more(len(malformed))
+        lines += markdown_more(len(malformed))
     unreadable = [problem for problem in run.file_problems if not problem.warning]
     for heading, problems in (("Not read in full", unreadable), ("Warnings", run.warnings)):
         if problems:
@@ -496,7 +496,7 @@ def markdown_table(head: Sequence[str], rows: Iterable[Iterable[str]]) -> list[s
     return [f"| {' | '.join(head)} |", rule, *(f"| {' | '.join(row)} |" for row in rows)]
 
 
-def _more(count: int) -> list[str]:
+def markdown_more(count: int) -> list[str]:
     """The line that ends a section cut at :data:`MARKDOWN_ROWS` cases, if it was cut."""
     if count <= MARKDOWN_ROWS:
         return []
