@@ -107,9 +107,8 @@ def repeated_key(data: bytes | str, value: Any) -> str | None:
     strings, ``\u003a`` counted as one), so only a text with more is parsed again, by ``json``.
     """
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    colons = raw.count(b":") + raw.count(b"\\u003a") + raw.count(b"\\u003A")
     with contextlib.suppress(orjson.JSONEncodeError):
-        if colons == orjson.dumps(value).count(b":"):
+        if colons(raw) == orjson.dumps(value).count(b":"):
             return None
     found: list[str] = []
 
@@ -122,6 +121,11 @@ def repeated_key(data: bytes | str, value: Any) -> str | None:
     with contextlib.suppress(ValueError, RecursionError):
         json.loads(data, object_pairs_hook=pairs)
     return found[0] if found else None
+
+
+def colons(data: bytes) -> int:
+    r"""The colons of a JSON text, a ``\u003a`` escape counted as one (see :func:`repeated_key`)."""
+    return data.count(b":") + data.count(b"\\u003a") + data.count(b"\\u003A")
 
 
 def repeated(key: str) -> str:
@@ -191,14 +195,15 @@ def checked(value: Any) -> tuple[Any, list[str]]:
         format_path(loc)
         for item, loc in nodes(value)
         if any(
-            isinstance(text, str) and _SURROGATE.search(text)
+            isinstance(text, str) and SURROGATE.search(text)
             for text in (item if isinstance(item, dict) else [item])
         )
     ]
     return json_value(value), found
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+SURROGATE = re.compile("[\ud800-\udfff]")
+"""A lone surrogate: Python text can hold one, UTF-8 and orjson cannot."""
 
 
 def python_literal(text: str) -> Any:
@@ -242,7 +247,7 @@ def json_value(value: Any, depth: int = 0) -> Any:
     if value is None or isinstance(value, bool | int | float):
         return value
     if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
+        return SURROGATE.sub("\ufffd", value)
     if isinstance(value, list | tuple):
         return [json_value(child, depth + 1) for child in value]
     if isinstance(value, dict):

@@ -386,17 +386,18 @@ def _read_whole(
         return
     if progress is not None:
         progress(len(data))
-    if fmt == "json":
-        body = data.lstrip(b" \t\r\n")
-        if body.startswith(b"["):
-            yield from _parse_list(data, name)
-        elif body:
-            yield from _parse_documents(data, len(data) - len(body), name)
+    body = data.lstrip(b" \t\r\n")
+    if fmt == "json" and body.startswith(b"["):
+        yield from _parse_list(data, name)  # from the bytes: a bad one loses no element before it
         return
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         yield _utf8_problem(data, name, error)
+        return
+    if fmt == "json":
+        if body:
+            yield from _parse_documents(text, len(data) - len(body), name)
         return
     # PyYAML takes longer to import than ``kp score`` takes to score one trace.
     from knowledgepulse.records.yaml import parse_yaml  # noqa: PLC0415
@@ -438,7 +439,8 @@ def _parse_list(data: bytes, name: str) -> Iterator[Record | Problem]:
         return
     if too_deep is not None:
         yield Problem(Location(name, None, too_deep), "", json_values.TOO_DEEP)
-    if colons != _colons(data):  # a key repeated: its first value is in the text, not the records
+    # A key repeated: its first value is in the text, not the records.
+    if colons != json_values.colons(data):
         yield from _repeated_keys(_python_list(data) or [], name)
 
 
@@ -489,11 +491,6 @@ def _repeated_keys(values: list[Any], name: str) -> Iterator[Problem]:
         if found is not None:
             message = json_values.repeated(found.key)
             yield Problem(Location(name, None, index), "", message, warning=True)
-
-
-def _colons(data: bytes) -> int:
-    r"""The colons of a JSON text, a ``\u003a`` escape counted as one (see ``repeated_key``)."""
-    return data.count(b":") + data.count(b"\\u003a") + data.count(b"\\u003A")
 
 
 def _too_deep_element(data: bytes) -> int | None:
@@ -553,17 +550,12 @@ def _list_syntax_problem(data: bytes, name: str, index: int, error: Exception) -
     return Problem(Location(name, None, index), "", f"invalid JSON: {reason}")
 
 
-def _parse_documents(data: bytes, start: int, name: str) -> Iterator[Record | Problem]:
+def _parse_documents(text: str, start: int, name: str) -> Iterator[Record | Problem]:
     """One JSON document, or several objects one after another, each a record.
 
     Pretty-printing exporters (OpenTelemetry's console one) write objects back to back; the
     standard library's ``raw_decode`` says where each ends, orjson then reads it.
     """
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        yield _utf8_problem(data, name, error)
-        return
     decoder = json.JSONDecoder()
     position = start  # the bytes before it are ASCII spaces: as many characters
     line = text.count("\n", 0, position) + 1
@@ -601,10 +593,14 @@ def _parse_documents(data: bytes, start: int, name: str) -> Iterator[Record | Pr
 
 def import_pyarrow_parquet() -> Any:
     """``pyarrow.parquet``, or a MissingDependencyError with the ``pip install`` line."""
+    return _import_pyarrow("pyarrow.parquet", "reading or writing Parquet")
+
+
+def _import_pyarrow(module: str, doing: str) -> Any:
     return import_optional(
-        "pyarrow.parquet",
+        module,
         lambda error: MissingDependencyError(
-            f"reading or writing Parquet needs pyarrow, which is not installed ({error}); "
+            f"{doing} needs pyarrow, which is not installed ({error}); "
             f"install it with: {install_hint('parquet')}"
         ),
     )
@@ -644,13 +640,7 @@ def _starts_arrow(stream: BinaryIO) -> bool:
 
 def _read_arrow(source: Source) -> Iterator[Record | Problem]:
     """Every row of an Arrow IPC stream (``datasets``' files) or IPC file as a record."""
-    ipc = import_optional(
-        "pyarrow.ipc",
-        lambda error: MissingDependencyError(
-            f"reading Arrow files needs pyarrow, which is not installed ({error}); "
-            f"install it with: {install_hint('parquet')}"
-        ),
-    )
+    ipc = _import_pyarrow("pyarrow.ipc", "reading Arrow files")
     ipc_file = _head(source.stream, len(arrow.FILE_MAGIC)) == arrow.FILE_MAGIC
 
     def batches(data: Any) -> Iterator[Any]:

@@ -41,7 +41,6 @@ _STR, _INT, _FLOAT, _BOOL, _NULL, _SEQ, _MAP, _MERGE = (
 # Plain 2024-01-01 resolves to a timestamp and a lone '=' to 'value'; JSON keeps both as text.
 _AS_TEXT = {_STR, _TAG + "timestamp", _TAG + "value"}
 _CONTROL = re.compile(Reader.NON_PRINTABLE.pattern)
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # libyaml refuses a \ud800-\udfff escape as a syntax error; PyYAML's own parser reads it.
 _SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F]")
 _NOT_JSON = (
@@ -254,12 +253,12 @@ class _Walk:
             )
             return None
         if tag in _AS_TEXT:
-            if _LONE_SURROGATE.search(text):
+            if json_values.SURROGATE.search(text):
                 at = self.location.at_line(line)
                 self.warnings.append(
                     Problem(at, format_path(loc), json_values.LONE_SURROGATE, warning=True)
                 )
-                return _LONE_SURROGATE.sub("\ufffd", text)
+                return json_values.SURROGATE.sub("\ufffd", text)
             return text
         if tag == _NULL:
             return None

@@ -8,7 +8,7 @@ comment stays within what a code host accepts (the JSON report has every case).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict
 from typing import Any, Literal
 
@@ -33,6 +33,8 @@ from knowledgepulse.reports.evals import (
     apart,
     escape,
     indented_json,
+    markdown_more,
+    markdown_table,
     number,
     percent,
     short,
@@ -352,8 +354,8 @@ def _case_dict(case: CaseComparison) -> dict[str, Any]:
         "scores": [
             {
                 "scorer": score.key,
-                "base": score.base.score if score.base is not None else None,
-                "new": score.new.score if score.new is not None else None,
+                "base": _value(score.base),
+                "new": _value(score.new),
                 "delta": score.delta,
                 "base_passed": score.base.passed if score.base is not None else None,
                 "new_passed": score.new.passed if score.new is not None else None,
@@ -427,24 +429,17 @@ def comparison_to_markdown(comparison: Comparison) -> str:
     for change, heading, _ in SECTIONS:
         if not (cases := section_cases(comparison, change)):
             continue
-        rows = [case_row(case) for case in cases[:MARKDOWN_ROWS]]
-        table = _markdown_table(("case", "what changed", "weighted"), "|---|---|---:|", rows)
-        if len(cases) > MARKDOWN_ROWS:
-            more = len(cases) - MARKDOWN_ROWS
-            table += ["", f"… and {more} more (the JSON report has them all)."]
+        rows = [map(escape, case_row(case)) for case in cases[:MARKDOWN_ROWS]]
+        table = markdown_table(("case", "what changed", "weighted"), rows)
+        table += markdown_more(len(cases))
         if change == "regressed":
             lines += ["", f"### {heading} ({len(cases)})", "", *table]
         else:
             lines += ["", *_folded(f"{heading} ({len(cases)})", table)]
-    rows = [[*row[:-1], row[-1] or DASH] for row in scorer_rows(comparison)]
-    table = _markdown_table(SCORER_HEAD, "|---|---:|---:|---:|---|", rows)
+    rows = [map(escape, [*row[:-1], row[-1] or DASH]) for row in scorer_rows(comparison)]
+    table = markdown_table(SCORER_HEAD, rows)
     lines += ["", *_folded("Scorers", table)]
     return printable("\n".join(lines) + "\n")
-
-
-def _markdown_table(head: Sequence[str], rule: str, rows: Iterable[Sequence[str]]) -> list[str]:
-    body = [f"| {' | '.join(escape(cell) for cell in row)} |" for row in rows]
-    return [f"| {' | '.join(head)} |", rule, *body]
 
 
 def _folded(summary: str, body: list[str]) -> list[str]:

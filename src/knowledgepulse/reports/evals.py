@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -23,6 +23,7 @@ from knowledgepulse._util.text import counted, printable
 from knowledgepulse.evals.report import EvalReport, ReportCase, ReportSuite
 from knowledgepulse.evals.results import UNSET, CaseResult, EvalRun, ScorerOutcome
 from knowledgepulse.evals.suite import Suite, SuiteScorer
+from knowledgepulse.records.json_values import SURROGATE
 
 DASH = "—"
 MARKDOWN_ROWS = 50
@@ -35,7 +36,6 @@ MARKDOWN_OUTPUT_LIMIT = 500
 """The same for Markdown: its :data:`MARKDOWN_ROWS` failing cases, each with an output and an
 expectation, stay within what a pull-request comment holds (50 · 2 · 500 = 50,000 characters)."""
 _BACKTICKS = re.compile("`+")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#~$])")
 
 
@@ -76,7 +76,7 @@ def indented_json(document: Any) -> str:
     """``document`` (JSON data) as indented JSON text, UTF-8 as is, ending in a newline."""
     text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     # An unpaired surrogate cannot be written as UTF-8, but JSON can escape it.
-    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+    return SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def number(value: float | None, digits: int = 3) -> str:
@@ -391,6 +391,21 @@ def scorer_cells(run: EvalRun, entry: SuiteScorer) -> list[str]:
     return [f"{entry.weight:g}", f"{entry.threshold:g}", *numbers]
 
 
+def summary_cells(run: EvalRun) -> dict[str, str]:
+    """The run's totals by column, as the Markdown and HTML views' first table shows them."""
+    s = run.summary
+    return {
+        "cases": str(s.cases),
+        "passed": str(s.passed),
+        "failed": str(s.failed),
+        "malformed": str(s.malformed),
+        "pass rate": percent(s.pass_rate),
+        "weighted mean": number(s.weighted_mean),
+        "files not read in full": str(s.unreadable_files),
+        "warnings": str(s.warnings),
+    }
+
+
 def summary_table(run: EvalRun) -> Table:
     """Each scorer's weight, threshold, mean ± standard error and counts over the run."""
     table = titled_table(Text(printable(f"Suite {run.suite.name or run.suite.source}")))
@@ -436,19 +451,14 @@ def code(text: str) -> str:
 
 def to_markdown(run: EvalRun) -> str:
     """The run as Markdown for a CI job summary: totals, scorers, failing and malformed cases."""
-    s = run.summary
+    totals = summary_cells(run)
+    scorers = ([escape(e.label), *scorer_cells(run, e)] for e in run.suite.scorers)
     lines = [
         f"## Evaluation: {escape(run.suite.name or run.suite.source)}",
         "",
-        "| cases | passed | failed | malformed | pass rate | weighted mean "
-        "| files not read in full | warnings |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|",
-        f"| {s.cases} | {s.passed} | {s.failed} | {s.malformed} | {percent(s.pass_rate)} "
-        f"| {number(s.weighted_mean)} | {s.unreadable_files} | {s.warnings} |",
+        *markdown_table(list(totals), [totals.values()]),
         "",
-        f"| scorer | {' | '.join(SCORER_COLUMNS)} |",
-        "|---|---:|---:|---:|---:|---:|---:|",
-        *(f"| {' | '.join([escape(e.label), *scorer_cells(run, e)])} |" for e in run.suite.scorers),
+        *markdown_table(("scorer", *SCORER_COLUMNS), scorers),
     ]
     if workflow := workflow_lines(run):
         lines += ["", *(f"- {escape(line)}" for line in workflow)]
@@ -458,25 +468,35 @@ def to_markdown(run: EvalRun) -> str:
         lines += ["", f"### Failing cases ({len(failing)})"]
         for result in failing[:MARKDOWN_ROWS]:
             lines += ["", *_markdown_case(result)]
-        lines += _more(len(failing))
+        lines += markdown_more(len(failing))
     if malformed:
         lines += ["", f"### Malformed cases ({len(malformed)})", ""]
         for result in malformed[:MARKDOWN_ROWS]:
             name = code(result.case_id) if result.case_id is not None else "(no id)"
             lines.append(f"- {name} at {code(str(result.location))}")
             lines.extend(f"  - {escape(str(problem))}" for problem in result.problems)
-        lines += _more(len(malformed))
+        lines += markdown_more(len(malformed))
     unreadable = [problem for problem in run.file_problems if not problem.warning]
     for heading, problems in (("Not read in full", unreadable), ("Warnings", run.warnings)):
         if problems:
             lines += ["", f"### {heading} ({len(problems)})", ""]
             lines.extend(f"- {escape(str(problem))}" for problem in problems)
-    if not failing and not malformed and not unreadable and s.cases:
+    if not failing and not malformed and not unreadable and run.summary.cases:
         lines += ["", "Every case passed."]
     return printable("\n".join(lines) + "\n")
 
 
-def _more(count: int) -> list[str]:
+_MARKDOWN_LEFT = frozenset(("case", "what changed", "scorer", "suite change", "params"))
+"""The Markdown tables' columns of text, aligned left; the others hold numbers, aligned right."""
+
+
+def markdown_table(head: Sequence[str], rows: Iterable[Iterable[str]]) -> list[str]:
+    """A Markdown table's lines: the header, the alignments, a line a row (cells in Markdown)."""
+    rule = "".join("|---" if column in _MARKDOWN_LEFT else "|---:" for column in head) + "|"
+    return [f"| {' | '.join(head)} |", rule, *(f"| {' | '.join(row)} |" for row in rows)]
+
+
+def markdown_more(count: int) -> list[str]:
     """The line that ends a section cut at :data:`MARKDOWN_ROWS` cases, if it was cut."""
     if count <= MARKDOWN_ROWS:
         return []
@@ -515,10 +535,9 @@ def suite_to_markdown(suite: Suite) -> str:
     lines = [f"## Suite: {escape(suite.name or suite.source)}", ""]
     if suite.description:
         lines += [escape(suite.description), ""]
-    lines += ["| scorer | weight | threshold | params |", "|---|---:|---:|---|"]
+    rows = []
     for entry in suite.scorers:
         shown = code(json.dumps(entry.params, ensure_ascii=False)) if entry.params else DASH
-        lines.append(
-            f"| {escape(entry.label)} | {entry.weight:g} | {entry.threshold:g} | {shown} |"
-        )
+        rows.append([escape(entry.label), f"{entry.weight:g}", f"{entry.threshold:g}", shown])
+    lines += markdown_table(("scorer", "weight", "threshold", "params"), rows)
     return printable("\n".join(lines) + "\n")

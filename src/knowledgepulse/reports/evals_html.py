@@ -33,9 +33,9 @@ from knowledgepulse.reports.evals import (
     number,
     outcome_line,
     passed_scores,
-    percent,
     repeat_line,
     scorer_cells,
+    summary_cells,
     summary_line,
     task_failure,
     verdict_figure,
@@ -92,17 +92,14 @@ def to_html(run: EvalRun, comparison: Comparison | None = None) -> str:
 
 
 def _summary(run: EvalRun) -> str:
-    s = run.summary
     banner = "ok" if run.passed else "bad"
     parts = [f"<p class='banner {banner}'>{text(summary_line(run))}</p>"]
     parts.extend(f"<p class='workflow'>{text(line)}</p>" for line in workflow_lines(run))
     if run.suite.description:
         parts.append(f"<p>{text(run.suite.description)}</p>")
     parts.append(f"<p class='where'>suite {text(run.suite.source)}</p>")
-    head = ("cases", "passed", "failed", "malformed", "pass rate", "weighted mean")
-    row = [s.cases, s.passed, s.failed, s.malformed, percent(s.pass_rate), number(s.weighted_mean)]
-    cells = [text(cell) for cell in (*row, s.unreadable_files, s.warnings)]
-    parts.append(table((*head, "files not read in full", "warnings"), [cells]))
+    totals = summary_cells(run)
+    parts.append(table(list(totals), [[text(cell) for cell in totals.values()]]))
     return "\n".join(parts)
 
 

@@ -214,17 +214,16 @@ def cache_text(description: CacheDescription) -> str:
     ids = counted(d.distinct_ids, "distinct id")
     if d.repeated_ids:
         ids += f"; {counted(d.repeated_ids, 'id')} held more than once"
-    lines = [
-        _one_line(d.file),
-        *_row("cache", f"{d.format} (a knowledgepulse vector cache)", 100),
-        *_row("made by", made_by, 100),
-        *_row("held", held, 100),
-        *_row("ttl", ttl, 100),
-        *_row("ids", ids, 100),
+    rows = [
+        ("cache", f"{d.format} (a knowledgepulse vector cache)"),
+        ("made by", made_by),
+        ("held", held),
+        ("ttl", ttl),
+        ("ids", ids),
     ]
     if d.oldest_ms is not None and d.newest_ms is not None:
-        span = f"{_when(d.oldest_ms)} to {_when(d.newest_ms)}"
-        lines += _row("added", span, 100)
+        rows.append(("added", f"{_when(d.oldest_ms)} to {_when(d.newest_ms)}"))
+    lines = [_one_line(d.file), *(line for row in rows for line in _row(*row, 100))]
     return "\n".join(printable(line, one_line=True) for line in lines) + "\n"
 
 

@@ -60,7 +60,15 @@ MESSAGES_COLUMNS = (
 """A training row's columns, in order (the ``kp_`` columns follow when it is scored)."""
 
 ID_PREFIX = "kp:trace:"
-_JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"))
+# bool before int: True is an int too.
+_JSON_TYPES = (
+    (bool, "boolean"),
+    (int, "integer"),
+    (float, "number"),
+    (str, "string"),
+    (list, "array"),
+    (dict, "object"),
+)
 
 
 def chat_row(
@@ -356,11 +364,4 @@ def _tool_list(
 
 def _json_type(value: Any) -> dict[str, Any]:
     """The JSON Schema type of one argument's value (``{}`` when it says none)."""
-    if isinstance(value, list):
-        return {"type": "array"}
-    if isinstance(value, dict):
-        return {"type": "object"}
-    for kind, name in _JSON_TYPES:
-        if isinstance(value, kind):
-            return {"type": name}
-    return {}
+    return next(({"type": name} for kind, name in _JSON_TYPES if isinstance(value, kind)), {})

@@ -288,8 +288,7 @@ class RowWriter:
         if self._documents:
             return _document_schema(pa, [row for _, row in self._pending]), ()
         if self._fields is not None:
-            added = [pa.field(name, COLUMN_TYPES[name]) for name in self._added]
-            return pa.schema(self._fields(pa) + added), ()
+            return self._fixed_schema(), ()
         by_file: dict[str, list[dict[str, Any]]] = {}
         for location, row in self._pending:
             by_file.setdefault(location.file, []).append(row)
@@ -305,9 +304,16 @@ class RowWriter:
         found = [schema for schema in [*schemas, inferred] if schema is not None]
         base = pa.unify_schemas(found)  # every file's columns; a name typed two ways: an error
         kept = [field for field in base if field.name not in self._added]
-        added = [pa.field(name, COLUMN_TYPES[name]) for name in self._added]
-        schema = pa.schema(kept + added, metadata=found[0].metadata)
+        schema = pa.schema(kept + self._added_fields(), metadata=found[0].metadata)
         return schema if self._clean is None else self._cleaned(schema), emptied
+
+    def _fixed_schema(self) -> Any:
+        """The columns ``fields`` fixes (if any), then the ``kp_`` ones."""
+        fixed = self._fields(self._pa) if self._fields is not None else []
+        return self._pa.schema(fixed + self._added_fields())
+
+    def _added_fields(self) -> list[Any]:
+        return [self._pa.field(name, COLUMN_TYPES[name]) for name in self._added]
 
     def _cleaned(self, schema: Any) -> Any:
         """``schema`` with its metadata and its fields' cleaned by ``clean``."""
@@ -354,11 +360,7 @@ class RowWriter:
         if self._writer is not None:
             self._writer.close()
         else:  # no row at all: an empty file with the kp_ columns alone (or fixed ones first)
-            pa = self._pa
-            fixed = self._fields(pa) if self._fields is not None else []
-            added = [pa.field(name, COLUMN_TYPES[name]) for name in self._added]
-            schema = pa.schema(fixed + added)
-            self._pq.ParquetWriter(self._stream, schema).close()
+            self._pq.ParquetWriter(self._stream, self._fixed_schema()).close()
 
     def __enter__(self) -> RowWriter:
         return self

@@ -357,7 +357,7 @@ def _cache_change(change: CacheChange, *, saved: bool) -> str:
     """``holds 8 of 1000 vectors: 8 added by this run``, with what was evicted and expired."""
     said = f"holds {change.live} of {counted(change.capacity, 'vector')}"
     if not saved:
-        said = f"holds {change.live} of {counted(change.capacity, 'vector')}; nothing was added"
+        said += "; nothing was added"
     else:
         said += f": {change.added} added by this run"
         if change.evicted:
