@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager
 from types import ModuleType
-from typing import TYPE_CHECKING, Unpack
+from typing import TYPE_CHECKING, Unpack, cast
 
 from knowledgepulse.integrations._collector import Collector, CollectorSettings, live_module
 from knowledgepulse.sources.langchain import to_trace as to_trace
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 
 def _live_module() -> ModuleType:
+    # Not named _live: importing the submodule _live sets that name on this package.
     return live_module(
         "knowledgepulse.integrations.langchain._live",
         "langchain_core.tracers.base",
@@ -69,5 +70,4 @@ def activate(collector: Collector) -> AbstractContextManager[None]:
     Raises:
         MissingDependencyError: ``langchain-core`` is not installed.
     """
-    context: AbstractContextManager[None] = _live_module().activate(collector)
-    return context
+    return cast("AbstractContextManager[None]", _live_module().activate(collector))

@@ -66,7 +66,7 @@ class _Recorder(BaseTracer):
 
     def _drop_stale(self, now: datetime) -> None:
         try:
-            cutoff = (now if now.tzinfo else now.replace(tzinfo=UTC)) - self._max_age
+            cutoff = _aware(now) - self._max_age
             # A snapshot: graph nodes in worker threads may add runs meanwhile.
             open_runs = list(self.run_map.items())
             stale = {

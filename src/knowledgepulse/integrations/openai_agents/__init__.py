@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager
 from types import ModuleType
-from typing import TYPE_CHECKING, Unpack
+from typing import TYPE_CHECKING, Unpack, cast
 
 from knowledgepulse.integrations._collector import Collector, CollectorSettings, live_module
 from knowledgepulse.sources.openai_agents import convert_spans as convert_spans
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 
 def _load_live() -> ModuleType:
+    # Not named _live: importing the submodule _live sets that name on this package.
     return live_module(
         "knowledgepulse.integrations.openai_agents._live",
         "agents.tracing",
@@ -68,5 +69,4 @@ def activate(collector: Collector) -> AbstractContextManager[None]:
     Raises:
         MissingDependencyError: ``openai-agents`` is not installed.
     """
-    context: AbstractContextManager[None] = _load_live().activate(collector)
-    return context
+    return cast("AbstractContextManager[None]", _load_live().activate(collector))
