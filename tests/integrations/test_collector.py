@@ -143,7 +143,7 @@ def test_a_live_module_another_thread_is_importing_is_waited_for(
     try:
         assert started.wait(10)
         threading.Timer(0.2, go.set).start()
-        whole = hasattr(live_module("kp_slow_hook", "json"), "ready")
+        whole = hasattr(live_module("kp_slow_hook", "json", "kp-slow-hook", "slow"), "ready")
     finally:
         go.set()
         importer.join()

@@ -92,24 +92,21 @@ def format_option(
     choices: Sequence[str], help: str, default: str | None = None
 ) -> Callable[[Command], Command]:
     """``-f/--format``: the output format, one of ``choices`` (a ``default`` is shown)."""
-    return click.option(
-        "-f",
-        "--format",
-        "output_format",
-        type=click.Choice(choices),
-        default=default,
-        show_default=default is not None,
-        help=help,
-    )
+    return _choice_option(("-f", "--format", "output_format"), choices, help, default)
 
 
 def to_option(
     choices: Sequence[str], help: str, default: str | None = None
 ) -> Callable[[Command], Command]:
     """``--to``: the form items are written in (``messages``: training rows in chat form)."""
+    return _choice_option(("--to",), choices, help, default)
+
+
+def _choice_option(
+    names: Sequence[str], choices: Sequence[str], help: str, default: str | None
+) -> Callable[[Command], Command]:
     return click.option(
-        "--to",
-        "to",
+        *names,
         type=click.Choice(choices),
         default=default,
         show_default=default is not None,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,11 +17,16 @@ from knowledgepulse.cli._console import say
 from knowledgepulse.cli._options import Command, allow_empty_option, option_group
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.records.readers import STDIN
+from knowledgepulse.reports.redaction import summary_tail
+from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.value import RunTally
 from knowledgepulse.runs import problems
 from knowledgepulse.runs.read import TraceSettings, trace_options
 from knowledgepulse.sources import SOURCE_CHOICES, TraceOptions
 from knowledgepulse.sources._registry import get_source, source_names
+
+if TYPE_CHECKING:
+    from knowledgepulse.redact.items import Redactor
 
 
 def _sources(context: click.Context, parameter: click.Parameter, paths: Sequence[str]) -> Any:
@@ -70,6 +75,11 @@ def exit_code(tally: RunTally, traces: int, *, allow_empty: bool) -> int:
         say("kp: the input holds no trace; give --allow-empty when that is expected")
         return EXIT_FINDINGS
     return EXIT_FINDINGS if tally.invalid else EXIT_OK
+
+
+def say_summary(summary: str, kept_rows: int, redactor: Redactor | None) -> None:
+    """A run's summary line on stderr, with the rows written back unread and what was redacted."""
+    say(summary + kept_tail(kept_rows) + summary_tail(redactor))
 
 
 def shapes_help() -> str:

@@ -31,6 +31,7 @@ from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
     ProblemSink,
     paths_argument,
+    say_summary,
     source_options,
     trace_options_of,
 )
@@ -44,8 +45,6 @@ from knowledgepulse.reports.curation import (
     render_similarity_histogram,
     selection_summary,
 )
-from knowledgepulse.reports.redaction import summary_tail
-from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.runs.contamination import decontaminate
 from knowledgepulse.runs.curate import (
@@ -222,7 +221,7 @@ def select_command(
     if report_path is not None:
         write_jsonl(report_path, result.rejected)
     summary = selection_summary(result, options["min_score"], sink.tally.invalid)
-    say(summary + kept_tail(result.unread.written) + summary_tail(redactor))
+    say_summary(summary, result.unread.written, redactor)
     return sink.exit_code(len(result.corpus.items), allow_empty=allow_empty)
 
 
@@ -363,11 +362,7 @@ def dedupe_command(
             found.write_to(target, paths, messages=to == "messages")
         if report_path is not None:
             write_jsonl(report_path, found.removed)
-        say(
-            decontamination_summary(found)
-            + kept_tail(found.unread.written)
-            + summary_tail(redactor)
-        )
+        say_summary(decontamination_summary(found), found.unread.written, redactor)
         return sink.exit_code(
             len(found.items), allow_empty=allow_empty, references=found.references
         )
@@ -375,5 +370,5 @@ def dedupe_command(
         _histogram(result.corpus)
     with output_target(output) as target:
         result.write_to(target, paths, messages=to == "messages")
-    say(dedupe_summary(result) + kept_tail(result.unread.written) + summary_tail(redactor))
+    say_summary(dedupe_summary(result), result.unread.written, redactor)
     return sink.exit_code(len(result.corpus.items), allow_empty=allow_empty)

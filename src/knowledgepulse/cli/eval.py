@@ -67,6 +67,9 @@ tolerance_option = click.option(
     callback=unless_given,
     help="Score changes at most this large count as unchanged (verdict flips always count).",
 )
+quiet_option = click.option(
+    "-q", "--quiet", is_flag=True, help="Print nothing on stderr but errors."
+)
 
 
 @command("eval")
@@ -166,7 +169,7 @@ tolerance_option = click.option(
     help="Clean the report and messages of personal data too (e-mails, phone numbers, cards, "
     "IBANs...: the aggregated level; secrets always are); the scorers still see the raw output.",
 )
-@click.option("-q", "--quiet", is_flag=True, help="Print nothing on stderr but errors.")
+@quiet_option
 @stdout_for_the_report()  # a task's or plugin's prints go to stderr
 def eval_command(
     *,
@@ -276,7 +279,7 @@ def task_timeout(given: float | None) -> float | None:
     "(.json, .md), else json]. markdown suits a pull-request comment.",
 )
 @output_option("Write the comparison here instead of stdout.")
-@click.option("-q", "--quiet", is_flag=True, help="Print nothing on stderr but errors.")
+@quiet_option
 def compare_command(
     *,
     base: Path,

@@ -14,13 +14,12 @@ from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
     ProblemSink,
     paths_argument,
+    say_summary,
     source_options,
     trace_options_of,
 )
 from knowledgepulse.curation.splits import BY_TASK
 from knowledgepulse.reports.curation import split_summary
-from knowledgepulse.reports.redaction import summary_tail
-from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.runs.splits import check_split_directory, split, write_split
 
@@ -106,5 +105,5 @@ def split_command(
             **options,
         )
     write_split(result, directory)
-    say(split_summary(result) + kept_tail(result.unread.written) + summary_tail(redactor))
+    say_summary(split_summary(result), result.unread.written, redactor)
     return sink.exit_code(len(result.items), allow_empty=allow_empty)

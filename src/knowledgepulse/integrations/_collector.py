@@ -24,10 +24,10 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
 from types import ModuleType
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TYPE_CHECKING, TypedDict, TypeVar, cast
 
 from knowledgepulse._util.settings import count_of, wrong_setting
-from knowledgepulse.errors import ConversionError
+from knowledgepulse.errors import ConversionError, missing_extra
 from knowledgepulse.records import Record
 from knowledgepulse.sources._envelope import NO_TEXT, TraceOptions
 from knowledgepulse.trace import ReasoningTrace, TraceItem
@@ -49,6 +49,17 @@ OnTrace = Callable[[ScoredItem], object]
 """Called with each captured run: its trace (scored), breakdown, warnings (``.item.warnings``)."""
 
 
+class CollectorSettings(TypedDict, total=False):
+    """The settings every live hook takes: :class:`Collector`'s arguments."""
+
+    domain: str | None
+    confidence: float | None
+    scorer: TraceValueScorer | None
+    on_trace: OnTrace | None
+    keep: int
+    redact: bool | Redactor
+
+
 def imported(name: str) -> ModuleType | None:
     """The module ``name`` if its import has finished, else ``None``.
 
@@ -62,17 +73,24 @@ def imported(name: str) -> ModuleType | None:
     return module
 
 
-def live_module(name: str, framework: str) -> ModuleType:
-    """The live module ``name``, its ``framework`` imported first (``ImportError`` when missing).
+def live_module(name: str, framework: str, package: str, extra: str) -> ModuleType:
+    """The live module ``name``, its ``framework`` imported first.
 
     When both are imported already they are looked up, not imported again: ``kp.capture`` makes
     its hooks at each step of a generator, and an import's locks cost some 15 µs each.
+
+    Raises:
+        MissingDependencyError: ``framework`` (the PyPI ``package``, in the ``extra``) is not
+            installed.
     """
     module = imported(name)
     if module is not None and imported(framework) is not None:
         return module
-    importlib.import_module(framework)
-    return importlib.import_module(name)
+    try:
+        importlib.import_module(framework)
+        return importlib.import_module(name)
+    except ImportError as error:
+        raise missing_extra(package, extra, error) from error
 
 
 def checked_on_trace(on_trace: object) -> OnTrace | None:

@@ -31,22 +31,17 @@ import threading
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Iterator
 from contextlib import AbstractContextManager
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast, overload
+from typing import Any, ParamSpec, TypeVar, Unpack, cast, overload
 
 from knowledgepulse._util.settings import one_of, wrong_setting
 from knowledgepulse.errors import MissingDependencyError, install_hint
 from knowledgepulse.integrations._collector import (
-    DEFAULT_KEEP,
     Collector,
-    OnTrace,
+    CollectorSettings,
     checked_on_trace,
     imported,
     logger,
 )
-from knowledgepulse.value import TraceValueScorer
-
-if TYPE_CHECKING:
-    from knowledgepulse.redact.items import Redactor
 
 HOOKS: tuple[str, ...] = ("langchain", "openai_agents", "otel")
 """The live modules ``capture`` switches on, each through its ``activate(collector)``."""
@@ -75,24 +70,11 @@ class Capture(Collector):
     """
 
     def __init__(
-        self,
-        *,
-        domain: str | None = None,
-        confidence: float | None = None,
-        scorer: TraceValueScorer | None = None,
-        on_trace: OnTrace | None = None,
-        keep: int = DEFAULT_KEEP,
-        hooks: tuple[str, ...] = HOOKS,
-        redact: bool | Redactor = False,
+        self, *, hooks: tuple[str, ...] = HOOKS, **settings: Unpack[CollectorSettings]
     ) -> None:
-        super().__init__(
-            domain=domain,
-            confidence=confidence,
-            scorer=scorer,
-            on_trace=self._caught,
-            keep=keep,
-            redact=redact,
-        )
+        on_trace = settings.get("on_trace")
+        settings["on_trace"] = self._caught  # which counts the runs, then calls the user's
+        super().__init__(**settings)
         self._user_on_trace = checked_on_trace(on_trace)
         # A misspelt hook would switch nothing on, and only "no trace was captured" would tell.
         self._hooks = tuple(one_of(name, "hooks", HOOKS) for name in hooks)
@@ -118,7 +100,7 @@ class Capture(Collector):
     def __enter__(self) -> Capture:
         session = _Session(self, "the with block")
         self._open.set((*self._open.get(), session))
-        session.start()
+        session.__enter__()
         return self
 
     def __exit__(
@@ -130,7 +112,7 @@ class Capture(Collector):
         sessions = self._open.get()
         if sessions:
             self._open.set(sessions[:-1])
-            sessions[-1].stop(kind, error, traceback)
+            sessions[-1].__exit__(kind, error, traceback)
 
     async def __aenter__(self) -> Capture:
         return self.__enter__()
@@ -152,7 +134,7 @@ class Capture(Collector):
         elif inspect.iscoroutinefunction(function):
 
             async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-                with _Session(self, label).running():
+                with _Session(self, label):
                     return await function(*args, **kwargs)
 
             wrapper = async_wrapper
@@ -161,7 +143,7 @@ class Capture(Collector):
         else:
 
             def sync_wrapper(*args: Any, **kwargs: Any) -> Any:
-                with _Session(self, label).running():
+                with _Session(self, label):
                     return function(*args, **kwargs)
 
             wrapper = sync_wrapper
@@ -240,7 +222,10 @@ def _generator_wrapper(
 
 
 class _Session:
-    """One call (or ``with`` block): the hooks it switched on, and the traces count at its start."""
+    """One call (or ``with`` block): the hooks it switched on, and the traces count at its start.
+
+    A fresh session per call, so calls may overlap; ``with`` switches its hooks on for the call.
+    """
 
     def __init__(self, capture: Capture, label: str) -> None:
         self._capture = capture
@@ -250,7 +235,7 @@ class _Session:
         self._inner = False
         self._active: list[str] = []  # the hooks it switched on, for the nothing-caught warning
 
-    def start(self) -> None:
+    def __enter__(self) -> None:
         self.begin()
         self.hook()
 
@@ -277,7 +262,7 @@ class _Session:
             if name not in self._active:
                 self._active.append(name)
 
-    def stop(
+    def __exit__(
         self,
         kind: type[BaseException] | None,
         error: BaseException | None,
@@ -313,9 +298,6 @@ class _Session:
         capture._warned_nothing = True
         logger.warning(NOTHING_CAUGHT, self._label, ", ".join(self._active) or "none")
 
-    def running(self) -> _Running:
-        return _Running(self)
-
     @contextlib.contextmanager
     def running_step(self) -> Iterator[None]:
         """The hooks on for one step of a generator."""
@@ -326,24 +308,6 @@ class _Session:
             self.unhook(type(error), error, error.__traceback__)
             raise
         self.unhook(None, None, None)
-
-
-class _Running:
-    """``with`` for one wrapped call (a fresh session per call, so calls may overlap)."""
-
-    def __init__(self, session: _Session) -> None:
-        self._session = session
-
-    def __enter__(self) -> None:
-        self._session.start()
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self._session.stop(kind, error, traceback)
 
 
 def _activate(name: str, collector: Collector) -> AbstractContextManager[Any] | None:
@@ -370,29 +334,11 @@ def capture(function: Callable[P, R], /) -> Callable[P, R]: ...
 
 
 @overload
-def capture(
-    function: None = None,
-    /,
-    *,
-    domain: str | None = None,
-    confidence: float | None = None,
-    scorer: TraceValueScorer | None = None,
-    on_trace: OnTrace | None = None,
-    keep: int = DEFAULT_KEEP,
-    redact: bool | Redactor = False,
-) -> Capture: ...
+def capture(function: None = None, /, **settings: Unpack[CollectorSettings]) -> Capture: ...
 
 
 def capture(
-    function: Callable[P, R] | None = None,
-    /,
-    *,
-    domain: str | None = None,
-    confidence: float | None = None,
-    scorer: TraceValueScorer | None = None,
-    on_trace: OnTrace | None = None,
-    keep: int = DEFAULT_KEEP,
-    redact: bool | Redactor = False,
+    function: Callable[P, R] | None = None, /, **settings: Unpack[CollectorSettings]
 ) -> Capture | Callable[P, R]:
     """Record, score and keep the real steps of the agent runs made inside a call or block.
 
@@ -429,12 +375,5 @@ def capture(
             "the function to wrap, or only keywords: @kp.capture(domain='code')",
             wrong_type=True,
         )
-    made = Capture(
-        domain=domain,
-        confidence=confidence,
-        scorer=scorer,
-        on_trace=on_trace,
-        keep=keep,
-        redact=redact,
-    )
+    made = Capture(**settings)
     return made if function is None else made(function)

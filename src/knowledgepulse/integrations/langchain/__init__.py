@@ -22,36 +22,26 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Unpack, cast
 
-from knowledgepulse.errors import missing_extra
-from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace, live_module
+from knowledgepulse.integrations._collector import Collector, CollectorSettings, live_module
 from knowledgepulse.sources.langchain import to_trace as to_trace
-from knowledgepulse.value import TraceValueScorer
 
 if TYPE_CHECKING:
     from knowledgepulse.integrations.langchain._live import KPTracer
-    from knowledgepulse.redact.items import Redactor
 
 
 def _live_module() -> ModuleType:
-    try:
-        return live_module(
-            "knowledgepulse.integrations.langchain._live", "langchain_core.tracers.base"
-        )
-    except ImportError as error:
-        raise missing_extra("langchain-core", "langchain", error) from error
+    # Not named _live: importing the submodule _live sets that name on this package.
+    return live_module(
+        "knowledgepulse.integrations.langchain._live",
+        "langchain_core.tracers.base",
+        "langchain-core",
+        "langchain",
+    )
 
 
-def tracer(
-    *,
-    domain: str | None = None,
-    confidence: float | None = None,
-    scorer: TraceValueScorer | None = None,
-    on_trace: OnTrace | None = None,
-    keep: int = DEFAULT_KEEP,
-    redact: bool | Redactor = False,
-) -> KPTracer:
+def tracer(**settings: Unpack[CollectorSettings]) -> KPTracer:
     """A LangChain tracer (``BaseTracer``) that converts and scores every finished root run.
 
     Args:
@@ -69,14 +59,7 @@ def tracer(
         MissingDependencyError: ``langchain-core`` is not installed.
     """
     tracer_type: type[KPTracer] = _live_module().KPTracer
-    return tracer_type(
-        domain=domain,
-        confidence=confidence,
-        scorer=scorer,
-        on_trace=on_trace,
-        keep=keep,
-        redact=redact,
-    )
+    return tracer_type(**settings)
 
 
 def activate(collector: Collector) -> AbstractContextManager[None]:
@@ -87,5 +70,4 @@ def activate(collector: Collector) -> AbstractContextManager[None]:
     Raises:
         MissingDependencyError: ``langchain-core`` is not installed.
     """
-    context: AbstractContextManager[None] = _live_module().activate(collector)
-    return context
+    return cast("AbstractContextManager[None]", _live_module().activate(collector))

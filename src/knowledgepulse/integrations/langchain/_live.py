@@ -19,22 +19,18 @@ import weakref
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any, Unpack
 
 from langchain_core.tracers.base import BaseTracer
 from langchain_core.tracers.context import register_configure_hook
 from langchain_core.tracers.schemas import Run
 
 from knowledgepulse.errors import ConversionError
-from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace
+from knowledgepulse.integrations._collector import Collector, CollectorSettings
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources.langchain._files import dump_run, trees
 from knowledgepulse.sources.langchain._runs import convert_tree
 from knowledgepulse.trace import TraceItem
-from knowledgepulse.value import TraceValueScorer
-
-if TYPE_CHECKING:
-    from knowledgepulse.redact.items import Redactor
 
 logger = logging.getLogger("knowledgepulse.integrations")
 
@@ -70,7 +66,7 @@ class _Recorder(BaseTracer):
 
     def _drop_stale(self, now: datetime) -> None:
         try:
-            cutoff = (now if now.tzinfo else now.replace(tzinfo=UTC)) - self._max_age
+            cutoff = _aware(now) - self._max_age
             # A snapshot: graph nodes in worker threads may add runs meanwhile.
             open_runs = list(self.run_map.items())
             stale = {
@@ -124,34 +120,13 @@ class KPTracer(Collector, _Recorder):
     hook shares.
 
     Args:
-        domain: the ``task_domain`` of every trace.
-        confidence: the outcome confidence of every trace.
-        scorer: scores each trace; the default scorer when ``None``.
-        on_trace: called with each captured trace.
-        keep: how many captured traces to keep.
         max_trace_age_s: a root run still open after this many seconds is dropped.
     """
 
     def __init__(
-        self,
-        *,
-        domain: str | None = None,
-        confidence: float | None = None,
-        scorer: TraceValueScorer | None = None,
-        on_trace: OnTrace | None = None,
-        keep: int = DEFAULT_KEEP,
-        max_trace_age_s: float = MAX_TRACE_AGE_S,
-        redact: bool | Redactor = False,
+        self, *, max_trace_age_s: float = MAX_TRACE_AGE_S, **settings: Unpack[CollectorSettings]
     ) -> None:
-        Collector.__init__(
-            self,
-            domain=domain,
-            confidence=confidence,
-            scorer=scorer,
-            on_trace=on_trace,
-            keep=keep,
-            redact=redact,
-        )
+        Collector.__init__(self, **settings)
         _Recorder.__init__(self, max_trace_age_s=max_trace_age_s)
 
     def _collectors(self) -> tuple[Collector, ...]:

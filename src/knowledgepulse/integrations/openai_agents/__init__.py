@@ -20,35 +20,27 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Unpack, cast
 
-from knowledgepulse.errors import missing_extra
-from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace, live_module
+from knowledgepulse.integrations._collector import Collector, CollectorSettings, live_module
 from knowledgepulse.sources.openai_agents import convert_spans as convert_spans
 from knowledgepulse.sources.openai_agents import to_trace as to_trace
-from knowledgepulse.value import TraceValueScorer
 
 if TYPE_CHECKING:
     from knowledgepulse.integrations.openai_agents._live import AgentsTraceProcessor
-    from knowledgepulse.redact.items import Redactor
 
 
 def _load_live() -> ModuleType:
-    try:
-        return live_module("knowledgepulse.integrations.openai_agents._live", "agents.tracing")
-    except ImportError as error:
-        raise missing_extra("openai-agents", "openai-agents", error) from error
+    # Not named _live: importing the submodule _live sets that name on this package.
+    return live_module(
+        "knowledgepulse.integrations.openai_agents._live",
+        "agents.tracing",
+        "openai-agents",
+        "openai-agents",
+    )
 
 
-def processor(
-    *,
-    domain: str | None = None,
-    confidence: float | None = None,
-    scorer: TraceValueScorer | None = None,
-    on_trace: OnTrace | None = None,
-    keep: int = DEFAULT_KEEP,
-    redact: bool | Redactor = False,
-) -> AgentsTraceProcessor:
+def processor(**settings: Unpack[CollectorSettings]) -> AgentsTraceProcessor:
     """An Agents SDK ``TracingProcessor`` that converts and scores every trace when it ends.
 
     Args:
@@ -66,14 +58,7 @@ def processor(
         MissingDependencyError: ``openai-agents`` is not installed.
     """
     processor_type: type[AgentsTraceProcessor] = _load_live().AgentsTraceProcessor
-    return processor_type(
-        domain=domain,
-        confidence=confidence,
-        scorer=scorer,
-        on_trace=on_trace,
-        keep=keep,
-        redact=redact,
-    )
+    return processor_type(**settings)
 
 
 def activate(collector: Collector) -> AbstractContextManager[None]:
@@ -84,5 +69,4 @@ def activate(collector: Collector) -> AbstractContextManager[None]:
     Raises:
         MissingDependencyError: ``openai-agents`` is not installed.
     """
-    context: AbstractContextManager[None] = _load_live().activate(collector)
-    return context
+    return cast("AbstractContextManager[None]", _load_live().activate(collector))

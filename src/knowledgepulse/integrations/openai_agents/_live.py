@@ -22,7 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Unpack
 
 from agents.tracing import (
     FunctionSpanData,
@@ -35,14 +35,10 @@ from agents.tracing import (
     get_trace_provider,
 )
 
-from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace
+from knowledgepulse.integrations._collector import Collector, CollectorSettings
 from knowledgepulse.sources.openai_agents._result import plain
 from knowledgepulse.sources.openai_agents._spans import convert_spans
 from knowledgepulse.trace import TraceItem
-from knowledgepulse.value import TraceValueScorer
-
-if TYPE_CHECKING:
-    from knowledgepulse.redact.items import Redactor
 
 logger = logging.getLogger("knowledgepulse.integrations")
 
@@ -211,11 +207,6 @@ class AgentsTraceProcessor(Collector, _Recorder):
     arguments it shares with every live hook.
 
     Args:
-        domain: the ``task_domain`` of every trace.
-        confidence: the outcome confidence of every trace.
-        scorer: scores each trace; the default scorer when ``None``.
-        on_trace: called with each captured trace.
-        keep: how many captured traces to keep.
         max_spans_per_trace: spans kept per trace.
         max_open_traces: unfinished traces kept at once.
         max_trace_age_s: an unfinished trace older than this is dropped.
@@ -224,25 +215,12 @@ class AgentsTraceProcessor(Collector, _Recorder):
     def __init__(
         self,
         *,
-        domain: str | None = None,
-        confidence: float | None = None,
-        scorer: TraceValueScorer | None = None,
-        on_trace: OnTrace | None = None,
-        keep: int = DEFAULT_KEEP,
         max_spans_per_trace: int = MAX_SPANS_PER_TRACE,
         max_open_traces: int = MAX_OPEN_TRACES,
         max_trace_age_s: float = MAX_TRACE_AGE_S,
-        redact: bool | Redactor = False,
+        **settings: Unpack[CollectorSettings],
     ) -> None:
-        Collector.__init__(
-            self,
-            domain=domain,
-            confidence=confidence,
-            scorer=scorer,
-            on_trace=on_trace,
-            keep=keep,
-            redact=redact,
-        )
+        Collector.__init__(self, **settings)
         _Recorder.__init__(
             self,
             max_spans_per_trace=max_spans_per_trace,

@@ -20,10 +20,9 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager
 from types import ModuleType
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Unpack, cast
 
-from knowledgepulse.errors import missing_extra
-from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace, live_module
+from knowledgepulse.integrations._collector import Collector, CollectorSettings, live_module
 from knowledgepulse.sources.otel import to_trace as to_trace
 from knowledgepulse.sources.otel import to_traces as to_traces
 
@@ -31,19 +30,10 @@ if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
 
     from knowledgepulse.integrations.otel.live import OTelCollector
-    from knowledgepulse.redact.items import Redactor
-    from knowledgepulse.value import TraceValueScorer
 
 
 def install(
-    *,
-    domain: str | None = None,
-    confidence: float | None = None,
-    scorer: TraceValueScorer | None = None,
-    on_trace: OnTrace | None = None,
-    tracer_provider: TracerProvider | None = None,
-    keep: int = DEFAULT_KEEP,
-    redact: bool | Redactor = False,
+    *, tracer_provider: TracerProvider | None = None, **settings: Unpack[CollectorSettings]
 ) -> OTelCollector:
     """Add a span processor that converts and scores every agent run traced with OpenTelemetry.
 
@@ -65,15 +55,7 @@ def install(
     Raises:
         MissingDependencyError: ``opentelemetry-sdk`` is not installed.
     """
-    collector = _live().install(
-        domain=domain,
-        confidence=confidence,
-        scorer=scorer,
-        on_trace=on_trace,
-        tracer_provider=tracer_provider,
-        keep=keep,
-        redact=redact,
-    )
+    collector = _live().install(tracer_provider=tracer_provider, **settings)
     return cast("OTelCollector", collector)
 
 
@@ -89,7 +71,9 @@ def activate(collector: Collector) -> AbstractContextManager[None]:
 
 
 def _live() -> ModuleType:
-    try:
-        return live_module("knowledgepulse.integrations.otel.live", "opentelemetry.sdk.trace")
-    except ImportError as error:
-        raise missing_extra("opentelemetry-sdk", "otel", error) from error
+    return live_module(
+        "knowledgepulse.integrations.otel.live",
+        "opentelemetry.sdk.trace",
+        "opentelemetry-sdk",
+        "otel",
+    )

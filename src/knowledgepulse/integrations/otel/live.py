@@ -19,21 +19,17 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Unpack
 
 from opentelemetry import trace as trace_api
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 
 from knowledgepulse.errors import KnowledgePulseError
-from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace
+from knowledgepulse.integrations._collector import Collector, CollectorSettings
 from knowledgepulse.sources.otel.build import convert_spans, has_genai
 from knowledgepulse.sources.otel.spans import live_span
 from knowledgepulse.trace import TraceItem
-from knowledgepulse.value import TraceValueScorer
-
-if TYPE_CHECKING:
-    from knowledgepulse.redact.items import Redactor
 
 logger = logging.getLogger("knowledgepulse.integrations")
 
@@ -196,16 +192,11 @@ class OTelCollector(Collector):
 
 def install(
     *,
-    domain: str | None = None,
-    confidence: float | None = None,
-    scorer: TraceValueScorer | None = None,
-    on_trace: OnTrace | None = None,
     tracer_provider: TracerProvider | None = None,
-    keep: int = DEFAULT_KEEP,
     max_spans_per_trace: int = DEFAULT_MAX_SPANS_PER_TRACE,
     max_open_traces: int = DEFAULT_MAX_OPEN_TRACES,
     max_age_s: float = DEFAULT_MAX_AGE_S,
-    redact: bool | Redactor = False,
+    **settings: Unpack[CollectorSettings],
 ) -> OTelCollector:
     """Capture every agent run traced by OpenTelemetry, as a scored ``ReasoningTrace``.
 
@@ -216,14 +207,7 @@ def install(
     Raises:
         KnowledgePulseError: the global tracer provider is not the OpenTelemetry SDK's.
     """
-    collector = OTelCollector(
-        domain=domain,
-        confidence=confidence,
-        scorer=scorer,
-        on_trace=on_trace,
-        keep=keep,
-        redact=redact,
-    )
+    collector = OTelCollector(**settings)
     collector.processor = KPSpanProcessor(
         lambda: (collector,),
         max_spans_per_trace=max_spans_per_trace,
