@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from typing import Any
 
 Message = dict[str, Any]
+ASSISTANT_ROLES = ("assistant", "ai", "model")
+"""The roles a model's own messages have (GenAI, LangChain, Gemini)."""
 
 
 def loads(value: Any) -> Any:
@@ -408,7 +410,7 @@ def message_text(message: Message) -> str:
 def last_assistant_text(found: list[Message]) -> str | None:
     """The text of the last assistant message that has any."""
     for message in reversed(found):
-        if message["role"] in ("assistant", "ai", "model"):
+        if message["role"] in ASSISTANT_ROLES:
             text = message_text(message)
             if text:
                 return text
