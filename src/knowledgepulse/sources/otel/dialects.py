@@ -147,7 +147,11 @@ def _openinference(span: Span, attrs: Mapping[str, Any], view: View) -> None:
             retrieval=True,
             tool_name=_str(span.name) or RETRIEVE,  # the retriever's run name
             arguments=_query(msg.input_text(attrs.get("input.value"))),
-            result=[_document(entry, "document.") for entry in documents]
+            # Each document as recorded: its id, content, score and metadata.
+            result=[
+                {key.removeprefix("document."): value for key, value in entry.items()}
+                for entry in documents
+            ]
             or attrs.get("output.value"),
         )
     elif role == "tool":
@@ -430,14 +434,7 @@ def _ai_sdk_output(attrs: Mapping[str, Any]) -> list[msg.Message]:
     for call in calls if isinstance(calls, list) else []:
         if isinstance(call, dict):
             arguments = call.get("input", call.get("args"))
-            parts.append(
-                {
-                    "type": "tool_call",
-                    "id": call.get("toolCallId"),
-                    "name": call.get("toolName"),
-                    "arguments": arguments,
-                }
-            )
+            parts.append(msg.tool_call(call.get("toolCallId"), call.get("toolName"), arguments))
     return [{"role": "assistant", "parts": parts}] if parts else []
 
 
@@ -626,11 +623,6 @@ def _as_written(text: str) -> str:
 def _query(text: str | None) -> dict[str, str] | None:
     """A retrieval's input: its query."""
     return {"query": text} if text else None
-
-
-def _document(entry: Mapping[str, Any], prefix: str) -> dict[str, Any]:
-    """One retrieved document (``id``, ``content``, ``score``, ``metadata``) as recorded."""
-    return {key.removeprefix(prefix): value for key, value in entry.items()}
 
 
 def _server(attrs: Mapping[str, Any]) -> str | None:
