@@ -218,17 +218,14 @@ def _confidence(options: TraceOptions, found: Any, success: bool) -> tuple[float
 
 
 def _number(value: Any) -> float | None:
-    if isinstance(value, bool):
+    """A finite number, or the text of one (metadata values are often text); else ``None``."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
         return None
-    if isinstance(value, int | float):
-        return float(value) if math.isfinite(value) else None
-    if isinstance(value, str):
-        try:
-            number = float(value)
-        except ValueError:
-            return None
-        return number if math.isfinite(number) else None
-    return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def _first_text(*candidates: str | None) -> str | None:
