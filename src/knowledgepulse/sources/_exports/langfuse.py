@@ -374,7 +374,7 @@ def _agreeing(made: dict[str, Any], span: Span) -> dict[str, Any]:
     """
     own = read(span)
     operation = made.get("gen_ai.operation.name")
-    if not own.sources or operation is None:  # the span's attributes say nothing themselves
+    if not own.said or operation is None:  # the span's attributes say nothing themselves
         return made
     agreed = {key: value for key, value in made.items() if key != "gen_ai.operation.name"}
     if own.role in _OPERATIONS:
