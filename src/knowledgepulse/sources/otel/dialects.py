@@ -213,15 +213,15 @@ def _crew_tasks(attrs: Mapping[str, Any]) -> str | None:
 def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     operation = attrs.get("gen_ai.operation.name")
     method = attrs.get("mcp.method.name")
-    role: Role | None = _GENAI_ROLES.get(operation) if isinstance(operation, str) else None
+    role: Role
     if method == "tools/call":
         role = "tool"
         view.is_mcp = True
-    elif isinstance(operation, str) and role is None:
-        role = "other"
-    if role is None and isinstance(method, str):
+    elif isinstance(operation, str):
+        role = _GENAI_ROLES.get(operation, "other")
+    elif isinstance(method, str):
         role = "other"  # MCP listings and other methods are plumbing
-    if role is None:
+    else:
         return
     if role == "tool" and attrs.get("gen_ai.tool.name") == ADK_MERGED_TOOLS:
         role = "other"  # ADK's span of parallel calls' results merged: no call of its own

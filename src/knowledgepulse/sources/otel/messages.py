@@ -372,13 +372,9 @@ def tool_call(call_id: Any, name: Any, arguments: Any) -> dict[str, Any]:
 
 
 def first_user_text(found: list[Message]) -> str | None:
-    """The text of the first user message."""
-    for message in found:
-        if message["role"] in ("user", "human"):
-            text = message_text(message)
-            if text:
-                return text
-    return None
+    """The text of the first user message that has any."""
+    texts = (message_text(message) for message in found if message["role"] in ("user", "human"))
+    return next((text for text in texts if text), None)
 
 
 def message_text(message: Message) -> str:
@@ -393,12 +389,10 @@ def message_text(message: Message) -> str:
 
 def last_assistant_text(found: list[Message]) -> str | None:
     """The text of the last assistant message that has any."""
-    for message in reversed(found):
-        if message["role"] in ASSISTANT_ROLES:
-            text = message_text(message)
-            if text:
-                return text
-    return None
+    texts = (
+        message_text(message) for message in reversed(found) if message["role"] in ASSISTANT_ROLES
+    )
+    return next((text for text in texts if text), None)
 
 
 def input_text(value: Any) -> str | None:
