@@ -489,8 +489,8 @@ class StepBuilder:
     def _in_order(self) -> list[tuple[float, _Event]]:
         """The events to tell by start time, each with the time it is ordered by.
 
-        An event with no time keeps its place after the one told before it (the sort is stable,
-        and the events are kept in told order). The thoughts after the last action that only
+        An event with no time keeps its place after the one told before it; ties keep told order.
+        The thoughts after the last action that only
         repeat the answer are left out: frameworks record the final answer at each level that
         passes it up (the model call, the agent, the root run): it is one answer, told once, last.
         """
@@ -499,7 +499,7 @@ class StepBuilder:
         for event in self._events:
             last = last if event.at is None else event.at
             ordered.append((last, event))
-        ordered.sort(key=lambda item: item[0])
+        ordered.sort(key=lambda item: (item[0], item[1].seq))
         if self._answer is None or not self.answer_is_step or self.told_once:
             return ordered
         answer = self._answer.strip()
