@@ -10,6 +10,7 @@ reports it, so a default is never mistaken for a measurement.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -21,7 +22,6 @@ from knowledgepulse.errors import (
     TraceValidationError,
 )
 from knowledgepulse.records import Location, Record
-from knowledgepulse.sources._framing import request
 from knowledgepulse.sources._rows import RowOptions
 from knowledgepulse.sources._steps import MAX_CONTENT_BYTES, StepBuilder, bounded
 from knowledgepulse.trace import TraceItem, parse_trace
@@ -109,7 +109,7 @@ def assemble(
         success: whether the run succeeded (from the root's status).
         options: the user's domain and confidence.
         objective: the first user message's text (the request inside it, when a framework's
-            prompt wraps it: :func:`knowledgepulse.sources._framing.request`).
+            prompt wraps it: :func:`request`).
         fallback_objective: the agent's or workflow's name, when there is no user text.
         created_at: when the root started (a datetime or Unix seconds); :data:`UNDATED` when
             unknown.
@@ -200,6 +200,35 @@ def placed(item: TraceItem, location: Location, row: Record | None = None) -> Tr
     return replace(item, record=Record(location, item.document), row=row or item.row)
 
 
+# The request a person wrote, out of the prompt a framework wrapped around it. Agent frameworks
+# send the model the user's task inside prompts of their own: smolagents writes ``New
+# task:\n{task}`` for the task step and puts the task inside its planning prompts (``Here is your
+# task:`` and a fenced block). A source that sees only the model calls (an OpenAI client's spans,
+# no framework instrumentation) finds those prompts as the first user message; the objective is
+# the task inside them, never the template. One pattern a framing, the task its ``task`` group.
+_FRAMINGS = (
+    # smolagents' TaskStep.to_messages (memory.py).
+    re.compile(r"\ANew task:\n(?P<task>.+)\Z", re.DOTALL),
+    # smolagents' planning.initial_plan, every agent's prompts (toolcalling_agent.yaml...).
+    re.compile(r"Now begin! Here is your task:\n```\n(?P<task>.+?)\n```(?:\n|\Z)", re.DOTALL),
+    # smolagents' planning.update_plan_pre_messages.
+    re.compile(
+        r"You have been given the following task:\n```\n(?P<task>.+?)\n```(?:\n|\Z)", re.DOTALL
+    ),
+)
+
+
+def request(text: str | None) -> str | None:
+    """``text`` less a framework's prompt around the user's request (unframed: as written)."""
+    if not text:
+        return text
+    for framing in _FRAMINGS:
+        found = framing.search(text)
+        if found and found.group("task").strip():
+            return found.group("task").strip()
+    return text
+
+
 def _domain(options: TraceOptions, found: Any) -> tuple[str, Origin]:
     if options.domain is not None:
         return options.domain, "argument"
@@ -218,17 +247,14 @@ def _confidence(options: TraceOptions, found: Any, success: bool) -> tuple[float
 
 
 def _number(value: Any) -> float | None:
-    if isinstance(value, bool):
+    """A finite number, or the text of one (metadata values are often text); else ``None``."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
         return None
-    if isinstance(value, int | float):
-        return float(value) if math.isfinite(value) else None
-    if isinstance(value, str):
-        try:
-            number = float(value)
-        except ValueError:
-            return None
-        return number if math.isfinite(number) else None
-    return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def _first_text(*candidates: str | None) -> str | None:

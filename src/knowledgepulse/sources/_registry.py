@@ -134,8 +134,12 @@ def unregister_source(name: str) -> None:
 def get_source(name: str) -> Source:
     """The source registered under ``name`` (UnknownSourceError lists the known ones)."""
     cls = _sources.get(name)
-    if cls is None:
-        raise UnknownSourceError(unknown_source_message(name))
+    if cls is None:  # which exist, which is closest, and how to add one
+        known = source_names()
+        raise UnknownSourceError(
+            f"unknown source {name!r}.{did_you_mean(name, known)} "
+            f"Known sources: auto, {', '.join(known)}. {_sources.how_to_add(name)}"
+        )
     return _made(cls)
 
 
@@ -165,7 +169,7 @@ def recognisers(value: Any) -> list[Source]:
 
 
 def _recognising(value: Any) -> Iterator[Source]:
-    for source in _every_source():
+    for source in [_made(cls) for _, cls in _sources.items()]:
         try:
             recognised = source.recognises(value)
         except Exception as error:  # a broken plugin must not stop every read
@@ -173,19 +177,6 @@ def _recognising(value: Any) -> Iterator[Source]:
             continue
         if recognised:
             yield source
-
-
-def unknown_source_message(name: str) -> str:
-    """Say that a source is unknown, which exist, which is closest, and how to add one."""
-    known = source_names()
-    return (
-        f"unknown source {name!r}.{did_you_mean(name, known)} "
-        f"Known sources: auto, {', '.join(known)}. {_sources.how_to_add(name)}"
-    )
-
-
-def _every_source() -> list[Source]:
-    return [_made(cls) for _, cls in _sources.items()]
 
 
 _instances: dict[type[Source], Source] = {}
@@ -207,6 +198,5 @@ __all__ = [
     "recognisers",
     "register_source",
     "source_names",
-    "unknown_source_message",
     "unregister_source",
 ]

@@ -183,7 +183,6 @@ class StepBuilder:
 
     _events: list[_Event] = field(default_factory=list)
     _answer: str | None = None
-    _answer_at: float | None = None
     _answer_said: bool = False  # whether the answer is assistant text (no output tool's)
     answer_is_step: bool = True
     """Whether the final answer is also the last ``thought`` step (a row kp wrote may say no)."""
@@ -228,7 +227,7 @@ class StepBuilder:
         self._in_turn = False
         if text and text.strip():
             self._seen_text = True
-            self._answer, self._answer_at, self._answer_said = text, _seconds(at), said
+            self._answer, self._answer_said = text, said
 
     def user_turn(self, text: str | None, *, at: Timestamp = None) -> None:
         """A user's turn after the objective: the user's words, answering the agent.
@@ -249,7 +248,7 @@ class StepBuilder:
         self._seen_text = True
         if self._answer is not None:
             answer, said = self._answer, self._answer_said
-            self._answer = self._answer_at = None
+            self._answer = None
             self._events.append(_Event(None, len(self._events), text=answer, said=said))
         last = self._events[-1] if self._events else None
         if last is not None and last.said and last.tool is None:
@@ -446,7 +445,7 @@ class StepBuilder:
             nonlocal after_error, failed_turn
             if not tool.error and tool.output is None:
                 return  # nothing came back (a handoff): no observation
-            steps.append(_observation(tool))
+            steps.append(_observation(_result_text(tool), tool.name))
             if tool.error:
                 after_error, failed_turn = True, tool.turn
 
@@ -462,10 +461,10 @@ class StepBuilder:
             if event.error is not None:
                 if after_error and reply is not None:  # the reply tried, and failed again
                     steps[reply]["type"] = "error_recovery"
-                steps.append(_error_observation(event.error))
+                steps.append(_observation(event.error))
                 after_error, reply, failed_turn = not event.terminal, None, None
-            elif event.user is not None:
-                steps.append(_user_observation(event.user))
+            elif event.user is not None:  # answering no message of the agent's
+                steps.append(_observation(event.user, RESPOND))
             elif event.tool is None:
                 reply = len(steps) if after_error and reply is None else reply
                 steps.append({"type": "thought", "content": bounded(event.text or "")})
@@ -488,41 +487,31 @@ class StepBuilder:
         return [{"step_id": number, **step} for number, step in enumerate(steps)]
 
     def _in_order(self) -> list[tuple[float, _Event]]:
-        """The events to tell, each with the start time it is ordered by."""
-        ordered = self._ordered(self._events)
-        kept = {id(event) for event in self._without_repeated_answer([e for _, e in ordered])}
-        return [(at, event) for at, event in ordered if id(event) in kept]
+        """The events to tell by start time, each with the time it is ordered by.
 
-    def _without_repeated_answer(self, events: list[_Event]) -> list[_Event]:
-        """The events less the thoughts after the last action that only repeat the answer.
-
-        Frameworks record the final answer at each level that passes it up (the model call, the
-        agent, the root run): it is one answer, told once, last.
+        An event with no time keeps its place after the one told before it; ties keep told order.
+        The thoughts after the last action that only
+        repeat the answer are left out: frameworks record the final answer at each level that
+        passes it up (the model call, the agent, the root run): it is one answer, told once, last.
         """
+        ordered: list[tuple[float, _Event]] = []
+        last = float("-inf")
+        for event in self._events:
+            last = last if event.at is None else event.at
+            ordered.append((last, event))
+        ordered.sort(key=lambda item: (item[0], item[1].seq))
         if self._answer is None or not self.answer_is_step or self.told_once:
-            return events
+            return ordered
         answer = self._answer.strip()
         last_action = max(
-            (n for n, event in enumerate(events) if event.tool is not None or event.error),
+            (n for n, (_, event) in enumerate(ordered) if event.tool is not None or event.error),
             default=-1,
         )
         return [
-            event
-            for n, event in enumerate(events)
+            (at, event)
+            for n, (at, event) in enumerate(ordered)
             if n <= last_action or event.tool is not None or (event.text or "").strip() != answer
         ]
-
-    @staticmethod
-    def _ordered(events: list[_Event]) -> list[tuple[float, _Event]]:
-        """Events by start time; an event with no time keeps its place after the one before."""
-        keyed: list[tuple[float, int, _Event]] = []
-        last = float("-inf")
-        for event in events:
-            if event.at is not None:
-                last = event.at
-            keyed.append((event.at if event.at is not None else last, event.seq, event))
-        keyed.sort(key=lambda item: (item[0], item[1]))
-        return [(at, event) for at, _, event in keyed]
 
 
 _CLOCK_SLACK_S = 1e-6
@@ -574,21 +563,18 @@ def _tool_step(tool: _ToolEvent, *, recovery: bool) -> dict[str, Any]:
     return step
 
 
-def _user_observation(text: str) -> dict[str, Any]:
-    """A user's turn that answers no message of the agent's: an observation of ``respond``."""
-    step = {"type": "observation", "content": bounded(text), "tool": {"name": RESPOND}}
-    return {**step, "output_summary": summary(text)}
-
-
-def _error_observation(text: str) -> dict[str, Any]:
-    return {"type": "observation", "content": bounded(text), "output_summary": summary(text)}
-
-
-def _observation(tool: _ToolEvent) -> dict[str, Any]:
+def _result_text(tool: _ToolEvent) -> str:
+    """What came back from a tool: its output, the error text first when it failed."""
     text = as_text(tool.output) if tool.output is not None else ""
     if tool.error:
-        text = tool.error if not text or tool.error in text else f"{tool.error}\n{text}"
+        return tool.error if not text or tool.error in text else f"{tool.error}\n{text}"
+    return text
+
+
+def _observation(text: str, tool: str | None = None) -> dict[str, Any]:
+    """An ``observation`` step of ``text``: a tool's result, an error, a user's turn."""
     step: dict[str, Any] = {"type": "observation", "content": bounded(text)}
-    step["tool"] = {"name": tool.name}
+    if tool is not None:
+        step["tool"] = {"name": tool}
     step["output_summary"] = summary(text)
     return step

@@ -17,7 +17,7 @@ from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources.otel.build import CONTENT_HINT
 from knowledgepulse.sources.otel.files import convert_span_records
-from knowledgepulse.sources.otel.spans import Span, SpanError, SpanEvent, hex_id
+from knowledgepulse.sources.otel.spans import Span, SpanError, SpanEvent, as_list, hex_id
 from knowledgepulse.trace import TraceItem
 
 __all__ = ["CONTENT_HINT", "convert_records", "recognises"]
@@ -42,8 +42,7 @@ def convert_records(
     yield from convert_span_records(records, options, _spans, source="jaeger")
 
 
-def _spans(record: Record) -> Iterator[tuple[Span | SpanError, Loc]]:
-    value = record.value
+def _spans(value: Any) -> Iterator[tuple[Span | SpanError, Loc]]:
     if isinstance(value, dict) and isinstance(value.get("data"), list):
         traces: list[tuple[Any, Loc]] = [
             (item, ("data", n)) for n, item in enumerate(value["data"])
@@ -75,7 +74,7 @@ def _span(raw: Any, processes: Mapping[str, Any]) -> Span:
     parent = next(
         (
             ref.get("spanID")
-            for ref in _list(raw.get("references"))
+            for ref in as_list(raw.get("references"))
             if isinstance(ref, dict) and ref.get("refType", "CHILD_OF") == "CHILD_OF"
         ),
         raw.get("parentSpanID"),
@@ -100,7 +99,7 @@ def _span(raw: Any, processes: Mapping[str, Any]) -> Span:
         error=error,
         status_message=message if isinstance(message, str) and message else None,
         attributes=tags,
-        events=tuple(_event(log) for log in _list(raw.get("logs")) if isinstance(log, dict)),
+        events=tuple(_event(log) for log in as_list(raw.get("logs")) if isinstance(log, dict)),
         resource=resource,
         scope=scope if isinstance(scope, str) else None,
     )
@@ -114,11 +113,11 @@ def _event(log: Mapping[str, Any]) -> SpanEvent:
 
 
 def _tags(value: Any) -> dict[str, Any]:
-    found: dict[str, Any] = {}
-    for tag in _list(value):
-        if isinstance(tag, dict) and isinstance(tag.get("key"), str):
-            found[tag["key"]] = tag.get("value")
-    return found
+    return {
+        tag["key"]: tag.get("value")
+        for tag in as_list(value)
+        if isinstance(tag, dict) and isinstance(tag.get("key"), str)
+    }
 
 
 def _micros(value: Any) -> int | None:
@@ -127,7 +126,3 @@ def _micros(value: Any) -> int | None:
     if not 0 <= value < 1e17:  # past year 5,000 in microseconds: no time
         return None
     return int(value) * 1000
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []

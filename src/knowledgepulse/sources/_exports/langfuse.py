@@ -128,10 +128,10 @@ def convert_records(
         for item in observations
     )
 
-    def spans(record: Record) -> Iterator[tuple[Span | SpanError, Loc]]:
-        for trace, observations, where, trace_key in _groups(record.value, ()):
+    def spans(value: Any) -> Iterator[tuple[Span | SpanError, Loc]]:
+        for trace, observations, where, trace_key in _groups(value, ()):
             if trace is None and not observations:
-                item = record.value["data"][where[1]] if where else record.value
+                item = value["data"][where[1]] if where else value
                 message = (
                     'expected a Langfuse trace ({"trace", "observations"}, or a trace with its '
                     f"observations) or an observation, found {describe_value(item)}"
@@ -374,7 +374,7 @@ def _agreeing(made: dict[str, Any], span: Span) -> dict[str, Any]:
     """
     own = read(span)
     operation = made.get("gen_ai.operation.name")
-    if not own.sources or operation is None:  # the span's attributes say nothing themselves
+    if not own.said or operation is None:  # the span's attributes say nothing themselves
         return made
     agreed = {key: value for key, value in made.items() if key != "gen_ai.operation.name"}
     if own.role in _OPERATIONS:

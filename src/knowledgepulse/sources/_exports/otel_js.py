@@ -23,6 +23,7 @@ from knowledgepulse.sources.otel.spans import (
     Span,
     SpanError,
     SpanEvent,
+    as_list,
     hex_id,
     is_error_code,
     time_ns,
@@ -49,8 +50,7 @@ def convert_records(
     yield from convert_span_records(records, options, _spans, source="otel-js")
 
 
-def _spans(record: Record) -> Iterator[tuple[Span | SpanError, Loc]]:
-    value = record.value
+def _spans(value: Any) -> Iterator[tuple[Span | SpanError, Loc]]:
     if not recognises(value):
         message = f"expected an OTel JS span (name, spanContext), found {describe_value(value)}"
         yield SpanError((), message), ()
@@ -63,25 +63,16 @@ def _spans(record: Record) -> Iterator[tuple[Span | SpanError, Loc]]:
 
 def _span(value: Mapping[str, Any]) -> Span:
     context = _context(value)
+    parent_context = value.get("parentSpanContext")
     if context is not None:
         trace_id = hex_id(context.get("traceId"), ("spanContext", "traceId"), 16)
         own_id = hex_id(context.get("spanId"), ("spanContext", "spanId"), 8)
-        parent_context = value.get("parentSpanContext")
-        parent = (
-            parent_context.get("spanId")
-            if isinstance(parent_context, dict)
-            else value.get("parentSpanId")
-        )
+        parent = value.get("parentSpanId")
         start, end = _hrtime(value.get("startTime")), _hrtime(value.get("endTime"))
     else:  # the console exporter
         trace_id = hex_id(value.get("traceId"), ("traceId",), 16)
         own_id = hex_id(value.get("id"), ("id",), 8)
-        parent_context = value.get("parentSpanContext")
-        parent = (
-            parent_context.get("spanId")
-            if isinstance(parent_context, dict)
-            else value.get("parentId")
-        )
+        parent = value.get("parentId")
         start = time_ns(value.get("timestamp"))
         duration = value.get("duration")
         end = (
@@ -89,6 +80,8 @@ def _span(value: Mapping[str, Any]) -> Span:
             if start is not None and isinstance(duration, int | float) and 0 <= duration < 1e15
             else None
         )
+    if isinstance(parent_context, dict):  # SDK 2.0
+        parent = parent_context.get("spanId")
     status = _dict(value.get("status"))
     message = status.get("message")
     scope = value.get("instrumentationScope", value.get("instrumentationLibrary"))
@@ -110,7 +103,7 @@ def _span(value: Mapping[str, Any]) -> Span:
                 _dict(event.get("attributes")),
                 _hrtime(event.get("time")),
             )
-            for event in _list(value.get("events"))
+            for event in as_list(value.get("events"))
             if isinstance(event, dict)
         ),
         resource=_dict(resource_attributes),
@@ -138,7 +131,3 @@ def _hrtime(value: Any) -> int | None:
 
 def _dict(value: Any) -> dict[str, Any]:
     return dict(value) if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []

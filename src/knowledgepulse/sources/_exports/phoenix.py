@@ -47,8 +47,7 @@ def convert_records(
     yield from convert_span_records(records, options, _spans, source="phoenix")
 
 
-def _spans(record: Record) -> Iterator[tuple[Span | SpanError, Loc]]:
-    value = record.value
+def _spans(value: Any) -> Iterator[tuple[Span | SpanError, Loc]]:
     shaped = _nested(value) if recognises(value) else value
     if not is_console_span(shaped):
         message = (

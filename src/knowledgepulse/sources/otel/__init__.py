@@ -19,15 +19,8 @@ from typing import Any
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources.otel.build import convert_spans
-from knowledgepulse.sources.otel.logs import document_spans
-from knowledgepulse.sources.otel.spans import (
-    Span,
-    SpanError,
-    console_span,
-    is_console_span,
-    is_otlp,
-    live_span,
-)
+from knowledgepulse.sources.otel.files import value_spans
+from knowledgepulse.sources.otel.spans import Span, SpanError, is_console_span, is_otlp, live_span
 from knowledgepulse.trace import TraceItem
 
 
@@ -73,19 +66,14 @@ def _by_trace(spans: Iterable[Any]) -> dict[str, list[Span]]:
 
 
 def _as_spans(item: Any) -> list[Span]:
-    try:
-        if isinstance(item, Span):
-            return [item]
-        if is_otlp(item):
-            found = list(document_spans(item))
-            errors = [error for error in found if isinstance(error, SpanError)]
-            if errors:
-                raise errors[0]
-            return [pair[0] for pair in found if not isinstance(pair, SpanError)]
-        if is_console_span(item):
-            return [console_span(item)]
-        if hasattr(item, "context") and hasattr(item, "attributes"):
-            return [live_span(item)]
-    except SpanError as error:
-        raise ConversionError(f"a span cannot be read: {error.message}") from error
+    if isinstance(item, Span):
+        return [item]
+    if is_otlp(item) or is_console_span(item):
+        found = [span for span, _ in value_spans(item)]
+        error = next((span for span in found if isinstance(span, SpanError)), None)
+        if error is not None:
+            raise ConversionError(f"a span cannot be read: {error.message}") from error
+        return [span for span in found if isinstance(span, Span)]
+    if hasattr(item, "context") and hasattr(item, "attributes"):
+        return [live_span(item)]
     raise ConversionError(f"not a span: {type(item).__name__}")

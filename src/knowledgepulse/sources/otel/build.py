@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,8 +36,6 @@ AWAITING = (
     "DeferredToolRequests); the run continued with their results is a trace of its own"
 )
 """The warning of a run that ended awaiting deferred tool calls; such a run is no success."""
-
-_ASSISTANT = ("assistant", "ai", "model")
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +84,7 @@ def convert_spans(
         options=options,
         objective=_objective(ordered, agent),
         fallback_objective=(agent.view.agent_name if agent else None) or root.name,
-        created_at=root.start_ns / 1e9 if root.start_ns else None,
+        created_at=_seconds(root),
         agent_id=_agent_id(ordered, agent),
         framework=top.scope or next((item.span.scope for item in ordered if item.span.scope), None),
         metadata=_metadata(root, top),
@@ -102,12 +100,7 @@ def _tree_order(spans: Sequence[Span]) -> list[_Read]:
     spans whose parent is that id hang under the first (see :func:`_shared_ids`).
     """
     position = {id(span): index for index, span in enumerate(spans)}
-    by_id: dict[str, Span] = {}
-    repeats: list[Span] = []
-    for span in spans:
-        kept = by_id.setdefault(span.span_id, span)
-        if kept is not span and kept != span:
-            repeats.append(span)
+    by_id, repeats = _by_id(spans)
     children: dict[str, list[Span]] = {}
     roots: list[Span] = []
     for span in [*by_id.values(), *repeats]:
@@ -227,10 +220,7 @@ def _failed_inside(ordered: list[_Read]) -> list[_Read]:
     for item in ordered:
         if item.view.role != "other" or not item.view.error or item.view.call_id is None:
             continue
-        parent = item.parent
-        while parent is not None and ordered[parent].view.role == "other":
-            parent = ordered[parent].parent
-        call = ordered[parent].view if parent is not None else None
+        call = _through_plumbing(ordered, item)
         if call is not None and call.role == "tool" and call.call_id == item.view.call_id:
             call.error = call.error or item.view.error
     return ordered
@@ -238,15 +228,21 @@ def _failed_inside(ordered: list[_Read]) -> list[_Read]:
 
 def _enclosing_call(ordered: list[_Read], item: _Read) -> View | None:
     """The model call a span is inside, through plumbing (not through an agent or a tool)."""
+    outer = _through_plumbing(ordered, item)
+    return outer if outer is not None and outer.role == "inference" else None
+
+
+def _through_plumbing(ordered: list[_Read], item: _Read) -> View | None:
+    """The nearest span above ``item`` that is no plumbing (an agent, model call, tool...)."""
+    return next((view for view in _ancestors(ordered, item) if view.role != "other"), None)
+
+
+def _ancestors(ordered: list[_Read], item: _Read) -> Iterator[View]:
+    """What the spans above ``item`` say, its parent first."""
     parent = item.parent
     while parent is not None:
-        view = ordered[parent].view
-        if view.role == "inference":
-            return view
-        if view.role != "other":
-            return None
+        yield ordered[parent].view
         parent = ordered[parent].parent
-    return None
 
 
 def _shared_ids(spans: Sequence[Span]) -> tuple[str, ...]:
@@ -255,17 +251,23 @@ def _shared_ids(spans: Sequence[Span]) -> tuple[str, ...]:
     Ids are unique within a trace, so an export that repeats one is damaged: every span is kept
     as a step, rather than all but one dropped silently, and the user is told which id it was.
     """
-    first: dict[str, Span] = {}
-    shared: Counter[str] = Counter()
-    for span in spans:
-        kept = first.setdefault(span.span_id, span)
-        if kept is not span and kept != span:
-            shared[span.span_id] += 1
+    shared = Counter(span.span_id for span in _by_id(spans)[1])
     return tuple(
         f"{count + 1} different spans have the span id {span_id}: each is read, and the spans "
         "whose parent it is hang under the first"
         for span_id, count in shared.items()
     )
+
+
+def _by_id(spans: Sequence[Span]) -> tuple[dict[str, Span], list[Span]]:
+    """The first span of each id, and the later spans of an id that differ from its first."""
+    by_id: dict[str, Span] = {}
+    repeats: list[Span] = []
+    for span in spans:
+        kept = by_id.setdefault(span.span_id, span)
+        if kept is not span and kept != span:
+            repeats.append(span)
+    return by_id, repeats
 
 
 def _seconds(span: Span) -> float | None:
@@ -429,7 +431,7 @@ def _tell_tool(
     parent = ordered[item.parent].view if item.parent is not None else None
     if view.is_mcp and parent is not None and parent.role == "tool" and not parent.is_mcp:
         return  # the MCP client span of a tool already told: it gave its server to the parent
-    if view.retrieval and _inside_a_tool(ordered, item):
+    if view.retrieval and any(outer.role == "tool" for outer in _ancestors(ordered, item)):
         return  # how the tool did its work (a retriever tool's search): the tool's call tells it
     retried = not view.error and is_retry_prompt(view.result)
     if is_output_tool(view.tool_name or item.span.name):
@@ -450,16 +452,6 @@ def _tell_tool(
     )
 
 
-def _inside_a_tool(ordered: list[_Read], item: _Read) -> bool:
-    """Whether a tool's span holds this span, however deep (chains may sit between)."""
-    parent = item.parent
-    while parent is not None:
-        if ordered[parent].view.role == "tool":
-            return True
-        parent = ordered[parent].parent
-    return False
-
-
 def _mcp_servers(ordered: list[_Read]) -> dict[int, str]:
     """The MCP server of each tool span that has an MCP client span as a child."""
     return {
@@ -473,7 +465,7 @@ def _output_parts(view: View) -> list[dict[str, Any]]:
     return [
         part
         for message in view.output_messages or []
-        if message["role"] in (*_ASSISTANT, "")
+        if message["role"] in (*msg.ASSISTANT_ROLES, "")
         for part in message["parts"]
     ]
 
@@ -495,7 +487,7 @@ def _new_retry_prompts(view: View) -> list[str]:
 def _new_parts(view: View) -> list[dict[str, Any]]:
     history = view.input_messages or []
     last = max(
-        (index for index, message in enumerate(history) if message["role"] in _ASSISTANT),
+        (index for index, message in enumerate(history) if message["role"] in msg.ASSISTANT_ROLES),
         default=-1,
     )
     return [part for message in history[last + 1 :] for part in message["parts"]]

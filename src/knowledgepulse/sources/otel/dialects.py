@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from knowledgepulse._util.jsonpath import as_object
@@ -71,19 +71,17 @@ class View:
     retrieval: bool = False
     error: str | None = None
     awaiting: bool = False  # the agent stopped for tool results or approvals it was not given
-    sources: list[str] = field(default_factory=list)
+    said: bool = False
+    """Whether any dialect read anything of the span."""
 
-    def fill(self, dialect: str, **values: Any) -> None:
-        """Set each field still empty; note the dialect when it gave anything."""
-        gave = False
+    def fill(self, **values: Any) -> None:
+        """Set each field still empty (a dialect read before this one wins)."""
         for name, value in values.items():
             if value is None or value in ([], ""):
                 continue
             if getattr(self, name) in (None, False):
                 setattr(self, name, value)
-                gave = True
-        if gave:
-            self.sources.append(dialect)
+                self.said = True
 
 
 def read(span: Span) -> View:
@@ -132,10 +130,9 @@ def _openinference(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     if not isinstance(kind, str):
         return
     role = _OPENINFERENCE_ROLES.get(kind.upper(), "other")
-    view.fill("openinference", role=role, agent_name=_str(attrs.get("agent.name")))
+    view.fill(role=role, agent_name=_str(attrs.get("agent.name")))
     if role == "inference":
         view.fill(
-            "openinference",
             input_messages=msg.openinference_messages(attrs, "llm.input_messages"),
             output_messages=msg.openinference_messages(attrs, "llm.output_messages")
             or _called(attrs.get("output.value")),
@@ -143,16 +140,18 @@ def _openinference(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     elif role == "tool" and kind.upper() == "RETRIEVER":
         documents = msg.indexed(attrs, "retrieval.documents")
         view.fill(
-            "openinference",
             retrieval=True,
             tool_name=_str(span.name) or RETRIEVE,  # the retriever's run name
             arguments=_query(msg.input_text(attrs.get("input.value"))),
-            result=[_document(entry, "document.") for entry in documents]
+            # Each document as recorded: its id, content, score and metadata.
+            result=[
+                {key.removeprefix("document."): value for key, value in entry.items()}
+                for entry in documents
+            ]
             or attrs.get("output.value"),
         )
     elif role == "tool":
         view.fill(
-            "openinference",
             tool_name=_str(attrs.get("tool.name")) or span.name,
             call_id=_str(attrs.get("tool_call.id")),
             arguments=msg.loads(attrs.get("input.value")),
@@ -161,7 +160,6 @@ def _openinference(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         )
     elif role == "agent":
         view.fill(
-            "openinference",
             input_text=_crew_tasks(attrs) or msg.input_text(attrs.get("input.value")),
             output_text=_output_text(attrs.get("output.value")),
         )
@@ -215,21 +213,20 @@ def _crew_tasks(attrs: Mapping[str, Any]) -> str | None:
 def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     operation = attrs.get("gen_ai.operation.name")
     method = attrs.get("mcp.method.name")
-    role: Role | None = _GENAI_ROLES.get(operation) if isinstance(operation, str) else None
+    role: Role
     if method == "tools/call":
         role = "tool"
         view.is_mcp = True
-    elif isinstance(operation, str) and role is None:
-        role = "other"
-    if role is None and isinstance(method, str):
+    elif isinstance(operation, str):
+        role = _GENAI_ROLES.get(operation, "other")
+    elif isinstance(method, str):
         role = "other"  # MCP listings and other methods are plumbing
-    if role is None:
+    else:
         return
     if role == "tool" and attrs.get("gen_ai.tool.name") == ADK_MERGED_TOOLS:
         role = "other"  # ADK's span of parallel calls' results merged: no call of its own
     agent_name = _str(attrs.get("gen_ai.agent.name")) or _str(attrs.get("gen_ai.workflow.name"))
     view.fill(
-        "genai",
         role=role,
         agent_name=agent_name,
         input_text=_crew_tasks(attrs) if role == "agent" else None,
@@ -238,10 +235,9 @@ def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     )
     if "events" in attrs:  # the conventions' earlier message events, kept as one attribute
         inputs, outputs = msg.event_messages(attrs["events"])
-        view.fill("genai-events", input_messages=inputs, output_messages=outputs)
+        view.fill(input_messages=inputs, output_messages=outputs)
     if operation == "retrieval":
         view.fill(
-            "genai",
             retrieval=True,
             tool_name=RETRIEVE,  # the conventions name the data source, not the retriever
             arguments=_query(_str(attrs.get("gen_ai.retrieval.query.text"))),
@@ -252,7 +248,6 @@ def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         if not name and view.is_mcp:
             name = span.name.removeprefix("tools/call").strip() or span.name
         view.fill(
-            "genai",
             tool_name=name or span.name.removeprefix("execute_tool").strip() or span.name,
             call_id=_model_call_id(attrs),
             arguments=msg.loads(attrs.get("gen_ai.tool.call.arguments")),
@@ -292,7 +287,6 @@ def _adk(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     if view.role is None and isinstance(request, dict):
         reply = as_object(msg.loads(attrs.get(_ADK_RESPONSE))).get("content")
         view.fill(
-            "adk",
             role="inference",
             input_messages=msg.messages(request.get("contents")),
             output_messages=msg.messages([{"role": "model", **reply}])
@@ -304,7 +298,6 @@ def _adk(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         return
     arguments, result = attrs.get(_ADK_ARGUMENTS), attrs.get(_ADK_RESULT)
     view.fill(
-        "adk",
         arguments=None if arguments in _ADK_NO_CONTENT else msg.loads(arguments),
         result=None if result in _ADK_NO_CONTENT else result,
     )
@@ -323,19 +316,17 @@ def _legacy(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         role = "other"  # traceloop "task" spans are plumbing
     if role is None:
         return
-    view.fill("legacy", role=role, input_messages=prompt, output_messages=completion)
+    view.fill(role=role, input_messages=prompt, output_messages=completion)
     entity_input = attrs.get("traceloop.entity.input")
     entity_output = attrs.get("traceloop.entity.output")
     if role == "tool":
         view.fill(
-            "legacy",
             tool_name=_str(attrs.get("traceloop.entity.name")) or span.name,
             arguments=_entity(entity_input, "inputs"),
             result=_entity(entity_output, "output"),
         )
     elif role == "agent":
         view.fill(
-            "legacy",
             agent_name=_str(attrs.get("traceloop.entity.name")),
             input_text=msg.input_text(_entity(entity_input, "inputs")),
             output_text=_output_text(_entity(entity_output, "outputs")),
@@ -352,7 +343,6 @@ def _pydantic_ai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         # text said with those calls is no answer, and the dump of the requests none either.
         awaiting = _deferred(msg.loads(final))
         view.fill(
-            "pydantic-ai",
             role="agent",
             agent_name=_str(attrs.get("agent_name")),
             input_text=msg.first_user_text(history),
@@ -363,7 +353,6 @@ def _pydantic_ai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         )
     elif span.name == "running tool" or "tool_arguments" in attrs:
         view.fill(
-            "pydantic-ai",
             role="tool",
             tool_name=_str(attrs.get("gen_ai.tool.name")) or span.name,
             call_id=_str(attrs.get("gen_ai.tool.call.id")),
@@ -382,7 +371,6 @@ def _ai_sdk(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         return
     if operation == "ai.toolCall":
         view.fill(
-            "ai-sdk",
             role="tool",
             tool_name=_str(attrs.get("ai.toolCall.name")) or span.name,
             call_id=_str(attrs.get("ai.toolCall.id")),
@@ -392,7 +380,6 @@ def _ai_sdk(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     elif operation in _AI_SDK_CALLS:
         prompt = msg.loads(attrs.get("ai.prompt"))
         view.fill(
-            "ai-sdk",
             role="agent",
             agent_name=_str(attrs.get("ai.telemetry.functionId")),
             input_text=msg.input_text(prompt) if not isinstance(prompt, dict) else _prompt(prompt),
@@ -401,13 +388,12 @@ def _ai_sdk(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         )
     elif operation.startswith(_AI_SDK_CALLS) and operation.endswith((".doGenerate", ".doStream")):
         view.fill(
-            "ai-sdk",
             role="inference",
             input_messages=msg.messages(attrs.get("ai.prompt.messages")),
             output_messages=_ai_sdk_output(attrs),
         )
     else:
-        view.fill("ai-sdk", role="other")  # embeddings and the SDK's other calls
+        view.fill(role="other")  # embeddings and the SDK's other calls
 
 
 def _prompt(prompt: Mapping[str, Any]) -> str | None:
@@ -430,14 +416,7 @@ def _ai_sdk_output(attrs: Mapping[str, Any]) -> list[msg.Message]:
     for call in calls if isinstance(calls, list) else []:
         if isinstance(call, dict):
             arguments = call.get("input", call.get("args"))
-            parts.append(
-                {
-                    "type": "tool_call",
-                    "id": call.get("toolCallId"),
-                    "name": call.get("toolName"),
-                    "arguments": arguments,
-                }
-            )
+            parts.append(msg.tool_call(call.get("toolCallId"), call.get("toolName"), arguments))
     return [{"role": "assistant", "parts": parts}] if parts else []
 
 
@@ -467,25 +446,23 @@ def _langfuse(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     )
     if role == "inference":
         view.fill(
-            "langfuse",
             role=role,
             input_messages=msg.messages(given),
             output_messages=_reply(output),
         )
     elif role == "tool":
-        view.fill("langfuse", role=role, tool_name=span.name, arguments=_called_with(given))
-        view.fill("langfuse", result=msg.loads(output))
+        view.fill(role=role, tool_name=span.name, arguments=_called_with(given))
+        view.fill(result=msg.loads(output))
     elif role == "agent":
         arguments = _called_with(given)
         view.fill(
-            "langfuse",
             role=role,
             agent_name=span.name,
             input_text=msg.input_text(arguments),
             output_text=_state_text(output),
         )
     else:
-        view.fill("langfuse", role=role)
+        view.fill(role=role)
 
 
 def _state_text(value: Any) -> str | None:
@@ -533,12 +510,11 @@ def _claude_code(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     """
     kind = attrs.get("span.type") if span.name.startswith("claude_code.") else None
     if kind == "interaction":
-        view.fill("claude-code", role="agent", input_text=_str(attrs.get("user_prompt")))
+        view.fill(role="agent", input_text=_str(attrs.get("user_prompt")))
     elif kind == "tool":
         command = _str(attrs.get("full_command"))
         output = next((e for e in span.events if e.name == "tool.output"), None)
         view.fill(
-            "claude-code",
             role="tool",
             tool_name=_str(attrs.get("tool_name")) or span.name,
             call_id=_str(attrs.get("tool_use_id")),
@@ -546,9 +522,9 @@ def _claude_code(span: Span, attrs: Mapping[str, Any], view: View) -> None:
             result=output.attributes.get("output") if output is not None else None,
         )
     elif kind == "tool.execution":
-        view.fill("claude-code", role="other", call_id=_str(attrs.get("tool_use_id")))
+        view.fill(role="other", call_id=_str(attrs.get("tool_use_id")))
     elif isinstance(kind, str):
-        view.fill("claude-code", role="other")
+        view.fill(role="other")
 
 
 _DIALECTS: tuple[Callable[[Span, Mapping[str, Any], View], None], ...] = (
@@ -626,11 +602,6 @@ def _as_written(text: str) -> str:
 def _query(text: str | None) -> dict[str, str] | None:
     """A retrieval's input: its query."""
     return {"query": text} if text else None
-
-
-def _document(entry: Mapping[str, Any], prefix: str) -> dict[str, Any]:
-    """One retrieved document (``id``, ``content``, ``score``, ``metadata``) as recorded."""
-    return {key.removeprefix(prefix): value for key, value in entry.items()}
 
 
 def _server(attrs: Mapping[str, Any]) -> str | None:

@@ -47,11 +47,12 @@ def convert_records(
     The problems of reading come first, as found; then the traces, in the order their first span
     appears in the file.
     """
-    yield from convert_span_records(records, options, _spans, source="otlp")
+    yield from convert_span_records(records, options, value_spans, source="otlp")
 
 
-SpansOf = Callable[[Record], Iterable[tuple[Span | SpanError, Loc]]]
-"""Each span of a record with its path inside it, or a :class:`SpanError` for one unreadable."""
+SpansOf = Callable[[Any], Iterable[tuple[Span | SpanError, Loc]]]
+"""Each span of a record's value with its path inside it, or a :class:`SpanError` for one
+unreadable."""
 
 
 def convert_span_records(
@@ -104,7 +105,7 @@ def _gather(
         if isinstance(item, Problem):
             yield item
             continue
-        for found, loc in spans_of(item):
+        for found, loc in spans_of(item.value):
             if isinstance(found, SpanError):
                 yield item.problem(found.loc, found.message)
                 continue
@@ -115,8 +116,8 @@ def _gather(
             spans.append(found)
 
 
-def _spans(record: Record) -> Iterator[tuple[Span | SpanError, Loc]]:
-    value = record.value
+def value_spans(value: Any) -> Iterator[tuple[Span | SpanError, Loc]]:
+    """Each span of an OTLP document or a console span, or a :class:`SpanError` (as ``SpansOf``)."""
     if is_otlp(value):
         for found in document_spans(value):
             if isinstance(found, SpanError):

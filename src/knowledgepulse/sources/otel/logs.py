@@ -18,7 +18,16 @@ from dataclasses import replace
 from typing import Any
 
 from knowledgepulse._util.jsonpath import Loc, as_object
-from knowledgepulse.sources.otel.spans import Span, SpanError, any_value, hex_id, otlp_spans
+from knowledgepulse.sources.otel.spans import (
+    Span,
+    SpanError,
+    any_value,
+    as_list,
+    hex_id,
+    key_values,
+    otlp_spans,
+    pick,
+)
 
 _CONTENT = ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions")
 _MESSAGE_EVENTS = (
@@ -58,17 +67,13 @@ def logged_content(document: Mapping[str, Any]) -> dict[SpanKey, dict[str, Any]]
     for record in _log_records(document):
         try:
             key = (
-                hex_id(_pick(record, "traceId", "trace_id"), (), 16),
-                hex_id(_pick(record, "spanId", "span_id"), (), 8),
+                hex_id(pick(record, "traceId", "trace_id"), (), 16),
+                hex_id(pick(record, "spanId", "span_id"), (), 8),
             )
         except SpanError:
             continue  # a log record of no span: nothing to give
-        attributes = {
-            entry["key"]: any_value(entry.get("value"))
-            for entry in _list(record.get("attributes"))
-            if isinstance(entry, dict) and isinstance(entry.get("key"), str)
-        }
-        name = _pick(record, "eventName", "event_name") or attributes.get("event.name")
+        attributes = key_values(record.get("attributes"))
+        name = pick(record, "eventName", "event_name") or attributes.get("event.name")
         given = found.setdefault(key, {})
         if name in _MESSAGE_EVENTS:
             body = any_value(record.get("body"))
@@ -83,16 +88,8 @@ def logged_content(document: Mapping[str, Any]) -> dict[SpanKey, dict[str, Any]]
 
 
 def _log_records(document: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
-    for resource in _list(_pick(document, "resourceLogs", "resource_logs")):
-        for scope in _list(_pick(as_object(resource), "scopeLogs", "scope_logs")):
-            for record in _list(_pick(as_object(scope), "logRecords", "log_records")):
+    for resource in as_list(pick(document, "resourceLogs", "resource_logs")):
+        for scope in as_list(pick(as_object(resource), "scopeLogs", "scope_logs")):
+            for record in as_list(pick(as_object(scope), "logRecords", "log_records")):
                 if isinstance(record, dict):
                     yield record
-
-
-def _pick(value: Mapping[str, Any], *keys: str) -> Any:
-    return next((value[key] for key in keys if key in value), None)
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []

@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from typing import Any
 
 Message = dict[str, Any]
+ASSISTANT_ROLES = ("assistant", "ai", "model")
+"""The roles a model's own messages have (GenAI, LangChain, Gemini)."""
 
 
 def loads(value: Any) -> Any:
@@ -76,14 +78,8 @@ def _message(item: Mapping[str, Any]) -> Message:
         if isinstance(call, dict):
             inner = call.get("function")
             function: Mapping[str, Any] = inner if isinstance(inner, dict) else call
-            parts.append(
-                {
-                    "type": "tool_call",
-                    "id": call.get("id"),
-                    "name": function.get("name"),
-                    "arguments": function.get("arguments", function.get("args")),
-                }
-            )
+            arguments = function.get("arguments", function.get("args"))
+            parts.append(tool_call(call.get("id"), function.get("name"), arguments))
     return {"role": role, "parts": parts}
 
 
@@ -172,12 +168,7 @@ def _gemini_part(raw: Mapping[str, Any]) -> dict[str, Any] | None:
     """A Gemini / Google ADK part: ``text`` (a ``thought``), ``function_call`` or its response."""
     call = raw.get("function_call", raw.get("functionCall"))
     if isinstance(call, dict):
-        return {
-            "type": "tool_call",
-            "id": call.get("id"),
-            "name": call.get("name"),
-            "arguments": call.get("args"),
-        }
+        return tool_call(call.get("id"), call.get("name"), call.get("args"))
     response = raw.get("function_response", raw.get("functionResponse"))
     if isinstance(response, dict):
         return {
@@ -204,12 +195,7 @@ def _block(raw: Any) -> dict[str, Any] | None:
         text = raw.get("thinking", raw.get("text", raw.get("content", raw.get("reasoning"))))
         return {"type": "reasoning", "content": text}
     if kind == "tool_use":
-        return {
-            "type": "tool_call",
-            "id": raw.get("id"),
-            "name": raw.get("name"),
-            "arguments": raw.get("input"),
-        }
+        return tool_call(raw.get("id"), raw.get("name"), raw.get("input"))
     if kind == "tool_result":
         return {
             "type": "tool_call_response",
@@ -217,12 +203,8 @@ def _block(raw: Any) -> dict[str, Any] | None:
             "response": raw.get("content"),
         }
     if kind == "tool-call":  # the Vercel AI SDK (``args`` before v5, ``input`` since)
-        return {
-            "type": "tool_call",
-            "id": raw.get("toolCallId"),
-            "name": raw.get("toolName"),
-            "arguments": raw.get("input", raw.get("args")),
-        }
+        arguments = raw.get("input", raw.get("args"))
+        return tool_call(raw.get("toolCallId"), raw.get("toolName"), arguments)
     if kind == "tool-result":
         output = raw.get("output", raw.get("result"))
         if isinstance(output, dict) and "value" in output and "type" in output:
@@ -377,22 +359,22 @@ def _function_results(entry: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def _oi_call(entry: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        "type": "tool_call",
-        "id": entry.get("tool_call.id"),
-        "name": entry.get("tool_call.function.name"),
-        "arguments": entry.get("tool_call.function.arguments"),
-    }
+    name, arguments = (
+        entry.get("tool_call.function.name"),
+        entry.get("tool_call.function.arguments"),
+    )
+    return tool_call(entry.get("tool_call.id"), name, arguments)
+
+
+def tool_call(call_id: Any, name: Any, arguments: Any) -> dict[str, Any]:
+    """A ``tool_call`` part: the model asked for a tool, by name, with these arguments."""
+    return {"type": "tool_call", "id": call_id, "name": name, "arguments": arguments}
 
 
 def first_user_text(found: list[Message]) -> str | None:
-    """The text of the first user message."""
-    for message in found:
-        if message["role"] in ("user", "human"):
-            text = message_text(message)
-            if text:
-                return text
-    return None
+    """The text of the first user message that has any."""
+    texts = (message_text(message) for message in found if message["role"] in ("user", "human"))
+    return next((text for text in texts if text), None)
 
 
 def message_text(message: Message) -> str:
@@ -407,12 +389,10 @@ def message_text(message: Message) -> str:
 
 def last_assistant_text(found: list[Message]) -> str | None:
     """The text of the last assistant message that has any."""
-    for message in reversed(found):
-        if message["role"] in ("assistant", "ai", "model"):
-            text = message_text(message)
-            if text:
-                return text
-    return None
+    texts = (
+        message_text(message) for message in reversed(found) if message["role"] in ASSISTANT_ROLES
+    )
+    return next((text for text in texts if text), None)
 
 
 def input_text(value: Any) -> str | None:

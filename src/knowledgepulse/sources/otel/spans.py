@@ -82,6 +82,8 @@ _STATUS_OK = {1, "1", "OK", "STATUS_CODE_OK", "StatusCode.OK"}
 
 
 _BATCH_KEYS = ("resourceSpans", "resource_spans", "batches")  # Tempo writes OTLP's pre-1.0 name
+# OTLP before 0.15 called scope spans instrumentation library spans.
+_SCOPE_KEYS = ("scopeSpans", "scope_spans", "instrumentationLibrarySpans")
 
 
 def is_error_code(code: Any) -> bool:
@@ -110,34 +112,28 @@ def is_console_span(value: Any) -> bool:
 def otlp_spans(value: Mapping[str, Any]) -> Iterator[tuple[Span, Loc] | SpanError]:
     """Each span of an OTLP ``TracesData`` object with its path, or a :class:`SpanError`."""
     key = next((key for key in _BATCH_KEYS if key in value), "resourceSpans")
-    for r, resource_spans in enumerate(_list(value.get(key))):
+    for r, resource_spans in enumerate(as_list(value.get(key))):
         where: Loc = (key, r)
         if not isinstance(resource_spans, dict):
             yield SpanError(where, "expected an object with scopeSpans")
             continue
-        resource = _attributes(_pick(as_object(resource_spans.get("resource")), "attributes"))
-        scope_key = "scopeSpans" if "scopeSpans" in resource_spans else "scope_spans"
-        if scope_key not in resource_spans:  # OTLP before 0.15 called them instrumentation spans
-            scope_key = (
-                "instrumentationLibrarySpans"
-                if "instrumentationLibrarySpans" in resource_spans
-                else scope_key
-            )
+        resource = key_values(as_object(resource_spans.get("resource")).get("attributes"))
+        scope_key = next((key for key in _SCOPE_KEYS if key in resource_spans), "scope_spans")
         if not isinstance(resource_spans.get(scope_key, []), list):
             yield SpanError((*where, scope_key), "expected a list of scope spans")
             continue
-        for s, scope_spans in enumerate(_list(resource_spans.get(scope_key))):
+        for s, scope_spans in enumerate(as_list(resource_spans.get(scope_key))):
             if not isinstance(scope_spans, dict):
                 yield SpanError((*where, scope_key, s), "expected an object with spans")
                 continue
             scope_value = as_object(
-                _pick(scope_spans, "scope", "instrumentationLibrary", "instrumentation_library")
+                pick(scope_spans, "scope", "instrumentationLibrary", "instrumentation_library")
             )
             scope = scope_value.get("name") if isinstance(scope_value.get("name"), str) else None
             if not isinstance(scope_spans.get("spans", []), list):
                 yield SpanError((*where, scope_key, s, "spans"), "expected a list of spans")
                 continue
-            for n, raw in enumerate(_list(scope_spans.get("spans"))):
+            for n, raw in enumerate(as_list(scope_spans.get("spans"))):
                 loc: Loc = (*where, scope_key, s, "spans", n)
                 try:
                     yield _otlp_span(raw, resource, scope), loc
@@ -170,7 +166,7 @@ def console_span(value: Mapping[str, Any]) -> Span:
             dict(as_object(event.get("attributes"))),
             time_ns(event.get("timestamp")),
         )
-        for event in _list(value.get("events"))
+        for event in as_list(value.get("events"))
         if isinstance(event, dict)
     )
     return Span(
@@ -240,19 +236,19 @@ def _otlp_span(raw: Any, resource: Mapping[str, Any], scope: str | None) -> Span
         span_id=hex_id(raw.get(span_key), (span_key,), 8),
         parent_id=None if parent in (None, "") else hex_id(parent, (parent_key,), 8),
         name=str(raw.get("name") or ""),
-        start_ns=_nanos(_pick(raw, "startTimeUnixNano", "start_time_unix_nano")),
-        end_ns=_nanos(_pick(raw, "endTimeUnixNano", "end_time_unix_nano")),
+        start_ns=_nanos(pick(raw, "startTimeUnixNano", "start_time_unix_nano")),
+        end_ns=_nanos(pick(raw, "endTimeUnixNano", "end_time_unix_nano")),
         error=is_error_code(status.get("code")),
         ok=is_ok_code(status.get("code")),
         status_message=message if isinstance(message, str) and message else None,
-        attributes=_attributes(raw.get("attributes")),
+        attributes=key_values(raw.get("attributes")),
         events=tuple(
             SpanEvent(
                 str(event.get("name", "")),
-                _attributes(event.get("attributes")),
-                _nanos(_pick(event, "timeUnixNano", "time_unix_nano")),
+                key_values(event.get("attributes")),
+                _nanos(pick(event, "timeUnixNano", "time_unix_nano")),
             )
-            for event in _list(raw.get("events"))
+            for event in as_list(raw.get("events"))
             if isinstance(event, dict)
         ),
         resource=resource,
@@ -336,13 +332,13 @@ def dotted(attributes: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return found
 
 
-def _attributes(value: Any) -> dict[str, Any]:
+def key_values(value: Any) -> dict[str, Any]:
     """OTLP ``KeyValue`` list → a dict of plain values (a bad entry is skipped, not fatal)."""
-    found: dict[str, Any] = {}
-    for entry in _list(value):
-        if isinstance(entry, dict) and isinstance(entry.get("key"), str):
-            found[entry["key"]] = any_value(entry.get("value"))
-    return found
+    return {
+        entry["key"]: any_value(entry.get("value"))
+        for entry in as_list(value)
+        if isinstance(entry, dict) and isinstance(entry.get("key"), str)
+    }
 
 
 def any_value(value: Any) -> Any:
@@ -360,9 +356,9 @@ def any_value(value: Any) -> Any:
         if kind == "doublevalue":
             return _float(item)
         if kind == "arrayvalue":
-            return [any_value(element) for element in _list(as_object(item).get("values"))]
+            return [any_value(element) for element in as_list(as_object(item).get("values"))]
         if kind == "kvlistvalue":
-            return _attributes(as_object(item).get("values"))
+            return key_values(as_object(item).get("values"))
         if kind == "bytesvalue":
             try:
                 return base64.b64decode(str(item))
@@ -386,12 +382,11 @@ def _float(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _pick(value: Mapping[str, Any], *keys: str) -> Any:
-    for key in keys:
-        if key in value:
-            return value[key]
-    return None
+def pick(value: Mapping[str, Any], *keys: str) -> Any:
+    """The value of the first of ``keys`` that ``value`` has (the spellings of one field)."""
+    return next((value[key] for key in keys if key in value), None)
 
 
-def _list(value: Any) -> list[Any]:
+def as_list(value: Any) -> list[Any]:
+    """``value`` when it is a JSON array, else an empty one: for optional keys."""
     return value if isinstance(value, list) else []
