@@ -19,11 +19,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar, cast
 
-from knowledgepulse._util.atomic import atomic_binary, atomic_text
+from knowledgepulse._util.atomic import atomic_binary, atomic_text, check_destinations
 from knowledgepulse.errors import OutputError, ParameterConflictError, Setting
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.readers import import_pyarrow_parquet, is_parquet_name
 from knowledgepulse.reports.messages import chat_row, messages_fields
+from knowledgepulse.reports.redaction import summary_tail as redaction_tail
 from knowledgepulse.reports.rows import (
     ANNOTATED_COLUMNS,
     COLUMN_TYPES,
@@ -32,6 +33,7 @@ from knowledgepulse.reports.rows import (
     RowWriter,
     error_columns,
     jsonl_row,
+    kept_tail,
     kp_columns,
     row_format,
 )
@@ -47,6 +49,7 @@ from knowledgepulse.trace import TraceItem
 from knowledgepulse.value.item import ScoredItem
 
 if TYPE_CHECKING:
+    from knowledgepulse.redact.items import Redactor
     from knowledgepulse.runs.problems import ProblemSink
 
 WriteForm: TypeAlias = Literal["jsonl", "json", "parquet"]
@@ -266,6 +269,11 @@ def _formatted_like(rows: Any, data: Any) -> Any:
         output_all_columns=shown["output_all_columns"],
         **shown["format_kwargs"],
     )
+
+
+def summary_tail(unread: UnreadRows, redactor: Redactor | None) -> str:
+    """The end of a run's summary line: the rows written back unread, then what was redacted."""
+    return kept_tail(unread.written) + redaction_tail(redactor)
 
 
 class UnreadRows:
@@ -672,6 +680,26 @@ def check_output_name(
             f" {output.name}: {suffix} is not a form written here; the output is "
             f"{forms or JSON_LINES_NAMES}: give a name with one of those suffixes",
         )
+
+
+def check_outputs(
+    inputs: Sequence[str], output: Path | None, *reports: Path | None, rows: bool = False
+) -> None:
+    """Check a run's destinations before it reads a record (``kp select``'s, ``kp dedupe``'s).
+
+    ``output``: the items or, with ``rows``, dataset rows (Parquet rows need a file);
+    ``reports``: JSON Lines, whatever the input. Each must be writable, and none an input.
+
+    Raises:
+        ParameterConflictError: a name whose suffix is not written, or Parquet rows to a stream.
+        OutputError: a destination that cannot be written, or that is an input.
+    """
+    check_output_name(output)
+    for report in reports:
+        check_output_name(report, parquet=False, setting="report_path")
+    if rows:
+        rows_form(output, inputs)
+    check_destinations((output, *reports), inputs=inputs)
 
 
 def rows_form(output: Path | None, inputs: Sequence[str], other: WriteForm = "jsonl") -> WriteForm:
