@@ -6,6 +6,7 @@ large file is held apart (about 1 KB and a vector a trace) and read again to wri
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -40,12 +41,15 @@ from knowledgepulse.curation.percentiles import similarity_histogram
 from knowledgepulse.curation.select import is_top_percent
 from knowledgepulse.reports.curation import render_similarity_histogram
 from knowledgepulse.reports.terminal import ReadProgress
-from knowledgepulse.runs.contamination import decontaminate
+from knowledgepulse.runs.contamination import Contaminated, DecontaminationResult, decontaminate
 from knowledgepulse.runs.curate import (
     DEDUPE_BY_SIMILARITY,
     DEDUPE_BY_TASK,
     DEDUPE_THRESHOLD,
     RANK_BY_SCORE,
+    DedupeResult,
+    Rejected,
+    SelectionResult,
     dedupe,
     select,
 )
@@ -70,6 +74,23 @@ def _top_percent(ctx: click.Context, param: click.Parameter, value: str | None) 
 
 def _histogram(corpus: Corpus) -> None:
     say(render_similarity_histogram(similarity_histogram(corpus.nearest_similarities())))
+
+
+def _write(
+    result: SelectionResult | DedupeResult | DecontaminationResult,
+    paths: list[str],
+    output: Path | None,
+    to: str | None,
+    *,
+    report: Path | None = None,
+    rows: Iterable[Rejected | Contaminated] = (),
+) -> None:
+    """The result to ``output`` (or stdout), ``rows`` to the ``report``, then the summary."""
+    with output_target(output) as target:
+        result.write_to(target, paths, messages=to == "messages")
+    if report is not None:
+        write_jsonl(report, rows)
+    say(result.summary)
 
 
 @command("select")
@@ -175,11 +196,7 @@ def select_command(
         )
     if similarity_histogram:
         _histogram(result.corpus)
-    with output_target(output) as target:
-        result.write_to(target, paths, messages=to == "messages")
-    if report_path is not None:
-        write_jsonl(report_path, result.rejected)
-    say(result.summary)
+    _write(result, paths, output, to, report=report_path, rows=result.rejected)
     return sink.exit_code(len(result.corpus.items), allow_empty=allow_empty)
 
 
@@ -285,6 +302,9 @@ def dedupe_command(
             (task_similarity is not None, "--task-similarity is for dedupe --by task"),
         )
         options["task_field"] = task_field  # a row column, as before: which task is not asked
+        call: Callable[..., DedupeResult | DecontaminationResult] = partial(
+            decontaminate, against=[str(path) for path in against]
+        )
     else:
         refuse_usage(
             (report_path is not None, "--report lists what --against removed: give --against"),
@@ -294,42 +314,21 @@ def dedupe_command(
             ),
         )
         del options["ngram"], options["min_overlap"], options["against_field"]  # --against's
+        # reread=None: a large file is held apart, and read again to write.
+        call = partial(dedupe, task_field=task_field, reread=None)
     sink = ProblemSink()
-    reports = (report_path,) if against else ()
     rows = options["source"] is not None and to != "messages"
     run = run_arguments(
-        paths, sink, options, partial(check_outputs, paths, output, *reports, rows=rows)
+        paths, sink, options, partial(check_outputs, paths, output, report_path, rows=rows)
     )
     with ReadProgress.for_sources(paths) as progress:
-        if against:
-            found = decontaminate(
-                paths,
-                against=[str(path) for path in against],
-                progress=progress.advance,
-                **run,
-                **options,
-            )
-        else:
-            result = dedupe(
-                paths,
-                task_field=task_field,
-                progress=progress.advance,
-                reread=None,  # large files: held apart, read again to write
-                **run,
-                **options,
-            )
-    if against:
-        with output_target(output) as target:
-            found.write_to(target, paths, messages=to == "messages")
-        if report_path is not None:
-            write_jsonl(report_path, found.removed)
-        say(found.summary)
+        result = call(paths, progress=progress.advance, **run, **options)
+    if isinstance(result, DecontaminationResult):
+        _write(result, paths, output, to, report=report_path, rows=result.removed)
         return sink.exit_code(
-            len(found.items), allow_empty=allow_empty, references=found.references
+            len(result.items), allow_empty=allow_empty, references=result.references
         )
     if similarity_histogram:
         _histogram(result.corpus)
-    with output_target(output) as target:
-        result.write_to(target, paths, messages=to == "messages")
-    say(result.summary)
+    _write(result, paths, output, to)
     return sink.exit_code(len(result.corpus.items), allow_empty=allow_empty)

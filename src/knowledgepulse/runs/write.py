@@ -19,7 +19,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar, cast
 
-from knowledgepulse._util.atomic import atomic_binary, atomic_text, check_destinations
+from knowledgepulse._util.atomic import (
+    atomic_binary,
+    atomic_text,
+    check_destination,
+    check_destinations,
+)
 from knowledgepulse.errors import OutputError, ParameterConflictError, Setting
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.readers import import_pyarrow_parquet, is_parquet_name
@@ -41,6 +46,7 @@ from knowledgepulse.reports.value import annotated_document, annotated_line, dum
 from knowledgepulse.reports.value_formats import (
     DOCUMENT_SUFFIXES,
     TABLE_SUFFIXES,
+    check_report_name,
     report_writer,
 )
 from knowledgepulse.runs.inputs import table_kind
@@ -680,6 +686,25 @@ def check_output_name(
             f" {output.name}: {suffix} is not a form written here; the output is "
             f"{forms or JSON_LINES_NAMES}: give a name with one of those suffixes",
         )
+
+
+def check_report(
+    output: Path | None,
+    formats: Iterable[str],
+    chosen: str,
+    *,
+    what: str,
+    inputs: Iterable[str | os.PathLike[str]],
+) -> None:
+    """Check a report's file before the run (``kp eval``'s, ``kp compare``'s), if there is one.
+
+    Raises:
+        ParameterConflictError: its suffix names a form other than ``chosen``, of ``formats``.
+        OutputError: it cannot be written, or is one of ``inputs``.
+    """
+    check_report_name(output, formats, chosen)
+    if output is not None:
+        check_destination(output, what=what, inputs=inputs)
 
 
 def check_outputs(
