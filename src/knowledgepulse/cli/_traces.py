@@ -9,24 +9,21 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from knowledgepulse.cli._console import say
+from knowledgepulse.cli._embedder import scorer_from
 from knowledgepulse.cli._options import Command, allow_empty_option, option_group
+from knowledgepulse.cli._redaction import redactor_from
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.records.readers import STDIN
-from knowledgepulse.reports.redaction import summary_tail
-from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.value import RunTally
 from knowledgepulse.runs import problems
 from knowledgepulse.runs.read import TraceSettings, trace_options
 from knowledgepulse.sources import SOURCE_CHOICES, TraceOptions
 from knowledgepulse.sources._registry import get_source, source_names
-
-if TYPE_CHECKING:
-    from knowledgepulse.redact.items import Redactor
 
 
 def _sources(context: click.Context, parameter: click.Parameter, paths: Sequence[str]) -> Any:
@@ -75,11 +72,6 @@ def exit_code(tally: RunTally, traces: int, *, allow_empty: bool) -> int:
         say("kp: the input holds no trace; give --allow-empty when that is expected")
         return EXIT_FINDINGS
     return EXIT_FINDINGS if tally.invalid else EXIT_OK
-
-
-def say_summary(summary: str, kept_rows: int, redactor: Redactor | None) -> None:
-    """A run's summary line on stderr, with the rows written back unread and what was redacted."""
-    say(summary + kept_tail(kept_rows) + summary_tail(redactor))
 
 
 def shapes_help() -> str:
@@ -156,3 +148,26 @@ keywords (:class:`~knowledgepulse.runs.read.TraceSettings`, and ``task_field``).
 def trace_options_of(options: dict[str, Any]) -> TraceOptions | None:
     """The converted traces' options (``--domain``...), taken out of a command's ``options``."""
     return trace_options(**{name: options.pop(name) for name in TRACE_OPTIONS if name in options})
+
+
+def run_arguments(
+    paths: list[str],
+    sink: ProblemSink,
+    options: dict[str, Any],
+    check_outputs: Callable[[], object],
+) -> dict[str, Any]:
+    """A curation run's keyword arguments (``scorer``, ``redact``...), taken out of ``options``.
+
+    Every option is checked before a record is read: the input's, the destinations (by
+    ``check_outputs``), the redaction rules, then the model, which takes longest to load.
+    """
+    reading = trace_options_of(options)
+    check_outputs()
+    return {
+        "redact": redactor_from(options) or False,
+        "scorer": scorer_from(paths, options),
+        "source": options.pop("source"),
+        "options": reading,
+        "notes": say,
+        "on_problem": sink,
+    }

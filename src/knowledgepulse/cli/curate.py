@@ -6,14 +6,15 @@ large file is held apart (about 1 KB and a vector a trace) and read again to wri
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
-from knowledgepulse._util.atomic import check_destinations
 from knowledgepulse.cli._console import output_target, say
-from knowledgepulse.cli._embedder import scorer_from, scorer_options
+from knowledgepulse.cli._embedder import scorer_options
 from knowledgepulse.cli._options import (
     TO_MESSAGES_HELP,
     MinScoreType,
@@ -27,71 +28,32 @@ from knowledgepulse.cli._options import (
     to_option,
     unless_given,
 )
-from knowledgepulse.cli._redaction import redact_options, redactor_from
+from knowledgepulse.cli._redaction import redact_options
 from knowledgepulse.cli._traces import (
     ProblemSink,
     paths_argument,
-    say_summary,
+    run_arguments,
     source_options,
-    trace_options_of,
 )
 from knowledgepulse.curation.corpus import Corpus
 from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM
 from knowledgepulse.curation.percentiles import similarity_histogram
 from knowledgepulse.curation.select import is_top_percent
-from knowledgepulse.reports.curation import (
-    decontamination_summary,
-    dedupe_summary,
-    render_similarity_histogram,
-    selection_summary,
-)
+from knowledgepulse.reports.curation import render_similarity_histogram
 from knowledgepulse.reports.terminal import ReadProgress
-from knowledgepulse.runs.contamination import decontaminate
+from knowledgepulse.runs.contamination import Contaminated, DecontaminationResult, decontaminate
 from knowledgepulse.runs.curate import (
     DEDUPE_BY_SIMILARITY,
     DEDUPE_BY_TASK,
     DEDUPE_THRESHOLD,
     RANK_BY_SCORE,
+    DedupeResult,
+    Rejected,
+    SelectionResult,
     dedupe,
     select,
 )
-from knowledgepulse.runs.write import check_output_name, rows_form, write_jsonl
-
-if TYPE_CHECKING:
-    from knowledgepulse.redact.items import Redactor
-
-
-def run_arguments(
-    paths: list[str],
-    outputs: tuple[Path | None, ...],
-    sink: ProblemSink,
-    options: dict[str, Any],
-    *,
-    messages: bool = False,
-) -> tuple[dict[str, Any], Redactor | None]:
-    """The run's keyword arguments, taken out of ``options``, and the redactor (for the summary).
-
-    Every option is checked before a record is read, and the ``outputs`` too: Parquet rows
-    need ``-o`` (training rows, ``messages``, go to a stream as JSON Lines), and each must be
-    writable.
-    """
-    reading = trace_options_of(options)
-    check_output_name(outputs[0])
-    for report in outputs[1:]:  # reports are JSON Lines, whatever the input
-        check_output_name(report, parquet=False, setting="report_path")
-    if options["source"] is not None and not messages:
-        rows_form(outputs[0], paths)  # Parquet needs -o: refused before reading
-    check_destinations(outputs, inputs=paths)
-    redactor = redactor_from(options)
-    arguments = {
-        "scorer": scorer_from(paths, options),
-        "redact": redactor or False,
-        "source": options.pop("source"),
-        "options": reading,
-        "notes": say,
-        "on_problem": sink,
-    }
-    return arguments, redactor
+from knowledgepulse.runs.write import check_outputs, write_jsonl
 
 
 def _top_percent(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
@@ -112,6 +74,23 @@ def _top_percent(ctx: click.Context, param: click.Parameter, value: str | None) 
 
 def _histogram(corpus: Corpus) -> None:
     say(render_similarity_histogram(similarity_histogram(corpus.nearest_similarities())))
+
+
+def _write(
+    result: SelectionResult | DedupeResult | DecontaminationResult,
+    paths: list[str],
+    output: Path | None,
+    to: str | None,
+    *,
+    report: Path | None = None,
+    rows: Iterable[Rejected | Contaminated] = (),
+) -> None:
+    """The result to ``output`` (or stdout), ``rows`` to the ``report``, then the summary."""
+    with output_target(output) as target:
+        result.write_to(target, paths, messages=to == "messages")
+    if report is not None:
+        write_jsonl(report, rows)
+    say(result.summary)
 
 
 @command("select")
@@ -201,8 +180,9 @@ def select_command(
     them, with kp_error.
     """
     sink = ProblemSink()
-    run, redactor = run_arguments(
-        paths, (output, report_path), sink, options, messages=to == "messages"
+    rows = options["source"] is not None and to != "messages"
+    run = run_arguments(
+        paths, sink, options, partial(check_outputs, paths, output, report_path, rows=rows)
     )
     with ReadProgress.for_sources(paths) as progress:
         # reread=None: a large file is held apart, and read again to write.
@@ -216,12 +196,7 @@ def select_command(
         )
     if similarity_histogram:
         _histogram(result.corpus)
-    with output_target(output) as target:
-        result.write_to(target, paths, messages=to == "messages")
-    if report_path is not None:
-        write_jsonl(report_path, result.rejected)
-    summary = selection_summary(result, options["min_score"], sink.tally.invalid)
-    say_summary(summary, result.unread.written, redactor)
+    _write(result, paths, output, to, report=report_path, rows=result.rejected)
     return sink.exit_code(len(result.corpus.items), allow_empty=allow_empty)
 
 
@@ -327,6 +302,9 @@ def dedupe_command(
             (task_similarity is not None, "--task-similarity is for dedupe --by task"),
         )
         options["task_field"] = task_field  # a row column, as before: which task is not asked
+        call: Callable[..., DedupeResult | DecontaminationResult] = partial(
+            decontaminate, against=[str(path) for path in against]
+        )
     else:
         refuse_usage(
             (report_path is not None, "--report lists what --against removed: give --against"),
@@ -336,39 +314,21 @@ def dedupe_command(
             ),
         )
         del options["ngram"], options["min_overlap"], options["against_field"]  # --against's
+        # reread=None: a large file is held apart, and read again to write.
+        call = partial(dedupe, task_field=task_field, reread=None)
     sink = ProblemSink()
-    outputs = (output, report_path) if against else (output,)
-    run, redactor = run_arguments(paths, outputs, sink, options, messages=to == "messages")
+    rows = options["source"] is not None and to != "messages"
+    run = run_arguments(
+        paths, sink, options, partial(check_outputs, paths, output, report_path, rows=rows)
+    )
     with ReadProgress.for_sources(paths) as progress:
-        if against:
-            found = decontaminate(
-                paths,
-                against=[str(path) for path in against],
-                progress=progress.advance,
-                **run,
-                **options,
-            )
-        else:
-            result = dedupe(
-                paths,
-                task_field=task_field,
-                progress=progress.advance,
-                reread=None,  # large files: held apart, read again to write
-                **run,
-                **options,
-            )
-    if against:
-        with output_target(output) as target:
-            found.write_to(target, paths, messages=to == "messages")
-        if report_path is not None:
-            write_jsonl(report_path, found.removed)
-        say_summary(decontamination_summary(found), found.unread.written, redactor)
+        result = call(paths, progress=progress.advance, **run, **options)
+    if isinstance(result, DecontaminationResult):
+        _write(result, paths, output, to, report=report_path, rows=result.removed)
         return sink.exit_code(
-            len(found.items), allow_empty=allow_empty, references=found.references
+            len(result.items), allow_empty=allow_empty, references=result.references
         )
     if similarity_histogram:
         _histogram(result.corpus)
-    with output_target(output) as target:
-        result.write_to(target, paths, messages=to == "messages")
-    say_summary(dedupe_summary(result), result.unread.written, redactor)
+    _write(result, paths, output, to)
     return sink.exit_code(len(result.corpus.items), allow_empty=allow_empty)

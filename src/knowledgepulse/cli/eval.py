@@ -14,7 +14,6 @@ import click
 from rich.console import Group
 from rich.table import Table
 
-from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.stdout import stdout_for_the_report
 from knowledgepulse._util.text import printable
 from knowledgepulse.cli._console import (
@@ -50,8 +49,8 @@ from knowledgepulse.reports.eval_formats import (
 )
 from knowledgepulse.reports.evals import checked_line, summary_line
 from knowledgepulse.reports.terminal import TaskBar
-from knowledgepulse.reports.value_formats import check_report_name
 from knowledgepulse.runs.evaluation import CaseCheck, check_cases, evaluate_cases
+from knowledgepulse.runs.write import check_report
 
 EXIT_CODES: dict[Verdict, int] = {
     "passed": EXIT_OK,
@@ -206,9 +205,7 @@ def eval_command(
             "--dry-run prints the suite; use --format table, json or markdown",
         ),
     )
-    check_report_name(output, RUN_FORMATS, output_format)
-    if output is not None:
-        check_destination(output, what="report", inputs=cases)
+    check_report(output, RUN_FORMATS, output_format, what="report", inputs=cases)
     settings["cache_dir"] = None if no_cache else settings["cache_dir"]
     settings["timeout"] = task_timeout(settings["timeout"])
     on_problem = None if quiet else _stderr
@@ -298,9 +295,8 @@ def compare_command(
     that is not a kp eval JSON report.
     """
     output_format = output_format or report_format(output, tuple(COMPARISON_VIEWS))
-    check_report_name(output, tuple(COMPARISON_VIEWS), output_format)
-    if output is not None:
-        check_destination(output, what="comparison", inputs=(base, new))
+    views = tuple(COMPARISON_VIEWS)
+    check_report(output, views, output_format, what="comparison", inputs=(base, new))
     tolerance = DEFAULT_TOLERANCE if tolerance is None else tolerance
     comparison = compare_runs(base, new, tolerance=tolerance)
     _write(COMPARISON_VIEWS[output_format](comparison), output)

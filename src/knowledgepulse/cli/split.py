@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import click
 
 from knowledgepulse.cli._console import say
-from knowledgepulse.cli._embedder import model_options, scorer_from
+from knowledgepulse.cli._embedder import model_options
 from knowledgepulse.cli._options import command, not_stdout, task_options
-from knowledgepulse.cli._redaction import redact_options, redactor_from
-from knowledgepulse.cli._traces import (
-    ProblemSink,
-    paths_argument,
-    say_summary,
-    source_options,
-    trace_options_of,
-)
+from knowledgepulse.cli._redaction import redact_options
+from knowledgepulse.cli._traces import ProblemSink, paths_argument, run_arguments, source_options
 from knowledgepulse.curation.splits import BY_TASK
-from knowledgepulse.reports.curation import split_summary
 from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.runs.splits import check_split_directory, split, write_split
 
@@ -87,23 +81,17 @@ def split_command(
     or Parquet), traces as JSON Lines, or a Parquet table of traces as one; --redact cleans
     them of secrets and personal data (the groups are read first: the same split).
     """
-    convert_options = trace_options_of(options)
-    check_split_directory(directory, paths)
     sink = ProblemSink()
-    redactor = redactor_from(options)
+    run = run_arguments(paths, sink, options, partial(check_split_directory, directory, paths))
     with ReadProgress.for_sources(paths) as progress:
         result = split(
             paths,
             validation=validation or 0.0,
             task_field=task_field,
-            scorer=scorer_from(paths, options),
-            options=convert_options,
-            notes=say,
             progress=progress.advance,
-            on_problem=sink,
-            redact=redactor or False,
+            **run,
             **options,
         )
     write_split(result, directory)
-    say_summary(split_summary(result), result.unread.written, redactor)
+    say(result.summary)
     return sink.exit_code(len(result.items), allow_empty=allow_empty)

@@ -28,6 +28,7 @@ from knowledgepulse.errors import (
 )
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import read_records
+from knowledgepulse.reports.curation import decontamination_summary
 from knowledgepulse.runs.curate import DEDUPE_THRESHOLD, no_vectors
 from knowledgepulse.runs.inputs import ROWS_NAME, RunInput, items_of, paths_of, rows_of
 from knowledgepulse.runs.read import OnProblem, TraceSettings, logged, options_with, valid_items
@@ -37,6 +38,7 @@ from knowledgepulse.runs.write import (
     item_writer,
     output_form,
     redacted_like,
+    summary_tail,
     target_of,
 )
 from knowledgepulse.sources import TraceOptions
@@ -144,6 +146,14 @@ class DecontaminationResult:
             f"{len(self.items)} kept; removed {dict(reasons.most_common())} against "
             f"{self.references} references; {len(self.problems)} problems>"
         )
+
+    @property
+    def summary(self) -> str:
+        """One line (``kp dedupe --against``'s): the items removed and why, kept, redacted.
+
+        The redactions are counted as the items are written: read it after :meth:`write_to`.
+        """
+        return decontamination_summary(self) + summary_tail(self.unread, self.redactor)
 
     @property
     def kept(self) -> list[TraceItem]:

@@ -39,7 +39,9 @@ from knowledgepulse.errors import (
 )
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import read_records
+from knowledgepulse.reports.curation import dedupe_summary, selection_summary
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
+from knowledgepulse.reports.value import RunTally
 from knowledgepulse.runs.inputs import RunInput, files_to_reread, items_of
 from knowledgepulse.runs.read import OnProblem, TraceSettings, logged, options_with, valid_items
 from knowledgepulse.runs.redaction import messages_level, redacted_record, redactor_of
@@ -50,6 +52,7 @@ from knowledgepulse.runs.write import (
     annotated_like,
     item_writer,
     output_form,
+    summary_tail,
     target_of,
     write_jsonl,
 )
@@ -144,6 +147,8 @@ class SelectionResult:
         unread: the dataset rows that gave no trace, for an ``ItemWriter`` to write after the
             selected ones (each with ``kp_error``): no row goes missing from the output.
         redacted: the items were redacted: :attr:`rows` are made of their rows, not ``data``'s.
+        redactor: what redacted the items, counting those written, or ``None``.
+        min_score_given: ``min_score`` as given (a percentile not resolved), or ``None``.
     """
 
     corpus: Corpus
@@ -161,6 +166,18 @@ class SelectionResult:
     data: Any = field(default=None, repr=False, compare=False)
     unread: UnreadRows = field(default_factory=UnreadRows, repr=False, compare=False)
     redacted: bool = field(default=False, repr=False, compare=False)
+    redactor: Redactor | None = field(default=None, repr=False, compare=False)
+    min_score_given: MinScore | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def summary(self) -> str:
+        """One line (``kp select``'s): selected, rejected and why, tasks covered, redacted.
+
+        The redactions are counted as the items are written: read it after :meth:`write_to`.
+        """
+        invalid = _invalid_records(self.problems)
+        line = selection_summary(self, self.min_score_given, invalid)
+        return line + summary_tail(self.unread, self.redactor)
 
     @property
     def selected(self) -> list[ScoredItem]:
@@ -271,6 +288,7 @@ class DedupeResult:
         redacted: the items were redacted: :attr:`kept_rows` and :attr:`dropped_rows` are made
             of their rows, not ``data``'s.
         task_field: with ``by`` ``task``, where the tasks were read, as given to :func:`dedupe`.
+        redactor: what redacted the items, counting those written, or ``None``.
     """
 
     corpus: Corpus
@@ -285,6 +303,15 @@ class DedupeResult:
     unread: UnreadRows = field(default_factory=UnreadRows, repr=False, compare=False)
     redacted: bool = field(default=False, repr=False, compare=False)
     task_field: str | None = None
+    redactor: Redactor | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def summary(self) -> str:
+        """One line (``kp dedupe``'s): the groups, the items that would go, redacted.
+
+        The redactions are counted as the items are written: read it after :meth:`write_to`.
+        """
+        return dedupe_summary(self) + summary_tail(self.unread, self.redactor)
 
     def is_kept(self, index: int) -> bool:
         """Whether ``corpus.items[index]`` stays: it is in no group, or represents its group."""
@@ -393,6 +420,14 @@ class DedupeResult:
         columns = [every[i] for i in indexes]
         names = SCORE_COLUMNS + DEDUPE_COLUMNS
         return annotated_like(self.data, items, columns, names, redacted=self.redacted)
+
+
+def _invalid_records(problems: Sequence[Problem]) -> int:
+    """How many records gave no item (a record's problems counted once, warnings not)."""
+    tally = RunTally(0.0)
+    for problem in problems:
+        tally.add_problem(problem)
+    return tally.invalid
 
 
 def with_task(scored: ScoredItem, task: str | None) -> ScoredItem:
@@ -524,10 +559,11 @@ def select(
     unread = UnreadRows(in_place=False)  # the picks' order is not the input's: theirs last
     by_outcome = rank_by != RANK_BY_SCORE
     outcome_field = rank_by if by_outcome else RANK_BY_REWARD
+    redactor = redactor_of(redact)  # one, to count what is written
     corpus, problems, count_redacted, read_outcomes = _corpus(
         data,
         scorer=scorer,
-        redact=redact,
+        redact=redactor or False,
         source=source,
         options=options,
         task_field=task_field,
@@ -595,6 +631,8 @@ def select(
         data=data,
         unread=unread,
         redacted=redact is not False,
+        redactor=redactor,
+        min_score_given=min_score,
     )
 
 
@@ -652,10 +690,11 @@ def dedupe(
     if not by_task:
         _needs_embedder(scorer, "dedupe", " (or give ", Setting("by", DEDUPE_BY_TASK), ")")
     unread = UnreadRows()
+    redactor = redactor_of(redact)  # one, to count what is written
     corpus, problems, count_redacted, _ = _corpus(
         data,
         scorer=scorer,
-        redact=redact,
+        redact=redactor or False,
         source=source,
         options=options,
         task_field=task_field,
@@ -711,6 +750,7 @@ def dedupe(
         unread=unread,
         redacted=redact is not False,
         task_field=task_field,
+        redactor=redactor,
     )
 
 

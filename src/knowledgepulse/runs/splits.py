@@ -28,12 +28,19 @@ from knowledgepulse.curation import score_corpus
 from knowledgepulse.curation.splits import BY_TASK, PARTS, assign_groups
 from knowledgepulse.errors import OutputError, ScorerParameterError, Setting
 from knowledgepulse.records import Problem
+from knowledgepulse.reports.curation import split_summary
 from knowledgepulse.reports.rows import row_format
 from knowledgepulse.runs.inputs import RunInput, files_of, items_of, table_kind
 from knowledgepulse.runs.read import OnProblem, TraceSettings, logged, options_with
 from knowledgepulse.runs.redaction import messages_level, redact_items, redactor_of, unread_rows
 from knowledgepulse.runs.tasks import inferred_tasks, similarity_of_tasks, tasks_read
-from knowledgepulse.runs.write import UnreadRows, WriteForm, item_writer, redacted_like
+from knowledgepulse.runs.write import (
+    UnreadRows,
+    WriteForm,
+    item_writer,
+    redacted_like,
+    summary_tail,
+)
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace.item import TraceItem, task_at
@@ -107,6 +114,14 @@ class SplitResult:
             f"{inferred}, seed {self.seed}; {len(self.shared_groups)} groups on two sides; "
             f"{len(self.problems)} problems>"
         )
+
+    @property
+    def summary(self) -> str:
+        """One line (``kp split``'s): the groups, each set's size and share, redacted.
+
+        The redactions are counted as the items are written: read it after :func:`write_split`.
+        """
+        return split_summary(self) + summary_tail(self.unread, self.redactor)
 
     def items_in(self, part: str) -> list[TraceItem]:
         """The items of one part, in input order.

@@ -19,11 +19,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar, cast
 
-from knowledgepulse._util.atomic import atomic_binary, atomic_text
+from knowledgepulse._util.atomic import (
+    atomic_binary,
+    atomic_text,
+    check_destination,
+    check_destinations,
+)
 from knowledgepulse.errors import OutputError, ParameterConflictError, Setting
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.readers import import_pyarrow_parquet, is_parquet_name
 from knowledgepulse.reports.messages import chat_row, messages_fields
+from knowledgepulse.reports.redaction import summary_tail as redaction_tail
 from knowledgepulse.reports.rows import (
     ANNOTATED_COLUMNS,
     COLUMN_TYPES,
@@ -32,6 +38,7 @@ from knowledgepulse.reports.rows import (
     RowWriter,
     error_columns,
     jsonl_row,
+    kept_tail,
     kp_columns,
     row_format,
 )
@@ -39,6 +46,7 @@ from knowledgepulse.reports.value import annotated_document, annotated_line, dum
 from knowledgepulse.reports.value_formats import (
     DOCUMENT_SUFFIXES,
     TABLE_SUFFIXES,
+    check_report_name,
     report_writer,
 )
 from knowledgepulse.runs.inputs import table_kind
@@ -47,6 +55,7 @@ from knowledgepulse.trace import TraceItem
 from knowledgepulse.value.item import ScoredItem
 
 if TYPE_CHECKING:
+    from knowledgepulse.redact.items import Redactor
     from knowledgepulse.runs.problems import ProblemSink
 
 WriteForm: TypeAlias = Literal["jsonl", "json", "parquet"]
@@ -266,6 +275,11 @@ def _formatted_like(rows: Any, data: Any) -> Any:
         output_all_columns=shown["output_all_columns"],
         **shown["format_kwargs"],
     )
+
+
+def summary_tail(unread: UnreadRows, redactor: Redactor | None) -> str:
+    """The end of a run's summary line: the rows written back unread, then what was redacted."""
+    return kept_tail(unread.written) + redaction_tail(redactor)
 
 
 class UnreadRows:
@@ -672,6 +686,45 @@ def check_output_name(
             f" {output.name}: {suffix} is not a form written here; the output is "
             f"{forms or JSON_LINES_NAMES}: give a name with one of those suffixes",
         )
+
+
+def check_report(
+    output: Path | None,
+    formats: Iterable[str],
+    chosen: str,
+    *,
+    what: str,
+    inputs: Iterable[str | os.PathLike[str]],
+) -> None:
+    """Check a report's file before the run (``kp eval``'s, ``kp compare``'s), if there is one.
+
+    Raises:
+        ParameterConflictError: its suffix names a form other than ``chosen``, of ``formats``.
+        OutputError: it cannot be written, or is one of ``inputs``.
+    """
+    check_report_name(output, formats, chosen)
+    if output is not None:
+        check_destination(output, what=what, inputs=inputs)
+
+
+def check_outputs(
+    inputs: Sequence[str], output: Path | None, *reports: Path | None, rows: bool = False
+) -> None:
+    """Check a run's destinations before it reads a record (``kp select``'s, ``kp dedupe``'s).
+
+    ``output``: the items or, with ``rows``, dataset rows (Parquet rows need a file);
+    ``reports``: JSON Lines, whatever the input. Each must be writable, and none an input.
+
+    Raises:
+        ParameterConflictError: a name whose suffix is not written, or Parquet rows to a stream.
+        OutputError: a destination that cannot be written, or that is an input.
+    """
+    check_output_name(output)
+    for report in reports:
+        check_output_name(report, parquet=False, setting="report_path")
+    if rows:
+        rows_form(output, inputs)
+    check_destinations((output, *reports), inputs=inputs)
 
 
 def rows_form(output: Path | None, inputs: Sequence[str], other: WriteForm = "jsonl") -> WriteForm:

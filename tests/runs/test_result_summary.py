@@ -1,0 +1,70 @@
+"""Every curation result says what its run did in one line, as ``kp`` prints it (``.summary``)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+from knowledgepulse.redact.items import Redactor
+from knowledgepulse.reports.redaction import redaction_summary
+from knowledgepulse.runs import decontaminate, dedupe, select, split
+from knowledgepulse.runs.splits import write_split
+from tests.runs.test_result_repr import scorer, traces
+
+BAD_RECORD: dict[str, Any] = {"id": "not a trace"}
+
+
+def quiet(problem: object) -> None:
+    """An ``on_problem`` that says nothing: the summary counts the problems."""
+
+
+def test_a_selection_summary_counts_the_picks_the_reasons_and_the_unread() -> None:
+    """select's summary: picks, budget, the percentile resolved, records skipped, tasks."""
+    data = [*traces(2), BAD_RECORD]
+    result = select(data, budget=3, min_score="p10", scorer=scorer(), on_problem=quiet)
+    threshold = f"p10 = {result.min_score:.4f}"
+    assert result.summary.startswith(f"{len(result.corpus.items)} traces scored;")
+    assert f"{len(result.picks)} selected (budget 3)" in result.summary
+    assert f"below the minimum score {threshold}" in result.summary
+    assert "; 1 invalid record skipped;" in result.summary
+
+
+def test_a_selection_summary_ends_with_what_writing_redacted() -> None:
+    """The redactions are counted as the picks are written: the summary says so after."""
+    redactor = Redactor()
+    result = select(traces(1), budget=2, scorer=scorer(), redact=redactor)
+    result.write_to(io.StringIO())
+    assert result.redactor is redactor
+    assert result.summary.endswith("; " + redaction_summary(redactor))
+
+
+def test_a_dedupe_summary_counts_the_groups_and_what_would_go() -> None:
+    """dedupe's summary: every item scored, the groups, how many would go and stay."""
+    result = dedupe(traces(2), scorer=scorer())
+    gone = len(result.dropped)
+    assert result.summary == (
+        f"{len(result.corpus.items)} traces scored; {len(result.groups)} near-duplicate groups "
+        f"at cosine >= 0.95; {gone} traces would go, {len(result.kept)} kept"
+    )
+
+
+def test_a_decontamination_summary_counts_what_was_removed_against_what() -> None:
+    """decontaminate's summary: the items, the reference items, how many removed, kept."""
+    data = traces(1)
+    result = decontaminate(data, against=data[:2])
+    removed = len(result.removed)
+    assert result.summary.startswith(
+        f"{len(result.items)} traces against 2 reference items: {removed} removed ("
+    )
+    assert result.summary.endswith(f"), {len(result.items) - removed} kept")
+
+
+def test_a_split_summary_gives_each_set_with_its_share(tmp_path: Path) -> None:
+    """split's summary: the groups, each set's size against the share asked, no leak."""
+    result = split(traces(2), test=0.3)
+    write_split(result, tmp_path)
+    assert f"(seed {result.seed})" in result.summary
+    assert f"test {result.sizes['test']} (" in result.summary
+    assert "asked 30%" in result.summary
+    assert result.summary.endswith("no group on two sides")
