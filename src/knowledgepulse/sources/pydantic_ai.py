@@ -30,7 +30,7 @@ from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.json_values import Loc
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, placed
-from knowledgepulse.sources._steps import StepBuilder, as_text
+from knowledgepulse.sources._steps import StepBuilder, as_text, iso_time
 from knowledgepulse.trace import TraceItem
 
 CONTENT_HINT = (
@@ -419,14 +419,7 @@ def _string(value: Any) -> str | None:
 
 
 def _time(value: Any) -> datetime | None:
-    if isinstance(value, datetime):
-        return value
-    if isinstance(value, str):
-        try:
-            return datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-    return None
+    return value if isinstance(value, datetime) else iso_time(value)
 
 
 def _not_a_message(value: Any) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Iterator
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -37,16 +36,6 @@ def each_document(
                 yield convert(item)
             except ConversionError as error:
                 yield item.problem((), str(error))
-
-
-def iso_time(value: Any) -> datetime | None:
-    """An ISO 8601 timestamp (``Z`` for UTC too) as a datetime; ``None`` when it is not one."""
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
 
 
 def run_name(record: Record) -> str:

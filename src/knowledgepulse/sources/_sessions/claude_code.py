@@ -37,8 +37,7 @@ from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import anthropic
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble
-from knowledgepulse.sources._sessions._documents import iso_time
-from knowledgepulse.sources._steps import StepBuilder
+from knowledgepulse.sources._steps import StepBuilder, iso_time
 from knowledgepulse.trace import TraceItem
 
 CONTENT_HINT = "Claude Code writes the messages of every session into its .jsonl"

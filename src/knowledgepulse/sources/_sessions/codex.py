@@ -38,8 +38,7 @@ from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import openai_responses
 from knowledgepulse.sources._chat._text import content_text
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble
-from knowledgepulse.sources._sessions._documents import iso_time
-from knowledgepulse.sources._steps import StepBuilder
+from knowledgepulse.sources._steps import StepBuilder, iso_time
 from knowledgepulse.trace import TraceItem
 
 CONTENT_HINT = "Codex writes the messages of every session into its rollout .jsonl"
