@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -21,7 +21,7 @@ from knowledgepulse.errors import (
     ConversionError,
     TraceValidationError,
 )
-from knowledgepulse.records import Location, Record
+from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._rows import RowOptions
 from knowledgepulse.sources._steps import MAX_CONTENT_BYTES, StepBuilder, bounded
 from knowledgepulse.trace import TraceItem, parse_trace
@@ -198,6 +198,20 @@ def no_text(source: str, content_hint: str) -> str:
 def placed(item: TraceItem, location: Location, row: Record | None = None) -> TraceItem:
     """The item located where its source trace starts in a file (and with its row, if given)."""
     return replace(item, record=Record(location, item.document), row=row or item.row)
+
+
+def finished(finish: Callable[[], TraceItem], first: Record) -> TraceItem | Problem:
+    """The trace ``finish`` makes of a run, or why it cannot as a problem at its first record.
+
+    A ``PathError`` keeps its path inside that record; a ``ConversionError`` (no step, say) is
+    about the whole run.
+    """
+    try:
+        return finish()
+    except PathError as error:
+        return first.problem(error.path, error.message)
+    except ConversionError as error:
+        return first.problem((), str(error))
 
 
 # The request a person wrote, out of the prompt a framework wrapped around it. Agent frameworks

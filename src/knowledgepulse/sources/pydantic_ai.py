@@ -29,7 +29,13 @@ from knowledgepulse._util.jsonpath import describe_value, format_path
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.json_values import Loc
-from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, placed
+from knowledgepulse.sources._envelope import (
+    PathError,
+    TraceOptions,
+    assemble,
+    finished,
+    placed,
+)
 from knowledgepulse.sources._steps import StepBuilder, as_text, iso_time
 from knowledgepulse.trace import TraceItem
 
@@ -198,11 +204,8 @@ def convert_records(
 
 
 def _finish_record(run: _Run, options: TraceOptions, record: Record) -> TraceItem | Problem:
-    try:
-        item = _finish(run, options, None, None)
-    except ConversionError as error:
-        return record.problem((), str(error))
-    return placed(item, Location(record.location.file))
+    at = Location(record.location.file)
+    return finished(lambda: placed(_finish(run, options, None, None), at), record)
 
 
 def _as_json(messages: Any) -> Any:

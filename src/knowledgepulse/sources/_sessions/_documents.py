@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from knowledgepulse._util.jsonpath import describe_value
-from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Problem, Record
+from knowledgepulse.sources._envelope import finished
 from knowledgepulse.trace import TraceItem
 
 
@@ -32,10 +33,7 @@ def each_document(
         elif not recognises(item.value):
             yield item.problem((), f"not {what}: {describe_value(item.value)}; expected {expected}")
         else:
-            try:
-                yield convert(item)
-            except ConversionError as error:
-                yield item.problem((), str(error))
+            yield finished(partial(convert, item), item)
 
 
 def run_name(record: Record) -> str:
