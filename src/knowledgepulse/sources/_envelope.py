@@ -266,7 +266,7 @@ def _number(value: Any) -> float | None:
         return None
     try:
         number = float(value)
-    except ValueError:
+    except (ValueError, OverflowError):  # OverflowError: an int past a float's range (10**400)
         return None
     return number if math.isfinite(number) else None
 
