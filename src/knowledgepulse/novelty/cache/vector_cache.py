@@ -35,7 +35,6 @@ from knowledgepulse.novelty.cache.ring_file import (
     is_ring_file,
     not_a_cache,
     ring_slots,
-    starts_with,
 )
 from knowledgepulse.novelty.cache.search import (
     BLOCK_BYTES,
@@ -50,6 +49,7 @@ from knowledgepulse.novelty.settings import (
     check_cache_size,
 )
 from knowledgepulse.novelty.windows import unit_rows
+from knowledgepulse.records.readers import starts_with
 
 Clock = Callable[[], float]
 """Returns the current time in milliseconds."""
