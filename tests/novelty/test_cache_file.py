@@ -313,3 +313,17 @@ def test_a_data_file_named_as_the_cache_is_not_advised_deleted_outright(tmp_path
     assert "give another cache path" in message
     assert "if knowledgepulse made this file, delete it" in message
     assert data.read_text() == '{"id": "kp:trace:1"}\n'
+
+
+def test_a_ring_file_is_not_held_to_the_in_memory_size_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The memory limit (check_cache_size) binds caches held in memory; a ring file is mapped."""
+    path = tmp_path / "vectors.kpcache"
+    VectorCache.open(path, model_id="m", dimensions=2, max_elements=64).flush()
+    monkeypatch.setattr("knowledgepulse.novelty.settings.MAX_CACHE_BYTES", 8 * 4)
+    with pytest.raises(ScorerParameterError, match="max_elements"):
+        VectorCache(max_elements=64, dimensions=2)  # held in memory: refused
+    cache = VectorCache.open(path, model_id="m", dimensions=2)
+    cache.add(np.array([1.0, 0.0], dtype=np.float32), id="a")
+    assert (cache.max_elements, len(cache)) == (64, 1)

@@ -53,13 +53,14 @@ def test_the_id_is_the_source_id_so_reimporting_gives_the_same_trace() -> None:
         (TraceOptions(domain="code", confidence=0.9), {"kp.task_domain": "ops"}, ("code", 0.9)),
         (TraceOptions(), {"kp.task_domain": "ops", "kp.confidence": "0.65"}, ("ops", 0.65)),
         (TraceOptions(), {"kp.confidence": 7}, ("default", 0.8)),
+        (TraceOptions(), {"kp.confidence": 10**400}, ("default", 0.8)),
         (TraceOptions(), {}, ("default", 0.8)),
     ],
 )
 def test_domain_and_confidence_come_from_argument_then_metadata_then_default(
     options: TraceOptions, metadata: dict[str, object], expected: tuple[str, float]
 ) -> None:
-    """An out-of-range kp.confidence is ignored, not clamped."""
+    """An out-of-range kp.confidence (one too big for a float too) is ignored, not clamped."""
     trace = convert(options=options, metadata=metadata).trace
     assert (trace.metadata.task_domain, trace.outcome.confidence) == expected
 

@@ -239,3 +239,24 @@ def test_a_named_source_is_explained_on_the_first_record_it_recognises(tmp_path:
     assert inspection.decided_by == 1
     assert inspection.evidence is not None
     assert inspection.evidence.startswith("column 'conversations' holds sharegpt turns")
+
+
+def test_a_broken_plugins_warning_is_logged_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A source whose recognises() raises is warned about once per record, not per question."""
+
+    class Broken(Source):
+        def recognises(self, value: Any) -> bool:
+            raise RuntimeError("broken plugin")
+
+    register_source("broken")(Broken)
+    try:
+        path = tmp_path / "trace.json"
+        path.write_bytes((REPO / "examples" / "traces" / "finance-tsmc.json").read_bytes())
+        with caplog.at_level("WARNING", logger="knowledgepulse"):
+            inspect_file(path)
+    finally:
+        unregister_source("broken")
+    said = [r for r in caplog.records if "'broken' failed to recognise" in r.getMessage()]
+    assert len(said) == 1

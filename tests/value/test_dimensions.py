@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from knowledgepulse.trace.text import whole_text
 from knowledgepulse.value.dimensions import (
     TraceFeatures,
     complexity,
-    embedding_text,
     novelty,
     outcome_confidence,
     tool_diversity,
@@ -122,7 +122,7 @@ def test_novelty_is_always_a_proportion(similarity: float) -> None:
     assert 0.0 <= novelty(similarity) <= 1.0
 
 
-def test_embedding_text_joins_objective_and_every_step() -> None:
+def test_whole_text_joins_objective_and_every_step() -> None:
     """The embedded text is the objective, a space, and the step contents joined by spaces."""
     trace = make_trace(
         objective="Goal",
@@ -132,7 +132,7 @@ def test_embedding_text_joins_objective_and_every_step() -> None:
             step(2, "observation", "c"),
         ],
     )
-    assert embedding_text(trace) == "Goal a  c"
+    assert whole_text(trace) == "Goal a  c"
 
 
 @given(st.floats(0.0, 1.0))

@@ -6,6 +6,9 @@ import difflib
 import re
 from collections.abc import Iterable
 
+ENCODING_ERRORS = "backslashreplace"
+"""What a stream or file written as text does with what UTF-8 cannot encode (a lone surrogate)."""
+
 # The invisible marks that reorder the text around them (bidirectional overrides, embeddings,
 # isolates and marks): "evil\u202etxt.exe" shows as "evilexe.txt" (Trojan Source, CVE-2021-42574).
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"

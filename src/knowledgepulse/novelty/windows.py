@@ -9,7 +9,6 @@ The model reads 256 positions: a text's word pieces are cut into windows of 254,
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse.novelty.settings import WINDOW_PIECES
+from knowledgepulse.records.json_values import SURROGATE
 
 WORD_PIECES_MARGIN = 100
 """The most pieces the last word of a cut text can differ by (WordPiece reads a word of more
@@ -26,8 +26,6 @@ than 100 characters as one ``[UNK]``); cutting mid-word changes that word's piec
 
 PREFIX_CHARS_PER_PIECE = 6
 """First guess of characters per word piece when cutting a prefix (measured: 2.7 to 4.5)."""
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +61,7 @@ def split_windows(
 
 def replace_unencodable(text: str) -> str:
     """``text`` with each lone surrogate as U+FFFD (tokenizers refuse what UTF-8 cannot encode)."""
-    return _SURROGATE.sub("\ufffd", text)
+    return SURROGATE.sub("\ufffd", text)
 
 
 def leading_pieces(

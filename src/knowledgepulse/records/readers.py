@@ -192,6 +192,17 @@ def _reason(error: BaseException) -> str:
 Progress = Callable[[int], object]
 MAGIC = b"PAR1"
 """The four bytes a Parquet file starts (and ends) with."""
+
+
+def starts_with(path: str | Path, magic: bytes) -> bool:
+    """Whether the file at ``path`` starts with ``magic`` (a missing file does not)."""
+    try:
+        with Path(path).open("rb") as file:
+            return file.read(len(magic)) == magic
+    except OSError:
+        return False
+
+
 BATCH_ROWS = 1024
 """Parquet rows converted to Python at a time: small for flat memory, large for speed."""
 _TEXT_SPACE = re.compile(r"[ \t\r\n]*")

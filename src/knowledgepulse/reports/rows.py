@@ -18,7 +18,12 @@ from knowledgepulse._util.text import counted
 from knowledgepulse.errors import Location, MissingDependencyError, OutputError
 from knowledgepulse.records import Record
 from knowledgepulse.records.arrow import ABSENT, NULL_MEANS
-from knowledgepulse.records.readers import MAGIC, import_pyarrow_parquet, is_parquet_name
+from knowledgepulse.records.readers import (
+    MAGIC,
+    import_pyarrow_parquet,
+    is_parquet_name,
+    starts_with,
+)
 from knowledgepulse.value.breakdown import ValueBreakdown
 
 RowFormat = Literal["jsonl", "parquet"]
@@ -76,15 +81,7 @@ def row_format(output: Path | None, inputs: Sequence[str]) -> RowFormat:
             return "parquet"
         if output.suffix.lower() in (".jsonl", ".ndjson", ".json", ".gz"):
             return "jsonl"
-    return "parquet" if inputs and _is_parquet(inputs[0]) else "jsonl"
-
-
-def _is_parquet(name: str) -> bool:
-    try:
-        with Path(name).open("rb") as file:
-            return file.read(len(MAGIC)) == MAGIC
-    except OSError:
-        return False
+    return "parquet" if inputs and starts_with(inputs[0], MAGIC) else "jsonl"
 
 
 def jsonl_row(row: Record, columns: Mapping[str, Any]) -> str:
@@ -295,7 +292,7 @@ class RowWriter:
         schemas, others = [], []
         for name, rows in by_file.items():
             try:
-                schemas.append(self._pq.read_schema(name) if _is_parquet(name) else None)
+                schemas.append(self._pq.read_schema(name) if starts_with(name, MAGIC) else None)
             except (OSError, ValueError):
                 schemas.append(None)
             if schemas[-1] is None:

@@ -28,12 +28,11 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from knowledgepulse._util.text import ENCODING_ERRORS
 from knowledgepulse.records.readers import STDIN
 
 if TYPE_CHECKING:
     from knowledgepulse.evals.evaluate import TaskProgress
-
-ENCODING_ERRORS = "backslashreplace"
 
 
 def stderr_console() -> Console:

@@ -25,6 +25,7 @@ from knowledgepulse._util.atomic import (
     check_destination,
     check_destinations,
 )
+from knowledgepulse._util.text import ENCODING_ERRORS
 from knowledgepulse.errors import OutputError, ParameterConflictError, Setting
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.readers import import_pyarrow_parquet, is_parquet_name
@@ -60,9 +61,6 @@ if TYPE_CHECKING:
 
 WriteForm: TypeAlias = Literal["jsonl", "json", "parquet"]
 """``jsonl``: a JSON line an item; ``json``: one JSON list, an item a line; ``parquet``: rows."""
-
-ENCODING_ERRORS = "backslashreplace"
-"""What a file written as text does with what UTF-8 cannot encode (a lone surrogate)."""
 
 
 def annotated(scored: ScoredItem, columns: Mapping[str, Any] | None = None) -> dict[str, Any]:

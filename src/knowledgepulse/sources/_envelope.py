@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -21,7 +21,7 @@ from knowledgepulse.errors import (
     ConversionError,
     TraceValidationError,
 )
-from knowledgepulse.records import Location, Record
+from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._rows import RowOptions
 from knowledgepulse.sources._steps import MAX_CONTENT_BYTES, StepBuilder, bounded
 from knowledgepulse.trace import TraceItem, parse_trace
@@ -200,6 +200,20 @@ def placed(item: TraceItem, location: Location, row: Record | None = None) -> Tr
     return replace(item, record=Record(location, item.document), row=row or item.row)
 
 
+def finished(finish: Callable[[], TraceItem], first: Record) -> TraceItem | Problem:
+    """The trace ``finish`` makes of a run, or why it cannot as a problem at its first record.
+
+    A ``PathError`` keeps its path inside that record; a ``ConversionError`` (no step, say) is
+    about the whole run.
+    """
+    try:
+        return finish()
+    except PathError as error:
+        return first.problem(error.path, error.message)
+    except ConversionError as error:
+        return first.problem((), str(error))
+
+
 # The request a person wrote, out of the prompt a framework wrapped around it. Agent frameworks
 # send the model the user's task inside prompts of their own: smolagents writes ``New
 # task:\n{task}`` for the task step and puts the task inside its planning prompts (``Here is your
@@ -252,7 +266,7 @@ def _number(value: Any) -> float | None:
         return None
     try:
         number = float(value)
-    except ValueError:
+    except (ValueError, OverflowError):  # OverflowError: an int past a float's range (10**400)
         return None
     return number if math.isfinite(number) else None
 

@@ -196,9 +196,11 @@ def inspect_file(
             continue
         traces += 1
         item = item or found
+    # Asked once: a broken plugin's recognises() logs a warning each time it is asked.
+    recognising = [] if first_value is None else recognisers(first_value)
     also: tuple[str, ...] = ()
-    if source == "auto" and first_value is not None and chosen is not None:
-        also = tuple(s.name for s in recognisers(first_value) if s.name != chosen.name)
+    if source == "auto" and chosen is not None:
+        also = tuple(s.name for s in recognising if s.name != chosen.name)
     start = _start(item, kept)
     parts: tuple[Part, ...] = ()
     if item is not None and chosen is not None:
@@ -209,9 +211,7 @@ def inspect_file(
         named=source != "auto",
         decided_by=None if decided is None else decided.location.index or 0,
         evidence=(
-            chosen.evidence(first_value)
-            if first_value is not None and chosen and chosen in recognisers(first_value)
-            else None
+            chosen.evidence(first_value) if chosen is not None and chosen in recognising else None
         ),
         also=also,
         read_as=said[0].split(": ", 1)[-1] if said else None,

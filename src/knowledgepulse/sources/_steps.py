@@ -116,6 +116,16 @@ def as_input(value: Any) -> dict[str, Any] | None:
     return {"_raw": as_text(value)}
 
 
+def iso_time(value: Any) -> datetime | None:
+    """An ISO 8601 timestamp (``Z`` for UTC too) as a datetime; ``None`` when it is not one."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
 def _jsonable(value: dict[Any, Any]) -> dict[str, Any]:
     # Live objects may hold anything (datetimes, pydantic models): keep what JSON can say.
     try:

@@ -29,8 +29,14 @@ from knowledgepulse._util.jsonpath import describe_value, format_path
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.json_values import Loc
-from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, placed
-from knowledgepulse.sources._steps import StepBuilder, as_text
+from knowledgepulse.sources._envelope import (
+    PathError,
+    TraceOptions,
+    assemble,
+    finished,
+    placed,
+)
+from knowledgepulse.sources._steps import StepBuilder, as_text, iso_time
 from knowledgepulse.trace import TraceItem
 
 CONTENT_HINT = (
@@ -198,11 +204,8 @@ def convert_records(
 
 
 def _finish_record(run: _Run, options: TraceOptions, record: Record) -> TraceItem | Problem:
-    try:
-        item = _finish(run, options, None, None)
-    except ConversionError as error:
-        return record.problem((), str(error))
-    return placed(item, Location(record.location.file))
+    at = Location(record.location.file)
+    return finished(lambda: placed(_finish(run, options, None, None), at), record)
 
 
 def _as_json(messages: Any) -> Any:
@@ -419,14 +422,7 @@ def _string(value: Any) -> str | None:
 
 
 def _time(value: Any) -> datetime | None:
-    if isinstance(value, datetime):
-        return value
-    if isinstance(value, str):
-        try:
-            return datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-    return None
+    return value if isinstance(value, datetime) else iso_time(value)
 
 
 def _not_a_message(value: Any) -> str:

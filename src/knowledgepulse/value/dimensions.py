@@ -11,7 +11,6 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
 
 from knowledgepulse.trace.models import ReasoningTrace
-from knowledgepulse.trace.text import whole_text
 
 STEP_TYPES = 4
 """How many step types there are (thought, tool_call, observation, error_recovery)."""
@@ -166,11 +165,6 @@ def tool_diversity(features: TraceFeatures) -> float:
 def outcome_confidence(features: TraceFeatures) -> float:
     """``O = confidence * (1.0 if success else 0.3)``."""
     return without_noise(features.confidence * (1.0 if features.success else FAILED_OUTCOME_FACTOR))
-
-
-# The specification's text of a trace (objective, then every step's content), kept here under
-# its first name; novelty representations take their texts from knowledgepulse.trace.text.
-embedding_text = whole_text
 
 
 @dataclass(frozen=True, slots=True)

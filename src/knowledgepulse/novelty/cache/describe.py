@@ -10,8 +10,9 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from knowledgepulse.novelty.cache.ring_file import is_ring_file, starts_with
+from knowledgepulse.novelty.cache.ring_file import is_ring_file
 from knowledgepulse.novelty.cache.vector_cache import VectorCache
+from knowledgepulse.records.readers import starts_with
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,7 @@ from knowledgepulse._util.atomic import (
 )
 from knowledgepulse._util.digest import stable_hash64
 from knowledgepulse.errors import CacheFileError, Setting
+from knowledgepulse.records.readers import starts_with
 
 RING_MAGIC = b"KPRING1\n"
 JOURNAL_MAGIC = b"KPJOURN1"
@@ -247,15 +248,6 @@ def ring_slots(first: int, count: int, capacity: int) -> list[tuple[int, int]]:
     if start + count <= capacity:
         return [(start, start + count)]
     return [(start, capacity), (0, start + count - capacity)]
-
-
-def starts_with(path: Path, magic: bytes) -> bool:
-    """Whether the file at ``path`` starts with ``magic`` (a missing file does not)."""
-    try:
-        with path.open("rb") as file:
-            return file.read(len(magic)) == magic
-    except OSError:
-        return False
 
 
 def is_ring_file(path: Path) -> bool:

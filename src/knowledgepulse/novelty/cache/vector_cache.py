@@ -35,7 +35,6 @@ from knowledgepulse.novelty.cache.ring_file import (
     is_ring_file,
     not_a_cache,
     ring_slots,
-    starts_with,
 )
 from knowledgepulse.novelty.cache.search import (
     BLOCK_BYTES,
@@ -50,6 +49,7 @@ from knowledgepulse.novelty.settings import (
     check_cache_size,
 )
 from knowledgepulse.novelty.windows import unit_rows
+from knowledgepulse.records.readers import starts_with
 
 Clock = Callable[[], float]
 """Returns the current time in milliseconds."""
@@ -599,8 +599,10 @@ class VectorCache:
     def _on_ring(
         cls, ring: RingFile, ttl_ms: float | None, clock: Clock, block_bytes: int
     ) -> VectorCache:
-        cache = cls(ring.layout.capacity, ttl_ms=ttl_ms, clock=clock, block_bytes=block_bytes)
-        cache._dimensions = ring.layout.dimensions
+        # Made for one vector, then given the file's size: the memory limit (check_cache_size)
+        # is for vectors held in memory, and a ring file's are mapped (docs/cache-file.md).
+        cache = cls(1, ttl_ms=ttl_ms, clock=clock, block_bytes=block_bytes)
+        cache._max_elements, cache._dimensions = ring.layout.capacity, ring.layout.dimensions
         cache._store = FileRing(ring)
         cache._path, cache._model_id = ring.path, ring.model_id
         return cache

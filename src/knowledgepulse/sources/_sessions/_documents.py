@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Iterator
-from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from knowledgepulse._util.jsonpath import describe_value
-from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Problem, Record
+from knowledgepulse.sources._envelope import finished
 from knowledgepulse.trace import TraceItem
 
 
@@ -33,20 +33,7 @@ def each_document(
         elif not recognises(item.value):
             yield item.problem((), f"not {what}: {describe_value(item.value)}; expected {expected}")
         else:
-            try:
-                yield convert(item)
-            except ConversionError as error:
-                yield item.problem((), str(error))
-
-
-def iso_time(value: Any) -> datetime | None:
-    """An ISO 8601 timestamp (``Z`` for UTC too) as a datetime; ``None`` when it is not one."""
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
+            yield finished(partial(convert, item), item)
 
 
 def run_name(record: Record) -> str:

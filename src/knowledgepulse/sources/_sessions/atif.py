@@ -34,8 +34,8 @@ from knowledgepulse.sources._envelope import (
     TraceOptions,
     assemble,
 )
-from knowledgepulse.sources._sessions._documents import each_document, iso_time
-from knowledgepulse.sources._steps import StepBuilder, as_text
+from knowledgepulse.sources._sessions._documents import each_document
+from knowledgepulse.sources._steps import StepBuilder, as_text, iso_time
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.models import ReasoningTrace
 

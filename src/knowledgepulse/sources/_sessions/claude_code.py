@@ -30,15 +30,14 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from knowledgepulse._util.jsonpath import describe_value
-from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import anthropic
-from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble
-from knowledgepulse.sources._sessions._documents import iso_time
-from knowledgepulse.sources._steps import StepBuilder
+from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
+from knowledgepulse.sources._steps import StepBuilder, iso_time
 from knowledgepulse.trace import TraceItem
 
 CONTENT_HINT = "Claude Code writes the messages of every session into its .jsonl"
@@ -90,12 +89,7 @@ def convert_records(
         except PathError as error:
             yield item.problem(error.path, error.message)
     for session_id, session in sessions.items():
-        try:
-            yield _finish(session_id, session, options)
-        except PathError as error:
-            yield session.first.problem(error.path, error.message)
-        except ConversionError as error:
-            yield session.first.problem((), str(error))
+        yield finished(partial(_finish, session_id, session, options), session.first)
 
 
 def _tell(sessions: dict[str, _Session], chains: dict[str, str], record: Record) -> None:

@@ -27,19 +27,18 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from knowledgepulse._util.jsonpath import describe_value
-from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import openai_responses
 from knowledgepulse.sources._chat._text import content_text
-from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble
-from knowledgepulse.sources._sessions._documents import iso_time
-from knowledgepulse.sources._steps import StepBuilder
+from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
+from knowledgepulse.sources._steps import StepBuilder, iso_time
 from knowledgepulse.trace import TraceItem
 
 CONTENT_HINT = "Codex writes the messages of every session into its rollout .jsonl"
@@ -100,14 +99,8 @@ def convert_records(
             _tell(session, item)
         except PathError as error:
             yield item.problem(error.path, error.message)
-    if session is None:
-        return
-    try:
-        yield _finish(session, options)
-    except PathError as error:
-        yield session.first.problem(error.path, error.message)
-    except ConversionError as error:
-        yield session.first.problem((), str(error))
+    if session is not None:
+        yield finished(partial(_finish, session, options), session.first)
 
 
 def _tell(session: _Session, record: Record) -> None:

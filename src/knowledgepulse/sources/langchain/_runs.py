@@ -23,7 +23,7 @@ from knowledgepulse.sources._envelope import (
     TraceOptions,
     assemble,
 )
-from knowledgepulse.sources._steps import StepBuilder
+from knowledgepulse.sources._steps import StepBuilder, iso_time
 from knowledgepulse.sources.langchain._messages import (
     Message,
     as_message,
@@ -78,14 +78,8 @@ class RunNode:
 
 def run_time(value: Any) -> datetime | None:
     """A run's ``start_time`` / ``end_time``: ISO text (a zone-less time is UTC) or a datetime."""
-    if isinstance(value, datetime):
-        moment = value
-    elif isinstance(value, str) and value:
-        try:
-            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-    else:
+    moment = value if isinstance(value, datetime) else iso_time(value)
+    if moment is None:
         return None
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 

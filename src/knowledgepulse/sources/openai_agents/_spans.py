@@ -28,7 +28,7 @@ from datetime import datetime
 from typing import Any
 
 from knowledgepulse.sources._envelope import TraceOptions, assemble
-from knowledgepulse.sources._steps import StepBuilder
+from knowledgepulse.sources._steps import StepBuilder, iso_time
 from knowledgepulse.sources.openai_agents._items import (
     Entry,
     chat_message_entries,
@@ -54,16 +54,6 @@ INTERRUPTED = "the run was interrupted (a tool awaits approval)"
 """The warning of a run that stopped for a tool's approval, from its spans or its result."""
 _MODEL_SPANS = ("response", "generation")
 _FAILING_SPANS = ("agent",)
-
-
-def parse_time(value: Any) -> datetime | None:
-    """An ISO 8601 time as the SDK writes it, or ``None`` when absent or unreadable."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
 
 
 def error_text(error: Any) -> str | None:
@@ -101,7 +91,7 @@ def tree_order(spans: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
         children.setdefault(parent if parent in ids else None, []).append((index, span))
 
     def key(item: tuple[int, Mapping[str, Any]]) -> tuple[float, int]:
-        started = parse_time(item[1].get("started_at"))
+        started = iso_time(item[1].get("started_at"))
         return (started.timestamp() if started else float("-inf"), item[0])
 
     ordered: list[Mapping[str, Any]] = []
@@ -140,7 +130,7 @@ def convert_spans(
     ordered = tree_order(spans)
     actions: list[tuple[Mapping[str, Any], datetime | None]] = []
     for span in ordered:
-        started = parse_time(span.get("started_at"))
+        started = iso_time(span.get("started_at"))
         if started is not None:
             walk.started.append(started)
         _visit(span, started, len(actions), walk)
@@ -163,7 +153,7 @@ def convert_spans(
     if walk.failures and not builder.told_errors:
         # Stopped by the runner (a guardrail, the turn limit) with no step failing: that error
         # ends the run, as the spec's rule says, or a run stopped before any step gives no trace.
-        ended = [at for s in spans if (at := parse_time(s.get("ended_at"))) is not None]
+        ended = [at for s in spans if (at := iso_time(s.get("ended_at"))) is not None]
         builder.error(walk.failures[0], at=max(ended) if ended else None, terminal=True)
     awaiting = _awaiting_approval(spans)
     source_id = str(trace.get("id") or next((s.get("trace_id") for s in spans), "") or "")
@@ -199,7 +189,7 @@ def _awaiting_approval(spans: Sequence[Mapping[str, Any]]) -> list[str]:
         at
         for span in spans
         if _span_data(span).get("type") in _MODEL_SPANS
-        and (at := parse_time(span.get("started_at"))) is not None
+        and (at := iso_time(span.get("started_at"))) is not None
     ]
     if not model_starts:
         return []
@@ -207,7 +197,7 @@ def _awaiting_approval(spans: Sequence[Mapping[str, Any]]) -> list[str]:
     awaiting: list[str] = []
     for span in spans:
         data = _span_data(span)
-        started = parse_time(span.get("started_at"))
+        started = iso_time(span.get("started_at"))
         if (
             data.get("type") == "function"
             and data.get("input") is not None
@@ -240,7 +230,7 @@ def _unrequested_calls(
         parent = span.get("parent_id")
         if data.get("type") == "function" and parent is not None and parent in textless:
             turn = calls.setdefault(parent, [])
-            at = turn[0][2] if turn else parse_time(span.get("started_at"))
+            at = turn[0][2] if turn else iso_time(span.get("started_at"))
             turn.append((str(data.get("name") or "tool"), data.get("input"), at))
     return calls
 
@@ -320,7 +310,7 @@ def _tell_span(builder: StepBuilder, span: Mapping[str, Any], started: datetime 
             output=data.get("output"),
             error=error_text(span.get("error")),
             at=started,
-            latency_ms=_latency(started, parse_time(span.get("ended_at"))),
+            latency_ms=_latency(started, iso_time(span.get("ended_at"))),
             mcp_server=server if isinstance(server, str) and server else None,
         )
     elif kind == "handoff":
@@ -329,7 +319,7 @@ def _tell_span(builder: StepBuilder, span: Mapping[str, Any], started: datetime 
             transfer_tool(target if isinstance(target, str) else None),
             error=error_text(span.get("error")),
             at=started,
-            latency_ms=_latency(started, parse_time(span.get("ended_at"))),
+            latency_ms=_latency(started, iso_time(span.get("ended_at"))),
         )
 
 

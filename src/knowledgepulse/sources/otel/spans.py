@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from knowledgepulse._util.jsonpath import Loc, as_object
+from knowledgepulse.sources._steps import iso_time
 
 
 class SpanError(ValueError):
@@ -294,21 +295,13 @@ def time_ns(value: Any) -> int | None:
     A number's unit is told by its size (pandas writes milliseconds, Jaeger microseconds, OTLP
     nanoseconds): any time after 1973 in one unit is before 1970 + 1,000 years in the next.
     """
-    if isinstance(value, datetime):
-        moment = value
-    elif isinstance(value, int | float) and not isinstance(value, bool):
+    if isinstance(value, int | float) and not isinstance(value, bool):
         if not math.isfinite(value) or value <= 0 or value >= 1e20:
             return None
         scale = next((scale for limit, scale in _TIME_UNITS if value >= limit), 1_000_000_000)
         return int(value * scale)
-    elif isinstance(value, str) and value:
-        try:
-            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-    else:
-        return None
-    if moment.tzinfo is None:
+    moment = value if isinstance(value, datetime) else iso_time(value)
+    if moment is None or moment.tzinfo is None:
         return None
     seconds = int(moment.timestamp())
     return seconds * 1_000_000_000 + moment.microsecond * 1000

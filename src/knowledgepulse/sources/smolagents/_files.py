@@ -9,7 +9,7 @@ from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.json_values import Loc
-from knowledgepulse.sources._envelope import PathError, TraceOptions, placed
+from knowledgepulse.sources._envelope import PathError, TraceOptions, finished, placed
 from knowledgepulse.sources.smolagents._run import (
     ACTION_KEYS,
     PLANNING_KEYS,
@@ -68,7 +68,7 @@ def convert_records(
             yield from _convert_record_run(item, options)
         elif isinstance(value, dict):
             if is_task(value) and shared_first is not None:  # the next run (reset=False)
-                yield from _finish_shared(shared, shared_first, options)
+                yield _finish_shared(shared, shared_first, options)
                 shared, shared_first = Run(), None
             try:
                 tell(shared, value, ())
@@ -79,17 +79,17 @@ def convert_records(
         else:
             yield item.problem((), not_a_step(value))
     if shared_first is not None:
-        yield from _finish_shared(shared, shared_first, options)
+        yield _finish_shared(shared, shared_first, options)
 
 
-def _finish_shared(run: Run, first: Record, options: TraceOptions) -> Iterator[TraceItem | Problem]:
+def _finish_shared(run: Run, first: Record, options: TraceOptions) -> TraceItem | Problem:
     """The run told by step records, placed where its first step was read."""
-    try:
+
+    def trace() -> TraceItem:
         found = finish(run, options, state=None, output=None, agent_id=None, trace_id=None)
-    except ConversionError as error:
-        yield first.problem((), str(error))
-    else:
-        yield placed(found, Location(first.location.file))
+        return placed(found, Location(first.location.file))
+
+    return finished(trace, first)
 
 
 def _convert_record_run(record: Record, options: TraceOptions) -> Iterator[TraceItem | Problem]:
