@@ -65,6 +65,35 @@ def test_domain_and_confidence_come_from_argument_then_metadata_then_default(
     assert (trace.metadata.task_domain, trace.outcome.confidence) == expected
 
 
+@pytest.mark.parametrize(
+    ("metadata", "said"),
+    [
+        ({"kp.confidence": 7}, "metadata kp.confidence = 7 is not a number in [0, 1]"),
+        ({"kp.confidence": "high"}, "metadata kp.confidence = 'high' is not a number in [0, 1]"),
+        ({"kp.task_domain": 3}, "metadata kp.task_domain = 3 is not a domain name (text)"),
+    ],
+)
+def test_a_metadata_value_that_cannot_be_used_is_said(
+    metadata: dict[str, object], said: str
+) -> None:
+    """The run asked for a domain or confidence kp could not take: a warning, not silence."""
+    warnings = convert(metadata=metadata).warnings
+    assert [w for w in warnings if w.startswith("metadata kp.")] == [f"{said}: the default is used"]
+
+
+def test_a_huge_metadata_number_is_said_shortened() -> None:
+    (warning,) = convert(metadata={"kp.confidence": 10**400}).warnings
+    assert warning.startswith("metadata kp.confidence = ")
+    assert len(warning) < 120
+
+
+def test_metadata_used_or_overridden_is_not_said() -> None:
+    usable = {"kp.confidence": 0.5, "kp.task_domain": "code"}
+    assert not convert(metadata=usable).warnings
+    overridden = TraceOptions(domain="code", confidence=0.5)
+    assert not convert(options=overridden, metadata={"kp.confidence": 7}).warnings
+
+
 def test_a_failed_run_defaults_to_confidence_0_2() -> None:
     """The TS SDK's parity default."""
     converted = convert(success=False)

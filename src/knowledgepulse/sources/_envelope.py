@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import reprlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -177,6 +178,7 @@ def assemble(
         raise ConversionError(f"the converted trace is not valid: {error}") from error
     if not steps.saw_text and not text_elsewhere:
         warnings = (*warnings, no_text(source, content_hint))
+    warnings = (*warnings, *_unused_metadata(found, domain_source, confidence_source))
     record = Record(location or Location(f"<{source}>"), document)
     return TraceItem(record, trace, row, task, warnings, reward)
 
@@ -258,6 +260,19 @@ def _confidence(options: TraceOptions, found: Any, success: bool) -> tuple[float
     if value is not None and 0.0 <= value <= 1.0:
         return value, "metadata"
     return (SUCCESS_CONFIDENCE if success else FAILURE_CONFIDENCE), "default"
+
+
+def _unused_metadata(found: dict[str, Any], domain: Origin, confidence: Origin) -> list[str]:
+    """A warning for each ``kp.`` key the run gave that could not be used (the default was)."""
+    unused = []
+    if domain == "default" and found.get(DOMAIN_KEY) is not None:
+        unused.append((DOMAIN_KEY, found[DOMAIN_KEY], "is not a domain name (text)"))
+    if confidence == "default" and found.get(CONFIDENCE_KEY) is not None:
+        unused.append((CONFIDENCE_KEY, found[CONFIDENCE_KEY], "is not a number in [0, 1]"))
+    return [
+        f"metadata {key} = {reprlib.repr(value)} {why}: the default is used"
+        for key, value, why in unused
+    ]
 
 
 def _number(value: Any) -> float | None:
