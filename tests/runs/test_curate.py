@@ -539,6 +539,12 @@ def test_an_outcome_no_item_has_is_an_error_naming_the_parameter(
         select(curation_traces(), scorer=no_embedder(), **options)
 
 
+def test_rank_by_reward_on_traces_says_to_name_the_field_that_holds_one() -> None:
+    """Trace files hold no reward: the error says what to give instead, a dotted path."""
+    with pytest.raises(ScorerParameterError, match=r"name the field that holds one .*dotted path"):
+        select(curation_traces(), rank_by="reward", scorer=no_embedder())
+
+
 def test_dedupe_by_task_groups_the_rows_of_each_task_column_value() -> None:
     """By task the groups are the task column's partition, each under its best run."""
     rows = rewarded_rows({"a": [1.0, 0.0, 0.5], "b": [1.0, 1.0], "c": [0.0]})

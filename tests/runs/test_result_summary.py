@@ -30,6 +30,13 @@ def test_a_selection_summary_counts_the_picks_the_reasons_and_the_unread() -> No
     assert "; 1 invalid record skipped;" in result.summary
 
 
+def test_a_selection_summary_says_its_counts_are_the_picks_domains() -> None:
+    """The counts after the picks are named as domains, so "default 2" is not read as a setting."""
+    result = select(traces(2), budget=3, scorer=scorer())
+    domains = sorted({item.breakdown.domain for item in result.selected})
+    assert f"selected (budget 3), by domain: {domains[0]} " in result.summary
+
+
 def test_a_selection_summary_ends_with_what_writing_redacted() -> None:
     """The redactions are counted as the picks are written: the summary says so after."""
     redactor = Redactor()

@@ -63,7 +63,8 @@ def selection_summary(result: SelectionResult, min_score: MinScore | None, inval
         ranked_by(result),
         f"{len(selected)} selected"
         + (f" (budget {result.budget})" if result.budget is not None else "")
-        + (f": {picked}" if picked else ""),
+        # the counts are the picks' domains: say so, or "default 2" reads as a setting
+        + (f", by domain: {picked}" if picked else ""),
     ]
     reasons = Counter(r.reason for r in result.rejected)
     if min_score is not None and result.min_score is not None:

@@ -924,7 +924,9 @@ def _outcomes(
         setting = Setting("rank_by", field) if ranked else Setting("min_reward", minimum)
         why = (
             "a reward is the number in a dataset's success column (rows whose success "
-            "column holds numbers), else in a column or field named reward"
+            "column holds numbers), else in a column or field named reward; traces hold "
+            "none of their own, so name the field that holds one (a dotted path in the "
+            "trace's JSON: metadata.eval.pass_rate)"
             if field == RANK_BY_REWARD
             else f"name a numeric column of the rows or a dotted path to a number in the "
             f"trace's JSON (metadata.eval.pass_rate), not {field!r}"
