@@ -292,6 +292,17 @@ def test_a_repeated_case_id_is_a_warning_on_the_later_case_even_across_files(
     )
 
 
+def test_a_file_named_twice_is_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Overlapping globs name a file twice: its cases count once, with no warning of themselves."""
+    monkeypatch.chdir(tmp_path)
+    first = write_jsonl(tmp_path / "a.jsonl", case_json("one"), case_json("two"))
+    other = write_jsonl(tmp_path / "b.jsonl", case_json("three"))
+    loaded = load_cases([first, other, "a.jsonl", f"{tmp_path}/./a.jsonl"])
+    assert [item.case.id for item in loaded] == ["one", "two", "three"]  # type: ignore[union-attr]
+    assert [item.location.file for item in loaded] == [str(first)] * 2 + [str(other)]
+    assert not any(item.warnings for item in loaded)  # type: ignore[union-attr]
+
+
 def test_a_yaml_syntax_error_is_a_file_problem_not_a_case(tmp_path: Path) -> None:
     """The file could not be read: that is not "a malformed case", and the cases before stay."""
     path = tmp_path / "cases.yaml"

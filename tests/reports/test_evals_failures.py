@@ -130,6 +130,15 @@ def test_a_scorer_without_a_score_is_not_called_below_its_threshold() -> None:
     )
 
 
+def test_a_junit_failure_is_typed_below_threshold_only_when_every_failing_scorer_scored() -> None:
+    """A scorer that raised, or had no durationMs to read, is a NoScore failure in JUnit."""
+    suite = make_suite({"type": "response-time", "params": {"max_acceptable_ms": 10}})
+    cases = [make_case([], duration_ms=50, case_id="slow"), make_case([], case_id="untimed")]
+    located = [LoadedCase(case, Location("a.jsonl", n, n - 1)) for n, case in enumerate(cases, 1)]
+    failures = ET.fromstring(to_junit(run_suite(suite, located))).iter("failure")
+    assert [failure.get("type") for failure in failures] == ["BelowThreshold", "NoScore"]
+
+
 def test_a_case_id_used_twice_is_two_junit_testcases_named_as_pytest_names_them() -> None:
     """x and x[2], as the pytest plugin's node ids: a test-report action keyed by name keeps
     both (before, two testcases named x, one of which a report could fold into the other)."""

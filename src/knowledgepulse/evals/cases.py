@@ -7,6 +7,7 @@ reads in the bulk-edit form is checked only when one does, naming it (``needed b
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -161,15 +162,26 @@ def iter_cases(sources: str | Path | Iterable[str | Path]) -> Iterator[CaseInput
     """Read cases from files (``-`` is standard input), in order, as they are read.
 
     A JSON file holds one case or a list; a JSON Lines file one case a line; a YAML file one
-    case, a list, or ``---`` documents. A case id used before gives the later case a warning.
+    case, a list, or ``---`` documents. A case id used before gives the later case a warning; a
+    file named twice is read once.
 
     Raises:
         InputFileError: a file cannot be opened at all.
     """
     paths = [sources] if isinstance(sources, str | Path) else list(sources)
     first_seen: dict[str, Location] = {}
-    for source in paths:
+    for source in _each_file_once(paths):
         yield from _file_cases(read_records(source, formats=("json", "jsonl", "yaml")), first_seen)
+
+
+def _each_file_once(paths: list[str | Path]) -> list[str | Path]:
+    # A file named twice (overlapping globs: cases/*.jsonl cases/a.jsonl) is read once, as the
+    # pytest plugin reads it: read again, each of its cases counted twice, each warned about
+    # as a repeat of itself, and the report refused as a baseline.
+    once: dict[str, str | Path] = {}
+    for path in paths:
+        once.setdefault(str(path) if str(path) == "-" else os.path.realpath(path), path)
+    return list(once.values())
 
 
 def _file_cases(

@@ -155,5 +155,9 @@ def _verdict(result: CaseResult, case_id: str) -> tuple[str, str, str, str] | No
         lines.extend(f"  {hint}" for hint in outcome.diagnosis)
     for label, shown in answer_lines(result):
         lines += [f"{label}:", *(f"  {line}" for line in shown.splitlines())]
+    # A scorer that gave no score (it raised, or the case lacks what it reads) is not below its
+    # threshold: CI tools show the type as the failure's class, so it must not say so.
+    below = all(outcome.score is not None for outcome in failing)
+    kind = "BelowThreshold" if below else "NoScore"
     # The message is what pytest's -rf shows for the same case under the plugin.
-    return "failure", failure_headline(result) or "", "BelowThreshold", "\n".join(lines)
+    return "failure", failure_headline(result) or "", kind, "\n".join(lines)
