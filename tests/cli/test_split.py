@@ -142,7 +142,7 @@ def test_split_says_which_part_is_empty_when_groups_are_too_few(
         "--no-embedder", "-o", str(tmp_path / "parts"),
     )  # fmt: skip
     assert run.code == 0, run.err
-    assert "validation is empty: too few groups (3) for every share" in run.err
+    assert "validation is empty: too few groups (3) for every share (ask for fewer parts" in run.err
     assert (tmp_path / "parts" / "validation.jsonl").read_text("utf-8") == ""
 
 

@@ -180,7 +180,8 @@ def split_summary(result: SplitResult) -> str:
     if empty and total:  # a trainer meets an empty file: say why here
         text += (
             f"; {' and '.join(empty)} {'is' if len(empty) == 1 else 'are'} empty: "
-            f"too few groups ({len(set(result.groups))}) for every share"
+            f"too few groups ({len(set(result.groups))}) for every share (ask for fewer parts, "
+            "or group by a key with more values)"
         )
     shared = result.shared_groups
     text += f"; {len(shared)} groups on two sides" if shared else "; no group on two sides"
