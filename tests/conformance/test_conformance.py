@@ -203,6 +203,21 @@ def test_the_invariants_hold_on_every_corpus_trace_but_the_known_ones() -> None:
     assert warned == KNOWN_WARNINGS
 
 
+def test_kp_reads_every_record_of_every_corpus_file() -> None:
+    """No record of a real file is 'not a trace file this tool knows' or unreadable: the facts
+    can all hold while kp drops lines (a Claude Code SDK session's opening ``queue-operation``
+    records did)."""
+    unread = {
+        name_of(path): [
+            item.message
+            for item in read([path])
+            if isinstance(item, Problem) and not item.warning  # a warning: read, with a caveat
+        ]
+        for path, _, _ in corpus()
+    }
+    assert {name: problems for name, problems in unread.items() if problems} == {}
+
+
 def test_the_corpus_has_files_of_every_folder_and_a_facts_file_each() -> None:
     """Every corpus file has its facts file, counted by count_facts.py (none stale, none lost)."""
     checked = _conversions()

@@ -209,6 +209,15 @@ def test_a_claude_code_session_is_one_trace_of_its_turns() -> None:
     assert trace.metadata.success is False
 
 
+def test_a_claude_code_sdk_session_opening_with_queued_prompts_is_read_whole() -> None:
+    """Claude Code 2.1.152 run through the SDK writes ``queue-operation`` records before the
+    user's turn: the file is a session from its first line; before, those lines were 'not a
+    trace file this tool knows' (kvsankar/agent-history's recorded session)."""
+    trace = only(convert_file(CLAUDE / "agent_history_claude_2.1.152_sdk.jsonl")).trace
+    assert trace.task.objective == "[REDACTED_PROMPT]"
+    assert trace.outcome.result_summary == "[REDACTED_ASSISTANT_TEXT]"
+
+
 def test_two_sessions_in_one_file_are_two_traces() -> None:
     """One trace per sessionId, in the order the sessions start; summary records hold no turn."""
     records = lines(CLAUDE / "representative_messages.jsonl") + lines(CLAUDE / "session_b.jsonl")
@@ -335,6 +344,34 @@ def test_a_codex_rollout_is_one_trace_of_its_response_items() -> None:
     assert tools(trace) == ["shell", "shell", "tool_search_call", "web_search_call"]
     assert trace.outcome.result_summary == "Found 2 files."
     assert trace.metadata.framework == "codex"
+
+
+def _codex_legacy(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A rollout in the layout Codex CLI wrote before ``{timestamp, type, payload}`` lines: the
+    session's ``{id, timestamp, instructions, git}`` first, then each Responses item bare, a
+    ``record_type: state`` snapshot after each (as AcidicSoil/codex-session-viewer's
+    docs/example.jsonl, a September 2025 session, has them)."""
+    meta = records[0]["payload"]
+    legacy: list[dict[str, Any]] = [
+        {"id": meta["id"], "timestamp": meta["timestamp"], "instructions": None, "git": {}}
+    ]
+    for record in records:
+        if record["type"] == "response_item":
+            legacy += [record["payload"], {"record_type": "state"}]
+    return legacy
+
+
+def test_an_older_codex_rollout_of_bare_items_reads_as_the_same_session() -> None:
+    """Before its lines were ``{timestamp, type, payload}`` Codex wrote the items bare: the same
+    session gives the same trace; before, every line was 'not a trace file this tool knows'."""
+    records = lines(CODEX / "codex_cli_0.58_lmstudio_session.jsonl")
+    now = only(list(convert(records, source="auto"))).trace
+    before = only(list(convert(_codex_legacy(records), source="auto"))).trace
+    assert before.id == now.id
+    assert before.task.objective == now.task.objective
+    assert steps(before) == steps(now)
+    assert before.outcome.result_summary == now.outcome.result_summary
+    assert before.metadata.success == now.metadata.success
 
 
 def _codex_variant(output: Any) -> list[dict[str, Any]]:

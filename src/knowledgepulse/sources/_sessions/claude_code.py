@@ -66,6 +66,8 @@ def recognises(value: Any) -> bool:
         return "leafUuid" in value and "summary" in value
     if kind == "file-history-snapshot":
         return "isSnapshotUpdate" in value and "messageId" in value
+    if kind == "queue-operation":  # a prompt queued before its turn: an SDK session's first
+        return isinstance(value.get("operation"), str) and isinstance(value.get("sessionId"), str)
     return (
         isinstance(kind, str)
         and isinstance(value.get("sessionId"), str)

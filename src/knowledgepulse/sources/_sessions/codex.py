@@ -19,6 +19,11 @@ an error when it says so: ``success: false``, or a non-zero exit code (``Exit co
 header's ``Process exited with code 1`` after its ``Chunk ID`` and ``Wall time``). A session
 file records no outcome, so success is whether the session ends in the assistant's answer. Later
 ``session_meta`` lines (a forked session copies its parent's) open no new trace.
+
+Codex CLI before its ``{timestamp, type, payload}`` lines (the rollouts of mid-2025) wrote the
+session's ``{id, timestamp, instructions, git}`` as the first line, then each Responses item bare
+(``{"type": "message", ...}``) and ``{"record_type": "state"}`` snapshots between them: read as
+the ``session_meta``, the ``response_item`` lines, and nothing.
 """
 
 from __future__ import annotations
@@ -45,6 +50,8 @@ CONTENT_HINT = "Codex writes the messages of every session into its rollout .jso
 LINES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 """The ``type`` of a rollout line that tells a file is one; later versions add others
 (``world_state``), read past."""
+_LEGACY_META = frozenset({"id", "timestamp", "instructions", "git"})
+"""The keys of an older rollout's first line, the session's (see the module's docstring)."""
 _OUTPUT_TEXT = frozenset({"input_text", "output_text", "text"})
 _CONTEXT = re.compile(
     r"\s*(<([a-z_ ]+)>[\s\S]*</\2>"
@@ -74,15 +81,43 @@ class _Session:
     """The first ``event_msg`` ``user_message``: the objective when no user item holds one."""
     started: datetime | None = None
     version: str | None = None
+    legacy: bool = False
+    """Whether the rollout is of the older layout, its items bare (see the module's docstring)."""
 
 
 def recognises(value: Any) -> bool:
-    """Whether a file's first record is a Codex rollout line."""
+    """Whether a file's first record is a Codex rollout line, or an older rollout's first."""
     return (
         isinstance(value, dict)
         and value.get("type") in LINES
         and isinstance(value.get("payload"), dict)
+    ) or _legacy_meta(value)
+
+
+def _legacy_meta(value: Any) -> bool:
+    """Whether a line is an older rollout's first: the session's id, start and instructions."""
+    return (
+        isinstance(value, dict)
+        and value.keys() <= _LEGACY_META
+        and "instructions" in value
+        and isinstance(value.get("id"), str)
+        and isinstance(value.get("timestamp"), str)
     )
+
+
+def _enveloped(session: _Session, value: Any) -> Any:
+    """A line as the line Codex writes now: an older rollout's in today's envelope.
+
+    ``None`` for an older rollout's state snapshot; a line of a rollout of today as it is.
+    """
+    if session.id is None and _legacy_meta(value):
+        session.legacy = True
+        return {"type": "session_meta", "payload": value}
+    if not session.legacy or not isinstance(value, dict):
+        return value
+    if "record_type" in value and "type" not in value:
+        return None
+    return {"type": "response_item", "payload": value}
 
 
 def convert_records(
@@ -104,7 +139,9 @@ def convert_records(
 
 
 def _tell(session: _Session, record: Record) -> None:
-    value = record.value
+    value = _enveloped(session, record.value)
+    if value is None:
+        return
     if not isinstance(value, dict) or not isinstance(value.get("type"), str):
         raise PathError(
             (),
