@@ -196,6 +196,19 @@ def test_a_truncated_gzip_keeps_the_records_before_the_break(tmp_path: Path) -> 
     assert "ends early" in items[-1].message
 
 
+@pytest.mark.parametrize("head", [b"\x1f\x8b", b"\x1f\x8b\x08garbage", b"\x1f\x8b\x09\x00abc"])
+@pytest.mark.parametrize("name", ["t.jsonl.gz", "t.json.gz", "t.gz"])
+def test_a_gzip_broken_before_its_first_byte_is_a_problem_not_an_empty_file(
+    tmp_path: Path, head: bytes, name: str
+) -> None:
+    """A .gz file that fails on its first read is reported; before, it read as an empty file."""
+    items = read_file(tmp_path, name, head)
+    assert len(items) == 1
+    assert isinstance(items[0], Problem)
+    assert not items[0].warning
+    assert str(items[0]).startswith(str(tmp_path / name))
+
+
 @pytest.mark.parametrize("name", ["t.jsonl", "t.json"])
 def test_a_repeated_key_keeps_its_last_value(tmp_path: Path, name: str) -> None:
     """A key given twice keeps the last value, as JSON.parse does (spec: changed in session 3)."""

@@ -124,8 +124,28 @@ def _maybe_gunzip(stream: BinaryIO) -> BinaryIO:
         stream if isinstance(stream, io.BufferedReader) else io.BufferedReader(stream)  # type: ignore[arg-type]
     )
     if buffered.peek(2)[:2] == _GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=buffered, mode="rb")  # type: ignore[return-value]
+        unpacked = gzip.GzipFile(fileobj=buffered, mode="rb")
+        try:
+            unpacked.peek(1)
+        except Exception as error:
+            # A GzipFile whose first read failed reads as empty after: the file would give no
+            # record and no problem. Keep the failure for the reader to report.
+            return io.BufferedReader(_Failing(error))
+        return unpacked  # type: ignore[return-value]
     return buffered
+
+
+class _Failing(io.RawIOBase):
+    """A stream whose every read raises the error it was made with (a broken .gz file's)."""
+
+    def __init__(self, error: Exception) -> None:
+        self._error = error
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        raise self._error
 
 
 # UTF-32's little-endian mark starts with UTF-16's: it comes first.
