@@ -545,6 +545,18 @@ def test_a_utf16_or_utf32_text_with_its_byte_order_mark_is_read(
     assert [item.value for item in read_file(tmp_path, name, data)] == [{"a": "é"}, {"b": 2}]  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+@pytest.mark.parametrize("name", ["t.jsonl", "t.json", "t.jsonl.gz"])
+def test_a_utf16_json_text_without_a_byte_order_mark_is_read(
+    tmp_path: Path, codec: str, name: str
+) -> None:
+    """UTF-16 without a mark (iconv -t UTF-16LE) is known by its NULs; before, every line failed."""
+    text = '{"a": "é"}\r\n{"b": 2}\r\n' if "jsonl" in name else '[{"a": "é"}, {"b": 2}]'
+    data = text.encode(codec)
+    data = gzip.compress(data) if name.endswith(".gz") else data
+    assert [item.value for item in read_file(tmp_path, name, data)] == [{"a": "é"}, {"b": 2}]  # type: ignore[union-attr]
+
+
 def test_bytes_that_only_start_like_utf16_are_read_as_they_are(tmp_path: Path) -> None:
     """Junk with a UTF-16 mark, of an odd length, is no UTF-16: its line is a bad record."""
     items = read_file(tmp_path, "t.jsonl", b"\xff\xfe\x00garbage\n" + b'{"a": 12}\n')
