@@ -196,6 +196,19 @@ def test_a_truncated_gzip_keeps_the_records_before_the_break(tmp_path: Path) -> 
     assert "ends early" in items[-1].message
 
 
+@pytest.mark.parametrize("head", [b"\x1f\x8b", b"\x1f\x8b\x08garbage", b"\x1f\x8b\x09\x00abc"])
+@pytest.mark.parametrize("name", ["t.jsonl.gz", "t.json.gz", "t.gz"])
+def test_a_gzip_broken_before_its_first_byte_is_a_problem_not_an_empty_file(
+    tmp_path: Path, head: bytes, name: str
+) -> None:
+    """A .gz file that fails on its first read is reported; before, it read as an empty file."""
+    items = read_file(tmp_path, name, head)
+    assert len(items) == 1
+    assert isinstance(items[0], Problem)
+    assert not items[0].warning
+    assert str(items[0]).startswith(str(tmp_path / name))
+
+
 @pytest.mark.parametrize("name", ["t.jsonl", "t.json"])
 def test_a_repeated_key_keeps_its_last_value(tmp_path: Path, name: str) -> None:
     """A key given twice keeps the last value, as JSON.parse does (spec: changed in session 3)."""
@@ -528,6 +541,18 @@ def test_a_utf16_or_utf32_text_with_its_byte_order_mark_is_read(
     """As Python's json reads it (Windows PowerShell's ``>`` writes UTF-16): every record."""
     text = '{"a": "é"}\n{"b": 2}\n' if "jsonl" in name else '[{"a": "é"}, {"b": 2}]'
     data = mark + text.encode(codec)
+    data = gzip.compress(data) if name.endswith(".gz") else data
+    assert [item.value for item in read_file(tmp_path, name, data)] == [{"a": "é"}, {"b": 2}]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+@pytest.mark.parametrize("name", ["t.jsonl", "t.json", "t.jsonl.gz"])
+def test_a_utf16_json_text_without_a_byte_order_mark_is_read(
+    tmp_path: Path, codec: str, name: str
+) -> None:
+    """UTF-16 without a mark (iconv -t UTF-16LE) is known by its NULs; before, every line failed."""
+    text = '{"a": "é"}\r\n{"b": 2}\r\n' if "jsonl" in name else '[{"a": "é"}, {"b": 2}]'
+    data = text.encode(codec)
     data = gzip.compress(data) if name.endswith(".gz") else data
     assert [item.value for item in read_file(tmp_path, name, data)] == [{"a": "é"}, {"b": 2}]  # type: ignore[union-attr]
 

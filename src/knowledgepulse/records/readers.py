@@ -124,8 +124,28 @@ def _maybe_gunzip(stream: BinaryIO) -> BinaryIO:
         stream if isinstance(stream, io.BufferedReader) else io.BufferedReader(stream)  # type: ignore[arg-type]
     )
     if buffered.peek(2)[:2] == _GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=buffered, mode="rb")  # type: ignore[return-value]
+        unpacked = gzip.GzipFile(fileobj=buffered, mode="rb")
+        try:
+            unpacked.peek(1)
+        except Exception as error:
+            # A GzipFile whose first read failed reads as empty after: the file would give no
+            # record and no problem. Keep the failure for the reader to report.
+            return io.BufferedReader(_Failing(error))
+        return unpacked  # type: ignore[return-value]
     return buffered
+
+
+class _Failing(io.RawIOBase):
+    """A stream whose every read raises the error it was made with (a broken .gz file's)."""
+
+    def __init__(self, error: Exception) -> None:
+        self._error = error
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        raise self._error
 
 
 # UTF-32's little-endian mark starts with UTF-16's: it comes first.
@@ -146,6 +166,7 @@ def _as_utf8(stream: BinaryIO, name: str) -> BinaryIO:
     """
     head = _head(stream, 4)
     encoding = next((code for mark, code in _UNICODE_MARKS if head.startswith(mark)), None)
+    encoding = encoding or _markless_utf16(head)
     if encoding is None:
         return stream
     try:
@@ -156,6 +177,19 @@ def _as_utf8(stream: BinaryIO, name: str) -> BinaryIO:
         return io.BytesIO(data.decode(encoding).encode("utf-8", "surrogatepass"))
     except UnicodeDecodeError:
         return io.BytesIO(data)
+
+
+def _markless_utf16(head: bytes) -> str | None:
+    """The UTF-16 of a JSON text without a byte-order mark, known by its ``{`` or ``[`` and NULs.
+
+    Without it every line would be one "invalid JSON" error. A third byte that is not NUL rules
+    out UTF-32 and binary formats whose first word is a small number (an old Arrow stream).
+    """
+    if len(head) == 4 and head[0] in b"{[" and head[1] == 0 and head[2] != 0 and head[3] == 0:
+        return "utf-16-le"
+    if len(head) == 4 and head[0] == 0 and head[1] in b"{[" and head[2] == 0 and head[3] != 0:
+        return "utf-16-be"
+    return None
 
 
 class ReadError(Exception):
