@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import re
-import reprlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -263,16 +262,34 @@ def _confidence(options: TraceOptions, found: Any, success: bool) -> tuple[float
 
 
 def _unused_metadata(found: dict[str, Any], domain: Origin, confidence: Origin) -> list[str]:
-    """A warning for each ``kp.`` key the run gave that could not be used (the default was)."""
-    unused = []
+    """A warning for each ``kp.`` key the run gave that could not be used (the default was).
+
+    The value is described, not shown: metadata text can hold what a redaction would remove,
+    and a warning is printed before any redaction.
+    """
+    said = []
     if domain == "default" and found.get(DOMAIN_KEY) is not None:
-        unused.append((DOMAIN_KEY, found[DOMAIN_KEY], "is not a domain name (text)"))
-    if confidence == "default" and found.get(CONFIDENCE_KEY) is not None:
-        unused.append((CONFIDENCE_KEY, found[CONFIDENCE_KEY], "is not a number in [0, 1]"))
-    return [
-        f"metadata {key} = {reprlib.repr(value)} {why}: the default is used"
-        for key, value, why in unused
-    ]
+        said.append(f"{DOMAIN_KEY} is {_kind(found[DOMAIN_KEY])}, not a domain name (text)")
+    value = found.get(CONFIDENCE_KEY)
+    if confidence == "default" and value is not None:
+        if _number(value) is not None:
+            why = "is outside [0, 1]"
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            why = "is not a finite number"
+        else:
+            why = f"is {_kind(value)}, not a number in [0, 1]"
+        said.append(f"{CONFIDENCE_KEY} {why}")
+    return [f"metadata {text}: the default is used" for text in said]
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "blank text" if not value.strip() else "text"
+    return "a list" if isinstance(value, list) else "an object"
 
 
 def _number(value: Any) -> float | None:
