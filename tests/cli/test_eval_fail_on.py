@@ -68,6 +68,31 @@ def test_fail_on_failure_keeps_exit_1_for_old_failures_and_4_for_regressions(
     assert worse.code == 4
 
 
+def test_fail_on_failure_says_on_stderr_what_failed_the_run(
+    kp: KpRunner, baseline: str, regressed: str
+) -> None:
+    """A CI log shows why the job exited 1 or 4, as it does for --fail-on regression."""
+    same = kp("eval", CASES, "--suite", SUITE, "--baseline", baseline, "--fail-on", "failure")
+    assert "--fail-on failure: 2 failing cases (2 old failures)" in same.err.splitlines()
+    worse = kp("eval", regressed, "--suite", SUITE, "--baseline", baseline, "--fail-on", "failure")
+    said = "--fail-on failure: 2 failing cases (1 regression, 1 old failure)"
+    assert said in worse.err.splitlines()
+    never = kp("eval", CASES, "--suite", SUITE, "--baseline", baseline, "--fail-on", "never")
+    assert "--fail-on" not in never.err
+
+
+def test_a_file_not_read_in_full_is_named_by_the_gate_line(
+    kp: KpRunner, baseline: str, tmp_path: Path
+) -> None:
+    """Exit 1 with no case worse: the regression line says the file is why."""
+    broken = tmp_path / "broken.json"
+    lines = Path(CASES).read_text(encoding="utf-8").splitlines()
+    broken.write_text("[" + ",\n".join(lines) + ",\n{", encoding="utf-8")
+    run = kp("eval", str(broken), "--suite", SUITE, "--baseline", baseline, "-f", "json")
+    assert run.code == 1
+    assert run.err.splitlines()[-1].endswith("; 1 file not read in full")
+
+
 def test_a_regression_exits_4(kp: KpRunner, baseline: str, regressed: str) -> None:
     """A case that passed in the baseline and fails now fails the default gate."""
     run = kp("eval", regressed, "--suite", SUITE, "--baseline", baseline, "-f", "json")

@@ -169,6 +169,28 @@ def test_junitxml_holds_one_testcase_per_case_with_the_diagnosis(
     }
 
 
+def test_the_summary_and_junit_message_are_the_failures_first_line(
+    pytester: pytest.Pytester, project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """-rf (whole on CI) and the JUnit message give the verdict alone; the diagnosis follows it
+    in the element text, not cut into the message after ~500 characters."""
+    monkeypatch.setenv("CI", "true")  # pytest then prints the summary's message uncut
+    project(rename_case("good"), rename_case("stays-cart", renamed="Cart"))
+    result = pytester.runpytest("-rf", "--junitxml=report.xml")
+    verdict = "Failed: 1 scorer below threshold: content-quality 0.000 < 0.600"
+    summary = result.stdout.lines[
+        result.stdout.lines.index(
+            next(line for line in result.stdout.lines if line.startswith("FAILED"))
+        ) :
+    ]
+    assert summary[0].endswith(f"::stays-cart - {verdict}")
+    assert not any("FAIL stays-cart" in line for line in summary[1:])
+    root = ET.parse(pytester.path / "report.xml").getroot()
+    (failure,) = root.iter("failure")
+    assert failure.get("message") == verdict
+    assert "Pattern 'Basket' not found" in (failure.text or "")
+
+
 def test_assert_passes_fails_a_users_test_with_the_diagnosis(pytester: pytest.Pytester) -> None:
     """In a user's test the AssertionError carries the diagnosis; the helper's frame is hidden."""
     pytester.makepyfile(

@@ -39,7 +39,7 @@ from knowledgepulse.evals.compare import (
 from knowledgepulse.evals.evaluate import DEFAULT_CACHE_DIR, DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
 from knowledgepulse.evals.suite import PRESET_NAMES
 from knowledgepulse.records import Problem
-from knowledgepulse.reports.compare import comparison_line, standings_line
+from knowledgepulse.reports.compare import comparison_line, gate_line
 from knowledgepulse.reports.eval_formats import (
     COMPARISON_VIEWS,
     RUN_FORMATS,
@@ -231,8 +231,8 @@ def eval_command(
         _stderr(summary_line(run))
         if comparison is not None:
             _stderr(comparison_line(comparison))
-    if not quiet and gate.fail_on == "regression":  # the table does not say it either
-        _stderr(f"--fail-on regression: {standings_line(gate)}")
+    if not quiet and comparison is not None and (said := gate_line(gate, run.summary)):
+        _stderr(said)  # why the exit code: the table does not say it either
     return EXIT_CODES[outcome.verdict]
 
 

@@ -147,6 +147,11 @@ def absent(value: object) -> bool:
     return value is None
 
 
+def zero(value: int) -> bool:
+    """Whether a count is 0, so left out of the JSON (``unscored``: reports stay as they were)."""
+    return value == 0
+
+
 class ScorerStats(ReportModel):
     """One scorer over a run: mean and std / √n over the ``n`` cases scored; ``errors``: not."""
 
@@ -241,6 +246,9 @@ class RunSummary(ReportModel):
     malformed: int = 0
     pass_rate: float | None = None
     weighted_mean: float | None = None
+    # Valid cases with no weighted score (no scorer weighted above 0 gave one): not in the mean,
+    # which would otherwise read 1.000 over a run whose only failure went unscored.
+    unscored: int = Field(default=0, exclude_if=zero)
     unreadable_files: int = 0
     warnings: int = 0
     scorers: dict[str, ScorerStats] = {}

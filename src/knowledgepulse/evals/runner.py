@@ -301,7 +301,8 @@ def summarize(
         mean, stderr = mean_and_stderr(scores)
         errors = len(outcomes) - len(scores)
         stats[entry.key] = ScorerStats(mean=mean, stderr=stderr, n=len(scores), errors=errors)
-    weighted = [s for s in (r.weighted_score for r in results) if s is not None]
+    scored = [(r, r.weighted_score) for r in results]
+    weighted = [s for _, s in scored if s is not None]
     calls = [
         (run.task, run.duration_ms)
         for result in results
@@ -316,6 +317,7 @@ def summarize(
         malformed=sum(result.malformed for result in results),
         pass_rate=passed / len(results) if results else None,
         weighted_mean=statistics.fmean(weighted) if weighted else None,
+        unscored=sum(s is None and not r.malformed for r, s in scored),
         scorers=stats,
         unreadable_files=len({p.location.file for p in file_problems if not p.warning}),
         warnings=sum(p.warning for p in file_problems)

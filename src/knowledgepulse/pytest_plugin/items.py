@@ -14,6 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _pytest._code.code import (  # pytest exports no name for a failure's representation
+    ExceptionRepr,
+    TerminalRepr,
+    TracebackStyle,
+)
 
 from knowledgepulse._util.text import printable, unique
 from knowledgepulse.errors import NO_VALUE, KnowledgePulseError, Setting, SuiteError
@@ -156,6 +161,22 @@ class CaseItem(pytest.Item):
         _warn_all(result.warnings[len(entry.warnings) :])
         if not result.passed:
             pytest.fail(failure_message(result), pytrace=False)
+
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: TracebackStyle | None = None
+    ) -> str | TerminalRepr:
+        """pytest's, with the crash message cut to the failure's first line, the verdict.
+
+        That message is what ``-rf`` and a JUnit ``message`` show: left whole, a CI summary
+        printed the whole diagnosis, and JUnit cut it after ~500 characters mid-case. The full
+        text (the terminal's, the JUnit element's) is unchanged.
+        """
+        shown = super().repr_failure(excinfo, style)
+        if isinstance(excinfo.value, pytest.fail.Exception) and isinstance(shown, ExceptionRepr):
+            crash = shown.reprcrash
+            if crash is not None and "\n" in crash.message:
+                shown.reprcrash = replace(crash, message=crash.message.split("\n", 1)[0])
+        return shown
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         """The case's own file and line, so pytest points at the case, not at the plugin."""

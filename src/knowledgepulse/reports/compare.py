@@ -24,9 +24,11 @@ from knowledgepulse.evals.compare import (
     Gate,
     ScoreDelta,
     ScorerChange,
+    Standing,
     difference,
 )
 from knowledgepulse.evals.report import EvalReport, ReportCase, ReportScore, ReportScorer
+from knowledgepulse.evals.results import RunSummary
 from knowledgepulse.reports.evals import (
     DASH,
     MARKDOWN_ROWS,
@@ -42,6 +44,7 @@ from knowledgepulse.reports.evals import (
 )
 
 ARROW = "→"
+STANDINGS: tuple[Standing, ...] = ("regression", "new failure", "old failure")
 Section = CaseChange | Literal["answered"]
 """A change, or ``answered``: the unchanged cases whose answer changed."""
 # Sections in the order every view shows them, with their headings and console styles.
@@ -227,6 +230,25 @@ def standings_line(gate: Gate) -> str:
         f"{counted(count['new failure'], 'new failure')}; "
         f"{counted(old, 'old failure')} {'does' if old == 1 else 'do'} not fail the run"
     )
+
+
+def gate_line(gate: Gate, summary: RunSummary) -> str | None:
+    """Why a run compared with a baseline stands as it does under its gate; ``None`` for never.
+
+    ``--fail-on failure: 3 failing cases (1 regression, 2 old failures)`` or
+    ``--fail-on regression: 1 regression, ...``: a CI log then says what set the exit code.
+    """
+    if gate.fail_on == "never":
+        return None
+    if gate.fail_on == "regression":
+        said = standings_line(gate)
+    else:
+        count = Counter(standing for standing in gate.standings if standing is not None)
+        kinds = [counted(count[kind], kind) for kind in STANDINGS if count[kind]]
+        said = counted(summary.failed, "failing case") + (f" ({', '.join(kinds)})" if kinds else "")
+    if summary.unreadable_files:  # fails either gate (exit 1), whatever the cases did
+        said += f"; {counted(summary.unreadable_files, 'file')} not read in full"
+    return f"--fail-on {gate.fail_on}: {said}"
 
 
 def totals_rows(comparison: Comparison) -> list[list[str]]:

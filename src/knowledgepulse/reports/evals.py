@@ -21,7 +21,7 @@ from rich.text import Text
 
 from knowledgepulse._util.text import counted, printable
 from knowledgepulse.evals.report import EvalReport, ReportCase, ReportSuite
-from knowledgepulse.evals.results import UNSET, CaseResult, EvalRun, ScorerOutcome
+from knowledgepulse.evals.results import UNSET, CaseResult, EvalRun, RunSummary, ScorerOutcome
 from knowledgepulse.evals.suite import Suite, SuiteScorer
 from knowledgepulse.records.json_values import SURROGATE
 
@@ -257,7 +257,14 @@ def summary_line(run: EvalRun) -> str:
     if s.pass_rate is not None:
         head += f" ({percent(s.pass_rate)})"
     malformed = [f"{s.malformed} malformed"] if s.malformed else []
-    return "; ".join([head, *malformed, *parts, f"weighted mean {number(s.weighted_mean)}"])
+    return "; ".join([head, *malformed, *parts, f"weighted mean {mean_said(s)}"])
+
+
+def mean_said(summary: RunSummary) -> str:
+    """``0.912``, and ``(1 case unscored, not in the mean)`` when cases are left out of it."""
+    unscored = summary.unscored
+    said = f" ({counted(unscored, 'case')} unscored, not in the mean)" if unscored else ""
+    return number(summary.weighted_mean) + said
 
 
 def checked_line(cases: int, malformed: int, unreadable_files: int, warnings: int) -> str:
@@ -400,7 +407,7 @@ def summary_cells(run: EvalRun) -> dict[str, str]:
         "failed": str(s.failed),
         "malformed": str(s.malformed),
         "pass rate": percent(s.pass_rate),
-        "weighted mean": number(s.weighted_mean),
+        "weighted mean": mean_said(s),
         "files not read in full": str(s.unreadable_files),
         "warnings": str(s.warnings),
     }

@@ -46,6 +46,8 @@ def to_junit(run: EvalRun, gate: Gate | None = None) -> str:
         ("weighted_mean", number(summary.weighted_mean, 4)),
         ("warnings", str(summary.warnings)),
     ]
+    if summary.unscored:  # cases weighted_mean leaves out
+        shown.append(("unscored", str(summary.unscored)))
     if gate is not None:
         shown.append(("fail_on", gate.fail_on))
         if gate.standings:
