@@ -11,14 +11,9 @@ import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
-from _pytest._code.code import (  # pytest exports no name for a failure's representation
-    ExceptionRepr,
-    TerminalRepr,
-    TracebackStyle,
-)
 
 from knowledgepulse._util.text import printable, unique
 from knowledgepulse.errors import NO_VALUE, KnowledgePulseError, Setting, SuiteError
@@ -32,6 +27,9 @@ from knowledgepulse.pytest_plugin.keys import OPTIONS_KEY, TALLIES_KEY, EvalWarn
 from knowledgepulse.records import Problem
 from knowledgepulse.records.readers import format_from_name
 from knowledgepulse.reports.evals import number, summary_line
+
+if TYPE_CHECKING:  # pytest exports no public name for a failure's representation
+    from _pytest._code.code import TerminalRepr, TracebackStyle
 from knowledgepulse.runs.evaluation import (
     load_evaluation,
     report_level,
@@ -172,10 +170,11 @@ class CaseItem(pytest.Item):
         text (the terminal's, the JUnit element's) is unchanged.
         """
         shown = super().repr_failure(excinfo, style)
-        if isinstance(excinfo.value, pytest.fail.Exception) and isinstance(shown, ExceptionRepr):
-            crash = shown.reprcrash
-            if crash is not None and "\n" in crash.message:
-                shown.reprcrash = replace(crash, message=crash.message.split("\n", 1)[0])
+        # Read by attribute, not by pytest's private class: a pytest that moves it still runs.
+        crash = getattr(shown, "reprcrash", None)
+        failed = isinstance(excinfo.value, pytest.fail.Exception)
+        if failed and crash is not None and "\n" in crash.message:
+            cast(Any, shown).reprcrash = replace(crash, message=crash.message.split("\n")[0])
         return shown
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
