@@ -349,3 +349,22 @@ def test_a_tool_s_password_parameter_keeps_its_schema_type_and_loses_its_default
     redacted, _ = redact_value({"tools": tools}, "private")
     kept = redacted["tools"][0]["function"]["parameters"]["properties"]["password"]
     assert kept == {"type": "string", "default": "[REDACTED:password]"}
+
+
+@pytest.mark.parametrize("level", ["private", "aggregated"])
+def test_a_secret_as_a_key_is_cleaned_and_no_path_names_it(level: str) -> None:
+    """{"sk-proj-...": 1}: the key is redacted as a value would be, and a finding's path (stderr,
+    --report) shows the key cleaned; two keys cleaned alike both keep their values."""
+    other = "AKIA" + "Z3KP7Q2RLW5NXY4T"
+    document = _trace()
+    document["metadata"][KEY] = 1
+    document["metadata"][other] = 3
+    document["steps"][0][other] = {"note": f"mail {KEY}"}
+    document[KEY + "x"] = 2
+    redacted, findings = redact_document(document, level)
+    text = json.dumps(redacted) + json.dumps([finding.path for finding in findings])
+    assert KEY[:12] not in text
+    assert other[:12] not in text
+    assert {1, 3} <= set(redacted["metadata"].values())
+    assert {"note": "mail [REDACTED:api_key]"} in redacted["steps"][0].values()
+    assert sorted(value for value in redacted.values() if isinstance(value, int)) == [2]

@@ -321,6 +321,23 @@ def test_no_secret_a_case_or_a_task_holds_is_quoted_in_problems_or_reports(
     assert key[:12] not in shown
 
 
+@pytest.mark.parametrize("redact", [False, True])
+def test_no_secret_used_as_a_key_is_named_by_a_problem_s_path(redact: bool) -> None:
+    """An unknown key is quoted in the problem's path (['eyJ...']: unknown field), which goes
+    to stderr and every report: a secret there is redacted as in the message, --redact or not."""
+    jwt = (
+        "eyJhbGciOiJIUzI1NiJ9."
+        + "eyJzdWIiOiJwbGFudGVkIn0.Xk3vPq9LmZr2Tw8YbN4cH6sJd1Fg7QaUe0Io5Ry2Ws"
+    )
+    cases = [json.loads(line) for line in Path(JSONL_CASES).read_text().splitlines()[:1]]
+    cases[0][jwt] = 1
+    told: list[Problem] = []
+    outcome = evaluate_cases(cases, suite=SUITE, on_problem=told.append, redact=redact)
+    shown = "\n".join([*map(str, [*told, *outcome.problems]), outcome.report.model_dump_json()])
+    assert "unknown field" in shown
+    assert jwt[:12] not in shown
+
+
 def test_no_planted_secret_of_any_shape_is_quoted_in_eval_problems_or_reports(
     tmp_path: Path,
 ) -> None:

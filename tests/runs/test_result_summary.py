@@ -37,6 +37,18 @@ def test_a_selection_summary_says_its_counts_are_the_picks_domains() -> None:
     assert f"selected (budget 3), by domain: {domains[0]} " in result.summary
 
 
+def test_a_selection_summary_names_no_secret_a_domain_holds() -> None:
+    """A trace's domain is its own text: the summary (stderr, CI logs) shows no key in it."""
+    key = "sk-proj-" + "Qx7Rt2Lm9Vb4Nc8Zp3Wk6Yh1Jd5Fs0Ga"  # split: no secret in the source
+    data = [
+        {**document, "metadata": {**document["metadata"], "task_domain": key}}
+        for document in traces(1)
+    ]
+    result = select(data, budget=3, scorer=scorer())
+    assert "by domain: " in result.summary
+    assert key[:12] not in result.summary
+
+
 def test_a_selection_summary_ends_with_what_writing_redacted() -> None:
     """The redactions are counted as the picks are written: the summary says so after."""
     redactor = Redactor()

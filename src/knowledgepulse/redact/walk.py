@@ -139,13 +139,33 @@ def _walk(value: Any, loc: Loc, visit: Visit, mode: Mode, pattern: Pattern) -> A
         return tuple(new) if isinstance(value, tuple) else new
     if not isinstance(value, Mapping):
         return value
+    return _mapping(value, loc, visit, mode, pattern)
+
+
+def _mapping(value: Mapping[Any, Any], loc: Loc, visit: Visit, mode: Mode, pattern: Pattern) -> Any:
+    # _walk of a mapping: its values walked, and its keys cleaned as text.
     changed: dict[str, Any] = {}
+    renamed = False
     for key, item in value.items():
         inner = None if pattern is None else (*pattern, key)
-        new = _walk(item, (*loc, key), visit, _keyed(mode, key), inner)
-        if new is not item:
-            changed[key] = new
-    return {**value, **changed} if changed else value
+        # A key is text too ({"sk-proj-...": 1}, an e-mail as a metadata key): cleaned as one,
+        # found at its mapping's path, and the paths below it name it cleaned (stderr, reports).
+        new_key = _string(key, loc, visit, "text") if isinstance(key, str) else key
+        new = _walk(item, (*loc, new_key), visit, _keyed(mode, key), inner)
+        renamed = renamed or new_key != key
+        if new is not item or new_key != key:
+            changed[key] = (new_key, new)
+    if not changed:
+        return value
+    if not renamed:
+        return {**value, **{key: new for key, (_, new) in changed.items()}}
+    out: dict[Any, Any] = {}
+    for key, item in value.items():
+        new_key, new = changed.get(key, (key, item))
+        while new_key in out or (new_key != key and new_key in value):
+            new_key = f"{new_key}'"  # two keys cleaned alike: neither value is lost
+        out[new_key] = new
+    return out
 
 
 def _is_utf8(data: bytes) -> bool:

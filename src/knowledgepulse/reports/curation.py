@@ -57,7 +57,7 @@ def selection_summary(result: SelectionResult, min_score: MinScore | None, inval
     """Counts of the selected and rejected, then ``3 of 5 tasks covered (inferred)``."""
     selected = result.selected
     domains = Counter(scored.breakdown.domain for scored in selected)
-    picked = ", ".join(f"{domain} {n}" for domain, n in sorted(domains.items()))
+    picked = _secret_free(", ".join(f"{domain} {n}" for domain, n in sorted(domains.items())))
     parts = [
         f"{counted(len(result.corpus.items), 'trace')} scored",
         ranked_by(result),
@@ -90,6 +90,18 @@ def selection_summary(result: SelectionResult, min_score: MinScore | None, inval
         without = result.task_field or "a task"
         parts[-1] += f", {counted(missing, 'trace')} without {without} taken as one task"
     return "; ".join(parts)
+
+
+def _secret_free(text: str) -> str:
+    """``text`` without secrets: a domain is the trace's own text, and the summary goes to stderr.
+
+    Without ``--redact`` the picks' domains are as the traces gave them (with it, already
+    redacted at the run's level), and a summary line, unlike the traces written, is kp's own.
+    """
+    # The rules load here, as for a problem's message (runs.read.secret_free).
+    from knowledgepulse.redact import clean_text  # noqa: PLC0415
+
+    return clean_text(text, "private").text
 
 
 def ranked_by(result: SelectionResult) -> str:

@@ -82,13 +82,18 @@ def secret_free(problem: Problem, level: PrivacyLevel = "private") -> Problem:
     redacts gives its level (:func:`~knowledgepulse.runs.redaction.messages_level`): a message
     about a record is an output too, and carries none of the identifiers the records lose.
     """
-    if not problem.message:
+    if not problem.message and not problem.path:
         return problem
     # The rules load on the first problem only: a clean input never pays for them.
     from knowledgepulse.redact import clean_text  # noqa: PLC0415
 
+    # The path too: it names the keys it passes, and an unknown key is the input's own text
+    # (['eyJ...']: unknown field).
     message = clean_text(problem.message, level).text
-    return problem if message == problem.message else dataclasses.replace(problem, message=message)
+    path = clean_text(problem.path, level).text
+    if message == problem.message and path == problem.path:
+        return problem
+    return dataclasses.replace(problem, message=message, path=path)
 
 
 class TraceSettings(TypedDict, total=False):
