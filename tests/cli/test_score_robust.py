@@ -246,3 +246,19 @@ def test_a_nan_or_repeated_key_then_a_syntax_error_is_one_bad_record(
     assert [json.loads(line)["id"] for line in run.out.splitlines()] == ["kp:trace:0", "kp:trace:1"]
     assert f"{path}:2: invalid JSON" in run.err
     assert kp("validate", str(path)).code == 1
+
+
+@pytest.mark.parametrize("command", ["score", "validate", "convert", "redact", "select", "dedupe"])
+def test_a_file_of_identical_bad_rows_prints_a_few_and_one_line_for_the_rest(
+    kp: KpRunner, tmp_path: Path, command: str
+) -> None:
+    """200 rows of the wrong shape: 3 problems printed, one line for 197; all counted, exit 1."""
+    rows = write_jsonl(tmp_path / "rows.jsonl", [{"foo": n} for n in range(200)])
+    out = ["-o", str(tmp_path / "out.jsonl")] if command != "validate" else []
+    budget = ["--budget", "5"] if command == "select" else []
+    run = kp(command, *budget, *out, str(rows))
+    assert run.code == 1
+    assert run.err.count("not a trace file") == 3
+    assert "... and 197 more records with the same problem (first at " in run.err
+    assert f"{rows}:4, last at {rows}:200)" in run.err
+    assert command == "dedupe" or "200 " in run.err  # the summary counts every one
