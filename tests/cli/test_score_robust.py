@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import errno
 import gzip
 import io
 import json
@@ -262,3 +263,21 @@ def test_a_file_of_identical_bad_rows_prints_a_few_and_one_line_for_the_rest(
     assert "... and 197 more records with the same problem (first at " in run.err
     assert f"{rows}:4, last at {rows}:200)" in run.err
     assert command == "dedupe" or "200 " in run.err  # the summary counts every one
+
+
+def test_a_full_disk_names_the_output_and_what_to_do(
+    kp: KpRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write refused for want of room (``-o /dev/full``): the error names the -o file."""
+
+    def full(_: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr("knowledgepulse._util.atomic.os.fsync", full)
+    out = tmp_path / "out.jsonl"
+    run = kp("score", "--no-embedder", "-o", str(out), str(TRACES))
+    assert run.code == 2
+    assert run.err.endswith(
+        f"kp: error: {out}: {os.strerror(errno.ENOSPC)}; free some space, or write elsewhere\n"
+    )
+    assert not out.exists()

@@ -20,7 +20,13 @@ import click
 from knowledgepulse import __version__
 from knowledgepulse._util.signals import sigterm_as_ctrl_c
 from knowledgepulse._util.text import printable
-from knowledgepulse.errors import NO_VALUE, KnowledgePulseError, Setting, SuiteError
+from knowledgepulse.errors import (
+    NO_VALUE,
+    KnowledgePulseError,
+    Setting,
+    SuiteError,
+    os_error_message,
+)
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -196,8 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     except OSError as error:
         # The system refused something the user can fix: a full disk, a permission.
-        where = f" ({error.filename})" if error.filename else ""
-        _say(f"kp: error: {error.strerror or error}{where}")
+        _say(f"kp: error: {os_error_message(error)}")
         return EXIT_USAGE
     except Exception as error:  # the one place a bug becomes a message
         if os.environ.get(TRACEBACK_VARIABLE):
