@@ -281,3 +281,24 @@ def test_a_full_disk_names_the_output_and_what_to_do(
         f"kp: error: {out}: {os.strerror(errno.ENOSPC)}; free some space, or write elsewhere\n"
     )
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "module", "said"),
+    [
+        ("score", "score_files", "kp: interrupted; nothing was written to --output or --cache"),
+        ("convert", "convert", "kp: interrupted; nothing was written to --output"),
+        ("validate", "problems", "kp: interrupted"),
+    ],
+)
+def test_ctrl_c_names_only_the_files_the_command_writes(
+    kp: KpRunner, monkeypatch: pytest.MonkeyPatch, command: str, module: str, said: str
+) -> None:
+    """Ctrl-C's line names --cache only for a command that has it, --output only likewise."""
+
+    def interrupted(*_: object, **__: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(f"knowledgepulse.runs.{module}.read_items", interrupted)
+    run = kp("-v", command, str(TRACES))
+    assert (run.code, run.err.strip()) == (130, said)

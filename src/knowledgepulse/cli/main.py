@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         # click turns an EOFError raised anywhere into Abort too: that one is a bug, not Ctrl-C.
         if isinstance(stop.__cause__, EOFError):
             return _internal_error(stop.__cause__)
-        _say("kp: interrupted; nothing was written to --output or --cache")
+        _say(_interrupted(sys.argv[1:] if argv is None else argv))
         return EXIT_INTERRUPTED
     except click.ClickException as error:
         error.show()
@@ -209,6 +209,20 @@ def main(argv: list[str] | None = None) -> int:
             raise
         return _internal_error(error)
     return result if isinstance(result, int) else EXIT_OK
+
+
+def _interrupted(argv: list[str]) -> str:
+    """Ctrl-C's line, naming the command's files left as they were (``--output``, ``--cache``).
+
+    The group's options take no value: the first word that is no option is the command.
+    """
+    name = next((word for word in argv if not word.startswith("-")), "")
+    command = cli.get_command(click.Context(cli), name)
+    options = (
+        {option for parameter in command.params for option in parameter.opts} if command else ()
+    )
+    kept = " or ".join(option for option in ("--output", "--cache") if option in options)
+    return f"kp: interrupted; nothing was written to {kept}" if kept else "kp: interrupted"
 
 
 def _internal_error(error: BaseException) -> int:
