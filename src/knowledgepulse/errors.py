@@ -247,7 +247,7 @@ class MissingDependencyError(KnowledgePulseError, ImportError):
     """Raised when an optional dependency is not installed; the message names the extra."""
 
 
-def os_error_message(error: OSError) -> str:
+def os_message(error: OSError) -> str:
     """What the system refused, on the file it names, and what to do when that is known.
 
     ``out.jsonl: No space left on device; free some space, or write elsewhere``.

@@ -20,13 +20,7 @@ import click
 from knowledgepulse import __version__
 from knowledgepulse._util.signals import sigterm_as_ctrl_c
 from knowledgepulse._util.text import printable
-from knowledgepulse.errors import (
-    NO_VALUE,
-    KnowledgePulseError,
-    Setting,
-    SuiteError,
-    os_error_message,
-)
+from knowledgepulse.errors import NO_VALUE, KnowledgePulseError, Setting, SuiteError, os_message
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -202,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     except OSError as error:
         # The system refused something the user can fix: a full disk, a permission.
-        _say(f"kp: error: {os_error_message(error)}")
+        _say(f"kp: error: {os_message(error)}")
         return EXIT_USAGE
     except Exception as error:  # the one place a bug becomes a message
         if os.environ.get(TRACEBACK_VARIABLE):
@@ -212,15 +206,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _interrupted(argv: list[str]) -> str:
-    """Ctrl-C's line, naming the command's files left as they were (``--output``, ``--cache``).
-
-    The group's options take no value: the first word that is no option is the command.
-    """
-    name = next((word for word in argv if not word.startswith("-")), "")
-    command = cli.get_command(click.Context(cli), name)
-    options = (
-        {option for parameter in command.params for option in parameter.opts} if command else ()
-    )
+    """Ctrl-C's line: the command's files, left as they were (no group option takes a value)."""
+    command = cli.get_command(click.Context(cli), next((w for w in argv if w[:1] != "-"), ""))
+    options = {option for parameter in getattr(command, "params", ()) for option in parameter.opts}
     kept = " or ".join(option for option in ("--output", "--cache") if option in options)
     return f"kp: interrupted; nothing was written to {kept}" if kept else "kp: interrupted"
 
