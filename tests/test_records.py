@@ -48,14 +48,23 @@ def test_jsonl_bad_line_is_reported_and_the_rest_read() -> None:
     assert items[2].location.line == 4
 
 
-@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e999"])
-def test_non_finite_numbers_are_problems_with_their_path(literal: str) -> None:
+@pytest.mark.parametrize(
+    ("literal", "message"),
+    [
+        *(
+            (name, "NaN and infinite numbers are not valid JSON; use a finite number")
+            for name in ("NaN", "Infinity", "-Infinity")
+        ),
+        (
+            "1e999",
+            "a number too large for a float (1e999); write it as a string or a smaller number",
+        ),
+    ],
+)
+def test_non_finite_numbers_are_problems_with_their_path(literal: str, message: str) -> None:
     """NaN, infinities and overflowing literals are rejected with the JSON path that holds them."""
     items = parsed(f'{{"steps": [{{"latency_ms": {literal}}}]}}\n', "jsonl", "t.jsonl")
-    assert [str(i) for i in items] == [
-        "t.jsonl:1: steps[0].latency_ms: "
-        "NaN and infinite numbers are not valid JSON; use a finite number"
-    ]
+    assert [str(i) for i in items] == [f"t.jsonl:1: steps[0].latency_ms: {message}"]
 
 
 def test_yaml_records_know_the_line_of_each_key() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import errno
 import importlib
 import signal
 import threading
@@ -244,6 +245,25 @@ class EmbedderUnavailableError(KnowledgePulseError):
 
 class MissingDependencyError(KnowledgePulseError, ImportError):
     """Raised when an optional dependency is not installed; the message names the extra."""
+
+
+def os_message(error: OSError) -> str:
+    """What the system refused, on the file it names, and what to do when that is known.
+
+    ``out.jsonl: No space left on device; free some space, or write elsewhere``.
+    """
+    where = f"{error.filename}: " if error.filename else ""
+    fix = _OS_FIXES.get(error.errno or 0, "")
+    return f"{where}{error.strerror or error}{fix}"
+
+
+_OS_FIXES = {
+    errno.ENOSPC: "; free some space, or write elsewhere",
+    errno.EDQUOT: "; free some space within your quota, or write elsewhere",
+    errno.EFBIG: "; the file system takes no file this large: write elsewhere",
+    errno.EACCES: "; check its permissions, or use another path",
+    errno.EPERM: "; check its permissions, or use another path",
+}
 
 
 def install_hint(extra: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import errno
 import gzip
 import io
 import json
@@ -246,3 +247,58 @@ def test_a_nan_or_repeated_key_then_a_syntax_error_is_one_bad_record(
     assert [json.loads(line)["id"] for line in run.out.splitlines()] == ["kp:trace:0", "kp:trace:1"]
     assert f"{path}:2: invalid JSON" in run.err
     assert kp("validate", str(path)).code == 1
+
+
+@pytest.mark.parametrize("command", ["score", "validate", "convert", "redact", "select", "dedupe"])
+def test_a_file_of_identical_bad_rows_prints_a_few_and_one_line_for_the_rest(
+    kp: KpRunner, tmp_path: Path, command: str
+) -> None:
+    """200 rows of the wrong shape: 3 problems printed, one line for 197; all counted, exit 1."""
+    rows = write_jsonl(tmp_path / "rows.jsonl", [{"foo": n} for n in range(200)])
+    out = ["-o", str(tmp_path / "out.jsonl")] if command != "validate" else []
+    budget = ["--budget", "5"] if command == "select" else []
+    run = kp(command, *budget, *out, str(rows))
+    assert run.code == 1
+    assert run.err.count("not a trace file") == 3
+    assert "... and 197 more records with the same problem (first at " in run.err
+    assert f"{rows}:4, last at {rows}:200)" in run.err
+    assert command == "dedupe" or "200 " in run.err  # the summary counts every one
+
+
+def test_a_full_disk_names_the_output_and_what_to_do(
+    kp: KpRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write refused for want of room (``-o /dev/full``): the error names the -o file."""
+
+    def full(_: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr("knowledgepulse._util.atomic.os.fsync", full)
+    out = tmp_path / "out.jsonl"
+    run = kp("score", "--no-embedder", "-o", str(out), str(TRACES))
+    assert run.code == 2
+    assert run.err.endswith(
+        f"kp: error: {out}: {os.strerror(errno.ENOSPC)}; free some space, or write elsewhere\n"
+    )
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "module", "said"),
+    [
+        ("score", "score_files", "kp: interrupted; nothing was written to --output or --cache"),
+        ("convert", "convert", "kp: interrupted; nothing was written to --output"),
+        ("validate", "problems", "kp: interrupted"),
+    ],
+)
+def test_ctrl_c_names_only_the_files_the_command_writes(
+    kp: KpRunner, monkeypatch: pytest.MonkeyPatch, command: str, module: str, said: str
+) -> None:
+    """Ctrl-C's line names --cache only for a command that has it, --output only likewise."""
+
+    def interrupted(*_: object, **__: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(f"knowledgepulse.runs.{module}.read_items", interrupted)
+    run = kp("-v", command, str(TRACES))
+    assert (run.code, run.err.strip()) == (130, said)

@@ -78,16 +78,33 @@ def test_no_repeated_key_is_found_in_any_value_s_own_json(value: Any, ascii_only
     assert repeated_key(text.encode(), value) is None
 
 
+NOT_JSON = "NaN and infinite numbers are not valid JSON"
+
+
 @pytest.mark.parametrize(
-    ("text", "path"),
-    [(b'{"a": [1, NaN]}', "a[1]"), (b'{"b": {"c": -Infinity}}', "b.c"), (b"[1e999]", "[0]")],
+    ("text", "path", "message"),
+    [
+        (b'{"a": [1, NaN]}', "a[1]", NOT_JSON),
+        (b'{"b": {"c": -Infinity}}', "b.c", NOT_JSON),
+        (b"[1e999]", "[0]", "a number too large for a float (1e999); write it as a string"),
+        (b'{"d": -2.5e400}', "d", "a number too large for a float (-2.5e400)"),
+    ],
 )
-def test_a_non_finite_number_is_refused_at_its_path(text: bytes, path: str) -> None:
-    """NaN, Infinity and an overflowing literal are invalid, named by their JSON path."""
+def test_a_non_finite_number_is_refused_at_its_path(text: bytes, path: str, message: str) -> None:
+    """NaN and Infinity are not JSON; 1e999 is, but overflows a float and is told so."""
     with pytest.raises(JsonError) as raised:
         loads(text)
     assert raised.value.path == path
-    assert raised.value.message.startswith("NaN and infinite numbers are not valid JSON")
+    assert raised.value.message.startswith(message)
+
+
+def test_a_long_overflowing_number_is_shown_by_its_first_digits() -> None:
+    """A literal of 400 digits is shown cut, not whole, in its problem."""
+    with pytest.raises(JsonError) as raised:
+        loads(b"[" + b"9" * 400 + b".0]")
+    assert raised.value.message.startswith(
+        "a number too large for a float (99999999999999999999...)"
+    )
 
 
 def test_a_nan_before_a_syntax_error_is_a_syntax_error_with_its_column() -> None:

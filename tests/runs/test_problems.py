@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from knowledgepulse.records import Location, Problem
-from knowledgepulse.runs.problems import ProblemSink
+from knowledgepulse.runs.problems import ProblemDigest, ProblemSink
 
 PROBLEM = Problem(Location("a.jsonl", 3), "steps", "expected a list")
 
@@ -22,3 +25,37 @@ def test_a_sink_keeps_problems_only_when_asked() -> None:
     keeping(PROBLEM)
     not_keeping(PROBLEM)
     assert (keeping.kept, not_keeping.kept) == ([PROBLEM], [])
+
+
+def test_a_digest_shows_the_first_few_of_a_kind_and_one_line_for_the_rest() -> None:
+    """100 identical problems: the first 3 shown, then one line naming the first and last rest."""
+    shown: list[str] = []
+    digest = ProblemDigest(shown.append)
+    sink = ProblemSink(show=digest)
+    for line in range(1, 101):
+        sink(Problem(Location("a.parquet", line), "", "no messages column"))
+    digest.close()
+    assert shown == [
+        "a.parquet:1: no messages column",
+        "a.parquet:2: no messages column",
+        "a.parquet:3: no messages column",
+        "... and 97 more records with the same problem"
+        " (first at a.parquet:4, last at a.parquet:100)",
+    ]
+    assert sink.tally.invalid == 100  # counted, every one
+
+
+@given(st.lists(st.sampled_from(["a", "b", "c"]), max_size=30))
+def test_a_digest_shows_each_kind_up_to_its_limit_and_accounts_for_every_problem(
+    kinds: list[str],
+) -> None:
+    """Each kind's first 3 are shown as found; the lines at the end count exactly the rest."""
+    shown: list[str] = []
+    digest = ProblemDigest(shown.append)
+    for line, kind in enumerate(kinds, 1):
+        digest(Problem(Location("f", line), kind, "bad"))
+    digest.close()
+    told = [line for line in shown if not line.startswith("...")]
+    rest = sum(int(line.split()[2]) for line in shown if line.startswith("..."))
+    assert len(told) == sum(min(kinds.count(kind), 3) for kind in set(kinds))
+    assert len(told) + rest == len(kinds)

@@ -9,6 +9,7 @@ replace the device.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import glob
 import gzip
@@ -100,9 +101,27 @@ def atomic_text(path: Path, *, errors: str = "strict") -> Iterator[IO[str]]:
             packed.close()  # ends the gzip stream; ``raw`` stays open for atomic_binary
 
 
+_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+"""A write refused for want of room: the system's error names no file, which ours then does."""
+
+
 @contextmanager
 def atomic_binary(path: Path) -> Iterator[IO[bytes]]:
-    """A binary file that replaces ``path`` when the block succeeds; else ``path`` is untouched."""
+    """A binary file that replaces ``path`` when the block succeeds; else ``path`` is untouched.
+
+    A full disk's error (raised by a write or a flush, and naming no file) is given ``path``.
+    """
+    try:
+        with _atomic_binary(path) as file:
+            yield file
+    except OSError as error:
+        if error.filename is None and error.errno in _FULL:
+            error.filename = str(path)
+        raise
+
+
+@contextmanager
+def _atomic_binary(path: Path) -> Iterator[IO[bytes]]:
     if _is_special(path):
         try:
             special = open(path, "wb")  # noqa: SIM115 - closed below, after the block's writes

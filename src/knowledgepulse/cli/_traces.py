@@ -43,7 +43,7 @@ class ProblemSink(problems.ProblemSink):
     """The run's problem sink, printing each problem on stderr; and the command's exit code."""
 
     def __init__(self, tally: RunTally | None = None, **settings: Any) -> None:
-        super().__init__(tally, show=show_problem, **settings)
+        super().__init__(tally, show=shown_problems(), **settings)
 
     def exit_code(self, traces: int, *, allow_empty: bool, references: int | None = None) -> int:
         """The command's exit code (:func:`exit_code`).
@@ -59,8 +59,13 @@ class ProblemSink(problems.ProblemSink):
         return exit_code(self.tally, traces, allow_empty=allow_empty)
 
 
-show_problem = partial(say, one_line=True)
-"""A problem shown on stderr as it is found, on one line."""
+def shown_problems() -> problems.ProblemDigest:
+    """The command's one digest of problems on stderr, its repeats told as the command ends."""
+    context = click.get_current_context()
+    if (digest := context.meta.get("kp.problems")) is None:
+        digest = context.meta["kp.problems"] = problems.ProblemDigest(partial(say, one_line=True))
+        context.call_on_close(digest.close)
+    return digest
 
 
 def exit_code(tally: RunTally, traces: int, *, allow_empty: bool) -> int:

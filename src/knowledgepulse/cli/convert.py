@@ -15,7 +15,7 @@ from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
     exit_code,
     paths_argument,
-    show_problem,
+    shown_problems,
     source_options,
     trace_options_of,
 )
@@ -56,7 +56,7 @@ def convert_command(
             redact=redactor or False,
             options=trace_options_of(options),
             notes=say,
-            on_problem=show_problem,
+            on_problem=shown_problems(),
             **options,
         )
     say(done.summary)

@@ -20,7 +20,7 @@ import click
 from knowledgepulse import __version__
 from knowledgepulse._util.signals import sigterm_as_ctrl_c
 from knowledgepulse._util.text import printable
-from knowledgepulse.errors import NO_VALUE, KnowledgePulseError, Setting, SuiteError
+from knowledgepulse.errors import NO_VALUE, KnowledgePulseError, Setting, SuiteError, os_message
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         # click turns an EOFError raised anywhere into Abort too: that one is a bug, not Ctrl-C.
         if isinstance(stop.__cause__, EOFError):
             return _internal_error(stop.__cause__)
-        _say("kp: interrupted; nothing was written to --output or --cache")
+        _say(_interrupted(sys.argv[1:] if argv is None else argv))
         return EXIT_INTERRUPTED
     except click.ClickException as error:
         error.show()
@@ -196,14 +196,21 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     except OSError as error:
         # The system refused something the user can fix: a full disk, a permission.
-        where = f" ({error.filename})" if error.filename else ""
-        _say(f"kp: error: {error.strerror or error}{where}")
+        _say(f"kp: error: {os_message(error)}")
         return EXIT_USAGE
     except Exception as error:  # the one place a bug becomes a message
         if os.environ.get(TRACEBACK_VARIABLE):
             raise
         return _internal_error(error)
     return result if isinstance(result, int) else EXIT_OK
+
+
+def _interrupted(argv: list[str]) -> str:
+    """Ctrl-C's line: the command's files, left as they were (no group option takes a value)."""
+    command = cli.get_command(click.Context(cli), next((w for w in argv if w[:1] != "-"), ""))
+    options = {option for parameter in getattr(command, "params", ()) for option in parameter.opts}
+    kept = " or ".join(option for option in ("--output", "--cache") if option in options)
+    return f"kp: interrupted; nothing was written to {kept}" if kept else "kp: interrupted"
 
 
 def _internal_error(error: BaseException) -> int:

@@ -15,7 +15,7 @@ from knowledgepulse.cli._redaction import level_option, rules_option
 from knowledgepulse.cli._traces import (
     exit_code,
     paths_argument,
-    show_problem,
+    shown_problems,
     source_options,
     trace_options_of,
 )
@@ -62,7 +62,7 @@ def redact_command(
             target,
             options=trace_options_of(options),
             notes=say,
-            on_problem=show_problem,
+            on_problem=shown_problems(),
             on_finding=say,
             progress=progress.advance,
             **options,

@@ -35,7 +35,7 @@ from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
     exit_code,
     paths_argument,
-    show_problem,
+    shown_problems,
     source_options,
     trace_options_of,
 )
@@ -182,7 +182,7 @@ def score_command(
             redact=redactor or False,
             options=trace_options_of(options),
             notes=say,
-            on_problem=show_problem,
+            on_problem=shown_problems(),
             progress=progress.advance,
             scored=progress.scored,
             **options,
@@ -216,7 +216,7 @@ def validate_command(
             keep=output_format == "json",
             options=trace_options_of(options),
             notes=say,
-            on_problem=show_problem,
+            on_problem=shown_problems(),
             progress=progress.advance,
             validated=progress.scored,
             **options,

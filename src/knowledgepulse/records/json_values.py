@@ -166,7 +166,7 @@ def _explain(data: bytes, error: orjson.JSONDecodeError) -> tuple[Any, list[str]
     syntax = JsonError(f"invalid JSON: {error.msg} (column {error.colno})", line=error.lineno)
     try:
         # json reads NaN, Infinity and 1e999 and keeps lone surrogates: each is found by path.
-        value = json.loads(text)
+        value = json.loads(text, parse_float=_number)
     except json.JSONDecodeError:
         raise syntax from None
     except RecursionError:
@@ -180,6 +180,31 @@ def _explain(data: bytes, error: orjson.JSONDecodeError) -> tuple[Any, list[str]
     return value, found
 
 
+class _Overflowed(float):
+    """A number written in digits that a float cannot hold (``1e999``): infinite, its text kept.
+
+    Valid JSON, unlike ``NaN`` or ``Infinity``: its problem is its size, and is told so.
+    """
+
+    text: str
+
+
+def _number(text: str) -> float:
+    """A JSON number with a fraction or an exponent, as ``json`` reads it, an overflow marked."""
+    number = float(text)
+    if math.isfinite(number):
+        return number
+    overflowed = _Overflowed(number)
+    overflowed.text = text
+    return overflowed
+
+
+def too_large(text: str) -> str:
+    """The problem of a number too large for a float, showing it (its first digits if long)."""
+    shown = text if len(text) <= 24 else f"{text[:20]}..."
+    return f"a number too large for a float ({shown}); write it as a string or a smaller number"
+
+
 def checked(value: Any) -> tuple[Any, list[str]]:
     """A value ``json`` read, as orjson reads it, and the paths of its lone surrogates.
 
@@ -189,7 +214,8 @@ def checked(value: Any) -> tuple[Any, list[str]]:
     check_depth(value)  # first: json_value recurses
     for item, loc in nodes(value):
         if isinstance(item, float) and not math.isfinite(item):
-            raise JsonError(NOT_FINITE, path=format_path(loc) if loc else "")
+            told = too_large(item.text) if isinstance(item, _Overflowed) else NOT_FINITE
+            raise JsonError(told, path=format_path(loc) if loc else "")
     # In a string, or in a key of an object; json has joined every valid pair already.
     found = [
         format_path(loc)

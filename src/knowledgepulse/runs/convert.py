@@ -18,7 +18,7 @@ from knowledgepulse.records.readers import check_openable
 from knowledgepulse.reports.redaction import summary_tail
 from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.value import RunTally, dumps
-from knowledgepulse.runs.problems import ProblemSink
+from knowledgepulse.runs.problems import ProblemDigest, ProblemSink
 from knowledgepulse.runs.read import read_items, valid_items
 from knowledgepulse.runs.redaction import (
     messages_level,
@@ -67,7 +67,7 @@ def convert_files(
     source: str | None = "auto",
     options: TraceOptions | None = None,
     notes: Notes | None = None,
-    on_problem: Callable[[str], object] | None = None,
+    on_problem: Callable[[str], object] | ProblemDigest | None = None,
 ) -> Converted:
     """Write the traces of ``paths`` to ``target`` as they are read.
 
@@ -81,7 +81,8 @@ def convert_files(
         source: a source's name, or ``auto``: recognised from each file's content.
         options: the domain, confidence and row columns of converted traces.
         notes: told what a reader says about a whole file.
-        on_problem: told each record that gives no trace, as a line of text.
+        on_problem: told each record that gives no trace, as a line of text (a
+            :class:`~knowledgepulse.runs.problems.ProblemDigest`: the problem, repeats digested).
 
     Raises:
         InputFileError: a file is missing (checked before any output).

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from knowledgepulse.records import Problem
@@ -20,11 +21,58 @@ if TYPE_CHECKING:
     from knowledgepulse.sources._read import Notes
 
 
+@dataclass
+class _Repeats:
+    """The problems of one kind past the first few: how many, where the first and last were."""
+
+    count: int = 0
+    first: str = ""
+    last: str = ""
+
+
+class ProblemDigest:
+    """Shows the first ``first`` problems of each kind as lines; the rest are counted.
+
+    A kind is a file's same message at the same path: a table of 100,000 rows of the wrong
+    shape gives 100,000 identical problems, and a terminal flooded with them hides the rest.
+    :meth:`close` shows one line per kind for those not shown. Only the lines shown are
+    digested: every problem is still counted, kept and written back by its sink.
+    """
+
+    def __init__(self, show: Callable[[str], object], first: int = 3) -> None:
+        self._show, self._first = show, first
+        self._seen: dict[tuple[str, str, str, bool], _Repeats] = {}
+
+    def __call__(self, problem: Problem) -> None:
+        """Show ``problem`` if few of its kind were shown, else count it."""
+        kind = (problem.location.file, problem.path, problem.message, problem.warning)
+        seen = self._seen.setdefault(kind, _Repeats())
+        seen.count += 1
+        if seen.count <= self._first:
+            self._show(str(problem))
+        elif seen.count == self._first + 1:
+            seen.first = seen.last = str(problem.location)
+        else:
+            seen.last = str(problem.location)
+
+    def close(self) -> None:
+        """Show one line for each kind with problems not shown; forget them."""
+        for seen in self._seen.values():
+            if (more := seen.count - self._first) > 0:
+                records = "record" if more == 1 else "records"
+                self._show(
+                    f"... and {more:,} more {records} with the same problem "
+                    f"(first at {seen.first}, last at {seen.last})"
+                )
+        self._seen.clear()
+
+
 class ProblemSink:
     """Counts each problem in ``tally``, keeps it if asked, and tells ``unread`` and ``show``.
 
     ``unread``: the rows that gave no trace, to be written back; ``show``: given each problem as
-    a line of text as it is found (a shell prints it).
+    a line of text as it is found (a shell prints it), or a :class:`ProblemDigest` given the
+    problem itself.
     """
 
     def __init__(
@@ -33,7 +81,7 @@ class ProblemSink:
         *,
         keep: bool = False,
         unread: UnreadRows | None = None,
-        show: Callable[[str], object] | None = None,
+        show: Callable[[str], object] | ProblemDigest | None = None,
     ) -> None:
         self.tally = tally or RunTally(DEFAULT_THRESHOLD)
         self.kept: list[Problem] = []
@@ -48,7 +96,9 @@ class ProblemSink:
             self.kept.append(dataclasses.replace(problem, record=None))
         if self._unread is not None:
             self._unread.add(problem)
-        if self._show is not None:
+        if isinstance(self._show, ProblemDigest):
+            self._show(problem)
+        elif self._show is not None:
             self._show(str(problem))
 
 
@@ -78,7 +128,7 @@ def validate_files(
     source: str | None = None,
     options: TraceOptions | None = None,
     notes: Notes | None = None,
-    on_problem: Callable[[str], object] | None = None,
+    on_problem: Callable[[str], object] | ProblemDigest | None = None,
     progress: Callable[[int], object] | None = None,
     validated: Callable[[int], object] | None = None,
 ) -> Validated:
@@ -90,7 +140,8 @@ def validate_files(
         source: a source's name, or ``None`` / ``auto``: recognised from the content.
         options: the domain, confidence and row columns of converted traces.
         notes: told what a reader says about a whole file.
-        on_problem: told each record that gives no valid trace, as a line of text.
+        on_problem: told each record that gives no valid trace, as a line of text (a
+            :class:`ProblemDigest`: the problem, its repeats digested).
         progress: told each further count of bytes read.
         validated: told the valid traces so far.
     """

@@ -21,7 +21,7 @@ from knowledgepulse.records import Record
 from knowledgepulse.reports.redaction import finding_line, redaction_summary
 from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.value import RunTally, dumps
-from knowledgepulse.runs.problems import ProblemSink
+from knowledgepulse.runs.problems import ProblemDigest, ProblemSink
 from knowledgepulse.runs.read import read_items, valid_items
 from knowledgepulse.runs.write import UnreadRows, item_writer, output_form, rows_form, text_output
 from knowledgepulse.trace import TraceItem
@@ -213,7 +213,7 @@ def redact_files(
     source: str | None = None,
     options: TraceOptions | None = None,
     notes: Notes | None = None,
-    on_problem: Callable[[str], object] | None = None,
+    on_problem: Callable[[str], object] | ProblemDigest | None = None,
     on_finding: Callable[[str], object] | None = None,
     progress: Callable[[int], object] | None = None,
 ) -> RedactedFiles:
@@ -232,7 +232,8 @@ def redact_files(
         source: a source's name, or ``None`` / ``auto``: recognised from the content.
         options: the domain, confidence and row columns of converted traces.
         notes: told what a reader says about a whole file.
-        on_problem: told each record that gives no trace, as a line of text.
+        on_problem: told each record that gives no trace, as a line of text (a
+            :class:`~knowledgepulse.runs.problems.ProblemDigest`: the problem, repeats digested).
         on_finding: told each redaction as a line (``FILE:LINE: PATH: redacted ...``).
         progress: told each further count of bytes read.
 

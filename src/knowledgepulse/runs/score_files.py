@@ -25,7 +25,7 @@ from knowledgepulse.reports.value_formats import (
     check_report_name,
 )
 from knowledgepulse.runs.embedder import ModelSettings, check_model, run_scorer
-from knowledgepulse.runs.problems import ProblemSink
+from knowledgepulse.runs.problems import ProblemDigest, ProblemSink
 from knowledgepulse.runs.read import read_items, valid_items
 from knowledgepulse.runs.redaction import (
     messages_level,
@@ -94,7 +94,7 @@ def score_files(
     source: str | None = None,
     options: TraceOptions | None = None,
     notes: Notes | None = None,
-    on_problem: Callable[[str], object] | None = None,
+    on_problem: Callable[[str], object] | ProblemDigest | None = None,
     progress: Callable[[int], object] | None = None,
     scored: Callable[[int], object] | None = None,
     **model: Unpack[ModelSettings],
@@ -127,7 +127,8 @@ def score_files(
         source: a source's name, or ``None`` / ``auto``: recognised from the content.
         options: the domain, confidence and row columns of converted traces.
         notes: told what a reader says about a whole file.
-        on_problem: told each record that gives no trace, as a line of text.
+        on_problem: told each record that gives no trace, as a line of text (a
+            :class:`~knowledgepulse.runs.problems.ProblemDigest`: the problem, repeats digested).
         progress: told each further count of bytes read.
         scored: told the items scored so far.
         **model: the embedder and scorer (:class:`~knowledgepulse.runs.embedder.ModelSettings`).
