@@ -87,3 +87,13 @@ def test_a_split_summary_gives_each_set_with_its_share(tmp_path: Path) -> None:
     assert f"test {result.sizes['test']} (" in result.summary
     assert "asked 30%" in result.summary
     assert result.summary.endswith("no group on two sides")
+
+
+def test_dedupe_and_split_summaries_count_the_records_skipped() -> None:
+    """As select's does: a record that gave no trace is said in the line, not only on stderr."""
+    data = [*traces(2), BAD_RECORD, BAD_RECORD]
+    deduped = dedupe(data, scorer=scorer(), on_problem=quiet)
+    parted = split(data, test=0.3, on_problem=quiet)
+    assert deduped.summary.endswith(" kept; 2 invalid records skipped")
+    assert parted.summary.endswith("no group on two sides; 2 invalid records skipped")
+    assert not dedupe(traces(2), scorer=scorer()).summary.endswith("skipped")

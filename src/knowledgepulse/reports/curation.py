@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from knowledgepulse._util.text import counted
 from knowledgepulse.curation.percentiles import SUMMARY_PERCENTILES, MinScore, SimilarityHistogram
 from knowledgepulse.curation.select import RejectionReason
 from knowledgepulse.curation.splits import BY_TASK
+from knowledgepulse.records import Problem
+from knowledgepulse.reports.value import RunTally
 
 if TYPE_CHECKING:  # the run layer's results, named for their types only
     from knowledgepulse.runs.contamination import DecontaminationResult
@@ -53,7 +56,7 @@ TASK_COLUMN = "the dataset's task column"
 """Where the tasks were read from when no task field named it: the column the reader found."""
 
 
-def selection_summary(result: SelectionResult, min_score: MinScore | None, invalid: int) -> str:
+def selection_summary(result: SelectionResult, min_score: MinScore | None) -> str:
     """Counts of the selected and rejected, then ``3 of 5 tasks covered (inferred)``."""
     selected = result.selected
     domains = Counter(scored.breakdown.domain for scored in selected)
@@ -81,7 +84,7 @@ def selection_summary(result: SelectionResult, min_score: MinScore | None, inval
             "or without one"
         )
     parts += [f"{reasons[reason]} {words}" for reason, words in _REASONS if reasons[reason]]
-    if invalid:
+    if invalid := invalid_records(result.problems):
         parts.append(f"{counted(invalid, 'invalid record')} skipped")
     covered = {result.tasks[index] for index in result.picks}
     how = "inferred" if result.tasks_inferred else f"by {result.task_field or TASK_COLUMN}"
@@ -135,7 +138,7 @@ def dedupe_summary(result: DedupeResult) -> str:
     return (
         f"{counted(count, 'trace')} scored; {groups}; "
         f"{counted(duplicates, 'trace')} would go, {count - duplicates} kept"
-    )
+    ) + _skipped(result.problems)
 
 
 def decontamination_summary(result: DecontaminationResult) -> str:
@@ -197,4 +200,17 @@ def split_summary(result: SplitResult) -> str:
         )
     shared = result.shared_groups
     text += f"; {len(shared)} groups on two sides" if shared else "; no group on two sides"
-    return text
+    return text + _skipped(result.problems)
+
+
+def invalid_records(problems: Sequence[Problem]) -> int:
+    """How many records gave no item (a record's problems counted once, warnings not)."""
+    tally = RunTally(0.0)
+    for problem in problems:
+        tally.add_problem(problem)
+    return tally.invalid
+
+
+def _skipped(problems: Sequence[Problem]) -> str:
+    invalid = invalid_records(problems)
+    return f"; {counted(invalid, 'invalid record')} skipped" if invalid else ""

@@ -41,7 +41,6 @@ from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.reports.curation import dedupe_summary, selection_summary
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
-from knowledgepulse.reports.value import RunTally
 from knowledgepulse.runs.inputs import RunInput, files_to_reread, items_of
 from knowledgepulse.runs.read import OnProblem, TraceSettings, logged, options_with, valid_items
 from knowledgepulse.runs.redaction import messages_level, redacted_record, redactor_of
@@ -175,8 +174,7 @@ class SelectionResult:
 
         The redactions are counted as the items are written: read it after :meth:`write_to`.
         """
-        invalid = _invalid_records(self.problems)
-        line = selection_summary(self, self.min_score_given, invalid)
+        line = selection_summary(self, self.min_score_given)
         return line + summary_tail(self.unread, self.redactor)
 
     @property
@@ -420,14 +418,6 @@ class DedupeResult:
         columns = [every[i] for i in indexes]
         names = SCORE_COLUMNS + DEDUPE_COLUMNS
         return annotated_like(self.data, items, columns, names, redacted=self.redacted)
-
-
-def _invalid_records(problems: Sequence[Problem]) -> int:
-    """How many records gave no item (a record's problems counted once, warnings not)."""
-    tally = RunTally(0.0)
-    for problem in problems:
-        tally.add_problem(problem)
-    return tally.invalid
 
 
 def with_task(scored: ScoredItem, task: str | None) -> ScoredItem:
