@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -44,7 +44,8 @@ from knowledgepulse.reports.evals import (
 )
 
 ARROW = "→"
-STANDINGS: tuple[Standing, ...] = ("regression", "new failure", "old failure")
+STANDINGS: tuple[Standing, ...] = get_args(Standing)
+"""The standings in the order a gate line names them (``Standing``'s own)."""
 Section = CaseChange | Literal["answered"]
 """A change, or ``answered``: the unchanged cases whose answer changed."""
 # Sections in the order every view shows them, with their headings and console styles.
