@@ -236,10 +236,11 @@ def standings_line(gate: Gate) -> str:
 
 
 def gate_line(gate: Gate, summary: RunSummary) -> str | None:
-    """Why a run compared with a baseline stands as it does under its gate; ``None`` for never.
+    """Why a run stands as it does under its gate, with a baseline or not; ``None`` for never.
 
-    ``--fail-on failure: 3 failing cases (1 regression, 2 old failures)`` or
-    ``--fail-on regression: 1 regression, ...``: a CI log then says what set the exit code.
+    ``--fail-on failure: 3 failing cases (1 regression, 2 old failures)`` (without a baseline:
+    ``3 failing cases``) or ``--fail-on regression: 1 regression, ...``: a CI log then says
+    what set the exit code.
     """
     if gate.fail_on == "never":
         return None
