@@ -235,6 +235,14 @@ def test_no_case_exits_1_unless_allowed(kp: KpRunner, tmp_path: Path, source: st
     assert "--allow-empty" not in allowed.err
 
 
+def test_the_gate_line_over_no_case_says_so_not_zero_failures(kp: KpRunner, tmp_path: Path) -> None:
+    """Exit 1 over no case reads 'no case to judge', never '0 failing cases' (a pass's words)."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    run = kp("eval", str(empty), "--suite", SUITE, "-f", "json")
+    assert (run.code, run.err.splitlines()[-1]) == (1, "--fail-on failure: no case to judge")
+
+
 def test_quiet_prints_nothing_on_stderr(kp: KpRunner) -> None:
     """-q drops the problems and the summary line from stderr; the report has them."""
     run = kp("eval", INVALID, "--suite", SUITE, "-f", "json", "-q")

@@ -244,7 +244,9 @@ def gate_line(gate: Gate, summary: RunSummary) -> str | None:
     """
     if gate.fail_on == "never":
         return None
-    if gate.fail_on == "regression":
+    if not summary.cases:  # "0 failing cases" would read as a pass; no case fails unless allowed
+        said = "no case to judge"
+    elif gate.fail_on == "regression":
         said = standings_line(gate)
     else:
         count = Counter(standing for standing in gate.standings if standing is not None)
