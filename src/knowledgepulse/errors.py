@@ -76,8 +76,8 @@ class Problem:
     A ``warning`` (a duplicate id, say) is reported and counted but rejects nothing.
     ``record``: the record it is about, when there is one (a dataset row that gives no trace
     is written back with its error, ``kp score --annotate``); not part of its value. ``row``:
-    the record is a dataset row (a source of rows read it), so it is written back even when no
-    row of its file gave a trace.
+    the record is a dataset row (a source of rows read it, or none recognised it), so it is
+    written back even when no row of its file gave a trace.
     """
 
     location: Location

@@ -67,7 +67,10 @@ def test_examples_give_the_documented_verdicts(kp: KpRunner) -> None:
         "translate-heading-slow": ["response-time"],
     }
     assert document["summary"]["pass_rate"] == 4 / 9
-    assert run.err.strip() == "4 of 9 cases passed (44.4%); weighted mean 0.810"
+    assert run.err.splitlines() == [
+        "4 of 9 cases passed (44.4%); weighted mean 0.810",
+        "--fail-on failure: 5 failing cases",  # why the exit code, without a baseline too
+    ]
 
 
 def test_every_case_passing_exits_zero(kp: KpRunner, tmp_path: Path) -> None:
@@ -232,6 +235,14 @@ def test_no_case_exits_1_unless_allowed(kp: KpRunner, tmp_path: Path, source: st
     assert "--allow-empty" not in allowed.err
 
 
+def test_the_gate_line_over_no_case_says_so_not_zero_failures(kp: KpRunner, tmp_path: Path) -> None:
+    """Exit 1 over no case reads 'no case to judge', never '0 failing cases' (a pass's words)."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    run = kp("eval", str(empty), "--suite", SUITE, "-f", "json")
+    assert (run.code, run.err.splitlines()[-1]) == (1, "--fail-on failure: no case to judge")
+
+
 def test_quiet_prints_nothing_on_stderr(kp: KpRunner) -> None:
     """-q drops the problems and the summary line from stderr; the report has them."""
     run = kp("eval", INVALID, "--suite", SUITE, "-f", "json", "-q")
@@ -391,11 +402,12 @@ def test_a_yaml_syntax_error_is_a_file_that_could_not_be_read(kp: KpRunner, tmp_
     run = kp("eval", str(broken), cases, "--preset", "standard", "-f", "json")
     assert run.code == 1
     # The parser's own words (libyaml's or PyYAML's) after the location.
-    problem, summary = run.err.splitlines()
+    problem, summary, gate = run.err.splitlines()
     assert problem.startswith(f"{broken}:3: invalid YAML: ")
     assert summary == (
         "1 of 1 case passed (100.0%); 1 file could not be read in full; weighted mean 1.000"
     )
+    assert gate == "--fail-on failure: 0 failing cases; 1 file not read in full"
     document = json.loads(run.out)
     assert document["summary"]["unreadable_files"] == 1
     assert [p["line"] for p in document["problems"]] == [3]

@@ -246,3 +246,21 @@ def test_a_baseline_written_with_a_repeated_case_id_says_it_cannot_be_one(
     assert "this run's JSON report cannot be a baseline" in written.err
     used = kp("eval", CASES, "--suite", SUITE, "--baseline", str(base))
     assert (used.code, "case ids repeat" in used.err) == (2, True)
+
+
+def test_the_gate_line_says_why_the_exit_code_without_a_baseline_too(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """A CI log without --baseline still says what failed the run, and what passed it."""
+    failing = kp("eval", CASES, "--suite", SUITE, "-f", "json")
+    assert failing.code == 1
+    assert failing.err.splitlines()[-1] == "--fail-on failure: 2 failing cases"
+    passing = changed_cases(tmp_path, {})  # the same cases: failing ones dropped below
+    kept = [
+        line for line in Path(passing).read_text("utf-8").splitlines() if OLD_FAILURE not in line
+    ]
+    Path(passing).write_text("\n".join(kept[:1]) + "\n", "utf-8")
+    passed = kp("eval", passing, "--suite", SUITE, "-f", "json")
+    assert (passed.code, passed.err.splitlines()[-1]) == (0, "--fail-on failure: 0 failing cases")
+    never = kp("eval", CASES, "--suite", SUITE, "-f", "json", "--fail-on", "never")
+    assert (never.code, "--fail-on" in never.err) == (0, False)

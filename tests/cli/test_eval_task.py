@@ -76,7 +76,10 @@ def test_the_example_workflow_runs_from_the_command_line(kp: KpRunner) -> None:
     assert grounded["diagnosis"] == ["not in the input: 24, 7"]
     assert all(case["task"]["attempts"] == 1 for case in document["cases"])
     assert document["summary"]["task"]["runs"] == 4
-    assert run.err.strip() == "3 of 4 cases passed (75.0%); weighted mean 0.926"
+    assert run.err.splitlines() == [
+        "3 of 4 cases passed (75.0%); weighted mean 0.926",
+        "--fail-on failure: 1 failing case",
+    ]
 
 
 def test_the_example_gives_markdown_and_html_reports(kp: KpRunner, tmp_path: Path) -> None:

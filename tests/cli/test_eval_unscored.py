@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from knowledgepulse.reports.compare import ARROW
 from tests.cli.conftest import KpRunner
 from tests.cli.test_compare import CASES
 
@@ -64,3 +65,27 @@ def test_a_run_with_every_case_scored_reads_as_before(kp: KpRunner, files: tuple
     run = kp("eval", CASES, "--suite", suite, "-f", "json")
     assert "unscored" not in json.loads(run.out)["summary"]
     assert "unscored" not in run.err
+
+
+def test_compare_and_the_baseline_line_say_how_many_cases_the_mean_leaves_out(
+    kp: KpRunner, files: tuple[str, str], tmp_path: Path
+) -> None:
+    """Every view of a comparison counts the new run's unscored cases, as kp eval's summary."""
+    cases, suite = files
+    base, new = str(tmp_path / "base.json"), str(tmp_path / "new.json")
+    assert kp("eval", CASES, "--suite", suite, "--fail-on", "never", "-o", base).code == 0
+    against = kp("eval", cases, "--suite", suite, "--baseline", base, "-o", new).err.splitlines()
+    unscored = SAID.removeprefix("weighted mean ")
+    [line] = [said for said in against if said.startswith("against ")]
+    assert line.endswith(f"{ARROW} {unscored}")
+    compared = kp("compare", base, new, "-f", "json")
+    assert words(compared.err).endswith(f"{ARROW} {unscored}")
+    as_json = json.loads(compared.out)
+    assert (as_json["base"]["unscored"], as_json["new"]["unscored"]) == (0, 1)
+    assert f" | {unscored} |" in kp("compare", base, new, "-f", "markdown").out
+    assert f" {unscored} " in words(kp("compare", base, new, "-f", "table").out)
+
+
+def words(text: str) -> str:
+    """The text with every run of spaces and line breaks as one space (a table wraps)."""
+    return " ".join(text.split())

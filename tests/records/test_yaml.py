@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.records import yaml as yaml_module
-from knowledgepulse.records.json_values import MAX_NESTING
+from knowledgepulse.records.json_values import MAX_NESTING, too_large
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.records.yaml import MIN_ALIAS_BUDGET, parse_yaml
 
@@ -191,7 +191,7 @@ def test_an_integer_too_long_to_print_is_a_located_problem(number: str) -> None:
     assert problem.message.startswith("a number too long to read")
 
 
-@pytest.mark.parametrize("value", [".nan", ".inf", "-.Inf", "1e400", "1.0e+400"])
+@pytest.mark.parametrize("value", [".nan", ".inf", "-.Inf"])
 def test_nan_and_infinity_are_problems_at_their_json_path(value: str) -> None:
     """NaN and infinite numbers are refused where they are, as in JSON."""
     text = f"scorers:\n  - type: x\n    weight: {value}\n"
@@ -199,6 +199,15 @@ def test_nan_and_infinity_are_problems_at_their_json_path(value: str) -> None:
         "s.yaml:3: scorers[0].weight: NaN and infinite numbers are not valid JSON; "
         "use a finite number"
     ]
+
+
+@pytest.mark.parametrize("value", ["1e400", "-1.0e+400", "1_0e999"])
+def test_a_number_too_large_for_a_float_is_told_as_json_tells_it(value: str) -> None:
+    """Digits past a float's range are the JSON reader's 'too large' problem, not 'infinite'."""
+    [problem] = parsed(f"scorers:\n  - type: x\n    weight: {value}\n")
+    assert isinstance(problem, Problem)
+    assert (problem.location.line, problem.path) == (3, "scorers[0].weight")
+    assert problem.message == too_large(value)
 
 
 # --- JSON data only --------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -13,10 +14,12 @@ from hypothesis import strategies as st
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import ANNOTATED_COLUMNS
 from knowledgepulse.runs import annotate
+from knowledgepulse.runs.score_files import score_files
 from knowledgepulse.value import TraceValueScorer
 
 CHAT = Path(__file__).parents[2] / "examples" / "datasets" / "openai_chat.jsonl"
 CHAT_ROW = json.loads(CHAT.read_text().splitlines()[0])
+TRACE_LINES = (Path(__file__).parents[2] / "examples" / "traces" / "traces.jsonl").read_text()
 
 
 def made(kind: str, number: int) -> Any:
@@ -33,11 +36,7 @@ def ignore(_: Problem) -> None:
 
 
 @settings(max_examples=30, deadline=None)
-@given(
-    kinds=st.lists(st.sampled_from(["good", "no-conversation", "no-row"]), max_size=12).filter(
-        lambda kinds: "good" in kinds  # rows none of which reads are not known as rows
-    )
-)
+@given(kinds=st.lists(st.sampled_from(["good", "no-conversation", "no-row"]), max_size=12))
 def test_annotate_gives_every_row_dict_back_in_order(kinds: list[str]) -> None:
     """Any mix of good and bad row dicts: as many dicts back, in order, kp_error on bad ones."""
     rows = [made(kind, number) for number, kind in enumerate(kinds)]
@@ -68,3 +67,28 @@ def test_annotate_keeps_every_row_of_a_table_none_of_which_reads() -> None:
     back = annotate(frame, scorer=TraceValueScorer(embedder=None), on_problem=ignore)
     assert back["n"].tolist() == [0, 1]
     assert back["kp_error"].notna().all()
+
+
+def test_score_files_keeps_every_row_of_a_file_no_source_recognises(tmp_path: Path) -> None:
+    """Rows of an unknown shape come back annotated, kp_error naming --from and the sources."""
+    rows = [{"question": "q", "n": 0}, {"question": "r", "n": 1}]
+    path = tmp_path / "unknown.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    out = io.StringIO()
+    done = score_files([str(path)], out, annotate=True, no_embedder=True)
+    back = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [row["n"] for row in back] == [0, 1]
+    assert all(row["kp_score"] is None for row in back)
+    assert all("kp: --from" in row["kp_error"] and "openai-chat" in row["kp_error"] for row in back)
+    assert done.tally.invalid == 2
+
+
+def test_score_files_keeps_a_trace_files_unrecognised_line_a_problem_only(tmp_path: Path) -> None:
+    """A stray first line of a trace file is not written among its traces (stderr says it)."""
+    path = tmp_path / "traces.jsonl"
+    path.write_text('{"stray": 1}\n' + TRACE_LINES)
+    out = io.StringIO()
+    done = score_files([str(path)], out, annotate=True, no_embedder=True)
+    back = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert all("stray" not in row for row in back)
+    assert len(back) == done.tally.scored > 0

@@ -231,8 +231,8 @@ def eval_command(
         _stderr(summary_line(run))
         if comparison is not None:
             _stderr(comparison_line(comparison))
-    if not quiet and comparison is not None and (said := gate_line(gate, run.summary)):
-        _stderr(said)  # why the exit code: the table does not say it either
+    if not quiet and (said := gate_line(gate, run.summary)):
+        _stderr(said)  # why the exit code, baseline or not: the table does not say it either
     return EXIT_CODES[outcome.verdict]
 
 

@@ -276,7 +276,11 @@ class _Walk:
             len(text) > MAX_INT_DIGITS if value is None else value.bit_length() > _MAX_INT_BITS
         )
         if isinstance(value, float) and not math.isfinite(value):
-            self._refuse(loc, line, json_values.NOT_FINITE)
+            # Digits a float cannot hold (1e999) are a size problem, as JSON's reader says;
+            # .inf and .nan are YAML's words for what JSON has none of.
+            digits = any(character.isdigit() for character in text)
+            told = json_values.too_large(text) if digits else json_values.NOT_FINITE
+            self._refuse(loc, line, told)
         elif too_long:
             self._refuse(
                 loc,

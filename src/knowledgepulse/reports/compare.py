@@ -37,6 +37,7 @@ from knowledgepulse.reports.evals import (
     indented_json,
     markdown_more,
     markdown_table,
+    mean_said,
     number,
     percent,
     short,
@@ -203,7 +204,8 @@ def baseline_warning(comparison: Comparison) -> str | None:
 def comparison_line(comparison: Comparison) -> str:
     """One line for stderr: the counts, then the pass rate and weighted mean on each side.
 
-    It starts with :func:`baseline_warning` when the base run has no passing case.
+    It starts with :func:`baseline_warning` when the base run has no passing case. A side with
+    cases left out of its mean says so (:func:`~knowledgepulse.reports.evals.mean_said`).
     """
     base, new = comparison.base, comparison.new
     before, after = base.summary, new.summary
@@ -212,7 +214,7 @@ def comparison_line(comparison: Comparison) -> str:
         *([warning] if warning else []),
         f"against {base.source}: {counts_line(comparison)}",
         f"pass rate {percent(before.pass_rate)} {ARROW} {percent(after.pass_rate)}",
-        f"weighted mean {number(before.weighted_mean)} {ARROW} {number(after.weighted_mean)}",
+        f"weighted mean {mean_said(before)} {ARROW} {mean_said(after)}",
     ]
     if unmatched := base.without_id + new.without_id:
         parts.append(f"{counted(unmatched, 'malformed case')} without an id not compared")
@@ -234,14 +236,17 @@ def standings_line(gate: Gate) -> str:
 
 
 def gate_line(gate: Gate, summary: RunSummary) -> str | None:
-    """Why a run compared with a baseline stands as it does under its gate; ``None`` for never.
+    """Why a run stands as it does under its gate, with a baseline or not; ``None`` for never.
 
-    ``--fail-on failure: 3 failing cases (1 regression, 2 old failures)`` or
-    ``--fail-on regression: 1 regression, ...``: a CI log then says what set the exit code.
+    ``--fail-on failure: 3 failing cases (1 regression, 2 old failures)`` (without a baseline:
+    ``3 failing cases``) or ``--fail-on regression: 1 regression, ...``: a CI log then says
+    what set the exit code.
     """
     if gate.fail_on == "never":
         return None
-    if gate.fail_on == "regression":
+    if not summary.cases:  # "0 failing cases" would read as a pass; no case fails unless allowed
+        said = "no case to judge"
+    elif gate.fail_on == "regression":
         said = standings_line(gate)
     else:
         count = Counter(standing for standing in gate.standings if standing is not None)
@@ -253,14 +258,17 @@ def gate_line(gate: Gate, summary: RunSummary) -> str | None:
 
 
 def totals_rows(comparison: Comparison) -> list[list[str]]:
-    """The pass rate and the weighted mean: each a row of name, base, new and change."""
+    """The pass rate and the weighted mean: each a row of name, base, new and change.
+
+    A mean says how many cases it leaves out, unscored (as ``kp eval``'s summary does).
+    """
     base, new = comparison.base.summary, comparison.new.summary
     rate = difference(base.pass_rate, new.pass_rate)
     points = DASH if rate is None else f"{100 * rate:+.1f} pts"
     mean = signed(difference(base.weighted_mean, new.weighted_mean))
     return [
         ["pass rate", percent(base.pass_rate), percent(new.pass_rate), points],
-        ["weighted mean", number(base.weighted_mean), number(new.weighted_mean), mean],
+        ["weighted mean", mean_said(base), mean_said(new), mean],
     ]
 
 
@@ -342,6 +350,7 @@ def _run_dict(run: EvalReport) -> dict[str, Any]:
         "cases_without_id": run.without_id,
         "pass_rate": run.summary.pass_rate,
         "weighted_mean": run.summary.weighted_mean,
+        "unscored": run.summary.unscored,
     }
 
 

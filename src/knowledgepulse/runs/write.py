@@ -287,7 +287,9 @@ class UnreadRows:
     ``n``-th item written (0-based), so a run that writes every item it reads, in order, gives
     its rows back in input order, each one once. Only the rows read ahead of the writer are held.
     A file's bad records are rows when the file gives rows (one of its items has a row), or when
-    the output is Parquet; a trace file's are not (they stay problems on stderr only).
+    no source recognised any of its records (rows of an unknown shape: kept, not lost), or when
+    the output is Parquet; a trace file's are not (they stay problems on stderr only), even
+    those before its first trace that no source recognised.
     """
 
     def __init__(
@@ -303,6 +305,7 @@ class UnreadRows:
         self._read = 0
         self._pending: deque[tuple[int, Problem]] = deque()
         self._row_files: set[str] = set()
+        self._trace_files: set[str] = set()  # files that gave an item with no row
 
     def valid(
         self,
@@ -319,6 +322,8 @@ class UnreadRows:
         for item in stream:
             if item.row is not None:
                 self._row_files.add(item.location.file)
+            else:
+                self._trace_files.add(item.location.file)
             self._read += 1
             yield item
 
@@ -352,9 +357,12 @@ class UnreadRows:
     def has_rows(self) -> bool:
         """Whether a row is held that :meth:`rows` would give (one of a file of rows)."""
         return any(
-            problem.record is not None and problem.record.location.file in self._row_files
+            problem.record is not None and self._of_rows(problem.record.location.file)
             for _, problem in self._pending
         )
+
+    def _of_rows(self, file: str) -> bool:
+        return file in self._row_files and file not in self._trace_files
 
     def rows(self, before: int | None, *, every_file: bool = False) -> Iterator[tuple[Record, str]]:
         """The rows to write before item ``before`` (``None``: all), each with its error.
@@ -363,7 +371,7 @@ class UnreadRows:
         one). Only the records of files whose items are rows, unless ``every_file``.
         """
         for record, message in self.due(before):
-            if every_file or record.location.file in self._row_files:
+            if every_file or self._of_rows(record.location.file):
                 row = record if isinstance(record.value, Mapping) else Record(record.location, {})
                 yield row if self.clean is None else self.clean(row), message
 

@@ -139,7 +139,9 @@ class _Reading:
                 break
             yield from (problem for problem in lead if isinstance(problem, Problem))
             lead = []
-            yield record.problem((), undecided(record.value, candidates))
+            # A row of some shape, as far as anyone knows: written back with its error unless
+            # its file turns out to give traces (UnreadRows).
+            yield replace(record.problem((), undecided(record.value, candidates)), row=True)
             if candidates:  # claimed by several: the rest of the file is theirs too
                 return
         if found is None:  # an empty file, or nothing any source knows
