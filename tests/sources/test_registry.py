@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import subprocess
 import sys
 from collections.abc import Iterable, Iterator
 from importlib.metadata import EntryPoint
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -260,3 +262,69 @@ def test_importing_the_sources_loads_no_scorer_embedder_or_numpy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+class RaisesOnSecond(PlainRuns):
+    """A plugin whose conversion has a bug: it raises on the second record it is given."""
+
+    def convert(
+        self, records: Iterable[Record | Problem], options: TraceOptions
+    ) -> Iterator[TraceItem | Problem]:
+        for index, item in enumerate(super().convert(records, options)):
+            if index == 1:
+                raise KeyError("plain_run")
+            yield item
+
+
+class YieldsDicts(PlainRuns):
+    """A plugin that yields its own dicts where trace items belong."""
+
+    def convert(self, records: Iterable[Record | Problem], options: TraceOptions) -> Iterator[Any]:
+        for item in super().convert(records, options):
+            yield {"not": "an item"}
+            yield item
+
+
+def _plain_files(tmp_path: Path) -> list[Path]:
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text("".join(json.dumps({"plain_run": [f"step {i}"]}) + "\n" for i in range(3)))
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text(json.dumps(CHAT_ROW) + "\n")
+    return [plain, chat]
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_plugin_source_that_raises_is_an_error_naming_it_and_the_next_file_is_read(
+    tmp_path: Path,
+) -> None:
+    """A bug in a plugin's convert() ends its file with a located error, never kp's crash."""
+    register_source("plain-runs")(RaisesOnSecond)
+    read = list(sources.read(_plain_files(tmp_path)))
+    errors = [item for item in read if isinstance(item, Problem) and not item.warning]
+    (error,) = errors
+    assert error.location.file.endswith("plain.jsonl")
+    assert error.location.line == 2
+    assert "source 'plain-runs' (the plugin tests.sources.test_registry.RaisesOnSecond)" in str(
+        error
+    )
+    assert "raised KeyError: 'plain_run' (at tests/sources/test_registry.py:" in str(error)
+    assert "the rest of the file is not read" in str(error)
+    traces = [item for item in read if isinstance(item, TraceItem)]
+    assert [item.location.file.rsplit("/", 1)[-1] for item in traces] == [
+        "plain.jsonl",
+        "chat.jsonl",
+    ]
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_what_a_plugin_source_yields_that_is_no_trace_item_is_an_error_naming_it(
+    tmp_path: Path,
+) -> None:
+    """A wrong type from a plugin is skipped with an error, its real items kept."""
+    register_source("plain-runs")(YieldsDicts)
+    read = list(sources.read(_plain_files(tmp_path)[:1]))
+    errors = [str(item) for item in read if isinstance(item, Problem) and not item.warning]
+    assert len(errors) == 3
+    assert "gave a dict where its convert() yields trace items" in errors[0]
+    assert "YieldsDicts" in errors[0]
+    assert sum(isinstance(item, TraceItem) for item in read) == 3

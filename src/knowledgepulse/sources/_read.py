@@ -16,6 +16,7 @@ from typing import Any
 
 from knowledgepulse._util.digest import SeenIds
 from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse._util.raised import raised
 from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.readers import check_openable, read_records
@@ -26,6 +27,7 @@ from knowledgepulse.sources._registry import (
     Source,
     detect,
     get_source,
+    plugin_of,
     source_names,
 )
 from knowledgepulse.trace import ReasoningTrace, TraceItem
@@ -151,7 +153,14 @@ class _Reading:
         first = record = None
         count = 0
         unapplied = () if found.reads_rows else self.options.rows.row_only()
-        for item in found.convert(chain(_emptied(lead), records), self.options):
+        given = chain(_emptied(lead), records)
+        plugin = plugin_of(found)
+        converted = (
+            found.convert(given, self.options)
+            if plugin is None
+            else _guarded(found, plugin, name, given, self.options)
+        )
+        for item in converted:
             if isinstance(item, Problem):
                 yield replace(item, row=True) if found.reads_rows and item.record else item
                 continue
@@ -209,6 +218,51 @@ def _not_rows(location: Location, source: Source, options: tuple[str, ...]) -> P
 def _describes_first(source: Source) -> bool:
     """Whether a source's :meth:`Source.describe` is its own, which may read the first record."""
     return type(source).describe is not Source.describe
+
+
+def _guarded(
+    source: Source,
+    plugin: str,
+    name: str,
+    records: Iterator[Record | Problem],
+    options: TraceOptions,
+) -> Iterator[TraceItem | Problem]:
+    """A third party's conversion, what its code gets wrong a problem naming it, never a crash.
+
+    A plugin's bug is not kp's: an exception ends that file's reading with an error at the
+    record the plugin was given last (a generator that raised cannot go on), and anything it
+    yields that is neither a trace item nor a problem is skipped with an error; the other files
+    are read.
+    """
+    who = f"source {source.name!r} (the plugin {plugin})"
+    at = Location(name)
+
+    def given() -> Iterator[Record | Problem]:
+        nonlocal at
+        for record in records:
+            if isinstance(record, Record):
+                at = record.location
+            yield record
+
+    try:
+        for item in source.convert(given(), options):
+            if isinstance(item, TraceItem | Problem):
+                yield item
+                continue
+            yield Problem(
+                at,
+                "",
+                f"{who} gave a {type(item).__name__} where its convert() yields trace items "
+                "(assemble()) or problems; it is skipped: fix the plugin",
+            )
+    except (Exception, SystemExit) as error:  # sys.exit in a plugin must not end the run
+        yield Problem(
+            at,
+            "",
+            f"{who} raised {raised(error, type(source))} while converting {name}; the rest "
+            "of the file is not read: fix the plugin, or name another source (source=; kp: "
+            "--from)",
+        )
 
 
 def _emptied(records: list[Record | Problem]) -> Iterator[Record | Problem]:

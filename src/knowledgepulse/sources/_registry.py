@@ -143,6 +143,15 @@ def get_source(name: str) -> Source:
     return _made(cls)
 
 
+def plugin_of(source: Source) -> str | None:
+    """The class of a third party's source (``acme.sources.AcmeLog``); ``None`` for a built-in.
+
+    What a message about a plugin's failure names, so the user knows whose code to fix.
+    """
+    cls = type(source)
+    return None if _sources.is_builtin(cls) else f"{cls.__module__}.{cls.__qualname__}"
+
+
 def source_names() -> tuple[str, ...]:
     """Every registered source name, in detection order (built-ins, then the others)."""
     return tuple(name for name, _ in _sources.items())
@@ -195,6 +204,7 @@ __all__ = [
     "Source",
     "detect",
     "get_source",
+    "plugin_of",
     "recognisers",
     "register_source",
     "source_names",
