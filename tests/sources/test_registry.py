@@ -328,3 +328,39 @@ def test_what_a_plugin_source_yields_that_is_no_trace_item_is_an_error_naming_it
     assert "gave a dict where its convert() yields trace items" in errors[0]
     assert "YieldsDicts" in errors[0]
     assert sum(isinstance(item, TraceItem) for item in read) == 3
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_plugin_sources_describe_that_raises_is_a_warning_and_its_traces_are_kept(
+    tmp_path: Path,
+) -> None:
+    """describe() only words a note: its bug costs the note, never the file's traces."""
+
+    class BadNote(PlainRuns):
+        def describe(self, first: Any, count: int, options: TraceOptions) -> str | None:
+            raise ValueError("no words")
+
+    register_source("plain-runs")(BadNote)
+    read = list(sources.read(_plain_files(tmp_path)[:1]))
+    assert sum(isinstance(item, TraceItem) for item in read) == 3
+    (said,) = [str(p) for p in read if isinstance(p, Problem) and "describe()" in str(p)]
+    assert "its describe() raised ValueError: no words (at tests/sources/test_registry.py:" in said
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_plugin_whose_recognises_raises_is_logged_once_not_once_a_record(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A file of many records gives one warning naming the plugin, and the other files read."""
+
+    class Raising(PlainRuns):
+        def recognises(self, value: Any) -> bool:
+            raise KeyError("plain_run")
+
+    register_source("plain-runs")(Raising)
+    with caplog.at_level(logging.WARNING, logger="knowledgepulse"):
+        read = list(sources.read(_plain_files(tmp_path)))
+    said = [r.getMessage() for r in caplog.records if "'plain-runs'" in r.getMessage()]
+    assert len(said) == 1
+    assert "<locals>.Raising): its recognises() raised KeyError" in said[0]
+    assert sum(isinstance(item, TraceItem) for item in read) == 1  # the chat file's

@@ -25,6 +25,7 @@ from knowledgepulse.sources._invariants import check
 from knowledgepulse.sources._registry import (
     REASONING_TRACE,
     Source,
+    asked,
     detect,
     get_source,
     plugin_of,
@@ -170,7 +171,11 @@ class _Reading:
             yield from self.warnings.of(item, found.name)
             count += 1
             yield item
-        line = found.describe(shown, count, self.options)
+        line, failure = asked(
+            found, "describe", None, lambda: found.describe(shown, count, self.options)
+        )
+        if failure is not None:
+            yield Problem(Location(name), "", failure, warning=True)
         if self.notes is not None and line is not None:
             self.notes(f"{name}: {line}")
 
