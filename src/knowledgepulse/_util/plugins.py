@@ -12,7 +12,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Generic, TypeVar
 
 from knowledgepulse.errors import ScorerParameterError
@@ -107,11 +107,16 @@ class Registry(Generic[T]):
         for entry_point in entry_points(group=self.group):
             if entry_point.name in self.classes:
                 continue
-            plugin = f"{self.kind} plugin {entry_point.value!r}"
+            plugin = _named(self.kind, entry_point)
             try:
                 loaded = entry_point.load()
             except (Exception, SystemExit) as error:  # a broken plugin must not break the others
-                _log.warning("%s could not be loaded: %s", plugin, error)
+                _log.warning(
+                    "%s could not be loaded, so it is skipped: %s: %s; fix or uninstall it",
+                    plugin,
+                    type(error).__name__,
+                    error,
+                )
                 continue
             if not (isinstance(loaded, type) and issubclass(loaded, self.base)):
                 _log.warning("%s is not a %s subclass; ignored", plugin, self.base.__name__)
@@ -125,6 +130,13 @@ class Registry(Generic[T]):
             f"@register_{self.kind}({name!r}) "
             f"or publish it under the {self.group!r} entry-point group."
         )
+
+
+def _named(kind: str, entry_point: EntryPoint) -> str:
+    """``source plugin 'acme-log' (acme.sources:AcmeLog, of acme-kp 0.1.0)``: whose to fix."""
+    package = entry_point.dist
+    of = f", of {package.name} {package.version}" if package is not None else ""
+    return f"{kind} plugin {entry_point.name!r} ({entry_point.value}{of})"
 
 
 def _qualified(cls: type) -> str:

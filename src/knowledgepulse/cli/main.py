@@ -134,10 +134,29 @@ class _LazyGroup(click.Group):
 @click.option("-v", "--verbose", count=True, help="Log more (-v info, -vv debug) on stderr.")
 def cli(verbose: int) -> None:
     """Judge AI agent traces and LLM workflow output, deterministically and transparently."""
-    level = logging.WARNING - 10 * min(verbose, 2)
+    _log_to_stderr(logging.WARNING - 10 * min(verbose, 2))
+
+
+def _log_to_stderr(level: int) -> None:
+    """Log lines on stderr as ``kp: ...``, from before the command's module is imported.
+
+    ``main`` calls it first, so that what importing a command logs (a plugin that cannot be
+    loaded, read for ``--from``'s choices) reads like every other line; the group's callback
+    then sets the ``-v`` level. Where logging is set up already (a test), it is left alone.
+    """
+    global _stderr_logging  # noqa: PLW0603 - one process, one logging set-up
+    if _stderr_logging:
+        logging.getLogger().setLevel(level)
+        return
+    if logging.getLogger().handlers:
+        return
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_PrintableFormatter("kp: %(message)s"))
     logging.basicConfig(level=level, handlers=[handler])
+    _stderr_logging = True
+
+
+_stderr_logging = False
 
 
 class _PrintableFormatter(logging.Formatter):
@@ -167,6 +186,7 @@ def _say(message: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run ``kp`` and return its exit code (the console script exits with it)."""
     try:
+        _log_to_stderr(logging.WARNING)
         with sigterm_as_ctrl_c():
             result: Any = cli.main(args=argv, prog_name="kp", standalone_mode=False)
     except click.exceptions.Exit as done:
