@@ -138,25 +138,16 @@ def cli(verbose: int) -> None:
 
 
 def _log_to_stderr(level: int) -> None:
-    """Log lines on stderr as ``kp: ...``, from before the command's module is imported.
+    """Log ``kp: ...`` lines on stderr, at ``level`` (a test's own logging is kept).
 
-    ``main`` calls it first, so that what importing a command logs (a plugin that cannot be
-    loaded, read for ``--from``'s choices) reads like every other line; the group's callback
-    then sets the ``-v`` level. Where logging is set up already (a test), it is left alone.
+    ``main`` sets it before a command's module logs (a plugin that cannot load, read for
+    ``--from``'s choices); the group then sets ``-v``'s level.
     """
-    global _stderr_logging  # noqa: PLW0603 - one process, one logging set-up
-    if _stderr_logging:
-        logging.getLogger().setLevel(level)
-        return
-    if logging.getLogger().handlers:
-        return
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_PrintableFormatter("kp: %(message)s"))
     logging.basicConfig(level=level, handlers=[handler])
-    _stderr_logging = True
-
-
-_stderr_logging = False
+    if any(isinstance(h.formatter, _PrintableFormatter) for h in logging.getLogger().handlers):
+        logging.getLogger().setLevel(level)
 
 
 class _PrintableFormatter(logging.Formatter):
