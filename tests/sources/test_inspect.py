@@ -204,7 +204,7 @@ def test_a_file_two_sources_claim_names_both(tmp_path: Path) -> None:
     """Two sources recognise the record: the error names both and how to choose (--from)."""
     path = tmp_path / "rival.json"
     path.write_text('{"rival": 1}')
-    with pytest.raises(InputFileError, match=r"rival-a, rival-b.*--from"):
+    with pytest.raises(InputFileError, match=r"rival-a: the plugin .*RivalA, rival-b: .*--from"):
         inspect_file(path)
 
 

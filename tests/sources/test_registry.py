@@ -186,15 +186,15 @@ def test_a_broken_entry_point_is_logged_and_skipped(
 
 @pytest.mark.usefixtures("isolated_registry")
 def test_two_sources_that_recognise_a_record_ask_which_to_read_it_with() -> None:
-    """Ambiguous content is a located problem naming the candidates, not a guess."""
+    """Ambiguous content is a located problem naming the candidates and a plugin's class."""
     register_source("chat-too")(ChatToo)
     (problem,) = sources.convert([CHAT_ROW, CHAT_ROW])
     assert isinstance(problem, Problem)
     assert not problem.warning
     assert str(problem) == (
-        "rows:1: more than one source recognises this record (openai-chat, chat-too), so the "
-        "file is not read: name the one to read it with, source='openai-chat' or "
-        "source='chat-too' (kp: --from)"
+        "rows:1: more than one source recognises this record (openai-chat, chat-too: the "
+        "plugin tests.sources.test_registry.ChatToo), so the file is not read: name the one to "
+        "read it with, source='openai-chat' or source='chat-too' (kp: --from)"
     )
     items = list(sources.convert([CHAT_ROW], source="openai-chat"))
     assert [type(item) for item in items] == [TraceItem]

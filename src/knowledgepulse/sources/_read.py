@@ -299,7 +299,12 @@ def undecided(value: Any, candidates: list[Source]) -> str:
         )
     names = [source.name for source in candidates]
     choices = " or ".join(f"source={name!r}" for name in names)
+    # A plugin is named by its class: one that claims every file is found at once.
+    claimed = [
+        name if plugin is None else f"{name}: the plugin {plugin}"
+        for name, plugin in zip(names, map(plugin_of, candidates), strict=True)
+    ]
     return (
-        f"more than one source recognises this record ({', '.join(names)}), so the file is not "
-        f"read: name the one to read it with, {choices} (kp: --from)"
+        f"more than one source recognises this record ({', '.join(claimed)}), so the file is "
+        f"not read: name the one to read it with, {choices} (kp: --from)"
     )
