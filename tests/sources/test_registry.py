@@ -364,3 +364,22 @@ def test_a_plugin_whose_recognises_raises_is_logged_once_not_once_a_record(
     assert len(said) == 1
     assert "<locals>.Raising): its recognises() raised KeyError" in said[0]
     assert sum(isinstance(item, TraceItem) for item in read) == 1  # the chat file's
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_class_registered_under_a_second_name_keeps_only_that_one(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A decorator's name and another entry-point name never make a source its own rival."""
+    register_source("plain")(PlainRuns)  # the module's decorator, run when the entry point loads
+    entry = EntryPoint("plain-runs", f"{__name__}:PlainRuns", registry.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(plugins, "entry_points", lambda *, group: [entry])
+    registry._sources.entry_points_loaded = False
+    with caplog.at_level(logging.WARNING, logger="knowledgepulse"):
+        names = source_names()
+    assert "plain" not in names
+    assert "plain-runs" in names
+    *_, item = sources.convert([{"plain_run": ["x"]}])  # not "more than one source"
+    assert isinstance(item, TraceItem)
+    (said,) = [r.getMessage() for r in caplog.records if "a class has one name" in r.getMessage()]
+    assert "test_registry.PlainRuns, registered as 'plain', is 'plain-runs' now" in said

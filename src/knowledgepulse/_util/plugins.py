@@ -21,6 +21,10 @@ T = TypeVar("T")
 C = TypeVar("C", bound=type[Any])
 
 _log = logging.getLogger("knowledgepulse")
+_RENAMED = (
+    "%s, registered as %r, is %r now: a class has one name (give its decorator and its entry "
+    "point the same one)"
+)
 
 
 @dataclass
@@ -57,12 +61,18 @@ class Registry(Generic[T]):
             if not self.is_builtin(cls):
                 self.load_builtins()
             with self._lock:
-                existing = self.classes.get(name)
+                existing, qualified = self.classes.get(name), _qualified(cls)
                 # The same class imported again (its module forgotten and re-imported, as
                 # pytester and notebooks do) replaces itself; another class is a clash.
-                if existing is not None and _qualified(existing) != _qualified(cls):
+                if existing is not None and _qualified(existing) != qualified:
                     taken = self.taken.format(name=name, holder=_qualified(existing))
                     raise ScorerParameterError(taken)
+                # A class has one name: under two (a decorator's and an entry point's, or a
+                # notebook cell renamed and run again), it would be its own rival in detection.
+                for other in [n for n, c in self.classes.items() if _qualified(c) == qualified]:
+                    if other != name:
+                        del self.classes[other]
+                        _log.warning(_RENAMED, qualified, other, name)
                 setattr(cls, self.name_attr, name)
                 self.classes[name] = cls
             return cls
