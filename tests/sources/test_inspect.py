@@ -28,7 +28,7 @@ from knowledgepulse.sources import (
 )
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._inspect import Part
-from knowledgepulse.sources._registry import unregister_source
+from knowledgepulse.sources._registry import get_source, unregister_source
 from knowledgepulse.trace import TraceItem
 from tests.paths import REPO
 from tests.sources.helpers import INSPECTED, first_trace
@@ -204,7 +204,7 @@ def test_a_file_two_sources_claim_names_both(tmp_path: Path) -> None:
     """Two sources recognise the record: the error names both and how to choose (--from)."""
     path = tmp_path / "rival.json"
     path.write_text('{"rival": 1}')
-    with pytest.raises(InputFileError, match=r"rival-a, rival-b.*--from"):
+    with pytest.raises(InputFileError, match=r"rival-a: the plugin .*RivalA, rival-b: .*--from"):
         inspect_file(path)
 
 
@@ -258,5 +258,42 @@ def test_a_broken_plugins_warning_is_logged_once(
             inspect_file(path)
     finally:
         unregister_source("broken")
-    said = [r for r in caplog.records if "'broken' failed to recognise" in r.getMessage()]
+    said = [r.getMessage() for r in caplog.records if "'broken' (the plugin" in r.getMessage()]
     assert len(said) == 1
+    assert "its recognises() raised RuntimeError: broken plugin (at tests/sources/" in said[0]
+
+
+def test_a_plugins_evidence_or_mapping_that_raises_is_a_warning_not_a_crash(
+    tmp_path: Path,
+) -> None:
+    """kp inspect still shows the file when a plugin's evidence() or mapping() has a bug."""
+
+    class Lines(Source):
+        def recognises(self, value: Any) -> bool:
+            return isinstance(value, dict) and "line_run" in value
+
+        def convert(self, records: Any, options: TraceOptions) -> Iterator[TraceItem | Problem]:
+            return get_source("reasoning-trace").convert(
+                (Record(r.location, r.value["line_run"]) for r in records), options
+            )
+
+        def evidence(self, value: Any) -> str:
+            raise KeyError("evidence")
+
+        def mapping(self, first: Any, options: TraceOptions) -> dict[str, str]:
+            raise KeyError("mapping")
+
+    trace = orjson.loads((REPO / "examples" / "traces" / "finance-tsmc.json").read_bytes())
+    path = tmp_path / "lines.jsonl"
+    path.write_bytes(orjson.dumps({"line_run": trace}) + b"\n")
+    register_source("lines")(Lines)
+    try:
+        inspection = inspect_file(path)
+    finally:
+        unregister_source("lines")
+    assert inspection.source == "lines"
+    assert inspection.traces == 1
+    assert inspection.evidence is None
+    said = " ".join(inspection.warnings)
+    assert "its evidence() raised KeyError: 'evidence' (at tests/sources/test_inspect.py:" in said
+    assert "its mapping() raised KeyError: 'mapping'" in said

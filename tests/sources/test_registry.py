@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import subprocess
 import sys
 from collections.abc import Iterable, Iterator
 from importlib.metadata import EntryPoint
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -184,15 +186,15 @@ def test_a_broken_entry_point_is_logged_and_skipped(
 
 @pytest.mark.usefixtures("isolated_registry")
 def test_two_sources_that_recognise_a_record_ask_which_to_read_it_with() -> None:
-    """Ambiguous content is a located problem naming the candidates, not a guess."""
+    """Ambiguous content is a located problem naming the candidates and a plugin's class."""
     register_source("chat-too")(ChatToo)
     (problem,) = sources.convert([CHAT_ROW, CHAT_ROW])
     assert isinstance(problem, Problem)
     assert not problem.warning
     assert str(problem) == (
-        "rows:1: more than one source recognises this record (openai-chat, chat-too), so the "
-        "file is not read: name the one to read it with, source='openai-chat' or "
-        "source='chat-too' (kp: --from)"
+        "rows:1: more than one source recognises this record (openai-chat, chat-too: the "
+        "plugin tests.sources.test_registry.ChatToo), so the file is not read: name the one to "
+        "read it with, source='openai-chat' or source='chat-too' (kp: --from)"
     )
     items = list(sources.convert([CHAT_ROW], source="openai-chat"))
     assert [type(item) for item in items] == [TraceItem]
@@ -260,3 +262,124 @@ def test_importing_the_sources_loads_no_scorer_embedder_or_numpy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+class RaisesOnSecond(PlainRuns):
+    """A plugin whose conversion has a bug: it raises on the second record it is given."""
+
+    def convert(
+        self, records: Iterable[Record | Problem], options: TraceOptions
+    ) -> Iterator[TraceItem | Problem]:
+        for index, item in enumerate(super().convert(records, options)):
+            if index == 1:
+                raise KeyError("plain_run")
+            yield item
+
+
+class YieldsDicts(PlainRuns):
+    """A plugin that yields its own dicts where trace items belong."""
+
+    def convert(self, records: Iterable[Record | Problem], options: TraceOptions) -> Iterator[Any]:
+        for item in super().convert(records, options):
+            yield {"not": "an item"}
+            yield item
+
+
+def _plain_files(tmp_path: Path) -> list[Path]:
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text("".join(json.dumps({"plain_run": [f"step {i}"]}) + "\n" for i in range(3)))
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text(json.dumps(CHAT_ROW) + "\n")
+    return [plain, chat]
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_plugin_source_that_raises_is_an_error_naming_it_and_the_next_file_is_read(
+    tmp_path: Path,
+) -> None:
+    """A bug in a plugin's convert() ends its file with a located error, never kp's crash."""
+    register_source("plain-runs")(RaisesOnSecond)
+    read = list(sources.read(_plain_files(tmp_path)))
+    errors = [item for item in read if isinstance(item, Problem) and not item.warning]
+    (error,) = errors
+    assert error.location.file.endswith("plain.jsonl")
+    assert error.location.line == 2
+    assert "source 'plain-runs' (the plugin tests.sources.test_registry.RaisesOnSecond)" in str(
+        error
+    )
+    assert "raised KeyError: 'plain_run' (at tests/sources/test_registry.py:" in str(error)
+    assert "the rest of the file is not read" in str(error)
+    traces = [item for item in read if isinstance(item, TraceItem)]
+    assert [item.location.file.rsplit("/", 1)[-1] for item in traces] == [
+        "plain.jsonl",
+        "chat.jsonl",
+    ]
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_what_a_plugin_source_yields_that_is_no_trace_item_is_an_error_naming_it(
+    tmp_path: Path,
+) -> None:
+    """A wrong type from a plugin is skipped with an error, its real items kept."""
+    register_source("plain-runs")(YieldsDicts)
+    read = list(sources.read(_plain_files(tmp_path)[:1]))
+    errors = [str(item) for item in read if isinstance(item, Problem) and not item.warning]
+    assert len(errors) == 3
+    assert "gave a dict where its convert() yields trace items" in errors[0]
+    assert "YieldsDicts" in errors[0]
+    assert sum(isinstance(item, TraceItem) for item in read) == 3
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_plugin_sources_describe_that_raises_is_a_warning_and_its_traces_are_kept(
+    tmp_path: Path,
+) -> None:
+    """describe() only words a note: its bug costs the note, never the file's traces."""
+
+    class BadNote(PlainRuns):
+        def describe(self, first: Any, count: int, options: TraceOptions) -> str | None:
+            raise ValueError("no words")
+
+    register_source("plain-runs")(BadNote)
+    read = list(sources.read(_plain_files(tmp_path)[:1]))
+    assert sum(isinstance(item, TraceItem) for item in read) == 3
+    (said,) = [str(p) for p in read if isinstance(p, Problem) and "describe()" in str(p)]
+    assert "its describe() raised ValueError: no words (at tests/sources/test_registry.py:" in said
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_plugin_whose_recognises_raises_is_logged_once_not_once_a_record(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A file of many records gives one warning naming the plugin, and the other files read."""
+
+    class Raising(PlainRuns):
+        def recognises(self, value: Any) -> bool:
+            raise KeyError("plain_run")
+
+    register_source("plain-runs")(Raising)
+    with caplog.at_level(logging.WARNING, logger="knowledgepulse"):
+        read = list(sources.read(_plain_files(tmp_path)))
+    said = [r.getMessage() for r in caplog.records if "'plain-runs'" in r.getMessage()]
+    assert len(said) == 1
+    assert "<locals>.Raising): its recognises() raised KeyError" in said[0]
+    assert sum(isinstance(item, TraceItem) for item in read) == 1  # the chat file's
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_class_registered_under_a_second_name_keeps_only_that_one(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A decorator's name and another entry-point name never make a source its own rival."""
+    register_source("plain")(PlainRuns)  # the module's decorator, run when the entry point loads
+    entry = EntryPoint("plain-runs", f"{__name__}:PlainRuns", registry.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(plugins, "entry_points", lambda *, group: [entry])
+    registry._sources.entry_points_loaded = False
+    with caplog.at_level(logging.WARNING, logger="knowledgepulse"):
+        names = source_names()
+    assert "plain" not in names
+    assert "plain-runs" in names
+    *_, item = sources.convert([{"plain_run": ["x"]}])  # not "more than one source"
+    assert isinstance(item, TraceItem)
+    (said,) = [r.getMessage() for r in caplog.records if "a class has one name" in r.getMessage()]
+    assert "test_registry.PlainRuns, registered as 'plain', is 'plain-runs' now" in said

@@ -12,7 +12,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Generic, TypeVar
 
 from knowledgepulse.errors import ScorerParameterError
@@ -21,6 +21,10 @@ T = TypeVar("T")
 C = TypeVar("C", bound=type[Any])
 
 _log = logging.getLogger("knowledgepulse")
+_RENAMED = (
+    "%s, registered as %r, is %r now: a class has one name (give its decorator and its entry "
+    "point the same one)"
+)
 
 
 @dataclass
@@ -57,12 +61,18 @@ class Registry(Generic[T]):
             if not self.is_builtin(cls):
                 self.load_builtins()
             with self._lock:
-                existing = self.classes.get(name)
+                existing, qualified = self.classes.get(name), _qualified(cls)
                 # The same class imported again (its module forgotten and re-imported, as
                 # pytester and notebooks do) replaces itself; another class is a clash.
-                if existing is not None and _qualified(existing) != _qualified(cls):
+                if existing is not None and _qualified(existing) != qualified:
                     taken = self.taken.format(name=name, holder=_qualified(existing))
                     raise ScorerParameterError(taken)
+                # A class has one name: under two (a decorator's and an entry point's, or a
+                # notebook cell renamed and run again), it would be its own rival in detection.
+                for other in [n for n, c in self.classes.items() if _qualified(c) == qualified]:
+                    if other != name:
+                        del self.classes[other]
+                        _log.warning(_RENAMED, qualified, other, name)
                 setattr(cls, self.name_attr, name)
                 self.classes[name] = cls
             return cls
@@ -107,11 +117,16 @@ class Registry(Generic[T]):
         for entry_point in entry_points(group=self.group):
             if entry_point.name in self.classes:
                 continue
-            plugin = f"{self.kind} plugin {entry_point.value!r}"
+            plugin = _named(self.kind, entry_point)
             try:
                 loaded = entry_point.load()
             except (Exception, SystemExit) as error:  # a broken plugin must not break the others
-                _log.warning("%s could not be loaded: %s", plugin, error)
+                _log.warning(
+                    "%s could not be loaded, so it is skipped: %s: %s; fix or uninstall it",
+                    plugin,
+                    type(error).__name__,
+                    error,
+                )
                 continue
             if not (isinstance(loaded, type) and issubclass(loaded, self.base)):
                 _log.warning("%s is not a %s subclass; ignored", plugin, self.base.__name__)
@@ -125,6 +140,13 @@ class Registry(Generic[T]):
             f"@register_{self.kind}({name!r}) "
             f"or publish it under the {self.group!r} entry-point group."
         )
+
+
+def _named(kind: str, entry_point: EntryPoint) -> str:
+    """``source plugin 'acme-log' (acme.sources:AcmeLog, of acme-kp 0.1.0)``: whose to fix."""
+    package = entry_point.dist
+    of = f", of {package.name} {package.version}" if package is not None else ""
+    return f"{kind} plugin {entry_point.name!r} ({entry_point.value}{of})"
 
 
 def _qualified(cls: type) -> str:

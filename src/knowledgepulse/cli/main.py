@@ -134,10 +134,20 @@ class _LazyGroup(click.Group):
 @click.option("-v", "--verbose", count=True, help="Log more (-v info, -vv debug) on stderr.")
 def cli(verbose: int) -> None:
     """Judge AI agent traces and LLM workflow output, deterministically and transparently."""
-    level = logging.WARNING - 10 * min(verbose, 2)
+    _log_to_stderr(logging.WARNING - 10 * min(verbose, 2))
+
+
+def _log_to_stderr(level: int) -> None:
+    """Log ``kp: ...`` lines on stderr, at ``level`` (a test's own logging is kept).
+
+    ``main`` sets it before a command's module logs (a plugin that cannot load, read for
+    ``--from``'s choices); the group then sets ``-v``'s level.
+    """
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_PrintableFormatter("kp: %(message)s"))
     logging.basicConfig(level=level, handlers=[handler])
+    if any(isinstance(h.formatter, _PrintableFormatter) for h in logging.getLogger().handlers):
+        logging.getLogger().setLevel(level)
 
 
 class _PrintableFormatter(logging.Formatter):
@@ -167,6 +177,7 @@ def _say(message: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run ``kp`` and return its exit code (the console script exits with it)."""
     try:
+        _log_to_stderr(logging.WARNING)
         with sigterm_as_ctrl_c():
             result: Any = cli.main(args=argv, prog_name="kp", standalone_mode=False)
     except click.exceptions.Exit as done:

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import logging
 import numbers
-import os
 import statistics
-import sys
-import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from knowledgepulse._util.raised import raised
 from knowledgepulse.evals.cases import (
     CaseInput,
     Cases,
@@ -178,33 +176,7 @@ def _scored(entry: SuiteScorer, context: CaseContext, timeout: float | None) -> 
 
 def _raised(error: BaseException, scorer: Scorer) -> str:
     """``Type: message (at file:line)``, the line the scorer's own code raised it from."""
-    where = _raised_in(error, type(scorer))
-    return f"{type(error).__name__}: {error}" + (f" (at {where})" if where is not None else "")
-
-
-def _raised_in(error: BaseException, owner: type) -> str | None:
-    """``rag_scorers.py:14, in evaluate``: the deepest frame of ``error`` in ``owner``'s module.
-
-    Without the line, ``KeyError: 'citations'`` in a report leaves the user to guess which lookup
-    failed. The deepest, so a helper of the module that raised is named rather than the method
-    that called it; frames elsewhere (the standard library, a package the user calls) are
-    skipped, as the user's own line is the one to fix. The file is relative to the working
-    directory when it lies under it, so a report written from the same place is the same bytes.
-    ``None`` when no frame is in that module (or it has no file).
-    """
-    source = getattr(sys.modules.get(owner.__module__), "__file__", None)
-    if source is None:
-        return None
-    wanted = os.path.realpath(source)
-    found = None
-    for frame, line in traceback.walk_tb(error.__traceback__):
-        if os.path.realpath(frame.f_code.co_filename) == wanted:
-            found = (line, frame.f_code.co_name)
-    if found is None:
-        return None
-    relative = os.path.relpath(wanted)
-    shown = wanted if relative.startswith(os.pardir) else relative
-    return f"{shown}:{found[0]}, in {found[1]}"
+    return raised(error, type(scorer))
 
 
 def task_failed(suite: Suite, case: Case, location: Location, record: TaskRecord) -> CaseResult:

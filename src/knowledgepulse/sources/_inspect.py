@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from knowledgepulse.records.json_values import nodes
 from knowledgepulse.records.readers import read_records, reads_once
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._read import read, undecided
-from knowledgepulse.sources._registry import Source, detect, get_source, recognisers
+from knowledgepulse.sources._registry import Source, asked, detect, get_source, recognisers
 from knowledgepulse.sources.otel.messages import loads
 from knowledgepulse.trace import TraceItem
 
@@ -203,16 +204,24 @@ def inspect_file(
         also = tuple(s.name for s in recognising if s.name != chosen.name)
     start = _start(item, kept)
     parts: tuple[Part, ...] = ()
+    evidence: str | None = None
+    if chosen is not None and chosen in recognising:
+        evidence, failure = asked(chosen, "evidence", None, partial(chosen.evidence, first_value))
+        if failure is not None:
+            warnings.setdefault(failure, failure)
     if item is not None and chosen is not None:
-        parts = _parts(item, chosen.mapping(first_value, options), kept, start)
+        unknown: dict[str, str] = {}  # a plugin's mapping() that raised: no field named
+        call = partial(chosen.mapping, first_value, options)
+        mapping, failure = asked(chosen, "mapping", unknown, call)
+        if failure is not None:
+            warnings.setdefault(failure, failure)
+        parts = _parts(item, mapping, kept, start)
     return Inspection(
         file=name,
         source=None if chosen is None else chosen.name,
         named=source != "auto",
         decided_by=None if decided is None else decided.location.index or 0,
-        evidence=(
-            chosen.evidence(first_value) if chosen is not None and chosen in recognising else None
-        ),
+        evidence=evidence,
         also=also,
         read_as=said[0].split(": ", 1)[-1] if said else None,
         records=count,

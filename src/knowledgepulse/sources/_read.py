@@ -16,6 +16,7 @@ from typing import Any
 
 from knowledgepulse._util.digest import SeenIds
 from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse._util.raised import raised
 from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.readers import check_openable, read_records
@@ -24,8 +25,10 @@ from knowledgepulse.sources._invariants import check
 from knowledgepulse.sources._registry import (
     REASONING_TRACE,
     Source,
+    asked,
     detect,
     get_source,
+    plugin_of,
     source_names,
 )
 from knowledgepulse.trace import ReasoningTrace, TraceItem
@@ -153,7 +156,14 @@ class _Reading:
         first = record = None
         count = 0
         unapplied = () if found.reads_rows else self.options.rows.row_only()
-        for item in found.convert(chain(_emptied(lead), records), self.options):
+        given = chain(_emptied(lead), records)
+        plugin = plugin_of(found)
+        converted = (
+            found.convert(given, self.options)
+            if plugin is None
+            else _guarded(found, plugin, name, given, self.options)
+        )
+        for item in converted:
             if isinstance(item, Problem):
                 yield replace(item, row=True) if found.reads_rows and item.record else item
                 continue
@@ -163,7 +173,11 @@ class _Reading:
             yield from self.warnings.of(item, found.name)
             count += 1
             yield item
-        line = found.describe(shown, count, self.options)
+        line, failure = asked(
+            found, "describe", None, lambda: found.describe(shown, count, self.options)
+        )
+        if failure is not None:
+            yield Problem(Location(name), "", failure, warning=True)
         if self.notes is not None and line is not None:
             self.notes(f"{name}: {line}")
 
@@ -213,6 +227,51 @@ def _describes_first(source: Source) -> bool:
     return type(source).describe is not Source.describe
 
 
+def _guarded(
+    source: Source,
+    plugin: str,
+    name: str,
+    records: Iterator[Record | Problem],
+    options: TraceOptions,
+) -> Iterator[TraceItem | Problem]:
+    """A third party's conversion, what its code gets wrong a problem naming it, never a crash.
+
+    A plugin's bug is not kp's: an exception ends that file's reading with an error at the
+    record the plugin was given last (a generator that raised cannot go on), and anything it
+    yields that is neither a trace item nor a problem is skipped with an error; the other files
+    are read.
+    """
+    who = f"source {source.name!r} (the plugin {plugin})"
+    at = Location(name)
+
+    def given() -> Iterator[Record | Problem]:
+        nonlocal at
+        for record in records:
+            if isinstance(record, Record):
+                at = record.location
+            yield record
+
+    try:
+        for item in source.convert(given(), options):
+            if isinstance(item, TraceItem | Problem):
+                yield item
+                continue
+            yield Problem(
+                at,
+                "",
+                f"{who} gave a {type(item).__name__} where its convert() yields trace items "
+                "(assemble()) or problems; it is skipped: fix the plugin",
+            )
+    except (Exception, SystemExit) as error:  # sys.exit in a plugin must not end the run
+        yield Problem(
+            at,
+            "",
+            f"{who} raised {raised(error, type(source))} while converting {name}; the rest "
+            "of the file is not read: fix the plugin, or name another source (source=; kp: "
+            "--from)",
+        )
+
+
 def _emptied(records: list[Record | Problem]) -> Iterator[Record | Problem]:
     """The records of a list in order, each let go by the list as it is given."""
     records.reverse()
@@ -242,7 +301,12 @@ def undecided(value: Any, candidates: list[Source]) -> str:
         )
     names = [source.name for source in candidates]
     choices = " or ".join(f"source={name!r}" for name in names)
+    # A plugin is named by its class: one that claims every file is found at once.
+    claimed = [
+        name if plugin is None else f"{name}: the plugin {plugin}"
+        for name, plugin in zip(names, map(plugin_of, candidates), strict=True)
+    ]
     return (
-        f"more than one source recognises this record ({', '.join(names)}), so the file is not "
-        f"read: name the one to read it with, {choices} (kp: --from)"
+        f"more than one source recognises this record ({', '.join(claimed)}), so the file is "
+        f"not read: name the one to read it with, {choices} (kp: --from)"
     )

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from typing import Any, ClassVar, TypeVar
 
 from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse._util.plugins import Registry
+from knowledgepulse._util.raised import raised
 from knowledgepulse._util.settings import wrong_setting
 from knowledgepulse._util.text import counted, did_you_mean
 from knowledgepulse.errors import UnknownSourceError
@@ -94,6 +96,7 @@ class Source:
 
 
 S = TypeVar("S", bound=type[Source])
+R = TypeVar("R")
 
 
 def _check_name(name: str) -> None:
@@ -143,6 +146,33 @@ def get_source(name: str) -> Source:
     return _made(cls)
 
 
+def plugin_of(source: Source) -> str | None:
+    """The class of a third party's source (``acme.sources.AcmeLog``); ``None`` for a built-in.
+
+    What a message about a plugin's failure names, so the user knows whose code to fix.
+    """
+    cls = type(source)
+    return None if _sources.is_builtin(cls) else f"{cls.__module__}.{cls.__qualname__}"
+
+
+def asked(source: Source, method: str, fallback: R, call: Callable[[], R]) -> tuple[R, str | None]:
+    """What ``call`` (``source.<method>(...)``) returns, and ``None``; or a plugin's failure.
+
+    When a third party's method raises, ``fallback`` and the sentence that says so, naming the
+    plugin and its line. A built-in that raises is kp's bug, and is raised.
+    """
+    plugin = plugin_of(source)
+    if plugin is None:
+        return call(), None
+    try:
+        return call(), None
+    except (Exception, SystemExit) as error:  # a plugin's bug must not end a run
+        return fallback, (
+            f"source {source.name!r} (the plugin {plugin}): its {method}() raised "
+            f"{raised(error, type(source))}; fix the plugin"
+        )
+
+
 def source_names() -> tuple[str, ...]:
     """Every registered source name, in detection order (built-ins, then the others)."""
     return tuple(name for name, _ in _sources.items())
@@ -170,13 +200,16 @@ def recognisers(value: Any) -> list[Source]:
 
 def _recognising(value: Any) -> Iterator[Source]:
     for source in [_made(cls) for _, cls in _sources.items()]:
-        try:
-            recognised = source.recognises(value)
-        except Exception as error:  # a broken plugin must not stop every read
-            _log.warning("source %r failed to recognise a record: %r", source.name, error)
-            continue
+        recognised, failure = asked(source, "recognises", False, partial(source.recognises, value))
+        if failure is not None and type(source) not in _told:  # once, not once a record
+            _told.add(type(source))
+            _log.warning("%s (said once; it reads no record it raises on)", failure)
         if recognised:
             yield source
+
+
+_told: set[type[Source]] = set()
+"""The sources whose recognises() has raised, said once a process."""
 
 
 _instances: dict[type[Source], Source] = {}
@@ -193,8 +226,10 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "REASONING_TRACE",
     "Source",
+    "asked",
     "detect",
     "get_source",
+    "plugin_of",
     "recognisers",
     "register_source",
     "source_names",
