@@ -108,6 +108,16 @@ class ScoringWeights(Dimensions):
         return cls(**{key: data[key] for key in DIMENSION_NAMES})
 
 
+def weight_text(weight: float) -> str:
+    """A weight as shown to people: two decimals at least, and as many more as it has, up to six.
+
+    ``0.20``, ``0.125``, ``0.333333``: two decimals alone showed 0.125 as 0.12, so neither the
+    profiles table nor an explanation's ``value x weight = term`` could be checked by hand.
+    """
+    head, _, decimals = f"{weight + 0.0:.6f}".rstrip("0").partition(".")  # + 0.0: no -0.00
+    return f"{head}.{decimals:0<2}"
+
+
 BUILTIN_PROFILES: Mapping[str, ScoringWeights] = {
     "default": ScoringWeights(0.25, 0.35, 0.15, 0.25),
     "finance": ScoringWeights(0.20, 0.25, 0.10, 0.45),
