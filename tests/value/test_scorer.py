@@ -21,6 +21,7 @@ from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, novelty_
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace import ReasoningTrace
 from knowledgepulse.value import ScoringWeights, TraceValueScorer
+from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
 from tests.builders import assert_scored_alike, make_trace, step, steps
 
 DEFAULT_DIMENSIONS = novelty_text(DEFAULT_NOVELTY_TEXT).dimensions(HashingEmbedder().dimensions)
@@ -279,6 +280,17 @@ def test_bad_settings_are_refused_with_what_was_given(
     """Each setting is checked when the scorer is made, naming it and the bad value."""
     with pytest.raises(ScorerParameterError, match=re.escape(message)):
         TraceValueScorer(embedder=HashingEmbedder(), **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("threshold", [5, float("nan"), "0.8"])
+def test_a_threshold_set_later_is_checked_as_one_given_at_first(threshold: object) -> None:
+    """``scorer.threshold = 5`` is refused, not every trace silently left below it."""
+    scorer = TraceValueScorer(embedder=None)
+    with pytest.raises(ScorerParameterError, match="threshold must be a number in"):
+        scorer.threshold = threshold  # type: ignore[assignment]
+    assert scorer.threshold == DEFAULT_THRESHOLD
+    scorer.threshold = 0.5
+    assert scorer.score(make_trace()).shareable
 
 
 def test_batch_size_is_the_number_of_texts_per_embedder_call() -> None:
