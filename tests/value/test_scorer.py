@@ -429,7 +429,7 @@ TEAM_WEIGHTS = (
 )
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.lists(traces(), min_size=1, max_size=8), TEAM_WEIGHTS, st.integers(0, 2**32 - 1))
 def test_every_score_is_explained_by_its_breakdown_under_any_profile(
     batch: list[object], weights: ScoringWeights, seed: int
