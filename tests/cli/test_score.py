@@ -367,3 +367,14 @@ def test_profiles_table_shows_each_weight_as_given(kp: KpRunner, tmp_path: Path)
         if "team" in line
     )
     assert [cell.strip() for cell in row.split("│")[1:]] == ["0.125", "0.375", "0.005", "0.495"]
+
+
+def test_a_misspelt_profile_in_a_profiles_file_is_said(kp: KpRunner, tmp_path: Path) -> None:
+    """A profile a letter from the traces' domain, which weighed none, is named on stderr."""
+    domain = json.loads(Path(TRACES).read_text().splitlines()[0])["metadata"]["task_domain"]
+    profiles = tmp_path / "p.yaml"
+    weights = "{complexity: 0.1, novelty: 0.2, tool_diversity: 0.3, outcome_confidence: 0.4}"
+    profiles.write_text(f"{domain[:-1]}: {weights}\n")
+    run = kp("score", TRACES, "--no-embedder", "-f", "jsonl", "--profiles", str(profiles))
+    assert f"{profiles}: the profile '{domain[:-1]}' weighed no trace" in run.err
+    assert f"did you mean '{domain}'?" in run.err

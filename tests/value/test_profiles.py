@@ -13,6 +13,7 @@ from knowledgepulse.value.profiles import (
     ProfileRegistry,
     ScoringWeights,
     load_profiles,
+    misspelt_profiles,
 )
 
 SPEC_TABLE = {
@@ -235,3 +236,20 @@ def test_weights_off_their_sum_say_how_to_fix_them() -> None:
     """The sum error says what the sum is and what it must be."""
     with pytest.raises(ProfileError, match=r"sum to 1\.1 .*change them so that they sum to 1"):
         ScoringWeights(0.3, 0.3, 0.2, 0.3)
+
+
+def test_a_profile_spelt_nearly_as_a_scored_domain_it_weighed_none_of_is_said() -> None:
+    """custmer_service weighed nothing while customer_service got other weights: a typo, said."""
+    registry = ProfileRegistry({"custmer_service": ScoringWeights(0.1, 0.2, 0.3, 0.4)})
+    (said,) = misspelt_profiles(registry, {"customer_service": 200, "finance": 3})
+    assert "'custmer_service' weighed no trace" in said
+    assert "200 traces of domain 'customer_service' got the 'customer_service' weights" in said
+    assert said.endswith("did you mean 'customer_service'?")
+
+
+def test_a_profile_for_a_domain_absent_from_the_input_is_not_a_typo() -> None:
+    """A team's file covers many domains: one unused and near no scored domain is not said."""
+    registry = ProfileRegistry({"legal": ScoringWeights(0.1, 0.2, 0.3, 0.4)})
+    assert misspelt_profiles(registry, {"customer_service": 200}) == []
+    registry.register("customer_service", ScoringWeights(0.1, 0.2, 0.3, 0.4), replace=True)
+    assert misspelt_profiles(registry, {"customer_service": 200}) == []

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from knowledgepulse._util.text import did_you_mean
+from knowledgepulse._util.text import closest, counted, did_you_mean
 from knowledgepulse.errors import ProfileError
 from knowledgepulse.records import Problem
 from knowledgepulse.records.json_values import LONE_SURROGATE, REPEATED_ENDING
@@ -192,6 +192,27 @@ class ProfileRegistry(Mapping[str, ScoringWeights]):
 
     def __len__(self) -> int:
         return len(self._profiles)
+
+
+def misspelt_profiles(registry: ProfileRegistry, domains: Mapping[str, int]) -> list[str]:
+    """What to say of each user profile that weighed no trace, spelt nearly as a scored domain.
+
+    ``domains``: each domain scored, with its count of traces. A profile for a domain this input
+    lacks is normal (a team's file covers many); one a few letters from a domain whose traces
+    got other weights (``custmer_service``) is a typo that changed nothing, unsaid before.
+    """
+    said = []
+    for name in (name for name in registry if name not in BUILTIN_PROFILES):
+        unweighed = [domain for domain in domains if registry.select(domain)[0] != name]
+        near = None if name in domains else closest(name, unweighed, max_edits=2)
+        if near is not None:
+            traces = counted(domains[near], "trace")
+            said.append(
+                f"the profile {name!r} weighed no trace, and the {traces} of domain "
+                f"{near!r} got the {registry.select(near)[0]!r} weights; a profile weighs the "
+                f"traces whose metadata.task_domain is exactly its name: did you mean {near!r}?"
+            )
+    return said
 
 
 def load_profiles(path: str | Path) -> dict[str, ScoringWeights]:
