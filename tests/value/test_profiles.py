@@ -253,3 +253,14 @@ def test_a_profile_for_a_domain_absent_from_the_input_is_not_a_typo() -> None:
     assert misspelt_profiles(registry, {"customer_service": 200}) == []
     registry.register("customer_service", ScoringWeights(0.1, 0.2, 0.3, 0.4), replace=True)
     assert misspelt_profiles(registry, {"customer_service": 200}) == []
+
+
+@pytest.mark.parametrize(("key", "said"), [("threshold", "--min-score"), ("rules", "fixed")])
+def test_a_threshold_or_rules_in_a_profiles_file_says_where_they_are_set(
+    tmp_path: Path, key: str, said: str
+) -> None:
+    """``threshold: 0.8`` in a profiles file is refused with where the threshold is set."""
+    path = tmp_path / "profiles.yaml"
+    path.write_text(f"{key}: 0.8\n")
+    with pytest.raises(ProfileError, match=f":1: {key}: expected a mapping .*{said}"):
+        load_profiles(path)

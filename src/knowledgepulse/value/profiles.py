@@ -250,8 +250,9 @@ def load_profiles(path: str | Path) -> dict[str, ScoringWeights]:
             if not domain:
                 problems.append(record.problem(("",), "a profile needs a non-empty domain name"))
             elif not isinstance(weights, dict):
+                why = _NOT_IN_A_PROFILES_FILE.get(str(domain), "")
                 problems.append(
-                    record.problem((str(domain),), "expected a mapping of the four weights")
+                    record.problem((str(domain),), f"expected a mapping of the four weights{why}")
                 )
             elif found := weight_problems(weights):
                 problems += [
@@ -264,6 +265,18 @@ def load_profiles(path: str | Path) -> dict[str, ScoringWeights]:
         problems.sort(key=lambda problem: problem.location.line or 0)  # in the file's order
         raise ProfileError("\n".join(str(problem) for problem in problems))
     return profiles
+
+
+# What a user tuning the score may write at the top of a profiles file, where only profiles go.
+_NOT_IN_A_PROFILES_FILE = dict.fromkeys(
+    ("threshold", "min_score"),
+    "; a profiles file holds only profiles: the sharing threshold is kp's --min-score "
+    "(TraceValueScorer(threshold=...) in Python)",
+) | dict.fromkeys(
+    ("overrides", "rules"),
+    "; a profiles file holds only profiles: the rule overrides are the specification's, "
+    "fixed (docs/scoring.md), and each one that fires is in the breakdown",
+)
 
 
 def _as_error(problem: Problem) -> Problem:
