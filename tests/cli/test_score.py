@@ -352,3 +352,29 @@ def test_a_domain_without_a_profile_is_told_with_the_profiles(kp: KpRunner, comm
     assert "Did you mean 'code'?" in run.err
     named = kp(command, "--embedder", "static", "--domain", "code", str(rows))
     assert "weight profile" not in named.err
+
+
+def test_profiles_table_shows_each_weight_as_given(kp: KpRunner, tmp_path: Path) -> None:
+    """A tuned profile's 0.125 is shown as 0.125, not rounded to 0.12 (the table sums to 1)."""
+    profiles = tmp_path / "p.yaml"
+    profiles.write_text(
+        "team: {complexity: 0.125, novelty: 0.375,\n"
+        "       tool_diversity: 0.005, outcome_confidence: 0.495}\n"
+    )
+    row = next(
+        line
+        for line in kp("profiles", "--profiles", str(profiles)).out.splitlines()
+        if "team" in line
+    )
+    assert [cell.strip() for cell in row.split("│")[1:]] == ["0.125", "0.375", "0.005", "0.495"]
+
+
+def test_a_misspelt_profile_in_a_profiles_file_is_said(kp: KpRunner, tmp_path: Path) -> None:
+    """A profile a letter from the traces' domain, which weighed none, is named on stderr."""
+    domain = json.loads(Path(TRACES).read_text().splitlines()[0])["metadata"]["task_domain"]
+    profiles = tmp_path / "p.yaml"
+    weights = "{complexity: 0.1, novelty: 0.2, tool_diversity: 0.3, outcome_confidence: 0.4}"
+    profiles.write_text(f"{domain[:-1]}: {weights}\n")
+    run = kp("score", TRACES, "--no-embedder", "-f", "jsonl", "--profiles", str(profiles))
+    assert f"{profiles}: the profile '{domain[:-1]}' weighed no trace" in run.err
+    assert f"did you mean '{domain}'?" in run.err

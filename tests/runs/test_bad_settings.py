@@ -120,3 +120,18 @@ def test_parquet_to_a_stream_is_a_parameter_conflict() -> None:
         item_writer(io.StringIO(), "parquet"),
     ):
         pass
+
+
+@pytest.mark.parametrize(
+    ("keyword", "said"),
+    [
+        ("profiles", "profiles is set on the scorer: scorer=TraceValueScorer(profiles="),
+        ("threshold", "the sharing threshold is min_score"),
+    ],
+)
+def test_a_scorer_setting_given_to_score_says_where_it_goes(keyword: str, said: str) -> None:
+    """score(data, profiles=...) points to TraceValueScorer(profiles=...), not to 'progress'."""
+    with pytest.raises(SettingTypeError) as refused:
+        runs.score(ROWS, scorer=NO_MODEL, **{keyword: "team.yaml"})
+    assert said in str(refused.value)
+    assert "Did you mean" not in str(refused.value)

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
 from numpy.typing import NDArray
 
 from knowledgepulse.novelty.calibration import NoveltyCalibration
 from knowledgepulse.novelty.windows import WindowedEmbeddings
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace import ReasoningTrace
-from knowledgepulse.value import TraceValueScorer
+from knowledgepulse.value import ScoringWeights, TraceValueScorer
+from knowledgepulse.value.profiles import weight_text
 from tests.builders import make_trace, step, steps
 
 KEYS_BEFORE_INPUTS = [
@@ -185,3 +189,37 @@ def test_a_rows_novelty_follows_from_its_cosine_and_the_mapping_it_names() -> No
             assert inputs["mapped_onto"] is None
             expected = inputs["unmapped_novelty"]
         assert abs(row["dimensions"]["novelty"] - expected) <= 1e-12
+
+
+# Weights a team might pick: eighths, thousandths, thirds; each profile sums to 1.
+TUNED_WEIGHTS = st.sampled_from(
+    [(0.125, 0.375, 0.005, 0.495), (1 / 3, 1 / 3, 1 / 3, 0.0), (0.1, 0.2, 0.3, 0.4)]
+)
+
+
+@given(weights=TUNED_WEIGHTS)
+def test_every_explained_term_is_its_value_times_its_weight_as_shown(
+    weights: tuple[float, float, float, float],
+) -> None:
+    """``value x weight = term`` in explain() checks by hand for any weights, not only 0.05s."""
+    scorer = TraceValueScorer(embedder=None, profiles={"team": ScoringWeights(*weights)})
+    trace = make_trace(
+        domain="team", confidence=0.8, step_list=steps("thought", ("tool_call", "search"))
+    )
+    text = scorer.score(trace).explain()
+    terms = re.findall(r"(\d\.\d{4}) x (\d\.\d+) = (\d\.\d{4})", text)
+    assert len(terms) == 4
+    for value, weight, term in terms:
+        assert abs(float(value) * float(weight) - float(term)) <= 6e-5
+
+
+def test_a_weight_is_shown_with_every_decimal_it_has() -> None:
+    """0.125 is shown as 0.125 (two decimals showed 0.12), 0.2 still as 0.20."""
+    assert [weight_text(w) for w in (0.125, 0.2, 1 / 3, 0.0, -0.0, 1.0)] == [
+        "0.125",
+        "0.20",
+        "0.333333",
+        "0.00",
+        "0.00",
+        "1.00",
+    ]

@@ -13,6 +13,7 @@ from knowledgepulse.value.profiles import (
     ProfileRegistry,
     ScoringWeights,
     load_profiles,
+    misspelt_profiles,
 )
 
 SPEC_TABLE = {
@@ -134,7 +135,9 @@ def test_profiles_file_reports_every_bad_profile_with_its_line(tmp_path: Path) -
         load_profiles(path)
     lines = str(caught.value).splitlines()
     assert lines[0].startswith(f"{path}:6: bad_sum: weights must sum to 1.0")
-    assert lines[1].startswith(f"{path}:11: typo: missing tool_diversity; unknown tool_diversty")
+    assert lines[1].startswith(
+        f"{path}:14: typo.tool_diversty: missing tool_diversity; unknown tool_diversty"
+    )
 
 
 def test_profiles_file_loads_valid_profiles(tmp_path: Path) -> None:
@@ -171,3 +174,93 @@ def test_a_domain_without_a_profile_is_said_and_a_registered_one_is_not() -> Non
     assert registry.unweighed("code") is None
     registry.register("legal", BUILTIN_PROFILES["finance"])
     assert registry.unweighed("legal") is None
+
+
+def test_profiles_file_names_each_bad_weight_at_its_own_line_and_key(tmp_path: Path) -> None:
+    """Every bad weight of a profile is said at once, each at its key's line and path."""
+    path = tmp_path / "profiles.yaml"
+    path.write_text(
+        "legal:\n  complexity: -0.1\n  novelty: 0.5\n"
+        "  tool_diversity: x\n  outcme_confidence: 0.3\n"
+    )
+    with pytest.raises(ProfileError) as caught:
+        load_profiles(path)
+    lines = str(caught.value).splitlines()
+    assert (
+        lines[0] == f"{path}:2: legal.complexity: weight 'complexity' must be in [0, 1], got -0.1"
+    )
+    assert (
+        lines[1]
+        == f"{path}:4: legal.tool_diversity: weight 'tool_diversity' must be a number, got 'x'"
+    )
+    assert lines[2].startswith(f"{path}:5: legal.outcme_confidence: missing outcome_confidence")
+    assert lines[2].endswith("Did you mean 'outcome_confidence'?")
+    assert len(lines) == 3
+
+
+def test_a_profile_named_twice_in_a_json_file_is_an_error(tmp_path: Path) -> None:
+    """JSON keeps the last of two equal keys: in a profiles file that hid a profile unseen."""
+    path = tmp_path / "profiles.json"
+    weights = (
+        '{"complexity": 0.4, "novelty": 0.2, "tool_diversity": 0.1, "outcome_confidence": 0.3}'
+    )
+    other = weights.replace("0.4", "0.1").replace("0.3", "0.6")
+    path.write_text(f'{{"legal": {weights},\n "legal": {other}}}')
+    with pytest.raises(
+        ProfileError, match=r"the key 'legal' appears twice in one object; .* keep one"
+    ):
+        load_profiles(path)
+
+
+@pytest.mark.parametrize(("text", "got"), [("", "the file is empty"), ("[1, 2]", "got 2 values")])
+def test_a_profiles_file_that_is_no_mapping_says_what_it_holds(
+    tmp_path: Path, text: str, got: str
+) -> None:
+    """An empty file or a list is refused with what a profiles file looks like and what it got."""
+    path = tmp_path / "profiles.json"
+    path.write_text(text)
+    with pytest.raises(ProfileError, match=f"legal: {{complexity: 0.3.*{got}"):
+        load_profiles(path)
+
+
+def test_a_registry_names_every_bad_profile_at_once() -> None:
+    """``TraceValueScorer(profiles=...)`` with two bad profiles says both, not the first only."""
+    good = {"complexity": 0.4, "novelty": 0.2, "tool_diversity": 0.1, "outcome_confidence": 0.3}
+    with pytest.raises(ProfileError) as caught:
+        ProfileRegistry({"a": good | {"novelty": 0.9}, "b": good, "c": good | {"complexity": -1}})  # type: ignore[dict-item]
+    lines = str(caught.value).splitlines()
+    assert [line.split(":")[0] for line in lines] == ["a", "c"]
+
+
+def test_weights_off_their_sum_say_how_to_fix_them() -> None:
+    """The sum error says what the sum is and what it must be."""
+    with pytest.raises(ProfileError, match=r"sum to 1\.1 .*change them so that they sum to 1"):
+        ScoringWeights(0.3, 0.3, 0.2, 0.3)
+
+
+def test_a_profile_spelt_nearly_as_a_scored_domain_it_weighed_none_of_is_said() -> None:
+    """custmer_service weighed nothing while customer_service got other weights: a typo, said."""
+    registry = ProfileRegistry({"custmer_service": ScoringWeights(0.1, 0.2, 0.3, 0.4)})
+    (said,) = misspelt_profiles(registry, {"customer_service": 200, "finance": 3})
+    assert "'custmer_service' weighed no trace" in said
+    assert "200 traces of domain 'customer_service' got the 'customer_service' weights" in said
+    assert said.endswith("did you mean 'customer_service'?")
+
+
+def test_a_profile_for_a_domain_absent_from_the_input_is_not_a_typo() -> None:
+    """A team's file covers many domains: one unused and near no scored domain is not said."""
+    registry = ProfileRegistry({"legal": ScoringWeights(0.1, 0.2, 0.3, 0.4)})
+    assert misspelt_profiles(registry, {"customer_service": 200}) == []
+    registry.register("customer_service", ScoringWeights(0.1, 0.2, 0.3, 0.4), replace=True)
+    assert misspelt_profiles(registry, {"customer_service": 200}) == []
+
+
+@pytest.mark.parametrize(("key", "said"), [("threshold", "--min-score"), ("rules", "fixed")])
+def test_a_threshold_or_rules_in_a_profiles_file_says_where_they_are_set(
+    tmp_path: Path, key: str, said: str
+) -> None:
+    """``threshold: 0.8`` in a profiles file is refused with where the threshold is set."""
+    path = tmp_path / "profiles.yaml"
+    path.write_text(f"{key}: 0.8\n")
+    with pytest.raises(ProfileError, match=f":1: {key}: expected a mapping .*{said}"):
+        load_profiles(path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -21,6 +22,7 @@ from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, novelty_
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace import ReasoningTrace
 from knowledgepulse.value import ScoringWeights, TraceValueScorer
+from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
 from tests.builders import assert_scored_alike, make_trace, step, steps
 
 DEFAULT_DIMENSIONS = novelty_text(DEFAULT_NOVELTY_TEXT).dimensions(HashingEmbedder().dimensions)
@@ -281,6 +283,17 @@ def test_bad_settings_are_refused_with_what_was_given(
         TraceValueScorer(embedder=HashingEmbedder(), **kwargs)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("threshold", [5, float("nan"), "0.8"])
+def test_a_threshold_set_later_is_checked_as_one_given_at_first(threshold: object) -> None:
+    """``scorer.threshold = 5`` is refused, not every trace silently left below it."""
+    scorer = TraceValueScorer(embedder=None)
+    with pytest.raises(ScorerParameterError, match="threshold must be a number in"):
+        scorer.threshold = threshold  # type: ignore[assignment]
+    assert scorer.threshold == DEFAULT_THRESHOLD
+    scorer.threshold = 0.5
+    assert scorer.score(make_trace()).shareable
+
+
 def test_batch_size_is_the_number_of_texts_per_embedder_call() -> None:
     """iter_scores hands the embedder batch_size traces at a time (the CLI's --batch-size)."""
     sizes: list[int] = []
@@ -406,6 +419,36 @@ def test_every_score_and_dimension_is_in_unit_range(batch: list[object], seed: i
     for breakdown in scorer.score_many(batch):  # type: ignore[arg-type]
         assert 0.0 <= breakdown.score <= 1.0
         assert all(0.0 <= value <= 1.0 for value in breakdown.dimensions.to_dict().values())
+
+
+# A team's profile: four weights in twentieths that sum to 1, a dimension may weigh nothing.
+TEAM_WEIGHTS = (
+    st.lists(st.integers(0, 20), min_size=3, max_size=3)
+    .filter(lambda parts: sum(parts) <= 20)
+    .map(lambda parts: ScoringWeights(*(k / 20 for k in [*parts, 20 - sum(parts)])))
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(traces(), min_size=1, max_size=8), TEAM_WEIGHTS, st.integers(0, 2**32 - 1))
+def test_every_score_is_explained_by_its_breakdown_under_any_profile(
+    batch: list[object], weights: ScoringWeights, seed: int
+) -> None:
+    """The weights are the profile's; the weighted sum, then each override, gives the score."""
+    scorer = TraceValueScorer(
+        embedder=_RandomEmbedder(seed), profiles=dict.fromkeys(("other", "code"), weights)
+    )
+    for breakdown in scorer.score_many(batch):  # type: ignore[arg-type]
+        row = breakdown.to_dict()
+        assert row["weights"] == scorer.profiles.select(row["domain"])[1].to_dict()
+        terms = [row["dimensions"][k] * row["weights"][k] for k in row["weights"]]
+        assert abs(math.fsum(terms) - row["weighted_sum"]) <= 1e-9
+        score = row["weighted_sum"]
+        for effect in row["override_effects"]:
+            assert effect["before"] == score
+            assert effect["reason"]
+            score = effect["after"]
+        assert row["score"] == min(1.0, max(0.0, score))
 
 
 def test_steps_builder_makes_numbered_steps() -> None:

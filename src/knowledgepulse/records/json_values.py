@@ -128,9 +128,12 @@ def colons(data: bytes) -> int:
     return data.count(b":") + data.count(b"\\u003a") + data.count(b"\\u003A")
 
 
+REPEATED_ENDING = "; the last value is used, the first ignored"
+
+
 def repeated(key: str) -> str:
-    """The warning for a key repeated in one object."""
-    return f"the key {key!r} appears twice in one object; the last value is used, the first ignored"
+    """The warning for a key repeated in one object (it ends with :data:`REPEATED_ENDING`)."""
+    return f"the key {key!r} appears twice in one object{REPEATED_ENDING}"
 
 
 def check_depth(value: Any, text: bytes | None = None) -> None:

@@ -14,7 +14,7 @@ from knowledgepulse.curation.percentiles import SUMMARY_PERCENTILES
 from knowledgepulse.reports.value import RunTally
 from knowledgepulse.value.breakdown import ValueBreakdown
 from knowledgepulse.value.item import ScoredItem
-from knowledgepulse.value.profiles import ProfileRegistry
+from knowledgepulse.value.profiles import ProfileRegistry, weight_text
 
 # Novelty that did not come from a comparison is marked, and the caption says what it means.
 _SOURCE_MARKS = {"embedding": "", "empty_cache": "°", "no_embedder": "*"}
@@ -163,7 +163,5 @@ def profiles_table(registry: ProfileRegistry) -> Table:
     for column in ("profile", "complexity", "novelty", "tool_diversity", "outcome_confidence"):
         table.add_column(column, justify="left" if column == "profile" else "right")
     for name, weights in registry.items():
-        table.add_row(
-            Text(printable(name, one_line=True)), *(f"{w:.2f}" for w in weights.as_tuple())
-        )
+        table.add_row(Text(printable(name, one_line=True)), *map(weight_text, weights.as_tuple()))
     return table

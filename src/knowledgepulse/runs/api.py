@@ -260,6 +260,19 @@ def redact(
     return Redaction(redacted_like(data, records), items, findings, counts, problems)
 
 
+# Keywords a user tuning the score reaches for that name no setting here: each is pointed to
+# where it is set, not to the closest name (``profiles`` was told "did you mean 'progress'?").
+_SCORER_OWNS = {
+    name: f" {name} is set on the scorer: scorer=TraceValueScorer({name}={example});"
+    for name, example in (
+        ("profiles", "load_profiles('profiles.yaml')"),  # from knowledgepulse.value.profiles
+        ("embedder", "MiniLMEmbedder()"),
+        ("novelty_text", "'windows'"),
+        ("batch_size", "64"),
+    )
+} | {"threshold": " the sharing threshold is min_score (0.8, or 'p90');"}
+
+
 def _scored(
     data: RunInput, settings: ScoreSettings, unread: UnreadRows | None = None
 ) -> Iterator[ScoredItem]:
@@ -274,7 +287,9 @@ def _scored(
     unknown = sorted(settings.keys() - ScoreSettings.__optional_keys__)
     if unknown:
         taken = ", ".join(sorted(ScoreSettings.__optional_keys__))
-        hint = did_you_mean(unknown[0], ScoreSettings.__optional_keys__)
+        hint = _SCORER_OWNS.get(unknown[0]) or did_you_mean(
+            unknown[0], ScoreSettings.__optional_keys__
+        )
         raise SettingTypeError(
             f"unexpected keyword argument {unknown[0]!r};{hint} the settings are {taken}"
         )

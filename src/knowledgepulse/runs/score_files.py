@@ -43,6 +43,7 @@ from knowledgepulse.runs.scoring import (
 )
 from knowledgepulse.runs.write import WriteForm, rows_form, scores_writer
 from knowledgepulse.value.item import ScoredItem
+from knowledgepulse.value.profiles import misspelt_profiles
 
 if TYPE_CHECKING:
     from knowledgepulse.curation.percentiles import MinScore
@@ -208,9 +209,12 @@ def score_files(
                 ) as emit:
                     for result in tallied(results, done.tally, scored):
                         emit(result)
+    counts = {domain: len(scores) for domain, scores in done.tally.scores.items()}
+    where = f"{model['profiles_file']}: " if model.get("profiles_file") else ""
+    done.notes = [where + said for said in misspelt_profiles(run.scorer.profiles, counts)]
     if cache_path is not None:
         saved = run.cache_outcome != "no_embedder"
-        done.notes = cache_lines(
+        done.notes += cache_lines(
             str(cache_path),
             saved=saved,
             already_cached=run.already_cached,

@@ -23,7 +23,7 @@ from knowledgepulse.value.dimensions import (
     without_noise,
 )
 from knowledgepulse.value.dimensions import novelty as novelty_of_similarity
-from knowledgepulse.value.profiles import ScoringWeights
+from knowledgepulse.value.profiles import ScoringWeights, weight_text
 
 NoveltySource = Literal["embedding", "empty_cache", "no_embedder"]
 
@@ -191,7 +191,10 @@ class ValueBreakdown:
         d, w, c = self.dimensions, self.weights, self.contributions
         numbers = zip(d.as_tuple(), w.as_tuple(), c.as_tuple(), strict=True)
         for (label, text), (value, weight, term) in zip(words.items(), numbers, strict=True):
-            lines += [f"  {label:<18} {value:.4f} x {weight:.2f} = {term:.4f}", f"    {text}"]
+            lines += [
+                f"  {label:<18} {value:.4f} x {weight_text(weight)} = {term:.4f}",
+                f"    {text}",
+            ]
         lines.append(f"  weighted sum {self.weighted_sum:.4f}")
         lines += [
             f"  override {o.name}: {o.before:.4f} -> {o.after:.4f} ({o.reason})"

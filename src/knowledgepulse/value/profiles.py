@@ -7,18 +7,73 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from knowledgepulse._util.text import did_you_mean
+from knowledgepulse._util.text import closest, counted, did_you_mean
 from knowledgepulse.errors import ProfileError
 from knowledgepulse.records import Problem
+from knowledgepulse.records.json_values import LONE_SURROGATE, REPEATED_ENDING
 from knowledgepulse.records.readers import read_records
-from knowledgepulse.value.dimensions import Dimensions
+from knowledgepulse.value.dimensions import DIMENSION_NAMES, Dimensions
 
 DEFAULT_PROFILE = "default"
 WEIGHT_SUM_TOLERANCE = 1e-9
+
+
+WeightProblem = tuple[str | None, str]
+"""What is wrong with a profile's weights: the key it is about (``None``: the whole), and why."""
+
+
+def _value_problems(values: Mapping[str, Any]) -> list[WeightProblem]:
+    """Each weight that is not a number in [0, 1]; else the sum, if it is not 1."""
+    problems: list[WeightProblem] = []
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            problems.append((name, f"weight {name!r} must be a number, got {value!r}"))
+        elif not (math.isfinite(value) and 0.0 <= value <= 1.0):
+            problems.append((name, f"weight {name!r} must be in [0, 1], got {value!r}"))
+    if problems:  # a sum of bad weights says nothing more
+        return problems
+    total = math.fsum(values.values())
+    if abs(total - 1.0) > WEIGHT_SUM_TOLERANCE:
+        problems.append(
+            (
+                None,
+                f"weights must sum to 1.0, these sum to {total!r} "
+                f"({' + '.join(str(value) for value in values.values())}); change them so that "
+                f"they sum to 1 (within 1e-9)",
+            )
+        )
+    return problems
+
+
+def weight_problems(data: Mapping[Any, Any]) -> list[WeightProblem]:
+    """Every reason ``data`` is not the weights of a profile, each with the key it is about.
+
+    A misspelt name is one problem (missing and unknown together, at the unknown key, with the
+    name it is closest to); only a mapping with exactly the four names has its values checked.
+    """
+    missing = [name for name in DIMENSION_NAMES if name not in data]
+    unknown = [str(key) for key in data if key not in DIMENSION_NAMES]
+    known = {name: data[name] for name in DIMENSION_NAMES if name in data}
+    if not (missing or unknown):
+        return _value_problems(known)
+    # The values given under known names are checked too, so that one pass finds everything.
+    values = [problem for problem in _value_problems(known) if problem[0] is not None]
+    parts = [
+        f"{word} {', '.join(keys)}"
+        for word, keys in (("missing", missing), ("unknown", unknown))
+        if keys
+    ]
+    hints = "".join(did_you_mean(key, missing or DIMENSION_NAMES) for key in unknown)
+    message = f"{'; '.join(parts)} (a profile gives exactly {', '.join(DIMENSION_NAMES)}).{hints}"
+    return [(unknown[0] if unknown else None, message.rstrip(".")), *values]
+
+
+def _joined(problems: list[WeightProblem]) -> str:
+    return "; ".join(message for _, message in problems)
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,22 +81,14 @@ class ScoringWeights(Dimensions):
     """The weight of each dimension in the composite score; each in [0, 1], summing to 1.
 
     Raises:
-        ProfileError: a weight is outside [0, 1], not a finite number, or the sum is not 1.
+        ProfileError: a weight is outside [0, 1], not a finite number, or the sum is not 1
+            (every such problem named).
     """
 
     def __post_init__(self) -> None:
-        for field in fields(self):
-            value = getattr(self, field.name)
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ProfileError(f"weight {field.name!r} must be a number, got {value!r}")
-            if not (math.isfinite(value) and 0.0 <= value <= 1.0):
-                raise ProfileError(f"weight {field.name!r} must be in [0, 1], got {value!r}")
-        total = math.fsum(self.as_tuple())
-        if abs(total - 1.0) > WEIGHT_SUM_TOLERANCE:
-            raise ProfileError(
-                f"weights must sum to 1.0, these sum to {total!r} "
-                f"({' + '.join(str(weight) for weight in self.as_tuple())})"
-            )
+        problems = _value_problems({name: getattr(self, name) for name in DIMENSION_NAMES})
+        if problems:
+            raise ProfileError(_joined(problems))
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], *, name: str = "profile") -> ScoringWeights:
@@ -50,27 +97,25 @@ class ScoringWeights(Dimensions):
         Raises:
             ProfileError: a name is missing or unknown, or the weights are invalid.
         """
-        expected = [field.name for field in fields(cls)]
         if not isinstance(data, Mapping):
             raise ProfileError(
-                f"{name}: expected the weights of {', '.join(expected)} (a mapping or "
+                f"{name}: expected the weights of {', '.join(DIMENSION_NAMES)} (a mapping or "
                 f"ScoringWeights), got {type(data).__name__} {data!r:.80}"
             )
-        missing = [key for key in expected if key not in data]
-        unknown = sorted(str(key) for key in data if key not in expected)
-        parts = [
-            f"{word} {', '.join(keys)}"
-            for word, keys in (("missing", missing), ("unknown", unknown))
-            if keys
-        ]
-        if parts:
-            raise ProfileError(
-                f"{name}: {'; '.join(parts)} (a profile gives exactly {', '.join(expected)})"
-            )
-        try:
-            return cls(**{key: data[key] for key in expected})
-        except ProfileError as error:
-            raise ProfileError(f"{name}: {error}") from None
+        problems = weight_problems(data)
+        if problems:
+            raise ProfileError(f"{name}: {_joined(problems)}")
+        return cls(**{key: data[key] for key in DIMENSION_NAMES})
+
+
+def weight_text(weight: float) -> str:
+    """A weight as shown to people: two decimals at least, and as many more as it has, up to six.
+
+    ``0.20``, ``0.125``, ``0.333333``: two decimals alone showed 0.125 as 0.12, so neither the
+    profiles table nor an explanation's ``value x weight = term`` could be checked by hand.
+    """
+    head, _, decimals = f"{weight + 0.0:.6f}".rstrip("0").partition(".")  # + 0.0: no -0.00
+    return f"{head}.{decimals:0<2}"
 
 
 BUILTIN_PROFILES: Mapping[str, ScoringWeights] = {
@@ -91,8 +136,14 @@ class ProfileRegistry(Mapping[str, ScoringWeights]):
 
     def __init__(self, profiles: Mapping[str, ScoringWeights] | None = None) -> None:
         self._profiles: dict[str, ScoringWeights] = dict(BUILTIN_PROFILES)
+        errors: list[str] = []
         for domain, weights in (profiles or {}).items():
-            self.register(domain, weights, replace=True)
+            try:
+                self.register(domain, weights, replace=True)
+            except ProfileError as error:  # every bad profile is said at once
+                errors.append(str(error))
+        if errors:
+            raise ProfileError("\n".join(errors))
 
     def register(
         self, domain: str, weights: ScoringWeights | Mapping[str, Any], *, replace: bool = False
@@ -143,6 +194,27 @@ class ProfileRegistry(Mapping[str, ScoringWeights]):
         return len(self._profiles)
 
 
+def misspelt_profiles(registry: ProfileRegistry, domains: Mapping[str, int]) -> list[str]:
+    """What to say of each user profile that weighed no trace, spelt nearly as a scored domain.
+
+    ``domains``: each domain scored, with its count of traces. A profile for a domain this input
+    lacks is normal (a team's file covers many); one a few letters from a domain whose traces
+    got other weights (``custmer_service``) is a typo that changed nothing, unsaid before.
+    """
+    said = []
+    for name in (name for name in registry if name not in BUILTIN_PROFILES):
+        unweighed = [domain for domain in domains if registry.select(domain)[0] != name]
+        near = None if name in domains else closest(name, unweighed, max_edits=2)
+        if near is not None:
+            traces = counted(domains[near], "trace")
+            said.append(
+                f"the profile {name!r} weighed no trace, and the {traces} of domain "
+                f"{near!r} got the {registry.select(near)[0]!r} weights; a profile weighs the "
+                f"traces whose metadata.task_domain is exactly its name: did you mean {near!r}?"
+            )
+    return said
+
+
 def load_profiles(path: str | Path) -> dict[str, ScoringWeights]:
     """Read weight profiles by domain (``legal: {complexity: 0.3, novelty: 0.3, ...}``).
 
@@ -151,27 +223,66 @@ def load_profiles(path: str | Path) -> dict[str, ScoringWeights]:
         InputFileError: the file cannot be read.
     """
     items = list(read_records(path, formats=("yaml", "json")))
-    # A warning (an unpaired surrogate escape, read as U+FFFD) rejects nothing.
-    problems = [item for item in items if isinstance(item, Problem) and not item.warning]
+    # A warning is an error here but for a lone surrogate, read as U+FFFD: the others say that
+    # a value was never read (a JSON key given twice), and a profile must not vanish unseen.
+    problems = [
+        _as_error(item)
+        for item in items
+        if isinstance(item, Problem) and item.message != LONE_SURROGATE
+    ]
     records = [item for item in items if not isinstance(item, Problem)]
     if not problems and (len(records) != 1 or not isinstance(records[0].value, dict)):
-        raise ProfileError(f"{path}: expected one mapping of domain names to weights")
+        got = (
+            f"got {type(records[0].value).__name__} {records[0].value!r:.60}"
+            if len(records) == 1
+            else "the file is empty"
+            if not records
+            else f"got {len(records)} values (a list, or several YAML documents)"
+        )
+        raise ProfileError(
+            f"{path}: expected one mapping of domain names to weights "
+            f"(legal: {{complexity: 0.3, novelty: 0.3, tool_diversity: 0.2, "
+            f"outcome_confidence: 0.2}}), {got}"
+        )
     profiles: dict[str, ScoringWeights] = {}
     for record in records[:1]:
         for domain, weights in record.value.items():
             if not domain:
                 problems.append(record.problem(("",), "a profile needs a non-empty domain name"))
-                continue
-            if not isinstance(weights, dict):
+            elif not isinstance(weights, dict):
+                why = _NOT_IN_A_PROFILES_FILE.get(str(domain), "")
                 problems.append(
-                    record.problem((str(domain),), "expected a mapping of the four weights")
+                    record.problem((str(domain),), f"expected a mapping of the four weights{why}")
                 )
-                continue
-            try:
+            elif found := weight_problems(weights):
+                problems += [
+                    record.problem((str(domain),) if key is None else (str(domain), key), why)
+                    for key, why in found
+                ]
+            else:
                 profiles[str(domain)] = ScoringWeights.from_mapping(weights, name=str(domain))
-            except ProfileError as error:
-                message = str(error).removeprefix(f"{domain}: ")
-                problems.append(record.problem((str(domain),), message))
     if problems:
+        problems.sort(key=lambda problem: problem.location.line or 0)  # in the file's order
         raise ProfileError("\n".join(str(problem) for problem in problems))
     return profiles
+
+
+# What a user tuning the score may write at the top of a profiles file, where only profiles go.
+_NOT_IN_A_PROFILES_FILE = dict.fromkeys(
+    ("threshold", "min_score"),
+    "; a profiles file holds only profiles: the sharing threshold is kp's --min-score "
+    "(TraceValueScorer(threshold=...) in Python)",
+) | dict.fromkeys(
+    ("overrides", "rules"),
+    "; a profiles file holds only profiles: the rule overrides are the specification's, "
+    "fixed (docs/scoring.md), and each one that fires is in the breakdown",
+)
+
+
+def _as_error(problem: Problem) -> Problem:
+    """A reader's warning as an error of a profiles file, saying how to fix it."""
+    if not problem.warning:
+        return problem
+    message = problem.message.removesuffix(REPEATED_ENDING)
+    fix = "; a profiles file names each profile and each weight once: keep one"
+    return replace(problem, message=message + fix, warning=False)

@@ -105,12 +105,7 @@ class TraceValueScorer:
         batch_size: int | None = None,
         novelty_text: str = DEFAULT_NOVELTY_TEXT,
     ) -> None:
-        if (
-            isinstance(threshold, bool)
-            or not isinstance(threshold, int | float)
-            or not 0.0 <= threshold <= 1.0  # also refuses nan
-        ):
-            raise ScorerParameterError(f"threshold must be a number in [0, 1], got {threshold!r}")
+        self.threshold = threshold
         if mode not in ("online", "frozen"):
             raise ScorerParameterError(f"mode must be 'online' or 'frozen', got {mode!r}")
         optional_positive_int(batch_size, "batch_size", none_means="the embedder's")
@@ -155,13 +150,33 @@ class TraceValueScorer:
         self.profiles = (
             profiles if isinstance(profiles, ProfileRegistry) else ProfileRegistry(profiles)
         )
-        self.threshold = threshold
         self.mode: CacheMode = mode
         self.batch_size = batch_size or batch_size_of(self._embedder)
         self.already_cached = 0
         """How many traces met a vector held under their own id in the cache (scored before, in
         this process or a saved cache's earlier run); their own vectors are left out."""
         self._lock = threading.Lock()
+
+    @property
+    def threshold(self) -> float:
+        """The sharing threshold a score must reach, in [0, 1] (checked whenever it is set).
+
+        Raises:
+            ScorerParameterError: on setting anything but a number in [0, 1].
+        """
+        return self._threshold
+
+    @threshold.setter
+    def threshold(self, threshold: float) -> None:
+        # Checked here, not only in __init__: a later `scorer.threshold = 5` made every trace
+        # unshareable unsaid, and a string failed on the first comparison, deep in a run.
+        if (
+            isinstance(threshold, bool)
+            or not isinstance(threshold, int | float)
+            or not 0.0 <= threshold <= 1.0  # also refuses nan
+        ):
+            raise ScorerParameterError(f"threshold must be a number in [0, 1], got {threshold!r}")
+        self._threshold = threshold
 
     @property
     def embedder(self) -> Embedder | None:
