@@ -41,6 +41,8 @@ _REPLAYED = re.compile(r"^\| `([^`]+)` \|.*\| replayed: ", re.MULTILINE)
 Run = dict[str, Any]
 OUTPUT_TOOL = "final_result"
 """The tool Pydantic AI gives the model to return its structured output: the answer, no tool."""
+SMOLAGENTS_ANSWER = "final_answer"
+"""The tool a smolagents agent ends its run with: its argument is the answer, no tool."""
 
 
 def run(
@@ -637,6 +639,8 @@ def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -
     rejected output (``_PYDANTIC_RETRY``) follows an error; the trace's first span failing fails
     the run.
 
+    smolagents' ``final_answer`` tool is the run's answer (its output), not a tool.
+
     AutoGen hands a raised tool's text to the model as a result marked ``is_error`` (its TOOL span
     ends OK): the model call that is first sent it follows an error.
 
@@ -668,6 +672,9 @@ def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -
             if call_id not in told:  # each model call is sent the whole history again
                 told.add(call_id)
                 timeline.error()
+        if kind == "TOOL" and tags.get("tool.name") == SMOLAGENTS_ANSWER:  # the answer itself
+            timeline.text(tags.get("output.value"))
+            continue
         if kind == "RETRIEVER" or (kind == "TOOL" and not crew):  # a retriever: its name
             timeline.tool(tags.get("tool.name") or name)
         if kind == "TOOL" and (
@@ -698,9 +705,10 @@ def _run_task(spans: list[tuple[str, dict[str, Any]]]) -> str | None:
     """An AGENT span's run arguments: the ``task`` as the user gave it (smolagents), or the
     ``messages`` text (crewAI's ``Agent.kickoff``)."""
     for _, tags in spans:
-        run_arguments = (
-            _json(tags.get("input.value"))
-            if tags.get("openinference.span.kind") == "AGENT"
+        given = tags.get("input.value")
+        run_arguments = (  # Pydantic AI's agent span takes the user's text itself
+            _json(given)
+            if tags.get("openinference.span.kind") == "AGENT" and str(given).startswith("{")
             else None
         )
         for key in ("task", "messages"):
@@ -901,6 +909,52 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
             timeline.error()
             root_failed = root_failed or operation == "invoke_agent"
     return [timeline.facts(objective, not root_failed, trace_id=trace_id)]
+
+
+def phoenix(path: Path) -> list[Run]:
+    """Phoenix's spans dataframe (``get_spans_dataframe``) saved as JSON Lines or Parquet: a run
+    per ``context.trace_id``, its rows in ``start_time`` order read as OpenInference spans.
+
+    A row's ``attributes.*`` columns hold the span's attributes, nested objects and lists of
+    them (``attributes.llm.input_messages``: ``[{"message.role": ...}]``), flattened here to the
+    names OTel gives them (``llm.input_messages.0.message.role``); ``span_kind`` is the
+    OpenInference kind, ``status_code`` the status.
+    """
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq  # the [parquet] extra, as kp reads Parquet
+
+        rows: list[dict[str, Any]] = pq.read_table(path).to_pylist()
+    else:
+        rows = list(_rows(path))
+    runs = []
+    for trace_id, members in _group(rows, lambda row: row["context.trace_id"]).items():
+        members.sort(key=lambda row: row["start_time"])
+        spans = []
+        for row in members:
+            tags = {
+                key: value
+                for column, cell in row.items()
+                if column.startswith("attributes.")
+                for key, value in _flat(column.removeprefix("attributes."), cell)
+            }
+            tags["openinference.span.kind"] = row["span_kind"]
+            if row["status_code"] == "ERROR":
+                tags["otel.status_code"] = "ERROR"
+            spans.append((row["name"], tags))
+        runs.extend(_openinference_run(trace_id, spans))
+    return runs
+
+
+def _flat(name: str, value: Any) -> Iterator[tuple[str, Any]]:
+    """A column's value under OTel's flattened attribute names; an empty cell gives none."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _flat(f"{name}.{key}", item)
+    elif isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+        for number, item in enumerate(value):
+            yield from _flat(f"{name}.{number}", item)
+    elif value is not None:
+        yield name, value
 
 
 def langsmith(path: Path) -> list[Run]:
@@ -1457,6 +1511,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "otlp": otlp,
     "langsmith": langsmith,
     "langfuse": langfuse,
+    "phoenix": phoenix,
     "openai-chat": openai_chat,
     "prompt-completion": prompt_completion,
     "anthropic": anthropic,

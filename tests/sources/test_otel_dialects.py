@@ -671,6 +671,66 @@ def test_pydantic_ai_output_tool_call_in_model_output_is_the_answer_not_a_tool()
     assert json.loads(trace.outcome.result_summary) == {"city": "Mexico City"}
 
 
+def _smolagents_tool(name: str, kwargs: dict[str, Any], output: str, **at: Any) -> Span:
+    """A TOOL span as OpenInference's smolagents instrumentation writes it (``Tool.__call__``)."""
+    called = {"args": [], "sanitize_inputs_outputs": True, "kwargs": kwargs}
+    attributes = {
+        "openinference.span.kind": "TOOL",
+        "tool.name": name,
+        "input.value": json.dumps(called),
+        "output.value": output,
+    }
+    return span("FinalAnswerTool" if name == "final_answer" else "SimpleTool", attributes, **at)
+
+
+def test_smolagents_final_answer_tool_span_is_the_answer_not_a_tool_call() -> None:
+    """smolagents ends a run by calling final_answer: the answer, told once; no tool step."""
+    answer = "120 euros are 129.60 US dollars."
+    root = span(
+        "ToolCallingAgent.run",
+        {
+            "openinference.span.kind": "AGENT",
+            "input.value": json.dumps({"task": "120 euros in dollars?"}),
+            "output.value": answer,
+        },
+        start=0,
+    )
+    model = span(
+        "OpenAIModel.generate",
+        {
+            "openinference.span.kind": "LLM",
+            "llm.output_messages.0.message.role": "assistant",
+            "llm.output_messages.0.message.tool_calls.0.tool_call.function.name": "final_answer",
+            "llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments": (
+                json.dumps({"answer": answer})
+            ),
+        },
+        start=3,
+        parent=root,
+    )
+    convert = _smolagents_tool(
+        "convert_currency", {"amount": 120}, "129.60 USD", start=1, parent=root
+    )
+    final = _smolagents_tool("final_answer", {"answer": answer}, answer, start=4, parent=root)
+    trace = to_trace([root, convert, model, final]).trace
+    assert [(kind, name) for kind, name, _ in steps(trace)] == [
+        ("tool_call", "convert_currency"),
+        ("observation", "convert_currency"),
+        ("thought", None),
+    ]
+    assert trace.outcome.result_summary == answer
+
+
+def test_smolagents_tool_span_arguments_are_the_tools_not_the_call_wrapper() -> None:
+    """A smolagents tool's input is the tool's keywords, not ``{"args", "kwargs", ...}``."""
+    root = span("agent", {"openinference.span.kind": "AGENT", "input.value": "Rates?"}, start=0)
+    tool = _smolagents_tool(
+        "convert_currency", {"amount": 120, "currency": "USD"}, "129.60 USD", start=1, parent=root
+    )
+    (call, _) = to_trace([root, tool]).trace.steps
+    assert call.input == {"amount": 120, "currency": "USD"}
+
+
 def test_a_genai_retrieval_span_is_a_tool_call_whose_documents_are_its_observation() -> None:
     """``retrieval`` is an action with a result: a ``retrieve`` call of its query, the
     documents its observation, as OpenInference's RETRIEVER; the execute_tool beside it too."""

@@ -310,6 +310,7 @@ class _Context:
     names: dict[str, str]  # tool name by call id, for results that give only the id
     executed: set[str | None]  # call ids whose tool span recorded a result or an error
     any_execution: bool
+    answer_tools: frozenset[str]  # tools whose call is the answer (smolagents' final_answer)
 
 
 def _tell(builder: StepBuilder, ordered: list[_Read], answer: str | None) -> None:
@@ -333,6 +334,7 @@ def _tell(builder: StepBuilder, ordered: list[_Read], answer: str | None) -> Non
         names=names,
         executed={view.call_id for view in told if view.result is not None or view.error},
         any_execution=any(view.result is not None or view.error for view in told),
+        answer_tools=frozenset(view.tool_name or "" for view in told if view.answers),
     )
     servers = _mcp_servers(ordered)
     # Told by start time (ties in tree order): a model call's request is told before the tool
@@ -391,7 +393,7 @@ def _tell_inference(builder: StepBuilder, index: int, item: _Read, context: _Con
             builder.thought(context.lead, at=at)
         elif kind in ("tool_call", "server_tool_call"):
             name = str(part.get("name") or "")
-            if is_output_tool(name):
+            if is_output_tool(name) or name in context.answer_tools:
                 continue  # the answer, told as the answer
             builder.tool_request(name, part.get("arguments"), call_id=call_id, at=at)
         elif kind == "server_tool_call_response" and call_id:
@@ -434,6 +436,10 @@ def _tell_tool(
     if view.retrieval and any(outer.role == "tool" for outer in _ancestors(ordered, item)):
         return  # how the tool did its work (a retriever tool's search): the tool's call tells it
     retried = not view.error and is_retry_prompt(view.result)
+    if view.answers:  # smolagents' final_answer: the answer, told as the answer
+        if view.error:
+            builder.error(view.error, at=_seconds(item.span))
+        return
     if is_output_tool(view.tool_name or item.span.name):
         # Pydantic AI's output tool: the answer, not a call; a rejected output is an error.
         if retried or view.error:

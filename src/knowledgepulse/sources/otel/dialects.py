@@ -23,6 +23,7 @@ from knowledgepulse._util.jsonpath import as_object
 from knowledgepulse.sources._steps import as_text
 from knowledgepulse.sources.otel import messages as msg
 from knowledgepulse.sources.otel.spans import Span
+from knowledgepulse.sources.smolagents._run import FINAL_ANSWER_TOOL
 
 Role = Literal["agent", "inference", "tool", "event", "other"]
 
@@ -71,6 +72,7 @@ class View:
     retrieval: bool = False
     error: str | None = None
     awaiting: bool = False  # the agent stopped for tool results or approvals it was not given
+    answers: bool = False  # the call is the run's answer (smolagents' final_answer), no tool
     said: bool = False
     """Whether any dialect read anything of the span."""
 
@@ -151,12 +153,15 @@ def _openinference(span: Span, attrs: Mapping[str, Any], view: View) -> None:
             or attrs.get("output.value"),
         )
     elif role == "tool":
+        tool_name = _str(attrs.get("tool.name")) or span.name
+        called = msg.loads(attrs.get("input.value"))
         view.fill(
-            tool_name=_str(attrs.get("tool.name")) or span.name,
+            tool_name=tool_name,
             call_id=_str(attrs.get("tool_call.id")),
-            arguments=msg.loads(attrs.get("input.value")),
+            arguments=_called_with(called),
             result=attrs.get("output.value"),
             error=msg.tool_failure(attrs.get("output.value")),
+            answers=tool_name == FINAL_ANSWER_TOOL and _smolagents_call(called),
         )
     elif role == "agent":
         view.fill(
@@ -478,14 +483,28 @@ def _state_text(value: Any) -> str | None:
 
 
 def _called_with(value: Any) -> Any:
-    """An ``@observe``'d function's arguments: its one positional argument, else its keywords."""
+    """A wrapped call's arguments: its one positional argument, else its keywords.
+
+    Langfuse's ``@observe`` records ``{"args": [...], "kwargs": {...}}``; OpenInference's
+    smolagents instrumentation records a tool's ``__call__`` arguments the same way, with
+    smolagents' own ``sanitize_inputs_outputs`` flag beside them (no argument of the tool).
+    """
     loaded = msg.loads(value)
-    if not isinstance(loaded, dict) or set(loaded) != {"args", "kwargs"}:
+    if not isinstance(loaded, dict) or set(loaded) - {_SMOLAGENTS_FLAG} != {"args", "kwargs"}:
         return loaded
     args, kwargs = loaded["args"], loaded["kwargs"]
     if isinstance(args, list) and len(args) == 1 and not kwargs:
         return args[0]
     return kwargs if not args else loaded
+
+
+_SMOLAGENTS_FLAG = "sanitize_inputs_outputs"
+"""The keyword smolagents' ``Tool.__call__`` takes beside the tool's own arguments."""
+
+
+def _smolagents_call(called: Any) -> bool:
+    """Whether a tool span's input is a smolagents ``Tool.__call__``'s arguments (as traced)."""
+    return isinstance(called, dict) and {"args", "kwargs", _SMOLAGENTS_FLAG} <= set(called)
 
 
 def _reply(value: Any) -> list[msg.Message]:
