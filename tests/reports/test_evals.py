@@ -9,12 +9,16 @@ import xml.etree.ElementTree as ET
 import pytest
 from rich.console import Console
 
+from knowledgepulse.evals import evaluate
 from knowledgepulse.evals.cases import FileProblem, LoadedCase, MalformedCase
+from knowledgepulse.evals.compare import compare_runs
 from knowledgepulse.evals.report import EvalReport
 from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.records import Location, Problem
+from knowledgepulse.reports.eval_formats import run_report
 from knowledgepulse.reports.evals import (
+    MARKDOWN_BUDGET,
     MARKDOWN_ROWS,
     escape,
     indented_json,
@@ -29,6 +33,7 @@ from knowledgepulse.reports.evals import (
 )
 from knowledgepulse.reports.junit import to_junit
 from tests.evals.builders import make_case, make_suite, op, page
+from tests.evals.test_evaluate import text_case
 
 CASES_FILE = "cases.jsonl"
 
@@ -235,6 +240,35 @@ def test_markdown_cuts_long_case_sections_and_says_how_many_more() -> None:
     assert text.count("#### ") == MARKDOWN_ROWS
     assert text.count("- (no id) at ") == MARKDOWN_ROWS
     assert text.count("… and 7 more (the JSON report has them all).") == 2
+
+
+def long_answers_run(count: int) -> EvalRun:
+    """``count`` failing cases, each answering 600 characters and expecting 24 long patterns."""
+    patterns = [f"pattern number {n} that the answer lacks" for n in range(24)]
+    cases = [text_case(f"c{n}", "an answer " * 60, *patterns) for n in range(count)]
+    return evaluate(lambda given: str(given.input), cases, make_suite(*CONTENT), cache_dir=None)
+
+
+CONTENT = ({"type": "content-quality"},)
+
+
+def test_markdown_of_many_long_failures_fits_a_pull_request_comment() -> None:
+    """50 failing cases with long answers stay within MARKDOWN_BUDGET; the rest counted."""
+    run = long_answers_run(MARKDOWN_ROWS)
+    text = to_markdown(run)
+    shown = text.count("#### ")
+    assert len(text) <= MARKDOWN_BUDGET < 65_536
+    assert 0 < shown < MARKDOWN_ROWS
+    assert f"… and {MARKDOWN_ROWS - shown} more (the JSON report has them all)." in text
+
+
+def test_markdown_with_a_baseline_puts_the_comparison_before_the_failures_within_budget() -> None:
+    """kp eval --baseline -f markdown: totals, then the regressions, then cases as fit."""
+    base, new = long_answers_run(2), long_answers_run(MARKDOWN_ROWS)
+    text = run_report(new, "markdown", compare_runs(base, new))
+    assert isinstance(text, str)
+    assert len(text) <= MARKDOWN_BUDGET
+    assert text.index("## Comparison") < text.index("### Failing cases")
 
 
 def test_markdown_escapes_text_from_cases() -> None:
