@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import html
 import io
 import json
+import re
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 from rich.console import Console
 
 from knowledgepulse.evals import evaluate
@@ -274,6 +280,30 @@ def test_markdown_with_a_baseline_puts_the_comparison_before_the_failures_within
 def test_markdown_escapes_text_from_cases() -> None:
     """Pipes, stars, dollars and angle brackets from content cannot break the Markdown."""
     assert escape("a|b *c* $5 <x>") == r"a\|b \*c\* \$5 \<x\>"
+
+
+# rich renders Markdown with markdown-it-py, so it is there wherever the reports are.
+GFM = MarkdownIt("commonmark").enable("table")
+MENTION_OR_ISSUE = re.compile(r"(?<!\w)@[A-Za-z0-9]|#[0-9]|GH-[0-9]")
+
+
+@given(st.text(st.sampled_from("ab1 @#&;|*_`<>[]()!\\-GH"), max_size=30))
+def test_escaped_text_renders_as_written_and_links_no_person_or_issue(written: str) -> None:
+    """Rendered, escaped text reads as written (bar zero-width spaces) and mentions nobody."""
+    rendered = GFM.renderInline(f"x {escape(written)}")
+    shown = html.unescape(rendered).replace("\u200b", "")
+    assert shown.rstrip() == f"x {written}".rstrip()
+    assert MENTION_OR_ISSUE.search(html.unescape(rendered)) is None
+
+
+def test_dry_run_markdown_keeps_a_param_with_a_pipe_in_its_cell() -> None:
+    """A pipe in a parameter (a pattern's ``a|b``) is shown in the params cell, not a new cell."""
+    suite = make_suite({"type": "response-time", "params": {"max_acceptable_ms": 5}})
+    params = {"pattern": "x|y `z`"}
+    entry = replace(suite.scorers[0], params=params)
+    rendered = GFM.render(suite_to_markdown(replace(suite, scorers=(entry,))))
+    cells = re.findall(r"<td>(.*?)</td>", rendered)
+    assert html.unescape(cells[-1]) == f"<code>{json.dumps(params)}</code>"
 
 
 def test_dry_run_markdown_lists_the_scorers(run: EvalRun) -> None:

@@ -43,7 +43,11 @@ MARKDOWN_OUTPUT_LIMIT = 500
 """The same for Markdown: its :data:`MARKDOWN_ROWS` failing cases, each with an output and an
 expectation, stay within what a pull-request comment holds (50 · 2 · 500 = 50,000 characters)."""
 _BACKTICKS = re.compile("`+")
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#~$])")
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#~$&])")
+# GitHub turns `@name` into a notification to that person or team and `#123`, `GH-123` into a
+# back-reference on that issue, in a comment's text even when backslash-escaped. A zero-width
+# space after the sign (`@&#8203;name`, as Renovate writes) shows the same and links nothing.
+_GITHUB_REFERENCE = re.compile(r"(?<!\w)@(?=[A-Za-z0-9])|\\#(?=[0-9])|(?<![\w-])GH-(?=[0-9])")
 
 
 def short(text: str, limit: int = 120) -> str:
@@ -452,8 +456,12 @@ def suite_table(suite: Suite) -> Table:
 
 
 def escape(text: str) -> str:
-    """Text with Markdown's special characters backslash-escaped, newlines shown escaped."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", text).replace("\n", "\\n")
+    """Text with Markdown's special characters backslash-escaped, newlines shown escaped.
+
+    A mention (``@name``) or an issue reference (``#123``) is kept from linking on GitHub.
+    """
+    escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", text).replace("\n", "\\n")
+    return _GITHUB_REFERENCE.sub(lambda sign: f"{sign.group()}&#8203;", escaped)
 
 
 def code(text: str) -> str:
@@ -589,7 +597,9 @@ def suite_to_markdown(suite: Suite) -> str:
         lines += [escape(suite.description), ""]
     rows = []
     for entry in suite.scorers:
-        shown = code(json.dumps(entry.params, ensure_ascii=False)) if entry.params else DASH
+        params = code(json.dumps(entry.params, ensure_ascii=False)) if entry.params else DASH
+        # In a table a pipe ends the cell even inside code (GFM); escaped, the code shows it.
+        shown = params.replace("|", "\\|")
         rows.append([escape(entry.label), f"{entry.weight:g}", f"{entry.threshold:g}", shown])
     lines += markdown_table(("scorer", "weight", "threshold", "params"), rows)
     return printable("\n".join(lines) + "\n")
