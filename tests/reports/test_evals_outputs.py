@@ -125,6 +125,12 @@ def test_a_secret_in_an_output_is_redacted_before_any_report() -> None:
     assert token not in json.dumps([cleaned.output, cleaned.expected])
 
 
+def test_an_answer_with_a_lone_surrogate_is_cleaned_for_the_report() -> None:
+    """A task's answer no UTF-8 file can hold (``\\udc80``) is reported with U+FFFD, not a crash."""
+    cleaned = secret_free_result(answered("\udc80 token").cases[1])
+    assert cleaned.output == "<b>beta</b>\ufffd token"
+
+
 def test_the_json_report_is_the_same_bytes_for_the_same_answers() -> None:
     """Recorded outputs (no clock involved) give the same JSON report, byte for byte."""
     recorded = [{**case, "actual": "an answer"} for case in CASES]
