@@ -28,6 +28,7 @@ from knowledgepulse.reports.compare import (
     counts_line,
 )
 from knowledgepulse.reports.evals import (
+    ERROR_LIMIT,
     MARKDOWN_OUTPUT_LIMIT,
     OUTPUT_LIMIT,
     failing_case,
@@ -107,6 +108,31 @@ def test_a_long_output_is_cut_in_the_views_saying_how_much_and_kept_whole_in_jso
     assert said in to_junit(run)
     assert said in " ".join(failure_message(run.cases[1]).split())  # wrapped at 100 columns
     assert json.loads(to_json(run))["cases"][1]["output"].endswith("x" * 6000)
+
+
+def test_a_long_task_error_is_cut_in_every_view_and_kept_whole_in_json() -> None:
+    """A 10,000-character exception message: ERROR_LIMIT of it in each view, the rest counted."""
+
+    def task(given: TaskInput) -> str:
+        raise ValueError("y" * 10_000)
+
+    run = evaluate(task, CASES[:1], SUITE, cache_dir=None)
+    said = f"… ({10_000 - ERROR_LIMIT:,} more characters)"
+    error = ET.fromstring(to_junit(run)).find(".//testcase/error")
+    assert error is not None
+    assert said in error.get("message", "")
+    assert len(error.get("message", "")) < ERROR_LIMIT + 100
+    assert said in to_markdown(run)
+    assert said in to_html(run)
+    assert json.loads(to_json(run))["cases"][0]["task"]["error"]["message"] == "y" * 10_000
+
+
+def test_junit_shows_each_control_character_of_an_answer_escaped() -> None:
+    """Vertical tab, form feed, NEL and the file separator are shown as escapes, not line breaks."""
+    run = answered("\x0b\x0c\x1c\x85|")
+    failure = ET.fromstring(to_junit(run)).find(".//testcase/failure")
+    assert failure is not None
+    assert "  <b>beta</b>\\x0b\\x0c\\x1c\\x85|\n" in (failure.text or "")
 
 
 def test_a_markdown_output_holding_backticks_cannot_close_its_fence() -> None:

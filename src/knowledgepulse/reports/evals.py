@@ -39,6 +39,10 @@ _NOTES_ROOM = 1_000
 OUTPUT_LIMIT = 2000
 """The most characters of a failing case's output (and of its expectation) a view shows; the
 rest is said as ``… (12,345 more characters)``. The JSON report keeps them whole."""
+ERROR_LIMIT = 500
+"""The most characters of an exception's message (a task's, a scorer's) a view shows, cut as
+:data:`OUTPUT_LIMIT` cuts; a JUnit ``message`` is one line for a CI tool's list of failures.
+The JSON report keeps it whole."""
 MARKDOWN_OUTPUT_LIMIT = 500
 """The same for Markdown: its :data:`MARKDOWN_ROWS` failing cases, each with an output and an
 expectation, stay within what a pull-request comment holds (50 · 2 · 500 = 50,000 characters)."""
@@ -122,7 +126,7 @@ def percent(value: float | None) -> str:
 def outcome_line(outcome: ScorerOutcome) -> str:
     """``score 0.500 < threshold 0.800 (margin -0.300)``, or the error when there is no score."""
     if outcome.score is None:
-        return f"no score: {outcome.error}"
+        return f"no score: {shown_value(outcome.error or '', ERROR_LIMIT)}"
     relation = ">=" if outcome.passed else "<"
     # Only a failure needs the digits: a pass within the tolerance (0.7999999999) reads 0.800.
     digits = 3 if outcome.passed else apart(outcome.score, outcome.threshold)
@@ -206,7 +210,7 @@ def task_failure(result: CaseResult) -> str | None:
     record = result.task
     if record is None or not record.failed:
         return None
-    said = f": {record.error_message}" if record.error_message else ""
+    said = f": {shown_value(record.error_message, ERROR_LIMIT)}" if record.error_message else ""
     # A timeout's type is always TimeoutError: "timed out TimeoutError" would say it twice.
     what = "timed out" if record.timed_out else f"raised {record.error_type}"
     return f"the task {what}{said} ({counted(record.attempts, 'attempt')})"
@@ -577,7 +581,8 @@ def _markdown_case(result: CaseResult) -> list[str]:
     for outcome in result.failing:
         # A repeated case's diagnosis opens with the mean ± stderr over the runs.
         lines.append(f"- **{escape(outcome.key)}**: {escape(outcome_line(outcome))}")
-        lines.extend(f"  - {escape(hint)}" for hint in outcome.diagnosis)
+        hints = (shown_value(hint, MARKDOWN_OUTPUT_LIMIT) for hint in outcome.diagnosis)
+        lines.extend(f"  - {escape(hint)}" for hint in hints)
     if result.repeat is not None and (shown := passed_scores(result)):
         lines.append(f"- passed: {escape(shown)}")
     for label, value in answer_lines(result, MARKDOWN_OUTPUT_LIMIT):
