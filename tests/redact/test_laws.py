@@ -90,6 +90,16 @@ def _shape(value: Any) -> Any:
 
 
 @patient
+@given(before=texts, after=texts, level=levels)
+def test_a_lone_surrogate_is_cleaned_as_the_replacement_character(
+    before: str, after: str, level: str
+) -> None:
+    """A Python string may hold one (a task's answer; no UTF-8 file can): read as U+FFFD."""
+    cleaned = clean_text(f"{before}\udc80{after}", level).text
+    assert cleaned == clean_text(f"{before}\ufffd{after}", level).text
+
+
+@patient
 @given(text=texts, level=levels)
 def test_cleaning_is_idempotent(text: str, level: str) -> None:
     """Cleaning a cleaned text changes nothing more."""

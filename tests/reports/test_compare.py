@@ -164,6 +164,22 @@ def test_markdown_cuts_long_tables_and_says_how_many_more() -> None:
     assert "… and 7 more (the JSON report has them all)." in text
 
 
+def test_markdown_keeps_within_its_budget_showing_regressions_first() -> None:
+    """A budget too small for every row cuts the later sections first, each saying how many."""
+    count = 40
+    ids = {f"case-{n}": 100.0 for n in range(count)}
+    worse, better = dict.fromkeys(ids, 1900.0), {f"fixed-{n}": 1900.0 for n in range(count)}
+    comparison = compare_runs(timed_run(ids | better), timed_run(worse | dict.fromkeys(better, 1)))
+    whole = comparison_to_markdown(comparison)
+    budget = len(whole) - 10
+    text = comparison_to_markdown(comparison, budget)
+    assert len(text) <= budget
+    assert len(re.findall(r"^\| case-\d+ \|", text, flags=re.MULTILINE)) == count
+    improvements = len(re.findall(r"^\| fixed-\d+ \|", text, flags=re.MULTILINE))
+    assert improvements < count
+    assert f"… and {count - improvements} more (the JSON report has them all)." in text
+
+
 def test_a_flip_decided_by_a_scorer_one_suite_lacks_names_that_scorer() -> None:
     """A scorer added to the suite that a case fails explains its regression (it read '—')."""
     examples = Path(__file__).parents[2] / "examples" / "evals"

@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
+import html
 import io
 import json
+import re
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 from rich.console import Console
 
+from knowledgepulse.evals import evaluate
 from knowledgepulse.evals.cases import FileProblem, LoadedCase, MalformedCase
+from knowledgepulse.evals.compare import compare_runs
 from knowledgepulse.evals.report import EvalReport
 from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.records import Location, Problem
+from knowledgepulse.reports.eval_formats import run_report
 from knowledgepulse.reports.evals import (
+    MARKDOWN_BUDGET,
     MARKDOWN_ROWS,
     escape,
     indented_json,
@@ -29,6 +39,7 @@ from knowledgepulse.reports.evals import (
 )
 from knowledgepulse.reports.junit import to_junit
 from tests.evals.builders import make_case, make_suite, op, page
+from tests.evals.test_evaluate import text_case
 
 CASES_FILE = "cases.jsonl"
 
@@ -237,9 +248,62 @@ def test_markdown_cuts_long_case_sections_and_says_how_many_more() -> None:
     assert text.count("… and 7 more (the JSON report has them all).") == 2
 
 
+def long_answers_run(count: int) -> EvalRun:
+    """``count`` failing cases, each answering 600 characters and expecting 24 long patterns."""
+    patterns = [f"pattern number {n} that the answer lacks" for n in range(24)]
+    cases = [text_case(f"c{n}", "an answer " * 60, *patterns) for n in range(count)]
+    return evaluate(lambda given: str(given.input), cases, make_suite(*CONTENT), cache_dir=None)
+
+
+CONTENT = ({"type": "content-quality"},)
+
+
+def test_markdown_of_many_long_failures_fits_a_pull_request_comment() -> None:
+    """50 failing cases with long answers stay within MARKDOWN_BUDGET; the rest counted."""
+    run = long_answers_run(MARKDOWN_ROWS)
+    text = to_markdown(run)
+    shown = text.count("#### ")
+    assert len(text) <= MARKDOWN_BUDGET < 65_536
+    assert 0 < shown < MARKDOWN_ROWS
+    assert f"… and {MARKDOWN_ROWS - shown} more (the JSON report has them all)." in text
+
+
+def test_markdown_with_a_baseline_puts_the_comparison_before_the_failures_within_budget() -> None:
+    """kp eval --baseline -f markdown: totals, then the regressions, then cases as fit."""
+    base, new = long_answers_run(2), long_answers_run(MARKDOWN_ROWS)
+    text = run_report(new, "markdown", compare_runs(base, new))
+    assert isinstance(text, str)
+    assert len(text) <= MARKDOWN_BUDGET
+    assert text.index("## Comparison") < text.index("### Failing cases")
+
+
 def test_markdown_escapes_text_from_cases() -> None:
     """Pipes, stars, dollars and angle brackets from content cannot break the Markdown."""
     assert escape("a|b *c* $5 <x>") == r"a\|b \*c\* \$5 \<x\>"
+
+
+# rich renders Markdown with markdown-it-py, so it is there wherever the reports are.
+GFM = MarkdownIt("commonmark").enable("table")
+MENTION_OR_ISSUE = re.compile(r"(?<!\w)@[A-Za-z0-9]|#[0-9]|GH-[0-9]")
+
+
+@given(st.text(st.sampled_from("ab1 @#&;|*_`<>[]()!\\-GH"), max_size=30))
+def test_escaped_text_renders_as_written_and_links_no_person_or_issue(written: str) -> None:
+    """Rendered, escaped text reads as written (bar zero-width spaces) and mentions nobody."""
+    rendered = GFM.renderInline(f"x {escape(written)}")
+    shown = html.unescape(rendered).replace("\u200b", "")
+    assert shown.rstrip() == f"x {written}".rstrip()
+    assert MENTION_OR_ISSUE.search(html.unescape(rendered)) is None
+
+
+def test_dry_run_markdown_keeps_a_param_with_a_pipe_in_its_cell() -> None:
+    """A pipe in a parameter (a pattern's ``a|b``) is shown in the params cell, not a new cell."""
+    suite = make_suite({"type": "response-time", "params": {"max_acceptable_ms": 5}})
+    params = {"pattern": "x|y `z`"}
+    entry = replace(suite.scorers[0], params=params)
+    rendered = GFM.render(suite_to_markdown(replace(suite, scorers=(entry,))))
+    cells = re.findall(r"<td>(.*?)</td>", rendered)
+    assert html.unescape(cells[-1]) == f"<code>{json.dumps(params)}</code>"
 
 
 def test_dry_run_markdown_lists_the_scorers(run: EvalRun) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -26,7 +27,7 @@ needs_browser = pytest.mark.skipif(
 )
 
 
-def render(path: Path) -> tuple[str, list[str]]:
+def render(path: Path, *flags: str) -> tuple[str, list[str]]:
     """The DOM Chromium builds from the page, and every console message it logged."""
     browser = _browser()
     assert browser is not None
@@ -38,6 +39,7 @@ def render(path: Path) -> tuple[str, list[str]]:
             "--disable-gpu",
             "--enable-logging=stderr",
             "--v=0",
+            *flags,
             "--dump-dom",
             path.as_uri(),
         ],
@@ -79,3 +81,22 @@ def test_the_console_check_sees_a_script_error(tmp_path: Path) -> None:
     path.write_text("<!DOCTYPE html><p>x</p><script>not_defined()</script>", encoding="utf-8")
     _, console = render(path)
     assert any("Uncaught ReferenceError" in line for line in console)
+
+
+@needs_browser
+def test_long_unbroken_answers_and_ids_wrap_within_a_narrow_window(tmp_path: Path) -> None:
+    """A 3,000-character token in an answer and a 300-character id scroll nothing sideways."""
+    token = [op("update", "b1", content="X" * 3000)]
+    rename = [op("update", "b1", content="Add to Basket")]
+    case = make_case(PAGES, actual=token, expected=rename, case_id="Y" * 300)
+    page = to_html(run_suite(SUITE, [case]))
+    # The page's policy refuses scripts; this copy drops it to measure its own width.
+    page = re.sub(r"<meta http-equiv='Content-Security-Policy'[^>]*>", "", page)
+    root = "document.documentElement"
+    measure = f"document.body.dataset.over = {root}.scrollWidth - {root}.clientWidth"
+    path = tmp_path / "report.html"
+    path.write_text(page.replace("</body>", f"<script>{measure}</script></body>"), "utf-8")
+    dom, _ = render(path, "--window-size=800,600")
+    over = re.search(r"<body data-over=\"(-?\d+)\"", dom)
+    assert over is not None  # the script ran
+    assert int(over.group(1)) == 0  # pixels the page is wider than the window

@@ -28,6 +28,7 @@ from knowledgepulse.reports.compare import (
     counts_line,
 )
 from knowledgepulse.reports.evals import (
+    ERROR_LIMIT,
     MARKDOWN_OUTPUT_LIMIT,
     OUTPUT_LIMIT,
     failing_case,
@@ -109,6 +110,31 @@ def test_a_long_output_is_cut_in_the_views_saying_how_much_and_kept_whole_in_jso
     assert json.loads(to_json(run))["cases"][1]["output"].endswith("x" * 6000)
 
 
+def test_a_long_task_error_is_cut_in_every_view_and_kept_whole_in_json() -> None:
+    """A 10,000-character exception message: ERROR_LIMIT of it in each view, the rest counted."""
+
+    def task(given: TaskInput) -> str:
+        raise ValueError("y" * 10_000)
+
+    run = evaluate(task, CASES[:1], SUITE, cache_dir=None)
+    said = f"… ({10_000 - ERROR_LIMIT:,} more characters)"
+    error = ET.fromstring(to_junit(run)).find(".//testcase/error")
+    assert error is not None
+    assert said in error.get("message", "")
+    assert len(error.get("message", "")) < ERROR_LIMIT + 100
+    assert said in to_markdown(run)
+    assert said in to_html(run)
+    assert json.loads(to_json(run))["cases"][0]["task"]["error"]["message"] == "y" * 10_000
+
+
+def test_junit_shows_each_control_character_of_an_answer_escaped() -> None:
+    """Vertical tab, form feed, NEL and the file separator are shown as escapes, not line breaks."""
+    run = answered("\x0b\x0c\x1c\x85|")
+    failure = ET.fromstring(to_junit(run)).find(".//testcase/failure")
+    assert failure is not None
+    assert "  <b>beta</b>\\x0b\\x0c\\x1c\\x85|\n" in (failure.text or "")
+
+
 def test_a_markdown_output_holding_backticks_cannot_close_its_fence() -> None:
     """An answer with a ``` run is fenced by a longer run of backticks."""
     run = answered("\n```\n# heading")
@@ -123,6 +149,12 @@ def test_a_secret_in_an_output_is_redacted_before_any_report() -> None:
     )
     cleaned = secret_free_result(result)
     assert token not in json.dumps([cleaned.output, cleaned.expected])
+
+
+def test_an_answer_with_a_lone_surrogate_is_cleaned_for_the_report() -> None:
+    """A task's answer no UTF-8 file can hold (``\\udc80``) is reported with U+FFFD, not a crash."""
+    cleaned = secret_free_result(answered("\udc80 token").cases[1])
+    assert cleaned.output == "<b>beta</b>\ufffd token"
 
 
 def test_the_json_report_is_the_same_bytes_for_the_same_answers() -> None:

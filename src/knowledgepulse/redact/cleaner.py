@@ -2,7 +2,8 @@
 
 Rules run in order on the text as the earlier ones left it, so a connection string is one
 marker, not one with a password marker inside; a span cutting into a marker is left alone, which
-makes cleaning idempotent. A text past :data:`MAX_TEXT` characters is cut there first.
+makes cleaning idempotent. A text past :data:`MAX_TEXT` characters is cut there first, and a lone
+surrogate becomes U+FFFD.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ MAX_TEXT = 1_000_000
 
 _MARKER = regex.compile(r"\[REDACTED:[A-Za-z0-9_\-]+\]")
 _DIGIT = regex.compile(r"\d")
+_SURROGATE = regex.compile("[\ud800-\udfff]")
 
 
 def marker(kind: str) -> str:
@@ -89,6 +91,10 @@ _index = cache(_Index)
 def clean(text: str, rules: Sequence[Rule]) -> tuple[str, Counter[Rule]]:
     """``text`` with every span of ``rules`` replaced, and how many each rule replaced."""
     found: Counter[Rule] = Counter()
+    if not text.isascii():
+        # A lone surrogate (a task's answer may hold one; no UTF-8 file can) is U+FFFD, as the
+        # records read one: the keyword automaton and the base64 finder read text as UTF-8.
+        text = _SURROGATE.sub("\ufffd", text)
     if len(text) > MAX_TEXT:
         # At a space when one is near: a secret straddling the limit leaves no half of itself.
         end = text.rfind(" ", MAX_TEXT - 1000, MAX_TEXT)

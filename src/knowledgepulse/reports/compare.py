@@ -1,8 +1,9 @@
 """Comparisons of two evaluation runs as JSON, a rich console view and Markdown.
 
 Every view puts regressions first. The Markdown is a pull-request comment: the regressions as a
-table, the rest folded into ``<details>``, each table cut at :data:`MARKDOWN_ROWS` rows so the
-comment stays within what a code host accepts (the JSON report has every case).
+table, the rest folded into ``<details>``, each table cut at :data:`MARKDOWN_ROWS` rows and all
+of them to :data:`MARKDOWN_BUDGET` characters, so the comment stays within what a code host
+accepts (the JSON report has every case).
 """
 
 from __future__ import annotations
@@ -31,11 +32,13 @@ from knowledgepulse.evals.report import EvalReport, ReportCase, ReportScore, Rep
 from knowledgepulse.evals.results import RunSummary
 from knowledgepulse.reports.evals import (
     DASH,
-    MARKDOWN_ROWS,
+    MARKDOWN_BUDGET,
+    MarkdownRoom,
     apart,
     escape,
     indented_json,
     markdown_more,
+    markdown_row,
     markdown_table,
     mean_said,
     number,
@@ -435,8 +438,11 @@ def comparison_to_console(comparison: Comparison) -> Group:
     return Group(*parts)
 
 
-def comparison_to_markdown(comparison: Comparison) -> str:
-    """The comparison as Markdown for a pull-request comment: regressions first, rest folded."""
+def comparison_to_markdown(comparison: Comparison, budget: int = MARKDOWN_BUDGET) -> str:
+    """The comparison as Markdown for a pull-request comment: regressions first, rest folded.
+
+    As many rows as fit in ``budget`` characters, regressions first; the rest are counted.
+    """
     base, new = comparison.base, comparison.new
     title = new.suite.name or base.suite.name or "evaluation"
     counts = counts_line(comparison)
@@ -458,19 +464,20 @@ def comparison_to_markdown(comparison: Comparison) -> str:
         "|---|---:|---:|---:|",
         *(f"| {' | '.join(row)} |" for row in totals_rows(comparison)),
     ]
+    rows = [map(escape, [*row[:-1], row[-1] or DASH]) for row in scorer_rows(comparison)]
+    scorers = _folded("Scorers", markdown_table(SCORER_HEAD, rows))
+    room = MarkdownRoom(budget - len(printable("\n".join([*lines, *scorers]))))
     for change, heading, _ in SECTIONS:
         if not (cases := section_cases(comparison, change)):
             continue
-        rows = [map(escape, case_row(case)) for case in cases[:MARKDOWN_ROWS]]
-        table = markdown_table(("case", "what changed", "weighted"), rows)
-        table += markdown_more(len(cases))
+        shown = room.take(markdown_row(map(escape, case_row(case))) for case in cases)
+        table = markdown_table(("case", "what changed", "weighted"), [])
+        table += [*shown, *markdown_more(len(cases), len(shown))]
         if change == "regressed":
             lines += ["", f"### {heading} ({len(cases)})", "", *table]
         else:
             lines += ["", *_folded(f"{heading} ({len(cases)})", table)]
-    rows = [map(escape, [*row[:-1], row[-1] or DASH]) for row in scorer_rows(comparison)]
-    table = markdown_table(SCORER_HEAD, rows)
-    lines += ["", *_folded("Scorers", table)]
+    lines += ["", *scorers]
     return printable("\n".join(lines) + "\n")
 
 

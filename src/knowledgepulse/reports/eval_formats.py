@@ -23,6 +23,7 @@ from knowledgepulse.reports.compare import (
     with_comparison,
 )
 from knowledgepulse.reports.evals import (
+    MARKDOWN_BUDGET,
     json_chunks,
     suite_table,
     suite_to_json,
@@ -69,6 +70,9 @@ def run_report(
 
         return to_html(run, comparison)
     if output_format == "markdown":
-        extra = "\n" + comparison_to_markdown(comparison) if comparison is not None else ""
-        return to_markdown(run) + extra
+        if comparison is None:
+            return to_markdown(run)
+        # The comparison (what fails the gate) right after the totals, and half the budget at
+        # most, so the failing cases keep room for their diagnoses.
+        return to_markdown(run, comparison_to_markdown(comparison, MARKDOWN_BUDGET // 2))
     return to_junit(run, gate)

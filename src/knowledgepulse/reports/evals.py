@@ -7,6 +7,7 @@ escaped, so an id like ``[bold]`` or ``*x*`` is shown as written.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -27,16 +28,30 @@ from knowledgepulse.records.json_values import SURROGATE
 
 DASH = "—"
 MARKDOWN_ROWS = 50
-"""The most cases one Markdown section lists, so a pull-request comment stays within what a code
-host accepts (GitHub: 65,536 characters); the JSON report has every case."""
+"""The most cases one Markdown section lists; the JSON report has every case."""
+MARKDOWN_BUDGET = 60_000
+"""The most characters a Markdown report holds, comparison included: GitHub refuses a
+pull-request comment over 65,536 (a step summary may hold 1 MiB), and a bot often adds a line or
+two. Cases that do not fit are counted, failing ones shown first; 50 failing cases with long
+diagnoses and answers reached 90,000 characters."""
+_NOTES_ROOM = 1_000
+"""Kept back from the budget for the lines that count what was left out."""
 OUTPUT_LIMIT = 2000
 """The most characters of a failing case's output (and of its expectation) a view shows; the
 rest is said as ``… (12,345 more characters)``. The JSON report keeps them whole."""
+ERROR_LIMIT = 500
+"""The most characters of an exception's message (a task's, a scorer's) a view shows, cut as
+:data:`OUTPUT_LIMIT` cuts; a JUnit ``message`` is one line for a CI tool's list of failures.
+The JSON report keeps it whole."""
 MARKDOWN_OUTPUT_LIMIT = 500
 """The same for Markdown: its :data:`MARKDOWN_ROWS` failing cases, each with an output and an
 expectation, stay within what a pull-request comment holds (50 · 2 · 500 = 50,000 characters)."""
 _BACKTICKS = re.compile("`+")
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#~$])")
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#~$&])")
+# GitHub turns `@name` into a notification to that person or team and `#123`, `GH-123` into a
+# back-reference on that issue, in a comment's text even when backslash-escaped. A zero-width
+# space after the sign (`@&#8203;name`, as Renovate writes) shows the same and links nothing.
+_GITHUB_REFERENCE = re.compile(r"(?<!\w)@(?=[A-Za-z0-9])|\\#(?=[0-9])|(?<![\w-])GH-(?=[0-9])")
 
 
 def short(text: str, limit: int = 120) -> str:
@@ -111,7 +126,7 @@ def percent(value: float | None) -> str:
 def outcome_line(outcome: ScorerOutcome) -> str:
     """``score 0.500 < threshold 0.800 (margin -0.300)``, or the error when there is no score."""
     if outcome.score is None:
-        return f"no score: {outcome.error}"
+        return f"no score: {shown_value(outcome.error or '', ERROR_LIMIT)}"
     relation = ">=" if outcome.passed else "<"
     # Only a failure needs the digits: a pass within the tolerance (0.7999999999) reads 0.800.
     digits = 3 if outcome.passed else apart(outcome.score, outcome.threshold)
@@ -195,7 +210,7 @@ def task_failure(result: CaseResult) -> str | None:
     record = result.task
     if record is None or not record.failed:
         return None
-    said = f": {record.error_message}" if record.error_message else ""
+    said = f": {shown_value(record.error_message, ERROR_LIMIT)}" if record.error_message else ""
     # A timeout's type is always TimeoutError: "timed out TimeoutError" would say it twice.
     what = "timed out" if record.timed_out else f"raised {record.error_type}"
     return f"the task {what}{said} ({counted(record.attempts, 'attempt')})"
@@ -445,8 +460,12 @@ def suite_table(suite: Suite) -> Table:
 
 
 def escape(text: str) -> str:
-    """Text with Markdown's special characters backslash-escaped, newlines shown escaped."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", text).replace("\n", "\\n")
+    """Text with Markdown's special characters backslash-escaped, newlines shown escaped.
+
+    A mention (``@name``) or an issue reference (``#123``) is kept from linking on GitHub.
+    """
+    escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", text).replace("\n", "\\n")
+    return _GITHUB_REFERENCE.sub(lambda sign: f"{sign.group()}&#8203;", escaped)
 
 
 def code(text: str) -> str:
@@ -456,8 +475,35 @@ def code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def to_markdown(run: EvalRun) -> str:
-    """The run as Markdown for a CI job summary: totals, scorers, failing and malformed cases."""
+class MarkdownRoom:
+    """What is left of a Markdown report's character budget, spent block by block in order.
+
+    Once a block does not fit, nothing after it is shown, so an earlier section (failing cases)
+    is never cut to show a later one (warnings).
+    """
+
+    def __init__(self, budget: int) -> None:
+        self.left = budget - _NOTES_ROOM
+
+    def take(self, blocks: Iterable[str]) -> list[str]:
+        """The leading blocks (at most :data:`MARKDOWN_ROWS`) that fit, each made printable."""
+        shown: list[str] = []
+        for block in map(printable, itertools.islice(blocks, MARKDOWN_ROWS)):
+            if len(block) + 1 > self.left:
+                self.left = 0
+                break
+            self.left -= len(block) + 1
+            shown.append(block)
+        return shown
+
+
+def to_markdown(run: EvalRun, comparison: str = "", budget: int = MARKDOWN_BUDGET) -> str:
+    """The run as Markdown for a CI job summary or a pull-request comment, within ``budget``.
+
+    Totals and scorers, then ``comparison`` (a comparison's Markdown, where a reviewer looks
+    first), then failing and malformed cases, files not read in full and warnings, as many as
+    fit in ``budget`` characters; the rest are counted.
+    """
     totals = summary_cells(run)
     scorers = ([escape(e.label), *scorer_cells(run, e)] for e in run.suite.scorers)
     lines = [
@@ -469,28 +515,34 @@ def to_markdown(run: EvalRun) -> str:
     ]
     if workflow := workflow_lines(run):
         lines += ["", *(f"- {escape(line)}" for line in workflow)]
+    if comparison:
+        lines += ["", comparison.rstrip("\n")]
+    room = MarkdownRoom(budget - len(printable("\n".join(lines))))
     failing = [r for r in run.cases if not r.passed and not r.malformed]
     malformed = [r for r in run.cases if r.malformed]
     if failing:
         lines += ["", f"### Failing cases ({len(failing)})"]
-        for result in failing[:MARKDOWN_ROWS]:
-            lines += ["", *_markdown_case(result)]
-        lines += markdown_more(len(failing))
+        shown = room.take("\n".join(["", *_markdown_case(r)]) for r in failing)
+        lines += [*shown, *markdown_more(len(failing), len(shown))]
     if malformed:
         lines += ["", f"### Malformed cases ({len(malformed)})", ""]
-        for result in malformed[:MARKDOWN_ROWS]:
-            name = code(result.case_id) if result.case_id is not None else "(no id)"
-            lines.append(f"- {name} at {code(str(result.location))}")
-            lines.extend(f"  - {escape(str(problem))}" for problem in result.problems)
-        lines += markdown_more(len(malformed))
+        shown = room.take(map(_markdown_malformed, malformed))
+        lines += [*shown, *markdown_more(len(malformed), len(shown))]
     unreadable = [problem for problem in run.file_problems if not problem.warning]
     for heading, problems in (("Not read in full", unreadable), ("Warnings", run.warnings)):
         if problems:
             lines += ["", f"### {heading} ({len(problems)})", ""]
-            lines.extend(f"- {escape(str(problem))}" for problem in problems)
+            shown = room.take(f"- {escape(str(problem))}" for problem in problems)
+            lines += [*shown, *markdown_more(len(problems), len(shown))]
     if not failing and not malformed and not unreadable and run.summary.cases:
         lines += ["", "Every case passed."]
     return printable("\n".join(lines) + "\n")
+
+
+def _markdown_malformed(result: CaseResult) -> str:
+    name = code(result.case_id) if result.case_id is not None else "(no id)"
+    problems = (f"\n  - {escape(str(problem))}" for problem in result.problems)
+    return f"- {name} at {code(str(result.location))}" + "".join(problems)
 
 
 _MARKDOWN_LEFT = frozenset(("case", "what changed", "scorer", "suite change", "params"))
@@ -500,14 +552,19 @@ _MARKDOWN_LEFT = frozenset(("case", "what changed", "scorer", "suite change", "p
 def markdown_table(head: Sequence[str], rows: Iterable[Iterable[str]]) -> list[str]:
     """A Markdown table's lines: the header, the alignments, a line a row (cells in Markdown)."""
     rule = "".join("|---" if column in _MARKDOWN_LEFT else "|---:" for column in head) + "|"
-    return [f"| {' | '.join(head)} |", rule, *(f"| {' | '.join(row)} |" for row in rows)]
+    return [markdown_row(head), rule, *map(markdown_row, rows)]
 
 
-def markdown_more(count: int) -> list[str]:
-    """The line that ends a section cut at :data:`MARKDOWN_ROWS` cases, if it was cut."""
-    if count <= MARKDOWN_ROWS:
+def markdown_row(cells: Iterable[str]) -> str:
+    """A Markdown table's row: its cells (in Markdown) between pipes."""
+    return f"| {' | '.join(cells)} |"
+
+
+def markdown_more(count: int, shown: int) -> list[str]:
+    """The line that ends a section showing ``shown`` of its ``count`` items, if it was cut."""
+    if count <= shown:
         return []
-    return ["", f"… and {count - MARKDOWN_ROWS} more (the JSON report has them all)."]
+    return ["", f"… and {count - shown} more (the JSON report has them all)."]
 
 
 def _markdown_case(result: CaseResult) -> list[str]:
@@ -524,7 +581,8 @@ def _markdown_case(result: CaseResult) -> list[str]:
     for outcome in result.failing:
         # A repeated case's diagnosis opens with the mean ± stderr over the runs.
         lines.append(f"- **{escape(outcome.key)}**: {escape(outcome_line(outcome))}")
-        lines.extend(f"  - {escape(hint)}" for hint in outcome.diagnosis)
+        hints = (shown_value(hint, MARKDOWN_OUTPUT_LIMIT) for hint in outcome.diagnosis)
+        lines.extend(f"  - {escape(hint)}" for hint in hints)
     if result.repeat is not None and (shown := passed_scores(result)):
         lines.append(f"- passed: {escape(shown)}")
     for label, value in answer_lines(result, MARKDOWN_OUTPUT_LIMIT):
@@ -544,7 +602,9 @@ def suite_to_markdown(suite: Suite) -> str:
         lines += [escape(suite.description), ""]
     rows = []
     for entry in suite.scorers:
-        shown = code(json.dumps(entry.params, ensure_ascii=False)) if entry.params else DASH
+        params = code(json.dumps(entry.params, ensure_ascii=False)) if entry.params else DASH
+        # In a table a pipe ends the cell even inside code (GFM); escaped, the code shows it.
+        shown = params.replace("|", "\\|")
         rows.append([escape(entry.label), f"{entry.weight:g}", f"{entry.threshold:g}", shown])
     lines += markdown_table(("scorer", "weight", "threshold", "params"), rows)
     return printable("\n".join(lines) + "\n")

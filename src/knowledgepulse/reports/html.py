@@ -23,11 +23,17 @@ STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em}
 td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right;vertical-align:top}
-td:first-child,th:first-child{text-align:left}
+td:first-child,th:first-child{text-align:left;overflow-wrap:anywhere}
 pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap}
+body{overflow-wrap:break-word}
 svg rect{fill:#4a78c2}
 """
-"""The style every report page starts from; a report adds its own rules after it."""
+"""The style every report page starts from; a report adds its own rules after it.
+
+A long token (base64, a minified answer, an id of 300 characters) breaks where it must, so the
+page never scrolls sideways; a first column (ids, names) may break anywhere to keep a table in
+the window, the numbers beside it never.
+"""
 
 # Nothing but inline styles: if escaping ever failed, injected script or remote resources
 # would still be refused by the browser.

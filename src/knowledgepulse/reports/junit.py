@@ -156,7 +156,8 @@ def _verdict(result: CaseResult, case_id: str) -> tuple[str, str, str, str] | No
         lines.append(f"{outcome.label}: {outcome_line(outcome)}")
         lines.extend(f"  {hint}" for hint in outcome.diagnosis)
     for label, shown in answer_lines(result):
-        lines += [f"{label}:", *(f"  {line}" for line in shown.splitlines())]
+        # Split at newlines only: splitlines() would also drop \x0b, \x0c, \x85, \u2028.
+        lines += [f"{label}:", *(f"  {line}" for line in shown.split("\n"))]
     # A scorer that gave no score (it raised, or the case lacks what it reads) is not below its
     # threshold: CI tools show the type as the failure's class, so it must not say so.
     below = all(outcome.score is not None for outcome in failing)
