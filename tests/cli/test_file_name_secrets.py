@@ -67,3 +67,31 @@ def _files(report: object) -> list[object]:
         return []
     own = [value for key, value in report.items() if key in ("file", "matched_file")]
     return own + [file for value in report.values() for file in _files(value)]
+
+
+CHAT = Path(__file__).parents[1] / "sources" / "data" / "chat" / "openai_chat.jsonl"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["redact"],
+        ["convert", "--redact"],
+        ["score", "--annotate", "--redact", "--no-embedder"],
+        ["split", "--redact", "--test", "0.5", "--no-embedder"],
+    ],
+    ids=" ".join,
+)
+def test_a_run_that_redacts_says_what_a_file_was_read_as_without_its_secret(
+    kp: KpRunner, tmp_path: Path, command: list[str]
+) -> None:
+    """The 'read as' line names the file with its secret redacted when the run redacts."""
+    source = tmp_path / f"chat_{TOKEN}.jsonl"
+    source.write_text(CHAT.read_text())
+    out = tmp_path / ("sets" if command[0] == "split" else "out.jsonl")
+
+    run = kp(command[0], str(source), *command[1:], "-o", str(out))
+
+    assert run.code == 0, run.err
+    assert "chat_[REDACTED:api_key].jsonl: read as openai-chat rows" in run.err
+    assert TOKEN[4:16] not in run.err
