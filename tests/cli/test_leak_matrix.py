@@ -117,6 +117,8 @@ def _write_parquet(path: Path, place: str) -> str:
     if place == "map column":
         entries = [[("note", f"key {SECRET}"), ("api_key", NAMED)], [("note", "clean")]]
         table = table.append_column("m", pa.array(entries, pa.map_(pa.string(), pa.string())))
+    elif place == "column name":  # a key of every row: the output's schema names it cleaned
+        table = table.append_column(f"notes {SECRET}", pa.array(["note", "clean"]))
     elif place == "schema metadata":  # the file's own and a column's notes
         repo = table.schema.field("repo").with_metadata({"note": f"key {SECRET}"})
         table = table.set_column(table.schema.get_field_index("repo"), repo, table["repo"])
@@ -136,6 +138,7 @@ CELLS: list[tuple[str, str]] = [
     ("parquet", "map column"),
     ("parquet", "binary column"),
     ("parquet", "schema metadata"),
+    ("parquet", "column name"),
 ]
 COMMANDS = [
     "redact",

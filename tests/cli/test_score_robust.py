@@ -10,12 +10,14 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from knowledgepulse.cli.main import EXIT_INTERNAL
+from knowledgepulse.cli.main import EXIT_INTERNAL, EXIT_USAGE
+from knowledgepulse.errors import ConversionError
 from tests.builders import trace_json
 from tests.cli.conftest import KpRunner
 
@@ -302,3 +304,30 @@ def test_ctrl_c_names_only_the_files_the_command_writes(
     monkeypatch.setattr(f"knowledgepulse.runs.{module}.read_items", interrupted)
     run = kp("-v", command, str(TRACES))
     assert (run.code, run.err.strip()) == (130, said)
+
+
+@pytest.mark.parametrize("error", [ZeroDivisionError, ValueError, ConversionError])
+def test_an_error_line_shows_no_secret_it_quotes(
+    kp: KpRunner, monkeypatch: pytest.MonkeyPatch, error: Callable[[str], Exception]
+) -> None:
+    """An internal or a library error quoting a value has its secrets redacted, the rest kept."""
+    from knowledgepulse.value.scorer import TraceValueScorer
+
+    token = "ghp_4fG7hJ2kL9mN3pQ6rS8tV1wX5yZ0aB2cD4eF"
+
+    def broken(self: object, traces: object) -> object:
+        raise error(f"input_value='deploy with {token}'")
+
+    monkeypatch.setattr(TraceValueScorer, "iter_scores", broken)
+    monkeypatch.delenv("KP_TRACEBACK", raising=False)
+    run = kp("score", str(TRACES), "--no-embedder", "-f", "jsonl")
+    assert run.code in (EXIT_INTERNAL, EXIT_USAGE)
+    assert token[4:16] not in run.err
+    assert "input_value='deploy with [REDACTED:api_key]'" in run.err
+
+
+def test_a_missing_file_named_with_a_secret_is_told_without_it(kp: KpRunner) -> None:
+    """kp: error: names the file given, its secret redacted."""
+    run = kp("score", "runs_ghp_4fG7hJ2kL9mN3pQ6rS8tV1wX5yZ0aB2cD4eF.jsonl", "--no-embedder")
+    assert run.code == EXIT_USAGE
+    assert "kp: error: runs_[REDACTED:api_key].jsonl" in run.err

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from knowledgepulse.cli._console import say
 from knowledgepulse.cli._options import Command, option_group
 from knowledgepulse.runs.redaction import redactor_for
 from knowledgepulse.trace.models import PRIVACY_LEVELS
@@ -53,3 +54,16 @@ REDACT_OPTIONS = ("redact", "privacy_level", "rules_file")
 def redactor_from(options: dict[str, Any]) -> Redactor | None:
     """The redactor ``--redact`` asks for, or ``None``, its options taken out of ``options``."""
     return redactor_for(*(options.pop(name) for name in REDACT_OPTIONS))
+
+
+def notes_said(redacts: bool) -> Callable[[str], None]:
+    """How a run tells a file's notes (``FILE: read as ...``): on stderr, its secrets redacted.
+
+    Only when the run redacts, which loads the rules anyway: a run that does not keeps the
+    name as typed rather than load them for it.
+    """
+    if not redacts:
+        return say
+    from knowledgepulse.redact import clean_text  # noqa: PLC0415 - the run loads the rules
+
+    return lambda note: say(clean_text(note, "private").text)

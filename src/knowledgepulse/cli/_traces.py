@@ -16,7 +16,7 @@ import click
 from knowledgepulse.cli._console import say
 from knowledgepulse.cli._embedder import scorer_from
 from knowledgepulse.cli._options import Command, allow_empty_option, option_group
-from knowledgepulse.cli._redaction import redactor_from
+from knowledgepulse.cli._redaction import notes_said, redactor_from
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.records.readers import STDIN
 from knowledgepulse.reports.value import RunTally
@@ -168,11 +168,12 @@ def run_arguments(
     """
     reading = trace_options_of(options)
     check_outputs()
+    redactor = redactor_from(options)
     return {
-        "redact": redactor_from(options) or False,
+        "redact": redactor or False,
         "scorer": scorer_from(paths, options),
         "source": options.pop("source"),
         "options": reading,
-        "notes": say,
+        "notes": notes_said(redactor is not None),
         "on_problem": sink,
     }

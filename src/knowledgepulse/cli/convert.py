@@ -11,7 +11,7 @@ from typing import Any
 
 from knowledgepulse.cli._console import output_target, say
 from knowledgepulse.cli._options import TO_MESSAGES_HELP, command, output_option, to_option
-from knowledgepulse.cli._redaction import redact_options, redactor_from
+from knowledgepulse.cli._redaction import notes_said, redact_options, redactor_from
 from knowledgepulse.cli._traces import (
     exit_code,
     paths_argument,
@@ -55,7 +55,7 @@ def convert_command(
             to=to,
             redact=redactor or False,
             options=trace_options_of(options),
-            notes=say,
+            notes=notes_said(redactor is not None),
             on_problem=shown_problems(),
             **options,
         )

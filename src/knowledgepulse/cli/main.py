@@ -197,7 +197,8 @@ def main(argv: list[str] | None = None) -> int:
         _say("\n".join([*map(str, error.problems), *said]))
         return EXIT_USAGE
     except KnowledgePulseError as error:  # with the errors found together with it
-        _say("\n".join(f"kp: error: {line}" for line in (error.message_with(flag_of), *error.also)))
+        lines = (error.message_with(flag_of), *error.also)
+        _say(_secret_free("\n".join(f"kp: error: {line}" for line in lines)))
         return EXIT_USAGE
     except _ReaderGoneError:
         # `kp score ... | head` closes our stdout early; that is not an error. Python flushes
@@ -224,8 +225,15 @@ def _interrupted(argv: list[str]) -> str:
     return f"kp: interrupted; nothing was written to {kept}" if kept else "kp: interrupted"
 
 
+def _secret_free(text: str) -> str:
+    """``text`` with its secrets redacted: an error names a file, or quotes a value it met."""
+    from knowledgepulse.redact import clean_text  # noqa: PLC0415 - the rules load on an error
+
+    return clean_text(text, "private").text
+
+
 def _internal_error(error: BaseException) -> int:
-    text = str(error).strip().split("\n", 1)[0]
+    text = _secret_free(str(error).strip().split("\n", 1)[0])
     if len(text) > 300:
         text = text[:299] + "…"
     _say(

@@ -11,7 +11,7 @@ from typing import Any
 
 from knowledgepulse.cli._console import output_target, say
 from knowledgepulse.cli._options import command, output_option, report_option
-from knowledgepulse.cli._redaction import level_option, rules_option
+from knowledgepulse.cli._redaction import level_option, notes_said, rules_option
 from knowledgepulse.cli._traces import (
     exit_code,
     paths_argument,
@@ -61,7 +61,7 @@ def redact_command(
             paths,
             target,
             options=trace_options_of(options),
-            notes=say,
+            notes=notes_said(True),
             on_problem=shown_problems(),
             on_finding=say,
             progress=progress.advance,

@@ -31,7 +31,7 @@ from knowledgepulse.cli._options import (
     format_option,
     output_option,
 )
-from knowledgepulse.cli._redaction import redact_options, redactor_from
+from knowledgepulse.cli._redaction import notes_said, redact_options, redactor_from
 from knowledgepulse.cli._traces import (
     exit_code,
     paths_argument,
@@ -181,7 +181,7 @@ def score_command(
             explain=explain,
             redact=redactor or False,
             options=trace_options_of(options),
-            notes=say,
+            notes=notes_said(redactor is not None),
             on_problem=shown_problems(),
             progress=progress.advance,
             scored=progress.scored,

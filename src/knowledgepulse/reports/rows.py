@@ -313,19 +313,29 @@ class RowWriter:
         return [self._pa.field(name, COLUMN_TYPES[name]) for name in self._added]
 
     def _cleaned(self, schema: Any) -> Any:
-        """``schema`` with its metadata and its fields' cleaned by ``clean``."""
-        location = self._pending[0][0]
+        """``schema`` with its metadata, its fields' and its columns' names cleaned by ``clean``."""
+        location, clean = self._pending[0][0], self._clean
+        if clean is None:
+            return schema
 
         def cleaned(metadata: Mapping[bytes, bytes] | None) -> Any:
-            if not metadata or self._clean is None:
+            if not metadata:
                 return metadata
             named = {
                 key.decode("utf-8", "surrogateescape"): value for key, value in metadata.items()
             }
-            value = self._clean(Record(location, named)).value
+            value = clean(Record(location, named)).value
             return {key.encode("utf-8", "surrogateescape"): item for key, item in value.items()}
 
-        fields = [field.with_metadata(cleaned(field.metadata)) for field in schema]
+        # A column's name is a row's key, which the rows lose their secrets in too ({"sk-...":
+        # ...}): the schema names the columns the cleaned rows have.
+        names = list(clean(Record(location, dict.fromkeys(schema.names))).value)
+        if len(names) != len(schema):  # two names cleaned to one: the rows say which is outside
+            names = schema.names
+        fields = [
+            field.with_name(name).with_metadata(cleaned(field.metadata))
+            for field, name in zip(schema, names, strict=True)
+        ]
         return self._pa.schema(fields, metadata=cleaned(schema.metadata))
 
     def _fitted_rows(self) -> list[dict[str, Any]]:

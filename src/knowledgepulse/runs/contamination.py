@@ -31,7 +31,14 @@ from knowledgepulse.records.readers import read_records
 from knowledgepulse.reports.curation import decontamination_summary
 from knowledgepulse.runs.curate import DEDUPE_THRESHOLD, no_vectors
 from knowledgepulse.runs.inputs import ROWS_NAME, RunInput, items_of, paths_of, rows_of
-from knowledgepulse.runs.read import OnProblem, TraceSettings, logged, options_with, valid_items
+from knowledgepulse.runs.read import (
+    OnProblem,
+    TraceSettings,
+    logged,
+    options_with,
+    secret_free_file,
+    valid_items,
+)
 from knowledgepulse.runs.redaction import messages_level, redactor_of, unread_rows
 from knowledgepulse.runs.write import (
     UnreadRows,
@@ -97,11 +104,11 @@ class Contaminated:
         location, matched = self.item.location, self.reference.location
         return {
             "id": self.item.trace.id,
-            "file": location.file,
+            "file": secret_free_file(location.file),
             "line": location.line,
             "reason": self.reason,
             "matched_id": self.reference.id,
-            "matched_file": matched.file,
+            "matched_file": secret_free_file(matched.file),
             "matched_line": matched.line,
             "overlap": self.overlap,
             "similarity": self.similarity,

@@ -42,7 +42,14 @@ from knowledgepulse.records.readers import read_records
 from knowledgepulse.reports.curation import dedupe_summary, selection_summary
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
 from knowledgepulse.runs.inputs import RunInput, files_to_reread, items_of
-from knowledgepulse.runs.read import OnProblem, TraceSettings, logged, options_with, valid_items
+from knowledgepulse.runs.read import (
+    OnProblem,
+    TraceSettings,
+    logged,
+    options_with,
+    secret_free_file,
+    valid_items,
+)
 from knowledgepulse.runs.redaction import messages_level, redacted_record, redactor_of
 from knowledgepulse.runs.scoring import min_score_of, tell_unweighed_domain
 from knowledgepulse.runs.tasks import similarity_of_tasks, tasks_of
@@ -938,6 +945,6 @@ def _report_row(scored: ScoredItem) -> dict[str, Any]:
         "id": breakdown.trace_id,
         "score": breakdown.score,
         "domain": breakdown.domain,
-        "file": location.file,
+        "file": secret_free_file(location.file),
         "line": location.line,
     }

@@ -8,6 +8,7 @@ input order beside the items, never raised: a bad record never stops a run.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -76,14 +77,12 @@ def without_secrets(
 
 
 def secret_free(problem: Problem, level: PrivacyLevel = "private") -> Problem:
-    """``problem`` with its message cleaned at ``level``.
+    """``problem`` with its message cleaned at ``level``, and its file's name of secrets.
 
     ``private`` (without ``--redact``): secrets only, an e-mail address is kept. A run that
     redacts gives its level (:func:`~knowledgepulse.runs.redaction.messages_level`): a message
     about a record is an output too, and carries none of the identifiers the records lose.
     """
-    if not problem.message and not problem.path:
-        return problem
     # The rules load on the first problem only: a clean input never pays for them.
     from knowledgepulse.redact import clean_text  # noqa: PLC0415
 
@@ -91,9 +90,25 @@ def secret_free(problem: Problem, level: PrivacyLevel = "private") -> Problem:
     # (['eyJ...']: unknown field).
     message = clean_text(problem.message, level).text
     path = clean_text(problem.path, level).text
-    if message == problem.message and path == problem.path:
+    where = problem.location
+    file = secret_free_file(where.file)
+    if message == problem.message and path == problem.path and file == where.file:
         return problem
-    return dataclasses.replace(problem, message=message, path=path)
+    location = dataclasses.replace(where, file=file)
+    return dataclasses.replace(problem, message=message, path=path, location=location)
+
+
+@functools.lru_cache(maxsize=64)
+def secret_free_file(file: str) -> str:
+    """A file's name as messages and reports show it: its secrets redacted, nothing else.
+
+    The name the user gave is kept otherwise: a home path or an e-mail in it is how they find
+    the file (a CI runner's ``/home/runner/...`` too). Cached: every problem and report row of
+    a file names it.
+    """
+    from knowledgepulse.redact import clean_text  # noqa: PLC0415 - the rules load on first use
+
+    return clean_text(file, "private").text
 
 
 class TraceSettings(TypedDict, total=False):

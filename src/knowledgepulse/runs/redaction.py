@@ -22,7 +22,7 @@ from knowledgepulse.reports.redaction import finding_line, redaction_summary
 from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.value import RunTally, dumps
 from knowledgepulse.runs.problems import ProblemDigest, ProblemSink
-from knowledgepulse.runs.read import read_items, valid_items
+from knowledgepulse.runs.read import read_items, secret_free_file, valid_items
 from knowledgepulse.runs.write import UnreadRows, item_writer, output_form, rows_form, text_output
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.models import PrivacyLevel
@@ -148,7 +148,7 @@ def finding_entry(item: TraceItem, findings: Sequence[Finding]) -> dict[str, Any
     hashed = any(finding.path == "id" for finding in findings)
     return {
         "id": hashed_id(item.trace.id) if hashed else item.trace.id,
-        "file": item.location.file,
+        "file": secret_free_file(item.location.file),
         "line": item.location.line,
         "redactions": [
             {"path": f.path, "type": f.type, "rule": f.rule, "count": f.count} for f in findings
