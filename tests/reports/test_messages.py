@@ -243,6 +243,24 @@ def test_an_error_met_outside_a_tool_reads_back_as_that_error() -> None:
     assert_same_outcome(trace, back)
 
 
+def test_a_run_ended_by_an_error_gets_no_made_up_answer_turn() -> None:
+    """A run that stopped at an error met outside a tool (mini-SWE-agent's model call raising)
+    gave no answer: the row ends in that error, not in an assistant turn saying "failed"."""
+    document = trace_json(
+        step_list=[
+            {"step_id": 0, "type": "thought", "content": "let me look"},
+            {"step_id": 1, "type": "observation", "content": "InternalServerError"},
+        ],
+        success=False,
+    )
+    document["outcome"]["result_summary"] = "failed"
+    trace = ReasoningTrace.model_validate(document)
+    row = chat_row(trace)
+    assert row["messages"][-1] == {"role": "user", "content": "InternalServerError"}
+    assert "failed" not in [m.get("content") for m in row["messages"]]
+    assert_same_outcome(trace, read_back(row))
+
+
 def test_a_tool_schema_the_trace_keeps_is_the_tools_column() -> None:
     """A step's tool.input_schema is written as the tool's parameters, not the keys seen."""
     schema = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}

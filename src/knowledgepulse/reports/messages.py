@@ -119,9 +119,10 @@ def chat_row(
             messages.append({"role": "assistant", "content": step.content})
     # The summary a run that stopped at a call or its result is given is no turn of the model's:
     # a training row must not teach it to say "failed". Read back, it gets the same summary.
-    # Nor one that ends in the user's reply: the agent's last word was to the user.
+    # Nor one that ends in the user's reply (the agent's last word was to the user), or in an
+    # error met outside a tool (the run stopped there).
     stopped = messages[-1]["role"] == "tool" or "tool_calls" in messages[-1]
-    stopped = stopped or messages[-1] is row.reply
+    stopped = stopped or (row.turns > 0 and messages[-1]["role"] == "user")
     if answer_step or answer != no_answer(trace.metadata.success) or not stopped:
         messages.append({"role": "assistant", "content": answer})
     if task is None:
@@ -163,8 +164,6 @@ class _Row:
     """The user turns after the objective (by number) that are errors met outside a tool."""
     turns: int = 0
     """The user turns after the objective so far."""
-    reply: dict[str, Any] | None = None
-    """The user's last reply to the agent."""
     calls: int = 0
     """The tool calls written so far: the next one's id is ``call_<calls>``."""
 
@@ -173,8 +172,6 @@ class _Row:
         message = {"role": "user", "content": text}
         if error:
             self.errors.append(self.turns)
-        else:
-            self.reply = message
         self.turns += 1
         self.messages.append(message)
 

@@ -268,15 +268,14 @@ class StepBuilder:
         number, self._user_turns = self._user_turns, self._user_turns + 1
         self._in_turn = False
         if number in self.error_turns:
+            # kp writes the answer last: text an error follows was a thought, the run went on.
+            self._answer_told_as_step()
             self.error(text)
             return
         if not (text and text.strip()):
             return
         self._seen_text = True
-        if self._answer is not None:
-            answer, said = self._answer, self._answer_said
-            self._answer = None
-            self._events.append(_Event(None, len(self._events), text=answer, said=said))
+        self._answer_told_as_step()
         last = self._events[-1] if self._events else None
         if last is not None and last.said and last.tool is None:
             last.tool = _ToolEvent(
@@ -285,6 +284,13 @@ class StepBuilder:
             last.text, last.said = None, False
             return
         self._events.append(_Event(_seconds(at), len(self._events), user=text))
+
+    def _answer_told_as_step(self) -> None:
+        """The answer told so far, if any, as a step where it was told: it was no answer."""
+        if self._answer is not None:
+            answer, said = self._answer, self._answer_said
+            self._answer = None
+            self._events.append(_Event(None, len(self._events), text=answer, said=said))
 
     def error(self, text: str | None, *, at: Timestamp = None, terminal: bool = False) -> None:
         """An evident error that belongs to no tool call (a parse error, a rejected output).
