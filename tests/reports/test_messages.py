@@ -132,6 +132,8 @@ def assert_trl_shape(row: dict[str, Any]) -> None:
             assert call["type"] == "function"
             assert isinstance(call["function"]["name"], str)
             assert isinstance(call["function"]["arguments"], str)
+            # Chat templates parse the string to render the call: it must be a JSON object.
+            assert isinstance(json.loads(call["function"]["arguments"]), dict)
             called.add(call["id"])
         if message["role"] == "tool":
             assert message["tool_call_id"] in called
@@ -241,6 +243,24 @@ def test_an_error_met_outside_a_tool_reads_back_as_that_error() -> None:
     assert_same_outcome(trace, back)
 
 
+def test_a_run_ended_by_an_error_gets_no_made_up_answer_turn() -> None:
+    """A run that stopped at an error met outside a tool (mini-SWE-agent's model call raising)
+    gave no answer: the row ends in that error, not in an assistant turn saying "failed"."""
+    document = trace_json(
+        step_list=[
+            {"step_id": 0, "type": "thought", "content": "let me look"},
+            {"step_id": 1, "type": "observation", "content": "InternalServerError"},
+        ],
+        success=False,
+    )
+    document["outcome"]["result_summary"] = "failed"
+    trace = ReasoningTrace.model_validate(document)
+    row = chat_row(trace)
+    assert row["messages"][-1] == {"role": "user", "content": "InternalServerError"}
+    assert "failed" not in [m.get("content") for m in row["messages"]]
+    assert_same_outcome(trace, read_back(row))
+
+
 def test_a_tool_schema_the_trace_keeps_is_the_tools_column() -> None:
     """A step's tool.input_schema is written as the tool's parameters, not the keys seen."""
     schema = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}
@@ -257,6 +277,30 @@ def test_a_tool_schema_the_trace_keeps_is_the_tools_column() -> None:
         )
     )
     assert json.loads(chat_row(trace)["tools"])[0]["function"]["parameters"] == schema
+
+
+def test_a_call_whose_input_was_no_json_object_has_json_object_arguments() -> None:
+    """A call kept as text (SWE-agent's ``open chall.py``, a Python dict's repr) is written as
+    the JSON object its step holds, listed in its tool's schema, and reads back the same."""
+    trace = ReasoningTrace.model_validate(
+        trace_json(
+            step_list=[
+                {
+                    "step_id": 0,
+                    "type": "tool_call",
+                    "tool": {"name": "open"},
+                    "input": {"_raw": "chall.py"},
+                },
+                {"step_id": 1, "type": "observation", "tool": {"name": "open"}, "content": "ok"},
+            ]
+        )
+    )
+    row = chat_row(trace)
+    (call,) = row["messages"][1]["tool_calls"]
+    assert json.loads(call["function"]["arguments"]) == {"_raw": "chall.py"}
+    parameters = json.loads(row["tools"])[0]["function"]["parameters"]
+    assert parameters["properties"] == {"_raw": {"type": "string"}}
+    assert read_back(row).steps[0].input == {"_raw": "chall.py"}
 
 
 def test_an_observation_answers_the_call_just_before_it() -> None:

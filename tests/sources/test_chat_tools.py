@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from knowledgepulse.sources import read
 from knowledgepulse.sources._chat._tools import row_tools
+from knowledgepulse.trace.item import TraceItem
+from tests.paths import REPO
 
 WEATHER: dict[str, Any] = {
     "name": "get_weather",
@@ -24,6 +27,25 @@ def test_openai_definitions_nested_or_as_a_json_string_are_kept_as_given() -> No
 def test_bare_definitions_of_sharegpt_rows_become_openai_definitions() -> None:
     """LLaMA-Factory's and Glaive's ``tools``: a JSON string of ``{name, parameters}``."""
     assert row_tools({"conversations": [], "tools": json.dumps([WEATHER])}) == (OPENAI,)
+
+
+def test_anthropic_definitions_give_their_input_schema_as_parameters() -> None:
+    """Anthropic's ``{name, description, input_schema}``: chat templates read ``parameters``."""
+    anthropic = {
+        "name": WEATHER["name"],
+        "description": WEATHER["description"],
+        "input_schema": WEATHER["parameters"],
+    }
+    assert row_tools({"tools": [anthropic]}) == (OPENAI,)
+
+
+def test_every_conformance_rows_tools_have_parameters() -> None:
+    """Each tool of each training row written from the real files has a ``parameters`` schema."""
+    for path in sorted((REPO / "tests" / "conformance" / "files").glob("*/*.jsonl")):
+        for item in read([path]):
+            if isinstance(item, TraceItem):
+                for tool in item.tools:
+                    assert isinstance(tool["function"].get("parameters"), dict), (path, tool)
 
 
 def test_toucan_rows_name_the_column_available_tools() -> None:

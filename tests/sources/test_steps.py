@@ -9,7 +9,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from knowledgepulse.sources import StepBuilder
+from knowledgepulse.records import Problem
+from knowledgepulse.sources import StepBuilder, read
 from knowledgepulse.sources._steps import (
     MAX_CONTENT_BYTES,
     MAX_OUTPUT_SUMMARY,
@@ -18,6 +19,9 @@ from knowledgepulse.sources._steps import (
     name_key,
     summary,
 )
+from tests.paths import REPO
+
+CONFORMANCE = REPO / "tests" / "conformance" / "files"
 
 
 def kinds(steps: list[dict[str, Any]]) -> list[str]:
@@ -365,6 +369,37 @@ def test_inputs_are_json_objects_else_raw() -> None:
     assert as_input("not json") == {"_raw": "not json"}
     assert as_input(None) is None
     assert as_input(["x"]) == {"_raw": '["x"]'}
+
+
+def test_a_python_dicts_repr_is_read_as_the_arguments_it_shows() -> None:
+    """LangChain's ``str(dict)`` tool input is the call's arguments; code is never run."""
+    assert as_input("{'query': 'x', 'n': 2, 'ok': True}") == {"query": "x", "n": 2, "ok": True}
+    assert as_input("{'a': __import__('os')}") == {"_raw": "{'a': __import__('os')}"}
+    assert as_input("{1: 'a'}") == {"_raw": "{1: 'a'}"}
+    assert as_input("{'a': 1e999}") == {"_raw": "{'a': 1e999}"}  # no JSON number
+
+
+@pytest.mark.parametrize(
+    ("path", "tool", "arguments"),
+    [
+        ("langfuse/langgraph-python-2025-08-22.json", "Web-Search", {"query": "example"}),
+        (
+            "otlp/agent_prism_langchain_tavily_agent.json",
+            "tavily_search",
+            {"query": "latest AI trends 2024", "time_range": "year", "topic": "general"},
+        ),
+    ],
+)
+def test_langchain_tool_inputs_in_exported_spans_are_json_objects(
+    path: str, tool: str, arguments: dict[str, Any]
+) -> None:
+    """Langfuse's and OpenInference's LangChain spans give each call its arguments, not text."""
+    (item,) = [i for i in read([CONFORMANCE / path]) if not isinstance(i, Problem)]
+    calls = [step for step in item.trace.steps if step.tool and step.type == "tool_call"]
+    assert calls
+    assert all("_raw" not in (step.input or {}) for step in calls)
+    first = next(step for step in calls if step.tool and step.tool.name == tool)
+    assert first.input == arguments
 
 
 def test_blank_thoughts_and_answers_add_no_step() -> None:

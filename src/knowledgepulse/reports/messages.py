@@ -2,25 +2,25 @@
 
 The row's ``messages`` are the system prompt (when one is given), the objective as the user's turn,
 each thought as an assistant turn, each tool call as an entry of an assistant turn's ``tool_calls``
-(``arguments`` a JSON string), each observation as the ``tool`` turn answering the latest call still
-waiting (by ``tool_call_id``), and the outcome's ``result_summary`` as the last assistant turn,
-unless the run gave no answer (a function-calling row whose target is a call): then the row ends in
-its call or result, as the source did. A call whose step text is not the call itself (it does not
-start with the tool's name: what the agent said with it, as tau-bench's ``respond`` message to the
-user) opens an assistant turn of its own with that text as ``content``, so a trainer sees it. A
-``respond`` call with no arguments whose observation follows it is the agent speaking to the user
-and the user's reply (as the chat readers read a later user turn): an assistant turn of its text and
-a ``user`` turn of the reply, no call; an observation of ``respond`` no such call comes before is a
-``user`` turn too. ``tools`` is a JSON string (as TRL and the trainers built on it settled on, since
-Arrow mangles mixed schemas): the tools the source offered, as it gave them, then each other tool's
-``input_schema`` where the trace keeps one, else an object schema of the argument keys its calls
-used. The trace's id (less ``kp:trace:``), task (the one kp used: read, or inferred by select),
-domain, success and time go beside them, in the columns the chat readers look for, and what the
-conversation cannot say in ``kp_`` columns: the outcome's confidence, the privacy level, whether
-the answer was also the trace's last thought step, which calls failed (the next action their
-``error_recovery``), which calls' turns' text is their own and which user turns are errors met
-outside a tool (not the user's words); so reading the row back (``--from auto``) gives the same
-trace.
+(``arguments`` a JSON object's text: ``{"_raw": text}`` for a call whose input was no object), each
+observation as the ``tool`` turn answering the latest call still waiting (by ``tool_call_id``), and
+the outcome's ``result_summary`` as the last assistant turn, unless the run gave no answer (a
+function-calling row whose target is a call): then the row ends in its call or result, as the source
+did. A call whose step text is not the call itself (it does not start with the tool's name: what the
+agent said with it, as tau-bench's ``respond`` message to the user) opens an assistant turn of its
+own with that text as ``content``, so a trainer sees it. A ``respond`` call with no arguments whose
+observation follows it is the agent speaking to the user and the user's reply (as the chat readers
+read a later user turn): an assistant turn of its text and a ``user`` turn of the reply, no call; an
+observation of ``respond`` no such call comes before is a ``user`` turn too. ``tools`` is a JSON
+string (as TRL and the trainers built on it settled on, since Arrow mangles mixed schemas): the
+tools the source offered, as it gave them, then each other tool's ``input_schema`` where the trace
+keeps one, else an object schema of the argument keys its calls used. The trace's id (less
+``kp:trace:``), task (the one kp used: read, or inferred by select), domain, success and time go
+beside them, in the columns the chat readers look for, and what the conversation cannot say in
+``kp_`` columns: the outcome's confidence, the privacy level, whether the answer was also the
+trace's last thought step, which calls failed (the next action their ``error_recovery``), which
+calls' turns' text is their own and which user turns are errors met outside a tool (not the user's
+words); so reading the row back (``--from auto``) gives the same trace.
 """
 
 from __future__ import annotations
@@ -119,9 +119,10 @@ def chat_row(
             messages.append({"role": "assistant", "content": step.content})
     # The summary a run that stopped at a call or its result is given is no turn of the model's:
     # a training row must not teach it to say "failed". Read back, it gets the same summary.
-    # Nor one that ends in the user's reply: the agent's last word was to the user.
+    # Nor one that ends in the user's reply (the agent's last word was to the user), or in an
+    # error met outside a tool (the run stopped there).
     stopped = messages[-1]["role"] == "tool" or "tool_calls" in messages[-1]
-    stopped = stopped or messages[-1] is row.reply
+    stopped = stopped or (row.turns > 0 and messages[-1]["role"] == "user")
     if answer_step or answer != no_answer(trace.metadata.success) or not stopped:
         messages.append({"role": "assistant", "content": answer})
     if task is None:
@@ -163,8 +164,6 @@ class _Row:
     """The user turns after the objective (by number) that are errors met outside a tool."""
     turns: int = 0
     """The user turns after the objective so far."""
-    reply: dict[str, Any] | None = None
-    """The user's last reply to the agent."""
     calls: int = 0
     """The tool calls written so far: the next one's id is ``call_<calls>``."""
 
@@ -173,8 +172,6 @@ class _Row:
         message = {"role": "user", "content": text}
         if error:
             self.errors.append(self.turns)
-        else:
-            self.reply = message
         self.turns += 1
         self.messages.append(message)
 
@@ -296,15 +293,15 @@ def _text(step: Step) -> str:
 def _call(messages: list[dict[str, Any]], call_id: str, step: Step) -> None:
     """Add the step's call to the assistant turn just told, else to a new one."""
     assert step.tool is not None  # the caller passes tool calls only
-    arguments = step.input or {}
-    raw = arguments.get("_raw") if len(arguments) == 1 else None
     call = {
         "id": call_id,
         "type": "function",
         "function": {
             "name": step.tool.name,
-            # A call whose input was no JSON object keeps its text (it reads back the same).
-            "arguments": raw if isinstance(raw, str) else json.dumps(arguments, ensure_ascii=False),
+            # Always the JSON object the step holds, ``{"_raw": text}`` for a call whose input was
+            # no JSON object: chat templates parse ``arguments``, and bare text breaks them. It
+            # reads back the same (a reader keeps a JSON object as it is).
+            "arguments": json.dumps(step.input or {}, ensure_ascii=False),
         },
     }
     last = messages[-1]
@@ -342,8 +339,7 @@ def _learn_tool(tools: dict[str, dict[str, Any]], given: set[str], step: Step) -
         return
     properties = tools.setdefault(name, {"type": "object", "properties": {}})["properties"]
     for key, value in (step.input or {}).items():
-        if key != "_raw":
-            properties.setdefault(key, _json_type(value))
+        properties.setdefault(key, _json_type(value))
 
 
 def _tool_list(

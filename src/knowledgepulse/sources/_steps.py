@@ -26,7 +26,7 @@ requested, tool executions and their results, the final answer. The builder turn
   a tool call, or again) the turn is an ``observation`` of ``respond`` on its own. An answer a
   user turn follows was no final answer: it is that ``respond`` call;
 * step content is cut at 8 KB, ``output_summary`` at 500 characters; ``input`` is a JSON object
-  when one can be read, else ``{"_raw": "<text>"}``.
+  when one can be read (JSON, or the repr of a Python dict), else ``{"_raw": "<text>"}``.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from knowledgepulse.records.json_values import parsed_json
+from knowledgepulse.records.json_values import parsed_json, python_literal
 
 MAX_CONTENT_BYTES = 8192
 """Step content is cut to this many UTF-8 bytes (the corpora's bound)."""
@@ -102,7 +102,7 @@ def as_text(value: Any) -> str:
 
 
 def as_input(value: Any) -> dict[str, Any] | None:
-    """A tool's arguments as a JSON object: a dict as it is, JSON text parsed, else ``_raw``."""
+    """A tool's arguments as a JSON object: a dict, JSON text or a dict's repr, else ``_raw``."""
     if value is None:
         return None
     if isinstance(value, dict):
@@ -111,9 +111,26 @@ def as_input(value: Any) -> dict[str, Any] | None:
         try:  # a NaN is no JSON; a lone surrogate reads as U+FFFD (parsed_json)
             parsed = parsed_json(value)
         except (ValueError, RecursionError):
-            return {"_raw": value} if value else None
+            parsed = _python_dict(value)
+            if parsed is None:
+                return {"_raw": value} if value else None
         return parsed if isinstance(parsed, dict) else {"_raw": value}
     return {"_raw": as_text(value)}
+
+
+def _python_dict(text: str) -> dict[str, Any] | None:
+    """A Python dict's repr (a literal only) as a JSON object; else ``None``.
+
+    LangChain's tools record their input as ``str(dict)`` (so Langfuse's and OpenInference's
+    spans hold it): the call's arguments, not text.
+    """
+    if not text.lstrip().startswith("{"):
+        return None
+    try:  # read safely: a literal only, never code
+        parsed = python_literal(text)
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, dict) and all(isinstance(k, str) for k in parsed) else None
 
 
 def iso_time(value: Any) -> datetime | None:
@@ -251,15 +268,14 @@ class StepBuilder:
         number, self._user_turns = self._user_turns, self._user_turns + 1
         self._in_turn = False
         if number in self.error_turns:
+            # kp writes the answer last: text an error follows was a thought, the run went on.
+            self._answer_told_as_step()
             self.error(text)
             return
         if not (text and text.strip()):
             return
         self._seen_text = True
-        if self._answer is not None:
-            answer, said = self._answer, self._answer_said
-            self._answer = None
-            self._events.append(_Event(None, len(self._events), text=answer, said=said))
+        self._answer_told_as_step()
         last = self._events[-1] if self._events else None
         if last is not None and last.said and last.tool is None:
             last.tool = _ToolEvent(
@@ -268,6 +284,13 @@ class StepBuilder:
             last.text, last.said = None, False
             return
         self._events.append(_Event(_seconds(at), len(self._events), user=text))
+
+    def _answer_told_as_step(self) -> None:
+        """The answer told so far, if any, as a step where it was told: it was no answer."""
+        if self._answer is not None:
+            answer, said = self._answer, self._answer_said
+            self._answer = None
+            self._events.append(_Event(None, len(self._events), text=answer, said=said))
 
     def error(self, text: str | None, *, at: Timestamp = None, terminal: bool = False) -> None:
         """An evident error that belongs to no tool call (a parse error, a rejected output).

@@ -3,7 +3,8 @@
 Tool-calling datasets keep them beside the conversation: a ``tools`` column of OpenAI
 definitions (``{"type": "function", "function": {...}}``: TRL, Azure AI Foundry, kp's own
 training rows) or of bare ``{"name", "description", "parameters"}`` objects (LLaMA-Factory's and
-Glaive's ShareGPT rows, xLAM), as a list or a JSON string; Toucan-1.5M names the column
+Glaive's ShareGPT rows, xLAM; Anthropic's ``input_schema`` is written as ``parameters``), as a list
+or a JSON string; Toucan-1.5M names the column
 ``available_tools``; ``verifiers`` rollouts keep them in ``info.oai_tools``. A training row
 written from the trace lists them as they were (descriptions, required arguments, tools never
 called), not as guessed from the calls.
@@ -42,7 +43,13 @@ def _definition(tool: Any) -> dict[str, Any] | None:
         return None
     if not function["name"]:
         return None
-    return {"type": "function", "function": _without_nulls(function)}
+    function = _without_nulls(function)
+    if "parameters" not in function and isinstance(function.get("input_schema"), dict):
+        # Anthropic's definition: the same JSON Schema under its own name, which chat
+        # templates (that read ``parameters``) would leave out.
+        schema = function.pop("input_schema")
+        function = {**function, "parameters": schema}
+    return {"type": "function", "function": function}
 
 
 def _without_nulls(value: Any) -> Any:
