@@ -1,4 +1,5 @@
-"""The process's stdout kept for a report while user code runs: its prints go to stderr.
+"""The process's stdout kept for a report while user code runs (its prints go to stderr), and
+silenced once its reader has gone.
 
 What a task or plugin prints must not corrupt a report on stdout (``kp eval -f json | jq``).
 """
@@ -68,3 +69,26 @@ def _duplicate_fd_one(stream: IO[str]) -> int | None:
         os.close(saved)
         return None
     return saved
+
+
+def stdout_to_devnull() -> None:
+    """Point the report's stdout at ``os.devnull`` once its reader has gone (``kp ... | head``).
+
+    Python flushes stdout at exit, which with the reader gone would fail again ("Exception
+    ignored ... BrokenPipeError"). The descriptor is :func:`report_stdout`'s: while user code
+    runs, descriptor 1 is stderr.
+    """
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), report_stdout().fileno())
+
+
+@contextmanager
+def reader_may_leave() -> Iterator[None]:
+    """Around a report written after its run: a reader that leaves (``| head``) loses the rest.
+
+    The run still ends with its summary and its exit code (a gate's verdict).
+    """
+    try:
+        yield
+    except BrokenPipeError:
+        stdout_to_devnull()

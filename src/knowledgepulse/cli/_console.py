@@ -17,7 +17,7 @@ from rich.console import Console
 
 from knowledgepulse._util.stdout import report_stdout
 from knowledgepulse._util.text import printable
-from knowledgepulse.reports.terminal import stderr_console, text_stream
+from knowledgepulse.reports.terminal import PipeConsole, stderr_console, text_stream
 from knowledgepulse.reports.value_formats import suffix_format
 
 REPORT_COLUMNS = 120
@@ -77,7 +77,7 @@ def report_format(output: Path | None, formats: Iterable[str], default: str = "j
     return suffix_format(output, formats, default)
 
 
-_plain_console = functools.partial(Console, highlight=False, markup=False, emoji=False)
+_plain_console = functools.partial(PipeConsole, highlight=False, markup=False, emoji=False)
 """A console that shows data as written."""
 
 

@@ -7,7 +7,6 @@ naming the options where the library names its parameters (:func:`flag_of`).
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import pkgutil
@@ -19,6 +18,7 @@ import click
 
 from knowledgepulse import __version__
 from knowledgepulse._util.signals import sigterm_as_ctrl_c
+from knowledgepulse._util.stdout import stdout_to_devnull
 from knowledgepulse._util.text import printable
 from knowledgepulse.errors import NO_VALUE, KnowledgePulseError, Setting, SuiteError, os_message
 
@@ -188,11 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     except KnowledgePulseError as error:  # with the errors found together with it
         _say("\n".join(f"kp: error: {line}" for line in (error.message_with(flag_of), *error.also)))
         return EXIT_USAGE
-    except _ReaderGoneError:
-        # `kp score ... | head` closes our stdout early; that is not an error. Python flushes
-        # stdout at exit, which with the reader gone would raise again.
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except _ReaderGoneError:  # `kp score ... | head` closes our stdout early: not an error
+        stdout_to_devnull()
         return EXIT_OK
     except OSError as error:
         # The system refused something the user can fix: a full disk, a permission.

@@ -35,6 +35,18 @@ if TYPE_CHECKING:
     from knowledgepulse.evals.evaluate import TaskProgress
 
 
+class PipeConsole(Console):
+    """A console on stdout that lets a reader's leaving (``kp score -f table | head``) be handled.
+
+    rich's own answer is ``SystemExit(1)``, which reads as "bad records" in kp's exit codes;
+    the broken pipe is raised instead, for the CLI to end the run as for any other report.
+    """
+
+    def on_broken_pipe(self) -> None:
+        """The ``BrokenPipeError`` rich is handling, raised again."""
+        raise  # noqa: PLE0704 - called in rich's ``except BrokenPipeError``: that error again
+
+
 def stderr_console() -> Console:
     """Problems, progress and summaries: never mixed into the report on stdout."""
     return _console_on(sys.stderr)
