@@ -1,7 +1,7 @@
-"""The process's stdout kept for a report while user code runs (its prints go to stderr), and
-silenced once its reader has gone.
+"""The process's stdout kept for a report while user code runs; silenced when its reader goes.
 
-What a task or plugin prints must not corrupt a report on stdout (``kp eval -f json | jq``).
+While user code runs its prints go to stderr: what a task or plugin prints must not corrupt a
+report on stdout (``kp eval -f json | jq``).
 """
 
 from __future__ import annotations
