@@ -80,6 +80,28 @@ def test_an_eval_report_whose_reader_goes_away_keeps_the_gate_verdict(output_for
     assert "Exception ignored" not in done.stderr
 
 
+@pytest.mark.parametrize("command", ["convert", "redact", "score"])
+def test_stdout_appended_to_an_input_is_refused_not_read_for_ever(
+    tmp_path: Path, command: str
+) -> None:
+    """``kp convert a.jsonl >> a.jsonl`` is a usage error; before, it grew a.jsonl for ever."""
+    data = tmp_path / "a.jsonl"
+    data.write_bytes(TRACES.read_bytes())
+    with data.open("ab") as appended:
+        done = subprocess.run(
+            [sys.executable, "-m", "knowledgepulse.cli.main", command, "--", str(data)],
+            stdout=appended,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(REPO / "src")},
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == EXIT_USAGE
+    assert f"standard output is {data}, an input of this run" in done.stderr
+    assert data.read_bytes() == TRACES.read_bytes()
+
+
 def test_output_dash_is_stdout_not_a_file_named_dash(
     kp: KpRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -128,10 +128,11 @@ class _LazyGroup(click.Group):
 @click.group(
     cls=_LazyGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
-    epilog="Exit codes: 0 clean; 1 bad records, no trace or case (see --allow-empty) or failed "
-    "cases; 2 usage or unreadable input; "
+    epilog="An input file given as - is standard input. Exit codes: 0 clean; 1 bad records, no "
+    "trace or case (see --allow-empty) or failed cases; 2 usage or unreadable input; "
     f"3 internal error (set {TRACEBACK_VARIABLE}=1 for the traceback); 4 a regression against "
-    "a baseline (kp compare, kp eval --baseline); 130 interrupted.",
+    "a baseline (kp compare, kp eval --baseline); 130 interrupted. A reader of stdout that "
+    "leaves early (| head) ends kp with 0, or kp eval's and kp compare's verdict.",
 )
 @click.version_option(__version__, "-V", "--version", prog_name="kp")
 @click.option("-v", "--verbose", count=True, help="Log more (-v info, -vv debug) on stderr.")
