@@ -102,6 +102,31 @@ def test_stdout_appended_to_an_input_is_refused_not_read_for_ever(
     assert data.read_bytes() == TRACES.read_bytes()
 
 
+@pytest.mark.parametrize(
+    ("shell_words", "code", "said"),
+    [
+        ('"$1" >&-', EXIT_OK, "8 traces scored"),
+        ("- <&- >/dev/null", 1, "the input holds no trace"),
+        ("<&- >/dev/null", 1, "the input holds no trace"),
+    ],
+)
+def test_a_closed_standard_stream_reads_and_writes_as_devnull(
+    shell_words: str, code: int, said: str
+) -> None:
+    """``kp score f >&-``, ``kp score <&-`` run as with /dev/null; before, internal errors (3)."""
+    script = f'exec "$0" -m knowledgepulse.cli.main score {shell_words}'
+    done = subprocess.run(
+        ["sh", "-c", script, sys.executable, str(TRACES)],
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO / "src")},
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == code, done.stderr
+    assert said in done.stderr
+
+
 def test_output_dash_is_stdout_not_a_file_named_dash(
     kp: KpRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -21,6 +21,11 @@ def report_stdout() -> IO[str]:
     return _held if _held is not None else sys.stdout
 
 
+def stdout_is_terminal() -> bool:
+    """Whether a person is reading the report's stdout (then a table is the default view)."""
+    return report_stdout().isatty()
+
+
 @contextmanager
 def stdout_for_the_report() -> Iterator[None]:
     """While entered, ``print`` (and descriptor 1) go to stderr; reports use :func:`report_stdout`.
@@ -92,3 +97,15 @@ def reader_may_leave() -> Iterator[None]:
         yield
     except BrokenPipeError:
         stdout_to_devnull()
+
+
+def reopen_closed_streams() -> None:
+    """A standard stream the process started without (``kp score <&-``) becomes ``os.devnull``.
+
+    Python leaves it ``None`` (which ``print`` writes nothing to); so does kp, instead of failing
+    on it. In the lowest free descriptor, the closed one's, so that no file opened later takes
+    its number and is written as stdout.
+    """
+    for name, mode in (("stdin", "r"), ("stdout", "w"), ("stderr", "w")):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, mode, encoding="utf-8"))  # noqa: SIM115 - for good

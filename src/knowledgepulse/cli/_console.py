@@ -15,7 +15,7 @@ from typing import IO
 
 from rich.console import Console
 
-from knowledgepulse._util.stdout import report_stdout
+from knowledgepulse._util.stdout import report_stdout, stdout_is_terminal
 from knowledgepulse._util.text import printable
 from knowledgepulse.reports.terminal import PipeConsole, stderr_console, text_stream
 from knowledgepulse.reports.value_formats import suffix_format
@@ -27,11 +27,6 @@ REPORT_COLUMNS = 120
 def say(message: str, *, one_line: bool = False) -> None:
     """A message on stderr, its control characters shown escaped (data in it cannot drive it)."""
     stderr_console().print(printable(message, one_line=one_line), markup=False, highlight=False)
-
-
-def stdout_is_terminal() -> bool:
-    """Whether a person is reading stdout (then the table view is the default)."""
-    return report_stdout().isatty()
 
 
 @contextmanager

@@ -18,7 +18,7 @@ import click
 
 from knowledgepulse import __version__
 from knowledgepulse._util.signals import sigterm_as_ctrl_c
-from knowledgepulse._util.stdout import stdout_to_devnull
+from knowledgepulse._util.stdout import reopen_closed_streams, stdout_to_devnull
 from knowledgepulse._util.text import did_you_mean, printable
 from knowledgepulse.errors import NO_VALUE, KnowledgePulseError, Setting, SuiteError, os_message
 
@@ -170,6 +170,7 @@ def _say(message: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``kp`` and return its exit code (the console script exits with it)."""
+    reopen_closed_streams()
     try:
         with sigterm_as_ctrl_c():
             result: Any = cli.main(args=argv, prog_name="kp", standalone_mode=False)
