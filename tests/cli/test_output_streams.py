@@ -127,6 +127,33 @@ def test_a_closed_standard_stream_reads_and_writes_as_devnull(
     assert said in done.stderr
 
 
+def test_a_reader_of_the_messages_that_goes_away_loses_them_not_the_run(tmp_path: Path) -> None:
+    """``kp redact f -o out 2>&1 >/dev/null | head -1`` writes out, exits 0; before, rich's 1."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    out = tmp_path / "out.jsonl"
+    try:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "knowledgepulse.cli.main",
+                "redact",
+                str(TRACES),
+                "-o",
+                str(out),
+            ],
+            stderr=write_end,
+            env={**os.environ, "PYTHONPATH": str(REPO / "src")},
+            timeout=120,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == EXIT_OK
+    assert len(out.read_text("utf-8").splitlines()) == len(TRACES.read_text("utf-8").splitlines())
+
+
 def test_output_dash_is_stdout_not_a_file_named_dash(
     kp: KpRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
