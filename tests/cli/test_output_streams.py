@@ -5,14 +5,19 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from knowledgepulse.cli.main import EXIT_OK, EXIT_USAGE, main
 from tests.cli.conftest import KpRunner
+from tests.paths import CORPORA, REPO
 
 TRACES = Path(__file__).parents[2] / "examples" / "traces" / "traces.jsonl"
+EVALS = REPO / "examples" / "evals"
 
 
 class _ClosedPipe(io.StringIO):
@@ -30,6 +35,123 @@ def test_a_reader_that_goes_away_ends_the_run_with_exit_0(
     code = main(["score", str(TRACES), "--no-embedder", "-f", "jsonl"])
     assert code == EXIT_OK
     assert capsys.readouterr().err == ""
+
+
+def _into_a_closed_pipe(*args: str) -> subprocess.CompletedProcess[str]:
+    """``kp ARGS | head -c0``: a real process, its stdout a pipe no one reads any more."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "knowledgepulse.cli.main", *args],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(REPO / "src")},
+            timeout=300,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("score", "-f", "table", str(CORPORA / "taubench.jsonl")),
+        ("score", "-f", "jsonl", str(CORPORA / "taubench.jsonl")),
+        ("profiles",),
+    ],
+)
+def test_a_table_whose_reader_goes_away_exits_0_as_every_report_does(args: tuple[str, ...]) -> None:
+    """A rich table to a closed pipe exits 0, quietly; before, rich's own exit 1 ("bad records")."""
+    done = _into_a_closed_pipe(*args)
+    assert (done.returncode, done.stderr) == (EXIT_OK, "")
+
+
+@pytest.mark.parametrize("output_format", ["table", "json", "junit"])
+def test_an_eval_report_whose_reader_goes_away_keeps_the_gate_verdict(output_format: str) -> None:
+    """``kp eval ... | head`` of failing cases exits 1, with the gate line: a cut report gates."""
+    cases, suite = str(EVALS / "cases.jsonl"), str(EVALS / "suite.yaml")
+    done = _into_a_closed_pipe("eval", cases, "-s", suite, "-f", output_format)
+    assert done.returncode == 1, done.stderr
+    assert "--fail-on failure: 2 failing cases" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert "Exception ignored" not in done.stderr
+
+
+@pytest.mark.parametrize("command", ["convert", "redact", "score"])
+def test_stdout_appended_to_an_input_is_refused_not_read_for_ever(
+    tmp_path: Path, command: str
+) -> None:
+    """``kp convert a.jsonl >> a.jsonl`` is a usage error; before, it grew a.jsonl for ever."""
+    data = tmp_path / "a.jsonl"
+    data.write_bytes(TRACES.read_bytes())
+    with data.open("ab") as appended:
+        done = subprocess.run(
+            [sys.executable, "-m", "knowledgepulse.cli.main", command, "--", str(data)],
+            stdout=appended,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(REPO / "src")},
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == EXIT_USAGE
+    assert f"standard output is {data}, an input of this run" in done.stderr
+    assert data.read_bytes() == TRACES.read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("shell_words", "code", "said"),
+    [
+        ('"$1" >&-', EXIT_OK, "8 traces scored"),
+        ("- <&- >/dev/null", 1, "the input holds no trace"),
+        ("<&- >/dev/null", 1, "the input holds no trace"),
+    ],
+)
+def test_a_closed_standard_stream_reads_and_writes_as_devnull(
+    shell_words: str, code: int, said: str
+) -> None:
+    """``kp score f >&-``, ``kp score <&-`` run as with /dev/null; before, internal errors (3)."""
+    script = f'exec "$0" -m knowledgepulse.cli.main score {shell_words}'
+    done = subprocess.run(
+        ["sh", "-c", script, sys.executable, str(TRACES)],
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO / "src")},
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == code, done.stderr
+    assert said in done.stderr
+
+
+def test_a_reader_of_the_messages_that_goes_away_loses_them_not_the_run(tmp_path: Path) -> None:
+    """``kp redact f -o out 2>&1 >/dev/null | head -1`` writes out, exits 0; before, rich's 1."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    out = tmp_path / "out.jsonl"
+    try:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "knowledgepulse.cli.main",
+                "redact",
+                str(TRACES),
+                "-o",
+                str(out),
+            ],
+            stderr=write_end,
+            env={**os.environ, "PYTHONPATH": str(REPO / "src")},
+            timeout=120,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == EXIT_OK
+    assert len(out.read_text("utf-8").splitlines()) == len(TRACES.read_text("utf-8").splitlines())
 
 
 def test_output_dash_is_stdout_not_a_file_named_dash(

@@ -149,6 +149,32 @@ def _atomic_binary(path: Path) -> Iterator[IO[bytes]]:
     fsync_path(path.parent)
 
 
+def check_stdout(stdout: IO[str], inputs: Iterable[object]) -> None:
+    """Fail with an ``OutputError`` when ``stdout`` is a file among ``inputs`` (``> a.jsonl``).
+
+    The shell opens it before the run: ``>`` has emptied the input already, and with ``>>`` the
+    run would read what it writes, for ever (GNU cat refuses this too).
+    """
+    try:
+        out = os.fstat(stdout.fileno())
+    except (AttributeError, OSError, ValueError):  # a replaced stdout (tests, notebooks)
+        return
+    for source in inputs if stat.S_ISREG(out.st_mode) else ():
+        if isinstance(source, str | Path) and str(source) != "-" and _stat_is(source, out):
+            raise OutputError(
+                f"standard output is {source}, an input of this run: '>' emptied it before kp "
+                "started, and with '>>' kp would read its own output for ever; write to "
+                "another file (-o FILE)"
+            )
+
+
+def _stat_is(path: str | Path, known: os.stat_result) -> bool:
+    try:
+        return os.path.samestat(os.stat(path), known)
+    except (OSError, ValueError):  # missing: not that file
+        return False
+
+
 def is_same_file(path: Path, source: object) -> bool:
     """Whether ``source`` (a run's input: a path, ``-``, or data) is the file at ``path``."""
     if not isinstance(source, str | Path) or str(source) == "-":

@@ -15,9 +15,9 @@ from typing import IO
 
 from rich.console import Console
 
-from knowledgepulse._util.stdout import report_stdout
+from knowledgepulse._util.stdout import report_stdout, stdout_is_terminal
 from knowledgepulse._util.text import printable
-from knowledgepulse.reports.terminal import stderr_console, text_stream
+from knowledgepulse.reports.terminal import PipeConsole, stderr_console, text_stream
 from knowledgepulse.reports.value_formats import suffix_format
 
 REPORT_COLUMNS = 120
@@ -27,11 +27,6 @@ REPORT_COLUMNS = 120
 def say(message: str, *, one_line: bool = False) -> None:
     """A message on stderr, its control characters shown escaped (data in it cannot drive it)."""
     stderr_console().print(printable(message, one_line=one_line), markup=False, highlight=False)
-
-
-def stdout_is_terminal() -> bool:
-    """Whether a person is reading stdout (then the table view is the default)."""
-    return report_stdout().isatty()
 
 
 @contextmanager
@@ -77,7 +72,7 @@ def report_format(output: Path | None, formats: Iterable[str], default: str = "j
     return suffix_format(output, formats, default)
 
 
-_plain_console = functools.partial(Console, highlight=False, markup=False, emoji=False)
+_plain_console = functools.partial(PipeConsole, highlight=False, markup=False, emoji=False)
 """A console that shows data as written."""
 
 

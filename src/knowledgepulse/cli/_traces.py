@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from knowledgepulse._util.atomic import check_stdout
 from knowledgepulse.cli._console import say
 from knowledgepulse.cli._embedder import scorer_from
 from knowledgepulse.cli._options import Command, allow_empty_option, option_group
@@ -28,11 +29,10 @@ from knowledgepulse.sources._registry import get_source, source_names
 
 def _sources(context: click.Context, parameter: click.Parameter, paths: Sequence[str]) -> Any:
     """The inputs: the paths given, or standard input when it is piped and no path is given."""
-    if paths:
-        return list(paths)
-    if sys.stdin.isatty():
+    if not paths and sys.stdin.isatty():
         raise click.UsageError("give trace files (JSON or JSONL), or - to read standard input")
-    return [STDIN]
+    check_stdout(sys.stdout, paths)
+    return list(paths) or [STDIN]
 
 
 paths_argument = click.argument("paths", nargs=-1, metavar="[PATH]...", callback=_sources)

@@ -14,7 +14,7 @@ import click
 from rich.console import Group
 from rich.table import Table
 
-from knowledgepulse._util.stdout import stdout_for_the_report
+from knowledgepulse._util.stdout import reader_may_leave, stdout_for_the_report
 from knowledgepulse._util.text import printable
 from knowledgepulse.cli._console import (
     open_output,
@@ -252,10 +252,10 @@ def _stderr(line: str | Problem) -> None:
 def _write(report: Report, output: Path | None) -> None:
     """A table through a console (for people), text or its chunks as they are."""
     if isinstance(report, Group | Table):
-        with output_console(output) as console:
+        with reader_may_leave(), output_console(output) as console:
             console.print(report)
     else:
-        with open_output(output) as stream:
+        with reader_may_leave(), open_output(output) as stream:
             stream.writelines([report] if isinstance(report, str) else report)
 
 

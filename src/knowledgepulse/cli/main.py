@@ -7,7 +7,6 @@ naming the options where the library names its parameters (:func:`flag_of`).
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import pkgutil
@@ -19,7 +18,8 @@ import click
 
 from knowledgepulse import __version__
 from knowledgepulse._util.signals import sigterm_as_ctrl_c
-from knowledgepulse._util.text import printable
+from knowledgepulse._util.stdout import reopen_closed_streams, stdout_to_devnull
+from knowledgepulse._util.text import did_you_mean, printable
 from knowledgepulse.errors import NO_VALUE, KnowledgePulseError, Setting, SuiteError, os_message
 
 EXIT_OK = 0
@@ -92,19 +92,22 @@ def _option_named(name: str) -> click.Option | None:
     return next((p for p in options if isinstance(p, click.Option) and p.name == name), None)
 
 
-class _ReaderGoneError(Exception):
-    """Standard output's reader went away (``kp score ... | head``); not an error of kp's."""
-
-
 class _LazyGroup(click.Group):
     """Imports a command's module only when that command is run or its help is shown."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except BrokenPipeError as error:
-            # click's main turns a broken pipe into sys.exit(1), even outside standalone mode.
-            raise _ReaderGoneError from error
+        except BrokenPipeError:  # `kp score ... | head` closed stdout early: not an error
+            stdout_to_devnull()  # (click's main would exit 1, even outside standalone mode)
+            return EXIT_OK
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as error:  # click guesses from self.commands: none here
+            hint = "" if args[0][:1] == "-" else did_you_mean(args[0], _COMMANDS)
+            raise click.UsageError(error.message + hint, ctx) from error
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(_COMMANDS)
@@ -125,10 +128,11 @@ class _LazyGroup(click.Group):
 @click.group(
     cls=_LazyGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
-    epilog="Exit codes: 0 clean; 1 bad records, no trace or case (see --allow-empty) or failed "
-    "cases; 2 usage or unreadable input; "
+    epilog="An input file given as - is standard input. Exit codes: 0 clean; 1 bad records, no "
+    "trace or case (see --allow-empty) or failed cases; 2 usage or unreadable input; "
     f"3 internal error (set {TRACEBACK_VARIABLE}=1 for the traceback); 4 a regression against "
-    "a baseline (kp compare, kp eval --baseline); 130 interrupted.",
+    "a baseline (kp compare, kp eval --baseline); 130 interrupted. A reader of stdout that "
+    "leaves early (| head) ends kp with 0, or kp eval's and kp compare's verdict.",
 )
 @click.version_option(__version__, "-V", "--version", prog_name="kp")
 @click.option("-v", "--verbose", count=True, help="Log more (-v info, -vv debug) on stderr.")
@@ -176,6 +180,7 @@ def _say(message: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``kp`` and return its exit code (the console script exits with it)."""
+    reopen_closed_streams()
     try:
         _log_to_stderr(logging.WARNING)
         with sigterm_as_ctrl_c():
@@ -189,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
         _say(_interrupted(sys.argv[1:] if argv is None else argv))
         return EXIT_INTERRUPTED
     except click.ClickException as error:
+        if isinstance(error, click.NoSuchOption) and error.option_name in ("-v", "--verbose"):
+            error = click.UsageError(f"{error.message} It is kp's own: kp -v COMMAND", error.ctx)
         error.show()
         return EXIT_USAGE if isinstance(error, click.UsageError) else error.exit_code
     except SuiteError as error:  # every problem on a line of its own, then what they mean
@@ -200,12 +207,6 @@ def main(argv: list[str] | None = None) -> int:
         lines = (error.message_with(flag_of), *error.also)
         _say(_secret_free("\n".join(f"kp: error: {line}" for line in lines)))
         return EXIT_USAGE
-    except _ReaderGoneError:
-        # `kp score ... | head` closes our stdout early; that is not an error. Python flushes
-        # stdout at exit, which with the reader gone would raise again.
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
     except OSError as error:
         # The system refused something the user can fix: a full disk, a permission.
         _say(f"kp: error: {os_message(error)}")

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 
 from knowledgepulse.cli._console import (
     REPORT_COLUMNS,
@@ -244,5 +243,6 @@ def profiles_command(output_format: str, profiles_file: Path | None) -> int:
         return 0
     from knowledgepulse.reports.value_table import profiles_table  # noqa: PLC0415
 
-    Console().print(profiles_table(registry))
+    with output_console(None) as console:
+        console.print(profiles_table(registry))
     return 0

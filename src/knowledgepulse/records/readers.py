@@ -92,13 +92,22 @@ def open_source(source: str | Path) -> Iterator[Source]:
     try:
         file = Path(source).open("rb")  # noqa: SIM115 - closed below, after the caller is done
     except FileNotFoundError:
-        raise InputFileError(f"{name}: no such file") from None
+        raise InputFileError(f"{name}: no such file{_unexpanded(name)}") from None
     except IsADirectoryError:
         raise InputFileError(f"{name}: is a directory; pass the files inside it") from None
     except OSError as error:
         raise InputFileError(f"{name}: cannot be read ({error.strerror})") from None
     with file:
         yield Source(name, _as_utf8(_maybe_gunzip(file), name))
+
+
+def _unexpanded(name: str) -> str:
+    """Why a missing name may be one only a shell would have made files of: quoted, it was not."""
+    if name.startswith("~"):
+        return " (~ is your home only unquoted, where the shell expands it; or write $HOME)"
+    if any(mark in name for mark in "*?["):
+        return " (kp does not expand a pattern: leave it unquoted, for the shell to expand)"
+    return ""
 
 
 def check_openable(source: str | Path) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -35,15 +36,37 @@ if TYPE_CHECKING:
     from knowledgepulse.evals.evaluate import TaskProgress
 
 
+class PipeConsole(Console):
+    """A console on stdout that lets a reader's leaving (``kp score -f table | head``) be handled.
+
+    rich's own answer is ``SystemExit(1)``, which reads as "bad records" in kp's exit codes;
+    the broken pipe is raised instead, for the CLI to end the run as for any other report.
+    """
+
+    def on_broken_pipe(self) -> None:
+        """The ``BrokenPipeError`` rich is handling, raised again."""
+        raise  # noqa: PLE0704 - called in rich's ``except BrokenPipeError``: that error again
+
+
 def stderr_console() -> Console:
     """Problems, progress and summaries: never mixed into the report on stdout."""
     return _console_on(sys.stderr)
 
 
+class _StderrConsole(Console):
+    """The messages' console: when their reader leaves (``2>&1 | head``), the run goes on."""
+
+    def on_broken_pipe(self) -> None:
+        """No more messages; rich's own answer, ``SystemExit(1)``, would lose the run's output."""
+        self.quiet = True
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stderr.fileno())
+
+
 @functools.lru_cache(maxsize=4)
 def _console_on(stream: IO[str]) -> Console:
     # Keyed on the stream, so a replaced sys.stderr (pytest's capture) gets its own console.
-    return Console(
+    return _StderrConsole(
         file=text_stream(stream), stderr=True, soft_wrap=True, highlight=False, emoji=False
     )
 
