@@ -17,7 +17,10 @@ response span's ``output`` items and ``input``. The tree is walked in start-time
   error on an agent or task span, or a guardrail that tripped, means the run failed;
 * a run interrupted for approval (``result.interruptions``) records a ``function`` span with its
   input, no output and no error for each call awaiting approval, and no model turn after it: it did
-  not succeed, and says so, as the run result's reader does (no span marks the interruption).
+  not succeed, and says so, as the run result's reader does (no span marks the interruption);
+* a run cancelled between a model turn and the tools it asked for (``RunResultStreaming.cancel()``,
+  its task cancelled) ends with no error anywhere: its last model turn asks for tools that no
+  ``function`` or ``handoff`` span ran. It did not succeed, and says so.
 """
 
 from __future__ import annotations
@@ -52,6 +55,11 @@ CONTENT_HINT = (
 """What turns message content on, printed once when a file or run holds no text."""
 INTERRUPTED = "the run was interrupted (a tool awaits approval)"
 """The warning of a run that stopped for a tool's approval, from its spans or its result."""
+CANCELLED = (
+    "the run ended before the tools its last model turn asked for ran (cancelled: "
+    "RunResultStreaming.cancel() or its task cancelled; the SDK's spans record no error)"
+)
+"""The warning of a run stopped between a model turn and its tools; such a run is no success."""
 _MODEL_SPANS = ("response", "generation")
 _FAILING_SPANS = ("agent",)
 
@@ -156,6 +164,7 @@ def convert_spans(
         ended = [at for s in spans if (at := iso_time(s.get("ended_at"))) is not None]
         builder.error(walk.failures[0], at=max(ended) if ended else None, terminal=True)
     awaiting = _awaiting_approval(spans)
+    unran = [] if walk.failures or awaiting else _unran_requests(spans, walk, final)
     source_id = str(trace.get("id") or next((s.get("trace_id") for s in spans), "") or "")
     workflow = trace.get("workflow_name")
     metadata = trace.get("metadata")
@@ -163,7 +172,7 @@ def convert_spans(
         builder,
         source=SOURCE,
         source_id=source_id or "openai-agents",
-        success=not walk.failures and not awaiting,
+        success=not walk.failures and not awaiting and not unran,
         options=options,
         objective=walk.objective,
         fallback_objective=_named_workflow(workflow),
@@ -172,7 +181,10 @@ def convert_spans(
         agent_id=walk.agents[0] if walk.agents else None,
         framework=FRAMEWORK,
         metadata=metadata if isinstance(metadata, Mapping) else None,
-        warnings=_warnings(walk, awaiting),
+        warnings=(
+            *_warnings(walk, awaiting),
+            *((f"{CANCELLED}: {', '.join(unran)}",) if unran else ()),
+        ),
         content_hint=CONTENT_HINT,
     )
 
@@ -208,6 +220,31 @@ def _awaiting_approval(spans: Sequence[Mapping[str, Any]]) -> list[str]:
         ):
             awaiting.append(str(data.get("name") or "tool"))
     return awaiting
+
+
+def _unran_requests(
+    spans: Sequence[Mapping[str, Any]], walk: _Walk, final: int | None
+) -> list[str]:
+    """The tools the last model turn asked for when no tool or handoff ran after it (none else).
+
+    The runner runs every call a model turn asks for, or raises (its failure is on the agent
+    span): a finished run's last turn answers, or its tools' spans follow it. Only a run cancelled
+    in between ends on requests that nothing ran, with no span saying so.
+    """
+    turn = next((turn for turn in walk.model_turns if turn[0] == final), None)
+    if turn is None:
+        return []
+    requested = [entry.name or "tool" for entry in turn[2] if entry.kind == "request"]
+    last_model = turn[1]
+    if not requested or last_model is None:
+        return []
+    ran_after = any(
+        _span_data(span).get("type") in ("function", "handoff")
+        and (at := iso_time(span.get("started_at"))) is not None
+        and at >= last_model
+        for span in spans
+    )
+    return [] if ran_after else requested
 
 
 def _unrequested_calls(
