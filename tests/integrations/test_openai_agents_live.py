@@ -380,6 +380,32 @@ def test_running_out_of_turns_is_a_failed_trace_and_the_error_still_reaches_the_
     assert captured.trace.metadata.success is False
     assert captured.trace.outcome.confidence == 0.2
     assert "Max turns" in captured.trace.outcome.result_summary
+    # The tool failed first, but that is not why the run stopped: its last step says why.
+    assert kinds(captured) == [
+        ("tool_call", "weather"),
+        ("observation", "weather"),
+        ("observation", None),
+    ]
+    assert "Max turns" in (captured.trace.steps[-1].content or "")
+
+
+def test_a_tool_error_that_ends_the_run_is_told_once() -> None:
+    """A tool without a failure_error_function raises through: its span and the agent's say it."""
+    processor = oa.processor()
+    agents.set_trace_processors([processor])
+
+    @function_tool(failure_error_function=None)
+    def weather(city: str) -> str:
+        """The weather in a city."""
+        raise TimeoutError("weather service timed out")
+
+    model = ResponsesModel([[function_call("weather", {"city": "Oslo"}, call_id="c1")]])
+    agent = Agent(name="forecaster", model=model, tools=[weather])
+    with pytest.raises(agents.UserError, match="weather service timed out"):
+        Runner.run_sync(agent, "Weather in Oslo?")
+    (captured,) = processor.captured
+    assert kinds(captured) == [("tool_call", "weather"), ("observation", "weather")]
+    assert captured.trace.metadata.success is False
 
 
 def test_a_tripped_input_guardrail_is_a_failed_trace_that_says_so() -> None:

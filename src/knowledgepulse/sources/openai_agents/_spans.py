@@ -84,6 +84,7 @@ class _Walk:
     objective: str | None = None
     agents: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    step_errors: list[str] = field(default_factory=list)  # what failed tool / handoff spans said
     textless_responses: int = 0
     textless_tools: int = 0
     tools: int = 0
@@ -158,9 +159,10 @@ def convert_spans(
             tell(builder, entries, at=at, answer=answer)
         else:
             _tell_span(builder, span, started)
-    if walk.failures and not builder.told_errors:
-        # Stopped by the runner (a guardrail, the turn limit) with no step failing: that error
-        # ends the run, as the spec's rule says, or a run stopped before any step gives no trace.
+    if walk.failures and not _told(walk.failures[0], walk.step_errors):
+        # Stopped by the runner (a guardrail, the turn limit) for no step's failure: that error
+        # ends the run, as the spec's rule says, or a run stopped before any step gives no trace
+        # (and one stopped at its turn limit after a tool failed would not say why it stopped).
         ended = [at for s in spans if (at := iso_time(s.get("ended_at"))) is not None]
         builder.error(walk.failures[0], at=max(ended) if ended else None, terminal=True)
     awaiting = _awaiting_approval(spans)
@@ -307,6 +309,20 @@ def _visit(span: Mapping[str, Any], started: datetime | None, position: int, wal
     )
     if failure and (kind in _FAILING_SPANS or is_task):
         walk.failures.append(failure)
+    elif failure and kind in ("function", "handoff"):
+        error = span.get("error")
+        said = error.get("data") if isinstance(error, Mapping) else None
+        detail = said.get("error") if isinstance(said, Mapping) else None
+        walk.step_errors.append(detail if isinstance(detail, str) and detail else failure)
+
+
+def _told(failure: str, step_errors: Sequence[str]) -> bool:
+    """Whether a step's error is the one the run failed with, passed up to its agent span.
+
+    The SDK words it again there (``Error in agent run: Error running tool lookup: <the
+    tool's error>``): the tool's own error text, inside it, says the failure was told.
+    """
+    return any(error in failure for error in step_errors)
 
 
 def _model_entries(data: Mapping[str, Any]) -> list[Entry] | None:
