@@ -293,6 +293,15 @@ class StepBuilder:
         return any(event.error or (event.tool and event.tool.error) for event in self._events)
 
     @property
+    def error_texts(self) -> list[str]:
+        """The text of each error told: evident errors and failed tool calls' results."""
+        return [
+            text
+            for event in self._events
+            if (text := event.error or (event.tool.error if event.tool else None))
+        ]
+
+    @property
     def saw_text(self) -> bool:
         """Whether any message text (not just names and timings) was recorded."""
         return self._seen_text
