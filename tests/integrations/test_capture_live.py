@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
 from pydantic_ai import Agent, ModelRetry
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 
 import knowledgepulse as kp
 from knowledgepulse.value import ScoredItem
@@ -150,3 +154,43 @@ def test_a_pydantic_ai_run_awaiting_approval_is_no_success_and_gives_no_answer()
     assert AWAITING in first.item.warnings
     assert "approvals" not in first.trace.outcome.result_summary
     assert second.trace.outcome.result_summary == done.output
+
+
+def test_a_streamed_answer_said_with_failing_tool_calls_recovers_none_of_them() -> None:
+    """run_stream ends on the first text, and runs the tools that turn asked for: that text is
+    the answer, said before their errors were seen, so it is no error_recovery."""
+    calls = [ToolCallPart("lookup", {"sku": "A1"}, tool_call_id="a")]
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[TextPart("Checking A1."), *calls])
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
+        yield "Checking A1."
+        yield {0: DeltaToolCall("lookup", json.dumps({"sku": "A1"}), tool_call_id="a")}
+
+    agent: Agent[None, str] = Agent(FunctionModel(model, stream_function=stream))
+    agent.instrument = True
+
+    @agent.tool_plain
+    def lookup(sku: str) -> str:
+        """Stock of a product."""
+        raise ModelRetry("inventory service busy, try again")
+
+    async def run() -> tuple[str, list[ModelMessage]]:
+        async with agent.run_stream("Is A1 in stock?") as streamed:
+            output = await streamed.get_output()
+        return output, streamed.all_messages()
+
+    with kp.capture() as cap:
+        output, messages = run_fresh(run())
+    (trace,) = cap.traces
+    returns = [
+        part for message in messages for part in message.parts if part.part_kind == "tool-return"
+    ]
+    assert [part.tool_name for part in returns] == ["lookup"]  # the tool ran, and failed
+    assert [(step.type, step.tool.name if step.tool else None) for step in trace.steps] == [
+        ("tool_call", "lookup"),
+        ("observation", "lookup"),
+        ("thought", None),
+    ]
+    assert trace.outcome.result_summary == output == "Checking A1."

@@ -200,6 +200,38 @@ def test_a_graph_stopped_by_its_recursion_limit_ends_in_that_error() -> None:
     assert trace.metadata.success is False
 
 
+def test_a_graph_stopped_by_its_recursion_limit_after_a_tool_failed_still_says_why() -> None:
+    """The tool's failure, retried, is not why the run stopped: the last step is the limit's."""
+    from langgraph.errors import GraphRecursionError
+
+    tracer = lc.tracer(scorer=scorer())
+    with pytest.raises(GraphRecursionError):
+        invoke({"callbacks": [tracer], "recursion_limit": 4})  # the answer's turn is the 5th
+    (trace,) = tracer.traces
+    assert step_shape(trace)[:-1] == RETRY_SHAPE[:-1]
+    last = trace.steps[-1]
+    assert (last.type, last.tool) == ("observation", None)
+    assert "GraphRecursionError" in (last.content or "")
+    assert trace.metadata.success is False
+
+
+def test_a_tool_error_that_ends_the_graph_is_told_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tool error ToolNode does not handle stops the graph: the tool's step tells it, once."""
+    from langgraph.prebuilt import ToolNode
+
+    def raising(tools: list[Any], **_: Any) -> ToolNode:
+        return ToolNode(tools, handle_tool_errors=False)
+
+    monkeypatch.setattr(EXAMPLE_MODULE, "ToolNode", raising)
+    graph = EXAMPLE_MODULE.build_graph()
+    tracer = lc.tracer(scorer=scorer())
+    with pytest.raises(ValueError, match="unknown city"):
+        graph.invoke({"messages": [("user", EXAMPLE_MODULE.TASK)]}, {"callbacks": [tracer]})
+    (trace,) = tracer.traces
+    assert step_shape(trace) == RETRY_SHAPE[:3]
+    assert trace.metadata.success is False
+
+
 def test_async_runs_are_traced_too() -> None:
     """``ainvoke`` gives the same steps (the tracer runs inline, in order)."""
     tracer = lc.tracer(scorer=scorer())

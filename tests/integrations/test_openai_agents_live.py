@@ -12,7 +12,7 @@ import asyncio
 import json
 import logging
 import warnings
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from types import SimpleNamespace
 from typing import Any
 
@@ -22,7 +22,7 @@ from agents import Agent, RunConfig, Runner, _debug, function_tool
 from agents.agent_output import AgentOutputSchemaBase
 from agents.exceptions import MaxTurnsExceeded
 from agents.handoffs import Handoff
-from agents.items import ModelResponse
+from agents.items import ModelResponse, TResponseStreamEvent
 from agents.model_settings import ModelSettings
 from agents.models.interface import ModelTracing
 from agents.testing import ScriptedModel, assistant_message, function_call
@@ -104,6 +104,23 @@ class ChatModel(ScriptedModel):
                 )
                 span.span_data.output = [_chat_message(result)]
             return result
+
+
+class StreamingResponsesModel(ScriptedModel):
+    """A scripted model that streams like ``OpenAIResponsesModel``: the completed response on a
+    response span (the SDK's ``ScriptedModel`` streams under a generation span with no content)."""
+
+    @override
+    async def stream_response(
+        self, *args: Any, **kwargs: Any
+    ) -> AsyncIterator[TResponseStreamEvent]:
+        tracing: ModelTracing = args[6]
+        with response_span(disabled=tracing.is_disabled()) as span:
+            async for event in super().stream_response(*args, **kwargs):
+                if event.type == "response.completed" and tracing.include_data():
+                    span.span_data.response = event.response
+                    span.span_data.input = args[1]
+                yield event
 
 
 def _chat_message(result: ModelResponse) -> dict[str, Any]:
@@ -363,6 +380,32 @@ def test_running_out_of_turns_is_a_failed_trace_and_the_error_still_reaches_the_
     assert captured.trace.metadata.success is False
     assert captured.trace.outcome.confidence == 0.2
     assert "Max turns" in captured.trace.outcome.result_summary
+    # The tool failed first, but that is not why the run stopped: its last step says why.
+    assert kinds(captured) == [
+        ("tool_call", "weather"),
+        ("observation", "weather"),
+        ("observation", None),
+    ]
+    assert "Max turns" in (captured.trace.steps[-1].content or "")
+
+
+def test_a_tool_error_that_ends_the_run_is_told_once() -> None:
+    """A tool without a failure_error_function raises through: its span and the agent's say it."""
+    processor = oa.processor()
+    agents.set_trace_processors([processor])
+
+    @function_tool(failure_error_function=None)
+    def weather(city: str) -> str:
+        """The weather in a city."""
+        raise TimeoutError("weather service timed out")
+
+    model = ResponsesModel([[function_call("weather", {"city": "Oslo"}, call_id="c1")]])
+    agent = Agent(name="forecaster", model=model, tools=[weather])
+    with pytest.raises(agents.UserError, match="weather service timed out"):
+        Runner.run_sync(agent, "Weather in Oslo?")
+    (captured,) = processor.captured
+    assert kinds(captured) == [("tool_call", "weather"), ("observation", "weather")]
+    assert captured.trace.metadata.success is False
 
 
 def test_a_tripped_input_guardrail_is_a_failed_trace_that_says_so() -> None:
@@ -550,26 +593,58 @@ def test_exported_lines_of_a_live_run_convert_with_a_warning_about_model_text() 
     assert any("hold no model text" in w for w in converted.warnings)
 
 
-def test_a_streamed_run_is_captured_like_a_plain_one() -> None:
-    """Runner.run_streamed: the same spans, the same trace."""
-    processor = oa.processor()
-    agents.set_trace_processors([processor])
-    agent = Agent(name="forecaster", model=ResponsesModel(retry_script()), tools=[flaky_weather()])
+def run_streamed(agent: Agent[Any], prompt: str, *, cancel_at_first_item: bool = False) -> Any:
+    """Runner.run_streamed to its end (or cancelled at its first run item), on a loop of its own."""
 
-    async def run() -> None:
-        streamed = Runner.run_streamed(agent, "What is the weather in Paris?")
-        async for _ in streamed.stream_events():
-            pass
+    async def run() -> Any:
+        streamed = Runner.run_streamed(agent, prompt)
+        async for event in streamed.stream_events():
+            if cancel_at_first_item and event.type == "run_item_stream_event":
+                streamed.cancel()
+        return streamed
 
     # A loop of its own, closed after: asyncio.run would orphan the loop run_sync keeps open.
     loop = asyncio.new_event_loop()
     try:
-        loop.run_until_complete(run())
+        return loop.run_until_complete(run())
     finally:
         loop.close()
+
+
+def test_a_streamed_run_is_captured_like_a_plain_one() -> None:
+    """Runner.run_streamed: the same spans, the same trace, its answer once."""
+    processor = oa.processor()
+    agents.set_trace_processors([processor])
+    plain = Agent(name="forecaster", model=ResponsesModel(retry_script()), tools=[flaky_weather()])
+    Runner.run_sync(plain, "What is the weather in Paris?")
+    model = StreamingResponsesModel(retry_script())
+    agent = Agent(name="forecaster", model=model, tools=[flaky_weather()])
+    streamed = run_streamed(agent, "What is the weather in Paris?")
+    first, second = processor.captured
+    assert kinds(second) == kinds(first) == RETRY_STEPS
+    assert [step.content for step in second.trace.steps] == [
+        step.content for step in first.trace.steps
+    ]
+    assert second.trace.outcome.result_summary == streamed.final_output
+    assert second.trace.metadata.success is True
+
+
+def test_a_streamed_run_cancelled_before_its_tools_ran_is_no_success() -> None:
+    """RunResultStreaming.cancel() between a model turn and its tools: no span says so."""
+    from knowledgepulse.sources.openai_agents._spans import CANCELLED
+
+    processor = oa.processor()
+    agents.set_trace_processors([processor])
+    agent = Agent(
+        name="forecaster", model=StreamingResponsesModel(retry_script()), tools=[flaky_weather()]
+    )
+    streamed = run_streamed(agent, "What is the weather in Paris?", cancel_at_first_item=True)
+    assert streamed.final_output is None
+    assert not any(item.type == "tool_call_output_item" for item in streamed.new_items)
     (captured,) = processor.captured
-    tools = [step for step in kinds(captured) if step[0] != "thought"]
-    assert tools == [step for step in RETRY_STEPS if step[0] != "thought"]
+    assert kinds(captured) == [("thought", None), ("tool_call", "weather")]
+    assert captured.trace.metadata.success is False
+    assert f"{CANCELLED}: weather" in captured.item.warnings
 
 
 def test_something_that_is_not_a_run_result_is_refused_clearly() -> None:

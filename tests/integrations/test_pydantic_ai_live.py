@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -155,3 +156,31 @@ def test_a_run_continued_with_message_history_is_a_trace_of_its_own() -> None:
     assert trace.outcome.result_summary == "about And in Lyon?"
     assert trace.steps == pai.to_trace(second.new_messages()).trace.steps
     assert trace.id == pai.to_trace(second.new_messages()).trace.id != pai.to_trace(first).trace.id
+
+
+def test_a_cancelled_stream_is_no_success() -> None:
+    """run_stream's result after stream.cancel() keeps the messages so far: no success."""
+    agent = flaky_agent(FunctionModel(scripted, stream_function=streamed_text))
+
+    async def cancelled() -> Any:
+        async with agent.run_stream("What is the weather in Paris?") as stream:
+            async for _ in stream.stream_text(delta=True):
+                await stream.cancel()
+                break
+        return stream
+
+    async def finished() -> Any:
+        async with agent.run_stream("What is the weather in Paris?") as stream:
+            await stream.get_output()
+        return stream
+
+    stream = run_fresh(cancelled())
+    assert stream.cancelled
+    assert pai.to_trace(stream).trace.metadata.success is False
+    assert pai.to_trace(run_fresh(finished())).trace.metadata.success is True
+
+
+async def streamed_text(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+    """The scripted run streamed: only its text (the final answer), a word at a time."""
+    yield "Sunny "
+    yield "in Paris."

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from smolagents import CodeAgent, Model, ToolCallingAgent, tool
 from smolagents.models import (
     ChatMessage,
@@ -14,6 +15,7 @@ from smolagents.models import (
 )
 
 import knowledgepulse as kp
+from knowledgepulse.errors import ConversionError
 from knowledgepulse.integrations import smolagents as smol
 
 
@@ -178,3 +180,30 @@ def test_a_run_that_keeps_the_memory_is_a_trace_of_its_own() -> None:
     assert (from_memory.steps, from_memory.task) == (trace.steps, trace.task)
     assert smol.to_trace(first).trace.outcome.result_summary == "Sunny in Paris"
     assert smol.to_trace(first).trace.id != trace.id
+
+
+def test_a_streamed_run_converts_from_the_agent_like_a_plain_one() -> None:
+    """agent.run(task, stream=True): the agent's memory after the stream is the plain run's."""
+    script = [
+        ("I will look the weather up.", [("get_weather", {"city": "Paris"})]),
+        ("The service failed; once more.", [("get_weather", {"city": "Paris"})]),
+        (None, [("final_answer", {"answer": "Sunny in Paris"})]),
+    ]
+    plain = ToolCallingAgent(
+        tools=[flaky_weather()], model=ScriptedModel(script), verbosity_level=-1
+    )
+    plain.run("What is the weather in Paris?")
+    streamed = ToolCallingAgent(
+        tools=[flaky_weather()], model=ScriptedModel(script), verbosity_level=-1
+    )
+    events = list(streamed.run("What is the weather in Paris?", stream=True))
+
+    trace = smol.to_trace(streamed).trace
+
+    def told(steps: list[Any]) -> list[Any]:  # all but the latencies, which differ
+        return [step.model_dump(exclude={"latency_ms"}) for step in steps]
+
+    assert told(trace.steps) == told(smol.to_trace(plain).trace.steps)
+    assert trace.task.objective == "What is the weather in Paris?"
+    with pytest.raises(ConversionError, match=r"stream=True.*pass the agent itself"):
+        smol.to_trace(events)

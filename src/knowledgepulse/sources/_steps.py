@@ -232,6 +232,7 @@ class StepBuilder:
     _turns: int = 0  # model turns told so far (see tool_request)
     _in_turn: bool = False  # whether the last thing told was a request (its turn still open)
     _turn_at: float | None = None  # the time of the open turn's requests
+    _answer_turn: int | None = None  # the model turn the answer was said in, with its requests
 
     def thought(self, text: str | None, *, at: Timestamp = None, said: bool = False) -> None:
         """Model reasoning, a plan, or assistant text that is not the final answer.
@@ -255,6 +256,15 @@ class StepBuilder:
         if text and text.strip():
             self._seen_text = True
             self._answer, self._answer_said = text, said
+
+    def answer_in_this_turn(self) -> None:
+        """The answer was said in the model turn whose requests were just told.
+
+        Pydantic AI's ``run_stream`` ends on the first text the model streams, and still runs
+        the tools that turn asked for: the answer was said before their errors were seen, so,
+        like a parallel sibling, it recovers none of them.
+        """
+        self._answer_turn = self._turns if self._in_turn else None
 
     def user_turn(self, text: str | None, *, at: Timestamp = None) -> None:
         """A user's turn after the objective: the user's words, answering the agent.
@@ -314,6 +324,15 @@ class StepBuilder:
     def told_errors(self) -> bool:
         """Whether an error was told: an evident error, or a tool call's failed result."""
         return any(event.error or (event.tool and event.tool.error) for event in self._events)
+
+    @property
+    def error_texts(self) -> list[str]:
+        """The text of each error told: evident errors and failed tool calls' results."""
+        return [
+            text
+            for event in self._events
+            if (text := event.error or (event.tool.error if event.tool else None))
+        ]
 
     @property
     def saw_text(self) -> bool:
@@ -513,6 +532,9 @@ class StepBuilder:
                     observe(tool)
         ended_by(float("inf"), None)
         if self._answer is not None and self.answer_is_step:
+            sibling = after_error and self._answer_turn is not None
+            if sibling and self._answer_turn == failed_turn:
+                after_error = False  # said before the error was seen: it recovers nothing
             reply = len(steps) if after_error and reply is None else reply
             steps.append({"type": "thought", "content": bounded(self._answer)})
         if after_error and reply is not None:

@@ -116,14 +116,20 @@ def to_trace(
         agent_id: the agent's name, kept in ``metadata.agent_id`` and the objective when no user
             prompt is recorded.
         success: whether the run succeeded; by default, whether the messages end in the model's
-            final answer (a run result given here returned, so it succeeded).
+            final answer (a run result given here returned, so it succeeded, unless it is a
+            ``run_stream`` result cancelled or left before its output was complete).
 
     Raises:
         ConversionError: ``messages`` is none of these, a message cannot be read, or there is no
             step.
     """
     if hasattr(messages, "all_messages"):
-        messages, success = messages.all_messages(), True if success is None else success
+        # A StreamedRunResult says whether its run ended: stream.cancel() keeps the messages so
+        # far, and a consumer may leave the stream before its output is complete.
+        ended = getattr(messages, "cancelled", False) is not True and (
+            getattr(messages, "is_complete", True) is not False
+        )
+        messages, success = messages.all_messages(), ended if success is None else success
     loaded = _as_json(messages)
     if not isinstance(loaded, list):
         raise ConversionError(

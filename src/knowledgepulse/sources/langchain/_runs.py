@@ -107,9 +107,10 @@ def convert_tree(root: RunNode, options: TraceOptions) -> TraceItem:
         walk.builder.answer(result)
     error = run.get("error")
     stopped = _error_text(error)
-    if stopped and not walk.builder.told_errors:
-        # The run was stopped by the graph itself (GraphRecursionError) or its caller, with no
-        # step inside failing: that error ends it, or the trace would not say why it failed.
+    if stopped and not any(text in stopped for text in walk.builder.error_texts):
+        # The run was stopped by the graph itself (GraphRecursionError) or its caller, not by
+        # a step's failure passed up: that error ends it, or the trace would not say why it
+        # failed (a tool that failed earlier, and was retried, is not why).
         end = run_time(run.get("end_time"))
         walk.builder.error(f"{_name(run)}: {stopped}", at=end, terminal=True)
     if walk.interrupted:

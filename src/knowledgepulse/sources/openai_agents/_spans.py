@@ -17,7 +17,10 @@ response span's ``output`` items and ``input``. The tree is walked in start-time
   error on an agent or task span, or a guardrail that tripped, means the run failed;
 * a run interrupted for approval (``result.interruptions``) records a ``function`` span with its
   input, no output and no error for each call awaiting approval, and no model turn after it: it did
-  not succeed, and says so, as the run result's reader does (no span marks the interruption).
+  not succeed, and says so, as the run result's reader does (no span marks the interruption);
+* a run cancelled between a model turn and the tools it asked for (``RunResultStreaming.cancel()``,
+  its task cancelled) ends with no error anywhere: its last model turn asks for tools that no
+  ``function`` or ``handoff`` span ran. It did not succeed, and says so.
 """
 
 from __future__ import annotations
@@ -52,6 +55,11 @@ CONTENT_HINT = (
 """What turns message content on, printed once when a file or run holds no text."""
 INTERRUPTED = "the run was interrupted (a tool awaits approval)"
 """The warning of a run that stopped for a tool's approval, from its spans or its result."""
+CANCELLED = (
+    "the run ended before the tools its last model turn asked for ran (cancelled: "
+    "RunResultStreaming.cancel() or its task cancelled; the SDK's spans record no error)"
+)
+"""The warning of a run stopped between a model turn and its tools; such a run is no success."""
 _MODEL_SPANS = ("response", "generation")
 _FAILING_SPANS = ("agent",)
 
@@ -76,6 +84,7 @@ class _Walk:
     objective: str | None = None
     agents: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    step_errors: list[str] = field(default_factory=list)  # what failed tool / handoff spans said
     textless_responses: int = 0
     textless_tools: int = 0
     tools: int = 0
@@ -150,12 +159,14 @@ def convert_spans(
             tell(builder, entries, at=at, answer=answer)
         else:
             _tell_span(builder, span, started)
-    if walk.failures and not builder.told_errors:
-        # Stopped by the runner (a guardrail, the turn limit) with no step failing: that error
-        # ends the run, as the spec's rule says, or a run stopped before any step gives no trace.
+    if walk.failures and not _told(walk.failures[0], walk.step_errors):
+        # Stopped by the runner (a guardrail, the turn limit) for no step's failure: that error
+        # ends the run, as the spec's rule says, or a run stopped before any step gives no trace
+        # (and one stopped at its turn limit after a tool failed would not say why it stopped).
         ended = [at for s in spans if (at := iso_time(s.get("ended_at"))) is not None]
         builder.error(walk.failures[0], at=max(ended) if ended else None, terminal=True)
     awaiting = _awaiting_approval(spans)
+    unran = [] if walk.failures or awaiting else _unran_requests(spans, walk, final)
     source_id = str(trace.get("id") or next((s.get("trace_id") for s in spans), "") or "")
     workflow = trace.get("workflow_name")
     metadata = trace.get("metadata")
@@ -163,7 +174,7 @@ def convert_spans(
         builder,
         source=SOURCE,
         source_id=source_id or "openai-agents",
-        success=not walk.failures and not awaiting,
+        success=not walk.failures and not awaiting and not unran,
         options=options,
         objective=walk.objective,
         fallback_objective=_named_workflow(workflow),
@@ -172,7 +183,10 @@ def convert_spans(
         agent_id=walk.agents[0] if walk.agents else None,
         framework=FRAMEWORK,
         metadata=metadata if isinstance(metadata, Mapping) else None,
-        warnings=_warnings(walk, awaiting),
+        warnings=(
+            *_warnings(walk, awaiting),
+            *((f"{CANCELLED}: {', '.join(unran)}",) if unran else ()),
+        ),
         content_hint=CONTENT_HINT,
     )
 
@@ -208,6 +222,31 @@ def _awaiting_approval(spans: Sequence[Mapping[str, Any]]) -> list[str]:
         ):
             awaiting.append(str(data.get("name") or "tool"))
     return awaiting
+
+
+def _unran_requests(
+    spans: Sequence[Mapping[str, Any]], walk: _Walk, final: int | None
+) -> list[str]:
+    """The tools the last model turn asked for when no tool or handoff ran after it (none else).
+
+    The runner runs every call a model turn asks for, or raises (its failure is on the agent
+    span): a finished run's last turn answers, or its tools' spans follow it. Only a run cancelled
+    in between ends on requests that nothing ran, with no span saying so.
+    """
+    turn = next((turn for turn in walk.model_turns if turn[0] == final), None)
+    if turn is None:
+        return []
+    requested = [entry.name or "tool" for entry in turn[2] if entry.kind == "request"]
+    last_model = turn[1]
+    if not requested or last_model is None:
+        return []
+    ran_after = any(
+        _span_data(span).get("type") in ("function", "handoff")
+        and (at := iso_time(span.get("started_at"))) is not None
+        and at >= last_model
+        for span in spans
+    )
+    return [] if ran_after else requested
 
 
 def _unrequested_calls(
@@ -270,6 +309,20 @@ def _visit(span: Mapping[str, Any], started: datetime | None, position: int, wal
     )
     if failure and (kind in _FAILING_SPANS or is_task):
         walk.failures.append(failure)
+    elif failure and kind in ("function", "handoff"):
+        error = span.get("error")
+        said = error.get("data") if isinstance(error, Mapping) else None
+        detail = said.get("error") if isinstance(said, Mapping) else None
+        walk.step_errors.append(detail if isinstance(detail, str) and detail else failure)
+
+
+def _told(failure: str, step_errors: Sequence[str]) -> bool:
+    """Whether a step's error is the one the run failed with, passed up to its agent span.
+
+    The SDK words it again there (``Error in agent run: Error running tool lookup: <the
+    tool's error>``): the tool's own error text, inside it, says the failure was told.
+    """
+    return any(error in failure for error in step_errors)
 
 
 def _model_entries(data: Mapping[str, Any]) -> list[Entry] | None:

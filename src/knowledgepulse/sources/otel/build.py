@@ -384,6 +384,7 @@ def _tell_inference(builder: StepBuilder, index: int, item: _Read, context: _Con
         builder.error(text, at=at)  # the model's last answer was refused: it tries again
     if view.error:
         builder.error(f"model call failed: {view.error}", at=at)
+    requested = False
     for number, part in enumerate(_output_parts(view)):
         kind = part.get("type")
         call_id = str(part["id"]) if part.get("id") else None
@@ -396,9 +397,12 @@ def _tell_inference(builder: StepBuilder, index: int, item: _Read, context: _Con
             if is_output_tool(name) or name in context.answer_tools:
                 continue  # the answer, told as the answer
             builder.tool_request(name, part.get("arguments"), call_id=call_id, at=at)
+            requested = True
         elif kind == "server_tool_call_response" and call_id:
             name = context.names.get(call_id, "")
             builder.tool_result(name, output=_response(part), call_id=call_id)
+    if requested and context.skip is not None and context.skip[0] == index:
+        builder.answer_in_this_turn()  # said with the tool calls it asked for
     _tell_tool_responses(builder, view, context, at)
 
 

@@ -55,6 +55,20 @@ def to_trace(
     )
 
 
+STREAM_EVENTS = (
+    "expected a smolagents run, not the events of agent.run(task, stream=True), which hold no "
+    "TaskStep (the task): once the stream ends, pass the agent itself or agent.memory"
+)
+"""Why the events a streamed run yields are refused, and what to pass instead."""
+_EVENTS = frozenset({"ToolCall", "ToolOutput", "ActionOutput", "ChatMessageStreamDelta"})
+"""The classes of what ``agent.run(task, stream=True)`` yields besides memory steps."""
+
+
+def _stream_event(item: Any) -> bool:
+    kind = type(item)
+    return kind.__name__ in _EVENTS and kind.__module__.startswith("smolagents")
+
+
 def _unpack(run: Any) -> tuple[Sequence[Any], Any, Any, float | None, str | None]:
     """(steps, state, output, start time, agent name) of whatever the user handed over."""
     name = getattr(run, "name", None) if hasattr(run, "memory") else None
@@ -69,6 +83,8 @@ def _unpack(run: Any) -> tuple[Sequence[Any], Any, Any, float | None, str | None
         timing = getattr(run, "timing", None)
         return run.steps, run.state, run.output, number(getattr(timing, "start_time", None)), None
     if isinstance(run, list | tuple):
+        if any(_stream_event(item) for item in run):
+            raise ConversionError(STREAM_EVENTS)
         return run, None, None, None, None
     raise ConversionError(
         f"expected a smolagents RunResult, agent, agent.memory or a list of steps, "
