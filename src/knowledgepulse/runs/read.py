@@ -103,7 +103,7 @@ def secret_free_file(file: str) -> str:
     """A file's name as messages and reports show it: its secrets redacted, nothing else.
 
     The name the user gave is kept otherwise: a home path or an e-mail in it is how they find
-    the file (a CI runner's ``/home/runner/...`` too). Cached: every problem and report row of
+    the file (a CI runner's home folder too). Cached: every problem and report row of
     a file names it.
     """
     from knowledgepulse.redact import clean_text  # noqa: PLC0415 - the rules load on first use
