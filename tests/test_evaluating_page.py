@@ -7,6 +7,7 @@ import contextlib
 import io
 import re
 from pathlib import Path
+from typing import Any, get_type_hints
 
 import pytest
 
@@ -35,3 +36,23 @@ def test_every_python_block_runs_and_prints_what_the_page_shows(
         assert printed.getvalue() == shown[1], f"block {index}:\n{code}"
         ran += 1
     assert ran == 5
+
+
+def test_the_own_scorer_example_is_annotated_as_strict_typed_code_needs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The page's scorer subclass types every parameter: pasted into a mypy --strict project it
+    checks (an unannotated ``evaluate`` is "missing a type annotation"), and it still scores."""
+    import knowledgepulse.evals
+    from knowledgepulse.evals.models import ActualOutput
+
+    own = PAGE.read_text("utf-8").split("## Your own scorer\n", 1)[1].split("\n## ", 1)[0]
+    [code] = re.findall(r"^```python\n(.*?)^```", own, re.S | re.M)
+    # Registered nowhere: the example's name must not leak into the other tests' registry.
+    monkeypatch.setattr(knowledgepulse.evals, "register_scorer", lambda _name: lambda cls: cls)
+    namespace: dict[str, Any] = {}
+    exec(compile(code, f"{PAGE.name} own scorer", "exec"), namespace)
+    scorer = namespace["WordCount"]
+    assert set(get_type_hints(scorer.evaluate)) == {"actual", "expected", "pages", "return"}
+    actual = ActualOutput.model_validate({"operations": [{"type": "create", "content": "a b"}]})
+    assert scorer().evaluate(actual, None, ()).details == {"words": 2}

@@ -4,12 +4,16 @@ pytest runs it, so each call really works as written."""
 
 from __future__ import annotations
 
+import inspect
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, assert_type
+from typing import Any, ForwardRef, assert_type, get_args, get_origin, get_overloads
+
+import pytest
 
 import knowledgepulse as kp
+from knowledgepulse import runs
 from knowledgepulse.curation import select
 from knowledgepulse.curation.select import Candidate, Selection
 from knowledgepulse.evals import EvalRun, evaluate_case, parse_case
@@ -20,9 +24,12 @@ from knowledgepulse.novelty import Embedder, embedder_for
 from knowledgepulse.novelty.cache import VectorCache
 from knowledgepulse.novelty.cache.vector_cache import Nearest
 from knowledgepulse.records import Problem
+from knowledgepulse.runs import api as runs_api
+from knowledgepulse.runs import redact
+from knowledgepulse.runs.api import Redaction
 from knowledgepulse.testing import HashingEmbedder, assert_passes
 from knowledgepulse.trace import ReasoningTrace, TraceItem
-from knowledgepulse.value import ScoringWeights, TraceValueScorer, ValueBreakdown
+from knowledgepulse.value import ScoredItem, ScoringWeights, TraceValueScorer, ValueBreakdown
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -81,3 +88,75 @@ def test_annotated_rows_of_dicts_come_back_typed_as_dicts() -> None:
         kp.annotate(EXAMPLES / "datasets/openai_chat.jsonl", scorer=scorer), list[dict[str, Any]]
     )
     assert [row["kp_score"] for row in annotated] == [row["kp_score"] for row in from_file]
+
+
+def test_models_and_scored_items_annotate_and_redact_into_typed_rows() -> None:
+    """ReasoningTrace models and score's items are documented inputs: mypy takes them, rows out."""
+    traces = [
+        item.trace
+        for item in kp.load_traces([EXAMPLES / "traces/traces.jsonl"])
+        if isinstance(item, TraceItem)
+    ]
+    scorer = TraceValueScorer(embedder=None)
+    from_models = assert_type(kp.annotate(traces, scorer=scorer), list[dict[str, Any]])
+    from_items = assert_type(kp.annotate(kp.score(traces, scorer=scorer)), list[dict[str, Any]])
+    redacted = assert_type(redact(traces, level="aggregated"), Redaction[list[dict[str, Any]]])
+    rows: list[dict[str, Any]] = redacted.data
+    assert len(from_models) == len(from_items) == len(rows) == len(traces)
+    assert [row["id"] for row in rows] == [trace.id for trace in traces]
+
+
+class _Names(dict[str, Any]):
+    """A module's names, each string alias (``Rows``) given as the type it names."""
+
+    def __getitem__(self, name: str) -> Any:
+        return _resolved(super().__getitem__(name), self)
+
+
+def _resolved(annotation: object, names: dict[str, Any]) -> Any:
+    """An annotation as its type: the module's strings (and string aliases) evaluated."""
+    while isinstance(annotation, str | ForwardRef):
+        text = annotation if isinstance(annotation, str) else annotation.__forward_arg__
+        annotation = eval(text, {}, _Names(names))  # the library's own annotations
+    return annotation
+
+
+def _overload_returning_rows_for(function: Callable[..., Any]) -> tuple[Any, Any]:
+    """The ``data`` type and return type of ``function``'s overload that takes row dicts."""
+    namespace = vars(runs_api) | vars(inspect.getmodule(function))  # its aliases are api's
+    for overload in get_overloads(function):
+        signature = inspect.signature(overload)
+        data = _resolved(signature.parameters["data"].annotation, namespace)
+        if Iterable[Mapping[str, Any]] in get_args(data):
+            return data, _resolved(signature.return_annotation, namespace)
+    raise AssertionError(f"no overload of {function.__name__} takes row dicts")
+
+
+ROW_GIVERS = [kp.annotate, redact, runs.select, runs.dedupe, runs.split, runs.decontaminate]
+
+
+def test_curation_results_of_row_dicts_give_typed_rows() -> None:
+    """select, dedupe, split and decontaminate on dicts give their rows typed as dicts (mypy)."""
+    lines = (EXAMPLES / "traces/traces.jsonl").read_text("utf-8").splitlines()
+    docs: list[dict[str, Any]] = [json.loads(line) for line in lines]
+    scorer = TraceValueScorer(embedder=HashingEmbedder(dimensions=64))
+    chosen = assert_type(runs.select(docs, budget=2, scorer=scorer).rows, list[dict[str, Any]])
+    groups = runs.dedupe(docs, threshold=0.95, scorer=scorer)
+    kept = assert_type(groups.kept_rows, list[dict[str, Any]])
+    parts = runs.split(docs, test=0.4, scorer=scorer)
+    test = assert_type(parts.rows("test"), list[dict[str, Any]])
+    clean = runs.decontaminate(docs, against_texts=["an unrelated task"], scorer=scorer)
+    assert_type(clean.kept_rows, list[dict[str, Any]])
+    assert len(chosen) == 2
+    assert 0 < len(test) < len(docs) >= len(kept) > 0
+
+
+@pytest.mark.parametrize("function", ROW_GIVERS, ids=lambda function: function.__name__)
+def test_the_rows_overload_takes_every_documented_list_input(function: Callable[..., Any]) -> None:
+    """A list of models or of score's items reaches the overload that gives rows (not Any)."""
+    data, returned = _overload_returning_rows_for(function)
+    for documented in (Iterable[ReasoningTrace], Iterable[TraceItem], Iterable[ScoredItem]):
+        assert documented in get_args(data), documented
+    if get_origin(returned) is not list:  # a result, generic over its rows' form
+        returned = _resolved(get_args(returned)[0], vars(runs_api))
+    assert returned == list[dict[str, Any]]

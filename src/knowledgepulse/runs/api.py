@@ -10,11 +10,14 @@ the ``knowledgepulse`` logger), and the run goes on.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, Unpack, overload
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeAlias, Unpack, overload
+
+from typing_extensions import TypeVar  # a default (PEP 696): a bare ``Redaction`` stays valid
 
 from knowledgepulse._util.text import did_you_mean
 from knowledgepulse.errors import SettingTypeError
@@ -38,12 +41,10 @@ from knowledgepulse.runs.redaction import (
 from knowledgepulse.runs.scoring import Order, ScoreRun, min_score_of, tell_unweighed_domain
 from knowledgepulse.runs.tasks import told_when_no_task
 from knowledgepulse.runs.write import UnreadRows, in_place, kept_like, redacted_like
-from knowledgepulse.trace import TraceItem
+from knowledgepulse.trace import ReasoningTrace, TraceItem
 from knowledgepulse.value.item import ScoredItem
 
 if TYPE_CHECKING:
-    import os
-
     from knowledgepulse.curation.percentiles import MinScore
     from knowledgepulse.redact.items import Redactor
     from knowledgepulse.redact.walk import Finding
@@ -55,6 +56,14 @@ Paths: TypeAlias = "str | os.PathLike[str] | Sequence[str | os.PathLike[str]]"
 """Files to read: their records come back as dicts."""
 Rows: TypeAlias = "list[dict[str, Any]]"
 """Records as dicts: a dataset row with its ``kp_`` columns, or a trace document."""
+RunItems: TypeAlias = "Iterable[TraceItem] | Iterable[ScoredItem]"
+"""The items a run gave (``score``'s ``ScoredItem``\\s), read back as they are."""
+# One string each (no implicit concatenation): pyright reads such an alias as Unknown.
+ListInput: TypeAlias = "Paths | Iterable[Mapping[str, Any]] | Iterable[ReasoningTrace] | RunItems"
+"""What comes back as :data:`Rows`: files, row dicts, ``ReasoningTrace`` models or a run's
+items (``score``'s ``ScoredItem``\\s: ``annotate(score(data))``), each a documented input."""
+DataT = TypeVar("DataT", default=Any)
+"""The form of :attr:`Redaction.data`: :data:`Rows`, or the table's own kind (untyped: ``Any``)."""
 
 
 # A table comes back a table of its kind (which pandas, pyarrow and datasets do not type):
@@ -141,9 +150,7 @@ def score(data: RunInput, **settings: Unpack[ScoreSettings]) -> list[ScoredItem]
 
 
 @overload
-def annotate(
-    data: Paths | Iterable[Mapping[str, Any]], **settings: Unpack[ScoreSettings]
-) -> Rows: ...
+def annotate(data: ListInput, **settings: Unpack[ScoreSettings]) -> Rows: ...
 @overload
 def annotate(data: Table, **settings: Unpack[ScoreSettings]) -> Any: ...
 
@@ -171,8 +178,8 @@ def annotate(data: RunInput, **settings: Unpack[ScoreSettings]) -> Any:
 
 
 @dataclass(frozen=True, slots=True, repr=False)
-class Redaction:
-    """What :func:`redact` gives back.
+class Redaction(Generic[DataT]):
+    """What :func:`redact` gives back (``Redaction[Rows]`` for anything but a table).
 
     Attributes:
         data: the records redacted, in ``data``'s own form: each dataset row with its strings
@@ -186,7 +193,7 @@ class Redaction:
         problems: the records that gave no trace.
     """
 
-    data: Any
+    data: DataT
     items: list[TraceItem]
     findings: list[list[Finding]]
     counts: dict[str, int]
@@ -200,6 +207,34 @@ class Redaction:
         )
 
 
+@overload
+def redact(
+    data: ListInput,
+    *,
+    level: str | None = None,
+    rules_file: str | Path | None = None,
+    source: str | None = "auto",
+    options: TraceOptions | None = None,
+    notes: Notes | None = None,
+    progress: Callable[[int], object] | None = None,
+    on_problem: OnProblem | None = None,
+    **reading: Unpack[TraceSettings],
+) -> Redaction[Rows]: ...
+@overload
+def redact(
+    data: Table,
+    *,
+    level: str | None = None,
+    rules_file: str | Path | None = None,
+    source: str | None = "auto",
+    options: TraceOptions | None = None,
+    notes: Notes | None = None,
+    progress: Callable[[int], object] | None = None,
+    on_problem: OnProblem | None = None,
+    **reading: Unpack[TraceSettings],
+) -> Redaction[Any]: ...
+
+
 def redact(
     data: RunInput,
     *,
@@ -211,7 +246,7 @@ def redact(
     progress: Callable[[int], object] | None = None,
     on_problem: OnProblem | None = None,
     **reading: Unpack[TraceSettings],
-) -> Redaction:
+) -> Redaction[Any]:
     """``data`` with its secrets and personal identifiers redacted, and what was redacted.
 
     Args:
