@@ -48,7 +48,7 @@ from knowledgepulse.runs.inputs import ROWS_NAME, items_of
 from knowledgepulse.runs.read import task_in, without_secrets
 from knowledgepulse.runs.redaction import messages_level, redacted_record, redactor_of
 from knowledgepulse.runs.write import Kept, UnreadRows, in_place, kept_like, rows_table
-from knowledgepulse.sources._read import ReadWarnings, broken_laws
+from knowledgepulse.sources._read import Lead, ReadWarnings, broken_laws, decide
 from knowledgepulse.sources._registry import REASONING_TRACE
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 from knowledgepulse.trace.load import validate_record
@@ -216,22 +216,22 @@ LEAD_ROWS = 1000
 def dataset_lead(rows: Iterable[dict[str, Any]], source: str) -> tuple[str, dict[str, Any] | None]:
     """The source a dataset's rows are read by, and the row that decides how (its lead).
 
-    A local read decides a file's source and columns by its first record that a source
-    recognises (``source`` ``auto``), or the named source does; each actor reads its batch
-    after this row, so that a batch is read as the dataset is, not by its own first row (a bad
-    row there would be no source's, or name no column). Only the first :data:`LEAD_ROWS` are
-    looked at; without a lead, each batch decides for itself.
+    The lead a local read finds in a file (``sources._read.decide``, the same code): a named
+    source's first row, or the first row a source recognises (``auto``); each actor reads its
+    batch after this row, so that a batch is read as the dataset is, not by its own first row
+    (a bad row there would be no source's, or name no column). Only the first
+    :data:`LEAD_ROWS` are looked at; without a lead, each batch decides for itself.
     """
-    from knowledgepulse.sources._registry import detect, get_source  # noqa: PLC0415
-
-    named = None if source == "auto" else get_source(source)
-    for row in itertools.islice(rows, LEAD_ROWS):
-        candidates = detect(row) if named is None else [named] * named.recognises(row)
-        if len(candidates) == 1:
-            return candidates[0].name, row
-        if candidates:  # claimed by several: locally, the rest is no one's either
-            break
-    return source, None
+    located = (
+        Record(Location.of_row(ROWS_NAME, number), row)
+        for number, row in enumerate(itertools.islice(rows, LEAD_ROWS))
+    )
+    lead = Lead()
+    for _ in decide(located, source, lead):  # the rows before it are their batches' problems
+        pass
+    if lead.source is None or lead.first is None:
+        return source, None
+    return lead.source.name, lead.first.value
 
 
 def _row_id(number: int) -> str:
