@@ -48,8 +48,8 @@ from knowledgepulse.runs.inputs import ROWS_NAME, items_of
 from knowledgepulse.runs.read import task_in, without_secrets
 from knowledgepulse.runs.redaction import messages_level, redacted_record, redactor_of
 from knowledgepulse.runs.write import Kept, UnreadRows, in_place, kept_like, rows_table
-from knowledgepulse.sources._read import ReadWarnings, broken_laws
-from knowledgepulse.sources._registry import REASONING_TRACE
+from knowledgepulse.sources._read import Lead, ReadWarnings, broken_laws, decide
+from knowledgepulse.sources._registry import REASONING_TRACE, Source, plugin_sources, registered
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 from knowledgepulse.trace.load import validate_record
 from knowledgepulse.value.item import ScoredItem
@@ -78,6 +78,7 @@ _FOUND = "_kp_found"
 _TASK = "_kp_task"
 _REWARD = "_kp_reward"
 _NUMBERED = "_kp_numbered"
+_PLACED = "_kp_placed"
 _WARNED = "_kp_warned"
 
 
@@ -94,6 +95,8 @@ class RowRead(NamedTuple):
         source: the source that read the row (what a repeated id's warning says).
         laws: the laws of faithful conversion its trace breaks, as read (``broken_laws``).
         notes: what reading it lost or guessed (the item's ``warnings``), said once a dataset.
+        placed: the trace records the row's number in its batch (``metadata.source.row``),
+            which the driver sets to its place in the whole dataset.
     """
 
     document: dict[str, Any] | None
@@ -104,6 +107,7 @@ class RowRead(NamedTuple):
     source: str = REASONING_TRACE
     laws: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    placed: bool = False
 
 
 RowReader: TypeAlias = Callable[[list[dict[str, Any]]], list[RowRead]]
@@ -168,15 +172,20 @@ class ConversationRows:
             out) in every batch, as a local read's first row decides for the whole file.
         options: the domain, confidence and row columns.
         task_field: where each row's task is read (a column, else a dotted path in the trace).
+        plugins: the third parties' sources registered where it was made (the driver), which
+            it registers where it reads (an actor): one registered in a notebook or a script
+            has no entry point an actor could find it by.
     """
 
     source: str = "auto"
     lead: dict[str, Any] | None = None
     options: TraceOptions | None = None
     task_field: str | None = None
+    plugins: tuple[type[Source], ...] = field(default_factory=plugin_sources)
 
     def __call__(self, rows: list[dict[str, Any]]) -> list[RowRead]:
         """Each row's trace document and facts, or ``None`` and its problems."""
+        registered(self.plugins)
         read: list[RowRead | None] = [None] * len(rows)
         problems: list[list[tuple[str, str]]] = [[] for _ in rows]
         skip = 0 if self.lead is None else 1
@@ -198,9 +207,18 @@ class ConversationRows:
             index = (item.row or item.record).location.index
             if index is not None and index >= skip:
                 numbered = item.document["id"] == _row_id(index)
+                placed = item.document["metadata"].get("source", {}).get("row") == index
                 laws = tuple(broken_laws(item.trace, source))
                 read[index - skip] = RowRead(
-                    item.document, [], item.task, item.reward, numbered, source, laws, item.warnings
+                    item.document,
+                    [],
+                    item.task,
+                    item.reward,
+                    numbered,
+                    source,
+                    laws,
+                    item.warnings,
+                    placed,
                 )
         unread = [("", "not read: its batch's rows are claimed by more than one source")]
         return [
@@ -216,27 +234,34 @@ LEAD_ROWS = 1000
 def dataset_lead(rows: Iterable[dict[str, Any]], source: str) -> tuple[str, dict[str, Any] | None]:
     """The source a dataset's rows are read by, and the row that decides how (its lead).
 
-    A local read decides a file's source and columns by its first record that a source
-    recognises (``source`` ``auto``), or the named source does; each actor reads its batch
-    after this row, so that a batch is read as the dataset is, not by its own first row (a bad
-    row there would be no source's, or name no column). Only the first :data:`LEAD_ROWS` are
-    looked at; without a lead, each batch decides for itself.
+    The lead a local read finds in a file (``sources._read.decide``, the same code): a named
+    source's first row, or the first row a source recognises (``auto``); each actor reads its
+    batch after this row, so that a batch is read as the dataset is, not by its own first row
+    (a bad row there would be no source's, or name no column). Only the first
+    :data:`LEAD_ROWS` are looked at; without a lead, each batch decides for itself.
     """
-    from knowledgepulse.sources._registry import detect, get_source  # noqa: PLC0415
-
-    named = None if source == "auto" else get_source(source)
-    for row in itertools.islice(rows, LEAD_ROWS):
-        candidates = detect(row) if named is None else [named] * named.recognises(row)
-        if len(candidates) == 1:
-            return candidates[0].name, row
-        if candidates:  # claimed by several: locally, the rest is no one's either
-            break
-    return source, None
+    located = (
+        Record(Location.of_row(ROWS_NAME, number), row)
+        for number, row in enumerate(itertools.islice(rows, LEAD_ROWS))
+    )
+    lead = Lead()
+    for _ in decide(located, source, lead):  # the rows before it are their batches' problems
+        pass
+    if lead.source is None or lead.first is None:
+        return source, None
+    return lead.source.name, lead.first.value
 
 
 def _row_id(number: int) -> str:
     """The id a row without an id column gets from its number (``items_of``'s naming)."""
     return f"kp:trace:{ROWS_NAME}:{number}"
+
+
+def _placed(document: dict[str, Any], place: int) -> dict[str, Any]:
+    """A trace that records its row's number (``metadata.source.row``) given its ``place``."""
+    metadata = document["metadata"]
+    source = {**metadata["source"], "row": place}
+    return {**document, "metadata": {**metadata, "source": source}}
 
 
 def _renumbered(document: dict[str, Any], place: int) -> dict[str, Any]:
@@ -254,9 +279,9 @@ class TraceBatchEmbedder:
     not known) and the row's problems as JSON (``""``: none), plus the ``order_by`` value, and
     the row itself, pickled (so that its values come back exactly as read; a bad row's too, to
     be given back with its error), unless the row is the trace; and the task and reward read
-    with it (JSON text, and NaN for none) and whether it is named by its number, so that the
-    driver's item is a local read's. With a ``redactor``, the trace and the row are redacted
-    before they are embedded (an id as written: hashed when it held anything), and what was
+    with it (JSON text, and NaN for none) and whether it is named by, or records, its number,
+    so that the driver's item is a local read's. With a ``redactor``, the trace and the row are
+    redacted before they are embedded (an id as written: hashed when it held anything), and what was
     redacted in each is given too, as JSON (``Finding`` fields), for the driver to count; and
     what reading each row warned of (its source, broken laws and notes, as JSON), for the driver
     to say as a local read does.
@@ -285,12 +310,12 @@ class TraceBatchEmbedder:
         rewards = np.full(size, np.nan, dtype=np.float64)
         windows = np.full(size, -1, dtype=np.int32)
         capped = np.full(size, -1, dtype=np.int8)
-        numbered = np.zeros(size, dtype=np.bool_)
+        numbered, placed = np.zeros(size, dtype=np.bool_), np.zeros(size, dtype=np.bool_)
         valid: dict[int, TraceItem] = {}
         kept: list[dict[str, Any] | None] = [None if self._is_trace(row) else row for row in rows]
         for position, read in enumerate(self._reader(rows)):
             value, found = read.document, read.problems
-            numbered[position] = read.numbered
+            numbered[position], placed[position] = read.numbered, read.placed
             result = None if found else validate_record(Record(Location("row"), value))
             if isinstance(result, TraceItem):
                 valid[position] = replace(result, task=read.task, reward=read.reward)
@@ -338,6 +363,7 @@ class TraceBatchEmbedder:
             _TASK: tasks,
             _REWARD: rewards,
             _NUMBERED: numbered,
+            _PLACED: placed,
             _WARNED: warned,
             _ROW: np.asarray([pickle.dumps(row) for row in kept], dtype=object),
             **(
@@ -653,8 +679,8 @@ def _score_batch(
     on its problems (``record``, ``row``), to be given back with its error; a read row's
     warnings (a repeated id: among the rows ``said`` has seen) come before its item, as a local
     read's. With a ``redactor``, each row's redaction (found by the actor) is counted in it. A
-    trace named by its row's number in its actor's batch is named by its place in the whole
-    dataset instead.
+    trace named by its row's number in its actor's batch, or recording it, is named by (and
+    records) its place in the whole dataset instead.
     """
     said = ReadWarnings() if said is None else said
     level = messages_level(redactor)
@@ -666,6 +692,8 @@ def _score_batch(
     for row in valid:
         if batch[_NUMBERED][row]:
             documents[row] = _renumbered(documents[row], places[row])
+        if batch[_PLACED][row]:
+            documents[row] = _placed(documents[row], places[row])
     traces = {row: ReasoningTrace.model_validate(documents[row]) for row in valid}
     windows, capped = batch[_WINDOWS][valid], batch[_CAPPED][valid]
     known = bool((windows >= 0).all() and (capped >= 0).all())

@@ -117,46 +117,20 @@ class _Reading:
         self.warnings = ReadWarnings()
 
     def file(self, name: str, records: Iterator[Record | Problem]) -> Iterator[TraceItem | Problem]:
-        """Every item of one file's records, read by its source.
-
-        With ``auto``, the first record a source recognises decides the file's; each record
-        before it that none recognises is a problem of its own, so one stray line never costs
-        the traces after it. A record two sources claim stops the file: it needs a name.
-        """
-        lead: list[Record | Problem] = []
-        first: Record | None = None
-        found: Source | None = None if self.source == "auto" else get_source(self.source)
-        record: Record | Problem | None = None
-        for record in records:
-            if not isinstance(record, Record):
-                lead.append(record)
-                continue
-            if found is not None:
-                lead.append(record)
-                first = record
-                break
-            candidates = detect(record.value)
-            if len(candidates) == 1:
-                lead.append(record)
-                first, found = record, candidates[0]
-                break
-            yield from (problem for problem in lead if isinstance(problem, Problem))
-            lead = []
-            # A row of some shape, as far as anyone knows: written back with its error unless
-            # its file turns out to give traces (UnreadRows).
-            yield replace(record.problem((), undecided(record.value, candidates)), row=True)
-            if candidates:  # claimed by several: the rest of the file is theirs too
-                return
+        """Every item of one file's records, read by the source :func:`decide` finds."""
+        lead = Lead()
+        yield from decide(records, self.source, lead)
+        found, first = lead.source, lead.first
         if found is None:  # an empty file, or nothing any source knows
-            yield from (problem for problem in lead if isinstance(problem, Problem))
+            yield from (problem for problem in lead.records if isinstance(problem, Problem))
             return
         # Nothing here keeps a record alive through the conversion (for one JSON document, an
         # OTLP file, the record is the whole parsed file): only what describe() is given of it.
         shown = first.value if first is not None and _describes_first(found) else None
-        first = record = None
+        first = lead.first = None
         count = 0
         unapplied = () if found.reads_rows else self.options.rows.row_only()
-        given = chain(_emptied(lead), records)
+        given = chain(_emptied(lead.records), records)
         plugin = plugin_of(found)
         converted = (
             found.convert(given, self.options)
@@ -180,6 +154,54 @@ class _Reading:
             yield Problem(Location(name), "", failure, warning=True)
         if self.notes is not None and line is not None:
             self.notes(f"{name}: {line}")
+
+
+class Lead:
+    """What decides how a file is read (:func:`decide`): its source, and the records up to it.
+
+    Attributes:
+        source: the source that reads the file; ``None``: no record decides one.
+        first: the record that decided it (a named source's: the first record), or ``None``.
+        records: the problems not yet given and the deciding record, in order, for the source.
+    """
+
+    def __init__(self) -> None:
+        self.source: Source | None = None
+        self.first: Record | None = None
+        self.records: list[Record | Problem] = []
+
+
+def decide(records: Iterator[Record | Problem], source: str, lead: Lead) -> Iterator[Problem]:
+    """Read ``records`` up to the one that decides their source, into ``lead``.
+
+    The one definition of a file's lead, for a local read and a Ray Dataset's (``runs.on_ray``).
+    A named source reads from the first record on, never asked whether it recognises it. With
+    ``auto``, the first record a source recognises decides (a plugin's ``recognises()`` asked
+    guarded, by :func:`detect`); each record before it that none recognises is a problem of its
+    own, yielded with the problems before it, so one stray line never costs the traces after it.
+    A record two sources claim decides nothing: the file needs a name.
+
+    Raises:
+        UnknownSourceError: ``source`` is not a registered source.
+    """
+    named = None if source == "auto" else get_source(source)
+    for record in records:
+        if not isinstance(record, Record):
+            lead.records.append(record)
+            continue
+        candidates = detect(record.value) if named is None else [named]
+        if len(candidates) == 1:
+            lead.records.append(record)
+            lead.first, lead.source = record, candidates[0]
+            return
+        yield from (problem for problem in lead.records if isinstance(problem, Problem))
+        lead.records = []
+        # A row of some shape, as far as anyone knows: written back with its error unless
+        # its file turns out to give traces (UnreadRows).
+        yield replace(record.problem((), undecided(record.value, candidates)), row=True)
+        if candidates:  # claimed by several: the rest of the file is theirs too
+            return
+    lead.source = named
 
 
 class ReadWarnings:

@@ -173,6 +173,22 @@ def asked(source: Source, method: str, fallback: R, call: Callable[[], R]) -> tu
         )
 
 
+def plugin_sources() -> tuple[type[Source], ...]:
+    """Every third party's source class registered in this process, in detection order."""
+    return tuple(cls for _, cls in _sources.items() if not _sources.is_builtin(cls))
+
+
+def registered(classes: Iterable[type[Source]]) -> None:
+    """Register here each of another process's :func:`plugin_sources` not known here by its name.
+
+    A Ray actor is given those of the driver, pickled: one registered there by its decorator
+    in a notebook or a script, with no entry point, would be an unknown source in the actor.
+    """
+    for cls in classes:
+        if _sources.get(cls.name) is None:
+            _sources.register(cls.name)(cls)
+
+
 def source_names() -> tuple[str, ...]:
     """Every registered source name, in detection order (built-ins, then the others)."""
     return tuple(name for name, _ in _sources.items())
@@ -230,8 +246,10 @@ __all__ = [
     "detect",
     "get_source",
     "plugin_of",
+    "plugin_sources",
     "recognisers",
     "register_source",
+    "registered",
     "source_names",
     "unregister_source",
 ]
