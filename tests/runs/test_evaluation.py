@@ -189,6 +189,22 @@ def test_a_task_that_raises_is_a_located_problem_of_its_case() -> None:
     assert outcome.verdict == "failed"
 
 
+def test_a_long_or_multiline_task_error_is_one_short_line_and_whole_in_the_report() -> None:
+    """A 300,000-character message is cut on its stderr line, and kept whole in the report."""
+    message = "first line\n" + "x" * 300_000
+
+    def verbose(task: TaskInput) -> object:
+        raise ValueError(message)
+
+    outcome = evaluate_cases(RENAME_CASES, preset="strict", task=verbose, cache_dir=None)
+    lines = [str(problem) for problem in outcome.task_failures]
+    assert all(len(line) < 1_000 and "\n" not in line for line in lines)
+    assert lines[0].endswith(f"ValueError: first line\\n{'x' * 489}… (299,511 more characters)")
+    assert {
+        case.task.error.message for case in outcome.report.cases if case.task and case.task.error
+    } == {message}
+
+
 @pytest.mark.parametrize(
     ("arguments", "named"),
     [
