@@ -121,7 +121,7 @@ def output_json(value: Any) -> JsonValue:
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json", by_alias=True, exclude_none=True)
     try:
-        plain = _json_data(value)
+        plain = _json_data(_sets_sorted(value))
     except (PydanticSerializationError, ValueError, TypeError) as error:
         # In a dict of a dozen fields, "Unable to serialize unknown type" says neither which one
         # nor where: the first value that is not JSON is named by its path.
@@ -132,6 +132,26 @@ def output_json(value: Any) -> JsonValue:
             "return a str, number, bool, None, list or dict (or a pydantic model)"
         ) from None
     return plain
+
+
+def _sets_sorted(value: Any) -> Any:
+    """``value`` with each set in it (in dicts, lists and tuples) a sorted list.
+
+    A set of strings iterates in another order in each process (hash randomisation): kept in
+    that order, the same answer would give other report bytes, and another cached output, on
+    each run. Items that do not compare (``{1, "a"}``) are ordered by their ``repr``.
+    """
+    if isinstance(value, set | frozenset):
+        items = [_sets_sorted(item) for item in value]
+        try:
+            return sorted(items)
+        except TypeError:
+            return sorted(items, key=lambda item: (type(item).__name__, repr(item)))
+    if isinstance(value, Mapping):
+        return {key: _sets_sorted(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_sets_sorted(item) for item in value]
+    return value
 
 
 def _json_data(value: Any) -> JsonValue:
