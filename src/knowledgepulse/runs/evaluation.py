@@ -311,6 +311,8 @@ def evaluate_cases(
             task_version=task_version,
             cache_dir=cache_dir,
             progress=progress,
+            # The report never shows a secret: the cache on disk (kept by CI) must not hold one.
+            cacheable=lambda output: _secret_free_json(output, level) == output,
         )
     run = _secret_free_run(run, level)
     comparison = compare_runs(base, run, tolerance=tolerance) if base is not None else None
