@@ -117,8 +117,8 @@ def test_sys_exit_in_a_plugin_module_is_a_one_line_error(kp: KpRunner, tmp_path:
     assert run.code == 2
     assert run.out == ""
     assert run.err.strip() == (
-        f"kp: error: plugin '{plugin}': importing it raised SystemExit: 0; fix the module "
-        "(run it with python to see the traceback)"
+        f"kp: error: plugin '{plugin}': importing it raised SystemExit: 0 (at {plugin}:2); "
+        "fix the module (run it with python to see the traceback)"
     )
 
 

@@ -24,6 +24,7 @@ from pydantic import BaseModel, JsonValue
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from knowledgepulse._util.jsonpath import format_path
+from knowledgepulse._util.raised import shown_path
 from knowledgepulse._util.settings import is_count, is_number, wrong_setting
 from knowledgepulse._util.text import closest
 from knowledgepulse._util.user_modules import import_user_module
@@ -366,8 +367,39 @@ def load_task(spec: str) -> TaskFunction:
             f"task {spec!r}: {name} is a {type(found).__name__}, not a function; name a "
             "function that takes a TaskInput and returns the output"
         )
+    if (wrong := _not_one_argument(found)) is not None:
+        raise PluginLoadError(f"task {spec!r}: {wrong}")
     task: TaskFunction = found
     return task
+
+
+def _not_one_argument(task: Callable[..., Any]) -> str | None:
+    """What is wrong with a task that cannot be called with the one ``TaskInput``, or ``None``.
+
+    Found at load time, it is one error naming the definition, not the same ``TypeError`` as
+    every case's result.
+    """
+    try:
+        signature = inspect.signature(task)
+    except (TypeError, ValueError):  # a builtin without a signature: its call will say
+        return None
+    try:
+        signature.bind(None)
+    except TypeError:
+        pass
+    else:
+        return None
+    name = getattr(task, "__name__", type(task).__name__)
+    code = getattr(inspect.unwrap(task), "__code__", None)
+    hint = f"def {name}(task: TaskInput) -> ..."
+    if code is None:  # an object with a __call__ method
+        code = getattr(type(task).__call__, "__code__", None)
+        hint = "def __call__(self, task: TaskInput) -> ..."
+    at = f" (at {shown_path(code.co_filename)}:{code.co_firstlineno})" if code else ""
+    return (
+        f"{name}{signature}{at} cannot be called with one argument; a task takes the case's "
+        f"TaskInput alone: {hint}"
+    )
 
 
 def load_plugin(spec: str) -> ModuleType:
