@@ -190,7 +190,8 @@ def test_a_task_that_raises_is_a_located_problem_of_its_case() -> None:
 
 
 def test_a_long_or_multiline_task_error_is_one_short_line_and_whole_in_the_report() -> None:
-    """A 300,000-character message is cut on its stderr line, and kept whole in the report."""
+    """A 300,000-character message is cut on its stderr line and in each scorer's reason, and
+    kept whole, once, in the report's task error."""
     message = "first line\n" + "x" * 300_000
 
     def verbose(task: TaskInput) -> object:
@@ -203,6 +204,9 @@ def test_a_long_or_multiline_task_error_is_one_short_line_and_whole_in_the_repor
     assert {
         case.task.error.message for case in outcome.report.cases if case.task and case.task.error
     } == {message}
+    reasons = [score.error or "" for case in outcome.report.cases for score in case.scorers]
+    assert reasons
+    assert all(len(reason) < 1_000 and "(299,511 more characters)" in reason for reason in reasons)
 
 
 @pytest.mark.parametrize(

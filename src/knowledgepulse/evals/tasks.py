@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any, TypeVar, cast
 
@@ -26,7 +26,7 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse._util.raised import shown_path
 from knowledgepulse._util.settings import is_count, is_number, wrong_setting
-from knowledgepulse._util.text import closest
+from knowledgepulse._util.text import closest, cut
 from knowledgepulse._util.user_modules import import_user_module
 from knowledgepulse.errors import PluginLoadError, ScorerParameterError
 from knowledgepulse.evals.models import Case, Page
@@ -95,6 +95,15 @@ class TaskRecord:
             return None
         text = f"{self.error_type}: {self.error_message}" if self.error_message else self.error_type
         return text + (f" (after {self.attempts} attempts)" if self.attempts > 1 else "")
+
+    def short_error(self, limit: int) -> str | None:
+        """:attr:`error` with the message cut to ``limit`` characters, the rest counted.
+
+        For the texts that repeat it (each scorer's reason, a stderr line): the record keeps it
+        whole, once.
+        """
+        message = self.error_message
+        return replace(self, error_message=cut(message, limit) if message else message).error
 
 
 @dataclass(frozen=True, slots=True)

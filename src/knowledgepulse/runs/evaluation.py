@@ -19,7 +19,7 @@ from typing import Any, TypedDict, Unpack
 from pydantic import JsonValue
 
 from knowledgepulse._util.settings import one_of, wrong_setting
-from knowledgepulse._util.text import cut, printable
+from knowledgepulse._util.text import printable
 from knowledgepulse.errors import (
     NO_VALUE,
     InputFileError,
@@ -148,15 +148,13 @@ class EvalOutcome:
         )
 
 
-def _one_line(record: TaskRecord) -> str | None:
+def _one_line(record: TaskRecord) -> str:
     """A failed call's error for a stderr line: its message on one line, cut as views cut it.
 
     The JSON report keeps the message whole; a 300,000-character one (an HTTP error's body)
     would otherwise bury every other line of the run.
     """
-    message = record.error_message
-    shown = printable(cut(message, ERROR_LIMIT), one_line=True) if message else message
-    return replace(record, error_message=shown).error
+    return printable(record.short_error(ERROR_LIMIT) or "", one_line=True)
 
 
 @dataclass(frozen=True, slots=True)
