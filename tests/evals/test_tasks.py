@@ -180,6 +180,21 @@ def test_a_set_is_the_same_list_in_every_process(texts: set[str], mixed: frozens
     assert output_json(mixed) == output_json(frozenset(reversed(list(mixed))))
 
 
+def test_numpy_scalars_and_arrays_are_numbers_and_lists() -> None:
+    """What NumPy returns (an int64 from argmax, a float32, an array) is the JSON it holds."""
+    np = pytest.importorskip("numpy")
+    answer = {"best": np.argmax([1, 3, 2]), "p": np.float32(0.5), "v": np.array([[1, 2]])}
+    assert output_json(answer) == {"best": 1, "p": 0.5, "v": [[1, 2]]}
+    assert output_json(np.bool_(True)) is True
+
+
+def test_a_nan_in_a_numpy_array_is_named_by_its_index() -> None:
+    """A NaN in an array is the task's error, at its place, as in a list."""
+    np = pytest.importorskip("numpy")
+    record = call(lambda task: {"scores": np.array([0.5, np.nan])}).record
+    assert "which is not JSON data: scores[1] is nan; return a str" in str(record.error_message)
+
+
 @pytest.mark.parametrize("bad", [object(), float("nan"), {"x": float("inf")}])
 def test_an_output_that_is_not_json_is_the_tasks_error(bad: Any) -> None:
     """An arbitrary object or NaN cannot be scored or cached: the call fails, saying so."""

@@ -165,9 +165,23 @@ def _sets_sorted(value: Any) -> Any:
 
 
 def _json_data(value: Any) -> JsonValue:
-    plain = to_jsonable_python(value)
+    plain = to_jsonable_python(value, fallback=_numpy_json)
     json.dumps(plain, allow_nan=False)
     return plain  # type: ignore[no-any-return]
+
+
+def _numpy_json(value: Any) -> Any:
+    """A NumPy scalar or array as Python numbers and lists (``np.argmax`` gives an ``int64``).
+
+    NumPy is not imported for this: a value of its types has ``tolist``.
+    """
+    if _is_numpy(value):
+        return value.tolist()
+    raise TypeError(f"Unable to serialize unknown type: {type(value)}")
+
+
+def _is_numpy(value: Any) -> bool:
+    return type(value).__module__ == "numpy" and callable(getattr(value, "tolist", None))
 
 
 def _not_json(value: Any, loc: tuple[str | int, ...]) -> tuple[tuple[str | int, ...], str] | None:
@@ -177,6 +191,8 @@ def _not_json(value: Any, loc: tuple[str | int, ...]) -> tuple[tuple[str | int, 
         children = [(str(key), item) for key, item in value.items()]
     elif isinstance(value, list | tuple):
         children = list(enumerate(value))
+    elif _is_numpy(value):  # an array's NaN is named by its index, as a list's
+        return _not_json(value.tolist(), loc)
     elif isinstance(value, set | frozenset):
         # A set's order changes from run to run: its item is named by the set's path alone.
         for item in value:
