@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -172,11 +173,17 @@ def test_a_pydantic_model_is_dumped_as_the_case_files_write_it() -> None:
     assert output_json(output) == {"operations": [{"type": "delete", "targetBlockId": "b1"}]}
 
 
+@dataclass
+class Tagged:
+    tags: set[str]
+
+
 @given(st.sets(st.text(max_size=3), max_size=12), st.frozensets(st.integers() | st.text()))
 def test_a_set_is_the_same_list_in_every_process(texts: set[str], mixed: frozenset[Any]) -> None:
     """A set is sorted (items that do not compare, by type and repr), not in hash order, which
     changes with each process's hash seed: the same answer gives the same report bytes."""
     assert output_json({"tags": texts}) == {"tags": sorted(texts)}
+    assert output_json(Tagged(texts)) == {"tags": sorted(texts)}
     assert output_json(mixed) == output_json(frozenset(reversed(list(mixed))))
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import inspect
 import json
 import math
@@ -16,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from types import ModuleType
 from typing import Any, TypeVar, cast
 
@@ -145,7 +146,7 @@ def output_json(value: Any) -> JsonValue:
 
 
 def _sets_sorted(value: Any) -> Any:
-    """``value`` with each set in it (in dicts, lists and tuples) a sorted list.
+    """``value`` with each set in it (in dicts, lists, tuples, dataclasses) a sorted list.
 
     A set of strings iterates in another order in each process (hash randomisation): kept in
     that order, the same answer would give other report bytes, and another cached output, on
@@ -161,6 +162,8 @@ def _sets_sorted(value: Any) -> Any:
         return {key: _sets_sorted(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
         return [_sets_sorted(item) for item in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {field.name: _sets_sorted(getattr(value, field.name)) for field in fields(value)}
     return value
 
 
