@@ -95,10 +95,11 @@ def test_a_frozen_run_on_an_interrupted_save_says_run_without_frozen(
 def test_a_logged_library_error_is_spelt_with_options() -> None:
     """Novelty falling back to 0.5 logs the error; kp's log line names its options too."""
     error = EmbedderUnavailableError("try fewer ", Setting("workers"), " please")
-    record = logging.LogRecord("kp", logging.WARNING, __file__, 1, "novelty: %s", (error,), None)
-    assert (
-        _PrintableFormatter("%(message)s").format(record) == "novelty: try fewer --workers please"
+    record = logging.LogRecord(
+        "knowledgepulse", logging.WARNING, __file__, 1, "novelty: %s", (error,), None
     )
+    said = _PrintableFormatter("%(message)s").format(record)
+    assert said == "kp: novelty: try fewer --workers please"
     assert record.args == (error,)  # the record other handlers see is left as it was
 
 

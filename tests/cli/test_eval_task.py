@@ -232,8 +232,8 @@ def test_a_broken_plugin_is_a_one_line_usage_error(kp: KpRunner, tmp_path: Path)
     run = kp("eval", CASES, "--preset", "standard", "--plugin", str(plugin))
     assert run.code == 2
     assert run.err.strip() == (
-        f"kp: error: plugin '{plugin}': importing it raised ValueError: half written; fix the "
-        "module (run it with python to see the traceback)"
+        f"kp: error: plugin '{plugin}': importing it raised ValueError: half written (at "
+        f"{plugin}:1); fix the module (run it with python to see the traceback)"
     )
 
 

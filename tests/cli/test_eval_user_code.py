@@ -49,6 +49,13 @@ def chatty(task):
     return str(task.input)
 
 
+def logs(task):
+    import logging
+
+    logging.getLogger("myapp.model").warning("retrying %s", task.case_id)
+    return str(task.input)
+
+
 def hangs(task):
     Path(__file__).with_name("started").touch()
     time.sleep(60 if task.case_id == "returns-policy" else 0)
@@ -109,6 +116,20 @@ def test_a_subprocess_of_the_task_prints_on_stderr_too(task_file: Path, tmp_path
     assert done.stderr.count("a subprocess prints") == 4
 
 
+def test_what_a_task_logs_is_named_by_its_logger_not_kp(task_file: Path, tmp_path: Path) -> None:
+    """A real kp process: the task's warning reads 'myapp.model: ...', never 'kp: ...', which
+    would pass it off as kp's own."""
+    done = subprocess.run(
+        [*KP, "--task", f"{task_file}:logs", "-f", "json"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert "myapp.model: retrying returns-policy\n" in done.stderr
+    assert "kp: retrying" not in done.stderr
+
+
 def test_sys_exit_in_a_plugin_module_is_a_one_line_error(kp: KpRunner, tmp_path: Path) -> None:
     """A plugin that exits while imported: exit 2 and one line, not a silent exit 0."""
     plugin = tmp_path / "kp_exiting_plugin.py"
@@ -117,8 +138,8 @@ def test_sys_exit_in_a_plugin_module_is_a_one_line_error(kp: KpRunner, tmp_path:
     assert run.code == 2
     assert run.out == ""
     assert run.err.strip() == (
-        f"kp: error: plugin '{plugin}': importing it raised SystemExit: 0; fix the module "
-        "(run it with python to see the traceback)"
+        f"kp: error: plugin '{plugin}': importing it raised SystemExit: 0 (at {plugin}:2); "
+        "fix the module (run it with python to see the traceback)"
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -106,10 +107,58 @@ def test_a_module_that_raises_on_import_is_reported_not_raised(code_dir: Path) -
         load_plugin("kp_test_broken")
     assert str(raised.value) == (
         "plugin 'kp_test_broken': importing it raised ModuleNotFoundError: No module named "
-        "'kp_missing_dependency'; fix the module (run it with python to see the traceback)"
+        "'kp_missing_dependency' (at kp_test_broken.py:1); fix the module (run it with python "
+        "to see the traceback)"
     )
     (code_dir / "kp_test_broken.py").write_text("VALUE = 1\n")
     assert load_plugin(str(code_dir / "kp_test_broken.py")).VALUE == 1
+
+
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        ("import json\n\nimport kp_missing_dependency\n", "'kp_missing_dependency' (at {}:3)"),
+        ("def run(task):\n    return 'x' +\n", "SyntaxError: invalid syntax (at {}:2)"),
+        ("X = 1\nraise RuntimeError('no API key')\n", "no API key (at {}:2)"),
+        ("import json\njson.loads('{')\n", "column 2 (char 1) (at {}:2)"),
+    ],
+)
+def test_an_import_error_names_the_users_line(code_dir: Path, source: str, said: str) -> None:
+    """The line of the user's file the import failed at, not one inside importlib or json."""
+    (code_dir / "kp_test_broken.py").write_text(source)
+    for spec in ("kp_test_broken:run", f"{code_dir / 'kp_test_broken.py'}:run"):
+        with pytest.raises(PluginLoadError, match=re.escape(said.format("kp_test_broken.py"))):
+            load_task(spec)
+
+
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        ("def run(a, b):\n    pass\n", "run(a, b) (at kp_test_sig.py:1) cannot be called"),
+        ("\ndef run():\n    pass\n", "run() (at kp_test_sig.py:2) cannot be called"),
+        (
+            "class Bot:\n    def __call__(self, *, task):\n        pass\nrun = Bot()\n",
+            "Bot(*, task) (at kp_test_sig.py:2) cannot be called",
+        ),
+    ],
+)
+def test_a_task_that_takes_no_single_argument_is_refused_at_load(
+    code_dir: Path, source: str, said: str
+) -> None:
+    """A wrong signature is one error naming the definition, not a TypeError in every case."""
+    (code_dir / "kp_test_sig.py").write_text(source)
+    with pytest.raises(PluginLoadError) as raised:
+        load_task("kp_test_sig:run")
+    assert said in str(raised.value)
+    method = "__call__(self, " if "class" in source else "run("
+    assert str(raised.value).endswith(f"TaskInput alone: def {method}task: TaskInput) -> ...")
+
+
+def test_a_task_with_defaults_or_a_bound_method_loads(code_dir: Path) -> None:
+    """One argument is all a call gives: more with defaults, or a bound method, is fine."""
+    (code_dir / "kp_test_sig.py").write_text("def run(task, model='small', **extra):\n    pass\n")
+    assert load_task("kp_test_sig:run") is not None
+    assert load_task("kp_test_workflow:bot.answer") is not None
 
 
 def test_a_file_that_shadows_an_imported_module_is_refused(code_dir: Path) -> None:

@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from knowledgepulse.evals.models import ActualOutput, Case
 from knowledgepulse.evals.results import TaskSummary
@@ -168,6 +171,35 @@ def test_a_pydantic_model_is_dumped_as_the_case_files_write_it() -> None:
         {"operations": [{"type": "delete", "targetBlockId": "b1"}]}
     )
     assert output_json(output) == {"operations": [{"type": "delete", "targetBlockId": "b1"}]}
+
+
+@dataclass
+class Tagged:
+    tags: set[str]
+
+
+@given(st.sets(st.text(max_size=3), max_size=12), st.frozensets(st.integers() | st.text()))
+def test_a_set_is_the_same_list_in_every_process(texts: set[str], mixed: frozenset[Any]) -> None:
+    """A set is sorted (items that do not compare, by type and repr), not in hash order, which
+    changes with each process's hash seed: the same answer gives the same report bytes."""
+    assert output_json({"tags": texts}) == {"tags": sorted(texts)}
+    assert output_json(Tagged(texts)) == {"tags": sorted(texts)}
+    assert output_json(mixed) == output_json(frozenset(reversed(list(mixed))))
+
+
+def test_numpy_scalars_and_arrays_are_numbers_and_lists() -> None:
+    """What NumPy returns (an int64 from argmax, a float32, an array) is the JSON it holds."""
+    np = pytest.importorskip("numpy")
+    answer = {"best": np.argmax([1, 3, 2]), "p": np.float32(0.5), "v": np.array([[1, 2]])}
+    assert output_json(answer) == {"best": 1, "p": 0.5, "v": [[1, 2]]}
+    assert output_json(np.bool_(True)) is True
+
+
+def test_a_nan_in_a_numpy_array_is_named_by_its_index() -> None:
+    """A NaN in an array is the task's error, at its place, as in a list."""
+    np = pytest.importorskip("numpy")
+    record = call(lambda task: {"scores": np.array([0.5, np.nan])}).record
+    assert "which is not JSON data: scores[1] is nan; return a str" in str(record.error_message)
 
 
 @pytest.mark.parametrize("bad", [object(), float("nan"), {"x": float("inf")}])

@@ -15,7 +15,7 @@ from rich.console import Console
 from knowledgepulse.evals import evaluate
 from knowledgepulse.evals.compare import Comparison, compare_runs, same_json
 from knowledgepulse.evals.report import EvalReport, parse_report
-from knowledgepulse.evals.results import UNSET, CaseResult, EvalRun, ScorerOutcome
+from knowledgepulse.evals.results import ERROR_LIMIT, UNSET, CaseResult, EvalRun, ScorerOutcome
 from knowledgepulse.evals.runner import run_suite, summarize
 from knowledgepulse.evals.scorer import ScoreResult
 from knowledgepulse.evals.tasks import TaskInput
@@ -28,7 +28,6 @@ from knowledgepulse.reports.compare import (
     counts_line,
 )
 from knowledgepulse.reports.evals import (
-    ERROR_LIMIT,
     MARKDOWN_OUTPUT_LIMIT,
     OUTPUT_LIMIT,
     failing_case,

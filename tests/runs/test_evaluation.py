@@ -189,6 +189,26 @@ def test_a_task_that_raises_is_a_located_problem_of_its_case() -> None:
     assert outcome.verdict == "failed"
 
 
+def test_a_long_or_multiline_task_error_is_one_short_line_and_whole_in_the_report() -> None:
+    """A 300,000-character message is cut on its stderr line and in each scorer's reason, and
+    kept whole, once, in the report's task error."""
+    message = "first line\n" + "x" * 300_000
+
+    def verbose(task: TaskInput) -> object:
+        raise ValueError(message)
+
+    outcome = evaluate_cases(RENAME_CASES, preset="strict", task=verbose, cache_dir=None)
+    lines = [str(problem) for problem in outcome.task_failures]
+    assert all(len(line) < 1_000 and "\n" not in line for line in lines)
+    assert lines[0].endswith(f"ValueError: first line\\n{'x' * 489}… (299,511 more characters)")
+    assert {
+        case.task.error.message for case in outcome.report.cases if case.task and case.task.error
+    } == {message}
+    reasons = [score.error or "" for case in outcome.report.cases for score in case.scorers]
+    assert reasons
+    assert all(len(reason) < 1_000 and "(299,511 more characters)" in reason for reason in reasons)
+
+
 @pytest.mark.parametrize(
     ("arguments", "named"),
     [
@@ -457,3 +477,37 @@ def test_a_key_among_a_scorers_parameters_is_in_no_report_and_still_used() -> No
     shown = [outcome.report.model_dump_json(), suite_to_json(checked), suite_to_markdown(checked)]
     assert all("[REDACTED:api_key]" in text for text in shown)
     assert not any(JUDGE_KEY[:16] in text for text in shown)
+
+
+@pytest.mark.parametrize(
+    ("said", "redact"),
+    [(f"your key is {JUDGE_KEY}", False), ("write to ada@example.org", True)],
+)
+def test_an_output_the_report_cleans_never_reaches_the_cache(
+    tmp_path: Path, said: str, redact: bool
+) -> None:
+    """An answer quoting an API key (or, with redact, an e-mail address) is not written to the
+    output cache on disk, which CI keeps between runs; the next run calls the task again."""
+    calls: list[str] = []
+
+    def quoting(task: TaskInput) -> object:
+        calls.append(task.case_id)
+        return {"operations": [], "note": said}
+
+    def run() -> EvalOutcome:
+        return evaluate_cases(
+            RENAME_CASES,
+            preset="strict",
+            task=quoting,
+            task_version="v1",
+            cache_dir=tmp_path,
+            redact=redact,
+        )
+
+    first = run()
+    cached = [path.read_text() for path in tmp_path.rglob("*.json")]
+    assert [case.task.cached for case in first.report.cases if case.task] == [False] * len(calls)
+    assert cached == []
+    assert said not in first.report.model_dump_json()
+    run()
+    assert len(calls) == 2 * len(first.report.cases)

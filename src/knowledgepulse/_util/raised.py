@@ -33,6 +33,14 @@ def raised_in(error: BaseException, owner: type) -> str | None:
             found = (line, frame.f_code.co_name)
     if found is None:
         return None
-    relative = os.path.relpath(wanted)
-    shown = wanted if relative.startswith(os.pardir) else relative
-    return f"{shown}:{found[0]}, in {found[1]}"
+    return f"{shown_path(wanted)}:{found[0]}, in {found[1]}"
+
+
+def shown_path(file: str) -> str:
+    """``file`` relative to the working directory when it lies under it, else absolute.
+
+    So a message (or a report) written from the same place is the same bytes on any machine.
+    """
+    absolute = os.path.realpath(file)
+    relative = os.path.relpath(absolute)
+    return absolute if relative.startswith(os.pardir) else relative

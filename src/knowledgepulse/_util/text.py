@@ -86,6 +86,13 @@ def did_you_mean(name: str, known: Iterable[str]) -> str:
     return f" Did you mean {near!r}?" if near is not None else ""
 
 
+def cut(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, the rest said as ``… (12,345 more characters)``."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit:,} more characters)"
+
+
 def printable(text: str, *, one_line: bool = False) -> str:
     r"""Text safe for a terminal, a UTF-8 file and XML: controls as ``\x1b``, surrogates U+FFFD.
 

@@ -19,9 +19,12 @@ import json
 import os
 import subprocess
 import sys
+import sysconfig
+import traceback
 from pathlib import Path
 from types import ModuleType
 
+from knowledgepulse._util.raised import shown_path
 from knowledgepulse.errors import PluginLoadError
 
 IMPORT_TIMEOUT_S = 300.0
@@ -135,7 +138,35 @@ def _import_file(path: Path, what: str) -> ModuleType:
 
 def _import_failed(what: str, error: BaseException) -> PluginLoadError:
     text = str(error).strip().split("\n", 1)[0]
+    where = _user_line(error)
+    if isinstance(error, SyntaxError) and error.msg:
+        text = error.msg  # its str() repeats the file and line, said below
+    at = f" (at {where})" if where is not None else ""
     return PluginLoadError(
-        f"{what}: importing it raised {type(error).__name__}: {text}; fix the module "
+        f"{what}: importing it raised {type(error).__name__}: {text}{at}; fix the module "
         "(run it with python to see the traceback)"
     )
+
+
+def _user_line(error: BaseException) -> str | None:
+    """``wf.py:2``: the line of the user's code an import failed at, or ``None``.
+
+    A syntax error's own place; else the deepest frame of a file that is neither Python's, an
+    installed package's nor kp's (an import of a missing package is named at the user's line
+    that imports it, not inside importlib).
+    """
+    if isinstance(error, SyntaxError) and error.filename and error.lineno:
+        return f"{shown_path(error.filename)}:{error.lineno}"
+    found = None
+    for frame, line in traceback.walk_tb(error.__traceback__):
+        file = frame.f_code.co_filename
+        if not file.startswith("<") and not _not_users(os.path.realpath(file)):
+            found = f"{shown_path(file)}:{line}"
+    return found
+
+
+def _not_users(file: str) -> bool:
+    paths = sysconfig.get_paths()
+    theirs = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    theirs.add(str(Path(__file__).resolve().parents[1]))  # knowledgepulse itself
+    return any(file.startswith(os.path.realpath(root) + os.sep) for root in theirs)

@@ -142,13 +142,13 @@ def cli(verbose: int) -> None:
 
 
 def _log_to_stderr(level: int) -> None:
-    """Log ``kp: ...`` lines on stderr, at ``level`` (a test's own logging is kept).
+    """Log ``kp: ...`` lines (a task's logger's: ``myapp: ...``) on stderr, at ``level``.
 
-    ``main`` sets it before a command's module logs (a plugin that cannot load, read for
-    ``--from``'s choices); the group then sets ``-v``'s level.
+    A test's own logging is kept. ``main`` sets it before a command's module logs (a plugin
+    that cannot load, read for ``--from``'s choices); the group then sets ``-v``'s level.
     """
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_PrintableFormatter("kp: %(message)s"))
+    handler.setFormatter(_PrintableFormatter("%(message)s"))
     logging.basicConfig(level=level, handlers=[handler])
     if any(isinstance(h.formatter, _PrintableFormatter) for h in logging.getLogger().handlers):
         logging.getLogger().setLevel(level)
@@ -169,7 +169,8 @@ class _PrintableFormatter(logging.Formatter):
                 arg.message_with(flag_of) if isinstance(arg, KnowledgePulseError) else arg
                 for arg in args
             )
-        return printable(super().format(record))
+        said = record.name if record.name.partition(".")[0] != "knowledgepulse" else "kp"
+        return printable(f"{said}: {super().format(record)}")
 
 
 def _say(message: str) -> None:

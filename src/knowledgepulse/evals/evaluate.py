@@ -20,6 +20,7 @@ from typing import Any, ParamSpec
 from pydantic import JsonValue
 
 from knowledgepulse._util.atomic import atomic_text
+from knowledgepulse._util.text import counted
 from knowledgepulse.errors import KnowledgePulseError, OutputError, Setting
 from knowledgepulse.evals.cases import (
     Cases,
@@ -77,6 +78,7 @@ async def evaluate_async(
     task_version: str | None = None,
     cache_dir: str | Path | None = DEFAULT_CACHE_DIR,
     progress: Callable[[TaskProgress], object] | None = None,
+    cacheable: Callable[[JsonValue], bool] | None = None,
 ) -> EvalRun:
     """Call ``task`` on every case and score its outputs with ``suite``; see the module docs.
 
@@ -99,6 +101,9 @@ async def evaluate_async(
         progress: told how far the calls are (:class:`TaskProgress`) once before the first
             and after each output, to draw a progress bar with (``kp eval`` does on a
             terminal); it runs in the event loop, so it should be quick.
+        cacheable: whether an output may be written to the cache (``None``: every one);
+            ``kp eval`` keeps off the disk an output holding what its report cleans (an API
+            key; personal data with ``--redact``). One refused is called again next time.
 
     Raises:
         ScorerParameterError: a setting out of range.
@@ -122,13 +127,14 @@ async def evaluate_async(
     answers: dict[tuple[int, int], TaskAnswer] = {}
     limit = asyncio.Semaphore(concurrency)
     hits = 0  # outputs read from the cache
+    refused = 0  # outputs not written to it, by ``cacheable``
 
     def tell() -> None:
         if progress is not None:
             progress(TaskProgress(len(answers), len(jobs), hits))
 
     async def answer(job: tuple[int, int], task_input: TaskInput) -> None:
-        nonlocal hits
+        nonlocal hits, refused
         got = cache.get(task_input) if cache is not None else None
         if got is not None:
             hits += 1
@@ -137,7 +143,10 @@ async def evaluate_async(
                 got = await call_task(
                     task, task_input, timeout=timeout, retries=retries, retry_delay=retry_delay
                 )
-            if cache is not None and not got.record.failed:
+            keep = cache is not None and not got.record.failed
+            if keep and cacheable is not None and not cacheable(got.output):
+                keep, refused = False, refused + 1
+            if keep and cache is not None:
                 # Off the loop: a save syncs to disk, which would stall the other calls.
                 await asyncio.to_thread(cache.put, task_input, got.output, got.duration_ms)
         answers[job] = got
@@ -145,6 +154,12 @@ async def evaluate_async(
 
     tell()
     await asyncio.gather(*(answer(job, task_input) for job, task_input in jobs.items()))
+    if refused:
+        _log.warning(
+            "output cache: %s not cached, holding what the report cleans (a secret, say): "
+            "the task is called again for them next run",
+            counted(refused, "output"),
+        )
 
     def scored(index: int, item: LoadedCase) -> CaseResult:
         runs = [

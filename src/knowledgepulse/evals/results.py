@@ -22,6 +22,10 @@ from knowledgepulse.evals.suite import Suite, scorer_label
 from knowledgepulse.evals.tasks import TaskRecord
 from knowledgepulse.records import Location, Problem
 
+ERROR_LIMIT = 500
+"""The most characters of an exception's message (a task's, a scorer's) a view or a stderr line
+shows, the rest counted (:func:`~knowledgepulse._util.text.cut`); a JUnit ``message`` is one
+line for a CI tool's list of failures. The JSON report keeps it whole."""
 TOLERANCE = 1e-9
 """Scores this close below a threshold still pass (14/15·0.6 + 0.6·0.4 reaches 0.8)."""
 

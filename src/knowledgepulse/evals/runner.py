@@ -27,6 +27,7 @@ from knowledgepulse.evals.cases import (
 )
 from knowledgepulse.evals.models import Case
 from knowledgepulse.evals.results import (
+    ERROR_LIMIT,
     UNSET,
     CaseResult,
     EvalRun,
@@ -186,7 +187,9 @@ def task_failed(suite: Suite, case: Case, location: Location, record: TaskRecord
         if record.timed_out
         else "; fix the task, or retry it (retries) if the failure comes and goes"
     )
-    result = ScoreResult.failed(f"no output to score: the task raised {record.error}{hint}")
+    result = ScoreResult.failed(
+        f"no output to score: the task raised {record.short_error(ERROR_LIMIT)}{hint}"
+    )
     outcomes = tuple(_outcome(entry, result) for entry in suite.scorers)
     return CaseResult(
         case.id,

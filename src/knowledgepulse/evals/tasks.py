@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import inspect
 import json
 import math
@@ -16,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from types import ModuleType
 from typing import Any, TypeVar, cast
 
@@ -24,8 +25,9 @@ from pydantic import BaseModel, JsonValue
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from knowledgepulse._util.jsonpath import format_path
+from knowledgepulse._util.raised import shown_path
 from knowledgepulse._util.settings import is_count, is_number, wrong_setting
-from knowledgepulse._util.text import closest
+from knowledgepulse._util.text import closest, cut
 from knowledgepulse._util.user_modules import import_user_module
 from knowledgepulse.errors import PluginLoadError, ScorerParameterError
 from knowledgepulse.evals.models import Case, Page
@@ -95,6 +97,15 @@ class TaskRecord:
         text = f"{self.error_type}: {self.error_message}" if self.error_message else self.error_type
         return text + (f" (after {self.attempts} attempts)" if self.attempts > 1 else "")
 
+    def short_error(self, limit: int) -> str | None:
+        """:attr:`error` with the message cut to ``limit`` characters, the rest counted.
+
+        For the texts that repeat it (each scorer's reason, a stderr line): the record keeps it
+        whole, once.
+        """
+        message = self.error_message
+        return replace(self, error_message=cut(message, limit) if message else message).error
+
 
 @dataclass(frozen=True, slots=True)
 class TaskAnswer:
@@ -121,7 +132,7 @@ def output_json(value: Any) -> JsonValue:
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json", by_alias=True, exclude_none=True)
     try:
-        plain = _json_data(value)
+        plain = _json_data(_sets_sorted(value))
     except (PydanticSerializationError, ValueError, TypeError) as error:
         # In a dict of a dozen fields, "Unable to serialize unknown type" says neither which one
         # nor where: the first value that is not JSON is named by its path.
@@ -134,10 +145,46 @@ def output_json(value: Any) -> JsonValue:
     return plain
 
 
+def _sets_sorted(value: Any) -> Any:
+    """``value`` with each set in it (in dicts, lists, tuples, dataclasses) a sorted list.
+
+    A set of strings iterates in another order in each process (hash randomisation): kept in
+    that order, the same answer would give other report bytes, and another cached output, on
+    each run. Items that do not compare (``{1, "a"}``) are ordered by their ``repr``.
+    """
+    if isinstance(value, set | frozenset):
+        items = [_sets_sorted(item) for item in value]
+        try:
+            return sorted(items)
+        except TypeError:
+            return sorted(items, key=lambda item: (type(item).__name__, repr(item)))
+    if isinstance(value, Mapping):
+        return {key: _sets_sorted(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_sets_sorted(item) for item in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {field.name: _sets_sorted(getattr(value, field.name)) for field in fields(value)}
+    return value
+
+
 def _json_data(value: Any) -> JsonValue:
-    plain = to_jsonable_python(value)
+    plain = to_jsonable_python(value, fallback=_numpy_json)
     json.dumps(plain, allow_nan=False)
     return plain  # type: ignore[no-any-return]
+
+
+def _numpy_json(value: Any) -> Any:
+    """A NumPy scalar or array as Python numbers and lists (``np.argmax`` gives an ``int64``).
+
+    NumPy is not imported for this: a value of its types has ``tolist``.
+    """
+    if _is_numpy(value):
+        return value.tolist()
+    raise TypeError(f"Unable to serialize unknown type: {type(value)}")
+
+
+def _is_numpy(value: Any) -> bool:
+    return type(value).__module__ == "numpy" and callable(getattr(value, "tolist", None))
 
 
 def _not_json(value: Any, loc: tuple[str | int, ...]) -> tuple[tuple[str | int, ...], str] | None:
@@ -147,6 +194,8 @@ def _not_json(value: Any, loc: tuple[str | int, ...]) -> tuple[tuple[str | int, 
         children = [(str(key), item) for key, item in value.items()]
     elif isinstance(value, list | tuple):
         children = list(enumerate(value))
+    elif _is_numpy(value):  # an array's NaN is named by its index, as a list's
+        return _not_json(value.tolist(), loc)
     elif isinstance(value, set | frozenset):
         # A set's order changes from run to run: its item is named by the set's path alone.
         for item in value:
@@ -346,8 +395,39 @@ def load_task(spec: str) -> TaskFunction:
             f"task {spec!r}: {name} is a {type(found).__name__}, not a function; name a "
             "function that takes a TaskInput and returns the output"
         )
+    if (wrong := _not_one_argument(found)) is not None:
+        raise PluginLoadError(f"task {spec!r}: {wrong}")
     task: TaskFunction = found
     return task
+
+
+def _not_one_argument(task: Callable[..., Any]) -> str | None:
+    """What is wrong with a task that cannot be called with the one ``TaskInput``, or ``None``.
+
+    Found at load time, it is one error naming the definition, not the same ``TypeError`` as
+    every case's result.
+    """
+    try:
+        signature = inspect.signature(task)
+    except (TypeError, ValueError):  # a builtin without a signature: its call will say
+        return None
+    try:
+        signature.bind(None)
+    except TypeError:
+        pass
+    else:
+        return None
+    name = getattr(task, "__name__", type(task).__name__)
+    code = getattr(inspect.unwrap(task), "__code__", None)
+    hint = f"def {name}(task: TaskInput) -> ..."
+    if code is None:  # an object with a __call__ method
+        code = getattr(type(task).__call__, "__code__", None)
+        hint = "def __call__(self, task: TaskInput) -> ..."
+    at = f" (at {shown_path(code.co_filename)}:{code.co_firstlineno})" if code else ""
+    return (
+        f"{name}{signature}{at} cannot be called with one argument; a task takes the case's "
+        f"TaskInput alone: {hint}"
+    )
 
 
 def load_plugin(spec: str) -> ModuleType:

@@ -20,9 +20,16 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from knowledgepulse._util.text import counted, printable
+from knowledgepulse._util.text import counted, cut, printable
 from knowledgepulse.evals.report import EvalReport, ReportCase, ReportSuite
-from knowledgepulse.evals.results import UNSET, CaseResult, EvalRun, RunSummary, ScorerOutcome
+from knowledgepulse.evals.results import (
+    ERROR_LIMIT,
+    UNSET,
+    CaseResult,
+    EvalRun,
+    RunSummary,
+    ScorerOutcome,
+)
 from knowledgepulse.evals.suite import Suite, SuiteScorer
 from knowledgepulse.records.json_values import SURROGATE
 
@@ -39,10 +46,6 @@ _NOTES_ROOM = 1_000
 OUTPUT_LIMIT = 2000
 """The most characters of a failing case's output (and of its expectation) a view shows; the
 rest is said as ``… (12,345 more characters)``. The JSON report keeps them whole."""
-ERROR_LIMIT = 500
-"""The most characters of an exception's message (a task's, a scorer's) a view shows, cut as
-:data:`OUTPUT_LIMIT` cuts; a JUnit ``message`` is one line for a CI tool's list of failures.
-The JSON report keeps it whole."""
 MARKDOWN_OUTPUT_LIMIT = 500
 """The same for Markdown: its :data:`MARKDOWN_ROWS` failing cases, each with an output and an
 expectation, stay within what a pull-request comment holds (50 · 2 · 500 = 50,000 characters)."""
@@ -182,9 +185,7 @@ def shown_value(value: JsonValue, limit: int = OUTPUT_LIMIT) -> str:
     A cut value ends ``… (12,345 more characters)``.
     """
     whole = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2)
-    if len(whole) <= limit:
-        return whole
-    return f"{whole[:limit]}… ({len(whole) - limit:,} more characters)"
+    return cut(whole, limit)
 
 
 def answer_lines(result: CaseResult, limit: int = OUTPUT_LIMIT) -> list[tuple[str, str]]:

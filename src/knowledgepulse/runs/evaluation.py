@@ -19,6 +19,7 @@ from typing import Any, TypedDict, Unpack
 from pydantic import JsonValue
 
 from knowledgepulse._util.settings import one_of, wrong_setting
+from knowledgepulse._util.text import printable
 from knowledgepulse.errors import (
     NO_VALUE,
     InputFileError,
@@ -53,11 +54,24 @@ from knowledgepulse.evals.evaluate import (
     evaluate,
 )
 from knowledgepulse.evals.report import EvalReport, load_report
-from knowledgepulse.evals.results import UNSET, CaseResult, EvalRun, Given, ScorerOutcome
+from knowledgepulse.evals.results import (
+    ERROR_LIMIT,
+    UNSET,
+    CaseResult,
+    EvalRun,
+    Given,
+    ScorerOutcome,
+)
 from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.evals.scorer import details_diagnosis
 from knowledgepulse.evals.suite import Suite, load_suite, preset, suite_from_dict
-from knowledgepulse.evals.tasks import TaskFunction, check_options, load_plugin, load_task
+from knowledgepulse.evals.tasks import (
+    TaskFunction,
+    TaskRecord,
+    check_options,
+    load_plugin,
+    load_task,
+)
 from knowledgepulse.records import Problem
 from knowledgepulse.records.readers import check_openable
 from knowledgepulse.runs.read import OnProblem, secret_free
@@ -126,12 +140,21 @@ class EvalOutcome:
                 result.location,
                 "",
                 f"case {result.case_id!r}{f' (run {number})' if result.runs else ''}: "
-                f"the task raised {one.task.error}",
+                f"the task raised {_one_line(one.task)}",
             )
             for result in self.run.cases
             for number, one in enumerate(result.runs or (result,), start=1)
             if one.task is not None and one.task.failed
         )
+
+
+def _one_line(record: TaskRecord) -> str:
+    """A failed call's error for a stderr line: its message on one line, cut as views cut it.
+
+    The JSON report keeps the message whole; a 300,000-character one (an HTTP error's body)
+    would otherwise bury every other line of the run.
+    """
+    return printable(record.short_error(ERROR_LIMIT) or "", one_line=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,6 +309,8 @@ def evaluate_cases(
             task_version=task_version,
             cache_dir=cache_dir,
             progress=progress,
+            # The report never shows a secret: the cache on disk (kept by CI) must not hold one.
+            cacheable=lambda output: _secret_free_json(output, level) == output,
         )
     run = _secret_free_run(run, level)
     comparison = compare_runs(base, run, tolerance=tolerance) if base is not None else None
