@@ -598,7 +598,7 @@ def test_dedupe_by_an_unknown_grouping_is_an_error() -> None:
     with pytest.raises(
         ScorerParameterError, match="by='objective': give one of 'similarity', 'task'"
     ):
-        dedupe(corpus(), by="objective", scorer=scorer())  # type: ignore[call-overload]
+        dedupe(corpus(), by="objective", scorer=scorer())  # type: ignore[arg-type]
 
 
 def test_similarity_thresholds_reach_the_vectors_through_the_corpus_scale() -> None:

@@ -135,7 +135,7 @@ def test_stratified_each_domain_is_split_in_the_shares() -> None:
 def test_an_empty_key_is_refused_naming_its_parameter(settings: dict[str, str], named: str) -> None:
     """An empty group, stratum or task key is an error, not every trace a group of its own."""
     with pytest.raises(ScorerParameterError, match=named):
-        split(chat_rows([0, 1]), test=0.5, **settings)  # type: ignore[call-overload]
+        split(chat_rows([0, 1]), test=0.5, **settings)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -161,7 +161,7 @@ def test_task_similarity_where_no_task_is_inferred_is_refused(
 ) -> None:
     """task_similarity with tasks read, or grouping by another key: a conflict naming both."""
     with pytest.raises(ParameterConflictError, match=words):
-        split([trace_json()], test=0.5, task_similarity=0.5, **settings)  # type: ignore[call-overload]
+        split([trace_json()], test=0.5, task_similarity=0.5, **settings)  # type: ignore[arg-type]
 
 
 def test_write_split_gives_each_part_in_the_input_form(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Generic, Literal, Unpack, cast, overload
+from typing import IO, TYPE_CHECKING, Any, Literal, Unpack
 
 from knowledgepulse._util.collector import young_collections_only
 from knowledgepulse._util.settings import check_cosine, count_of, number_of, text_of, wrong_setting
@@ -29,7 +29,6 @@ from knowledgepulse.errors import (
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.reports.curation import decontamination_summary
-from knowledgepulse.runs.api import DataT, ListInput, Rows, Table
 from knowledgepulse.runs.curate import DEDUPE_THRESHOLD, no_vectors
 from knowledgepulse.runs.inputs import ROWS_NAME, RunInput, items_of, paths_of, rows_of
 from knowledgepulse.runs.read import (
@@ -117,7 +116,7 @@ class Contaminated:
 
 
 @dataclass(frozen=True, slots=True, repr=False)
-class DecontaminationResult(Generic[DataT]):
+class DecontaminationResult:
     """What :func:`decontaminate` removed from its input, and what it kept.
 
     Attributes:
@@ -170,13 +169,13 @@ class DecontaminationResult(Generic[DataT]):
         return [item for item in self.items if id(item) not in gone]
 
     @property
-    def kept_rows(self) -> DataT:
+    def kept_rows(self) -> Any:
         """The items that stay in the input's form: its rows, else the trace documents.
 
         A pandas ``DataFrame``, an Arrow ``Table`` or a ``datasets.Dataset`` for those inputs;
         otherwise dicts. Nothing is added: the rows are as they came.
         """
-        return cast("DataT", redacted_like(self.data, self.kept))
+        return redacted_like(self.data, self.kept)
 
     def write_to(
         self,
@@ -206,46 +205,6 @@ class DecontaminationResult(Generic[DataT]):
 
 
 @young_collections_only()
-@overload
-def decontaminate(
-    data: ListInput,
-    *,
-    against: RunInput | None = None,
-    against_texts: Iterable[str] | None = None,
-    against_field: str | None = None,
-    ngram: int = NGRAM,
-    min_overlap: float = MIN_OVERLAP,
-    threshold: float | None = None,
-    scorer: TraceValueScorer | None = None,
-    source: str | None = "auto",
-    options: TraceOptions | None = None,
-    notes: Notes | None = None,
-    progress: Callable[[int], object] | None = None,
-    on_problem: OnProblem | None = None,
-    redact: bool | Redactor = False,
-    **reading: Unpack[TraceSettings],
-) -> DecontaminationResult[Rows]: ...
-@overload
-def decontaminate(
-    data: Table,
-    *,
-    against: RunInput | None = None,
-    against_texts: Iterable[str] | None = None,
-    against_field: str | None = None,
-    ngram: int = NGRAM,
-    min_overlap: float = MIN_OVERLAP,
-    threshold: float | None = None,
-    scorer: TraceValueScorer | None = None,
-    source: str | None = "auto",
-    options: TraceOptions | None = None,
-    notes: Notes | None = None,
-    progress: Callable[[int], object] | None = None,
-    on_problem: OnProblem | None = None,
-    redact: bool | Redactor = False,
-    **reading: Unpack[TraceSettings],
-) -> DecontaminationResult[Any]: ...
-
-
 def decontaminate(
     data: RunInput,
     *,
@@ -263,7 +222,7 @@ def decontaminate(
     on_problem: OnProblem | None = None,
     redact: bool | Redactor = False,
     **reading: Unpack[TraceSettings],
-) -> DecontaminationResult[Any]:
+) -> DecontaminationResult:
     """The items of ``data`` that are no copy of a reference (evaluation) item, and the rest.
 
     Only ``data`` loses items. An item goes when its task text (``task.objective``) covers

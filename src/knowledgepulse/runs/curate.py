@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import IO, TYPE_CHECKING, Any, Final, Generic, Literal, Unpack, cast, overload
+from typing import IO, TYPE_CHECKING, Any, Final, Literal, Unpack
 
 from knowledgepulse._util.collector import young_collections_only
 from knowledgepulse._util.settings import check_cosine, count_of, number_of, one_of, text_of
@@ -41,7 +41,6 @@ from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.reports.curation import dedupe_summary, selection_summary
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
-from knowledgepulse.runs.api import DataT, ListInput, Rows, Table
 from knowledgepulse.runs.inputs import RunInput, files_to_reread, items_of
 from knowledgepulse.runs.read import (
     OnProblem,
@@ -132,7 +131,7 @@ class Rejected:
 
 
 @dataclass(frozen=True, slots=True, repr=False)
-class SelectionResult(Generic[DataT]):
+class SelectionResult:
     """What :func:`select` chose, and why it left the rest.
 
     Attributes:
@@ -209,7 +208,7 @@ class SelectionResult(Generic[DataT]):
         return self.corpus.whole(self.picks, rows=rows)
 
     @property
-    def rows(self) -> DataT:
+    def rows(self) -> Any:
         """The selected items in the input's form, in the order picked.
 
         A pandas ``DataFrame``, an Arrow ``Table`` or a ``datasets.Dataset`` for those inputs
@@ -219,7 +218,7 @@ class SelectionResult(Generic[DataT]):
         chosen = self.to_write(rows=True)
         selected = [scored for _, scored in sorted(chosen, key=lambda pair: pair[0])]
         columns = [kp_columns(scored.breakdown) for scored in selected]
-        return cast("DataT", annotated_like(self.data, selected, columns, redacted=self.redacted))
+        return annotated_like(self.data, selected, columns, redacted=self.redacted)
 
     def write_to(
         self,
@@ -275,7 +274,7 @@ class DedupeGroup:
 
 
 @dataclass(frozen=True, slots=True, repr=False)
-class DedupeResult(Generic[DataT]):
+class DedupeResult:
     """The near-duplicate groups :func:`dedupe` found.
 
     Attributes:
@@ -355,14 +354,14 @@ class DedupeResult(Generic[DataT]):
             yield kp_columns(scored.breakdown) | {"kp_group": group, "kp_kept": self.is_kept(index)}
 
     @property
-    def kept_rows(self) -> DataT:
+    def kept_rows(self) -> Any:
         """The items that stay, in the input's form (see :attr:`SelectionResult.rows`)."""
-        return cast("DataT", self._rows(keep=True))
+        return self._rows(keep=True)
 
     @property
-    def dropped_rows(self) -> DataT:
+    def dropped_rows(self) -> Any:
         """The near-duplicates that would go, in the input's form."""
-        return cast("DataT", self._rows(keep=False))
+        return self._rows(keep=False)
 
     def to_write(self, *, kept: bool = False, rows: bool = False) -> Iterator[ScoredItem]:
         """Every item (``kept``: those that stay) in input order, each whole.
@@ -450,56 +449,6 @@ def _gives_rows(corpus: Corpus) -> bool:
 
 
 @young_collections_only()
-@overload
-def select(
-    data: ListInput,
-    *,
-    budget: int | None = None,
-    top: float | None = None,
-    per_domain: bool = False,
-    per_task: int | None = None,
-    min_score: float | str | MinScore | None = None,
-    max_similarity: float | None = None,
-    task_field: str | None = None,
-    task_similarity: float | None = None,
-    rank_by: str = RANK_BY_SCORE,
-    min_reward: float | None = None,
-    scorer: TraceValueScorer | None = None,
-    redact: bool | Redactor = False,
-    source: str | None = "auto",
-    options: TraceOptions | None = None,
-    notes: Notes | None = None,
-    progress: Callable[[int], object] | None = None,
-    on_problem: OnProblem | None = None,
-    reread: bool | None = False,
-    **reading: Unpack[TraceSettings],
-) -> SelectionResult[Rows]: ...
-@overload
-def select(
-    data: Table | Corpus,
-    *,
-    budget: int | None = None,
-    top: float | None = None,
-    per_domain: bool = False,
-    per_task: int | None = None,
-    min_score: float | str | MinScore | None = None,
-    max_similarity: float | None = None,
-    task_field: str | None = None,
-    task_similarity: float | None = None,
-    rank_by: str = RANK_BY_SCORE,
-    min_reward: float | None = None,
-    scorer: TraceValueScorer | None = None,
-    redact: bool | Redactor = False,
-    source: str | None = "auto",
-    options: TraceOptions | None = None,
-    notes: Notes | None = None,
-    progress: Callable[[int], object] | None = None,
-    on_problem: OnProblem | None = None,
-    reread: bool | None = False,
-    **reading: Unpack[TraceSettings],
-) -> SelectionResult[Any]: ...
-
-
 def select(
     data: RunInput | Corpus,
     *,
@@ -522,7 +471,7 @@ def select(
     on_problem: OnProblem | None = None,
     reread: bool | None = False,
     **reading: Unpack[TraceSettings],
-) -> SelectionResult[Any]:
+) -> SelectionResult:
     """The best items of ``data``: score first, across tasks, skipping near-duplicates.
 
     Items are ranked by their outcome when ``rank_by`` names one (highest first; an item
@@ -685,44 +634,6 @@ def select(
 
 
 @young_collections_only()
-@overload
-def dedupe(
-    data: ListInput,
-    *,
-    by: DedupeBy = DEDUPE_BY_SIMILARITY,
-    threshold: float | None = None,
-    task_field: str | None = None,
-    task_similarity: float | None = None,
-    scorer: TraceValueScorer | None = None,
-    redact: bool | Redactor = False,
-    source: str | None = "auto",
-    options: TraceOptions | None = None,
-    notes: Notes | None = None,
-    progress: Callable[[int], object] | None = None,
-    on_problem: OnProblem | None = None,
-    reread: bool | None = False,
-    **reading: Unpack[TraceSettings],
-) -> DedupeResult[Rows]: ...
-@overload
-def dedupe(
-    data: Table | Corpus,
-    *,
-    by: DedupeBy = DEDUPE_BY_SIMILARITY,
-    threshold: float | None = None,
-    task_field: str | None = None,
-    task_similarity: float | None = None,
-    scorer: TraceValueScorer | None = None,
-    redact: bool | Redactor = False,
-    source: str | None = "auto",
-    options: TraceOptions | None = None,
-    notes: Notes | None = None,
-    progress: Callable[[int], object] | None = None,
-    on_problem: OnProblem | None = None,
-    reread: bool | None = False,
-    **reading: Unpack[TraceSettings],
-) -> DedupeResult[Any]: ...
-
-
 def dedupe(
     data: RunInput | Corpus,
     *,
@@ -739,7 +650,7 @@ def dedupe(
     on_problem: OnProblem | None = None,
     reread: bool | None = False,
     **reading: Unpack[TraceSettings],
-) -> DedupeResult[Any]:
+) -> DedupeResult:
     """The groups of near-duplicate items of ``data``, each under the item it keeps.
 
     By ``similarity``, two items are near-duplicates when their cosine reaches ``threshold``

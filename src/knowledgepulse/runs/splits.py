@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Unpack, cast, overload
+from typing import TYPE_CHECKING, Any, Unpack
 
 from knowledgepulse._util.atomic import is_same_file
 from knowledgepulse._util.collector import young_collections_only
@@ -30,7 +30,6 @@ from knowledgepulse.errors import OutputError, ScorerParameterError, Setting
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.curation import split_summary
 from knowledgepulse.reports.rows import row_format
-from knowledgepulse.runs.api import DataT, ListInput, Rows, Table
 from knowledgepulse.runs.inputs import RunInput, files_of, items_of, table_kind
 from knowledgepulse.runs.read import OnProblem, TraceSettings, logged, options_with
 from knowledgepulse.runs.redaction import messages_level, redact_items, redactor_of, unread_rows
@@ -69,7 +68,7 @@ def key_of(item: TraceItem, by: str) -> str | None:
 
 
 @dataclass(frozen=True, slots=True, repr=False)
-class SplitResult(Generic[DataT]):
+class SplitResult:
     """What :func:`split` made of the input: each item's part and group.
 
     Attributes:
@@ -137,13 +136,13 @@ class SplitResult(Generic[DataT]):
             )
         return [item for item, its in zip(self.items, self.parts, strict=True) if its == part]
 
-    def rows(self, part: str) -> DataT:
+    def rows(self, part: str) -> Any:
         """One part in the input's form: a DataFrame, Arrow table or Dataset, else dicts.
 
         Raises:
             ValueError: ``part`` is not a part of this split.
         """
-        return cast("DataT", redacted_like(self.data, self.items_in(part)))
+        return redacted_like(self.data, self.items_in(part))
 
     def write_to(
         self,
@@ -173,48 +172,6 @@ class SplitResult(Generic[DataT]):
 
 
 @young_collections_only()
-@overload
-def split(
-    data: ListInput,
-    *,
-    test: float,
-    validation: float = 0.0,
-    by: str = BY_TASK,
-    seed: int = 0,
-    stratify: str | None = None,
-    task_field: str | None = None,
-    task_similarity: float | None = None,
-    scorer: TraceValueScorer | None = None,
-    source: str | None = "auto",
-    options: TraceOptions | None = None,
-    notes: Notes | None = None,
-    progress: Callable[[int], object] | None = None,
-    on_problem: OnProblem | None = None,
-    redact: bool | Redactor = False,
-    **reading: Unpack[TraceSettings],
-) -> SplitResult[Rows]: ...
-@overload
-def split(
-    data: Table,
-    *,
-    test: float,
-    validation: float = 0.0,
-    by: str = BY_TASK,
-    seed: int = 0,
-    stratify: str | None = None,
-    task_field: str | None = None,
-    task_similarity: float | None = None,
-    scorer: TraceValueScorer | None = None,
-    source: str | None = "auto",
-    options: TraceOptions | None = None,
-    notes: Notes | None = None,
-    progress: Callable[[int], object] | None = None,
-    on_problem: OnProblem | None = None,
-    redact: bool | Redactor = False,
-    **reading: Unpack[TraceSettings],
-) -> SplitResult[Any]: ...
-
-
 def split(
     data: RunInput,
     *,
@@ -233,7 +190,7 @@ def split(
     on_problem: OnProblem | None = None,
     redact: bool | Redactor = False,
     **reading: Unpack[TraceSettings],
-) -> SplitResult[Any]:
+) -> SplitResult:
     """Split ``data`` into train, test (and validation) sets, each group whole in one.
 
     Args:
