@@ -15,9 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeAlias, Unpack, overload
-
-from typing_extensions import TypeVar  # a default (PEP 696): a bare ``Redaction`` stays valid
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, Unpack, overload
 
 from knowledgepulse._util.text import did_you_mean
 from knowledgepulse.errors import SettingTypeError
@@ -62,8 +60,6 @@ RunItems: TypeAlias = "Iterable[TraceItem] | Iterable[ScoredItem]"
 ListInput: TypeAlias = "Paths | Iterable[Mapping[str, Any]] | Iterable[ReasoningTrace] | RunItems"
 """What comes back as :data:`Rows`: files, row dicts, ``ReasoningTrace`` models or a run's
 items (``score``'s ``ScoredItem``\\s: ``annotate(score(data))``), each a documented input."""
-DataT = TypeVar("DataT", default=Any)
-"""The form of :attr:`Redaction.data`: :data:`Rows`, or the table's own kind (untyped: ``Any``)."""
 
 
 # A table comes back a table of its kind (which pandas, pyarrow and datasets do not type):
@@ -178,8 +174,8 @@ def annotate(data: RunInput, **settings: Unpack[ScoreSettings]) -> Any:
 
 
 @dataclass(frozen=True, slots=True, repr=False)
-class Redaction(Generic[DataT]):
-    """What :func:`redact` gives back (``Redaction[Rows]`` for anything but a table).
+class Redaction:
+    """What :func:`redact` gives back.
 
     Attributes:
         data: the records redacted, in ``data``'s own form: each dataset row with its strings
@@ -193,7 +189,7 @@ class Redaction(Generic[DataT]):
         problems: the records that gave no trace.
     """
 
-    data: DataT
+    data: Any
     items: list[TraceItem]
     findings: list[list[Finding]]
     counts: dict[str, int]
@@ -207,34 +203,6 @@ class Redaction(Generic[DataT]):
         )
 
 
-@overload
-def redact(
-    data: ListInput,
-    *,
-    level: str | None = None,
-    rules_file: str | Path | None = None,
-    source: str | None = "auto",
-    options: TraceOptions | None = None,
-    notes: Notes | None = None,
-    progress: Callable[[int], object] | None = None,
-    on_problem: OnProblem | None = None,
-    **reading: Unpack[TraceSettings],
-) -> Redaction[Rows]: ...
-@overload
-def redact(
-    data: Table,
-    *,
-    level: str | None = None,
-    rules_file: str | Path | None = None,
-    source: str | None = "auto",
-    options: TraceOptions | None = None,
-    notes: Notes | None = None,
-    progress: Callable[[int], object] | None = None,
-    on_problem: OnProblem | None = None,
-    **reading: Unpack[TraceSettings],
-) -> Redaction[Any]: ...
-
-
 def redact(
     data: RunInput,
     *,
@@ -246,7 +214,7 @@ def redact(
     progress: Callable[[int], object] | None = None,
     on_problem: OnProblem | None = None,
     **reading: Unpack[TraceSettings],
-) -> Redaction[Any]:
+) -> Redaction:
     """``data`` with its secrets and personal identifiers redacted, and what was redacted.
 
     Args:
