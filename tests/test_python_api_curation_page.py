@@ -7,6 +7,7 @@ import contextlib
 import io
 import re
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -42,18 +43,55 @@ def test_the_page_shows_the_calls_on_dicts_frames_datasets_and_groups() -> None:
     assert 'write_to("best.parquet")' in code
 
 
-def test_every_python_block_runs_and_prints_what_the_page_shows(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The blocks run in one namespace from a copy of the examples; each output is as shown."""
+@dataclass(frozen=True)
+class Ran:
+    """What each block printed, and the kind of value each name held after each block."""
+
+    printed: list[str]
+    kinds: list[dict[str, tuple[type, ...]]]
+
+
+def kind(value: object) -> tuple[type, ...]:
+    """A value's type and, for a result, its rows' type: ``select`` on a DataFrame and on a
+    list of dicts give one class, typed by its rows (``SelectionResult[DataFrame]``...)."""
+    rows = getattr(value, "rows", None)
+    return (type(value),) if rows is None or callable(rows) else (type(value), type(rows))
+
+
+@pytest.fixture(scope="module")
+def ran(tmp_path_factory: pytest.TempPathFactory) -> Ran:
+    """The blocks run in one namespace, in order, from a copy of the examples."""
     pytest.importorskip("datasets")
+    root = tmp_path_factory.mktemp("page")
     for folder in ("traces", "datasets"):
-        shutil.copytree(ROOT / "examples" / folder, tmp_path / "examples" / folder)
-    monkeypatch.chdir(tmp_path)
+        shutil.copytree(ROOT / "examples" / folder, root / "examples" / folder)
     namespace: dict[str, object] = {}
-    for number, (code, shown) in enumerate(examples(), start=1):
-        printed = io.StringIO()
-        with contextlib.redirect_stdout(printed):
-            exec(compile(code, f"{PAGE.name} block {number}", "exec"), namespace)
+    printed: list[str] = []
+    kinds: list[dict[str, tuple[type, ...]]] = []
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.chdir(root)
+        for number, (code, _) in enumerate(examples(), start=1):
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                exec(compile(code, f"{PAGE.name} block {number}", "exec"), namespace)
+            printed.append(out.getvalue())
+            kinds.append({name: kind(value) for name, value in namespace.items()})
+    return Ran(printed, kinds)
+
+
+def test_every_python_block_runs_and_prints_what_the_page_shows(ran: Ran) -> None:
+    """Each block's output is the text block the page shows after it."""
+    pairs = zip(examples(), ran.printed, strict=True)
+    for number, ((code, shown), printed) in enumerate(pairs, start=1):
         if shown is not None:
-            assert printed.getvalue() == shown, f"block {number}:\n{code}"
+            assert printed == shown, f"block {number}:\n{code}"
+
+
+def test_each_name_holds_one_kind_of_value_through_the_page(ran: Ran) -> None:
+    """The page pasted into one file type-checks: a name rebound to another type (a selection
+    of dicts, then of a DataFrame) is refused by mypy --strict where the second is used."""
+    first: dict[str, tuple[int, tuple[type, ...]]] = {}
+    for number, kinds in enumerate(ran.kinds, start=1):
+        for name, held in kinds.items():
+            since, before = first.setdefault(name, (number, held))
+            assert held == before, f"{name}: {before} in block {since}, {held} in block {number}"

@@ -9,8 +9,10 @@ from typing import Any
 from pydantic_ai import Agent, ModelRetry
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+from pydantic_ai.result import StreamedRunResult
 
 import knowledgepulse as kp
+from knowledgepulse.trace import ReasoningTrace
 from knowledgepulse.value import ScoredItem
 from tests.integrations.loops import run_fresh
 
@@ -156,9 +158,8 @@ def test_a_pydantic_ai_run_awaiting_approval_is_no_success_and_gives_no_answer()
     assert second.trace.outcome.result_summary == done.output
 
 
-def test_a_streamed_answer_said_with_failing_tool_calls_recovers_none_of_them() -> None:
-    """run_stream ends on the first text, and runs the tools that turn asked for: that text is
-    the answer, said before their errors were seen, so it is no error_recovery."""
+def text_with_a_failing_call() -> Agent[None, str]:
+    """An instrumented agent whose model says text and asks for a tool that fails, streamed."""
     calls = [ToolCallPart("lookup", {"sku": "A1"}, tool_call_id="a")]
 
     def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -176,14 +177,23 @@ def test_a_streamed_answer_said_with_failing_tool_calls_recovers_none_of_them() 
         """Stock of a product."""
         raise ModelRetry("inventory service busy, try again")
 
-    async def run() -> tuple[str, list[ModelMessage]]:
-        async with agent.run_stream("Is A1 in stock?") as streamed:
-            output = await streamed.get_output()
-        return output, streamed.all_messages()
+    return agent
 
+
+async def streamed(agent: Agent[None, str]) -> tuple[str, StreamedRunResult[None, str]]:
+    """The agent's run_stream, its output awaited, and the result left after the stream."""
+    async with agent.run_stream("Is A1 in stock?") as result:
+        output = await result.get_output()
+    return output, result
+
+
+def test_a_streamed_answer_said_with_failing_tool_calls_recovers_none_of_them() -> None:
+    """run_stream ends on the first text, and runs the tools that turn asked for: that text is
+    the answer, said before their errors were seen, so it is no error_recovery."""
     with kp.capture() as cap:
-        output, messages = run_fresh(run())
+        output, result = run_fresh(streamed(text_with_a_failing_call()))
     (trace,) = cap.traces
+    messages = result.all_messages()
     returns = [
         part for message in messages for part in message.parts if part.part_kind == "tool-return"
     ]
@@ -194,3 +204,23 @@ def test_a_streamed_answer_said_with_failing_tool_calls_recovers_none_of_them() 
         ("thought", None),
     ]
     assert trace.outcome.result_summary == output == "Checking A1."
+
+
+def test_a_stream_result_said_with_tool_calls_converts_as_the_live_capture_records_it() -> None:
+    """to_trace(stream result) reads the output its messages end after (the tools' returns come
+    last): the steps and the answer, once, are the live capture's; before, it had no answer."""
+    from knowledgepulse.integrations import pydantic_ai as pai
+
+    with kp.capture() as cap:
+        output, result = run_fresh(streamed(text_with_a_failing_call()))
+    (live,) = cap.traces
+
+    converted = pai.to_trace(result).trace
+
+    def steps(trace: ReasoningTrace) -> list[dict[str, Any]]:
+        return [step.model_dump(exclude={"latency_ms"}) for step in trace.steps]  # spans' timing
+
+    assert steps(converted) == steps(live)
+    assert converted.outcome.result_summary == live.outcome.result_summary == output
+    assert [step.content for step in converted.steps].count(output) == 1
+    assert converted.metadata.success is live.metadata.success is True

@@ -8,13 +8,13 @@ import re
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, get_type_hints
 
 import pytest
 
 from knowledgepulse import sources
 from knowledgepulse.records import Problem
-from knowledgepulse.sources._registry import unregister_source
+from knowledgepulse.sources._registry import Source, unregister_source
 from knowledgepulse.trace import TraceItem
 from tests.paths import REPO
 
@@ -76,3 +76,14 @@ def test_the_pages_entry_point_names_the_pages_class(defined: dict[str, Any]) ->
     ((name, target),) = published.items()
     assert name == defined["AcmeLog"].name
     assert target.endswith(":AcmeLog")
+
+
+def test_the_pages_source_is_annotated_as_the_base_class_declares(
+    defined: dict[str, Any],
+) -> None:
+    """Pasted into a mypy --strict project the class checks: each method it overrides is typed
+    as ``Source`` declares it (an unannotated one is "missing a type annotation")."""
+    cls = defined["AcmeLog"]
+    for method in ("recognises", "convert"):
+        hints = get_type_hints(getattr(cls, method), defined)
+        assert hints == get_type_hints(getattr(Source, method)), method

@@ -73,6 +73,9 @@ class _Run:
     last_text_at: datetime | None = None
     incomplete: bool = False
     digest: Any = field(default_factory=hashlib.sha256)
+    output: str | None = None
+    """The text a run result gave as its output, said in the response at ``said_in``."""
+    said_in: Loc | None = None
 
 
 def recognises(value: Any) -> bool:
@@ -110,7 +113,9 @@ def to_trace(
         messages: ``result.all_messages()`` (live ``ModelMessage`` objects), the run result itself,
             their JSON (the bytes or text of ``ModelMessagesTypeAdapter.dump_json``), or that JSON
             parsed (a list of message dicts). Their last run: with ``message_history`` the
-            earlier runs come first, each its own trace (a file gives one trace per run).
+            earlier runs come first, each its own trace (a file gives one trace per run). A
+            run result's text output is the answer where its messages end after it (a
+            ``run_stream`` that ended on text said with tool calls, which still ran).
         domain: the trace's ``task_domain`` (default ``default``).
         confidence: the outcome's confidence (default 0.8 on success, 0.2 on failure).
         agent_id: the agent's name, kept in ``metadata.agent_id`` and the objective when no user
@@ -129,20 +134,44 @@ def to_trace(
         ended = getattr(messages, "cancelled", False) is not True and (
             getattr(messages, "is_complete", True) is not False
         )
+        output = _output_text(messages) if ended else None
         messages, success = messages.all_messages(), ended if success is None else success
+    else:
+        output = None
     loaded = _as_json(messages)
     if not isinstance(loaded, list):
         raise ConversionError(
             f"expected a list of Pydantic AI messages, not {describe_value(loaded)}"
         )
-    run = _Run()
     first, last_run = _runs(loaded)[-1] if loaded else (0, [])
+    responses = [
+        index
+        for index, message in enumerate(last_run, start=first)
+        if isinstance(message, Mapping) and message.get("kind") == "response"
+    ]
+    run = _Run(output=output, said_in=(responses[-1],) if responses and output else None)
     for index, message in enumerate(last_run, start=first):
         try:
             _tell(run, message, (index,))
         except PathError as error:
             raise ConversionError(f"{format_path(error.path)}: {error.message}") from error
     return _finish(run, TraceOptions(domain=domain, confidence=confidence), agent_id, success)
+
+
+def _output_text(result: Any) -> str | None:
+    """A finished run result's output when it is text, else ``None``.
+
+    ``run_stream`` ends on the first text the model streams, even in a response that also calls
+    tools (which still run): the messages alone then end in those tools' returns, and only the
+    result says that the text was the output. A ``StreamedRunResult`` holds it in its settled
+    ``result``, an ``AgentRunResult`` as ``output``; the sync wrapper exposes neither.
+    """
+    try:
+        settled = getattr(result, "result", result)
+    except RuntimeError:  # pydantic_ai's UserError: the run stopped before settling an output
+        return None
+    output = getattr(settled, "output", None)
+    return output if isinstance(output, str) else None
 
 
 def _runs(messages: Sequence[Any]) -> list[tuple[int, list[Any]]]:
@@ -266,11 +295,17 @@ def _tell(run: _Run, message: Any, path: Loc) -> None:
             _tell_request_part(run, part, (*path, "parts", index), at)
         return
     calls_tools = any(_is_tool_call(part) for part in parts)
+    said_output = calls_tools and path == run.said_in  # run_stream's output, said with calls
     texts: list[str] = []
     for index, part in enumerate(parts):
-        text = _tell_response_part(run, part, (*path, "parts", index), at, pending=not calls_tools)
+        pending = not calls_tools or said_output
+        text = _tell_response_part(run, part, (*path, "parts", index), at, pending=pending)
         if text:
             texts.append(text)
+    if said_output and texts:
+        run.builder.answer_in_this_turn()  # said before the errors of the calls it asked for
+        run.answer = run.output
+        return
     run.last_text, run.last_text_at = "\n".join(texts) or None, at
 
 
