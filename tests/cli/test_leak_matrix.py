@@ -119,6 +119,11 @@ def _write_parquet(path: Path, place: str) -> str:
         table = table.append_column("m", pa.array(entries, pa.map_(pa.string(), pa.string())))
     elif place == "column name":  # a key of every row: the output's schema names it cleaned
         table = table.append_column(f"notes {SECRET}", pa.array(["note", "clean"]))
+    elif place == "struct field name":  # a nested key of every row, in a struct and a list's
+        meta = pa.array([{"ok": 1, f"notes {SECRET}": "note"}, {"ok": 2, f"notes {SECRET}": ""}])
+        table = table.append_column("meta", meta).append_column(
+            "calls", pa.array([[{SECRET: 1}]] * 2)
+        )
     elif place == "schema metadata":  # the file's own and a column's notes
         repo = table.schema.field("repo").with_metadata({"note": f"key {SECRET}"})
         table = table.set_column(table.schema.get_field_index("repo"), repo, table["repo"])
@@ -139,6 +144,7 @@ CELLS: list[tuple[str, str]] = [
     ("parquet", "binary column"),
     ("parquet", "schema metadata"),
     ("parquet", "column name"),
+    ("parquet", "struct field name"),
 ]
 COMMANDS = [
     "redact",

@@ -157,6 +157,33 @@ def test_per_domain_shares_the_budget_evenly(
         assert counts[domain] >= max(counts.values(), default=0) - 1
 
 
+@given(pools(tasks=True), budgets, limits, st.integers(min_value=1, max_value=3))
+def test_per_domain_and_per_task_combine_each_law_kept(
+    pool: Pool, budget: int | None, limit: float | None, per_task: int
+) -> None:
+    """Together the domains still share the budget evenly, and no task has more than K.
+
+    A domain whose tasks are full (``over_per_task``) leaves its share to the others, as a
+    domain short of traces does (docs/curating-datasets.md, ``kp select --per-domain --per-task``).
+    """
+    selection = select(
+        pool.candidates,
+        pool.vectors,
+        budget=budget,
+        max_similarity=limit,
+        per_domain=True,
+        per_task=per_task,
+    )
+    picked = [pool.candidates[i] for i in selection.selected]
+    counts = Counter(candidate.domain for candidate in picked)
+    assert max(Counter(candidate.task for candidate in picked).values(), default=0) <= per_task
+    starved = {
+        pool.candidates[r.index].domain for r in selection.rejected if r.reason == "over_budget"
+    }
+    for domain in starved:
+        assert counts[domain] >= max(counts.values(), default=0) - 1
+
+
 def _candidates(*specs: tuple[str, float, str]) -> list[Candidate]:
     return [Candidate(key, score, domain) for key, score, domain in specs]
 

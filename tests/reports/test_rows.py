@@ -65,3 +65,36 @@ def test_a_later_row_with_a_new_column_stops_the_run_naming_it(
     rows = from_json([{"id": 1}, {"id": 2}, {"id": 3, "late": "v"}])
     with pytest.raises(OutputError, match=r"rows\.jsonl:3: the column 'late' is not in"):
         written(tmp_path / "out.parquet", rows)
+
+
+def test_a_struct_field_named_with_a_secret_is_named_as_the_redacted_rows_name_it(
+    tmp_path: Path,
+) -> None:
+    """With ``--redact``, a nested field's name loses its secret in the schema, its value kept.
+
+    Before, the schema kept ``meta.ghp_...`` (a leak) while the cleaned rows had the marker,
+    which pyarrow dropped: every value under that field was written null.
+    """
+    from knowledgepulse.redact.items import Redactor
+    from knowledgepulse.runs.redaction import redacted_record
+
+    secret = "ghp_" + "4fG7hJ2kL9mN3pQ6rS8tV1wX5yZ0aB2cD4eF"
+    source = tmp_path / "in.parquet"
+    rows = [{"meta": {"ok": n, secret: f"v{n}"}, "calls": [{secret: n}]} for n in range(2)]
+    pq.write_table(pa.Table.from_pylist(rows), source)
+    redactor = Redactor()
+
+    def clean(row: Record) -> Record:
+        return redacted_record(row, redactor)
+
+    out = tmp_path / "out.parquet"
+    with out.open("wb") as stream, RowWriter("parquet", stream, added=(), clean=clean) as writer:
+        for index, row in enumerate(rows):
+            writer.write(clean(Record(Location(str(source), index + 1, index), row)), {})
+    schema = pq.read_schema(out)
+    assert secret[:12] not in str(schema)
+    marker = schema.field("meta").type.field(1).name
+    assert marker.startswith("[REDACTED:")
+    assert pq.read_table(out).to_pylist() == [
+        {"meta": {"ok": n, marker: f"v{n}"}, "calls": [{marker: n}]} for n in range(2)
+    ]

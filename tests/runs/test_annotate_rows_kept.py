@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,10 +12,13 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knowledgepulse.records import Problem
+from knowledgepulse.records import Problem, Record
 from knowledgepulse.reports.rows import ANNOTATED_COLUMNS
 from knowledgepulse.runs import annotate
 from knowledgepulse.runs.score_files import score_files
+from knowledgepulse.sources import Source, TraceOptions, register_source
+from knowledgepulse.sources._registry import unregister_source
+from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import TraceValueScorer
 
 CHAT = Path(__file__).parents[2] / "examples" / "datasets" / "openai_chat.jsonl"
@@ -92,3 +96,32 @@ def test_score_files_keeps_a_trace_files_unrecognised_line_a_problem_only(tmp_pa
     back = [json.loads(line) for line in out.getvalue().splitlines()]
     assert all("stray" not in row for row in back)
     assert len(back) == done.tally.scored > 0
+
+
+class SilentRows(Source):
+    """A third party's source of rows whose convert() gives nothing for any of them."""
+
+    reads_rows = True
+
+    def recognises(self, value: Any) -> bool:
+        return isinstance(value, dict) and "silent" in value
+
+    def convert(
+        self, records: Iterable[Record | Problem], options: TraceOptions
+    ) -> Iterator[TraceItem | Problem]:
+        yield from (record for record in records if isinstance(record, Problem))
+
+
+def test_annotate_gives_back_the_rows_a_plugin_source_gave_nothing_for() -> None:
+    """Rows in, rows out with a plugin too: each row it passed over has kp_error naming it.
+
+    Before, three rows such a plugin read gave no row back.
+    """
+    register_source("silent-rows")(SilentRows)
+    try:
+        rows = [{"silent": True, "n": number} for number in range(3)]
+        back = annotate(rows, scorer=TraceValueScorer(embedder=None), on_problem=ignore)
+    finally:
+        unregister_source("silent-rows")
+    assert [row["n"] for row in back] == [0, 1, 2]
+    assert all("source 'silent-rows' (the plugin " in row["kp_error"] for row in back)

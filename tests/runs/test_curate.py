@@ -23,6 +23,7 @@ from knowledgepulse.errors import (
     EmbedderUnavailableError,
     ParameterConflictError,
     ScorerParameterError,
+    SettingTypeError,
 )
 from knowledgepulse.redact.items import Redactor
 from knowledgepulse.reports.rows import SCORE_COLUMNS
@@ -79,6 +80,7 @@ def write(path: Path, traces: list[dict[str, Any]]) -> str:
         {"per_domain": True, "budget": 2},
         {"min_score": "p50"},
         {"task_field": "metadata.bench.task_id", "per_task": 1},
+        {"task_field": "metadata.bench.task_id", "per_task": 1, "per_domain": True, "budget": 3},
     ],
 )
 def test_select_from_dicts_picks_what_the_cli_picks_from_the_file(
@@ -273,6 +275,11 @@ def test_problems_are_reported_as_data_and_as_found(tmp_path: Path) -> None:
             lambda: dedupe(corpus(), scorer=TraceValueScorer(embedder=None)),
             ScorerParameterError,
             "dedupe compares embeddings",
+        ),
+        (  # a count where a switch goes: refused, not read as True ("one a domain")
+            lambda: select(corpus(), per_domain=1, per_task=1),  # type: ignore[call-overload]
+            SettingTypeError,
+            "per_domain=1: give True or False",
         ),
         (
             lambda: select(corpus(), max_similarity=95),

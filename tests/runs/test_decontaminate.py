@@ -273,3 +273,33 @@ def test_a_refused_reference_is_told_as_cleanly_as_a_refused_input(tmp_path: Pat
     assert [str(p.location) for p in result.problems].count(f"{reference}:1") >= 1
     assert mail not in str([*result.problems, *told])
     assert key not in str([*result.problems, *told])
+
+
+def test_against_and_against_texts_combine_as_kp_dedupe_against_a_file_and_texts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both given: the reference is the two together, so a copy of either goes, as
+    ``kp dedupe --against REF.jsonl --against TEXTS.txt`` removes (docs/python-api-curation.md)."""
+    new = tmp_path / "new.jsonl"
+    new.write_text("".join(json.dumps(row) + "\n" for row in new_rows()), encoding="utf-8")
+    reference = tmp_path / "eval.jsonl"
+    reference.write_text(json.dumps(chat(EVAL[0])) + "\n", encoding="utf-8")
+    texts = tmp_path / "texts.txt"
+    texts.write_text(EVAL[1] + "\n", encoding="utf-8")
+    report = tmp_path / "report.jsonl"
+    code = main(["dedupe", str(new), "--against", str(reference), "--against", str(texts),
+                 "--no-embedder",
+                 "--report", str(report)])  # fmt: skip
+    assert code == 0
+    capsys.readouterr()
+    by_kp = [json.loads(line)["id"] for line in report.read_text().splitlines()]
+    result = decontaminate(
+        str(new),
+        against=str(reference),
+        against_texts=[EVAL[1]],
+        scorer=TraceValueScorer(embedder=None),
+    )
+    assert result.references == 2
+    assert [found.item.trace.id for found in result.removed] == by_kp
+    assert [found.reference.text for found in result.removed] == EVAL
+    assert result.kept_rows == [chat(UNRELATED)]

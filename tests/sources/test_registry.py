@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import subprocess
 import sys
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from importlib.metadata import EntryPoint
 from pathlib import Path
 from typing import Any
@@ -383,3 +385,87 @@ def test_a_class_registered_under_a_second_name_keeps_only_that_one(
     assert isinstance(item, TraceItem)
     (said,) = [r.getMessage() for r in caplog.records if "a class has one name" in r.getMessage()]
     assert "test_registry.PlainRuns, registered as 'plain', is 'plain-runs' now" in said
+
+
+class PlainRows(PlainRuns):
+    """A third party's source of rows, one trace a row, that passes over rows marked ``skip``."""
+
+    reads_rows = True
+
+    def convert(
+        self, records: Iterable[Record | Problem], options: TraceOptions
+    ) -> Iterator[TraceItem | Problem]:
+        kept = (
+            record
+            for record in records
+            if not (isinstance(record, Record) and record.value.get("skip"))
+        )
+        for item in super().convert(kept, options):
+            yield item if isinstance(item, Problem) else replace(item, row=item.record)
+
+
+class PlainRowsRaising(PlainRows):
+    """A source of rows that raises on the second record it converts."""
+
+    def convert(
+        self, records: Iterable[Record | Problem], options: TraceOptions
+    ) -> Iterator[TraceItem | Problem]:
+        for index, item in enumerate(super().convert(records, options)):
+            if index == 1:
+                raise KeyError("plain_run")
+            yield item
+
+
+def _unwarned(read: Iterable[TraceItem | Problem]) -> list[TraceItem | Problem]:
+    return [item for item in read if not (isinstance(item, Problem) and item.warning)]
+
+
+def _plain_rows(skipped: set[int]) -> list[dict[str, Any]]:
+    return [{"plain_run": [f"step {i}"], "skip": i in skipped} for i in range(4)]
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_row_a_source_of_rows_passes_over_is_an_error_at_that_row_naming_it() -> None:
+    """Each row that gave no trace and no problem is a row problem, in its place.
+
+    Before, the rows a plugin's convert() yielded nothing for were gone without a word.
+    """
+    register_source("plain-rows")(PlainRows)
+    read = _unwarned(sources.convert(_plain_rows({0, 2})))
+    kinds = [type(item).__name__ for item in read]
+    assert kinds == ["Problem", "TraceItem", "Problem", "TraceItem"]
+    errors = [item for item in read if isinstance(item, Problem)]
+    assert [error.location.index for error in errors] == [0, 2]
+    assert all(error.row and error.record is not None for error in errors)
+    assert "source 'plain-rows' (the plugin tests.sources.test_registry.PlainRows) gave no " in str(
+        errors[0]
+    )
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_the_rows_after_a_row_source_raised_are_errors_each_its_own() -> None:
+    """A source of rows that raises leaves no row unsaid: its last and every later one an error."""
+    register_source("plain-rows")(PlainRowsRaising)
+    read = _unwarned(sources.convert(_plain_rows(set())))
+    assert [item.location.index for item in read] == [0, 1, 2, 3]
+    assert isinstance(read[0], TraceItem)
+    errors = [item for item in read if isinstance(item, Problem)]
+    assert all(error.record is not None and not error.warning for error in errors)
+    assert "raised KeyError" in errors[0].message
+    assert "stopped before this row" in errors[1].message
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_source_that_groups_records_is_not_asked_for_a_trace_a_record() -> None:
+    """A source that declares no rows (spans, session logs) may make one trace of many records."""
+
+    class Grouped(PlainRuns):
+        def convert(
+            self, records: Iterable[Record | Problem], options: TraceOptions
+        ) -> Iterator[TraceItem | Problem]:
+            given = [record for record in records if isinstance(record, Record)]
+            yield from itertools.islice(super().convert(given, options), 1)
+
+    register_source("grouped")(Grouped)
+    read = _unwarned(sources.convert(_plain_rows(set())))
+    assert [type(item).__name__ for item in read] == ["TraceItem"]

@@ -132,6 +132,39 @@ def _without_empty_structs(pa: Any, found: Any) -> Any:
     return found
 
 
+def _renamed(
+    pa: Any,
+    kind: Any,
+    names: Callable[[list[str]], list[str]],
+    metadata: Callable[[Any], Any],
+) -> Any:
+    """``kind`` with every struct's fields in it renamed by ``names``, at any depth.
+
+    Each nested field's key-value ``metadata`` is cleaned too, as a column's is.
+    """
+    types = pa.types
+
+    def inner(field: Any, name: str) -> Any:
+        return (
+            field.with_name(name)
+            .with_type(_renamed(pa, field.type, names, metadata))
+            .with_metadata(metadata(field.metadata))
+        )
+
+    if types.is_struct(kind):
+        fields = list(kind)
+        renamed = names([field.name for field in fields])
+        return pa.struct([inner(field, name) for field, name in zip(fields, renamed, strict=True)])
+    if types.is_list(kind) or types.is_large_list(kind) or types.is_fixed_size_list(kind):
+        value = inner(kind.value_field, kind.value_field.name)
+        if types.is_fixed_size_list(kind):
+            return pa.list_(value, kind.list_size)
+        return pa.large_list(value) if types.is_large_list(kind) else pa.list_(value)
+    if types.is_map(kind):  # a map's keys are values, cleaned as values; its items may be structs
+        return pa.map_(kind.key_field, inner(kind.item_field, kind.item_field.name))
+    return kind
+
+
 def _empty_objects_as_null(value: Any) -> Any:
     """``value`` with each empty object in it, at any depth, ``None``."""
     if isinstance(value, dict):
@@ -327,14 +360,18 @@ class RowWriter:
             value = clean(Record(location, named)).value
             return {key.encode("utf-8", "surrogateescape"): item for key, item in value.items()}
 
+        def names(given: list[str]) -> list[str]:
+            found = list(clean(Record(location, dict.fromkeys(given))).value)
+            # Two names cleaned to one: kept, so the rows say which is outside (OutputError).
+            return found if len(found) == len(given) else given
+
         # A column's name is a row's key, which the rows lose their secrets in too ({"sk-...":
-        # ...}): the schema names the columns the cleaned rows have.
-        names = list(clean(Record(location, dict.fromkeys(schema.names))).value)
-        if len(names) != len(schema):  # two names cleaned to one: the rows say which is outside
-            names = schema.names
+        # ...}), a struct's field a nested one's: the schema names what the cleaned rows have.
         fields = [
-            field.with_name(name).with_metadata(cleaned(field.metadata))
-            for field, name in zip(schema, names, strict=True)
+            field.with_name(name)
+            .with_type(_renamed(self._pa, field.type, names, cleaned))
+            .with_metadata(cleaned(field.metadata))
+            for field, name in zip(schema, names(schema.names), strict=True)
         ]
         return self._pa.schema(fields, metadata=cleaned(schema.metadata))
 

@@ -22,7 +22,14 @@ from functools import partial
 from typing import IO, TYPE_CHECKING, Any, Final, Literal, Unpack
 
 from knowledgepulse._util.collector import young_collections_only
-from knowledgepulse._util.settings import check_cosine, count_of, number_of, one_of, text_of
+from knowledgepulse._util.settings import (
+    check_cosine,
+    count_of,
+    instance_of,
+    number_of,
+    one_of,
+    text_of,
+)
 from knowledgepulse.curation import dedupe as dedupe_candidates
 from knowledgepulse.curation import score_corpus
 from knowledgepulse.curation import select as select_candidates
@@ -486,8 +493,9 @@ def select(
         budget: select at most this many items.
         top: select at most the top ``top`` percent (from 1 to 100: ``10`` is the top 10%; a
             fraction such as ``0.1`` is refused) of the items.
-        per_domain: share the budget evenly across domains.
-        per_task: keep at most the best ``per_task`` items of each task (best of N).
+        per_domain: ``True``: share the budget evenly across domains (a bool, not a count).
+        per_task: keep at most the best ``per_task`` items of each task (best of N); with
+            ``per_domain``, the domains share the budget and each task keeps at most K.
         min_score: leave out items scoring below it: a score, or ``"p30"``: the 30th percentile
             of the items' scores.
         max_similarity: leave out an item whose cosine with a selected one reaches it.
@@ -544,6 +552,14 @@ def select(
         budget = count_of(budget, "budget", least=0)
     if per_task is not None:
         per_task = count_of(per_task, "per_task", least=1)
+    # A switch, not a count: per_domain=1 read as "one a domain" would share the budget instead.
+    per_domain = instance_of(
+        per_domain,
+        "per_domain",
+        bool,
+        "True or False (True: the domains take turns with the budget); to keep the best K of "
+        "each task, give per_task=K, which combines with it",
+    )
     min_score = min_score_of(min_score)
     text_of(rank_by, "rank_by", "score, reward or a field")
     if min_reward is not None:

@@ -130,14 +130,21 @@ class _Reading:
         first = lead.first = None
         count = 0
         unapplied = () if found.reads_rows else self.options.rows.row_only()
-        given = chain(_emptied(lead.records), records)
         plugin = plugin_of(found)
+        rows = _Rows(found, plugin) if found.reads_rows else None
+        given: Iterator[Record | Problem] = chain(_emptied(lead.records), records)
+        if rows is not None:
+            given = rows.given(given)
         converted = (
             found.convert(given, self.options)
             if plugin is None
-            else _guarded(found, plugin, name, given, self.options)
+            else _guarded(found, plugin, name, given, self.options, rows=rows is not None)
         )
-        for item in converted:
+        for given_back in converted:
+            item = given_back
+            if rows is not None:
+                skipped, item = rows.answer(given_back)
+                yield from skipped
             if isinstance(item, Problem):
                 yield replace(item, row=True) if found.reads_rows and item.record else item
                 continue
@@ -147,6 +154,8 @@ class _Reading:
             yield from self.warnings.of(item, found.name)
             count += 1
             yield item
+        if rows is not None:
+            yield from rows.rest(given)
         line, failure = asked(
             found, "describe", None, lambda: found.describe(shown, count, self.options)
         )
@@ -154,6 +163,69 @@ class _Reading:
             yield Problem(Location(name), "", failure, warning=True)
         if self.notes is not None and line is not None:
             self.notes(f"{name}: {line}")
+
+
+class _Rows:
+    """The rows a source of rows was given, each to come back as an item or an error.
+
+    A row source's ``convert()`` answers each record in order (a built-in's always does); a row
+    it passed over without a word, or never took (it stopped early, or raised), would vanish
+    from the rows written back: each is a problem here, at its row, naming the source. Only for
+    sources that declare ``reads_rows``: a span file's or a session log's records are grouped
+    into traces, and no record of theirs is a row of its own.
+    """
+
+    def __init__(self, source: Source, plugin: str | None) -> None:
+        self.who = f"source {source.name!r}" + ("" if plugin is None else f" (the plugin {plugin})")
+        self._waiting: dict[Location, Record] = {}  # given, not yet answered, in order
+
+    def given(self, records: Iterator[Record | Problem]) -> Iterator[Record | Problem]:
+        """``records``, each record noted as given."""
+        for record in records:
+            if isinstance(record, Record):
+                self._waiting[record.location] = record
+            yield record
+
+    def answer(self, item: TraceItem | Problem) -> tuple[list[Problem], TraceItem | Problem]:
+        """The problems of the rows given before the one ``item`` answers, and ``item``.
+
+        An error the source located at a row, not naming it, is given its row, so that it is
+        written back; a warning answers nothing.
+        """
+        if isinstance(item, Problem):
+            if item.warning:
+                return [], item
+            at = item.location if item.record is None else item.record.location
+        else:
+            at = (item.row or item.record).location
+        if at not in self._waiting:
+            return [], item
+        skipped: list[Problem] = []
+        for location in list(self._waiting):
+            record = self._waiting.pop(location)
+            if location == at:
+                if isinstance(item, Problem) and item.record is None:
+                    item = replace(item, record=record)
+                return skipped, item
+            skipped.append(self._nothing(record, "gave no trace and no problem for this row"))
+        return skipped, item
+
+    def rest(self, records: Iterator[Record | Problem]) -> Iterator[Problem]:
+        """The problems of the rows given and not answered, then of those never taken."""
+        for record in self._waiting.values():
+            yield self._nothing(record, "gave no trace and no problem for this row")
+        self._waiting.clear()
+        for left in records:
+            if isinstance(left, Record):
+                self._waiting.clear()
+                yield self._nothing(left, "stopped before this row, which it did not read")
+
+    def _nothing(self, record: Record, what: str) -> Problem:
+        message = (
+            f"{self.who} {what}: fix the source (its convert() gives an item or a problem for "
+            "each row), or name another (source=; kp: --from)"
+        )
+        return replace(record.problem((), message), row=True)
 
 
 class Lead:
@@ -255,6 +327,8 @@ def _guarded(
     name: str,
     records: Iterator[Record | Problem],
     options: TraceOptions,
+    *,
+    rows: bool = False,
 ) -> Iterator[TraceItem | Problem]:
     """A third party's conversion, what its code gets wrong a problem naming it, never a crash.
 
@@ -265,12 +339,13 @@ def _guarded(
     """
     who = f"source {source.name!r} (the plugin {plugin})"
     at = Location(name)
+    last: Record | None = None  # a source of rows: its error is that row's
 
     def given() -> Iterator[Record | Problem]:
-        nonlocal at
+        nonlocal at, last
         for record in records:
             if isinstance(record, Record):
-                at = record.location
+                at, last = record.location, record if rows else None
             yield record
 
     try:
@@ -291,6 +366,7 @@ def _guarded(
             f"{who} raised {raised(error, type(source))} while converting {name}; the rest "
             "of the file is not read: fix the plugin, or name another source (source=; kp: "
             "--from)",
+            record=last,
         )
 
 

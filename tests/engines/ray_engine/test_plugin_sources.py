@@ -110,3 +110,29 @@ def test_a_plugin_registered_only_in_the_driver_reads_in_an_actor(raising_chat: 
     unregister_source(raising_chat)  # as in the actor's process
     on_ray = pickle.loads(shipped)(rows)
     assert [read.document and read.document["id"] for read in on_ray[1:]] == local
+
+
+class SkipsOdd(OpenAIChat):
+    """A plugin reading chat rows that gives nothing for every second row."""
+
+    def convert(self, records: Any, options: Any) -> Iterator[Any]:
+        given = (record for record in records if getattr(record, "value", {}).get("n", 0) % 2 == 0)
+        return super().convert(given, options)
+
+
+def test_a_row_a_plugin_gave_nothing_for_is_its_error_on_ray_too() -> None:
+    """The actor's read says which rows the plugin passed over, naming it, as a local read.
+
+    Before, each such row read as "claimed by more than one source", and locally it was lost.
+    """
+    register_source("skips-odd")(SkipsOdd)
+    try:
+        rows = [{**row, "n": number} for number, row in enumerate(chat_rows()[1:])]
+        on_ray = ConversationRows(*dataset_lead(iter(rows), "skips-odd"))(rows)
+    finally:
+        unregister_source("skips-odd")
+    assert [read.document is None for read in on_ray] == [n % 2 == 1 for n in range(len(rows))]
+    messages = [message for read in on_ray[1::2] for _, message in read.problems]
+    assert messages
+    assert all("the plugin tests.engines" in message for message in messages)
+    assert all("gave no trace and no problem" in message for message in messages)
