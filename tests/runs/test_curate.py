@@ -277,7 +277,7 @@ def test_problems_are_reported_as_data_and_as_found(tmp_path: Path) -> None:
             "dedupe compares embeddings",
         ),
         (  # a count where a switch goes: refused, not read as True ("one a domain")
-            lambda: select(corpus(), per_domain=1, per_task=1),  # type: ignore[call-overload]
+            lambda: select(corpus(), per_domain=1, per_task=1),  # type: ignore[arg-type]
             SettingTypeError,
             "per_domain=1: give True or False",
         ),
