@@ -137,23 +137,24 @@ class _LazyGroup(click.Group):
     "leaves early (| head) ends kp with 0, or kp eval's and kp compare's verdict.",
 )
 @click.version_option(__version__, "-V", "--version", prog_name="kp")
-@click.option("-v", "--verbose", count=True, help="Log more (-v info, -vv debug) on stderr.")
+@click.option("-v", "--verbose", count=True, help="Log more of kp's own (-v info, -vv debug).")
 def cli(verbose: int) -> None:
     """Judge AI agent traces and LLM workflow output, deterministically and transparently."""
     _log_to_stderr(logging.WARNING - 10 * min(verbose, 2))
 
 
 def _log_to_stderr(level: int) -> None:
-    """Log ``kp: ...`` lines (a task's logger's: ``myapp: ...``) on stderr, at ``level``.
+    """Log ``kp: ...`` lines on stderr at ``level``; others' (a task's: ``myapp: ...``) at warning.
 
+    Only kp's logger is raised: the root's debug would show every library's (httpx, asyncio).
     A test's own logging is kept. ``main`` sets it before a command's module logs (a plugin
     that cannot load, read for ``--from``'s choices); the group then sets ``-v``'s level.
     """
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_PrintableFormatter("%(message)s"))
-    logging.basicConfig(level=level, handlers=[handler])
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
     if any(isinstance(h.formatter, _PrintableFormatter) for h in logging.getLogger().handlers):
-        logging.getLogger().setLevel(level)
+        logging.getLogger("knowledgepulse").setLevel(level)
 
 
 class _PrintableFormatter(logging.Formatter):
