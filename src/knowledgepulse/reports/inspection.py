@@ -59,6 +59,8 @@ def _header(inspection: Inspection, width: int) -> list[str]:
     name = _one_line(inspection.file)
     lines = [name if len(name) <= width else "…" + name[len(name) - width + 1 :]]
     lines += _row("source", source, width)
+    if inspection.plugin:
+        lines += _row("plugin", f"a third party's source: {inspection.plugin}", width)
     if inspection.evidence is not None and inspection.decided_by is not None:
         lines += _row("why", f"record {inspection.decided_by + 1}: {inspection.evidence}", width)
     if inspection.decided_by and not inspection.named:
