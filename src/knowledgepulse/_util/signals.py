@@ -36,8 +36,8 @@ def sigterm_as_ctrl_c() -> Iterator[None]:
 class Interrupted(Exception):  # noqa: N818 - no error: a Ctrl-C, caught where its context is known
     """A Ctrl-C caught and raised again with what it stopped (``args``: a command's parameters).
 
-    Not a ``KeyboardInterrupt``, which click answers with a blank line on stderr (the end of a
-    terminal's ``^C``), wherever the message goes.
+    Not a ``KeyboardInterrupt``, which click answers with a blank line on stderr, even in a log
+    or below a progress bar that has cleared its line (and the ``^C`` echoed on it).
     """
 
 

@@ -223,12 +223,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _interrupted(stop: BaseException) -> str:
-    """Ctrl-C's line: the files given to write, left as they were; on a terminal, below ``^C``."""
+    """Ctrl-C's line: the files given to write, left as they were (no blank line: Interrupted)."""
     given = stop.args[0] if isinstance(stop, Interrupted) else {}
     cache = None if given.get("frozen") else given.get("cache_path")
     kept = " or ".join(f for f, to in (("--output", given.get("output")), ("--cache", cache)) if to)
-    said = f"kp: interrupted; nothing was written to {kept}" if kept else "kp: interrupted"
-    return "\n" * (isinstance(stop, Interrupted) and sys.stderr.isatty()) + said
+    return f"kp: interrupted; nothing was written to {kept}" if kept else "kp: interrupted"
 
 
 def _secret_free(text: str) -> str:
