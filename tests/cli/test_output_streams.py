@@ -292,3 +292,27 @@ def test_a_compressed_report_is_written_in_the_format_its_inner_suffix_names(
     out = tmp_path / "scores.csv.gz"
     assert kp("score", str(TRACES), "--no-embedder", "-o", str(out)).code == EXIT_OK
     assert gzip.decompress(out.read_bytes()).decode().startswith("id,")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("score", "-", "-"),
+        ("convert", "-", str(TRACES), "-"),
+        ("dedupe", "-", "--against", "-"),
+        ("compare", "-", "-"),
+        ("eval", "-", "-", "--suite", str(EVALS / "suite.yaml")),
+        ("eval", "-", "--baseline", "-", "--suite", str(EVALS / "suite.yaml")),
+    ],
+)
+def test_standard_input_given_twice_is_refused_before_any_output(
+    kp: KpRunner, args: tuple[str, ...]
+) -> None:
+    """``-`` twice (as two inputs, or an input and --against or --baseline) is exit 2 and one line
+    saying it can be given once; before, the second read found it empty, and kp said so."""
+    run = kp(*args, stdin=TRACES.read_text())
+    assert (run.code, run.out) == (EXIT_USAGE, "")
+    assert run.err == (
+        "kp: error: - (standard input) is given more than once, but it can be read only once; "
+        "give - once, and the other inputs as files\n"
+    )

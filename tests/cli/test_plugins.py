@@ -87,3 +87,23 @@ def test_a_plugin_source_that_raises_is_an_error_of_its_file_not_of_kp(tmp_path:
     )
     scored = [json.loads(line)["file"] for line in done.stdout.splitlines()]
     assert scored == [str(acme), str(trace)]
+
+
+def test_inspect_names_a_plugin_source_and_the_package_that_publishes_it(tmp_path: Path) -> None:
+    """kp inspect (text and JSON) says the source is a third party's, which class and package;
+    a built-in's inspection names none. Before, a plugin's source read as one of kp's own."""
+    env = _installed(
+        tmp_path / "site", "[knowledgepulse.sources]\nacme = acme_kp_plugin:Lines\n", PLUGIN
+    )
+    acme = tmp_path / "acme.jsonl"
+    acme.write_text(json.dumps({"acme_line": "step 0"}) + "\n")
+    text = _kp(env, "inspect", str(acme)).stdout.splitlines()
+    assert text[1:3] == [
+        "  source     acme (recognised)",
+        "  plugin     a third party's source: acme_kp_plugin.Lines, of acme-kp 0.1.0",
+    ]
+    shown = json.loads(_kp(env, "inspect", str(acme), "-f", "json").stdout)
+    assert shown["plugin"] == "acme_kp_plugin.Lines, of acme-kp 0.1.0"
+    trace = str(EXAMPLES / "traces" / "finance-tsmc.json")
+    assert json.loads(_kp(env, "inspect", trace, "-f", "json").stdout)["plugin"] is None
+    assert "plugin" not in _kp(env, "inspect", trace).stdout

@@ -286,24 +286,45 @@ def test_a_full_disk_names_the_output_and_what_to_do(
 
 
 @pytest.mark.parametrize(
-    ("command", "module", "said"),
+    ("command", "module", "files", "said"),
     [
-        ("score", "score_files", "kp: interrupted; nothing was written to --output or --cache"),
-        ("convert", "convert", "kp: interrupted; nothing was written to --output"),
-        ("validate", "problems", "kp: interrupted"),
+        (
+            "score",
+            "score_files",
+            "-o out --cache c",
+            "; nothing was written to --output or --cache",
+        ),
+        ("score", "score_files", "", ""),
+        ("score", "score_files", "-o - --cache c --frozen", ""),
+        ("convert", "convert", "--output out", "; nothing was written to --output"),
+        ("convert", "convert", "-o -", ""),
+        ("validate", "problems", "", ""),
     ],
 )
-def test_ctrl_c_names_only_the_files_the_command_writes(
-    kp: KpRunner, monkeypatch: pytest.MonkeyPatch, command: str, module: str, said: str
+def test_ctrl_c_names_only_the_files_the_run_was_given_to_write(
+    *,
+    kp: KpRunner,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    command: str,
+    module: str,
+    files: str,
+    said: str,
 ) -> None:
-    """Ctrl-C's line names --cache only for a command that has it, --output only likewise."""
+    """Ctrl-C's line is one line, naming --output or --cache only when given (stdout and a
+    --frozen cache are not written); before, it named the command's options, given or not."""
 
     def interrupted(*_: object, **__: object) -> None:
         raise KeyboardInterrupt
 
+    monkeypatch.chdir(tmp_path)
+    if "--cache" in files:  # a saved cache, which --frozen requires
+        assert kp("score", str(TRACES), "--cache", "c", "-o", "scored.jsonl").code == 0
+    before = {path: path.read_bytes() for path in tmp_path.iterdir()}
     monkeypatch.setattr(f"knowledgepulse.runs.{module}.read_items", interrupted)
-    run = kp("-v", command, str(TRACES))
-    assert (run.code, run.err.strip()) == (130, said)
+    run = kp("-v", command, str(TRACES), *files.split())
+    assert (run.code, run.err) == (130, f"kp: interrupted{said}\n")
+    assert {path: path.read_bytes() for path in tmp_path.iterdir()} == before
 
 
 @pytest.mark.parametrize("error", [ZeroDivisionError, ValueError, ConversionError])

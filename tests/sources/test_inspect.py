@@ -292,6 +292,7 @@ def test_a_plugins_evidence_or_mapping_that_raises_is_a_warning_not_a_crash(
     finally:
         unregister_source("lines")
     assert inspection.source == "lines"
+    assert inspection.plugin == f"{__name__}.{Lines.__qualname__}"  # no package publishes it
     assert inspection.traces == 1
     assert inspection.evidence is None
     said = " ".join(inspection.warnings)

@@ -133,6 +133,18 @@ class Registry(Generic[T]):
                 continue
             self.register(entry_point.name)(loaded)
 
+    def package_of(self, cls: type) -> str | None:
+        """The installed package that publishes ``cls`` as an entry point (``acme-kp 0.1.0``).
+
+        ``None`` when none does: a class registered by its decorator alone (a script's).
+        """
+        for entry_point in entry_points(group=self.group):
+            value = f"{cls.__module__}:{cls.__qualname__}"  # or re-exported, under its name:
+            named = entry_point.value == value or self.classes.get(entry_point.name) is cls
+            if named and (package := _package(entry_point)):
+                return package
+        return None
+
     def how_to_add(self, name: str) -> str:
         """The sentence that ends a lookup miss: how to register a plugin under ``name``."""
         return (
@@ -144,9 +156,15 @@ class Registry(Generic[T]):
 
 def _named(kind: str, entry_point: EntryPoint) -> str:
     """``source plugin 'acme-log' (acme.sources:AcmeLog, of acme-kp 0.1.0)``: whose to fix."""
-    package = entry_point.dist
-    of = f", of {package.name} {package.version}" if package is not None else ""
+    package = _package(entry_point)
+    of = f", of {package}" if package else ""
     return f"{kind} plugin {entry_point.name!r} ({entry_point.value}{of})"
+
+
+def _package(entry_point: EntryPoint) -> str | None:
+    """The name and version of the installed package that publishes ``entry_point``."""
+    package = entry_point.dist
+    return None if package is None else f"{package.name} {package.version}"
 
 
 def _qualified(cls: type) -> str:

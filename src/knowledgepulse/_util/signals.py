@@ -33,6 +33,14 @@ def sigterm_as_ctrl_c() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+class Interrupted(Exception):  # noqa: N818 - no error: a Ctrl-C, caught where its context is known
+    """A Ctrl-C caught and raised again with what it stopped (``args``: a command's parameters).
+
+    Not a ``KeyboardInterrupt``, which click answers with a blank line on stderr, even in a log
+    or below a progress bar that has cleared its line (and the ``^C`` echoed on it).
+    """
+
+
 def _as_ctrl_c(signum: int, frame: FrameType | None) -> None:
     # Whatever handles Ctrl-C now: asyncio.run's handler cancels its task, as on a Ctrl-C.
     handler = signal.getsignal(signal.SIGINT)

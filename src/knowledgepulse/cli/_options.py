@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
+from knowledgepulse._util.signals import Interrupted
 from knowledgepulse.errors import ParameterConflictError
 
 Command = TypeVar("Command", bound=Callable[..., Any])
@@ -23,6 +24,8 @@ class _KpCommand(click.Command):
             return super().invoke(ctx)
         except ParameterConflictError as error:
             raise click.UsageError(error.message_with(flag_of), ctx) from None
+        except KeyboardInterrupt:  # the options given say which files the run was to write
+            raise Interrupted(ctx.params) from None
 
 
 def command(name: str) -> Callable[[Callable[..., Any]], click.Command]:

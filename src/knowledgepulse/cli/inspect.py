@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from typing import Any
 
 import click
@@ -13,6 +12,7 @@ from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import source_options, trace_options_of
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.runs.redaction import inspect_redacted
+from knowledgepulse.sources import Inspection
 
 
 @command("inspect")
@@ -40,23 +40,15 @@ def inspect_command(
     score saves) is described instead: its embedder, size, expired vectors and ids.
     """
     from knowledgepulse.novelty.cache.describe import describe_cache, is_cache_file  # noqa: PLC0415
-    from knowledgepulse.reports import inspection as shown  # noqa: PLC0415
-
-    if is_cache_file(path):
-        cache = describe_cache(path)
-        with open_output(None, for_people=output_format == "text") as stream:
-            json_out = output_format == "json"
-            stream.write(shown.cache_json(cache) + "\n" if json_out else shown.cache_text(cache))
-        return EXIT_OK
+    from knowledgepulse.reports.inspection import inspection_report  # noqa: PLC0415
 
     redact = redactor_from(options) or False
-    inspection = inspect_redacted(
-        path, source=source, options=trace_options_of(options), redact=redact
+    inspected = (
+        describe_cache(path)  # a vector cache: described, not read as traces
+        if is_cache_file(path)
+        else inspect_redacted(path, source=source, options=trace_options_of(options), redact=redact)
     )
-    width = min(100, shutil.get_terminal_size((100, 50)).columns)
     with open_output(None, for_people=output_format == "text") as stream:
-        if output_format == "json":
-            stream.write(shown.inspection_json(inspection) + "\n")
-        else:
-            stream.write(shown.inspection_text(inspection, width))
-    return EXIT_OK if inspection.traces or allow_empty else EXIT_FINDINGS
+        stream.write(inspection_report(inspected, output_format))
+    found = not isinstance(inspected, Inspection) or inspected.traces
+    return EXIT_OK if found or allow_empty else EXIT_FINDINGS

@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from knowledgepulse import __version__
-from knowledgepulse._util.signals import sigterm_as_ctrl_c
+from knowledgepulse._util.signals import Interrupted, sigterm_as_ctrl_c
 from knowledgepulse._util.stdout import reopen_closed_streams, stdout_to_devnull
 from knowledgepulse._util.text import did_you_mean, printable
 from knowledgepulse.errors import NO_VALUE, KnowledgePulseError, Setting, SuiteError, os_message
@@ -101,6 +101,8 @@ class _LazyGroup(click.Group):
         except BrokenPipeError:  # `kp score ... | head` closed stdout early: not an error
             stdout_to_devnull()  # (click's main would exit 1, even outside standalone mode)
             return EXIT_OK
+        except KeyboardInterrupt:  # before the command ran (importing it)
+            raise Interrupted({}) from None
 
     def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
         try:
@@ -135,23 +137,24 @@ class _LazyGroup(click.Group):
     "leaves early (| head) ends kp with 0, or kp eval's and kp compare's verdict.",
 )
 @click.version_option(__version__, "-V", "--version", prog_name="kp")
-@click.option("-v", "--verbose", count=True, help="Log more (-v info, -vv debug) on stderr.")
+@click.option("-v", "--verbose", count=True, help="Log more of kp's own (-v info, -vv debug).")
 def cli(verbose: int) -> None:
     """Judge AI agent traces and LLM workflow output, deterministically and transparently."""
     _log_to_stderr(logging.WARNING - 10 * min(verbose, 2))
 
 
 def _log_to_stderr(level: int) -> None:
-    """Log ``kp: ...`` lines (a task's logger's: ``myapp: ...``) on stderr, at ``level``.
+    """Log ``kp: ...`` lines on stderr at ``level``; others' (a task's: ``myapp: ...``) at warning.
 
+    Only kp's logger is raised: the root's debug would show every library's (httpx, asyncio).
     A test's own logging is kept. ``main`` sets it before a command's module logs (a plugin
     that cannot load, read for ``--from``'s choices); the group then sets ``-v``'s level.
     """
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_PrintableFormatter("%(message)s"))
-    logging.basicConfig(level=level, handlers=[handler])
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
     if any(isinstance(h.formatter, _PrintableFormatter) for h in logging.getLogger().handlers):
-        logging.getLogger().setLevel(level)
+        logging.getLogger("knowledgepulse").setLevel(level)
 
 
 class _PrintableFormatter(logging.Formatter):
@@ -188,11 +191,11 @@ def main(argv: list[str] | None = None) -> int:
             result: Any = cli.main(args=argv, prog_name="kp", standalone_mode=False)
     except click.exceptions.Exit as done:
         return done.exit_code
-    except (click.Abort, KeyboardInterrupt) as stop:
+    except (Interrupted, click.Abort, KeyboardInterrupt) as stop:
         # click turns an EOFError raised anywhere into Abort too: that one is a bug, not Ctrl-C.
         if isinstance(stop.__cause__, EOFError):
             return _internal_error(stop.__cause__)
-        _say(_interrupted(sys.argv[1:] if argv is None else argv))
+        _say(_interrupted(stop))
         return EXIT_INTERRUPTED
     except click.ClickException as error:
         if isinstance(error, click.NoSuchOption) and error.option_name in ("-v", "--verbose"):
@@ -219,11 +222,11 @@ def main(argv: list[str] | None = None) -> int:
     return result if isinstance(result, int) else EXIT_OK
 
 
-def _interrupted(argv: list[str]) -> str:
-    """Ctrl-C's line: the command's files, left as they were (no group option takes a value)."""
-    command = cli.get_command(click.Context(cli), next((w for w in argv if w[:1] != "-"), ""))
-    options = {option for parameter in getattr(command, "params", ()) for option in parameter.opts}
-    kept = " or ".join(option for option in ("--output", "--cache") if option in options)
+def _interrupted(stop: BaseException) -> str:
+    """Ctrl-C's line: the files given to write, left as they were (no blank line: Interrupted)."""
+    given = stop.args[0] if isinstance(stop, Interrupted) else {}
+    cache = None if given.get("frozen") else given.get("cache_path")
+    kept = " or ".join(f for f, to in (("--output", given.get("output")), ("--cache", cache)) if to)
     return f"kp: interrupted; nothing was written to {kept}" if kept else "kp: interrupted"
 
 

@@ -25,6 +25,7 @@ from knowledgepulse.evals.report import (
     load_report,
 )
 from knowledgepulse.evals.results import TOLERANCE, EvalRun
+from knowledgepulse.records.readers import check_stdin_once
 
 # --- Comparing two runs ------------------------------------------------------------------
 
@@ -171,10 +172,11 @@ def compare_runs(
 
     Raises:
         ValueError: the tolerance is negative or not finite.
-        InputFileError: a report file cannot be opened.
+        InputFileError: a report file cannot be opened, or both are standard input (``-``).
         ReportFileError: a file is not a ``kp eval`` JSON report.
     """
     check_tolerance(tolerance)
+    check_stdin_once(base, new)
     before = _report(base, "base run")
     after = _report(new, "this run")
     base_keys = {entry.key for entry in before.suite.scorers}

@@ -122,6 +122,22 @@ def check_openable(source: str | Path) -> None:
         pass
 
 
+def check_stdin_once(*inputs: object) -> None:
+    """An InputFileError when standard input (``-``) is among ``inputs`` more than once.
+
+    ``inputs``: each a path, or a list or tuple of them (anything else is no path). It can be
+    read only once: a second read would find it empty, and report an empty input.
+    """
+    paths = [
+        path for given in inputs for path in (given if isinstance(given, list | tuple) else [given])
+    ]
+    if sum(isinstance(path, str | Path) and str(path) == STDIN for path in paths) > 1:
+        raise InputFileError(
+            "- (standard input) is given more than once, but it can be read only once; give - "
+            "once, and the other inputs as files"
+        )
+
+
 def reads_once(source: str | Path) -> bool:
     """Whether ``source`` is standard input or a pipe (``<(...)``, a FIFO): read once only."""
     path = Path(source)

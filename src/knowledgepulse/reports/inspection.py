@@ -8,6 +8,7 @@ the steps and the source records to a few; the JSON has them whole.
 from __future__ import annotations
 
 import json
+import shutil
 import textwrap
 from dataclasses import asdict
 from datetime import UTC, datetime
@@ -28,6 +29,21 @@ RECORD_LINES = 6
 _LABEL = 11
 _RECORD_AT_LEAST = 5
 """The lines the steps leave for a source record: a blank line, its title, three lines."""
+
+
+def inspection_report(
+    inspected: Inspection | CacheDescription, output_format: str, width: int | None = None
+) -> str:
+    """What ``kp inspect`` writes: a file's inspection or a cache's description, as ``json``.
+
+    Or as text, ``width`` columns wide (``None``: the terminal's, at most 100; off one, 100).
+    """
+    if isinstance(inspected, Inspection):
+        if output_format == "json":
+            return inspection_json(inspected) + "\n"
+        width = width or min(100, shutil.get_terminal_size((100, 50)).columns)
+        return inspection_text(inspected, width)
+    return cache_json(inspected) + "\n" if output_format == "json" else cache_text(inspected)
 
 
 def inspection_json(inspection: Inspection) -> str:
@@ -59,6 +75,8 @@ def _header(inspection: Inspection, width: int) -> list[str]:
     name = _one_line(inspection.file)
     lines = [name if len(name) <= width else "…" + name[len(name) - width + 1 :]]
     lines += _row("source", source, width)
+    if inspection.plugin:
+        lines += _row("plugin", f"a third party's source: {inspection.plugin}", width)
     if inspection.evidence is not None and inspection.decided_by is not None:
         lines += _row("why", f"record {inspection.decided_by + 1}: {inspection.evidence}", width)
     if inspection.decided_by and not inspection.named:

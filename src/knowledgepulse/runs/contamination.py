@@ -27,7 +27,7 @@ from knowledgepulse.errors import (
     Setting,
 )
 from knowledgepulse.records import Problem, Record
-from knowledgepulse.records.readers import read_records
+from knowledgepulse.records.readers import check_stdin_once, read_records
 from knowledgepulse.reports.curation import decontamination_summary
 from knowledgepulse.runs.curate import DEDUPE_THRESHOLD, no_vectors
 from knowledgepulse.runs.inputs import ROWS_NAME, RunInput, items_of, paths_of, rows_of
@@ -269,6 +269,7 @@ def decontaminate(
         ScorerParameterError: ``ngram`` below 1, ``min_overlap`` outside (0, 1], ``threshold``
             outside [-1, 1]; a setting of the wrong type; neither ``against`` nor
             ``against_texts`` given.
+        InputFileError: ``-`` (standard input) is both ``data`` and ``against``, or twice.
         EmbedderUnavailableError: the scorer's embedder could not be loaded.
     """
     options = options_with(options, reading, "decontaminate")
@@ -287,6 +288,7 @@ def decontaminate(
             " (files, rows or a table), or its task texts as ",
             Setting("against_texts"),
         )
+    check_stdin_once(paths_of(data), paths_of(against))
     problems: list[Problem] = []
     on_problem = on_problem or logged
     redactor = redactor_of(redact)

@@ -73,7 +73,7 @@ from knowledgepulse.evals.tasks import (
     load_task,
 )
 from knowledgepulse.records import Problem
-from knowledgepulse.records.readers import check_openable
+from knowledgepulse.records.readers import check_openable, check_stdin_once
 from knowledgepulse.runs.read import OnProblem, secret_free
 from knowledgepulse.trace.models import PrivacyLevel
 
@@ -270,7 +270,8 @@ def evaluate_cases(
         ParameterConflictError: settings that contradict each other (:func:`check_settings`).
         ScorerParameterError: out-of-range settings.
         PluginLoadError: a plugin or the task cannot be imported.
-        InputFileError: a case file, the suite file or the baseline cannot be opened.
+        InputFileError: a case file, the suite file or the baseline cannot be opened, or ``-``
+            (standard input) is given twice among them.
         SuiteError: the suite has errors, each located.
         ReportFileError: the baseline is not a ``kp eval`` JSON report.
         OutputError: the output cache cannot be written (before any call).
@@ -496,12 +497,13 @@ def _prepare(
         if isinstance(cases, list | tuple)
         else []
     )
-    for path in paths:
-        if isinstance(path, str | Path):
-            try:
-                check_openable(path)
-            except InputFileError as error:
-                failures.append(error)
+    checks = [partial(check_stdin_once, paths, baseline)]  # stdin is read once
+    checks += [partial(check_openable, path) for path in paths if isinstance(path, str | Path)]
+    for check in checks:
+        try:
+            check()
+        except InputFileError as error:
+            failures.append(error)
     try:
         resolved = _suite(suite, preset)
     except KnowledgePulseError as error:

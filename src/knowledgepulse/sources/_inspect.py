@@ -25,7 +25,14 @@ from knowledgepulse.records.json_values import nodes
 from knowledgepulse.records.readers import read_records, reads_once
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._read import read, undecided
-from knowledgepulse.sources._registry import Source, asked, detect, get_source, recognisers
+from knowledgepulse.sources._registry import (
+    Source,
+    asked,
+    detect,
+    get_source,
+    provided_by,
+    recognisers,
+)
 from knowledgepulse.sources.otel.messages import loads
 from knowledgepulse.trace import TraceItem
 
@@ -114,6 +121,8 @@ class Inspection:
         file: the file read.
         source: the source that read it; ``None``: detected, and the file holds no record to
             recognise one by (it is empty, or every record is an error).
+        plugin: when the source is a third party's, its class and the installed package that
+            publishes it (``acme.sources.AcmeLog, of acme-kp 0.1.0``); ``None``: kp's own.
         named: whether the source was named (``--from``) rather than detected.
         decided_by: the 0-based index of the record the source was chosen on; when detected, no
             source recognised the ones before it.
@@ -137,6 +146,7 @@ class Inspection:
 
     file: str
     source: str | None
+    plugin: str | None
     named: bool
     decided_by: int | None
     evidence: str | None
@@ -219,6 +229,7 @@ def inspect_file(
     return Inspection(
         file=name,
         source=None if chosen is None else chosen.name,
+        plugin=None if chosen is None else provided_by(chosen),
         named=source != "auto",
         decided_by=None if decided is None else decided.location.index or 0,
         evidence=evidence,

@@ -19,7 +19,7 @@ from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse._util.raised import raised
 from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.records.readers import check_openable, read_records
+from knowledgepulse.records.readers import check_openable, check_stdin_once, read_records
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._invariants import check
 from knowledgepulse.sources._registry import (
@@ -60,11 +60,13 @@ def read(
 
     Raises:
         InputFileError: a file cannot be opened (every one checked before the first item, so
-            that a missing second file stops a run before any output).
+            that a missing second file stops a run before any output), or ``-`` is given
+            twice (standard input can be read once).
         UnknownSourceError: ``source`` is not a registered source.
     """
     # One path is one file, not a sequence of one-letter paths.
     files = [paths] if isinstance(paths, str | Path) else list(paths)
+    check_stdin_once(files)
     for path in files:
         check_openable(path)
     reading = _Reading(source, options or TraceOptions(), notes)

@@ -155,6 +155,16 @@ def plugin_of(source: Source) -> str | None:
     return None if _sources.is_builtin(cls) else f"{cls.__module__}.{cls.__qualname__}"
 
 
+def provided_by(source: Source) -> str | None:
+    """A third party's source class, and the installed package publishing it if any.
+
+    ``acme.sources.AcmeLog, of acme-kp 0.1.0``: what ``kp inspect`` says; ``None``: a built-in.
+    """
+    plugin = plugin_of(source)
+    package = None if plugin is None else _sources.package_of(type(source))
+    return f"{plugin}, of {package}" if package else plugin
+
+
 def asked(source: Source, method: str, fallback: R, call: Callable[[], R]) -> tuple[R, str | None]:
     """What ``call`` (``source.<method>(...)``) returns, and ``None``; or a plugin's failure.
 
@@ -247,6 +257,7 @@ __all__ = [
     "get_source",
     "plugin_of",
     "plugin_sources",
+    "provided_by",
     "recognisers",
     "register_source",
     "registered",
