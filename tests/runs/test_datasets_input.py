@@ -21,6 +21,7 @@ from knowledgepulse.runs import (
     score,
     select,
 )
+from knowledgepulse.reports.rows import COLUMN_TYPES
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import TraceValueScorer
@@ -147,3 +148,21 @@ def test_a_dataset_left_with_no_row_is_an_empty_dataset_of_its_columns() -> None
     kept = decontaminate(runs, against=chat_rows()).kept_rows
     assert len(kept) == 0
     assert kept.features == runs.features
+
+
+def test_kp_columns_of_a_dataset_have_their_types_when_every_value_is_empty() -> None:
+    """dedupe with no near-duplicate: kept_rows' kp_group is int64 (not null), dropped_rows'
+    every kp_ column typed, so the parts concatenate with another run's."""
+    from datasets import Value, concatenate_datasets  # noqa: PLC0415 - skipped without it
+
+    runs = Dataset.from_list(chat_rows())
+    groups = dedupe(runs, threshold=1.0, scorer=scorer())
+    kept, dropped = groups.kept_rows, groups.dropped_rows
+    assert len(kept) == len(runs)
+    assert all(group is None for group in kept["kp_group"])
+    for part in (kept, dropped):
+        for name in ("kp_score", "kp_nearest", "kp_group", "kp_kept"):
+            assert part.features[name] == Value(COLUMN_TYPES[name]), (name, part.features[name])
+    twice = dedupe(Dataset.from_list(chat_rows() * 2), scorer=scorer()).kept_rows
+    assert len(concatenate_datasets([kept, twice])) == len(kept) + len(twice)
+

@@ -190,7 +190,9 @@ def _add_columns(
     """The table ``rows`` with each row's ``columns`` added, in the order of ``names``.
 
     A column the table has already (a ``kp_`` column of an earlier run) is replaced, as a
-    DataFrame's ``assign`` replaces it and a JSON Lines row gets the new values.
+    DataFrame's ``assign`` replaces it and a JSON Lines row gets the new values. An Arrow
+    table's and a Dataset's columns have their types (``COLUMN_TYPES``) whatever their values,
+    so that a part with no group, or no row, concatenates with the rest.
     """
     added = {name: [row[name] for row in columns] for name in names}
     if kind == "pandas":
@@ -202,9 +204,11 @@ def _add_columns(
         for name, values in added.items():
             rows = rows.append_column(name, pa.array(values, type=COLUMN_TYPES[name]))
         return rows
+    from datasets import Value  # noqa: PLC0415 - imported already: a Dataset was given
+
     rows = rows.remove_columns([name for name in added if name in rows.column_names])
     for name, values in added.items():
-        rows = rows.add_column(name, values)
+        rows = rows.add_column(name, values, feature=Value(COLUMN_TYPES[name]))
     return rows
 
 
