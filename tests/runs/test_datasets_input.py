@@ -166,3 +166,19 @@ def test_kp_columns_of_a_dataset_have_their_types_when_every_value_is_empty() ->
     twice = dedupe(Dataset.from_list(chat_rows() * 2), scorer=scorer()).kept_rows
     assert len(concatenate_datasets([kept, twice])) == len(kept) + len(twice)
 
+
+def test_an_image_column_is_read_as_its_bytes_never_opened() -> None:
+    """Rows with an ``Image`` column whose bytes no image library reads are scored, the
+    column given back as it came: kp reads the conversation, not the pictures."""
+    from datasets import Image  # noqa: PLC0415 - skipped without it
+
+    pictures = [{"bytes": b"not a picture %d" % index, "path": None} for index in range(3)]
+    rows = [{**row, "image": picture} for row, picture in zip(chat_rows(), pictures, strict=True)]
+    runs = Dataset.from_list(rows).cast_column("image", Image())
+    annotated = annotate(runs, scorer=scorer())
+    assert annotated["kp_error"] == [None] * len(runs)
+    assert annotated.features["image"] == Image()
+    got = annotated.cast_column("image", Image(decode=False))["image"]
+    assert list(got) == pictures
+    read = [item for item in items_of(runs) if isinstance(item, TraceItem)]
+    assert [item.row.value["image"] for item in read if item.row is not None] == pictures

@@ -20,6 +20,7 @@ from knowledgepulse import sources
 from knowledgepulse._util.settings import instance_of, text_of, wrong_setting
 from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.records import Problem, arrow
+from knowledgepulse.records.readers import BATCH_ROWS
 from knowledgepulse.runs.read import (
     read_items,
     with_task,
@@ -222,8 +223,17 @@ def rows_of(data: Any) -> Iterator[Any]:
         return (row for batch in data.to_batches() for row in arrow.batch_rows(batch))
     if kind == "pandas":
         return (_plain(row) for row in data.to_dict(orient="records"))
-    if kind == "datasets":  # as Python values, whatever format (numpy, torch...) it is shown in
-        return arrow.decoded(data.data.schema, data.with_format(None), json_text=False)
+    if kind == "datasets":
+        # Its Arrow rows, as a table's, whatever format (numpy, torch...) it is shown in: not
+        # decoded by its features, which would open every image and audio file (an Image
+        # column is its bytes and path here; a file PIL cannot read failed the whole run).
+        batches = data.with_format("arrow").iter(batch_size=BATCH_ROWS)
+        return (
+            row
+            for table in batches
+            for batch in table.to_batches()
+            for row in arrow.batch_rows(batch)
+        )
     if isinstance(data, Iterable):  # row dicts, ReasoningTrace models, a datasets.Dataset
         return (_document(row) for row in data)
     raise wrong_setting(
