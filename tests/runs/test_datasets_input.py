@@ -12,6 +12,7 @@ import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 import pytest
 
+from knowledgepulse.reports.rows import COLUMN_TYPES
 from knowledgepulse.runs import (
     annotate,
     decontaminate,
@@ -21,7 +22,6 @@ from knowledgepulse.runs import (
     score,
     select,
 )
-from knowledgepulse.reports.rows import COLUMN_TYPES
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import TraceValueScorer
@@ -153,7 +153,7 @@ def test_a_dataset_left_with_no_row_is_an_empty_dataset_of_its_columns() -> None
 def test_kp_columns_of_a_dataset_have_their_types_when_every_value_is_empty() -> None:
     """dedupe with no near-duplicate: kept_rows' kp_group is int64 (not null), dropped_rows'
     every kp_ column typed, so the parts concatenate with another run's."""
-    from datasets import Value, concatenate_datasets  # noqa: PLC0415 - skipped without it
+    from datasets import Value, concatenate_datasets
 
     runs = Dataset.from_list(chat_rows())
     groups = dedupe(runs, threshold=1.0, scorer=scorer())
@@ -170,7 +170,7 @@ def test_kp_columns_of_a_dataset_have_their_types_when_every_value_is_empty() ->
 def test_an_image_column_is_read_as_its_bytes_never_opened() -> None:
     """Rows with an ``Image`` column whose bytes no image library reads are scored, the
     column given back as it came: kp reads the conversation, not the pictures."""
-    from datasets import Image  # noqa: PLC0415 - skipped without it
+    from datasets import Image
 
     pictures = [{"bytes": b"not a picture %d" % index, "path": None} for index in range(3)]
     rows = [{**row, "image": picture} for row, picture in zip(chat_rows(), pictures, strict=True)]
