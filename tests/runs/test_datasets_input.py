@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -182,3 +184,27 @@ def test_an_image_column_is_read_as_its_bytes_never_opened() -> None:
     assert list(got) == pictures
     read = [item for item in items_of(runs) if isinstance(item, TraceItem)]
     assert [item.row.value["image"] for item in read if item.row is not None] == pictures
+
+
+def test_a_streamed_dataset_is_read_as_it_streams_its_images_never_opened() -> None:
+    """An ``IterableDataset`` gives its first item without reading the rest (an endless one
+    here), and its rows as the ``Dataset``'s: an ``Image`` column as its bytes, not opened."""
+    from datasets import Image, IterableDataset
+
+    plain = Dataset.from_list(chat_rows())  # each row with every column
+    rows = plain.to_list()
+
+    def endless() -> Iterator[dict[str, Any]]:
+        for index in itertools.count():
+            yield {**rows[index % 3], "image": {"bytes": b"%d" % index, "path": None}}
+
+    features = plain.features.copy()
+    features["image"] = Image()
+    streamed = IterableDataset.from_generator(endless, features=features)
+    first = next(items_of(streamed, source="openai-chat"))
+    assert isinstance(first, TraceItem)
+    assert first.row is not None
+    assert first.row.value["image"] == {"bytes": b"0", "path": None}
+    runs = Dataset.from_list(chat_rows())
+    again = runs.to_iterable_dataset()
+    assert annotate(again, scorer=scorer()) == annotate(runs, scorer=scorer()).to_list()
