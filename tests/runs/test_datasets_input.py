@@ -208,3 +208,25 @@ def test_a_streamed_dataset_is_read_as_it_streams_its_images_never_opened() -> N
     runs = Dataset.from_list(chat_rows())
     again = runs.to_iterable_dataset()
     assert annotate(again, scorer=scorer()) == annotate(runs, scorer=scorer()).to_list()
+
+
+def test_a_dataset_written_to_parquet_keeps_its_features(tmp_path: Path) -> None:
+    """select's and dedupe's ``write_to`` a ``.parquet`` name: the Dataset's own features
+    (a ClassLabel, an int32) read back by ``datasets``, not types guessed from the values."""
+    from datasets import ClassLabel, Value
+
+    labelled = [{**row, "label": index % 2} for index, row in enumerate(chat_rows())]
+    runs = (
+        Dataset.from_list(labelled)
+        .cast_column("label", ClassLabel(names=["bad", "good"]))
+        .cast_column("resolved", Value("int32"))
+    )
+    for name, result in (
+        ("select", select(runs, scorer=scorer())),
+        ("dedupe", dedupe(runs, scorer=scorer())),
+    ):
+        out = tmp_path / f"{name}.parquet"
+        result.write_to(out)
+        back = Dataset.from_parquet(str(out))
+        assert {key: back.features[key] for key in runs.features} == runs.features, name
+        assert len(back) == len(runs)

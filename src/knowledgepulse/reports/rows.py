@@ -253,7 +253,8 @@ class RowWriter:
     columns follow (replacing any of the same name). JSON columns at any depth are written
     as the JSON text they were read from. A later row with a column outside them stops the run
     with an ``OutputError``, rather than losing the column. ``fields`` (given the pyarrow
-    module) fixes the columns before the ``kp_`` ones instead (training rows). ``clean``
+    module) fixes the columns before the ``kp_`` ones instead (training rows); ``schema``
+    (a ``pyarrow.Schema``) is that of the table in memory the rows came from, a Dataset's. ``clean``
     (``--redact``'s, as a row's) cleans the key-value metadata the schema keeps from the rows'
     Parquet files, its own and each column's: a producer's notes are text as any other.
     :meth:`write_document` writes trace documents instead: a table of traces, without the
@@ -267,9 +268,12 @@ class RowWriter:
         added: tuple[str, ...] = SCORE_COLUMNS,
         fields: Callable[[Any], list[Any]] | None = None,
         clean: Callable[[Record], Record] | None = None,
+        *,
+        schema: Any = None,
     ) -> None:
         self._stream: Any = stream
         self._parquet = fmt == "parquet"
+        self._given = schema  # the in-memory table's the rows came from (a Dataset's)
         self._added = added
         self._fields = fields
         self._clean = clean
@@ -370,7 +374,8 @@ class RowWriter:
                 schemas.append(None)
             if schemas[-1] is None:
                 others += rows
-        inferred, emptied = _inferred_schema(pa, others)
+        # Rows of a table given in memory have its types, not those of their values.
+        inferred, emptied = (self._given, ()) if self._given else _inferred_schema(pa, others)
         found = [schema for schema in [*schemas, inferred] if schema is not None]
         base = pa.unify_schemas(found)  # every file's columns; a name typed two ways: an error
         kept = [field for field in base if field.name not in self._added]
