@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +14,7 @@ import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 import pytest
 
+from knowledgepulse.reports.rows import COLUMN_TYPES
 from knowledgepulse.runs import (
     annotate,
     decontaminate,
@@ -147,3 +150,83 @@ def test_a_dataset_left_with_no_row_is_an_empty_dataset_of_its_columns() -> None
     kept = decontaminate(runs, against=chat_rows()).kept_rows
     assert len(kept) == 0
     assert kept.features == runs.features
+
+
+def test_kp_columns_of_a_dataset_have_their_types_when_every_value_is_empty() -> None:
+    """dedupe with no near-duplicate: kept_rows' kp_group is int64 (not null), dropped_rows'
+    every kp_ column typed, so the parts concatenate with another run's."""
+    from datasets import Value, concatenate_datasets
+
+    runs = Dataset.from_list(chat_rows())
+    groups = dedupe(runs, threshold=1.0, scorer=scorer())
+    kept, dropped = groups.kept_rows, groups.dropped_rows
+    assert len(kept) == len(runs)
+    assert all(group is None for group in kept["kp_group"])
+    for part in (kept, dropped):
+        for name in ("kp_score", "kp_nearest", "kp_group", "kp_kept"):
+            assert part.features[name] == Value(COLUMN_TYPES[name]), (name, part.features[name])
+    twice = dedupe(Dataset.from_list(chat_rows() * 2), scorer=scorer()).kept_rows
+    assert len(concatenate_datasets([kept, twice])) == len(kept) + len(twice)
+
+
+def test_an_image_column_is_read_as_its_bytes_never_opened() -> None:
+    """Rows with an ``Image`` column whose bytes no image library reads are scored, the
+    column given back as it came: kp reads the conversation, not the pictures."""
+    from datasets import Image
+
+    pictures = [{"bytes": b"not a picture %d" % index, "path": None} for index in range(3)]
+    rows = [{**row, "image": picture} for row, picture in zip(chat_rows(), pictures, strict=True)]
+    runs = Dataset.from_list(rows).cast_column("image", Image())
+    annotated = annotate(runs, scorer=scorer())
+    assert annotated["kp_error"] == [None] * len(runs)
+    assert annotated.features["image"] == Image()
+    got = annotated.cast_column("image", Image(decode=False))["image"]
+    assert list(got) == pictures
+    read = [item for item in items_of(runs) if isinstance(item, TraceItem)]
+    assert [item.row.value["image"] for item in read if item.row is not None] == pictures
+
+
+def test_a_streamed_dataset_is_read_as_it_streams_its_images_never_opened() -> None:
+    """An ``IterableDataset`` gives its first item without reading the rest (an endless one
+    here), and its rows as the ``Dataset``'s: an ``Image`` column as its bytes, not opened."""
+    from datasets import Image, IterableDataset
+
+    plain = Dataset.from_list(chat_rows())  # each row with every column
+    rows = plain.to_list()
+
+    def endless() -> Iterator[dict[str, Any]]:
+        for index in itertools.count():
+            yield {**rows[index % 3], "image": {"bytes": b"%d" % index, "path": None}}
+
+    features = plain.features.copy()
+    features["image"] = Image()
+    streamed = IterableDataset.from_generator(endless, features=features)
+    first = next(items_of(streamed, source="openai-chat"))
+    assert isinstance(first, TraceItem)
+    assert first.row is not None
+    assert first.row.value["image"] == {"bytes": b"0", "path": None}
+    runs = Dataset.from_list(chat_rows())
+    again = runs.to_iterable_dataset()
+    assert annotate(again, scorer=scorer()) == annotate(runs, scorer=scorer()).to_list()
+
+
+def test_a_dataset_written_to_parquet_keeps_its_features(tmp_path: Path) -> None:
+    """select's and dedupe's ``write_to`` a ``.parquet`` name: the Dataset's own features
+    (a ClassLabel, an int32) read back by ``datasets``, not types guessed from the values."""
+    from datasets import ClassLabel, Value
+
+    labelled = [{**row, "label": index % 2} for index, row in enumerate(chat_rows())]
+    runs = (
+        Dataset.from_list(labelled)
+        .cast_column("label", ClassLabel(names=["bad", "good"]))
+        .cast_column("resolved", Value("int32"))
+    )
+    for name, result in (
+        ("select", select(runs, scorer=scorer())),
+        ("dedupe", dedupe(runs, scorer=scorer())),
+    ):
+        out = tmp_path / f"{name}.parquet"
+        result.write_to(out)
+        back = Dataset.from_parquet(str(out))
+        assert {key: back.features[key] for key in runs.features} == runs.features, name
+        assert len(back) == len(runs)

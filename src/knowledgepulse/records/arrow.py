@@ -63,6 +63,31 @@ def dataset_files(folder: Path) -> list[Path]:
     return files
 
 
+def file_schema(path: str | Path) -> Any | None:
+    """The schema of an Arrow IPC file or stream, or of a ``save_to_disk`` folder's first file.
+
+    ``None`` for anything else, or what pyarrow cannot read (its reader says why). The schema
+    keeps ``datasets``' metadata (its ``Features``: a ``ClassLabel``, an ``Image``), so rows
+    written back to Parquet are typed as they came, not as their Python values would be.
+    """
+    folder = Path(path)
+    try:
+        if folder.is_dir():
+            files = dataset_files(folder)
+            return file_schema(files[0]) if files else None
+        with folder.open("rb") as file:
+            head = file.read(len(FILE_MAGIC))
+        if not head.startswith((STREAM_MAGIC, FILE_MAGIC)):
+            return None
+        import pyarrow as pa  # noqa: PLC0415 - read when Arrow rows were, so installed
+
+        with pa.memory_map(str(folder)) as data:
+            opened = pa.ipc.open_file if head == FILE_MAGIC else pa.ipc.open_stream
+            return opened(data).schema
+    except (InputFileError, OSError, ValueError, ImportError):
+        return None
+
+
 NULL_MEANS = b"knowledgepulse.null"
 """A column's metadata key saying what its nulls are: :data:`ABSENT`, or (without it) nulls."""
 ABSENT = b"absent"

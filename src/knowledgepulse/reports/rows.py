@@ -17,7 +17,7 @@ import orjson
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import Location, MissingDependencyError, OutputError
 from knowledgepulse.records import Record
-from knowledgepulse.records.arrow import ABSENT, NULL_MEANS
+from knowledgepulse.records.arrow import ABSENT, NULL_MEANS, file_schema
 from knowledgepulse.records.readers import (
     MAGIC,
     import_pyarrow_parquet,
@@ -211,6 +211,63 @@ def _json_text(key: str, value: Any) -> Any:
     return orjson.dumps(value, default=_json_default, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
+Encode = Callable[[Any], Any]
+
+
+def _encoder(kind: Any) -> Encode | None:
+    """How a value read from a column of Arrow type ``kind`` goes back in; ``None``: as it is.
+
+    The mirror of the reader's ``records.arrow`` decoder: JSON text (``datasets``' ``Json``
+    feature, which it gives messages of differing shapes) was read as its value, at any depth,
+    so it is written as JSON text again; pyarrow takes no Python value for the JSON type.
+    """
+    from pyarrow import types  # noqa: PLC0415 - pyarrow is loaded: Parquet is being written
+
+    if getattr(kind, "extension_name", None) == "arrow.json":
+        return _as_json_text
+    if types.is_list(kind) or types.is_large_list(kind) or types.is_fixed_size_list(kind):
+        item = _encoder(kind.value_type)
+        if item is None:
+            return None
+        return lambda value: value if not isinstance(value, list) else [item(v) for v in value]
+    if types.is_struct(kind):
+        fields = {field.name: encode for field in kind if (encode := _encoder(field.type))}
+        if not fields:
+            return None
+        return lambda value: (
+            value
+            if not isinstance(value, dict)
+            else {key: fields[key](got) if key in fields else got for key, got in value.items()}
+        )
+    return None
+
+
+def _storage(pa: Any, kind: Any) -> Any:
+    """``kind`` with each JSON type at any depth as its text: what pyarrow builds from Python.
+
+    pyarrow takes text for a JSON column, not for JSON inside a list or a struct; a table of
+    these types is built, then cast to the schema's.
+    """
+    if getattr(kind, "extension_name", None) == "arrow.json":
+        return kind.storage_type
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        item = kind.value_field
+        make = pa.list_ if pa.types.is_list(kind) else pa.large_list
+        return make(item.with_type(_storage(pa, item.type)))
+    if pa.types.is_fixed_size_list(kind):
+        item = kind.value_field
+        return pa.list_(item.with_type(_storage(pa, item.type)), kind.list_size)
+    if pa.types.is_struct(kind):
+        return pa.struct([field.with_type(_storage(pa, field.type)) for field in kind])
+    return kind
+
+
+def _as_json_text(value: Any) -> Any:
+    if value is None or isinstance(value, str):  # text not JSON was read as itself
+        return value
+    return orjson.dumps(value, default=_json_default, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
 def _json_default(value: Any) -> Any:
     # What a Parquet row may hold and JSON has no word for (a Decimal is written as text).
     if isinstance(value, bytes | bytearray):
@@ -224,10 +281,13 @@ class RowWriter:
     """Rows out with their ``kp_`` columns, in JSON Lines (a text stream) or Parquet (binary).
 
     Parquet is written a batch at a time, so it has the columns of the first batch: those of
-    its rows' Parquet files, and of its other rows' values, unified; the ``kp_`` columns follow
-    (replacing any of the same name). A later row with a column outside them stops the run
+    its rows' Parquet and Arrow files (a ``save_to_disk`` folder's: their types and metadata,
+    ``datasets``' features among them), and of its other rows' values, unified; the ``kp_``
+    columns follow (replacing any of the same name). JSON columns at any depth are written
+    as the JSON text they were read from. A later row with a column outside them stops the run
     with an ``OutputError``, rather than losing the column. ``fields`` (given the pyarrow
-    module) fixes the columns before the ``kp_`` ones instead (training rows). ``clean``
+    module) fixes the columns before the ``kp_`` ones instead (training rows); ``schema``
+    (a ``pyarrow.Schema``) is that of the table in memory the rows came from, a Dataset's. ``clean``
     (``--redact``'s, as a row's) cleans the key-value metadata the schema keeps from the rows'
     Parquet files, its own and each column's: a producer's notes are text as any other.
     :meth:`write_document` writes trace documents instead: a table of traces, without the
@@ -241,15 +301,19 @@ class RowWriter:
         added: tuple[str, ...] = SCORE_COLUMNS,
         fields: Callable[[Any], list[Any]] | None = None,
         clean: Callable[[Record], Record] | None = None,
+        *,
+        schema: Any = None,
     ) -> None:
         self._stream: Any = stream
         self._parquet = fmt == "parquet"
+        self._given = schema  # the in-memory table's the rows came from (a Dataset's)
         self._added = added
         self._fields = fields
         self._clean = clean
         self._pending: list[tuple[Location, dict[str, Any]]] = []
         self._schema: Any = None
         self._emptied: tuple[str, ...] = ()  # columns where an empty object is written as null
+        self._encoders: dict[str, Encode] = {}  # the columns of JSON text, at any depth
         self._writer: Any = None
         self._documents: bool | None = None  # trace documents, rows, or nothing written yet
         if self._parquet:
@@ -302,8 +366,20 @@ class RowWriter:
         try:
             if self._writer is None:
                 self._schema, self._emptied = self._first_schema()
+                if not self._documents:
+                    self._encoders = {
+                        field.name: encode
+                        for field in self._schema
+                        if (encode := _encoder(field.type))
+                    }
                 self._writer = self._pq.ParquetWriter(self._stream, self._schema)
-            return pa.Table.from_pylist(self._fitted_rows(), schema=self._schema)
+            if not self._encoders:
+                return pa.Table.from_pylist(self._fitted_rows(), schema=self._schema)
+            storage = pa.schema(
+                [field.with_type(_storage(pa, field.type)) for field in self._schema],
+                metadata=self._schema.metadata,
+            )
+            return pa.Table.from_pylist(self._fitted_rows(), schema=storage).cast(self._schema)
         # pyarrow's ArrowInvalid and ArrowTypeError are ValueError and TypeError; an integer
         # out of a column's range is an OverflowError.
         except (ArithmeticError, TypeError, ValueError) as error:
@@ -325,12 +401,14 @@ class RowWriter:
         schemas, others = [], []
         for name, rows in by_file.items():
             try:
-                schemas.append(self._pq.read_schema(name) if starts_with(name, MAGIC) else None)
+                parquet = starts_with(name, MAGIC)
+                schemas.append(self._pq.read_schema(name) if parquet else file_schema(name))
             except (OSError, ValueError):
                 schemas.append(None)
             if schemas[-1] is None:
                 others += rows
-        inferred, emptied = _inferred_schema(pa, others)
+        # Rows of a table given in memory have its types, not those of their values.
+        inferred, emptied = (self._given, ()) if self._given else _inferred_schema(pa, others)
         found = [schema for schema in [*schemas, inferred] if schema is not None]
         base = pa.unify_schemas(found)  # every file's columns; a name typed two ways: an error
         kept = [field for field in base if field.name not in self._added]
@@ -392,8 +470,11 @@ class RowWriter:
                     row[name] = _empty_objects_as_null(row[name])
             if self._documents:
                 rows.append({key: _json_text(key, value) for key, value in row.items()})
-            else:
-                rows.append(row)
+                continue
+            for name, encode in self._encoders.items():
+                if name in row:
+                    row[name] = encode(row[name])
+            rows.append(row)
         return rows
 
     def close(self) -> None:

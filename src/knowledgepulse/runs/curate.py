@@ -66,6 +66,7 @@ from knowledgepulse.runs.write import (
     item_writer,
     output_form,
     summary_tail,
+    table_schema,
     target_of,
     write_jsonl,
 )
@@ -247,7 +248,13 @@ class SelectionResult:
         form = output_form(target, inputs, rows=_gives_rows(self.corpus), messages=messages)
         with (
             young_collections_only(),
-            item_writer(target, form, messages=messages, unread=self.unread) as out,
+            item_writer(
+                target,
+                form,
+                messages=messages,
+                unread=self.unread,
+                schema=None if messages else table_schema(self.data),
+            ) as out,
         ):
             for place, scored in self.to_write(rows=not messages):
                 task = self.tasks[self.picks[place]] if messages else None
@@ -417,7 +424,9 @@ class DedupeResult:
             added = SCORE_COLUMNS + DEDUPE_COLUMNS
             with (
                 young_collections_only(),
-                item_writer(target, form, added, unread=self.unread) as rows,
+                item_writer(
+                    target, form, added, unread=self.unread, schema=table_schema(self.data)
+                ) as rows,
             ):
                 written = self.to_write(rows=True)
                 for scored, columns in zip(written, self.iter_columns(), strict=True):

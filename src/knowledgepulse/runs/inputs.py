@@ -20,6 +20,7 @@ from knowledgepulse import sources
 from knowledgepulse._util.settings import instance_of, text_of, wrong_setting
 from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.records import Problem, arrow
+from knowledgepulse.records.readers import BATCH_ROWS
 from knowledgepulse.runs.read import (
     read_items,
     with_task,
@@ -222,8 +223,10 @@ def rows_of(data: Any) -> Iterator[Any]:
         return (row for batch in data.to_batches() for row in arrow.batch_rows(batch))
     if kind == "pandas":
         return (_plain(row) for row in data.to_dict(orient="records"))
-    if kind == "datasets":  # as Python values, whatever format (numpy, torch...) it is shown in
-        return arrow.decoded(data.data.schema, data.with_format(None), json_text=False)
+    if kind == "datasets":
+        return _dataset_rows(data)
+    if _streamed_dataset(data):
+        return _streamed_rows(data)
     if isinstance(data, Iterable):  # row dicts, ReasoningTrace models, a datasets.Dataset
         return (_document(row) for row in data)
     raise wrong_setting(
@@ -232,3 +235,33 @@ def rows_of(data: Any) -> Iterator[Any]:
         "a path, row dicts, a pandas DataFrame, a pyarrow Table or a datasets.Dataset",
         wrong_type=True,
     )
+
+
+def _streamed_dataset(data: Any) -> bool:
+    """Whether ``data`` is a ``datasets.IterableDataset`` (told by what it can do, as a table)."""
+    return all(hasattr(data, name) for name in ("features", "with_format", "iter", "decode"))
+
+
+def _dataset_rows(data: Any) -> Iterator[dict[str, Any]]:
+    """The rows of a ``Dataset``, lazily, as a file of its table's are.
+
+    Read from its Arrow batches, whatever format (numpy, torch...) it is shown in, and not
+    decoded by its features, which would open every image and audio file (an Image column is
+    its bytes and path here; a file PIL cannot read failed the whole run).
+    """
+    batches = data.with_format("arrow").iter(batch_size=BATCH_ROWS)
+    return (
+        row for table in batches for batch in table.to_batches() for row in arrow.batch_rows(batch)
+    )
+
+
+def _streamed_rows(data: Any) -> Iterator[dict[str, Any]]:
+    """The rows of an ``IterableDataset`` as they stream, read as a ``Dataset``'s are.
+
+    Python rows not decoded (its Arrow batches fail on rows a generator gave of differing
+    shapes), their JSON columns parsed by the Arrow types of its features, when it has them.
+    """
+    rows = data.with_format(None).decode(False)
+    if data.features is None:
+        return iter(rows)
+    return arrow.decoded(data.features.arrow_schema, rows)

@@ -135,6 +135,17 @@ def kept_like(data: Any, kept: Sequence[Kept], *, redacted: bool = False) -> Any
     return _add_columns(rows, kind, columns, ANNOTATED_COLUMNS)
 
 
+def table_schema(data: Any) -> Any:
+    """The Arrow schema of a ``datasets.Dataset`` or a pyarrow ``Table``, else ``None``.
+
+    Rows written from it keep their types (a Dataset's features are in its metadata).
+    """
+    kind = table_kind(data)
+    if kind == "datasets":
+        return data.data.schema
+    return data.schema if kind == "arrow" else None
+
+
 def rows_table(rows: Sequence[Mapping[str, Any]], schema: Any = None) -> Any:
     """Row dicts as one ``pyarrow.Table`` of one schema, whatever part of it is read alone.
 
@@ -190,7 +201,9 @@ def _add_columns(
     """The table ``rows`` with each row's ``columns`` added, in the order of ``names``.
 
     A column the table has already (a ``kp_`` column of an earlier run) is replaced, as a
-    DataFrame's ``assign`` replaces it and a JSON Lines row gets the new values.
+    DataFrame's ``assign`` replaces it and a JSON Lines row gets the new values. An Arrow
+    table's and a Dataset's columns have their types (``COLUMN_TYPES``) whatever their values,
+    so that a part with no group, or no row, concatenates with the rest.
     """
     added = {name: [row[name] for row in columns] for name in names}
     if kind == "pandas":
@@ -202,9 +215,11 @@ def _add_columns(
         for name, values in added.items():
             rows = rows.append_column(name, pa.array(values, type=COLUMN_TYPES[name]))
         return rows
+    from datasets import Value  # noqa: PLC0415 - imported already: a Dataset was given
+
     rows = rows.remove_columns([name for name in added if name in rows.column_names])
     for name, values in added.items():
-        rows = rows.add_column(name, values)
+        rows = rows.add_column(name, values, feature=Value(COLUMN_TYPES[name]))
     return rows
 
 
@@ -395,6 +410,8 @@ class ItemWriter:
             --annotate``), so that the others go out as they did.
         clean: cleans the key-value metadata a Parquet schema keeps from the rows' files
             (``--redact``'s, as a row's); default: ``unread``'s.
+        schema: the Arrow schema of the table in memory the rows came from
+            (:func:`table_schema`), which Parquet rows keep.
     """
 
     def __init__(
@@ -406,6 +423,7 @@ class ItemWriter:
         messages: bool = False,
         unread: UnreadRows | None = None,
         clean: Callable[[Record], Record] | None = None,
+        schema: Any = None,
     ) -> None:
         self._stream: Any = stream
         self._form = form
@@ -419,7 +437,9 @@ class ItemWriter:
         if unread is not None and clean is None:
             clean = unread.clean  # set when the run redacts
         self._rows = (
-            RowWriter("parquet", stream, added, fields, clean) if form == "parquet" else None
+            RowWriter("parquet", stream, added, fields, clean, schema=schema)
+            if form == "parquet"
+            else None
         )
         self._written = 0
         self._documents: bool | None = None  # a table of traces; None: no item written yet
@@ -633,12 +653,13 @@ def item_writer(
     messages: bool = False,
     unread: UnreadRows | None = None,
     clean: Callable[[Record], Record] | None = None,
+    schema: Any = None,
 ) -> Iterator[ItemWriter]:
     """An :class:`ItemWriter` to a text stream, or to a file that appears when the block ends.
 
     ``messages``: the items as training rows in chat form; ``unread``: the rows that gave no
-    trace, written in their places; ``clean``: what cleans a Parquet schema's metadata (see
-    :class:`ItemWriter`).
+    trace, written in their places; ``clean``: what cleans a Parquet schema's metadata;
+    ``schema``: the types of the table in memory the rows came from (see :class:`ItemWriter`).
 
     The file replaces ``target`` atomically, and only when the block completes (an error
     leaves the old one). Parquet needs a file.
@@ -659,7 +680,9 @@ def item_writer(
         )
     with (
         atomic_binary(target) as binary,
-        ItemWriter(binary, form, added, messages=messages, unread=unread, clean=clean) as writer,
+        ItemWriter(
+            binary, form, added, messages=messages, unread=unread, clean=clean, schema=schema
+        ) as writer,
     ):
         yield writer
 
