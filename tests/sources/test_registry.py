@@ -404,16 +404,8 @@ class PlainRows(PlainRuns):
             yield item if isinstance(item, Problem) else replace(item, row=item.record)
 
 
-class PlainRowsRaising(PlainRows):
+class PlainRowsRaising(RaisesOnSecond, PlainRows):
     """A source of rows that raises on the second record it converts."""
-
-    def convert(
-        self, records: Iterable[Record | Problem], options: TraceOptions
-    ) -> Iterator[TraceItem | Problem]:
-        for index, item in enumerate(super().convert(records, options)):
-            if index == 1:
-                raise KeyError("plain_run")
-            yield item
 
 
 def _unwarned(read: Iterable[TraceItem | Problem]) -> list[TraceItem | Problem]:
