@@ -352,3 +352,20 @@ def test_a_missing_file_named_with_a_secret_is_told_without_it(kp: KpRunner) -> 
     run = kp("score", "runs_ghp_4fG7hJ2kL9mN3pQ6rS8tV1wX5yZ0aB2cD4eF.jsonl", "--no-embedder")
     assert run.code == EXIT_USAGE
     assert "kp: error: runs_[REDACTED:api_key].jsonl" in run.err
+
+
+def test_an_error_line_whose_cleaning_fails_is_withheld_not_a_traceback(
+    kp: KpRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug in loading the redaction rules must not hide the error, nor show its text raw."""
+    import knowledgepulse.redact
+
+    def broken(text: str, level: str) -> object:
+        raise RuntimeError("the rules are broken")
+
+    monkeypatch.setattr(knowledgepulse.redact, "clean_text", broken)
+    run = kp("score", "runs_ghp_4fG7hJ2kL9mN3pQ6rS8tV1wX5yZ0aB2cD4eF.jsonl", "--no-embedder")
+    assert run.code == EXIT_USAGE
+    assert "ghp_4fG7" not in run.err
+    assert "could not be cleaned of secrets" in run.err
+    assert "Traceback" not in run.err

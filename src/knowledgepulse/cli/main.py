@@ -232,9 +232,12 @@ def _interrupted(stop: BaseException) -> str:
 
 def _secret_free(text: str) -> str:
     """``text`` with its secrets redacted: an error names a file, or quotes a value it met."""
-    from knowledgepulse.redact import clean_text  # noqa: PLC0415 - the rules load on an error
+    try:  # the rules load on an error only; a bug in loading them must not hide the error
+        from knowledgepulse.redact import clean_text  # noqa: PLC0415
 
-    return clean_text(text, "private").text
+        return clean_text(text, "private").text
+    except Exception:  # said without the text, which may hold a secret
+        return "(the message could not be cleaned of secrets, so it is not shown)"
 
 
 def _internal_error(error: BaseException) -> int:
