@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import os
+import signal
 import stat
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from knowledgepulse._util.atomic import atomic_text, check_destination, check_destinations
+from knowledgepulse._util.atomic import (
+    atomic_text,
+    check_destination,
+    check_destinations,
+    remove_together,
+    together,
+)
 from knowledgepulse.cli.main import EXIT_USAGE, main
 from knowledgepulse.errors import OutputError
 
@@ -142,3 +150,60 @@ def test_a_command_writing_over_its_input_leaves_it_untouched(
     assert code == EXIT_USAGE
     assert "it is an input of this run" in capsys.readouterr().err
     assert source.read_bytes() == TRACES.read_bytes()
+
+
+def test_files_written_together_appear_only_when_the_block_succeeds(tmp_path: Path) -> None:
+    """In together(): no file is in place until the block ends; then every one is."""
+    first, second, old = tmp_path / "a.txt", tmp_path / "b.txt", tmp_path / "old.txt"
+    old.write_text("earlier")
+    with together():
+        with atomic_text(first) as stream:
+            stream.write("a")
+        assert not first.exists()
+        with atomic_text(second) as stream:
+            stream.write("b")
+        remove_together(old)
+        assert old.exists()
+    assert (first.read_text(), second.read_text(), old.exists()) == ("a", "b", False)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["a.txt", "b.txt"]
+
+
+def test_an_interrupt_in_a_together_block_writes_and_removes_nothing(tmp_path: Path) -> None:
+    """Ctrl-C after one file of two: neither is written, the file to remove stays, no temporary."""
+    old = tmp_path / "old.txt"
+    old.write_text("earlier")
+
+    def stopped() -> None:
+        with together():
+            with atomic_text(tmp_path / "a.txt") as stream:
+                stream.write("a")
+            remove_together(old)
+            with together(), atomic_text(tmp_path / "b.txt"):  # joins the outer block
+                raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        stopped()
+    assert [path.name for path in tmp_path.iterdir()] == ["old.txt"]
+
+
+def test_ctrl_c_while_together_commits_comes_after_every_file_is_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A SIGINT during the renames is delivered once they are all made: all files or none."""
+    replace = os.replace
+
+    def signalled(source: Any, destination: Any) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        replace(source, destination)
+
+    monkeypatch.setattr(os, "replace", signalled)
+
+    def written() -> None:
+        with together():
+            for name in ("a.txt", "b.txt"):
+                with atomic_text(tmp_path / name) as stream:
+                    stream.write(name)
+
+    with pytest.raises(KeyboardInterrupt):
+        written()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["a.txt", "b.txt"]

@@ -136,3 +136,26 @@ def test_a_reference_that_gives_no_item_exits_1_as_an_empty_input_does(
     allowed = kp("dedupe", new, "--against", str(reference), "--no-embedder", "--allow-empty")
     assert allowed.code == 0, allowed.err
     assert allowed.out == run.out
+
+
+def test_an_interrupted_dedupe_writes_neither_output_nor_report(
+    kp: KpRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while the report is written: no output either, and the line names both files;
+    before, the output was written already and the line named --output only."""
+
+    def interrupted(*_: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("knowledgepulse.runs.write.write_jsonl", interrupted)
+    monkeypatch.setattr("knowledgepulse.cli.curate.write_jsonl", interrupted, raising=False)
+    reference, output, report = tmp_path / "eval.txt", tmp_path / "kept.jsonl", tmp_path / "r.jsonl"
+    reference.write_text(TASK + "\n", encoding="utf-8")
+    new = rows(tmp_path / "new.jsonl")
+    run = kp(
+        "dedupe", new, "--against", str(reference), "--no-embedder",
+        "-o", str(output), "--report", str(report),
+    )  # fmt: skip
+    said = "kp: interrupted; nothing was written to --output or --report"
+    assert (run.code, run.err.splitlines()[-1]) == (130, said)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["eval.txt", "new.jsonl"]

@@ -122,3 +122,18 @@ def test_an_interrupted_run_leaves_a_resized_cache_file_as_it_was(tmp_path: Path
     _, err = run.communicate(timeout=30)
     assert run.returncode == 130, err.decode()
     assert cache.read_bytes() == before
+
+
+def test_an_interrupted_run_leaves_no_new_cache_file(tmp_path: Path) -> None:
+    """kill PID during kp score --cache NEW: exit 130 and no file at NEW, as the message says;
+    before, the ring file made when the cache was opened (3.6 MB) stayed behind."""
+    cache = tmp_path / "new.kpcache"
+    run = _scored_one("score", "-f", "jsonl", "--batch-size", "1", "-", "--cache", str(cache))
+    assert cache.exists()  # made when opened: the run is past that point
+    run.terminate()
+    _, err = run.communicate(timeout=30)
+    assert (run.returncode, err.decode()) == (
+        130,
+        "kp: interrupted; nothing was written to --cache\n",
+    )
+    assert list(tmp_path.iterdir()) == []

@@ -254,3 +254,23 @@ def test_parquet_rows_go_back_as_parquet_with_their_schema(kp: KpRunner, tmp_pat
     assert written.column("kp_error").null_count == table.num_rows
     assert "carol@example.org" not in json.dumps(written.to_pylist())
     assert "[REDACTED:email]" in json.dumps(written.to_pylist())
+
+
+def test_an_interrupted_redact_writes_neither_output_nor_report_and_names_both(
+    kp: KpRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C after the traces, before the report: neither file, and the line names both;
+    before, the output was written and the line named --output only."""
+
+    def interrupted(*_: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("knowledgepulse.runs.redaction.redaction_report", interrupted)
+    source, output, report = tmp_path / "in.jsonl", tmp_path / "out.jsonl", tmp_path / "r.json"
+    source.write_text(json.dumps(trace_json(objective=f"use {KEY}")) + "\n", encoding="utf-8")
+    run = kp("redact", str(source), "-o", str(output), "--report", str(report))
+    assert (run.code, run.err) == (
+        130,
+        "kp: interrupted; nothing was written to --output or --report\n",
+    )
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["in.jsonl"]

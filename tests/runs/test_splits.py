@@ -270,3 +270,26 @@ def test_a_parquet_value_json_has_no_type_for_groups_by_its_text() -> None:
         result = split(pa.Table.from_pylist(rows), test=0.5, by=by, seed=0)
         assert len(set(result.groups)) == 2
         assert result.shared_groups == []
+
+
+def test_a_split_stopped_between_two_sets_writes_none_of_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while a later set is written: the directory holds the earlier split, byte for
+    byte; before, the sets written first had replaced its files, and kp said nothing was."""
+    out = tmp_path / "out"
+    write_split(split(chat_rows([0, 1, 2, 3, 4, 5]), test=0.3, validation=0.3, seed=1), out)
+    before = {path.name: path.read_bytes() for path in out.iterdir()}
+    result = split(chat_rows([6, 7, 8, 9]), test=0.5, seed=1)
+    last = list(result.fractions)[-1]
+    items_in = type(result).items_in
+
+    def stopped(self: Any, part: str) -> Any:
+        if part == last:
+            raise KeyboardInterrupt
+        return items_in(self, part)
+
+    monkeypatch.setattr(type(result), "items_in", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        write_split(result, out)
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == before

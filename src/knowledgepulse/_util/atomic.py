@@ -3,7 +3,8 @@
 A temporary file beside the destination is flushed, given the mode of the file it replaces (the
 umask's for a new one), then renamed over it; a killed process's temporary is removed by the next
 save. A device or a FIFO (``-o /dev/null``, ``-o >(gzip)``) is written in place: a rename would
-replace the device.
+replace the device. The files of one run (a split's sets, an output and its report) can be made
+to take effect together (:func:`together`).
 """
 
 from __future__ import annotations
@@ -15,16 +16,22 @@ import glob
 import gzip
 import io
 import os
+import signal
 import stat
 import tempfile
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import IO
 
 from knowledgepulse.errors import OutputError
 
 _SUFFIX = ".kp-tmp"
+
+_staged: ContextVar[list[tuple[Path | None, Path]] | None] = ContextVar("_staged", default=None)
+"""In a :func:`together` block: each file's temporary and its path (``None``: to remove)."""
 
 
 def check_destination(
@@ -141,12 +148,75 @@ def _atomic_binary(path: Path) -> Iterator[IO[bytes]]:
             file.flush()
             os.fsync(file.fileno())
         os.chmod(temporary, mode_for(path))
+        if (staged := _staged.get()) is not None:
+            staged.append((temporary, path))
+            return
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
     fsync_path(path.parent)
+
+
+@contextmanager
+def together() -> Iterator[None]:
+    """The atomic writes (and :func:`remove_together`) in this block take effect all or none.
+
+    Each file is written to its temporary as usual; the renames wait for the block to succeed
+    and are made with Ctrl-C and SIGTERM held off (then delivered), so an interrupted run has
+    written every file or none. An error or an interrupt in the block removes the temporaries.
+    A block inside another joins it.
+    """
+    if _staged.get() is not None:
+        yield
+        return
+    staged: list[tuple[Path | None, Path]] = []
+    token = _staged.set(staged)
+    try:
+        yield
+        directories = {path.parent for _, path in staged}
+        with _signals_held():
+            while staged:  # each one done leaves the list: the rest are removed on a failure
+                temporary, path = staged.pop(0)
+                if temporary is None:
+                    path.unlink(missing_ok=True)
+                else:
+                    os.replace(temporary, path)
+    finally:
+        _staged.reset(token)
+        for temporary, _ in staged:
+            if temporary is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
+    for directory in directories:
+        fsync_path(directory)
+
+
+def remove_together(path: Path) -> None:
+    """Remove ``path`` (if there) when the :func:`together` block commits; at once outside one."""
+    if (staged := _staged.get()) is not None:
+        staged.append((None, path))
+    else:
+        path.unlink(missing_ok=True)
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM deferred to the block's end (only the main thread may defer them)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    held = (signal.SIGINT, signal.SIGTERM)
+    previous = [signal.signal(signum, lambda signum, _: caught.append(signum)) for signum in held]
+    try:
+        yield
+    finally:
+        for signum, handler in zip(held, previous, strict=True):
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+    for number in caught[:1]:  # now handled as it would have been
+        signal.raise_signal(number)
 
 
 def check_stdout(stdout: IO[str], inputs: Iterable[object]) -> None:

@@ -53,7 +53,7 @@ from knowledgepulse.runs.curate import (
     dedupe,
     select,
 )
-from knowledgepulse.runs.write import check_outputs, write_jsonl
+from knowledgepulse.runs.write import check_outputs, with_report
 
 
 def _top_percent(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
@@ -87,9 +87,8 @@ def _write(
 ) -> None:
     """The result to ``output`` (or stdout), ``rows`` to the ``report``, then the summary."""
     with output_target(output) as target:
-        result.write_to(target, paths, messages=to == "messages")
-    if report is not None:
-        write_jsonl(report, rows)
+        write = partial(result.write_to, target, paths, messages=to == "messages")
+        with_report(write, report, rows)
     say(result.summary)
 
 

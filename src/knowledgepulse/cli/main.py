@@ -225,8 +225,9 @@ def main(argv: list[str] | None = None) -> int:
 def _interrupted(stop: BaseException) -> str:
     """Ctrl-C's line: the files given to write, left as they were (no blank line: Interrupted)."""
     given = stop.args[0] if isinstance(stop, Interrupted) else {}
-    cache = None if given.get("frozen") else given.get("cache_path")
-    kept = " or ".join(f for f, to in (("--output", given.get("output")), ("--cache", cache)) if to)
+    wrote = ["output", "directory", "report_path"] + ["cache_path"] * (not given.get("frozen"))
+    options = [option for name in wrote if given.get(name) and (option := _option_named(name))]
+    kept = " or ".join(max(option.opts, key=len) for option in options)  # kp split's -o too
     return f"kp: interrupted; nothing was written to {kept}" if kept else "kp: interrupted"
 
 

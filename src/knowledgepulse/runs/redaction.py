@@ -13,7 +13,7 @@ from functools import partial
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from knowledgepulse._util.atomic import check_destination
+from knowledgepulse._util.atomic import check_destination, together
 from knowledgepulse._util.settings import wrong_setting
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import ParameterConflictError, Setting
@@ -224,7 +224,7 @@ def redact_files(
 
     Args:
         paths: trace files, or a framework's or dataset's files (``-``: standard input).
-        target: a path (replaced atomically when done) or a text stream.
+        target: a path (replaced atomically when done, with ``report_path``) or a text stream.
         privacy_level: redact at this level instead of each trace's.
         rules_file: custom rules (YAML), run before the built-in ones.
         report_path: write what was redacted in each trace here (JSON) instead of telling
@@ -278,13 +278,14 @@ def redact_files(
     # (a table of traces for a .parquet target).
     rows = first is None or first.row is not None  # none: Parquet stays Parquet
     form = form if rows else output_form(target, paths, rows=False)
-    with item_writer(target, form, (), unread=unread) as out:
-        for item in redact_items(again, redactor, found=found):
-            if rows:
-                out.write_row(item, {})
-            else:
-                out.write_trace(item)
-    if report_path is not None:
-        with text_output(report_path) as stream:
-            stream.write(dumps(redaction_report(redactor, out.items, reported)) + "\n")
+    with together():  # the output and the report both, or neither (a Ctrl-C between them)
+        with item_writer(target, form, (), unread=unread) as out:
+            for item in redact_items(again, redactor, found=found):
+                if rows:
+                    out.write_row(item, {})
+                else:
+                    out.write_trace(item)
+        if report_path is not None:
+            with text_output(report_path) as stream:
+                stream.write(dumps(redaction_report(redactor, out.items, reported)) + "\n")
     return RedactedFiles(out.items, sink.tally, unread.written, redactor)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -279,6 +280,7 @@ class ScoreRun:
             )
         scorer = checked_scorer(scorer) or TraceValueScorer()
         cache = None
+        made = cache_path is not None and not frozen and not cache_path.exists()
         if (cache_path, cache_size, ttl_ms) != (None, None, None):
             # The cache's identity (model and novelty text) and width are the scorer's.
             cache = _open_cache(cache_path, scorer, cache_size, ttl_ms, frozen=frozen)
@@ -297,6 +299,8 @@ class ScoreRun:
         self.scorer = scorer
         self.cache_path = cache_path
         self.frozen = frozen
+        # The file this run's opening made, removed if the run stops before it saves.
+        self._made = cache_stat(cache_path) if cache is not None and made else None
         self.cache_size = cache_size
         self.dropped_on_open = 0 if cache is None else cache.dropped_on_load
         """How many of ``cache_path``'s oldest vectors a smaller ``cache_size`` left out."""
@@ -359,6 +363,40 @@ class ScoreRun:
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
         if kind is None:
             self.close()
+        elif self._made is not None and self.cache_path is not None:
+            self.scorer.cache.close()
+            remove_unsaved_cache(self.cache_path, self._made)
+
+
+def cache_stat(path: Path | None) -> os.stat_result | None:
+    """The file at ``path`` as it is now (``None``: none there)."""
+    try:
+        return None if path is None else os.stat(path)
+    except OSError:
+        return None
+
+
+def remove_unsaved_cache(path: Path, made: os.stat_result) -> None:
+    """Remove the empty ring file a run made at ``path`` (``made``) and stopped before saving.
+
+    An interrupted run then leaves no cache it was not to write. A file another run saved
+    vectors into meanwhile, or replaced, is kept: those vectors are that run's.
+    """
+    from knowledgepulse.novelty.cache.ring_file import RingFile  # noqa: PLC0415 - numpy
+
+    now = cache_stat(path)
+    if now is None or not os.path.samestat(now, made):
+        return
+    try:
+        ring = RingFile(path, writable=False)
+        try:
+            empty = ring.header.count == 0
+        finally:
+            ring.close()
+        if empty:
+            path.unlink()
+    except (OSError, CacheFileError):  # best effort: the run is being stopped anyway
+        pass
 
 
 def _open_cache(

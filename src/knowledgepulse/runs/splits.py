@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
-from knowledgepulse._util.atomic import is_same_file
+from knowledgepulse._util.atomic import is_same_file, remove_together, together
 from knowledgepulse._util.collector import young_collections_only
 from knowledgepulse._util.settings import is_count, number_of, text_of, wrong_setting
 from knowledgepulse.curation import score_corpus
@@ -385,7 +385,9 @@ def write_split(
     no trace go to ``directory/unread.<ext>``, each with ``kp_error`` saying why, when there
     are any: rows in are rows out. A part's file an earlier split left in ``directory`` and
     this one does not write (its validation set, say) is removed, so that the directory holds
-    one split. Returns each part's file (``unread`` too, when written).
+    one split. The files take effect together: a run stopped while writing them leaves none
+    of them, and an earlier split's as they were. Returns each part's file (``unread`` too,
+    when written).
 
     Raises:
         OutputError: one of ``inputs`` (by default the files the split read) is a part's file
@@ -400,20 +402,21 @@ def write_split(
     directory.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
     suffix = "parquet" if form == "parquet" else "jsonl"
-    for part in result.fractions:
-        path = directory / f"{part}.{suffix}"
-        with item_writer(path, form, added=(), clean=result.unread.clean) as out:
-            for item in result.items_in(part):
-                if item.row is not None:
-                    out.write_row(item, {})
-                else:
-                    out.write_trace(item)
-        written[part] = path
-    if result.unread.has_rows():
-        with item_writer(directory / f"unread.{suffix}", form, added=(), unread=result.unread):
-            pass  # nothing read: the writer writes the held rows as it closes
-        written["unread"] = directory / f"unread.{suffix}"
-    for stale in parts:  # an earlier split's set would overlap this one's
-        if stale not in written.values():
-            stale.unlink(missing_ok=True)
+    with together():  # all the sets or none: a Ctrl-C between two sets leaves neither
+        for part in result.fractions:
+            path = directory / f"{part}.{suffix}"
+            with item_writer(path, form, added=(), clean=result.unread.clean) as out:
+                for item in result.items_in(part):
+                    if item.row is not None:
+                        out.write_row(item, {})
+                    else:
+                        out.write_trace(item)
+            written[part] = path
+        if result.unread.has_rows():
+            with item_writer(directory / f"unread.{suffix}", form, added=(), unread=result.unread):
+                pass  # nothing read: the writer writes the held rows as it closes
+            written["unread"] = directory / f"unread.{suffix}"
+        for stale in parts:  # an earlier split's set would overlap this one's
+            if stale not in written.values():
+                remove_together(stale)
     return written

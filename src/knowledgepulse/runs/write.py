@@ -24,6 +24,7 @@ from knowledgepulse._util.atomic import (
     atomic_text,
     check_destination,
     check_destinations,
+    together,
 )
 from knowledgepulse._util.text import ENCODING_ERRORS
 from knowledgepulse.errors import OutputError, ParameterConflictError, Setting
@@ -819,6 +820,18 @@ def write_jsonl(target: Path | IO[str], records: Iterable[Any]) -> None:
     with text_output(target) as stream:
         for record in records:
             stream.write(dumps(tidy(record.to_dict())) + "\n")
+
+
+def with_report(write: Callable[[], object], report: Path | None, rows: Iterable[Any]) -> None:
+    """``write()`` (a run's output), then ``rows`` to ``report`` (:func:`write_jsonl`).
+
+    Both files take effect together, or neither: a run stopped between them (a Ctrl-C) has
+    written none, as ``kp`` then says.
+    """
+    with together():
+        write()
+        if report is not None:
+            write_jsonl(report, rows)
 
 
 @contextmanager
