@@ -46,6 +46,7 @@ from knowledgepulse.runs.write import (
     output_form,
     redacted_like,
     summary_tail,
+    table_schema,
     target_of,
 )
 from knowledgepulse.sources import TraceOptions
@@ -196,7 +197,10 @@ class DecontaminationResult:
         target = target_of(target)
         rows = not self.items or self.items[0].row is not None
         form = output_form(target, inputs, rows=rows, messages=messages)
-        with item_writer(target, form, (), messages=messages, unread=self.unread) as out:
+        schema = table_schema(self.data)  # a Dataset's features, an Arrow table's types
+        with item_writer(
+            target, form, (), messages=messages, unread=self.unread, schema=schema
+        ) as out:
             for item in self.kept:
                 if item.row is not None:
                     out.write_row(item, {})
