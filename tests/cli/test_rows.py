@@ -302,3 +302,26 @@ def test_no_row_read_still_gives_a_readable_parquet_file(
     run = kp(*command, "--from", "auto", str(source), "-o", str(output), "--allow-empty")
     assert run.code == 0, run.err
     assert pq.read_table(output).num_rows == 0
+
+
+@pytest.mark.parametrize("command", [("score", "--annotate", "--no-embedder"), ("redact",)])
+def test_a_struct_key_new_after_the_first_batch_stops_the_parquet_output_at_its_row(
+    kp: KpRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: tuple[str, ...]
+) -> None:
+    """``metadata: {a}`` then ``{a, b}`` past the first batch: exit 2 naming the row, no file.
+
+    Before, pyarrow dropped ``b`` from the Parquet file without a word.
+    """
+    monkeypatch.setattr("knowledgepulse.reports.rows.BATCH_ROWS", 2)
+    turns = [{"role": "user", "content": "fix it"}, {"role": "assistant", "content": "done"}]
+    metadata = [{"a": 1}, {"a": 2}, {"a": 3, "b": "x"}]
+    source = tmp_path / "rows.jsonl"
+    source.write_text(
+        "".join(json.dumps({"messages": turns, "metadata": m}) + "\n" for m in metadata)
+    )
+    out = tmp_path / "out.parquet"
+    run = kp(*command, str(source), "-o", str(out))
+    assert run.code == 2
+    assert f"{source}:3: metadata.b is a field" in run.err
+    assert "-o FILE.jsonl" in run.err
+    assert not out.exists()

@@ -98,3 +98,44 @@ def test_a_struct_field_named_with_a_secret_is_named_as_the_redacted_rows_name_i
     assert pq.read_table(out).to_pylist() == [
         {"meta": {"ok": n, marker: f"v{n}"}, "calls": [{marker: n}]} for n in range(2)
     ]
+
+
+@pytest.mark.parametrize(
+    ("late", "path"),
+    [
+        ({"meta": {"a": 3, "b": "x"}}, r"meta\.b is a field the column's type does not have"),
+        (
+            {"meta": {"a": 3}, "turns": [{"role": "user"}, {"role": "tool", "name": "ls"}]},
+            r"turns\[1\]\.name is a field",
+        ),
+        ({"meta": {"a": 3.5}}, r"meta\.a is 3\.5, a fraction in a column of integers"),
+        ({"meta": {"a": 3}, "late": 1}, r"the column 'late' is not in"),
+    ],
+)
+def test_a_later_row_that_does_not_fit_the_first_batch_stops_the_run_naming_where(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, late: dict[str, Any], path: str
+) -> None:
+    """A value past the first batch that pyarrow would drop or cut is an error at its row.
+
+    Before, a struct's new key (at any depth) was dropped and a fraction truncated, silently.
+    """
+    monkeypatch.setattr(rows_module, "BATCH_ROWS", 2)
+    first = [{"meta": {"a": n}, "turns": [{"role": "user"}]} for n in range(2)]
+    with pytest.raises(OutputError, match=rf"rows\.jsonl:3: {path}"):
+        written(tmp_path / "out.parquet", from_json([*first, late]))
+
+
+def test_a_later_row_that_fits_the_first_batch_is_written_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fewer keys, a whole float in an integer column and nulls fit: every value comes back."""
+    monkeypatch.setattr(rows_module, "BATCH_ROWS", 2)
+    rows = [{"meta": {"a": 1, "b": "x"}, "n": 1}, {"meta": {"a": 2}, "n": 2}]
+    rows += [{"meta": {"b": None}, "n": 3.0}, {"meta": None}]
+    table = written(tmp_path / "out.parquet", from_json(rows))
+    assert table.to_pylist() == [
+        {"meta": {"a": 1, "b": "x"}, "n": 1},
+        {"meta": {"a": 2, "b": None}, "n": 2},
+        {"meta": {"a": None, "b": None}, "n": 3},
+        {"meta": None, "n": None},
+    ]

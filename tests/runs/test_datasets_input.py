@@ -23,7 +23,9 @@ from knowledgepulse.runs import (
     redact,
     score,
     select,
+    split,
 )
+from knowledgepulse.runs.write import table_schema
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import TraceValueScorer
@@ -230,3 +232,33 @@ def test_a_dataset_written_to_parquet_keeps_its_features(tmp_path: Path) -> None
         back = Dataset.from_parquet(str(out))
         assert {key: back.features[key] for key in runs.features} == runs.features, name
         assert len(back) == len(runs)
+
+
+def test_decontaminate_and_split_written_to_parquet_keep_the_input_types(tmp_path: Path) -> None:
+    """decontaminate's and split's ``write_to`` Parquet from a Dataset or an Arrow table keep
+    its types (a ClassLabel, an int32, an int8), redacted or not, as select's and dedupe's do; each
+    column was retyped from its Python values before (int64), the features lost."""
+    from datasets import ClassLabel, Value
+
+    labelled = [{**row, "label": index % 2} for index, row in enumerate(chat_rows())]
+    runs = (
+        Dataset.from_list(labelled)
+        .cast_column("label", ClassLabel(names=["bad", "good"]))
+        .cast_column("resolved", Value("int32"))
+    )
+    table = pa.Table.from_pylist(labelled)
+    table = table.set_column(
+        table.column_names.index("label"), "label", table.column("label").cast(pa.int8())
+    )
+    for data in (runs, table):
+        schema = table_schema(data)
+        out = tmp_path / "kept.parquet"
+        decontaminate(data, against_texts=["an unrelated task"]).write_to(out)
+        parts = split(data, test=0.34, seed=1, redact=True).write_to(
+            tmp_path / "parts", form="parquet"
+        )
+        for path in (out, *parts.values()):
+            back = pq.read_schema(path)
+            assert [back.field(name) for name in schema.names] == list(schema), path
+            assert back.metadata == schema.metadata, path
+        assert sum(pq.read_metadata(path).num_rows for path in parts.values()) == len(labelled)

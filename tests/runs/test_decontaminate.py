@@ -110,6 +110,23 @@ def test_the_report_row_names_the_item_the_reference_and_the_overlap() -> None:
     assert (row["reason"], row["matched_id"], row["overlap"]) == ("ngram", "texts:1", 1.0)
 
 
+@pytest.mark.parametrize("field", [None, "messages"])
+def test_a_report_row_names_rows_in_memory_of_the_input_and_the_reference_apart(
+    field: str | None,
+) -> None:
+    """Input rows are ``rows``, reference rows ``against:rows``: the first input row matching
+    the first reference row reads as two places, not ``kp:trace:rows:0`` twice."""
+    result = decontaminate(new_rows(), against=new_rows(), against_field=field)
+    row = result.removed[0].to_dict()
+    assert (row["id"], row["file"], row["line"]) == ("kp:trace:rows:0", "rows", 1)
+    matched = "kp:trace:against:rows:0" if field is None else "against:rows:1"
+    assert (row["matched_id"], row["matched_file"], row["matched_line"]) == (
+        matched,
+        "against:rows",
+        1,
+    )
+
+
 def test_an_embedder_adds_the_cosine_and_finds_reworded_copies() -> None:
     """With a scorer's embedder, a copy below the n-gram share goes by its cosine."""
     reworded = "Book two adults on the cheapest Boston Denver flight, March 3."

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, Literal
 
 import orjson
 
+from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import Location, MissingDependencyError, OutputError
 from knowledgepulse.records import Record
@@ -262,6 +264,83 @@ def _storage(pa: Any, kind: Any) -> Any:
     return kind
 
 
+Loc = tuple[str | int, ...]
+Misfit = Callable[[Any], "tuple[Loc, str] | None"]
+
+
+def _misfit(kind: Any) -> Misfit | None:
+    """What finds where a value does not fit Arrow type ``kind``; ``None``: every value does.
+
+    Each finds the path in the value and what is there, or ``None``. It looks for what
+    pyarrow would lose without a word: an object's key the struct has no field for (dropped),
+    a fraction in an integer column (truncated), ``true`` in a number column (made 1.0); and a
+    value where the first rows held only nulls (refused, but without naming the row). Any
+    other misfit pyarrow refuses itself. A JSON column takes any value.
+    """
+    from pyarrow import types  # noqa: PLC0415 - pyarrow is loaded: Parquet is being written
+
+    if getattr(kind, "extension_name", None) == "arrow.json":
+        return None
+    if types.is_null(kind):
+        return lambda value: (
+            None if value is None else ((), "a value where the first rows had none")
+        )
+    if types.is_integer(kind) or types.is_timestamp(kind) or types.is_duration(kind):
+        return _fraction
+    if types.is_floating(kind):
+        return _boolean
+    if types.is_list(kind) or types.is_large_list(kind) or types.is_fixed_size_list(kind):
+        item = _misfit(kind.value_type)
+        return None if item is None else lambda value: _in_items(item, value)
+    if types.is_struct(kind):
+        fields = {field.name: _misfit(field.type) for field in kind}
+        return lambda value: _in_fields(fields, value)
+    if types.is_map(kind):
+        check = _misfit(kind.item_type)
+        return None if check is None else lambda value: _in_map(check, value)
+    return None
+
+
+def _fraction(value: Any) -> tuple[Loc, str] | None:
+    # NaN and infinity pyarrow refuses; a fraction it truncates.
+    if isinstance(value, float) and math.isfinite(value) and not value.is_integer():
+        return (), f"{value!r}, a fraction in a column of integers"
+    return None
+
+
+def _boolean(value: Any) -> tuple[Loc, str] | None:
+    return ((), f"{str(value).lower()} in a column of numbers") if isinstance(value, bool) else None
+
+
+def _in_items(item: Misfit, value: Any) -> tuple[Loc, str] | None:
+    if isinstance(value, list | tuple):
+        for index, inner in enumerate(value):
+            if found := item(inner):
+                return (index, *found[0]), found[1]
+    return None
+
+
+def _in_fields(fields: Mapping[str, Misfit | None], value: Any) -> tuple[Loc, str] | None:
+    if not isinstance(value, Mapping):
+        return None
+    for key, inner in value.items():
+        if key not in fields:
+            return (key,), "a field the column's type does not have"
+        check = fields[key]
+        if check is not None and (found := check(inner)):
+            return (key, *found[0]), found[1]
+    return None
+
+
+def _in_map(check: Misfit, value: Any) -> tuple[Loc, str] | None:
+    # pyarrow takes a map as a dict or as (key, item) pairs, which is how it reads one back.
+    pairs = list(value.items()) if isinstance(value, Mapping) else value
+    for pair in pairs if isinstance(pairs, list | tuple) else ():
+        if isinstance(pair, list | tuple) and len(pair) == 2 and (found := check(pair[1])):
+            return (str(pair[0]), *found[0]), found[1]
+    return None
+
+
 def _as_json_text(value: Any) -> Any:
     if value is None or isinstance(value, str):  # text not JSON was read as itself
         return value
@@ -284,8 +363,9 @@ class RowWriter:
     its rows' Parquet and Arrow files (a ``save_to_disk`` folder's: their types and metadata,
     ``datasets``' features among them), and of its other rows' values, unified; the ``kp_``
     columns follow (replacing any of the same name). JSON columns at any depth are written
-    as the JSON text they were read from. A later row with a column outside them stops the run
-    with an ``OutputError``, rather than losing the column. ``fields`` (given the pyarrow
+    as the JSON text they were read from. A later row with a column outside them, or a value
+    pyarrow would drop or cut (an object's key its struct lacks, at any depth), stops the run
+    with an ``OutputError``, rather than losing it. ``fields`` (given the pyarrow
     module) fixes the columns before the ``kp_`` ones instead (training rows); ``schema``
     (a ``pyarrow.Schema``) is that of the table in memory the rows came from, a Dataset's. ``clean``
     (``--redact``'s, as a row's) cleans the key-value metadata the schema keeps from the rows'
@@ -314,6 +394,7 @@ class RowWriter:
         self._schema: Any = None
         self._emptied: tuple[str, ...] = ()  # columns where an empty object is written as null
         self._encoders: dict[str, Encode] = {}  # the columns of JSON text, at any depth
+        self._misfits: dict[str, Misfit] = {}  # the columns whose values pyarrow may cut
         self._writer: Any = None
         self._documents: bool | None = None  # trace documents, rows, or nothing written yet
         if self._parquet:
@@ -371,6 +452,11 @@ class RowWriter:
                         field.name: encode
                         for field in self._schema
                         if (encode := _encoder(field.type))
+                    }
+                    self._misfits = {
+                        field.name: misfit
+                        for field in self._schema
+                        if (misfit := _misfit(field.type))
                     }
                 self._writer = self._pq.ParquetWriter(self._stream, self._schema)
             if not self._encoders:
@@ -468,6 +554,7 @@ class RowWriter:
             for name in self._emptied:
                 if name in row:
                     row[name] = _empty_objects_as_null(row[name])
+            self._check(location, row)
             if self._documents:
                 rows.append({key: _json_text(key, value) for key, value in row.items()})
                 continue
@@ -476,6 +563,22 @@ class RowWriter:
                     row[name] = encode(row[name])
             rows.append(row)
         return rows
+
+    def _check(self, location: Location, row: Mapping[str, Any]) -> None:
+        """Refuse a value of ``row`` that pyarrow would drop or cut without a word.
+
+        Raises:
+            OutputError: a struct's key the schema lacks, a fraction in an integer column...
+        """
+        for name, misfit in self._misfits.items():
+            if name in row and (found := misfit(row[name])):
+                path, what = found
+                raise OutputError(
+                    f"{location}: {format_path((name, *path))} is {what}, so the Parquet output "
+                    f"cannot hold it: its columns and their types are those of the first "
+                    f"{BATCH_ROWS:,} rows (and their Parquet files); write JSON Lines instead "
+                    "(-o FILE.jsonl), which keeps every row as it is"
+                )
 
     def close(self) -> None:
         """Finish the output: Parquet's last batch and footer."""

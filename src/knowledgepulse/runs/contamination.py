@@ -30,7 +30,7 @@ from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import check_stdin_once, read_records
 from knowledgepulse.reports.curation import decontamination_summary
 from knowledgepulse.runs.curate import DEDUPE_THRESHOLD, no_vectors
-from knowledgepulse.runs.inputs import ROWS_NAME, RunInput, items_of, paths_of, rows_of
+from knowledgepulse.runs.inputs import RunInput, items_of, paths_of, rows_of
 from knowledgepulse.runs.read import (
     OnProblem,
     TraceSettings,
@@ -46,6 +46,7 @@ from knowledgepulse.runs.write import (
     output_form,
     redacted_like,
     summary_tail,
+    table_schema,
     target_of,
 )
 from knowledgepulse.sources import TraceOptions
@@ -53,6 +54,10 @@ from knowledgepulse.sources._chat._text import content_text
 from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace.item import TraceItem, value_at
 from knowledgepulse.value.scorer import TraceValueScorer, checked_scorer
+
+AGAINST_ROWS = "against:rows"
+"""What a reference set's rows in memory are called (``kp:trace:against:rows:<n>``, located
+``against:rows:<line>``), so that a report tells them from the input's (``rows``)."""
 
 if TYPE_CHECKING:
     import numpy as np
@@ -67,8 +72,10 @@ class Reference:
     """An item of the reference (evaluation) set: its id, its task text, where it was read.
 
     Attributes:
-        id: the trace's id, or ``<file>:<line>`` for a line of a text file (``texts:<n>`` for
-            the n-th of ``against_texts``, from 1).
+        id: the trace's id (``kp:trace:against:rows:<n>`` for a row in memory without one), or
+            ``<file>:<line>`` for a line of a text file or a record read at ``against_field``
+            (``against:rows:<n>`` for a row in memory, ``texts:<n>`` for the n-th of
+            ``against_texts``, from 1).
         text: its task text (the trace's ``task.objective``, or the line).
         location: where it was read.
     """
@@ -196,7 +203,10 @@ class DecontaminationResult:
         target = target_of(target)
         rows = not self.items or self.items[0].row is not None
         form = output_form(target, inputs, rows=rows, messages=messages)
-        with item_writer(target, form, (), messages=messages, unread=self.unread) as out:
+        schema = table_schema(self.data)  # a Dataset's features, an Arrow table's types
+        with item_writer(
+            target, form, (), messages=messages, unread=self.unread, schema=schema
+        ) as out:
             for item in self.kept:
                 if item.row is not None:
                     out.write_row(item, {})
@@ -418,7 +428,14 @@ def _references(  # noqa: PLR0917 - one private call, the run's reading settings
             references.append(Reference(str(where), text, where))
             traces.append(None)
     elif read is not None:
-        found = items_of(read, source=source, options=options, notes=notes, messages=messages)
+        found = items_of(
+            read,
+            source=source,
+            options=options,
+            notes=notes,
+            messages=messages,
+            name=AGAINST_ROWS,
+        )
         for item in valid_items(found, problems, on_problem):
             references.append(Reference(item.trace.id, item.trace.task.objective, item.location))
             traces.append(item)
@@ -444,7 +461,7 @@ def _texts_at(
     records: Iterable[Record | Problem] = (
         chain.from_iterable(read_records(path) for path in paths)
         if paths is not None
-        else (Record(Location(ROWS_NAME, n + 1, n), row) for n, row in enumerate(rows_of(data)))
+        else (Record(Location(AGAINST_ROWS, n + 1, n), row) for n, row in enumerate(rows_of(data)))
     )
     for record in records:
         text = _text_at(record.value, field) if isinstance(record, Record) else None

@@ -253,7 +253,7 @@ class SelectionResult:
                 form,
                 messages=messages,
                 unread=self.unread,
-                schema=None if messages else table_schema(self.data),
+                schema=table_schema(self.data),
             ) as out,
         ):
             for place, scored in self.to_write(rows=not messages):
@@ -411,7 +411,9 @@ class DedupeResult:
             form = output_form(target, inputs, rows=True, messages=True)
             with (
                 young_collections_only(),
-                item_writer(target, form, messages=True, unread=self.unread) as kept,
+                item_writer(
+                    target, form, messages=True, unread=self.unread, schema=table_schema(self.data)
+                ) as kept,
             ):
                 tasks = self.tasks or [None] * len(self.corpus.items)
                 every = range(len(self.corpus.items))

@@ -55,6 +55,7 @@ def items_of(
     notes: Notes | None = None,
     progress: Callable[[int], object] | None = None,
     messages: PrivacyLevel = "private",
+    name: str = ROWS_NAME,
 ) -> Iterator[TraceItem | Problem]:
     """Every trace item of ``data``, and every problem, in order.
 
@@ -67,6 +68,8 @@ def items_of(
         notes: told what a source says about a whole file.
         progress: for files, told each further count of bytes read (as :func:`read_items` is).
         messages: the level each problem's message is cleaned at (as :func:`read_items`').
+        name: what the locations and row-number ids of rows in memory call them
+            (``kp:trace:<name>:<n>``), so that two sets of them are told apart.
 
     Raises:
         SettingTypeError: ``data`` is none of the kinds above (a single dict, say); ``options``
@@ -97,7 +100,7 @@ def items_of(
         rows,
         source=source or "auto",
         options=with_task_column(options, task_field),
-        name=ROWS_NAME,
+        name=name,
         notes=notes,
     )
     # A problem quotes the value it refuses, as a file's does (read_items cleans those).

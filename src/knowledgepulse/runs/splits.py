@@ -40,6 +40,7 @@ from knowledgepulse.runs.write import (
     item_writer,
     redacted_like,
     summary_tail,
+    table_schema,
 )
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
@@ -402,10 +403,11 @@ def write_split(
     directory.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
     suffix = "parquet" if form == "parquet" else "jsonl"
+    schema = table_schema(result.data)  # a Dataset's features, an Arrow table's types
     with together():  # all the sets or none: a Ctrl-C between two sets leaves neither
         for part in result.fractions:
             path = directory / f"{part}.{suffix}"
-            with item_writer(path, form, added=(), clean=result.unread.clean) as out:
+            with item_writer(path, form, (), clean=result.unread.clean, schema=schema) as out:
                 for item in result.items_in(part):
                     if item.row is not None:
                         out.write_row(item, {})
@@ -413,9 +415,10 @@ def write_split(
                         out.write_trace(item)
             written[part] = path
         if result.unread.has_rows():
-            with item_writer(directory / f"unread.{suffix}", form, added=(), unread=result.unread):
+            unread = directory / f"unread.{suffix}"
+            with item_writer(unread, form, (), unread=result.unread, schema=schema):
                 pass  # nothing read: the writer writes the held rows as it closes
-            written["unread"] = directory / f"unread.{suffix}"
+            written["unread"] = unread
         for stale in parts:  # an earlier split's set would overlap this one's
             if stale not in written.values():
                 remove_together(stale)

@@ -412,7 +412,8 @@ class ItemWriter:
         clean: cleans the key-value metadata a Parquet schema keeps from the rows' files
             (``--redact``'s, as a row's); default: ``unread``'s.
         schema: the Arrow schema of the table in memory the rows came from
-            (:func:`table_schema`), which Parquet rows keep.
+            (:func:`table_schema`), which Parquet rows keep (training rows have fixed
+            columns). Every result's ``write_to`` passes its input's.
     """
 
     def __init__(
