@@ -134,6 +134,25 @@ def _without_empty_structs(pa: Any, found: Any) -> Any:
     return found
 
 
+def _with_fields(pa: Any, kind: Any, fields: Callable[[list[Any]], list[Any]]) -> Any:
+    """``kind`` with its child fields (a struct's, a list's item, a map's item) ``fields(...)``.
+
+    The one walk of nested types that :func:`_renamed` and :func:`_storage` rebuild through;
+    a type with no child fields is returned as it is.
+    """
+    types = pa.types
+    if types.is_struct(kind):
+        return pa.struct(fields(list(kind)))
+    if types.is_fixed_size_list(kind):
+        return pa.list_(fields([kind.value_field])[0], kind.list_size)
+    if types.is_list(kind) or types.is_large_list(kind):
+        make = pa.large_list if types.is_large_list(kind) else pa.list_
+        return make(fields([kind.value_field])[0])
+    if types.is_map(kind):  # a map's keys are values, cleaned as values; its items may be structs
+        return pa.map_(kind.key_field, fields([kind.item_field])[0])
+    return kind
+
+
 def _renamed(
     pa: Any,
     kind: Any,
@@ -144,27 +163,18 @@ def _renamed(
 
     Each nested field's key-value ``metadata`` is cleaned too, as a column's is.
     """
-    types = pa.types
 
-    def inner(field: Any, name: str) -> Any:
-        return (
+    def renamed(children: list[Any]) -> list[Any]:
+        given = [field.name for field in children]
+        new = names(given) if pa.types.is_struct(kind) else given
+        return [
             field.with_name(name)
             .with_type(_renamed(pa, field.type, names, metadata))
             .with_metadata(metadata(field.metadata))
-        )
+            for field, name in zip(children, new, strict=True)
+        ]
 
-    if types.is_struct(kind):
-        fields = list(kind)
-        renamed = names([field.name for field in fields])
-        return pa.struct([inner(field, name) for field, name in zip(fields, renamed, strict=True)])
-    if types.is_list(kind) or types.is_large_list(kind) or types.is_fixed_size_list(kind):
-        value = inner(kind.value_field, kind.value_field.name)
-        if types.is_fixed_size_list(kind):
-            return pa.list_(value, kind.list_size)
-        return pa.large_list(value) if types.is_large_list(kind) else pa.list_(value)
-    if types.is_map(kind):  # a map's keys are values, cleaned as values; its items may be structs
-        return pa.map_(kind.key_field, inner(kind.item_field, kind.item_field.name))
-    return kind
+    return _with_fields(pa, kind, renamed)
 
 
 def _empty_objects_as_null(value: Any) -> Any:
@@ -252,16 +262,9 @@ def _storage(pa: Any, kind: Any) -> Any:
     """
     if getattr(kind, "extension_name", None) == "arrow.json":
         return kind.storage_type
-    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
-        item = kind.value_field
-        make = pa.list_ if pa.types.is_list(kind) else pa.large_list
-        return make(item.with_type(_storage(pa, item.type)))
-    if pa.types.is_fixed_size_list(kind):
-        item = kind.value_field
-        return pa.list_(item.with_type(_storage(pa, item.type)), kind.list_size)
-    if pa.types.is_struct(kind):
-        return pa.struct([field.with_type(_storage(pa, field.type)) for field in kind])
-    return kind
+    return _with_fields(
+        pa, kind, lambda children: [f.with_type(_storage(pa, f.type)) for f in children]
+    )
 
 
 Loc = tuple[str | int, ...]
