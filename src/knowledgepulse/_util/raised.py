@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+from collections.abc import Callable
 
 
 def raised(error: BaseException, owner: type) -> str:
@@ -27,13 +28,19 @@ def raised_in(error: BaseException, owner: type) -> str | None:
     if source is None:
         return None
     wanted = os.path.realpath(source)
+    found = deepest_frame(error, lambda file: os.path.realpath(file) == wanted)
+    return None if found is None else f"{shown_path(wanted)}:{found[1]}, in {found[2]}"
+
+
+def deepest_frame(
+    error: BaseException, wanted: Callable[[str], bool]
+) -> tuple[str, int, str] | None:
+    """The file, line and function of the deepest frame of ``error`` whose file is ``wanted``."""
     found = None
     for frame, line in traceback.walk_tb(error.__traceback__):
-        if os.path.realpath(frame.f_code.co_filename) == wanted:
-            found = (line, frame.f_code.co_name)
-    if found is None:
-        return None
-    return f"{shown_path(wanted)}:{found[0]}, in {found[1]}"
+        if wanted(frame.f_code.co_filename):
+            found = (frame.f_code.co_filename, line, frame.f_code.co_name)
+    return found
 
 
 def shown_path(file: str) -> str:

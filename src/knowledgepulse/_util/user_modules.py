@@ -20,11 +20,10 @@ import os
 import subprocess
 import sys
 import sysconfig
-import traceback
 from pathlib import Path
 from types import ModuleType
 
-from knowledgepulse._util.raised import shown_path
+from knowledgepulse._util.raised import deepest_frame, shown_path
 from knowledgepulse.errors import PluginLoadError
 
 IMPORT_TIMEOUT_S = 300.0
@@ -157,16 +156,13 @@ def _user_line(error: BaseException) -> str | None:
     """
     if isinstance(error, SyntaxError) and error.filename and error.lineno:
         return f"{shown_path(error.filename)}:{error.lineno}"
-    found = None
-    for frame, line in traceback.walk_tb(error.__traceback__):
-        file = frame.f_code.co_filename
-        if not file.startswith("<") and not _not_users(os.path.realpath(file)):
-            found = f"{shown_path(file)}:{line}"
-    return found
-
-
-def _not_users(file: str) -> bool:
     paths = sysconfig.get_paths()
     theirs = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
     theirs.add(str(Path(__file__).resolve().parents[1]))  # knowledgepulse itself
-    return any(file.startswith(os.path.realpath(root) + os.sep) for root in theirs)
+    roots = tuple(os.path.realpath(root) + os.sep for root in theirs)
+
+    def users(file: str) -> bool:
+        return not file.startswith("<") and not os.path.realpath(file).startswith(roots)
+
+    found = deepest_frame(error, users)
+    return None if found is None else f"{shown_path(found[0])}:{found[1]}"
