@@ -11,6 +11,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import datasets
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -178,11 +180,74 @@ def test_the_items_written_are_read_again_from_the_file(tmp_path: Path) -> None:
         list(result.to_write())
 
 
-def test_items_in_memory_are_held_whole_as_before() -> None:
-    """What is not files (items in memory, standard input) is held whole, reread or not."""
-    result = dedupe([trace_json()], scorer=scorer(), reread=True)
-    assert not result.corpus.held_apart
-    assert result.corpus.items[0].trace.id == trace_json()["id"]
+def test_items_and_streams_are_held_whole() -> None:
+    """What cannot be read twice (a run's items, a generator) is held whole, reread or not."""
+    items = dedupe([trace_json()], scorer=scorer()).corpus.items
+    for data in (items, (trace for trace in [trace_json()])):
+        result = dedupe(data, scorer=scorer(), reread=True)
+        assert not result.corpus.held_apart
+        assert result.corpus.items[0].trace.id == trace_json()["id"]
+
+
+def in_memory(form: str, records: list[dict[str, Any]]) -> Any:
+    """``records`` as a table of the kind ``form`` names, or as they are."""
+    if form == "arrow":
+        return pa.Table.from_pylist(records)
+    if form == "pandas":
+        return pd.DataFrame(records)
+    if form == "datasets":
+        return datasets.Dataset.from_list(records)
+    return records
+
+
+@settings(max_examples=15, deadline=None)
+@given(lines(), SELECT_OPTIONS, st.sampled_from(["list", "arrow", "pandas", "datasets"]))
+def test_rows_in_memory_read_again_write_what_holding_them_writes(
+    read: tuple[str | None, list[str]], options: dict[str, Any], form: str
+) -> None:
+    """Rows in memory (a list, an Arrow table, a DataFrame, a Dataset) held apart and read
+    again write, choose and report as holding every item does; traces in a list too."""
+    source, found = read
+    records = [json.loads(line) for line in found]
+    if source is None and form != "list":
+        return  # traces come in a list (a table of trace documents is not a kind kp reads)
+    data = in_memory(form, records)
+    results = [
+        select(data, scorer=scorer(), source=source, **options, reread=again) for again, _ in RUNS
+    ]
+    assert results[1].corpus.held_apart
+    assert results[0].corpus.held_apart is False
+    held, apart, unconverted = (
+        selected_output(result, rows=rows) for result, (_, rows) in zip(results, RUNS, strict=True)
+    )
+    assert apart == held
+    assert unconverted == held
+    with tempfile.TemporaryDirectory() as scratch:
+        suffix = ".parquet" if source else ".jsonl"
+        tables = [Path(scratch) / f"{name}{suffix}" for name in ("held", "apart")]
+        for result, table in zip(results, tables, strict=False):
+            result.write_to(table)
+        assert tables[1].read_bytes() == tables[0].read_bytes()
+    deduped = [
+        dedupe(data, by="task", scorer=scorer(), source=source, reread=again) for again, _ in RUNS
+    ]
+    held, apart, unconverted = (
+        deduped_output(result, rows=rows) for result, (_, rows) in zip(deduped, RUNS, strict=True)
+    )
+    assert apart == held
+    assert unconverted == held
+
+
+def test_rows_in_memory_changed_before_they_are_read_again_are_refused() -> None:
+    """Rows in memory are read again when written: a list changed meanwhile is refused."""
+    rows = chat_rows(8)
+    result = select(rows, scorer=scorer(), source="openai-chat", reread=True)
+    rows[0]["id"] = "another"
+    with pytest.raises(InputFileError, match="changed while kp read it"):
+        list(result.to_write())
+    del rows[5:]
+    with pytest.raises(InputFileError, match="changed while kp read it"):
+        list(result.to_write(rows=True))
 
 
 def test_without_a_choice_only_large_files_are_read_again(
@@ -206,6 +271,21 @@ def test_without_a_choice_only_large_files_are_read_again(
     monkeypatch.setattr(inputs, "REREAD_FROM_BYTES", size)
     assert dedupe([str(path)], scorer=scorer(), reread=None).corpus.held_apart
     assert not dedupe([str(path)], scorer=scorer(), reread=False).corpus.held_apart
+
+
+def test_without_a_choice_only_many_rows_in_memory_are_read_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """reread=None reads rows in memory again from REREAD_FROM_ROWS rows, never below."""
+    rows = chat_rows(8)
+    monkeypatch.setattr(inputs, "REREAD_FROM_ROWS", len(rows) + 1)
+    for data in (rows, pa.Table.from_pylist(rows)):
+        assert not select(
+            data, scorer=scorer(), source="openai-chat", reread=None
+        ).corpus.held_apart
+    monkeypatch.setattr(inputs, "REREAD_FROM_ROWS", len(rows))
+    for data in (rows, pa.Table.from_pylist(rows)):
+        assert select(data, scorer=scorer(), source="openai-chat", reread=None).corpus.held_apart
 
 
 def chat_rows(count: int) -> list[dict[str, Any]]:

@@ -7,8 +7,8 @@ against every other item, so no verdict depends on the input's order. Either als
 :class:`~knowledgepulse.curation.Corpus` (a result's ``corpus``), to choose again without
 scoring again. Each item's task, which both group by, is read or inferred in ``runs.tasks``.
 The results are plain data: the items, why each was left out, and the rows in the input's own
-form. With ``reread``, files are held apart (about 1 KB an item and its vector) and read again
-for the items written (the results' ``to_write``).
+form. With ``reread``, the items are held apart (about 1 KB an item and its vector) and the
+files or rows in memory read again for the items written (the results' ``to_write``).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.reports.curation import dedupe_summary, selection_summary
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
-from knowledgepulse.runs.inputs import RunInput, files_to_reread, items_of
+from knowledgepulse.runs.inputs import ROWS_NAME, RunInput, files_of, items_of, rows_of, to_reread
 from knowledgepulse.runs.read import (
     OnProblem,
     TraceSettings,
@@ -71,7 +71,7 @@ from knowledgepulse.runs.write import (
     write_jsonl,
 )
 from knowledgepulse.sources import TraceOptions
-from knowledgepulse.sources._read import Notes
+from knowledgepulse.sources._read import Notes, located
 from knowledgepulse.trace.item import TraceItem, number_at, value_at
 from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.scorer import TraceValueScorer, checked_scorer
@@ -532,11 +532,13 @@ def select(
         progress: for files, told each further count of bytes read.
         on_problem: told each record that cannot be read, as it is found (default: a
             logged warning).
-        reread: for files (not standard input), hold of each item only what choosing needs
-            (about 1 KB) and read the files again for the items written
-            (:meth:`SelectionResult.to_write`): the result's items are then held apart
-            (:meth:`~knowledgepulse.curation.corpus.Corpus.whole`). For inputs too large to
-            hold; ``None``: for files of ``REREAD_FROM_BYTES`` or more (as ``kp`` does).
+        reread: hold of each item only what choosing needs (about 1 KB) and read the
+            input again for the items written (:meth:`SelectionResult.to_write`): files (not
+            standard input), or rows in memory that can be read twice (a table, a
+            ``Dataset``, a list of rows; converted again). The result's items are then held
+            apart (:meth:`~knowledgepulse.curation.corpus.Corpus.whole`). For inputs too large
+            to hold; ``None``: for files of ``REREAD_FROM_BYTES`` or more and
+            ``REREAD_FROM_ROWS`` rows or more in memory (as ``kp`` does).
 
     Raises:
         ParameterConflictError: both ``budget`` and ``top``; ``task_similarity`` with
@@ -807,10 +809,10 @@ def _corpus(
 
     And a function that counts the redaction of ``corpus.items[index]`` in the redactor: every
     item is redacted before it is scored, and only those written are counted. ``unread`` is
-    given the rows that gave no trace (redacted as the items are). With ``reread`` and files,
-    the items are held apart (:func:`score_apart`): their redaction is counted as they are
-    read again, and each item's outcome at ``outcome_field`` is read first (the last value;
-    ``None`` otherwise).
+    given the rows that gave no trace (redacted as the items are). With ``reread`` (see
+    :func:`~knowledgepulse.runs.inputs.to_reread`), the items are held apart
+    (:func:`score_apart`): their redaction is counted as they are read again, and each item's
+    outcome at ``outcome_field`` is read first (the last value; ``None`` otherwise).
     """
     if isinstance(data, Corpus):
         return data, (), lambda _: None, None
@@ -830,13 +832,12 @@ def _corpus(
     items = unread.valid(read, problems, on_problem or logged)
     scorer = scorer or TraceValueScorer()
     tell_unweighed_domain(scorer, options, notes)
-    paths = files_to_reread(data, reread)
-    if paths is not None:
+    again_data = to_reread(data, reread)
+    if again_data is not None:
         outcomes: list[float | None] = []
-        again_paths = paths
 
         def again(counted: Collection[int]) -> Iterator[TraceItem]:
-            found = items_of(again_paths, source=source, options=options, task_field=task_field)
+            found = items_of(again_data, source=source, options=options, task_field=task_field)
             for index, item in enumerate(valid_items(found, [], None)):
                 yield _cleaned(item, redactor, counted=index in counted)
 
@@ -845,11 +846,17 @@ def _corpus(
                 outcomes.append(outcome_of(item, outcome_field))
             return item
 
-        stamps = [_stamp(path) for path in paths]  # before the first reading
+        paths = files_of(again_data)
+        stamps = [_stamp(path) for path in paths or ()]  # before the first reading
         cleaned = (noted(_cleaned(item, redactor, counted=False)) for item in items)
         corpus = score_apart(scorer, cleaned, again)
         if redactor is None and all(scored.item.row is not None for scored in corpus.items):
-            corpus = replace(corpus, rows_again=partial(_records_again, paths, stamps))
+            rows_again = (
+                partial(_records_again, paths, stamps)
+                if paths is not None
+                else lambda: located(rows_of(again_data), ROWS_NAME)
+            )
+            corpus = replace(corpus, rows_again=rows_again)
         return corpus, tuple(problems), lambda _: None, outcomes if outcome_field else None
     if redactor is None:
         return score_corpus(scorer, list(items)), tuple(problems), lambda _: None, None

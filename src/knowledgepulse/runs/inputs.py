@@ -161,11 +161,32 @@ whole takes 20 KB or more, so 8 MB of rows of 1 KB hold about 200 MB, and more w
 gigabytes; below it, reading once is the faster."""
 
 
-def files_to_reread(data: Any, reread: bool | None) -> list[str | Path] | None:
-    """The files to read again to write, when ``reread`` asks (``None``: when they are large)."""
-    paths = None if reread is False else files_of(data)
-    if paths is None or reread:
-        return paths
+REREAD_FROM_ROWS = 8192
+"""The number of rows in memory (a table, a Dataset, a list of row dicts) from which a curation
+run holds each item apart and converts the rows again to write, as :data:`REREAD_FROM_BYTES`
+is for files: the rows are held by their owner anyway, but each item's trace, document and
+row copy take 15 KB or more (750 MB for 50,000 chat rows)."""
+
+
+def to_reread(data: Any, reread: bool | None) -> Any:
+    """What to read again to write, when ``reread`` asks (``None``: when it is large), or ``None``.
+
+    Files (not standard input), or rows in memory that can be read twice (a table, a
+    ``Dataset``, a list of row dicts or traces): not a stream, an ``IterableDataset`` or the
+    items a run gave (held whole already).
+    """
+    if reread is False:
+        return None
+    paths = files_of(data)
+    if paths is not None:
+        return paths if reread or _bytes(paths) >= REREAD_FROM_BYTES else None
+    if not _rows_twice(data):
+        return None
+    return data if reread or len(data) >= REREAD_FROM_ROWS else None
+
+
+def _bytes(paths: list[str | Path]) -> int:
+    """The size of ``paths``, a ``.gz`` or ``.parquet`` file counting ``GZIP_RATIO`` times."""
     from knowledgepulse.runs.embedder import GZIP_RATIO  # noqa: PLC0415 - one definition
 
     total = 0
@@ -175,7 +196,16 @@ def files_to_reread(data: Any, reread: bool | None) -> list[str | Path] | None:
         except OSError:  # the reader says what is wrong with it
             continue
         total += size * (GZIP_RATIO if str(path).endswith((".gz", ".parquet")) else 1)
-    return paths if total >= REREAD_FROM_BYTES else None
+    return total
+
+
+def _rows_twice(data: Any) -> bool:
+    """Whether ``data`` is rows in memory that give the same rows each time they are read."""
+    if table_kind(data) is not None:
+        return True
+    if isinstance(data, Mapping | str | bytes) or not isinstance(data, Sequence) or not data:
+        return False
+    return _item_of(data[0]) is None
 
 
 def table_kind(data: Any) -> str | None:

@@ -102,11 +102,15 @@ def convert(
             f" is a {type(records).__name__}, not records: give a list of them (a DatasetDict? "
             "give one split, e.g. dataset['train'])",
         )
-    located = (
+    yield from _Reading(source, options or TraceOptions(), notes).file(name, located(records, name))
+
+
+def located(records: Iterable[Any], name: str) -> Iterator[Record]:
+    """Records held in memory as :func:`convert` reads them: row ``n`` of ``name`` each."""
+    return (
         Record(Location.of_row(name, index), dict(value) if isinstance(value, Mapping) else value)
         for index, value in enumerate(records)
     )
-    yield from _Reading(source, options or TraceOptions(), notes).file(name, located)
 
 
 class _Reading:
