@@ -293,3 +293,28 @@ def test_a_split_stopped_between_two_sets_writes_none_of_them(
     with pytest.raises(KeyboardInterrupt):
         write_split(result, out)
     assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+
+
+def test_a_split_stopped_leaves_no_directory_it_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while the sets are written to a new directory: neither it nor the parents it made
+    are left (before, kp said nothing was written and left them, empty); one that was there
+    stays."""
+    result = split(chat_rows([0, 1, 2, 3]), test=0.5, seed=1)
+    items_in = type(result).items_in
+
+    def stopped(self: Any, part: str) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(type(result), "items_in", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        write_split(result, tmp_path / "new" / "nested" / "out")
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / "there").mkdir()
+    with pytest.raises(KeyboardInterrupt):
+        write_split(result, tmp_path / "there" / "out")
+    assert [path.name for path in tmp_path.iterdir()] == ["there"]
+    assert list((tmp_path / "there").iterdir()) == []
+    monkeypatch.setattr(type(result), "items_in", items_in)
+    assert set(write_split(result, tmp_path / "new" / "out")) == {"train", "test"}

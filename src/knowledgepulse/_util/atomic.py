@@ -193,6 +193,26 @@ def together() -> Iterator[None]:
         fsync_path(directory)
 
 
+@contextmanager
+def made_directory(directory: Path) -> Iterator[None]:
+    """``directory`` made if it is missing, with its parents.
+
+    Removed again, with the parents made, when the block fails and they are empty: a stopped
+    run leaves nothing behind.
+    """
+    missing = [path for path in (directory, *directory.parents) if not path.exists()]
+    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        yield
+    except BaseException:
+        for path in missing:  # the deepest first; one that is not empty stays, and its parents
+            try:
+                path.rmdir()
+            except OSError:
+                break
+        raise
+
+
 def remove_together(path: Path) -> None:
     """Remove ``path`` (if there) when the :func:`together` block commits; at once outside one."""
     if (staged := _staged.get()) is not None:

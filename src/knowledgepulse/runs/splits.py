@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
-from knowledgepulse._util.atomic import is_same_file, remove_together, together
+from knowledgepulse._util.atomic import is_same_file, made_directory, remove_together, together
 from knowledgepulse._util.collector import young_collections_only
 from knowledgepulse._util.settings import is_count, number_of, text_of, wrong_setting
 from knowledgepulse.curation import score_corpus
@@ -400,11 +400,11 @@ def write_split(
     if form is None:  # a table (a Parquet file's, or one in memory) stays one, as rows do
         form = "parquet" if table_kind(result.data) is not None else row_format(None, files)
     parts = check_split_directory(directory, inputs)
-    directory.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
     suffix = "parquet" if form == "parquet" else "jsonl"
     schema = table_schema(result.data)  # a Dataset's features, an Arrow table's types
-    with together():  # all the sets or none: a Ctrl-C between two sets leaves neither
+    # All the sets or none: a Ctrl-C between two sets leaves neither, nor a directory made.
+    with made_directory(directory), together():
         for part in result.fractions:
             path = directory / f"{part}.{suffix}"
             with item_writer(path, form, (), clean=result.unread.clean, schema=schema) as out:
