@@ -23,7 +23,7 @@ from knowledgepulse.sources._envelope import (
     TraceOptions,
     assemble,
 )
-from knowledgepulse.sources._steps import StepBuilder, iso_time
+from knowledgepulse.sources._steps import StepBuilder, epoch_time, iso_time
 from knowledgepulse.sources.langchain._messages import (
     Message,
     as_message,
@@ -76,21 +76,14 @@ class RunNode:
             stack.extend((child, nested) for child in reversed(node.children))
 
 
-_MILLIS_FROM = 1e11
-"""A number of Unix seconds this large is past the year 5000: it counts milliseconds (1973 on)."""
-
-
 def run_time(value: Any) -> datetime | None:
     """A run's ``start_time`` / ``end_time``: ISO text, a datetime or a Unix epoch number.
 
-    A zone-less time is UTC; a number past :data:`_MILLIS_FROM` counts milliseconds, as the
-    LangSmith JS SDK writes it (``Date.now()``).
+    A zone-less time is UTC; a number is :func:`epoch_time`'s (the LangSmith JS SDK writes
+    ``Date.now()``'s milliseconds).
     """
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        try:
-            return datetime.fromtimestamp(value / 1000 if value >= _MILLIS_FROM else value, UTC)
-        except (OverflowError, OSError, ValueError):  # no time a datetime holds (or NaN)
-            return None
+    if isinstance(value, int | float):
+        return epoch_time(value)
     moment = value if isinstance(value, datetime) else iso_time(value)
     if moment is None:
         return None
