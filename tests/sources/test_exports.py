@@ -22,7 +22,7 @@ from knowledgepulse.records.readers import read_records
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._registry import get_source, source_names
 from knowledgepulse.trace import ReasoningTrace, TraceItem
-from tests.sources.helpers import convert_file, recognise, source_of
+from tests.sources.helpers import CORPUS, convert_file, recognise, source_of
 
 DATA = Path(__file__).parent / "data"
 EXPORTS = ("langfuse", "phoenix", "jaeger", "otel-js")
@@ -189,6 +189,76 @@ def test_langfuse_observations_page_groups_by_trace_and_a_span_named_as_a_tool_i
     assert one.trace.task.objective == "Look it up."
     assert two.trace.task.objective == "Hello?"
     assert two.trace.outcome.result_summary == "Alone."
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "langgraph-python-2025-08-22.json",
+        "crewai-2025-07-11.json",
+        "koog-2025-08-26.json",
+    ],
+)
+def test_langfuse_observations_without_their_trace_read_as_the_export_with_it(
+    tmp_path: Path, name: str
+) -> None:
+    """A page of a trace's observations (no trace object) gives the UI export's trace.
+
+    Langfuse takes a trace's input and output from its root observation: a lone root SPAN (the
+    app's run, ``LangGraph``) says the request, not the first model call's first user text
+    (``Be helpful!``, a prompt the app sends before the user's words).
+    """
+    export = json.loads((CORPUS / "langfuse" / name).read_text())
+    page = tmp_path / "observations.json"
+    page.write_text(json.dumps({"data": export["observations"], "meta": {"page": 1}}))
+    assert _same_trace(only(page).trace) == _same_trace(only(CORPUS / "langfuse" / name).trace)
+
+
+_ROW_COLUMNS = {
+    "id": "id",
+    "traceId": "trace_id",
+    "type": "type",
+    "name": "name",
+    "startTime": "start_time",
+    "endTime": "end_time",
+    "parentObservationId": "parent_observation_id",
+    "level": "level",
+    "statusMessage": "status_message",
+    "input": "input",
+    "output": "output",
+    "metadata": "metadata",
+}
+"""An API observation's fields, and the blob storage export's columns of the same."""
+
+
+@pytest.mark.parametrize(
+    "name", ["langgraph-python-2025-08-22.json", "pydantic-ai-tools-2025-12-04.json"]
+)
+def test_langfuse_observations_page_reads_as_the_export_rows_of_the_same_observations(
+    tmp_path: Path, name: str
+) -> None:
+    """Fetched from the API or the blob storage export, the same observations give one trace.
+
+    Both take the trace's input and output from its root observation, as Langfuse does: the
+    app's function's return value (Pydantic AI's joke with its evaluation) is the answer.
+    """
+    observations = json.loads((CORPUS / "langfuse" / name).read_text())["observations"]
+    page = tmp_path / "observations.json"
+    page.write_text(json.dumps({"data": observations}))
+    rows = tmp_path / "observations.jsonl"
+    rows.write_text(
+        "\n".join(
+            json.dumps(
+                {
+                    column: value if isinstance(value, str | None) else json.dumps(value)
+                    for field, column in _ROW_COLUMNS.items()
+                    if (value := item.get(field)) is not None or field == "parentObservationId"
+                }
+            )
+            for item in observations
+        )
+    )
+    assert _same_trace(only(page).trace) == _same_trace(only(rows).trace)
 
 
 ENRICHED = DATA / "langfuse" / "observations_v2.parquet"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from knowledgepulse.sources import langchain as lc
 from knowledgepulse.sources.langchain import _files as lc_files
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import TraceValueScorer
-from tests.sources.helpers import convert_file, recognise, source_of
+from tests.sources.helpers import CORPUS, convert_file, recognise, source_of
 from tests.sources.weather import RETRY_SHAPE
 
 DATA = Path(__file__).parent / "data" / "langchain"
@@ -201,6 +202,34 @@ def test_langsmith_js_patch_names_its_run_only_by_dotted_order(tmp_path: Path) -
     assert trace.task.objective == "howdy"
     assert trace.outcome.result_summary == "Howdy!"
     assert trace.metadata.success is True
+
+
+def _timed(as_millis: bool) -> dict[str, Any]:
+    """The example run, its times to the millisecond: epoch numbers (the JS SDK's) or ISO text."""
+    tree = example_run()
+    stack = [tree]
+    while stack:
+        current = stack.pop()
+        for key in ("start_time", "end_time"):
+            if isinstance(current.get(key), str):
+                millis = round(datetime.fromisoformat(current[key]).timestamp() * 1000)
+                moment = datetime.fromtimestamp(millis / 1000, UTC).isoformat()
+                current[key] = millis if as_millis else moment
+        stack.extend(current.get("child_runs") or [])
+    return tree
+
+
+def test_langsmith_js_epoch_millisecond_times_give_the_runs_start_and_latencies() -> None:
+    """The JS SDK's ``start_time`` / ``end_time`` numbers are times: the same trace as ISO text.
+
+    Before, they were read as no time: ``created_at`` 1970 and no tool ``latency_ms``.
+    """
+    assert lc.to_trace(_timed(as_millis=True)).trace == lc.to_trace(_timed(as_millis=False)).trace
+    path = CORPUS / "langsmith" / "langsmith_js_wrap_openai_default.json"
+    started = json.loads(path.read_text("utf-8"))["post"][0]["start_time"]
+    (item,) = convert_file(path)
+    assert isinstance(item, TraceItem)
+    assert item.trace.metadata.created_at == datetime.fromtimestamp(started / 1000, UTC)
 
 
 def test_post_and_patch_batches_give_the_nested_trace(tmp_path: Path) -> None:

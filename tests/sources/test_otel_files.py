@@ -27,7 +27,7 @@ from knowledgepulse.sources.otel.files import convert_records, recognises
 from knowledgepulse.sources.otel.logs import logged_content
 from knowledgepulse.sources.otel.spans import any_value
 from knowledgepulse.trace import ReasoningTrace, TraceItem
-from tests.sources.helpers import convert_file, recognise, source_of
+from tests.sources.helpers import CORPUS, convert_file, recognise, source_of
 from tests.sources.weather import RETRY_SHAPE, step_shape
 
 DATA = Path(__file__).parent / "data" / "otel"
@@ -492,3 +492,36 @@ def test_elided_message_events_give_no_text() -> None:
     elided = {"kvlistValue": {"values": [{"key": "content", "value": {"stringValue": "<elided>"}}]}}
     document = _logged(_chat_span(), {"eventName": "gen_ai.user.message", "body": elided})
     assert logged_content(document) == {}
+
+
+def test_a_trace_whose_spans_are_spread_over_files_is_said_to_come_in_parts(
+    tmp_path: Path,
+) -> None:
+    """A file is read on its own: a trace split over two gives two parts, and the warning says so.
+
+    Rotating file exporters and paged exports spread a run's spans over files; the parts joined
+    into one file (``cat``, for JSON Lines) give the run whole, as the file it was cut from does.
+    """
+    source = CORPUS / "otlp" / "openinference_crewai_calculator.jsonl"
+    lines = source.read_text().splitlines()
+    documents = [
+        {"resourceSpans": [{**resource, "scopeSpans": [{**scope, "spans": [span]}]}]}
+        for line in lines
+        for resource in json.loads(line)["resourceSpans"]
+        for scope in resource["scopeSpans"]
+        for span in scope["spans"]
+    ]
+    parts = [tmp_path / "part1.jsonl", tmp_path / "part2.jsonl"]
+    for n, part in enumerate(parts):
+        part.write_text("".join(json.dumps(doc) + "\n" for doc in documents[n::2]))
+    found = list(sources.read(parts))
+    repeated = [p for p in found if isinstance(p, Problem) and "appeared earlier" in p.message]
+    whole = {item.trace.id for item in found if isinstance(item, TraceItem)}
+    assert len(repeated) == len(whole) == 2
+    assert all("spread over several files" in p.message for p in repeated)
+    assert all("put the parts in one file" in p.message for p in repeated)
+    joined = tmp_path / "joined.jsonl"
+    joined.write_text("".join(part.read_text() for part in parts))
+    assert [steps(item.trace) for item in sources.read(joined) if isinstance(item, TraceItem)] == [
+        steps(item.trace) for item in sources.read(source) if isinstance(item, TraceItem)
+    ]

@@ -8,6 +8,7 @@ in SOURCES.md there); variants change one field of a real file to reach a rule i
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -163,6 +164,24 @@ def test_a_tool_calling_mini_swe_agent_run_reads_its_tool_calls_and_exit_message
     assert trace.steps[1].input == first
     assert trace.steps[-1].content == document["info"]["submission"]
     assert trace.metadata.success is True
+
+
+def test_a_mini_swe_agent_run_is_dated_by_the_earliest_time_its_messages_record() -> None:
+    """1.1's messages record Unix times (``extra.timestamp``): the first is the run's date.
+
+    Before, every run was undated (1970), so time order and ``created_at`` said nothing; a file
+    whose messages record no time (format 1) stays undated.
+    """
+    path = MINI / "sqlfluff__sqlfluff-2419.traj.json"
+    stamps = [
+        message["extra"]["timestamp"]
+        for message in json.loads(path.read_text())["messages"]
+        if isinstance(message.get("extra"), dict) and "timestamp" in message["extra"]
+    ]
+    trace = only(convert_file(path)).trace
+    assert trace.metadata.created_at == datetime.fromtimestamp(min(stamps), UTC)
+    undated = only(convert_file(MINI / "django__django-16429.traj.json")).trace
+    assert undated.metadata.created_at == datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def test_a_mini_swe_agent_run_that_did_not_submit_failed_with_its_exception() -> None:

@@ -386,11 +386,19 @@ def _emptied(records: list[Record | Problem]) -> Iterator[Record | Problem]:
 def _repeated(item: TraceItem, source: str) -> Problem:
     if source == REASONING_TRACE:
         return repeated_id(item)
+    why = "the same run exported twice?"
+    if not get_source(source).reads_rows:
+        # Spans, runs or session records are joined into traces one file at a time: a run
+        # whose records a rotating exporter or the API's pages spread over files comes in parts.
+        why = (
+            "the same run exported twice, or its records spread over several files? A file is "
+            "read on its own, so each such file gives a part of the run: put the parts in one "
+            "file (JSON Lines: cat them together) to read it whole"
+        )
     return Problem(
         item.location,
         "id",
-        f"the trace {item.trace.id!r} appeared earlier in the input (the same run exported "
-        "twice?); both are kept",
+        f"the trace {item.trace.id!r} appeared earlier in the input ({why}); both are kept",
         warning=True,
     )
 

@@ -34,9 +34,10 @@ from __future__ import annotations
 import functools
 import heapq
 import json
+import math
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from knowledgepulse.records.json_values import parsed_json, python_literal
@@ -140,6 +141,26 @@ def iso_time(value: Any) -> datetime | None:
     try:
         return datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
+        return None
+
+
+MILLISECONDS_FROM = 1e11
+"""A time number this large counts milliseconds: as Unix seconds it is past the year 5000."""
+
+
+def epoch_time(value: Any) -> datetime | None:
+    """Unix seconds, or milliseconds from :data:`MILLISECONDS_FROM`, as a UTC datetime.
+
+    Milliseconds are what JavaScript's ``Date.now()`` and pandas write. ``None`` for no number,
+    or none a datetime holds.
+    """
+    if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
+        return None
+    try:
+        return datetime.fromtimestamp(
+            value / 1000 if abs(value) >= MILLISECONDS_FROM else value, UTC
+        )
+    except (OverflowError, OSError, ValueError):
         return None
 
 

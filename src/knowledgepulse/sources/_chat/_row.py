@@ -34,7 +34,7 @@ from knowledgepulse.sources._envelope import (
 )
 from knowledgepulse.sources._registry import Source
 from knowledgepulse.sources._rows import DEFAULT_SUCCESS_THRESHOLD, RowOptions
-from knowledgepulse.sources._steps import StepBuilder, as_text
+from knowledgepulse.sources._steps import StepBuilder, as_text, epoch_time
 from knowledgepulse.sources.pydantic_ai import is_output_tool
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.item import finite_number
@@ -84,8 +84,6 @@ ERROR_TURNS_COLUMN = "kp_error_turns"
 """The user turns after the objective (numbered from 0) that are errors met outside a tool (a
 reply the agent's output could not be read in), not the user's words."""
 
-_MILLISECONDS_FROM = 1e11
-"""A time number this large is milliseconds (1e11 seconds is past the year 5000)."""
 
 _TRUE_WORDS = frozenset({"true", "yes", "1", "pass", "passed", "success", "resolved", "correct"})
 _FALSE_WORDS = frozenset({"false", "no", "0", "fail", "failed", "failure", "unresolved", "wrong"})
@@ -467,13 +465,7 @@ def _time(value: Any) -> datetime | None:
             return _time(datetime.fromisoformat(value.strip()))
         except ValueError:
             return None
-    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
-        seconds = value / 1000 if abs(value) >= _MILLISECONDS_FROM else value
-        try:
-            return datetime.fromtimestamp(seconds, UTC)
-        except (OverflowError, OSError, ValueError):
-            return None
-    return None
+    return epoch_time(value)
 
 
 def _reward(value: Any) -> float | None:

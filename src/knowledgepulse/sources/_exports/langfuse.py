@@ -127,6 +127,14 @@ def convert_records(
         for _, observations, _, _ in _groups(record.value, ())
         for item in observations
     )
+    runs = _lone_roots(
+        item
+        for record in items
+        if isinstance(record, Record)
+        for trace, observations, _, _ in _groups(record.value, ())
+        if trace is None
+        for item in observations
+    )
 
     def spans(value: Any) -> Iterator[tuple[Span | SpanError, Loc]]:
         for trace, observations, where, trace_key in _groups(value, ()):
@@ -138,7 +146,7 @@ def convert_records(
                 )
                 yield SpanError(where, message), where
             elif trace is None:
-                yield from _observation_spans(None, observations, where, (), tools)
+                yield from _observation_spans(None, observations, where, (), tools, runs=runs)
             else:
                 yield from _trace_spans(trace, observations, where, trace_key, tools)
 
@@ -312,7 +320,13 @@ def _root(trace: Mapping[str, Any], trace_id: str, *, failed: bool) -> Span:
 
 
 def _observation_spans(
-    trace_id: str | None, observations: list[Any], where: Loc, key: Loc, tools: set[str]
+    trace_id: str | None,
+    observations: list[Any],
+    where: Loc,
+    key: Loc,
+    tools: set[str],
+    *,
+    runs: frozenset[str] = frozenset(),
 ) -> Iterator[tuple[Span | SpanError, Loc]]:
     wrappers = {
         item.get("parentObservationId")
@@ -322,13 +336,16 @@ def _observation_spans(
     for n, item in enumerate(observations):
         loc: Loc = (*where, *key, n) if key else where
         try:
-            wraps = isinstance(item, dict) and item.get("id") in wrappers
-            yield _span(item, trace_id, tools, wraps=wraps), loc
+            own = item.get("id") if isinstance(item, dict) else None
+            run = isinstance(own, str) and own in runs
+            yield _span(item, trace_id, tools, wraps=own in wrappers, run=run), loc
         except SpanError as error:
             yield SpanError((*loc, *error.loc), error.message), loc
 
 
-def _span(item: Any, trace_id: str | None, tools: set[str], *, wraps: bool = False) -> Span:
+def _span(
+    item: Any, trace_id: str | None, tools: set[str], *, wraps: bool = False, run: bool = False
+) -> Span:
     if not isinstance(item, dict):
         raise SpanError((), f"expected an observation object, found {describe_value(item)}")
     own_trace = hex_id(item.get("traceId") or trace_id, ("traceId",), 16)
@@ -356,7 +373,7 @@ def _span(item: Any, trace_id: str | None, tools: set[str], *, wraps: bool = Fal
     )
     # The span's own attributes win, name by name; what Langfuse made of the span (its type,
     # input and output) fills in what they leave out (an ADK tool's arguments, say).
-    made = _attributes(item, tools, wraps=wraps)
+    made = _attributes(item, tools, wraps=wraps, run=run)
     return dataclasses.replace(span, attributes={**_agreeing(made, span), **span.attributes})
 
 
@@ -384,16 +401,19 @@ def _agreeing(made: dict[str, Any], span: Span) -> dict[str, Any]:
     return agreed
 
 
-def _attributes(item: Mapping[str, Any], tools: set[str], *, wraps: bool) -> dict[str, Any]:
+def _attributes(
+    item: Mapping[str, Any], tools: set[str], *, wraps: bool, run: bool = False
+) -> dict[str, Any]:
     """What an observation's type, input and output say, as GenAI / OpenInference attributes.
 
     A GENERATION that holds generations of its own (an app's handler the SDK's ``observe``
     typed as one, around the model calls it made) is no model call: it is the run they make,
-    its input the request and its output the answer, as an AGENT's are.
+    its input the request and its output the answer, as an AGENT's are; so is the lone root of
+    observations given without their trace (``run``: :func:`_lone_roots`).
     """
     kind = item.get("type")
     name = item.get("name")
-    if kind == "AGENT" or (kind == "GENERATION" and wraps):
+    if kind == "AGENT" or (kind == "GENERATION" and wraps) or run:
         return {
             "openinference.span.kind": "AGENT",
             "agent.name": name,
@@ -442,6 +462,34 @@ def _messages(value: Any, role: str) -> list[Any]:
         # Anthropic and the AI SDK write an output as its content blocks: one message.
         return [{"role": role, "content": loaded}] if loaded and blocks else list(loaded)
     return []
+
+
+def _lone_roots(observations: Iterable[Any]) -> frozenset[str]:
+    """The ids of the observations that stand for their trace: each trace's one root SPAN/CHAIN.
+
+    Observations read without their trace (an API page of them) have no trace input to give the
+    objective. Langfuse takes a trace's input and output from its root observation (v4's
+    ``argMaxIf(input, event_ts, parent_span_id = '')``), as the export rows of the same
+    observations are read (:func:`_export`): so are a page's, when one root (a ``SPAN`` or
+    ``CHAIN``: the app's run, as LangGraph's) holds the rest and records either. Several roots
+    say no such thing; a root model call or agent is read as itself.
+    """
+    roots: dict[str, list[dict[str, Any]]] = {}
+    for item in observations:
+        if (
+            isinstance(item, dict)
+            and not item.get("parentObservationId")
+            and isinstance(item.get("traceId"), str)
+            and isinstance(item.get("id"), str)
+        ):
+            roots.setdefault(item["traceId"], []).append(item)
+    return frozenset(
+        found[0]["id"]
+        for found in roots.values()
+        if len(found) == 1
+        and found[0].get("type") in ("SPAN", "CHAIN")
+        and (found[0].get("input") or found[0].get("output"))
+    )
 
 
 def _requested_tools(observations: Iterable[Any]) -> set[str]:

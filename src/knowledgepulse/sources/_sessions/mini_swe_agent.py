@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from knowledgepulse._util.jsonpath import as_object
 from knowledgepulse.records import Problem, Record
@@ -81,10 +81,13 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
     objective = content_text(messages[first].get("content")) if messages[first:] else None
     builder = StepBuilder()
     pending: list[str] = []  # the commands asked for and not yet answered, oldest first
+    started: float | None = None  # the earliest time a message records (1.1 on): the first reply
     for message in messages[first + 1 :]:
         role = message.get("role")
         extra = as_object(message.get("extra"))
         at = extra.get("timestamp") if isinstance(extra.get("timestamp"), int | float) else None
+        if _dated(at) and (started is None or at < started):
+            started = at
         text = content_text(message.get("content")) or ""
         if role == "assistant":
             thought, commands = _commands(message, text)
@@ -126,13 +129,18 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
         success=submitted and bool(builder.final_answer),
         options=options,
         objective=objective,
-        created_at=UNDATED,
+        created_at=UNDATED if started is None else started,
         result_summary=builder.final_answer,
         framework=FORMAT,
         source_extra={"exit_status": status} if isinstance(status, str) else None,
         content_hint=CONTENT_HINT,
         location=record.location,
     )
+
+
+def _dated(at: Any) -> TypeGuard[float]:
+    """Whether a message's ``timestamp`` is a time: Unix seconds from 1970 to the year 5000."""
+    return isinstance(at, int | float) and not isinstance(at, bool) and 0 <= at < 1e11
 
 
 def _commands(message: Mapping[str, Any], text: str) -> tuple[str, list[str]]:

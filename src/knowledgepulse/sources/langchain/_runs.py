@@ -23,7 +23,7 @@ from knowledgepulse.sources._envelope import (
     TraceOptions,
     assemble,
 )
-from knowledgepulse.sources._steps import StepBuilder, iso_time
+from knowledgepulse.sources._steps import StepBuilder, epoch_time, iso_time
 from knowledgepulse.sources.langchain._messages import (
     Message,
     as_message,
@@ -77,7 +77,13 @@ class RunNode:
 
 
 def run_time(value: Any) -> datetime | None:
-    """A run's ``start_time`` / ``end_time``: ISO text (a zone-less time is UTC) or a datetime."""
+    """A run's ``start_time`` / ``end_time``: ISO text, a datetime or a Unix epoch number.
+
+    A zone-less time is UTC; a number is :func:`epoch_time`'s (the LangSmith JS SDK writes
+    ``Date.now()``'s milliseconds).
+    """
+    if isinstance(value, int | float):
+        return epoch_time(value)
     moment = value if isinstance(value, datetime) else iso_time(value)
     if moment is None:
         return None
