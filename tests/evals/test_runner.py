@@ -17,7 +17,13 @@ from hypothesis import strategies as st
 
 from knowledgepulse.evals.cases import FileProblem, LoadedCase, MalformedCase, load_cases
 from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
-from knowledgepulse.evals.results import TOLERANCE, mean_and_stderr, passes, weighted_score
+from knowledgepulse.evals.results import (
+    TOLERANCE,
+    CaseResult,
+    mean_and_stderr,
+    passes,
+    weighted_score,
+)
 from knowledgepulse.evals.runner import evaluate_case, run_suite
 from knowledgepulse.evals.scorer import (
     BULK_EDIT,
@@ -450,6 +456,23 @@ def test_run_suite_reads_case_files_and_dicts_as_evaluate_does(tmp_path: Path) -
         True,
         "<cases>[0]",
     )
+
+
+def _verdict(result: CaseResult) -> tuple[Any, ...]:
+    scores = [(o.key, o.score, dict(o.result.details)) for o in result.outcomes]
+    return result.malformed, result.passed, [p.message for p in result.problems], scores
+
+
+@settings(max_examples=60)
+@given(case=cases())
+@example(case=make_case([page("p1", b1="Cart")], patterns=["Cart", "(unclosed"]))
+def test_a_case_is_judged_alike_alone_as_a_model_or_as_data(case: Case) -> None:
+    """evaluate_case, run_suite on the model and on its JSON: one verdict (bad patterns too)."""
+    suite = make_suite(*LAW_TYPES)
+    data = case.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    alone = _verdict(evaluate_case(suite, case))
+    assert _verdict(run_suite(suite, [case]).cases[0]) == alone
+    assert _verdict(run_suite(suite, [data]).cases[0]) == alone
 
 
 def test_run_with_no_cases_has_no_rates() -> None:
