@@ -247,6 +247,8 @@ def test_a_scorer_past_the_timeout_is_an_error_row_naming_it_and_the_limit() -> 
     ("returned", "reason"),
     [
         (ScoreResult(1.5), "score 1.5, which is not a number in [0, 1]; scale it into"),
+        (ScoreResult(1 + 2 * TOLERANCE), "which is not a number in [0, 1]"),
+        (ScoreResult(-2 * TOLERANCE), "which is not a number in [0, 1]"),
         (ScoreResult(math.nan), "score nan, which is not a number in [0, 1]"),
         (ScoreResult(True), "score True"),
         (0.7, "returned float, not a ScoreResult; return ScoreResult(score, details)"),
@@ -263,6 +265,19 @@ def test_an_invalid_result_becomes_an_error_result(returned: Any, reason: str) -
     assert outcome.score is None
     assert outcome.error is not None
     assert reason in outcome.error
+
+
+@given(score=st.floats(-TOLERANCE, 1 + TOLERANCE))
+@example(score=0.1 * 3 / 0.3)  # 1.0000000000000002
+@example(score=-1e-17)
+def test_a_score_within_rounding_of_0_1_is_kept_at_the_bound(score: float) -> None:
+    """A user's score a rounding error outside [0, 1] is clamped to it, not an error result."""
+    suite = make_suite({"type": "operation-accuracy", "threshold": 1.0})
+    object.__setattr__(suite.scorers[0], "scorer", Fixed(ScoreResult(score)))
+    [outcome] = evaluate_case(suite, cart_rename()).outcomes
+    assert outcome.error is None
+    assert outcome.score == min(max(score, 0.0), 1.0)
+    assert outcome.passed == (score >= 1 - TOLERANCE)
 
 
 def test_every_failing_scorer_is_listed_with_score_threshold_and_margin() -> None:

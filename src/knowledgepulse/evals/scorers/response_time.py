@@ -1,7 +1,7 @@
 """``response-time``: the guide's custom-scorer example; full marks up to a limit, then less.
 
 The score falls linearly from 1 at ``max_acceptable_ms`` (no default) to 0 at twice it. The
-duration is the task's measured time, else the case's ``actual.durationMs``; any output will do.
+duration is the output's own ``durationMs``, else the task's measured time; any output will do.
 """
 
 from __future__ import annotations
