@@ -225,10 +225,14 @@ class Scorer:
         for part, model in models.items():
             if part in reads and not isinstance(parts[part], model):
                 parts[part] = read(parts[part], model, part)
-        read_pages = [
-            page if isinstance(page, Page) else read(page, Page, "pages", index)
-            for index, page in enumerate(pages)
-        ]
+        read_pages = (
+            pages  # indexed already
+            if isinstance(pages, CasePages)
+            else [
+                page if isinstance(page, Page) else read(page, Page, "pages", index)
+                for index, page in enumerate(pages)
+            ]
+        )
         if problems:
             raise CaseValidationError(f"{self.type_name}: cannot read its input", problems)
         return parts["actual"], parts["expected"], CasePages.of(read_pages)
