@@ -17,7 +17,13 @@ from hypothesis import strategies as st
 
 from knowledgepulse.evals.cases import FileProblem, LoadedCase, MalformedCase, load_cases
 from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
-from knowledgepulse.evals.results import TOLERANCE, mean_and_stderr, passes, weighted_score
+from knowledgepulse.evals.results import (
+    TOLERANCE,
+    CaseResult,
+    mean_and_stderr,
+    passes,
+    weighted_score,
+)
 from knowledgepulse.evals.runner import evaluate_case, run_suite
 from knowledgepulse.evals.scorer import (
     BULK_EDIT,
@@ -241,6 +247,8 @@ def test_a_scorer_past_the_timeout_is_an_error_row_naming_it_and_the_limit() -> 
     ("returned", "reason"),
     [
         (ScoreResult(1.5), "score 1.5, which is not a number in [0, 1]; scale it into"),
+        (ScoreResult(1 + 2 * TOLERANCE), "which is not a number in [0, 1]"),
+        (ScoreResult(-2 * TOLERANCE), "which is not a number in [0, 1]"),
         (ScoreResult(math.nan), "score nan, which is not a number in [0, 1]"),
         (ScoreResult(True), "score True"),
         (0.7, "returned float, not a ScoreResult; return ScoreResult(score, details)"),
@@ -257,6 +265,19 @@ def test_an_invalid_result_becomes_an_error_result(returned: Any, reason: str) -
     assert outcome.score is None
     assert outcome.error is not None
     assert reason in outcome.error
+
+
+@given(score=st.floats(-TOLERANCE, 1 + TOLERANCE))
+@example(score=0.1 * 3 / 0.3)  # 1.0000000000000002
+@example(score=-1e-17)
+def test_a_score_within_rounding_of_0_1_is_kept_at_the_bound(score: float) -> None:
+    """A user's score a rounding error outside [0, 1] is clamped to it, not an error result."""
+    suite = make_suite({"type": "operation-accuracy", "threshold": 1.0})
+    object.__setattr__(suite.scorers[0], "scorer", Fixed(ScoreResult(score)))
+    [outcome] = evaluate_case(suite, cart_rename()).outcomes
+    assert outcome.error is None
+    assert outcome.score == min(max(score, 0.0), 1.0)
+    assert outcome.passed == (score >= 1 - TOLERANCE)
 
 
 def test_every_failing_scorer_is_listed_with_score_threshold_and_margin() -> None:
@@ -450,6 +471,23 @@ def test_run_suite_reads_case_files_and_dicts_as_evaluate_does(tmp_path: Path) -
         True,
         "<cases>[0]",
     )
+
+
+def _verdict(result: CaseResult) -> tuple[Any, ...]:
+    scores = [(o.key, o.score, dict(o.result.details)) for o in result.outcomes]
+    return result.malformed, result.passed, [p.message for p in result.problems], scores
+
+
+@settings(max_examples=60)
+@given(case=cases())
+@example(case=make_case([page("p1", b1="Cart")], patterns=["Cart", "(unclosed"]))
+def test_a_case_is_judged_alike_alone_as_a_model_or_as_data(case: Case) -> None:
+    """evaluate_case, run_suite on the model and on its JSON: one verdict (bad patterns too)."""
+    suite = make_suite(*LAW_TYPES)
+    data = case.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    alone = _verdict(evaluate_case(suite, case))
+    assert _verdict(run_suite(suite, [case]).cases[0]) == alone
+    assert _verdict(run_suite(suite, [data]).cases[0]) == alone
 
 
 def test_run_with_no_cases_has_no_rates() -> None:

@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
+from knowledgepulse.errors import CaseValidationError
 from knowledgepulse.evals.models import Case
-from knowledgepulse.evals.scorer import get_scorer_class
+from knowledgepulse.evals.scorer import CaseContext, ScorerError, get_scorer_class
 from tests.evals.builders import actual_of, bulk, cases
 
 BUILT_INS: dict[str, dict[str, Any]] = {
@@ -64,3 +65,37 @@ def test_a_perfect_score_needs_no_diagnosis(name: str, case: Case) -> None:
     if result.score == 1.0:
         for line in scorer.diagnose(result):
             assert line.startswith("too strict?") or ": unexpected; nothing asks for it" in line
+
+
+@pytest.mark.parametrize("name", sorted(BUILT_INS))
+@settings(max_examples=40)
+@given(case=cases())
+def test_the_guides_interface_reads_json_as_the_runner_does(name: str, case: Case) -> None:
+    """score/details on a case file's JSON give what the runner gives on the case."""
+    scorer = get_scorer_class(name).from_params(BUILT_INS[name])
+    data = case.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    result = scorer.score_case(CaseContext.of(case))
+    parts = (data["actual"], data["expected"], data["pages"])
+    assert scorer.details(*parts) == result.details
+    if result.score is None:
+        with pytest.raises(ScorerError):
+            scorer.score(*parts)
+    else:
+        assert scorer.score(*parts) == result.score == scorer.score(*bulk(case))
+
+
+def test_the_guides_interface_scores_a_text_output() -> None:
+    """content-quality's score() on a text and its patterns, as a text case is scored."""
+    scorer = get_scorer_class("content-quality").from_params({})
+    assert scorer.score("a Basket", {"contentPatterns": ["Basket", "Cart"]}) == 0.5
+
+
+def test_the_guides_interface_names_what_it_cannot_read() -> None:
+    """JSON that is no bulk-edit output is a CaseValidationError at its path, no AttributeError."""
+    scorer = get_scorer_class("operation-accuracy").from_params({})
+    with pytest.raises(CaseValidationError) as raised:
+        scorer.score({"operations": [{"type": 1}]}, {}, [{"id": "p"}])
+    assert [(p.path, p.message) for p in raised.value.problems] == [
+        ("actual.operations[0].type", "got 1; expected a valid string"),
+        ("pages[0].blocks", "required field is missing"),
+    ]

@@ -67,6 +67,18 @@ def test_json_suite_files_load_too(tmp_path: Path) -> None:
     assert [e.key for e in load_suite(path).scorers] == ["operation-accuracy"]
 
 
+def test_a_json_suite_s_problems_name_their_lines(tmp_path: Path) -> None:
+    """A JSON suite over several lines: each problem at its key's line, as in YAML, not line 1."""
+    path = tmp_path / "suite.json"
+    suite = {"scorers": [{"type": "operation-accuracy"}, {"type": "nope", "weight": -1}]}
+    path.write_text(json.dumps(suite, indent=2))
+    with pytest.raises(SuiteError) as raised:
+        load_suite(path)
+    lines = path.read_text().splitlines()
+    found = {p.path: lines[(p.location.line or 0) - 1].strip() for p in raised.value.problems}
+    assert found == {"scorers[1].type": '"type": "nope",', "scorers[1].weight": '"weight": -1'}
+
+
 def test_resolved_suite_lists_every_parameter_with_defaults_filled_in() -> None:
     """The report's suite gives key, type, weight, threshold and all params, defaults included."""
     suite = make_suite(

@@ -304,7 +304,10 @@ def check_case(
     require_actual: bool = True,
     output_known: bool = True,
 ) -> Fit:
-    """Every way the case misses what the suite's scorers read in the bulk-edit form, located.
+    """Every way the case misses what the suite's scorers read, and every bad pattern, located.
+
+    A refused or invalid content pattern makes the case malformed, as :func:`validate_case` does
+    for a case read from a file, so a case given as a model is judged as its file would be.
 
     ``require_actual``: for recorded outputs; ``output_known``: ``actual`` is the output to score
     (before a task has answered, only what each scorer always reads of the input is checked).
@@ -346,6 +349,9 @@ def check_case(
         problems.extend(found)
         for key in keys if found else ():
             by_scorer.setdefault(key, []).extend(found)
+    # A case given as a model (evaluate_case, run_suite's cases) was never read by validate_case:
+    # an invalid pattern must make it malformed as it does a case read from a file.
+    problems.extend(_pattern_problems(case, record))
     warnings = () if problems or "expected" not in readers else _unresolved(case, record)
     return Fit(tuple(problems), {key: tuple(found) for key, found in by_scorer.items()}, warnings)
 

@@ -28,6 +28,7 @@ from knowledgepulse.evals.cases import (
 from knowledgepulse.evals.models import Case
 from knowledgepulse.evals.results import (
     ERROR_LIMIT,
+    TOLERANCE,
     UNSET,
     CaseResult,
     EvalRun,
@@ -88,13 +89,19 @@ def _checked(result: Any) -> ScoreResult:
                 "when it cannot score",
             )
         return result
-    if isinstance(score, bool) or not isinstance(score, numbers.Real) or not 0 <= score <= 1:
+    if (
+        isinstance(score, bool)
+        or not isinstance(score, numbers.Real)
+        or not -TOLERANCE <= score <= 1 + TOLERANCE
+    ):
         return ScoreResult.failed(
             f"the scorer returned score {score!r}, which is not a number in [0, 1]; scale it "
             "into [0, 1], or return ScoreResult.failed(reason) when it cannot score",
             result.details,
         )
-    return ScoreResult(float(score), result.details, result.error)
+    # A score an ulp past a bound is rounding (0.1 * 3 / 0.3 is 1.0000000000000002), not a fault
+    # of the scorer: it is the bound, as a threshold within TOLERANCE is reached.
+    return ScoreResult(min(max(float(score), 0.0), 1.0), result.details, result.error)
 
 
 def evaluate_case(

@@ -19,9 +19,15 @@ from knowledgepulse._util.jsonpath import describe, format_path
 from knowledgepulse._util.plugins import Registry
 from knowledgepulse._util.settings import wrong_setting
 from knowledgepulse._util.text import did_you_mean
-from knowledgepulse.errors import KnowledgePulseError, ScorerParameterError, UnknownScorerError
+from knowledgepulse.errors import (
+    CaseValidationError,
+    KnowledgePulseError,
+    ScorerParameterError,
+    UnknownScorerError,
+)
 from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
 from knowledgepulse.evals.operations import CasePages
+from knowledgepulse.records import Location, Problem, Record
 
 CasePart = Literal["pages", "actual", "expected"]
 """A part of a case a scorer may read in the bulk-edit form."""
@@ -177,16 +183,59 @@ class Scorer:
         expected = context.bulk_expected if "expected" in reads else context.case.expected
         return self.evaluate(actual, expected, context.pages)
 
-    def score(self, actual: Any, expected: Any, pages: Sequence[Page] = ()) -> float:
-        """The score alone, in [0, 1] (the guide's interface; ScorerError when there is none)."""
-        result = self.evaluate(actual, expected, CasePages.of(pages))
+    def score(self, actual: Any, expected: Any, pages: Sequence[Page | JsonValue] = ()) -> float:
+        """The score alone, in [0, 1] (the guide's interface; ScorerError when there is none).
+
+        ``actual``, ``expected`` and ``pages`` may be models or JSON as a case file holds them.
+
+        Raises:
+            CaseValidationError: a part this scorer reads in the bulk-edit form is not in it.
+        """
+        result = self.evaluate(*self._read(actual, expected, pages))
         if result.score is None:
             raise ScorerError(f"{self.type_name}: {result.error}")
         return result.score
 
-    def details(self, actual: Any, expected: Any, pages: Sequence[Page] = ()) -> Mapping[str, Any]:
+    def details(
+        self, actual: Any, expected: Any, pages: Sequence[Page | JsonValue] = ()
+    ) -> Mapping[str, Any]:
         """The details that explain the score, for debugging (the guide's interface)."""
-        return self.evaluate(actual, expected, CasePages.of(pages)).details
+        return self.evaluate(*self._read(actual, expected, pages)).details
+
+    def _read(
+        self, actual: Any, expected: Any, pages: Sequence[Page | JsonValue]
+    ) -> tuple[Any, Any, CasePages]:
+        # The parts the scorer reads in the bulk-edit form, read from JSON as the runner reads
+        # a case's: JSON given to the guide's score(actual, expected) raised AttributeError.
+        reads = self.parts_read(actual)
+        parts: dict[str, Any] = {"actual": actual, "expected": expected}
+        models: dict[str, type[BaseModel]] = {"actual": ActualOutput, "expected": ExpectedOutput}
+        record = Record(Location(f"{self.type_name or type(self).__name__}.score()"), None)
+        problems: list[Problem] = []
+
+        def read(value: Any, model: type[BaseModel], *at: str | int) -> Any:
+            try:
+                return model.model_validate(value)
+            except ValidationError as error:
+                problems.extend(
+                    record.problem((*at, *item["loc"]), describe(item)) for item in error.errors()
+                )
+                return value
+
+        for part, model in models.items():
+            if part in reads and not isinstance(parts[part], model):
+                parts[part] = read(parts[part], model, part)
+        read_pages = (
+            pages  # indexed already
+            if isinstance(pages, CasePages)
+            else [
+                page if isinstance(page, Page) else read(page, Page, "pages", index)
+                for index, page in enumerate(pages)
+            ]
+        )
+        if problems:
+            raise CaseValidationError(f"{self.type_name}: cannot read its input", problems)
+        return parts["actual"], parts["expected"], CasePages.of(read_pages)
 
     def diagnose(self, result: ScoreResult) -> list[str]:
         """What to check when this scorer falls below its threshold, one line each.

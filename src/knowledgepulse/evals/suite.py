@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -159,7 +159,7 @@ def read_document(
     # The reader gives a list's items as records, as it gives documents: the text tells them apart.
     listed = bool(records) and _starts_a_list(path)
     if len(records) == 1 and not listed and (not mapping or isinstance(records[0].value, Mapping)):
-        return records[0]
+        return _with_lines(records[0], path)
     if listed:
         found = f"a list ({counted(len(records), 'item')})"
         line = records[0].location.line
@@ -170,6 +170,26 @@ def read_document(
         line = records[1].location.line if len(records) > 1 else None
     problem = Problem(Location(name, line), "", f"{shape}; found {found}")
     raise SuiteError(f"{name}: {not_a}", [problem])
+
+
+def _with_lines(record: Record, path: str | Path) -> Record:
+    """A JSON document's record with the line of each path in it, so its problems name lines.
+
+    JSON is YAML's flow style: read as YAML it gives each path's line. Kept only when that reading
+    gives the same value; else (a gzipped file, standard input) every problem is at line 1.
+    """
+    if record.lines:  # YAML's own
+        return record
+    try:
+        text = Path(path).read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return record
+    from knowledgepulse.records.yaml import parse_yaml  # noqa: PLC0415 - PyYAML loads lazily
+
+    read = list(parse_yaml(text, str(path)))
+    if len(read) == 1 and isinstance(read[0], Record) and read[0].value == record.value:
+        return replace(record, lines=read[0].lines)
+    return record
 
 
 def _starts_a_list(path: str | Path) -> bool:

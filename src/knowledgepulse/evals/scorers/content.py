@@ -21,7 +21,6 @@ from knowledgepulse.evals.operations import apply_operations, operation_label
 from knowledgepulse.evals.patterns import PatternParams, PatternReport, check_patterns
 from knowledgepulse.evals.scorer import (
     BULK_EDIT,
-    CaseContext,
     CasePart,
     Scorer,
     ScoreResult,
@@ -92,11 +91,19 @@ class ContentQuality(Scorer):
         """Nothing for a text output; the bulk-edit form of every part for anything else."""
         return frozenset() if isinstance(actual, str) else BULK_EDIT
 
-    def score_case(self, context: CaseContext) -> ScoreResult:
-        """Search the patterns in a text output as it is, or in the pages after the operations."""
-        actual, expected = context.case.actual, context.case.expected
-        if not isinstance(actual, str):
-            return super().score_case(context)
+    def evaluate(
+        self, actual: ActualOutput | str, expected: Any, pages: Sequence[Page]
+    ) -> ScoreResult:
+        """Search each pattern in a text output as it is, or in its page after the operations."""
+        if isinstance(actual, str):
+            return self._search_text(actual, expected)
+        final = apply_operations(pages, actual.operations).pages
+        report = content_report(expected.content_patterns, final, self.params)
+        if isinstance(report, str):
+            return ScoreResult.failed(report)
+        return ScoreResult(report.score, report.to_details())
+
+    def _search_text(self, actual: str, expected: Any) -> ScoreResult:
         patterns = expected.get("contentPatterns") if isinstance(expected, Mapping) else None
         texts = [p for p in patterns if isinstance(p, str)] if isinstance(patterns, list) else None
         if texts is None or texts != patterns:
@@ -107,16 +114,6 @@ class ContentQuality(Scorer):
         page = Page(id=TEXT_OUTPUT, blocks=[Block(id=TEXT_OUTPUT, type="text", content=actual)])
         report = check_patterns(texts, [page], subject="Output", **self.params.model_dump())
         return ScoreResult(report.score, {**report.to_details(), "searchedIn": TEXT_OUTPUT})
-
-    def evaluate(
-        self, actual: ActualOutput, expected: ExpectedOutput, pages: Sequence[Page]
-    ) -> ScoreResult:
-        """Search each pattern in its page's content after the actual operations."""
-        final = apply_operations(pages, actual.operations).pages
-        report = content_report(expected.content_patterns, final, self.params)
-        if isinstance(report, str):
-            return ScoreResult.failed(report)
-        return ScoreResult(report.score, report.to_details())
 
     def diagnose(self, result: ScoreResult) -> list[str]:
         """The content issues, and which patterns look too strict, invalid or too slow."""

@@ -1,7 +1,7 @@
 """``response-time``: the guide's custom-scorer example; full marks up to a limit, then less.
 
 The score falls linearly from 1 at ``max_acceptable_ms`` (no default) to 0 at twice it. The
-duration is the task's measured time, else the case's ``actual.durationMs``; any output will do.
+duration is the output's own ``durationMs``, else the task's measured time; any output will do.
 """
 
 from __future__ import annotations
@@ -9,11 +9,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from knowledgepulse.errors import ScorerParameterError
-from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Page
-from knowledgepulse.evals.scorer import CaseContext, Scorer, ScoreResult, register_scorer
+from knowledgepulse.evals.models import ActualOutput, Page
+from knowledgepulse.evals.scorer import (
+    CaseContext,
+    Scorer,
+    ScoreResult,
+    recorded_duration,
+    register_scorer,
+)
 
 
 class ResponseTimeParams(BaseModel):
@@ -56,10 +62,13 @@ class ResponseTime(Scorer):
         super().__init__(params)
 
     def evaluate(
-        self, actual: ActualOutput, expected: ExpectedOutput, pages: Sequence[Page]
+        self, actual: ActualOutput | JsonValue, expected: Any, pages: Sequence[Page]
     ) -> ScoreResult:
-        """Compare the case's ``durationMs`` with the limit; an error result when it has none."""
-        return self._judge(actual.duration_ms, None)
+        """Compare the output's ``durationMs`` with the limit; an error result when it has none."""
+        if isinstance(actual, ActualOutput):
+            return self._judge(actual.duration_ms, None)
+        given = actual.get("durationMs") if isinstance(actual, Mapping) else None
+        return self._judge(recorded_duration(actual), given)
 
     def score_case(self, context: CaseContext) -> ScoreResult:
         """Compare how long the output took with the limit; an error result when unknown."""
