@@ -42,3 +42,19 @@ def test_a_case_id_with_controls_is_one_escaped_line_in_pytests_output(
         ]
     )
     assert "\x1b" not in result.stdout.str()
+
+
+def test_the_kp_marker_selects_or_leaves_out_the_evaluation_cases(
+    pytester: pytest.Pytester, project: Project
+) -> None:
+    """Each case carries the registered marker ``kp``: ``-m kp`` runs the evaluations alone and
+    ``-m "not kp"`` the other tests, under --strict-markers too."""
+    project(rename_case("first"), rename_case("second"))
+    pytester.makepyfile(test_unit="def test_unit():\n    pass\n")
+    only = pytester.runpytest("--strict-markers", "-m", "kp")
+    only.assert_outcomes(passed=2, deselected=1)
+    others = pytester.runpytest("--strict-markers", "-m", "not kp", "-v")
+    others.assert_outcomes(passed=1, deselected=2)
+    others.stdout.fnmatch_lines(["test_unit.py::test_unit PASSED*"])
+    markers = pytester.runpytest("--markers")
+    markers.stdout.fnmatch_lines(["@pytest.mark.kp: *"])

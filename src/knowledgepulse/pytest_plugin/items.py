@@ -23,7 +23,7 @@ from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.evals.runner import run_suite, summarize
 from knowledgepulse.evals.suite import Suite
 from knowledgepulse.pytest_plugin.eval_file import EvalSpec, load_eval_file
-from knowledgepulse.pytest_plugin.keys import OPTIONS_KEY, TALLIES_KEY, EvalWarning
+from knowledgepulse.pytest_plugin.keys import MARKER, OPTIONS_KEY, TALLIES_KEY, EvalWarning
 from knowledgepulse.records import Problem
 from knowledgepulse.records.readers import format_from_name
 from knowledgepulse.reports.evals import number, summary_line
@@ -130,6 +130,7 @@ class CaseItem(pytest.Item):
 
     def __init__(self, *, entry: CaseInput, spec: EvalSpec, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.add_marker(MARKER)
         self.entry = entry
         self.spec = spec
         location = entry.location
