@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -36,6 +37,8 @@ def answer(task):
 
 NOT_A_FUNCTION = 42
 """
+RAISES_AT = COUNTING_TASK.split("\n").index('        raise RuntimeError("the model is down")') + 1
+"""The line of the task file the failing call raises at."""
 
 
 @pytest.fixture(autouse=True)
@@ -166,10 +169,14 @@ def test_a_failing_call_is_reported_and_the_others_are_scored(kp: KpRunner, coun
     assert run.code == 1
     assert (
         f"{CASES}:1: case 'returns-policy': the task raised RuntimeError: the model is down "
-        "(after 2 attempts)"
+        f"(at {os.path.realpath(counting)}:{RAISES_AT}, in answer) (after 2 attempts)"
     ) in run.err
     cases = json.loads(run.out)["cases"]
-    assert cases[0]["task"]["error"] == {"type": "RuntimeError", "message": "the model is down"}
+    assert cases[0]["task"]["error"] == {
+        "type": "RuntimeError",
+        "message": "the model is down",
+        "at": f"{os.path.realpath(counting)}:{RAISES_AT}, in answer",  # outside the working dir
+    }
     assert [case["scorers"][0]["score"] is None for case in cases] == [True, False, False, False]
     assert calls(counting).count("returns-policy") == 2
 

@@ -84,9 +84,10 @@ def test_sys_exit_and_keyboard_interrupt_in_a_task_fail_only_their_case(
     run = kp(*ARGS, PLUGIN, "--task", f"{task_file}:answer", "-f", "json")
     assert run.code == 1
     cases = json.loads(run.out)["cases"]
+    task = os.path.realpath(task_file)  # outside the working directory
     assert [case["task"]["error"] for case in cases[:2]] == [
-        {"type": "SystemExit", "message": "sys.exit(0) was called"},
-        {"type": "KeyboardInterrupt", "message": ""},
+        {"type": "SystemExit", "message": "sys.exit(0) was called", "at": f"{task}:9, in answer"},
+        {"type": "KeyboardInterrupt", "message": "", "at": f"{task}:11, in answer"},
     ]
     assert [case["passed"] for case in cases[2:]] == [True, True]
     assert "case 'returns-policy': the task raised SystemExit: sys.exit(0) was called" in run.err

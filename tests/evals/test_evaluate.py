@@ -133,7 +133,8 @@ def test_a_task_error_is_that_cases_error_result_and_the_run_goes_on() -> None:
     assert not failed.passed
     assert not failed.malformed
     assert failed.task is not None
-    assert failed.task.error == "RuntimeError: rate limited"
+    at = f"tests/evals/test_evaluate.py:{task.__code__.co_firstlineno + 2}, in task"
+    assert failed.task.error == f"RuntimeError: rate limited (at {at})"
     for outcome in failed.outcomes:
         assert outcome.score is None
         assert str(outcome.error).startswith("no output to score: the task raised RuntimeError")
@@ -249,7 +250,8 @@ def test_the_run_goes_through_every_renderer() -> None:
     document = json.loads(to_json(result))
     assert document == EvalReport.of(result).model_dump()
     first, second = document["cases"][:2]
-    assert first["task"]["error"] == {"type": "ValueError", "message": "no"}
+    at = f"tests/evals/test_evaluate.py:{task.__code__.co_firstlineno + 2}, in task"
+    assert first["task"]["error"] == {"type": "ValueError", "message": "no", "at": at}
     assert "duration_ms" not in first
     assert second["task"] == {"attempts": 1, "cached": False, "timed_out": False, "error": None}
     assert second["duration_ms"] >= 0

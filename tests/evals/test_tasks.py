@@ -101,7 +101,8 @@ def test_an_exception_is_the_answers_error_with_type_and_message() -> None:
     answer = call(task)
     assert answer.output is None
     assert answer.record.failed
-    assert answer.record.error == "ValueError: the model refused"
+    at = f"tests/evals/test_tasks.py:{task.__code__.co_firstlineno + 1}, in task"
+    assert answer.record.error == f"ValueError: the model refused (at {at})"
     assert not answer.record.timed_out
 
 
@@ -148,7 +149,8 @@ def test_retries_give_up_with_the_last_error_and_the_attempt_count() -> None:
 
     record = call(broken, retries=2, retry_delay=0).record
     assert len(calls) == 3
-    assert record.error == "ConnectionError: attempt 3 (after 3 attempts)"
+    at = f"tests/evals/test_tasks.py:{broken.__code__.co_firstlineno + 2}, in broken"
+    assert record.error == f"ConnectionError: attempt 3 (at {at}) (after 3 attempts)"
 
 
 def test_retries_wait_longer_each_time() -> None:

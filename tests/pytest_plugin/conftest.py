@@ -12,7 +12,9 @@ import pytest
 # Imported here, in the outer session: pytester's in-process runs drop the modules a run imported
 # when it ends, and PyYAML imported again keeps libyaml's parser (an extension module, imported
 # once per process) with the first import's event classes, so a later run's YAML reads failed
-# (UnboundLocalError in yaml.composer) whenever no earlier test had imported it.
+# (UnboundLocalError in yaml.composer) whenever no earlier test had imported it; numpy (which the
+# items import through knowledgepulse.testing) refuses a second import in a process outright.
+import knowledgepulse.pytest_plugin.items
 import knowledgepulse.records.yaml  # noqa: F401
 from tests.evals.builders import op, page
 from tests.user_code import user_code_forgotten

@@ -118,3 +118,28 @@ def test_kp_task_without_a_suite_is_a_usage_error(workflow: pytest.Pytester) -> 
     result = workflow.runpytest("--kp-task", "flows/workflow.py:rename")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --kp-task needs a suite*"])
+
+
+def test_a_task_that_raises_names_the_line_of_the_users_code_it_raised_at(
+    workflow: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bare ``KeyError: 'content'`` says not which lookup failed: the failure names the
+    deepest line of the user's own code (a helper module the workflow calls), as pytest's
+    traceback would."""
+    (workflow.path / "flows" / "parse.py").write_text(
+        "def content_of(answer):\n    return answer['content']\n", encoding="utf-8"
+    )
+    (workflow.path / "flows" / "parsing.py").write_text(
+        "from parse import content_of\n\n\ndef answer(task):\n    return content_of({})\n",
+        encoding="utf-8",
+    )
+    write_jsonl(workflow.path / "cases.jsonl", [asked("parsed")])
+    (workflow.path / "evals.kp.yaml").write_text(
+        "suite: suite.yaml\ncases: cases.jsonl\ntask: flows/parsing.py:answer\n"
+    )
+    monkeypatch.setenv("CI", "true")  # pytest then prints the summary's message uncut
+    result = workflow.runpytest("-rf", "--junitxml=report.xml")
+    result.assert_outcomes(failed=1)
+    said = "the task raised KeyError: 'content' (at flows/parse.py:2, in content_of) (1 attempt)"
+    result.stdout.fnmatch_lines([said, f"FAILED *::parsed - Failed: {said}"])
+    assert said in (workflow.path / "report.xml").read_text(encoding="utf-8")

@@ -119,8 +119,10 @@ def test_a_long_task_error_is_cut_in_every_view_and_kept_whole_in_json() -> None
     said = f"… ({10_000 - ERROR_LIMIT:,} more characters)"
     error = ET.fromstring(to_junit(run)).find(".//testcase/error")
     assert error is not None
-    assert said in error.get("message", "")
-    assert len(error.get("message", "")) < ERROR_LIMIT + 100
+    message = error.get("message", "")
+    at = f"(at tests/reports/test_evals_outputs.py:{task.__code__.co_firstlineno + 1}, in task)"
+    assert f"{said} {at}" in message  # the line it raised at is kept whole, after the cut
+    assert len(message) < ERROR_LIMIT + 100 + len(at)
     assert said in to_markdown(run)
     assert said in to_html(run)
     assert json.loads(to_json(run))["cases"][0]["task"]["error"]["message"] == "y" * 10_000

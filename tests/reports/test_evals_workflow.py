@@ -62,7 +62,8 @@ def console_text(run: EvalRun) -> str:
 
 def test_console_gives_a_task_error_once_as_the_cases_reason() -> None:
     shown = console_text(task_run())
-    assert shown.count("the task raised ValueError: the model said no (2 attempts)") == 1
+    at = f"tests/reports/test_evals_workflow.py:{scripted.__code__.co_firstlineno + 3}, in scripted"
+    assert shown.count(f"the task raised ValueError: the model said no (at {at}) (2 attempts)") == 1
     assert shown.count("the task timed out: ") == 1
     assert "no score:" not in shown
     assert "no output to score" not in shown

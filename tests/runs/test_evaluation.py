@@ -181,9 +181,10 @@ def test_a_task_that_raises_is_a_located_problem_of_its_case() -> None:
         return {"operations": []}
 
     outcome = evaluate_cases(RENAME_CASES, preset="strict", task=flaky, repeat=2, cache_dir=None)
+    at = f"tests/runs/test_evaluation.py:{flaky.__code__.co_firstlineno + 2}, in flaky"
     assert [str(problem) for problem in outcome.task_failures] == [
         f"{RENAME_CASES}:18: case 'rename-two-pages' (run {run}): the task raised "
-        "RuntimeError: model unavailable"
+        f"RuntimeError: model unavailable (at {at})"
         for run in (1, 2)
     ]
     assert outcome.verdict == "failed"
@@ -200,7 +201,9 @@ def test_a_long_or_multiline_task_error_is_one_short_line_and_whole_in_the_repor
     outcome = evaluate_cases(RENAME_CASES, preset="strict", task=verbose, cache_dir=None)
     lines = [str(problem) for problem in outcome.task_failures]
     assert all(len(line) < 1_000 and "\n" not in line for line in lines)
-    assert lines[0].endswith(f"ValueError: first line\\n{'x' * 489}… (299,511 more characters)")
+    at = f"tests/runs/test_evaluation.py:{verbose.__code__.co_firstlineno + 1}, in verbose"
+    cut = f"ValueError: first line\\n{'x' * 489}… (299,511 more characters) (at {at})"
+    assert lines[0].endswith(cut)
     assert {
         case.task.error.message for case in outcome.report.cases if case.task and case.task.error
     } == {message}

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import sys
+import sysconfig
 import traceback
 from collections.abc import Callable
+from pathlib import Path
 
 
 def raised(error: BaseException, owner: type) -> str:
@@ -41,6 +43,23 @@ def deepest_frame(
         if wanted(frame.f_code.co_filename):
             found = (frame.f_code.co_filename, line, frame.f_code.co_name)
     return found
+
+
+def user_frame(error: BaseException) -> tuple[str, int, str] | None:
+    """The file, line and function of the deepest frame of ``error`` in the user's own code.
+
+    The user's code is a file that is neither Python's, an installed package's nor kp's: an
+    error raised inside a library the user calls is named at the user's line that called it.
+    """
+    paths = sysconfig.get_paths()
+    theirs = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    theirs.add(str(Path(__file__).resolve().parents[1]))  # knowledgepulse itself
+    roots = tuple(os.path.realpath(root) + os.sep for root in theirs)
+
+    def users(file: str) -> bool:
+        return not file.startswith("<") and not os.path.realpath(file).startswith(roots)
+
+    return deepest_frame(error, users)
 
 
 def shown_path(file: str) -> str:

@@ -19,11 +19,10 @@ import json
 import os
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 from types import ModuleType
 
-from knowledgepulse._util.raised import deepest_frame, shown_path
+from knowledgepulse._util.raised import shown_path, user_frame
 from knowledgepulse.errors import PluginLoadError
 
 IMPORT_TIMEOUT_S = 300.0
@@ -156,13 +155,5 @@ def _user_line(error: BaseException) -> str | None:
     """
     if isinstance(error, SyntaxError) and error.filename and error.lineno:
         return f"{shown_path(error.filename)}:{error.lineno}"
-    paths = sysconfig.get_paths()
-    theirs = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-    theirs.add(str(Path(__file__).resolve().parents[1]))  # knowledgepulse itself
-    roots = tuple(os.path.realpath(root) + os.sep for root in theirs)
-
-    def users(file: str) -> bool:
-        return not file.startswith("<") and not os.path.realpath(file).startswith(roots)
-
-    found = deepest_frame(error, users)
+    found = user_frame(error)
     return None if found is None else f"{shown_path(found[0])}:{found[1]}"

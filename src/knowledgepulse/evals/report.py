@@ -113,10 +113,14 @@ class ReportScore(ReportModel):
 
 
 class TaskFailure(ReportModel):
-    """What the last attempt of a task call raised: the exception's type and message."""
+    """What the last attempt of a task call raised: the exception's type and message.
+
+    ``at`` is the line of the user's code it raised from (``wf.py:12, in parse``), when known.
+    """
 
     type: str
     message: str | None
+    at: str | None = Field(default=None, exclude_if=absent)
 
 
 class ReportTask(ReportModel):
@@ -131,7 +135,11 @@ class ReportTask(ReportModel):
     def of(cls, record: TaskRecord) -> ReportTask:
         """A task record of a run."""
         error = record.error_type
-        failure = TaskFailure(type=error, message=record.error_message) if error else None
+        failure = (
+            TaskFailure(type=error, message=record.error_message, at=record.error_at)
+            if error
+            else None
+        )
         return cls(
             attempts=record.attempts,
             cached=record.cached,

@@ -25,7 +25,7 @@ from pydantic import BaseModel, JsonValue
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from knowledgepulse._util.jsonpath import format_path
-from knowledgepulse._util.raised import shown_path
+from knowledgepulse._util.raised import shown_path, user_frame
 from knowledgepulse._util.settings import is_count, is_number, wrong_setting
 from knowledgepulse._util.text import closest, cut
 from knowledgepulse._util.user_modules import import_user_module
@@ -75,7 +75,8 @@ class TaskInput:
 class TaskRecord:
     """How the task call for one case (one run) went: 0 ``attempts`` when ``cached``.
 
-    ``error_type`` and ``error_message`` say what the last attempt raised, when all failed.
+    ``error_type`` and ``error_message`` say what the last attempt raised, when all failed;
+    ``error_at`` the line of the user's code it raised from (``wf.py:12, in parse``), if any.
     """
 
     attempts: int
@@ -83,6 +84,7 @@ class TaskRecord:
     error_type: str | None = None
     error_message: str | None = None
     timed_out: bool = False
+    error_at: str | None = None
 
     @property
     def failed(self) -> bool:
@@ -95,7 +97,8 @@ class TaskRecord:
         if self.error_type is None:
             return None
         text = f"{self.error_type}: {self.error_message}" if self.error_message else self.error_type
-        return text + (f" (after {self.attempts} attempts)" if self.attempts > 1 else "")
+        at = f" (at {self.error_at})" if self.error_at is not None else ""
+        return text + at + (f" (after {self.attempts} attempts)" if self.attempts > 1 else "")
 
     def short_error(self, limit: int) -> str | None:
         """:attr:`error` with the message cut to ``limit`` characters, the rest counted.
@@ -243,12 +246,23 @@ async def call_task(
             said = str(error)
             if isinstance(error, SystemExit):
                 said = f"sys.exit({error.code!r}) was called"
-            failure = TaskRecord(attempts, error_type=type(error).__name__, error_message=said)
+            kind, at = type(error).__name__, _raised_at(error)
+            failure = TaskRecord(attempts, error_type=kind, error_message=said, error_at=at)
         else:
             return TaskAnswer(output, duration, TaskRecord(attempts))
         if attempts > retries:
             return TaskAnswer(None, None, failure)
         await asyncio.sleep(min(retry_delay * 2 ** (attempts - 1), MAX_RETRY_DELAY_S))
+
+
+def _raised_at(error: BaseException) -> str | None:
+    """``editbot/parse.py:12, in parse``: the line of the user's code a task's failure came from.
+
+    ``KeyError: 'content'`` alone leaves the user to guess which lookup of their workflow
+    failed; a scorer's error names its line the same way.
+    """
+    found = user_frame(error)
+    return None if found is None else f"{shown_path(found[0])}:{found[1]}, in {found[2]}"
 
 
 async def _called(task: TaskFunction, task_input: TaskInput) -> tuple[Any, float]:

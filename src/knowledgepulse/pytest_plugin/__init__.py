@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from knowledgepulse.pytest_plugin.keys import OPTIONS_KEY, TALLIES_KEY, EvalWarning
+from knowledgepulse.pytest_plugin.keys import MARKER, OPTIONS_KEY, TALLIES_KEY, EvalWarning
 
 __all__ = ["EvalWarning"]
 
@@ -56,6 +56,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type="args",
         default=["*.kp.yaml", "*.kp.yml"],
         help="File name patterns of knowledgepulse evaluation files (a suite and case files).",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the ``kp`` marker every evaluation case carries (``--strict-markers`` knows it)."""
+    config.addinivalue_line(
+        "markers",
+        f"{MARKER}: an evaluation case of a knowledgepulse evaluation file or --kp-suite; "
+        f"-m {MARKER} runs only them, -m 'not {MARKER}' the other tests.",
     )
 
 

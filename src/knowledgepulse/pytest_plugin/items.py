@@ -23,7 +23,7 @@ from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.evals.runner import run_suite, summarize
 from knowledgepulse.evals.suite import Suite
 from knowledgepulse.pytest_plugin.eval_file import EvalSpec, load_eval_file
-from knowledgepulse.pytest_plugin.keys import OPTIONS_KEY, TALLIES_KEY, EvalWarning
+from knowledgepulse.pytest_plugin.keys import MARKER, OPTIONS_KEY, TALLIES_KEY, EvalWarning
 from knowledgepulse.records import Problem
 from knowledgepulse.records.readers import format_from_name
 from knowledgepulse.reports.evals import number, summary_line
@@ -130,6 +130,7 @@ class CaseItem(pytest.Item):
 
     def __init__(self, *, entry: CaseInput, spec: EvalSpec, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.add_marker(MARKER)
         self.entry = entry
         self.spec = spec
         location = entry.location
@@ -230,7 +231,11 @@ def _items(
                 _warn(entry.problem)
                 continue
             name = unique(_name(entry), names)
-            yield CaseItem.from_parent(parent, name=name, entry=entry, spec=spec)
+            # Spelt out: pytest 9 builds an item's id from its name as one part, but reads the
+            # ids --lf and --ff keep (and ones given as arguments) at each '::' and '[', so an id
+            # left to it (`twice[2]`, `a::b`) never matched its cached self and --lf skipped it.
+            nodeid = f"{parent.nodeid}::{name}"
+            yield CaseItem.from_parent(parent, name=name, nodeid=nodeid, entry=entry, spec=spec)
     except EvalWarning as warning:  # -W error made a warning an exception: the file fails
         raise parent.CollectError(str(warning)) from None
     if not names:  # as kp eval exits 1: a gate over nothing is a mistake, not a pass
@@ -249,7 +254,8 @@ def _name(entry: CaseInput) -> str:
     if isinstance(entry, FileProblem):
         return f"(not read in full) {where}"
     case_id = entry.case.id if isinstance(entry, LoadedCase) else entry.case_id
-    return case_id if case_id is not None else f"(no id) {where}"
+    # As the reports show an id: a line break would split pytest's lines, an escape be obeyed.
+    return printable(case_id, one_line=True) if case_id is not None else f"(no id) {where}"
 
 
 def _properties(result: CaseResult) -> list[tuple[str, object]]:

@@ -15,6 +15,9 @@ OPTIONS_KEY: pytest.StashKey[EvalSpec] = pytest.StashKey()
 TALLIES_KEY: pytest.StashKey[dict[str, Tally]] = pytest.StashKey()
 """What the items of each evaluation ran, by evaluation, for the session's summary."""
 
+MARKER = "kp"
+"""The marker of every evaluation case, so ``-m`` selects evaluations as pytest-mypy's ``mypy``."""
+
 
 class EvalWarning(UserWarning):
     """A warning about a case or a case file (a case id used twice); it fails nothing.

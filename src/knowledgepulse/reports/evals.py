@@ -212,6 +212,7 @@ def task_failure(result: CaseResult) -> str | None:
     if record is None or not record.failed:
         return None
     said = f": {shown_value(record.error_message, ERROR_LIMIT)}" if record.error_message else ""
+    said += f" (at {record.error_at})" if record.error_at is not None else ""
     # A timeout's type is always TimeoutError: "timed out TimeoutError" would say it twice.
     what = "timed out" if record.timed_out else f"raised {record.error_type}"
     return f"the task {what}{said} ({counted(record.attempts, 'attempt')})"
