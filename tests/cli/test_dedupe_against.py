@@ -68,9 +68,10 @@ def test_report_without_against_is_refused(kp: KpRunner, tmp_path: Path) -> None
 @pytest.mark.parametrize(
     ("given", "named"),
     [
-        (("--ngram", "5"), "--ngram only apply with --against REF"),
-        (("--min-overlap", "0.5"), "--min-overlap only apply with --against REF"),
-        (("--against-field", "question"), "--against-field only apply with --against REF"),
+        (("--ngram", "5"), "--ngram only applies with --against REF"),
+        (("--min-overlap", "0.5"), "--min-overlap only applies with --against REF"),
+        (("--against-field", "question"), "--against-field only applies with --against REF"),
+        (("--ngram", "5", "--min-overlap", "0.5"), "--ngram, --min-overlap only apply with"),
         (("--by", "task", "--threshold", "0.5"), "drop --threshold"),
         (("--task-similarity", "0.3"), "--task-similarity infers the tasks of --by task"),
         (

@@ -258,6 +258,13 @@ def test_task_settings_without_a_task_are_a_usage_error(kp: KpRunner) -> None:
     assert "--repeat, --no-cache only apply with --task MODULE:FUNCTION" in run.err
 
 
+def test_one_task_setting_without_a_task_is_named_in_the_singular(kp: KpRunner) -> None:
+    """One setting 'only applies'; before, the line read '--concurrency only apply with'."""
+    run = kp("eval", CASES, "--suite", SUITE, "--concurrency", "2")
+    assert run.code == 2
+    assert "--concurrency only applies with --task MODULE:FUNCTION" in run.err
+
+
 def test_a_cache_dir_without_a_task_version_is_a_usage_error(
     kp: KpRunner, tmp_path: Path, counting: Path
 ) -> None:

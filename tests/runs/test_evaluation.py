@@ -251,7 +251,7 @@ def test_an_unknown_fail_on_is_refused_before_any_case_is_read() -> None:
 
 def test_a_dry_run_refuses_the_settings_the_run_would() -> None:
     """check_cases takes the run's settings and refuses a conflict as evaluate_cases does."""
-    with pytest.raises(ParameterConflictError, match=re.escape("repeat only apply with task=")):
+    with pytest.raises(ParameterConflictError, match=re.escape("repeat only applies with task=")):
         check_cases(JSONL_CASES, preset="strict", repeat=2)
 
 

@@ -308,8 +308,8 @@ def dedupe_command(
         refuse_usage(
             (report_path is not None, "--report lists what --against removed: give --against"),
             (
-                bool(against_only := given("ngram", "min_overlap", "against_field")),
-                f"{', '.join(against_only)} only apply with --against REF",
+                bool(extra := given("ngram", "min_overlap", "against_field")),
+                f"{', '.join(extra)} only appl{'y' if extra[1:] else 'ies'} with --against REF",
             ),
         )
         del options["ngram"], options["min_overlap"], options["against_field"]  # --against's

@@ -363,9 +363,8 @@ def check_settings(task: object, baseline: object, **settings: Unpack[RunSetting
         named.append(Setting("cache_dir", NO_VALUE if a_dir else None))
     if task is None and named:
         listed = [part for setting in named for part in (", ", setting)][1:]
-        raise ParameterConflictError(
-            *listed, " only apply with ", Setting("task", "MODULE:FUNCTION")
-        )
+        verb = " only applies with " if len(named) == 1 else " only apply with "
+        raise ParameterConflictError(*listed, verb, Setting("task", "MODULE:FUNCTION"))
     if a_dir and settings.get("task_version") is None:
         version = Setting("task_version")
         raise ParameterConflictError(
