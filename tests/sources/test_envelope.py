@@ -37,6 +37,14 @@ def convert(**kwargs: object) -> TraceItem:
     return assemble(one_step(), **settings)  # type: ignore[arg-type]
 
 
+def test_a_converted_trace_has_the_specs_context() -> None:
+    """The spec's ``@context`` (trace-value.md), which the bundled traces carry; before, kp wrote
+    the other one it accepts, so converted and bundled traces named two schemas."""
+    item = convert()
+    assert item.document["@context"] == "https://openknowledgepulse.org/schema/v1"
+    assert item.trace.context == item.document["@context"]
+
+
 def test_the_id_is_the_source_id_so_reimporting_gives_the_same_trace() -> None:
     """kp:trace:<source id>, created_at from the root, private by default."""
     trace = convert().trace

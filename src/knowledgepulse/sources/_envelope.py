@@ -25,6 +25,7 @@ from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._rows import RowOptions
 from knowledgepulse.sources._steps import MAX_CONTENT_BYTES, StepBuilder, bounded
 from knowledgepulse.trace import TraceItem, parse_trace
+from knowledgepulse.trace.models import CONTEXT_URLS
 
 DOMAIN_KEY = "kp.task_domain"
 """The metadata key (span attribute, run metadata, trace metadata) that names the domain."""
@@ -147,7 +148,7 @@ def assemble(
     # (``TraceItem.document``), so it must be what ``model_dump`` would give.
     described = {"agent_id": agent_id, "framework": framework}
     document: dict[str, Any] = {
-        "@context": "https://knowledgepulse.dev/schema/v1",
+        "@context": CONTEXT_URLS[0],  # the spec's own; the other is accepted when read
         "@type": "ReasoningTrace",
         "id": f"kp:trace:{source_id}",
         "metadata": {

@@ -27,7 +27,8 @@ ContextUrl = Literal[
     "https://openknowledgepulse.org/schema/v1", "https://knowledgepulse.dev/schema/v1"
 ]
 CONTEXT_URLS: tuple[str, ...] = get_args(ContextUrl)
-"""Both ``@context`` URLs the seeds use; either validates."""
+"""Both ``@context`` URLs the seeds use; either validates. The first is the spec's, which kp
+writes (a converted trace's)."""
 
 StepType = Literal["thought", "tool_call", "observation", "error_recovery"]
 STEP_TYPES: tuple[StepType, ...] = get_args(StepType)
