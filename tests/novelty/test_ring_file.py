@@ -444,3 +444,65 @@ def test_any_damage_gives_a_valid_cache_or_one_clear_error(
         return
     # Not detected: only bytes no state depends on (the unused slots, the spare commit copy).
     assert got == original
+
+
+def test_a_new_ring_file_has_every_block_on_disk(tmp_path: Path) -> None:
+    """No hole for the map to fault on: a full tmpfs would kill a scan with SIGBUS there."""
+    path = tmp_path / "c.kpcache"
+    VectorCache.open(path, dimensions=64, max_elements=500).close()
+    assert path.stat().st_blocks * 512 >= RingLayout(64, 500).journal_offset
+
+
+def test_an_older_sparse_file_gets_its_blocks_when_opened_to_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ring file an earlier release left sparse is allocated by the first writable open."""
+    path = tmp_path / "c.kpcache"
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "posix_fallocate", lambda *_: None)  # as made before: sparse
+        VectorCache.open(path, dimensions=64, max_elements=500).close()
+    assert path.stat().st_blocks * 512 < RingLayout(64, 500).journal_offset
+    VectorCache.open(path, read_only=True).close()  # a reader changes nothing
+    assert path.stat().st_blocks * 512 < RingLayout(64, 500).journal_offset
+    VectorCache.open(path).close()
+    assert path.stat().st_blocks * 512 >= RingLayout(64, 500).journal_offset
+
+
+def no_room(*_: object) -> None:
+    raise OSError(28, "No space left on device")
+
+
+def test_a_disk_too_full_for_a_new_cache_is_one_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The room is taken when the file is made: a full disk is an error then, no file left."""
+    monkeypatch.setattr(os, "posix_fallocate", no_room)
+    path = tmp_path / "c.kpcache"
+    with pytest.raises(CacheFileError, match=r"c.kpcache: the disk has no room for the cache's"):
+        VectorCache.open(path, dimensions=8, max_elements=100)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_save_the_full_disk_cut_says_what_was_not_saved_and_gives_the_room_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The journal cut by ENOSPC: the file as before, its partial journal removed, and the
+    error counts the vectors left unsaved."""
+    path = tmp_path / "c.kpcache"
+    cache = VectorCache.open(path, dimensions=3, max_elements=4)
+    cache.add([1.0, 0.0, 0.0], id="a")
+    cache.flush()
+    cache.nearest_then_add_many(vectors(5, 2, 3), ids=["b", "c"])
+    real = ring_file._write_at
+
+    def half_then_full(descriptor: int, data: bytes, offset: int) -> None:
+        real(descriptor, data[: len(data) // 2], offset)
+        no_room()
+
+    monkeypatch.setattr(ring_file, "_write_at", half_then_full)
+    with pytest.raises(CacheFileError, match="2 new vectors are not in it") as caught:
+        cache.flush()
+    monkeypatch.undo()
+    assert "free some disk space" in str(caught.value)
+    assert path.stat().st_size == RingLayout(3, 4).journal_offset
+    assert [e.id for e in VectorCache.open(path).entries()] == ["a"]

@@ -9,6 +9,7 @@ holds ``flock``'s shared lock, every save the exclusive one, so a reader sees wh
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import math
@@ -272,12 +273,15 @@ class RingFile:
             raise unopenable(self.path, error) from None
         try:
             self.layout, self.model_id = decode_superblock(os.pread(self._fd, PAGE, 0), self.path)
-            size = os.fstat(self._fd).st_size
-            if size < self.layout.journal_offset:
+            found = os.fstat(self._fd)
+            if found.st_size < self.layout.journal_offset:
                 raise damaged(
                     self.path,
-                    f"it is truncated: {size} bytes, its layout needs {self.layout.journal_offset}",
+                    f"it is truncated: {found.st_size} bytes, its layout needs "
+                    f"{self.layout.journal_offset}",
                 )
+            if self.writable and found.st_blocks * 512 < self.layout.journal_offset:
+                allocate(self._fd, self.layout.journal_offset, self.path)  # an older sparse file
             self._map = mmap.mmap(self._fd, self.layout.journal_offset, access=mmap.ACCESS_READ)
         except CacheFileError:
             self.close()
@@ -410,7 +414,7 @@ class RingFile:
         writable open replays the journal. A CacheFileError when the file is read-only,
         damaged, or the disk is full.
         """
-        layout = self.layout
+        layout, durable = self.layout, False
         writing = self.writing()  # refuses a read-only file before any lock
         try:
             with writing as base:
@@ -436,15 +440,28 @@ class RingFile:
                 journal = _JOURNAL.pack(JOURNAL_MAGIC, base.generation, first, count)
                 journal += encode_commit(new) + _CRC.pack(zlib.crc32(body))
                 journal += _CRC.pack(zlib.crc32(journal))
-                _write_at(self._fd, journal + body, layout.journal_offset)
-                os.fsync(self._fd)
+                try:
+                    _write_at(self._fd, journal + body, layout.journal_offset)
+                    os.fsync(self._fd)
+                except OSError:
+                    with contextlib.suppress(OSError):  # never durable: give its room back
+                        os.ftruncate(self._fd, layout.journal_offset)
+                    raise
+                durable = True
                 self._apply(first, count, new, body)
                 self.header = new
                 return count
         except OSError as error:
+            if durable:  # the journal holds the save: the next writable open finishes it
+                raise CacheFileError(
+                    f"{self.path}: the cache's save stopped half way "
+                    f"({error.strerror or error}); its journal is complete, so the next open "
+                    "that may write the file finishes it"
+                ) from None
             raise CacheFileError(
-                f"{self.path}: the cache could not be saved ({error.strerror or error}); the file "
-                "keeps its state before this save"
+                f"{self.path}: the cache could not be saved ({error.strerror or error}): "
+                f"{len(vectors)} new vectors are not in it, and the file keeps its state before "
+                "this save; free some disk space (or check the disk) and save again"
             ) from None
 
     def _apply(self, first: int, count: int, new: CommitHeader, body: bytes) -> None:
@@ -606,7 +623,7 @@ def create_ring_file(
         os.pwrite(descriptor, encode_superblock(layout, model_id, path), 0)
         for generation, offset in enumerate(COMMIT_OFFSETS):
             os.pwrite(descriptor, encode_commit(CommitHeader(generation, 0, 0, 0, ttl_ms)), offset)
-        os.ftruncate(descriptor, layout.journal_offset)
+        allocate(descriptor, layout.journal_offset, path)
         os.close(descriptor)
         if entries is not None:
             ring = RingFile(temporary, writable=True)
@@ -627,6 +644,29 @@ def create_ring_file(
         with contextlib.suppress(OSError):
             os.unlink(temporary)
     fsync_path(directory)
+
+
+def allocate(descriptor: int, size: int, path: Path) -> None:
+    """Give the file ``size`` bytes with every block on disk, or a CacheFileError (disk full).
+
+    A sparse file's holes are given blocks only when touched; the regions are memory-mapped, and
+    a mapped page that cannot get one (a full tmpfs: ``/tmp``, ``/dev/shm``) kills the process
+    with SIGBUS, which nothing can catch. Allocated up front, a full disk is this one error.
+    """
+    os.ftruncate(descriptor, max(size, os.fstat(descriptor).st_size))
+    try:
+        os.posix_fallocate(descriptor, 0, size)
+    except AttributeError:  # macOS has none: the file stays sparse there, as before
+        pass
+    except OSError as error:
+        if error.errno in (errno.EOPNOTSUPP, errno.EINVAL):  # no allocation there: kept sparse
+            return
+        raise CacheFileError(
+            f"{path}: the disk has no room for the cache's {size / 2**20:.1f} MiB "
+            f"({error.strerror or error}); free some space, give a smaller ",
+            Setting("max_elements"),
+            ", or another disk",
+        ) from None
 
 
 def _write_at(descriptor: int, data: bytes, offset: int) -> None:

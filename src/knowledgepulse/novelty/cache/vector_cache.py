@@ -980,7 +980,7 @@ class FileRing:
         if self.cleared or not wanted:
             return kept
         # The file's slots that outlive this save, as if every entry were appended.
-        skip = max(0, base.count + len(ids) + dropped - self.capacity)
+        skip = max(0, base.count + len(ids) + dropped - self.ring.layout.capacity)
         ring = self.ring
         ring.verify(skip)
         slots_of: dict[str | None, list[int]] = {}
