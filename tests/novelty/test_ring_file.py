@@ -506,3 +506,54 @@ def test_a_save_the_full_disk_cut_says_what_was_not_saved_and_gives_the_room_bac
     assert "free some disk space" in str(caught.value)
     assert path.stat().st_size == RingLayout(3, 4).journal_offset
     assert [e.id for e in VectorCache.open(path).entries()] == ["a"]
+
+
+SHRINKER = """
+import sys, numpy as np
+from knowledgepulse.novelty.cache import VectorCache
+cache = VectorCache.open(sys.argv[1], max_elements=3)  # kp score --cache-size 3: a new file
+cache.nearest_then_add_many(np.eye(4, dtype=np.float32)[:2], ids=["c0", "c1"])
+cache.flush()
+"""
+
+
+def test_a_save_into_a_file_another_process_made_smaller_keeps_its_newest(
+    tmp_path: Path,
+) -> None:
+    """A process holding more unsaved vectors than the replacing file's slots: its save keeps
+    the newest that fit, and the file stays whole (it was once left damaged)."""
+    path = tmp_path / "c.kpcache"
+    mine = VectorCache.open(path, dimensions=4, max_elements=10)
+    mine.nearest_then_add_many(vectors(6, 8), ids=[f"n{i}" for i in range(8)])
+    subprocess.run([sys.executable, "-c", SHRINKER, str(path)], check=True)
+    mine.flush()
+    mine.close()
+    reopened = VectorCache.open(path)
+    assert reopened.max_elements == 3
+    assert [e.id for e in reopened.entries()] == ["n5", "n6", "n7"]
+
+
+REPLACER = """
+import sys
+from knowledgepulse.novelty.cache import VectorCache
+other = VectorCache(max_elements=5, dimensions=3)
+other.add([1.0, 0.0, 0.0], id="x")
+other.save(sys.argv[1], model_id="another")
+"""
+
+
+@pytest.mark.parametrize("use", ["scan", "flush"])
+def test_a_file_replaced_by_another_models_cache_is_refused_not_mixed(
+    tmp_path: Path, use: str
+) -> None:
+    """Another model's cache saved over the file in use: one clear error, its vectors kept."""
+    path = tmp_path / "c.kpcache"
+    mine = VectorCache.open(path, dimensions=4, max_elements=10, model_id="mine")
+    mine.add([1.0, 0.0, 0.0, 0.0], id="a")
+    subprocess.run([sys.executable, "-c", REPLACER, str(path)], check=True)
+    with pytest.raises(CacheFileError, match="replaced, while in use, by a cache of 3-dim"):
+        mine.flush() if use == "flush" else mine.nearest([1.0, 0.0, 0.0, 0.0])
+    mine.close()
+    assert [(e.id, e.vector.tolist()) for e in VectorCache.open(path).entries()] == [
+        ("x", [1.0, 0.0, 0.0])
+    ]

@@ -414,15 +414,20 @@ class RingFile:
         writable open replays the journal. A CacheFileError when the file is read-only,
         damaged, or the disk is full.
         """
-        layout, durable = self.layout, False
+        durable = False
         writing = self.writing()  # refuses a read-only file before any lock
         try:
             with writing as base:
+                layout = self.layout  # the file's now: one replaced since is reopened by the lock
                 if keep is not None:
                     kept = keep(base, vectors, added_at, ids)
                     vectors, added_at = vectors[kept], added_at[kept]
                     ids = [name for name, k in zip(ids, kept.tolist(), strict=True) if k]
-                count = len(vectors)
+                # More than the ring holds (the file was replaced by a smaller one since these
+                # were added): the oldest are evicted by the newest, as an append one by one does.
+                excess = max(0, len(vectors) - layout.capacity)
+                vectors, added_at, ids = vectors[excess:], added_at[excess:], ids[excess:]
+                count, dropped = len(vectors), dropped + excess
                 slots, hashes = encode_ids(ids, layout.id_bytes)
                 added = base.added + count + dropped
                 head = (base.head + count + dropped) % layout.capacity
@@ -537,8 +542,18 @@ class RingFile:
             if (current.st_ino, current.st_dev) == (mine.st_ino, mine.st_dev):
                 return
             fcntl.flock(self._fd, fcntl.LOCK_UN)
+            made = (self.layout.dimensions, self.model_id)
             self.close()
             self._open()
+            if (self.layout.dimensions, self.model_id) != made:
+                # Its vectors could not be compared with this process's, nor saved beside them.
+                self.close()
+                raise CacheFileError(
+                    f"{self.path}: the cache file was replaced, while in use, by a cache of "
+                    f"{self.layout.dimensions}-dimensional vectors of model {self.model_id!r} "
+                    f"(it was {made[0]}-dimensional, of {made[1]!r}); open it again, or give "
+                    "another cache file"
+                )
 
     def _refresh(self, kind: int) -> CommitHeader:
         """The current header (lock held); a cut save replayed first; the sequence checked."""
