@@ -557,3 +557,23 @@ def test_a_file_replaced_by_another_models_cache_is_refused_not_mixed(
     assert [(e.id, e.vector.tolist()) for e in VectorCache.open(path).entries()] == [
         ("x", [1.0, 0.0, 0.0])
     ]
+
+
+@pytest.mark.parametrize("name", ["c.kpcache", "c.npz"])
+def test_a_cache_opened_through_a_link_is_rewritten_through_it(tmp_path: Path, name: str) -> None:
+    """A resized ring file or a saved .npz replaces the link's target, and the link stays."""
+    target = tmp_path / "shared" / name
+    target.parent.mkdir()
+    first = VectorCache.open(target, dimensions=2, max_elements=5)
+    first.add([1.0, 0.0], id="a")
+    first.flush()
+    first.close()
+    link = tmp_path / f"link-{name}"
+    link.symlink_to(target)
+    cache = VectorCache.open(link, max_elements=4)  # the ring file: another size, rewritten
+    cache.add([0.0, 1.0], id="b")
+    cache.flush()
+    cache.close()
+    assert link.is_symlink()
+    assert [e.id for e in VectorCache.open(target).entries()] == ["a", "b"]
+    assert VectorCache.open(target).max_elements == 4

@@ -222,3 +222,26 @@ def test_tallied_counts_each_scored_item_and_tells_progress_the_count() -> None:
     scored = list(score_items(items(), scorer()))
     assert list(tallied(scored, tally, heard.append)) == scored
     assert (tally.scored, heard) == (6, [1, 2, 3, 4, 5, 6])
+
+
+@pytest.mark.parametrize("name", ["vectors.ring", "vectors.npz"])
+def test_a_cache_path_that_is_a_link_to_a_new_file_makes_the_file_and_keeps_the_link(
+    tmp_path: Path, name: str
+) -> None:
+    """A link to a cache not made yet (in a folder with a space and a non-ASCII name): the
+    run makes its target and the link stays a link; an interrupted run removes only that file."""
+    folder = tmp_path / "shared caches é"
+    folder.mkdir()
+    link = tmp_path / f"link-{name}"
+    link.symlink_to(folder / name)
+    with ScoreRun(scorer(), cache_path=link) as first:
+        list(first.score(items()))
+    assert link.is_symlink()
+    assert (folder / name).is_file()
+    (folder / name).unlink()
+    run = ScoreRun(scorer(), cache_path=link)
+    with pytest.raises(KeyboardInterrupt), run:  # noqa: PT012
+        list(run.score(items()))
+        raise KeyboardInterrupt
+    assert link.is_symlink()
+    assert not (folder / name).exists()

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
+from knowledgepulse._util.atomic import through_links
 from knowledgepulse._util.collector import young_collections_only
 from knowledgepulse._util.settings import one_of, wrong_setting
 from knowledgepulse.errors import (
@@ -394,7 +395,7 @@ def remove_unsaved_cache(path: Path, made: os.stat_result) -> None:
         finally:
             ring.close()
         if empty:
-            path.unlink()
+            through_links(path).unlink()  # the file made: a link the user gave is kept
     except (OSError, CacheFileError):  # best effort: the run is being stopped anyway
         pass
 

@@ -31,6 +31,7 @@ from knowledgepulse._util.atomic import (
     mode_for,
     remove_stale_temporaries,
     temporary_beside,
+    through_links,
 )
 from knowledgepulse._util.digest import stable_hash64
 from knowledgepulse.errors import CacheFileError, Setting
@@ -619,8 +620,9 @@ def create_ring_file(
     With ``entries`` (vectors, times, ids), it holds them and replaces any file at ``path``;
     without, a file made there meanwhile is kept. A CacheFileError when it cannot be made.
     """
-    remove_stale_temporaries(path)
-    directory = path.parent if str(path.parent) else Path()
+    target = through_links(path)  # a link's target is written, the link kept
+    remove_stale_temporaries(target)
+    directory = target.parent if str(target.parent) else Path()
     try:
         free = shutil.disk_usage(directory).free
         if free < layout.journal_offset:
@@ -631,7 +633,7 @@ def create_ring_file(
                 Setting("max_elements"),
                 " or another disk",
             )
-        descriptor, temporary = temporary_beside(path)
+        descriptor, temporary = temporary_beside(target)
     except OSError as error:
         raise CacheFileError(f"{path}: cannot create the cache file ({error})") from None
     try:
@@ -647,12 +649,12 @@ def create_ring_file(
             finally:
                 ring.close()
         fsync_path(temporary)
-        os.chmod(temporary, mode_for(path))
+        os.chmod(temporary, mode_for(target))
         if entries is not None:
-            os.replace(temporary, path)
+            os.replace(temporary, target)
         else:
             with contextlib.suppress(FileExistsError):
-                os.link(temporary, path)
+                os.link(temporary, target)
     except OSError as error:
         raise CacheFileError(f"{path}: cannot write the cache file ({error})") from None
     finally:
