@@ -12,6 +12,7 @@ import pytest
 from knowledgepulse.curation import score_corpus
 from knowledgepulse.curation.percentiles import MinScore
 from knowledgepulse.errors import CacheFileError, ScorerParameterError
+from knowledgepulse.novelty.cache import ring_file
 from knowledgepulse.records import Location, Record
 from knowledgepulse.reports.value import RunTally
 from knowledgepulse.runs.scoring import ScoreRun, score_items, tallied
@@ -222,6 +223,22 @@ def test_tallied_counts_each_scored_item_and_tells_progress_the_count() -> None:
     scored = list(score_items(items(), scorer()))
     assert list(tallied(scored, tally, heard.append)) == scored
     assert (tally.scored, heard) == (6, [1, 2, 3, 4, 5, 6])
+
+
+def test_a_run_whose_save_fails_leaves_no_cache_file_it_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk at the save: the error, and the empty file the run made is gone."""
+
+    def no_room(*_: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    path = tmp_path / "vectors.ring"
+    monkeypatch.setattr(ring_file, "_write_at", no_room)
+    run = ScoreRun(scorer(), cache_path=path)
+    with pytest.raises(CacheFileError, match="6 new vectors are not in it"), run:
+        list(run.score(items()))
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize("name", ["vectors.ring", "vectors.npz"])

@@ -363,8 +363,16 @@ class ScoreRun:
 
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
         if kind is None:
-            self.close()
-        elif self._made is not None and self.cache_path is not None:
+            try:
+                self.close()
+            except BaseException:  # a save that failed (a full disk) leaves no file it made
+                self._remove_made()
+                raise
+        else:
+            self._remove_made()
+
+    def _remove_made(self) -> None:
+        if self._made is not None and self.cache_path is not None:
             self.scorer.cache.close()
             remove_unsaved_cache(self.cache_path, self._made)
 
