@@ -21,6 +21,7 @@ from knowledgepulse.errors import CacheFileError
 from knowledgepulse.novelty.cache import VectorCache, ring_file
 from knowledgepulse.novelty.cache.ring_file import LONG_ID_PREFIX, REGIONS_OFFSET, RingLayout
 from tests.novelty.test_search import assert_close
+from tests.other_process import other_run_saves
 
 FAST = settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -577,3 +578,22 @@ def test_a_cache_opened_through_a_link_is_rewritten_through_it(tmp_path: Path, n
     assert link.is_symlink()
     assert [e.id for e in VectorCache.open(target).entries()] == ["a", "b"]
     assert VectorCache.open(target).max_elements == 4
+
+
+def test_a_cache_counts_what_other_processes_saved_between_its_scans(tmp_path: Path) -> None:
+    """Saves by others before the first scan, or after the last, touch no answer; those between
+    are counted, this process's own saves are not."""
+    path = tmp_path / "c.kpcache"
+    mine = VectorCache.open(path, dimensions=4, max_elements=50)
+    other_run_saves(path, 3, seed=1)  # before any scan: every query sees them
+    mine.nearest_then_add_many(vectors(1, 2), ids=["a", "b"])
+    mine.flush()  # its own save
+    mine.nearest_many(vectors(2, 1))
+    assert mine.counts().saved_meanwhile == 0
+    other_run_saves(path, 5, seed=2)
+    mine.nearest_then_add_many(vectors(3, 2), ids=["c", "d"])
+    assert mine.counts().saved_meanwhile == 5
+    other_run_saves(path, 4, seed=3)  # after the last scan
+    mine.flush()
+    assert mine.counts().saved_meanwhile == 5
+    mine.close()

@@ -14,13 +14,14 @@ from knowledgepulse.curation.percentiles import MinScore
 from knowledgepulse.errors import CacheFileError, ScorerParameterError
 from knowledgepulse.novelty.cache import ring_file
 from knowledgepulse.records import Location, Record
-from knowledgepulse.reports.value import RunTally
+from knowledgepulse.reports.value import RunTally, cache_lines
 from knowledgepulse.runs.scoring import ScoreRun, score_items, tallied
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.load import validate_record
 from knowledgepulse.value import TraceValueScorer
 from tests.builders import steps, trace_json
+from tests.other_process import other_run_saves
 
 OBJECTIVES = [
     "Find the cheapest flight from Lisbon to Oslo",
@@ -262,3 +263,24 @@ def test_a_cache_path_that_is_a_link_to_a_new_file_makes_the_file_and_keeps_the_
         raise KeyboardInterrupt
     assert link.is_symlink()
     assert not (folder / name).exists()
+
+
+def test_a_run_says_when_another_saved_into_its_cache_while_it_scored(tmp_path: Path) -> None:
+    """Another process's save between two of the run's batches is counted, and said: the
+    scores are not those of the two runs one after the other."""
+    path = tmp_path / "vectors.ring"
+    with ScoreRun(scorer(), cache_path=path) as first:
+        list(first.score(items()[:1]))
+
+    def read_while_another_saves() -> Iterator[TraceItem]:
+        for n, item in enumerate(items()[1:]):
+            if n == 2:  # the first batch of two is scored: another run saves now
+                other_run_saves(path, 3)
+            yield item
+
+    with ScoreRun(scorer(), cache_path=path) as run:
+        list(run.score(read_while_another_saves()))
+    assert run.cache_change is not None
+    assert run.cache_change.saved_meanwhile == 3
+    said = cache_lines("vectors.ring", saved=True, already_cached=0, change=run.cache_change)
+    assert said[-1].startswith("kp: another run saved 3 vectors into vectors.ring while this")

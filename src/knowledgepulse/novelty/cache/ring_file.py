@@ -263,6 +263,8 @@ class RingFile:
     def __init__(self, path: Path, *, writable: bool) -> None:
         self.path = path
         self.writable = writable
+        self.advanced = 0
+        """How far this object's saves moved the file's count of vectors ever added."""
         self._fd = -1
         self._map: mmap.mmap | None = None
         self._open()
@@ -456,6 +458,7 @@ class RingFile:
                 durable = True
                 self._apply(first, count, new, body)
                 self.header = new
+                self.advanced += new.added - base.added
                 return count
         except OSError as error:
             if durable:  # the journal holds the save: the next writable open finishes it

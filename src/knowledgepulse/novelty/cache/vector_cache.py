@@ -87,6 +87,10 @@ class CacheCounts:
     """Vectors older than the TTL: they no longer count, and are the first evicted."""
     added: int
     """Vectors this cache object added since it was made or opened (not ones held already)."""
+    saved_meanwhile: int = 0
+    """Vectors other processes saved into this cache's file between its first scan and its last:
+    the queries scanned before a save were not compared with its vectors, so the answers are
+    not those of one process running after the other."""
 
     @property
     def held(self) -> int:
@@ -183,7 +187,10 @@ class VectorCache:
             if self._ttl_ms and held:
                 due = self._now() - self._ttl_ms
                 live = sum(int(np.count_nonzero(p > due)) for p in self._store.parts()[1])
-            return CacheCounts(live=live, expired=held - live, added=self._added)
+            meanwhile = self._store.saved_meanwhile if isinstance(self._store, FileRing) else 0
+            return CacheCounts(
+                live=live, expired=held - live, added=self._added, saved_meanwhile=meanwhile
+            )
 
     def add(self, vector: ArrayLike, *, id: str | None = None) -> None:
         """Hold a vector (evicting the oldest when full).
@@ -234,6 +241,8 @@ class VectorCache:
                     add_times[i] = self._now()
                 held_codes, codes = _id_codes(store, names)
                 joins = self._joins(store, units, held_codes, codes, add_times)
+                if isinstance(store, FileRing):
+                    store.scanned()
                 held, held_times = store.parts()
                 found = online_nearest(
                     held,
@@ -344,6 +353,8 @@ class VectorCache:
     ) -> list[Nearest | None]:
         store = self._store
         with store.view():
+            if isinstance(store, FileRing):
+                store.scanned()
             if store.count == 0:
                 return [None] * len(units)
             due = None
@@ -870,6 +881,21 @@ class FileRing:
         self.pending = MemoryRing(self.capacity, ring.layout.dimensions)
         self.pending_total = 0  # added since the last save, including those evicted since
         self.cleared = False
+        self._first_scan: tuple[int, int] | None = None  # (file's added, ring's own) then
+        self.saved_meanwhile = 0
+        """Vectors other processes saved into the file between this store's first scan and its
+        last (:attr:`CacheCounts.saved_meanwhile`)."""
+
+    def scanned(self) -> None:
+        """Note the file's state a scan sees (view held): what others saved since the first."""
+        ring = self.ring
+        if self._first_scan is None:
+            self._first_scan = (ring.header.added, ring.advanced)
+            return
+        added, own = self._first_scan
+        # A file replaced meanwhile restarts its count: nothing can be said then.
+        others = ring.header.added - added - (ring.advanced - own)
+        self.saved_meanwhile = max(self.saved_meanwhile, others)
 
     @property
     def _skip(self) -> int:
