@@ -9,7 +9,8 @@ from pathlib import Path
 OTHER_RUN = """
 import sys, numpy as np
 from knowledgepulse.novelty.cache import VectorCache
-cache = VectorCache.open(sys.argv[1])
+model_id, dimensions = (sys.argv[4], int(sys.argv[5])) if len(sys.argv) > 4 else (None, None)
+cache = VectorCache.open(sys.argv[1], model_id=model_id, dimensions=dimensions)
 rng = np.random.default_rng(int(sys.argv[3]))
 count = int(sys.argv[2])
 rows = rng.normal(size=(count, cache.dimensions)).astype(np.float32)
@@ -18,6 +19,11 @@ cache.flush()
 """
 
 
-def other_run_saves(path: Path, count: int, seed: int = 0) -> None:
-    """Another process opens the cache file at ``path``, adds ``count`` vectors, saves."""
-    subprocess.run([sys.executable, "-c", OTHER_RUN, str(path), str(count), str(seed)], check=True)
+def other_run_saves(
+    path: Path, count: int, seed: int = 0, *, model_id: str = "", dimensions: int = 0
+) -> None:
+    """Another process opens the cache file at ``path`` (made for ``model_id`` and
+    ``dimensions`` when given), adds ``count`` vectors, saves."""
+    made = [model_id, str(dimensions)] if dimensions else []
+    command = [sys.executable, "-c", OTHER_RUN, str(path), str(count), str(seed), *made]
+    subprocess.run(command, check=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +12,7 @@ import pytest
 from knowledgepulse.curation import score_corpus
 from knowledgepulse.curation.percentiles import MinScore
 from knowledgepulse.errors import CacheFileError, ScorerParameterError
-from knowledgepulse.novelty.cache import ring_file
+from knowledgepulse.novelty.cache import VectorCache, ring_file
 from knowledgepulse.records import Location, Record
 from knowledgepulse.reports.value import RunTally, cache_lines
 from knowledgepulse.runs.scoring import ScoreRun, score_items, tallied
@@ -284,3 +284,26 @@ def test_a_run_says_when_another_saved_into_its_cache_while_it_scored(tmp_path: 
     assert run.cache_change.saved_meanwhile == 3
     said = cache_lines("vectors.ring", saved=True, already_cached=0, change=run.cache_change)
     assert said[-1].startswith("kp: another run saved 3 vectors into vectors.ring while this")
+
+
+class UndeclaredWidth:
+    """An embedder that does not declare its vectors' width: the run's cache is made in memory."""
+
+    model_id = "undeclared"
+
+    def embed_batch(self, texts: Sequence[str]) -> Any:
+        return HashingEmbedder(16).embed_batch(texts)
+
+
+def test_a_run_whose_cache_another_made_meanwhile_appends_to_it(tmp_path: Path) -> None:
+    """The width known only once scored: a file another process made and filled meanwhile keeps
+    its vectors, and the run's are appended after them (they were once saved over them)."""
+    path = tmp_path / "vectors.ring"
+    run = ScoreRun(TraceValueScorer(embedder=UndeclaredWidth(), batch_size=2), cache_path=path)
+    with run:
+        scored = list(run.score(items()))
+        assert not path.exists()
+        width = run.scorer.cache.dimensions or 0
+        other_run_saves(path, 3, model_id=run.scorer.cache_model_id or "", dimensions=width)
+    held = [e.id for e in VectorCache.open(path).entries()]
+    assert held == [*(f"other0-{i}" for i in range(3)), *(s.trace.id for s in scored)]

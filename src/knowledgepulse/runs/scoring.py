@@ -350,8 +350,8 @@ class ScoreRun:
         elif scorer.cache.path is not None:
             scorer.cache.flush()  # opened from cache_path: append what this run added
             self.cache_outcome = "saved"
-        else:
-            scorer.cache.save(path, model_id=scorer.cache_model_id)
+        else:  # made by the scorer: another run may have made the file since this one began
+            scorer.cache.append_to(path, model_id=scorer.cache_model_id)
             self.cache_outcome = "saved"
         # After the save: what another run saved meanwhile is not counted as this one's.
         self.cache_change = CacheChange.of(

@@ -475,6 +475,30 @@ class VectorCache:
             entries=(saved.vectors, saved.added_at, saved.ids),
         )
 
+    def append_to(self, path: str | Path, *, model_id: str | None = None) -> None:
+        """Add the live vectors, with their ids and times, to the cache file at ``path``.
+
+        Made there if missing (as :meth:`save` would); one that exists, which another process
+        may have made or filled meanwhile, keeps its vectors: these are appended after them, as
+        :meth:`flush` appends (a vector it holds under the same id is not appended twice).
+
+        Raises:
+            CacheFileError: the file is another model's or width's, damaged, or cannot be saved.
+            OutputError: an ``.npz`` file cannot be written.
+        """
+        model_id = self._model_id if model_id is None else model_id
+        saved = self._contents(model_id)
+        made = not Path(path).exists()
+        with VectorCache.open(
+            path,
+            model_id=model_id,
+            dimensions=saved.dimensions,
+            max_elements=saved.max_elements if made else None,
+            ttl_ms=saved.ttl_ms if made else None,
+        ) as target:
+            target._held(saved.vectors).append(saved.vectors, saved.ids, saved.added_at)
+            target.flush()
+
     def _contents(self, model_id: str | None) -> CacheFileContents:
         """The live vectors, oldest first, with the settings a saved file records."""
         width = self._dimensions or DEFAULT_DIMENSIONS
