@@ -597,3 +597,23 @@ def test_a_cache_counts_what_other_processes_saved_between_its_scans(tmp_path: P
     mine.flush()
     assert mine.counts().saved_meanwhile == 5
     mine.close()
+
+
+def test_a_cache_file_that_cannot_be_written_names_read_only_opening(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cache this user may only read (another's file, a read-only mount): the error says it
+    can still be scored against read-only (kp score --frozen), and read-only opening works."""
+    path = tmp_path / "c.kpcache"
+    VectorCache.open(path, dimensions=2).close()
+    real = os.open
+
+    def permissions(name: Any, flags: int, *args: Any) -> int:
+        if flags & os.O_RDWR:  # as for a file of mode 444 that the user does not own
+            raise PermissionError(13, "Permission denied")
+        return real(name, flags, *args)
+
+    monkeypatch.setattr(os, "open", permissions)
+    with pytest.raises(CacheFileError, match=r"open it read-only \(read_only=True\)"):
+        VectorCache.open(path)
+    VectorCache.open(path, read_only=True).close()

@@ -273,6 +273,14 @@ class RingFile:
         try:
             self._fd = os.open(self.path, os.O_RDWR if self.writable else os.O_RDONLY)
         except OSError as error:
+            if self.writable and error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+                # A cache shared read-only (another user's, a read-only mount) can still be read.
+                raise CacheFileError(
+                    f"{self.path}: this cache file cannot be written ({error.strerror}); to score "
+                    "against it without saving, open it read-only (",
+                    Setting("read_only", True),
+                    "), or check its permissions, or give another cache file",
+                ) from None
             raise unopenable(self.path, error) from None
         try:
             self.layout, self.model_id = decode_superblock(os.pread(self._fd, PAGE, 0), self.path)
