@@ -146,6 +146,7 @@ class VectorCache:
         self._model_id: str | None = None
         self._resize_on_flush = False  # open() of another capacity: the file is rewritten then
         self._file_cleared = False
+        self._npz_seen: tuple[int, int, int] | None = None  # the .npz file as open() read it
         self._added = 0
         self.dropped_on_load = 0
         """How many of a saved cache's oldest vectors :meth:`load` or :meth:`open` left out to
@@ -406,7 +407,7 @@ class VectorCache:
             elif self._path is not None and self._resize_on_flush:
                 self._resize_file(self._path)
             elif self._path is not None:
-                self.save(self._path, model_id=self._model_id)
+                self._save_npz(self._path)
             else:
                 raise CacheFileError(
                     "this cache was not opened from a file, so flush() has nowhere to save; "
@@ -552,6 +553,7 @@ class VectorCache:
         if not exists and read_only:
             raise CacheFileError(f"{path}: no such cache file (it is made by a run that adds)")
         if _wants_npz(path) and not is_ring_file(path):
+            seen = _signature(path)  # before reading: a save landing during the read is merged
             cache = (
                 cls.load(
                     path,
@@ -566,6 +568,7 @@ class VectorCache:
             )
             if not read_only:  # an .npz is loaded whole; flush() rewrites it
                 cache._path, cache._model_id = path, model_id
+                cache._npz_seen = seen
             return cache
         if not exists:
             if dimensions is None:
@@ -601,34 +604,61 @@ class VectorCache:
         ring = RingFile(path, writable=True)
         try:
             with ring.writing():
-                theirs = ring.entries()
-                if self._file_cleared:
-                    theirs = (theirs[0][:0], theirs[1][:0], [])
-                mine = self._contents(self._model_id)
-                known = {_entry_key(*entry) for entry in zip(*theirs[1:], strict=True)}
-                new = [
-                    index
-                    for index, entry in enumerate(zip(mine.added_at, mine.ids, strict=True))
-                    if _entry_key(*entry) not in known
-                ]
-                vectors = np.concatenate([theirs[0], mine.vectors[new]])
-                times = np.concatenate([theirs[1], mine.added_at[new]])
-                ids = [*theirs[2], *(mine.ids[index] for index in new)]
-                order = np.argsort(times, kind="stable")
-                if self._ttl_ms:
-                    order = order[times[order] > self._now() - self._ttl_ms]
-                order = order[-self._max_elements :]
+                merged = self._merged(ring.entries())
                 create_ring_file(
                     path,
-                    RingLayout(mine.dimensions, self._max_elements),
+                    RingLayout(merged.dimensions, self._max_elements),
                     model_id=self._model_id,
                     ttl_ms=self._ttl_ms,
-                    entries=(vectors[order], times[order], [ids[i] for i in order.tolist()]),
+                    entries=(merged.vectors, merged.added_at, merged.ids),
                 )
         finally:
             ring.close()
         self._store = FileRing(RingFile(path, writable=True))
         self._resize_on_flush = False
+
+    def _merged(
+        self, theirs: tuple[NDArray[np.float32], NDArray[np.float64], list[str | None]]
+    ) -> CacheFileContents:
+        """This cache's entries merged by time with what its file holds now (``theirs``).
+
+        What others saved since the file was read is kept; then the newest, unexpired entries
+        up to ``max_elements`` (a cleared cache keeps none of theirs).
+        """
+        if self._file_cleared:
+            theirs = (theirs[0][:0], theirs[1][:0], [])
+        mine = self._contents(self._model_id)
+        known = {_entry_key(*entry) for entry in zip(*theirs[1:], strict=True)}
+        new = [
+            index
+            for index, entry in enumerate(zip(mine.added_at, mine.ids, strict=True))
+            if _entry_key(*entry) not in known
+        ]
+        vectors = np.concatenate([theirs[0].reshape(-1, mine.dimensions), mine.vectors[new]])
+        times = np.concatenate([theirs[1], mine.added_at[new]])
+        ids = [*theirs[2], *(mine.ids[index] for index in new)]
+        order = np.argsort(times, kind="stable")
+        if self._ttl_ms:
+            order = order[times[order] > self._now() - self._ttl_ms]
+        order = order[-self._max_elements :]
+        kept = [ids[i] for i in order.tolist()]
+        return replace(mine, ids=kept, vectors=vectors[order], added_at=times[order])
+
+    def _save_npz(self, path: Path) -> None:
+        """Rewrite the ``.npz`` this cache was opened from, keeping what others saved since.
+
+        An ``.npz`` takes no lock: a run that saved it after this one read it (or made it) would
+        lose its vectors to a plain rewrite; they are merged in by time instead.
+        """
+        if _signature(path) == self._npz_seen:
+            self.save(path, model_id=self._model_id)
+        else:
+            theirs = read_cache_file(path)
+            _check_identity(
+                path, theirs.model_id, theirs.dimensions, self._model_id, self._dimensions
+            )
+            write_cache_file(path, self._merged((theirs.vectors, theirs.added_at, theirs.ids)))
+        self._npz_seen, self._file_cleared = _signature(path), False
 
     @classmethod
     def _on_ring(
@@ -758,6 +788,15 @@ def _id_codes(
     wanted: dict[str | None, int] = {}
     queries = [-1 if i is None else wanted.setdefault(i, len(wanted)) for i in ids]
     return store.codes(wanted), np.array(queries, dtype=np.intp)
+
+
+def _signature(path: Path) -> tuple[int, int, int] | None:
+    """What tells a file rewritten since from the same file: inode, size, modification time."""
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return (found.st_ino, found.st_size, found.st_mtime_ns)
 
 
 def _wants_npz(path: Path) -> bool:
