@@ -617,3 +617,24 @@ def test_a_cache_file_that_cannot_be_written_names_read_only_opening(
     with pytest.raises(CacheFileError, match=r"open it read-only \(read_only=True\)"):
         VectorCache.open(path)
     VectorCache.open(path, read_only=True).close()
+
+
+def test_a_rewrite_killed_half_way_leaves_no_temporary_after_the_next_open(
+    tmp_path: Path,
+) -> None:
+    """A resize SIGKILLed while writing the new file beside the old: the next writable open
+    removes that dead process's temporary (it may be as large as the cache)."""
+    path = tmp_path / "c.kpcache"
+    VectorCache.open(path, dimensions=2).close()
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        text=True,
+        capture_output=True,
+        check=True,
+    ).stdout.strip()
+    stale = tmp_path / f".c.kpcache.x1y2.{dead}.kp-tmp"
+    stale.write_bytes(b"\0" * 4096)
+    VectorCache.open(path, read_only=True).close()  # a reader removes nothing
+    assert stale.exists()
+    VectorCache.open(path).close()
+    assert not stale.exists()

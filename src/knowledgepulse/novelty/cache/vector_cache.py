@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from knowledgepulse._util.atomic import is_same_file
+from knowledgepulse._util.atomic import is_same_file, remove_stale_temporaries, through_links
 from knowledgepulse._util.settings import optional_duration_ms, positive_int
 from knowledgepulse.errors import CacheFileError, ScorerParameterError, Setting, VectorError
 from knowledgepulse.novelty.cache.npz import CacheFileContents, read_cache_file, write_cache_file
@@ -577,6 +577,8 @@ class VectorCache:
             create_ring_file(path, layout, model_id=model_id, ttl_ms=ttl_ms)
         elif not is_ring_file(path):
             raise _not_a_cache_file(path)
+        if not read_only:  # a rewrite killed half way (kill -9) left its temporary beside it
+            remove_stale_temporaries(through_links(path))
         ring = RingFile(path, writable=not read_only)
         try:
             _check_identity(path, ring.model_id, ring.layout.dimensions, model_id, dimensions)
