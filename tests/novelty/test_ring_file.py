@@ -638,3 +638,28 @@ def test_a_rewrite_killed_half_way_leaves_no_temporary_after_the_next_open(
     assert stale.exists()
     VectorCache.open(path).close()
     assert not stale.exists()
+
+
+def test_a_save_stopped_after_its_journal_says_the_next_open_finishes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An I/O error once the journal is durable: the error says so (not 'state before'), and
+    the next writable open finishes the save."""
+    path = tmp_path / "c.kpcache"
+    cache = VectorCache.open(path, dimensions=3, max_elements=4)
+    cache.add([1.0, 0.0, 0.0], id="a")
+    cache.flush()
+    cache.add([0.0, 1.0, 0.0], id="b")
+    real, calls = os.fsync, []
+
+    def failing(descriptor: int) -> None:
+        calls.append(descriptor)
+        if len(calls) == 2:  # the slots' fsync, after the journal's
+            raise OSError(5, "Input/output error")
+        real(descriptor)
+
+    monkeypatch.setattr(os, "fsync", failing)
+    with pytest.raises(CacheFileError, match="its journal is complete, so the next open"):
+        cache.flush()
+    monkeypatch.undo()
+    assert [e.id for e in VectorCache.open(path).entries()] == ["a", "b"]

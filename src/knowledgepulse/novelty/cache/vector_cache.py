@@ -490,6 +490,8 @@ class VectorCache:
         model_id = self._model_id if model_id is None else model_id
         saved = self._contents(model_id)
         made = not Path(path).exists()
+        if not saved.ids and not made:
+            return  # nothing to add (nor a width to check it against)
         with VectorCache.open(
             path,
             model_id=model_id,
