@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from knowledgepulse.errors import CacheFileError, ScorerParameterError
 from knowledgepulse.novelty.cache import VectorCache
 from knowledgepulse.novelty.cache.npz import CACHE_FILE_FORMAT
+from tests.other_process import other_run_saves
 
 fuzz = settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -327,3 +328,22 @@ def test_a_ring_file_is_not_held_to_the_in_memory_size_limit(
     cache = VectorCache.open(path, model_id="m", dimensions=2)
     cache.add(np.array([1.0, 0.0], dtype=np.float32), id="a")
     assert (cache.max_elements, len(cache)) == (64, 1)
+
+
+@pytest.mark.parametrize("made_first", [True, False])
+def test_an_npz_another_process_saved_meanwhile_keeps_its_vectors(
+    tmp_path: Path, made_first: bool
+) -> None:
+    """An .npz takes no lock: a save after another process's (which made or rewrote the file
+    since this one read it) merges its vectors in by time instead of replacing them."""
+    path = tmp_path / "c.npz"
+    if made_first:
+        first = VectorCache.open(path, dimensions=4, model_id="m")
+        first.add([0.0, 0.0, 0.0, 1.0], id="first")
+        first.flush()
+    mine = VectorCache.open(path, dimensions=4, model_id="m")
+    mine.add([1.0, 0.0, 0.0, 0.0], id="mine")
+    other_run_saves(path, 2, model_id="m", dimensions=4)
+    mine.flush()
+    held = [e.id for e in VectorCache.open(path).entries()]
+    assert held == ["first"] * made_first + ["mine", "other0-0", "other0-1"]

@@ -21,6 +21,7 @@ from knowledgepulse.errors import CacheFileError
 from knowledgepulse.novelty.cache import VectorCache, ring_file
 from knowledgepulse.novelty.cache.ring_file import LONG_ID_PREFIX, REGIONS_OFFSET, RingLayout
 from tests.novelty.test_search import assert_close
+from tests.other_process import other_run_saves
 
 FAST = settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -444,3 +445,221 @@ def test_any_damage_gives_a_valid_cache_or_one_clear_error(
         return
     # Not detected: only bytes no state depends on (the unused slots, the spare commit copy).
     assert got == original
+
+
+def test_a_new_ring_file_has_every_block_on_disk(tmp_path: Path) -> None:
+    """No hole for the map to fault on: a full tmpfs would kill a scan with SIGBUS there."""
+    path = tmp_path / "c.kpcache"
+    VectorCache.open(path, dimensions=64, max_elements=500).close()
+    assert path.stat().st_blocks * 512 >= RingLayout(64, 500).journal_offset
+
+
+def test_an_older_sparse_file_gets_its_blocks_when_opened_to_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ring file an earlier release left sparse is allocated by the first writable open."""
+    path = tmp_path / "c.kpcache"
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "posix_fallocate", lambda *_: None)  # as made before: sparse
+        VectorCache.open(path, dimensions=64, max_elements=500).close()
+    assert path.stat().st_blocks * 512 < RingLayout(64, 500).journal_offset
+    VectorCache.open(path, read_only=True).close()  # a reader changes nothing
+    assert path.stat().st_blocks * 512 < RingLayout(64, 500).journal_offset
+    VectorCache.open(path).close()
+    assert path.stat().st_blocks * 512 >= RingLayout(64, 500).journal_offset
+
+
+def no_room(*_: object) -> None:
+    raise OSError(28, "No space left on device")
+
+
+def test_a_disk_too_full_for_a_new_cache_is_one_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The room is taken when the file is made: a full disk is an error then, no file left."""
+    monkeypatch.setattr(os, "posix_fallocate", no_room)
+    path = tmp_path / "c.kpcache"
+    with pytest.raises(CacheFileError, match=r"c.kpcache: the disk has no room for the cache's"):
+        VectorCache.open(path, dimensions=8, max_elements=100)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_save_the_full_disk_cut_says_what_was_not_saved_and_gives_the_room_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The journal cut by ENOSPC: the file as before, its partial journal removed, and the
+    error counts the vectors left unsaved."""
+    path = tmp_path / "c.kpcache"
+    cache = VectorCache.open(path, dimensions=3, max_elements=4)
+    cache.add([1.0, 0.0, 0.0], id="a")
+    cache.flush()
+    cache.nearest_then_add_many(vectors(5, 2, 3), ids=["b", "c"])
+    real = ring_file._write_at
+
+    def half_then_full(descriptor: int, data: bytes, offset: int) -> None:
+        real(descriptor, data[: len(data) // 2], offset)
+        no_room()
+
+    monkeypatch.setattr(ring_file, "_write_at", half_then_full)
+    with pytest.raises(CacheFileError, match="2 new vectors are not in it") as caught:
+        cache.flush()
+    monkeypatch.undo()
+    assert "free some disk space" in str(caught.value)
+    assert path.stat().st_size == RingLayout(3, 4).journal_offset
+    assert [e.id for e in VectorCache.open(path).entries()] == ["a"]
+
+
+SHRINKER = """
+import sys, numpy as np
+from knowledgepulse.novelty.cache import VectorCache
+cache = VectorCache.open(sys.argv[1], max_elements=3)  # kp score --cache-size 3: a new file
+cache.nearest_then_add_many(np.eye(4, dtype=np.float32)[:2], ids=["c0", "c1"])
+cache.flush()
+"""
+
+
+def test_a_save_into_a_file_another_process_made_smaller_keeps_its_newest(
+    tmp_path: Path,
+) -> None:
+    """A process holding more unsaved vectors than the replacing file's slots: its save keeps
+    the newest that fit, and the file stays whole (it was once left damaged)."""
+    path = tmp_path / "c.kpcache"
+    mine = VectorCache.open(path, dimensions=4, max_elements=10)
+    mine.nearest_then_add_many(vectors(6, 8), ids=[f"n{i}" for i in range(8)])
+    subprocess.run([sys.executable, "-c", SHRINKER, str(path)], check=True)
+    mine.flush()
+    mine.close()
+    reopened = VectorCache.open(path)
+    assert reopened.max_elements == 3
+    assert [e.id for e in reopened.entries()] == ["n5", "n6", "n7"]
+
+
+REPLACER = """
+import sys
+from knowledgepulse.novelty.cache import VectorCache
+other = VectorCache(max_elements=5, dimensions=3)
+other.add([1.0, 0.0, 0.0], id="x")
+other.save(sys.argv[1], model_id="another")
+"""
+
+
+@pytest.mark.parametrize("use", ["scan", "flush"])
+def test_a_file_replaced_by_another_models_cache_is_refused_not_mixed(
+    tmp_path: Path, use: str
+) -> None:
+    """Another model's cache saved over the file in use: one clear error, its vectors kept."""
+    path = tmp_path / "c.kpcache"
+    mine = VectorCache.open(path, dimensions=4, max_elements=10, model_id="mine")
+    mine.add([1.0, 0.0, 0.0, 0.0], id="a")
+    subprocess.run([sys.executable, "-c", REPLACER, str(path)], check=True)
+    with pytest.raises(CacheFileError, match="replaced, while in use, by a cache of 3-dim"):
+        mine.flush() if use == "flush" else mine.nearest([1.0, 0.0, 0.0, 0.0])
+    mine.close()
+    assert [(e.id, e.vector.tolist()) for e in VectorCache.open(path).entries()] == [
+        ("x", [1.0, 0.0, 0.0])
+    ]
+
+
+@pytest.mark.parametrize("name", ["c.kpcache", "c.npz"])
+def test_a_cache_opened_through_a_link_is_rewritten_through_it(tmp_path: Path, name: str) -> None:
+    """A resized ring file or a saved .npz replaces the link's target, and the link stays."""
+    target = tmp_path / "shared" / name
+    target.parent.mkdir()
+    first = VectorCache.open(target, dimensions=2, max_elements=5)
+    first.add([1.0, 0.0], id="a")
+    first.flush()
+    first.close()
+    link = tmp_path / f"link-{name}"
+    link.symlink_to(target)
+    cache = VectorCache.open(link, max_elements=4)  # the ring file: another size, rewritten
+    cache.add([0.0, 1.0], id="b")
+    cache.flush()
+    cache.close()
+    assert link.is_symlink()
+    assert [e.id for e in VectorCache.open(target).entries()] == ["a", "b"]
+    assert VectorCache.open(target).max_elements == 4
+
+
+def test_a_cache_counts_what_other_processes_saved_between_its_scans(tmp_path: Path) -> None:
+    """Saves by others before the first scan, or after the last, touch no answer; those between
+    are counted, this process's own saves are not."""
+    path = tmp_path / "c.kpcache"
+    mine = VectorCache.open(path, dimensions=4, max_elements=50)
+    other_run_saves(path, 3, seed=1)  # before any scan: every query sees them
+    mine.nearest_then_add_many(vectors(1, 2), ids=["a", "b"])
+    mine.flush()  # its own save
+    mine.nearest_many(vectors(2, 1))
+    assert mine.counts().saved_meanwhile == 0
+    other_run_saves(path, 5, seed=2)
+    mine.nearest_then_add_many(vectors(3, 2), ids=["c", "d"])
+    assert mine.counts().saved_meanwhile == 5
+    other_run_saves(path, 4, seed=3)  # after the last scan
+    mine.flush()
+    assert mine.counts().saved_meanwhile == 5
+    mine.close()
+
+
+def test_a_cache_file_that_cannot_be_written_names_read_only_opening(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cache this user may only read (another's file, a read-only mount): the error says it
+    can still be scored against read-only (kp score --frozen), and read-only opening works."""
+    path = tmp_path / "c.kpcache"
+    VectorCache.open(path, dimensions=2).close()
+    real = os.open
+
+    def permissions(name: Any, flags: int, *args: Any) -> int:
+        if flags & os.O_RDWR:  # as for a file of mode 444 that the user does not own
+            raise PermissionError(13, "Permission denied")
+        return real(name, flags, *args)
+
+    monkeypatch.setattr(os, "open", permissions)
+    with pytest.raises(CacheFileError, match=r"open it read-only \(read_only=True\)"):
+        VectorCache.open(path)
+    VectorCache.open(path, read_only=True).close()
+
+
+def test_a_rewrite_killed_half_way_leaves_no_temporary_after_the_next_open(
+    tmp_path: Path,
+) -> None:
+    """A resize SIGKILLed while writing the new file beside the old: the next writable open
+    removes that dead process's temporary (it may be as large as the cache)."""
+    path = tmp_path / "c.kpcache"
+    VectorCache.open(path, dimensions=2).close()
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        text=True,
+        capture_output=True,
+        check=True,
+    ).stdout.strip()
+    stale = tmp_path / f".c.kpcache.x1y2.{dead}.kp-tmp"
+    stale.write_bytes(b"\0" * 4096)
+    VectorCache.open(path, read_only=True).close()  # a reader removes nothing
+    assert stale.exists()
+    VectorCache.open(path).close()
+    assert not stale.exists()
+
+
+def test_a_save_stopped_after_its_journal_says_the_next_open_finishes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An I/O error once the journal is durable: the error says so (not 'state before'), and
+    the next writable open finishes the save."""
+    path = tmp_path / "c.kpcache"
+    cache = VectorCache.open(path, dimensions=3, max_elements=4)
+    cache.add([1.0, 0.0, 0.0], id="a")
+    cache.flush()
+    cache.add([0.0, 1.0, 0.0], id="b")
+    real, calls = os.fsync, []
+
+    def failing(descriptor: int) -> None:
+        calls.append(descriptor)
+        if len(calls) == 2:  # the slots' fsync, after the journal's
+            raise OSError(5, "Input/output error")
+        real(descriptor)
+
+    monkeypatch.setattr(os, "fsync", failing)
+    with pytest.raises(CacheFileError, match="its journal is complete, so the next open"):
+        cache.flush()
+    monkeypatch.undo()
+    assert [e.id for e in VectorCache.open(path).entries()] == ["a", "b"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,14 +12,16 @@ import pytest
 from knowledgepulse.curation import score_corpus
 from knowledgepulse.curation.percentiles import MinScore
 from knowledgepulse.errors import CacheFileError, ScorerParameterError
+from knowledgepulse.novelty.cache import VectorCache, ring_file
 from knowledgepulse.records import Location, Record
-from knowledgepulse.reports.value import RunTally
+from knowledgepulse.reports.value import RunTally, cache_lines
 from knowledgepulse.runs.scoring import ScoreRun, score_items, tallied
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.load import validate_record
 from knowledgepulse.value import TraceValueScorer
 from tests.builders import steps, trace_json
+from tests.other_process import other_run_saves
 
 OBJECTIVES = [
     "Find the cheapest flight from Lisbon to Oslo",
@@ -222,3 +224,86 @@ def test_tallied_counts_each_scored_item_and_tells_progress_the_count() -> None:
     scored = list(score_items(items(), scorer()))
     assert list(tallied(scored, tally, heard.append)) == scored
     assert (tally.scored, heard) == (6, [1, 2, 3, 4, 5, 6])
+
+
+def test_a_run_whose_save_fails_leaves_no_cache_file_it_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk at the save: the error, and the empty file the run made is gone."""
+
+    def no_room(*_: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    path = tmp_path / "vectors.ring"
+    monkeypatch.setattr(ring_file, "_write_at", no_room)
+    run = ScoreRun(scorer(), cache_path=path)
+    with pytest.raises(CacheFileError, match="6 new vectors are not in it"), run:
+        list(run.score(items()))
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["vectors.ring", "vectors.npz"])
+def test_a_cache_path_that_is_a_link_to_a_new_file_makes_the_file_and_keeps_the_link(
+    tmp_path: Path, name: str
+) -> None:
+    """A link to a cache not made yet (in a folder with a space and a non-ASCII name): the
+    run makes its target and the link stays a link; an interrupted run removes only that file."""
+    folder = tmp_path / "shared caches é"
+    folder.mkdir()
+    link = tmp_path / f"link-{name}"
+    link.symlink_to(folder / name)
+    with ScoreRun(scorer(), cache_path=link) as first:
+        list(first.score(items()))
+    assert link.is_symlink()
+    assert (folder / name).is_file()
+    (folder / name).unlink()
+    run = ScoreRun(scorer(), cache_path=link)
+    with pytest.raises(KeyboardInterrupt), run:  # noqa: PT012
+        list(run.score(items()))
+        raise KeyboardInterrupt
+    assert link.is_symlink()
+    assert not (folder / name).exists()
+
+
+def test_a_run_says_when_another_saved_into_its_cache_while_it_scored(tmp_path: Path) -> None:
+    """Another process's save between two of the run's batches is counted, and said: the
+    scores are not those of the two runs one after the other."""
+    path = tmp_path / "vectors.ring"
+    with ScoreRun(scorer(), cache_path=path) as first:
+        list(first.score(items()[:1]))
+
+    def read_while_another_saves() -> Iterator[TraceItem]:
+        for n, item in enumerate(items()[1:]):
+            if n == 2:  # the first batch of two is scored: another run saves now
+                other_run_saves(path, 3)
+            yield item
+
+    with ScoreRun(scorer(), cache_path=path) as run:
+        list(run.score(read_while_another_saves()))
+    assert run.cache_change is not None
+    assert run.cache_change.saved_meanwhile == 3
+    said = cache_lines("vectors.ring", saved=True, already_cached=0, change=run.cache_change)
+    assert said[-1].startswith("kp: another run saved 3 vectors into vectors.ring while this")
+
+
+class UndeclaredWidth:
+    """An embedder that does not declare its vectors' width: the run's cache is made in memory."""
+
+    model_id = "undeclared"
+
+    def embed_batch(self, texts: Sequence[str]) -> Any:
+        return HashingEmbedder(16).embed_batch(texts)
+
+
+def test_a_run_whose_cache_another_made_meanwhile_appends_to_it(tmp_path: Path) -> None:
+    """The width known only once scored: a file another process made and filled meanwhile keeps
+    its vectors, and the run's are appended after them (they were once saved over them)."""
+    path = tmp_path / "vectors.ring"
+    run = ScoreRun(TraceValueScorer(embedder=UndeclaredWidth(), batch_size=2), cache_path=path)
+    with run:
+        scored = list(run.score(items()))
+        assert not path.exists()
+        width = run.scorer.cache.dimensions or 0
+        other_run_saves(path, 3, model_id=run.scorer.cache_model_id or "", dimensions=width)
+    held = [e.id for e in VectorCache.open(path).entries()]
+    assert held == [*(f"other0-{i}" for i in range(3)), *(s.trace.id for s in scored)]

@@ -137,11 +137,12 @@ def _atomic_binary(path: Path) -> Iterator[IO[bytes]]:
         with special:
             yield special
         return
+    named, path = path, through_links(path)
     remove_stale_temporaries(path)
     try:
         descriptor, temporary = temporary_beside(path)
     except OSError as error:
-        raise OutputError(f"cannot write {path}: {error.strerror}") from None
+        raise OutputError(f"cannot write {named}: {error.strerror}") from None
     try:
         with os.fdopen(descriptor, "wb") as file:
             yield file
@@ -281,6 +282,15 @@ def _is_special(path: Path) -> bool:
     except (OSError, ValueError):
         return False
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def through_links(path: Path) -> Path:
+    """The file a write to ``path`` replaces: a symbolic link's final target, else ``path``.
+
+    Renaming over the link itself would make it a plain file and leave its target (the shared
+    copy the link points at) as it was.
+    """
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
 
 
 def temporary_beside(path: Path) -> tuple[int, Path]:

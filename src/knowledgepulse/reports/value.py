@@ -304,6 +304,9 @@ class CacheChange:
     """Vectors the run added (a trace held already under its id adds none)."""
     evicted: int
     """Vectors the run's additions pushed out of a full cache (the oldest)."""
+    saved_meanwhile: int = 0
+    """Vectors other processes saved into the cache file while the run scored, which the traces
+    scored before them were not compared with (:attr:`CacheCounts.saved_meanwhile`)."""
 
     @classmethod
     def of(cls, before: CacheCounts | None, after: CacheCounts, capacity: int) -> CacheChange:
@@ -316,6 +319,8 @@ class CacheChange:
             capacity=capacity,
             added=added,
             evicted=max(0, held_before + added - after.held),
+            saved_meanwhile=after.saved_meanwhile
+            - (0 if before is None else before.saved_meanwhile),
         )
 
 
@@ -350,6 +355,13 @@ def cache_lines(
         )
     if change is not None:
         lines.append(f"kp: {cache} {_cache_change(change, saved=saved and not frozen)}")
+    if change is not None and change.saved_meanwhile:
+        lines.append(
+            f"kp: another run saved {counted(change.saved_meanwhile, 'vector')} into {cache} "
+            "while this one scored; the traces scored before that were not compared with them, "
+            "so these scores are not those of the two runs one after the other (to get those, "
+            "run them in turn)"
+        )
     return lines
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
+from knowledgepulse._util.atomic import through_links
 from knowledgepulse._util.collector import young_collections_only
 from knowledgepulse._util.settings import one_of, wrong_setting
 from knowledgepulse.errors import (
@@ -349,8 +350,8 @@ class ScoreRun:
         elif scorer.cache.path is not None:
             scorer.cache.flush()  # opened from cache_path: append what this run added
             self.cache_outcome = "saved"
-        else:
-            scorer.cache.save(path, model_id=scorer.cache_model_id)
+        else:  # made by the scorer: another run may have made the file since this one began
+            scorer.cache.append_to(path, model_id=scorer.cache_model_id)
             self.cache_outcome = "saved"
         # After the save: what another run saved meanwhile is not counted as this one's.
         self.cache_change = CacheChange.of(
@@ -362,8 +363,16 @@ class ScoreRun:
 
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
         if kind is None:
-            self.close()
-        elif self._made is not None and self.cache_path is not None:
+            try:
+                self.close()
+            except BaseException:  # a save that failed (a full disk) leaves no file it made
+                self._remove_made()
+                raise
+        else:
+            self._remove_made()
+
+    def _remove_made(self) -> None:
+        if self._made is not None and self.cache_path is not None:
             self.scorer.cache.close()
             remove_unsaved_cache(self.cache_path, self._made)
 
@@ -394,7 +403,7 @@ def remove_unsaved_cache(path: Path, made: os.stat_result) -> None:
         finally:
             ring.close()
         if empty:
-            path.unlink()
+            through_links(path).unlink()  # the file made: a link the user gave is kept
     except (OSError, CacheFileError):  # best effort: the run is being stopped anyway
         pass
 

@@ -9,6 +9,7 @@ holds ``flock``'s shared lock, every save the exclusive one, so a reader sees wh
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import math
@@ -30,6 +31,7 @@ from knowledgepulse._util.atomic import (
     mode_for,
     remove_stale_temporaries,
     temporary_beside,
+    through_links,
 )
 from knowledgepulse._util.digest import stable_hash64
 from knowledgepulse.errors import CacheFileError, Setting
@@ -261,6 +263,8 @@ class RingFile:
     def __init__(self, path: Path, *, writable: bool) -> None:
         self.path = path
         self.writable = writable
+        self.advanced = 0
+        """How far this object's saves moved the file's count of vectors ever added."""
         self._fd = -1
         self._map: mmap.mmap | None = None
         self._open()
@@ -269,15 +273,26 @@ class RingFile:
         try:
             self._fd = os.open(self.path, os.O_RDWR if self.writable else os.O_RDONLY)
         except OSError as error:
+            if self.writable and error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+                # A cache shared read-only (another user's, a read-only mount) can still be read.
+                raise CacheFileError(
+                    f"{self.path}: this cache file cannot be written ({error.strerror}); to score "
+                    "against it without saving, open it read-only (",
+                    Setting("read_only", True),
+                    "), or check its permissions, or give another cache file",
+                ) from None
             raise unopenable(self.path, error) from None
         try:
             self.layout, self.model_id = decode_superblock(os.pread(self._fd, PAGE, 0), self.path)
-            size = os.fstat(self._fd).st_size
-            if size < self.layout.journal_offset:
+            found = os.fstat(self._fd)
+            if found.st_size < self.layout.journal_offset:
                 raise damaged(
                     self.path,
-                    f"it is truncated: {size} bytes, its layout needs {self.layout.journal_offset}",
+                    f"it is truncated: {found.st_size} bytes, its layout needs "
+                    f"{self.layout.journal_offset}",
                 )
+            if self.writable and found.st_blocks * 512 < self.layout.journal_offset:
+                allocate(self._fd, self.layout.journal_offset, self.path)  # an older sparse file
             self._map = mmap.mmap(self._fd, self.layout.journal_offset, access=mmap.ACCESS_READ)
         except CacheFileError:
             self.close()
@@ -410,15 +425,20 @@ class RingFile:
         writable open replays the journal. A CacheFileError when the file is read-only,
         damaged, or the disk is full.
         """
-        layout = self.layout
+        durable = False
         writing = self.writing()  # refuses a read-only file before any lock
         try:
             with writing as base:
+                layout = self.layout  # the file's now: one replaced since is reopened by the lock
                 if keep is not None:
                     kept = keep(base, vectors, added_at, ids)
                     vectors, added_at = vectors[kept], added_at[kept]
                     ids = [name for name, k in zip(ids, kept.tolist(), strict=True) if k]
-                count = len(vectors)
+                # More than the ring holds (the file was replaced by a smaller one since these
+                # were added): the oldest are evicted by the newest, as an append one by one does.
+                excess = max(0, len(vectors) - layout.capacity)
+                vectors, added_at, ids = vectors[excess:], added_at[excess:], ids[excess:]
+                count, dropped = len(vectors), dropped + excess
                 slots, hashes = encode_ids(ids, layout.id_bytes)
                 added = base.added + count + dropped
                 head = (base.head + count + dropped) % layout.capacity
@@ -436,15 +456,29 @@ class RingFile:
                 journal = _JOURNAL.pack(JOURNAL_MAGIC, base.generation, first, count)
                 journal += encode_commit(new) + _CRC.pack(zlib.crc32(body))
                 journal += _CRC.pack(zlib.crc32(journal))
-                _write_at(self._fd, journal + body, layout.journal_offset)
-                os.fsync(self._fd)
+                try:
+                    _write_at(self._fd, journal + body, layout.journal_offset)
+                    os.fsync(self._fd)
+                except OSError:
+                    with contextlib.suppress(OSError):  # never durable: give its room back
+                        os.ftruncate(self._fd, layout.journal_offset)
+                    raise
+                durable = True
                 self._apply(first, count, new, body)
                 self.header = new
+                self.advanced += new.added - base.added
                 return count
         except OSError as error:
+            if durable:  # the journal holds the save: the next writable open finishes it
+                raise CacheFileError(
+                    f"{self.path}: the cache's save stopped half way "
+                    f"({error.strerror or error}); its journal is complete, so the next open "
+                    "that may write the file finishes it"
+                ) from None
             raise CacheFileError(
-                f"{self.path}: the cache could not be saved ({error.strerror or error}); the file "
-                "keeps its state before this save"
+                f"{self.path}: the cache could not be saved ({error.strerror or error}): "
+                f"{len(vectors)} new vectors are not in it, and the file keeps its state before "
+                "this save; free some disk space (or check the disk) and save again"
             ) from None
 
     def _apply(self, first: int, count: int, new: CommitHeader, body: bytes) -> None:
@@ -520,8 +554,18 @@ class RingFile:
             if (current.st_ino, current.st_dev) == (mine.st_ino, mine.st_dev):
                 return
             fcntl.flock(self._fd, fcntl.LOCK_UN)
+            made = (self.layout.dimensions, self.model_id)
             self.close()
             self._open()
+            if (self.layout.dimensions, self.model_id) != made:
+                # Its vectors could not be compared with this process's, nor saved beside them.
+                self.close()
+                raise CacheFileError(
+                    f"{self.path}: the cache file was replaced, while in use, by a cache of "
+                    f"{self.layout.dimensions}-dimensional vectors of model {self.model_id!r} "
+                    f"(it was {made[0]}-dimensional, of {made[1]!r}); open it again, or give "
+                    "another cache file"
+                )
 
     def _refresh(self, kind: int) -> CommitHeader:
         """The current header (lock held); a cut save replayed first; the sequence checked."""
@@ -587,8 +631,9 @@ def create_ring_file(
     With ``entries`` (vectors, times, ids), it holds them and replaces any file at ``path``;
     without, a file made there meanwhile is kept. A CacheFileError when it cannot be made.
     """
-    remove_stale_temporaries(path)
-    directory = path.parent if str(path.parent) else Path()
+    target = through_links(path)  # a link's target is written, the link kept
+    remove_stale_temporaries(target)
+    directory = target.parent if str(target.parent) else Path()
     try:
         free = shutil.disk_usage(directory).free
         if free < layout.journal_offset:
@@ -599,14 +644,14 @@ def create_ring_file(
                 Setting("max_elements"),
                 " or another disk",
             )
-        descriptor, temporary = temporary_beside(path)
+        descriptor, temporary = temporary_beside(target)
     except OSError as error:
         raise CacheFileError(f"{path}: cannot create the cache file ({error})") from None
     try:
         os.pwrite(descriptor, encode_superblock(layout, model_id, path), 0)
         for generation, offset in enumerate(COMMIT_OFFSETS):
             os.pwrite(descriptor, encode_commit(CommitHeader(generation, 0, 0, 0, ttl_ms)), offset)
-        os.ftruncate(descriptor, layout.journal_offset)
+        allocate(descriptor, layout.journal_offset, path)
         os.close(descriptor)
         if entries is not None:
             ring = RingFile(temporary, writable=True)
@@ -615,18 +660,41 @@ def create_ring_file(
             finally:
                 ring.close()
         fsync_path(temporary)
-        os.chmod(temporary, mode_for(path))
+        os.chmod(temporary, mode_for(target))
         if entries is not None:
-            os.replace(temporary, path)
+            os.replace(temporary, target)
         else:
             with contextlib.suppress(FileExistsError):
-                os.link(temporary, path)
+                os.link(temporary, target)
     except OSError as error:
         raise CacheFileError(f"{path}: cannot write the cache file ({error})") from None
     finally:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
     fsync_path(directory)
+
+
+def allocate(descriptor: int, size: int, path: Path) -> None:
+    """Give the file ``size`` bytes with every block on disk, or a CacheFileError (disk full).
+
+    A sparse file's holes are given blocks only when touched; the regions are memory-mapped, and
+    a mapped page that cannot get one (a full tmpfs: ``/tmp``, ``/dev/shm``) kills the process
+    with SIGBUS, which nothing can catch. Allocated up front, a full disk is this one error.
+    """
+    os.ftruncate(descriptor, max(size, os.fstat(descriptor).st_size))
+    try:
+        os.posix_fallocate(descriptor, 0, size)
+    except AttributeError:  # macOS has none: the file stays sparse there, as before
+        pass
+    except OSError as error:
+        if error.errno in (errno.EOPNOTSUPP, errno.EINVAL):  # no allocation there: kept sparse
+            return
+        raise CacheFileError(
+            f"{path}: the disk has no room for the cache's {size / 2**20:.1f} MiB "
+            f"({error.strerror or error}); free some space, give a smaller ",
+            Setting("max_elements"),
+            ", or another disk",
+        ) from None
 
 
 def _write_at(descriptor: int, data: bytes, offset: int) -> None:

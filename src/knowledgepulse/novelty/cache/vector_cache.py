@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from knowledgepulse._util.atomic import is_same_file
+from knowledgepulse._util.atomic import is_same_file, remove_stale_temporaries, through_links
 from knowledgepulse._util.settings import optional_duration_ms, positive_int
 from knowledgepulse.errors import CacheFileError, ScorerParameterError, Setting, VectorError
 from knowledgepulse.novelty.cache.npz import CacheFileContents, read_cache_file, write_cache_file
@@ -87,6 +87,10 @@ class CacheCounts:
     """Vectors older than the TTL: they no longer count, and are the first evicted."""
     added: int
     """Vectors this cache object added since it was made or opened (not ones held already)."""
+    saved_meanwhile: int = 0
+    """Vectors other processes saved into this cache's file between its first scan and its last:
+    the queries scanned before a save were not compared with its vectors, so the answers are
+    not those of one process running after the other."""
 
     @property
     def held(self) -> int:
@@ -142,6 +146,7 @@ class VectorCache:
         self._model_id: str | None = None
         self._resize_on_flush = False  # open() of another capacity: the file is rewritten then
         self._file_cleared = False
+        self._npz_seen: tuple[int, int, int] | None = None  # the .npz file as open() read it
         self._added = 0
         self.dropped_on_load = 0
         """How many of a saved cache's oldest vectors :meth:`load` or :meth:`open` left out to
@@ -183,7 +188,10 @@ class VectorCache:
             if self._ttl_ms and held:
                 due = self._now() - self._ttl_ms
                 live = sum(int(np.count_nonzero(p > due)) for p in self._store.parts()[1])
-            return CacheCounts(live=live, expired=held - live, added=self._added)
+            meanwhile = self._store.saved_meanwhile if isinstance(self._store, FileRing) else 0
+            return CacheCounts(
+                live=live, expired=held - live, added=self._added, saved_meanwhile=meanwhile
+            )
 
     def add(self, vector: ArrayLike, *, id: str | None = None) -> None:
         """Hold a vector (evicting the oldest when full).
@@ -234,6 +242,8 @@ class VectorCache:
                     add_times[i] = self._now()
                 held_codes, codes = _id_codes(store, names)
                 joins = self._joins(store, units, held_codes, codes, add_times)
+                if isinstance(store, FileRing):
+                    store.scanned()
                 held, held_times = store.parts()
                 found = online_nearest(
                     held,
@@ -344,6 +354,8 @@ class VectorCache:
     ) -> list[Nearest | None]:
         store = self._store
         with store.view():
+            if isinstance(store, FileRing):
+                store.scanned()
             if store.count == 0:
                 return [None] * len(units)
             due = None
@@ -395,7 +407,7 @@ class VectorCache:
             elif self._path is not None and self._resize_on_flush:
                 self._resize_file(self._path)
             elif self._path is not None:
-                self.save(self._path, model_id=self._model_id)
+                self._save_npz(self._path)
             else:
                 raise CacheFileError(
                     "this cache was not opened from a file, so flush() has nowhere to save; "
@@ -464,6 +476,32 @@ class VectorCache:
             entries=(saved.vectors, saved.added_at, saved.ids),
         )
 
+    def append_to(self, path: str | Path, *, model_id: str | None = None) -> None:
+        """Add the live vectors, with their ids and times, to the cache file at ``path``.
+
+        Made there if missing (as :meth:`save` would); one that exists, which another process
+        may have made or filled meanwhile, keeps its vectors: these are appended after them, as
+        :meth:`flush` appends (a vector it holds under the same id is not appended twice).
+
+        Raises:
+            CacheFileError: the file is another model's or width's, damaged, or cannot be saved.
+            OutputError: an ``.npz`` file cannot be written.
+        """
+        model_id = self._model_id if model_id is None else model_id
+        saved = self._contents(model_id)
+        made = not Path(path).exists()
+        if not saved.ids and not made:
+            return  # nothing to add (nor a width to check it against)
+        with VectorCache.open(
+            path,
+            model_id=model_id,
+            dimensions=saved.dimensions,
+            max_elements=saved.max_elements if made else None,
+            ttl_ms=saved.ttl_ms if made else None,
+        ) as target:
+            target._held(saved.vectors).append(saved.vectors, saved.ids, saved.added_at)
+            target.flush()
+
     def _contents(self, model_id: str | None) -> CacheFileContents:
         """The live vectors, oldest first, with the settings a saved file records."""
         width = self._dimensions or DEFAULT_DIMENSIONS
@@ -517,6 +555,7 @@ class VectorCache:
         if not exists and read_only:
             raise CacheFileError(f"{path}: no such cache file (it is made by a run that adds)")
         if _wants_npz(path) and not is_ring_file(path):
+            seen = _signature(path)  # before reading: a save landing during the read is merged
             cache = (
                 cls.load(
                     path,
@@ -531,6 +570,7 @@ class VectorCache:
             )
             if not read_only:  # an .npz is loaded whole; flush() rewrites it
                 cache._path, cache._model_id = path, model_id
+                cache._npz_seen = seen
             return cache
         if not exists:
             if dimensions is None:
@@ -539,6 +579,8 @@ class VectorCache:
             create_ring_file(path, layout, model_id=model_id, ttl_ms=ttl_ms)
         elif not is_ring_file(path):
             raise _not_a_cache_file(path)
+        if not read_only:  # a rewrite killed half way (kill -9) left its temporary beside it
+            remove_stale_temporaries(through_links(path))
         ring = RingFile(path, writable=not read_only)
         try:
             _check_identity(path, ring.model_id, ring.layout.dimensions, model_id, dimensions)
@@ -566,34 +608,61 @@ class VectorCache:
         ring = RingFile(path, writable=True)
         try:
             with ring.writing():
-                theirs = ring.entries()
-                if self._file_cleared:
-                    theirs = (theirs[0][:0], theirs[1][:0], [])
-                mine = self._contents(self._model_id)
-                known = {_entry_key(*entry) for entry in zip(*theirs[1:], strict=True)}
-                new = [
-                    index
-                    for index, entry in enumerate(zip(mine.added_at, mine.ids, strict=True))
-                    if _entry_key(*entry) not in known
-                ]
-                vectors = np.concatenate([theirs[0], mine.vectors[new]])
-                times = np.concatenate([theirs[1], mine.added_at[new]])
-                ids = [*theirs[2], *(mine.ids[index] for index in new)]
-                order = np.argsort(times, kind="stable")
-                if self._ttl_ms:
-                    order = order[times[order] > self._now() - self._ttl_ms]
-                order = order[-self._max_elements :]
+                merged = self._merged(ring.entries())
                 create_ring_file(
                     path,
-                    RingLayout(mine.dimensions, self._max_elements),
+                    RingLayout(merged.dimensions, self._max_elements),
                     model_id=self._model_id,
                     ttl_ms=self._ttl_ms,
-                    entries=(vectors[order], times[order], [ids[i] for i in order.tolist()]),
+                    entries=(merged.vectors, merged.added_at, merged.ids),
                 )
         finally:
             ring.close()
         self._store = FileRing(RingFile(path, writable=True))
         self._resize_on_flush = False
+
+    def _merged(
+        self, theirs: tuple[NDArray[np.float32], NDArray[np.float64], list[str | None]]
+    ) -> CacheFileContents:
+        """This cache's entries merged by time with what its file holds now (``theirs``).
+
+        What others saved since the file was read is kept; then the newest, unexpired entries
+        up to ``max_elements`` (a cleared cache keeps none of theirs).
+        """
+        if self._file_cleared:
+            theirs = (theirs[0][:0], theirs[1][:0], [])
+        mine = self._contents(self._model_id)
+        known = {_entry_key(*entry) for entry in zip(*theirs[1:], strict=True)}
+        new = [
+            index
+            for index, entry in enumerate(zip(mine.added_at, mine.ids, strict=True))
+            if _entry_key(*entry) not in known
+        ]
+        vectors = np.concatenate([theirs[0].reshape(-1, mine.dimensions), mine.vectors[new]])
+        times = np.concatenate([theirs[1], mine.added_at[new]])
+        ids = [*theirs[2], *(mine.ids[index] for index in new)]
+        order = np.argsort(times, kind="stable")
+        if self._ttl_ms:
+            order = order[times[order] > self._now() - self._ttl_ms]
+        order = order[-self._max_elements :]
+        kept = [ids[i] for i in order.tolist()]
+        return replace(mine, ids=kept, vectors=vectors[order], added_at=times[order])
+
+    def _save_npz(self, path: Path) -> None:
+        """Rewrite the ``.npz`` this cache was opened from, keeping what others saved since.
+
+        An ``.npz`` takes no lock: a run that saved it after this one read it (or made it) would
+        lose its vectors to a plain rewrite; they are merged in by time instead.
+        """
+        if _signature(path) == self._npz_seen:
+            self.save(path, model_id=self._model_id)
+        else:
+            theirs = read_cache_file(path)
+            _check_identity(
+                path, theirs.model_id, theirs.dimensions, self._model_id, self._dimensions
+            )
+            write_cache_file(path, self._merged((theirs.vectors, theirs.added_at, theirs.ids)))
+        self._npz_seen, self._file_cleared = _signature(path), False
 
     @classmethod
     def _on_ring(
@@ -723,6 +792,15 @@ def _id_codes(
     wanted: dict[str | None, int] = {}
     queries = [-1 if i is None else wanted.setdefault(i, len(wanted)) for i in ids]
     return store.codes(wanted), np.array(queries, dtype=np.intp)
+
+
+def _signature(path: Path) -> tuple[int, int, int] | None:
+    """What tells a file rewritten since from the same file: inode, size, modification time."""
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return (found.st_ino, found.st_size, found.st_mtime_ns)
 
 
 def _wants_npz(path: Path) -> bool:
@@ -870,6 +948,21 @@ class FileRing:
         self.pending = MemoryRing(self.capacity, ring.layout.dimensions)
         self.pending_total = 0  # added since the last save, including those evicted since
         self.cleared = False
+        self._first_scan: tuple[int, int] | None = None  # (file's added, ring's own) then
+        self.saved_meanwhile = 0
+        """Vectors other processes saved into the file between this store's first scan and its
+        last (:attr:`CacheCounts.saved_meanwhile`)."""
+
+    def scanned(self) -> None:
+        """Note the file's state a scan sees (view held): what others saved since the first."""
+        ring = self.ring
+        if self._first_scan is None:
+            self._first_scan = (ring.header.added, ring.advanced)
+            return
+        added, own = self._first_scan
+        # A file replaced meanwhile restarts its count: nothing can be said then.
+        others = ring.header.added - added - (ring.advanced - own)
+        self.saved_meanwhile = max(self.saved_meanwhile, others)
 
     @property
     def _skip(self) -> int:
@@ -980,7 +1073,7 @@ class FileRing:
         if self.cleared or not wanted:
             return kept
         # The file's slots that outlive this save, as if every entry were appended.
-        skip = max(0, base.count + len(ids) + dropped - self.capacity)
+        skip = max(0, base.count + len(ids) + dropped - self.ring.layout.capacity)
         ring = self.ring
         ring.verify(skip)
         slots_of: dict[str | None, list[int]] = {}
