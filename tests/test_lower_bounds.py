@@ -32,6 +32,9 @@ MEASURED = {
     # 14.0.x is installed beside numpy 2 and fails to import; up to 18.1.0 a JSON (arrow.json)
     # column reads back as its text (tests/records/test_arrow.py) and traces cannot be written.
     "pyarrow": Version("19"),
+    # 2.12.0: the index answers some searches with other than the exact nearest, and misses a
+    # last block of one query (tests/novelty/test_index.py); 2.13.0 passes.
+    "usearch": Version("2.13"),
 }
 
 
