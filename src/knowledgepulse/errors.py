@@ -16,6 +16,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import FrameType, ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -247,6 +248,10 @@ class MissingDependencyError(KnowledgePulseError, ImportError):
     """Raised when an optional dependency is not installed; the message names the extra."""
 
 
+# Where this package was imported from: a checkout's src/ or an installed wheel's site-packages.
+_PACKAGE = Path(__file__).parent
+
+
 def os_message(error: OSError) -> str:
     """What the system refused, on the file it names, and what to do when that is known.
 
@@ -266,9 +271,22 @@ _OS_FIXES = {
 }
 
 
-def install_hint(extra: str) -> str:
-    """How to add an optional extra: kp is installed from its checkout (no package index has it)."""
-    return f'pip install -e ".[{extra}]" in the knowledgepulse checkout'
+def install_hint(extra: str, package: Path = _PACKAGE) -> str:
+    """How to add an optional extra, the way this knowledgepulse was installed.
+
+    From a checkout (an editable install, or ``src`` on the path): ``pip install -e ".[x]"``
+    there. From a wheel: ``pip install 'knowledgepulse[x]'``, which keeps the knowledgepulse
+    installed (no package index need have it) and adds the extra's packages; a wheel user has
+    no checkout to run the other in.
+    """
+    if _in_checkout(package):
+        return f'pip install -e ".[{extra}]" in the knowledgepulse checkout'
+    return f"pip install 'knowledgepulse[{extra}]'"
+
+
+def _in_checkout(package: Path) -> bool:
+    """Whether the package folder is a checkout's ``src/knowledgepulse`` (beside pyproject.toml)."""
+    return package.parent.name == "src" and (package.parent.parent / "pyproject.toml").is_file()
 
 
 def missing_extra(package: str, extra: str, error: ImportError) -> MissingDependencyError:
