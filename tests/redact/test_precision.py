@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from knowledgepulse.redact import clean_text
 from knowledgepulse.redact.walk import redact_value
@@ -153,6 +155,31 @@ IDENTIFIERS = [
 ]
 
 
+# Addresses in other scripts (RFC 6531), each in a sentence of its language, and the words
+# around it that must stay.
+INTERNATIONAL_EMAILS = [
+    ("Schreib an jürgen.müller@münchen.de, bitte.", "jürgen.müller@münchen.de", "bitte"),
+    ("我的邮箱 用户@例子.中国\uff0c谢谢", "用户@例子.中国", "我的邮箱"),
+    ("请发到test@example.com谢谢", "test@example.com", "请发到"),
+    ("メールは user@ドメイン.テスト です", "user@ドメイン.テスト", "メールは"),
+    ("почта иван@пример.рф, звоните", "иван@пример.рф", "почта"),
+    ("البريد سارة@مثال.مصر شكرا", "سارة@مثال.مصر", "البريد"),
+    ("ईमेल test@उदाहरण.भारत। धन्यवाद", "test@उदाहरण.भारत", "धन्यवाद"),
+    ("write to a@b.cn或者 c@d.com", "a@b.cn", "或者"),
+]
+
+
+@pytest.mark.parametrize(("text", "address", "kept"), INTERNATIONAL_EMAILS)
+def test_an_internationalized_e_mail_address_is_redacted_and_its_sentence_kept(
+    text: str, address: str, kept: str
+) -> None:
+    """An address in any script goes whole; the words of the sentence around it stay."""
+    cleaned = clean_text(text, "aggregated")
+    assert address not in cleaned.text
+    assert kept in cleaned.text
+    assert cleaned.text.count("[REDACTED:email]") == text.count("@")
+
+
 @pytest.mark.parametrize("identifier", IDENTIFIERS)
 def test_identifiers_are_redacted_at_aggregated_and_federated_only(identifier: str) -> None:
     """Personal identifiers go at aggregated and federated, and stay at private."""
@@ -287,3 +314,22 @@ def test_an_address_written_with_leading_zeros_is_read_as_its_numbers(
     """ipaddress refuses leading zeros (and the redaction raised on them): each octet is read
     as its number, so a network's address goes and a loopback one stays."""
     assert (clean_text(text, "aggregated").text == text) is kept
+
+
+_NON_LATIN_WORD = st.text(
+    st.characters(
+        categories=("Lo", "Ll", "Lu", "Mn", "Mc"),
+        include_characters="\u200d\u200c\u200f\u200e",
+        min_codepoint=0x370,  # from Greek on: no Latin letter, so no secret's key name
+        max_codepoint=0x1FFFF,
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+@given(st.lists(_NON_LATIN_WORD, min_size=1, max_size=8), st.sampled_from(" 。、\uff0c\n"))
+def test_words_of_any_non_latin_script_survive_redaction(words: list[str], gap: str) -> None:
+    """Text of letters and marks of other scripts (no digits, no @) is left as it is."""
+    text = gap.join(words)
+    assert clean_text(text, "federated").text == text

@@ -229,6 +229,20 @@ def _card(match: regex.Match[str], found: str) -> bool:
     return _luhn(digits) and len(set(digits)) > 1
 
 
+# An e-mail address, internationalized too (RFC 6531): a local part and a domain in any script
+# (jürgen@münchen.de, user@例子.中国), or punycode (xn--). Scripts written without spaces
+# (Chinese, Japanese, Thai...) make a local part only when one starts the word, as in
+# "邮箱 用户@例子.中国": glued to an ASCII address ("请发到test@example.com") they are the sentence,
+# not the address. A top-level domain is letters of one kind, so "a@b.cn或者" ends at "cn".
+_UNSPACED = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
+_WORD_NOT_ASCII = r"[^\x00-\x7f\W]"  # a letter, mark or digit of a script other than ASCII
+_EMAIL = (
+    rf"(?:(?:[a-zA-Z0-9._%+\-]|(?![{_UNSPACED}]){_WORD_NOT_ASCII})+"
+    rf"|(?<![a-zA-Z0-9._%+\-]|{_WORD_NOT_ASCII})[{_UNSPACED}]+)"
+    rf"(?:@|%40)(?:[a-zA-Z0-9.\-]|{_WORD_NOT_ASCII})+"
+    rf"\.(?:[a-zA-Z]{{2,}}|xn--[a-zA-Z0-9\-]+|(?:(?![\d_])[^\x00-\x7f\W]){{2,}})"
+)
+
 # The length of an IBAN in each country that has them (the SWIFT IBAN registry, and the
 # countries of the Nordea/Experian lists that use them nationally).
 _IBAN_TABLE = (
@@ -662,7 +676,7 @@ def default_rules() -> RuleSet:
             "email",
             False,
             # Also URL-encoded, as a query string writes one (?email=jane%40example.com).
-            r"[a-zA-Z0-9._%+\-]+(?:@|%40)[a-zA-Z0-9.\-]+\.(?:[a-zA-Z]{2,}|xn--[a-zA-Z0-9\-]+)",
+            _EMAIL,
             keywords=("@", "%40"),
             escapes=True,
         ),
