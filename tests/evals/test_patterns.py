@@ -25,6 +25,7 @@ from knowledgepulse.evals.patterns import (
     preview,
 )
 from tests.evals.builders import page
+from tests.text_laws import CLUSTERED, assert_grapheme_prefix
 
 PAGE = Page.model_validate(page("p1", b1="Add to Cart", b2="Your cart is empty"))
 
@@ -343,3 +344,10 @@ def test_full_width_digits_are_found_by_backslash_d_not_by_ascii_digits() -> Non
     full_width = "returns within \uff13\uff10 days"
     assert _check(r"\d+ days", full_width) is PatternStatus.MATCHED
     assert _check("30 days", full_width) is PatternStatus.NOT_FOUND
+
+
+@given(CLUSTERED, st.integers(min_value=1, max_value=40))
+def test_a_preview_keeps_whole_graphemes(text: str, limit: int) -> None:
+    """Content shown in an issue is cut between graphemes (no half emoji, no lone accent)."""
+    shown = preview(text, limit).removesuffix("...").replace("\\n", "\n")
+    assert_grapheme_prefix(shown, text)

@@ -34,6 +34,7 @@ from pydantic import (
     model_validator,
 )
 
+from knowledgepulse._util.text import grapheme_end
 from knowledgepulse.evals.models import ContentPatterns, Page
 
 DEFAULT_TIMEOUT_MS = 1000.0
@@ -388,5 +389,5 @@ def pattern_cost(pattern: str) -> tuple[int, int]:
 
 def preview(content: str, limit: int = PREVIEW_CHARS) -> str:
     """Content cut to a readable length, newlines shown escaped, ``...`` when cut."""
-    cut = content if len(content) <= limit else content[:limit] + "..."
+    cut = content if len(content) <= limit else content[: grapheme_end(content, limit)] + "..."
     return cut.replace("\n", "\\n")
