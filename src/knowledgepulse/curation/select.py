@@ -451,24 +451,31 @@ def infer_tasks(
     vectors: NDArray[np.floating[Any]] | None = None,
     *,
     threshold: float = INFERRED_TASK_SIMILARITY,
+    compared: Sequence[bool] | None = None,
 ) -> list[str]:
     """Each candidate's task: the id of the best run of the task it is inferred to belong to.
 
     Walking down the ranking, a candidate joins the task of an earlier one with the same
     objective (``objectives[i]``), else the task whose best run's vector is most similar to its
     own when their cosine reaches ``threshold``, else it starts its own. Without vectors, only
-    equal objectives make a task. The answer does not depend on the candidates' order (their
-    ``task`` is ignored); two tasks whose best runs share an id are one (a copy of one trace).
+    equal objectives make a task; nor for a candidate whose ``compared`` is false (its text is
+    one the model cannot tell apart from others). The answer does not depend on the candidates'
+    order (their ``task`` is ignored); two tasks whose best runs share an id are one (a copy of
+    one trace).
 
     Raises:
-        ValueError: objectives or vectors not one per candidate.
+        ValueError: objectives, vectors or ``compared`` not one per candidate.
     """
     count = len(candidates)
-    if len(objectives) != count or (vectors is not None and vectors.shape[0] != count):
+    if (
+        len(objectives) != count
+        or (vectors is not None and vectors.shape[0] != count)
+        or (compared is not None and len(compared) != count)
+    ):
         raise ValueError(f"{count} candidates, {len(objectives)} objectives, vectors {vectors}")
     tasks = [""] * count
     by_objective: dict[str, str] = {}
-    leaders: list[int] = []  # the first (best) run of each task, in ranking order
+    leaders: list[int] = []  # the first (best) run of each task with a row, in ranking order
     # Their vectors, a row per task as tasks are found (never more rows than candidates).
     rows = (
         None
@@ -477,15 +484,16 @@ def infer_tasks(
     )
     for index in ranking(candidates):
         task = by_objective.get(objectives[index])
-        if task is None and vectors is not None and rows is not None and leaders:
+        near = rows is not None and vectors is not None and (compared is None or compared[index])
+        if task is None and near and rows is not None and vectors is not None and leaders:
             best, similarity = rows.nearest(vectors[index])  # ties: the earlier, better task
             if similarity >= np.float32(threshold):  # compared in float32, as the vectors are
                 task = tasks[leaders[best]]
         if task is None:
             task = candidates[index].key
-            if rows is not None and vectors is not None:
+            if near and rows is not None and vectors is not None:
                 rows.add(vectors[index])
-            leaders.append(index)
+                leaders.append(index)
         tasks[index] = task
         by_objective.setdefault(objectives[index], task)
     return tasks

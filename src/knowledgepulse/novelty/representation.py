@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+import regex
+
 from knowledgepulse._util.digest import stable_hash64
 from knowledgepulse._util.text import did_you_mean
 from knowledgepulse.errors import ScorerParameterError
@@ -158,6 +160,22 @@ def term_vectors(
     # Sums of +-1 are exact in float32, so the order of the additions is free.
     np.add.at(matrix, (rows, (found % np.uint64(dimensions)).astype(np.intp)), signs)
     return unit_rows(matrix)
+
+
+_LETTER = regex.compile(r"\p{L}")
+_LATIN = regex.compile(r"\p{Latin}")
+
+
+def in_model_script(text: str) -> bool:
+    """Whether most letters of ``text`` are Latin (or it has none): what the models read apart.
+
+    all-MiniLM-L6-v2 was trained on English, and the static table is distilled from it: they
+    read other scripts as runs of characters, so any two texts in Cyrillic, Chinese, Arabic,
+    Hebrew or Devanagari come out alike (a cosine near 0.9 between unrelated requests, against
+    0.02 in English; ``docs/novelty.md``). A cosine of two such texts says nothing of their tasks.
+    """
+    letters = len(_LETTER.findall(text))
+    return letters == 0 or 2 * len(_LATIN.findall(text)) >= letters
 
 
 NOVELTY_TEXT_MARK = "+novelty-text:"
