@@ -401,6 +401,51 @@ def dedupe(
     return [DuplicateGroup(index, tuple(members[index])) for index in kept if index in members]
 
 
+def dedupe_apart(
+    candidates: Sequence[Candidate],
+    vectors: NDArray[np.floating[Any]],
+    *,
+    threshold: float,
+    nearest: Sequence[float] | None = None,
+    objectives: Sequence[str],
+    compared: Sequence[bool],
+) -> list[DuplicateGroup]:
+    """:func:`dedupe`, a candidate not ``compared`` only among those of its objective.
+
+    Each set of candidates with an equal objective (``objectives``) and ``compared`` false is
+    deduplicated apart from the rest. ``compared`` false: a text the model cannot tell apart
+    from others of its script, whose cosine with anything says nothing; a near-copy of a trace
+    asks the same thing. Groups come best representative first, as :func:`dedupe`'s.
+    """
+    if all(compared):
+        return dedupe(candidates, vectors, threshold=threshold, nearest=nearest)
+    parts = [[index for index, read in enumerate(compared) if read]]
+    same_objective: dict[str, list[int]] = {}
+    for index, read in enumerate(compared):
+        if not read:
+            same_objective.setdefault(objectives[index], []).append(index)
+    parts.extend(part for part in same_objective.values() if len(part) > 1)
+    found: list[DuplicateGroup] = []
+    for part in parts:
+        if len(part) < 2:  # a group needs two
+            continue
+        groups = dedupe(
+            [candidates[index] for index in part],
+            vectors[part],
+            threshold=threshold,
+            nearest=None if nearest is None else [nearest[index] for index in part],
+        )
+        found.extend(
+            DuplicateGroup(
+                part[group.representative],
+                tuple((part[member], cosine) for member, cosine in group.members),
+            )
+            for group in groups
+        )
+    place = {index: number for number, index in enumerate(ranking(candidates))}
+    return sorted(found, key=lambda group: place[group.representative])
+
+
 WALK_BLOCK = 1024
 """Candidates :func:`dedupe` compares with the picks before them in one product."""
 COSINE_SLACK = 1e-5
