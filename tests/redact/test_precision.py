@@ -333,3 +333,11 @@ def test_words_of_any_non_latin_script_survive_redaction(words: list[str], gap: 
     """Text of letters and marks of other scripts (no digits, no @) is left as it is."""
     text = gap.join(words)
     assert clean_text(text, "federated").text == text
+
+
+@pytest.mark.parametrize("separator", [" ", "-", "\u00a0", "\u202f"])
+def test_an_iban_with_its_groups_apart_by_any_space_is_redacted(separator: str) -> None:
+    """A no-break space between the groups (a bank's page, a French document) hides nothing."""
+    iban = separator.join(["DE89", "3704", "0044", "0532", "0130", "00"])
+    cleaned = clean_text(f"virement sur {iban} merci", "aggregated")
+    assert cleaned.text == "virement sur [REDACTED:iban] merci"

@@ -258,7 +258,7 @@ _IBAN_LENGTHS = {entry[:2]: int(entry[2:]) for entry in _IBAN_TABLE.split()}
 
 
 def _iban_checks(found: str) -> bool:
-    compact = found.replace(" ", "").replace("-", "")
+    compact = _IBAN_SEPARATOR.sub("", found)
     if len(compact) != _IBAN_LENGTHS.get(compact[:2], 0):
         return False
     moved = compact[4:] + compact[:4]
@@ -266,8 +266,12 @@ def _iban_checks(found: str) -> bool:
     return int(number) % 97 == 1
 
 
+# Groups of four apart by a space, a hyphen, or the no-break spaces a bank's page or a French
+# or German document puts there (U+00A0, U+202F) so that the number is not broken across lines.
+_IBAN_SEPARATOR = regex.compile(r"[ \u00a0\u202f\-]")
 _IBAN = regex.compile(
-    r"\b[A-Z]{2}\d{2}(?:([ \-]?)[A-Z0-9]{4})(?:\1[A-Z0-9]{4}){1,6}(?:\1[A-Z0-9]{1,3})?\b"
+    r"\b[A-Z]{2}\d{2}(?:([ \u00a0\u202f\-]?)[A-Z0-9]{4})(?:\1[A-Z0-9]{4}){1,6}"
+    r"(?:\1[A-Z0-9]{1,3})?\b"
 )
 
 
@@ -279,7 +283,7 @@ def _ibans(text: str) -> Iterator[Span]:
         if _iban_checks(found):
             yield match.span()
             continue
-        shorter = regex.sub(r"[ \-]?[A-Z0-9]{1,4}$", "", found)
+        shorter = regex.sub(r"[ \u00a0\u202f\-]?[A-Z0-9]{1,4}$", "", found)
         if _iban_checks(shorter):
             yield match.start(), match.start() + len(shorter)
 
