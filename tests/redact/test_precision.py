@@ -341,3 +341,34 @@ def test_an_iban_with_its_groups_apart_by_any_space_is_redacted(separator: str) 
     iban = separator.join(["DE89", "3704", "0044", "0532", "0130", "00"])
     cleaned = clean_text(f"virement sur {iban} merci", "aggregated")
     assert cleaned.text == "virement sur [REDACTED:iban] merci"
+
+
+_FULL_WIDTH_NUMBER = "\uff10\uff19\uff10-\uff11\uff12\uff13\uff14-\uff15\uff16\uff17\uff18"
+
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [
+        ("请拨打13812345678联系我", "13812345678"),
+        ("電話は090-1234-5678です", "090-1234-5678"),
+        ("電話は" + _FULL_WIDTH_NUMBER + "です", _FULL_WIDTH_NUMBER),
+        ("โทร0812345678ครับ", "0812345678"),
+    ],
+)
+def test_a_phone_number_between_words_of_a_script_without_spaces_is_redacted(
+    text: str, number: str
+) -> None:
+    """Chinese, Japanese and Thai glue a number to the words around it; it is still a number."""
+    cleaned = clean_text(text, "aggregated").text
+    assert number not in cleaned
+    assert cleaned.count("[REDACTED:phone]") == 1
+    assert cleaned[0] == text[0]
+    assert cleaned[-1] == text[-1]
+
+
+@pytest.mark.parametrize(
+    "text", ["共1690元", "价格是1200元", "编号20240515", "订单号ORD13812345678"]
+)
+def test_prices_dates_and_ids_between_chinese_words_are_not_phone_numbers(text: str) -> None:
+    """The shapes that are not numbers to call stay, with Chinese around them as with spaces."""
+    assert clean_text(text, "aggregated").text == text

@@ -235,6 +235,7 @@ def _card(match: regex.Match[str], found: str) -> bool:
 # "邮箱 用户@例子.中国": glued to an ASCII address ("请发到test@example.com") they are the sentence,
 # not the address. A top-level domain is letters of one kind, so "a@b.cn或者" ends at "cn".
 _UNSPACED = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
+_UNSPACED_LETTER = regex.compile(f"[{_UNSPACED}]")
 _WORD_NOT_ASCII = r"[^\x00-\x7f\W]"  # a letter, mark or digit of a script other than ASCII
 _EMAIL = (
     rf"(?:(?:[a-zA-Z0-9._%+\-]|(?![{_UNSPACED}]){_WORD_NOT_ASCII})+"
@@ -398,7 +399,9 @@ def _joined(text: str, at: int, step: int) -> bool:
         return False
     char = text[at]
     if char.isalnum() or char in "_]":  # "]": a marker stands for what was there
-        return True
+        # Chinese, Japanese and Thai are written without spaces: "请拨打13812345678联系我",
+        # "電話は090-1234-5678です" hold a number between words, not an id.
+        return _UNSPACED_LETTER.match(char) is None
     after = at + step
     if step < 0 and text[at + 1] == "+":
         return False  # "+" opens a number of its own: "0958-+44 20 ..." is two numbers
