@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from knowledgepulse._util.text import closest, did_you_mean
+from knowledgepulse._util.text import closest, cut, did_you_mean, grapheme_end, utf8_prefix
+from tests.text_laws import CLUSTERED, assert_grapheme_prefix
 
 NAMES = st.lists(st.text("abcAB_-", min_size=1, max_size=8), min_size=1, max_size=6)
 
@@ -65,3 +66,42 @@ def test_a_known_name_is_its_own_closest(
         return text.replace("_", "") if ignore_underscores else text
 
     assert folded(found) == folded(name)
+
+
+@given(CLUSTERED, st.integers(min_value=0, max_value=70))
+def test_grapheme_end_never_splits_what_a_reader_sees_as_one_character(
+    text: str, index: int
+) -> None:
+    """A cut at ``grapheme_end`` keeps whole clusters, at most ``index`` characters."""
+    end = grapheme_end(text, index)
+    assert end <= max(index, 0)
+    assert_grapheme_prefix(text[:end], text)
+
+
+@given(CLUSTERED, st.integers(min_value=0, max_value=200))
+def test_utf8_prefix_fits_its_bytes_and_keeps_whole_clusters_and_surrogates(
+    text: str, max_bytes: int
+) -> None:
+    """The prefix fits ``max_bytes``, splits no cluster and keeps a lone surrogate as it is."""
+    head = utf8_prefix(text, max_bytes)
+    assert len(head.encode("utf-8", "surrogatepass")) <= max(max_bytes, 0)
+    assert_grapheme_prefix(head, text)
+
+
+@given(CLUSTERED, st.integers(min_value=1, max_value=40))
+def test_cut_shows_whole_clusters_and_counts_the_rest(text: str, limit: int) -> None:
+    """A cut message keeps whole clusters and says how many characters it left out."""
+    shown = cut(text, limit)
+    if len(text) <= limit:
+        assert shown == text
+        return
+    head, _, rest = shown.partition("… (")
+    assert_grapheme_prefix(head, text)
+    assert rest == f"{len(text) - len(head):,} more characters)"
+
+
+def test_a_cluster_longer_than_32_characters_is_cut_where_asked() -> None:
+    """Stacked accents by the dozen (Zalgo text) are cut at the index, not searched back."""
+    text = "a" + "\u0301" * 100
+    assert grapheme_end(text, 50) == 50
+    assert grapheme_end("xy" + text, 1) == 1

@@ -68,6 +68,17 @@ def test_a_run_joins_the_task_whose_best_run_is_within_the_threshold() -> None:
     ]
 
 
+def test_a_run_whose_vector_is_not_compared_joins_by_its_objective_only() -> None:
+    """``compared`` false: no cosine joins the run, nor leads a task others join by cosine."""
+    vectors = np.array([[1.0, 0.0], [0.99, 0.14], [0.98, 0.2]], dtype=np.float32)
+    pool = [Candidate("kp:trace:a", 0.9), Candidate("kp:trace:b", 0.5)]
+    pool.append(Candidate("kp:trace:c", 0.1))
+    objectives = ["one", "two", "one"]
+    assert infer_tasks(pool, objectives, vectors) == ["kp:trace:a"] * 3
+    apart = infer_tasks(pool, objectives, vectors, compared=[False, True, True])
+    assert apart == ["kp:trace:a", "kp:trace:b", "kp:trace:a"]
+
+
 @given(pools(), st.sampled_from([0.5, 0.9, 1.0]), st.randoms())
 def test_inferred_tasks_do_not_depend_on_input_order(
     pool: Pool, threshold: float, rng: random.Random

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+import unicodedata
+from typing import Any, Literal
 
 import pytest
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,6 +25,7 @@ from knowledgepulse.evals.patterns import (
     preview,
 )
 from tests.evals.builders import page
+from tests.text_laws import CLUSTERED, assert_grapheme_prefix
 
 PAGE = Page.model_validate(page("p1", b1="Add to Cart", b2="Your cart is empty"))
 
@@ -315,3 +318,36 @@ def test_compiling_any_text_gives_a_pattern_or_a_reason(pattern: str) -> None:
     """Whatever a case file holds, compiling it never raises (and stays within the bounds)."""
     compiled = compile_pattern(pattern, False)
     assert isinstance(compiled, str) or compiled.pattern == pattern
+
+
+_ACCENTED = st.text(
+    st.sampled_from("aenAEN \u00e9\u00fc\u00f1\u00c5\u1e69\u0301\u0308\u0323\u0303\u304c\u30d1"),
+    min_size=1,
+)
+
+
+_FORMS: tuple[Literal["NFC", "NFD"], ...] = ("NFC", "NFD")
+
+
+@given(_ACCENTED, st.sampled_from(_FORMS), st.sampled_from(_FORMS))
+def test_a_literal_pattern_matches_its_text_composed_or_decomposed(
+    text: str, pattern_form: Literal["NFC", "NFD"], content_form: Literal["NFC", "NFD"]
+) -> None:
+    """A pattern matches the same text whether either is written in NFC or NFD."""
+    pattern = regex.escape(unicodedata.normalize(pattern_form, text))
+    content = unicodedata.normalize(content_form, f"before {text} after")
+    assert _check(pattern, content) is PatternStatus.MATCHED
+
+
+def test_full_width_digits_are_found_by_backslash_d_not_by_ascii_digits() -> None:
+    """``\\d`` finds full-width digits; a literal ASCII number does not (nothing but NFC folds)."""
+    full_width = "returns within \uff13\uff10 days"
+    assert _check(r"\d+ days", full_width) is PatternStatus.MATCHED
+    assert _check("30 days", full_width) is PatternStatus.NOT_FOUND
+
+
+@given(CLUSTERED, st.integers(min_value=1, max_value=40))
+def test_a_preview_keeps_whole_graphemes(text: str, limit: int) -> None:
+    """Content shown in an issue is cut between graphemes (no half emoji, no lone accent)."""
+    shown = preview(text, limit).removesuffix("...").replace("\\n", "\n")
+    assert_grapheme_prefix(shown, text)

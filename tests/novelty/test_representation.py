@@ -14,6 +14,7 @@ from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.novelty.representation import (
     DEFAULT_NOVELTY_TEXT,
     NOVELTY_TEXTS,
+    in_model_script,
     novelty_text,
     term_vectors,
 )
@@ -145,3 +146,23 @@ def test_the_cosine_is_the_weighted_sum_of_the_part_cosines(
     expected = sum(w * float(part[0] @ part[1]) for w, part in zip(weights, parts, strict=True))
     assert float(a @ b) == pytest.approx(expected, abs=1e-5)
     assert a.shape == (representation.dimensions(32),)
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("Book a flight to Seattle", True),
+        ("Réservez un vol pour Zürich, s'il vous plaît", True),
+        ("Book 航班 to Seattle please", True),  # mostly Latin
+        ("12345 -- ✈️ 🙏", True),  # no letters: nothing to misread
+        ("", True),
+        ("Забронируйте рейс в Сиэтл", False),
+        ("预订去西雅图的航班", False),
+        ("احجز رحلة إلى سياتل", False),
+        ("הזמן טיסה לסיאטל", False),
+        ("सिएटल की उड़ान बुक करें", False),
+    ],
+)
+def test_only_text_mostly_in_latin_script_is_in_the_models_script(text: str, read: bool) -> None:
+    """The English models read Latin text apart; other scripts come out alike."""
+    assert in_model_script(text) is read

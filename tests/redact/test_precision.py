@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from knowledgepulse.redact import clean_text
 from knowledgepulse.redact.walk import redact_value
@@ -153,6 +155,31 @@ IDENTIFIERS = [
 ]
 
 
+# Addresses in other scripts (RFC 6531), each in a sentence of its language, and the words
+# around it that must stay.
+INTERNATIONAL_EMAILS = [
+    ("Schreib an jürgen.müller@münchen.de, bitte.", "jürgen.müller@münchen.de", "bitte"),
+    ("我的邮箱 用户@例子.中国\uff0c谢谢", "用户@例子.中国", "我的邮箱"),
+    ("请发到test@example.com谢谢", "test@example.com", "请发到"),
+    ("メールは user@ドメイン.テスト です", "user@ドメイン.テスト", "メールは"),
+    ("почта иван@пример.рф, звоните", "иван@пример.рф", "почта"),
+    ("البريد سارة@مثال.مصر شكرا", "سارة@مثال.مصر", "البريد"),
+    ("ईमेल test@उदाहरण.भारत। धन्यवाद", "test@उदाहरण.भारत", "धन्यवाद"),
+    ("write to a@b.cn或者 c@d.com", "a@b.cn", "或者"),
+]
+
+
+@pytest.mark.parametrize(("text", "address", "kept"), INTERNATIONAL_EMAILS)
+def test_an_internationalized_e_mail_address_is_redacted_and_its_sentence_kept(
+    text: str, address: str, kept: str
+) -> None:
+    """An address in any script goes whole; the words of the sentence around it stay."""
+    cleaned = clean_text(text, "aggregated")
+    assert address not in cleaned.text
+    assert kept in cleaned.text
+    assert cleaned.text.count("[REDACTED:email]") == text.count("@")
+
+
 @pytest.mark.parametrize("identifier", IDENTIFIERS)
 def test_identifiers_are_redacted_at_aggregated_and_federated_only(identifier: str) -> None:
     """Personal identifiers go at aggregated and federated, and stay at private."""
@@ -287,3 +314,61 @@ def test_an_address_written_with_leading_zeros_is_read_as_its_numbers(
     """ipaddress refuses leading zeros (and the redaction raised on them): each octet is read
     as its number, so a network's address goes and a loopback one stays."""
     assert (clean_text(text, "aggregated").text == text) is kept
+
+
+_NON_LATIN_WORD = st.text(
+    st.characters(
+        categories=("Lo", "Ll", "Lu", "Mn", "Mc"),
+        include_characters="\u200d\u200c\u200f\u200e",
+        min_codepoint=0x370,  # from Greek on: no Latin letter, so no secret's key name
+        max_codepoint=0x1FFFF,
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+@given(st.lists(_NON_LATIN_WORD, min_size=1, max_size=8), st.sampled_from(" 。、\uff0c\n"))
+def test_words_of_any_non_latin_script_survive_redaction(words: list[str], gap: str) -> None:
+    """Text of letters and marks of other scripts (no digits, no @) is left as it is."""
+    text = gap.join(words)
+    assert clean_text(text, "federated").text == text
+
+
+@pytest.mark.parametrize("separator", [" ", "-", "\u00a0", "\u202f"])
+def test_an_iban_with_its_groups_apart_by_any_space_is_redacted(separator: str) -> None:
+    """A no-break space between the groups (a bank's page, a French document) hides nothing."""
+    iban = separator.join(["DE89", "3704", "0044", "0532", "0130", "00"])
+    cleaned = clean_text(f"virement sur {iban} merci", "aggregated")
+    assert cleaned.text == "virement sur [REDACTED:iban] merci"
+
+
+_FULL_WIDTH_NUMBER = "\uff10\uff19\uff10-\uff11\uff12\uff13\uff14-\uff15\uff16\uff17\uff18"
+
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [
+        ("请拨打13812345678联系我", "13812345678"),
+        ("電話は090-1234-5678です", "090-1234-5678"),
+        ("電話は" + _FULL_WIDTH_NUMBER + "です", _FULL_WIDTH_NUMBER),
+        ("โทร0812345678ครับ", "0812345678"),
+    ],
+)
+def test_a_phone_number_between_words_of_a_script_without_spaces_is_redacted(
+    text: str, number: str
+) -> None:
+    """Chinese, Japanese and Thai glue a number to the words around it; it is still a number."""
+    cleaned = clean_text(text, "aggregated").text
+    assert number not in cleaned
+    assert cleaned.count("[REDACTED:phone]") == 1
+    assert cleaned[0] == text[0]
+    assert cleaned[-1] == text[-1]
+
+
+@pytest.mark.parametrize(
+    "text", ["共1690元", "价格是1200元", "编号20240515", "订单号ORD13812345678"]
+)
+def test_prices_dates_and_ids_between_chinese_words_are_not_phone_numbers(text: str) -> None:
+    """The shapes that are not numbers to call stay, with Chinese around them as with spaces."""
+    assert clean_text(text, "aggregated").text == text

@@ -14,12 +14,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.errors import OutputError, ParameterConflictError, ScorerParameterError
+from knowledgepulse.novelty.static import StaticEmbedder
 from knowledgepulse.redact.items import Redactor
-from knowledgepulse.runs import select, split
+from knowledgepulse.runs import dedupe, select, split
 from knowledgepulse.runs.splits import write_split
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.value.scorer import TraceValueScorer
-from tests.builders import trace_json
+from tests.builders import step, trace_json
 
 pd = pytest.importorskip("pandas")  # untyped: no stubs
 
@@ -101,6 +102,53 @@ def test_tasks_not_read_are_inferred_as_select_infers_them() -> None:
     assert result.tasks_inferred
     assert result.groups == select(traces, scorer=scorer).tasks
     assert len(set(result.groups)) < len(objectives)
+
+
+# Six unrelated requests in Russian, Chinese and Arabic, two runs of each: the English models
+# see every Russian (Chinese, Arabic) text alike, at cosines far past the task threshold.
+REQUESTS = {
+    "ru": [
+        "Забронируйте рейс из Нью-Йорка в Сиэтл на двадцатое мая.",
+        "Отмените мой заказ и верните деньги на карту.",
+        "Измените адрес доставки моей посылки на Берлин.",
+        "Какой прогноз погоды на завтра в Париже?",
+        "Обменяйте синюю рубашку на больший размер.",
+        "Добавьте второго пассажира и багаж к моему бронированию.",
+    ],
+    "zh": [
+        "预订五月二十日从纽约到西雅图的航班。",
+        "取消我的订单并把钱退到我的卡上。",
+        "把我包裹的收货地址改为柏林。",
+        "明天巴黎的天气预报是什么\uff1f",
+        "把蓝色衬衫换成大一号的。",
+        "在我的预订中添加第二位乘客和托运行李。",
+    ],
+    "ar": [
+        "احجز رحلة من نيويورك إلى سياتل في العشرين من مايو.",
+        "ألغِ طلبي وأعد المال إلى بطاقتي.",
+        "غيّر عنوان توصيل طردي إلى برلين.",
+        "ما هي توقعات الطقس غدا في باريس؟",
+        "استبدل القميص الأزرق بمقاس أكبر.",
+        "أضف راكبا ثانيا وأمتعة مسجلة إلى حجزي.",
+    ],
+}
+
+
+@pytest.mark.parametrize("language", sorted(REQUESTS))
+def test_tasks_in_a_script_the_model_cannot_tell_apart_are_not_one_task(language: str) -> None:
+    """Inferred tasks of non-Latin objectives come from equal objectives, not from a cosine
+    that the English models make high for any two texts of that script."""
+    traces = [
+        trace_json(
+            trace_id=f"kp:trace:{language}-{n}",
+            objective=REQUESTS[language][n % 6],
+            step_list=[step(0, "tool_call", REQUESTS[language][n % 6] * 2, tool="respond")],
+        )
+        for n in range(12)
+    ]
+    result = split(traces, test=0.3, scorer=TraceValueScorer(embedder=StaticEmbedder()))
+    assert result.tasks_inferred
+    assert len(set(result.groups)) == 6
 
 
 def test_a_field_of_the_trace_groups_and_traces_without_it_stand_alone() -> None:
@@ -318,3 +366,21 @@ def test_a_split_stopped_leaves_no_directory_it_made(
     assert list((tmp_path / "there").iterdir()) == []
     monkeypatch.setattr(type(result), "items_in", items_in)
     assert set(write_split(result, tmp_path / "new" / "out")) == {"train", "test"}
+
+
+@pytest.mark.parametrize("language", sorted(REQUESTS))
+def test_near_duplicates_in_a_script_the_model_cannot_tell_apart_ask_the_same(
+    language: str,
+) -> None:
+    """dedupe by similarity groups non-Latin traces only with copies of the same request: the
+    six pairs, not unrelated requests the models see alike (before, 10 of 12 Russian went)."""
+    traces = [
+        trace_json(
+            trace_id=f"kp:trace:{language}-{n}",
+            objective=REQUESTS[language][n % 6],
+            step_list=[step(0, "tool_call", REQUESTS[language][n % 6] * 2, tool="respond")],
+        )
+        for n in range(12)
+    ]
+    result = dedupe(traces, scorer=TraceValueScorer(embedder=StaticEmbedder()))
+    assert sorted(len(group.members) for group in result.groups) == [1] * 6

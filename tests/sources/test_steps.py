@@ -20,6 +20,7 @@ from knowledgepulse.sources._steps import (
     summary,
 )
 from tests.paths import REPO
+from tests.text_laws import CLUSTERED, assert_grapheme_prefix
 
 CONFORMANCE = REPO / "tests" / "conformance" / "files"
 
@@ -350,6 +351,20 @@ def test_summary_never_exceeds_its_characters(text: str, limit: int) -> None:
     cut = summary(text, limit)
     assert len(cut) <= limit
     assert cut == text or (cut.endswith("…") and text.startswith(cut[:-1]))
+
+
+@given(CLUSTERED, st.integers(min_value=4, max_value=120))
+def test_a_bounded_text_keeps_whole_graphemes_and_lone_surrogates(text: str, limit: int) -> None:
+    """Text with no space to cut at (Chinese, an emoji run) is cut between graphemes, and
+    what is kept is the text's own prefix, a lone surrogate in it too."""
+    head = bounded(text, limit).removesuffix("…")
+    assert_grapheme_prefix(head, text)
+
+
+@given(CLUSTERED, st.integers(min_value=2, max_value=40))
+def test_a_summary_keeps_whole_graphemes(text: str, limit: int) -> None:
+    """A summary cut in an emoji sequence or before an accent keeps the cluster out whole."""
+    assert_grapheme_prefix(summary(text, limit).removesuffix("…"), text)
 
 
 @pytest.mark.parametrize("cut", [bounded, summary])

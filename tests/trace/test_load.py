@@ -5,8 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from knowledgepulse.records import Problem
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.records.json_values import LONE_SURROGATE
 from knowledgepulse.trace import TraceItem, load_traces
+from knowledgepulse.trace.load import trace_items
 from tests.builders import trace_json
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "traces"
@@ -141,3 +147,25 @@ def test_a_json_list_broken_midway_keeps_the_traces_before_the_break(tmp_path: P
     problem = items[-1]
     assert isinstance(problem, Problem)
     assert str(problem).startswith(f"{path}:5: invalid JSON: ")
+
+
+@given(
+    st.text(max_size=8),
+    st.sampled_from(["\ud83d", "\udc4b", "\udfff\ud800"]),
+    st.text(max_size=8),
+)
+def test_a_lone_surrogate_made_in_python_reads_as_in_a_file(
+    tmp_path_factory: pytest.TempPathFactory, before: str, lone: str, after: str
+) -> None:
+    """A value from json.loads keeps a lone surrogate; it reads as U+FFFD with a warning, as
+    the same escape in a file does, and the trace is kept (it was refused)."""
+    document = trace_json(objective=f"{before}{lone}{after}")
+    in_memory = list(trace_items([Record(Location("rows", None, 0), document)]))
+    path = tmp_path_factory.mktemp("lone") / "lone.jsonl"
+    path.write_text(json.dumps(document), encoding="ascii")  # the escapes, as a file has them
+    from_file = list(load_traces([path]))
+    assert [type(item) for item in in_memory] == [type(item) for item in from_file]
+    read = [item.trace.task.objective for item in in_memory if isinstance(item, TraceItem)]
+    assert read == [item.trace.task.objective for item in from_file if isinstance(item, TraceItem)]
+    assert len(read) == 1
+    assert [p.message for p in in_memory if isinstance(p, Problem)] == [LONE_SURROGATE]

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import codecs
 import difflib
 import re
 from collections.abc import Iterable
+
+import regex
 
 ENCODING_ERRORS = "backslashreplace"
 """What a stream or file written as text does with what UTF-8 cannot encode (a lone surrogate)."""
@@ -86,11 +89,57 @@ def did_you_mean(name: str, known: Iterable[str]) -> str:
     return f" Did you mean {near!r}?" if near is not None else ""
 
 
+# A grapheme cluster: what a reader sees as one character (a letter and its accents, an emoji
+# and its modifiers and joiners, a flag, CR LF). Cutting inside one shows a lone accent or half
+# a family, or changes a flag to two letters.
+_GRAPHEME = regex.compile(r"\X")
+_LONGEST_CLUSTER = 32
+"""Clusters longer than this (accents stacked by the dozen) may be cut inside."""
+
+
+def grapheme_end(text: str, index: int) -> int:
+    """The last place at or before ``index`` where ``text`` can be cut between graphemes.
+
+    A cut there leaves whole what a reader sees as one character: ``text[:grapheme_end(text,
+    n)]`` is at most ``n`` characters and never ends inside an emoji sequence or before a
+    combining accent. Only the last :data:`_LONGEST_CLUSTER` characters before ``index`` are
+    looked at, so a longer cluster is cut at ``index``.
+    """
+    if index >= len(text):
+        return len(text)
+    if index <= 0:
+        return 0
+    start = max(0, index - _LONGEST_CLUSTER)
+    for found in _GRAPHEME.finditer(text, start):
+        if found.end() > index:
+            # The first cluster found may start mid-cluster when the search began mid-way.
+            return found.start() if found.start() > start or start == 0 else index
+    return index  # pragma: no cover - some cluster always holds the character at ``index``
+
+
+def utf8_prefix(text: str, max_bytes: int) -> str:
+    """The longest prefix of ``text`` of at most ``max_bytes`` UTF-8 bytes, between graphemes.
+
+    A lone surrogate counts the 3 bytes ``surrogatepass`` writes it in, and is kept as it is.
+    """
+    encoded = text.encode("utf-8", "surrogatepass")
+    if len(encoded) <= max_bytes:
+        return text
+    # The incremental decoder holds back the bytes of a character the cut splits.
+    decoder = codecs.getincrementaldecoder("utf-8")("surrogatepass")
+    head = decoder.decode(encoded[: max(0, max_bytes)], final=False)
+    return text[: grapheme_end(text, len(head))]
+
+
 def cut(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters, the rest said as ``… (12,345 more characters)``."""
+    """``text`` cut to ``limit`` characters, the rest said as ``… (12,345 more characters)``.
+
+    The cut falls between graphemes (:func:`grapheme_end`), so it may keep a few less.
+    """
     if len(text) <= limit:
         return text
-    return f"{text[:limit]}… ({len(text) - limit:,} more characters)"
+    kept = grapheme_end(text, limit)
+    return f"{text[:kept]}… ({len(text) - kept:,} more characters)"
 
 
 def printable(text: str, *, one_line: bool = False) -> str:

@@ -19,7 +19,7 @@ import click
 from knowledgepulse import __version__
 from knowledgepulse._util.signals import Interrupted, sigterm_as_ctrl_c
 from knowledgepulse._util.stdout import reopen_closed_streams, stdout_to_devnull
-from knowledgepulse._util.text import did_you_mean, printable
+from knowledgepulse._util.text import did_you_mean, grapheme_end, printable
 from knowledgepulse.errors import NO_VALUE, KnowledgePulseError, Setting, SuiteError, os_message
 
 EXIT_OK = 0
@@ -244,7 +244,7 @@ def _secret_free(text: str) -> str:
 def _internal_error(error: BaseException) -> int:
     text = _secret_free(str(error).strip().split("\n", 1)[0])
     if len(text) > 300:
-        text = text[:299] + "…"
+        text = text[: grapheme_end(text, 299)] + "…"
     _say(
         f"kp: internal error: {type(error).__name__}: {text}\n"
         f"kp: this is a bug in kp, not in your input; rerun with {TRACEBACK_VARIABLE}=1 "

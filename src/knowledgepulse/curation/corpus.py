@@ -31,6 +31,7 @@ from knowledgepulse.curation.select import Candidate
 from knowledgepulse.errors import InputFileError
 from knowledgepulse.novelty.cache.index import approximate, held_dtype, nearest_other_key
 from knowledgepulse.novelty.cache.search import BLOCK_BYTES, as_float32, frozen_nearest
+from knowledgepulse.novelty.representation import in_model_script
 from knowledgepulse.records import Record
 from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.trace.models import ReasoningTrace
@@ -73,11 +74,15 @@ class Facts:
         success: its ``metadata.success``.
         objective_digest: a digest of its ``task.objective`` (task inference groups equal
             ones; a prompt can be kilobytes long, its digest is 16 bytes).
+        objective_read: whether the objective is in a script the embedding models read apart
+            (:func:`~knowledgepulse.novelty.representation.in_model_script`): if not, task
+            inference compares the trace by its objective only, not by its vector.
     """
 
     digest: bytes
     success: bool
     objective_digest: bytes
+    objective_read: bool = True
 
     @classmethod
     def of(cls, item: TraceItem) -> Facts:
@@ -89,6 +94,7 @@ class Facts:
             hashlib.blake2b(
                 trace.task.objective.encode("utf-8", "surrogatepass"), digest_size=16
             ).digest(),
+            in_model_script(trace.task.objective),
         )
 
 

@@ -401,6 +401,51 @@ def dedupe(
     return [DuplicateGroup(index, tuple(members[index])) for index in kept if index in members]
 
 
+def dedupe_apart(
+    candidates: Sequence[Candidate],
+    vectors: NDArray[np.floating[Any]],
+    *,
+    threshold: float,
+    nearest: Sequence[float] | None = None,
+    objectives: Sequence[str],
+    compared: Sequence[bool],
+) -> list[DuplicateGroup]:
+    """:func:`dedupe`, a candidate not ``compared`` only among those of its objective.
+
+    Each set of candidates with an equal objective (``objectives``) and ``compared`` false is
+    deduplicated apart from the rest. ``compared`` false: a text the model cannot tell apart
+    from others of its script, whose cosine with anything says nothing; a near-copy of a trace
+    asks the same thing. Groups come best representative first, as :func:`dedupe`'s.
+    """
+    if all(compared):
+        return dedupe(candidates, vectors, threshold=threshold, nearest=nearest)
+    parts = [[index for index, read in enumerate(compared) if read]]
+    same_objective: dict[str, list[int]] = {}
+    for index, read in enumerate(compared):
+        if not read:
+            same_objective.setdefault(objectives[index], []).append(index)
+    parts.extend(part for part in same_objective.values() if len(part) > 1)
+    found: list[DuplicateGroup] = []
+    for part in parts:
+        if len(part) < 2:  # a group needs two
+            continue
+        groups = dedupe(
+            [candidates[index] for index in part],
+            vectors[part],
+            threshold=threshold,
+            nearest=None if nearest is None else [nearest[index] for index in part],
+        )
+        found.extend(
+            DuplicateGroup(
+                part[group.representative],
+                tuple((part[member], cosine) for member, cosine in group.members),
+            )
+            for group in groups
+        )
+    place = {index: number for number, index in enumerate(ranking(candidates))}
+    return sorted(found, key=lambda group: place[group.representative])
+
+
 WALK_BLOCK = 1024
 """Candidates :func:`dedupe` compares with the picks before them in one product."""
 COSINE_SLACK = 1e-5
@@ -451,24 +496,31 @@ def infer_tasks(
     vectors: NDArray[np.floating[Any]] | None = None,
     *,
     threshold: float = INFERRED_TASK_SIMILARITY,
+    compared: Sequence[bool] | None = None,
 ) -> list[str]:
     """Each candidate's task: the id of the best run of the task it is inferred to belong to.
 
     Walking down the ranking, a candidate joins the task of an earlier one with the same
     objective (``objectives[i]``), else the task whose best run's vector is most similar to its
     own when their cosine reaches ``threshold``, else it starts its own. Without vectors, only
-    equal objectives make a task. The answer does not depend on the candidates' order (their
-    ``task`` is ignored); two tasks whose best runs share an id are one (a copy of one trace).
+    equal objectives make a task; nor for a candidate whose ``compared`` is false (its text is
+    one the model cannot tell apart from others). The answer does not depend on the candidates'
+    order (their ``task`` is ignored); two tasks whose best runs share an id are one (a copy of
+    one trace).
 
     Raises:
-        ValueError: objectives or vectors not one per candidate.
+        ValueError: objectives, vectors or ``compared`` not one per candidate.
     """
     count = len(candidates)
-    if len(objectives) != count or (vectors is not None and vectors.shape[0] != count):
+    if (
+        len(objectives) != count
+        or (vectors is not None and vectors.shape[0] != count)
+        or (compared is not None and len(compared) != count)
+    ):
         raise ValueError(f"{count} candidates, {len(objectives)} objectives, vectors {vectors}")
     tasks = [""] * count
     by_objective: dict[str, str] = {}
-    leaders: list[int] = []  # the first (best) run of each task, in ranking order
+    leaders: list[int] = []  # the first (best) run of each task with a row, in ranking order
     # Their vectors, a row per task as tasks are found (never more rows than candidates).
     rows = (
         None
@@ -477,15 +529,16 @@ def infer_tasks(
     )
     for index in ranking(candidates):
         task = by_objective.get(objectives[index])
-        if task is None and vectors is not None and rows is not None and leaders:
+        near = rows is not None and vectors is not None and (compared is None or compared[index])
+        if task is None and near and rows is not None and vectors is not None and leaders:
             best, similarity = rows.nearest(vectors[index])  # ties: the earlier, better task
             if similarity >= np.float32(threshold):  # compared in float32, as the vectors are
                 task = tasks[leaders[best]]
         if task is None:
             task = candidates[index].key
-            if rows is not None and vectors is not None:
+            if near and rows is not None and vectors is not None:
                 rows.add(vectors[index])
-            leaders.append(index)
+                leaders.append(index)
         tasks[index] = task
         by_objective.setdefault(objectives[index], task)
     return tasks

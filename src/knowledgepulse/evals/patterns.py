@@ -1,4 +1,10 @@
-"""Content patterns: regular expressions searched (DOTALL) in page content, bounded in time.
+r"""Content patterns: regular expressions searched (DOTALL) in page content, bounded in time.
+
+Pattern and content are both searched in Unicode's composed form (NFC): a word typed with an
+accent as one character (``café``) matches the same word stored as a letter and a combining
+mark (``cafe`` + U+0301, macOS file names, some editors), as a reader sees them as one. Nothing
+else is folded: full-width digits (U+FF10-FF19) are other characters than ASCII ones; ``\d``
+matches the digits of every script.
 
 A catastrophic pattern must not hang a run: each search has the ``regex`` package's CPU-time
 ``timeout``, and a case's patterns share a wall-clock budget (``case_timeout_ms``), past which
@@ -10,6 +16,7 @@ from __future__ import annotations
 
 import re
 import time
+import unicodedata
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,6 +34,7 @@ from pydantic import (
     model_validator,
 )
 
+from knowledgepulse._util.text import grapheme_end
 from knowledgepulse.evals.models import ContentPatterns, Page
 
 DEFAULT_TIMEOUT_MS = 1000.0
@@ -194,7 +202,7 @@ def check_patterns(
         patterns = {pages[0].id: patterns}
     budget_ms = case_budget_ms(timeout_ms, case_timeout_ms)
     deadline = time.monotonic() + budget_ms / 1000  # wall clock, shared by the case's patterns
-    contents = {page.id: page.content for page in pages}
+    contents = {page.id: unicodedata.normalize("NFC", page.content) for page in pages}
 
     def check(page_id: str, pattern: str) -> PatternCheck:
         label = subject if subject is not None else f"Page '{page_id}'"
@@ -214,7 +222,7 @@ def check_patterns(
             return result(
                 PatternStatus.NO_PAGE, f"{where} not matched: there is no page '{page_id}'"
             )
-        compiled = compile_pattern(pattern, ignore_case)
+        compiled = compile_pattern(unicodedata.normalize("NFC", pattern), ignore_case)
         if isinstance(compiled, str):
             return result(
                 PatternStatus.INVALID,
@@ -381,5 +389,5 @@ def pattern_cost(pattern: str) -> tuple[int, int]:
 
 def preview(content: str, limit: int = PREVIEW_CHARS) -> str:
     """Content cut to a readable length, newlines shown escaped, ``...`` when cut."""
-    cut = content if len(content) <= limit else content[:limit] + "..."
+    cut = content if len(content) <= limit else content[: grapheme_end(content, limit)] + "..."
     return cut.replace("\n", "\\n")

@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+import regex
+
 from knowledgepulse._util.digest import stable_hash64
 from knowledgepulse._util.text import did_you_mean
 from knowledgepulse.errors import ScorerParameterError
@@ -158,6 +160,28 @@ def term_vectors(
     # Sums of +-1 are exact in float32, so the order of the additions is free.
     np.add.at(matrix, (rows, (found % np.uint64(dimensions)).astype(np.intp)), signs)
     return unit_rows(matrix)
+
+
+_NOT_LETTER = regex.compile(r"[^\p{L}]+")
+_NOT_LATIN = regex.compile(r"[^\p{Latin}]+")
+_SCRIPT_SAMPLE = 2000
+"""The characters of a text whose letters tell its script (a prompt can be kilobytes)."""
+
+
+def in_model_script(text: str) -> bool:
+    """Whether most letters of ``text`` are Latin (or it has none): what the models read apart.
+
+    all-MiniLM-L6-v2 was trained on English, and the static table is distilled from it: they
+    read other scripts as runs of characters, so any two texts in Cyrillic, Chinese, Arabic,
+    Hebrew or Devanagari come out alike (a cosine near 0.9 between unrelated requests, against
+    0.02 in English; ``docs/novelty.md``). A cosine of two such texts says nothing of their tasks.
+    Only the first 2,000 characters are looked at.
+    """
+    if text.isascii():  # every ASCII letter is Latin: the common case, at C speed
+        return True
+    sample = text[:_SCRIPT_SAMPLE]
+    letters = len(_NOT_LETTER.sub("", sample))
+    return letters == 0 or 2 * len(_NOT_LATIN.sub("", sample)) >= letters
 
 
 NOVELTY_TEXT_MARK = "+novelty-text:"

@@ -235,6 +235,30 @@ SURROGATE = re.compile("[\ud800-\udfff]")
 """A lone surrogate: Python text can hold one, UTF-8 and orjson cannot."""
 
 
+def without_lone_surrogates(value: Any) -> tuple[Any, list[str]]:
+    """``value`` with each lone surrogate of its texts (and keys) read as U+FFFD, and their paths.
+
+    What a file's ``"\ud83d"`` reads as (:data:`LONE_SURROGATE`), for a value made in Python
+    (``json.loads`` keeps one); the value itself when it holds none.
+    """
+    found: list[str] = []
+
+    def fixed(item: Any, loc: Loc) -> Any:
+        if isinstance(item, str):
+            if SURROGATE.search(item) is None:
+                return item
+            found.append(format_path(loc))
+            return SURROGATE.sub("\ufffd", item)
+        if isinstance(item, dict):
+            return {fixed(key, loc): fixed(inner, (*loc, key)) for key, inner in item.items()}
+        if isinstance(item, list | tuple):
+            return [fixed(inner, (*loc, index)) for index, inner in enumerate(item)]
+        return item
+
+    result = fixed(value, ())
+    return (result, list(dict.fromkeys(found))) if found else (value, [])
+
+
 def python_literal(text: str) -> Any:
     """A Python literal producers write for JSON (``str(dict)``, ``None``); else a ValueError."""
     try:

@@ -22,6 +22,7 @@ from yaml.resolver import Resolver
 from yaml.scanner import Scanner
 
 from knowledgepulse._util.jsonpath import format_path
+from knowledgepulse._util.text import grapheme_end
 from knowledgepulse.errors import Location, Problem
 from knowledgepulse.records import json_values
 from knowledgepulse.records.json_values import MAX_NESTING, TOO_DEEP, Loc, Record
@@ -420,7 +421,11 @@ def _short(tag: str | None) -> str:
 
 def _key_message(node: Node) -> str:
     if isinstance(node, ScalarNode):
-        text = node.value if len(node.value) <= 40 else node.value[:39] + "…"
+        text = (
+            node.value
+            if len(node.value) <= 40
+            else node.value[: grapheme_end(node.value, 39)] + "…"
+        )
         return (
             f"the key {text} is read as {_short(node.tag)}, not a string; JSON keys are "
             f"strings, so quote it: '{text}'"

@@ -229,6 +229,21 @@ def _card(match: regex.Match[str], found: str) -> bool:
     return _luhn(digits) and len(set(digits)) > 1
 
 
+# An e-mail address, internationalized too (RFC 6531): a local part and a domain in any script
+# (jürgen@münchen.de, user@例子.中国), or punycode (xn--). Scripts written without spaces
+# (Chinese, Japanese, Thai...) make a local part only when one starts the word, as in
+# "邮箱 用户@例子.中国": glued to an ASCII address ("请发到test@example.com") they are the sentence,
+# not the address. A top-level domain is letters of one kind, so "a@b.cn或者" ends at "cn".
+_UNSPACED = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
+_UNSPACED_LETTER = regex.compile(f"[{_UNSPACED}]")
+_WORD_NOT_ASCII = r"[^\x00-\x7f\W]"  # a letter, mark or digit of a script other than ASCII
+_EMAIL = (
+    rf"(?:(?:[a-zA-Z0-9._%+\-]|(?![{_UNSPACED}]){_WORD_NOT_ASCII})+"
+    rf"|(?<![a-zA-Z0-9._%+\-]|{_WORD_NOT_ASCII})[{_UNSPACED}]+)"
+    rf"(?:@|%40)(?:[a-zA-Z0-9.\-]|{_WORD_NOT_ASCII})+"
+    rf"\.(?:[a-zA-Z]{{2,}}|xn--[a-zA-Z0-9\-]+|(?:(?![\d_])[^\x00-\x7f\W]){{2,}})"
+)
+
 # The length of an IBAN in each country that has them (the SWIFT IBAN registry, and the
 # countries of the Nordea/Experian lists that use them nationally).
 _IBAN_TABLE = (
@@ -244,7 +259,7 @@ _IBAN_LENGTHS = {entry[:2]: int(entry[2:]) for entry in _IBAN_TABLE.split()}
 
 
 def _iban_checks(found: str) -> bool:
-    compact = found.replace(" ", "").replace("-", "")
+    compact = _IBAN_SEPARATOR.sub("", found)
     if len(compact) != _IBAN_LENGTHS.get(compact[:2], 0):
         return False
     moved = compact[4:] + compact[:4]
@@ -252,8 +267,12 @@ def _iban_checks(found: str) -> bool:
     return int(number) % 97 == 1
 
 
+# Groups of four apart by a space, a hyphen, or the no-break spaces a bank's page or a French
+# or German document puts there (U+00A0, U+202F) so that the number is not broken across lines.
+_IBAN_SEPARATOR = regex.compile(r"[ \u00a0\u202f\-]")
 _IBAN = regex.compile(
-    r"\b[A-Z]{2}\d{2}(?:([ \-]?)[A-Z0-9]{4})(?:\1[A-Z0-9]{4}){1,6}(?:\1[A-Z0-9]{1,3})?\b"
+    r"\b[A-Z]{2}\d{2}(?:([ \u00a0\u202f\-]?)[A-Z0-9]{4})(?:\1[A-Z0-9]{4}){1,6}"
+    r"(?:\1[A-Z0-9]{1,3})?\b"
 )
 
 
@@ -265,7 +284,7 @@ def _ibans(text: str) -> Iterator[Span]:
         if _iban_checks(found):
             yield match.span()
             continue
-        shorter = regex.sub(r"[ \-]?[A-Z0-9]{1,4}$", "", found)
+        shorter = regex.sub(r"[ \u00a0\u202f\-]?[A-Z0-9]{1,4}$", "", found)
         if _iban_checks(shorter):
             yield match.start(), match.start() + len(shorter)
 
@@ -380,7 +399,9 @@ def _joined(text: str, at: int, step: int) -> bool:
         return False
     char = text[at]
     if char.isalnum() or char in "_]":  # "]": a marker stands for what was there
-        return True
+        # Chinese, Japanese and Thai are written without spaces: "请拨打13812345678联系我",
+        # "電話は090-1234-5678です" hold a number between words, not an id.
+        return _UNSPACED_LETTER.match(char) is None
     after = at + step
     if step < 0 and text[at + 1] == "+":
         return False  # "+" opens a number of its own: "0958-+44 20 ..." is two numbers
@@ -662,7 +683,7 @@ def default_rules() -> RuleSet:
             "email",
             False,
             # Also URL-encoded, as a query string writes one (?email=jane%40example.com).
-            r"[a-zA-Z0-9._%+\-]+(?:@|%40)[a-zA-Z0-9.\-]+\.(?:[a-zA-Z]{2,}|xn--[a-zA-Z0-9\-]+)",
+            _EMAIL,
             keywords=("@", "%40"),
             escapes=True,
         ),

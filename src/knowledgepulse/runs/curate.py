@@ -30,12 +30,16 @@ from knowledgepulse._util.settings import (
     one_of,
     text_of,
 )
-from knowledgepulse.curation import dedupe as dedupe_candidates
 from knowledgepulse.curation import score_corpus
 from knowledgepulse.curation import select as select_candidates
 from knowledgepulse.curation.corpus import CHANGED, Corpus, score_apart
 from knowledgepulse.curation.percentiles import MinScore
-from knowledgepulse.curation.select import budget_for_top, dedupe_by_task, is_top_percent
+from knowledgepulse.curation.select import (
+    budget_for_top,
+    dedupe_apart,
+    dedupe_by_task,
+    is_top_percent,
+)
 from knowledgepulse.errors import (
     EmbedderUnavailableError,
     InputFileError,
@@ -683,7 +687,9 @@ def dedupe(
     """The groups of near-duplicate items of ``data``, each under the item it keeps.
 
     By ``similarity``, two items are near-duplicates when their cosine reaches ``threshold``
-    (default: :data:`DEDUPE_THRESHOLD`), and groups do not chain; tasks play no part. By
+    (default: :data:`DEDUPE_THRESHOLD`), and groups do not chain; tasks play no part; two
+    items of which one's objective is mostly outside the Latin script (which the models cannot
+    tell apart) must have equal objectives too. By
     ``task``, a group is the runs of one task: read with the items (``task_field``, or a
     dataset's task column; an item without one is in no group), else inferred as :func:`select`
     infers them (the same objective, or a cosine with the task's best run reaching
@@ -742,11 +748,14 @@ def dedupe(
             raise no_vectors("dedupe")
         found = []
     else:
-        found = dedupe_candidates(
+        facts = corpus.item_facts()
+        found = dedupe_apart(
             corpus.candidates(),
             corpus.vectors,
             threshold=corpus.cosine_of(threshold),
             nearest=corpus.nearest_cosines(),
+            objectives=[item.objective_digest.hex() for item in facts],
+            compared=[item.objective_read for item in facts],
         )
     items = corpus.items
     group_of: list[int | None] = [None] * len(items)

@@ -152,10 +152,15 @@ def inferred_tasks(corpus: Corpus, similarity: float) -> list[str]:
     What :func:`~knowledgepulse.runs.select`, :func:`~knowledgepulse.runs.dedupe` and
     :func:`~knowledgepulse.runs.split` group by when
     no task is read: the same objective, or a cosine with the task's best run reaching
-    ``similarity`` (on MiniLM's scale: :attr:`Corpus.cosine_of`); without vectors, the same
-    objective only.
+    ``similarity`` (on MiniLM's scale: :attr:`Corpus.cosine_of`); without vectors, or for an
+    objective written mostly outside the Latin script (which the models cannot tell apart),
+    the same objective only.
     """
-    objectives = [facts.objective_digest.hex() for facts in corpus.item_facts()]
+    facts = corpus.item_facts()
     return infer_tasks(
-        corpus.candidates(), objectives, corpus.vectors, threshold=corpus.cosine_of(similarity)
+        corpus.candidates(),
+        [item.objective_digest.hex() for item in facts],
+        corpus.vectors,
+        threshold=corpus.cosine_of(similarity),
+        compared=[item.objective_read for item in facts],
     )

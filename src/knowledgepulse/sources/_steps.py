@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from knowledgepulse._util.text import grapheme_end, utf8_prefix
 from knowledgepulse.records.json_values import parsed_json, python_literal
 
 MAX_CONTENT_BYTES = 8192
@@ -65,26 +66,27 @@ _LAST_TOKEN = re.compile(rf"[{_TOKEN_END}][^{_TOKEN_END}]*\Z")
 def _cut(text: str, head: str) -> str:
     """``head``, a prefix of ``text``, less a token it splits (unless that token is all of it)."""
     if _IN_TOKEN.match(text, len(head)) and (last := _LAST_TOKEN.search(head)):
-        return head[: last.start() + 1]
+        return head[: grapheme_end(text, last.start() + 1)]  # a space may carry an accent
     return head
 
 
 def bounded(text: str, max_bytes: int = MAX_CONTENT_BYTES) -> str:
-    """``text`` cut to at most ``max_bytes`` UTF-8 bytes, between tokens, marked ``…``."""
+    """``text`` cut to at most ``max_bytes`` UTF-8 bytes, between tokens, marked ``…``.
+
+    A text of one token (Chinese or Japanese, written without spaces) is cut between graphemes.
+    """
     if len(text) * 4 <= max_bytes:  # no character takes more than 4 bytes: nothing to cut
         return text
-    encoded = text.encode("utf-8", "surrogatepass")
-    if len(encoded) <= max_bytes:
+    if len(text.encode("utf-8", "surrogatepass")) <= max_bytes:
         return text
-    room = max_bytes - len(_CUT_MARK.encode())
-    return _cut(text, encoded[:room].decode("utf-8", "ignore")) + _CUT_MARK
+    return _cut(text, utf8_prefix(text, max_bytes - len(_CUT_MARK.encode()))) + _CUT_MARK
 
 
 def summary(text: str, max_chars: int = MAX_OUTPUT_SUMMARY) -> str:
     """``text`` cut to at most ``max_chars`` characters, between tokens, marked ``…`` when cut."""
     if len(text) <= max_chars:
         return text
-    return _cut(text, text[: max_chars - 1]) + _CUT_MARK
+    return _cut(text, text[: grapheme_end(text, max_chars - 1)]) + _CUT_MARK
 
 
 def as_text(value: Any) -> str:

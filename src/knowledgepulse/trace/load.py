@@ -19,6 +19,7 @@ from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse._util.text import closest
 from knowledgepulse.errors import TraceValidationError
 from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.records.json_values import LONE_SURROGATE, without_lone_surrogates
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.trace.models import CONTEXT_URLS, ReasoningTrace
@@ -79,9 +80,18 @@ def trace_items(records: Iterable[Record | Problem]) -> Iterator[TraceItem | Pro
         if isinstance(item, Problem):
             yield item
             continue
-        result = validate_record(item)
+        record, result = item, validate_record(item)
+        if not isinstance(result, TraceItem):
+            # A lone surrogate (a value made in Python: json.loads keeps one) reads as U+FFFD
+            # with a warning, as in a file, rather than losing the trace.
+            value, paths = without_lone_surrogates(item.value)
+            if paths:
+                record = Record(item.location, value, item.lines)
+                for path in paths:
+                    yield Problem(item.location, path, LONE_SURROGATE, warning=True)
+                result = validate_record(record)
         if not isinstance(result, TraceItem) or has_unknown_keys(result.trace):
-            for path, known in misspelt_keys(item.value):
+            for path, known in misspelt_keys(record.value):
                 message = f"unknown key, kept but not read: did you mean {known!r}?"
                 yield Problem(item.location, path, message, warning=True)
         if isinstance(result, TraceItem):
