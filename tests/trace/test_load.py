@@ -41,6 +41,16 @@ def test_bad_records_do_not_stop_the_good_ones(tmp_path: Path) -> None:
     )
 
 
+def test_one_path_is_one_file(tmp_path: Path) -> None:
+    """A path given alone, as text or a Path, is read as one file; before, a str was iterated and
+    each of its characters was a file name ('e: no such file')."""
+    path = tmp_path / "traces.jsonl"
+    path.write_text(json.dumps(trace_json()) + "\n")
+    for named in (str(path), path):
+        (item,) = load_traces(named)
+        assert isinstance(item, TraceItem)
+
+
 def test_json_list_file_loads_every_trace(tmp_path: Path) -> None:
     """A JSON file holding a list of traces yields each, with its index in the list."""
     path = tmp_path / "t.json"

@@ -53,9 +53,13 @@ def validate_record(record: Record) -> TraceItem | list[Problem]:
 
 
 def load_traces(
-    sources: Iterable[str | Path], *, progress: Callable[[int], object] | None = None
+    sources: str | Path | Iterable[str | Path],
+    *,
+    progress: Callable[[int], object] | None = None,
 ) -> Iterator[TraceItem | Problem]:
     """Read traces from JSON files (one trace or a list), JSON Lines files or ``-`` (stdin).
+
+    ``sources``: one path, or several.
 
     Yields each valid trace and each problem in input order, as read; a bad record never stops
     the rest. A repeated id or a misspelt key (``steps[2].tols``: did you mean ``tool``?) is a
@@ -63,7 +67,8 @@ def load_traces(
     An ``InputFileError`` if a file cannot be opened at all.
     """
     seen = SeenIds()
-    for source in sources:
+    # One path is one file: iterating a str would read each of its characters as a file name.
+    for source in [sources] if isinstance(sources, str | Path) else sources:
         records = read_records(source, formats=("json", "jsonl"), progress=progress)
         for item in trace_items(records):
             if isinstance(item, TraceItem) and seen.add(item.trace.id):
