@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
 from knowledgepulse.cli.main import main
 from knowledgepulse.evals.compare import compare_runs
 from knowledgepulse.evals.report import load_report
+from tests.paths import REPO
 from tests.pytest_plugin.conftest import Project, rename_case, write_jsonl
+from tests.test_doc_commands import shows, steps
 
 pytest_plugins = ["pytester"]
 
@@ -237,3 +244,35 @@ def test_a_case_id_used_again_is_a_new_failure_as_in_a_comparison(
     result.assert_outcomes(passed=1, failed=1, warnings=1)
     result.stdout.fnmatch_lines(["FAILED *x[[]2] - Failed: new failure against the baseline: *"])
     result.stdout.fnmatch_lines(["--kp-fail-on regression: 0 regressions, 1 new failure; *"])
+
+
+def test_the_report_block_of_docs_evals_pytest_runs_as_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "A report and a baseline": each command, run beside the examples, exits 0 and prints the
+    lines the block shows; the kp commands read the plugin's report as their baseline."""
+    page = (REPO / "docs" / "evals-pytest.md").read_text("utf-8")
+    section = page.split("### A report and a baseline\n", 1)[1]
+    block = section.split("```console\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "examples").symlink_to(REPO / "examples", target_is_directory=True)
+    environment = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", "TERM": "dumb"}
+    # A PYTHONPATH relative to where this session started (src) still names the code under test.
+    paths = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    environment["PYTHONPATH"] = os.pathsep.join(str(Path(p).absolute()) for p in paths if p)
+    monkeypatch.chdir(tmp_path)
+    for step in steps(block):
+        words = shlex.split(step.command)
+        if words[0] == "kp":
+            assert _kp(*words[1:]) == 0, step.command
+            continue
+        assert words[0] == "pytest"
+        ran = subprocess.run(
+            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *words[1:]],
+            env=environment,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert ran.returncode == 0, ran.stdout
+        assert shows(step.shown, ran.stdout), ran.stdout
+    assert "## Comparison: bulk-edit" in (tmp_path / "summary.md").read_text("utf-8")
