@@ -199,6 +199,8 @@ def test_under_xdist_the_report_options_are_refused_with_what_to_do(
         (("--kp-baseline", "suite.yaml"), "ERROR: suite.yaml is not a kp eval JSON report*"),
         (("--kp-baseline", "missing.json"), "ERROR: *missing.json*"),
         (("--kp-report", "r.json", "--kp-report-format", "html"), "*.json names the json format*"),
+        (("--kp-report-format", "html"), "ERROR: --kp-report-format names the format of *"),
+        (("--kp-baseline", "r.json", "--kp-tolerance", "-1"), "ERROR: --kp-tolerance *>= 0*"),
     ],
 )
 def test_a_wrong_report_option_is_a_usage_error_before_any_case_runs(

@@ -19,7 +19,7 @@ from typing import cast
 import pytest
 
 from knowledgepulse.errors import NO_VALUE, KnowledgePulseError, Setting
-from knowledgepulse.evals.compare import FailOn, Gate, Standing, compare_runs
+from knowledgepulse.evals.compare import DEFAULT_TOLERANCE, FailOn, Gate, Standing, compare_runs
 from knowledgepulse.evals.report import EvalReport, ReportCase, ReportSuite, load_report
 from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.evals.runner import summarize
@@ -102,7 +102,7 @@ def from_options(config: pytest.Config) -> Reporting | None:
     chosen = config.getoption("kp_report_format") or config.getini("kp_report_format") or None
     fail_on = config.getoption("kp_fail_on") or config.getini("kp_fail_on") or None
     tolerance = _tolerance(config)
-    if output is None and baseline_path is None and fail_on is None and tolerance is None:
+    if (output, baseline_path, fail_on, tolerance, chosen) == (None,) * 5:
         return None
     if hasattr(config, "workerinput") or config.pluginmanager.has_plugin("dsession"):
         raise pytest.UsageError(UNDER_XDIST)
@@ -111,6 +111,8 @@ def from_options(config: pytest.Config) -> Reporting | None:
             f"--kp-report-format {chosen}: not a report format; give one of "
             f"{', '.join(FILE_FORMATS)}"
         )
+    if chosen is not None and output is None:
+        raise pytest.UsageError("--kp-report-format names the format of --kp-report FILE: give it")
     output_format = chosen or _by_suffix(output)
     try:
         check_settings(None, baseline_path, fail_on=fail_on, tolerance=tolerance)
@@ -120,8 +122,8 @@ def from_options(config: pytest.Config) -> Reporting | None:
         baseline = None if baseline_path is None else load_report(baseline_path)
     except KnowledgePulseError as error:
         raise pytest.UsageError(error.message_with(_option_of)) from None
-    except ValueError as error:  # an unknown fail_on from the ini file
-        raise pytest.UsageError(f"kp_fail_on: {error}") from None
+    except ValueError as error:  # a negative tolerance
+        raise pytest.UsageError(f"--kp-tolerance (kp_tolerance): {error}") from None
     gate: FailOn = fail_on or ("regression" if baseline is not None else "failure")
     return Reporting(output, output_format, baseline, baseline_path, gate, tolerance)
 
@@ -223,12 +225,8 @@ def finish(reporting: Reporting, session: SessionRun | None) -> Iterator[str]:
     run = session.run()
     comparison = None
     if reporting.baseline is not None:
-        tolerance = reporting.tolerance
-        comparison = (
-            compare_runs(reporting.baseline, run)
-            if tolerance is None
-            else compare_runs(reporting.baseline, run, tolerance=tolerance)
-        )
+        tolerance = DEFAULT_TOLERANCE if reporting.tolerance is None else reporting.tolerance
+        comparison = compare_runs(reporting.baseline, run, tolerance=tolerance)
     gate = Gate.of(run, comparison, reporting.fail_on)
     if reporting.output is not None:
         report = run_report(run, reporting.output_format, comparison, gate)
