@@ -11,7 +11,7 @@ one :class:`~knowledgepulse.evals.results.EvalRun`, compared with the ``--kp-bas
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
@@ -20,7 +20,7 @@ import pytest
 
 from knowledgepulse.errors import NO_VALUE, KnowledgePulseError, Setting
 from knowledgepulse.evals.compare import DEFAULT_TOLERANCE, FailOn, Gate, Standing, compare_runs
-from knowledgepulse.evals.report import EvalReport, ReportCase, ReportSuite, load_report
+from knowledgepulse.evals.report import EvalReport, ReportSuite, load_report
 from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.evals.runner import summarize
 from knowledgepulse.evals.suite import Suite
@@ -50,6 +50,7 @@ class Reporting:
         baseline: the earlier run to compare with, read once, and where it was read from.
         fail_on: what fails a case's test (``kp eval --fail-on``).
         tolerance: score changes at most this large count as unchanged.
+        base_verdicts: whether each baseline case passed, by id, in order: a lookup per case.
     """
 
     output: Path | None
@@ -58,19 +59,21 @@ class Reporting:
     baseline_path: Path | None
     fail_on: FailOn
     tolerance: float | None = None
+    base_verdicts: Mapping[str, tuple[bool, ...]] = field(default_factory=dict)
 
     def standing(self, result: CaseResult, occurrence: int) -> Standing | None:
         """A failing case against the baseline, as :meth:`Gate.of` judges it at the session's end.
 
         ``occurrence``: the cases with its id run so far, itself included, as the comparison
-        numbers them. ``None``: the case passed, or there is no baseline.
+        numbers them (a case without an id matches none). ``None``: it passed, or no baseline.
         """
         if result.passed or self.baseline is None:
             return None
-        base = _nth(self.baseline.cases, result.case_id, occurrence)
-        if base is None:
+        case_id = result.case_id
+        verdicts = self.base_verdicts.get(case_id, ()) if case_id is not None else ()
+        if len(verdicts) < occurrence:
             return "new failure"
-        return "regression" if base.passed else "old failure"
+        return "regression" if verdicts[occurrence - 1] else "old failure"
 
     def excused(self, standing: Standing | None) -> str | None:
         """Why a failing case does not fail its test (pytest shows it as xfailed), or ``None``."""
@@ -81,11 +84,12 @@ class Reporting:
         return None
 
 
-def _nth(cases: list[ReportCase], case_id: str | None, occurrence: int) -> ReportCase | None:
-    if case_id is None:  # as in a comparison: a case without an id cannot be matched
-        return None
-    found = [case for case in cases if case.id == case_id]
-    return found[occurrence - 1] if len(found) >= occurrence else None
+def _verdicts(baseline: EvalReport | None) -> dict[str, tuple[bool, ...]]:
+    by_id: dict[str, list[bool]] = {}
+    for case in baseline.cases if baseline is not None else ():
+        if case.id is not None:
+            by_id.setdefault(case.id, []).append(case.passed)
+    return {case_id: tuple(verdicts) for case_id, verdicts in by_id.items()}
 
 
 def from_options(config: pytest.Config) -> Reporting | None:
@@ -117,7 +121,11 @@ def from_options(config: pytest.Config) -> Reporting | None:
     try:
         check_settings(None, baseline_path, fail_on=fail_on, tolerance=tolerance)
         check_report(
-            output, FILE_FORMATS, output_format, what="report", inputs=[baseline_path or ""]
+            output,
+            FILE_FORMATS,
+            output_format,
+            what="report",
+            inputs=[baseline_path] if baseline_path else [],
         )
         baseline = None if baseline_path is None else load_report(baseline_path)
     except KnowledgePulseError as error:
@@ -125,7 +133,9 @@ def from_options(config: pytest.Config) -> Reporting | None:
     except ValueError as error:  # a negative tolerance
         raise pytest.UsageError(f"--kp-tolerance (kp_tolerance): {error}") from None
     gate: FailOn = fail_on or ("regression" if baseline is not None else "failure")
-    return Reporting(output, output_format, baseline, baseline_path, gate, tolerance)
+    return Reporting(
+        output, output_format, baseline, baseline_path, gate, tolerance, _verdicts(baseline)
+    )
 
 
 _OPTIONS = {
