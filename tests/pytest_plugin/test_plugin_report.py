@@ -278,3 +278,14 @@ def test_the_report_block_of_docs_evals_pytest_runs_as_shown(
         assert ran.returncode == 0, ran.stdout
         assert shows(step.shown, ran.stdout), ran.stdout
     assert "## Comparison: bulk-edit" in (tmp_path / "summary.md").read_text("utf-8")
+
+
+def test_deselected_cases_of_another_suite_do_not_refuse_the_report(
+    pytester: pytest.Pytester, project: Project
+) -> None:
+    """-k keeps one evaluation's cases: the other's suite is not in the run, so it is written."""
+    project(*_BASE)
+    (pytester.path / "second.kp.yaml").write_text("preset: standard\ncases: cases.jsonl\n", "utf-8")
+    result = pytester.runpytest("-p", "no:cacheprovider", "-k", "evals", "--kp-report", "r.json")
+    result.assert_outcomes(passed=2, failed=1)
+    assert load_report("r.json").suite.name == "rename"

@@ -181,6 +181,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return items.case_file(parent, file_path)
 
 
+@pytest.hookimpl(trylast=True)  # after -k and -m have deselected what is not run
 def pytest_collection_modifyitems(session: pytest.Session, items: list[pytest.Item]) -> None:
     """With a report or a gate: the cases selected share one suite, the one their run records.
 
