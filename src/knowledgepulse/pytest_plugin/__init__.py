@@ -12,7 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from knowledgepulse.pytest_plugin.keys import MARKER, OPTIONS_KEY, TALLIES_KEY, EvalWarning
+from knowledgepulse.pytest_plugin.keys import (
+    MARKER,
+    OPTIONS_KEY,
+    REPORTING_KEY,
+    RUN_KEY,
+    TALLIES_KEY,
+    EvalWarning,
+)
 
 __all__ = ["EvalWarning"]
 
@@ -51,12 +58,59 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Clean what failures show (and --junitxml keeps) of personal data too: e-mails, "
         "phone numbers, cards, IBANs... (as kp eval --redact); the scorers see the raw output.",
     )
+    _add_report_options(parser, group)
     parser.addini(
         "kp_eval_files",
         type="args",
         default=["*.kp.yaml", "*.kp.yml"],
         help="File name patterns of knowledgepulse evaluation files (a suite and case files).",
     )
+
+
+_REPORT_OPTIONS = ("kp_report", "kp_report_format", "kp_baseline", "kp_fail_on", "kp_tolerance")
+
+
+def _add_report_options(parser: pytest.Parser, group: pytest.OptionGroup) -> None:
+    """``--kp-report``, ``--kp-baseline`` and the gate's options, each with its ini key."""
+    group.addoption(
+        "--kp-report",
+        metavar="FILE",
+        help="Write the report of the evaluation cases run, as kp eval -o FILE does; its "
+        "format from the suffix (.json, .xml: JUnit, .md, .html), else JSON. ini: kp_report.",
+    )
+    group.addoption(
+        "--kp-report-format",
+        choices=("json", "junit", "markdown", "html"),
+        help="The --kp-report format, whatever its suffix. ini: kp_report_format.",
+    )
+    group.addoption(
+        "--kp-baseline",
+        metavar="FILE",
+        help="A kp eval JSON report of an earlier run (or a --kp-report one): compare the cases "
+        "with it, add the comparison to the report, and fail only on a case that passed there "
+        "or is not in it (see --kp-fail-on). ini: kp_baseline.",
+    )
+    group.addoption(
+        "--kp-fail-on",
+        choices=("failure", "regression", "never"),
+        help="Which failing cases fail their test, as kp eval --fail-on; the others are "
+        "xfailed [default: regression with --kp-baseline, else failure]. ini: kp_fail_on.",
+    )
+    group.addoption(
+        "--kp-tolerance",
+        type=float,
+        metavar="DELTA",
+        help="With --kp-baseline: score changes at most this large count as unchanged, as kp "
+        "eval --tolerance. ini: kp_tolerance.",
+    )
+    for name, said in (
+        ("kp_report", "--kp-report: the report file, relative to this file"),
+        ("kp_report_format", "--kp-report-format: json, junit, markdown or html"),
+        ("kp_baseline", "--kp-baseline: the baseline report, relative to this file"),
+        ("kp_fail_on", "--kp-fail-on: failure, regression or never"),
+        ("kp_tolerance", "--kp-tolerance: the largest score change counted as unchanged"),
+    ):
+        parser.addini(name, type="string", default="", help=said)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -76,6 +130,13 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         pytest.UsageError: a wrong mix of options, or a suite or task that cannot be used.
     """
     config = session.config
+    if any(config.getoption(name) is not None for name in _REPORT_OPTIONS) or any(
+        config.getini(name) for name in _REPORT_OPTIONS
+    ):
+        from knowledgepulse.pytest_plugin import report  # noqa: PLC0415 - on demand
+
+        if (reporting := report.from_options(config)) is not None:
+            config.stash[REPORTING_KEY] = reporting
     suite_path, preset_name = config.getoption("kp_suite"), config.getoption("kp_preset")
     task, plugins = config.getoption("kp_task"), config.getoption("kp_plugin")
     if suite_path is None and preset_name is None:
@@ -120,14 +181,52 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return items.case_file(parent, file_path)
 
 
+@pytest.hookimpl(trylast=True)  # after -k and -m have deselected what is not run
+def pytest_collection_modifyitems(session: pytest.Session, items: list[pytest.Item]) -> None:
+    """With a report or a gate: the cases selected share one suite, the one their run records.
+
+    Raises:
+        pytest.UsageError: they use different suites, which one report cannot hold.
+    """
+    if REPORTING_KEY not in session.config.stash:
+        return
+    from knowledgepulse.pytest_plugin.items import CaseItem  # noqa: PLC0415 - on demand
+    from knowledgepulse.pytest_plugin.report import SessionRun, one_suite  # noqa: PLC0415
+
+    cases = [(item.spec.source, item.spec.suite) for item in items if isinstance(item, CaseItem)]
+    if (suite := one_suite(cases)) is not None:
+        session.config.stash[RUN_KEY] = SessionRun(suite)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """With ``--kp-report`` or ``--kp-baseline``: compare the run, write its report."""
+    config = session.config
+    if (reporting := config.stash.get(REPORTING_KEY, None)) is None:
+        return
+    from knowledgepulse.pytest_plugin.report import finish  # noqa: PLC0415 - on demand
+
+    config.stash[_REPORT_LINES] = list(finish(reporting, config.stash.get(RUN_KEY, None)))
+
+
+_REPORT_LINES: pytest.StashKey[list[str]] = pytest.StashKey()
+
+
 def pytest_terminal_summary(
     terminalreporter: pytest.TerminalReporter, config: pytest.Config
 ) -> None:
-    """Per evaluation: pass rate, weighted mean and each scorer's mean over the cases run."""
-    if not (tallies := config.stash.get(TALLIES_KEY, None)):
-        return
-    from knowledgepulse.pytest_plugin.items import summary_lines  # noqa: PLC0415 - on demand
+    """Per evaluation: pass rate, weighted mean and each scorer's mean over the cases run.
 
+    With a report or a baseline: where the report went, the comparison and the gate's verdict.
+    """
+    tallies = config.stash.get(TALLIES_KEY, None)
+    reported = config.stash.get(_REPORT_LINES, [])
+    if not tallies and not reported:
+        return
     terminalreporter.section("knowledgepulse evaluations")
-    for line in summary_lines(tallies):
+    if tallies:
+        from knowledgepulse.pytest_plugin.items import summary_lines  # noqa: PLC0415 - on demand
+
+        for line in summary_lines(tallies):
+            terminalreporter.line(line)
+    for line in reported:
         terminalreporter.line(line)

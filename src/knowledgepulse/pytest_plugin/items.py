@@ -23,7 +23,14 @@ from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.evals.runner import run_suite, summarize
 from knowledgepulse.evals.suite import Suite
 from knowledgepulse.pytest_plugin.eval_file import EvalSpec, load_eval_file
-from knowledgepulse.pytest_plugin.keys import MARKER, OPTIONS_KEY, TALLIES_KEY, EvalWarning
+from knowledgepulse.pytest_plugin.keys import (
+    MARKER,
+    OPTIONS_KEY,
+    REPORTING_KEY,
+    RUN_KEY,
+    TALLIES_KEY,
+    EvalWarning,
+)
 from knowledgepulse.records import Problem
 from knowledgepulse.records.readers import format_from_name
 from knowledgepulse.reports.evals import number, summary_line
@@ -145,8 +152,11 @@ class CaseItem(pytest.Item):
         tally = self.config.stash.setdefault(TALLIES_KEY, {}).setdefault(
             self.spec.source, Tally(self.spec.suite)
         )
+        session_run = self.config.stash.get(RUN_KEY, None)
         if isinstance(entry, FileProblem):
             tally.file_problems.append(entry.problem)
+            if session_run is not None:
+                session_run.file_problems.append(entry.problem)
             pytest.fail(
                 "the file cannot be read past this point; the cases after it were not run\n"
                 f"{entry.problem}",
@@ -155,11 +165,21 @@ class CaseItem(pytest.Item):
         _warn_all(entry.warnings)
         result = judge(self.spec, entry)
         tally.results.append(result)
+        occurrence = session_run.add(result) if session_run is not None else 0
         self.user_properties.extend(_properties(result))
         # Checking the case against the suite can warn too (an expected block the pages lack).
         _warn_all(result.warnings[len(entry.warnings) :])
-        if not result.passed:
-            pytest.fail(failure_message(result), pytrace=False)
+        if result.passed:
+            return
+        message = failure_message(result)
+        if session_run is not None:  # a report or a gate: judged as kp eval --fail-on judges it
+            reporting = self.config.stash[REPORTING_KEY]
+            standing = reporting.standing(result, occurrence)
+            if (excuse := reporting.excused(standing)) is not None:
+                pytest.xfail(f"{excuse}; {message.split(chr(10), 1)[0]}")
+            if standing is not None:
+                message = f"{standing} against the baseline: {message}"
+        pytest.fail(message, pytrace=False)
 
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: TracebackStyle | None = None

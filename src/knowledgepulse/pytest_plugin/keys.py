@@ -9,11 +9,16 @@ import pytest
 if TYPE_CHECKING:
     from knowledgepulse.pytest_plugin.eval_file import EvalSpec
     from knowledgepulse.pytest_plugin.items import Tally
+    from knowledgepulse.pytest_plugin.report import Reporting, SessionRun
 
 OPTIONS_KEY: pytest.StashKey[EvalSpec] = pytest.StashKey()
 """The ``--kp-suite``/``--kp-preset`` suite (and ``--kp-task`` task), once loaded."""
 TALLIES_KEY: pytest.StashKey[dict[str, Tally]] = pytest.StashKey()
 """What the items of each evaluation ran, by evaluation, for the session's summary."""
+REPORTING_KEY: pytest.StashKey[Reporting] = pytest.StashKey()
+"""What ``--kp-report``, ``--kp-baseline`` and ``--kp-fail-on`` ask for, once checked."""
+RUN_KEY: pytest.StashKey[SessionRun] = pytest.StashKey()
+"""With a report or a gate: every case the items ran, in order, as one run."""
 
 MARKER = "kp"
 """The marker of every evaluation case, so ``-m`` selects evaluations as pytest-mypy's ``mypy``."""

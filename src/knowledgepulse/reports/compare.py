@@ -238,12 +238,13 @@ def standings_line(gate: Gate) -> str:
     )
 
 
-def gate_line(gate: Gate, summary: RunSummary) -> str | None:
+def gate_line(gate: Gate, summary: RunSummary, *, option: str = "--fail-on") -> str | None:
     """Why a run stands as it does under its gate, with a baseline or not; ``None`` for never.
 
     ``--fail-on failure: 3 failing cases (1 regression, 2 old failures)`` (without a baseline:
     ``3 failing cases``) or ``--fail-on regression: 1 regression, ...``: a CI log then says
-    what set the exit code.
+    what set the exit code. ``option``: the gate's option as the shell spells it (the pytest
+    plugin's ``--kp-fail-on``).
     """
     if gate.fail_on == "never":
         return None
@@ -257,7 +258,7 @@ def gate_line(gate: Gate, summary: RunSummary) -> str | None:
         said = counted(summary.failed, "failing case") + (f" ({', '.join(kinds)})" if kinds else "")
     if summary.unreadable_files:  # fails either gate (exit 1), whatever the cases did
         said += f"; {counted(summary.unreadable_files, 'file')} not read in full"
-    return f"--fail-on {gate.fail_on}: {said}"
+    return f"{option} {gate.fail_on}: {said}"
 
 
 def totals_rows(comparison: Comparison) -> list[list[str]]:
