@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 import pytest
 
 from knowledgepulse._util.text import printable, unique
-from knowledgepulse.errors import NO_VALUE, KnowledgePulseError, Setting, SuiteError
+from knowledgepulse.errors import KnowledgePulseError, SuiteError
 from knowledgepulse.evals.cases import CaseInput, FileProblem, LoadedCase, MalformedCase, iter_cases
 from knowledgepulse.evals.evaluate import evaluate
 from knowledgepulse.evals.results import CaseResult, EvalRun
@@ -30,6 +30,7 @@ from knowledgepulse.pytest_plugin.keys import (
     RUN_KEY,
     TALLIES_KEY,
     EvalWarning,
+    option_of,
 )
 from knowledgepulse.records import Problem
 from knowledgepulse.records.readers import format_from_name
@@ -64,29 +65,11 @@ def from_options(
             suite=suite_path, preset=preset_name, task=task, plugins=plugins
         )
     except SuiteError as error:
-        message = error.message_with(_option_of)
+        message = error.message_with(option_of)
         raise pytest.UsageError(f"{message}\nfix the suite; no case was run") from None
     except KnowledgePulseError as error:
-        raise pytest.UsageError(error.message_with(_option_of)) from None
+        raise pytest.UsageError(error.message_with(option_of)) from None
     return EvalSpec("--kp-suite", suite, (), task=loaded, redact=redact)
-
-
-_OPTIONS = {
-    "suite": "--kp-suite",
-    "load_suite": "--kp-suite FILE",
-    "preset": "--kp-preset",
-    "task": "--kp-task",
-    "plugins": "--kp-plugin",
-}
-"""The plugin's options by the parameters of ``load_evaluation`` that library errors name."""
-
-
-def _option_of(setting: Setting) -> str:
-    """A setting a library error names, as pytest's command line spells it."""
-    option = _OPTIONS.get(setting.name)
-    if option is None:
-        return str(setting)
-    return option if setting.value is NO_VALUE else f"{option} {setting.value}"
 
 
 def case_file(parent: pytest.Collector, path: Path) -> CaseFile | None:

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from knowledgepulse.errors import NO_VALUE, Setting
+
 if TYPE_CHECKING:
     from knowledgepulse.pytest_plugin.eval_file import EvalSpec
     from knowledgepulse.pytest_plugin.items import Tally
@@ -22,6 +24,30 @@ RUN_KEY: pytest.StashKey[SessionRun] = pytest.StashKey()
 
 MARKER = "kp"
 """The marker of every evaluation case, so ``-m`` selects evaluations as pytest-mypy's ``mypy``."""
+
+
+OPTIONS = {
+    "suite": "--kp-suite",
+    "load_suite": "--kp-suite FILE",
+    "preset": "--kp-preset",
+    "task": "--kp-task",
+    "plugins": "--kp-plugin",
+    "output": "--kp-report",
+    "output_format": "--kp-report-format",
+    "baseline": "--kp-baseline",
+    "fail_on": "--kp-fail-on",
+    "tolerance": "--kp-tolerance",
+}
+"""The plugin's options by the library parameters its errors name (``load_evaluation``'s, the
+report's and the baseline gate's)."""
+
+
+def option_of(setting: Setting) -> str:
+    """A setting a library error names, as pytest's command line spells it."""
+    option = OPTIONS.get(setting.name)
+    if option is None:
+        return str(setting)
+    return option if setting.value is NO_VALUE else f"{option} {setting.value}"
 
 
 class EvalWarning(UserWarning):

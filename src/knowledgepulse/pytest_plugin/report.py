@@ -18,12 +18,13 @@ from typing import cast
 
 import pytest
 
-from knowledgepulse.errors import NO_VALUE, KnowledgePulseError, Setting
+from knowledgepulse.errors import KnowledgePulseError
 from knowledgepulse.evals.compare import DEFAULT_TOLERANCE, FailOn, Gate, Standing, compare_runs
 from knowledgepulse.evals.report import EvalReport, ReportSuite, load_report
 from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.evals.runner import summarize
 from knowledgepulse.evals.suite import Suite
+from knowledgepulse.pytest_plugin.keys import option_of
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.compare import comparison_line, gate_line
 from knowledgepulse.reports.eval_formats import run_report
@@ -129,30 +130,13 @@ def from_options(config: pytest.Config) -> Reporting | None:
         )
         baseline = None if baseline_path is None else load_report(baseline_path)
     except KnowledgePulseError as error:
-        raise pytest.UsageError(error.message_with(_option_of)) from None
+        raise pytest.UsageError(error.message_with(option_of)) from None
     except ValueError as error:  # a negative tolerance
         raise pytest.UsageError(f"--kp-tolerance (kp_tolerance): {error}") from None
     gate: FailOn = fail_on or ("regression" if baseline is not None else "failure")
     return Reporting(
         output, output_format, baseline, baseline_path, gate, tolerance, _verdicts(baseline)
     )
-
-
-_OPTIONS = {
-    "output": "--kp-report",
-    "output_format": "--kp-report-format",
-    "baseline": "--kp-baseline",
-    "fail_on": "--kp-fail-on",
-    "tolerance": "--kp-tolerance",
-}
-
-
-def _option_of(setting: Setting) -> str:
-    """A setting a library error names, as pytest's command line spells it."""
-    option = _OPTIONS.get(setting.name)
-    if option is None:
-        return str(setting)
-    return option if setting.value is NO_VALUE else f"{option} {setting.value}"
 
 
 def _path(config: pytest.Config, name: str) -> Path | None:
