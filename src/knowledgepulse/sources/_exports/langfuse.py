@@ -120,20 +120,15 @@ def convert_records(
     (pages of observations come in any order) asked for a tool of its name.
     """
     items = _traces_of_rows(records)
-    tools = _requested_tools(
-        item
-        for record in items
-        if isinstance(record, Record)
-        for _, observations, _, _ in _groups(record.value, ())
-        for item in observations
-    )
-    runs = _lone_roots(
-        item
+    groups = [
+        (trace, observations)
         for record in items
         if isinstance(record, Record)
         for trace, observations, _, _ in _groups(record.value, ())
-        if trace is None
-        for item in observations
+    ]
+    tools = _requested_tools(item for _, observations in groups for item in observations)
+    runs = _lone_roots(
+        item for trace, observations in groups if trace is None for item in observations
     )
 
     def spans(value: Any) -> Iterator[tuple[Span | SpanError, Loc]]:
