@@ -32,6 +32,7 @@ CASES = [
     (("redact", "--rules", "missing.yaml"), INPUT, "missing.yaml: no such file"),
     (("score", "--redact", "--redact-rules", "missing.yaml"), INPUT, "missing.yaml: no such file"),
     (("score", "--profiles", "missing.yaml"), INPUT, "missing.yaml: no such file"),
+    (("score", "--frozen", "--cache", "missing.npz"), INPUT, "missing.npz does not exist; build"),
 ]
 
 
