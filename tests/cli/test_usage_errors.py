@@ -28,6 +28,8 @@ CASES = [
     (("split", "--test", "0.6", "--validation", "0.5"), USAGE, "--validation 0.5: give a share"),
     ((*SPLIT, "--by", "nokey"), USAGE, "--by nokey: no item has it"),
     ((*SPLIT, "--stratify", "nokey"), USAGE, "--stratify nokey: no item has it"),
+    (("dedupe", "--against", "TRACES", "--similarity-histogram"), USAGE, "one set: drop it"),
+    (("dedupe", "--against", "TRACES", "--by", "task"), USAGE, "one set: drop --against"),
     (("score", "--model", "missing.onnx"), INPUT, "missing.onnx does not exist"),
     (("redact", "--rules", "missing.yaml"), INPUT, "missing.yaml: no such file"),
     (("score", "--redact", "--redact-rules", "missing.yaml"), INPUT, "missing.yaml: no such file"),

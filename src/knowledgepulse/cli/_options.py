@@ -23,9 +23,7 @@ class _KpCommand(click.Command):
         try:
             return super().invoke(ctx)
         except (ParameterConflictError, ScorerParameterError) as error:
-            spelt = [
-                (flag_of(part), str(part)) for part in error.parts if isinstance(part, Setting)
-            ]
+            spelt = [(flag_of(p), str(p)) for p in error.parts if isinstance(p, Setting)]
             if isinstance(error, ScorerParameterError) and all(a == b for a, b in spelt):
                 raise  # a setting no option gives (a suite scorer's): the input's, one line
             raise click.UsageError(error.message_with(flag_of), ctx) from None
@@ -55,9 +53,7 @@ def output_option(help: str) -> Callable[[Command], Command]:
         "-o",
         "--output",
         type=click.Path(dir_okay=False, path_type=Path),
-        callback=lambda context, parameter, path: (
-            None if path == Path("-") else path
-        ),  # -o -: stdout
+        callback=lambda context, parameter, path: None if path == Path("-") else path,
         help=help,
     )
 

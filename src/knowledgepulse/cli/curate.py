@@ -296,9 +296,9 @@ def dedupe_command(
     if against:
         by, task_similarity = options.pop("by"), options.pop("task_similarity")  # one set's
         refuse_usage(
-            (by == DEDUPE_BY_TASK, "--by task is for dedupe within one set"),
-            (similarity_histogram, "--similarity-histogram is for dedupe within one set"),
-            (task_similarity is not None, "--task-similarity is for dedupe --by task"),
+            (by == DEDUPE_BY_TASK, "--by task is for dedupe within one set: drop --against"),
+            (similarity_histogram, "--similarity-histogram is for dedupe within one set: drop it"),
+            (task_similarity is not None, "--task-similarity is for dedupe --by task: drop it"),
         )
         options["task_field"] = task_field  # a row column, as before: which task is not asked
         call: Callable[..., DedupeResult | DecontaminationResult] = partial(
