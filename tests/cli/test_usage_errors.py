@@ -30,6 +30,7 @@ CASES = [
     ((*SPLIT, "--stratify", "nokey"), USAGE, "--stratify nokey: no item has it"),
     (("dedupe", "--against", "TRACES", "--similarity-histogram"), USAGE, "one set: drop it"),
     (("dedupe", "--against", "TRACES", "--by", "task"), USAGE, "one set: drop --against"),
+    (("select", "--top", "200%"), USAGE, "Invalid value for '--top': '200%': give a percentage"),
     (("score", "--model", "missing.onnx"), INPUT, "missing.onnx does not exist"),
     (("redact", "--rules", "missing.yaml"), INPUT, "missing.yaml: no such file"),
     (("score", "--redact", "--redact-rules", "missing.yaml"), INPUT, "missing.yaml: no such file"),

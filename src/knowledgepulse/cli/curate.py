@@ -67,7 +67,8 @@ def _top_percent(ctx: click.Context, param: click.Parameter, value: str | None) 
         raise click.BadParameter(
             f"{value!r}: give a percentage from 1 to 100, such as 10%, not a fraction "
             "(0.1 is 0.1%); for fewer than 1% of the traces, give --budget N",
-            param_hint="--top",
+            ctx,
+            param,
         )
     return percent
 
