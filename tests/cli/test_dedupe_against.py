@@ -76,7 +76,7 @@ def test_report_without_against_is_refused(kp: KpRunner, tmp_path: Path) -> None
         (("--task-similarity", "0.3"), "--task-similarity infers the tasks of --by task"),
         (
             ("--against", "REF", "--task-similarity", "0.3"),
-            "--task-similarity is for dedupe --by task",
+            "--task-similarity is for dedupe --by task: drop it",
         ),
     ],
 )

@@ -140,7 +140,8 @@ def test_an_empty_domain_or_column_is_a_usage_error_whatever_the_input(
     value = shown.split(" ", 1)[1].strip("'")
     run = kp("score", str(data), "--no-embedder", option, value)
     assert run.code == 2
-    assert run.err.startswith(f"kp: error: {shown}: give a ")
+    assert run.err.startswith("Usage: kp score ")
+    assert f"\nError: {shown}: give a " in run.err
 
 
 @pytest.mark.parametrize("seconds", ["inf", "nan", "1e308"])

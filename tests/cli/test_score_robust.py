@@ -47,7 +47,7 @@ def test_cache_in_a_missing_directory_fails_before_any_work(kp: KpRunner, tmp_pa
     assert "cannot write the cache" in run.err
 
 
-def test_frozen_with_a_cache_that_does_not_exist_is_a_usage_error(
+def test_frozen_with_a_cache_that_does_not_exist_is_an_input_error(
     kp: KpRunner, tmp_path: Path
 ) -> None:
     """--frozen against a missing cache would score every novelty 0.5: refuse it instead."""

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from knowledgepulse.cli.main import flag_of
-from knowledgepulse.errors import OutputError, ParameterConflictError
+from knowledgepulse.errors import CacheFileError, OutputError, ParameterConflictError
 from knowledgepulse.runs.convert import convert_files
 from knowledgepulse.runs.embedder import run_scorer
 from knowledgepulse.runs.problems import validate_files
@@ -97,7 +97,7 @@ def test_score_files_refuses_a_frozen_cache_that_is_one_of_its_inputs() -> None:
 def test_score_files_refuses_a_frozen_cache_that_does_not_exist(tmp_path: Path) -> None:
     """``frozen`` scores against a saved cache: a missing one is named before any work."""
     missing = tmp_path / "missing.kpcache"
-    with pytest.raises(ParameterConflictError, match="does not exist; build it first"):
+    with pytest.raises(CacheFileError, match="does not exist; build it first"):
         score_files([TRACES], io.StringIO(), cache_path=missing, frozen=True)
 
 

@@ -75,7 +75,7 @@ model_options = option_group(
     click.option(
         "--model",
         "model_path",
-        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        type=click.Path(dir_okay=False, path_type=Path),
         help="Another local all-MiniLM-L6-v2-compatible ONNX model to embed with.",
     ),
     click.option(

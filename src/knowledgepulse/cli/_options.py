@@ -9,20 +9,23 @@ from typing import Any, TypeVar
 import click
 
 from knowledgepulse._util.signals import Interrupted
-from knowledgepulse.errors import ParameterConflictError
+from knowledgepulse.errors import ParameterConflictError, ScorerParameterError, Setting
 
 Command = TypeVar("Command", bound=Callable[..., Any])
 
 
 class _KpCommand(click.Command):
-    """A command that shows a library's parameter conflict as a usage error, naming options."""
+    """A command that shows the library's refusal of its options as a usage error, naming them."""
 
     def invoke(self, ctx: click.Context) -> Any:
         from knowledgepulse.cli.main import flag_of  # noqa: PLC0415 - main imports commands
 
         try:
             return super().invoke(ctx)
-        except ParameterConflictError as error:
+        except (ParameterConflictError, ScorerParameterError) as error:
+            spelt = [(flag_of(p), str(p)) for p in error.parts if isinstance(p, Setting)]
+            if isinstance(error, ScorerParameterError) and all(a == b for a, b in spelt):
+                raise  # a setting no option gives (a suite scorer's): the input's, one line
             raise click.UsageError(error.message_with(flag_of), ctx) from None
         except KeyboardInterrupt:  # the options given say which files the run was to write
             raise Interrupted(ctx.params) from None
@@ -50,14 +53,9 @@ def output_option(help: str) -> Callable[[Command], Command]:
         "-o",
         "--output",
         type=click.Path(dir_okay=False, path_type=Path),
-        callback=_stdout_as_none,
+        callback=lambda context, parameter, path: None if path == Path("-") else path,
         help=help,
     )
-
-
-def _stdout_as_none(context: click.Context, parameter: click.Parameter, path: Path | None) -> Any:
-    # `-o -` is standard output, as `-` is standard input, not a file named "-".
-    return None if path == Path("-") else path
 
 
 def allow_empty_option(what: str) -> Callable[[Command], Command]:

@@ -30,7 +30,7 @@ def rules_option(name: str) -> Callable[[Command], Command]:
     return click.option(
         name,
         "rules_file",
-        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        type=click.Path(dir_okay=False, path_type=Path),
         help="Custom redaction rules (YAML): a name and a regular expression, or a Python "
         "callable, for your own token formats; they run before the built-in ones.",
     )

@@ -67,7 +67,8 @@ def _top_percent(ctx: click.Context, param: click.Parameter, value: str | None) 
         raise click.BadParameter(
             f"{value!r}: give a percentage from 1 to 100, such as 10%, not a fraction "
             "(0.1 is 0.1%); for fewer than 1% of the traces, give --budget N",
-            param_hint="--top",
+            ctx,
+            param,
         )
     return percent
 
@@ -296,9 +297,9 @@ def dedupe_command(
     if against:
         by, task_similarity = options.pop("by"), options.pop("task_similarity")  # one set's
         refuse_usage(
-            (by == DEDUPE_BY_TASK, "--by task is for dedupe within one set"),
-            (similarity_histogram, "--similarity-histogram is for dedupe within one set"),
-            (task_similarity is not None, "--task-similarity is for dedupe --by task"),
+            (by == DEDUPE_BY_TASK, "--by task is for dedupe within one set: drop --against"),
+            (similarity_histogram, "--similarity-histogram is for dedupe within one set: drop it"),
+            (task_similarity is not None, "--task-similarity is for dedupe --by task: drop it"),
         )
         options["task_field"] = task_field  # a row column, as before: which task is not asked
         call: Callable[..., DedupeResult | DecontaminationResult] = partial(

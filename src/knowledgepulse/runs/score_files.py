@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Unpack
 
 from knowledgepulse._util.atomic import check_destination
-from knowledgepulse.errors import OutputError, ParameterConflictError, Setting
+from knowledgepulse.errors import CacheFileError, OutputError, ParameterConflictError, Setting
 from knowledgepulse.reports.redaction import summary_tail
 from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.value import RunTally, cache_lines, summary_line
@@ -136,6 +136,7 @@ def score_files(
 
     Raises:
         ParameterConflictError: settings that contradict each other, naming them.
+        CacheFileError: a ``frozen`` ``cache_path`` that does not exist (a missing input file).
         OutputError: ``target`` or ``cache_path`` cannot be written.
     """
     redactor = redactor_of(redact)
@@ -165,7 +166,7 @@ def score_files(
                     f"{error}; to score against it without saving, give ", Setting("frozen", True)
                 ) from None
     if frozen and cache_path is not None and not cache_path.exists():
-        raise ParameterConflictError(
+        raise CacheFileError(
             Setting("frozen", True),
             f" scores against a saved cache, and {cache_path} does not exist; build it first with ",
             Setting("cache_path"),
