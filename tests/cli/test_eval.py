@@ -380,8 +380,8 @@ def test_an_invalid_regex_shows_in_every_format(
         [problem] = json.loads(run.out)["cases"][0]["error"]
         assert (problem["path"], problem["line"]) == (path, 1)
         assert problem["message"].startswith(message)
-    else:
-        assert message in run.out
+    else:  # the table folds it at a space, wherever the terminal's width falls
+        assert " ".join(message.split()) in " ".join(run.out.split())
 
 
 @pytest.mark.parametrize("output_format", ["table", "json", "markdown"])

@@ -81,10 +81,11 @@ def test_inspect_of_a_file_no_source_knows_names_the_sources(kp: KpRunner, tmp_p
 
 
 def test_inspect_of_binary_junk_shows_the_bad_record_as_kp_score_does(
-    kp: KpRunner, tmp_path: Path
+    kp: KpRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A record not in UTF-8 is a bad record at its line: exit 1 as in kp score, no traceback."""
-    path = tmp_path / "junk.jsonl"
+    monkeypatch.chdir(tmp_path)  # a short name: the one-screen view folds a long one
+    path = Path("junk.jsonl")
     path.write_bytes(b"\xff\xfe\x00garbage\n")
     result = kp("inspect", str(path))
     assert result.code == 1
@@ -164,10 +165,11 @@ def test_an_empty_file_gives_no_trace_exit_1_with_or_without_from(
 
 
 def test_a_file_of_bad_records_only_is_no_trace_and_shows_its_errors(
-    kp: KpRunner, tmp_path: Path
+    kp: KpRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every record an error: exit 1 with the errors listed, as with --from; no source named."""
-    path = tmp_path / "bad.jsonl"
+    monkeypatch.chdir(tmp_path)  # a short name: the one-screen view folds a long one
+    path = Path("bad.jsonl")
     path.write_text("{bad\n")
     run = kp("inspect", str(path))
     assert run.code == 1
