@@ -256,7 +256,7 @@ def redact(
         redactor,
         found=lambda _, found: findings.append(found),
     )
-    kept = in_place(redacted, unread, every_file=table_kind(data) is not None)
+    kept = list(in_place(redacted, unread, every_file=table_kind(data) is not None))
     items = [item for item in kept if isinstance(item, TraceItem)]
     records = [item if isinstance(item, TraceItem) else item[0] for item in kept]
     counts = dict(redactor.types.most_common())

@@ -532,7 +532,7 @@ def collected(results: Iterable[ScoredItem | Problem]) -> DatasetScores:
                 items.append(result)
                 yield result
 
-    kept = in_place(scored(), unread, every_file=True)
+    kept = list(in_place(scored(), unread, every_file=True))
     return DatasetScores(items, problems, kept)
 
 

@@ -110,30 +110,42 @@ Kept: TypeAlias = "ScoredItem | tuple[Record, str]"
 _Item = TypeVar("_Item", ScoredItem, TraceItem)
 
 
-def kept_like(data: Any, kept: Sequence[Kept], *, redacted: bool = False) -> Any:
+def kept_like(data: Any, kept: Iterable[Kept], *, redacted: bool = False) -> Any:
     """Every row as ``data`` came, in ``kept``'s order (see :func:`annotated_like`).
 
     A scored row gets its ``kp_`` columns and an empty ``kp_error``; a row that gave no trace
     its error in ``kp_error`` and the other ``kp_`` columns empty. ``redacted``: as
-    :func:`annotated_like`'s.
+    :func:`annotated_like`'s. ``kept`` is read once, each item let go as it is read: of a
+    table's row only its place is held (its redacted value with ``redacted``), not its trace.
     """
-    columns = [
-        {**kp_columns(row.breakdown), ERROR_COLUMN: None}
-        if isinstance(row, ScoredItem)
-        else error_columns(row[1])
-        for row in kept
-    ]
     kind = table_kind(data)
     if kind is None:
         return [
             annotated(row, added) if isinstance(row, ScoredItem) else {**row[0].value, **added}
-            for row, added in zip(kept, columns, strict=True)
+            for row, added in _with_columns(kept)
         ]
-    items = [row.item if isinstance(row, ScoredItem) else row[0] for row in kept]
+    columns: list[dict[str, Any]] = []
+    places: list[int] = []
+    records: list[Record] = []
+    for row, added in _with_columns(kept):
+        columns.append(added)
+        item = row.item if isinstance(row, ScoredItem) else row[0]
+        if redacted:  # the cleaned row (a trace's document) with its place, not the trace
+            records.append(item if isinstance(item, Record) else item.row or item.record)
+        else:
+            places.append(_position(item))
     if redacted:
-        return _add_columns(redacted_like(data, items), kind, columns, ANNOTATED_COLUMNS)
-    rows = _rows_at(data, kind, [_position(item) for item in items])
-    return _add_columns(rows, kind, columns, ANNOTATED_COLUMNS)
+        return _add_columns(redacted_like(data, records), kind, columns, ANNOTATED_COLUMNS)
+    return _add_columns(_rows_at(data, kind, places), kind, columns, ANNOTATED_COLUMNS)
+
+
+def _with_columns(kept: Iterable[Kept]) -> Iterator[tuple[Kept, dict[str, Any]]]:
+    """Each kept row with the columns :func:`kept_like` adds to it."""
+    for row in kept:
+        if isinstance(row, ScoredItem):
+            yield row, {**kp_columns(row.breakdown), ERROR_COLUMN: None}
+        else:
+            yield row, error_columns(row[1])
 
 
 def table_schema(data: Any) -> Any:
@@ -182,18 +194,18 @@ def rows_table(rows: Sequence[Mapping[str, Any]], schema: Any = None) -> Any:
 
 def in_place(
     scored: Iterable[_Item], unread: UnreadRows, *, every_file: bool = False
-) -> list[_Item | tuple[Record, str]]:
+) -> Iterator[_Item | tuple[Record, str]]:
     """Every row in its place: each item, after the rows read before it that gave none.
 
     ``scored`` is read lazily, so a problem ``unread`` was given while the next item was being
-    read goes out before that item. ``every_file``: as :meth:`UnreadRows.rows`.
+    read goes out before that item; and so are the rows given, so that a caller that keeps
+    less than the item (a table's place, its columns) holds no item. ``every_file``: as
+    :meth:`UnreadRows.rows`.
     """
-    kept: list[_Item | tuple[Record, str]] = []
     for count, item in enumerate(scored):
-        kept += unread.rows(count, every_file=every_file)
-        kept.append(item)
-    kept += unread.rows(None, every_file=every_file)
-    return kept
+        yield from unread.rows(count, every_file=every_file)
+        yield item
+    yield from unread.rows(None, every_file=every_file)
 
 
 def _add_columns(
