@@ -53,6 +53,7 @@ def output_option(help: str) -> Callable[[Command], Command]:
         "-o",
         "--output",
         type=click.Path(dir_okay=False, path_type=Path),
+        # `-o -` is standard output, as `-` is standard input, not a file named "-".
         callback=lambda context, parameter, path: None if path == Path("-") else path,
         help=help,
     )
