@@ -3,13 +3,22 @@ missing extra's install line fits how knowledgepulse was installed."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 import knowledgepulse
-from knowledgepulse.errors import import_optional, install_hint
+from knowledgepulse.errors import (
+    cannot_import,
+    distribution_of,
+    import_optional,
+    install_hint,
+    missing_extra,
+    not_installed,
+)
 
 # What numpy's and onnxruntime's extensions do when Ctrl-C arrives while they load: the
 # KeyboardInterrupt becomes an ImportError.
@@ -39,6 +48,111 @@ def test_a_missing_optional_module_is_the_caller_s_error() -> None:
     """Without an interrupt, a module that cannot be imported is ``missing(error)``."""
     with pytest.raises(RuntimeError, match="missing: No module named 'kp_no_such_module'"):
         import_optional("kp_no_such_module", lambda error: RuntimeError(f"missing: {error}"))
+
+
+# A package that is installed but fails as it loads: pyarrow built for numpy 1 beside numpy 2
+# (the C extension's import_array() leaves this ImportError), or a shared library that is broken.
+BROKEN_EXTENSION = 'raise ImportError("numpy.core.multiarray failed to import")'
+
+
+def test_an_installed_module_that_fails_to_import_is_not_called_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its error is ``missing``'s type but says installed, its last line and the reinstall line."""
+    (tmp_path / "kp_broken_extension.py").write_text(BROKEN_EXTENSION)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "kp_broken_extension", raising=False)
+    with pytest.raises(RuntimeError) as raised:
+        import_optional("kp_broken_extension", lambda error: RuntimeError(f"missing: {error}"))
+    message = str(raised.value)
+    assert message.startswith(
+        "kp_broken_extension is installed but cannot be imported: "
+        "numpy.core.multiarray failed to import; "
+    )
+    assert "pip install -U --force-reinstall kp_broken_extension" in message
+    assert "pip check" in message
+    assert "missing" not in message
+    assert raised.value.__cause__ is None  # raised from None: no traceback
+    assert raised.value.__suppress_context__
+
+
+def test_a_module_missing_inside_an_installed_package_is_not_the_package_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ModuleNotFoundError for another module (one it imports) means it is installed."""
+    package = tmp_path / "kp_needs_absent"
+    package.mkdir()
+    (package / "__init__.py").write_text("import kp_absent_dependency\n")
+    (package / "sub.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("kp_needs_absent", "kp_needs_absent.sub"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    with pytest.raises(
+        RuntimeError,
+        match=r"^kp_needs_absent is installed but cannot be imported: "
+        r"No module named 'kp_absent_dependency'; ",
+    ):
+        import_optional("kp_needs_absent.sub", lambda error: RuntimeError(f"missing: {error}"))
+
+
+def test_a_submodule_of_a_missing_package_is_missing() -> None:
+    """``pyarrow.parquet`` without ``pyarrow``: the caller's install line, as before."""
+    with pytest.raises(RuntimeError, match=r"^missing: No module named 'kp_no_such_package'"):
+        import_optional("kp_no_such_package.sub", lambda error: RuntimeError(f"missing: {error}"))
+
+
+def test_the_reinstall_line_names_the_pypi_package_not_the_module() -> None:
+    """``yaml`` is installed by ``PyYAML``: that is the name pip takes."""
+    error = ImportError("libyaml.so: cannot open shared object file")
+    message = cannot_import(distribution_of("yaml"), error)
+    assert message.startswith("PyYAML is installed but cannot be imported: libyaml.so: cannot")
+    assert "pip install -U --force-reinstall PyYAML" in message
+
+
+def test_only_a_module_not_found_for_the_module_or_a_package_above_it_is_not_installed() -> None:
+    """``not_installed``: ModuleNotFoundError naming ``name`` or a parent, nothing else."""
+    absent = ModuleNotFoundError("No module named 'pyarrow'", name="pyarrow")
+    assert not_installed("pyarrow", absent)
+    assert not_installed("pyarrow.parquet", absent)
+    assert not not_installed("pyarrow_hotfix", absent)
+    assert not not_installed(
+        "pyarrow", ModuleNotFoundError("No module named 'numpy'", name="numpy")
+    )
+    assert not not_installed("pyarrow", ModuleNotFoundError("raised by hand"))
+    assert not not_installed("pyarrow", ImportError("numpy.core.multiarray failed to import"))
+
+
+def test_a_collector_whose_framework_fails_to_import_says_it_is_installed() -> None:
+    """``kp.capture``'s frameworks: langchain-core that cannot import pydantic is not missing."""
+    inside = ModuleNotFoundError("No module named 'pydantic'", name="pydantic")
+    message = str(missing_extra("langchain-core", "langchain", inside, "langchain_core"))
+    assert message.startswith("langchain-core is installed but cannot be imported: No module")
+    absent = ModuleNotFoundError("No module named 'langchain_core'", name="langchain_core")
+    message = str(missing_extra("langchain-core", "langchain", absent, "langchain_core"))
+    assert message.startswith("this needs langchain-core, which is not installed")
+
+
+def test_kp_reading_parquet_with_a_broken_pyarrow_says_it_is_installed(tmp_path: Path) -> None:
+    """The user's case: one ``kp: error`` line that says reinstall, not install; no traceback."""
+    fake = tmp_path / "site"
+    (fake / "pyarrow").mkdir(parents=True)
+    (fake / "pyarrow" / "__init__.py").write_text(BROKEN_EXTENSION)
+    (fake / "pyarrow" / "parquet.py").write_text("")
+    (tmp_path / "traces.parquet").write_bytes(b"PAR1")
+    source = Path(knowledgepulse.__file__).parent.parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(fake), str(source)])}
+    command = [sys.executable, "-m", "knowledgepulse.cli.main", "score", "traces.parquet"]
+    run = subprocess.run(
+        command, cwd=tmp_path, env=env, capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.startswith(
+        "kp: error: pyarrow is installed but cannot be imported: "
+        "numpy.core.multiarray failed to import; "
+    ), run.stderr
+    assert "pip install -U --force-reinstall pyarrow" in run.stderr
+    assert "not installed" not in run.stderr
+    assert "Traceback" not in run.stderr
 
 
 def test_an_object_to_trace_cannot_convert_raises_a_public_knowledgepulse_error() -> None:

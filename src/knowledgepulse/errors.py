@@ -12,6 +12,7 @@ import contextlib
 import enum
 import errno
 import importlib
+import importlib.metadata
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -245,7 +246,10 @@ class EmbedderUnavailableError(KnowledgePulseError):
 
 
 class MissingDependencyError(KnowledgePulseError, ImportError):
-    """Raised when an optional dependency is not installed; the message names the extra."""
+    """Raised when an optional dependency is missing or fails to import; the message says which.
+
+    Not installed: it names the extra. Installed but failing: its error and the reinstall line.
+    """
 
 
 # Where this package was imported from: a checkout's src/ or an installed wheel's site-packages.
@@ -289,16 +293,58 @@ def _in_checkout(package: Path) -> bool:
     return package.parent.name == "src" and (package.parent.parent / "pyproject.toml").is_file()
 
 
-def missing_extra(package: str, extra: str, error: ImportError) -> MissingDependencyError:
-    """The error for a live collector whose framework is not installed."""
+def missing_extra(
+    package: str, extra: str, error: ImportError, framework: str
+) -> MissingDependencyError:
+    """The error for a live collector whose ``framework`` (the PyPI ``package``) fails to import."""
+    if not not_installed(framework, error):
+        return MissingDependencyError(cannot_import(package, error))
     return MissingDependencyError(
         f"this needs {package}, which is not installed ({error}); "
         f"install it with: {install_hint(extra)}"
     )
 
 
+def not_installed(name: str, error: ImportError) -> bool:
+    """Whether ``error``, raised importing the module ``name``, says that it is not installed.
+
+    Only a ModuleNotFoundError for ``name`` or a package above it does. Any other ImportError
+    (``numpy.core.multiarray failed to import``, a shared library that does not load), or a
+    ModuleNotFoundError for another module, was raised by the package's own code as it ran:
+    it is installed, and an install line would send the user to add what is there already.
+    """
+    absent = error.name if isinstance(error, ModuleNotFoundError) else None
+    return absent is not None and (name == absent or name.startswith(f"{absent}."))
+
+
+def cannot_import(package: str, error: ImportError) -> str:
+    """What to do about the PyPI ``package``, installed, whose import raised ``error``.
+
+    The error's last line: numpy's runs to a paragraph, and a C extension's ends with the
+    ``failed to import`` that says what broke.
+    """
+    lines = str(error).strip().splitlines()
+    why = lines[-1].strip() if lines else repr(error)
+    return (
+        f"{package} is installed but cannot be imported: {why}; this is usually a version "
+        f"clash with a package it was built against (numpy, say), or a damaged install: "
+        f"reinstall it with: pip install -U --force-reinstall {package}, and run pip check "
+        "to see which packages clash"
+    )
+
+
+def distribution_of(name: str) -> str:
+    """The PyPI package that installs the module ``name`` (``yaml``: ``PyYAML``), else its top."""
+    top = name.partition(".")[0]
+    return importlib.metadata.packages_distributions().get(top, [top])[0]
+
+
 def import_optional(name: str, missing: Callable[[ImportError], Exception]) -> ModuleType:
     """The optional module ``name``; if missing, ``missing(error)``, unchained (no traceback).
+
+    Installed but failing to import (:func:`not_installed`), the error is of ``missing``'s
+    type, so that its callers catch it as before (the embedder's fall back to novelty 0.5),
+    but says so, with the reinstall line instead of the install one.
 
     A Ctrl-C during the import stays one: C extensions (numpy's, onnxruntime's) turn the
     ``KeyboardInterrupt`` into an ``ImportError``, which would pass for a missing package and
@@ -310,7 +356,10 @@ def import_optional(name: str, missing: Callable[[ImportError], Exception]) -> M
         except ImportError as error:
             if noted:
                 raise KeyboardInterrupt from None
-            raise missing(error) from None
+            problem = missing(error)
+            if not not_installed(name, error):
+                problem = type(problem)(cannot_import(distribution_of(name), error))
+            raise problem from None
 
 
 @contextlib.contextmanager

@@ -81,7 +81,7 @@ def live_module(name: str, framework: str, package: str, extra: str) -> ModuleTy
 
     Raises:
         MissingDependencyError: ``framework`` (the PyPI ``package``, in the ``extra``) is not
-            installed.
+            installed, or is but fails to import.
     """
     module = imported(name)
     if module is not None and imported(framework) is not None:
@@ -90,7 +90,7 @@ def live_module(name: str, framework: str, package: str, extra: str) -> ModuleTy
         importlib.import_module(framework)
         return importlib.import_module(name)
     except ImportError as error:
-        raise missing_extra(package, extra, error) from error
+        raise missing_extra(package, extra, error, framework) from error
 
 
 def checked_on_trace(on_trace: object) -> OnTrace | None:
