@@ -122,6 +122,19 @@ def test_a_lone_surrogate_on_ray_reads_as_u_fffd_with_a_local_read_s_warning() -
     assert [b.score for b in result.breakdowns] == [item.breakdown.score for item in scored]
 
 
+def test_a_misspelt_key_on_ray_is_the_local_read_s_warning_in_a_good_or_bad_row() -> None:
+    """``tols`` is warned of (did you mean ``tool``?) before the row's item or its errors, as
+    a local read of the same traces does; before, the Ray path said nothing of it."""
+    good, bad = trace_json(trace_id="kp:trace:good"), trace_json(trace_id="kp:trace:bad")
+    for trace in (good, bad):
+        trace["steps"][0]["tols"] = 1
+    bad["steps"][0]["type"] = "daydream"
+    result = _on_ray([{"trace": json.dumps(t)} for t in (good, bad)], TraceColumn())
+    local = _local_problems([good, bad])
+    assert [p.warning for p in local] == [True, True, False]
+    assert [str(p) for p in result.problems] == [str(p) for p in local]
+
+
 @pytest.mark.parametrize("redact", [False, True])
 def test_a_bad_row_s_message_is_cleaned_at_a_local_run_s_level(redact: bool) -> None:
     """Redacting, an e-mail and a phone quoted by a bad row's message are gone, as locally;
