@@ -51,7 +51,7 @@ from knowledgepulse.runs.write import Kept, UnreadRows, in_place, kept_like, row
 from knowledgepulse.sources._read import Lead, ReadWarnings, broken_laws, decide
 from knowledgepulse.sources._registry import REASONING_TRACE, Source, plugin_sources, registered
 from knowledgepulse.trace import ReasoningTrace, TraceItem
-from knowledgepulse.trace.load import validate_record
+from knowledgepulse.trace.load import trace_items
 from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.scorer import TraceValueScorer
 
@@ -283,8 +283,8 @@ class TraceBatchEmbedder:
     so that the driver's item is a local read's. With a ``redactor``, the trace and the row are
     redacted before they are embedded (an id as written: hashed when it held anything), and what was
     redacted in each is given too, as JSON (``Finding`` fields), for the driver to count; and
-    what reading each row warned of (its source, broken laws and notes, as JSON), for the driver
-    to say as a local read does.
+    what reading each row warned of (its source, broken laws, notes and the warnings of its
+    trace's read, as JSON), for the driver to say as a local read does.
     """
 
     def __init__(
@@ -316,12 +316,12 @@ class TraceBatchEmbedder:
         for position, read in enumerate(self._reader(rows)):
             value, found = read.document, read.problems
             numbered[position], placed[position] = read.numbered, read.placed
-            result = None if found else validate_record(Record(Location("row"), value))
-            if isinstance(result, TraceItem):
+            result, told = (None, []) if found else _trace_of(value)
+            if result is not None:
                 valid[position] = replace(result, task=read.task, reward=read.reward)
-                warned[position] = json.dumps([read.source, read.laws, read.notes])
+                warned[position] = json.dumps([read.source, read.laws, read.notes, told])
                 continue
-            refused = found if result is None else [(item.path, item.message) for item in result]
+            refused = [(path, message, False) for path, message in found] or told
             problems[position] = json.dumps(refused)
             row = kept[position]
             if self._redactor is not None and row is not None:  # it goes back with its error
@@ -387,6 +387,23 @@ class TraceBatchEmbedder:
         """Whether the row is itself the trace (no row to give back beside it)."""
         reader = self._reader
         return isinstance(reader, TraceColumn) and reader.column not in row
+
+
+def _trace_of(value: Any) -> tuple[TraceItem | None, list[tuple[str, str, bool]]]:
+    """A row's trace read as a local read reads a record (``trace_items``, the same code).
+
+    The item (``None``: refused), and its problems and warnings as ``(path, message,
+    warning)``: a lone surrogate read as U+FFFD, a misspelt key. Before, a text holding a lone
+    surrogate (made in Python: ``json.loads`` keeps one) was refused here; a local read scored it.
+    """
+    item: TraceItem | None = None
+    said: list[tuple[str, str, bool]] = []
+    for found in trace_items([Record(Location("row"), value)]):
+        if isinstance(found, TraceItem):
+            item = found
+        else:
+            said.append((found.path, found.message, found.warning))
+    return item, said
 
 
 def _no_trace_column(column: str, row: dict[str, Any]) -> str:
@@ -714,13 +731,15 @@ def _score_batch(
         if problems[row]:
             record = None if original is None else Record(where, original)
             found = (
-                Problem(where, path, message, record=record, row=record is not None)
-                for path, message in json.loads(problems[row])
+                Problem(where, path, message, warning=True)
+                if warning
+                else Problem(where, path, message, record=record, row=record is not None)
+                for path, message, warning in json.loads(problems[row])
             )
             yield from cast("Iterator[Problem]", without_secrets(found, level))
             continue
         reward = float(batch[_REWARD][row])
-        source, laws, notes = json.loads(str(batch[_WARNED][row]))
+        source, laws, notes, read = json.loads(str(batch[_WARNED][row]))
         item = TraceItem(
             Record(where, documents[row]),
             traces[row],
@@ -729,7 +748,9 @@ def _score_batch(
             warnings=tuple(notes),
             reward=None if math.isnan(reward) else reward,
         )
-        warned = said.of(item, source, laws)
+        # What reading the trace said (a lone surrogate, a misspelt key) comes first, as locally.
+        warned = [Problem(where, path, message, warning=True) for path, message, _ in read]
+        warned.extend(said.of(item, source, laws))
         yield from cast("Iterator[Problem]", without_secrets(warned, level))
         if redactor is not None:
             from knowledgepulse.redact.walk import Finding  # noqa: PLC0415 - only to redact

@@ -18,8 +18,9 @@ import pytest
 import ray
 
 from knowledgepulse.records import Problem
+from knowledgepulse.records.json_values import LONE_SURROGATE
 from knowledgepulse.redact.items import Redactor
-from knowledgepulse.runs import annotate, items_of
+from knowledgepulse.runs import annotate, items_of, score
 from knowledgepulse.runs.on_ray import (
     ConversationRows,
     DatasetScores,
@@ -105,6 +106,35 @@ def test_rows_on_ray_are_located_as_a_local_read_locates_them() -> None:
     ]
 
 
+def test_a_lone_surrogate_on_ray_reads_as_u_fffd_with_a_local_read_s_warning() -> None:
+    """A trace column whose JSON holds a lone ``\\ud83d`` (``json.loads`` keeps it) is scored
+    as U+FFFD with the local read's warning at its row, and the local score; not refused."""
+    traces = [
+        trace_json(trace_id="kp:trace:plain"),
+        trace_json(trace_id="kp:trace:lone", objective="Find a flight \ud83d to Oslo"),
+    ]
+    result = _on_ray([{"trace": json.dumps(t)} for t in traces], TraceColumn())
+    local = _local_problems(traces)
+    assert [str(p) for p in local] == ["rows:2: warning: task.objective: " + LONE_SURROGATE]
+    assert [str(p) for p in result.problems] == [str(p) for p in local]
+    assert result.items[1].item.trace.task.objective == "Find a flight \ufffd to Oslo"
+    scored = score(traces, scorer=TraceValueScorer(embedder=HashingEmbedder()))
+    assert [b.score for b in result.breakdowns] == [item.breakdown.score for item in scored]
+
+
+def test_a_misspelt_key_on_ray_is_the_local_read_s_warning_in_a_good_or_bad_row() -> None:
+    """``tols`` is warned of (did you mean ``tool``?) before the row's item or its errors, as
+    a local read of the same traces does; before, the Ray path said nothing of it."""
+    good, bad = trace_json(trace_id="kp:trace:good"), trace_json(trace_id="kp:trace:bad")
+    for trace in (good, bad):
+        trace["steps"][0]["tols"] = 1
+    bad["steps"][0]["type"] = "daydream"
+    result = _on_ray([{"trace": json.dumps(t)} for t in (good, bad)], TraceColumn())
+    local = _local_problems([good, bad])
+    assert [p.warning for p in local] == [True, True, False]
+    assert [str(p) for p in result.problems] == [str(p) for p in local]
+
+
 @pytest.mark.parametrize("redact", [False, True])
 def test_a_bad_row_s_message_is_cleaned_at_a_local_run_s_level(redact: bool) -> None:
     """Redacting, an e-mail and a phone quoted by a bad row's message are gone, as locally;
@@ -153,6 +183,22 @@ def test_a_ray_run_says_the_local_run_s_problems_and_warnings(
     assert [str(p) for p in parquet_rows.problems] == [
         str(p) for p in _local_problems(_chat_rows())
     ]
+
+
+@pytest.mark.usefixtures("ray_cluster")
+@pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.data.context")
+def test_a_ray_dataset_of_traces_with_a_lone_surrogate_scores_as_the_local_run() -> None:
+    """Rows that are traces made in Python, one text with a lone surrogate (Ray keeps it,
+    pickled): on the local Ray, the local run's warning and scores; before, the row was refused."""
+    traces = [
+        trace_json(trace_id="kp:trace:plain"),
+        trace_json(trace_id="kp:trace:lone", objective="Find a flight \ud83d to Oslo"),
+    ]
+    scorer = TraceValueScorer(embedder=HashingEmbedder())
+    result = score_dataset(ray.data.from_items(traces), scorer=scorer, factory=HashingEmbedder)
+    assert [str(p) for p in result.problems] == [str(p) for p in _local_problems(traces)]
+    scored = score(traces, scorer=TraceValueScorer(embedder=HashingEmbedder()))
+    assert [b.score for b in result.breakdowns] == [item.breakdown.score for item in scored]
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.data.context")
