@@ -184,13 +184,18 @@ def test_an_expected_target_the_pages_lack_is_a_warning(
             "expected.operations[0].type: type 'Delete' is unknown (known types: insert, update, "
             "delete). Did you mean 'delete'? No operation can match it",
         ),
+        (
+            {"expected": {"contentPatterns": {"p2": ["Basket"]}}},
+            "expected.contentPatterns.p2: 'p2' is no page of the case (its pages: 'p1'); its "
+            "patterns are searched in no content and count as not found, so check the id",
+        ),
     ],
 )
-def test_a_misspelt_type_is_a_warning_and_scores_stay(
+def test_a_misspelt_type_or_pattern_page_is_a_warning_and_scores_stay(
     tmp_path: Path, changes: dict[str, object], told: str
 ) -> None:
-    """An unknown operation type (data, by the spec) is warned about at its file, line and path,
-    with the type meant and the fix; the case is scored as without the warning."""
+    """An unknown operation type (data, by the spec) or a pattern page the case lacks is warned
+    about at its file, line and path, with the fix; the case is scored as without the warning."""
     data = {**case_json(), **changes}
     path = tmp_path / "c.jsonl"
     path.write_text(json.dumps(data) + "\n")
@@ -208,8 +213,8 @@ def test_a_misspelt_type_is_a_warning_and_scores_stay(
     ]
 
 
-def test_known_types_give_no_warning(tmp_path: Path) -> None:
-    """Every known type warns of nothing."""
+def test_known_types_and_pattern_pages_of_the_case_give_no_warning(tmp_path: Path) -> None:
+    """Every known type, and patterns keyed by a page the case has, warn of nothing."""
     actual = [op("insert", "b1", content="x"), op("update", "b1", content="y"), op("delete", "b1")]
     data = case_json(
         actual={"operations": actual},

@@ -391,6 +391,7 @@ def _unresolved(case: Case, record: Record) -> tuple[Problem, ...]:
     # An expected target the pages lack is a typo in the case: the scorers would compare the
     # model's operations with an edit no model can make, and fail the one that edits the right
     # block. Spec-wise the case is valid, so this is a warning.
+    # The same for a page id of contentPatterns: its patterns are counted and never found.
     # An expected type that is no known one (spelt "Update") is matched by nothing.
     expected = ExpectedOutput.model_validate(case.expected)
     pages = CasePages(case.pages)
@@ -438,6 +439,17 @@ def _unresolved(case: Case, record: Record) -> tuple[Problem, ...]:
                     f"{given!r} names no block of page {page.id!r} ({blocks}); the model cannot "
                     "edit it, and one that edits the block meant is scored wrong: check the "
                     f"{'id' if by_id else 'index (0-based, into the original blocks)'}",
+                    warning=True,
+                )
+            )
+    patterns = expected.content_patterns
+    for page_id in patterns if isinstance(patterns, dict) else ():
+        if page_id not in pages.blocks:
+            found.append(
+                record.problem(
+                    ("expected", "contentPatterns", page_id),
+                    f"{page_id!r} is no page of the case (its pages: {listed}); its patterns "
+                    "are searched in no content and count as not found, so check the id",
                     warning=True,
                 )
             )
