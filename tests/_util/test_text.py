@@ -42,6 +42,14 @@ def test_did_you_mean_is_a_sentence_or_nothing() -> None:
     assert did_you_mean("qqqq", ["standard", "strict"]) == ""
 
 
+def test_did_you_mean_can_set_case_aside() -> None:
+    """With ignore_case, a name in capitals is near its lower-case spelling, answered as known."""
+    assert did_you_mean("DELETE", ["insert", "delete"]) == ""
+    assert (
+        did_you_mean("DELETE", ["insert", "delete"], ignore_case=True) == " Did you mean 'delete'?"
+    )
+
+
 @given(NAMES, st.data(), st.booleans(), st.booleans(), st.sampled_from([None, 1, 2]))
 def test_a_known_name_is_its_own_closest(
     names: list[str],

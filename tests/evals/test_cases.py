@@ -21,6 +21,7 @@ from knowledgepulse.evals.cases import (
     load_cases,
     parse_case,
 )
+from knowledgepulse.evals.runner import evaluate_case, run_suite
 from knowledgepulse.evals.suite import preset
 from tests.evals.builders import op, page
 
@@ -163,6 +164,67 @@ def test_an_expected_target_the_pages_lack_is_a_warning(
     [warning] = loaded.warnings
     assert warning.warning
     assert str(warning).startswith(f"{path}:1: warning: expected.operations[0].{told}")
+
+
+@pytest.mark.parametrize(
+    ("changes", "told"),
+    [
+        (
+            {"actual": {"operations": [op("Update", "b1", content="Basket")]}},
+            "actual.operations[0].type: type 'Update' is unknown (known types: insert, update, "
+            "delete). Did you mean 'update'? The operation is scored as made of an unknown type",
+        ),
+        (
+            {"actual": {"operations": [op("updte", "b1", content="Basket")]}},
+            "actual.operations[0].type: type 'updte' is unknown (known types: insert, update, "
+            "delete). Did you mean 'update'?",
+        ),
+        (
+            {"expected": {"operations": [op("Delete", "b1")]}},
+            "expected.operations[0].type: type 'Delete' is unknown (known types: insert, update, "
+            "delete). Did you mean 'delete'? No operation can match it",
+        ),
+        (
+            {"expected": {"contentPatterns": {"p2": ["Basket"]}}},
+            "expected.contentPatterns.p2: 'p2' is no page of the case (its pages: 'p1'); its "
+            "patterns are searched in no content and count as not found, so check the id",
+        ),
+    ],
+)
+def test_a_misspelt_type_or_pattern_page_is_a_warning_and_scores_stay(
+    tmp_path: Path, changes: dict[str, object], told: str
+) -> None:
+    """An unknown operation type (data, by the spec) or a pattern page the case lacks is warned
+    about at its file, line and path, with the fix; the case is scored as without the warning."""
+    data = {**case_json(), **changes}
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps(data) + "\n")
+    [loaded] = bulk_cases(path)
+    assert isinstance(loaded, LoadedCase)
+    [warning] = loaded.warnings
+    assert warning.warning
+    assert str(warning).startswith(f"{path}:1: warning: {told}")
+    [result] = run_suite(preset("standard"), path).cases
+    assert not result.malformed
+    assert result.warnings == (warning,)
+    scored = evaluate_case(preset("standard"), loaded.case)
+    assert [(o.key, o.score) for o in result.outcomes] == [
+        (o.key, o.score) for o in scored.outcomes
+    ]
+
+
+def test_known_types_and_pattern_pages_of_the_case_give_no_warning(tmp_path: Path) -> None:
+    """Every known type, and patterns keyed by a page the case has, warn of nothing."""
+    actual = [op("insert", "b1", content="x"), op("update", "b1", content="y"), op("delete", "b1")]
+    data = case_json(
+        actual={"operations": actual},
+        expected={"operations": [op("update", "b1")], "contentPatterns": {"p1": ["x"]}},
+    )
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps(data) + "\n")
+    [loaded] = bulk_cases(path)
+    assert isinstance(loaded, LoadedCase)
+    assert loaded.warnings == ()
 
 
 def test_expected_targets_the_pages_have_give_no_warning(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 
 from knowledgepulse.evals.models import (
@@ -321,3 +322,34 @@ def test_the_closest_actual_operations_are_those_of_a_scan_of_every_one(case: Ca
     expected = ExpectedOutput.model_validate(case.expected).operations
     actual = ActualOutput.model_validate(case.actual).operations
     assert _match(expected, actual, case.pages) == _match_by_scan(expected, actual, case.pages)
+
+
+@pytest.mark.parametrize(
+    ("made", "meant"), [("Update", "update"), ("updte", "update"), ("DELETE", "delete")]
+)
+def test_diagnosis_names_the_known_type_a_misspelt_one_meant(made: str, meant: str) -> None:
+    """A type spelt in another case or with a typo is told with the type meant; scores stay."""
+    told = (
+        f"type '{made}' is unknown (known types: insert, update, delete). Did you mean '{meant}'?"
+    )
+    made_op = op(made, "b1", page="p1", content="x")
+    unexpected = make_case(PAGES, actual=[made_op], expected=[op("insert", "b2", content="x")])
+    assert evaluate("operation-accuracy", unexpected).score == 0.0
+    line = diagnose("operation-accuracy", unexpected)[-1]
+    assert line == f"actual.operations[0] ({made} block 'b1' on page 'p1'): unexpected; {told}"
+    # Paired with the expected operation it was meant as: a type mismatch, with the same hint.
+    paired = make_case(PAGES, actual=[made_op], expected=[op(meant, "b1", page="p1", content="x")])
+    assert evaluate("operation-accuracy", paired).score == 0.0
+    line = diagnose("operation-accuracy", paired)[1]
+    assert line == (
+        f"expected.operations[0] ({meant} block 'b1' on page 'p1'): type mismatch; closest is "
+        f"actual.operations[0] ({made} block 'b1' on page 'p1'): {told}"
+    )
+
+
+def test_diagnosis_of_an_unknown_type_far_from_any_suggests_nothing() -> None:
+    """A type like no known one is told unknown, with the known ones and no guess."""
+    case = make_case(PAGES, actual=[op("replace", "b1", page="p1", content="x")], expected=[])
+    assert diagnose("operation-accuracy", case)[-1].endswith(
+        "unexpected; type 'replace' is unknown (known types: insert, update, delete)"
+    )

@@ -83,9 +83,9 @@ def closest(
     return min(found)[1] if found else None
 
 
-def did_you_mean(name: str, known: Iterable[str]) -> str:
+def did_you_mean(name: str, known: Iterable[str], *, ignore_case: bool = False) -> str:
     """`` Did you mean 'x'?`` for the known name :func:`closest` to ``name``, or ``""``."""
-    near = closest(name, known)
+    near = closest(name, known, ignore_case=ignore_case)
     return f" Did you mean {near!r}?" if near is not None else ""
 
 

@@ -21,8 +21,14 @@ from pydantic_core import ErrorDetails
 from knowledgepulse._util.jsonpath import describe, describe_value
 from knowledgepulse._util.text import closest
 from knowledgepulse.errors import CaseValidationError, Setting, SettingTypeError
-from knowledgepulse.evals.models import CASE_ID_PATTERN, ActualOutput, Case, ExpectedOutput
-from knowledgepulse.evals.operations import CasePages, resolve_block, resolve_page
+from knowledgepulse.evals.models import (
+    CASE_ID_PATTERN,
+    KNOWN_OPERATION_TYPES,
+    ActualOutput,
+    Case,
+    ExpectedOutput,
+)
+from knowledgepulse.evals.operations import CasePages, resolve_block, resolve_page, unknown_type
 from knowledgepulse.evals.patterns import compile_pattern, pattern_problem
 from knowledgepulse.evals.scorer import CasePart
 from knowledgepulse.evals.suite import Suite
@@ -352,7 +358,14 @@ def check_case(
     # A case given as a model (evaluate_case, run_suite's cases) was never read by validate_case:
     # an invalid pattern must make it malformed as it does a case read from a file.
     problems.extend(_pattern_problems(case, record))
-    warnings = () if problems or "expected" not in readers else _unresolved(case, record)
+    warnings = (
+        ()
+        if problems
+        else (
+            *(_unresolved(case, record) if "expected" in readers else ()),
+            *(_unknown_types(case, record) if "actual" in readers and output_known else ()),
+        )
+    )
     return Fit(tuple(problems), {key: tuple(found) for key, found in by_scorer.items()}, warnings)
 
 
@@ -378,13 +391,24 @@ def _unresolved(case: Case, record: Record) -> tuple[Problem, ...]:
     # An expected target the pages lack is a typo in the case: the scorers would compare the
     # model's operations with an edit no model can make, and fail the one that edits the right
     # block. Spec-wise the case is valid, so this is a warning.
+    # The same for a page id of contentPatterns: its patterns are counted and never found.
+    # An expected type that is no known one (spelt "Update") is matched by nothing.
     expected = ExpectedOutput.model_validate(case.expected)
     pages = CasePages(case.pages)
     found: list[Problem] = []
+    listed = ", ".join(repr(p.id) for p in case.pages)
     for i, operation in enumerate(expected.operations):
+        if operation.type not in KNOWN_OPERATION_TYPES:
+            found.append(
+                record.problem(
+                    ("expected", "operations", i, "type"),
+                    f"{unknown_type(operation.type)} No operation can match it, so this "
+                    "expected operation is always unmatched: fix the type",
+                    warning=True,
+                )
+            )
         page = resolve_page(operation, pages)
         if page is None:
-            listed = ", ".join(repr(p.id) for p in case.pages)
             found.append(
                 record.problem(
                     ("expected", "operations", i, "pageId"),
@@ -418,7 +442,36 @@ def _unresolved(case: Case, record: Record) -> tuple[Problem, ...]:
                     warning=True,
                 )
             )
+    patterns = expected.content_patterns
+    for page_id in patterns if isinstance(patterns, dict) else ():
+        if page_id not in pages.blocks:
+            found.append(
+                record.problem(
+                    ("expected", "contentPatterns", page_id),
+                    f"{page_id!r} is no page of the case (its pages: {listed}); its patterns "
+                    "are searched in no content and count as not found, so check the id",
+                    warning=True,
+                )
+            )
     return tuple(found)
+
+
+def _unknown_types(case: Case, record: Record) -> tuple[Problem, ...]:
+    # A recorded operation whose type is no known one ("Update", "updte") is data, by the spec:
+    # not applied, matched by nothing, so the scores stay. Said here, the type it was surely
+    # meant as is named where the output is, not only in the scorers' details.
+    actual = ActualOutput.model_validate(case.actual)
+    return tuple(
+        record.problem(
+            ("actual", "operations", i, "type"),
+            f"{unknown_type(operation.type)} The operation is scored as made of an unknown type "
+            "(not applied, matched by nothing); if the workflow means a known one, make it "
+            "write that type",
+            warning=True,
+        )
+        for i, operation in enumerate(actual.operations)
+        if operation.type not in KNOWN_OPERATION_TYPES
+    )
 
 
 def _part_problems(case: Case, part: CasePart) -> list[tuple[tuple[str | int, ...], str]]:

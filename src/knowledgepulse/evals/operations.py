@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from knowledgepulse._util.text import closest
+from knowledgepulse._util.text import closest, did_you_mean
 from knowledgepulse.evals.models import KNOWN_OPERATION_TYPES, Block, Operation, Page
 
 INSERTED_BLOCK_TYPE = "inserted"
@@ -65,8 +65,7 @@ class OperationOutcome:
             case Inapplicable.PAGE_NOT_FOUND:
                 return f"page '{op.page_id}' is not in the input"
             case Inapplicable.UNKNOWN_TYPE:
-                known = ", ".join(KNOWN_OPERATION_TYPES)
-                return f"type '{op.type}' is unknown (known types: {known})"
+                return unknown_type(op.type)
             case Inapplicable.NO_TARGET:
                 return f"'{op.type}' needs targetBlockId or targetIndex"
             case Inapplicable.TARGET_NOT_FOUND if op.target_block_id is not None:
@@ -78,6 +77,17 @@ class OperationOutcome:
                 return f"its target block '{block}' on page '{page}' was deleted earlier"
             case Inapplicable.NO_CONTENT:
                 return f"'{op.type}' needs content"
+
+
+def unknown_type(type_name: str) -> str:
+    """``type 'Update' is unknown (known types: ...). Did you mean 'update'?``.
+
+    Case set aside for the hint: a model that answers "Update" or "DELETE" meant the known type.
+    """
+    known = ", ".join(KNOWN_OPERATION_TYPES)
+    hint = did_you_mean(type_name, KNOWN_OPERATION_TYPES, ignore_case=True)
+    told = f"type '{type_name}' is unknown (known types: {known})"
+    return f"{told}.{hint}" if hint else told
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from knowledgepulse.evals.models import (
     Operation,
     Page,
 )
-from knowledgepulse.evals.operations import operation_label, page_key, target_key
+from knowledgepulse.evals.operations import operation_label, page_key, target_key, unknown_type
 from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult, register_scorer
 
 
@@ -177,7 +177,15 @@ class OperationAccuracy(Scorer):
                 )
             else:
                 closest = operation_label("actual", item["actualIndex"], item["actual"])
-                lines.append(f"{expected_op}: {item['reason']}; closest is {closest}")
+                made = item["actual"]["type"]
+                typo = "" if made in KNOWN_OPERATION_TYPES else f": {unknown_type(made)}"
+                lines.append(f"{expected_op}: {item['reason']}; closest is {closest}{typo}")
         for index, op in zip(details["unexpectedOperationIndices"], unexpected, strict=True):
-            lines.append(f"{operation_label('actual', index, op)}: unexpected; nothing asks for it")
+            # "Update" for "update" is a different, unknown type (spec): say which was meant.
+            why = (
+                "nothing asks for it"
+                if op["type"] in KNOWN_OPERATION_TYPES
+                else unknown_type(op["type"])
+            )
+            lines.append(f"{operation_label('actual', index, op)}: unexpected; {why}")
         return lines
