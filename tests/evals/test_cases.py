@@ -100,6 +100,43 @@ def test_yaml_problems_point_at_the_line_of_the_bad_key(tmp_path: Path) -> None:
     ]
 
 
+def test_yaml_values_are_read_as_written_not_as_yaml_11_numbers(tmp_path: Path) -> None:
+    """``1:30`` was 90 and ``010`` was 8 (YAML 1.1); now the text, and the decimal number."""
+    path = tmp_path / "cases.yaml"
+    path.write_text(
+        textwrap.dedent(
+            """
+            - id: c1
+              pages:
+                - id: p1
+                  blocks:
+                    - {id: b1, type: paragraph, content: Cart}
+              actual:
+                durationMs: 1:30
+              expected: {}
+            - id: c2
+              pages:
+                - id: p1
+                  blocks:
+                    - {id: b1, type: paragraph, content: Cart}
+              actual:
+                operations:
+                  - {type: update, targetIndex: 010, content: 12:30}
+              expected: {}
+            """
+        ).lstrip()
+    )
+    malformed, loaded = bulk_cases(path)
+    assert isinstance(malformed, MalformedCase)
+    assert [str(p) for p in malformed.problems] == [
+        f'{path}:7: actual.durationMs: got "1:30"; expected a valid number'
+    ]
+    assert isinstance(loaded, LoadedCase)
+    assert loaded.case.actual == {
+        "operations": [{"type": "update", "targetIndex": 10, "content": "12:30"}]
+    }
+
+
 def test_json_list_of_cases_loads_each(tmp_path: Path) -> None:
     """A JSON file may hold a list of cases."""
     path = tmp_path / "cases.json"

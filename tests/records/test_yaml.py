@@ -201,7 +201,7 @@ def test_nan_and_infinity_are_problems_at_their_json_path(value: str) -> None:
     ]
 
 
-@pytest.mark.parametrize("value", ["1e400", "-1.0e+400", "1_0e999"])
+@pytest.mark.parametrize("value", ["1e400", "-1.0e+400", ".1e999"])
 def test_a_number_too_large_for_a_float_is_told_as_json_tells_it(value: str) -> None:
     """Digits past a float's range are the JSON reader's 'too large' problem, not 'infinite'."""
     [problem] = parsed(f"scorers:\n  - type: x\n    weight: {value}\n")
@@ -232,7 +232,7 @@ def test_a_key_a_merge_overrides_is_not_repeated() -> None:
     ("key", "message"),
     [
         ("1", "the key 1 is read as !!int, not a string; JSON keys are strings, so quote it: '1'"),
-        ("yes", "the key yes is read as !!bool, not a string"),
+        ("true", "the key true is read as !!bool, not a string"),
         ("~", "the key ~ is read as !!null, not a string"),
         ("[a, b]", "a key must be a string, not a list or a mapping"),
     ],
@@ -291,6 +291,74 @@ def test_dates_stay_strings_and_exponents_are_numbers() -> None:
     [record] = parsed("when: 2024-01-31\ntimeout: 1e12\nversion: 1.0e3\nname: e5\n")
     assert isinstance(record, Record)
     assert record.value == {"when": "2024-01-31", "timeout": 1e12, "version": 1000.0, "name": "e5"}
+
+
+_DECIMAL = st.from_regex(r"[-+]?[0-9]{1,40}", fullmatch=True)
+
+
+@given(_DECIMAL)
+def test_any_decimal_integer_text_is_that_integer(text: str) -> None:
+    """Leading zeros are decimal, as YAML 1.2 and JSON mean them: 010 was octal 8 (YAML 1.1)."""
+    [record] = parsed(f"n: {text}\n")
+    assert isinstance(record, Record)
+    assert record.value == {"n": int(text, 10)}
+
+
+@given(st.lists(_DECIMAL, min_size=2, max_size=4).map(":".join))
+def test_digits_joined_by_colons_are_text(text: str) -> None:
+    """``1:30`` or ``12:30:00`` is a time or a ratio, not YAML 1.1's base-60 number (90)."""
+    [record] = parsed(f"t: {text}\n")
+    assert isinstance(record, Record)
+    assert record.value == {"t": text}
+
+
+@given(
+    st.sampled_from(["yes", "no", "on", "off", "y", "n"]).flatmap(
+        lambda word: st.sampled_from([word, word.capitalize(), word.upper()])
+    )
+)
+def test_yaml_11_boolean_words_are_text_as_keys_and_values(word: str) -> None:
+    """Only true/false are booleans (YAML 1.2's core schema): ``on: yes`` was {True: True}."""
+    [record] = parsed(f"{word}: {word}\n")
+    assert isinstance(record, Record)
+    assert record.value == {word: word}
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("0o17", 15),
+        ("0x1F", 31),
+        ("+7", 7),
+        ("-0", 0),
+        ("1.", 1.0),
+        ("-.5e-3", -0.0005),
+        ("TRUE", True),
+        ("False", False),
+        ("Null", None),
+        ("1_000", "1_000"),
+        ("0b101", "0b101"),
+        ("+0x1f", "+0x1f"),
+        ("0o8", "0o8"),
+        ("1:30.5", "1:30.5"),
+        ("2024-01-31", "2024-01-31"),
+        ("=", "="),
+    ],
+)
+def test_plain_scalars_follow_the_yaml_12_core_schema(text: str, value: object) -> None:
+    """What is a number, a boolean or null, and what stays text, as YAML 1.2's core schema says."""
+    [record] = parsed(f"v: {text}\n")
+    assert isinstance(record, Record)
+    assert record.value == {"v": value}
+    assert type(record.value["v"]) is type(value)
+
+
+@pytest.mark.parametrize("text", ["!!int 1:30", "!!int 1_000", "!!bool yes", "!!float 1:30"])
+def test_a_tag_does_not_bring_back_yaml_11_spellings(text: str) -> None:
+    """An explicit tag reads its text by the same core schema: ``!!int 1:30`` is no number."""
+    [problem] = parsed(f"v: {text}\n")
+    assert isinstance(problem, Problem)
+    assert "cannot be read as !!" in problem.message
 
 
 def test_an_unpaired_surrogate_escape_is_read_as_a_replacement_with_a_warning() -> None:

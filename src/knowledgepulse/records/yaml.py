@@ -14,11 +14,10 @@ from typing import TYPE_CHECKING, Any, cast
 
 import yaml
 from yaml.composer import Composer
-from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.parser import Parser
 from yaml.reader import Reader
-from yaml.resolver import Resolver
+from yaml.resolver import BaseResolver
 from yaml.scanner import Scanner
 
 from knowledgepulse._util.jsonpath import format_path
@@ -39,8 +38,7 @@ _TAG = "tag:yaml.org,2002:"
 _STR, _INT, _FLOAT, _BOOL, _NULL, _SEQ, _MAP, _MERGE = (
     _TAG + name for name in ("str", "int", "float", "bool", "null", "seq", "map", "merge")
 )
-# Plain 2024-01-01 resolves to a timestamp and a lone '=' to 'value'; JSON keeps both as text.
-_AS_TEXT = {_STR, _TAG + "timestamp", _TAG + "value"}
+_AS_TEXT = {_STR}
 _CONTROL = re.compile(Reader.NON_PRINTABLE.pattern)
 # libyaml refuses a \ud800-\udfff escape as a syntax error; PyYAML's own parser reads it.
 _SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F]")
@@ -49,12 +47,32 @@ _NOT_JSON = (
     "remove the tag"
 )
 
-# How each non-text scalar is read, in every YAML 1.1 spelling (0x1f, 1_000, 1:30, yes/no).
-_READERS = {
-    _INT: SafeConstructor.construct_yaml_int,
-    _FLOAT: SafeConstructor.construct_yaml_float,
-    _BOOL: SafeConstructor.construct_yaml_bool,
-}
+# YAML 1.2's core schema (JSON's values, as modern YAML tools read them), not PyYAML's YAML 1.1:
+# there 1:30 was 90, 010 was 8, yes/on were true and 1_000 was 1000; here each is its text.
+_CORE_INT = r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"
+_CORE_FLOAT = r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+_CORE_SPECIAL = r"[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
+_CORE_BOOL = dict.fromkeys(("true", "True", "TRUE"), True) | dict.fromkeys(
+    ("false", "False", "FALSE"), False
+)
+
+
+def _read_int(text: str) -> int:
+    if not re.fullmatch(_CORE_INT, text):
+        raise ValueError(text)
+    base = {"0o": 8, "0x": 16}.get(text[:2], 10)
+    return int(text if base == 10 else text[2:], base)  # int("010") is 10, never octal
+
+
+def _read_float(text: str) -> float:
+    if re.fullmatch(_CORE_SPECIAL, text):
+        return float(text.lower().replace(".", ""))  # -.Inf -> float("-inf"), .NaN -> nan
+    if not re.fullmatch(_CORE_FLOAT, text):
+        raise ValueError(text)
+    return float(text)
+
+
+_READERS = {_INT: _read_int, _FLOAT: _read_float, _BOOL: _CORE_BOOL.__getitem__}
 
 
 def parse_yaml(text: str, name: str) -> Iterator[Record | Problem]:
@@ -89,7 +107,7 @@ class _Refused(yaml.MarkedYAMLError):
         super().__init__(problem=message, problem_mark=mark)
 
 
-class _BoundedComposer(Composer, Resolver):
+class _BoundedComposer(Composer, BaseResolver):
     """PyYAML's composer, counting depth, written nodes and what aliases expand to."""
 
     if TYPE_CHECKING:  # given by the parser the composer is mixed with
@@ -101,7 +119,7 @@ class _BoundedComposer(Composer, Resolver):
 
     def _start(self) -> None:
         Composer.__init__(self)
-        Resolver.__init__(self)
+        BaseResolver.__init__(self)
         self.written = 0
         self.expanded = 0
         self.depth = 0
@@ -172,12 +190,14 @@ class _BoundedComposer(Composer, Resolver):
         return node
 
 
-# YAML 1.1's resolver, reading ``1e12`` and ``1.0e12`` as numbers (YAML 1.2, JSON) too.
-_BoundedComposer.add_implicit_resolver(
-    _FLOAT,
-    re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
-    list("-+0123456789"),
-)
+for _tag, _pattern, _first in (
+    (_BOOL, "|".join(_CORE_BOOL), "tTfF"),
+    (_INT, _CORE_INT, "-+0123456789"),
+    (_FLOAT, f"{_CORE_FLOAT}|{_CORE_SPECIAL}", "-+.0123456789"),
+    (_NULL, "~|null|Null|NULL|", ["~", "n", "N", ""]),
+    (_MERGE, "<<", "<"),  # not in the core schema, but what every YAML tool reads it as
+):
+    _BoundedComposer.add_implicit_resolver(_tag, re.compile(f"^(?:{_pattern})$"), list(_first))
 
 
 class _PyLoader(Reader, Scanner, Parser, _BoundedComposer):
@@ -211,8 +231,6 @@ def _record(node: Node, location: Location, controls: _Controls) -> Iterator[Rec
 
 class _Walk:
     """One record's value from its nodes, checked for what JSON cannot hold, each line noted."""
-
-    _scalars = SafeConstructor()  # reads ints, floats and booleans as YAML 1.1 spells them
 
     def __init__(self, stand_in: str, location: Location) -> None:
         self.stand_in = stand_in
@@ -269,7 +287,7 @@ class _Walk:
             return None
         value: Any
         try:
-            value = read(self._scalars, node)
+            value = read(text)
         except (ValueError, KeyError, IndexError):  # a tag on text that is no such scalar
             value = None
         # Past 4,300 digits int() refuses decimal text, and a hex one is read but too long.
