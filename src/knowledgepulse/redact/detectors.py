@@ -686,6 +686,7 @@ def default_rules() -> RuleSet:
             _EMAIL,
             keywords=("@", "%40"),
             escapes=True,
+            folds=True,
         ),
         Rule(
             "home-path",
@@ -694,6 +695,7 @@ def default_rules() -> RuleSet:
             r"(?<![\w.\-\]])/(?:home|Users)/[a-zA-Z0-9._\-]+(?:/" + _UNTIL_END + "*)?",
             keywords=("/home/", "/users/"),
             escapes=True,
+            folds=True,
         ),
         Rule(
             "windows-home-path",
@@ -706,7 +708,7 @@ def default_rules() -> RuleSet:
             r"|[\\/]Users[\\/][a-zA-Z0-9._\-]+(?:[\\/]" + _UNTIL_END + "*)*)",
             keywords=("\\users\\", "/users/"),
         ),
-        Rule("iban", "iban", False, digits=True, finder=_ibans, escapes=True),
+        Rule("iban", "iban", False, digits=True, finder=_ibans, escapes=True, folds=True),
         Rule(
             "credit-card",
             "credit_card",
@@ -717,6 +719,7 @@ def default_rules() -> RuleSet:
             digits=True,
             accept=_card,
             escapes=True,
+            folds=True,
         ),
         Rule(
             "us-ssn",
@@ -726,8 +729,18 @@ def default_rules() -> RuleSet:
             digits=True,
             group=0,
             escapes=True,
+            folds=True,
         ),
-        Rule("ipv6", "ip", False, keywords=(":",), digits=True, finder=_ipv6, escapes=True),
+        Rule(
+            "ipv6",
+            "ip",
+            False,
+            keywords=(":",),
+            digits=True,
+            finder=_ipv6,
+            escapes=True,
+            folds=True,
+        ),
         Rule(
             "ipv4",
             "ip",
@@ -740,6 +753,7 @@ def default_rules() -> RuleSet:
             digits=True,
             accept=_ipv4,
             escapes=True,
+            folds=True,
         ),
         Rule(
             "phone",
@@ -748,6 +762,7 @@ def default_rules() -> RuleSet:
             r"(?<![\w.\-+\]])(?:\+?1[\-.\s]?)?\(?\d{3}\)?[\-.\s]?\s?\d{3}[\-.\s]\d{4}\b",
             digits=True,
             escapes=True,
+            folds=True,
         ),
         Rule(
             "phone-international",
@@ -756,7 +771,8 @@ def default_rules() -> RuleSet:
             r"\+[1-9]\d{6,14}\b",
             keywords=("+",),
             escapes=True,
+            folds=True,
         ),
-        Rule("phone-number", "phone", False, digits=True, finder=_phones, escapes=True),
+        Rule("phone-number", "phone", False, digits=True, finder=_phones, escapes=True, folds=True),
     )
     return RuleSet(reference + gitleaks_rules() + assignments + identifiers)
