@@ -81,3 +81,37 @@ def test_folding_keeps_each_character_in_its_place(text: str) -> None:
     assert len(result) == len(text)
     changed = [(a, b) for a, b in zip(text, result, strict=True) if a != b]
     assert all(b.isascii() and not a.isascii() for a, b in changed)
+
+
+@pytest.mark.parametrize(
+    ("word", "number"),
+    [
+        ("звоните", "+7 495 123-45-67"),
+        ("τηλέφωνο", "+30 21 0123 4567"),
+        ("اتصل", "+966 50 123 4567"),
+        ("फोन", "+91 98765 43210"),
+        ("call", "+44 20 7946 0958"),
+        ("tel", "\uff0b44 20 7946 0958"),
+    ],
+)
+def test_a_number_glued_to_a_word_before_its_plus_is_redacted(word: str, number: str) -> None:
+    """ "+" opens a number of its own: a word glued before it in any script does not make an id."""
+    assert clean_text(f"{word}{number}", "aggregated").text == f"{word}[REDACTED:phone]"
+
+
+_WORD = st.text(
+    st.characters(categories=("Lu", "Ll", "Lo", "Mn", "Mc")), min_size=1, max_size=10
+).filter(lambda word: "@" not in folded(word))
+
+
+@given(_WORD)
+def test_a_word_in_any_script_before_a_plus_number_stays_and_the_number_goes(word: str) -> None:
+    """The word is kept as written, the number hidden whole, whatever the word's script."""
+    cleaned = clean_text(f"{word}+44 20 7946 0958", "aggregated").text
+    assert cleaned == f"{word}[REDACTED:phone]"
+
+
+@pytest.mark.parametrize("text", ["user4155550132", "id-4155550132", "v2+4155550132x"])
+def test_an_id_glued_to_a_word_without_a_plus_stays(text: str) -> None:
+    """Without a "+" the digits after a word are still an id's: nothing is hidden."""
+    assert clean_text(text, "aggregated").text == text

@@ -398,13 +398,15 @@ def _joined(text: str, at: int, step: int) -> bool:
     if not 0 <= at < len(text):
         return False
     char = text[at]
+    if step < 0 and text[at + 1] == "+" and not char.isdigit():
+        # "+" opens a number of its own, after a sign or a word in any script: "0958-+44 20 ...",
+        # "звоните+7 495 123-45-67", "call+44 20 7946 0958". After a digit it is a sum's.
+        return False
     if char.isalnum() or char in "_]":  # "]": a marker stands for what was there
         # Chinese, Japanese and Thai are written without spaces: "请拨打13812345678联系我",
         # "電話は090-1234-5678です" hold a number between words, not an id.
         return _UNSPACED_LETTER.match(char) is None
     after = at + step
-    if step < 0 and text[at + 1] == "+":
-        return False  # "+" opens a number of its own: "0958-+44 20 ..." is two numbers
     return char in "-/#." and 0 <= after < len(text) and text[after].isalnum()
 
 
