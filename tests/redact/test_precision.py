@@ -328,9 +328,15 @@ _NON_LATIN_WORD = st.text(
 )
 
 
-@given(st.lists(_NON_LATIN_WORD, min_size=1, max_size=8), st.sampled_from(" 。、\uff0c\n"))
+# Between words: spaces, CJK punctuation, and the forms the identifier rules read as ASCII (the
+# ideographic space, a non-breaking hyphen, an en dash, a full-width plus and hyphen).
+_GAPS = " 。、\uff0c\n\u3000\u2011\u2013\uff0b\uff0d"
+
+
+@given(st.lists(_NON_LATIN_WORD, min_size=1, max_size=8), st.sampled_from(_GAPS))
 def test_words_of_any_non_latin_script_survive_redaction(words: list[str], gap: str) -> None:
-    """Text of letters and marks of other scripts (no digits, no @) is left as it is."""
+    """Text of letters and marks of other scripts (no digits, no @) is left as it is, full-width
+    Latin letters and the dashes and signs between words too."""
     text = gap.join(words)
     assert clean_text(text, "federated").text == text
 

@@ -17,7 +17,7 @@ import ahocorasick_rs
 import regex
 
 from knowledgepulse.redact.detectors import default_rules
-from knowledgepulse.redact.rules import DEFAULT_LEVEL, Rule, RuleSet, Span, check_level
+from knowledgepulse.redact.rules import DEFAULT_LEVEL, Rule, RuleSet, Span, check_level, folded
 from knowledgepulse.trace.models import PrivacyLevel
 
 MAX_TEXT = 1_000_000
@@ -72,7 +72,9 @@ class _Index:
 
     def candidates(self, text: str) -> tuple[Rule, ...]:
         mask = self.always
-        found_words = self.automaton.find_matches_as_indexes(text.lower(), overlapping=True)
+        # Folded as the identifier rules read it: a full-width @ lets the e-mail rule run.
+        lowered = folded(text).lower()
+        found_words = self.automaton.find_matches_as_indexes(lowered, overlapping=True)
         for word in {found[0] for found in found_words}:
             mask |= self.masks[word]
         if _DIGIT.search(text) is None:

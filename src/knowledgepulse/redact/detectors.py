@@ -398,13 +398,15 @@ def _joined(text: str, at: int, step: int) -> bool:
     if not 0 <= at < len(text):
         return False
     char = text[at]
+    if step < 0 and text[at + 1] == "+" and not char.isdigit():
+        # "+" opens a number of its own, after a sign or a word in any script: "0958-+44 20 ...",
+        # "звоните+7 495 123-45-67", "call+44 20 7946 0958". After a digit it is a sum's.
+        return False
     if char.isalnum() or char in "_]":  # "]": a marker stands for what was there
         # Chinese, Japanese and Thai are written without spaces: "请拨打13812345678联系我",
         # "電話は090-1234-5678です" hold a number between words, not an id.
         return _UNSPACED_LETTER.match(char) is None
     after = at + step
-    if step < 0 and text[at + 1] == "+":
-        return False  # "+" opens a number of its own: "0958-+44 20 ..." is two numbers
     return char in "-/#." and 0 <= after < len(text) and text[after].isalnum()
 
 
@@ -686,6 +688,7 @@ def default_rules() -> RuleSet:
             _EMAIL,
             keywords=("@", "%40"),
             escapes=True,
+            folds=True,
         ),
         Rule(
             "home-path",
@@ -694,6 +697,7 @@ def default_rules() -> RuleSet:
             r"(?<![\w.\-\]])/(?:home|Users)/[a-zA-Z0-9._\-]+(?:/" + _UNTIL_END + "*)?",
             keywords=("/home/", "/users/"),
             escapes=True,
+            folds=True,
         ),
         Rule(
             "windows-home-path",
@@ -706,7 +710,7 @@ def default_rules() -> RuleSet:
             r"|[\\/]Users[\\/][a-zA-Z0-9._\-]+(?:[\\/]" + _UNTIL_END + "*)*)",
             keywords=("\\users\\", "/users/"),
         ),
-        Rule("iban", "iban", False, digits=True, finder=_ibans, escapes=True),
+        Rule("iban", "iban", False, digits=True, finder=_ibans, escapes=True, folds=True),
         Rule(
             "credit-card",
             "credit_card",
@@ -717,6 +721,7 @@ def default_rules() -> RuleSet:
             digits=True,
             accept=_card,
             escapes=True,
+            folds=True,
         ),
         Rule(
             "us-ssn",
@@ -726,8 +731,18 @@ def default_rules() -> RuleSet:
             digits=True,
             group=0,
             escapes=True,
+            folds=True,
         ),
-        Rule("ipv6", "ip", False, keywords=(":",), digits=True, finder=_ipv6, escapes=True),
+        Rule(
+            "ipv6",
+            "ip",
+            False,
+            keywords=(":",),
+            digits=True,
+            finder=_ipv6,
+            escapes=True,
+            folds=True,
+        ),
         Rule(
             "ipv4",
             "ip",
@@ -740,6 +755,7 @@ def default_rules() -> RuleSet:
             digits=True,
             accept=_ipv4,
             escapes=True,
+            folds=True,
         ),
         Rule(
             "phone",
@@ -748,6 +764,7 @@ def default_rules() -> RuleSet:
             r"(?<![\w.\-+\]])(?:\+?1[\-.\s]?)?\(?\d{3}\)?[\-.\s]?\s?\d{3}[\-.\s]\d{4}\b",
             digits=True,
             escapes=True,
+            folds=True,
         ),
         Rule(
             "phone-international",
@@ -756,7 +773,8 @@ def default_rules() -> RuleSet:
             r"\+[1-9]\d{6,14}\b",
             keywords=("+",),
             escapes=True,
+            folds=True,
         ),
-        Rule("phone-number", "phone", False, digits=True, finder=_phones, escapes=True),
+        Rule("phone-number", "phone", False, digits=True, finder=_phones, escapes=True, folds=True),
     )
     return RuleSet(reference + gitleaks_rules() + assignments + identifiers)

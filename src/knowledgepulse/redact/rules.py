@@ -21,6 +21,23 @@ DEFAULT_LEVEL: PrivacyLevel = "aggregated"
 
 Span = tuple[int, int]
 _ESCAPED_BREAK = regex.compile(r"\\[nrt]")
+# The forms of ASCII a person's text may hold: full-width ones (U+FF01-FF5E, as Chinese and
+# Japanese input methods write a number and an IBAN; the ideographic space U+3000) and the Unicode
+# dashes (U+2010-2015, U+2212; a word processor's non-breaking hyphen U+2011): what NFKC makes
+# of the first, and phonenumbers reads as its dash. One character for one, so a span found in
+# the folded text is the same span of the text (NFKC itself changes lengths: "㎏" is "kg").
+_FOLD = {
+    **{code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)},
+    0x3000: ord(" "),
+    **dict.fromkeys((*range(0x2010, 0x2016), 0x2212), ord("-")),
+}
+
+
+def folded(text: str) -> str:
+    """``text`` with full-width forms and Unicode dashes as their ASCII: the same length."""
+    return text if text.isascii() else text.translate(_FOLD)
+
+
 Accept = Callable[["regex.Match[str]", str], bool]
 """Whether a found value (the match, and the span's text) is really one; else it is kept."""
 Finder = Callable[[str], Iterable[Span]]
@@ -37,7 +54,10 @@ class Rule:
     digit. ``group`` is the capture group hidden (``None``: the first that matched, else the
     whole match, as gitleaks); a match ``accept`` refuses (a checksum, entropy) is kept. With
     ``escapes``, a line break or tab escaped as JSON text writes it (``\n``, two characters)
-    bounds what it finds, as a real one does: ``\n415-867-5309`` holds a phone number.
+    bounds what it finds, as a real one does: ``\n415-867-5309`` holds a phone number. With
+    ``folds``, it reads the text :func:`folded` (a full-width plus, a non-breaking hyphen):
+    personal data as people type it, where a secret's format is ASCII and a full-width one no
+    secret.
     """
 
     name: str
@@ -50,6 +70,7 @@ class Rule:
     accept: Accept | None = None
     finder: Finder | None = field(default=None, repr=False)
     escapes: bool = False
+    folds: bool = False
 
     @cached_property
     def compiled(self) -> regex.Pattern[str]:
@@ -59,6 +80,8 @@ class Rule:
 
     def spans(self, text: str) -> Iterator[Span]:
         """The spans of ``text`` this rule hides, in order."""
+        if self.folds:
+            text = folded(text)
         if self.escapes and "\\" in text:
             # Each escape as two line breaks: the same offsets, and no word glued to what follows.
             text = _ESCAPED_BREAK.sub("\n\n", text)
