@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import unicodedata
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -384,3 +385,29 @@ def test_near_duplicates_in_a_script_the_model_cannot_tell_apart_ask_the_same(
     ]
     result = dedupe(traces, scorer=TraceValueScorer(embedder=StaticEmbedder()))
     assert sorted(len(group.members) for group in result.groups) == [1] * 6
+
+
+def test_one_request_written_in_other_forms_is_one_task() -> None:
+    """Equal objectives make a task (alone in a script the models cannot read): full-width
+    digits, case, spacing and a decomposed letter do not make another request; another request
+    stays apart. Before, each writing was a task of its own."""
+    request = "Отмените мой заказ 30 и верните деньги"
+    writings = [
+        request,
+        request.replace("30", "\uff13\uff10"),
+        request.upper(),
+        "  " + request.replace(" ", "   ") + "\n",
+        unicodedata.normalize("NFD", request),
+        REQUESTS["ru"][2],
+    ]
+    traces = [
+        trace_json(
+            trace_id=f"kp:trace:w{n}",
+            objective=objective,
+            step_list=[step(0, "tool_call", objective, tool="respond")],
+        )
+        for n, objective in enumerate(writings)
+    ]
+    tasks = select(traces, scorer=TraceValueScorer(embedder=StaticEmbedder())).tasks
+    assert len(set(tasks[:5])) == 1
+    assert tasks[5] not in tasks[:5]

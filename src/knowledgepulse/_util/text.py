@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import difflib
 import re
+import unicodedata
 from collections.abc import Iterable
 
 import regex
@@ -129,6 +130,15 @@ def utf8_prefix(text: str, max_bytes: int) -> str:
     decoder = codecs.getincrementaldecoder("utf-8")("surrogatepass")
     head = decoder.decode(encoded[: max(0, max_bytes)], final=False)
     return text[: grapheme_end(text, len(head))]
+
+
+def comparable(text: str) -> str:
+    """``text`` in the form two writings of one request share.
+
+    Compatibility forms folded (NFKC: full-width digits are digits, a combining accent joins its
+    letter), case folded, and each run of white space one space, none at the ends.
+    """
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
 def cut(text: str, limit: int) -> str:

@@ -26,6 +26,7 @@ import numpy as np
 import orjson
 from numpy.typing import NDArray
 
+from knowledgepulse._util.text import comparable
 from knowledgepulse.curation.lane import EmbeddingLane, lane_for
 from knowledgepulse.curation.select import Candidate
 from knowledgepulse.errors import InputFileError
@@ -72,8 +73,9 @@ class Facts:
     Attributes:
         digest: :func:`content_digest` of its trace's JSON (ties between copies of an id).
         success: its ``metadata.success``.
-        objective_digest: a digest of its ``task.objective`` (task inference groups equal
-            ones; a prompt can be kilobytes long, its digest is 16 bytes).
+        objective_digest: a digest of its ``task.objective`` as compared (task inference groups
+            equal ones, :func:`~knowledgepulse._util.text.comparable`; a prompt can be kilobytes
+            long, its digest is 16 bytes).
         objective_read: whether the objective is in a script the embedding models read apart
             (:func:`~knowledgepulse.novelty.representation.in_model_script`): if not, task
             inference compares the trace by its objective only, not by its vector.
@@ -92,7 +94,7 @@ class Facts:
             content_digest(item.document),
             trace.metadata.success,
             hashlib.blake2b(
-                trace.task.objective.encode("utf-8", "surrogatepass"), digest_size=16
+                comparable(trace.task.objective).encode("utf-8", "surrogatepass"), digest_size=16
             ).digest(),
             in_model_script(trace.task.objective),
         )
