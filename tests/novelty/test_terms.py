@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
+from knowledgepulse._util.text import comparable
 from knowledgepulse.novelty.representation import term_vectors
 from knowledgepulse.trace.text import action_terms
 from tests.builders import make_trace, step
@@ -128,6 +129,15 @@ def test_action_terms_are_the_arguments_words_and_the_identifiers() -> None:
     }  # the thought's 4411 and the observation's ZZ77QQ are not actions
 
 
+def test_an_identifier_written_full_width_or_in_capitals_is_one_term() -> None:
+    """Japanese text often writes an order number full-width: the same term as in ASCII."""
+    thinking = [step(0, "thought", "checking")]
+    full_width = "".join(chr(ord(char) + 0xFEE0) for char in "AB123")
+    writings = (f"注文 {full_width} を取消", "注文 AB123 を取消", "注文 ab123 を取消")
+    terms = [action_terms(make_trace(objective=text, step_list=thinking)) for text in writings]
+    assert terms == [{"ab123"}] * 3
+
+
 def test_a_trace_without_actions_has_only_its_objective_identifiers() -> None:
     """No tool call: the terms are what the objective names, possibly nothing."""
     thinking = [step(0, "thought", "step 42 of the plan")]
@@ -145,6 +155,6 @@ def test_action_terms_are_the_patterns_matches_text_by_text(
         step_list=[{**step(0, "tool_call", content, "t"), "input": {"q": value, "n": [value]}}],
     )
     identifiers = IDENTIFIER.findall(objective or "x") + IDENTIFIER.findall(content)
-    expected = {token.lower() for token in identifiers if len(token) >= 3}
-    expected |= {word.lower() for word in re.findall(r"\w+", value)}
+    expected = {comparable(token) for token in identifiers if len(token) >= 3}
+    expected |= {comparable(word) for word in re.findall(r"\w+", value)}
     assert action_terms(trace) == expected

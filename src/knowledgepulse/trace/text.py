@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from knowledgepulse._util.text import comparable
 from knowledgepulse.records.json_values import nodes
 
 if TYPE_CHECKING:
@@ -36,7 +37,9 @@ _DIGIT = re.compile(r"\d")
 
 
 def action_terms(trace: ReasoningTrace) -> set[str]:
-    """The specifics the trace acted on, as lowercase terms.
+    """The specifics the trace acted on, as terms in the form two writings of them share.
+
+    Lowercase, full-width forms as ASCII (:func:`~knowledgepulse._util.text.comparable`).
 
     The words of the values in its acting steps' ``input`` (a search query, a user id), and the
     identifier-like tokens of the objective and those steps' content: the runs of word
@@ -61,4 +64,4 @@ def action_terms(trace: ReasoningTrace) -> set[str]:
     words = set(_WORD.findall("\n".join(values)))
     runs = set(_RUN.findall("\n".join(contents)))
     words.update(run for run in runs if len(run) >= 3 and _DIGIT.search(run))
-    return {term.lower() for term in words}
+    return {comparable(term) for term in words}
