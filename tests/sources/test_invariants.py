@@ -90,3 +90,22 @@ def test_a_placeholder_or_system_prompt_objective_is_said() -> None:
         "the objective is a placeholder ('openai run'), not the user's request"
     ]
     assert check(system) == ["the objective reads as a system prompt, not the user's request"]
+
+
+_ROLES = st.sampled_from(["system", "user", "assistant", "User", "Human", "Assistant", "AI"])
+
+
+@given(st.lists(st.tuples(_ROLES, _words), min_size=2, max_size=5))
+def test_an_objective_that_is_a_flattened_chat_is_said(turns: list[tuple[str, str]]) -> None:
+    """A chat flattened into ``role: text`` lines (OpenLIT's prompt) is no one's request,
+    whichever role opens it (``user: ...`` as well as ``system: You are...``)."""
+    objective = "\n".join(f"{role}: {text}" for role, text in turns)
+    assert check(_converted([], "done", objective)) == [
+        "the objective is a chat flattened into 'role: text' turns, not the user's request"
+    ]
+
+
+def test_a_request_that_names_a_role_inside_it_is_no_flattened_chat() -> None:
+    """A person's words that mention a role after the start (``... the user: hi``) are theirs."""
+    objective = "Write a greeting for the user: hello\nand sign it as the assistant: me"
+    assert check(_converted([], "done", objective)) == []

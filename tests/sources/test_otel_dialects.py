@@ -9,8 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from knowledgepulse.errors import ConversionError
+from knowledgepulse.sources.otel import messages as msg
 from knowledgepulse.sources.otel import to_trace
 from knowledgepulse.sources.otel.spans import Span, SpanEvent
 from knowledgepulse.trace import ReasoningTrace, TraceItem
@@ -1405,3 +1408,57 @@ def test_one_langchain_retrieval_reads_alike_in_both_conventions(name: str, tool
     assert len(json.loads(trace.steps[1].content or "")) == 2  # the two documents retrieved
     assert trace.task.objective == "What is the capital of France?"
     assert trace.outcome.result_summary == "The capital of France is Paris."
+
+
+_words = st.text(alphabet="abcdefghij klmnop?!'", min_size=1, max_size=40).filter(str.strip)
+
+
+@given(_words, _words, st.lists(st.sampled_from(["assistant", "user"]), max_size=3))
+def test_a_chat_flattened_into_role_lines_gives_its_user_turn_not_the_system_prompt(
+    system: str, request: str, later: list[str]
+) -> None:
+    """OpenLIT's ``system: ...\nuser: ...`` text is its turns: the first user turn is asked."""
+    text = "\n".join([f"system: {system}", f"user: {request}", *(f"{r}: more" for r in later)])
+    turns = msg.transcript(text)
+    assert turns is not None
+    assert [turn["role"] for turn in turns] == ["system", "user", *later]
+    assert msg.input_text(text) == request.strip()
+    assert _agent_run(text, "ok").task.objective == request.strip()
+
+
+def test_a_request_that_opens_with_no_role_is_no_flattened_chat() -> None:
+    """Text whose first line is no ``role:`` turn, or one ``Human:`` line, is the person's own."""
+    assert msg.transcript("Please greet the user: hello\nassistant: sign it") is None
+    assert msg.transcript("Human: why is the sky blue?") is None
+    assert msg.input_text("Human: why is the sky blue?") == "Human: why is the sky blue?"
+
+
+@pytest.mark.parametrize(
+    "prompts",
+    [
+        {"llm.prompts": '["What is Langfuse?"]'},  # a list of texts, as Langfuse keeps it
+        {"llm.prompts": ["What is Langfuse?"]},
+        {"llm.prompts.0.prompt.text": "What is Langfuse?"},
+    ],
+)
+def test_an_openinference_completion_call_s_prompt_is_the_objective(
+    prompts: dict[str, Any],
+) -> None:
+    """``llm.prompts`` (a completions API call: LlamaIndex's ``OpenAI.complete``) asks the task,
+    not the call's ``{"args": [...]}`` input or the run's name."""
+    root = span("llama-index-trace", start=0)
+    call = span(
+        "OpenAI.complete",
+        {
+            "openinference.span.kind": "LLM",
+            "input.value": '{"args": ["What is Langfuse?"]}',
+            "llm.output_messages.0.message.role": "assistant",
+            "llm.output_messages.0.message.content": "Langfuse is an LLM engineering platform.",
+            **prompts,
+        },
+        start=1,
+        parent=root,
+    )
+    trace = to_trace([root, call]).trace
+    assert trace.task.objective == "What is Langfuse?"
+    assert trace.outcome.result_summary == "Langfuse is an LLM engineering platform."

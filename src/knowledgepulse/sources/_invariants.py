@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 
+from knowledgepulse.sources.otel.messages import transcript
 from knowledgepulse.trace.models import STEP_TYPES, ReasoningTrace
 
 _PLACEHOLDER = re.compile(r"^\S+ run$")
@@ -28,7 +29,8 @@ def check(trace: ReasoningTrace) -> list[str]:
 
     The laws: the final answer appears once among the steps (and as the result); every tool
     call names its tool (not ``?``, not empty, not its step type); the objective is text a
-    person wrote (not JSON, not a placeholder such as ``openai run``, not a system prompt).
+    person wrote (not JSON, not a chat flattened into ``role: text`` turns, not a placeholder
+    such as ``openai run``, not a system prompt).
     """
     return [
         warning
@@ -77,6 +79,8 @@ def _objective(trace: ReasoningTrace) -> str | None:
     objective = trace.task.objective.strip()
     if _is_json(objective):
         return "the objective is JSON, not the user's request"
+    if transcript(objective) is not None:  # "system: You are...\nuser: Say hi", OpenLIT's
+        return "the objective is a chat flattened into 'role: text' turns, not the user's request"
     if _PLACEHOLDER.match(objective):
         return f"the objective is a placeholder ({objective!r}), not the user's request"
     if _SYSTEM_PROMPT.match(objective):

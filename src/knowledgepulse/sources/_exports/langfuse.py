@@ -437,9 +437,16 @@ def _attributes(
 
 
 def _messages(value: Any, role: str) -> list[Any]:
-    """A generation's input or output as chat messages: text is one message of ``role``."""
+    """A generation's input or output as chat messages: text is one message of ``role``.
+
+    Text that is a chat flattened into ``role: text`` turns (OpenLIT's, as AutoGen's model calls
+    traced by it reach Langfuse) is those messages: its system turn is no user's request.
+    """
     loaded = msg.loads(value)
     if isinstance(loaded, str):
+        turns = msg.transcript(loaded)
+        if turns is not None:
+            return turns
         return [{"role": role, "content": loaded}] if loaded.strip() else []
     if isinstance(loaded, dict):
         if "role" in loaded or "parts" in loaded or "tool_calls" in loaded:

@@ -135,7 +135,8 @@ def _openinference(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     view.fill(role=role, agent_name=_str(attrs.get("agent.name")))
     if role == "inference":
         view.fill(
-            input_messages=msg.openinference_messages(attrs, "llm.input_messages"),
+            input_messages=msg.openinference_messages(attrs, "llm.input_messages")
+            or msg.prompt_messages(attrs, "llm.prompts"),
             output_messages=msg.openinference_messages(attrs, "llm.output_messages")
             or _called(attrs.get("output.value")),
         )

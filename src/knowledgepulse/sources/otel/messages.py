@@ -331,6 +331,27 @@ def openinference_messages(flat: Mapping[str, Any], prefix: str) -> list[Message
     return found
 
 
+def prompt_messages(flat: Mapping[str, Any], prefix: str) -> list[Message]:
+    """OpenInference's ``llm.prompts``: the prompts a completions API was sent, as user messages.
+
+    A list of texts (LlamaIndex's ``OpenAI.complete``, ``["What is Langfuse?"]``; Langfuse keeps
+    it as JSON text), or ``llm.prompts.{i}.prompt.text``. A prompt that is a flattened chat is
+    its turns (:func:`transcript`).
+    """
+    listed = loads(flat.get(prefix))
+    texts = [text for text in listed if isinstance(text, str)] if isinstance(listed, list) else []
+    texts += [
+        entry["prompt.text"]
+        for entry in indexed(flat, prefix)
+        if isinstance(entry.get("prompt.text"), str)
+    ]
+    found: list[Message] = []
+    for text in texts:
+        if text.strip():
+            found.extend(transcript(text) or [_message({"role": "user", "content": text})])
+    return found
+
+
 _FUNCTION_RESULT = re.compile(r"function\.(\d{1,9})")
 
 
@@ -396,10 +417,14 @@ def last_assistant_text(found: list[Message]) -> str | None:
 
 
 def input_text(value: Any) -> str | None:
-    """A user's input from a free-form ``input.value``: text, or the question inside JSON."""
+    """A user's input from a free-form ``input.value``: text, or the question inside JSON.
+
+    Text that is a chat flattened into ``role: text`` turns (:func:`transcript`) gives its first
+    user turn: the rest is the system prompt and the replies, no part of the request.
+    """
     loaded = loads(value)
     if isinstance(loaded, str):
-        return loaded.strip() or None
+        return _said(loaded).strip() or None
     if isinstance(loaded, dict):
         return _input_among(loaded)
     if isinstance(loaded, list):
@@ -420,7 +445,7 @@ def _input_among(loaded: Mapping[str, Any]) -> str | None:
     # The user's words by name: ``message`` (Agno's run), ``contents`` (Gemini's call).
     for key in ("input", "query", "question", "task", "prompt", "user_prompt", "message"):
         if isinstance(loaded.get(key), str) and loaded[key].strip():
-            return str(loaded[key])
+            return _said(loaded[key]) or None
     contents = loaded.get("contents")
     text = contents if isinstance(contents, str) else first_user_text(messages(contents))
     if text and text.strip():
@@ -436,6 +461,12 @@ def _input_among(loaded: Mapping[str, Any]) -> str | None:
         ),
         None,
     )
+
+
+def _said(text: str) -> str:
+    """The user's words of a text: its first user turn when it is a flattened chat, else itself."""
+    turns = transcript(text)
+    return text if turns is None else first_user_text(turns) or ""
 
 
 _PYTHON_OBJECT = re.compile(r"<[\w.]+ object at 0x[0-9a-fA-F]+>")
@@ -462,3 +493,37 @@ def _last_text(value: Any) -> str | None:
             if isinstance(item, dict) and isinstance(item.get("content"), str):
                 return str(item["content"])
     return None
+
+
+_TURN = re.compile(
+    r"^(system|developer|user|human|assistant|ai|model|tool|function)[ \t]*:[ \t]*",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A turn of a flattened chat: its role, a colon, at the start of a line."""
+_LABELS = frozenset({"system", "developer", "user", "assistant", "tool"})
+"""The roles as chat APIs write them (lower case): one such label alone opens a transcript."""
+_ROLES = {"human": "user", "ai": "assistant", "model": "assistant", "function": "tool"}
+
+
+def transcript(text: str) -> list[Message] | None:
+    r"""The messages of a chat flattened into text, ``role: text`` turn after turn; else ``None``.
+
+    OpenLIT records a model call's messages so (``gen_ai.prompt``: ``system: You are...\nuser:
+    Say 'Hello World!'``, as AutoGen's calls traced by it read in Langfuse), and a completion
+    prompt may hold a chat (``\n\nHuman: ...\n\nAssistant:``). The text must open with a turn,
+    and hold two, or one labelled in lower case as chat APIs write roles: a person's request
+    rarely opens with ``user:``, and the two-turn rule keeps ``Human: a question`` a request.
+    """
+    stripped = text.strip()
+    turns = list(_TURN.finditer(stripped))
+    if not turns or turns[0].start() != 0:
+        return None
+    if len(turns) < 2 and turns[0].group(1) not in _LABELS:
+        return None
+    found: list[Message] = []
+    for turn, after in zip(turns, [*turns[1:], None], strict=True):
+        content = stripped[turn.end() : after.start() if after else None].strip()
+        role = turn.group(1).lower()
+        parts = [{"type": "text", "content": content}] if content else []
+        found.append({"role": _ROLES.get(role, role), "parts": parts})
+    return found
