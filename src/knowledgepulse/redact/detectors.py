@@ -398,9 +398,11 @@ def _joined(text: str, at: int, step: int) -> bool:
     if not 0 <= at < len(text):
         return False
     char = text[at]
-    if step < 0 and text[at + 1] == "+" and not char.isdigit():
+    if step < 0 and text[at + 1] == "+" and not char.isdigit() and char != "]":
         # "+" opens a number of its own, after a sign or a word in any script: "0958-+44 20 ...",
-        # "звоните+7 495 123-45-67", "call+44 20 7946 0958". After a digit it is a sum's.
+        # "звоните+7 495 123-45-67", "call+44 20 7946 0958". After a digit it is a sum's, and
+        # after a marker too, which stands for a number's digits (so a second pass finds nothing
+        # the first did not).
         return False
     if char.isalnum() or char in "_]":  # "]": a marker stands for what was there
         # Chinese, Japanese and Thai are written without spaces: "请拨打13812345678联系我",
