@@ -38,7 +38,14 @@ def test_a_histogram_counts_each_value_in_its_bin() -> None:
     svg = histogram([0.0, 0.05, 0.55, 1.0, 1.0], bins=10, bar_width=10, height=20)
     counts = [int(n) for n in re.findall(r": (\d+)</title>", svg)]
     assert counts == [2, 0, 0, 0, 0, 1, 0, 0, 0, 2]
-    assert svg.startswith("<svg width='100' height='20' role='img'>")
+    assert svg.startswith("<svg width='100' height='20' role='img'")
+
+
+def test_a_histogram_says_its_counts_to_a_screen_reader() -> None:
+    """The image's label counts each bin holding a value; before, an unnamed image."""
+    svg = histogram([0.0, 0.05, 1.0], bins=10)
+    assert "aria-label='histogram: 2 in 0.00-0.10, 1 in 0.90-1.00'" in svg
+    assert "aria-label='histogram: no values'" in histogram([], bins=4)
 
 
 def test_a_histogram_of_nothing_has_empty_bars() -> None:

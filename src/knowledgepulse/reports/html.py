@@ -65,7 +65,10 @@ def page(title: str, sections: Iterable[str], *, style: str = "") -> str:
 def histogram(
     values: Sequence[float], *, bins: int = 20, bar_width: int = 6, height: int = 30
 ) -> str:
-    """An inline SVG histogram of values in [0, 1], scaled to the tallest bar; tooltips count."""
+    """An inline SVG histogram of values in [0, 1], scaled to the tallest bar; tooltips count.
+
+    Its label (what a screen reader says of the image) counts each bin that holds a value.
+    """
     counts, _ = np.histogram(np.asarray(values, dtype=float), bins=bins, range=(0.0, 1.0))
     top = max(1, int(counts.max()))
     bars = "".join(
@@ -74,7 +77,14 @@ def histogram(
         f"<title>{i / bins:.2f}-{(i + 1) / bins:.2f}: {c}</title></rect>"
         for i, c in enumerate(counts)
     )
-    return f"<svg width='{bins * bar_width}' height='{height}' role='img'>{bars}</svg>"
+    said = ", ".join(
+        f"{c} in {i / bins:.2f}-{(i + 1) / bins:.2f}" for i, c in enumerate(counts) if c
+    )
+    label = f"histogram: {said or 'no values'}"
+    return (
+        f"<svg width='{bins * bar_width}' height='{height}' role='img' aria-label='{label}'>"
+        f"{bars}</svg>"
+    )
 
 
 def table(
