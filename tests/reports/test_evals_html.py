@@ -332,3 +332,17 @@ def test_a_case_id_with_a_newline_is_shown_on_one_line() -> None:
     text = to_html(build_run(hostile_id="a\nb"))
     assert "<a href='#case-1'>a\\nb</a>" in text
     assert "<h3>FAIL a\\nb</h3>" in text
+
+
+def test_a_long_case_id_is_cut_in_the_matrix_and_whole_in_its_section() -> None:
+    """The matrix shows 200 characters and counts the rest; the tooltip and the section have all.
+
+    Before, a 3,000-character id made its matrix row 50 lines tall at 800 px.
+    """
+    long_id = "A" * 3000
+    text = to_html(build_run(hostile_id=long_id))
+    (rows,) = tables(text, "matrix")
+    shown = next(row[0][1] for row in rows if row[0][1].startswith("A"))
+    assert shown == "A" * evals_html.HTML_ID_LIMIT + "… (2,800 more characters)"
+    assert f"<span title='{long_id}'>" in text
+    assert f"<h3>FAIL {long_id}</h3>" in text

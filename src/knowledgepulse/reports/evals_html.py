@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from knowledgepulse._util.text import cut, printable
 from knowledgepulse.evals.compare import Comparison
 from knowledgepulse.evals.results import CaseResult, EvalRun, ScorerOutcome
 from knowledgepulse.reports.compare import (
@@ -50,6 +51,9 @@ answers made a 27 MB page that a browser hardly opens."""
 HTML_MATRIX_ROWS = 1000
 """The cases the pass/fail matrix shows (past it, failing ones first), and the rows of each
 comparison table."""
+HTML_ID_LIMIT = 200
+"""The characters of a case id the matrix shows (the rest counted, the whole id its tooltip): a
+3,000-character id made one matrix row 50 lines tall. Its failing-case section shows it whole."""
 _FAILED = "✗"
 _MORE = "the JSON report (kp eval -f json -o report.json) has every case"
 
@@ -142,7 +146,9 @@ def _matrix(run: EvalRun) -> str:
     rows = []
     for index in order[:HTML_MATRIX_ROWS]:
         result = run.cases[index]
-        name = _name(result)
+        name = _name(result, HTML_ID_LIMIT)
+        if name != (whole := _name(result)):
+            name = f"<span title='{whole}'>{name}</span>"
         if index in detailed:
             name = f"<a href='#case-{index}'>{name}</a>"
         reason = task_failure(result)
@@ -196,9 +202,15 @@ def _failing(run: EvalRun) -> str:
     return "\n".join([f"<h2 id='failing'>Failing cases ({failing:,})</h2>", *shown, *more])
 
 
-def _name(result: CaseResult) -> str:
-    r"""The case's id as HTML on one line (a newline shown as ``\n``), or ``(no id)``."""
-    return "(no id)" if result.case_id is None else text(result.case_id, one_line=True)
+def _name(result: CaseResult, limit: int | None = None) -> str:
+    r"""The case's id as HTML on one line (a newline shown as ``\n``), or ``(no id)``.
+
+    With ``limit``, cut to that many characters, the rest counted.
+    """
+    if result.case_id is None:
+        return "(no id)"
+    shown = printable(result.case_id, one_line=True)
+    return text(shown if limit is None else cut(shown, limit))
 
 
 def _failing_case(index: int, result: CaseResult) -> str:
