@@ -125,7 +125,7 @@ def test_eval_writes_a_self_contained_html_report(kp: KpRunner, tmp_path: Path) 
     assert run.code == 1
     page = path.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>")
-    assert "<h2>Failing cases (2)</h2>" in page
+    assert "<h2 id='failing'>Failing cases (2)</h2>" in page
     for case_id in ("summarise-sections-hallucinated-tip", "translate-heading-slow"):
         assert f"<h3>FAIL {case_id}</h3>" in page
     assert "<ins>+ Tip: sign up for our newsletter" in page

@@ -127,7 +127,7 @@ def test_html_report_is_self_contained(kp: KpRunner, tmp_path: Path) -> None:
         assert section in page
     assert "kp:trace:0, kp:trace:1" in page
     assert "<script" not in page
-    assert "http" not in page.replace("https://openknowledgepulse.org", "")
+    assert "://" not in page.replace("https://openknowledgepulse.org", "")
 
 
 def _browser() -> str | None:

@@ -26,6 +26,7 @@ from knowledgepulse.reports.eval_formats import run_report
 from knowledgepulse.reports.evals import (
     MARKDOWN_BUDGET,
     MARKDOWN_ROWS,
+    code,
     escape,
     indented_json,
     json_chunks,
@@ -294,6 +295,21 @@ def test_escaped_text_renders_as_written_and_links_no_person_or_issue(written: s
     shown = html.unescape(rendered).replace("\u200b", "")
     assert shown.rstrip() == f"x {written}".rstrip()
     assert MENTION_OR_ISSUE.search(html.unescape(rendered)) is None
+
+
+@given(st.text(st.sampled_from("a `\n|<"), max_size=12))
+def test_inline_code_shows_any_text_as_one_code_span(written: str) -> None:
+    """Backtick runs of any length, edge spaces and newlines stay inside one code span.
+
+    Before, ``a``b`` closed its double-backtick fence early and the rest showed as text.
+    """
+    rendered = GFM.renderInline(code(written))
+    if not written:
+        assert rendered == "(empty)"
+        return
+    assert rendered.startswith("<code>")
+    assert rendered.endswith("</code>")
+    assert html.unescape(rendered[6:-7]) == written.replace("\n", "\\n")
 
 
 def test_dry_run_markdown_keeps_a_param_with_a_pipe_in_its_cell() -> None:

@@ -53,7 +53,7 @@ def test_a_score_just_below_its_threshold_is_not_shown_as_the_threshold() -> Non
     assert outcome_line(outcome) == "score 0.9999 < threshold 1.0000 (margin -0.0001)"
     assert junit_message(run) == "1 scorer below threshold: response-time 0.9999 < 1.0000"
     assert failure_message(run.cases[0]).splitlines()[0] == junit_message(run)
-    assert ">0.9999</td>" in to_html(run)
+    assert ">0.9999 ✗</td>" in to_html(run)
 
 
 @given(

@@ -101,7 +101,7 @@ def tables(page_text: str, css_class: str = "") -> list[list[list[tuple[str, str
 
 def failing_section(page_text: str) -> str:
     """The page from the failing-cases heading to the next h2."""
-    start = page_text.index("<h2>Failing cases")
+    start = page_text.index("<h2 id='failing'>Failing cases")
     end = page_text.find("<h2>", start + 1)
     return page_text[start : end if end != -1 else None]
 
@@ -113,7 +113,7 @@ def test_the_page_is_one_self_contained_document() -> None:
     assert text.rstrip().endswith("</html>")
     assert "<script" not in text
     assert "://" not in text
-    assert re.findall(r"\b(?:src|href)=", text) == ["href="] * len(re.findall("href='#case-", text))
+    assert re.findall(r"\b(?:src|href)=", text) == ["href="] * len(re.findall("href='#", text))
     assert "Content-Security-Policy" in text
 
 
@@ -147,7 +147,7 @@ def test_the_matrix_has_a_row_per_case_and_a_coloured_cell_per_scorer() -> None:
     assert list(body) == ["good", "invented", "slow", "broken"]
     assert [cls for cls, _ in body["good"][3:]] == ["p", "p", "p"]
     assert [cls for cls, _ in body["invented"][3:]] == ["p", "f", "p"]
-    assert body["invented"][4][1] == "0.00"
+    assert body["invented"][4][1] == "0.00 ✗"
     assert [cls for cls, _ in body["slow"][3:]] == ["p", "p", "f"]
     assert body["broken"][3] == ("m", "malformed: required field is missing")
 
@@ -156,7 +156,7 @@ def test_every_failing_case_is_listed_with_its_diagnosis_and_nothing_else() -> N
     """Failing and malformed cases have sections (linked from the matrix); the passing one not."""
     text = to_html(build_run())
     section = failing_section(text)
-    assert "<h2>Failing cases (3)</h2>" in section
+    assert "<h2 id='failing'>Failing cases (3)</h2>" in section
     for index, name in ((1, "invented"), (2, "slow"), (3, "broken")):
         assert f"id='case-{index}'" in section
         assert f"<a href='#case-{index}'>{name}</a>" in text
@@ -244,7 +244,7 @@ def test_a_page_of_many_failing_cases_details_the_first_and_counts_the_rest(
     monkeypatch.setattr(evals_html, "HTML_MATRIX_ROWS", 3)
     text = to_html(build_run())
     section = failing_section(text)
-    assert "<h2>Failing cases (3)</h2>" in section
+    assert "<h2 id='failing'>Failing cases (3)</h2>" in section
     assert [f"id='case-{i}'" in section for i in (1, 2, 3)] == [True, True, False]
     assert (
         "… and 1 more failing case, not shown here: the JSON report (kp eval -f json -o "
@@ -265,3 +265,84 @@ def test_the_comparison_tables_are_cut_too(monkeypatch: pytest.MonkeyPatch) -> N
     text = to_html(run, compare_runs(empty, run))
     assert "Added cases (4)" in text
     assert "… and 3 more cases, not shown here" in text
+
+
+class _Headers(HTMLParser):
+    """Each header cell's scope, and each row's first cell's tag, in page order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scopes: list[str | None] = []
+        self.first_cells: list[str] = []
+        self._row_open = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "th":
+            self.scopes.append(dict(attrs).get("scope"))
+        if tag == "tr":
+            self._row_open = True
+        elif tag in ("td", "th") and self._row_open:
+            self.first_cells.append(tag)
+            self._row_open = False
+
+
+def test_every_header_cell_says_its_scope_and_each_row_is_named_by_a_header() -> None:
+    """Screen readers name a cell by its column and its row (the case, the scorer).
+
+    Before, no header said its scope and a case's id was a plain cell.
+    """
+    run = build_run()
+    rename = [op("update", "b1", content="Add to Basket")]
+    base = run_suite(SUITE, [make_case(PAGES, actual=rename, expected=rename, case_id="slow")])
+    parser = _Headers()
+    parser.feed(to_html(run, compare_runs(base, run)))
+    assert parser.scopes
+    assert set(parser.scopes) == {"col", "row"}
+    matrix = tables(to_html(run), "matrix")[0]
+    assert all(row[0][0] == "th" for row in matrix)
+    # Every row but the summary table's one line of counts opens with a header cell.
+    assert parser.first_cells.count("td") == 1
+
+
+def test_a_failing_score_is_marked_in_text_not_by_colour_alone() -> None:
+    """A failing matrix cell carries a mark the legend explains; passing ones carry none.
+
+    The pass and fail backgrounds are 1.09:1 apart (WCAG asks 3:1 for what tells states apart).
+    """
+    text = to_html(build_run())
+    (rows,) = tables(text, "matrix")
+    cells = [cell for row in rows[1:] for cell in row[3:] if cell[0] in ("p", "f")]
+    assert {css for css, shown in cells if shown.endswith(" ✗")} == {"f"}
+    assert any(css == "f" for css, _ in cells)
+    assert "✗ when below its threshold" in text
+
+
+def test_the_summary_links_to_the_failing_cases() -> None:
+    """With thousands of cases the details lie below a long matrix: the summary links to them."""
+    text = to_html(build_run())
+    link = "<a href='#failing'>Go to the failing cases (3)</a>"
+    assert text.index(link) < text.index("<h2>Pass/fail matrix</h2>")
+    assert "<h2 id='failing'>" in text
+    passing = replace(build_run(), cases=build_run().cases[:1])
+    assert "#failing" not in to_html(passing)
+
+
+def test_a_case_id_with_a_newline_is_shown_on_one_line() -> None:
+    """An id 'a\\nb' reads 'a\\nb' in the matrix and its section; before, 'a b', another id."""
+    text = to_html(build_run(hostile_id="a\nb"))
+    assert "<a href='#case-1'>a\\nb</a>" in text
+    assert "<h3>FAIL a\\nb</h3>" in text
+
+
+def test_a_long_case_id_is_cut_in_the_matrix_and_whole_in_its_section() -> None:
+    """The matrix shows 200 characters and counts the rest; the tooltip and the section have all.
+
+    Before, a 3,000-character id made its matrix row 50 lines tall at 800 px.
+    """
+    long_id = "A" * 3000
+    text = to_html(build_run(hostile_id=long_id))
+    (rows,) = tables(text, "matrix")
+    shown = next(row[0][1] for row in rows if row[0][1].startswith("A"))
+    assert shown == "A" * evals_html.HTML_ID_LIMIT + "… (2,800 more characters)"
+    assert f"<span title='{long_id}'>" in text
+    assert f"<h3>FAIL {long_id}</h3>" in text

@@ -38,7 +38,14 @@ def test_a_histogram_counts_each_value_in_its_bin() -> None:
     svg = histogram([0.0, 0.05, 0.55, 1.0, 1.0], bins=10, bar_width=10, height=20)
     counts = [int(n) for n in re.findall(r": (\d+)</title>", svg)]
     assert counts == [2, 0, 0, 0, 0, 1, 0, 0, 0, 2]
-    assert svg.startswith("<svg width='100' height='20' role='img'>")
+    assert svg.startswith("<svg width='100' height='20' role='img'")
+
+
+def test_a_histogram_says_its_counts_to_a_screen_reader() -> None:
+    """The image's label counts each bin holding a value; before, an unnamed image."""
+    svg = histogram([0.0, 0.05, 1.0], bins=10)
+    assert "aria-label='histogram: 2 in 0.00-0.10, 1 in 0.90-1.00'" in svg
+    assert "aria-label='histogram: no values'" in histogram([], bins=4)
 
 
 def test_a_histogram_of_nothing_has_empty_bars() -> None:
@@ -55,16 +62,36 @@ def test_page_wraps_sections_in_one_document_with_the_shared_style() -> None:
     assert f"<style>{STYLE}p{{color:red}}</style>" in document
     assert document.index("<p>one</p>") < document.index("<p>two</p>")
     assert document.endswith("</body></html>\n")
-    assert "Content-Security-Policy" not in document
-    assert POLICY in page("t", [], policy=True)
+
+
+def test_every_page_refuses_scripts_and_remote_resources() -> None:
+    """Both reports carry the policy; before, kp score -f html had none, so only escaping held."""
+    policy = f"<meta http-equiv='Content-Security-Policy' content=\"{POLICY}\">"
+    assert policy in page("t", [])
+    problem = Problem(Location("t.jsonl", 3), "steps[0]", "<bad>")
+    assert policy in trace_html.value_page([], RunTally(threshold=0.75), [problem])
 
 
 def test_table_escapes_the_header_and_takes_cells_as_html() -> None:
     """Header text is data; cells are already HTML (so a renderer can put an SVG in one)."""
     built = table(["a<b"], [["<svg></svg>"]], css_class="matrix")
-    assert (
-        built
-        == "<table class='matrix'><tr><th>a&lt;b</th></tr><tr><td><svg></svg></td></tr></table>"
+    assert built == (
+        "<table class='matrix'><tr><th scope='col'>a&lt;b</th></tr>"
+        "<tr><td><svg></svg></td></tr></table>"
+    )
+
+
+def test_a_tables_headers_say_their_scope_and_row_headers_name_each_row() -> None:
+    """Column headers are scope='col'; with row_headers, each row's first cell a scope='row' th.
+
+    Before, headers had no scope and a scorer's or case's name was a plain cell, so a screen
+    reader read a score without saying whose it was.
+    """
+    built = table(["name", "score"], [["a", "1"], ["b", "2"]], row_headers=True)
+    assert built == (
+        "<table><tr><th scope='col'>name</th><th scope='col'>score</th></tr>"
+        "<tr><th scope='row'>a</th><td>1</td></tr><tr><th scope='row'>b</th><td>2</td></tr>"
+        "</table>"
     )
 
 

@@ -471,9 +471,18 @@ def escape(text: str) -> str:
 
 
 def code(text: str) -> str:
-    """Inline code that survives backticks in the text; a line break is shown escaped."""
+    """Inline code that survives backticks in the text; a line break is shown escaped.
+
+    The fence is one backtick longer than the longest run in the text, which cannot close it
+    (CommonMark); an empty text, which no code span can hold, is ``(empty)``.
+    """
     text = printable(text, one_line=True)
-    fence, pad = ("``", " ") if "`" in text else ("`", "")
+    if not text:
+        return "(empty)"
+    fence = "`" * (_longest_backticks(text) + 1)
+    # Padded where a backtick would join the fence, or a space at each end would be stripped.
+    spaced = text[0] == text[-1] == " " and text.strip(" ")
+    pad = " " if "`" in (text[0], text[-1]) or spaced else ""
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
@@ -541,8 +550,12 @@ def to_markdown(run: EvalRun, comparison: str = "", budget: int = MARKDOWN_BUDGE
     return printable("\n".join(lines) + "\n")
 
 
+def _case_name(result: CaseResult) -> str:
+    return code(result.case_id) if result.case_id is not None else "(no id)"
+
+
 def _markdown_malformed(result: CaseResult) -> str:
-    name = code(result.case_id) if result.case_id is not None else "(no id)"
+    name = _case_name(result)
     problems = (f"\n  - {escape(str(problem))}" for problem in result.problems)
     return f"- {name} at {code(str(result.location))}" + "".join(problems)
 
@@ -572,7 +585,7 @@ def markdown_more(count: int, shown: int) -> list[str]:
 def _markdown_case(result: CaseResult) -> list[str]:
     took = f", {duration(result.duration_ms)}" if result.duration_ms is not None else ""
     lines = [
-        f"#### {code(result.case_id or '')} ({code(str(result.location))}), "
+        f"#### {_case_name(result)} ({code(str(result.location))}), "
         f"{escape(verdict_figure(result))}{took}",
         "",
     ]

@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from knowledgepulse._util.text import cut, printable
 from knowledgepulse.evals.compare import Comparison
 from knowledgepulse.evals.results import CaseResult, EvalRun, ScorerOutcome
 from knowledgepulse.reports.compare import (
@@ -41,7 +42,7 @@ from knowledgepulse.reports.evals import (
     verdict_figure,
     workflow_lines,
 )
-from knowledgepulse.reports.html import bullets, histogram, page, table, text
+from knowledgepulse.reports.html import bullets, histogram, page, row_cells, table, text
 
 HTML_FAILING = 100
 """The failing (and malformed) cases the page details, each with its diagnosis and answer; the
@@ -50,6 +51,10 @@ answers made a 27 MB page that a browser hardly opens."""
 HTML_MATRIX_ROWS = 1000
 """The cases the pass/fail matrix shows (past it, failing ones first), and the rows of each
 comparison table."""
+HTML_ID_LIMIT = 200
+"""The characters of a case id the matrix shows (the rest counted, the whole id its tooltip): a
+3,000-character id made one matrix row 50 lines tall. Its failing-case section shows it whole."""
+_FAILED = "✗"
 _MORE = "the JSON report (kp eval -f json -o report.json) has every case"
 
 # A change longer than this is shown whole, before and after: a word diff of it is unreadable
@@ -88,7 +93,7 @@ def to_html(run: EvalRun, comparison: Comparison | None = None) -> str:
         _failing(run),
         _problems(run),
     ]
-    return page(f"kp eval: {title}", sections, style=_EVAL_STYLE, policy=True)
+    return page(f"kp eval: {title}", sections, style=_EVAL_STYLE)
 
 
 def _summary(run: EvalRun) -> str:
@@ -98,6 +103,9 @@ def _summary(run: EvalRun) -> str:
     if run.suite.description:
         parts.append(f"<p>{text(run.suite.description)}</p>")
     parts.append(f"<p class='where'>suite {text(run.suite.source)}</p>")
+    if failing := sum(not result.passed for result in run.cases):
+        # With thousands of cases the details sit below a long matrix: one click to them.
+        parts.append(f"<p><a href='#failing'>Go to the failing cases ({failing:,})</a></p>")
     totals = summary_cells(run)
     parts.append(table(list(totals), [[text(cell) for cell in totals.values()]]))
     return "\n".join(parts)
@@ -113,7 +121,7 @@ def _scorers(run: EvalRun) -> str:
         chart = histogram(scores, bins=10, bar_width=14, height=36) if scores else "no scores"
         rows.append([*(text(cell) for cell in shown), chart])
     head = ("scorer", *SCORER_COLUMNS, "passed", "score distribution 0-1")
-    return "<h2>Scorers</h2>" + table(head, rows)
+    return "<h2>Scorers</h2>" + table(head, rows, row_headers=True)
 
 
 def _more(count: int, what: str, note: str = "") -> str:
@@ -138,7 +146,9 @@ def _matrix(run: EvalRun) -> str:
     rows = []
     for index in order[:HTML_MATRIX_ROWS]:
         result = run.cases[index]
-        name = text(result.case_id) if result.case_id is not None else "(no id)"
+        name = _name(result, HTML_ID_LIMIT)
+        if name != (whole := _name(result)):
+            name = f"<span title='{whole}'>{name}</span>"
         if index in detailed:
             name = f"<a href='#case-{index}'>{name}</a>"
         reason = task_failure(result)
@@ -152,17 +162,18 @@ def _matrix(run: EvalRun) -> str:
             outcomes = {o.key: o for o in result.outcomes}
             cells = [_cell(outcomes.get(key)) for key in keys]
         css, verdict = ("ok", "pass") if result.passed else ("bad", "fail")
-        rows.append(
-            f"<tr><td>{name}</td><td><span class='{css}'>{verdict}</span></td>"
-            f"<td>{number(result.weighted_score)}</td>{''.join(cells)}</tr>"
-        )
-    head = "".join(f"<th>{text(key)}</th>" for key in keys)
+        verdict_cell = f"<span class='{css}'>{verdict}</span>"
+        head_cells = row_cells([name, verdict_cell, number(result.weighted_score)])
+        rows.append(f"<tr>{head_cells}{''.join(cells)}</tr>")
+    head = "".join(
+        f"<th scope='col'>{text(key)}</th>" for key in ("case", "verdict", "weighted", *keys)
+    )
     left = len(order) - HTML_MATRIX_ROWS
     return (
         "<h2>Pass/fail matrix</h2>"
-        "<p class='where'>Each cell is the score; hover for its threshold and margin. "
-        "Failing cases link to their diagnosis.</p>"
-        f"<table class='matrix'><tr><th>case</th><th>verdict</th><th>weighted</th>{head}</tr>"
+        f"<p class='where'>Each cell is the score, {_FAILED} when below its threshold; hover for "
+        "the threshold and margin. Failing cases link to their diagnosis.</p>"
+        f"<table class='matrix'><tr>{head}</tr>"
         + "".join(rows)
         + "</table>"
         + (_more(left, "case", " (failing ones first above)") if left > 0 else "")
@@ -176,6 +187,8 @@ def _cell(outcome: ScorerOutcome | None) -> str:
     # Two decimals fit a cell, unless they would show a failing 0.999 as its threshold's 1.00.
     digits = 2 if outcome.passed else apart(outcome.score, outcome.threshold, 2)
     shown = "error" if outcome.score is None else number(outcome.score, digits)
+    # The mark, not the cell's colour only, says it failed: the two backgrounds are 1.09:1 apart.
+    shown += "" if outcome.passed or outcome.score is None else f" {_FAILED}"
     return f"<td class='{css}' title='{text(outcome_line(outcome))}'>{shown}</td>"
 
 
@@ -186,11 +199,22 @@ def _failing(run: EvalRun) -> str:
     shown = [_failing_case(i, run.cases[i]) for i in sorted(_detailed(run))]
     left = failing - len(shown)
     more = [_more(left, "failing case")] if left else []
-    return "\n".join([f"<h2>Failing cases ({failing:,})</h2>", *shown, *more])
+    return "\n".join([f"<h2 id='failing'>Failing cases ({failing:,})</h2>", *shown, *more])
+
+
+def _name(result: CaseResult, limit: int | None = None) -> str:
+    r"""The case's id as HTML on one line (a newline shown as ``\n``), or ``(no id)``.
+
+    With ``limit``, cut to that many characters, the rest counted.
+    """
+    if result.case_id is None:
+        return "(no id)"
+    shown = printable(result.case_id, one_line=True)
+    return text(shown if limit is None else cut(shown, limit))
 
 
 def _failing_case(index: int, result: CaseResult) -> str:
-    name = text(result.case_id) if result.case_id is not None else "(no id)"
+    name = _name(result)
     css, label = ("case malformed", "MALFORMED") if result.malformed else ("case", "FAIL")
     weighted = "" if result.malformed else f", {text(verdict_figure(result))}"
     took = f", {duration(result.duration_ms)}" if result.duration_ms is not None else ""
@@ -292,17 +316,18 @@ def _comparison(comparison: Comparison) -> str:
         f"{text(counts_line(comparison))}</p>",
         f"<p class='where'>base {text(base.source)}; score changes of at most "
         f"{comparison.tolerance:g} count as unchanged</p>",
-        table(("", "base", "new", "change"), totals_rows(comparison)),
+        table(("", "base", "new", "change"), totals_rows(comparison), row_headers=True),
     ]
     for section, heading, _ in SECTIONS:
         if cases := section_cases(comparison, section):
             rows = [[text(cell) for cell in case_row(c)] for c in cases[:HTML_MATRIX_ROWS]]
             parts.append(f"<h3>{text(heading)} ({len(cases):,})</h3>")
-            parts.append(table(("case", "what changed", "weighted"), rows, css_class="changes"))
+            head = ("case", "what changed", "weighted")
+            parts.append(table(head, rows, css_class="changes", row_headers=True))
             if (left := len(cases) - HTML_MATRIX_ROWS) > 0:
                 parts.append(_more(left, "case"))
     rows = [[text(cell) for cell in row] for row in scorer_rows(comparison)]
-    parts += ["<h3>Scorers</h3>", table(SCORER_HEAD, rows)]
+    parts += ["<h3>Scorers</h3>", table(SCORER_HEAD, rows, row_headers=True)]
     return "\n".join(parts)
 
 

@@ -2,7 +2,8 @@
 
 A page is one self-contained file (inline CSS and SVG, no script, nothing fetched). All data goes
 through :func:`text`, so an id such as ``<script>`` or ``"onload=`` is shown as written, never
-run; the evaluation page (:mod:`.evals_html`) adds a Content-Security-Policy refusing all else.
+run, and a Content-Security-Policy refuses all else. Tables name their headers' scope, for
+screen readers.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em}
 td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right;vertical-align:top}
-td:first-child,th:first-child{text-align:left;overflow-wrap:anywhere}
+td:first-child,th:first-child{text-align:left}
+th[scope=row]{overflow-wrap:anywhere;font-weight:normal}
 pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap}
 body{overflow-wrap:break-word}
 svg rect{fill:#4a78c2}
@@ -31,8 +33,8 @@ svg rect{fill:#4a78c2}
 """The style every report page starts from; a report adds its own rules after it.
 
 A long token (base64, a minified answer, an id of 300 characters) breaks where it must, so the
-page never scrolls sideways; a first column (ids, names) may break anywhere to keep a table in
-the window, the numbers beside it never.
+page never scrolls sideways; a row's header (an id, a name) may break anywhere to keep a table in
+the window, the numbers beside it and the column headers ("cases") never.
 """
 
 # Nothing but inline styles: if escaping ever failed, injected script or remote resources
@@ -40,19 +42,22 @@ the window, the numbers beside it never.
 POLICY = "default-src 'none'; style-src 'unsafe-inline'"
 
 
-def text(value: object) -> str:
-    r"""Data as HTML text: escaped (quotes too), controls as ``\x1b``, surrogates as U+FFFD."""
-    return html.escape(printable(str(value)), quote=True)
+def text(value: object, *, one_line: bool = False) -> str:
+    r"""Data as HTML text: escaped (quotes too), controls as ``\x1b``, surrogates as U+FFFD.
+
+    ``one_line`` shows a newline or tab as ``\n``, ``\t`` too, for a name (a case id), which a
+    browser would otherwise show as a space.
+    """
+    return html.escape(printable(str(value), one_line=one_line), quote=True)
 
 
-def page(title: str, sections: Iterable[str], *, style: str = "", policy: bool = False) -> str:
+def page(title: str, sections: Iterable[str], *, style: str = "") -> str:
     """A whole HTML document: the shared style plus ``style``, the title, then the sections.
 
-    ``title`` is plain text, ``sections`` HTML; ``policy`` adds the Content-Security-Policy.
+    ``title`` is plain text, ``sections`` HTML.
     """
     head = "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-    if policy:
-        head += f"<meta http-equiv='Content-Security-Policy' content=\"{POLICY}\">"
+    head += f"<meta http-equiv='Content-Security-Policy' content=\"{POLICY}\">"
     parts = [head, f"<title>{text(title)}</title>", f"<style>{STYLE}{style}</style></head><body>"]
     return "\n".join([*parts, *sections, "</body></html>\n"])
 
@@ -60,7 +65,10 @@ def page(title: str, sections: Iterable[str], *, style: str = "", policy: bool =
 def histogram(
     values: Sequence[float], *, bins: int = 20, bar_width: int = 6, height: int = 30
 ) -> str:
-    """An inline SVG histogram of values in [0, 1], scaled to the tallest bar; tooltips count."""
+    """An inline SVG histogram of values in [0, 1], scaled to the tallest bar; tooltips count.
+
+    Its label (what a screen reader says of the image) counts each bin that holds a value.
+    """
     counts, _ = np.histogram(np.asarray(values, dtype=float), bins=bins, range=(0.0, 1.0))
     top = max(1, int(counts.max()))
     bars = "".join(
@@ -69,17 +77,37 @@ def histogram(
         f"<title>{i / bins:.2f}-{(i + 1) / bins:.2f}: {c}</title></rect>"
         for i, c in enumerate(counts)
     )
-    return f"<svg width='{bins * bar_width}' height='{height}' role='img'>{bars}</svg>"
+    said = ", ".join(
+        f"{c} in {i / bins:.2f}-{(i + 1) / bins:.2f}" for i, c in enumerate(counts) if c
+    )
+    label = f"histogram: {said or 'no values'}"
+    return (
+        f"<svg width='{bins * bar_width}' height='{height}' role='img' aria-label='{label}'>"
+        f"{bars}</svg>"
+    )
 
 
 def table(
-    head: Sequence[str], rows: Iterable[Sequence[str]], *, css_class: str | None = None
+    head: Sequence[str],
+    rows: Iterable[Sequence[str]],
+    *,
+    css_class: str | None = None,
+    row_headers: bool = False,
 ) -> str:
-    """A table from a header (plain text) and rows of cells that are already HTML."""
-    header = "".join(f"<th>{text(cell)}</th>" for cell in head)
-    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
+    """A table from a header (plain text) and rows of cells that are already HTML.
+
+    ``row_headers``: each row's first cell names it (a scorer, a case), a ``th`` of the row.
+    """
+    header = "".join(f"<th scope='col'>{text(cell)}</th>" for cell in head)
+    body = "".join("<tr>" + row_cells(row, row_headers=row_headers) + "</tr>" for row in rows)
     attribute = f" class='{text(css_class)}'" if css_class else ""
     return f"<table{attribute}><tr>{header}</tr>{body}</table>"
+
+
+def row_cells(cells: Sequence[str], *, row_headers: bool = True) -> str:
+    """A row's cells (already HTML), the first a row header when ``row_headers``."""
+    first = "<th scope='row'>{}</th>" if row_headers else "<td>{}</td>"
+    return "".join((first if i == 0 else "<td>{}</td>").format(c) for i, c in enumerate(cells))
 
 
 def bullets(items: Iterable[str]) -> str:
@@ -128,8 +156,8 @@ def _distributions(results: Sequence[ScoredItem]) -> str:
     for domain in sorted(by_domain):
         group = by_domain[domain]
         rows.append(f"<h3>{text(domain)} ({counted(len(group), 'trace')})</h3><table>")
-        rows.append("<tr><th>value</th><th>histogram 0-1</th><th>p10</th><th>p50</th>")
-        rows.append("<th>p90</th><th>max</th></tr>")
+        heads = ("value", "histogram 0-1", "p10", "p50", "p90", "max")
+        rows.append("<tr>" + "".join(f"<th scope='col'>{h}</th>" for h in heads) + "</tr>")
         for name in _DIMENSIONS:
             values = [
                 r.breakdown.score if name == "score" else getattr(r.breakdown.dimensions, name)
@@ -137,7 +165,7 @@ def _distributions(results: Sequence[ScoredItem]) -> str:
             ]
             p10, p50, p90 = np.percentile(values, [10, 50, 90])
             rows.append(
-                f"<tr><td>{name}</td><td>{histogram(values)}</td><td>{p10:.3f}</td>"
+                f"<tr><th scope='row'>{name}</th><td>{histogram(values)}</td><td>{p10:.3f}</td>"
                 f"<td>{p50:.3f}</td><td>{p90:.3f}</td><td>{max(values):.3f}</td></tr>"
             )
         rows.append("</table>")
@@ -148,7 +176,9 @@ def _overrides(results: Sequence[ScoredItem]) -> str:
     fired = Counter(o.name for r in results for o in r.breakdown.overrides)
     total = max(1, len(results))
     rows = [[text(name), str(n), f"{100 * n / total:.1f}%"] for name, n in sorted(fired.items())]
-    shown = table(("override", "traces", "share"), rows or [["none fired", "", ""]])
+    shown = table(
+        ("override", "traces", "share"), rows or [["none fired", "", ""]], row_headers=True
+    )
     return f"<h2>Overrides</h2>{shown}"
 
 
