@@ -59,12 +59,13 @@ def test_details_are_json_and_deterministic(name: str, case: Case) -> None:
 @settings(max_examples=40)
 @given(case=cases())
 def test_a_perfect_score_needs_no_diagnosis(name: str, case: Case) -> None:
-    """At 1.0 a diagnosis flags no fault, only advice: strict patterns, extra operations."""
+    """At 1.0 a diagnosis flags no fault, only advice: strict patterns, extra operations (which
+    nothing asks for, or of a type no scorer knows: a misspelt ``replace``)."""
     scorer = get_scorer_class(name).from_params(BUILT_INS[name])
     result = scorer.evaluate(*bulk(case))
     if result.score == 1.0:
         for line in scorer.diagnose(result):
-            assert line.startswith("too strict?") or ": unexpected; nothing asks for it" in line
+            assert line.startswith("too strict?") or ": unexpected; " in line
 
 
 @pytest.mark.parametrize("name", sorted(BUILT_INS))
