@@ -99,15 +99,15 @@ def optional_positive_int(value: object, name: str, *, none_means: str) -> int |
     return positive_int(value, name, what=f"a positive whole number, or None for {none_means}")
 
 
-def optional_duration_ms(value: object, name: str) -> float | None:
-    """``None``, or ``value`` when it is a finite number of milliseconds above 0 (as above)."""
+def optional_duration_ms(value: object) -> float | None:
+    """``None``, or ``value`` when it is a finite number of milliseconds above 0 (``ttl_ms``)."""
     if value is None:
         return None
     # NaN fails every comparison; a huge int compares with inf exactly (isfinite would overflow).
     if isinstance(value, int | float) and not isinstance(value, bool) and 0 < value < math.inf:
         return value
     raise ScorerParameterError(
-        f"{name} must be a positive number of milliseconds, or None for no expiry; got {value!r}"
+        f"ttl_ms must be a positive number of milliseconds, or None for no expiry; got {value!r}"
     )
 
 

@@ -107,7 +107,7 @@ def actors_allowed(resources: dict[str, float], num_cpus: float, num_gpus: float
     return max(1, int(resources.get("CPU", 1) // max(num_cpus, 1e-9)))
 
 
-def check_reachable(address: str, *, timeout: float = CONNECT_TIMEOUT_S) -> None:
+def check_reachable(address: str) -> None:
     """Fail fast when nothing listens at a ``host:port`` (or ``ray://host:port``) address.
 
     ``auto`` and ``local`` are left to Ray, which retries an unreachable address for minutes.
@@ -125,7 +125,8 @@ def check_reachable(address: str, *, timeout: float = CONNECT_TIMEOUT_S) -> None
             " is not HOST:PORT (say 10.0.0.5:6379, or ray://10.0.0.5:10001 for Ray Client)",
         )
     try:
-        socket.create_connection((host.strip("[]"), int(port_text)), timeout=timeout).close()
+        connection = (host.strip("[]"), int(port_text))
+        socket.create_connection(connection, timeout=CONNECT_TIMEOUT_S).close()
     except OSError as error:
         raise RayClusterError(
             f"cannot connect to the Ray cluster at {address}: {error.strerror or error}; check "

@@ -31,17 +31,15 @@ _RECORD_AT_LEAST = 5
 """The lines the steps leave for a source record: a blank line, its title, three lines."""
 
 
-def inspection_report(
-    inspected: Inspection | CacheDescription, output_format: str, width: int | None = None
-) -> str:
+def inspection_report(inspected: Inspection | CacheDescription, output_format: str) -> str:
     """What ``kp inspect`` writes: a file's inspection or a cache's description, as ``json``.
 
-    Or as text, ``width`` columns wide (``None``: the terminal's, at most 100; off one, 100).
+    Or as text, as wide as the terminal, at most 100 columns (off one, 100).
     """
     if isinstance(inspected, Inspection):
         if output_format == "json":
             return inspection_json(inspected) + "\n"
-        width = width or min(100, shutil.get_terminal_size((100, 50)).columns)
+        width = min(100, shutil.get_terminal_size((100, 50)).columns)
         return inspection_text(inspected, width)
     return cache_json(inspected) + "\n" if output_format == "json" else cache_text(inspected)
 

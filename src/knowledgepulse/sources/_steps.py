@@ -344,11 +344,6 @@ class StepBuilder:
         return self._answer
 
     @property
-    def told_errors(self) -> bool:
-        """Whether an error was told: an evident error, or a tool call's failed result."""
-        return any(event.error or (event.tool and event.tool.error) for event in self._events)
-
-    @property
     def error_texts(self) -> list[str]:
         """The text of each error told: evident errors and failed tool calls' results."""
         return [

@@ -110,7 +110,7 @@ class TraceValueScorer:
             raise ScorerParameterError(f"mode must be 'online' or 'frozen', got {mode!r}")
         optional_positive_int(batch_size, "batch_size", none_means="the embedder's")
         optional_positive_int(cache_size, "cache_size", none_means="the default of 1000")
-        optional_duration_ms(ttl_ms, "ttl_ms")
+        optional_duration_ms(ttl_ms)
         if cache is not None and (cache_size is not None or ttl_ms is not None):
             raise ScorerParameterError(
                 "cache_size and ttl_ms shape the cache the scorer makes, but a cache was given; "

@@ -159,6 +159,6 @@ class AntiHallucination(Scorer):
         return lines
 
 
-def quote(text: str, limit: int = 60) -> str:
-    """Text in single quotes, cut to ``limit`` characters, newlines shown escaped."""
-    return f"'{preview(text, limit)}'"
+def quote(text: str) -> str:
+    """Text in single quotes, cut to 60 characters, newlines shown escaped."""
+    return f"'{preview(text, 60)}'"

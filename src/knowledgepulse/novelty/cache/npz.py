@@ -160,7 +160,7 @@ def _check(
     if not _is_int(max_elements) or max_elements < 1:
         raise damaged(path, f"its max_elements is {max_elements!r}, not a positive integer")
     try:
-        optional_duration_ms(ttl_ms, "ttl_ms")
+        optional_duration_ms(ttl_ms)
     except ScorerParameterError:
         what = f"its ttl_ms is {ttl_ms!r}, not a positive number of milliseconds"
         raise damaged(path, what) from None

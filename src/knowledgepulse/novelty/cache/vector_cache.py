@@ -130,7 +130,7 @@ class VectorCache:
         positive_int(block_bytes, "block_bytes")
         if dimensions is not None:
             positive_int(dimensions, "dimensions")
-        self._ttl_ms = optional_duration_ms(ttl_ms, "ttl_ms")
+        self._ttl_ms = optional_duration_ms(ttl_ms)
         check_cache_size(max_elements, dimensions or 1)
         self._max_elements = max_elements
         self._dimensions = dimensions
@@ -550,7 +550,7 @@ class VectorCache:
         if dimensions is not None:
             positive_int(dimensions, "dimensions")
         positive_int(block_bytes, "block_bytes")
-        ttl_ms = optional_duration_ms(ttl_ms, "ttl_ms")
+        ttl_ms = optional_duration_ms(ttl_ms)
         exists = path.exists()
         if not exists and read_only:
             raise CacheFileError(f"{path}: no such cache file (it is made by a run that adds)")
@@ -701,7 +701,7 @@ class VectorCache:
         """
         if max_elements is not None:
             positive_int(max_elements, "max_elements")
-        ttl_ms = optional_duration_ms(ttl_ms, "ttl_ms")
+        ttl_ms = optional_duration_ms(ttl_ms)
         target = Path(path)
         if is_ring_file(target):
             ring = RingFile(target, writable=False)

@@ -83,7 +83,7 @@ class _Pool:
         value = record.value
         if isinstance(value, list):
             for index, run in enumerate(value):
-                yield from self.add_run(record, run, (index,), parent=None)
+                yield from self.add_run(record, run, (index,))
         elif (
             isinstance(value, Mapping)
             and not _looks_like_run(value)
@@ -91,7 +91,7 @@ class _Pool:
         ):
             yield from self._add_batch(record, value)
         else:
-            yield from self.add_run(record, value, (), parent=None)
+            yield from self.add_run(record, value, ())
 
     def _add_batch(self, record: Record, batch: Mapping[str, Any]) -> Iterator[Problem]:
         for key in _BATCH_KEYS:
@@ -103,7 +103,7 @@ class _Pool:
                 continue
             for index, run in enumerate(runs):
                 if key == "post":
-                    yield from self.add_run(record, run, (key, index), parent=None)
+                    yield from self.add_run(record, run, (key, index))
                 elif isinstance(run, Mapping):
                     self.patches.append((record, (key, index), run))
                 else:
@@ -111,11 +111,9 @@ class _Pool:
                         (key, index), f"expected a run, found {describe_value(run)}"
                     )
 
-    def add_run(
-        self, record: Record, run: Any, path: Loc, *, parent: str | None
-    ) -> Iterator[Problem]:
+    def add_run(self, record: Record, run: Any, path: Loc) -> Iterator[Problem]:
         """Add a run and its nested ``child_runs`` (their parent is the run they sit in)."""
-        pending: list[tuple[Any, Loc, str | None]] = [(run, path, parent)]
+        pending: list[tuple[Any, Loc, str | None]] = [(run, path, None)]
         while pending:
             value, where, up = pending.pop()
             if not _looks_like_run(value):
@@ -146,7 +144,7 @@ class _Pool:
             if entry is not None:
                 entry.run.update({k: v for k, v in patch.items() if v is not None})
             elif _is_run(patch):
-                yield from self.add_run(record, patch, path, parent=None)
+                yield from self.add_run(record, patch, path)
             else:
                 yield record.problem(
                     path,
