@@ -284,6 +284,11 @@ def test_a_document_read_whole_keeps_its_long_lines(
     items = list(read_stream(Source(name, io.BytesIO(text.encode())), ("json", "jsonl")))
     assert [item.value for item in items if isinstance(item, Record)] == [{"a": "x" * 100, "b": 2}]
     assert len(items) == 1
+    # Only the first line may start with a byte-order mark; on another it is a stray character.
+    stray = b"{\n" + BOM + b'"a": 1}\n'
+    (problem,) = read_stream(Source(name, io.BytesIO(stray)), ("json", "jsonl"))
+    assert isinstance(problem, Problem)
+    assert problem.location.line == 2
 
 
 def test_an_overlong_first_line_where_json_lines_are_not_read_is_one_problem(

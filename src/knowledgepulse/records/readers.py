@@ -258,13 +258,13 @@ def lines(stream: BinaryIO, max_bytes: int | None = None) -> Iterator[bytes | Ov
         raise ReadError(_reason(error)) from None
 
 
-def read_all(stream: BinaryIO) -> bytes:
-    """The whole stream, BOM dropped; a ReadError if it cannot be read."""
+def read_all(stream: BinaryIO, *, at_start: bool = True) -> bytes:
+    """The whole stream (its rest), BOM dropped at its start; a ReadError if it cannot be read."""
     try:
         data = stream.read()
     except Exception as error:
         raise ReadError(_reason(error)) from None
-    return data.removeprefix(BOM)
+    return data.removeprefix(BOM) if at_start else data
 
 
 def _reason(error: BaseException) -> str:
@@ -381,7 +381,10 @@ def _read_lines(
         return
     # A document is read whole, its lines however long: the rest of the stream, not its lines.
     yield from _read_whole(
-        lambda: b"\n".join([*head, read_all(source.stream)]), source.name, fmt, progress
+        lambda: b"\n".join([*head, read_all(source.stream, at_start=False)]),
+        source.name,
+        fmt,
+        progress,
     )
 
 
