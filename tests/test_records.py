@@ -14,9 +14,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.errors import InputFileError
-from knowledgepulse.records import Problem, Record
+from knowledgepulse.records import Problem, Record, readers
 from knowledgepulse.records.json_values import MAX_NESTING
-from knowledgepulse.records.readers import LIST_DEPTH, Format, Source, read_records, read_stream
+from knowledgepulse.records.readers import (
+    BOM,
+    LIST_DEPTH,
+    Format,
+    Overlong,
+    Source,
+    lines,
+    read_records,
+    read_stream,
+)
 
 
 def parsed(text: str, fmt: Format, name: str = "") -> list[Record | Problem]:
@@ -203,6 +212,92 @@ def test_a_truncated_gzip_keeps_the_records_before_the_break(tmp_path: Path) -> 
     assert [r.value["n"] for r in records] == list(range(len(records)))
     assert isinstance(items[-1], Problem)
     assert "ends early" in items[-1].message
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.lists(st.sampled_from([b"a", b"\n", b"\r", BOM, b"{}"]), max_size=30).map(b"".join),
+    max_bytes=st.integers(0, 8),
+)
+def test_lines_past_the_limit_are_skipped_and_measured(data: bytes, max_bytes: int) -> None:
+    """Each line is itself (no ending, no first BOM) up to ``max_bytes``, else its length alone."""
+    pieces = data.split(b"\n")[: data.count(b"\n") + (not data.endswith(b"\n"))]
+    expected = [
+        Overlong(len(piece))
+        if len(piece) > max_bytes
+        else (piece.removeprefix(BOM) if number == 0 else piece).removesuffix(b"\r")
+        for number, piece in enumerate(pieces if data else [])
+    ]
+    assert list(lines(io.BytesIO(data), max_bytes)) == expected
+
+
+@pytest.mark.parametrize("name", ["t.jsonl", "t.jsonl.gz", "t"])
+def test_an_overlong_json_lines_line_costs_only_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """A line past the limit is one located problem, first or not; the lines after it are read."""
+    monkeypatch.setattr(readers, "MAX_LINE_BYTES", 64)
+    text = b'{"a": "%s"}\n{"a": 2}\n{"a": "%s"}\n{"a": 4}\n' % (b"x" * 100, b"y" * 100)
+    data = gzip.compress(text) if name.endswith(".gz") else text
+    items = read_file(tmp_path, name, data)
+    overlong = "a line of 109 bytes, more than the 64 a record may have; skipped unread"
+    assert [shown([item])[0].split(" (")[0] for item in items] == [
+        overlong,
+        "2:{'a': 2}",
+        overlong,
+        "4:{'a': 4}",
+    ]
+    assert [item.location.line for item in items] == [1, 2, 3, 4]
+
+
+def test_a_gzip_bomb_is_read_past_in_bounded_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """32 MiB of zeros in 32 KiB of gzip, one line, cost the limit's memory, not the line's."""
+    monkeypatch.setattr(readers, "MAX_LINE_BYTES", 1 << 20)
+    path = tmp_path / "bomb.jsonl.gz"
+    with gzip.open(path, "wb") as bomb:
+        for _ in range(32):
+            bomb.write(bytes(1 << 20))
+        bomb.write(b'\n{"a": 1}\n')
+    tracemalloc.start()
+    try:
+        items = list(read_records(path))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert shown(items) == [
+        "a line of 33,554,432 bytes, more than the 1,048,576 a record may have; skipped unread "
+        "(a runaway line? else split the record, one trace a line)",
+        "2:{'a': 1}",
+    ]
+    assert peak < 8 << 20
+
+
+@pytest.mark.parametrize("name", ["<stdin>", "t.jsonl"])
+def test_a_document_read_whole_keeps_its_long_lines(
+    monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """The line limit is JSON Lines': a pretty-printed document's long line is read as it is."""
+    monkeypatch.setattr(readers, "MAX_LINE_BYTES", 16)
+    text = '{\n  "a": "%s",\r\n  "b": 2\n}\n' % ("x" * 100)
+    items = list(read_stream(Source(name, io.BytesIO(text.encode())), ("json", "jsonl")))
+    assert [item.value for item in items if isinstance(item, Record)] == [{"a": "x" * 100, "b": 2}]
+    assert len(items) == 1
+    # Only the first line may start with a byte-order mark; on another it is a stray character.
+    stray = b"{\n" + BOM + b'"a": 1}\n'
+    (problem,) = read_stream(Source(name, io.BytesIO(stray)), ("json", "jsonl"))
+    assert isinstance(problem, Problem)
+    assert problem.location.line == 2
+
+
+def test_an_overlong_first_line_where_json_lines_are_not_read_is_one_problem(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Too long to tell what document it starts, it is refused as it is, at line 1."""
+    monkeypatch.setattr(readers, "MAX_LINE_BYTES", 16)
+    items = list(read_stream(Source("<stdin>", io.BytesIO(b"[" + b" " * 100 + b"]")), ("json",)))
+    assert [(type(item).__name__, item.location.line) for item in items] == [("Problem", 1)]
 
 
 @pytest.mark.parametrize("head", [b"\x1f\x8b", b"\x1f\x8b\x08garbage", b"\x1f\x8b\x09\x00abc"])

@@ -141,6 +141,19 @@ def test_odd_records_render_in_every_format_and_destination(
     assert "read as U+FFFD" in run.err
 
 
+def test_csv_keeps_a_carriage_return_inside_its_row(kp: KpRunner, tmp_path: Path) -> None:
+    """A lone CR in an id or a domain is quoted: a CSV reader gets one row per trace, intact."""
+    ids = ["kp:trace:a\rb", "kp:trace:c\r\nd", "kp:trace:plain"]
+    documents = [trace_json(trace_id=trace_id, domain="do\rmain") for trace_id in ids]
+    path = write_jsonl(tmp_path / "cr.jsonl", documents)
+    run = kp("score", str(path), "--no-embedder", "-f", "csv")
+    assert run.code == 0, run.err
+    rows = list(csv.DictReader(io.StringIO(run.out, newline="")))
+    assert [row["id"] for row in rows] == ids
+    assert {row["domain"] for row in rows} == {"do\rmain"}
+    assert run.out.endswith(",trace,trace\n")  # lines still end with \n
+
+
 def jsonl(text: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines()]
 

@@ -104,6 +104,22 @@ def test_a_state_file_naming_a_missing_shard_says_which(tmp_path: Path) -> None:
         list(read_records(folder))
 
 
+@pytest.mark.parametrize("listed", ["../secret.arrow", "{outside}", "link.arrow", "loop.arrow"])
+def test_a_state_file_naming_a_file_outside_the_folder_is_refused(
+    tmp_path: Path, listed: str
+) -> None:
+    """A shard named ``../x``, by absolute path or through a link out is refused, not read."""
+    folder = saved_folder(tmp_path / "ds", [[{"n": 0}]])
+    secret = write_stream(tmp_path / "secret.arrow", [{"n": "secret"}])
+    (folder / "link.arrow").symlink_to(secret)
+    (folder / "loop.arrow").symlink_to(folder / "loop.arrow")
+    listed = listed.format(outside=secret)
+    (folder / "state.json").write_text(json.dumps({"_data_files": [{"filename": listed}]}))
+    refusal = "the folder lacks" if listed == "loop.arrow" else "outside the folder"
+    with pytest.raises(InputFileError, match=f"lists data files {refusal}: "):
+        list(read_records(folder))
+
+
 def test_an_arrow_ipc_file_reads_like_a_stream(tmp_path: Path) -> None:
     """The IPC file format (``ARROW1``, Feather v2) is read too, by content whatever the name."""
     table = pa.Table.from_pylist([{"n": 1}, {"n": 2}])

@@ -1,4 +1,7 @@
-"""Secret rules run in time linear in the text, and find what gitleaks' own patterns find."""
+"""Secret rules run in time linear in the text, and find what gitleaks' own patterns find.
+
+So does the e-mail rule, the one identifier rule written as a pattern that can scan far.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +11,19 @@ import time
 from functools import cache
 from pathlib import Path
 
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knowledgepulse.redact.detectors import _CODE_END, _PROSE_END, _read, gitleaks_rules
+from knowledgepulse.redact.detectors import (
+    _CODE_END,
+    _EMAIL,
+    _EMAIL_ANYWHERE,
+    _PROSE_END,
+    _read,
+    default_rules,
+    gitleaks_rules,
+)
 from knowledgepulse.redact.rules import Rule
 
 # gitleaks' rules that begin with two lazy runs of name characters, one inside the other.
@@ -93,3 +105,25 @@ def test_a_rule_whose_allowlist_reads_the_whole_match_keeps_its_start() -> None:
     text = 'random_access_key = "Xk92jf8Lq0ZpW3nB7vRtY"'
     assert list(_rule("generic-api-key").spans(text)) == []
     assert list(_as_gitleaks("generic-api-key").spans(text)) == []
+
+
+def test_a_long_run_without_an_at_sign_is_searched_for_an_email_in_linear_time() -> None:
+    """16 KB of "a.a.a..." then an "@": well under a second (before: 30 s for 8 KB, quadratic)."""
+    email = next(rule for rule in default_rules().rules if rule.name == "email")
+    found = email.compiled.finditer("a." * 8000 + " @ jane@example.com", timeout=1.0)
+    assert [match.group() for match in found] == ["jane@example.com"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            ["a", ".", "@", "%40", "ü", "用户", " ", "-", "1", "com", "xn--p1ai", "例子"]
+        ),
+        max_size=14,
+    ).map("".join)
+)
+def test_an_email_is_found_where_a_search_from_every_position_finds_it(text: str) -> None:
+    """Trying only where a run of local-part characters starts finds the same addresses."""
+    spans = [match.span() for match in regex.finditer(_EMAIL, text)]
+    assert spans == [match.span() for match in regex.finditer(_EMAIL_ANYWHERE, text)]

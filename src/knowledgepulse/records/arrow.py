@@ -57,10 +57,31 @@ def dataset_files(folder: Path) -> list[Path]:
             f"{state}: not the state.json save_to_disk writes ({type(error).__name__}: {error}); "
             "pass the folder's .arrow files instead"
         ) from None
+    # A name is joined to the folder: "../x" or "/x" would read a file outside it (a service
+    # reading uploaded folders would show another user's data, or its own files).
+    inside = folder.resolve()
+    outside = [
+        str(entry["filename"])
+        for entry, file in zip(listed, files, strict=True)
+        if not _resolved(file).is_relative_to(inside)
+    ]
+    if outside:
+        raise InputFileError(
+            f"{state}: lists data files outside the folder: {', '.join(map(repr, outside))}; "
+            "save_to_disk lists the file names inside it: write those, or pass the .arrow files"
+        )
     missing = [str(file) for file in files if not file.is_file()]
     if missing:
         raise InputFileError(f"{state}: lists data files the folder lacks: {', '.join(missing)}")
     return files
+
+
+def _resolved(path: Path) -> Path:
+    """``path`` with its links followed; as it is if they loop (it is then no file: "lacks")."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):  # a symlink loop: RuntimeError before Python 3.13
+        return path.absolute()
 
 
 def file_schema(path: str | Path) -> Any | None:

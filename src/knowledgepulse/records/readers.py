@@ -221,23 +221,50 @@ class ReadError(Exception):
     """Raised when the stream breaks mid-way (a truncated gzip, an I/O error)."""
 
 
-def lines(stream: BinaryIO) -> Iterator[bytes]:
-    r"""The lines split on ``\\n`` only, without endings or BOM; a ReadError where it breaks."""
+MAX_LINE_BYTES = 256 << 20
+"""A JSON Lines line longer than this (256 MiB) is refused unread, in bounded memory: no agent's
+trace but a runaway line (a gzip bomb's gigabyte of zeros, a device read by mistake), which would
+otherwise be held whole, then parsed and scored at tens of times its size."""
+_SKIP_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Overlong:
+    """A line longer than the limit :func:`lines` was given, skipped unread."""
+
+    size: int
+    """Its length in bytes, without its line ending."""
+
+
+def lines(stream: BinaryIO, max_bytes: int | None = None) -> Iterator[bytes | Overlong]:
+    r"""The lines split on ``\\n`` only, without endings or BOM; a ReadError where it breaks.
+
+    A line longer than ``max_bytes`` is read past (never held) and given as an :class:`Overlong`.
+    """
+    limit = -1 if max_bytes is None else max_bytes + 1  # one more: "\n" ends a line of max_bytes
     try:
-        for number, line in enumerate(stream):
+        number = 0
+        while line := stream.readline(limit):
             own = line.removeprefix(BOM) if number == 0 else line
-            yield own.removesuffix(b"\n").removesuffix(b"\r")
+            number += 1
+            if limit < 0 or len(line) < limit or line.endswith(b"\n"):
+                yield own.removesuffix(b"\n").removesuffix(b"\r")
+                continue
+            size = len(line)
+            while not line.endswith(b"\n") and (line := stream.readline(_SKIP_CHUNK)):
+                size += len(line)
+            yield Overlong(size - line.endswith(b"\n"))
     except Exception as error:  # raised by the reading, never by the consumer's code
         raise ReadError(_reason(error)) from None
 
 
-def read_all(stream: BinaryIO) -> bytes:
-    """The whole stream, BOM dropped; a ReadError if it cannot be read."""
+def read_all(stream: BinaryIO, *, at_start: bool = True) -> bytes:
+    """The whole stream (its rest), BOM dropped at its start; a ReadError if it cannot be read."""
     try:
         data = stream.read()
     except Exception as error:
         raise ReadError(_reason(error)) from None
-    return data.removeprefix(BOM)
+    return data.removeprefix(BOM) if at_start else data
 
 
 def _reason(error: BaseException) -> str:
@@ -317,12 +344,26 @@ def read_stream(
     if fmt in ("json", "yaml"):
         yield from _read_whole(lambda: read_all(source.stream), source.name, fmt, progress)
         return
-    line_iter = lines(source.stream)
+    yield from _read_lines(source, fmt, allowed, progress)
+
+
+def _read_lines(
+    source: Source, fmt: Format | None, allowed: tuple[Format, ...], progress: Progress | None
+) -> Iterator[Record | Problem]:
+    """JSON Lines, or a document its first line shows (an input named neither .json nor .yaml)."""
+    line_iter = lines(source.stream, MAX_LINE_BYTES)
     head: list[bytes] = []
     if fmt is None or "json" in allowed:
         # Sniff the first line (for a .jsonl name: is it a pretty-printed JSON document?).
         try:
             for line in line_iter:
+                if isinstance(line, Overlong):
+                    # Too long to sniff: JSON Lines, where it is one record refused.
+                    if "jsonl" not in allowed:
+                        yield Problem(Location(source.name, len(head) + 1), "", _overlong(line))
+                        return
+                    yield from _read_jsonl(chain(head, [line], line_iter), source.name, progress)
+                    return
                 head.append(line)
                 if line.strip() or fmt is None:
                     break
@@ -338,7 +379,13 @@ def read_stream(
     if fmt == "jsonl":
         yield from _read_jsonl(chain(head, line_iter), source.name, progress)
         return
-    yield from _read_whole(lambda: b"\n".join(chain(head, line_iter)), source.name, fmt, progress)
+    # A document is read whole, its lines however long: the rest of the stream, not its lines.
+    yield from _read_whole(
+        lambda: b"\n".join([*head, read_all(source.stream, at_start=False)]),
+        source.name,
+        fmt,
+        progress,
+    )
 
 
 def _read_parts(
@@ -400,14 +447,19 @@ def _continues(line: bytes) -> bool:
 
 
 def _read_jsonl(
-    raw_lines: Iterator[bytes], name: str, progress: Progress | None = None
+    raw_lines: Iterator[bytes | Overlong], name: str, progress: Progress | None = None
 ) -> Iterator[Record | Problem]:
     index = line_number = 0
     try:
         for raw in raw_lines:
             line_number += 1
             if progress is not None:
-                progress(len(raw) + 1)
+                progress((raw.size if isinstance(raw, Overlong) else len(raw)) + 1)
+            if isinstance(raw, Overlong):
+                location = Location(name, line_number, index)
+                index += 1
+                yield Problem(location, "", _overlong(raw), record=Record(location, None))
+                continue
             if not raw.strip():
                 continue
             location = Location(name, line_number, index)
@@ -430,6 +482,13 @@ def _read_jsonl(
             yield Record(location, value, raw=None if unread else raw)
     except ReadError as failure:
         yield Problem(Location(name, line_number + 1), "", str(failure))
+
+
+def _overlong(line: Overlong) -> str:
+    return (
+        f"a line of {line.size:,} bytes, more than the {MAX_LINE_BYTES:,} a record may have; "
+        "skipped unread (a runaway line? else split the record, one trace a line)"
+    )
 
 
 def _utf8_message(line: bytes, start: int, reason: str) -> str:

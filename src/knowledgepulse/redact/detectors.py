@@ -237,12 +237,17 @@ def _card(match: regex.Match[str], found: str) -> bool:
 _UNSPACED = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
 _UNSPACED_LETTER = regex.compile(f"[{_UNSPACED}]")
 _WORD_NOT_ASCII = r"[^\x00-\x7f\W]"  # a letter, mark or digit of a script other than ASCII
-_EMAIL = (
-    rf"(?:(?:[a-zA-Z0-9._%+\-]|(?![{_UNSPACED}]){_WORD_NOT_ASCII})+"
+_LOCAL = rf"[a-zA-Z0-9._%+\-]|(?![{_UNSPACED}]){_WORD_NOT_ASCII}"
+_EMAIL_ANYWHERE = (
+    rf"(?:(?:{_LOCAL})+"
     rf"|(?<![a-zA-Z0-9._%+\-]|{_WORD_NOT_ASCII})[{_UNSPACED}]+)"
     rf"(?:@|%40)(?:[a-zA-Z0-9.\-]|{_WORD_NOT_ASCII})+"
     rf"\.(?:[a-zA-Z]{{2,}}|xn--[a-zA-Z0-9\-]+|(?:(?![\d_])[^\x00-\x7f\W]){{2,}})"
 )
+# Tried only where a run of a local part's characters starts (or where the last match ended:
+# \G), which finds the same addresses, the leftmost: else each position of a long run with no
+# "@" ("a.a.a...", minified code) scanned the rest of it, in time growing with its square.
+_EMAIL = rf"(?:\G|(?<!{_LOCAL})){_EMAIL_ANYWHERE}"
 
 # The length of an IBAN in each country that has them (the SWIFT IBAN registry, and the
 # countries of the Nordea/Experian lists that use them nationally).

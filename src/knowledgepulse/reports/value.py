@@ -8,6 +8,7 @@ places: no binary noise (``0.7240000000000001`` is ``0.724``), far more precisio
 from __future__ import annotations
 
 import csv
+import io
 import json
 from array import array
 from collections import Counter
@@ -213,8 +214,18 @@ class CsvWriter(ReportWriter):
     """A CSV table, one row per valid trace; overrides joined with ``;``, booleans lower-case."""
 
     def __init__(self, stream: IO[str]) -> None:
-        self._writer = csv.DictWriter(stream, fieldnames=CSV_COLUMNS, lineterminator="\n")
+        # csv quotes a field for the characters of its line ending only (Python 3.11): with "\n",
+        # a lone "\r" in an id or a domain went unquoted, and readers split the row there. So a
+        # row is written with "\r\n", which quotes both, and ends with "\n" as before.
+        self._stream, self._row = stream, io.StringIO()
+        self._writer = csv.DictWriter(self._row, fieldnames=CSV_COLUMNS, lineterminator="\r\n")
         self._writer.writeheader()
+        self._flush()
+
+    def _flush(self) -> None:
+        self._stream.write(self._row.getvalue().removesuffix("\r\n") + "\n")
+        self._row.seek(0)
+        self._row.truncate()
 
     def write(self, result: ScoredItem) -> None:
         """Write one trace's row."""
@@ -231,6 +242,7 @@ class CsvWriter(ReportWriter):
         # Booleans in JSON's spelling, which CSV readers expect more than Python's True/False.
         cells = {c: str(flat[c]).lower() if type(flat[c]) is bool else flat[c] for c in CSV_COLUMNS}
         self._writer.writerow(cells)
+        self._flush()
 
 
 def dumps(data: Any) -> str:
