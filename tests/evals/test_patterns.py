@@ -59,6 +59,15 @@ def test_case_matters_unless_ignore_case() -> None:
     assert _check("Cart.*Cart", ignore_case=True) is PatternStatus.MATCHED
 
 
+@pytest.mark.parametrize(
+    ("pattern", "content"), [("STRASSE", "Straße"), ("straße", "STRASSE"), ("ﬁle", "FILE")]
+)
+def test_ignore_case_folds_fully(pattern: str, content: str) -> None:
+    """A letter whose other case is two letters (ß and SS, the ligature ﬁ) matches them."""
+    assert _check(pattern, content) is PatternStatus.NOT_FOUND
+    assert _check(pattern, content, ignore_case=True) is PatternStatus.MATCHED
+
+
 def test_not_found_issue_names_page_pattern_and_content() -> None:
     """The issue follows the guide: Page 'X': Pattern 'Y' not found in content: 'Z'."""
     check = check_pattern("Basket", PAGE.content)

@@ -254,7 +254,10 @@ def check_patterns(
 
 
 def compile_pattern(pattern: str, ignore_case: bool) -> regex.Pattern[str] | str:
-    """The compiled pattern (DOTALL, optionally IGNORECASE), or why it is refused."""
+    """The compiled pattern, or why it is refused.
+
+    DOTALL; with ``ignore_case``, IGNORECASE with full case folding (``ß`` matches ``SS``).
+    """
     key = (pattern, ignore_case)
     cached = _cache.get(key)
     if cached is not None:
@@ -263,7 +266,7 @@ def compile_pattern(pattern: str, ignore_case: bool) -> regex.Pattern[str] | str
     refused = pattern_problem(pattern)
     if refused is not None:
         return refused
-    flags = regex.DOTALL | (regex.IGNORECASE if ignore_case else 0)
+    flags = regex.DOTALL | (regex.IGNORECASE | regex.FULLCASE if ignore_case else 0)
     try:
         compiled: regex.Pattern[str] | str = regex.compile(pattern, flags)
     except regex.error as error:
