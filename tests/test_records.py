@@ -666,3 +666,24 @@ def test_bytes_that_only_start_like_utf16_are_read_as_they_are(tmp_path: Path) -
     items = read_file(tmp_path, "t.jsonl", b"\xff\xfe\x00garbage\n" + b'{"a": 12}\n')
     assert [type(item).__name__ for item in items] == ["Problem", "Record"]
     assert "not UTF-8 text: byte 0xff at column 1" in items[0].message  # type: ignore[union-attr]
+
+
+def test_key_lines_give_each_path_of_a_json_document_its_line() -> None:
+    """Documents back to back: each path at its own line of the file; without key_lines, none."""
+    text = '{\n  "a": {\n    "b": 1\n  }\n}\n{\n  "c": [\n    2\n  ]\n}\n'
+    data = io.BytesIO(text.encode())
+    first, second = read_stream(Source("t.json", data), ("json",), key_lines=True)
+    assert isinstance(first, Record)
+    assert isinstance(second, Record)
+    assert (first.locate(["a", "b"]).line, second.locate(["c", 0]).line) == (3, 8)
+    [plain, _] = parsed(text, "json", "t.json")
+    assert isinstance(plain, Record)
+    assert plain.lines == {}
+
+
+def test_key_lines_keep_none_when_yaml_reads_the_document_otherwise() -> None:
+    """A repeated key (JSON keeps the last, YAML refuses it): the record as it was."""
+    text = '\n{\n  "a": 1,\n  "a": 2\n}\n'
+    read = list(read_stream(Source("t.json", io.BytesIO(text.encode())), ("json",), key_lines=True))
+    [record] = [item for item in read if isinstance(item, Record)]
+    assert (record.value, record.lines, record.location.line) == ({"a": 2}, {}, 2)

@@ -44,20 +44,26 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Location:
-    """Where a record starts: its file, 1-based line, and 0-based index among the file's records."""
+    """Where a record starts: its file, 1-based line, and 0-based index among the file's records.
+
+    ``in_memory``: the record was handed over in memory (a Python caller's rows, a Ray
+    Dataset's), so ``file`` only names it (``rows``) and no file of that name is ever read.
+    """
 
     file: str
     line: int | None = None
     index: int | None = None
+    in_memory: bool = False
 
     @classmethod
-    def of_row(cls, name: str, index: int) -> Location:
+    def of_row(cls, name: str, index: int, *, in_memory: bool = False) -> Location:
         """Row ``index`` (0-based) of the table ``name``, told ``NAME:ROW`` (1-based, as a line).
 
         The one wording of a dataset row's place, whether read from a file, from rows in memory
-        (``rows:3``) or from a Ray Dataset, so that a problem reads the same on every path.
+        (``rows:3``, ``in_memory``) or from a Ray Dataset, so that a problem reads the same on
+        every path.
         """
-        return cls(name, index + 1, index)
+        return cls(name, index + 1, index, in_memory)
 
     def __str__(self) -> str:
         if self.line is not None:
@@ -68,7 +74,7 @@ class Location:
 
     def at_line(self, line: int | None) -> Location:
         """The same record, pointing at a more precise line when one is known."""
-        return self if line is None else Location(self.file, line, self.index)
+        return self if line is None else Location(self.file, line, self.index, self.in_memory)
 
 
 @dataclass(frozen=True, slots=True)

@@ -291,3 +291,27 @@ def test_a_module_task_is_found_from_the_working_directory(
     run = kp("eval", str(cases), "--suite", SUITE, "--plugin", PLUGIN, *task, "-f", "json")
     assert json.loads(run.out)["cases"][0]["passed"] is True
     assert calls(counting) == ["c"]
+
+
+def test_a_task_answers_misspelt_operation_type_is_a_warning_line(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """kp eval --task warns of a misspelt type at its case, with the type meant, and counts it;
+    before, only the scorers' details said it, and the summary counted no warning."""
+    task = tmp_path / "kp_typo_task.py"
+    task.write_text(
+        "def answer(task):\n"
+        '    return {"operations": [{"type": "updte", "targetBlockId": "b1", "content": "x"}]}\n'
+    )
+    blocks = [{"id": "b1", "type": "paragraph", "content": "Cart"}]
+    case = {
+        "id": "c1",
+        "pages": [{"id": "p1", "blocks": blocks}],
+        "expected": {"operations": [{"type": "update", "targetBlockId": "b1"}]},
+    }
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(json.dumps(case) + "\n")
+    run = kp("eval", str(cases), "--preset", "standard", "--task", f"{task}:answer", "-f", "json")
+    assert f"{cases}:1: warning: actual.operations[0].type: type 'updte' is unknown" in run.err
+    assert "Did you mean 'update'?" in run.err
+    assert json.loads(run.out)["summary"]["warnings"] == 1

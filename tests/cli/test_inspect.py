@@ -9,6 +9,7 @@ import pytest
 
 from knowledgepulse.trace import TraceItem
 from tests.cli.conftest import KpRunner
+from tests.novelty.test_ring_file import interrupted_save
 from tests.sources.helpers import INSPECTED, first_trace
 
 SCREEN = 50
@@ -216,3 +217,19 @@ def test_a_vector_cache_is_described_not_read_as_traces(kp: KpRunner, tmp_path: 
     described = json.loads(kp("inspect", "-f", "json", str(cache)).out)
     assert (described["format"], described["live"], described["capacity"]) == ("ring file", 6, 6)
     assert described["repeated_ids"] == 0
+
+
+def test_a_cache_with_an_interrupted_save_says_what_finishes_it_not_an_option_of_inspect(
+    kp: KpRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """kp inspect only reads: it names kp score's --cache as the fix and leaves the file as it
+    was; before, it said to run 'without --frozen', an option kp inspect does not have."""
+    path = tmp_path / "c.kpcache"
+    interrupted_save(path, monkeypatch)
+    before = path.read_bytes()
+    run = kp("inspect", str(path))
+    assert run.code == 2
+    assert run.err.startswith(f"kp: error: {path}: a save into this cache was interrupted")
+    assert "kp score TRACES --cache FILE, without --frozen" in run.err
+    assert "(without --frozen)" not in run.err
+    assert path.read_bytes() == before

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
 import textwrap
 from pathlib import Path
@@ -454,3 +456,25 @@ def test_a_blank_case_id_makes_its_case_malformed_with_no_id(tmp_path: Path, cas
 def test_a_case_id_with_a_visible_character_is_valid(case_id: str) -> None:
     """Unicode, spaces, controls and punctuation are fine in an id (reports escape controls)."""
     assert parse_case(case_json(case_id)).id == case_id
+
+
+@pytest.mark.parametrize("given_as", ["file", "gzip", "stdin"])
+def test_a_single_json_case_s_problems_name_their_key_s_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given_as: str
+) -> None:
+    """One pretty-printed JSON case, a file, a .gz or standard input: the problem is at its
+    key's line, as a JSON suite's are; before, every one was at line 1."""
+    text = json.dumps(case_json(actual={"durationMs": -5, "operations": []}), indent=2)
+    path = tmp_path / "case.json"
+    if given_as == "gzip":
+        path = tmp_path / "case.json.gz"
+        path.write_bytes(gzip.compress(text.encode()))
+    elif given_as == "stdin":
+        monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    else:
+        path.write_text(text)
+    [malformed] = bulk_cases(Path("-") if given_as == "stdin" else path)
+    assert isinstance(malformed, MalformedCase)
+    [problem] = malformed.problems
+    assert problem.path == "actual.durationMs"
+    assert text.splitlines()[(problem.location.line or 0) - 1].strip() == '"durationMs": -5,'

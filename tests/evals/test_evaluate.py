@@ -18,7 +18,7 @@ from knowledgepulse.evals.evaluate import evaluate_async
 from knowledgepulse.evals.models import Case
 from knowledgepulse.evals.report import EvalReport
 from knowledgepulse.evals.results import EvalRun
-from knowledgepulse.evals.runner import evaluate_case
+from knowledgepulse.evals.runner import evaluate_case, run_suite
 from knowledgepulse.evals.tasks import TaskInput
 from knowledgepulse.reports.evals import to_json, to_markdown
 from knowledgepulse.reports.junit import to_junit
@@ -296,3 +296,34 @@ def test_a_malformed_record_is_reported_and_the_others_run() -> None:
     result = run(task, [CASES[0], {"id": "typo", "inptu": "x"}])
     assert [c.malformed for c in result.cases] == [False, True]
     assert task.calls == [("c0", 0)]
+
+
+@pytest.mark.parametrize("repeat", [1, 2])
+def test_an_answers_misspelt_operation_type_is_warned_as_a_recorded_ones_is(repeat: int) -> None:
+    """The did-you-mean warning of a case file's unknown type, once, and the same scores; before,
+    only the scorers' details said it."""
+    pages = [page("p", b1="Cart")]
+    expected = {"operations": [op("update", "b1")]}
+    answer = {"operations": [op("updte", "b1", content="Basket")]}
+    suite = make_suite({"type": "operation-accuracy"})
+    case = {"id": "c", "pages": pages, "expected": expected}
+    [result] = evaluate(lambda task: answer, [case], suite, repeat=repeat).cases
+    recorded = run_suite(suite, [{**case, "actual": answer}]).cases[0]
+    [warning] = result.warnings
+    assert warning == recorded.warnings[0]
+    assert warning.path == "actual.operations[0].type"
+    assert "Did you mean 'update'?" in warning.message
+    assert [o.score for o in result.outcomes] == [o.score for o in recorded.outcomes]
+
+
+def test_a_cases_own_warning_is_not_repeated_by_its_answers_check() -> None:
+    """An expected block the pages lack is warned of once, though the answer is checked too."""
+    case = {
+        "id": "c",
+        "pages": [page("p", b1="Cart")],
+        "expected": {"operations": [op("update", "b9")]},
+    }
+    answer = {"operations": [op("update", "b1", content="Basket")]}
+    suite = make_suite({"type": "operation-accuracy"})
+    [result] = evaluate(lambda task: answer, [case], suite).cases
+    assert [w.path for w in result.warnings] == ["expected.operations[0].targetBlockId"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
 import textwrap
 from pathlib import Path
@@ -372,3 +374,22 @@ def test_same_type_twice_says_why_a_name_is_needed_and_offers_a_free_one() -> No
     assert "(content-quality-3 is free)" in first
     assert "(content-quality-4 is free)" in second
     assert "a default from the position would match another scorer" in first
+
+
+@pytest.mark.parametrize("given_as", ["gzip", "stdin"])
+def test_a_json_suite_read_gzipped_or_from_stdin_names_its_key_s_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given_as: str
+) -> None:
+    """A .gz suite or one on standard input: each problem at its key's line, as a plain file's;
+    before, every one was at line 1 (the file could not be read again for its lines)."""
+    suite = {"scorers": [{"type": "operation-accuracy"}, {"type": "nope", "weight": -1}]}
+    text = json.dumps(suite, indent=2)
+    path = tmp_path / "suite.json.gz"
+    path.write_bytes(gzip.compress(text.encode()))
+    if given_as == "stdin":
+        monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    with pytest.raises(SuiteError) as raised:
+        load_suite("-" if given_as == "stdin" else path)
+    lines = text.splitlines()
+    found = {p.path: lines[(p.location.line or 0) - 1].strip() for p in raised.value.problems}
+    assert found == {"scorers[1].type": '"type": "nope",', "scorers[1].weight": '"weight": -1'}

@@ -201,17 +201,23 @@ def test_under_xdist_the_report_options_are_refused_with_what_to_do(
         (("--kp-report", "r.json", "--kp-report-format", "html"), "*.json names the json format*"),
         (("--kp-report-format", "html"), "ERROR: --kp-report-format names the format of *"),
         (("--kp-baseline", "r.json", "--kp-tolerance", "-1"), "ERROR: --kp-tolerance *>= 0*"),
+        (
+            ("--kp-report", "r.xml", "--junitxml", "./r.xml"),
+            "ERROR: --kp-report and --junitxml name one file (r.xml): the one written last *",
+        ),
     ],
 )
 def test_a_wrong_report_option_is_a_usage_error_before_any_case_runs(
     pytester: pytest.Pytester, project: Project, args: tuple[str, ...], said: str
 ) -> None:
-    """What is wrong, named by the plugin's options, and no case is scored."""
+    """What is wrong, named by the plugin's options, and no case is scored (nor a file written:
+    --junitxml and --kp-report on one file left only the one written last)."""
     project(*_BASE)
     result = pytester.runpytest("-p", "no:cacheprovider", *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([said])
     assert "Traceback" not in result.stderr.str()
+    assert not (pytester.path / "r.xml").exists()
 
 
 def test_evaluations_with_different_suites_cannot_share_one_report(

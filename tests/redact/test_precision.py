@@ -373,6 +373,33 @@ def test_a_phone_number_between_words_of_a_script_without_spaces_is_redacted(
 
 
 @pytest.mark.parametrize(
+    ("text", "number"),
+    [
+        ("カード4111111111111111です", "4111111111111111"),
+        ("卡号4111-1111-1111-1111谢谢", "4111-1111-1111-1111"),
+        ("บัตร5555555555554444ครับ", "5555555555554444"),
+    ],
+)
+def test_a_card_number_between_words_of_a_script_without_spaces_is_redacted(
+    text: str, number: str
+) -> None:
+    """As a phone number there, a card number glued to the words around it is still found;
+    before, a Japanese or Chinese word beside it was taken for an id's letters and it leaked."""
+    cleaned = clean_text(text, "aggregated").text
+    assert number not in cleaned
+    assert cleaned == text.replace(number, "[REDACTED:credit_card]")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["card4111111111111111", "id_4111111111111111", "4111111111111111abc", "ORD-4111111111111111"],
+)
+def test_a_card_number_glued_to_latin_letters_stays_an_id(text: str) -> None:
+    """Latin letters or an underscore beside the digits make them part of an id, as before."""
+    assert clean_text(text, "aggregated").text == text
+
+
+@pytest.mark.parametrize(
     "text", ["共1690元", "价格是1200元", "编号20240515", "订单号ORD13812345678"]
 )
 def test_prices_dates_and_ids_between_chinese_words_are_not_phone_numbers(text: str) -> None:

@@ -13,6 +13,7 @@ from knowledgepulse.errors import ParameterConflictError
 from knowledgepulse.runs import decontaminate, dedupe, select, split
 from knowledgepulse.runs.contamination import DecontaminationResult
 from knowledgepulse.runs.curate import DedupeResult, SelectionResult
+from knowledgepulse.runs.inputs import ROWS_NAME
 from knowledgepulse.runs.splits import write_split
 from knowledgepulse.runs.write import output_form, write_jsonl
 from knowledgepulse.testing import HashingEmbedder
@@ -166,3 +167,45 @@ def test_training_rows_of_a_dedupe_by_task_carry_its_tasks() -> None:
     assert [row["task_id"] for row in lines(out)] == [
         task_of[scored.trace.id] for scored in result.kept
     ]
+
+
+def _arrow_file(path: Path) -> None:
+    import pyarrow as pa
+
+    table = pa.table({"messages": [1, 2]})  # a column the rows have, typed otherwise
+    with pa.ipc.new_file(str(path), table.schema) as writer:
+        writer.write(table)
+
+
+def _parquet_file(path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"messages": [1, 2]}), str(path))
+
+
+def _dataset_folder(path: Path) -> None:
+    path.mkdir()  # a ``save_to_disk`` folder
+    _arrow_file(path / "data-00000-of-00001.arrow")
+    state = {"_data_files": [{"filename": "data-00000-of-00001.arrow"}]}
+    (path / "state.json").write_text(json.dumps(state))
+
+
+@pytest.mark.parametrize("make", [_arrow_file, _parquet_file, _dataset_folder])
+def test_rows_in_memory_written_to_parquet_never_read_a_file_named_as_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make: Any
+) -> None:
+    """A ``rows`` file or folder in the working directory changes nothing; before, its types
+    were taken for the rows' and the write failed."""
+    pytest.importorskip("pyarrow")
+    rows = chat_rows()
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    monkeypatch.chdir(clean)
+    select(rows, budget=3, scorer=scorer()).write_to(clean / "out.parquet")
+    other = tmp_path / "other"
+    other.mkdir()
+    make(other / ROWS_NAME)
+    monkeypatch.chdir(other)
+    select(rows, budget=3, scorer=scorer()).write_to(other / "out.parquet")
+    assert (other / "out.parquet").read_bytes() == (clean / "out.parquet").read_bytes()

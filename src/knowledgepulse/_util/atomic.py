@@ -78,7 +78,7 @@ def check_destinations(paths: Iterable[Path | None], *, inputs: Iterable[object]
         if path is None:
             continue
         check_destination(path, inputs=sources)
-        if not _is_special(path) and any(_same_name(path, other) for other in earlier):
+        if not _is_special(path) and any(same_name(path, other) for other in earlier):
             raise OutputError(
                 f"cannot write two outputs of this run to {path}: the one written last would "
                 "replace the other; give each its own file"
@@ -86,7 +86,7 @@ def check_destinations(paths: Iterable[Path | None], *, inputs: Iterable[object]
         earlier.append(path)
 
 
-def _same_name(path: Path, other: Path) -> bool:
+def same_name(path: Path, other: Path) -> bool:
     """Whether two paths name one file, whether it exists yet or not."""
     return is_same_file(path, other) or path.resolve() == other.resolve()
 

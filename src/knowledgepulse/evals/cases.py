@@ -177,7 +177,8 @@ def iter_cases(sources: str | Path | Iterable[str | Path]) -> Iterator[CaseInput
     paths = [sources] if isinstance(sources, str | Path) else list(sources)
     first_seen: dict[str, Location] = {}
     for source in _each_file_once(paths):
-        yield from _file_cases(read_records(source, formats=("json", "jsonl", "yaml")), first_seen)
+        read = read_records(source, formats=("json", "jsonl", "yaml"), key_lines=True)
+        yield from _file_cases(read, first_seen)
 
 
 def _each_file_once(paths: list[str | Path]) -> list[str | Path]:

@@ -202,7 +202,11 @@ def _score_answer(
     fit = check_case(scored, suite, location, require_actual=False)
     context = CaseContext.of(scored, answer.duration_ms)
     result = score_context(suite, context, location, unfit=fit.by_scorer, timeout=timeout)
-    return replace(result, duration_ms=answer.duration_ms, task=answer.record)
+    # What the answer says that cannot be meant (a misspelt operation type) is warned about,
+    # as it is in a recorded output, not only in the scorers' details.
+    return replace(
+        result, duration_ms=answer.duration_ms, task=answer.record, warnings=fit.warnings
+    )
 
 
 # --- The output cache --------------------------------------------------------------------------

@@ -247,6 +247,7 @@ def combine_runs(suite: Suite, runs: Sequence[CaseResult]) -> CaseResult:
         tuple(outcomes),
         description=first.description,
         duration_ms=statistics.fmean(durations) if durations else None,
+        warnings=tuple(dict.fromkeys(w for run in runs for w in run.warnings)),  # once each
         repeat=RepeatStats.of(len(runs), sum(run.passed for run in runs), per_scorer),
         runs=tuple(runs),
         expected=first.expected,
@@ -349,7 +350,10 @@ def collect_run(
             )
         else:
             result = score(index, item)
-            results.append(replace(result, warnings=item.warnings) if item.warnings else result)
+            # The case's warnings, then its output's (a task's), each once: checking the case
+            # again with its answer finds the case's own again (an expected block it lacks).
+            warnings = tuple(dict.fromkeys((*item.warnings, *result.warnings)))
+            results.append(replace(result, warnings=warnings) if item.warnings else result)
     return EvalRun(
         suite, tuple(results), summarize(suite, results, file_problems), tuple(file_problems)
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -150,7 +150,7 @@ def read_document(
         SuiteError: it cannot be parsed, or holds no single document (mapping, if asked).
     """
     name = str(path)
-    items = list(read_records(path, formats=("yaml", "json")))
+    items = list(read_records(path, formats=("yaml", "json"), key_lines=True))
     # A warning (an unpaired surrogate escape, read as U+FFFD) rejects nothing.
     problems = [item for item in items if isinstance(item, Problem) and not item.warning]
     if problems:
@@ -159,7 +159,7 @@ def read_document(
     # The reader gives a list's items as records, as it gives documents: the text tells them apart.
     listed = bool(records) and _starts_a_list(path)
     if len(records) == 1 and not listed and (not mapping or isinstance(records[0].value, Mapping)):
-        return _with_lines(records[0], path)
+        return records[0]
     if listed:
         found = f"a list ({counted(len(records), 'item')})"
         line = records[0].location.line
@@ -170,26 +170,6 @@ def read_document(
         line = records[1].location.line if len(records) > 1 else None
     problem = Problem(Location(name, line), "", f"{shape}; found {found}")
     raise SuiteError(f"{name}: {not_a}", [problem])
-
-
-def _with_lines(record: Record, path: str | Path) -> Record:
-    """A JSON document's record with the line of each path in it, so its problems name lines.
-
-    JSON is YAML's flow style: read as YAML it gives each path's line. Kept only when that reading
-    gives the same value; else (a gzipped file, standard input) every problem is at line 1.
-    """
-    if record.lines:  # YAML's own
-        return record
-    try:
-        text = Path(path).read_text("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return record
-    from knowledgepulse.records.yaml import parse_yaml  # noqa: PLC0415 - PyYAML loads lazily
-
-    read = list(parse_yaml(text, str(path)))
-    if len(read) == 1 and isinstance(read[0], Record) and read[0].value == record.value:
-        return replace(record, lines=read[0].lines)
-    return record
 
 
 def _starts_a_list(path: str | Path) -> bool:

@@ -10,6 +10,7 @@ one :class:`~knowledgepulse.evals.results.EvalRun`, compared with the ``--kp-bas
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from typing import cast
 
 import pytest
 
+from knowledgepulse._util.atomic import same_name
 from knowledgepulse.errors import KnowledgePulseError
 from knowledgepulse.evals.compare import DEFAULT_TOLERANCE, FailOn, Gate, Standing, compare_runs
 from knowledgepulse.evals.report import EvalReport, ReportSuite, load_report
@@ -111,6 +113,11 @@ def from_options(config: pytest.Config) -> Reporting | None:
         return None
     if hasattr(config, "workerinput") or config.pluginmanager.has_plugin("dsession"):
         raise pytest.UsageError(UNDER_XDIST)
+    if output is not None and (junit := _junit_path(config)) and same_name(output, junit):
+        raise pytest.UsageError(
+            f"--kp-report and --junitxml name one file ({output}): the one written last would "
+            "replace the other; give each its own file"
+        )
     if chosen is not None and chosen not in FILE_FORMATS:
         raise pytest.UsageError(
             f"--kp-report-format {chosen}: not a report format; give one of "
@@ -148,6 +155,12 @@ def _path(config: pytest.Config, name: str) -> Path | None:
         return None
     base = config.inipath.parent if config.inipath is not None else config.rootpath
     return base / written
+
+
+def _junit_path(config: pytest.Config) -> Path | None:
+    """The ``--junitxml`` file, as its plugin opens it (``~`` and variables expanded)."""
+    given = getattr(config.option, "xmlpath", None)  # absent under -p no:junitxml
+    return Path(os.path.expandvars(os.path.expanduser(given))) if given else None
 
 
 def _tolerance(config: pytest.Config) -> float | None:

@@ -19,6 +19,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from functools import partial
 from itertools import chain, islice
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
@@ -308,6 +309,7 @@ def read_records(
     *,
     formats: Iterable[Format] = ("json", "jsonl", "parquet", "arrow"),
     progress: Progress | None = None,
+    key_lines: bool = False,
 ) -> Iterator[Record | Problem]:
     """Read every record of a file (or ``-`` for standard input), in order, as it is read.
 
@@ -317,17 +319,24 @@ def read_records(
     its data files in turn). Parquet and Arrow are known by their magic, the rest by the suffix
     (through ``.gz``), else by the first line. ``progress`` is called with the bytes consumed. An
     ``InputFileError`` if the file cannot be opened or its format is not among ``formats``.
+    ``key_lines``: a JSON document's record keeps the line of each path in it, as YAML's does
+    (:func:`~knowledgepulse.records.yaml.with_key_lines`), so that a problem names the key's
+    line: for files people write (suites, cases), at the cost of a second parse.
     """
     with open_source(source) as opened:
-        yield from read_stream(opened, tuple(formats), progress)
+        yield from read_stream(opened, tuple(formats), progress, key_lines=key_lines)
 
 
 def read_stream(
-    source: Source, allowed: tuple[Format, ...], progress: Progress | None = None
+    source: Source,
+    allowed: tuple[Format, ...],
+    progress: Progress | None = None,
+    *,
+    key_lines: bool = False,
 ) -> Iterator[Record | Problem]:
     """Every record of an open source, in order (see :func:`read_records`)."""
     if source.parts:
-        yield from _read_parts(source, allowed, progress)
+        yield from _read_parts(source, allowed, progress, key_lines=key_lines)
         return
     if arrow.is_arrow_name(source.name) or ("arrow" in allowed and _starts_arrow(source.stream)):
         _check_format(source.name, "arrow", allowed)
@@ -342,13 +351,19 @@ def read_stream(
     if fmt is not None:
         _check_format(source.name, fmt, allowed)
     if fmt in ("json", "yaml"):
-        yield from _read_whole(lambda: read_all(source.stream), source.name, fmt, progress)
+        read = partial(read_all, source.stream)
+        yield from _read_whole(read, source.name, fmt, progress, key_lines=key_lines)
         return
-    yield from _read_lines(source, fmt, allowed, progress)
+    yield from _read_lines(source, fmt, allowed, progress, key_lines=key_lines)
 
 
 def _read_lines(
-    source: Source, fmt: Format | None, allowed: tuple[Format, ...], progress: Progress | None
+    source: Source,
+    fmt: Format | None,
+    allowed: tuple[Format, ...],
+    progress: Progress | None,
+    *,
+    key_lines: bool,
 ) -> Iterator[Record | Problem]:
     """JSON Lines, or a document its first line shows (an input named neither .json nor .yaml)."""
     line_iter = lines(source.stream, MAX_LINE_BYTES)
@@ -385,17 +400,18 @@ def _read_lines(
         source.name,
         fmt,
         progress,
+        key_lines=key_lines,
     )
 
 
 def _read_parts(
-    source: Source, allowed: tuple[Format, ...], progress: Progress | None
+    source: Source, allowed: tuple[Format, ...], progress: Progress | None, *, key_lines: bool
 ) -> Iterator[Record | Problem]:
     """A dataset folder's rows, each located at its row of the whole dataset (``FOLDER:ROW``)."""
     index = 0
     for part in source.parts:
         with open_source(part) as opened:
-            for read in read_stream(opened, allowed, progress):
+            for read in read_stream(opened, allowed, progress, key_lines=key_lines):
                 if isinstance(read, Record):
                     yield replace(read, location=Location.of_row(source.name, index))
                     index += 1
@@ -506,7 +522,12 @@ def _utf8_problem(data: bytes, name: str, error: UnicodeDecodeError) -> Problem:
 
 
 def _read_whole(
-    read: Callable[[], bytes], name: str, fmt: Format, progress: Progress | None
+    read: Callable[[], bytes],
+    name: str,
+    fmt: Format,
+    progress: Progress | None,
+    *,
+    key_lines: bool = False,
 ) -> Iterator[Record | Problem]:
     try:
         data = read()
@@ -526,7 +547,7 @@ def _read_whole(
         return
     if fmt == "json":
         if body:
-            yield from _parse_documents(text, len(data) - len(body), name)
+            yield from _parse_documents(text, len(data) - len(body), name, key_lines=key_lines)
         return
     # PyYAML takes longer to import than ``kp score`` takes to score one trace.
     from knowledgepulse.records.yaml import parse_yaml  # noqa: PLC0415
@@ -679,12 +700,17 @@ def _list_syntax_problem(data: bytes, name: str, index: int, error: Exception) -
     return Problem(Location(name, None, index), "", f"invalid JSON: {reason}")
 
 
-def _parse_documents(text: str, start: int, name: str) -> Iterator[Record | Problem]:
+def _parse_documents(
+    text: str, start: int, name: str, *, key_lines: bool = False
+) -> Iterator[Record | Problem]:
     """One JSON document, or several objects one after another, each a record.
 
     Pretty-printing exporters (OpenTelemetry's console one) write objects back to back; the
     standard library's ``raw_decode`` says where each ends, orjson then reads it.
     """
+    if key_lines:  # PyYAML loads lazily, for the files people write only
+        from knowledgepulse.records.yaml import with_key_lines  # noqa: PLC0415
+
     decoder = json.JSONDecoder()
     position = start  # the bytes before it are ASCII spaces: as many characters
     line = text.count("\n", 0, position) + 1
@@ -707,7 +733,8 @@ def _parse_documents(text: str, start: int, name: str) -> Iterator[Record | Prob
         else:
             for path, message in warnings:
                 yield Problem(location, path, message, warning=True)
-            yield Record(location, value)
+            record = Record(location, value)
+            yield with_key_lines(record, text[position:end]) if key_lines else record
         after = _TEXT_SPACE.match(text, end).end()  # type: ignore[union-attr] # always matches
         if after == len(text):
             return

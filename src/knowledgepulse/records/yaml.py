@@ -10,6 +10,7 @@ import bisect
 import math
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
 import yaml
@@ -98,6 +99,21 @@ def parse_yaml(text: str, name: str) -> Iterator[Record | Problem]:
     stray = [at for at in controls.positions if at not in controls.reported]
     if stray:
         yield controls.problem(Location(name), stray)
+
+
+def with_key_lines(record: Record, text: str) -> Record:
+    """A JSON document's record with the line of each path in it, as YAML's record has them.
+
+    JSON is YAML's flow style: ``text`` (the document's own, starting on the record's line)
+    read as YAML gives each path's line. Kept only when that reading gives the same value;
+    else (a tab YAML refuses, a number it reads otherwise) every problem is at the document's
+    line.
+    """
+    read = list(parse_yaml(text, record.location.file))
+    if len(read) != 1 or not isinstance(read[0], Record) or read[0].value != record.value:
+        return record
+    offset = (record.location.line or 1) - 1
+    return replace(record, lines={path: line + offset for path, line in read[0].lines.items()})
 
 
 class _Refused(yaml.MarkedYAMLError):

@@ -237,6 +237,7 @@ def _card(match: regex.Match[str], found: str) -> bool:
 _UNSPACED = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
 _UNSPACED_LETTER = regex.compile(f"[{_UNSPACED}]")
 _WORD_NOT_ASCII = r"[^\x00-\x7f\W]"  # a letter, mark or digit of a script other than ASCII
+_WORD_SPACED = rf"[^\W{_UNSPACED}]"  # a word character not of a script written without spaces
 _LOCAL = rf"[a-zA-Z0-9._%+\-]|(?![{_UNSPACED}]){_WORD_NOT_ASCII}"
 _EMAIL_ANYWHERE = (
     rf"(?:(?:{_LOCAL})+"
@@ -723,8 +724,10 @@ def default_rules() -> RuleSet:
             "credit_card",
             False,
             # Not the digits of an IBAN-shaped text ("RS35 2600 0560 ..."), checked or not.
-            r"(?<![\w\-.\]])(?<![A-Z]{2}\d{2}[ \-])"
-            r"[1-6]\d{3}(?:[ \-]?\d{3,4}){2}[ \-]?\d{1,7}(?![\w\-])",
+            # Glued to a word of a script written without spaces, the number is between words
+            # ("カード4111111111111111です"), as a phone number is (_joined), not in an id.
+            rf"(?<!{_WORD_SPACED}|[\-.\]])(?<![A-Z]{{2}}\d{{2}}[ \-])"
+            rf"[1-6]\d{{3}}(?:[ \-]?\d{{3,4}}){{2}}[ \-]?\d{{1,7}}(?!{_WORD_SPACED}|-)",
             digits=True,
             accept=_card,
             escapes=True,

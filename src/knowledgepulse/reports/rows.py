@@ -485,9 +485,12 @@ class RowWriter:
         if self._fields is not None:
             return self._fixed_schema(), ()
         by_file: dict[str, list[dict[str, Any]]] = {}
-        for location, row in self._pending:
-            by_file.setdefault(location.file, []).append(row)
         schemas, others = [], []
+        for location, row in self._pending:
+            if location.in_memory:  # its name is no file's: a file of that name is not its
+                others.append(row)
+            else:
+                by_file.setdefault(location.file, []).append(row)
         for name, rows in by_file.items():
             try:
                 parquet = starts_with(name, MAGIC)

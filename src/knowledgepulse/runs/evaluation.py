@@ -314,6 +314,8 @@ def evaluate_cases(
             cacheable=lambda output: _secret_free_json(output, level) == output,
         )
     run = _secret_free_run(run, level)
+    if loaded is not None:
+        _tell_answer_warnings(run, found, on_problem)
     comparison = compare_runs(base, run, tolerance=tolerance) if base is not None else None
     gate = Gate.of(run, comparison, fail_on or ("regression" if base is not None else "failure"))
     return EvalOutcome(run, comparison, gate, tuple(found), allow_empty)
@@ -627,6 +629,20 @@ def _secret_free_suite(suite: Suite, level: PrivacyLevel) -> Suite:
     # A judge's parameters may hold its API key: the report and --dry-run show them.
     scorers = (replace(e, params=_secret_free_object(e.params, level)) for e in suite.scorers)
     return replace(suite, scorers=tuple(scorers))
+
+
+def _tell_answer_warnings(run: EvalRun, found: list[Problem], on_problem: OnProblem | None) -> None:
+    """Keep and tell what the task's answers were warned of (a misspelt operation type).
+
+    As the reading's warnings are, but after the calls: each answer is checked as it comes.
+    """
+    told = set(found)
+    for warning in (warning for result in run.cases for warning in result.warnings):
+        if warning not in told:
+            told.add(warning)
+            found.append(warning)
+            if on_problem is not None:
+                on_problem(warning)
 
 
 def _read(

@@ -241,7 +241,7 @@ def dataset_lead(rows: Iterable[dict[str, Any]], source: str) -> tuple[str, dict
     :data:`LEAD_ROWS` are looked at; without a lead, each batch decides for itself.
     """
     located = (
-        Record(Location.of_row(ROWS_NAME, number), row)
+        Record(Location.of_row(ROWS_NAME, number, in_memory=True), row)
         for number, row in enumerate(itertools.islice(rows, LEAD_ROWS))
     )
     lead = Lead()
@@ -725,7 +725,7 @@ def _score_batch(
         else []
     )
     for row, position in enumerate(places):
-        where = Location.of_row(ROWS_NAME, position)
+        where = Location.of_row(ROWS_NAME, position, in_memory=True)
         # Only our own actors' rows (pickled there, see TraceBatchEmbedder) are unpickled.
         original = pickle.loads(batch[_ROW][row])
         if problems[row]:

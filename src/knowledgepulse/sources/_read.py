@@ -108,7 +108,10 @@ def convert(
 def located(records: Iterable[Any], name: str) -> Iterator[Record]:
     """Records held in memory as :func:`convert` reads them: row ``n`` of ``name`` each."""
     return (
-        Record(Location.of_row(name, index), dict(value) if isinstance(value, Mapping) else value)
+        Record(
+            Location.of_row(name, index, in_memory=True),
+            dict(value) if isinstance(value, Mapping) else value,
+        )
         for index, value in enumerate(records)
     )
 

@@ -10,9 +10,13 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from knowledgepulse.errors import CacheFileError, Setting
 from knowledgepulse.novelty.cache.ring_file import is_ring_file
 from knowledgepulse.novelty.cache.vector_cache import VectorCache
 from knowledgepulse.records.readers import starts_with
+
+_NEEDS_A_WRITER = Setting("read_only", False)
+"""What a read-only open of a cache whose save was interrupted names as the fix."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,18 +59,30 @@ def describe_cache(path: str | Path) -> CacheDescription:
     """What the cache at ``path`` holds, read without changing it.
 
     Raises:
-        CacheFileError: the file is missing, damaged, or not a cache (the message says the fix).
+        CacheFileError: the file is missing, damaged, or not a cache, or a save into it was
+            interrupted (which only a writer finishes); the message says the fix.
     """
     from knowledgepulse.novelty.minilm import BUNDLED_MODEL_ID  # noqa: PLC0415 - only here
     from knowledgepulse.novelty.representation import split_cache_model_id  # noqa: PLC0415
     from knowledgepulse.novelty.static import STATIC_MODEL_ID  # noqa: PLC0415
 
     target = Path(path)
-    with VectorCache.open(target, read_only=True) as cache:
-        counts = cache.counts()
-        entries = list(cache.entries())
-        model_id, dimensions = cache.model_id, cache.dimensions or 0
-        capacity, ttl_ms = cache.max_elements, cache.ttl_ms
+    try:
+        with VectorCache.open(target, read_only=True) as cache:
+            counts = cache.counts()
+            entries = list(cache.entries())
+            model_id, dimensions = cache.model_id, cache.dimensions or 0
+            capacity, ttl_ms = cache.max_elements, cache.ttl_ms
+    except CacheFileError as error:
+        if _NEEDS_A_WRITER not in error.parts:
+            raise
+        # The open's fix (read_only=False) is no parameter of ours: say whose it is.
+        raise CacheFileError(
+            f"{target}: a save into this cache was interrupted, and only a process that may "
+            "write the file finishes it; kp inspect (describe_cache) only reads a cache: score "
+            "with it once (kp score TRACES --cache FILE, without --frozen; in "
+            "Python, VectorCache.open(FILE)), then inspect it again"
+        ) from None
     embedder = text = None
     if model_id is not None:
         embedder_id, text = split_cache_model_id(model_id)
