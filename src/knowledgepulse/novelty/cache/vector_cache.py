@@ -419,6 +419,15 @@ class VectorCache:
         if isinstance(self._store, FileRing):
             self._store.ring.close()
 
+    def __reduce__(self) -> Any:
+        # A copy's additions would never reach this cache: a file's own flush() shares them.
+        raise TypeError(
+            "a VectorCache cannot be pickled or copied (to a worker process, say): what the "
+            "copy added would never reach this cache. Threads can share one cache; for "
+            "processes, open the cache file in each worker with VectorCache.open(path) and "
+            "flush() it there, or save() this cache and load it in each"
+        )
+
     def __enter__(self) -> VectorCache:
         return self
 
