@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -663,3 +664,36 @@ def test_a_save_stopped_after_its_journal_says_the_next_open_finishes_it(
         cache.flush()
     monkeypatch.undo()
     assert [e.id for e in VectorCache.open(path).entries()] == ["a", "b"]
+
+
+def _add_and_flush(cache: VectorCache, child: int, count: int) -> None:
+    """A forked worker's use of its parent's cache: one vector, one save, ``count`` times."""
+    rng = np.random.default_rng(child)
+    for index in range(count):
+        cache.add(rng.normal(size=4).astype(np.float32), id=f"child{child}-{index}")
+        cache.flush()
+
+
+def test_forked_workers_saving_a_cache_opened_by_their_parent_keep_every_vector_once(
+    tmp_path: Path,
+) -> None:
+    """Forked children share their parent's open file, and with it its flock: each locks its own.
+
+    Before, their saves did not exclude each other: the file was damaged (a checksum failed)
+    and vectors were lost. The parent's unsaved vectors, copied into each child, are saved once.
+    """
+    path = tmp_path / "c.kpcache"
+    cache = VectorCache.open(path, model_id="m", dimensions=4, max_elements=1000)
+    cache.add(np.ones(4, dtype=np.float32), id="parent")  # unsaved when the children fork
+    fork = multiprocessing.get_context("fork")
+    children = [fork.Process(target=_add_and_flush, args=(cache, child, 25)) for child in range(4)]
+    for child in children:
+        child.start()
+    for child in children:
+        child.join()
+    cache.flush()
+    assert [child.exitcode for child in children] == [0, 0, 0, 0]
+    with VectorCache.open(path, read_only=True) as saved:
+        ids = sorted(entry.id or "" for entry in saved.entries())
+    expected = ["parent", *(f"child{child}-{index}" for child in range(4) for index in range(25))]
+    assert ids == sorted(expected)

@@ -157,6 +157,17 @@ class TraceValueScorer:
         this process or a saved cache's earlier run); their own vectors are left out."""
         self._lock = threading.Lock()
 
+    def __reduce__(self) -> Any:
+        # A copy in another process would measure novelty against a copy of the cache, apart
+        # from this one's and the other workers': what a pickle gave was pickle's lock error.
+        raise TypeError(
+            "a TraceValueScorer cannot be pickled or copied (to a worker process, say): each "
+            "copy would measure novelty against its own copy of the vector cache. Threads can "
+            "share one scorer; for processes, make a scorer in each worker (the pool's "
+            "initializer), and to share novelty give each one VectorCache.open(path) on one "
+            "cache file and flush() it"
+        )
+
     @property
     def threshold(self) -> float:
         """The sharing threshold a score must reach, in [0, 1] (checked whenever it is set).

@@ -270,6 +270,9 @@ class RingFile:
         self._open()
 
     def _open(self) -> None:
+        # flock belongs to the open file, which a forked child shares with its parent (and its
+        # siblings): their locks would not exclude each other, so a child opens its own (_lock).
+        self._pid = os.getpid()
         try:
             self._fd = os.open(self.path, os.O_RDWR if self.writable else os.O_RDONLY)
         except OSError as error:
@@ -540,7 +543,14 @@ class RingFile:
         return first, count, new, body
 
     def _lock(self, kind: int) -> None:
-        """Take the lock on the file now at ``path`` (a replaced file is reopened first)."""
+        """Take the lock on the file now at ``path`` (a replaced file is reopened first).
+
+        In a process forked since this file was opened, it is reopened first: the inherited
+        descriptor's lock is the parent's, so no flock on it may be taken or released here.
+        """
+        if self._pid != os.getpid():
+            self.close()
+            self._open()
         while True:
             fcntl.flock(self._fd, kind)
             try:

@@ -9,7 +9,9 @@ TTL), from an injectable clock in milliseconds.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -419,6 +421,15 @@ class VectorCache:
         if isinstance(self._store, FileRing):
             self._store.ring.close()
 
+    def __reduce__(self) -> Any:
+        # A copy's additions would never reach this cache: a file's own flush() shares them.
+        raise TypeError(
+            "a VectorCache cannot be pickled or copied (to a worker process, say): what the "
+            "copy added would never reach this cache. Threads can share one cache; for "
+            "processes, open the cache file in each worker with VectorCache.open(path) and "
+            "flush() it there, or save() this cache and load it in each"
+        )
+
     def __enter__(self) -> VectorCache:
         return self
 
@@ -651,18 +662,21 @@ class VectorCache:
     def _save_npz(self, path: Path) -> None:
         """Rewrite the ``.npz`` this cache was opened from, keeping what others saved since.
 
-        An ``.npz`` takes no lock: a run that saved it after this one read it (or made it) would
-        lose its vectors to a plain rewrite; they are merged in by time instead.
+        A run that saved it after this one read it (or made it) would lose its vectors to a
+        plain rewrite; they are merged in by time instead, under a lock on the file's folder,
+        so that two saves at once (threads of a service, or processes) do not both miss the
+        other's.
         """
-        if _signature(path) == self._npz_seen:
-            self.save(path, model_id=self._model_id)
-        else:
-            theirs = read_cache_file(path)
-            _check_identity(
-                path, theirs.model_id, theirs.dimensions, self._model_id, self._dimensions
-            )
-            write_cache_file(path, self._merged((theirs.vectors, theirs.added_at, theirs.ids)))
-        self._npz_seen, self._file_cleared = _signature(path), False
+        with _saves_locked(through_links(path).parent):
+            if _signature(path) == self._npz_seen:
+                self.save(path, model_id=self._model_id)
+            else:
+                theirs = read_cache_file(path)
+                _check_identity(
+                    path, theirs.model_id, theirs.dimensions, self._model_id, self._dimensions
+                )
+                write_cache_file(path, self._merged((theirs.vectors, theirs.added_at, theirs.ids)))
+            self._npz_seen, self._file_cleared = _signature(path), False
 
     @classmethod
     def _on_ring(
@@ -801,6 +815,26 @@ def _signature(path: Path) -> tuple[int, int, int] | None:
     except OSError:
         return None
     return (found.st_ino, found.st_size, found.st_mtime_ns)
+
+
+@contextlib.contextmanager
+def _saves_locked(folder: Path) -> Iterator[None]:
+    """Hold ``folder``'s exclusive flock: one ``.npz`` save there at a time, in any process.
+
+    The folder, not the file: a save replaces the file (a lock on it would be left behind on
+    the old one), and a new cache has no file yet. A folder that cannot be opened is not
+    locked; its save then fails or succeeds as it would have.
+    """
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)  # releases the lock
 
 
 def _wants_npz(path: Path) -> bool:
