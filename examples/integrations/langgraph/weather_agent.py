@@ -10,7 +10,7 @@ no key.
     kp convert --from langsmith runs.json                                  # the same, from the file
 
 Needs, from the repository's root (README.md beside this file):
-``pip install -e ".[embeddings,langchain]" "langgraph>=0.2"``
+``pip install -e ".[embeddings,langchain]" "langgraph>=0.5"``
 (or ``pip install -e ".[examples]"`` for every example's frameworks).
 """
 
