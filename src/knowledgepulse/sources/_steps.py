@@ -34,10 +34,9 @@ from __future__ import annotations
 import functools
 import heapq
 import json
-import math
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Literal
 
 from knowledgepulse._util.text import grapheme_end, utf8_prefix
@@ -134,36 +133,6 @@ def _python_dict(text: str) -> dict[str, Any] | None:
     except ValueError:
         return None
     return parsed if isinstance(parsed, dict) and all(isinstance(k, str) for k in parsed) else None
-
-
-def iso_time(value: Any) -> datetime | None:
-    """An ISO 8601 timestamp (``Z`` for UTC too) as a datetime; ``None`` when it is not one."""
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-
-
-MILLISECONDS_FROM = 1e11
-"""A time number this large counts milliseconds: as Unix seconds it is past the year 5000."""
-
-
-def epoch_time(value: Any) -> datetime | None:
-    """Unix seconds, or milliseconds from :data:`MILLISECONDS_FROM`, as a UTC datetime.
-
-    Milliseconds are what JavaScript's ``Date.now()`` and pandas write. ``None`` for no number,
-    or none a datetime holds.
-    """
-    if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
-        return None
-    try:
-        return datetime.fromtimestamp(
-            value / 1000 if abs(value) >= MILLISECONDS_FROM else value, UTC
-        )
-    except (OverflowError, OSError, ValueError):
-        return None
 
 
 def _jsonable(value: dict[Any, Any]) -> dict[str, Any]:

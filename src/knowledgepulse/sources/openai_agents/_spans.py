@@ -30,8 +30,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from knowledgepulse._util.times import iso_time
 from knowledgepulse.sources._envelope import TraceOptions, assemble
-from knowledgepulse.sources._steps import StepBuilder, iso_time
+from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.sources.openai_agents._items import (
     Entry,
     chat_message_entries,
