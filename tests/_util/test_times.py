@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 
+import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -66,3 +67,12 @@ def test_a_lower_case_z_is_utc() -> None:
 def test_a_naive_datetime_is_utc() -> None:
     """A datetime without a zone (a naive Parquet column, a Python row) is UTC, not local."""
     assert moment(datetime(2026, 3, 8, 10)) == datetime(2026, 3, 8, 10, tzinfo=UTC)
+
+
+def test_a_numpy_datetime64_and_a_date_are_read() -> None:
+    """A DataFrame's ``to_numpy()`` row holds datetime64; a date column a date: no 1970."""
+    assert moment(np.datetime64("2026-03-08T10:00:00.123456789")) == datetime(
+        2026, 3, 8, 10, 0, 0, 123456, tzinfo=UTC
+    )
+    assert moment(np.datetime64("NaT")) is None
+    assert moment(date(2026, 3, 8)) == datetime(2026, 3, 8, tzinfo=UTC)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -82,11 +82,16 @@ def units_per_second(number: float) -> int:
 def moment(value: Any) -> datetime | None:
     """Any time a source writes, as an aware datetime; ``None`` when it is none.
 
-    A datetime (a pandas ``Timestamp`` too), ISO 8601 text (:func:`iso_time`), or Unix time
-    (:func:`epoch_time`); a zone-less one is UTC.
+    A datetime (a pandas ``Timestamp`` too), a numpy ``datetime64``, a date (its midnight),
+    ISO 8601 text (:func:`iso_time`), or Unix time (:func:`epoch_time`); a zone-less one is UTC.
     """
     if isinstance(value, datetime):
         return aware(value)
+    if isinstance(value, date):  # a date alone (a Parquet date32 column)
+        return datetime.combine(value, time(), UTC)
+    if type(value).__name__ == "datetime64":  # numpy's, told without importing numpy
+        value = value.astype("datetime64[us]").item()  # a datetime; None (NaT); an int (far)
+        return aware(value) if isinstance(value, datetime) else None
     return iso_time(value) or epoch_time(value)
 
 
