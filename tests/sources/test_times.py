@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from knowledgepulse.sources import read
+from knowledgepulse.sources import StepBuilder, convert, read
 from knowledgepulse.trace import TraceItem
 from tests.paths import REPO
 
@@ -66,3 +68,60 @@ def test_times_without_a_zone_are_utc_beside_times_with_one(name: str, tmp_path:
     moved.write_text(rewritten(original.read_text(encoding="utf-8")), encoding="utf-8")
     assert moved.read_text(encoding="utf-8") != original.read_text(encoding="utf-8")
     assert traces(moved) == traces(original)
+
+
+def with_ends(value: Any, keys: tuple[str, str], *, swap: bool) -> Any:
+    """``value`` with each object's start and end (``keys``) swapped, or its end its start."""
+    if isinstance(value, list):
+        return [with_ends(item, keys, swap=swap) for item in value]
+    if not isinstance(value, dict):
+        return value
+    changed = {key: with_ends(item, keys, swap=swap) for key, item in value.items()}
+    start, end = keys
+    if start in changed and end in changed:
+        changed[start], changed[end] = (changed[end] if swap else changed[start]), changed[start]
+    return changed
+
+
+def tool_latencies(path: Path, keys: tuple[str, str], *, swap: bool | None) -> list[Any]:
+    """The latencies of the tool calls of ``path`` (times as they are, with ``swap=None``)."""
+    text = path.read_text(encoding="utf-8")
+    records = (
+        [json.loads(text)]
+        if path.suffix == ".json"
+        else list(map(json.loads, text.split("\n")[:-1]))
+    )
+    if swap is not None:
+        records = [with_ends(record, keys, swap=swap) for record in records]
+    items = list(convert(records, name=path.name))
+    steps = [s for i in items if isinstance(i, TraceItem) for s in i.trace.model_dump()["steps"]]
+    return [step.get("latency_ms") for step in steps if step["type"] == "tool_call"]
+
+
+@pytest.mark.parametrize(
+    ("path", "keys"),
+    [
+        (
+            FILES / "otlp/agentevals_kagent_adk_go_1turn.json",
+            ("startTimeUnixNano", "endTimeUnixNano"),
+        ),
+        (FILES / "openai-agents/google_model_retry.jsonl", ("started_at", "ended_at")),
+    ],
+    ids=["otlp", "openai-agents"],
+)
+def test_an_end_before_the_start_is_an_unknown_latency(path: Path, keys: tuple[str, str]) -> None:
+    """Clock skew (a span that ends before it starts) gives no latency, not 0; a span that
+    ends as it starts took 0 ms."""
+    told = [latency for latency in tool_latencies(path, keys, swap=None) if latency is not None]
+    assert all(told)
+    assert tool_latencies(path, keys, swap=True) == [None] * len(told)
+    assert tool_latencies(path, keys, swap=False) == [0.0] * len(told)
+
+
+def test_a_negative_latency_told_to_the_builder_is_unknown() -> None:
+    """A source that passes end - start as it is (LangChain runs) gets no latency, not 0."""
+    builder = StepBuilder()
+    builder.tool_result("search", output="found", call_id="1", at=10.0, latency_ms=-250.0)
+    builder.tool_result("search", output="again", call_id="2", at=11.0, latency_ms=0.0)
+    steps = [step for step in builder.steps() if step["type"] == "tool_call"]
+    assert [step.get("latency_ms") for step in steps] == [None, 0.0]

@@ -383,7 +383,8 @@ class StepBuilder:
         It joins the request with the same call id, else the first request of that name not yet
         executed; its own start time, when known, places the merged step. A ``distinct``
         execution (a tool span of its own) never joins a call already executed: two executions
-        that share a call id are two calls.
+        that share a call id are two calls. A negative ``latency_ms`` (an end before the start)
+        is unknown.
         """
         self._in_turn = False
         if output is not None or error:
@@ -404,8 +405,10 @@ class StepBuilder:
             tool.output = output
         if error:
             tool.error = error
-        if latency_ms is not None:
-            tool.latency_ms = max(0.0, latency_ms)
+        # An end before the start (clocks of two machines apart) tells no duration: unknown,
+        # as a source with no end says, not a made-up 0.
+        if latency_ms is not None and latency_ms >= 0:
+            tool.latency_ms = latency_ms
             start = _seconds(at)
             tool.ended = None if start is None else start + tool.latency_ms / 1000
         if mcp_server:

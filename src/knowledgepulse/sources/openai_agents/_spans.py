@@ -380,7 +380,7 @@ def _tell_span(builder: StepBuilder, span: Mapping[str, Any], started: datetime 
 def _latency(started: datetime | None, ended: datetime | None) -> float | None:
     if started is None or ended is None:
         return None
-    return max(0.0, (ended - started).total_seconds() * 1000.0)
+    return (ended - started).total_seconds() * 1000.0
 
 
 DEFAULT_WORKFLOW = "Agent workflow"
