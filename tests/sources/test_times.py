@@ -125,3 +125,13 @@ def test_a_negative_latency_told_to_the_builder_is_unknown() -> None:
     builder.tool_result("search", output="again", call_id="2", at=11.0, latency_ms=0.0)
     steps = [step for step in builder.steps() if step["type"] == "tool_call"]
     assert [step.get("latency_ms") for step in steps] == [None, 0.0]
+
+
+@pytest.mark.parametrize("written", ["9999-12-31T23:00:00-05:00", "0001-01-01T00:00:00+05:00"])
+def test_a_time_utc_cannot_hold_keeps_its_own_offset(written: str) -> None:
+    """The year 10000 (or 0) in UTC: created_at is written in its offset, not a crash."""
+    turns = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hey"}]
+    row = {"timestamp": written, "messages": turns}
+    (item,) = convert([row])
+    assert isinstance(item, TraceItem)
+    assert item.trace.model_dump(mode="json")["metadata"]["created_at"] == written
