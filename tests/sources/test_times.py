@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from knowledgepulse.sources import StepBuilder, convert, read
 from knowledgepulse.trace import TraceItem
@@ -135,3 +137,41 @@ def test_a_time_utc_cannot_hold_keeps_its_own_offset(written: str) -> None:
     (item,) = convert([row])
     assert isinstance(item, TraceItem)
     assert item.trace.model_dump(mode="json")["metadata"]["created_at"] == written
+
+
+WRITINGS = st.lists(st.one_of(st.none(), st.integers(-14 * 60, 14 * 60)), min_size=1)
+"""How each time is written in turn: without a zone (UTC), or at that many minutes' offset."""
+
+
+def written_as(text: str, writings: list[int | None]) -> str:
+    """Every time of ``text`` as the same instant, written as ``writings`` says in turn."""
+    turns = itertools.cycle(writings)
+
+    def instant(match: re.Match[str]) -> str:
+        at = datetime.fromisoformat(match[1] + match[2].replace("Z", "+00:00")).astimezone(UTC)
+        minutes = next(turns)
+        if minutes is None:
+            return f'"{at.replace(tzinfo=None).isoformat()}"'
+        return f'"{at.astimezone(timezone(timedelta(minutes=minutes))).isoformat()}"'
+
+    return ISO.sub(instant, text)
+
+
+@pytest.mark.usefixtures("machine_zone")
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    writings=WRITINGS,
+    name=st.sampled_from(
+        ["pydantic-ai/google_model_retry.json", "openai-agents/google_model_retry.jsonl"]
+    ),
+)
+def test_the_same_instants_in_any_zones_convert_the_same(
+    writings: list[int | None], name: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Law: rewriting a run's times as the same instants in other zones changes no trace."""
+    original = FILES / name
+    moved = tmp_path_factory.mktemp("times") / original.name
+    moved.write_text(written_as(original.read_text(encoding="utf-8"), writings), encoding="utf-8")
+    assert traces(moved) == traces(original)
