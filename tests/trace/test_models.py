@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -134,6 +135,22 @@ def test_created_at_takes_z_or_an_offset(created_at: str) -> None:
     data = trace_json()
     data["metadata"]["created_at"] = created_at
     assert parse_trace(data).metadata.created_at.utcoffset() is not None
+
+
+def test_created_at_may_be_a_leap_second() -> None:
+    """RFC 3339 allows 23:59:60; it is the next day's first second, as Unix time counts it."""
+    data = trace_json()
+    data["metadata"]["created_at"] = "2016-12-31T23:59:60Z"
+    assert parse_trace(data).metadata.created_at == datetime(2017, 1, 1, tzinfo=UTC)
+
+
+def test_an_impossible_created_at_says_why() -> None:
+    """A date no calendar has is refused with the parser's reason, not only the form."""
+    data = trace_json()
+    data["metadata"]["created_at"] = "2026-13-01T00:00:00Z"
+    (message,) = problems_of(data)
+    assert message.startswith("metadata.created_at: got ")
+    assert "month" in message
 
 
 def test_source_skill_is_any_string() -> None:

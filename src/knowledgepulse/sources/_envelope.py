@@ -324,4 +324,7 @@ def _rfc3339(at: datetime | float | None) -> str:
             moment = UNDATED
     if moment == UNDATED:  # most rows have no time: isoformat() was a tenth of assemble()
         return _UNDATED_TEXT
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    try:
+        return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    except OverflowError:  # the year 10000 (or 0) in UTC: said in its own offset, which holds it
+        return moment.isoformat()

@@ -34,10 +34,9 @@ from __future__ import annotations
 import functools
 import heapq
 import json
-import math
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Literal
 
 from knowledgepulse._util.text import grapheme_end, utf8_prefix
@@ -134,36 +133,6 @@ def _python_dict(text: str) -> dict[str, Any] | None:
     except ValueError:
         return None
     return parsed if isinstance(parsed, dict) and all(isinstance(k, str) for k in parsed) else None
-
-
-def iso_time(value: Any) -> datetime | None:
-    """An ISO 8601 timestamp (``Z`` for UTC too) as a datetime; ``None`` when it is not one."""
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-
-
-MILLISECONDS_FROM = 1e11
-"""A time number this large counts milliseconds: as Unix seconds it is past the year 5000."""
-
-
-def epoch_time(value: Any) -> datetime | None:
-    """Unix seconds, or milliseconds from :data:`MILLISECONDS_FROM`, as a UTC datetime.
-
-    Milliseconds are what JavaScript's ``Date.now()`` and pandas write. ``None`` for no number,
-    or none a datetime holds.
-    """
-    if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
-        return None
-    try:
-        return datetime.fromtimestamp(
-            value / 1000 if abs(value) >= MILLISECONDS_FROM else value, UTC
-        )
-    except (OverflowError, OSError, ValueError):
-        return None
 
 
 def _jsonable(value: dict[Any, Any]) -> dict[str, Any]:
@@ -409,7 +378,8 @@ class StepBuilder:
         It joins the request with the same call id, else the first request of that name not yet
         executed; its own start time, when known, places the merged step. A ``distinct``
         execution (a tool span of its own) never joins a call already executed: two executions
-        that share a call id are two calls.
+        that share a call id are two calls. A negative ``latency_ms`` (an end before the start)
+        is unknown.
         """
         self._in_turn = False
         if output is not None or error:
@@ -430,8 +400,10 @@ class StepBuilder:
             tool.output = output
         if error:
             tool.error = error
-        if latency_ms is not None:
-            tool.latency_ms = max(0.0, latency_ms)
+        # An end before the start (clocks of two machines apart) tells no duration: unknown,
+        # as a source with no end says, not a made-up 0.
+        if latency_ms is not None and latency_ms >= 0:
+            tool.latency_ms = latency_ms
             start = _seconds(at)
             tool.ended = None if start is None else start + tool.latency_ms / 1000
         if mcp_server:

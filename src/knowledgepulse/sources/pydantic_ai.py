@@ -26,6 +26,7 @@ from datetime import datetime
 from typing import Any
 
 from knowledgepulse._util.jsonpath import describe_value, format_path
+from knowledgepulse._util.times import moment
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.json_values import Loc
@@ -36,7 +37,7 @@ from knowledgepulse.sources._envelope import (
     finished,
     placed,
 )
-from knowledgepulse.sources._steps import StepBuilder, as_text, iso_time
+from knowledgepulse.sources._steps import StepBuilder, as_text
 from knowledgepulse.trace import TraceItem
 
 CONTENT_HINT = (
@@ -273,9 +274,9 @@ def _tell(run: _Run, message: Any, path: Loc) -> None:
             (*path, "parts"), f"expected a list of parts, found {describe_value(parts)}"
         )
     run.digest.update(json.dumps(message, sort_keys=True, default=str).encode("utf-8", "replace"))
-    at = _time(message.get("timestamp"))
+    at = moment(message.get("timestamp"))
     first_part = parts[0] if parts and isinstance(parts[0], Mapping) else {}
-    run.started = run.started or at or _time(first_part.get("timestamp"))
+    run.started = run.started or at or moment(first_part.get("timestamp"))
     run.run_id = _run_id(message) or run.run_id
     if isinstance(message.get("metadata"), Mapping):
         run.metadata = {**message["metadata"], **run.metadata}
@@ -338,7 +339,7 @@ def _is_tool_call(part: Mapping[str, Any]) -> bool:
 
 def _tell_request_part(run: _Run, part: Mapping[str, Any], path: Loc, at: datetime | None) -> None:
     kind = part["part_kind"]
-    when = _time(part.get("timestamp")) or at
+    when = moment(part.get("timestamp")) or at
     if kind == "user-prompt":
         text = _user_text(part.get("content"))
         if run.objective is None and text:
@@ -460,10 +461,6 @@ def _error_text(content: Any) -> str:
 
 def _string(value: Any) -> str | None:
     return value if isinstance(value, str) else None
-
-
-def _time(value: Any) -> datetime | None:
-    return value if isinstance(value, datetime) else iso_time(value)
 
 
 def _not_a_message(value: Any) -> str:

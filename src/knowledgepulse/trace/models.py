@@ -23,6 +23,8 @@ from pydantic import (
     field_validator,
 )
 
+from knowledgepulse._util.times import iso_time
+
 ContextUrl = Literal[
     "https://openknowledgepulse.org/schema/v1", "https://knowledgepulse.dev/schema/v1"
 ]
@@ -116,7 +118,9 @@ class Metadata(_JsonLdModel):
                 "expected an RFC 3339 date-time with Z or an offset, "
                 "such as 2026-11-23T08:00:00Z or 2026-11-23T09:00:00+01:00"
             )
-        return value
+        # Read as every source reads a time (a leap second too); what it cannot read, pydantic
+        # says why (a 13th month).
+        return iso_time(value) or value
 
 
 class Task(_JsonLdModel):

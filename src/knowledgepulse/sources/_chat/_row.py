@@ -14,12 +14,12 @@ import dataclasses
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
 from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse._util.text import counted
+from knowledgepulse._util.times import moment
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat._text import error_text, json_or_value, users_words
@@ -34,7 +34,7 @@ from knowledgepulse.sources._envelope import (
 )
 from knowledgepulse.sources._registry import Source
 from knowledgepulse.sources._rows import DEFAULT_SUCCESS_THRESHOLD, RowOptions
-from knowledgepulse.sources._steps import StepBuilder, as_text, epoch_time
+from knowledgepulse.sources._steps import StepBuilder, as_text
 from knowledgepulse.sources.pydantic_ai import is_output_tool
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.item import finite_number
@@ -288,7 +288,7 @@ def _columns(row: Mapping[str, Any], said: RowOptions, family: ChatSource) -> Co
             DEFAULT_SUCCESS_THRESHOLD if said.success_threshold is None else said.success_threshold
         ),
         domain=said.domain_field or _first_present(row, DOMAIN_FIELDS, labels=_names_label),
-        time=next((name for name in TIME_FIELDS if _time(row.get(name)) is not None), None),
+        time=next((name for name in TIME_FIELDS if moment(row.get(name)) is not None), None),
         then=then,
     )
 
@@ -382,7 +382,7 @@ def _convert_row(
         options=options,
         objective=told.objective,
         fallback_objective=told.system,
-        created_at=(_time(row.get(columns.time)) if columns.time else None) or UNDATED,
+        created_at=(moment(row.get(columns.time)) if columns.time else None) or UNDATED,
         result_summary=builder.final_answer,
         framework=family.framework,
         metadata=kept,
@@ -454,18 +454,6 @@ def _label(value: Any) -> str | None:
     if finite_number(value) is not None:
         return str(value)
     return None
-
-
-def _time(value: Any) -> datetime | None:
-    """A time column's value: a datetime (Parquet), RFC 3339 text, or Unix seconds (or ms)."""
-    if isinstance(value, datetime):
-        return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
-    if isinstance(value, str):
-        try:
-            return _time(datetime.fromisoformat(value.strip()))
-        except ValueError:
-            return None
-    return epoch_time(value)
 
 
 def _reward(value: Any) -> float | None:

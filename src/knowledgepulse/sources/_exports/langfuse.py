@@ -32,10 +32,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Iterator, Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from knowledgepulse._util.jsonpath import Loc, describe_value
+from knowledgepulse._util.times import aware, iso_time
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._envelope import (
     CONFIDENCE_KEY,
@@ -230,12 +231,10 @@ _MAPS = frozenset({"metadata", "usage_details"})
 def _value(column: str, value: Any) -> Any:
     """An export cell as the API gives it: times in UTC, a map a dict."""
     if isinstance(value, datetime):
-        return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+        return aware(value)
     if column.endswith("_time") and isinstance(value, str) and value:
-        try:  # the text exports' "YYYY-MM-DD HH:MM:SS.ffffff", in UTC
-            return _value(column, datetime.fromisoformat(value))
-        except ValueError:
-            return value
+        # the text exports' "YYYY-MM-DD HH:MM:SS.ffffff", in UTC
+        return iso_time(value) or value
     if column in _MAPS and isinstance(value, list):
         return {pair[0]: pair[1] for pair in value if isinstance(pair, tuple) and len(pair) == 2}
     return value

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
+from knowledgepulse._util.times import iso_time
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat._text import content_text, error_text
 from knowledgepulse.sources._envelope import (
@@ -35,7 +36,7 @@ from knowledgepulse.sources._envelope import (
     assemble,
 )
 from knowledgepulse.sources._sessions._documents import each_document
-from knowledgepulse.sources._steps import StepBuilder, as_text, iso_time
+from knowledgepulse.sources._steps import StepBuilder, as_text
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.models import ReasoningTrace
 

@@ -34,10 +34,11 @@ from functools import partial
 from typing import Any
 
 from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse._util.times import iso_time
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import anthropic
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
-from knowledgepulse.sources._steps import StepBuilder, iso_time
+from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
 
 CONTENT_HINT = "Claude Code writes the messages of every session into its .jsonl"

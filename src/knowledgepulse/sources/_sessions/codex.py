@@ -39,11 +39,12 @@ from typing import Any
 import orjson
 
 from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse._util.times import iso_time
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import openai_responses
 from knowledgepulse.sources._chat._text import content_text
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
-from knowledgepulse.sources._steps import StepBuilder, iso_time
+from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
 
 CONTENT_HINT = "Codex writes the messages of every session into its rollout .jsonl"

@@ -21,11 +21,12 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from knowledgepulse._util.jsonpath import describe_value, format_path
+from knowledgepulse._util.times import moment
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.json_values import Loc
 from knowledgepulse.sources._envelope import TraceOptions, placed
-from knowledgepulse.sources.langchain._runs import CONTENT_HINT, RunNode, convert_tree, run_time
+from knowledgepulse.sources.langchain._runs import CONTENT_HINT, RunNode, convert_tree
 from knowledgepulse.trace import TraceItem
 
 _RUN_KEYS = ("run_type", "child_runs", "inputs", "outputs", "dotted_order")
@@ -327,7 +328,7 @@ def _unknown(value: Any) -> Any:
 
 
 def _start_key(entry: _Entry) -> tuple[float, int]:
-    start = run_time(entry.run.get("start_time")) or _dotted_time(entry.run.get("dotted_order"))
+    start = moment(entry.run.get("start_time")) or _dotted_time(entry.run.get("dotted_order"))
     return (start.timestamp() if start else _NO_TIME, entry.seq)
 
 
@@ -337,7 +338,7 @@ def _dotted_time(value: Any) -> datetime | None:
         return None
     last = value.rsplit(".", 1)[-1]
     try:
-        return run_time(datetime.strptime(last[:22], "%Y%m%dT%H%M%S%fZ"))
+        return moment(datetime.strptime(last[:22], "%Y%m%dT%H%M%S%fZ"))
     except ValueError:
         return None
 

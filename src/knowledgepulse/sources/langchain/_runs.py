@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from knowledgepulse._util.jsonpath import as_object
+from knowledgepulse._util.times import moment
 from knowledgepulse.records.json_values import parsed_json, python_literal
 from knowledgepulse.sources._envelope import (
     CONFIDENCE_KEY,
@@ -23,7 +23,7 @@ from knowledgepulse.sources._envelope import (
     TraceOptions,
     assemble,
 )
-from knowledgepulse.sources._steps import StepBuilder, epoch_time, iso_time
+from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.sources.langchain._messages import (
     Message,
     as_message,
@@ -76,20 +76,6 @@ class RunNode:
             stack.extend((child, nested) for child in reversed(node.children))
 
 
-def run_time(value: Any) -> datetime | None:
-    """A run's ``start_time`` / ``end_time``: ISO text, a datetime or a Unix epoch number.
-
-    A zone-less time is UTC; a number is :func:`epoch_time`'s (the LangSmith JS SDK writes
-    ``Date.now()``'s milliseconds).
-    """
-    if isinstance(value, int | float):
-        return epoch_time(value)
-    moment = value if isinstance(value, datetime) else iso_time(value)
-    if moment is None:
-        return None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
 def convert_tree(root: RunNode, options: TraceOptions) -> TraceItem:
     """The ``ReasoningTrace`` of one run tree.
 
@@ -117,7 +103,7 @@ def convert_tree(root: RunNode, options: TraceOptions) -> TraceItem:
         # The run was stopped by the graph itself (GraphRecursionError) or its caller, not by
         # a step's failure passed up: that error ends it, or the trace would not say why it
         # failed (a tool that failed earlier, and was retried, is not why).
-        end = run_time(run.get("end_time"))
+        end = moment(run.get("end_time"))
         walk.builder.error(f"{_name(run)}: {stopped}", at=end, terminal=True)
     if walk.interrupted:
         walk.warnings.append(INTERRUPTED)
@@ -130,7 +116,7 @@ def convert_tree(root: RunNode, options: TraceOptions) -> TraceItem:
         options=options,
         objective=_objective(run.get("inputs")) or walk.first_user_text,
         fallback_objective=_name(run),
-        created_at=run_time(run.get("start_time")),
+        created_at=moment(run.get("start_time")),
         result_summary=result or walk.answer or (PAUSED if walk.interrupted else None),
         agent_id=_name(run),
         framework="langgraph" if walk.langgraph else "langchain",
@@ -172,7 +158,7 @@ class _Walk:
             self._note_error_messages(run.get("outputs"))
 
     def _model(self, run: Mapping[str, Any], *, inside_tool: bool) -> None:
-        at = run_time(run.get("start_time"))
+        at = moment(run.get("start_time"))
         inputs = as_object(run.get("inputs"))
         history = message_list(inputs.get("messages"))
         if self.first_user_text is None:
@@ -183,7 +169,7 @@ class _Walk:
         error = _error_text(run.get("error"))
         if error and not inside_tool:
             # A failure inside a tool belongs to the tool: its own error says it once.
-            self.builder.error(f"{_name(run)}: {error}", at=run_time(run.get("end_time")) or at)
+            self.builder.error(f"{_name(run)}: {error}", at=moment(run.get("end_time")) or at)
         for message in model_output(run.get("outputs")):
             for reasoning in message.reasoning:
                 self.builder.thought(reasoning, at=at)
@@ -202,7 +188,7 @@ class _Walk:
                         self.failed.add(call.call_id)
 
     def _tool(self, run: Mapping[str, Any]) -> None:
-        start, end = run_time(run.get("start_time")), run_time(run.get("end_time"))
+        start, end = moment(run.get("start_time")), moment(run.get("end_time"))
         outputs = run.get("outputs")
         output: Any = None
         if isinstance(outputs, Mapping) and outputs:
@@ -404,4 +390,4 @@ def _string(value: Any) -> str | None:
     return None
 
 
-__all__ = ["MAX_RUNS_PER_TRACE", "RunNode", "convert_tree", "model_output", "run_time"]
+__all__ = ["MAX_RUNS_PER_TRACE", "RunNode", "convert_tree", "model_output"]

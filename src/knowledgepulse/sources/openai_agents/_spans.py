@@ -30,8 +30,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from knowledgepulse._util.times import iso_time
 from knowledgepulse.sources._envelope import TraceOptions, assemble
-from knowledgepulse.sources._steps import StepBuilder, iso_time
+from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.sources.openai_agents._items import (
     Entry,
     chat_message_entries,
@@ -379,7 +380,7 @@ def _tell_span(builder: StepBuilder, span: Mapping[str, Any], started: datetime 
 def _latency(started: datetime | None, ended: datetime | None) -> float | None:
     if started is None or ended is None:
         return None
-    return max(0.0, (ended - started).total_seconds() * 1000.0)
+    return (ended - started).total_seconds() * 1000.0
 
 
 DEFAULT_WORKFLOW = "Agent workflow"

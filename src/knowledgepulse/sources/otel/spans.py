@@ -16,11 +16,10 @@ import math
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from knowledgepulse._util.jsonpath import Loc, as_object
-from knowledgepulse.sources._steps import iso_time
+from knowledgepulse._util.times import moment, nanoseconds, units_per_second
 
 
 class SpanError(ValueError):
@@ -290,24 +289,17 @@ def _nanos(value: Any) -> int | None:
 
 
 def time_ns(value: Any) -> int | None:
-    """A time as nanoseconds since the epoch: ISO 8601 text with a zone, a datetime, or a number.
+    """A time as nanoseconds since the epoch: ISO 8601 text, a datetime, or a number.
 
-    A number's unit is told by its size (pandas writes milliseconds, Jaeger microseconds, OTLP
-    nanoseconds): any time after 1973 in one unit is before 1970 + 1,000 years in the next.
+    A number's unit is told by its size (:func:`units_per_second`); text and datetimes are
+    :func:`moment`'s (a zone-less time is UTC).
     """
     if isinstance(value, int | float) and not isinstance(value, bool):
         if not math.isfinite(value) or value <= 0 or value >= 1e20:
             return None
-        scale = next((scale for limit, scale in _TIME_UNITS if value >= limit), 1_000_000_000)
-        return int(value * scale)
-    moment = value if isinstance(value, datetime) else iso_time(value)
-    if moment is None or moment.tzinfo is None:
-        return None
-    seconds = int(moment.timestamp())
-    return seconds * 1_000_000_000 + moment.microsecond * 1000
-
-
-_TIME_UNITS = ((1e17, 1), (1e14, 1_000), (1e11, 1_000_000))  # from ns, µs, ms; else seconds
+        return int(value * (1_000_000_000 // units_per_second(value)))
+    at = moment(value)
+    return None if at is None else nanoseconds(at) or None  # as 0 above: unset
 
 
 def dotted(attributes: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
