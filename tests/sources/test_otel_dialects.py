@@ -1462,3 +1462,61 @@ def test_an_openinference_completion_call_s_prompt_is_the_objective(
     trace = to_trace([root, call]).trace
     assert trace.task.objective == "What is Langfuse?"
     assert trace.outcome.result_summary == "Langfuse is an LLM engineering platform."
+
+
+@pytest.mark.parametrize(
+    ("output", "mime_type"),
+    [
+        ("Langfuse is an LLM engineering platform.", "text/plain"),
+        ("Langfuse is an LLM engineering platform.", None),
+        ('{"text": "Langfuse is an LLM engineering platform."}', "application/json"),
+        (
+            json.dumps(
+                {
+                    "generations": [[{"text": "Langfuse is an LLM engineering platform."}]],
+                    "llm_output": None,
+                }
+            ),
+            "application/json",
+        ),
+        ('{"choices": [{"text": "Langfuse is an LLM engineering platform."}]}', None),
+    ],
+)
+def test_an_openinference_completion_call_answers_in_its_output_value(
+    output: str, mime_type: str | None
+) -> None:
+    """A model call with no ``llm.output_messages`` (LlamaIndex's ``OpenAI.complete``, a
+    LangChain LLM run) answers in ``output.value``: its text, or the text its JSON holds.
+    Before, such a call gave no step."""
+    root = span("llama-index-trace", start=0)
+    call = span(
+        "OpenAI.complete",
+        {
+            "openinference.span.kind": "LLM",
+            "llm.prompts": ["What is Langfuse?"],
+            "output.value": output,
+            **({"output.mime_type": mime_type} if mime_type else {}),
+        },
+        start=1,
+        parent=root,
+    )
+    trace = to_trace([root, call]).trace
+    answer = "Langfuse is an LLM engineering platform."
+    assert steps(trace) == [("thought", None, answer)]
+    assert trace.outcome.result_summary == answer
+
+
+def test_an_openinference_completion_whose_json_holds_no_text_gives_no_answer() -> None:
+    """JSON output that holds no text (usage only) is no answer written as JSON."""
+    call = span(
+        "OpenAI.complete",
+        {
+            "openinference.span.kind": "LLM",
+            "llm.prompts": ["What is Langfuse?"],
+            "output.value": '{"usage": {"total_tokens": 3}}',
+            "output.mime_type": "application/json",
+        },
+        start=1,
+    )
+    with pytest.raises(ConversionError, match="no step"):
+        to_trace([call])

@@ -137,8 +137,9 @@ def _openinference(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         view.fill(
             input_messages=msg.openinference_messages(attrs, "llm.input_messages")
             or msg.prompt_messages(attrs, "llm.prompts"),
-            output_messages=msg.openinference_messages(attrs, "llm.output_messages")
-            or _called(attrs.get("output.value")),
+            output_messages=_spoken(msg.openinference_messages(attrs, "llm.output_messages"))
+            or _called(attrs.get("output.value"))
+            or _completion(attrs.get("output.value"), attrs.get("output.mime_type")),
         )
     elif role == "tool" and kind.upper() == "RETRIEVER":
         documents = msg.indexed(attrs, "retrieval.documents")
@@ -183,6 +184,46 @@ def _called(value: Any) -> list[msg.Message]:
     if not all(isinstance(call, dict) and isinstance(call.get("function"), dict) for call in calls):
         return []
     return msg.messages([{"role": "assistant", "tool_calls": calls}])
+
+
+def _spoken(messages: list[msg.Message]) -> list[msg.Message]:
+    """The messages, when one of them says anything (an entry with only a role says nothing)."""
+    return messages if any(message["parts"] for message in messages) else []
+
+
+def _completion(value: Any, mime_type: Any) -> list[msg.Message]:
+    """A model call's answer told only as ``output.value``, as an assistant message.
+
+    Completion-style calls record no ``llm.output_messages``: LlamaIndex's ``OpenAI.complete``
+    writes the text itself (``text/plain``, OpenInference's default when no mime type is
+    written); LangChain's LLM runs dump their outputs as JSON (``{"generations": [[{"text"}]]}``),
+    OpenAI's completions API answers ``{"choices": [{"text"}]}``, LlamaIndex's
+    ``CompletionResponse`` is ``{"text"}``. JSON holding no text says no answer.
+    """
+    if not isinstance(value, str) or not value.strip():
+        return []
+    loaded: Any = value if mime_type == "text/plain" else msg.loads(value)
+    text = loaded if isinstance(loaded, str) else _completion_text(loaded)
+    if not text or not text.strip():
+        return []
+    return msg.messages([{"role": "assistant", "content": text}])
+
+
+def _completion_text(loaded: Any) -> str | None:
+    """The text a completion's JSON output holds: its first generation's or choice's."""
+    if not isinstance(loaded, dict):
+        return None
+    generations = loaded.get("generations")
+    if isinstance(generations, list) and generations:  # LangChain's LLMResult: a list a prompt
+        first = generations[0][0] if isinstance(generations[0], list) and generations[0] else None
+        return _completion_text(first)
+    choices = loaded.get("choices")
+    if isinstance(choices, list) and choices:
+        return _completion_text(choices[0])
+    for key in ("text", "content", "completion", "output"):
+        if isinstance(loaded.get(key), str):
+            return str(loaded[key])
+    return None
 
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
