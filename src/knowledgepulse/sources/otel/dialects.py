@@ -353,9 +353,15 @@ def _adk(span: Span, attrs: Mapping[str, Any], view: View) -> None:
 def _legacy(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     kind = attrs.get("traceloop.span.kind")
     role: Role | None = _TRACELOOP_ROLES.get(kind) if isinstance(kind, str) else None
-    prompt = msg.legacy_messages(attrs, "gen_ai.prompt") or msg.messages(attrs.get("gen_ai.prompt"))
-    completion = msg.legacy_messages(attrs, "gen_ai.completion") or msg.messages(
-        attrs.get("gen_ai.completion")
+    prompt = (
+        msg.legacy_messages(attrs, "gen_ai.prompt")
+        or msg.messages(attrs.get("gen_ai.prompt"))
+        or _openlit(span, "prompt")
+    )
+    completion = (
+        msg.legacy_messages(attrs, "gen_ai.completion")
+        or msg.messages(attrs.get("gen_ai.completion"))
+        or _openlit(span, "completion")
     )
     if role is None and (prompt or completion or "llm.request.type" in attrs):
         role = "inference"
@@ -378,6 +384,42 @@ def _legacy(span: Span, attrs: Mapping[str, Any], view: View) -> None:
             input_text=msg.input_text(_entity(entity_input, "inputs")),
             output_text=_output_text(_entity(entity_output, "outputs")),
         )
+
+
+_OPENLIT_KEYS = {
+    "prompt": ("gen_ai.prompt", "gen_ai.input.messages"),
+    "completion": ("gen_ai.completion", "gen_ai.output.messages"),
+}
+"""The attributes OpenLIT has kept a model call's prompt and completion text in."""
+
+
+def _openlit(span: Span, side: Literal["prompt", "completion"]) -> list[msg.Message]:
+    """OpenLIT's prompt or completion, told as text on the span or in its content events.
+
+    OpenLIT (sdk/python/src/openlit) has written them three ways: span attributes
+    ``gen_ai.content.prompt`` / ``gen_ai.content.completion`` (before commit 86dde167, 2024:
+    ``instrumentation/openai/openai.py`` lines 148-150 at 40118b37); then span attributes
+    ``gen_ai.prompt`` / ``gen_ai.completion`` with span events ``gen_ai.content.prompt`` /
+    ``gen_ai.content.completion`` carrying the same (``instrumentation/cohere/utils.py`` lines
+    266-284 at 2b9ea101); since fe267296 the events carry ``gen_ai.input.messages`` /
+    ``gen_ai.output.messages`` (``instrumentation/together/utils.py`` lines 293-316). The prompt
+    is the chat flattened into ``role: text`` lines (``format_content``), the completion the
+    reply's text; JSON is read as messages.
+    """
+    name = f"gen_ai.content.{side}"
+    keys = (*_OPENLIT_KEYS[side], name)
+    told = [span.attributes.get(key) for key in keys] + [
+        event.attributes.get(key) for event in span.events if event.name == name for key in keys
+    ]
+    role = "user" if side == "prompt" else "assistant"
+    for value in told:
+        loaded = msg.loads(value)
+        if isinstance(loaded, str) and loaded.strip():
+            turns = msg.transcript(loaded) if side == "prompt" else None
+            return turns or msg.messages([{"role": role, "content": loaded}])
+        if isinstance(loaded, list | dict) and (found := msg.messages(loaded)):
+            return found
+    return []
 
 
 def _pydantic_ai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
