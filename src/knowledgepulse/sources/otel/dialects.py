@@ -198,7 +198,9 @@ def _completion(value: Any, mime_type: Any) -> list[msg.Message]:
     writes the text itself (``text/plain``, OpenInference's default when no mime type is
     written); LangChain's LLM runs dump their outputs as JSON (``{"generations": [[{"text"}]]}``),
     OpenAI's completions API answers ``{"choices": [{"text"}]}``, LlamaIndex's
-    ``CompletionResponse`` is ``{"text"}``. JSON holding no text says no answer.
+    ``CompletionResponse`` is ``{"text"}``. JSON holding no text says no answer. A LlamaIndex
+    ``ChatResponse`` written as text is its message's ``role: content`` (``assistant: Yes``):
+    that turn, without its label.
     """
     if not isinstance(value, str) or not value.strip():
         return []
@@ -206,7 +208,7 @@ def _completion(value: Any, mime_type: Any) -> list[msg.Message]:
     text = loaded if isinstance(loaded, str) else _completion_text(loaded)
     if not text or not text.strip():
         return []
-    return msg.messages([{"role": "assistant", "content": text}])
+    return msg.transcript(text) or msg.messages([{"role": "assistant", "content": text}])
 
 
 def _completion_text(loaded: Any) -> str | None:
