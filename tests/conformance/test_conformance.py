@@ -89,9 +89,6 @@ LANGFUSE_VARIANT_GAPS: dict[tuple[str, str, str], str] = {
     ("langfuse/pydantic-ai-tools-2025-12-04.json", "rows", "runs[0].final_answer"): "JSON",
     # Three root observations: the rows' trace takes the first root's output (a JSON list).
     ("langfuse/seeder-openai-assistants-2024-05-29.json", "rows", "runs[0].final_answer"): "JSON",
-    # A lone root GENERATION is read as a model call, whose Vertex AI output kp does not read.
-    ("langfuse/vertex-ai-2025-08-01.json", "page", "traces"): "0 traces",
-    ("langfuse/vertex-ai-2025-08-01.json", "page", "runs[0]"): "no trace",
 }
 """(file, how its observations were fetched, fact) -> what kp gets wrong on that variant."""
 

@@ -741,6 +741,44 @@ def test_langfuse_generation_output_as_anthropic_content_blocks(tmp_path: Path) 
     ]
 
 
+@pytest.mark.parametrize("attributes", [{}, "openinference"])
+def test_a_lone_vertex_ai_generation_fetched_without_its_trace_is_the_run(
+    tmp_path: Path, attributes: Any
+) -> None:
+    """A page whose one observation is a Vertex AI model call gives its question and answer.
+
+    Langfuse's own copy of the call is Gemini's request (``contents``) and response
+    (``candidates``); OpenInference's Vertex AI instrumentor writes each part's text without its
+    ``message_content.type``. Before, both said nothing and the page gave no trace.
+    """
+    request = {"contents": [{"role": "user", "parts": [{"text": "What is Langfuse?"}]}]}
+    answer = "Langfuse is an LLM engineering platform."
+    response = {"candidates": [{"content": {"role": "model", "parts": [{"text": answer}]}}]}
+    own = {
+        "openinference.span.kind": "LLM",
+        "llm.input_messages.0.message.role": "user",
+        "llm.input_messages.0.message.contents.0.message_content.text": "What is Langfuse?",
+        "llm.output_messages.0.message.role": "assistant",
+        "llm.output_messages.0.message.contents.0.message_content.text": answer,
+    }
+    generation = _observation(
+        "v1",
+        "g1",
+        "GENERATION",
+        1,
+        name="generate_content",
+        input=json.dumps(request),
+        output=json.dumps(response),
+        metadata=json.dumps({"attributes": own if attributes else {}}),
+    )
+    page = tmp_path / "observations.json"
+    page.write_text(json.dumps({"data": [generation], "meta": {"page": 1}}))
+    trace = only(page).trace
+    assert trace.task.objective == "What is Langfuse?"
+    assert [(step.type, step.content) for step in trace.steps] == [("thought", answer)]
+    assert trace.outcome.result_summary == answer
+
+
 def test_a_bad_item_of_a_langfuse_page_is_located_by_its_own_keys(tmp_path: Path) -> None:
     page = {
         "data": [

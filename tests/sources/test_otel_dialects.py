@@ -1462,3 +1462,141 @@ def test_an_openinference_completion_call_s_prompt_is_the_objective(
     trace = to_trace([root, call]).trace
     assert trace.task.objective == "What is Langfuse?"
     assert trace.outcome.result_summary == "Langfuse is an LLM engineering platform."
+
+
+@pytest.mark.parametrize(
+    ("output", "mime_type"),
+    [
+        ("Langfuse is an LLM engineering platform.", "text/plain"),
+        ("Langfuse is an LLM engineering platform.", None),
+        ('{"text": "Langfuse is an LLM engineering platform."}', "application/json"),
+        (
+            json.dumps(
+                {
+                    "generations": [[{"text": "Langfuse is an LLM engineering platform."}]],
+                    "llm_output": None,
+                }
+            ),
+            "application/json",
+        ),
+        ('{"choices": [{"text": "Langfuse is an LLM engineering platform."}]}', None),
+    ],
+)
+def test_an_openinference_completion_call_answers_in_its_output_value(
+    output: str, mime_type: str | None
+) -> None:
+    """A model call with no ``llm.output_messages`` (LlamaIndex's ``OpenAI.complete``, a
+    LangChain LLM run) answers in ``output.value``: its text, or the text its JSON holds.
+    Before, such a call gave no step."""
+    root = span("llama-index-trace", start=0)
+    call = span(
+        "OpenAI.complete",
+        {
+            "openinference.span.kind": "LLM",
+            "llm.prompts": ["What is Langfuse?"],
+            "output.value": output,
+            **({"output.mime_type": mime_type} if mime_type else {}),
+        },
+        start=1,
+        parent=root,
+    )
+    trace = to_trace([root, call]).trace
+    answer = "Langfuse is an LLM engineering platform."
+    assert steps(trace) == [("thought", None, answer)]
+    assert trace.outcome.result_summary == answer
+
+
+def test_an_openinference_completion_whose_json_holds_no_text_gives_no_answer() -> None:
+    """JSON output that holds no text (usage only) is no answer written as JSON."""
+    call = span(
+        "OpenAI.complete",
+        {
+            "openinference.span.kind": "LLM",
+            "llm.prompts": ["What is Langfuse?"],
+            "output.value": '{"usage": {"total_tokens": 3}}',
+            "output.mime_type": "application/json",
+        },
+        start=1,
+    )
+    with pytest.raises(ConversionError, match="no step"):
+        to_trace([call])
+
+
+_OPENLIT_PROMPT = "system: You are a helpful AI assistant.\nuser: Say 'Hello World!'"
+"""OpenLIT's prompt: the chat flattened by its ``format_content``, a ``role: text`` line each."""
+
+
+@pytest.mark.parametrize(
+    ("attributes", "events"),
+    [
+        # Before 2024-06: span attributes of the content events' names.
+        (
+            {
+                "gen_ai.content.prompt": _OPENLIT_PROMPT,
+                "gen_ai.content.completion": "Hello World!",
+            },
+            (),
+        ),
+        # Then: the content events, carrying gen_ai.prompt / gen_ai.completion.
+        (
+            {},
+            (
+                SpanEvent("gen_ai.content.prompt", {"gen_ai.prompt": _OPENLIT_PROMPT}),
+                SpanEvent("gen_ai.content.completion", {"gen_ai.completion": "Hello World!"}),
+            ),
+        ),
+        # And the same as span attributes, as text.
+        ({"gen_ai.prompt": _OPENLIT_PROMPT, "gen_ai.completion": "Hello World!"}, ()),
+        # Since 2026-02: the events carry gen_ai.input.messages / gen_ai.output.messages text.
+        (
+            {},
+            (
+                SpanEvent("gen_ai.content.prompt", {"gen_ai.input.messages": _OPENLIT_PROMPT}),
+                SpanEvent("gen_ai.content.completion", {"gen_ai.output.messages": "Hello World!"}),
+            ),
+        ),
+    ],
+)
+def test_openlit_prompt_and_completion_as_text_attributes_or_content_events(
+    attributes: dict[str, Any], events: tuple[SpanEvent, ...]
+) -> None:
+    """OpenLIT's model call (``gen_ai.operation.name`` chat) tells its content as text, on the
+    span or in ``gen_ai.content.{prompt,completion}`` events: the user's turn asks, the
+    completion answers. Before, only Langfuse's copy of such a call was read."""
+    call = span(
+        "chat gpt-4o",
+        {"gen_ai.operation.name": "chat", "gen_ai.system": "openai", **attributes},
+        start=1,
+        events=events,
+    )
+    trace = to_trace([call]).trace
+    assert trace.task.objective == "Say 'Hello World!'"
+    assert steps(trace) == [("thought", None, "Hello World!")]
+    assert trace.outcome.result_summary == "Hello World!"
+
+
+def test_openlit_content_events_are_read_from_an_otlp_file(tmp_path: Path) -> None:
+    """The content events as an OTLP JSON export carries them (``events[].attributes``)."""
+
+    def text(key: str, value: str) -> dict[str, Any]:
+        return {"key": key, "value": {"stringValue": value}}
+
+    call = {
+        "traceId": TRACE,
+        "spanId": "b7ad6b7169203331",
+        "name": "chat gpt-4o",
+        "startTimeUnixNano": "1700000000000000000",
+        "endTimeUnixNano": "1700000001000000000",
+        "attributes": [text("gen_ai.operation.name", "chat")],
+        "events": [
+            {"name": "gen_ai.content.prompt", "attributes": [text("gen_ai.prompt", "user: 2+2?")]},
+            {"name": "gen_ai.content.completion", "attributes": [text("gen_ai.completion", "4")]},
+        ],
+    }
+    scope = {"scope": {"name": "openlit.otel.tracing"}, "spans": [call]}
+    path = tmp_path / "openlit.json"
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [scope]}]}))
+    (item,) = convert_file(path)
+    assert isinstance(item, TraceItem)
+    assert item.trace.task.objective == "2+2?"
+    assert steps(item.trace) == [("thought", None, "4")]

@@ -115,12 +115,18 @@ def test_proto_example_without_genai_spans_is_a_located_warning() -> None:
 
 
 def test_openinference_spec_spans_give_objective_and_answer() -> None:
-    """OpenInference's console-shaped CHAIN root gives the objective and the answer."""
+    """OpenInference's console-shaped CHAIN root gives the objective and the answer; its LLM
+    span, which has no ``llm.output_messages``, says its reply in ``output.value`` (LlamaIndex's
+    ``ChatResponse`` as text, ``assistant: ...``): a thought of its own, the label left out."""
     (item,) = traces(DATA / "openinference_traces.json")
     trace = item.trace
     assert trace.id == "kp:trace:ed7b336d-e71a-46f0-a334-5f2e87cb6cfc"
     assert trace.task.objective == "Is anybody there?"
-    assert steps(trace) == [("thought", None, "Yes, I am here.")]
+    assert steps(trace) == [
+        ("thought", None, "Yes I am here"),
+        ("thought", None, "Yes, I am here."),
+    ]
+    assert trace.outcome.result_summary == "Yes, I am here."
     assert trace.metadata.created_at.isoformat() == "2023-09-07T18:54:47.293922+00:00"
 
 

@@ -452,6 +452,13 @@ def _messages(value: Any, role: str) -> list[Any]:
             return [{"role": role, **loaded}]
         if isinstance(loaded.get("messages"), list):
             return list(loaded["messages"])
+        # Gemini's request and response as Vertex AI's SDK sends and returns them: the turns
+        # are its ``contents``, the reply its first candidate's ``{"content": {"role", "parts"}}``.
+        if isinstance(loaded.get("contents"), list):
+            return list(loaded["contents"])
+        candidates = loaded.get("candidates")
+        if isinstance(candidates, list) and candidates and isinstance(candidates[0], dict):
+            loaded = candidates[0]
         content = loaded.get("content")
         if isinstance(content, dict):  # Gemini / ADK: {"content": {"role": "model", "parts"}}
             return [{"role": role, **content}]

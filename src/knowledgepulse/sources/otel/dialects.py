@@ -137,8 +137,9 @@ def _openinference(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         view.fill(
             input_messages=msg.openinference_messages(attrs, "llm.input_messages")
             or msg.prompt_messages(attrs, "llm.prompts"),
-            output_messages=msg.openinference_messages(attrs, "llm.output_messages")
-            or _called(attrs.get("output.value")),
+            output_messages=_spoken(msg.openinference_messages(attrs, "llm.output_messages"))
+            or _called(attrs.get("output.value"))
+            or _completion(attrs.get("output.value"), attrs.get("output.mime_type")),
         )
     elif role == "tool" and kind.upper() == "RETRIEVER":
         documents = msg.indexed(attrs, "retrieval.documents")
@@ -183,6 +184,48 @@ def _called(value: Any) -> list[msg.Message]:
     if not all(isinstance(call, dict) and isinstance(call.get("function"), dict) for call in calls):
         return []
     return msg.messages([{"role": "assistant", "tool_calls": calls}])
+
+
+def _spoken(messages: list[msg.Message]) -> list[msg.Message]:
+    """The messages, when one of them says anything (an entry with only a role says nothing)."""
+    return messages if any(message["parts"] for message in messages) else []
+
+
+def _completion(value: Any, mime_type: Any) -> list[msg.Message]:
+    """A model call's answer told only as ``output.value``, as an assistant message.
+
+    Completion-style calls record no ``llm.output_messages``: LlamaIndex's ``OpenAI.complete``
+    writes the text itself (``text/plain``, OpenInference's default when no mime type is
+    written); LangChain's LLM runs dump their outputs as JSON (``{"generations": [[{"text"}]]}``),
+    OpenAI's completions API answers ``{"choices": [{"text"}]}``, LlamaIndex's
+    ``CompletionResponse`` is ``{"text"}``. JSON holding no text says no answer. A LlamaIndex
+    ``ChatResponse`` written as text is its message's ``role: content`` (``assistant: Yes``):
+    that turn, without its label.
+    """
+    if not isinstance(value, str) or not value.strip():
+        return []
+    loaded: Any = value if mime_type == "text/plain" else msg.loads(value)
+    text = loaded if isinstance(loaded, str) else _completion_text(loaded)
+    if not text or not text.strip():
+        return []
+    return msg.transcript(text) or msg.messages([{"role": "assistant", "content": text}])
+
+
+def _completion_text(loaded: Any) -> str | None:
+    """The text a completion's JSON output holds: its first generation's or choice's."""
+    if not isinstance(loaded, dict):
+        return None
+    generations = loaded.get("generations")
+    if isinstance(generations, list) and generations:  # LangChain's LLMResult: a list a prompt
+        first = generations[0][0] if isinstance(generations[0], list) and generations[0] else None
+        return _completion_text(first)
+    choices = loaded.get("choices")
+    if isinstance(choices, list) and choices:
+        return _completion_text(choices[0])
+    for key in ("text", "content", "completion", "output"):
+        if isinstance(loaded.get(key), str):
+            return str(loaded[key])
+    return None
 
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -312,9 +355,15 @@ def _adk(span: Span, attrs: Mapping[str, Any], view: View) -> None:
 def _legacy(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     kind = attrs.get("traceloop.span.kind")
     role: Role | None = _TRACELOOP_ROLES.get(kind) if isinstance(kind, str) else None
-    prompt = msg.legacy_messages(attrs, "gen_ai.prompt") or msg.messages(attrs.get("gen_ai.prompt"))
-    completion = msg.legacy_messages(attrs, "gen_ai.completion") or msg.messages(
-        attrs.get("gen_ai.completion")
+    prompt = (
+        msg.legacy_messages(attrs, "gen_ai.prompt")
+        or msg.messages(attrs.get("gen_ai.prompt"))
+        or _openlit(span, "prompt")
+    )
+    completion = (
+        msg.legacy_messages(attrs, "gen_ai.completion")
+        or msg.messages(attrs.get("gen_ai.completion"))
+        or _openlit(span, "completion")
     )
     if role is None and (prompt or completion or "llm.request.type" in attrs):
         role = "inference"
@@ -337,6 +386,42 @@ def _legacy(span: Span, attrs: Mapping[str, Any], view: View) -> None:
             input_text=msg.input_text(_entity(entity_input, "inputs")),
             output_text=_output_text(_entity(entity_output, "outputs")),
         )
+
+
+_OPENLIT_KEYS = {
+    "prompt": ("gen_ai.prompt", "gen_ai.input.messages"),
+    "completion": ("gen_ai.completion", "gen_ai.output.messages"),
+}
+"""The attributes OpenLIT has kept a model call's prompt and completion text in."""
+
+
+def _openlit(span: Span, side: Literal["prompt", "completion"]) -> list[msg.Message]:
+    """OpenLIT's prompt or completion, told as text on the span or in its content events.
+
+    OpenLIT (sdk/python/src/openlit) has written them three ways: span attributes
+    ``gen_ai.content.prompt`` / ``gen_ai.content.completion`` (before commit 86dde167, 2024:
+    ``instrumentation/openai/openai.py`` lines 148-150 at 40118b37); then span attributes
+    ``gen_ai.prompt`` / ``gen_ai.completion`` with span events ``gen_ai.content.prompt`` /
+    ``gen_ai.content.completion`` carrying the same (``instrumentation/cohere/utils.py`` lines
+    266-284 at 2b9ea101); since fe267296 the events carry ``gen_ai.input.messages`` /
+    ``gen_ai.output.messages`` (``instrumentation/together/utils.py`` lines 293-316). The prompt
+    is the chat flattened into ``role: text`` lines (``format_content``), the completion the
+    reply's text; JSON is read as messages.
+    """
+    name = f"gen_ai.content.{side}"
+    keys = (*_OPENLIT_KEYS[side], name)
+    told = [span.attributes.get(key) for key in keys] + [
+        event.attributes.get(key) for event in span.events if event.name == name for key in keys
+    ]
+    role = "user" if side == "prompt" else "assistant"
+    for value in told:
+        loaded = msg.loads(value)
+        if isinstance(loaded, str) and loaded.strip():
+            turns = msg.transcript(loaded) if side == "prompt" else None
+            return turns or msg.messages([{"role": role, "content": loaded}])
+        if isinstance(loaded, list | dict) and (found := msg.messages(loaded)):
+            return found
+    return []
 
 
 def _pydantic_ai(span: Span, attrs: Mapping[str, Any], view: View) -> None:

@@ -314,6 +314,10 @@ def openinference_messages(flat: Mapping[str, Any], prefix: str) -> list[Message
                 parts.append(_oi_call(content))
             elif kind in ("text", "reasoning"):
                 parts.append({"type": kind, "content": content.get("message_content.text")})
+            elif kind is None and isinstance(content.get("message_content.text"), str):
+                # A text part whose type is not written: OpenInference's Vertex AI instrumentor
+                # writes only ``message_content.text`` for a Gemini part's text.
+                parts.append({"type": "text", "content": content["message_content.text"]})
         text = entry.get("message.content")
         if any(part["type"] == "text" for part in parts):
             # OpenAI Agents' instrumentor writes a Responses API message both ways: its text
