@@ -405,3 +405,44 @@ def test_a_card_number_glued_to_latin_letters_stays_an_id(text: str) -> None:
 def test_prices_dates_and_ids_between_chinese_words_are_not_phone_numbers(text: str) -> None:
     """The shapes that are not numbers to call stay, with Chinese around them as with spaces."""
     assert clean_text(text, "aggregated").text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "number", "marker"),
+    [
+        ("社会保障番号123-45-6789です", "123-45-6789", "ssn"),
+        ("账号DE89370400440532013000转账", "DE89370400440532013000", "iban"),
+        ("账号DE89 3704 0044 0532 0130 00转账", "DE89 3704 0044 0532 0130 00", "iban"),
+        ("服务器192.168.1.23上", "192.168.1.23", "ip"),
+        ("地址2001:db8::1上", "2001:db8::1", "ip"),
+        ("เลขที่123-45-6789ครับ", "123-45-6789", "ssn"),
+    ],
+)
+def test_an_identifier_between_words_of_a_script_without_spaces_is_redacted(
+    text: str, number: str, marker: str
+) -> None:
+    """An SSN, an IBAN or an IP address glued to Chinese, Japanese or Thai words is found, as a
+    phone or card number there is; before, those letters were taken for an id's and it leaked."""
+    assert clean_text(text, "aggregated").text == text.replace(number, f"[REDACTED:{marker}]")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["路径/home/alice/x", "路径C:\\Users\\alice\\x", "连接ftp://user:pa55word@10.0.0.5/x"],
+)
+def test_a_path_or_url_credentials_after_words_of_a_script_without_spaces_are_redacted(
+    text: str,
+) -> None:
+    """A home path or a URL's password right after a Chinese word is found; before, it leaked."""
+    cleaned = clean_text(text, "aggregated").text
+    assert "alice" not in cleaned
+    assert "pa55word" not in cleaned
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["id123-45-6789", "x192.168.1.23", "ACCTDE89370400440532013000", "abc2001:db8::1"],
+)
+def test_an_identifier_glued_to_latin_letters_stays_an_id(text: str) -> None:
+    """Latin letters beside the digits still make them part of an id, as before."""
+    assert clean_text(text, "aggregated").text == text

@@ -238,6 +238,11 @@ _UNSPACED = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}
 _UNSPACED_LETTER = regex.compile(f"[{_UNSPACED}]")
 _WORD_NOT_ASCII = r"[^\x00-\x7f\W]"  # a letter, mark or digit of a script other than ASCII
 _WORD_SPACED = rf"[^\W{_UNSPACED}]"  # a word character not of a script written without spaces
+# The edges of an identifier (an SSN, an IBAN, an IP address, a path): no word character of a
+# spaced script beside it (\b and (?<!\w) took Chinese, Japanese and Thai letters for one, and
+# "社会保障番号123-45-6789です", "账号DE89...转账" leaked).
+_AFTER_NO_WORD = rf"(?<!{_WORD_SPACED})"
+_BEFORE_NO_WORD = rf"(?!{_WORD_SPACED})"
 _LOCAL = rf"[a-zA-Z0-9._%+\-]|(?![{_UNSPACED}]){_WORD_NOT_ASCII}"
 _EMAIL_ANYWHERE = (
     rf"(?:(?:{_LOCAL})+"
@@ -277,8 +282,9 @@ def _iban_checks(found: str) -> bool:
 # or German document puts there (U+00A0, U+202F) so that the number is not broken across lines.
 _IBAN_SEPARATOR = regex.compile(r"[ \u00a0\u202f\-]")
 _IBAN = regex.compile(
-    r"\b[A-Z]{2}\d{2}(?:([ \u00a0\u202f\-]?)[A-Z0-9]{4})(?:\1[A-Z0-9]{4}){1,6}"
-    r"(?:\1[A-Z0-9]{1,3})?\b"
+    rf"{_AFTER_NO_WORD}[A-Z]{{2}}\d{{2}}(?:([ \u00a0\u202f\-]?)[A-Z0-9]{{4}})"
+    r"(?:\1[A-Z0-9]{4}){1,6}"
+    rf"(?:\1[A-Z0-9]{{1,3}})?{_BEFORE_NO_WORD}"
 )
 
 
@@ -296,9 +302,9 @@ def _ibans(text: str) -> Iterator[Span]:
 
 
 _IPV6_CANDIDATE = regex.compile(
-    r"(?<![\w:.\]])(?:[0-9A-Fa-f]{0,4}:){2,7}"
+    rf"{_AFTER_NO_WORD}(?<![:.\]])(?:[0-9A-Fa-f]{{0,4}}:){{2,7}}"
     r"(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}|[0-9A-Fa-f]{1,4})?"
-    r"(?:%[\w.]+)?(?![\w:]|\.\d)"
+    rf"(?:%[\w.]+)?{_BEFORE_NO_WORD}(?!:|\.\d)"
 )
 
 
@@ -635,7 +641,7 @@ def default_rules() -> RuleSet:
             "url-credentials",
             "password",
             True,
-            r"(?i)\b[a-z][a-z0-9+.\-]{1,20}://[^\s/:@'\"`]+:([^\s/@'\"`]+)@",
+            rf"(?i){_AFTER_NO_WORD}[a-z][a-z0-9+.\-]{{1,20}}://[^\s/:@'\"`]+:([^\s/@'\"`]+)@",
             keywords=("://",),
         ),
         Rule(
@@ -702,7 +708,8 @@ def default_rules() -> RuleSet:
             "home-path",
             "filepath",
             False,
-            r"(?<![\w.\-\]])/(?:home|Users)/[a-zA-Z0-9._\-]+(?:/" + _UNTIL_END + "*)?",
+            rf"{_AFTER_NO_WORD}(?<![.\-\]])/(?:home|Users)/[a-zA-Z0-9._\-]+"
+            rf"(?:/{_UNTIL_END}*)?",
             keywords=("/home/", "/users/"),
             escapes=True,
             folds=True,
@@ -713,7 +720,7 @@ def default_rules() -> RuleSet:
             False,
             # After an escaped line break too (\nC:\Users\...), and with its separators escaped
             # as JSON text writes them (C:\\Users\\...), where a single \n ends it: an escape.
-            r"(?:(?<=\\[nrt])|\b)[A-Za-z]:"
+            rf"(?:(?<=\\[nrt])|{_AFTER_NO_WORD})[A-Za-z]:"
             r"(?:\\\\Users\\\\[a-zA-Z0-9._\-]+(?:\\\\[^\s'\"`,;)}\]\\]*)*"
             r"|[\\/]Users[\\/][a-zA-Z0-9._\-]+(?:[\\/]" + _UNTIL_END + "*)*)",
             keywords=("\\users\\", "/users/"),
@@ -737,7 +744,8 @@ def default_rules() -> RuleSet:
             "us-ssn",
             "ssn",
             False,
-            r"(?<![\w\-.\]])(?!000|666|9\d\d)\d{3}([\-. ])(?!00)\d{2}\1(?!0000)\d{4}(?![\w\-])",
+            rf"{_AFTER_NO_WORD}(?<![\-.\]])(?!000|666|9\d\d)\d{{3}}([\-. ])(?!00)\d{{2}}\1"
+            rf"(?!0000)\d{{4}}{_BEFORE_NO_WORD}(?!-)",
             digits=True,
             group=0,
             escapes=True,
@@ -759,8 +767,8 @@ def default_rules() -> RuleSet:
             False,
             # Not four of a longer run of dotted numbers: a version (10.0.19041.1.2), an OID, or a
             # phone number written with dots (06.12.34.56.78), which the phone rules take whole.
-            r"(?<![\w\]])(?<!\d\.)(?:25[0-5]|2[0-4]\d|[01]?\d\d?)"
-            r"(?:\.(?:25[0-5]|2[0-4]\d|[01]?\d\d?)){3}\b(?!\.\d)",
+            rf"{_AFTER_NO_WORD}(?<![\]])(?<!\d\.)(?:25[0-5]|2[0-4]\d|[01]?\d\d?)"
+            rf"(?:\.(?:25[0-5]|2[0-4]\d|[01]?\d\d?)){{3}}{_BEFORE_NO_WORD}(?!\.\d)",
             keywords=(".",),
             digits=True,
             accept=_ipv4,
