@@ -357,7 +357,8 @@ def _ipv4(match: regex.Match[str], found: str) -> bool:
 
 _DOTTED_QUAD = regex.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _SSN_SHAPE = regex.compile(r"\d{3}([\-. ])\d{2}\1\d{4}")
-_DECIMAL = regex.compile(r"\d+\.\d+")  # one point and no other separator: 0.049690183
+# One point and no other separator, negative too: 0.049690183, -0.436324311 (a vector's value).
+_DECIMAL = regex.compile(r"-?\d+\.\d+")
 _ZIP_PLUS_4 = regex.compile(r"\d{5}-\d{4}")
 # A date, alone or opening a time (a log line's 2024-05-15 15:00:00 read as 2024-05-15 15), the
 # year first or last (15.05.2024 10:11:12, 05/15/2024 10:11: day or month first).
