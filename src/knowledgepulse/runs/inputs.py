@@ -305,7 +305,7 @@ def _streamed_rows(data: Any) -> Iterator[dict[str, Any]]:
     Python rows not decoded (its Arrow batches fail on rows a generator gave of differing
     shapes), their JSON columns parsed by the Arrow types of its features, when it has them.
     """
-    rows = data.with_format(None).decode(False)
-    if data.features is None:
+    rows = data.with_format(None)
+    if data.features is None:  # nothing to decode (``decode`` raises on unknown features)
         return iter(rows)
-    return arrow.decoded(data.features.arrow_schema, rows)
+    return arrow.decoded(data.features.arrow_schema, rows.decode(False))
