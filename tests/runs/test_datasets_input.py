@@ -262,3 +262,18 @@ def test_decontaminate_and_split_written_to_parquet_keep_the_input_types(tmp_pat
             assert [back.field(name) for name in schema.names] == list(schema), path
             assert back.metadata == schema.metadata, path
         assert sum(pq.read_metadata(path).num_rows for path in parts.values()) == len(labelled)
+
+
+def test_a_streamed_dataset_of_unknown_features_is_read() -> None:
+    """An ``IterableDataset`` without features (``from_generator`` without them, or after a
+    ``map``) is read as it streams; before, datasets' ``decode`` refused it with a traceback."""
+    from datasets import IterableDataset
+
+    rows = chat_rows()
+
+    def generated() -> Iterator[dict[str, Any]]:
+        yield from rows
+
+    streamed = IterableDataset.from_generator(generated)
+    assert streamed.features is None
+    assert annotate(streamed, scorer=scorer()) == annotate(rows, scorer=scorer())

@@ -6,6 +6,10 @@ A column ``datasets`` could give no one Arrow type is stored as JSON text (Arrow
 type): its values are read as the JSON they hold, as ``datasets`` itself reads them. A timestamp
 without a time zone (what Arrow's JSON reader, and so ``datasets.Dataset.from_json``, makes of
 ``2024-11-23T01:23:33Z``) is read as UTC, as the chat readers read a time column.
+
+Arrow data held by another library (a Polars DataFrame, a DuckDB relation, a pyarrow
+``RecordBatchReader``) is read through the Arrow PyCapsule interface (``__arrow_c_stream__``),
+one definition for all of them, none imported: :func:`gives_arrow`, :func:`arrow_stream`.
 """
 
 from __future__ import annotations
@@ -18,7 +22,14 @@ from typing import Any
 
 import orjson
 
-from knowledgepulse.errors import InputFileError
+from knowledgepulse.errors import (
+    InputFileError,
+    MissingDependencyError,
+    Setting,
+    SettingTypeError,
+    import_optional,
+    install_hint,
+)
 
 STREAM_MAGIC = b"\xff\xff\xff\xff"
 """The bytes an Arrow IPC stream starts with (a continuation marker): what ``datasets`` writes."""
@@ -107,6 +118,91 @@ def file_schema(path: str | Path) -> Any | None:
             return opened(data).schema
     except (InputFileError, OSError, ValueError, ImportError):
         return None
+
+
+def gives_arrow(data: Any) -> bool:
+    """Whether ``data`` exports Arrow data by the PyCapsule interface (``__arrow_c_stream__``).
+
+    Polars' and pandas' DataFrames, DuckDB relations and pyarrow's tables, batches and readers
+    do; told by the method, so that none of those libraries is imported to ask.
+    """
+    return hasattr(data, "__arrow_c_stream__")
+
+
+def arrow_stream(data: Any, name: str = "data") -> Any:
+    """The ``pyarrow.RecordBatchReader`` of ``data``'s Arrow data (:func:`gives_arrow`).
+
+    One export, read once, a batch at a time: a reader gives its rows once, and a query (a
+    DuckDB relation) runs again at each export, its rows perhaps in another order.
+
+    Raises:
+        MissingDependencyError: pyarrow is not installed (Polars and DuckDB work without it).
+        SettingTypeError: ``data`` (the parameter ``name``) is a column, not rows: a Polars
+            ``Series``, a ``ChunkedArray`` of numbers.
+    """
+    pa = import_optional(
+        "pyarrow",
+        lambda error: MissingDependencyError(
+            f"reading a {type(data).__name__} (Arrow data) needs pyarrow, which is not "
+            f"installed ({error}); install it with: {install_hint('parquet')}"
+        ),
+    )
+    try:
+        return pa.RecordBatchReader.from_stream(data)
+    except pa.ArrowInvalid as error:  # a column's stream: its type is no struct of fields
+        raise SettingTypeError(
+            Setting(name),
+            f" (a {type(data).__name__}) is one column of Arrow data, not rows ({error}): give "
+            "a table, each column a field of the rows",
+        ) from None
+
+
+def without_views(table: Any) -> Any:
+    """A pyarrow ``Table`` with its view columns (``string_view``, at any depth) as plain ones.
+
+    Polars and DuckDB export text as ``string_view``, of which pyarrow cannot take rows
+    (``take`` has no kernel for it); its large type holds the same values, as Polars'
+    ``to_arrow()`` gives them. A table without a view column is the same table.
+    """
+    plain = _plain_type(table.schema)
+    return table if plain is None else table.cast(plain)
+
+
+def _plain_type(kind: Any) -> Any:
+    """``kind`` (a schema or a type) with each view type its large type; ``None``: no view."""
+    import pyarrow as pa  # noqa: PLC0415 - loaded already: a table is in hand
+
+    if isinstance(kind, pa.Schema):
+        fields = [_plain_type(field.type) for field in kind]
+        if all(field is None for field in fields):
+            return None
+        return pa.schema(
+            [f if t is None else f.with_type(t) for f, t in zip(kind, fields, strict=True)],
+            metadata=kind.metadata,
+        )
+    if pa.types.is_string_view(kind):
+        return pa.large_string()
+    if pa.types.is_binary_view(kind):
+        return pa.large_binary()
+    if pa.types.is_struct(kind):
+        inner = [_plain_type(field.type) for field in kind]
+        if all(t is None for t in inner):
+            return None
+        return pa.struct(
+            [f if t is None else f.with_type(t) for f, t in zip(kind, inner, strict=True)]
+        )
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        item = _plain_type(kind.value_type)
+        if item is None:
+            return None
+        field = kind.value_field.with_type(item)
+        return pa.list_(field) if pa.types.is_list(kind) else pa.large_list(field)
+    return None
+
+
+def stream_rows(reader: Any) -> Iterator[dict[str, Any]]:
+    """The rows of a ``pyarrow.RecordBatchReader``, a batch at a time (:func:`batch_rows`)."""
+    return (row for batch in reader for row in batch_rows(batch))
 
 
 NULL_MEANS = b"knowledgepulse.null"

@@ -1,7 +1,8 @@
 """One call each on Python data: :func:`score` it, :func:`annotate` it, :func:`redact` it.
 
 ``data`` is what :func:`~knowledgepulse.runs.items_of` reads: a path or several, row dicts, a
-pandas ``DataFrame``, a pyarrow ``Table`` or a ``datasets.Dataset``; dataset rows in a
+pandas ``DataFrame``, a pyarrow ``Table``, a ``datasets.Dataset`` or another table that gives
+Arrow data (a Polars DataFrame, a DuckDB relation: ``__arrow_c_stream__``); dataset rows in a
 conversation format are converted, ``ReasoningTrace`` documents read as they are. A record that
 gives no valid trace is set aside and told to ``on_problem`` (by default logged as a warning on
 the ``knowledgepulse`` logger), and the run goes on.
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, Unpack, overload
 from knowledgepulse._util.text import did_you_mean
 from knowledgepulse.errors import SettingTypeError
 from knowledgepulse.records import Problem
-from knowledgepulse.runs.inputs import RunInput, items_of, table_kind
+from knowledgepulse.runs.inputs import RunInput, items_of, readable_twice, table_kind
 from knowledgepulse.runs.read import (
     OnProblem,
     TraceSettings,
@@ -78,8 +79,13 @@ class _Dataset(Protocol):
     def features(self) -> Any: ...
 
 
-Table: TypeAlias = "_DataFrame | _ArrowTable | _Dataset"
-"""A pandas ``DataFrame``, a pyarrow ``Table`` or a ``datasets.Dataset``."""
+class _ArrowData(Protocol):  # a Polars DataFrame, a DuckDB relation: a pyarrow Table comes back
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any: ...
+
+
+Table: TypeAlias = "_DataFrame | _ArrowTable | _Dataset | _ArrowData"
+"""A pandas ``DataFrame``, a pyarrow ``Table``, a ``datasets.Dataset``, or a table that gives
+Arrow data (``__arrow_c_stream__``: a Polars DataFrame, a DuckDB relation)."""
 
 _log = logging.getLogger("knowledgepulse")
 
@@ -158,14 +164,17 @@ def annotate(data: RunInput, **settings: Unpack[ScoreSettings]) -> Any:
     ``kp_shareable``, the four dimensions, ``kp_nearest``); a ``ReasoningTrace`` document gets
     ``metadata.quality_score``. A pandas ``DataFrame``, a pyarrow ``Table`` or a
     ``datasets.Dataset`` gives its own rows back (index and types kept) with the ``kp_``
-    columns added; row dicts or files give a list of dicts. A dataset row that gives no trace
-    is kept in its place with ``kp_error`` saying why and its other ``kp_`` columns empty (and
-    told to ``on_problem``); a read row's ``kp_error`` is empty. A trace document that gives
-    none is left out (every record of a table is a row; a list or file is known to hold rows
-    once one of them reads).
+    columns added; another table that gives Arrow data (a Polars DataFrame, a DuckDB relation,
+    a ``RecordBatchReader``) is read once into a pyarrow ``Table``, which comes back so (text
+    held as ``string_view`` as ``large_string``); row dicts or files give a list of dicts. A
+    dataset row that gives no trace is kept in its place with ``kp_error`` saying why and its
+    other ``kp_`` columns empty (and told to ``on_problem``); a read row's ``kp_error`` is
+    empty. A trace document that gives none is left out (every record of a table is a row; a
+    list or file is known to hold rows once one of them reads).
 
     Takes the arguments of :func:`score` (:class:`ScoreSettings`).
     """
+    data = readable_twice(data)  # read to score, then its rows taken
     unread = UnreadRows()
     kept = in_place(
         _scored(data, settings, unread), unread, every_file=table_kind(data) is not None
@@ -240,6 +249,7 @@ def redact(
     from knowledgepulse.redact.items import Redactor  # noqa: PLC0415 - the rules load here
 
     redactor = Redactor(level, rules_file=None if rules_file is None else Path(rules_file))
+    data = readable_twice(data)  # read to redact, then made again of its rows
     findings: list[list[Finding]] = []
     problems: list[Problem] = []
     unread = unread_rows(redactor)

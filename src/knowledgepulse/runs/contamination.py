@@ -30,7 +30,7 @@ from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import check_stdin_once, read_records
 from knowledgepulse.reports.curation import decontamination_summary
 from knowledgepulse.runs.curate import DEDUPE_THRESHOLD, no_vectors
-from knowledgepulse.runs.inputs import RunInput, items_of, paths_of, rows_of
+from knowledgepulse.runs.inputs import RunInput, items_of, paths_of, readable_twice, rows_of
 from knowledgepulse.runs.read import (
     OnProblem,
     TraceSettings,
@@ -243,8 +243,9 @@ def decontaminate(
     vector's cosine with a reference item's reaches ``threshold``.
 
     Args:
-        data: the set to clean: files, row dicts, a DataFrame, an Arrow table or a
-            ``datasets.Dataset`` (see :data:`~knowledgepulse.runs.RunInput`).
+        data: the set to clean: files, row dicts, a DataFrame, an Arrow table, a
+            ``datasets.Dataset`` or another table that gives Arrow data (a Polars DataFrame:
+            a pyarrow Table comes back; see :data:`~knowledgepulse.runs.RunInput`).
         against: the reference set, in any of those forms; a ``.txt`` file (among other
             files too) is read as task texts, one a line (blank lines skipped).
         against_texts: reference task texts given as strings, besides ``against``.
@@ -299,6 +300,7 @@ def decontaminate(
             Setting("against_texts"),
         )
     check_stdin_once(paths_of(data), paths_of(against))
+    data = readable_twice(data)  # read to compare, then the kept rows taken
     problems: list[Problem] = []
     on_problem = on_problem or logged
     redactor = redactor_of(redact)

@@ -52,7 +52,15 @@ from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.reports.curation import dedupe_summary, selection_summary
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
-from knowledgepulse.runs.inputs import ROWS_NAME, RunInput, files_of, items_of, rows_of, to_reread
+from knowledgepulse.runs.inputs import (
+    ROWS_NAME,
+    RunInput,
+    files_of,
+    items_of,
+    readable_twice,
+    rows_of,
+    to_reread,
+)
 from knowledgepulse.runs.read import (
     OnProblem,
     TraceSettings,
@@ -503,7 +511,8 @@ def select(
     so a task's successful runs are taken before its failed ones (``docs/curation.md``).
 
     Args:
-        data: files, row dicts, a DataFrame, an Arrow table or a ``datasets.Dataset`` (see
+        data: files, row dicts, a DataFrame, an Arrow table, a ``datasets.Dataset`` or another
+            table that gives Arrow data (a Polars DataFrame: a pyarrow Table comes back; see
             :data:`~knowledgepulse.runs.RunInput`), or a scored :class:`Corpus`.
         budget: select at most this many items.
         top: select at most the top ``top`` percent (from 1 to 100: ``10`` is the top 10%; a
@@ -586,6 +595,7 @@ def select(
     if max_similarity is not None:
         check_cosine("max_similarity", max_similarity)
         _needs_embedder(scorer, "max_similarity")
+    data = readable_twice(data)  # read to score, then the picks' rows taken
     unread = UnreadRows(in_place=False)  # the picks' order is not the input's: theirs last
     by_outcome = rank_by != RANK_BY_SCORE
     outcome_field = rank_by if by_outcome else RANK_BY_REWARD
@@ -721,6 +731,7 @@ def dedupe(
     check_cosine("threshold", threshold)
     if not by_task:
         _needs_embedder(scorer, "dedupe", " (or give ", Setting("by", DEDUPE_BY_TASK), ")")
+    data = readable_twice(data)  # read to score, then the groups' rows taken
     unread = UnreadRows()
     redactor = redactor_of(redact)  # one, to count what is written
     corpus, problems, count_redacted, _ = _corpus(

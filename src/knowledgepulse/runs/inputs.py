@@ -5,7 +5,9 @@ rows held in memory through :func:`knowledgepulse.sources.convert`, their source
 the first row: ``ReasoningTrace`` documents (``@type``) as they are, dataset rows of a
 conversation format converted; the items a run gave (``TraceItem``, ``ScoredItem``) as they are,
 so that one call's result is the next one's input. Nothing is fetched and nothing heavy is
-imported unless the data is of its kind (pandas, pyarrow, datasets).
+imported unless the data is of its kind (pandas, pyarrow, datasets). Any other table that gives
+Arrow data (``__arrow_c_stream__``: a Polars DataFrame, a DuckDB relation, a pyarrow
+``RecordBatchReader``) is read as its Arrow stream, a batch at a time.
 """
 
 from __future__ import annotations
@@ -37,9 +39,11 @@ RunInput: TypeAlias = (
     "str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | Iterable[Mapping[str, Any]] | Any"
 )
 """A path, several paths, row dicts or ``ReasoningTrace`` models (a list, a generator, a
-``datasets.Dataset``), a pandas ``DataFrame`` or a pyarrow ``Table``; or the items a run gave
-(``TraceItem`` or ``ScoredItem`` objects: ``score``'s, a Ray ``score_dataset``'s ``items``, a
-result's ``kept``), each with its row, task and reward."""
+``datasets.Dataset`` or ``IterableDataset``), a pandas ``DataFrame``, a pyarrow ``Table``, or any
+other table that gives Arrow data (``__arrow_c_stream__``: a Polars DataFrame, a DuckDB relation,
+a pyarrow ``RecordBatchReader`` or ``RecordBatch``); or the items a run gave (``TraceItem`` or
+``ScoredItem`` objects: ``score``'s, a Ray ``score_dataset``'s ``items``, a result's ``kept``),
+each with its row, task and reward."""
 
 _NO_ROW = object()  # what an empty input's first row is
 ROWS_NAME = "rows"
@@ -222,6 +226,27 @@ def table_kind(data: Any) -> str | None:
     return None
 
 
+def readable_twice(data: Any) -> Any:
+    """``data``, or the pyarrow ``Table`` it gives when it is another library's table.
+
+    A call that gives rows back in their own form reads ``data`` twice: its rows to score,
+    then the rows to give back. A table known by :func:`table_kind` can be; Arrow data given
+    any other way (:func:`~knowledgepulse.records.arrow.gives_arrow`: a Polars DataFrame, a
+    DuckDB relation, a ``RecordBatchReader``) is exported once, here, into the Table that comes
+    back: a reader read again gives no row, and a query run again may give them in another
+    order. An Arrow table's text held as views (Polars' and DuckDB's ``string_view``) comes as
+    its large type, of which pyarrow can take rows. Anything else is as it is.
+
+    Raises:
+        SettingTypeError: ``data`` gives one column of Arrow data (a Polars ``Series``).
+        MissingDependencyError: pyarrow is not installed.
+    """
+    kind = table_kind(data)
+    if kind is None and not _streamed_dataset(data) and arrow.gives_arrow(data):
+        data, kind = arrow.arrow_stream(data).read_all(), "arrow"
+    return arrow.without_views(data) if kind == "arrow" else data
+
+
 def _plain(value: Any) -> Any:
     """A pandas cell as the value it stands for, NumPy arrays as lists.
 
@@ -260,14 +285,28 @@ def rows_of(data: Any) -> Iterator[Any]:
         return _dataset_rows(data)
     if _streamed_dataset(data):
         return _streamed_rows(data)
+    # Before iterating: a Polars DataFrame iterates its columns, a RecordBatchReader its batches.
+    if arrow.gives_arrow(data):
+        return arrow.stream_rows(arrow.arrow_stream(data))
     if isinstance(data, Iterable):  # row dicts, ReasoningTrace models, a datasets.Dataset
         return (_document(row) for row in data)
-    raise wrong_setting(
-        "data",
-        data,
-        "a path, row dicts, a pandas DataFrame, a pyarrow Table or a datasets.Dataset",
-        wrong_type=True,
-    )
+    raise wrong_setting("data", data, TAKEN + _instead(data), wrong_type=True)
+
+
+TAKEN = (
+    "a path, row dicts, a pandas DataFrame, a pyarrow Table, a datasets.Dataset, or a table "
+    "that gives Arrow data (__arrow_c_stream__: a Polars DataFrame, a DuckDB relation)"
+)
+"""What a run takes, for a message refusing something else."""
+
+
+def _instead(data: Any) -> str:
+    """How to make ``data`` into one of :data:`TAKEN`, when it says (a lazy query, a dataset)."""
+    if hasattr(data, "collect"):  # a Polars LazyFrame
+        return "; run the query first: data.collect()"
+    if hasattr(data, "to_table"):  # a pyarrow.dataset Dataset or Scanner
+        return "; read it first: data.to_table(), or give the paths of its files"
+    return ""
 
 
 def _frame_rows(data: Any) -> Iterator[dict[str, Any]]:
@@ -305,7 +344,7 @@ def _streamed_rows(data: Any) -> Iterator[dict[str, Any]]:
     Python rows not decoded (its Arrow batches fail on rows a generator gave of differing
     shapes), their JSON columns parsed by the Arrow types of its features, when it has them.
     """
-    rows = data.with_format(None).decode(False)
-    if data.features is None:
+    rows = data.with_format(None)
+    if data.features is None:  # nothing to decode (``decode`` raises on unknown features)
         return iter(rows)
-    return arrow.decoded(data.features.arrow_schema, rows)
+    return arrow.decoded(data.features.arrow_schema, rows.decode(False))

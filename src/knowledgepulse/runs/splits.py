@@ -30,7 +30,7 @@ from knowledgepulse.errors import OutputError, ScorerParameterError, Setting
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.curation import split_summary
 from knowledgepulse.reports.rows import row_format
-from knowledgepulse.runs.inputs import RunInput, files_of, items_of, table_kind
+from knowledgepulse.runs.inputs import RunInput, files_of, items_of, readable_twice, table_kind
 from knowledgepulse.runs.read import OnProblem, TraceSettings, logged, options_with
 from knowledgepulse.runs.redaction import messages_level, redact_items, redactor_of, unread_rows
 from knowledgepulse.runs.tasks import inferred_tasks, similarity_of_tasks, tasks_read
@@ -195,7 +195,8 @@ def split(
     """Split ``data`` into train, test (and validation) sets, each group whole in one.
 
     Args:
-        data: files, row dicts, a DataFrame, an Arrow table or a ``datasets.Dataset``.
+        data: files, row dicts, a DataFrame, an Arrow table, a ``datasets.Dataset`` or another
+            table that gives Arrow data (a Polars DataFrame: its parts are pyarrow Tables).
         test: the test set's share of the items, in (0, 1).
         validation: the validation set's share, in [0, 1); train has the rest.
         by: the group key: ``task`` (see :data:`BY_TASK`), ``domain``, or a row's column (a
@@ -249,6 +250,7 @@ def split(
     fractions = {"train": 1.0 - test - validation, "test": test}
     if validation:
         fractions["validation"] = validation
+    data = readable_twice(data)  # read to split, then each part's rows taken
     problems: list[Problem] = []
     redactor = redactor_of(redact)
     read = items_of(

@@ -18,7 +18,7 @@ from knowledgepulse._util.digest import SeenIds
 from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse._util.raised import raised
 from knowledgepulse.errors import Setting, SettingTypeError
-from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.records import Location, Problem, Record, arrow
 from knowledgepulse.records.readers import check_openable, check_stdin_once, read_records
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._invariants import check
@@ -86,15 +86,20 @@ def convert(
 
     Args:
         records: parsed JSON values or row dicts: a list, a generator, or a ``datasets.Dataset``
-            (iterating one gives dicts); nothing is fetched.
+            (iterating one gives dicts); or a table that gives Arrow data
+            (``__arrow_c_stream__``: a pandas or Polars DataFrame, a pyarrow Table or
+            ``RecordBatchReader``, a DuckDB relation), read a batch at a time. Nothing is
+            fetched.
         source: a source's name, or ``auto`` to recognise it from the first record.
         options: the domain, confidence and row columns of converted traces.
         name: what locations and row-number ids call the records (``kp:trace:<name>:<row>``).
         notes: told what the source says about the records.
 
     Raises:
-        SettingTypeError: ``records`` is a mapping (a ``DatasetDict`` of splits, say) or a text.
+        SettingTypeError: ``records`` is a mapping (a ``DatasetDict`` of splits, say) or a text,
+            or gives one column of Arrow data (a Polars ``Series``).
         UnknownSourceError: ``source`` is not a registered source.
+        MissingDependencyError: ``records`` gives Arrow data, and pyarrow is not installed.
     """
     if isinstance(records, Mapping | str | bytes):
         raise SettingTypeError(
@@ -102,6 +107,9 @@ def convert(
             f" is a {type(records).__name__}, not records: give a list of them (a DatasetDict? "
             "give one split, e.g. dataset['train'])",
         )
+    # Not iterated: a DataFrame iterates its columns, a RecordBatchReader its batches.
+    if arrow.gives_arrow(records):
+        records = arrow.stream_rows(arrow.arrow_stream(records, "records"))
     yield from _Reading(source, options or TraceOptions(), notes).file(name, located(records, name))
 
 
