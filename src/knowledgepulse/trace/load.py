@@ -47,6 +47,11 @@ def parse_trace(value: Any, *, source: str = "<trace>") -> ReasoningTrace:
     except JsonError as problem:
         found = [Problem(Location(source), problem.path, problem.message)]
         raise TraceValidationError(f"{source}: not a valid ReasoningTrace", found) from None
+    return validated_trace(value, source=source)
+
+
+def validated_trace(value: Any, *, source: str = "<trace>") -> ReasoningTrace:
+    """:func:`parse_trace` of a value known to be JSON (a source's document made of read rows)."""
     try:
         return ReasoningTrace.model_validate(value)
     except ValidationError as error:
