@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from knowledgepulse.errors import RedactionRulesError
-from knowledgepulse.redact import clean_text, load_rules
+from knowledgepulse.redact import clean_text, load_rules, redact_document
 
 
 def find_tickets(text: str) -> Iterator[tuple[int, int]]:
@@ -77,3 +77,20 @@ def test_every_mistake_of_the_file_is_reported_at_once(tmp_path: Path) -> None:
     assert "rules[1]: callable 'no_such_module_kp:find': cannot import" in message
     assert "rules[2].type" in message
     assert "rules[3]: callable 'my-tool:find': cannot import 'my-tool'" in message
+
+
+def test_a_catastrophic_rule_times_out_is_told_where_and_the_rest_are_redacted(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A user's ``(a|aa)+$`` is bounded as a suite's patterns are; the built-in rules still run."""
+    rules = load_rules(_rules(tmp_path, "rules:\n  - name: slow\n    pattern: '(a|aa)+$'\n"))
+    document = {"output": "a" * 60 + "!", "note": "mail jane.doe@example.com"}
+    with caplog.at_level("WARNING", logger="knowledgepulse"):
+        redacted, findings = redact_document(document, "aggregated", rules)
+    assert [record.getMessage() for record in caplog.records] == [
+        "redaction rule 'slow' timed out after 1000 ms on output (61 characters); what it finds "
+        "there is not redacted: make its pattern simpler (avoid nested repetition such as "
+        "'(a+)+')"
+    ]
+    assert redacted["note"] == "mail [REDACTED:email]"
+    assert [finding.rule for finding in findings] == ["email"]

@@ -10,6 +10,11 @@ from collections.abc import Iterable
 
 import regex
 
+PATTERN_TIMEOUT_MS = 1000.0
+"""How long one search of a user's regular expression may take (the ``regex`` package's CPU-time
+``timeout``): a suite's content pattern by default, a custom redaction rule always. A
+catastrophic pattern (``(a+)+$``) would otherwise hang a run."""
+
 ENCODING_ERRORS = "backslashreplace"
 """What a stream or file written as text does with what UTF-8 cannot encode (a lone surrogate)."""
 

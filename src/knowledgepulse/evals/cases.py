@@ -33,6 +33,7 @@ from knowledgepulse.evals.patterns import compile_pattern, pattern_problem
 from knowledgepulse.evals.scorer import CasePart
 from knowledgepulse.evals.suite import Suite
 from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.records.json_values import JsonError, check_python
 from knowledgepulse.records.readers import read_records
 
 
@@ -281,7 +282,20 @@ def case_inputs(cases: Cases) -> Iterator[CaseInput]:
             )
         else:
             value = dict(item) if isinstance(item, Mapping) else item
-            yield validate_case(Record(Location("<cases>", index=index), value))
+            yield _python_case(Record(Location("<cases>", index=index), value))
+
+
+def _python_case(record: Record) -> LoadedCase | MalformedCase:
+    """A case made in Python, checked first as a file's JSON is (NaN, a cycle, a set...)."""
+    try:
+        check_python(record.value)
+    except JsonError as error:
+        raw_id = record.value.get("id") if isinstance(record.value, dict) else None
+        problem = Problem(record.location, error.path, error.message)
+        return MalformedCase(
+            record.location, (problem,), raw_id if isinstance(raw_id, str) else None
+        )
+    return validate_case(record)
 
 
 # --- Checking cases against what a suite reads ---------------------------------------------

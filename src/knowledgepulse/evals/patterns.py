@@ -34,10 +34,10 @@ from pydantic import (
     model_validator,
 )
 
-from knowledgepulse._util.text import grapheme_end
+from knowledgepulse._util.text import PATTERN_TIMEOUT_MS, grapheme_end
 from knowledgepulse.evals.models import ContentPatterns, Page
 
-DEFAULT_TIMEOUT_MS = 1000.0
+DEFAULT_TIMEOUT_MS = PATTERN_TIMEOUT_MS
 DEFAULT_CASE_TIMEOUT_MS = 10_000.0
 # Beyond a minute a catastrophic pattern would hold a run for hours (and regex reads a huge
 # timeout as none at all).

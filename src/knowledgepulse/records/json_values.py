@@ -11,13 +11,18 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import datetime
+import decimal
+import enum
+import functools
 import json
 import math
 import re
+import uuid
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from pydantic import ValidationError
@@ -74,6 +79,18 @@ class JsonError(ValueError):
 TOO_DEEP = f"nested deeper than {MAX_NESTING} levels; flatten the document"
 NOT_FINITE = "NaN and infinite numbers are not valid JSON; use a finite number"
 LONE_SURROGATE = "a \\ud800-\\udfff escape without its pair names no character; read as U+FFFD"
+PAST_DOUBLE = "a number past a double; write it as a string"
+NOT_A_KEY = "an object key that is not a string"
+CYCLE = "a value that contains itself (a reference cycle), which JSON cannot hold; give a copy"
+"""For a value made in Python (:func:`check_python`): a file cannot hold one."""
+
+
+def no_json_value(value: Any) -> str:
+    """The problem of a Python value JSON has no value for (a set, bytes, an object)."""
+    return (
+        f"a Python {type(value).__name__}, which JSON has no value for; give a string, a number, "
+        "a list or an object"
+    )
 
 
 Warning = tuple[str, str]
@@ -151,16 +168,20 @@ def check_depth(value: Any, text: bytes | None = None) -> None:
             raise JsonError(TOO_DEEP, path=format_path(loc))
 
 
-def nodes(value: Any) -> Iterator[tuple[Any, Loc]]:
-    """Every value under ``value`` (itself first) with its path, in document order; no recursion."""
+def nodes(value: Any, lists: type | tuple[type, ...] = list) -> Iterator[tuple[Any, Loc]]:
+    """Every value under ``value`` (itself first) with its path, in document order; no recursion.
+
+    ``lists``: the types walked as lists (a value made in Python may hold tuples).
+    """
     stack: list[tuple[Any, Loc]] = [(value, ())]
     while stack:
         item, loc = stack.pop()
         yield item, loc
         if isinstance(item, dict):
             stack.extend((child, (*loc, key)) for key, child in reversed(item.items()))
-        elif isinstance(item, list):
-            stack.extend((item[at], (*loc, at)) for at in range(len(item) - 1, -1, -1))
+        elif isinstance(item, lists):
+            held = cast("Sequence[Any]", item)
+            stack.extend((held[at], (*loc, at)) for at in range(len(held) - 1, -1, -1))
 
 
 def _explain(data: bytes, error: orjson.JSONDecodeError) -> tuple[Any, list[str]]:
@@ -296,7 +317,7 @@ def json_value(value: Any, depth: int = 0) -> Any:
         try:
             return float(value)
         except OverflowError:
-            raise JsonError("a number past a double; write it as a string") from None
+            raise JsonError(PAST_DOUBLE) from None
     if value is None or isinstance(value, bool | int | float):
         return value
     if isinstance(value, str):
@@ -305,6 +326,121 @@ def json_value(value: Any, depth: int = 0) -> Any:
         return [json_value(child, depth + 1) for child in value]
     if isinstance(value, dict):
         if not all(isinstance(key, str) for key in value):
-            raise ValueError("an object key that is not a string")
+            raise ValueError(NOT_A_KEY)
         return {json_value(key): json_value(child, depth + 1) for key, child in value.items()}
-    raise ValueError(f"a {type(value).__name__}, which JSON has no value for")
+    raise ValueError(no_json_value(value))
+
+
+_LEAVES = (str, bool, datetime.date, datetime.time, enum.Enum, uuid.UUID, type(None))
+"""Values made in Python that stand for a JSON value (a datetime as its ISO text, as orjson and
+pydantic write it), besides numbers."""
+
+
+def check_python(value: Any, *, bytes_ok: bool = False) -> None:
+    """A ``JsonError`` at the path of what a value made in Python holds that a JSON file cannot.
+
+    The checks of a file's values (:func:`loads`): NaN or an infinite number (a row's own column
+    may be NaN: pandas' missing value, read as none), an integer past a double, a nesting past
+    :data:`MAX_NESTING`; and what only Python can make: a reference cycle, a set, an object.
+    Kept: datetimes, ``Decimal``, NumPy and pandas values, and with ``bytes_ok`` bytes (an Arrow
+    binary column). orjson vets a value at C speed; only one it refuses, or that may hold a NaN
+    (written as ``null``) or nest too deep, is walked in Python to say where.
+    """
+    try:
+        text = orjson.dumps(
+            value,
+            default=_LEAF_OF[bytes_ok],
+            option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_PASSTHROUGH_DATACLASS,
+        )
+    except orjson.JSONEncodeError:
+        text = None
+    if text is None or text.count(b"{") + text.count(b"[") > MAX_NESTING:
+        _walk_python(value, bytes_ok=bytes_ok)
+    elif b"null" in text:
+        # orjson writes NaN as null: json's encoder (C too) refuses one, a row's missing cells
+        # aside; 5 times faster than the walk, which runs only when it does.
+        try:
+            json.dumps(_present(value), allow_nan=False, check_circular=False, default=_as_listed)
+        except ValueError:
+            _walk_python(value, bytes_ok=bytes_ok)
+
+
+def _present(value: Any) -> Any:
+    """A row without its missing cells (:func:`_missing`); any other value as it is."""
+    if isinstance(value, dict) and any(map(_missing, value.values())):
+        return {key: cell for key, cell in value.items() if not _missing(cell)}
+    return value
+
+
+def _as_listed(value: Any) -> Any:
+    """The ``default`` of json, once orjson took a value: NumPy's as lists, others as null."""
+    return value.tolist() if type(value).__module__ == "numpy" else None
+
+
+def _leaf(value: Any, *, bytes_ok: bool) -> None:
+    """The ``default`` of orjson: ``None`` for a value :func:`_problem` keeps, else a TypeError."""
+    if _problem(value, bytes_ok=bytes_ok) is not None or isinstance(value, Mapping | list | tuple):
+        raise TypeError
+    # Its own text does not matter: orjson only tells whether the whole can be written.
+
+
+_LEAF_OF = {ok: functools.partial(_leaf, bytes_ok=ok) for ok in (False, True)}
+
+
+def _problem(value: Any, *, bytes_ok: bool) -> str | None:
+    """What is wrong with one value as JSON (its children aside), or ``None``."""
+    if isinstance(value, _LEAVES) or (bytes_ok and isinstance(value, bytes | bytearray)):
+        return None
+    if isinstance(value, int):
+        return None if -(2**63) <= value < 2**64 or _fits(value) else PAST_DOUBLE
+    if isinstance(value, float):
+        return None if math.isfinite(value) else NOT_FINITE
+    if isinstance(value, decimal.Decimal):
+        return None if value.is_finite() else NOT_FINITE
+    if type(value).__module__ == "numpy":
+        # A NumPy scalar or array: a float one may be NaN, an object array holds anything.
+        items = value.ravel().tolist() if hasattr(value, "ravel") else [value.item()]
+        return next((told for item in items if (told := _problem(item, bytes_ok=bytes_ok))), None)
+    if isinstance(value, dict | list | tuple):
+        return None
+    return no_json_value(value)
+
+
+def _missing(value: Any) -> bool:
+    """Whether a row's column holds pandas' missing value: NaN, or ``pd.NA`` (its own type)."""
+    return type(value).__name__ == "NAType" or (isinstance(value, float) and math.isnan(value))
+
+
+def _fits(value: int) -> bool:
+    try:
+        float(value)
+    except OverflowError:
+        return False
+    return True
+
+
+def _walk_python(value: Any, *, bytes_ok: bool) -> None:
+    """:func:`check_python`'s walk: the first problem in document order, raised at its path."""
+    for item, loc in nodes(value, lists=(list, tuple)):
+        if isinstance(item, dict) and not all(isinstance(key, str) for key in item):
+            raise JsonError(NOT_A_KEY, path=format_path(loc))
+        if len(loc) >= MAX_NESTING and isinstance(item, dict | list | tuple):
+            told, where = _cycle_or_deep(value, loc)
+            raise JsonError(told, path=format_path(where))
+        problem = _problem(item, bytes_ok=bytes_ok)
+        if problem is not None and not (len(loc) == 1 and _missing(item)):
+            raise JsonError(problem, path=format_path(loc) if loc else "")
+
+
+def _cycle_or_deep(value: Any, loc: Loc) -> tuple[str, Loc]:
+    """Why a value nests past :data:`MAX_NESTING` at ``loc``, and where.
+
+    Where a reference cycle first comes back to a value it is inside; else ``loc`` (too deep).
+    """
+    seen: set[int] = set()
+    for depth, key in enumerate(loc):
+        if id(value) in seen:
+            return CYCLE, loc[:depth]
+        seen.add(id(value))
+        value = value[key]
+    return TOO_DEEP, loc

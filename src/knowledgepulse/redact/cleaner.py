@@ -8,8 +8,9 @@ surrogate becomes U+FFFD.
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -17,10 +18,19 @@ import ahocorasick_rs
 import regex
 
 from knowledgepulse.redact.detectors import default_rules
-from knowledgepulse.redact.rules import DEFAULT_LEVEL, Rule, RuleSet, Span, check_level, folded
+from knowledgepulse.redact.rules import (
+    DEFAULT_LEVEL,
+    Rule,
+    RuleSet,
+    RuleTimeoutError,
+    Span,
+    check_level,
+    folded,
+)
 from knowledgepulse.trace.models import PrivacyLevel
 
 MAX_TEXT = 1_000_000
+_log = logging.getLogger("knowledgepulse")
 """The longest text (in characters) that is cleaned whole; the rest of a longer one is cut."""
 
 _MARKER = regex.compile(r"\[REDACTED:[A-Za-z0-9_\-]+\]")
@@ -90,8 +100,23 @@ class _Index:
 _index = cache(_Index)
 
 
-def clean(text: str, rules: Sequence[Rule]) -> tuple[str, Counter[Rule]]:
-    """``text`` with every span of ``rules`` replaced, and how many each rule replaced."""
+TimedOut = Callable[[RuleTimeoutError], object]
+"""Told each rule whose search of a text timed out (the rest of the rules still run)."""
+
+
+def warn_timed_out(where: str) -> TimedOut:
+    """A :data:`TimedOut` logging a warning that names the text (its JSON path, say)."""
+    return lambda timed_out: _log.warning("%s", timed_out.told(where))
+
+
+def clean(
+    text: str, rules: Sequence[Rule], timed_out: TimedOut | None = None
+) -> tuple[str, Counter[Rule]]:
+    """``text`` with every span of ``rules`` replaced, and how many each rule replaced.
+
+    A rule that times out (:class:`RuleTimeoutError`) replaces nothing in it; ``timed_out`` is told
+    (default: a logged warning), and the other rules run.
+    """
     found: Counter[Rule] = Counter()
     if not text.isascii():
         # A lone surrogate (a task's answer may hold one; no UTF-8 file can) is U+FFFD, as the
@@ -103,7 +128,11 @@ def clean(text: str, rules: Sequence[Rule]) -> tuple[str, Counter[Rule]]:
         text = text[: end if end > 0 else MAX_TEXT - 1000] + " " + marker(_CUT_RULE.type)
         found[_CUT_RULE] += 1
     for rule in candidate_rules(rules, text):
-        spans = _free(rule.spans(text), text)
+        try:
+            spans = _free(rule.spans(text), text)
+        except RuleTimeoutError as error:
+            (timed_out or warn_timed_out("a text"))(error)
+            continue
         if spans:
             text = _replace(text, spans, marker(rule.type))
             found[rule] += len(spans)

@@ -16,6 +16,7 @@ import regex
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from knowledgepulse._util.jsonpath import describe
+from knowledgepulse._util.text import PATTERN_TIMEOUT_MS
 from knowledgepulse.errors import RedactionRulesError
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import read_records
@@ -52,7 +53,17 @@ class RuleSpec(BaseModel):
         kind = self.type or regex.sub(r"[^A-Za-z0-9_\-]", "_", self.name)
         keywords = tuple(word.lower() for word in self.keywords)
         finder = None if self.callable is None else _import(self.callable)
-        return Rule(self.name, kind, self.secret, self.pattern, keywords, group=0, finder=finder)
+        # A user's pattern may be catastrophic: bounded as a suite's patterns are.
+        return Rule(
+            self.name,
+            kind,
+            self.secret,
+            self.pattern,
+            keywords,
+            group=0,
+            finder=finder,
+            timeout_ms=PATTERN_TIMEOUT_MS,
+        )
 
 
 def _import(spec: str) -> Finder:

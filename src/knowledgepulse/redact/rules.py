@@ -57,7 +57,9 @@ class Rule:
     bounds what it finds, as a real one does: ``\n415-867-5309`` holds a phone number. With
     ``folds``, it reads the text :func:`folded` (a full-width plus, a non-breaking hyphen):
     personal data as people type it, where a secret's format is ASCII and a full-width one no
-    secret.
+    secret. ``timeout_ms``: how long one text's search may take (a custom rule's, whose pattern
+    may be catastrophic); past it a :class:`RuleTimeoutError` is raised. ``None``: unbounded (the
+    built-in rules, written to run in linear time).
     """
 
     name: str
@@ -71,6 +73,7 @@ class Rule:
     finder: Finder | None = field(default=None, repr=False)
     escapes: bool = False
     folds: bool = False
+    timeout_ms: float | None = None
 
     @cached_property
     def compiled(self) -> regex.Pattern[str]:
@@ -106,13 +109,37 @@ class Rule:
         yield from ((starts[start], ends[end - 1]) for start, end in self._matches(plain))
 
     def _matches(self, text: str) -> Iterator[Span]:
-        for match in self.compiled.finditer(text):
+        timeout = None if self.timeout_ms is None else self.timeout_ms / 1000
+        try:
+            yield from self._found(self.compiled.finditer(text, timeout=timeout), text)
+        except TimeoutError:
+            raise RuleTimeoutError(self, len(text)) from None
+
+    def _found(self, matches: Iterator[regex.Match[str]], text: str) -> Iterator[Span]:
+        for match in matches:
             span = _secret_span(match, self.group)
             if span[0] == span[1]:
                 continue
             if self.accept is not None and not self.accept(match, text[span[0] : span[1]]):
                 continue
             yield span
+
+
+class RuleTimeoutError(TimeoutError):
+    """Raised when a rule's search of one text takes longer than its ``timeout_ms``."""
+
+    def __init__(self, rule: Rule, chars: int) -> None:
+        super().__init__(f"the rule {rule.name!r} timed out")
+        self.rule = rule
+        self.chars = chars
+
+    def told(self, where: str) -> str:
+        """The warning for it, ``where`` naming the text (a JSON path, ``the text``)."""
+        return (
+            f"redaction rule {self.rule.name!r} timed out after {self.rule.timeout_ms:g} ms on "
+            f"{where} ({self.chars} characters); what it finds there is not redacted: make its "
+            "pattern simpler (avoid nested repetition such as '(a+)+')"
+        )
 
 
 View = tuple[str, list[int], list[int]]

@@ -12,7 +12,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from typing import Any, Literal, cast
 
 import orjson
@@ -20,9 +20,9 @@ import regex
 
 from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse.records.json_values import MAX_NESTING, JsonError, check_depth, repeated_key
-from knowledgepulse.redact.cleaner import candidate_rules, clean, marker
+from knowledgepulse.redact.cleaner import candidate_rules, clean, marker, warn_timed_out
 from knowledgepulse.redact.detectors import KEY_KINDS, default_rules, is_setting
-from knowledgepulse.redact.rules import DEFAULT_LEVEL, Rule, RuleSet, check_level
+from knowledgepulse.redact.rules import DEFAULT_LEVEL, Rule, RuleSet, RuleTimeoutError, check_level
 from knowledgepulse.trace.load import parse_trace
 from knowledgepulse.trace.models import PRIVACY_LEVELS, PrivacyLevel, ReasoningTrace
 
@@ -329,7 +329,11 @@ def _redact(
                 return text  # "MAX_TOKEN": "4096", "USE_AUTH": "true": a setting
             findings.append(Finding(format_path(loc), _KEY_RULE.type, _KEY_RULE.name, 1))
             return marker(_KEY_RULE.type)
-        cleaned, found = clean(text, candidates) if candidates else (text, Counter[Rule]())
+        cleaned, found = (
+            clean(text, candidates, partial(_timed_out_at, loc))
+            if candidates
+            else (text, Counter[Rule]())
+        )
         if found and mode == "text" and (parsed := _json_broken(text, cleaned)) is not None:
             # A rule took a quote, a bracket or a number of JSON text (a key read as a quoted
             # value): its values are cleaned one by one instead, so that it stays JSON; a number
@@ -347,6 +351,11 @@ def _redact(
         return cleaned
 
     return walk(redact), findings
+
+
+def _timed_out_at(loc: Loc, error: RuleTimeoutError) -> None:
+    """Warn of a rule that timed out on the text at ``loc`` (its path made only then)."""
+    warn_timed_out(format_path(loc) if loc else "the text")(error)
 
 
 def redact_trace(

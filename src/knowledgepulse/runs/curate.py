@@ -874,7 +874,12 @@ def _corpus(
             rows_again = (
                 partial(_records_again, paths, stamps)
                 if paths is not None
-                else lambda: located(rows_of(again_data), ROWS_NAME)
+                # A row refused in the first reading (its problem told then) gave no item.
+                else lambda: (
+                    record
+                    for record in located(rows_of(again_data), ROWS_NAME)
+                    if isinstance(record, Record)
+                )
             )
             corpus = replace(corpus, rows_again=rows_again)
         return corpus, tuple(problems), lambda _: None, outcomes if outcome_field else None

@@ -24,7 +24,8 @@ from knowledgepulse.errors import (
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._rows import RowOptions
 from knowledgepulse.sources._steps import MAX_CONTENT_BYTES, StepBuilder, bounded
-from knowledgepulse.trace import TraceItem, parse_trace
+from knowledgepulse.trace import TraceItem
+from knowledgepulse.trace.load import validated_trace
 from knowledgepulse.trace.models import CONTEXT_URLS
 
 DOMAIN_KEY = "kp.task_domain"
@@ -173,7 +174,8 @@ def assemble(
         "outcome": {"result_summary": bounded(summary_text), "confidence": confidence},
     }
     try:
-        trace = parse_trace(document)
+        # Made of values read as JSON already: checking them again cost 5% of a row's time.
+        trace = validated_trace(document)
     except TraceValidationError as error:  # a reader bug, not the user's: say what it made
         raise ConversionError(f"the converted trace is not valid: {error}") from error
     if not steps.saw_text and not text_elsewhere:

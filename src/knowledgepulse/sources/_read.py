@@ -19,6 +19,7 @@ from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse._util.raised import raised
 from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.records import Location, Problem, Record, arrow
+from knowledgepulse.records.json_values import JsonError, check_python
 from knowledgepulse.records.readers import check_openable, check_stdin_once, read_records
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._invariants import check
@@ -32,7 +33,7 @@ from knowledgepulse.sources._registry import (
     source_names,
 )
 from knowledgepulse.trace import ReasoningTrace, TraceItem
-from knowledgepulse.trace.load import repeated_id
+from knowledgepulse.trace.load import is_trace_document, repeated_id
 
 Notes = Callable[[str], object]
 """Told each line a source says about a whole file (``traces.json: read as otlp (3 traces)``)."""
@@ -113,15 +114,22 @@ def convert(
     yield from _Reading(source, options or TraceOptions(), notes).file(name, located(records, name))
 
 
-def located(records: Iterable[Any], name: str) -> Iterator[Record]:
-    """Records held in memory as :func:`convert` reads them: row ``n`` of ``name`` each."""
-    return (
-        Record(
-            Location.of_row(name, index, in_memory=True),
-            dict(value) if isinstance(value, Mapping) else value,
-        )
-        for index, value in enumerate(records)
-    )
+def located(records: Iterable[Any], name: str) -> Iterator[Record | Problem]:
+    """Records held in memory as :func:`convert` reads them: row ``n`` of ``name`` each.
+
+    Each is checked as a file's record is: one that no JSON file could hold (NaN, a cycle, a set)
+    is a problem at its row and path, as a bad line of a file is, and the rest are read.
+    """
+    for index, value in enumerate(records):
+        location = Location.of_row(name, index, in_memory=True)
+        record = dict(value) if isinstance(value, Mapping) else value
+        try:
+            # A dataset row's binary column (an image's bytes) is its own; not a trace's field.
+            check_python(record, bytes_ok=not is_trace_document(record))
+        except JsonError as problem:
+            yield Problem(location, problem.path, problem.message)
+            continue
+        yield Record(location, record)
 
 
 class _Reading:

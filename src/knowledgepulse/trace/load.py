@@ -19,7 +19,12 @@ from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse._util.text import closest
 from knowledgepulse.errors import TraceValidationError
 from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.records.json_values import LONE_SURROGATE, without_lone_surrogates
+from knowledgepulse.records.json_values import (
+    LONE_SURROGATE,
+    JsonError,
+    check_python,
+    without_lone_surrogates,
+)
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.trace.models import CONTEXT_URLS, ReasoningTrace
@@ -32,10 +37,21 @@ a known key of two letters (``id``) allows one, or every short extra key would b
 def parse_trace(value: Any, *, source: str = "<trace>") -> ReasoningTrace:
     """Parsed JSON as a :class:`ReasoningTrace`, or a TraceValidationError listing every problem.
 
-    Each problem names its JSON path, the value found and what was expected.
+    Each problem names its JSON path, the value found and what was expected. A value no JSON
+    file could hold (NaN, a reference cycle, a set, bytes) is refused at its path, as in a file.
     """
     if isinstance(value, ReasoningTrace):
         return value
+    try:
+        check_python(value)
+    except JsonError as problem:
+        found = [Problem(Location(source), problem.path, problem.message)]
+        raise TraceValidationError(f"{source}: not a valid ReasoningTrace", found) from None
+    return validated_trace(value, source=source)
+
+
+def validated_trace(value: Any, *, source: str = "<trace>") -> ReasoningTrace:
+    """:func:`parse_trace` of a value known to be JSON (a source's document made of read rows)."""
     try:
         return ReasoningTrace.model_validate(value)
     except ValidationError as error:
@@ -176,11 +192,16 @@ def misspelt_keys(document: Any) -> list[tuple[str, str]]:
     record (a framework's file read without ``--from``), not a misspelt trace.
     """
     found: list[tuple[str, str]] = []
-    if type(document) is dict and (
-        document.get("@type") == "ReasoningTrace" or document.get("@context") in CONTEXT_URLS
-    ):
+    if is_trace_document(document):
         _walk(document, _TRACE, (), found)
     return found
+
+
+def is_trace_document(document: Any) -> bool:
+    """Whether a record names the trace's ``@type`` or ``@context`` (else another kind of row)."""
+    return type(document) is dict and (
+        document.get("@type") == "ReasoningTrace" or document.get("@context") in CONTEXT_URLS
+    )
 
 
 def _walk(
