@@ -393,3 +393,33 @@ def test_a_json_suite_read_gzipped_or_from_stdin_names_its_key_s_line(
     lines = text.splitlines()
     found = {p.path: lines[(p.location.line or 0) - 1].strip() for p in raised.value.problems}
     assert found == {"scorers[1].type": '"type": "nope",', "scorers[1].weight": '"weight": -1'}
+
+
+@pytest.mark.parametrize("given_as", ["gzip", "stdin"])
+def test_a_list_suite_read_gzipped_or_from_stdin_says_it_found_a_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given_as: str
+) -> None:
+    """A list in a .gz suite or on standard input is named a list, as in a plain file; before,
+    the file was read again by its name (gzipped bytes, or no file ``-``), so it was not."""
+    text = "- scorers: []\n- scorers: []\n"
+    path = tmp_path / "suite.yaml.gz"
+    path.write_bytes(gzip.compress(text.encode()))
+    if given_as == "stdin":
+        monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    with pytest.raises(SuiteError) as raised:
+        load_suite("-" if given_as == "stdin" else path)
+    [problem] = raised.value.problems
+    assert "found a list (2 items)" in problem.message
+
+
+def test_a_suite_from_stdin_is_named_as_its_problems_name_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Standard input has one name, in the summary as in each problem; before, the summary
+    said ``-:`` and the problems ``<stdin>:``."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("scorers:\n  - type: nope\n"))
+    with pytest.raises(SuiteError) as raised:
+        load_suite("-")
+    [problem] = raised.value.problems
+    summary = str(raised.value).split("\n", 1)[0]
+    assert summary.split(": ", 1)[0] == problem.location.file
