@@ -346,3 +346,13 @@ def test_a_long_case_id_is_cut_in_the_matrix_and_whole_in_its_section() -> None:
     assert shown == "A" * evals_html.HTML_ID_LIMIT + "… (2,800 more characters)"
     assert f"<span title='{long_id}'>" in text
     assert f"<h3>FAIL {long_id}</h3>" in text
+
+
+def test_a_line_break_in_a_compared_case_id_is_shown_escaped() -> None:
+    r"""A compared case ``a\nb`` reads ``a\nb`` in the comparison table, as everywhere in the
+    page; before, the browser showed the line break as a space, so the id read ``a b``."""
+    run = build_run(hostile_id="a\nb")
+    text = to_html(run, compare_runs(run_suite(SUITE, []), run))
+    labels = [row[0][1] for table in tables(text, "changes") for row in table[1:]]
+    assert "a\\nb" in labels
+    assert not any("\n" in label for label in labels)
