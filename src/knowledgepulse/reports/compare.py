@@ -277,19 +277,14 @@ def totals_rows(comparison: Comparison) -> list[list[str]]:
 
 
 def case_row(case: CaseComparison) -> list[str]:
-    r"""A case's cells in every view: label, what changed, weighted ``0.950 → 0.600 (-0.350)``.
-
-    The label is on one line, a line break in it shown escaped (``a\nb``), as every report
-    shows a case id: a browser would show it as a space, another id (``a b``).
-    """
+    """A case's cells in every view: label, what changed, weighted ``0.950 → 0.600 (-0.350)``."""
     before = case.base.weighted_score if case.base is not None else None
     after = case.new.weighted_score if case.new is not None else None
     digits = apart(before, after)
     base = number(before, digits) if case.base is not None else DASH
     new = number(after, digits) if case.new is not None else DASH
     suffix = f" ({signed(case.weighted_delta, digits)})" if case.weighted_delta is not None else ""
-    label = printable(case.label, one_line=True)
-    return [label, case_detail(case), f"{base} {ARROW} {new}{suffix}"]
+    return [case.label, case_detail(case), f"{base} {ARROW} {new}{suffix}"]
 
 
 def scorer_rows(comparison: Comparison) -> list[list[str]]:

@@ -345,9 +345,13 @@ def _comparison(comparison: Comparison) -> str:
 
 
 def _change_row(cells: list[str]) -> list[str]:
-    """A compared case's cells as HTML, its label (user text) in its own direction."""
-    label, *rest = (text(cell) for cell in cells)
-    return [isolated(label), *rest]
+    r"""A compared case's cells as HTML, its label on one line and in its own direction.
+
+    A line break in the label shows as ``a\nb``, as every case id on the page: a browser would
+    show it as a space, another id (``a b``).
+    """
+    label, *rest = cells
+    return [isolated(text(label, one_line=True)), *map(text, rest)]
 
 
 def _problems(run: EvalRun) -> str:
