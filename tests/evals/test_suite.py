@@ -423,3 +423,18 @@ def test_a_suite_from_stdin_is_named_as_its_problems_name_it(
     [problem] = raised.value.problems
     summary = str(raised.value).split("\n", 1)[0]
     assert summary.split(": ", 1)[0] == problem.location.file
+
+
+def test_a_file_name_with_a_line_break_is_shown_escaped_in_every_line(tmp_path: Path) -> None:
+    r"""A suite named ``a\nb.yaml`` is ``a\nb.yaml`` in the summary and in each problem, one
+    line each, the problems still on lines of their own; before, the raw line break cut the
+    summary to ``a`` and split each problem's line in two."""
+    path = write(tmp_path, "scorers:\n  - type: nope\n", "a\nb.yaml")
+    shown = str(path).replace("\n", "\\n")
+    with pytest.raises(SuiteError) as raised:
+        load_suite(path)
+    summary, *problems = str(raised.value).split("\n")
+    assert summary == f"{shown}: 1 problem in the suite"
+    assert [line.split(": ", 1)[0] for line in problems] == [f"  {shown}:2"]
+    with pytest.raises(InputFileError, match=r"^[^\n]*a\\nc\.yaml: no such file"):
+        load_suite(tmp_path / "a\nc.yaml")

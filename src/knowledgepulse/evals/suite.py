@@ -157,14 +157,15 @@ def read_document(
             data = read_all(source.stream)
         except ReadError as failure:
             raise SuiteError(
-                f"{name}: the {what} cannot be read", [Problem(Location(name), "", str(failure))]
+                f"{Location(name)}: the {what} cannot be read",
+                [Problem(Location(name), "", str(failure))],
             ) from None
     read = Source(name, io.BytesIO(data))
     items = list(read_stream(read, ("yaml", "json"), key_lines=True))
     # A warning (an unpaired surrogate escape, read as U+FFFD) rejects nothing.
     problems = [item for item in items if isinstance(item, Problem) and not item.warning]
     if problems:
-        raise SuiteError(f"{name}: the {what} cannot be parsed", problems)
+        raise SuiteError(f"{Location(name)}: the {what} cannot be parsed", problems)
     records = [item for item in items if isinstance(item, Record)]
     # The reader gives a list's items as records, as it gives documents: the text tells them apart.
     listed = bool(records) and _starts_a_list(data)
@@ -179,7 +180,7 @@ def read_document(
         found = f"{len(records)} documents" if records else "nothing"
         line = records[1].location.line if len(records) > 1 else None
     problem = Problem(Location(name, line), "", f"{shape}; found {found}")
-    raise SuiteError(f"{name}: {not_a}", [problem])
+    raise SuiteError(f"{Location(name)}: {not_a}", [problem])
 
 
 def _starts_a_list(data: bytes) -> bool:
@@ -208,7 +209,7 @@ def resolve_suite(record: Record, *, source: str) -> Suite:
     value = record.value
     if not isinstance(value, Mapping):
         problem = record.problem((), "a suite is a mapping with a 'scorers' list of scorers")
-        raise SuiteError(f"{source}: not a suite", [problem])
+        raise SuiteError(f"{Location(source)}: not a suite", [problem])
     problems: list[Problem] = []
     model: SuiteFile | None = None
     try:
@@ -239,7 +240,7 @@ def resolve_suite(record: Record, *, source: str) -> Suite:
         # Structural and semantic checks run in two passes; report them in file order.
         problems.sort(key=lambda problem: problem.location.line or 0)
         count = len(problems)
-        raise SuiteError(f"{source}: {counted(count, 'problem')} in the suite", problems)
+        raise SuiteError(f"{Location(source)}: {counted(count, 'problem')} in the suite", problems)
     scorers = tuple(
         SuiteScorer(
             key=entry.name or entry.type,

@@ -93,11 +93,13 @@ def open_source(source: str | Path) -> Iterator[Source]:
     try:
         file = Path(source).open("rb")  # noqa: SIM115 - closed below, after the caller is done
     except FileNotFoundError:
-        raise InputFileError(f"{name}: no such file{_unexpanded(name)}") from None
+        raise InputFileError(f"{Location(name)}: no such file{_unexpanded(name)}") from None
     except IsADirectoryError:
-        raise InputFileError(f"{name}: is a directory; pass the files inside it") from None
+        raise InputFileError(
+            f"{Location(name)}: is a directory; pass the files inside it"
+        ) from None
     except OSError as error:
-        raise InputFileError(f"{name}: cannot be read ({error.strerror})") from None
+        raise InputFileError(f"{Location(name)}: cannot be read ({error.strerror})") from None
     with file:
         yield Source(name, _as_utf8(_maybe_gunzip(file), name))
 
@@ -198,7 +200,7 @@ def _as_utf8(stream: BinaryIO, name: str) -> BinaryIO:
     try:
         data = read_all(stream)
     except ReadError as failure:  # a truncated .gz
-        raise InputFileError(f"{name}: {failure}") from None
+        raise InputFileError(f"{Location(name)}: {failure}") from None
     try:
         return io.BytesIO(data.decode(encoding).encode("utf-8", "surrogatepass"))
     except UnicodeDecodeError:
