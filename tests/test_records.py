@@ -687,3 +687,16 @@ def test_key_lines_keep_none_when_yaml_reads_the_document_otherwise() -> None:
     read = list(read_stream(Source("t.json", io.BytesIO(text.encode())), ("json",), key_lines=True))
     [record] = [item for item in read if isinstance(item, Record)]
     assert (record.value, record.lines, record.location.line) == ({"a": 2}, {}, 2)
+
+
+def test_a_json_list_s_elements_keep_their_lines_with_key_lines(tmp_path: Path) -> None:
+    """With ``key_lines``, each element of a JSON list is at its line, and so is each key in it,
+    as a YAML list's; before, an element was only ``FILE[1]``, every problem in it too."""
+    path = tmp_path / "cases.json"
+    path.write_text('[\n  {"id": "a"},\n  {\n    "id": "b",\n    "pages": 3\n  }\n]\n')
+    records = [item for item in read_records(path, key_lines=True) if isinstance(item, Record)]
+    assert [(str(r.location), r.location.index) for r in records] == [
+        (f"{path}:2", 0),
+        (f"{path}:3", 1),
+    ]
+    assert str(records[1].locate(("pages",))) == f"{path}:5"

@@ -21,6 +21,8 @@ from pathlib import Path
 from types import FrameType, ModuleType
 from typing import TYPE_CHECKING, Any
 
+from knowledgepulse._printable import printable
+
 if TYPE_CHECKING:  # records sit above this module: the type is named, never imported
     from knowledgepulse.records import Record
 
@@ -66,11 +68,14 @@ class Location:
         return cls(name, index + 1, index, in_memory)
 
     def __str__(self) -> str:
+        # The name comes from data (a file's, a folder's): shown on one line, its controls
+        # escaped, so that a name with a newline cannot cut or forge the message it begins.
+        file = printable(self.file, one_line=True)
         if self.line is not None:
-            return f"{self.file}:{self.line}"
+            return f"{file}:{self.line}"
         if self.index is not None:
-            return f"{self.file}[{self.index}]"
-        return self.file
+            return f"{file}[{self.index}]"
+        return file
 
     def at_line(self, line: int | None) -> Location:
         """The same record, pointing at a more precise line when one is known."""

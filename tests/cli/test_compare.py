@@ -127,8 +127,8 @@ def test_eval_writes_a_self_contained_html_report(kp: KpRunner, tmp_path: Path) 
     assert page.startswith("<!DOCTYPE html>")
     assert "<h2 id='failing'>Failing cases (2)</h2>" in page
     for case_id in ("summarise-sections-hallucinated-tip", "translate-heading-slow"):
-        assert f"<h3>FAIL {case_id}</h3>" in page
-    assert "<ins>+ Tip: sign up for our newsletter" in page
+        assert f"<h3>FAIL <bdi>{case_id}</bdi></h3>" in page
+    assert "<ins>+ <bdi>Tip: sign up for our newsletter" in page
     assert "<script" not in page
     assert "://" not in page
 

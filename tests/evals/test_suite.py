@@ -393,3 +393,48 @@ def test_a_json_suite_read_gzipped_or_from_stdin_names_its_key_s_line(
     lines = text.splitlines()
     found = {p.path: lines[(p.location.line or 0) - 1].strip() for p in raised.value.problems}
     assert found == {"scorers[1].type": '"type": "nope",', "scorers[1].weight": '"weight": -1'}
+
+
+@pytest.mark.parametrize("given_as", ["gzip", "stdin"])
+def test_a_list_suite_read_gzipped_or_from_stdin_says_it_found_a_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given_as: str
+) -> None:
+    """A list in a .gz suite or on standard input is named a list, as in a plain file; before,
+    the file was read again by its name (gzipped bytes, or no file ``-``), so it was not."""
+    text = "- scorers: []\n- scorers: []\n"
+    path = tmp_path / "suite.yaml.gz"
+    path.write_bytes(gzip.compress(text.encode()))
+    if given_as == "stdin":
+        monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    with pytest.raises(SuiteError) as raised:
+        load_suite("-" if given_as == "stdin" else path)
+    [problem] = raised.value.problems
+    assert "found a list (2 items)" in problem.message
+
+
+def test_a_suite_from_stdin_is_named_as_its_problems_name_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Standard input has one name, in the summary as in each problem; before, the summary
+    said ``-:`` and the problems ``<stdin>:``."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("scorers:\n  - type: nope\n"))
+    with pytest.raises(SuiteError) as raised:
+        load_suite("-")
+    [problem] = raised.value.problems
+    summary = str(raised.value).split("\n", 1)[0]
+    assert summary.split(": ", 1)[0] == problem.location.file
+
+
+def test_a_file_name_with_a_line_break_is_shown_escaped_in_every_line(tmp_path: Path) -> None:
+    r"""A suite named ``a\nb.yaml`` is ``a\nb.yaml`` in the summary and in each problem, one
+    line each, the problems still on lines of their own; before, the raw line break cut the
+    summary to ``a`` and split each problem's line in two."""
+    path = write(tmp_path, "scorers:\n  - type: nope\n", "a\nb.yaml")
+    shown = str(path).replace("\n", "\\n")
+    with pytest.raises(SuiteError) as raised:
+        load_suite(path)
+    summary, *problems = str(raised.value).split("\n")
+    assert summary == f"{shown}: 1 problem in the suite"
+    assert [line.split(": ", 1)[0] for line in problems] == [f"  {shown}:2"]
+    with pytest.raises(InputFileError, match=r"^[^\n]*a\\nc\.yaml: no such file"):
+        load_suite(tmp_path / "a\nc.yaml")

@@ -159,7 +159,7 @@ def test_every_failing_case_is_listed_with_its_diagnosis_and_nothing_else() -> N
     assert "<h2 id='failing'>Failing cases (3)</h2>" in section
     for index, name in ((1, "invented"), (2, "slow"), (3, "broken")):
         assert f"id='case-{index}'" in section
-        assert f"<a href='#case-{index}'>{name}</a>" in text
+        assert f"<a href='#case-{index}'><bdi>{name}</bdi></a>" in text
     assert "good" not in section
     assert "took 1500 ms, 500 ms (50%) over max_acceptable_ms 1000" in section
     assert "cases.jsonl:4: pages[0].id: required field is missing" in section
@@ -173,11 +173,12 @@ def test_anti_hallucination_failures_show_the_input_output_diff() -> None:
     assert diff.split("\n") == [
         "<div class='diff'>operation 4 names targetBlockId 'b9', which is not in the input",
         "page 'p1': 1 inserted, the expected operations insert 0",
-        "<ins>+ Free shipping!</ins>  <span class='where'>operation 3</span>",
-        "<del>- Old notice</del>  <span class='where'>page 'p1', block 'b3' deleted</span>",
+        "<ins>+ <bdi>Free shipping!</bdi></ins>  <span class='where'>operation 3</span>",
+        "<del>- <bdi>Old notice</bdi></del>  "
+        "<span class='where'>page 'p1', block 'b3' deleted</span>",
         "<span class='where'>page 'p1', block 'b2' changed, and no expected update targets "
         "it:</span>",
-        "~ Your <del>Cart |</del><ins>Basket</ins> total<ins> now</ins>",
+        "~ <bdi>Your <del>Cart |</del><ins>Basket</ins> total<ins> now</ins></bdi>",
     ]
 
 
@@ -211,7 +212,9 @@ def test_the_comparison_section_appears_only_with_a_baseline() -> None:
 def test_the_diff_skips_details_of_an_unexpected_shape() -> None:
     """A plugin's look-alike details never break the page: what does not fit is left out."""
     assert input_output_diff({"unexpectedInserts": "three", "unexpectedDeletions": [1]}) == ""
-    assert "<del>- x</del>" in input_output_diff({"unexpectedDeletions": [{"content": "x"}]})
+    assert "<del>- <bdi>x</bdi></del>" in input_output_diff(
+        {"unexpectedDeletions": [{"content": "x"}]}
+    )
 
 
 _WORDS = st.text(alphabet="ab c.要約\n<&", max_size=30)
@@ -254,7 +257,7 @@ def test_a_page_of_many_failing_cases_details_the_first_and_counts_the_rest(
     assert [row[0][1] for row in rows[1:]] == ["invented", "slow", "broken"]  # "good" cut
     assert "… and 1 more case (failing ones first above), not shown here" in text
     assert "<a href='#case-3'>" not in text  # no link to a section the page lacks
-    assert "<a href='#case-2'>slow</a>" in text
+    assert "<a href='#case-2'><bdi>slow</bdi></a>" in text
 
 
 def test_the_comparison_tables_are_cut_too(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -330,8 +333,8 @@ def test_the_summary_links_to_the_failing_cases() -> None:
 def test_a_case_id_with_a_newline_is_shown_on_one_line() -> None:
     """An id 'a\\nb' reads 'a\\nb' in the matrix and its section; before, 'a b', another id."""
     text = to_html(build_run(hostile_id="a\nb"))
-    assert "<a href='#case-1'>a\\nb</a>" in text
-    assert "<h3>FAIL a\\nb</h3>" in text
+    assert "<a href='#case-1'><bdi>a\\nb</bdi></a>" in text
+    assert "<h3>FAIL <bdi>a\\nb</bdi></h3>" in text
 
 
 def test_a_long_case_id_is_cut_in_the_matrix_and_whole_in_its_section() -> None:
@@ -345,4 +348,54 @@ def test_a_long_case_id_is_cut_in_the_matrix_and_whole_in_its_section() -> None:
     shown = next(row[0][1] for row in rows if row[0][1].startswith("A"))
     assert shown == "A" * evals_html.HTML_ID_LIMIT + "… (2,800 more characters)"
     assert f"<span title='{long_id}'>" in text
-    assert f"<h3>FAIL {long_id}</h3>" in text
+    assert f"<h3>FAIL <bdi>{long_id}</bdi></h3>" in text
+
+
+def test_a_line_break_in_a_compared_case_id_is_shown_escaped() -> None:
+    r"""A compared case ``a\nb`` reads ``a\nb`` in the comparison table, as everywhere in the
+    page; before, the browser showed the line break as a space, so the id read ``a b``."""
+    run = build_run(hostile_id="a\nb")
+    text = to_html(run, compare_runs(run_suite(SUITE, []), run))
+    labels = [row[0][1] for table in tables(text, "changes") for row in table[1:]]
+    assert "a\\nb" in labels
+    assert not any("\n" in label for label in labels)
+
+
+class _Directions(HTMLParser):
+    """Each text of the page, with whether an element around it sets its own direction."""
+
+    VOID = frozenset({"br", "hr", "img", "input", "link", "meta", "wbr"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open: list[bool] = []
+        self.texts: list[tuple[str, bool]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in self.VOID:
+            self.open.append(tag == "bdi" or dict(attrs).get("dir") == "auto")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag not in self.VOID:
+            self.open.pop()
+
+    def handle_data(self, data: str) -> None:
+        self.texts.append((data, any(self.open)))
+
+
+def test_right_to_left_user_text_is_shown_in_its_own_direction() -> None:
+    """An Arabic case id and output, in the matrix, the failing case, its answer and the
+    comparison, each sit in an element that sets its own direction (``<bdi>``, ``dir=auto``);
+    before, none did, so they read in the page's left-to-right order beside their neighbours."""
+    arabic_id, arabic_output = "حالة-1", "أضف إلى السلة"
+    rename = [op("update", "b1", content="Add to Basket")]
+    said = [op("update", "b1", content=arabic_output), op("insert", "b1", content=arabic_output)]
+    failing = make_case(PAGES, actual=said, expected=rename, duration_ms=10, case_id=arabic_id)
+    run = run_suite(SUITE, [failing])
+    parser = _Directions()
+    parser.feed(to_html(run, compare_runs(run_suite(SUITE, []), run)))
+    right_to_left = [
+        (data, isolated) for data, isolated in parser.texts if "ح" in data or "أ" in data
+    ]
+    assert len(right_to_left) >= 4  # the matrix, the case's heading, its answer, the comparison
+    assert all(isolated for _, isolated in right_to_left), right_to_left

@@ -7,6 +7,7 @@ Results are keyed by ``name``, else ``type``. Presets are suite-file data, resol
 
 from __future__ import annotations
 
+import io
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ from knowledgepulse.evals.scorer import (
     unknown_scorer_message,
 )
 from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.records.readers import read_records
+from knowledgepulse.records.readers import ReadError, Source, open_source, read_all, read_stream
 from knowledgepulse.trace.models import JSON_SCHEMA_DIALECT
 
 Weight = Annotated[float, Field(ge=0, strict=True, allow_inf_nan=False)]
@@ -137,7 +138,7 @@ def load_suite(path: str | Path) -> Suite:
     """
     shape = "a suite file holds one mapping with a 'scorers' list"
     record = read_document(path, "suite file", "not a suite", shape)
-    return resolve_suite(record, source=str(path))
+    return resolve_suite(record, source=record.location.file)
 
 
 def read_document(
@@ -149,15 +150,25 @@ def read_document(
         InputFileError: the file cannot be read.
         SuiteError: it cannot be parsed, or holds no single document (mapping, if asked).
     """
-    name = str(path)
-    items = list(read_records(path, formats=("yaml", "json"), key_lines=True))
+    # Read once, as bytes: the same text is parsed and looked at (a list?), from stdin or a .gz too.
+    with open_source(path) as source:
+        name = source.name  # <stdin> for -, as its problems say
+        try:
+            data = read_all(source.stream)
+        except ReadError as failure:
+            raise SuiteError(
+                f"{Location(name)}: the {what} cannot be read",
+                [Problem(Location(name), "", str(failure))],
+            ) from None
+    read = Source(name, io.BytesIO(data))
+    items = list(read_stream(read, ("yaml", "json"), key_lines=True))
     # A warning (an unpaired surrogate escape, read as U+FFFD) rejects nothing.
     problems = [item for item in items if isinstance(item, Problem) and not item.warning]
     if problems:
-        raise SuiteError(f"{name}: the {what} cannot be parsed", problems)
+        raise SuiteError(f"{Location(name)}: the {what} cannot be parsed", problems)
     records = [item for item in items if isinstance(item, Record)]
     # The reader gives a list's items as records, as it gives documents: the text tells them apart.
-    listed = bool(records) and _starts_a_list(path)
+    listed = bool(records) and _starts_a_list(data)
     if len(records) == 1 and not listed and (not mapping or isinstance(records[0].value, Mapping)):
         return records[0]
     if listed:
@@ -169,15 +180,12 @@ def read_document(
         found = f"{len(records)} documents" if records else "nothing"
         line = records[1].location.line if len(records) > 1 else None
     problem = Problem(Location(name, line), "", f"{shape}; found {found}")
-    raise SuiteError(f"{name}: {not_a}", [problem])
+    raise SuiteError(f"{Location(name)}: {not_a}", [problem])
 
 
-def _starts_a_list(path: str | Path) -> bool:
-    """Whether the file's first document is a list: YAML's ``- item`` or ``[...]``, JSON's."""
-    try:
-        text = Path(path).read_text("utf-8", errors="replace")
-    except OSError:  # standard input, read once
-        return False
+def _starts_a_list(data: bytes) -> bool:
+    """Whether the text's first document is a list: YAML's ``- item`` or ``[...]``, JSON's."""
+    text = data.decode("utf-8", errors="replace")
     for line in text.splitlines():
         content = line.strip()
         if content.startswith("---"):  # a document's start, perhaps with the document after it
@@ -201,7 +209,7 @@ def resolve_suite(record: Record, *, source: str) -> Suite:
     value = record.value
     if not isinstance(value, Mapping):
         problem = record.problem((), "a suite is a mapping with a 'scorers' list of scorers")
-        raise SuiteError(f"{source}: not a suite", [problem])
+        raise SuiteError(f"{Location(source)}: not a suite", [problem])
     problems: list[Problem] = []
     model: SuiteFile | None = None
     try:
@@ -232,7 +240,7 @@ def resolve_suite(record: Record, *, source: str) -> Suite:
         # Structural and semantic checks run in two passes; report them in file order.
         problems.sort(key=lambda problem: problem.location.line or 0)
         count = len(problems)
-        raise SuiteError(f"{source}: {counted(count, 'problem')} in the suite", problems)
+        raise SuiteError(f"{Location(source)}: {counted(count, 'problem')} in the suite", problems)
     scorers = tuple(
         SuiteScorer(
             key=entry.name or entry.type,

@@ -93,11 +93,13 @@ def open_source(source: str | Path) -> Iterator[Source]:
     try:
         file = Path(source).open("rb")  # noqa: SIM115 - closed below, after the caller is done
     except FileNotFoundError:
-        raise InputFileError(f"{name}: no such file{_unexpanded(name)}") from None
+        raise InputFileError(f"{Location(name)}: no such file{_unexpanded(name)}") from None
     except IsADirectoryError:
-        raise InputFileError(f"{name}: is a directory; pass the files inside it") from None
+        raise InputFileError(
+            f"{Location(name)}: is a directory; pass the files inside it"
+        ) from None
     except OSError as error:
-        raise InputFileError(f"{name}: cannot be read ({error.strerror})") from None
+        raise InputFileError(f"{Location(name)}: cannot be read ({error.strerror})") from None
     with file:
         yield Source(name, _as_utf8(_maybe_gunzip(file), name))
 
@@ -198,7 +200,7 @@ def _as_utf8(stream: BinaryIO, name: str) -> BinaryIO:
     try:
         data = read_all(stream)
     except ReadError as failure:  # a truncated .gz
-        raise InputFileError(f"{name}: {failure}") from None
+        raise InputFileError(f"{Location(name)}: {failure}") from None
     try:
         return io.BytesIO(data.decode(encoding).encode("utf-8", "surrogatepass"))
     except UnicodeDecodeError:
@@ -538,7 +540,8 @@ def _read_whole(
         progress(len(data))
     body = data.lstrip(b" \t\r\n")
     if fmt == "json" and body.startswith(b"["):
-        yield from _parse_list(data, name)  # from the bytes: a bad one loses no element before it
+        listed = _parse_list(data, name)  # from the bytes: a bad one loses no element before it
+        yield from _with_element_lines(listed, data) if key_lines else listed
         return
     try:
         text = data.decode("utf-8")
@@ -553,6 +556,36 @@ def _read_whole(
     from knowledgepulse.records.yaml import parse_yaml  # noqa: PLC0415
 
     yield from parse_yaml(text, name)
+
+
+def _with_element_lines(
+    items: Iterator[Record | Problem], data: bytes
+) -> Iterator[Record | Problem]:
+    """A JSON list's elements at their lines (``FILE:LINE``), each key's line kept, as YAML's.
+
+    JSON is YAML's flow style: read as YAML, the list gives each element's line and its keys'.
+    An element read otherwise there (a number YAML reads another way) keeps its index only.
+    """
+    from knowledgepulse.records.yaml import parse_yaml  # noqa: PLC0415 - for files people write
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        yield from items
+        return
+    name = "<list>"
+    read = {
+        item.location.index: item
+        for item in parse_yaml(text, name)
+        if isinstance(item, Record) and item.location.index is not None
+    }
+    for item in items:
+        found = read.get(item.location.index or 0) if isinstance(item, Record) else None
+        if isinstance(item, Record) and found is not None and found.value == item.value:
+            location = item.location.at_line(found.location.line)
+            yield replace(item, location=location, lines=found.lines)
+        else:
+            yield item
 
 
 def _parse_list(data: bytes, name: str) -> Iterator[Record | Problem]:

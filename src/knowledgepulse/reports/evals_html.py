@@ -42,7 +42,15 @@ from knowledgepulse.reports.evals import (
     verdict_figure,
     workflow_lines,
 )
-from knowledgepulse.reports.html import bullets, histogram, page, row_cells, table, text
+from knowledgepulse.reports.html import (
+    bullets,
+    histogram,
+    isolated,
+    page,
+    row_cells,
+    table,
+    text,
+)
 
 HTML_FAILING = 100
 """The failing (and malformed) cases the page details, each with its diagnosis and answer; the
@@ -148,7 +156,9 @@ def _matrix(run: EvalRun) -> str:
         result = run.cases[index]
         name = _name(result, HTML_ID_LIMIT)
         if name != (whole := _name(result)):
-            name = f"<span title='{whole}'>{name}</span>"
+            name = f"<span title='{whole}'>{isolated(name)}</span>"
+        else:
+            name = isolated(name)
         if index in detailed:
             name = f"<a href='#case-{index}'>{name}</a>"
         reason = task_failure(result)
@@ -220,7 +230,7 @@ def _failing_case(index: int, result: CaseResult) -> str:
     took = f", {duration(result.duration_ms)}" if result.duration_ms is not None else ""
     parts = [
         f"<section class='{css}' id='case-{index}'>",
-        f"<h3>{label} {name}</h3>",
+        f"<h3>{label} {isolated(name)}</h3>",
         f"<p class='where'>{text(result.location)}{weighted}{took}</p>",
     ]
     if (reason := task_failure(result)) is not None:
@@ -229,7 +239,7 @@ def _failing_case(index: int, result: CaseResult) -> str:
     if (repeated := repeat_line(result)) is not None:
         parts.append(f"<p class='repeat'>{text(repeated)}</p>")
     if result.description:
-        parts.append(f"<p>{text(result.description)}</p>")
+        parts.append(f"<p dir='auto'>{text(result.description)}</p>")
     if result.malformed:
         parts.append(bullets(str(problem) for problem in result.problems))
     for outcome in result.failing:
@@ -241,7 +251,9 @@ def _failing_case(index: int, result: CaseResult) -> str:
     if passed := passed_scores(result):
         parts.append(f"<p class='where'>passed: {text(passed)}</p>")
     for label, shown in answer_lines(result):
-        parts.append(f"<h4>{text(label)}</h4><pre class='diff answer'>{text(shown)}</pre>")
+        parts.append(
+            f"<h4>{text(label)}</h4><pre class='diff answer' dir='auto'>{text(shown)}</pre>"
+        )
     parts.append("</section>")
     return "\n".join(parts)
 
@@ -263,12 +275,12 @@ def input_output_diff(details: Mapping[str, Any]) -> str:
             f"the expected operations insert {text(allowed)}"
         )
         lines += [
-            f"<ins>+ {text(_get(block, 'content'))}</ins>  "
+            f"<ins>+ {isolated(text(_get(block, 'content')))}</ins>  "
             f"<span class='where'>operation {text(_get(block, 'operationIndex'))}</span>"
             for block in _items(item, "blocks")
         ]
     lines += [
-        f"<del>- {text(_get(item, 'content'))}</del>  <span class='where'>page "
+        f"<del>- {isolated(text(_get(item, 'content')))}</del>  <span class='where'>page "
         f"'{text(_get(item, 'pageId'))}', block '{text(_get(item, 'blockId'))}' deleted</span>"
         for item in _items(details, "unexpectedDeletions")
     ]
@@ -277,7 +289,8 @@ def input_output_diff(details: Mapping[str, Any]) -> str:
             f"<span class='where'>page '{text(_get(item, 'pageId'))}', block "
             f"'{text(_get(item, 'blockId'))}' changed, and no expected update targets it:</span>"
         )
-        lines.append("~ " + word_diff(str(_get(item, "before")), str(_get(item, "after"))))
+        changed = word_diff(str(_get(item, "before")), str(_get(item, "after")))
+        lines.append(f"~ {isolated(changed)}")
     return "<div class='diff'>" + "\n".join(lines) + "</div>" if lines else ""
 
 
@@ -320,7 +333,7 @@ def _comparison(comparison: Comparison) -> str:
     ]
     for section, heading, _ in SECTIONS:
         if cases := section_cases(comparison, section):
-            rows = [[text(cell) for cell in case_row(c)] for c in cases[:HTML_MATRIX_ROWS]]
+            rows = [_change_row(case_row(c)) for c in cases[:HTML_MATRIX_ROWS]]
             parts.append(f"<h3>{text(heading)} ({len(cases):,})</h3>")
             head = ("case", "what changed", "weighted")
             parts.append(table(head, rows, css_class="changes", row_headers=True))
@@ -329,6 +342,16 @@ def _comparison(comparison: Comparison) -> str:
     rows = [[text(cell) for cell in row] for row in scorer_rows(comparison)]
     parts += ["<h3>Scorers</h3>", table(SCORER_HEAD, rows, row_headers=True)]
     return "\n".join(parts)
+
+
+def _change_row(cells: list[str]) -> list[str]:
+    r"""A compared case's cells as HTML, its label on one line and in its own direction.
+
+    A line break in the label shows as ``a\nb``, as every case id on the page: a browser would
+    show it as a space, another id (``a b``).
+    """
+    label, *rest = cells
+    return [isolated(text(label, one_line=True)), *map(text, rest)]
 
 
 def _problems(run: EvalRun) -> str:

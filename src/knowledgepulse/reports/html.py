@@ -51,6 +51,15 @@ def text(value: object, *, one_line: bool = False) -> str:
     return html.escape(printable(str(value), one_line=one_line), quote=True)
 
 
+def isolated(value: str) -> str:
+    """HTML of user text (already HTML) set apart in its own direction: ``<bdi>``.
+
+    An id or output in Arabic or Hebrew then reads right to left within the left-to-right text
+    around it, and its neutral characters (``-``, digits) do not move the words next to it.
+    """
+    return f"<bdi>{value}</bdi>"
+
+
 def page(title: str, sections: Iterable[str], *, style: str = "") -> str:
     """A whole HTML document: the shared style plus ``style``, the title, then the sections.
 
@@ -112,7 +121,7 @@ def row_cells(cells: Sequence[str], *, row_headers: bool = True) -> str:
 
 def bullets(items: Iterable[str]) -> str:
     """A bulleted list of plain-text items."""
-    return "<ul>" + "".join(f"<li>{text(item)}</li>" for item in items) + "</ul>"
+    return "<ul>" + "".join(f"<li dir='auto'>{text(item)}</li>" for item in items) + "</ul>"
 
 
 # --- The scoring run's page (kp score -f html) ---------------------------------------------------
