@@ -133,6 +133,34 @@ def test_custom_rules_from_a_file_run_first(kp: KpRunner, tmp_path: Path) -> Non
     assert _lines(run.out)[0]["task"]["objective"] == "Use [REDACTED:acme] now"
 
 
+@pytest.mark.parametrize(
+    ("pattern", "field"), [("metadata", "metadata"), ("success", "metadata.success")]
+)
+def test_a_rule_matching_a_field_name_of_the_trace_is_a_clear_error(
+    kp: KpRunner, tmp_path: Path, pattern: str, field: str
+) -> None:
+    """Keys are cleaned as text, so the rule renames the field: said, exit 2, no traceback
+    (before: an internal error, a pydantic ValidationError)."""
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(f"rules:\n  - name: broad\n    pattern: '{pattern}'\n")
+    run = kp("redact", "--rules", str(rules), str(_write(tmp_path / "t.jsonl", [trace_json()])))
+    assert run.code == 2, run.err
+    assert f"after redaction the trace lacks {field}" in run.err
+    assert "a rule (broad) matched the name of a field" in run.err
+    assert "internal error" not in run.err
+
+
+def test_a_rule_matching_the_word_tools_redacts_a_row_with_its_tools(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """A training row's tools are redacted under a key a rule may rename (before: KeyError)."""
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("rules:\n  - name: broad\n    pattern: 'tools'\n")
+    run = kp("redact", "--rules", str(rules), "--from", "auto", str(CHAT), "-o", "-")
+    assert run.code == 0, run.err
+    assert "internal error" not in run.err
+
+
 def test_a_bad_rules_file_lists_every_mistake_with_its_line(kp: KpRunner, tmp_path: Path) -> None:
     """An unknown field and a pattern that does not compile are both reported, exit 2."""
     rules = tmp_path / "rules.yaml"

@@ -6,7 +6,9 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
-from knowledgepulse.errors import ParameterConflictError, Setting
+from pydantic import ValidationError
+
+from knowledgepulse.errors import ParameterConflictError, RedactionRulesError, Setting
 from knowledgepulse.redact.config import load_rules
 from knowledgepulse.redact.detectors import default_rules
 from knowledgepulse.redact.rules import RuleSet, check_level
@@ -81,8 +83,13 @@ class Redactor:
         if not findings and task == item.task:
             return item, findings
         record = replace(item.record, value=document, raw=None)
-        trace = ReasoningTrace.model_validate(document)
-        system, tools = carried["system"], tuple(carried["tools"])
+        try:
+            trace = ReasoningTrace.model_validate(document)
+        except ValidationError as error:
+            raise _renamed_fields(item, error, findings) from None
+        # By place: a rule matching "tools" renames the key as it would any text.
+        system, carried_tools = carried.values()
+        tools = tuple(carried_tools)
         return replace(
             item, record=record, trace=trace, row=row, task=task, system=system, tools=tools
         ), findings
@@ -95,3 +102,21 @@ class Redactor:
             self.redacted += 1
         for finding in findings:
             self.types[finding.type] += finding.count
+
+
+def _renamed_fields(
+    item: TraceItem, error: ValidationError, findings: list[Finding]
+) -> RedactionRulesError:
+    """The error for rules that left no trace.
+
+    Keys are cleaned as text, so a rule matching a field's name (``metadata``) renames it.
+    """
+    fields = sorted({".".join(map(str, problem["loc"])) for problem in error.errors()})
+    rules = sorted({finding.rule for finding in findings})
+    return RedactionRulesError(
+        f"{item.location}: after redaction the trace lacks {', '.join(fields)}: a rule "
+        f"({', '.join(rules)}) matched the name of a field of the trace, which it renames as "
+        "any text: make its pattern match only what it hides (a word boundary, the text "
+        "around it)",
+        [],
+    )
