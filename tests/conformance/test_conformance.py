@@ -22,6 +22,7 @@ from knowledgepulse.sources import read
 from knowledgepulse.sources._invariants import check
 from knowledgepulse.sources._steps import RESPOND
 from knowledgepulse.trace.models import ReasoningTrace, Step
+from tests.sources.helpers import langfuse_fetched
 
 sys.path.insert(0, str(Path(__file__).parent))
 from count_facts import FILES, corpus, name_of, origins, replayed  # type: ignore[import-not-found]
@@ -254,39 +255,6 @@ def test_every_corpus_file_converts_to_the_same_traces_each_time() -> None:
         ], name_of(path)
 
 
-_ROW_COLUMNS = {
-    "id": "id",
-    "traceId": "trace_id",
-    "type": "type",
-    "name": "name",
-    "startTime": "start_time",
-    "endTime": "end_time",
-    "parentObservationId": "parent_observation_id",
-    "level": "level",
-    "statusMessage": "status_message",
-    "input": "input",
-    "output": "output",
-    "metadata": "metadata",
-}
-"""An API observation's fields, and the blob storage export's columns of the same."""
-
-
-def _fetched(observations: list[dict[str, Any]], how: str) -> str:
-    """A trace's observations as the public API's page of them, or as blob storage rows."""
-    if how == "page":
-        return json.dumps({"data": observations, "meta": {"page": 1}})
-    return "\n".join(
-        json.dumps(
-            {
-                column: value if isinstance(value, str | None) else json.dumps(value)
-                for field, column in _ROW_COLUMNS.items()
-                if (value := item.get(field)) is not None or field == "parentObservationId"
-            }
-        )
-        for item in observations
-    )
-
-
 def test_langfuse_observations_fetched_without_their_trace_keep_the_facts(tmp_path: Path) -> None:
     """Each Langfuse export's observations alone (an API page, blob storage rows) give its facts.
 
@@ -302,7 +270,7 @@ def test_langfuse_observations_fetched_without_their_trace_keep_the_facts(tmp_pa
         facts = json.loads(facts_path.read_text())
         for how in ("page", "rows"):
             fetched = tmp_path / f"{path.stem}.{how}.{'json' if how == 'page' else 'jsonl'}"
-            fetched.write_text(_fetched(observations, how))
+            fetched.write_text(langfuse_fetched(observations, how))
             traces = [item.trace for item in read([fetched]) if not isinstance(item, Problem)]
             failing.update(
                 {(name_of(path), how, fact): got for fact, got in _failures(facts, traces).items()}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -89,3 +90,37 @@ INSPECTED = FIRST_FILES | {REPO / "examples" / name: source for name, source in 
 def first_trace(path: Path) -> TraceItem | None:
     """The first trace ``sources.read`` gives of a file, or ``None``."""
     return next((item for item in read([path]) if isinstance(item, TraceItem)), None)
+
+
+_LANGFUSE_ROW_COLUMNS = {
+    "id": "id",
+    "traceId": "trace_id",
+    "type": "type",
+    "name": "name",
+    "startTime": "start_time",
+    "endTime": "end_time",
+    "parentObservationId": "parent_observation_id",
+    "level": "level",
+    "statusMessage": "status_message",
+    "input": "input",
+    "output": "output",
+    "metadata": "metadata",
+}
+"""An API observation's fields, and the blob storage export's columns of the same."""
+
+
+def langfuse_fetched(observations: list[dict[str, Any]], how: str) -> str:
+    """A trace's observations as the public API's page of them (``page``), or as blob storage
+    rows (JSON Lines, nested values as JSON text)."""
+    if how == "page":
+        return json.dumps({"data": observations, "meta": {"page": 1}})
+    return "\n".join(
+        json.dumps(
+            {
+                column: value if isinstance(value, str | None) else json.dumps(value)
+                for field, column in _LANGFUSE_ROW_COLUMNS.items()
+                if (value := item.get(field)) is not None or field == "parentObservationId"
+            }
+        )
+        for item in observations
+    )

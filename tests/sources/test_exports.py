@@ -22,7 +22,7 @@ from knowledgepulse.records.readers import read_records
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._registry import get_source, source_names
 from knowledgepulse.trace import ReasoningTrace, TraceItem
-from tests.sources.helpers import CORPUS, convert_file, recognise, source_of
+from tests.sources.helpers import CORPUS, convert_file, langfuse_fetched, recognise, source_of
 
 DATA = Path(__file__).parent / "data"
 EXPORTS = ("langfuse", "phoenix", "jaeger", "otel-js")
@@ -214,23 +214,6 @@ def test_langfuse_observations_without_their_trace_read_as_the_export_with_it(
     assert _same_trace(only(page).trace) == _same_trace(only(CORPUS / "langfuse" / name).trace)
 
 
-_ROW_COLUMNS = {
-    "id": "id",
-    "traceId": "trace_id",
-    "type": "type",
-    "name": "name",
-    "startTime": "start_time",
-    "endTime": "end_time",
-    "parentObservationId": "parent_observation_id",
-    "level": "level",
-    "statusMessage": "status_message",
-    "input": "input",
-    "output": "output",
-    "metadata": "metadata",
-}
-"""An API observation's fields, and the blob storage export's columns of the same."""
-
-
 @pytest.mark.parametrize(
     "name", ["langgraph-python-2025-08-22.json", "pydantic-ai-tools-2025-12-04.json"]
 )
@@ -244,20 +227,9 @@ def test_langfuse_observations_page_reads_as_the_export_rows_of_the_same_observa
     """
     observations = json.loads((CORPUS / "langfuse" / name).read_text())["observations"]
     page = tmp_path / "observations.json"
-    page.write_text(json.dumps({"data": observations}))
+    page.write_text(langfuse_fetched(observations, "page"))
     rows = tmp_path / "observations.jsonl"
-    rows.write_text(
-        "\n".join(
-            json.dumps(
-                {
-                    column: value if isinstance(value, str | None) else json.dumps(value)
-                    for field, column in _ROW_COLUMNS.items()
-                    if (value := item.get(field)) is not None or field == "parentObservationId"
-                }
-            )
-            for item in observations
-        )
-    )
+    rows.write_text(langfuse_fetched(observations, "rows"))
     assert _same_trace(only(page).trace) == _same_trace(only(rows).trace)
 
 
