@@ -7,11 +7,12 @@ import json
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from pydantic import JsonValue
 from rich.console import Console
 
+from knowledgepulse._util.text import grapheme_end
 from knowledgepulse.evals import evaluate
 from knowledgepulse.evals.compare import Comparison, compare_runs, same_json
 from knowledgepulse.evals.report import EvalReport, parse_report
@@ -209,15 +210,19 @@ def test_a_repeated_case_shows_its_first_failing_runs_output() -> None:
 
 
 @given(text=st.text(max_size=60), limit=st.integers(1, 40))
+@example(text="00\u093a", limit=2)  # a mark joined to the second 0: the cut keeps them together
 def test_a_shown_value_is_whole_or_its_first_characters_and_the_count_of_the_rest(
     text: str, limit: int
 ) -> None:
-    """Cut or not, nothing is lost silently: what is left out is counted."""
+    """Cut or not, nothing is lost silently: what is left out is counted. The cut falls between
+    graphemes, at most ``limit`` characters kept."""
     shown = shown_value(text, limit)
     if len(text) <= limit:
         assert shown == text
     else:
-        assert shown == f"{text[:limit]}… ({len(text) - limit:,} more characters)"
+        kept = grapheme_end(text, limit)
+        assert kept <= limit
+        assert shown == f"{text[:kept]}… ({len(text) - kept:,} more characters)"
 
 
 def test_a_case_whose_only_change_is_its_answer_is_counted_and_listed() -> None:
