@@ -746,7 +746,13 @@ class VectorCache:
 
     def _units(self, vectors: ArrayLike, what: str, *, rows: bool = True) -> NDArray[np.float32]:
         """The input as float32 unit rows (lock held); the first vector sets the width."""
-        array = np.asarray(vectors, dtype=np.float32)
+        try:
+            array = np.asarray(vectors, dtype=np.float32)
+        except (TypeError, ValueError) as error:  # "abc", [1, "x"], ragged rows: numpy's words
+            shape = "rows of numbers, all of one length" if rows else "a list or array of numbers"
+            raise VectorError(
+                f"the {what} must be {shape}, got {type(vectors).__name__} {vectors!r:.60}: {error}"
+            ) from None
         width = self._dimensions
         if array.ndim != (2 if rows else 1) or array.shape[-1] != (width or array.shape[-1] or -1):
             shape = f"(n, {width or 'd'})" if rows else f"({width or 'd'},)"
