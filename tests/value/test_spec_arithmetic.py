@@ -43,7 +43,7 @@ def spec_score(trace: dict[str, Any], novelty: float) -> tuple[float, list[str]]
     o = trace["outcome"]["confidence"] * (1.0 if success else 0.3)
     weights = SPEC_PROFILES.get(trace["metadata"]["task_domain"], SPEC_PROFILES["default"])
     score = sum(v * w for v, w in zip((c, novelty, d, o), weights, strict=True))
-    fired = []
+    fired: list[str] = []
     if len(steps) == 1 and types[0] == "thought":
         score, fired = 0.1, [*fired, "single_thought"]
     if recoveries > 2 and success:
