@@ -148,6 +148,19 @@ def test_expired_vectors_no_longer_count() -> None:
     assert cache.max_cosine_similarity(unit(0, 1)) == 0.0
 
 
+def test_a_vector_counts_until_its_age_reaches_the_ttl() -> None:
+    """The TTL's edge, as docs/vector-cache.md says it: counted just before ttl_ms, not at it,
+    alike in size, search and holds."""
+    clock = FakeClock()
+    cache = VectorCache(dimensions=2, ttl_ms=1000, clock=clock)
+    cache.add(unit(1, 0), id="a")
+    clock.now = 999.9
+    assert (cache.size, cache.holds(["a"])) == (1, [True])
+    assert cache.max_cosine_similarity(unit(1, 0)) == pytest.approx(1.0)
+    clock.now = 1000
+    assert (cache.size, cache.holds(["a"]), cache.nearest(unit(1, 0))) == (0, [False], None)
+
+
 def test_a_vector_held_under_its_id_is_not_held_again() -> None:
     """Scoring a trace again adds nothing; a changed vector, an expired one or no id is added."""
     clock = FakeClock()

@@ -86,7 +86,7 @@ class CacheCounts:
     live: int
     """Vectors that count (:attr:`VectorCache.size`)."""
     expired: int
-    """Vectors older than the TTL: they no longer count, and are the first evicted."""
+    """Vectors as old as the TTL or older: they no longer count, and are the first evicted."""
     added: int
     """Vectors this cache object added since it was made or opened (not ones held already)."""
     saved_meanwhile: int = 0
@@ -106,7 +106,7 @@ class VectorCache:
     Args:
         max_elements: how many vectors are held at most; adding one more evicts the oldest.
         dimensions: the length every vector must have (default: the first vector's).
-        ttl_ms: a vector older than this many milliseconds no longer counts anywhere.
+        ttl_ms: a vector no longer counts anywhere once it is this many milliseconds old.
         clock: the current time in milliseconds (default: wall-clock time).
         block_bytes: the most memory one block of similarities takes while scanning.
 
