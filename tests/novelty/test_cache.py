@@ -104,6 +104,20 @@ def test_non_finite_values_are_rejected(bad: float) -> None:
     assert cache.size == 0
 
 
+@pytest.mark.parametrize("bad", ["abc", [1.0, "x"], {"a": 1.0}, object()])
+def test_a_vector_that_is_not_numbers_is_a_vector_error(bad: object) -> None:
+    """Text, a mapping or an object given as a vector is refused as VectorError, saying what
+    was given, never numpy's bare ValueError or TypeError; nothing is added."""
+    cache = VectorCache(dimensions=2)
+    with pytest.raises(VectorError, match=r"the vector must be a list or array of numbers, got"):
+        cache.add(bad)  # type: ignore[arg-type]
+    with pytest.raises(VectorError, match=r"the query must be a list or array of numbers"):
+        cache.max_cosine_similarity(bad)  # type: ignore[arg-type]
+    with pytest.raises(VectorError, match=r"the vectors must be rows of numbers, all of one"):
+        cache.nearest_then_add_many([[1.0, 0.0], [1.0]], ids=["a", "b"])
+    assert cache.size == 0
+
+
 def test_the_oldest_vector_goes_first_when_full() -> None:
     """Past max_elements, each new vector evicts the oldest one."""
     cache = VectorCache(max_elements=3, dimensions=4)
@@ -132,6 +146,19 @@ def test_expired_vectors_no_longer_count() -> None:
     clock.now = 5000
     assert cache.nearest(unit(0, 1)) is None
     assert cache.max_cosine_similarity(unit(0, 1)) == 0.0
+
+
+def test_a_vector_counts_until_its_age_reaches_the_ttl() -> None:
+    """The TTL's edge, as docs/vector-cache.md says it: counted just before ttl_ms, not at it,
+    alike in size, search and holds."""
+    clock = FakeClock()
+    cache = VectorCache(dimensions=2, ttl_ms=1000, clock=clock)
+    cache.add(unit(1, 0), id="a")
+    clock.now = 999.9
+    assert (cache.size, cache.holds(["a"])) == (1, [True])
+    assert cache.max_cosine_similarity(unit(1, 0)) == pytest.approx(1.0)
+    clock.now = 1000
+    assert (cache.size, cache.holds(["a"]), cache.nearest(unit(1, 0))) == (0, [False], None)
 
 
 def test_a_vector_held_under_its_id_is_not_held_again() -> None:

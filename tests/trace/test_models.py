@@ -71,10 +71,14 @@ def test_string_is_not_coerced_to_bool_or_number() -> None:
     ]
 
 
-def test_id_must_have_the_trace_prefix() -> None:
-    """An id without kp:trace: is rejected with the expected form."""
+def test_id_must_have_the_trace_prefix_and_a_suffix() -> None:
+    """An id without kp:trace:, or with nothing after it, is rejected with the expected form,
+    which says the suffix must not be empty (``kp:trace:`` is of the form kp:trace:<anything>)."""
+    expected = "expected an id of the form 'kp:trace:<anything non-empty>'"
     (message,) = problems_of(trace_json(trace_id="kp:trace:"))
-    assert message == "id: got \"kp:trace:\"; expected an id of the form 'kp:trace:<anything>'"
+    assert message == f'id: got "kp:trace:"; {expected}'
+    (message,) = problems_of(trace_json(trace_id="trace:1"))
+    assert message == f'id: got "trace:1"; {expected}'
 
 
 def test_an_id_whose_suffix_is_a_newline_is_valid() -> None:

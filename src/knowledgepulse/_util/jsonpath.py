@@ -39,7 +39,7 @@ def describe_value(value: Any) -> str:
 
 
 _PATTERN_MEANINGS = {
-    r"^kp:trace:[\s\S]+": "an id of the form 'kp:trace:<anything>'",
+    r"^kp:trace:[\s\S]+": "an id of the form 'kp:trace:<anything non-empty>'",
     r"\S": "a name that is not blank",
 }
 _MAX_PREVIEW = 60

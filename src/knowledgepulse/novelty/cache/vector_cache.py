@@ -86,7 +86,7 @@ class CacheCounts:
     live: int
     """Vectors that count (:attr:`VectorCache.size`)."""
     expired: int
-    """Vectors older than the TTL: they no longer count, and are the first evicted."""
+    """Vectors as old as the TTL or older: they no longer count, and are the first evicted."""
     added: int
     """Vectors this cache object added since it was made or opened (not ones held already)."""
     saved_meanwhile: int = 0
@@ -106,7 +106,7 @@ class VectorCache:
     Args:
         max_elements: how many vectors are held at most; adding one more evicts the oldest.
         dimensions: the length every vector must have (default: the first vector's).
-        ttl_ms: a vector older than this many milliseconds no longer counts anywhere.
+        ttl_ms: a vector no longer counts anywhere once it is this many milliseconds old.
         clock: the current time in milliseconds (default: wall-clock time).
         block_bytes: the most memory one block of similarities takes while scanning.
 
@@ -746,7 +746,13 @@ class VectorCache:
 
     def _units(self, vectors: ArrayLike, what: str, *, rows: bool = True) -> NDArray[np.float32]:
         """The input as float32 unit rows (lock held); the first vector sets the width."""
-        array = np.asarray(vectors, dtype=np.float32)
+        try:
+            array = np.asarray(vectors, dtype=np.float32)
+        except (TypeError, ValueError) as error:  # "abc", [1, "x"], ragged rows: numpy's words
+            shape = "rows of numbers, all of one length" if rows else "a list or array of numbers"
+            raise VectorError(
+                f"the {what} must be {shape}, got {type(vectors).__name__} {vectors!r:.60}: {error}"
+            ) from None
         width = self._dimensions
         if array.ndim != (2 if rows else 1) or array.shape[-1] != (width or array.shape[-1] or -1):
             shape = f"(n, {width or 'd'})" if rows else f"({width or 'd'},)"
