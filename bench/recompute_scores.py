@@ -28,60 +28,16 @@ from typing import Any
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.value.spec_oracle import DIMENSION_NAMES, by_hand
+
 from knowledgepulse.novelty.embedder import shared_embedder
 from knowledgepulse.value.scorer import TraceValueScorer
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = sorted((ROOT / "corpora").glob("*.jsonl"))
 TOLERANCE = 1e-9
-
-# The specification's table (trace-value.md, "Weight profiles"), in the formula's order.
-PROFILES = {
-    "default": (0.25, 0.35, 0.15, 0.25),
-    "finance": (0.20, 0.25, 0.10, 0.45),
-    "code": (0.20, 0.30, 0.30, 0.20),
-    "medical": (0.15, 0.20, 0.10, 0.55),
-    "customer_service": (0.20, 0.30, 0.20, 0.30),
-}
-NAMES = ("complexity", "novelty", "tool_diversity", "outcome_confidence")
-
-
-def by_hand(trace: dict[str, Any], novelty: float) -> dict[str, Any]:
-    """The specification's arithmetic for one raw trace, given its novelty N."""
-    steps = trace["steps"]
-    types = [step["type"] for step in steps]
-    tools = {step["tool"]["name"] for step in steps if step.get("tool") is not None}
-    recoveries = types.count("error_recovery")
-    c = min(
-        1,
-        len(set(types)) / 4 * 0.5 + (0.3 if recoveries > 0 else 0) + min(len(steps), 20) / 20 * 0.2,
-    )
-    d = min(1, len(tools) / max(1, len(steps)) * 3)
-    meta = trace["metadata"]
-    o = trace["outcome"]["confidence"] * (1.0 if meta["success"] else 0.3)
-    domain = meta["task_domain"]
-    weights = PROFILES.get(domain, PROFILES["default"])
-    dimensions = (c, novelty, d, o)
-    total = sum(value * weight for value, weight in zip(dimensions, weights, strict=True))
-    overrides = []
-    score = total
-    if len(steps) == 1 and types[0] == "thought":
-        overrides.append(("single_thought", score, 0.1))
-        score = 0.1
-    if recoveries > 2 and meta["success"]:
-        overrides.append(("error_recovery_bonus", score, min(1, score + 0.1)))
-        score = min(1, score + 0.1)
-    if len(tools) <= 1 and tools:
-        overrides.append(("low_tool_diversity", score, max(0, score - 0.1)))
-        score = max(0, score - 0.1)
-    return {
-        "profile": domain if domain in PROFILES else "default",
-        "weights": weights,
-        "dimensions": dimensions,
-        "weighted_sum": total,
-        "overrides": overrides,
-        "score": min(1, max(0, score)),
-    }
 
 
 def compare(row: dict[str, Any], trace: dict[str, Any]) -> list[tuple[str, float]]:
@@ -94,11 +50,11 @@ def compare(row: dict[str, Any], trace: dict[str, Any]) -> list[tuple[str, float
     pairs = [
         *(
             (f"dimensions.{n}", row["dimensions"][n], v)
-            for n, v in zip(NAMES, mine["dimensions"], strict=True)
+            for n, v in zip(DIMENSION_NAMES, mine["dimensions"], strict=True)
         ),
         *(
             (f"weights.{n}", row["weights"][n], v)
-            for n, v in zip(NAMES, mine["weights"], strict=True)
+            for n, v in zip(DIMENSION_NAMES, mine["weights"], strict=True)
         ),
         ("weighted_sum", row["weighted_sum"], mine["weighted_sum"]),
         ("score", row["score"], mine["score"]),

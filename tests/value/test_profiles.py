@@ -15,20 +15,13 @@ from knowledgepulse.value.profiles import (
     load_profiles,
     misspelt_profiles,
 )
-
-SPEC_TABLE = {
-    "default": (0.25, 0.35, 0.15, 0.25),
-    "finance": (0.20, 0.25, 0.10, 0.45),
-    "code": (0.20, 0.30, 0.30, 0.20),
-    "medical": (0.15, 0.20, 0.10, 0.55),
-    "customer_service": (0.20, 0.30, 0.20, 0.30),
-}
+from tests.value.spec_oracle import SPEC_PROFILES
 
 
 def test_builtin_profiles_are_the_spec_table() -> None:
     """The five built-in profiles hold exactly the spec's weights, in its order."""
-    assert {name: w.as_tuple() for name, w in BUILTIN_PROFILES.items()} == SPEC_TABLE
-    assert list(BUILTIN_PROFILES) == list(SPEC_TABLE)
+    assert {name: w.as_tuple() for name, w in BUILTIN_PROFILES.items()} == SPEC_PROFILES
+    assert list(BUILTIN_PROFILES) == list(SPEC_PROFILES)
 
 
 @pytest.mark.parametrize(

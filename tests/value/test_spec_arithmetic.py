@@ -16,41 +16,10 @@ from numpy.typing import NDArray
 
 from knowledgepulse.value.scorer import TraceValueScorer
 from tests.builders import step, trace_json
+from tests.value.spec_oracle import SPEC_PROFILES, by_hand
 
-SPEC_PROFILES = {
-    "default": (0.25, 0.35, 0.15, 0.25),
-    "finance": (0.20, 0.25, 0.10, 0.45),
-    "code": (0.20, 0.30, 0.30, 0.20),
-    "medical": (0.15, 0.20, 0.10, 0.55),
-    "customer_service": (0.20, 0.30, 0.20, 0.30),
-}
 KINDS = ("thought", "tool_call", "observation", "error_recovery")
 DOMAINS = [*SPEC_PROFILES, "code-review", "Finance", "legal"]
-
-
-def spec_score(trace: dict[str, Any], novelty: float) -> tuple[float, list[str]]:
-    """The score and the overrides that fire, as the specification computes them."""
-    steps = trace["steps"]
-    types = [s["type"] for s in steps]
-    tools = {s["tool"]["name"] for s in steps if s.get("tool") is not None}
-    recoveries = types.count("error_recovery")
-    c = min(
-        1,
-        len(set(types)) / 4 * 0.5 + (0.3 if recoveries > 0 else 0) + min(len(steps), 20) / 20 * 0.2,
-    )
-    d = min(1, len(tools) / max(1, len(steps)) * 3)
-    success = trace["metadata"]["success"]
-    o = trace["outcome"]["confidence"] * (1.0 if success else 0.3)
-    weights = SPEC_PROFILES.get(trace["metadata"]["task_domain"], SPEC_PROFILES["default"])
-    score = sum(v * w for v, w in zip((c, novelty, d, o), weights, strict=True))
-    fired: list[str] = []
-    if len(steps) == 1 and types[0] == "thought":
-        score, fired = 0.1, [*fired, "single_thought"]
-    if recoveries > 2 and success:
-        score, fired = min(1, score + 0.1), [*fired, "error_recovery_bonus"]
-    if len(tools) <= 1 and any(s.get("tool") is not None for s in steps):
-        score, fired = max(0, score - 0.1), [*fired, "low_tool_diversity"]
-    return min(1, max(0, score)), fired
 
 
 @st.composite
@@ -95,7 +64,7 @@ def test_every_score_is_the_specs_arithmetic_on_the_raw_trace(
     for trace, breakdown in zip(batch, scorer.score_many(batch), strict=True):
         similarity = breakdown.novelty.similarity
         novelty = 0.5 if similarity is None else min(1.0, max(0.0, 1.0 - similarity))
-        score, fired = spec_score(trace, novelty)
-        assert abs(breakdown.score - score) <= 1e-9
-        assert [o.name for o in breakdown.overrides] == fired
+        expected = by_hand(trace, novelty)
+        assert abs(breakdown.score - expected["score"]) <= 1e-9
+        assert [o.name for o in breakdown.overrides] == [name for name, *_ in expected["overrides"]]
         assert abs(breakdown.dimensions.novelty - novelty) <= 1e-9
