@@ -164,8 +164,16 @@ def test_a_run_that_raised_before_any_step_is_its_error_not_an_answer(tmp_path: 
     assert any(error in (step.content or "") for step in item.trace.steps)
 
 
-def _no_steps(answer: str) -> str:
-    value = json.loads(row([], answer))
+def test_runs_that_raised_at_once_on_two_questions_are_two_traces(tmp_path: Path) -> None:
+    """No message tells them apart: their questions do (one id for both was a repeated run)."""
+    first, second = read(tmp_path, _no_steps("AuthError"), _no_steps("AuthError", "What is 2+2?"))
+    assert isinstance(first, TraceItem)
+    assert isinstance(second, TraceItem)
+    assert first.trace.id != second.trace.id
+
+
+def _no_steps(answer: str, question: str = "What is 1+1?") -> str:
+    value = json.loads(row([], answer, question))
     value["intermediate_steps"] = []
     return json.dumps(value)
 

@@ -106,6 +106,8 @@ def _convert_row(record: Record, options: TraceOptions) -> TraceItem | Problem:
     """
     value = record.value
     run = Run(started=number(value.get("start_time")))
+    # The row's question and answer tell runs apart where the messages do not (none at all).
+    run.canonical.append({key: value[key] for key in ("question", "answer")})
     try:
         for index, step in enumerate(_messages.steps_of(value["intermediate_steps"], ())):
             tell(run, step, ("intermediate_steps", index))
