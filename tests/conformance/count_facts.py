@@ -1358,17 +1358,37 @@ def codex(path: Path) -> list[Run]:
 
 
 def atif(path: Path) -> list[Run]:
-    """A Harbor ATIF trajectory: ``steps`` by ``source``; an agent step's ``tool_calls``."""
+    """A Harbor ATIF trajectory: ``steps`` by ``source``; an agent step's ``tool_calls``.
+
+    OpenAgents' ``tbench`` writes its own ``1.4``: calls ``{id, name}``, each result a
+    ``system`` step ``Tool result for <id>`` whose ``observation.result.success`` false is an
+    error, written before the agent step that lists the call (the step's message came after
+    its calls); ``extra.success`` its label.
+    """
     document = json.loads(path.read_text())
-    timeline, objective = _Timeline(), None
+    timeline, objective, answered = _Timeline(), None, set()
     for step in document["steps"]:
         if step["source"] == "user" and objective is None:
             objective = _text(step.get("message"))
+        result = (step.get("observation") or {}).get("result")
+        if step["source"] == "system" and isinstance(result, dict):
+            answered.add(step["message"].removeprefix("Tool result for "))
+            if result.get("success") is False:
+                timeline.error()
         if step["source"] == "agent":
-            timeline.text(_text(step.get("message")))
-            for call in step.get("tool_calls") or []:
-                timeline.tool(call["function_name"])
-    return [timeline.facts(objective, trace_id=document.get("session_id"))]
+            calls = step.get("tool_calls") or []
+            ids = [call.get("tool_call_id", call.get("id")) for call in calls]
+            after = bool(calls) and all(call_id in answered for call_id in ids)
+            if not after:
+                timeline.text(_text(step.get("message")))
+            for call in calls:
+                timeline.tool(call.get("function_name", call.get("name")))
+            if after:
+                timeline.text(_text(step.get("message")))
+    success = (document.get("extra") or {}).get("success")
+    facts = timeline.facts(objective, trace_id=document.get("session_id"))
+    facts["success"] = success if isinstance(success, bool) else None
+    return [facts]
 
 
 # --- agent frameworks' own serialisations ------------------------------------------------
