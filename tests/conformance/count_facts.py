@@ -1358,17 +1358,37 @@ def codex(path: Path) -> list[Run]:
 
 
 def atif(path: Path) -> list[Run]:
-    """A Harbor ATIF trajectory: ``steps`` by ``source``; an agent step's ``tool_calls``."""
+    """A Harbor ATIF trajectory: ``steps`` by ``source``; an agent step's ``tool_calls``.
+
+    OpenAgents' ``tbench`` writes its own ``1.4``: calls ``{id, name}``, each result a
+    ``system`` step ``Tool result for <id>`` whose ``observation.result.success`` false is an
+    error, written before the agent step that lists the call (the step's message came after
+    its calls); ``extra.success`` its label.
+    """
     document = json.loads(path.read_text())
-    timeline, objective = _Timeline(), None
+    timeline, objective, answered = _Timeline(), None, set()
     for step in document["steps"]:
         if step["source"] == "user" and objective is None:
             objective = _text(step.get("message"))
+        result = (step.get("observation") or {}).get("result")
+        if step["source"] == "system" and isinstance(result, dict):
+            answered.add(step["message"].removeprefix("Tool result for "))
+            if result.get("success") is False:
+                timeline.error()
         if step["source"] == "agent":
-            timeline.text(_text(step.get("message")))
-            for call in step.get("tool_calls") or []:
-                timeline.tool(call["function_name"])
-    return [timeline.facts(objective, trace_id=document.get("session_id"))]
+            calls = step.get("tool_calls") or []
+            ids = [call.get("tool_call_id", call.get("id")) for call in calls]
+            after = bool(calls) and all(call_id in answered for call_id in ids)
+            if not after:
+                timeline.text(_text(step.get("message")))
+            for call in calls:
+                timeline.tool(call.get("function_name", call.get("name")))
+            if after:
+                timeline.text(_text(step.get("message")))
+    success = (document.get("extra") or {}).get("success")
+    facts = timeline.facts(objective, trace_id=document.get("session_id"))
+    facts["success"] = success if isinstance(success, bool) else None
+    return [facts]
 
 
 # --- agent frameworks' own serialisations ------------------------------------------------
@@ -1417,6 +1437,8 @@ def smolagents(path: Path) -> list[Run]:
     (``AgentMaxStepsError``) is given its answer by one more model call: the answer, then the
     error that ended the run. ``state`` is the success label.
     """
+    if path.suffix == ".jsonl":
+        return [_smolagents_messages(row) for row in _rows(path)]
     document = json.loads(path.read_text())
     steps = document["steps"] if isinstance(document, dict) else document
     timeline, objective = _Timeline(), None
@@ -1443,6 +1465,44 @@ def smolagents(path: Path) -> list[Run]:
     if state == "max_steps_error":
         facts["final_answer"] = str(document["output"])
     return [facts]
+
+
+def _smolagents_messages(row: dict[str, Any]) -> Run:
+    """A smolagents benchmark row: ``intermediate_steps`` are the memory as chat messages.
+
+    The task is the ``user`` message ``New task:\\n...``; a ``tool-call`` message lists the
+    calls as a Python literal after ``Calling tools:``; a ``tool-response`` that starts
+    ``Error:`` is an error, and one that says ``Error executing tool 'NAME'`` with no
+    ``tool-call`` message before it is a call of NAME (a tool that raised keeps no other
+    trace). The row's ``answer`` is what the run returned; a run out of steps
+    (``Error:\\nReached max steps.``) was given it by one more model call. No success label.
+    """
+    timeline, objective, out_of_steps, before = _Timeline(), None, False, None
+    for message in row["intermediate_steps"]:
+        role, said = message["role"], _text(message["content"]) or ""
+        raised = re.match(r"Error:\nError executing tool '([^']+)'", said)
+        if role == "tool-response" and raised and before != "tool-call":
+            timeline.tool(raised.group(1))  # a call that raised: only its error names it
+        before = role
+        if role == "user" and objective is None:
+            objective = said
+        if role == "assistant":
+            timeline.text(said)
+        if role == "tool-call":
+            for call in ast.literal_eval(said.removeprefix("Calling tools:\n")):
+                if call["function"]["name"] == SMOLAGENTS_ANSWER:
+                    continue  # its argument is the answer: the row's ``answer``, told last
+                timeline.tool(call["function"]["name"])
+        if role == "tool-response" and said.startswith("Error:"):
+            out_of_steps = said.startswith("Error:\nReached max steps.")
+            if not out_of_steps:
+                timeline.error()
+    timeline.text(str(row["answer"]))
+    if out_of_steps:
+        timeline.error()
+    facts = timeline.facts(objective)
+    facts["final_answer"] = str(row["answer"])
+    return facts
 
 
 def openai_agents(path: Path) -> list[Run]:

@@ -76,6 +76,11 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
     ("openai-agents/responses_thinking_with_tool_calls.jsonl", 0): (
         "the objective is a placeholder ('openai-agents run'), not the user's request"
     ),
+    # GAIA's vampire riddle opens "You are Van Helsing, a renowned vampire hunter": the
+    # question as the benchmark asks it, which reads like a system prompt.
+    ("smolagents/benchmark_code_gaia_gpt-4o.jsonl", 1): (
+        "the objective reads as a system prompt, not the user's request"
+    ),
     # Logfire's test gives its OpenAI Agents function tool the name `tool`: the file's own name.
     ("openai-responses/logfire_openai_agents_function_tool_exception.jsonl", 0): (
         "steps [0] call a tool with no real name (empty, '?', 'tool' or a step type)"

@@ -106,7 +106,7 @@ class OpenAIAgents(Source):
 class Smolagents(Source):
     """smolagents memory steps, lists of them, or run results."""
 
-    shapes = "memory steps"
+    shapes = "memory steps, or its benchmark's rows of the memory as messages"
     content_hint = smolagents_run.CONTENT_HINT
     overrides = ("openai-chat",)  # an ActionStep keeps the model's input messages
     recognises = staticmethod(smolagents_files.recognises)

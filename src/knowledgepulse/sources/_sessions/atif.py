@@ -15,12 +15,15 @@ error when it says so (``Error...``, as tool results are read), or in a trajecto
 step there is no objective: the envelope's placeholder stands in, as for the other sessions.
 
 ATIF records no outcome, so success is whether the trajectory ends on the agent's turn with its
-answer, as for an unlabelled dataset row; the confidence stays the default.
+answer, as for an unlabelled dataset row, unless ``extra.success`` is a boolean; the confidence
+stays the default. OpenAgents' ``tbench`` writes a dialect (``schema_version: 1.4``), read as
+:func:`_tell_tool_result` and :func:`_call` say.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Any
@@ -47,14 +50,24 @@ SCHEMA_PREFIX = "ATIF-"
 """How ``schema_version`` starts (``ATIF-v1.4``... ``ATIF-v1.7``)."""
 
 
+_BARE_VERSION = re.compile(r"1\.\d+")
+"""``schema_version`` as OpenAgents' ``tbench`` writes it (``1.4``): the version alone."""
+_RESULT_FOR = re.compile(r"Tool result for (\S+)")
+"""A ``system`` step's message naming the call its ``tool_result`` answers (``tbench``)."""
+
+
 def recognises(value: Any) -> bool:
-    """Whether a file's first record is an ATIF trajectory (``schema_version: ATIF-...``)."""
-    return (
-        isinstance(value, dict)
-        and isinstance(value.get("schema_version"), str)
-        and value["schema_version"].startswith(SCHEMA_PREFIX)
-        and isinstance(value.get("steps"), list)
-    )
+    """Whether a file's first record is an ATIF trajectory.
+
+    Its ``schema_version`` is ``ATIF-...``, or a bare ``1.x`` beside its ``agent`` (``tbench``).
+    """
+    if not isinstance(value, dict) or not isinstance(value.get("steps"), list):
+        return False
+    version = value.get("schema_version")
+    if not isinstance(version, str):
+        return False
+    bare = _BARE_VERSION.fullmatch(version) is not None and isinstance(value.get("agent"), dict)
+    return version.startswith(SCHEMA_PREFIX) or bare
 
 
 def convert_records(
@@ -82,6 +95,20 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
     warnings: list[str] = []
     extra = document.get("extra")
     kp_wrote = isinstance(extra, Mapping) and isinstance(extra.get("knowledgepulse"), Mapping)
+    names = {
+        call[0]: call[1]
+        for step in steps
+        if step.get("source") == "agent"
+        for call in map(_call, step.get("tool_calls") or ())
+        if call is not None
+    }
+    # A call a system step answered before the agent step that lists it (``tbench``) was made
+    # by then: its result's time places it, so calls answered one after another are turns.
+    answered_at = {
+        call_id: iso_time(step.get("timestamp"))
+        for step in steps
+        if step.get("source") == "system" and (call_id := _answered(step)) is not None
+    }
     for number, step in enumerate(steps):
         if step.get("source") not in SOURCES:
             warnings.append(_unknown_source(number, step))
@@ -91,17 +118,32 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
         text = content_text(step.get("message"))  # text, or (ATIF v1.6) text parts
         if step.get("source") == "user" and objective is None:
             objective = text
+        if step.get("source") == "system":
+            _tell_tool_result(builder, step, text, names, at)
         if step.get("source") == "agent":
-            _tell_agent(builder, step, text, at, final=number == last_agent, kp_wrote=kp_wrote)
+            _tell_agent(
+                builder,
+                step,
+                text,
+                at,
+                final=number == last_agent,
+                kp_wrote=kp_wrote,
+                answered_at=answered_at,
+            )
     agent = document.get("agent")
     name = agent.get("name") if isinstance(agent, Mapping) else None
     name = name if isinstance(name, str) and name.strip() else None
     ends_on_agent = bool(steps) and steps[-1].get("source") == "agent"
+    labelled = extra.get("success") if isinstance(extra, Mapping) else None
     return assemble(
         builder,
         source="atif",
         source_id=_run_id(document, record),
-        success=ends_on_agent and builder.final_answer is not None,
+        success=(
+            labelled
+            if isinstance(labelled, bool)
+            else ends_on_agent and builder.final_answer is not None
+        ),
         options=options,
         objective=objective,
         created_at=started or UNDATED,
@@ -124,6 +166,7 @@ def _tell_agent(
     *,
     final: bool,
     kp_wrote: bool,
+    answered_at: Mapping[str, datetime | None],
 ) -> None:
     """Tell an agent step: its thoughts, calls and results.
 
@@ -132,17 +175,18 @@ def _tell_agent(
     """
     reasoning = step.get("reasoning_content")
     builder.thought(reasoning if isinstance(reasoning, str) else None, at=at)
-    calls = [call for call in step.get("tool_calls") or () if _is_call(call)]
-    if final and not calls:
+    calls = [found for found in map(_call, step.get("tool_calls") or ()) if found is not None]
+    # Calls answered before their step (``tbench``) ran before its message: the last such
+    # step's message is said after them, the answer as from a step that calls no tool.
+    after_calls = bool(calls) and all(call_id in answered_at for call_id, _, _ in calls)
+    if final and (after_calls or not calls):
         builder.answer(text, at=at)
     else:
         builder.thought(text, at=at)
-    names = {call["tool_call_id"]: call["function_name"] for call in calls}
+    names = {call_id: name for call_id, name, _ in calls}
     pending = list(calls)
-    for call in calls:
-        builder.tool_request(
-            call["function_name"], call.get("arguments"), call_id=call["tool_call_id"], at=at
-        )
+    for call_id, name, arguments in calls:
+        builder.tool_request(name, arguments, call_id=call_id, at=answered_at.get(call_id) or at)
     observation = step.get("observation")
     results = observation.get("results") if isinstance(observation, Mapping) else None
     for result in results if isinstance(results, list) else ():
@@ -150,18 +194,26 @@ def _tell_agent(
             continue
         content = result.get("content")
         output = content_text(content) if isinstance(content, list) else content
-        call_id = result.get("source_call_id")
-        if isinstance(call_id, str) and call_id in names:
-            pending = [call for call in pending if call["tool_call_id"] != call_id]
-            builder.tool_result(names[call_id], output=output, call_id=call_id, at=at)
+        source_call = result.get("source_call_id")
+        if isinstance(source_call, str) and source_call in names:
+            pending = [call for call in pending if call[0] != source_call]
+            builder.tool_result(names[source_call], output=output, call_id=source_call, at=at)
         elif pending:
-            call = pending.pop(0)
-            builder.tool_result(
-                call["function_name"], output=output, call_id=call["tool_call_id"], at=at
-            )
+            call_id, name, _ = pending.pop(0)
+            builder.tool_result(name, output=output, call_id=call_id, at=at)
         else:  # feedback that answers no call: an error when it says so, or kp wrote it one
             told = as_text(output) if output is not None else None
             builder.error(told if kp_wrote else error_text(told), at=at)
+
+
+def _answered(step: Mapping[str, Any]) -> str | None:
+    """The call id a ``system`` step's message says its tool result answers, if any."""
+    observation = step.get("observation")
+    if not isinstance(observation, Mapping) or observation.get("type") != "tool_result":
+        return None
+    message = step.get("message")
+    named = _RESULT_FOR.fullmatch(message.strip()) if isinstance(message, str) else None
+    return named.group(1) if named else None
 
 
 def _unknown_source(number: int, step: Mapping[str, Any]) -> str:
@@ -174,12 +226,51 @@ def _unknown_source(number: int, step: Mapping[str, Any]) -> str:
     )
 
 
-def _is_call(call: Any) -> bool:
-    return (
-        isinstance(call, Mapping)
-        and isinstance(call.get("function_name"), str)
-        and bool(call["function_name"])
-        and isinstance(call.get("tool_call_id"), str)
+def _call(call: Any) -> tuple[str, str, Any] | None:
+    """(call id, tool name, arguments) of a tool call, ``None`` for anything else.
+
+    ATIF's ``tool_call_id`` and ``function_name``, or the ``id`` and ``name`` OpenAgents'
+    ``tbench`` writes.
+    """
+    if not isinstance(call, Mapping):
+        return None
+    call_id = call.get("tool_call_id", call.get("id"))
+    name = call.get("function_name", call.get("name"))
+    if not (isinstance(call_id, str) and isinstance(name, str) and name):
+        return None
+    return call_id, name, call.get("arguments")
+
+
+def _tell_tool_result(
+    builder: StepBuilder,
+    step: Mapping[str, Any],
+    text: str | None,
+    names: Mapping[str, str],
+    at: datetime | None,
+) -> None:
+    """A ``system`` step that is a tool's result (OpenAgents' ``tbench``); any other is no step.
+
+    Its ``observation`` is ``{type: tool_result, content, result: {success, output | error}}``,
+    the call it answers named only in its message (``Tool result for <call id>``), which may be
+    listed by a later agent step (the calls of a turn are written after their results).
+    """
+    observation = step.get("observation")
+    if not isinstance(observation, Mapping) or observation.get("type") != "tool_result":
+        return
+    call_id = _answered(step)
+    content = observation.get("content")
+    output = content_text(content) if isinstance(content, list) else content
+    result = observation.get("result")
+    failed = isinstance(result, Mapping) and result.get("success") is False
+    error = (
+        (result.get("error") or as_text(output)) if isinstance(result, Mapping) and failed else None
+    )
+    builder.tool_result(
+        names.get(call_id, "") if call_id else "",
+        output=None if failed else output,
+        error=as_text(error) if error else None,
+        call_id=call_id,
+        at=at,
     )
 
 

@@ -10,6 +10,7 @@ from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.json_values import Loc
 from knowledgepulse.sources._envelope import PathError, TraceOptions, finished, placed
+from knowledgepulse.sources.smolagents import _messages
 from knowledgepulse.sources.smolagents._run import (
     ACTION_KEYS,
     PLANNING_KEYS,
@@ -22,12 +23,15 @@ from knowledgepulse.sources.smolagents._run import (
     number,
     runs_of,
     tell,
+    text,
 )
 from knowledgepulse.trace import TraceItem
 
 
 def recognises(value: Any) -> bool:
-    """Whether a file's first record is a smolagents step, a list of steps, or a run result."""
+    """Whether a first record is smolagents': a step, steps, a run result, a benchmark row."""
+    if _messages.is_row(value):
+        return True
     if isinstance(value, list):
         return bool(value) and _is_step(value[0])
     if isinstance(value, dict) and value.keys() >= RUN_KEYS:
@@ -64,7 +68,9 @@ def convert_records(
             yield item
             continue
         value = item.value
-        if isinstance(value, list) or (isinstance(value, dict) and value.keys() >= RUN_KEYS):
+        if _messages.is_row(value):
+            yield _convert_row(item, options)
+        elif isinstance(value, list) or (isinstance(value, dict) and value.keys() >= RUN_KEYS):
             yield from _convert_record_run(item, options)
         elif isinstance(value, dict):
             if is_task(value) and shared_first is not None:  # the next run (reset=False)
@@ -90,6 +96,34 @@ def _finish_shared(run: Run, first: Record, options: TraceOptions) -> TraceItem 
         return placed(found, Location(first.location.file))
 
     return finished(trace, first)
+
+
+def _convert_row(record: Record, options: TraceOptions) -> TraceItem | Problem:
+    """A benchmark row: its messages read back as the run's steps, its ``answer`` the output.
+
+    A run that raised before its first step (a model call refused) has no message, and its
+    ``answer`` is the exception's text: the run's error, no answer.
+    """
+    value = record.value
+    run = Run(started=number(value.get("start_time")))
+    # The row's question and answer tell runs apart where the messages do not (none at all).
+    run.canonical.append({key: value[key] for key in ("question", "answer")})
+    try:
+        for index, step in enumerate(_messages.steps_of(value["intermediate_steps"], ())):
+            tell(run, step, ("intermediate_steps", index))
+    except PathError as error:
+        return record.problem(("intermediate_steps", *error.path), error.message)
+    if run.objective is None and isinstance(value["question"], str):
+        run.objective = value["question"]
+    output = value["answer"]
+    if not value["intermediate_steps"]:  # the run raised before its first step: its error
+        run.builder.error(text(output), terminal=True)
+        output = None
+    try:
+        converted = finish(run, options, state=None, output=output, agent_id=None, trace_id=None)
+    except ConversionError as error:
+        return record.problem(("intermediate_steps",), str(error))
+    return placed(converted, Location(record.location.file))
 
 
 def _convert_record_run(record: Record, options: TraceOptions) -> Iterator[TraceItem | Problem]:
