@@ -103,6 +103,18 @@ def chat_steps(trace: ReasoningTrace) -> list[Any]:
     return kept
 
 
+def unrecovered_errors(trace: ReasoningTrace) -> bool:
+    """Whether an observation no call waits for is followed by an action that is no recovery."""
+    kept = {id(step) for step in chat_steps(trace)}
+    steps = list(trace.steps)
+    for index, step in enumerate(steps):
+        if step.type == "observation" and id(step) not in kept:
+            after = [s for s in steps[index + 1 :] if s.type != "observation"]
+            if after and after[0].type != "error_recovery":
+                return True
+    return False
+
+
 def assert_same_trace(trace: ReasoningTrace, back: ReasoningTrace) -> None:
     assert thoughts(back) == thoughts(trace)
     assert_same_outcome(trace, back)
@@ -442,10 +454,11 @@ def test_conformance_files_read_back_the_same(path: Path) -> None:
         assert_trl_shape(row)
         back = read_back(row)
         assert_same_outcome(item.trace, back)
-        if len(chat_steps(item.trace)) == len(item.trace.steps) and not nested(item.trace):
-            # An observation no call waits for is a user turn, read back as an error: the
-            # steps around it may be typed otherwise (a retry the source did not call one).
-            # A row answers each call at once, so a nested tool's result moves up to its call.
+        if not unrecovered_errors(item.trace) and not nested(item.trace):
+            # An observation no call waits for is a user turn, read back as an error that the
+            # next action recovers from: one the source ended the run on (out of steps) reads
+            # back recovered by the answer. A row answers each call at once, so a nested
+            # tool's result moves up to its call.
             assert step_kinds(back) == step_kinds(item.trace)
 
 
@@ -488,5 +501,26 @@ def test_an_error_met_outside_a_tool_reads_back_as_an_error_not_a_reply() -> Non
     )
     trace = ReasoningTrace.model_validate(document)
     row = chat_row(trace)
+    assert row["kp_error_turns"] == [0]
+    assert step_kinds(read_back(row)) == step_kinds(trace)
+
+
+def test_a_recovery_from_an_error_met_outside_a_tool_is_not_the_earlier_calls() -> None:
+    """A call's result, a thought, then a format error and the action recovering from it: the
+    recovery is the error's, so the call is not marked failed and the thought stays a thought
+    (mini-SWE-agent, Pydantic AI on Bedrock); before, the thought read back as a recovery."""
+    document = trace_json(
+        step_list=[
+            {"step_id": 0, "type": "tool_call", "content": "bash ls", "tool": {"name": "bash"}},
+            {"step_id": 1, "type": "observation", "content": "a.py", "tool": {"name": "bash"}},
+            {"step_id": 2, "type": "thought", "content": "two actions at once"},
+            {"step_id": 3, "type": "observation", "content": "Error: give one action"},
+            {"step_id": 4, "type": "error_recovery", "content": "bash", "tool": {"name": "bash"}},
+            {"step_id": 5, "type": "observation", "content": "a.py", "tool": {"name": "bash"}},
+        ],
+    )
+    trace = ReasoningTrace.model_validate(document)
+    row = chat_row(trace)
+    assert row["kp_failed_calls"] == []
     assert row["kp_error_turns"] == [0]
     assert step_kinds(read_back(row)) == step_kinds(trace)

@@ -645,3 +645,30 @@ def test_a_parquet_decimal_reward_ranks_as_the_number_it_is() -> None:
     assert result.problems == ()
     assert result.rows.column("id").to_pylist() == ["run-1"]
     assert result.rows.column("reward").type == pa.decimal128(5, 2)
+
+
+def test_converted_rows_rank_by_the_reward_and_task_kp_convert_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``kp convert`` then ``select``: the traces keep each row's reward and task in
+    ``metadata.source``, so ranking by them picks the runs the rows themselves give."""
+    rows = rewarded_rows({"a": [0.6, 1.0, 0.2], "b": [0.9, 0.0, 0.7]})
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    code, out, _ = kp(capsys, "convert", str(path))
+    assert code == 0
+    traces = [json.loads(line) for line in out.splitlines()]
+    assert [trace["metadata"]["source"]["reward"] for trace in traces] == [
+        row["reward"] for row in rows
+    ]
+    picked = select(
+        traces,
+        rank_by="metadata.source.reward",
+        task_field="metadata.source.task",
+        per_task=1,
+        scorer=no_embedder(),
+    )
+    from_rows = select(rows, rank_by="reward", per_task=1, scorer=no_embedder())
+    assert [scored.trace.id for scored in picked.selected] == [
+        scored.trace.id for scored in from_rows.selected
+    ]

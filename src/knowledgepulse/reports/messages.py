@@ -197,7 +197,7 @@ class _Row:
             self.user(message["content"], error=step.tool is None)
             return
         self.messages.append(message)
-        if _recovered(rest):
+        if _recovered(rest, self.waiting):
             self.failed.append(message["tool_call_id"])
 
 
@@ -238,19 +238,32 @@ def messages_fields(pa: Any) -> list[Any]:
     return [pa.field(name, types.get(name, pa.string())) for name in MESSAGES_COLUMNS]
 
 
-def _recovered(rest: list[Step]) -> bool:
+def _recovered(rest: list[Step], waiting: list[tuple[str, str]]) -> bool:
     """Whether the next action after a result (else any later step) is an ``error_recovery``.
 
     The chat readers make the action after a failed result its recovery: the next tool call,
-    else the next thought.
+    else the next thought. Only up to an error met outside a tool (an observation no call
+    waits for, a marked user turn): a recovery after it is that error's, and marking the result
+    too would make the thought between them a recovery when read back.
     """
-    action = next(
-        (step for step in rest if step.type in ("tool_call", "error_recovery") and step.tool),
-        None,
-    )
-    if action is not None:
-        return action.type == "error_recovery"
+    left = list(waiting)  # the calls the observations before the next action may answer
+    for index, step in enumerate(rest):
+        if step.type in ("tool_call", "error_recovery") and step.tool:
+            return step.type == "error_recovery"
+        if step.type == "observation" and not _is_reply(step):
+            answered = _answered(step, left)
+            if answered is not None:
+                left.remove(answered)
+            elif step.tool is None:
+                rest = rest[:index]
+                break
     return any(step.type == "error_recovery" for step in rest)
+
+
+def _answered(step: Step, waiting: list[tuple[str, str]]) -> tuple[str, str] | None:
+    """The waiting call an observation answers: the latest of its tool (any, if unnamed)."""
+    named = step.tool.name if step.tool is not None else None
+    return next((call for call in reversed(waiting) if named in (None, call[1])), None)
 
 
 def _says_more(step: Step) -> bool:
@@ -317,8 +330,7 @@ def _observation(step: Step, waiting: list[tuple[str, str]]) -> dict[str, Any]:
     A trace tells each call's observation right after it; a call with none waits for ever.
     """
     text = _text(step)
-    named = step.tool.name if step.tool is not None else None
-    match = next((call for call in reversed(waiting) if named in (None, call[1])), None)
+    match = _answered(step, waiting)
     if match is None:
         return {"role": "user", "content": text}
     waiting.remove(match)

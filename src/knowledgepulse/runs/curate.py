@@ -982,7 +982,8 @@ def _outcomes(
             "a reward is the number in a dataset's success column (rows whose success "
             "column holds numbers), else in a column or field named reward; traces hold "
             "none of their own, so name the field that holds one (a dotted path in the "
-            "trace's JSON: metadata.eval.pass_rate)"
+            "trace's JSON: metadata.source.reward, where kp convert keeps a row's reward, "
+            "or metadata.eval.pass_rate)"
             if field == RANK_BY_REWARD
             else f"name a numeric column of the rows or a dotted path to a number in the "
             f"trace's JSON (metadata.eval.pass_rate), not {field!r}"

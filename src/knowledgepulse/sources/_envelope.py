@@ -129,7 +129,8 @@ def assemble(
         row: the dataset row the trace was made from.
         task: the task the trace is a run of, when the source says (a row's task column); it
             is also kept in ``metadata.source.task``.
-        reward: the run's reward, when the source gives its outcome as a number.
+        reward: the run's reward, when the source gives its outcome as a number; kept in
+            ``metadata.source.reward`` too, so that the trace written out still ranks by it.
         privacy_level: the trace's ``metadata.privacy_level`` (a row kp wrote keeps its own).
 
     Raises:
@@ -167,6 +168,7 @@ def assemble(
                 "confidence_source": confidence_source,
                 **(source_extra or {}),
                 **({"task": task} if task is not None else {}),
+                **({"reward": reward} if reward is not None else {}),
             },
         },
         "task": {"objective": bounded(task_objective, MAX_CONTENT_BYTES)},
