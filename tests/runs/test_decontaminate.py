@@ -173,6 +173,26 @@ def test_an_evaluation_set_of_prompts_is_read_at_its_field() -> None:
     assert result.kept_rows == [chat(UNRELATED)]
 
 
+def test_a_matched_reference_record_is_named_by_its_own_id(tmp_path: Path) -> None:
+    """An evaluation set's item id is what a report names (``gsm8k-12``), its line beside it;
+    a record without one is named by its place. Before, always ``eval.jsonl:1``."""
+    np = pytest.importorskip("numpy")
+    reference = tmp_path / "eval.jsonl"
+    records = [{"id": "gsm8k-12", "question": EVAL[0]}, {"id": np.int64(7)}, {"question": EVAL[1]}]
+    reference.write_text(
+        "\n".join(json.dumps(r, default=int) for r in records) + "\n", encoding="utf-8"
+    )
+    result = decontaminate(new_rows(), against=reference, against_field="question")
+    rows = [found.to_dict() for found in result.removed]
+    assert [(r["matched_id"], r["matched_line"]) for r in rows] == [
+        ("gsm8k-12", 1),
+        (f"{reference}:3", 3),
+    ]
+    in_memory = [{"id": np.int64(7), "question": EVAL[0]}, {"id": True, "question": EVAL[1]}]
+    result = decontaminate(new_rows(), against=in_memory, against_field="question")
+    assert [found.reference.id for found in result.removed] == ["7", "against:rows:2"]
+
+
 def test_a_reference_record_without_text_at_its_field_is_a_located_problem(
     tmp_path: Path,
 ) -> None:

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
+from numbers import Integral
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, Unpack
 
@@ -72,10 +73,10 @@ class Reference:
     """An item of the reference (evaluation) set: its id, its task text, where it was read.
 
     Attributes:
-        id: the trace's id (``kp:trace:against:rows:<n>`` for a row in memory without one), or
-            ``<file>:<line>`` for a line of a text file or a record read at ``against_field``
-            (``against:rows:<n>`` for a row in memory, ``texts:<n>`` for the n-th of
-            ``against_texts``, from 1).
+        id: the trace's id (``kp:trace:against:rows:<n>`` for a row in memory without one); a
+            record read at ``against_field``: its own ``id`` (a string or an integer), else
+            ``<file>:<line>`` (``against:rows:<n>`` for a row in memory), as for a line of a
+            text file (``texts:<n>`` for the n-th of ``against_texts``, from 1).
         text: its task text (the trace's ``task.objective``, or the line).
         location: where it was read.
     """
@@ -426,8 +427,8 @@ def _references(  # noqa: PLR0917 - one private call, the run's reading settings
 
     read, paths = _text_paths(against)
     if read is not None and field is not None:
-        for text, where in _texts_at(read, field, problems, on_problem):
-            references.append(Reference(str(where), text, where))
+        for text, where, own_id in _texts_at(read, field, problems, on_problem):
+            references.append(Reference(own_id or str(where), text, where))
             traces.append(None)
     elif read is not None:
         found = items_of(
@@ -457,8 +458,11 @@ def _references(  # noqa: PLR0917 - one private call, the run's reading settings
 
 def _texts_at(
     data: RunInput, field: str, problems: list[Problem], on_problem: OnProblem | None
-) -> Iterator[tuple[str, Location]]:
-    """Each record's task text at ``field`` and where it is; a record without one is a problem."""
+) -> Iterator[tuple[str, Location, str | None]]:
+    """Each record's task text at ``field``, where it is and its own ``id`` if it has one.
+
+    A record without a text there is a problem.
+    """
     paths = paths_of(data)
     records: Iterable[Record | Problem] = (
         chain.from_iterable(read_records(path) for path in paths)
@@ -468,7 +472,7 @@ def _texts_at(
     for record in records:
         text = _text_at(record.value, field) if isinstance(record, Record) else None
         if text is not None:
-            yield text, record.location
+            yield text, record.location, _own_id(record.value)
             continue
         problem = (
             record
@@ -482,6 +486,14 @@ def _texts_at(
         problems.append(problem)
         if on_problem is not None:
             on_problem(problem)
+
+
+def _own_id(value: Any) -> str | None:
+    """A record's own ``id`` (an evaluation set's item id), when it is a text or an integer."""
+    found = value.get("id") if isinstance(value, dict) else None
+    if isinstance(found, Integral) and not isinstance(found, bool):  # numpy's integers too
+        return str(found)
+    return found.strip() or None if isinstance(found, str) else None
 
 
 def _text_at(value: Any, field: str) -> str | None:
