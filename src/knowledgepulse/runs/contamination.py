@@ -470,8 +470,7 @@ def _texts_at(
         else (Record(Location(AGAINST_ROWS, n + 1, n), row) for n, row in enumerate(rows_of(data)))
     )
     for record in records:
-        text = _text_at(record.value, field) if isinstance(record, Record) else None
-        if text is not None:
+        if isinstance(record, Record) and (text := _text_at(record.value, field)) is not None:
             yield text, record.location, _own_id(record.value)
             continue
         problem = (
