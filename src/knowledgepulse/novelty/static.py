@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse._util.settings import positive_int
-from knowledgepulse.errors import EmbedderUnavailableError
+from knowledgepulse.errors import EmbedderUnavailableError, Location
 from knowledgepulse.novelty.calibration import NoveltyCalibration
 from knowledgepulse.novelty.minilm import (
     INSTALL_HINT,
@@ -207,15 +207,18 @@ class StaticEmbedder:
             raise EmbedderUnavailableError(f"cannot read the table {path}: {error}") from None
         rows = tensors.get("embeddings")
         if rows is None or rows.ndim != 2:
-            raise EmbedderUnavailableError(f"{path} has no 2-d 'embeddings' tensor")
+            raise EmbedderUnavailableError(f"{Location(str(path))}: no 2-d 'embeddings' tensor")
         if "mapping" in tensors:
             raise EmbedderUnavailableError(
-                f"{path} is a vocabulary-quantized model2vec model, which kp does not read"
+                f"{Location(str(path))}: a vocabulary-quantized model2vec model, which kp does "
+                "not read"
             )
         weights = tensors.get("weights")
         scale = np.ones(len(rows), np.float32) if weights is None else weights.astype(np.float32)
         if scale.shape != (len(rows),):
-            raise EmbedderUnavailableError(f"{path}: 'weights' is not one number a row")
+            raise EmbedderUnavailableError(
+                f"{Location(str(path))}: 'weights' is not one number a row"
+            )
         if _config(self._folder).get("normalize") is False:
             raise EmbedderUnavailableError(
                 f"{self._folder / 'config.json'} says normalize: false; kp compares unit vectors"
