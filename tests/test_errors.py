@@ -3,6 +3,7 @@ missing extra's install line fits how knowledgepulse was installed."""
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
@@ -21,7 +22,9 @@ from knowledgepulse.errors import (
     install_hint,
     missing_extra,
     not_installed,
+    os_message,
 )
+from knowledgepulse.evals.cases import parse_case
 from knowledgepulse.evals.report import load_report
 from knowledgepulse.novelty.cache import VectorCache
 from knowledgepulse.records.readers import read_records
@@ -221,6 +224,14 @@ def _report(path: Path) -> object:
     return load_report(path)
 
 
+def _case(path: Path) -> object:
+    return parse_case({}, source=str(path))
+
+
+def _os_error(path: Path) -> object:
+    raise KnowledgePulseError(os_message(OSError(errno.ENOSPC, "No space left", str(path))))
+
+
 @pytest.mark.parametrize(
     ("call", "text"),
     [
@@ -230,6 +241,8 @@ def _report(path: Path) -> object:
         (_profiles, "[1, 2]\n"),
         (_missing_cache, ""),
         (_report, "[1, 2]\n{"),
+        (_case, ""),
+        (_os_error, ""),
     ],
 )
 def test_a_file_name_in_an_error_is_shown_on_one_line_its_controls_escaped(

@@ -314,7 +314,9 @@ def parse_report(document: Any, source: str) -> EvalReport:
         if case.id is not None and first.setdefault(case.id, index) != index
     ]
     if repeated:
-        raise ReportFileError(f"{source}: case ids repeat; cases are matched by id", repeated)
+        raise ReportFileError(
+            f"{Location(source)}: case ids repeat; cases are matched by id", repeated
+        )
     return report
 
 
