@@ -274,10 +274,8 @@ def _config(folder: Path) -> Mapping[str, Any]:
 
 @functools.lru_cache(maxsize=4)
 def _read_config(path: Path, stamp: Stamp) -> Mapping[str, Any]:
-    if stamp is None:
-        return {}
     try:
-        found = json.loads(path.read_text(encoding="utf-8"))
+        found = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     except (OSError, ValueError) as error:
         raise EmbedderUnavailableError(f"cannot read {path}: {error}") from None
     return found if isinstance(found, dict) else {}
