@@ -3,22 +3,33 @@ missing extra's install line fits how knowledgepulse was installed."""
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import knowledgepulse
 from knowledgepulse.errors import (
+    KnowledgePulseError,
+    Location,
     cannot_import,
     distribution_of,
     import_optional,
     install_hint,
     missing_extra,
     not_installed,
+    os_message,
 )
+from knowledgepulse.evals.cases import parse_case
+from knowledgepulse.evals.report import load_report
+from knowledgepulse.novelty.cache import VectorCache
+from knowledgepulse.records.readers import read_records
+from knowledgepulse.redact.config import load_rules
+from knowledgepulse.value.profiles import load_profiles
 
 # What numpy's and onnxruntime's extensions do when Ctrl-C arrives while they load: the
 # KeyboardInterrupt becomes an ImportError.
@@ -187,3 +198,66 @@ def test_run_from_this_checkout_the_install_line_is_the_editable_one() -> None:
     """The tests import knowledgepulse from the checkout: the default is the checkout's line."""
     assert Path(knowledgepulse.__file__).parent.parent.name == "src"
     assert install_hint("ray") == 'pip install -e ".[ray]" in the knowledgepulse checkout'
+
+
+# A name a file may have on Linux: a newline would forge a message line, an escape colour it.
+HOSTILE_NAME = "a\nkp: error: forged\x1b[31m"
+
+
+def _wrong_format(path: Path) -> object:
+    return list(read_records(path.with_name(path.name + ".parquet"), formats=("json",)))
+
+
+def _rules(path: Path) -> object:
+    return load_rules(path)
+
+
+def _profiles(path: Path) -> object:
+    return load_profiles(path)
+
+
+def _missing_cache(path: Path) -> object:
+    return VectorCache.open(path.with_name(path.name + ".missing"), read_only=True)
+
+
+def _report(path: Path) -> object:
+    return load_report(path)
+
+
+def _case(path: Path) -> object:
+    return parse_case({}, source=str(path))
+
+
+def _os_error(path: Path) -> object:
+    raise KnowledgePulseError(os_message(OSError(errno.ENOSPC, "No space left", str(path))))
+
+
+@pytest.mark.parametrize(
+    ("call", "text"),
+    [
+        (_wrong_format, ""),
+        (_rules, "[1, 2]\n{"),  # not read whole
+        (_rules, "[1, 2]\n"),  # no mapping
+        (_profiles, "[1, 2]\n"),
+        (_missing_cache, ""),
+        (_report, "[1, 2]\n{"),
+        (_case, ""),
+        (_os_error, ""),
+    ],
+)
+def test_a_file_name_in_an_error_is_shown_on_one_line_its_controls_escaped(
+    tmp_path: Path, call: Any, text: str
+) -> None:
+    """A file named with a newline and an escape is named as ``Location`` shows it.
+
+    Before, these messages began with the raw name: its newline began a line of their own.
+    """
+    path = tmp_path / HOSTILE_NAME
+    for made in (path, path.with_name(path.name + ".parquet")):
+        made.write_text(text)
+    with pytest.raises(KnowledgePulseError) as raised:
+        call(path)
+    message = str(raised.value)
+    assert message.startswith(str(Location(str(path.parent / HOSTILE_NAME)))), message
+    assert "\x1b" not in message
+    assert "\nkp: error: forged" not in message

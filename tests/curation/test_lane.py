@@ -101,13 +101,18 @@ def test_the_vectors_of_batches_come_back_in_the_order_put() -> None:
     assert np.array_equal(np.concatenate(found), expected)
 
 
+@pytest.mark.parametrize("before", [None, "true"])
 def test_forking_the_worker_prints_nothing_and_leaves_the_environment(
-    capfd: pytest.CaptureFixture[str],
+    capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, before: str | None
 ) -> None:
+    """The variable set for the fork is taken back after it: removed, or the caller's value."""
+    if before is None:
+        monkeypatch.delenv("TOKENIZERS_PARALLELISM", raising=False)
+    else:
+        monkeypatch.setenv("TOKENIZERS_PARALLELISM", before)
     embedder = StaticEmbedder()
     traces = [item.trace for item in items(40)]
     scorer().embed_traces(traces)  # the tokenizer's threads have run in this process
-    before = os.environ.get("TOKENIZERS_PARALLELISM")
     lane = EmbeddingLane(embedder, DEFAULT_NOVELTY_TEXT)
     try:
         lane.put(traces)

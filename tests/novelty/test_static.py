@@ -7,6 +7,7 @@ import functools
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from numpy.typing import NDArray
 from safetensors.numpy import load_file
 from tokenizers import Tokenizer
 
+import knowledgepulse.novelty.static as static_module
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
 from knowledgepulse.novelty.minilm import BUNDLED_MODEL_ID, bundled_tokenizer_path, file_sha256
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT
@@ -255,3 +257,41 @@ def test_a_text_repeated_in_a_call_is_tokenized_once(
     found = static.embed_leading(texts, 254)
     assert sorted(read) == sorted(SAMPLES[:2])
     np.testing.assert_array_equal(found, plain_vectors(texts, 254))
+
+
+def test_the_table_and_its_config_are_read_once_while_they_are_unchanged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second embedder (each scorer asks the config) reads no file; a changed one is read.
+
+    Before, each scorer read config.json and each embedder the whole table (about 40 ms).
+    """
+    shutil.copytree(STATIC_MODEL_DIR, tmp_path, dirs_exist_ok=True)
+    first = StaticEmbedder(tmp_path)
+    first.load()
+    calibration = first.novelty_calibration(DEFAULT_NOVELTY_TEXT)
+    read: list[str] = []
+    real_read_text, real_read_bytes = Path.read_text, Path.read_bytes
+
+    def counted_text(path: Path, *args: Any, **kwargs: Any) -> str:
+        read.append(path.name)
+        return real_read_text(path, *args, **kwargs)
+
+    def counted_bytes(path: Path) -> bytes:
+        read.append(path.name)
+        return real_read_bytes(path)
+
+    monkeypatch.setattr(Path, "read_text", counted_text)
+    monkeypatch.setattr(Path, "read_bytes", counted_bytes)
+    monkeypatch.setattr(static_module, "file_sha256", lambda path: read.append(path.name))
+    monkeypatch.setattr(static_module, "open_tokenizer", lambda *args: read.append("tokenizer"))
+    monkeypatch.setattr(static_module, "optional_module", lambda *args: read.append("table"))
+    second = StaticEmbedder(tmp_path)
+    second.load()
+    assert second.novelty_calibration(DEFAULT_NOVELTY_TEXT) == calibration
+    assert read == []
+    np.testing.assert_array_equal(second.embed_batch(SAMPLES), first.embed_batch(SAMPLES))
+    (tmp_path / "config.json").write_text('{"normalize": false}')
+    with pytest.raises(EmbedderUnavailableError, match="normalize: false"):
+        StaticEmbedder(tmp_path).load()
+    assert read.count("config.json") == 1  # changed, so read again

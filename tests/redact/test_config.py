@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,6 +10,8 @@ import pytest
 
 from knowledgepulse.errors import RedactionRulesError
 from knowledgepulse.redact import clean_text, load_rules, redact_document
+from knowledgepulse.runs.redaction import redact_files
+from tests.builders import step, trace_json
 
 
 def find_tickets(text: str) -> Iterator[tuple[int, int]]:
@@ -94,3 +97,23 @@ def test_a_catastrophic_rule_times_out_is_told_where_and_the_rest_are_redacted(
     ]
     assert redacted["note"] == "mail [REDACTED:email]"
     assert [finding.rule for finding in findings] == ["email"]
+
+
+def test_a_rule_that_times_out_in_a_file_is_told_at_its_file_and_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``kp redact --rules``: the warning says which trace (``FILE:LINE``), not only the path.
+
+    Before, it named ``steps[0].content`` alone: in a file of thousands of traces, no one's.
+    """
+    rules_file = _rules(tmp_path, "rules:\n  - name: slow\n    pattern: '(a|aa)+c$'\n")
+    traces = tmp_path / "traces.jsonl"
+    slow = trace_json(trace_id="kp:trace:slow", step_list=[step(0, "thought", "a" * 60 + "!")])
+    traces.write_text(json.dumps(trace_json()) + "\n" + json.dumps(slow) + "\n")
+    with caplog.at_level("WARNING", logger="knowledgepulse"):
+        redact_files([str(traces)], tmp_path / "out.jsonl", rules_file=rules_file)
+    told = [record.getMessage() for record in caplog.records]
+    assert [message.partition(" after ")[0] for message in told] == [
+        f"{traces}:2: warning: redaction rule 'slow' timed out"
+    ]
+    assert "on steps[0].content (61 characters)" in told[0]

@@ -29,6 +29,7 @@ from knowledgepulse.reports.compare import (
     counts_line,
 )
 from knowledgepulse.reports.evals import (
+    ID_LIMIT,
     MARKDOWN_OUTPUT_LIMIT,
     OUTPUT_LIMIT,
     failing_case,
@@ -295,3 +296,31 @@ def test_an_output_changes_exactly_when_its_json_text_does(a: JsonValue, b: Json
     """1 and true are other answers (Python's == says equal); key order is no change."""
     assert same_json(a, b) == (json.dumps(a) == json.dumps(b))
     assert same_json({"x": a, "y": b}, {"y": b, "x": a})
+
+
+def test_a_long_case_id_is_cut_alike_in_the_terminal_markdown_and_html_headings() -> None:
+    """A 3,000-character id: ID_LIMIT of it in the terminal's and Markdown's case headings, as
+    in the HTML matrix, the rest counted. Before, Markdown's heading held it whole (3,000
+    characters of the comment's 60,000), the terminal's cut it at 120 without a count."""
+    run = answered()
+    long_id = "A" * 3000
+    run = replace(run, cases=(run.cases[0], replace(run.cases[1], case_id=long_id)))
+    shown = "A" * ID_LIMIT + "… (2,800 more characters)"
+    heading = next(line for line in to_markdown(run).splitlines() if line.startswith("#### "))
+    assert heading.startswith(f"#### `{shown}` (")
+    terminal = "".join(console_text(run.cases[1]).split())  # wrapped at 100 columns
+    assert terminal.startswith("FAIL" + "".join(shown.split()))
+    assert f"<bdi>{shown}</bdi>" in to_html(run)
+    assert long_id not in to_markdown(run)
+
+
+def test_a_crlf_in_an_output_is_a_line_end_in_html_and_markdown_and_escaped_on_a_terminal() -> None:
+    r"""An answer written with CRLF line ends reads as lines in the page and the Markdown; the
+    terminal still shows each CR (``\x0d``), where it would move the cursor. Before, the page
+    and the Markdown showed ``\x0d`` at each line's end too. A lone CR stays escaped."""
+    run = answered("\r\nsecond line\r\nthird\rline")
+    markdown, page = to_markdown(run), to_html(run)
+    for view in (markdown, page):
+        assert "second line\nthird\\x0dline" in view
+        assert "\\x0d\n" not in view
+    assert "\\x0d" in console_text(run.cases[1]).split("third")[0]

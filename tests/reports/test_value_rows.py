@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.records import Location
-from knowledgepulse.reports.value import row, tidy
+from knowledgepulse.reports.value import row, spreadsheet_text, tidy
 from knowledgepulse.value.breakdown import NoveltyOrigin, ValueBreakdown, compose
 from knowledgepulse.value.dimensions import TraceFeatures
 from knowledgepulse.value.profiles import ScoringWeights
@@ -112,3 +112,15 @@ def test_binary_noise_is_rounded_away_in_a_row() -> None:
     data = row(scored_item(noisy, Location("t.jsonl", 1, 0)))
     assert data["inputs"]["outcome_confidence"]["confidence"] == 0.724
     assert noisy.to_dict()["inputs"]["outcome_confidence"]["confidence"] == 0.7240000000000001
+
+
+@given(st.text(max_size=12))
+def test_a_csv_cell_is_its_text_or_the_text_after_a_quote_and_never_starts_a_formula(
+    text: str,
+) -> None:
+    """The law of ``spreadsheet_text``: nothing is lost, and what starts a formula is quoted."""
+    shown = spreadsheet_text(text)
+    assert shown in (text, "'" + text)
+    if isinstance(shown, str) and shown.startswith(("=", "+", "-", "@", "\t", "\r")):
+        assert shown == text
+        assert text == "-" or isinstance(float(text), float)  # a number: it starts no formula

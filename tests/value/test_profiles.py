@@ -257,3 +257,18 @@ def test_a_threshold_or_rules_in_a_profiles_file_says_where_they_are_set(
     path.write_text(f"{key}: 0.8\n")
     with pytest.raises(ProfileError, match=f":1: {key}: expected a mapping .*{said}"):
         load_profiles(path)
+
+
+@pytest.mark.parametrize("text", ["[1, 2]\n{", "[1, 2", "{"])
+def test_a_profiles_file_cut_short_is_a_profile_error_naming_its_line(
+    tmp_path: Path, text: str
+) -> None:
+    """A JSON array cut short (its first values read) is refused with where it breaks.
+
+    Before, its first value, no mapping, was read as the profiles: an AttributeError, which kp
+    called a bug of its own.
+    """
+    path = tmp_path / "profiles.json"
+    path.write_text(text)
+    with pytest.raises(ProfileError, match=r"profiles\.json:\d+: "):
+        load_profiles(path)

@@ -139,6 +139,15 @@ def comparable(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
+def line_ends(text: str) -> str:
+    r"""``text`` with each CRLF as LF: in a page or Markdown a CR before LF only ends a line.
+
+    A lone CR stays, to be escaped; the terminal's view keeps every CR escaped (``\x0d``): there
+    a CR moves the cursor, which can hide what came before it on the line.
+    """
+    return text.replace("\r\n", "\n")
+
+
 def cut(text: str, limit: int) -> str:
     """``text`` cut to ``limit`` characters, the rest said as ``… (12,345 more characters)``.
 

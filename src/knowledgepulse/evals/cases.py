@@ -79,7 +79,7 @@ def parse_case(value: Any, *, source: str = "<case>") -> Case:
     result = validate_case(Record(Location(source), value))
     if isinstance(result, LoadedCase):
         return result.case
-    raise CaseValidationError(f"{source}: not a valid case", result.problems)
+    raise CaseValidationError(f"{Location(source)}: not a valid case", result.problems)
 
 
 def validate_case(record: Record) -> LoadedCase | MalformedCase:

@@ -265,7 +265,7 @@ def load_report(path: str | Path) -> EvalReport:
         try:
             data = read_all(source.stream)
         except ReadError as error:  # a truncated .gz
-            summary = f"{name} cannot be read in full; {_HOW_TO_WRITE}"
+            summary = f"{Location(name)} cannot be read in full; {_HOW_TO_WRITE}"
             raise ReportFileError(summary, [Problem(Location(name), "", str(error))]) from None
     try:
         document, _ = loads(data)
@@ -277,7 +277,7 @@ def load_report(path: str | Path) -> EvalReport:
             byte = error.object[error.start]
             message = f"not UTF-8 text: byte 0x{byte:02x} ({error.reason}); save it as UTF-8"
             problem = Problem(Location(name, line), "", message)
-        summary = f"{name} is not a kp eval JSON report; {_HOW_TO_WRITE}"
+        summary = f"{Location(name)} is not a kp eval JSON report; {_HOW_TO_WRITE}"
         raise ReportFileError(summary, [problem]) from None
     return parse_report(document, name)
 
@@ -314,7 +314,9 @@ def parse_report(document: Any, source: str) -> EvalReport:
         if case.id is not None and first.setdefault(case.id, index) != index
     ]
     if repeated:
-        raise ReportFileError(f"{source}: case ids repeat; cases are matched by id", repeated)
+        raise ReportFileError(
+            f"{Location(source)}: case ids repeat; cases are matched by id", repeated
+        )
     return report
 
 

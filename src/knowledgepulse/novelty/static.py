@@ -11,11 +11,12 @@ too (with the bundled ``tokenizer.json`` beside it) and gives the same vectors.
 
 from __future__ import annotations
 
+import functools
 import importlib.resources
 import itertools
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse._util.settings import positive_int
-from knowledgepulse.errors import EmbedderUnavailableError
+from knowledgepulse.errors import EmbedderUnavailableError, Location
 from knowledgepulse.novelty.calibration import NoveltyCalibration
 from knowledgepulse.novelty.minilm import (
     INSTALL_HINT,
@@ -189,33 +190,10 @@ class StaticEmbedder:
             return self._rows, self._scale
 
     def _read_table(self) -> tuple[NDArray[Any], NDArray[np.float32]]:
-        numpy_tensors = optional_module(
-            "safetensors.numpy", "the static embedder needs the safetensors package"
-        )
         path = self._folder / "model.safetensors"
         if not path.is_file():
             raise EmbedderUnavailableError(f"the static embedder's table {path} does not exist")
-        if self._sha256 is not None and (found := file_sha256(path)) != self._sha256:
-            raise EmbedderUnavailableError(
-                f"the table {path} has sha256 {found}, expected {self._sha256}; it is damaged "
-                f"or not the expected one. Reinstall knowledgepulse: {INSTALL_HINT} "
-                "--force-reinstall"
-            )
-        try:
-            tensors = numpy_tensors.load_file(str(path))
-        except Exception as error:  # safetensors raises its own untyped errors
-            raise EmbedderUnavailableError(f"cannot read the table {path}: {error}") from None
-        rows = tensors.get("embeddings")
-        if rows is None or rows.ndim != 2:
-            raise EmbedderUnavailableError(f"{path} has no 2-d 'embeddings' tensor")
-        if "mapping" in tensors:
-            raise EmbedderUnavailableError(
-                f"{path} is a vocabulary-quantized model2vec model, which kp does not read"
-            )
-        weights = tensors.get("weights")
-        scale = np.ones(len(rows), np.float32) if weights is None else weights.astype(np.float32)
-        if scale.shape != (len(rows),):
-            raise EmbedderUnavailableError(f"{path}: 'weights' is not one number a row")
+        rows, scale = _table(path, self._sha256, _stamp(path))
         if _config(self._folder).get("normalize") is False:
             raise EmbedderUnavailableError(
                 f"{self._folder / 'config.json'} says normalize: false; kp compares unit vectors"
@@ -225,7 +203,7 @@ class StaticEmbedder:
     def _read_tokenizer(self, rows: int) -> tuple[Any, int | None]:
         path = self._folder / "tokenizer.json"
         path = path if path.is_file() else bundled_tokenizer_path()
-        tokenizer = open_tokenizer(path, "the static embedder")
+        tokenizer = _tokenizer(path, _stamp(path))
         if tokenizer.get_vocab_size() != rows:
             raise EmbedderUnavailableError(
                 f"the tokenizer {path} has {tokenizer.get_vocab_size()} pieces but the table "
@@ -234,9 +212,68 @@ class StaticEmbedder:
         return tokenizer, tokenizer.token_to_id("[UNK]")
 
 
-def _config(folder: Path) -> dict[str, Any]:
-    """The folder's ``config.json`` (empty when there is none)."""
+Stamp = tuple[int, int, int, int] | None
+"""A file's device, inode, size and modification time (ns): what changes when it does."""
+
+
+def _stamp(path: Path) -> Stamp:
+    """``path``'s :data:`Stamp`, ``None`` if it cannot be seen: the key its read is cached by."""
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns
+
+
+# The files are read once a process while they are unchanged (each scorer asks the table's
+# config, and each embedder made reads the table), and again once one changes (its stamp).
+@functools.lru_cache(maxsize=4)
+def _table(
+    path: Path, sha256: str | None, stamp: Stamp
+) -> tuple[NDArray[Any], NDArray[np.float32]]:
+    """The rows and scale of the table at ``path``, checked; read-only: embedders share them."""
+    numpy_tensors = optional_module(
+        "safetensors.numpy", "the static embedder needs the safetensors package"
+    )
+    if sha256 is not None and (found := file_sha256(path)) != sha256:
+        raise EmbedderUnavailableError(
+            f"the table {path} has sha256 {found}, expected {sha256}; it is damaged "
+            f"or not the expected one. Reinstall knowledgepulse: {INSTALL_HINT} "
+            "--force-reinstall"
+        )
+    try:
+        tensors = numpy_tensors.load_file(str(path))
+    except Exception as error:  # safetensors raises its own untyped errors
+        raise EmbedderUnavailableError(f"cannot read the table {path}: {error}") from None
+    rows = tensors.get("embeddings")
+    if rows is None or rows.ndim != 2:
+        raise EmbedderUnavailableError(f"{Location(str(path))}: no 2-d 'embeddings' tensor")
+    if "mapping" in tensors:
+        raise EmbedderUnavailableError(
+            f"{Location(str(path))}: a vocabulary-quantized model2vec model, which kp does not read"
+        )
+    weights = tensors.get("weights")
+    scale = np.ones(len(rows), np.float32) if weights is None else weights.astype(np.float32)
+    if scale.shape != (len(rows),):
+        raise EmbedderUnavailableError(f"{Location(str(path))}: 'weights' is not one number a row")
+    rows.flags.writeable = scale.flags.writeable = False
+    return rows, scale
+
+
+@functools.lru_cache(maxsize=4)
+def _tokenizer(path: Path, stamp: Stamp) -> Any:
+    """The tokenizer at ``path`` (encoding changes nothing in it, so embedders share it)."""
+    return open_tokenizer(path, "the static embedder")
+
+
+def _config(folder: Path) -> Mapping[str, Any]:
+    """The folder's ``config.json`` (empty when there is none); not to be changed: it is shared."""
     path = folder / "config.json"
+    return _read_config(path, _stamp(path))
+
+
+@functools.lru_cache(maxsize=4)
+def _read_config(path: Path, stamp: Stamp) -> Mapping[str, Any]:
     try:
         found = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     except (OSError, ValueError) as error:

@@ -36,7 +36,7 @@ from knowledgepulse.evals.suite import (
     unknown_key,
 )
 from knowledgepulse.evals.tasks import TaskFunction, load_plugin, load_task
-from knowledgepulse.records import Problem, Record
+from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.readers import check_openable
 
 _GLOB_CHARACTERS = frozenset("*?[")
@@ -95,7 +95,7 @@ def load_eval_file(path: str | Path) -> EvalSpec:
     record = read_document(path, "evaluation file", "not an evaluation file", _SHAPE, mapping=True)
     model, problems, wrong = _validated(record)
     if model is None:
-        raise SuiteError(f"{name}: {counted(len(problems), 'problem')}", problems)
+        raise SuiteError(f"{Location(name)}: {counted(len(problems), 'problem')}", problems)
     base = Path(name).parent
     _plugins(model.plugins, base, record, problems)
     # A key refused already is not missing as well: its problem is said once.
@@ -103,7 +103,8 @@ def load_eval_file(path: str | Path) -> EvalSpec:
     case_files = _case_files(model.cases, base, record, problems)
     task = None if "task" in wrong else _task(model, base, record, problems)
     if problems or suite is None:
-        summary = f"{name}: {counted(len(problems), 'problem')} in the evaluation file or its suite"
+        count = counted(len(problems), "problem")
+        summary = f"{Location(name)}: {count} in the evaluation file or its suite"
         raise SuiteError(summary, problems)
     timeout = DEFAULT_TIMEOUT_S if model.timeout is None else model.timeout
     return EvalSpec(

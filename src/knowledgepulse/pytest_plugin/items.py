@@ -32,7 +32,7 @@ from knowledgepulse.pytest_plugin.keys import (
     EvalWarning,
     option_of,
 )
-from knowledgepulse.records import Problem
+from knowledgepulse.records import Location, Problem
 from knowledgepulse.records.readers import format_from_name
 from knowledgepulse.reports.evals import number, summary_line
 
@@ -82,7 +82,7 @@ def summary_lines(tallies: dict[str, Tally]) -> Iterator[str]:
     for source, tally in tallies.items():
         summary = summarize(tally.suite, tally.results, tally.file_problems)
         run = EvalRun(tally.suite, tuple(tally.results), summary, tuple(tally.file_problems))
-        yield printable(f"{source}: {summary_line(run)}")
+        yield printable(f"{Location(source)}: {summary_line(run)}")
         means = ", ".join(f"{key} {number(s.mean)}" for key, s in summary.scorers.items())
         yield printable(f"  scorer means: {means}")
 
@@ -244,7 +244,8 @@ def _items(
     if not names:  # as kp eval exits 1: a gate over nothing is a mistake, not a pass
         files = ", ".join(spec.case_files)
         raise parent.CollectError(
-            f"{spec.source}: the case files ({files}) hold no case, so nothing would be checked; "
+            f"{Location(spec.source)}: the case files ({files}) hold no case, so nothing would be "
+            "checked; "
             "add cases, or leave the evaluation out"
         )
 

@@ -24,6 +24,7 @@ import orjson
 
 from knowledgepulse.errors import (
     InputFileError,
+    Location,
     MissingDependencyError,
     Setting,
     SettingTypeError,
@@ -54,12 +55,13 @@ def dataset_files(folder: Path) -> list[Path]:
         splits = sorted(child.name for child in folder.iterdir() if (child / _STATE).is_file())
         example = f"{folder / splits[0]}" if splits else f"{folder}/SPLIT"
         raise InputFileError(
-            f"{name}: a Hugging Face DatasetDict folder (splits: {', '.join(splits) or 'none'}); "
+            f"{Location(name)}: a Hugging Face DatasetDict folder (splits: "
+            f"{', '.join(splits) or 'none'}); "
             f"pass one split's folder, e.g. {example}"
         )
     state = folder / _STATE
     if not state.is_file():
-        raise InputFileError(f"{name}: is a directory; pass the files inside it")
+        raise InputFileError(f"{Location(name)}: is a directory; pass the files inside it")
     try:
         listed = json.loads(state.read_bytes())["_data_files"]
         files = [folder / entry["filename"] for entry in listed]

@@ -433,7 +433,9 @@ def _check_format(name: str, fmt: Format, allowed: tuple[Format, ...]) -> None:
             else ()
         )
         raise InputFileError(
-            f"{name}: {fmt.upper()} input is not accepted here (use {', '.join(allowed)})", *hint
+            f"{Location(name)}: {fmt.upper()} input is not accepted here (use "
+            f"{', '.join(allowed)})",
+            *hint,
         )
 
 

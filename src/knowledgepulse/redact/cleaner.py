@@ -104,9 +104,13 @@ TimedOut = Callable[[RuleTimeoutError], object]
 """Told each rule whose search of a text timed out (the rest of the rules still run)."""
 
 
-def warn_timed_out(where: str) -> TimedOut:
-    """A :data:`TimedOut` logging a warning that names the text (its JSON path, say)."""
-    return lambda timed_out: _log.warning("%s", timed_out.told(where))
+def warn_timed_out(where: str, location: object = None) -> TimedOut:
+    """A :data:`TimedOut` logging a warning that names the text (its JSON path, say).
+
+    ``location``: where the text was read (a ``Location``), said first as a problem says it.
+    """
+    said = "" if location is None else f"{location}: warning: "  # as a Problem is said
+    return lambda timed_out: _log.warning("%s%s", said, timed_out.told(where))
 
 
 def clean(

@@ -18,7 +18,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from knowledgepulse._util.jsonpath import describe
 from knowledgepulse._util.text import PATTERN_TIMEOUT_MS
 from knowledgepulse.errors import RedactionRulesError
-from knowledgepulse.records import Problem, Record
+from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.redact.detectors import default_rules
 from knowledgepulse.redact.rules import Finder, Rule, RuleSet
@@ -95,7 +95,9 @@ def load_rules(path: str | Path) -> RuleSet:
     problems = [item for item in items if isinstance(item, Problem) and not item.warning]
     records = [item for item in items if isinstance(item, Record)]
     if not problems and len(records) != 1:
-        raise RedactionRulesError(f"{path}: expected one mapping with a list of rules", [])
+        raise RedactionRulesError(
+            f"{Location(str(path))}: expected one mapping with a list of rules", []
+        )
     custom: list[Rule] = []
     for record in records[:1]:
         entries = record.value.get("rules") if isinstance(record.value, dict) else None
@@ -117,5 +119,7 @@ def load_rules(path: str | Path) -> RuleSet:
             except ValueError as error:
                 problems.append(record.problem(("rules", index), str(error)))
     if problems:
-        raise RedactionRulesError(f"{path}: the redaction rules have errors", problems)
+        raise RedactionRulesError(
+            f"{Location(str(path))}: the redaction rules have errors", problems
+        )
     return RuleSet((*custom, *default_rules().rules))

@@ -62,10 +62,12 @@ class Redactor:
         written).
         """
         level = self.level or document_level(item.document)
-        document, findings = redact_document(item.document, level, self.rules)
+        document, findings = redact_document(
+            item.document, level, self.rules, location=item.location
+        )
         row = item.row
         if row is not None:
-            value, row_findings = redact_value(row.value, level, self.rules)
+            value, row_findings = redact_value(row.value, level, self.rules, location=item.location)
             if row_findings:
                 row = replace(row, value=value, raw=None)
                 findings = findings + [
@@ -73,11 +75,18 @@ class Redactor:
                 ]
         # What a training row opens with and lists (--to messages), as the source row had them.
         carried, carried_findings = redact_value(
-            {"system": item.system, "tools": list(item.tools)}, level, self.rules
+            {"system": item.system, "tools": list(item.tools)},
+            level,
+            self.rules,
+            location=item.location,
         )
         findings = findings + carried_findings
         # The task was read from the row or the trace, whose findings say what it held.
-        task = item.task if item.task is None else redact_id(item.task, level, self.rules)[0]
+        task = (
+            item.task
+            if item.task is None
+            else redact_id(item.task, level, self.rules, location=item.location)[0]
+        )
         if count:
             self.count(item, findings)
         if not findings and task == item.task:

@@ -19,6 +19,7 @@ import orjson
 import regex
 
 from knowledgepulse._util.jsonpath import format_path
+from knowledgepulse.errors import Location
 from knowledgepulse.records.json_values import MAX_NESTING, JsonError, check_depth, repeated_key
 from knowledgepulse.redact.cleaner import candidate_rules, clean, marker, warn_timed_out
 from knowledgepulse.redact.detectors import KEY_KINDS, default_rules, is_setting
@@ -276,39 +277,57 @@ def redact_document(
     document: Mapping[str, Any],
     level: PrivacyLevel | str | None = None,
     rules: RuleSet | None = None,
+    *,
+    location: Location | None = None,
 ) -> tuple[Any, list[Finding]]:
     """A parsed trace (JSON) with its free text cleaned, and what was redacted where.
 
     As :func:`redact_trace`; the input is not changed, the result shares its unchanged parts.
+    ``location``: where the document was read, which a rule's timeout warning names.
     """
     chosen_level = check_level(level) if level is not None else document_level(document)
-    return _redact(lambda visit: _walk(document, (), visit, "text", ()), chosen_level, rules)
+    return _redact(
+        lambda visit: _walk(document, (), visit, "text", ()), chosen_level, rules, location
+    )
 
 
 def redact_value(
-    value: Any, level: PrivacyLevel | str | None = None, rules: RuleSet | None = None
+    value: Any,
+    level: PrivacyLevel | str | None = None,
+    rules: RuleSet | None = None,
+    *,
+    location: Location | None = None,
 ) -> tuple[Any, list[Finding]]:
     """Any parsed JSON (a dataset row) with every string value cleaned; keys are kept.
 
     ``level`` defaults to ``aggregated``; a ``ValueError`` if it is not a privacy level.
+    ``location``: where the value was read, which a rule's timeout warning names.
     """
     level = check_level(level or DEFAULT_LEVEL)
-    return _redact(lambda visit: _walk(value, (), visit, "text", None), level, rules)
+    return _redact(lambda visit: _walk(value, (), visit, "text", None), level, rules, location)
 
 
 def redact_id(
-    text: str, level: PrivacyLevel | str | None = None, rules: RuleSet | None = None
+    text: str,
+    level: PrivacyLevel | str | None = None,
+    rules: RuleSet | None = None,
+    *,
+    location: Location | None = None,
 ) -> tuple[str, list[Finding]]:
     """An id (a task's, a row's) as it is, or its :func:`hashed_id` when a rule finds anything.
 
     ``level`` defaults to ``aggregated``; a ``ValueError`` if it is not a privacy level.
+    ``location``: where the id was read, which a rule's timeout warning names.
     """
     level = check_level(level or DEFAULT_LEVEL)
-    return _redact(lambda visit: visit((), text, "id"), level, rules)
+    return _redact(lambda visit: visit((), text, "id"), level, rules, location)
 
 
 def _redact(
-    walk: Callable[[Visit], Any], level: PrivacyLevel, rules: RuleSet | None
+    walk: Callable[[Visit], Any],
+    level: PrivacyLevel,
+    rules: RuleSet | None,
+    location: Location | None = None,
 ) -> tuple[Any, list[Finding]]:
     texts: list[str] = []
 
@@ -330,7 +349,7 @@ def _redact(
             findings.append(Finding(format_path(loc), _KEY_RULE.type, _KEY_RULE.name, 1))
             return marker(_KEY_RULE.type)
         cleaned, found = (
-            clean(text, candidates, partial(_timed_out_at, loc))
+            clean(text, candidates, partial(_timed_out_at, location, loc))
             if candidates
             else (text, Counter[Rule]())
         )
@@ -353,9 +372,12 @@ def _redact(
     return walk(redact), findings
 
 
-def _timed_out_at(loc: Loc, error: RuleTimeoutError) -> None:
-    """Warn of a rule that timed out on the text at ``loc`` (its path made only then)."""
-    warn_timed_out(format_path(loc) if loc else "the text")(error)
+def _timed_out_at(location: Location | None, loc: Loc, error: RuleTimeoutError) -> None:
+    """Warn of a rule that timed out on the text at ``loc`` (its path made only then).
+
+    Said where the value was read (``FILE:LINE:``) when known, as every warning about input is.
+    """
+    warn_timed_out(format_path(loc) if loc else "the text", location)(error)
 
 
 def redact_trace(

@@ -20,7 +20,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from knowledgepulse._util.text import counted, cut, printable
+from knowledgepulse._util.text import counted, cut, line_ends, printable
 from knowledgepulse.evals.report import EvalReport, ReportCase, ReportSuite
 from knowledgepulse.evals.results import (
     ERROR_LIMIT,
@@ -55,6 +55,24 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#~$&])")
 # back-reference on that issue, in a comment's text even when backslash-escaped. A zero-width
 # space after the sign (`@&#8203;name`, as Renovate writes) shows the same and links nothing.
 _GITHUB_REFERENCE = re.compile(r"(?<!\w)@(?=[A-Za-z0-9])|\\#(?=[0-9])|(?<![\w-])GH-(?=[0-9])")
+
+
+ID_LIMIT = 200
+"""The most characters of a case's id a case's heading (terminal, Markdown) and the HTML matrix
+show; the rest is counted (``… (2,800 more characters)``). The HTML page's case section and the
+JSON report keep it whole."""
+
+
+def shown_id(case_id: str | None, limit: int | None = ID_LIMIT) -> str:
+    r"""A case's id as the views' headings show it (:data:`ID_LIMIT`), or ``(no id)``.
+
+    Printable on one line (a newline as ``\n``), cut to ``limit`` with the rest counted
+    (``None``: whole).
+    """
+    if case_id is None:
+        return "(no id)"
+    shown = printable(case_id, one_line=True)
+    return shown if limit is None else cut(shown, limit)
 
 
 def short(text: str, limit: int = 120) -> str:
@@ -326,7 +344,7 @@ def to_console(run: EvalRun) -> Group:
 def _case_head(label: str, style: str, result: CaseResult) -> Text:
     head = Text()
     head.append(f"{label} ", style=f"bold {style}")
-    head.append(short(result.case_id) if result.case_id is not None else "(no id)", "bold")
+    head.append(shown_id(result.case_id), "bold")
     head.append(f"  {printable(str(result.location))}", style="dim")
     if not result.malformed:
         head.append(f"  {verdict_figure(result)}")
@@ -466,7 +484,7 @@ def escape(text: str) -> str:
 
     A mention (``@name``) or an issue reference (``#123``) is kept from linking on GitHub.
     """
-    escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", text).replace("\n", "\\n")
+    escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", line_ends(text)).replace("\n", "\\n")
     return _GITHUB_REFERENCE.sub(lambda sign: f"{sign.group()}&#8203;", escaped)
 
 
@@ -476,7 +494,7 @@ def code(text: str) -> str:
     The fence is one backtick longer than the longest run in the text, which cannot close it
     (CommonMark); an empty text, which no code span can hold, is ``(empty)``.
     """
-    text = printable(text, one_line=True)
+    text = printable(line_ends(text), one_line=True)
     if not text:
         return "(empty)"
     fence = "`" * (_longest_backticks(text) + 1)
@@ -551,7 +569,7 @@ def to_markdown(run: EvalRun, comparison: str = "", budget: int = MARKDOWN_BUDGE
 
 
 def _case_name(result: CaseResult) -> str:
-    return code(result.case_id) if result.case_id is not None else "(no id)"
+    return code(shown_id(result.case_id)) if result.case_id is not None else "(no id)"
 
 
 def _markdown_malformed(result: CaseResult) -> str:
@@ -602,7 +620,7 @@ def _markdown_case(result: CaseResult) -> list[str]:
         lines.append(f"- passed: {escape(shown)}")
     for label, value in answer_lines(result, MARKDOWN_OUTPUT_LIMIT):
         fence = "`" * max(3, _longest_backticks(value) + 1)  # a fence the text cannot close
-        lines += ["", f"{label}:", "", fence, printable(value), fence]
+        lines += ["", f"{label}:", "", fence, printable(line_ends(value)), fence]
     return lines
 
 

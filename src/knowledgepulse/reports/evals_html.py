@@ -13,7 +13,6 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from knowledgepulse._util.text import cut, printable
 from knowledgepulse.evals.compare import Comparison
 from knowledgepulse.evals.results import CaseResult, EvalRun, ScorerOutcome
 from knowledgepulse.reports.compare import (
@@ -27,6 +26,7 @@ from knowledgepulse.reports.compare import (
 )
 from knowledgepulse.reports.evals import (
     DASH,
+    ID_LIMIT,
     SCORER_COLUMNS,
     answer_lines,
     apart,
@@ -36,6 +36,7 @@ from knowledgepulse.reports.evals import (
     passed_scores,
     repeat_line,
     scorer_cells,
+    shown_id,
     summary_cells,
     summary_line,
     task_failure,
@@ -59,7 +60,7 @@ answers made a 27 MB page that a browser hardly opens."""
 HTML_MATRIX_ROWS = 1000
 """The cases the pass/fail matrix shows (past it, failing ones first), and the rows of each
 comparison table."""
-HTML_ID_LIMIT = 200
+HTML_ID_LIMIT = ID_LIMIT
 """The characters of a case id the matrix shows (the rest counted, the whole id its tooltip): a
 3,000-character id made one matrix row 50 lines tall. Its failing-case section shows it whole."""
 _FAILED = "✗"
@@ -217,10 +218,7 @@ def _name(result: CaseResult, limit: int | None = None) -> str:
 
     With ``limit``, cut to that many characters, the rest counted.
     """
-    if result.case_id is None:
-        return "(no id)"
-    shown = printable(result.case_id, one_line=True)
-    return text(shown if limit is None else cut(shown, limit))
+    return text(shown_id(result.case_id, limit))
 
 
 def _failing_case(index: int, result: CaseResult) -> str:

@@ -15,7 +15,7 @@ from typing import IO
 
 import numpy as np
 
-from knowledgepulse._util.text import counted, printable
+from knowledgepulse._util.text import counted, line_ends, printable
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.value import RunTally, TableCollector, summary_line
 from knowledgepulse.value.item import ScoredItem
@@ -46,9 +46,9 @@ def text(value: object, *, one_line: bool = False) -> str:
     r"""Data as HTML text: escaped (quotes too), controls as ``\x1b``, surrogates as U+FFFD.
 
     ``one_line`` shows a newline or tab as ``\n``, ``\t`` too, for a name (a case id), which a
-    browser would otherwise show as a space.
+    browser would otherwise show as a space. A CR before LF only ends the line (``line_ends``).
     """
-    return html.escape(printable(str(value), one_line=one_line), quote=True)
+    return html.escape(printable(line_ends(str(value)), one_line=one_line), quote=True)
 
 
 def isolated(value: str) -> str:

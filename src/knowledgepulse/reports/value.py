@@ -210,8 +210,33 @@ CSV_COLUMNS = (
 )
 
 
+# A spreadsheet opening a CSV file runs a cell that starts with one of these as a formula
+# (OWASP, "CSV Injection"): a trace's domain or a file's name, which whoever made it chose.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_text(value: object) -> object:
+    """A CSV cell a spreadsheet shows as written: text that could start a formula gets a ``'``.
+
+    As OWASP advises (a leading quote: a spreadsheet shows the rest as text). Numbers are not
+    text, so a negative score stays a number; a number written as text (``-0.5``) and a lone
+    ``-`` (standard input's name) start no formula and are kept as they are.
+    """
+    if not isinstance(value, str) or not value.startswith(_FORMULA_START) or value == "-":
+        return value
+    try:
+        float(value)
+    except ValueError:
+        return "'" + value
+    return value
+
+
 class CsvWriter(ReportWriter):
-    """A CSV table, one row per valid trace; overrides joined with ``;``, booleans lower-case."""
+    """A CSV table, one row per valid trace; overrides joined with ``;``, booleans lower-case.
+
+    Text that a spreadsheet would run as a formula is written with a leading ``'``
+    (:func:`spreadsheet_text`); the JSON forms keep every value as it is.
+    """
 
     def __init__(self, stream: IO[str]) -> None:
         # csv quotes a field for the characters of its line ending only (Python 3.11): with "\n",
@@ -240,7 +265,10 @@ class CsvWriter(ReportWriter):
             "confidence_source": data["inputs"]["outcome_confidence"]["confidence_source"],
         }
         # Booleans in JSON's spelling, which CSV readers expect more than Python's True/False.
-        cells = {c: str(flat[c]).lower() if type(flat[c]) is bool else flat[c] for c in CSV_COLUMNS}
+        cells = {
+            c: str(flat[c]).lower() if type(flat[c]) is bool else spreadsheet_text(flat[c])
+            for c in CSV_COLUMNS
+        }
         self._writer.writerow(cells)
         self._flush()
 

@@ -447,7 +447,8 @@ def _references(  # noqa: PLR0917 - one private call, the run's reading settings
             lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError as error:
             raise InputFileError(
-                f"{path}: cannot read the reference texts ({error.strerror or error})"
+                f"{Location(str(path))}: cannot read the reference texts "
+                f"({error.strerror or error})"
             ) from None
         for number, line in enumerate(lines, start=1):
             add_text(line, str(path), number)

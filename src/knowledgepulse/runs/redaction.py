@@ -44,7 +44,8 @@ def redacted_record(record: Record, redactor: Redactor) -> Record:
     """
     from knowledgepulse.redact.walk import redact_value  # noqa: PLC0415 - the rules load here
 
-    value, findings = redact_value(record.value, redactor.level or "private", redactor.rules)
+    level = redactor.level or "private"
+    value, findings = redact_value(record.value, level, redactor.rules, location=record.location)
     return Record(record.location, value) if findings else record
 
 

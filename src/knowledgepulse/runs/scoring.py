@@ -20,6 +20,7 @@ from knowledgepulse._util.collector import young_collections_only
 from knowledgepulse._util.settings import one_of, wrong_setting
 from knowledgepulse.errors import (
     CacheFileError,
+    Location,
     ParameterConflictError,
     ScorerParameterError,
     Setting,
@@ -420,7 +421,9 @@ def _open_cache(
     if identity.embedder is None or cache_path is None:
         return None
     if frozen and not cache_path.exists():
-        raise CacheFileError(f"{cache_path}: no such cache file (it is made by a run that adds)")
+        raise CacheFileError(
+            f"{Location(str(cache_path))}: no such cache file (it is made by a run that adds)"
+        )
     if not cache_path.exists() and identity.cache_dimensions is None:
         return None  # the scorer makes it once the first vectors give the width
     from knowledgepulse.novelty.cache import VectorCache  # noqa: PLC0415 - numpy, only with a cache

@@ -20,7 +20,7 @@ from typing import Any
 
 from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse.errors import InputFileError
-from knowledgepulse.records import Problem, Record
+from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.json_values import nodes
 from knowledgepulse.records.readers import read_records, reads_once
 from knowledgepulse.sources._envelope import TraceOptions
@@ -185,8 +185,8 @@ def inspect_file(
     # A pipe (kp inspect <(...)) read a second time is empty, or waits for a writer for ever.
     if reads_once(name):
         raise InputFileError(
-            f"{name}: inspect reads its file twice (to count it, then as read() does), which "
-            "standard input or a pipe cannot be: save it to a file and inspect that"
+            f"{Location(name)}: inspect reads its file twice (to count it, then as read() does), "
+            "which standard input or a pipe cannot be: save it to a file and inspect that"
         )
     kept, count = _head(name)
     chosen, decided = _decide(kept, source)

@@ -187,7 +187,7 @@ class _Reading:
         if failure is not None:
             yield Problem(Location(name), "", failure, warning=True)
         if self.notes is not None and line is not None:
-            self.notes(f"{name}: {line}")
+            self.notes(f"{Location(name)}: {line}")
 
 
 class _Rows:

@@ -46,7 +46,9 @@ def parse_trace(value: Any, *, source: str = "<trace>") -> ReasoningTrace:
         check_python(value)
     except JsonError as problem:
         found = [Problem(Location(source), problem.path, problem.message)]
-        raise TraceValidationError(f"{source}: not a valid ReasoningTrace", found) from None
+        raise TraceValidationError(
+            f"{Location(source)}: not a valid ReasoningTrace", found
+        ) from None
     return validated_trace(value, source=source)
 
 
@@ -56,7 +58,7 @@ def validated_trace(value: Any, *, source: str = "<trace>") -> ReasoningTrace:
         return ReasoningTrace.model_validate(value)
     except ValidationError as error:
         problems = Record(Location(source), value).problems_from(error)
-    raise TraceValidationError(f"{source}: not a valid ReasoningTrace", problems)
+    raise TraceValidationError(f"{Location(source)}: not a valid ReasoningTrace", problems)
 
 
 def validate_record(record: Record) -> TraceItem | list[Problem]:

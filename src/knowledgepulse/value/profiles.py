@@ -13,7 +13,7 @@ from typing import Any
 
 from knowledgepulse._util.text import closest, counted, did_you_mean
 from knowledgepulse.errors import ProfileError
-from knowledgepulse.records import Problem
+from knowledgepulse.records import Location, Problem
 from knowledgepulse.records.json_values import LONE_SURROGATE, REPEATED_ENDING
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.value.dimensions import DIMENSION_NAMES, Dimensions
@@ -240,12 +240,13 @@ def load_profiles(path: str | Path) -> dict[str, ScoringWeights]:
             else f"got {len(records)} values (a list, or several YAML documents)"
         )
         raise ProfileError(
-            f"{path}: expected one mapping of domain names to weights "
+            f"{Location(str(path))}: expected one mapping of domain names to weights "
             f"(legal: {{complexity: 0.3, novelty: 0.3, tool_diversity: 0.2, "
             f"outcome_confidence: 0.2}}), {got}"
         )
     profiles: dict[str, ScoringWeights] = {}
-    for record in records[:1]:
+    # With problems, the first value may be no mapping (a JSON array cut short): they are told.
+    for record in (record for record in records[:1] if isinstance(record.value, dict)):
         for domain, weights in record.value.items():
             if not domain:
                 problems.append(record.problem(("",), "a profile needs a non-empty domain name"))

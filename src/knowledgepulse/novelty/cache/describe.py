@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from knowledgepulse.errors import CacheFileError, Setting
+from knowledgepulse.errors import CacheFileError, Location, Setting
 from knowledgepulse.novelty.cache.ring_file import is_ring_file
 from knowledgepulse.novelty.cache.vector_cache import VectorCache
 from knowledgepulse.records.readers import starts_with
@@ -78,9 +78,9 @@ def describe_cache(path: str | Path) -> CacheDescription:
             raise
         # The open's fix (read_only=False) is no parameter of ours: say whose it is.
         raise CacheFileError(
-            f"{target}: a save into this cache was interrupted, and only a process that may "
-            "write the file finishes it; kp inspect (describe_cache) only reads a cache: score "
-            "with it once (kp score TRACES --cache FILE, without --frozen; in "
+            f"{Location(str(target))}: a save into this cache was interrupted, and only a process "
+            "that may write the file finishes it; kp inspect (describe_cache) only reads a cache: "
+            "score with it once (kp score TRACES --cache FILE, without --frozen; in "
             "Python, VectorCache.open(FILE)), then inspect it again"
         ) from None
     embedder = text = None

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from knowledgepulse._util.atomic import atomic_binary
 from knowledgepulse._util.settings import optional_duration_ms
-from knowledgepulse.errors import CacheFileError, ScorerParameterError
+from knowledgepulse.errors import CacheFileError, Location, ScorerParameterError
 from knowledgepulse.novelty.cache.ring_file import (
     MAX_DIMENSIONS,
     damaged,
@@ -75,7 +75,9 @@ def read_cache_file(path: Path) -> CacheFileContents:
     """Read and check a file written by :func:`write_cache_file`; any fault: CacheFileError."""
     try:
         if path.is_dir():
-            raise CacheFileError(f"{path}: is a directory, not a cache file; give a file path")
+            raise CacheFileError(
+                f"{Location(str(path))}: is a directory, not a cache file; give a file path"
+            )
         file = path.open("rb")
     except OSError as error:
         raise unopenable(path, error) from None

@@ -34,7 +34,7 @@ from knowledgepulse._util.atomic import (
     through_links,
 )
 from knowledgepulse._util.digest import stable_hash64
-from knowledgepulse.errors import CacheFileError, Setting
+from knowledgepulse.errors import CacheFileError, Location, Setting
 from knowledgepulse.records.readers import starts_with
 
 RING_MAGIC = b"KPRING1\n"
@@ -63,30 +63,35 @@ _JOURNAL_BYTES = _JOURNAL.size + _COMMIT.size + 2 * _CRC.size  # + payload CRC, 
 
 def damaged(path: Path, what: str) -> CacheFileError:
     """The error for a cache file found damaged, with the fix."""
-    return CacheFileError(f"{path}: the vector cache is damaged: {what}; {FRESH_START}")
+    return CacheFileError(
+        f"{Location(str(path))}: the vector cache is damaged: {what}; {FRESH_START}"
+    )
 
 
 def newer_format(path: Path, what: str) -> CacheFileError:
     """The error for a cache a newer knowledgepulse wrote: the file is fine, keep it."""
     return CacheFileError(
-        f"{path}: a newer knowledgepulse made this vector cache ({what}): upgrade knowledgepulse "
-        "(pip install -U knowledgepulse) to use it, or give another cache file"
+        f"{Location(str(path))}: a newer knowledgepulse made this vector cache ({what}): upgrade "
+        "knowledgepulse (pip install -U knowledgepulse) to use it, or give another cache file"
     )
 
 
 def not_a_cache(path: Path, what: str) -> CacheFileError:
     """The error for a file that is not a vector cache, with the fix."""
-    return CacheFileError(f"{path}: not a knowledgepulse vector cache: {what}; {FRESH_START}")
+    return CacheFileError(
+        f"{Location(str(path))}: not a knowledgepulse vector cache: {what}; {FRESH_START}"
+    )
 
 
 def unopenable(path: Path, error: OSError) -> CacheFileError:
     """The error for a cache file that cannot be opened, with the fix."""
     if isinstance(error, FileNotFoundError):
         return CacheFileError(
-            f"{path}: no such cache file (a cache is saved there once traces are scored)"
+            f"{Location(str(path))}: no such cache file (a cache is saved there once traces are "
+            "scored)"
         )
     return CacheFileError(
-        f"{path}: cannot open the cache file ({error.strerror or error}); check its "
+        f"{Location(str(path))}: cannot open the cache file ({error.strerror or error}); check its "
         "permissions, or give another cache file"
     )
 
@@ -152,7 +157,9 @@ def encode_superblock(layout: RingLayout, model_id: str | None, path: Path) -> b
     """The superblock's bytes, CRC included."""
     model = b"" if model_id is None else model_id.encode("utf-8")
     if len(model) > 1024:
-        raise CacheFileError(f"{path}: the model id is {len(model)} bytes; at most 1024 are stored")
+        raise CacheFileError(
+            f"{Location(str(path))}: the model id is {len(model)} bytes; at most 1024 are stored"
+        )
     length = 0xFFFFFFFF if model_id is None else len(model)
     body = _SUPER.pack(
         RING_MAGIC, 1, layout.dimensions, layout.capacity, layout.id_bytes, layout.chunk, length
@@ -279,8 +286,8 @@ class RingFile:
             if self.writable and error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
                 # A cache shared read-only (another user's, a read-only mount) can still be read.
                 raise CacheFileError(
-                    f"{self.path}: this cache file cannot be written ({error.strerror}); to score "
-                    "against it without saving, open it read-only (",
+                    f"{Location(str(self.path))}: this cache file cannot be written "
+                    f"({error.strerror}); to score against it without saving, open it read-only (",
                     Setting("read_only", True),
                     "), or check its permissions, or give another cache file",
                 ) from None
@@ -338,7 +345,9 @@ class RingFile:
         For a save: no other save can land between reading what the file holds and writing it.
         """
         if not self.writable:
-            raise CacheFileError(f"{self.path}: opened read-only; it cannot be saved into")
+            raise CacheFileError(
+                f"{Location(str(self.path))}: opened read-only; it cannot be saved into"
+            )
         return self._locked(fcntl.LOCK_EX)
 
     @contextlib.contextmanager
@@ -474,14 +483,15 @@ class RingFile:
         except OSError as error:
             if durable:  # the journal holds the save: the next writable open finishes it
                 raise CacheFileError(
-                    f"{self.path}: the cache's save stopped half way "
+                    f"{Location(str(self.path))}: the cache's save stopped half way "
                     f"({error.strerror or error}); its journal is complete, so the next open "
                     "that may write the file finishes it"
                 ) from None
             raise CacheFileError(
-                f"{self.path}: the cache could not be saved ({error.strerror or error}): "
-                f"{len(vectors)} new vectors are not in it, and the file keeps its state before "
-                "this save; free some disk space (or check the disk) and save again"
+                f"{Location(str(self.path))}: the cache could not be saved "
+                f"({error.strerror or error}): {len(vectors)} new vectors are not in it, and the "
+                "file keeps its state before this save; free some disk space (or check the disk) "
+                "and save again"
             ) from None
 
     def _apply(self, first: int, count: int, new: CommitHeader, body: bytes) -> None:
@@ -511,8 +521,9 @@ class RingFile:
             return
         if not self.writable:
             raise CacheFileError(
-                f"{self.path}: a save into this cache was interrupted and must be finished by a "
-                "process that may write the file; open it once with write permission (",
+                f"{Location(str(self.path))}: a save into this cache was interrupted and must be "
+                "finished by a process that may write the file; open it once with write "
+                "permission (",
                 Setting("read_only", False),
                 ")",
             )
@@ -558,7 +569,7 @@ class RingFile:
             except FileNotFoundError:
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
                 raise CacheFileError(
-                    f"{self.path}: the cache file was deleted while in use"
+                    f"{Location(str(self.path))}: the cache file was deleted while in use"
                 ) from None
             mine = os.fstat(self._fd)
             if (current.st_ino, current.st_dev) == (mine.st_ino, mine.st_dev):
@@ -571,10 +582,10 @@ class RingFile:
                 # Its vectors could not be compared with this process's, nor saved beside them.
                 self.close()
                 raise CacheFileError(
-                    f"{self.path}: the cache file was replaced, while in use, by a cache of "
-                    f"{self.layout.dimensions}-dimensional vectors of model {self.model_id!r} "
-                    f"(it was {made[0]}-dimensional, of {made[1]!r}); open it again, or give "
-                    "another cache file"
+                    f"{Location(str(self.path))}: the cache file was replaced, while in use, by a "
+                    f"cache of {self.layout.dimensions}-dimensional vectors of model "
+                    f"{self.model_id!r} (it was {made[0]}-dimensional, of {made[1]!r}); open it "
+                    "again, or give another cache file"
                 )
 
     def _refresh(self, kind: int) -> CommitHeader:
@@ -648,7 +659,7 @@ def create_ring_file(
         free = shutil.disk_usage(directory).free
         if free < layout.journal_offset:
             raise CacheFileError(
-                f"{path}: a cache of {layout.capacity} vectors needs "
+                f"{Location(str(path))}: a cache of {layout.capacity} vectors needs "
                 f"{layout.journal_offset / 2**30:.2f} GiB and the disk has "
                 f"{free / 2**30:.2f} GiB free; give a smaller ",
                 Setting("max_elements"),
@@ -656,7 +667,9 @@ def create_ring_file(
             )
         descriptor, temporary = temporary_beside(target)
     except OSError as error:
-        raise CacheFileError(f"{path}: cannot create the cache file ({error})") from None
+        raise CacheFileError(
+            f"{Location(str(path))}: cannot create the cache file ({error})"
+        ) from None
     try:
         os.pwrite(descriptor, encode_superblock(layout, model_id, path), 0)
         for generation, offset in enumerate(COMMIT_OFFSETS):
@@ -677,7 +690,9 @@ def create_ring_file(
             with contextlib.suppress(FileExistsError):
                 os.link(temporary, target)
     except OSError as error:
-        raise CacheFileError(f"{path}: cannot write the cache file ({error})") from None
+        raise CacheFileError(
+            f"{Location(str(path))}: cannot write the cache file ({error})"
+        ) from None
     finally:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
@@ -700,7 +715,7 @@ def allocate(descriptor: int, size: int, path: Path) -> None:
         if error.errno in (errno.EOPNOTSUPP, errno.EINVAL):  # no allocation there: kept sparse
             return
         raise CacheFileError(
-            f"{path}: the disk has no room for the cache's {size / 2**20:.1f} MiB "
+            f"{Location(str(path))}: the disk has no room for the cache's {size / 2**20:.1f} MiB "
             f"({error.strerror or error}); free some space, give a smaller ",
             Setting("max_elements"),
             ", or another disk",

@@ -24,7 +24,13 @@ from numpy.typing import ArrayLike, NDArray
 
 from knowledgepulse._util.atomic import is_same_file, remove_stale_temporaries, through_links
 from knowledgepulse._util.settings import optional_duration_ms, positive_int
-from knowledgepulse.errors import CacheFileError, ScorerParameterError, Setting, VectorError
+from knowledgepulse.errors import (
+    CacheFileError,
+    Location,
+    ScorerParameterError,
+    Setting,
+    VectorError,
+)
 from knowledgepulse.novelty.cache.npz import CacheFileContents, read_cache_file, write_cache_file
 from knowledgepulse.novelty.cache.ring_file import (
     FRESH_START,
@@ -557,14 +563,18 @@ class VectorCache:
         """
         path = Path(path)
         if max_elements is not None and positive_int(max_elements, "max_elements") > MAX_CAPACITY:
-            raise CacheFileError(f"{path}: a cache of {max_elements} vectors is too large")
+            raise CacheFileError(
+                f"{Location(str(path))}: a cache of {max_elements} vectors is too large"
+            )
         if dimensions is not None:
             positive_int(dimensions, "dimensions")
         positive_int(block_bytes, "block_bytes")
         ttl_ms = optional_duration_ms(ttl_ms)
         exists = path.exists()
         if not exists and read_only:
-            raise CacheFileError(f"{path}: no such cache file (it is made by a run that adds)")
+            raise CacheFileError(
+                f"{Location(str(path))}: no such cache file (it is made by a run that adds)"
+            )
         if _wants_npz(path) and not is_ring_file(path):
             seen = _signature(path)  # before reading: a save landing during the read is merged
             cache = (
@@ -585,7 +595,9 @@ class VectorCache:
             return cache
         if not exists:
             if dimensions is None:
-                raise CacheFileError(f"{path}: a new cache file needs the vectors' dimensions")
+                raise CacheFileError(
+                    f"{Location(str(path))}: a new cache file needs the vectors' dimensions"
+                )
             layout = RingLayout(dimensions, max_elements or DEFAULT_MAX_ELEMENTS)
             create_ring_file(path, layout, model_id=model_id, ttl_ms=ttl_ms)
         elif not is_ring_file(path):
@@ -857,9 +869,9 @@ def _not_a_cache_file(path: Path) -> CacheFileError:
     if path.stat().st_size == 0:
         return not_a_cache(path, "the file is empty")
     return CacheFileError(
-        f"{path}: not a knowledgepulse vector cache: neither a ring file nor an .npz; give "
-        "another cache path (a missing file is made), or, if knowledgepulse made this file, "
-        "delete it: it is damaged"
+        f"{Location(str(path))}: not a knowledgepulse vector cache: neither a ring file nor an "
+        ".npz; give another cache path (a missing file is made), or, if knowledgepulse made this "
+        "file, delete it: it is damaged"
     )
 
 
@@ -872,14 +884,14 @@ def _check_identity(
 ) -> None:
     if expected_model_id is not None and model_id != expected_model_id:
         raise CacheFileError(
-            f"{path}: the cache holds vectors of model {model_id!r}, but the embedder "
-            f"is {expected_model_id!r}; their similarities mean nothing together. ",
+            f"{Location(str(path))}: the cache holds vectors of model {model_id!r}, but the "
+            f"embedder is {expected_model_id!r}; their similarities mean nothing together. ",
             *_bundled_advice(model_id or "", expected_model_id),
             "Use another cache file, or delete this one to start a fresh cache",
         )
     if expected_dimensions is not None and dimensions != expected_dimensions:
         raise CacheFileError(
-            f"{path}: the cache holds {dimensions}-dimensional vectors, but the "
+            f"{Location(str(path))}: the cache holds {dimensions}-dimensional vectors, but the "
             f"embedder makes {expected_dimensions}-dimensional ones; {FRESH_START}"
         )
 
