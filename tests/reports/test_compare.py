@@ -81,7 +81,7 @@ def test_with_comparison_adds_one_member_and_stays_a_report(tmp_path: Path) -> N
     new = timed_run({"ok": 100, "worse": 1900, "better": 900, "moved": 1400, "fresh": 100})
     text = "".join(with_comparison(json_chunks(new), comparison))
     document = json.loads(text)
-    assert list(document) == ["suite", "summary", "problems", "cases", "comparison"]
+    assert list(document) == ["format", "suite", "summary", "problems", "cases", "comparison"]
     assert document["comparison"] == comparison_to_dict(comparison)
     path = tmp_path / "new.json"
     path.write_text(text, encoding="utf-8")
