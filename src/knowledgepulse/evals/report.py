@@ -252,6 +252,7 @@ class EvalReport(ReportModel):
     def of(cls, run: EvalRun, source: str = "this run") -> EvalReport:
         """The report of a run in memory (``source`` names it in a comparison)."""
         return cls(
+            format=REPORT_FORMAT,  # given, so set: this kp wrote it (see model_fields_set)
             suite=ReportSuite.of(run.suite),
             summary=run.summary,
             problems=[problem.to_dict() for problem in run.file_problems],
