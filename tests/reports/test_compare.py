@@ -24,6 +24,7 @@ from knowledgepulse.reports.compare import (
 )
 from knowledgepulse.reports.evals import MARKDOWN_ROWS, json_chunks
 from tests.evals.test_compare import timed_run
+from tests.paths import REPO
 
 
 def build_comparison() -> Comparison:
@@ -81,7 +82,7 @@ def test_with_comparison_adds_one_member_and_stays_a_report(tmp_path: Path) -> N
     new = timed_run({"ok": 100, "worse": 1900, "better": 900, "moved": 1400, "fresh": 100})
     text = "".join(with_comparison(json_chunks(new), comparison))
     document = json.loads(text)
-    assert list(document) == ["suite", "summary", "problems", "cases", "comparison"]
+    assert list(document) == ["format", "suite", "summary", "problems", "cases", "comparison"]
     assert document["comparison"] == comparison_to_dict(comparison)
     path = tmp_path / "new.json"
     path.write_text(text, encoding="utf-8")
@@ -198,3 +199,31 @@ def test_a_flip_decided_by_a_scorer_one_suite_lacks_names_that_scorer() -> None:
     assert improved["delete-outdated-notice"] == (
         "response-time 0.620 → absent: failed, and is no longer in the suite"
     )
+
+
+OLDER = REPO / "tests" / "data" / "older_kp"
+EXAMPLES = REPO / "examples" / "evals"
+
+
+@pytest.mark.parametrize(
+    ("name", "said"), [("report-04627901.json", True), ("report-f4331a0b.json", False)]
+)
+def test_the_stderr_line_says_when_an_older_base_report_kept_no_answer(
+    name: str, said: bool
+) -> None:
+    """A baseline from before reports kept answers: not 'the same answers', but not compared."""
+    new = run_suite(load_suite(EXAMPLES / "suite.yaml"), load_cases(EXAMPLES / "cases.jsonl"))
+    line = comparison_line(compare_runs(OLDER / name, new))
+    expected = "; 4 answers not compared: the base report kept none (an older kp wrote it); "
+    assert (expected in line) is said
+
+
+def test_a_base_report_of_today_without_answers_says_nothing_of_them(tmp_path: Path) -> None:
+    """This kp's report names its format: one with no answer (none given) is no older one."""
+    new = run_suite(load_suite(EXAMPLES / "suite.yaml"), load_cases(EXAMPLES / "cases.jsonl"))
+    document = json.loads("".join(json_chunks(new)))
+    for case in document["cases"]:
+        del case["output"]
+    base = tmp_path / "base.json"
+    base.write_text(json.dumps(document), encoding="utf-8")
+    assert "not compared" not in comparison_line(compare_runs(base, new))

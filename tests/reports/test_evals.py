@@ -84,9 +84,9 @@ def run() -> EvalRun:
 
 
 def test_json_has_summary_and_cases_in_input_order(run: EvalRun) -> None:
-    """One object: suite, summary (counts, rates, per-scorer stats by key), file problems, cases."""
+    """One object: format, suite, summary (counts, rates, stats by key), file problems, cases."""
     document = json.loads(to_json(run))
-    assert list(document) == ["suite", "summary", "problems", "cases"]
+    assert list(document) == ["format", "suite", "summary", "problems", "cases"]
     summary = document["summary"]
     assert {k: summary[k] for k in ("cases", "passed", "failed", "malformed")} == {
         "cases": 3,

@@ -4,6 +4,7 @@
 it as text); :func:`load_report` reads a file back into an :class:`EvalReport`, which is what a
 comparison compares. Fields a newer version adds are ignored, those an older one did not write
 have defaults, and the rest is strict (see :class:`~knowledgepulse.evals.results.ReportModel`).
+A report names its ``format``; one of a newer format is refused, never read with defaults.
 """
 
 from __future__ import annotations
@@ -42,6 +43,11 @@ ProblemData = dict[str, Any]
 """A problem as :meth:`~knowledgepulse.errors.Problem.to_dict` gives it."""
 
 _HOW_TO_WRITE = "write one with: kp eval CASES --suite SUITE -f json -o FILE"
+
+REPORT_FORMAT = "knowledgepulse-eval-report/1"
+"""The ``format`` a report is written with. A report without one is of this format too: it was
+written before reports named it, in the same shape. A change that an older reader would read
+wrongly with defaults (a renamed or re-meant field) takes the next number."""
 
 
 class ReportScorer(ReportModel):
@@ -230,6 +236,7 @@ class EvalReport(ReportModel):
     it is not written.
     """
 
+    format: str = REPORT_FORMAT
     suite: ReportSuite
     summary: RunSummary
     problems: list[ProblemData] = Field(default_factory=list)
@@ -245,6 +252,7 @@ class EvalReport(ReportModel):
     def of(cls, run: EvalRun, source: str = "this run") -> EvalReport:
         """The report of a run in memory (``source`` names it in a comparison)."""
         return cls(
+            format=REPORT_FORMAT,  # given, so set: this kp wrote it (see model_fields_set)
             suite=ReportSuite.of(run.suite),
             summary=run.summary,
             problems=[problem.to_dict() for problem in run.file_problems],
@@ -296,6 +304,7 @@ def parse_report(document: Any, source: str) -> EvalReport:
             Location(source), "", f"got {found}; expected an object with suite, summary and cases"
         )
         raise ReportFileError(summary, [problem])
+    _check_format(document.get("format", REPORT_FORMAT), source)
     try:
         report = EvalReport.model_validate({**document, "source": source})
     except ValidationError as error:
@@ -318,6 +327,27 @@ def parse_report(document: Any, source: str) -> EvalReport:
             f"{Location(source)}: case ids repeat; cases are matched by id", repeated
         )
     return report
+
+
+def _check_format(written: object, source: str) -> None:
+    """Refuse a report of another format: a newer one's fields may mean what this one's do not."""
+    if written == REPORT_FORMAT:
+        return
+    family, _, number = REPORT_FORMAT.rpartition("/")
+    theirs = written.rpartition("/") if isinstance(written, str) else ("", "", "")
+    if theirs[0] == family and theirs[2].isdecimal() and int(theirs[2]) > int(number):
+        message = (
+            f"{written!r} was written by a newer knowledgepulse; this one reads {REPORT_FORMAT!r}"
+        )
+        summary = (
+            f"{source}: a newer knowledgepulse wrote this report: upgrade knowledgepulse (pip "
+            "install -U knowledgepulse) to compare with it, or write the baseline again with this "
+            "one: kp eval CASES --suite SUITE -f json -o FILE"
+        )
+    else:
+        message = f"got {written!r}; a kp eval report's format is {REPORT_FORMAT!r}"
+        summary = f"{source} is not a kp eval JSON report; {_HOW_TO_WRITE}"
+    raise ReportFileError(summary, [Problem(Location(source), "format", message)])
 
 
 REFERS_TO_ITSELF = "(a reference to a value that holds it)"

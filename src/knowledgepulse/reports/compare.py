@@ -208,7 +208,8 @@ def comparison_line(comparison: Comparison) -> str:
     """One line for stderr: the counts, then the pass rate and weighted mean on each side.
 
     It starts with :func:`baseline_warning` when the base run has no passing case. A side with
-    cases left out of its mean says so (:func:`~knowledgepulse.reports.evals.mean_said`).
+    cases left out of its mean says so (:func:`~knowledgepulse.reports.evals.mean_said`), and a
+    base report that kept no answer says they were not compared (:func:`answers_unkept`).
     """
     base, new = comparison.base, comparison.new
     before, after = base.summary, new.summary
@@ -224,7 +225,27 @@ def comparison_line(comparison: Comparison) -> str:
     s = comparison.summary
     if s.added and s.removed and not (s.regressions + s.improvements + s.changed + s.unchanged):
         parts.append("no case id in common: is the baseline a run of these cases?")
+    if unkept := answers_unkept(comparison):
+        parts.append(
+            f"{counted(unkept, 'answer')} not compared: the base report kept none (an older kp "
+            "wrote it); write the baseline again to compare answers"
+        )
     return "; ".join(parts)
+
+
+def answers_unkept(comparison: Comparison) -> int:
+    """The matched cases whose answer cannot be compared: an older kp's base report kept none.
+
+    Reports keep each case's ``output`` since a version before they named their ``format``; one
+    written before holds none, and no ``answered otherwise`` would read as the same answers.
+    """
+    base = comparison.base
+    if "format" in base.model_fields_set or any(case.has_output for case in base.cases):
+        return 0
+    return sum(
+        case.base is not None and case.new is not None and case.new.has_output
+        for case in comparison.cases
+    )
 
 
 def standings_line(gate: Gate) -> str:
