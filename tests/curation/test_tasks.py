@@ -121,3 +121,88 @@ def test_every_run_is_within_the_threshold_of_its_tasks_best_run_or_shares_an_ob
         )
         close = float(pool.vectors[best] @ pool.vectors[index]) >= threshold - 1e-6
         assert index == best or same_objective or close
+
+
+def at(*degrees: float) -> np.ndarray:
+    """Unit vectors in the plane at the given angles."""
+    radians = np.radians(degrees)
+    return np.stack([np.cos(radians), np.sin(radians)], axis=1).astype(np.float32)
+
+
+def test_a_task_of_failed_runs_joins_the_successful_task_it_was_split_from() -> None:
+    """A failed run below 0.65 of the best run, 0.70 on average with its runs, joins them."""
+    vectors = at(0, 20, 55, 180)  # the failed run: cosines 0.57 and 0.82 with the two
+    pool = [Candidate("kp:trace:a", 0.9), Candidate("kp:trace:b", 0.8)]
+    pool += [Candidate("kp:trace:fragment", 0.5), Candidate("kp:trace:other", 0.4)]
+    objectives = ["one", "two", "three", "four"]
+    failed = [False, False, True, True]
+    walked = infer_tasks(pool, objectives, vectors, threshold=0.65)
+    assert walked == ["kp:trace:a", "kp:trace:a", "kp:trace:fragment", "kp:trace:other"]
+    joined = infer_tasks(pool, objectives, vectors, threshold=0.65, failed=failed, joined=0.55)
+    assert joined == ["kp:trace:a", "kp:trace:a", "kp:trace:a", "kp:trace:other"]
+    # Nothing joins at a higher bar, nor where every run failed or none did.
+    for bar, outcomes in ((0.75, failed), (0.55, [True] * 4), (0.55, [False] * 4)):
+        assert (
+            infer_tasks(pool, objectives, vectors, threshold=0.65, failed=outcomes, joined=bar)
+            == walked
+        )
+
+
+def test_a_failed_task_joins_only_a_successful_task_whose_nearest_it_is() -> None:
+    """The successful task nearest to the failed one is nearer to another: none join."""
+    vectors = at(0, 52, -55)  # the second successful run 0.62 from the first, the failed 0.57
+    pool = [Candidate("kp:trace:w", 0.9), Candidate("kp:trace:w2", 0.85)]
+    pool.append(Candidate("kp:trace:lost", 0.3))
+    objectives = ["one", "two", "three"]
+    tasks = infer_tasks(
+        pool, objectives, vectors, threshold=0.65, failed=[False, False, True], joined=0.55
+    )
+    assert tasks == ["kp:trace:w", "kp:trace:w2", "kp:trace:lost"]
+    alone = infer_tasks(
+        pool[::2], objectives[::2], vectors[::2], threshold=0.65, failed=[False, True], joined=0.55
+    )
+    assert alone == ["kp:trace:w", "kp:trace:w"]
+
+
+@given(pools(), st.sampled_from([0.5, 0.9]), st.data())
+def test_joining_only_puts_failed_tasks_into_successful_ones(
+    pool: Pool, threshold: float, data: st.DataObject
+) -> None:
+    """Each task joined is the walk's tasks of one successful task and failed ones, whole."""
+    objectives = [f"objective {i % 4}" for i in range(len(pool.candidates))]
+    failed = data.draw(st.lists(st.booleans(), min_size=len(objectives), max_size=len(objectives)))
+    walked = infer_tasks(pool.candidates, objectives, pool.vectors, threshold=threshold)
+    joined = infer_tasks(
+        pool.candidates, objectives, pool.vectors, threshold=threshold, failed=failed, joined=0.3
+    )
+    parts: dict[str, set[str]] = {}
+    won = {walk for walk, lost in zip(walked, failed, strict=True) if not lost}
+    for walk, task in zip(walked, joined, strict=True):
+        parts.setdefault(task, set()).add(walk)
+    for task, walks in parts.items():
+        successful = walks & won
+        assert len(successful) <= 1
+        assert len(walks) == 1 or len(successful) == 1
+        assert task in walks  # named by a best run of its own
+
+
+@given(pools(), st.sampled_from([0.5, 0.9]), st.randoms(), st.data())
+def test_joined_tasks_do_not_depend_on_input_order(
+    pool: Pool, threshold: float, rng: random.Random, data: st.DataObject
+) -> None:
+    """Shuffled candidates with their outcomes get the same tasks."""
+    objectives = [f"objective {int(c.score * 10) % 3}" for c in pool.candidates]
+    failed = data.draw(st.lists(st.booleans(), min_size=len(objectives), max_size=len(objectives)))
+    order = list(range(len(pool.candidates)))
+    rng.shuffle(order)
+    settings: dict[str, Any] = {"threshold": threshold, "joined": 0.3}
+    tasks = infer_tasks(pool.candidates, objectives, pool.vectors, failed=failed, **settings)
+    shuffled = pool.permuted(order)
+    again = infer_tasks(
+        shuffled.candidates,
+        [objectives[i] for i in order],
+        shuffled.vectors,
+        failed=[failed[i] for i in order],
+        **settings,
+    )
+    assert again == [tasks[i] for i in order]

@@ -17,7 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import knowledgepulse.runs.tasks as tasks_module
 from knowledgepulse.cli.main import main
+from knowledgepulse.curation import infer_tasks
 from knowledgepulse.curation.corpus import content_digest
 from knowledgepulse.errors import (
     EmbedderUnavailableError,
@@ -231,6 +233,26 @@ def test_select_reads_the_task_field_and_infers_without_it() -> None:
     inferred = select(corpus(), scorer=scorer())
     assert inferred.tasks_inferred
     assert None not in inferred.tasks
+
+
+def test_inference_joins_failed_tasks_below_the_similarity_and_none_at_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Failed runs are said; joined 0.1 below --task-similarity (on its scale), none at 1."""
+    calls: list[dict[str, Any]] = []
+    real = infer_tasks
+
+    def spy(*args: Any, **kwargs: Any) -> list[str]:
+        calls.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tasks_module, "infer_tasks", spy)
+    result = select(corpus(), scorer=scorer(), task_similarity=0.7)
+    items = result.corpus.items
+    assert calls[0]["failed"] == [not s.item.trace.metadata.success for s in items]
+    assert calls[0]["joined"] == pytest.approx(result.corpus.cosine_of(0.6))
+    select(corpus(), scorer=scorer(), task_similarity=1.0)
+    assert calls[1]["joined"] is None
 
 
 def test_rejected_items_say_why_and_which_pick_they_copy() -> None:

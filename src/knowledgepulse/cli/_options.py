@@ -198,7 +198,9 @@ def _task_similarity_option(command: Command) -> Command:
         show_default=True,
         callback=unless_given,
         help="Without --task-field: a trace whose cosine with a task's best run "
-        "reaches S is a run of that task (1 groups only equal objectives).",
+        "reaches S is a run of that task (1 groups only equal objectives); then a task "
+        "whose runs all failed joins the task with a successful run that is its nearest, "
+        "and whose nearest it is, when their runs' mean cosine reaches S - 0.1.",
     )(command)
 
 

@@ -21,8 +21,8 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse.novelty.cache.index import GrowingRows, approximate
-from knowledgepulse.novelty.cache.search import as_float32
+from knowledgepulse.novelty.cache.index import GrowingRows, approximate, nearest_other_key
+from knowledgepulse.novelty.cache.search import as_float32, frozen_nearest
 
 RejectionReason = Literal[
     "below_min_score", "below_min_reward", "near_duplicate", "over_budget", "over_per_task"
@@ -488,6 +488,11 @@ def _cosine(first: NDArray[np.floating[Any]], second: NDArray[np.floating[Any]])
 INFERRED_TASK_SIMILARITY = 0.65
 """The cosine of two novelty vectors from which they are runs of one task (``docs/curation.md``:
 on tau-bench, a median of 0.75 within a task, 0.35 between two)."""
+JOIN_MARGIN = 0.1
+"""How far below the task similarity the mean cosine of two inferred tasks' runs may be for a
+task whose runs all failed to join one with a successful run (:func:`infer_tasks`): a mean
+over every pair is steadier than the one cosine a run joins by. At 0.65, 0.55: halfway between
+tau-bench's medians within a task and between two (``docs/curation.md``)."""
 
 
 def infer_tasks(
@@ -497,6 +502,8 @@ def infer_tasks(
     *,
     threshold: float = INFERRED_TASK_SIMILARITY,
     compared: Sequence[bool] | None = None,
+    failed: Sequence[bool] | None = None,
+    joined: float | None = None,
 ) -> list[str]:
     """Each candidate's task: the id of the best run of the task it is inferred to belong to.
 
@@ -504,18 +511,22 @@ def infer_tasks(
     objective (``objectives[i]``), else the task whose best run's vector is most similar to its
     own when their cosine reaches ``threshold``, else it starts its own. Without vectors, only
     equal objectives make a task; nor for a candidate whose ``compared`` is false (its text is
-    one the model cannot tell apart from others). The answer does not depend on the candidates'
+    one the model cannot tell apart from others). With ``failed`` (whether each run failed) and
+    ``joined``, a task whose runs all failed then joins the task with a successful run that is
+    its nearest, and whose nearest it is, by the mean cosine of their runs, when that reaches
+    ``joined`` (:func:`join_failed_tasks`). The answer does not depend on the candidates'
     order (their ``task`` is ignored); two tasks whose best runs share an id are one (a copy of
     one trace).
 
     Raises:
-        ValueError: objectives, vectors or ``compared`` not one per candidate.
+        ValueError: objectives, vectors, ``compared`` or ``failed`` not one per candidate.
     """
     count = len(candidates)
     if (
         len(objectives) != count
         or (vectors is not None and vectors.shape[0] != count)
         or (compared is not None and len(compared) != count)
+        or (failed is not None and len(failed) != count)
     ):
         raise ValueError(f"{count} candidates, {len(objectives)} objectives, vectors {vectors}")
     tasks = [""] * count
@@ -541,4 +552,67 @@ def infer_tasks(
                 leaders.append(index)
         tasks[index] = task
         by_objective.setdefault(objectives[index], task)
-    return tasks
+    if vectors is None or failed is None or joined is None:
+        return tasks
+    return join_failed_tasks(
+        tasks, ranking(candidates), vectors, failed=failed, joined=joined, compared=compared
+    )
+
+
+def join_failed_tasks(
+    tasks: Sequence[str],
+    order: Sequence[int],
+    vectors: NDArray[np.floating[Any]],
+    *,
+    failed: Sequence[bool],
+    joined: float,
+    compared: Sequence[bool] | None = None,
+) -> list[str]:
+    """``tasks`` with each task whose runs all failed joined to its task with a successful run.
+
+    A failed run acts apart from its task's successful runs (other calls, other ids), so the
+    walk of :func:`infer_tasks` splits it off as a task of its own, which then takes a first
+    pick before any task's second successful run. Two tasks join when each is the other's
+    nearest of its kind by the mean cosine of their runs (the product of their mean vectors)
+    and that reaches ``joined``: mutual, so two tasks that only one of them is near to stay
+    apart. Repeated until none joins; the task is named by the better best run (``order``: the
+    ranking). A task with a run whose vector is not ``compared`` takes no part.
+    """
+    tasks = list(tasks)
+    while True:
+        names = list(dict.fromkeys(tasks[index] for index in order))  # best runs in rank order
+        code = {name: number for number, name in enumerate(names)}
+        codes = np.array([code[tasks[index]] for index in order], dtype=np.intp)
+        sums = np.zeros((len(names), vectors.shape[1]), dtype=np.float32)
+        for start in range(0, len(order), WALK_BLOCK):  # summed in rank order: order-free
+            block = list(order[start : start + WALK_BLOCK])
+            np.add.at(sums, codes[start : start + WALK_BLOCK], as_float32(vectors[block]))
+        sizes = np.bincount(codes, minlength=len(names)).astype(np.float32)
+        won = np.zeros(len(names), dtype=bool)
+        out = np.zeros(len(names), dtype=bool)
+        for index, number in zip(order, codes.tolist(), strict=True):
+            won[number] |= not failed[index]
+            out[number] |= compared is not None and not compared[index]
+        if not (won & ~out).any() or (won | out).all():
+            return tasks
+        part = np.flatnonzero(~out)  # the tasks taking part, in rank order
+        nearest, similarity = _nearest_other(sums[part] / sizes[part, None])
+        renamed: dict[str, str] = {}
+        for number, other in enumerate(nearest.tolist()):
+            if other <= number or nearest[other] != number:
+                continue  # each pair once, and only two tasks that are each other's nearest
+            task, partner = part[number], part[other]
+            if won[task] != won[partner] and similarity[number] >= np.float32(joined):
+                renamed[names[task]] = renamed[names[partner]] = names[task]  # the better best run
+        if not renamed:
+            return tasks
+        tasks = [renamed.get(task, task) for task in tasks]
+
+
+def _nearest_other(means: NDArray[np.float32]) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+    """Each row's other row of the highest product (the earliest of equals), and the product."""
+    codes = np.arange(len(means), dtype=np.intp)
+    if approximate(len(means)):  # past the exact limit an index proposes the neighbours
+        return nearest_other_key(means, codes)
+    found = frozen_nearest(means, means, held_keys=codes, query_keys=codes)
+    return found.index, found.similarity

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from knowledgepulse._util.settings import check_cosine
 from knowledgepulse.curation import infer_tasks
 from knowledgepulse.curation.corpus import Corpus
-from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY
+from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY, JOIN_MARGIN
 from knowledgepulse.curation.splits import BY_TASK
 from knowledgepulse.errors import ParameterConflictError, ScorerParameterError, Setting
 from knowledgepulse.trace.item import TraceItem
@@ -152,9 +152,11 @@ def inferred_tasks(corpus: Corpus, similarity: float) -> list[str]:
     What :func:`~knowledgepulse.runs.select`, :func:`~knowledgepulse.runs.dedupe` and
     :func:`~knowledgepulse.runs.split` group by when
     no task is read: the same objective, or a cosine with the task's best run reaching
-    ``similarity`` (on MiniLM's scale: :attr:`Corpus.cosine_of`); without vectors, or for an
-    objective written mostly outside the Latin script (which the models cannot tell apart),
-    the same objective only.
+    ``similarity`` (on MiniLM's scale: :attr:`Corpus.cosine_of`); then a task whose runs all
+    failed joins its mutually nearest task with a successful run when the mean cosine of their
+    runs reaches ``similarity - JOIN_MARGIN`` (below 1). Without vectors, or for an objective
+    written mostly outside the Latin script (which the models cannot tell apart), the same
+    objective only.
     """
     facts = corpus.item_facts()
     return infer_tasks(
@@ -163,4 +165,7 @@ def inferred_tasks(corpus: Corpus, similarity: float) -> list[str]:
         corpus.vectors,
         threshold=corpus.cosine_of(similarity),
         compared=[item.objective_read for item in facts],
+        failed=[not item.success for item in facts],
+        # At 1 only equal objectives make a task, as --task-similarity says: nothing joins.
+        joined=corpus.cosine_of(max(-1.0, similarity - JOIN_MARGIN)) if similarity < 1 else None,
     )
