@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import inspect
+import os
+import subprocess
+import sys
+
 from hypothesis import given
 from hypothesis import strategies as st
 
-from knowledgepulse.curation.overlap import MIN_OVERLAP, OverlapIndex, coverage, words_of
+from knowledgepulse.curation.overlap import (
+    CANDIDATES,
+    MIN_OVERLAP,
+    OverlapIndex,
+    coverage,
+    words_of,
+)
 
 TASK = "Find the cheapest flight from Boston to Denver on March 3 for two adults and book it."
 WORDS = st.lists(st.sampled_from(["alpha", "beta", "gamma", "delta", "7", "Omega"]), max_size=30)
@@ -73,3 +84,52 @@ def test_coverage_is_a_share_and_a_text_covers_itself_whole(
     assert 0.0 <= coverage(reference, other) <= 1.0
     if reference:
         assert coverage(reference, reference) == 1.0
+
+
+def _tied_references() -> tuple[list[str], str]:
+    """Items that each share one 8-gram with the text; the later ones cover more of themselves.
+
+    Words are letters only, since every run of digits reads as one word.
+    """
+
+    def word(number: int, prefix: str = "w") -> str:
+        return prefix + "".join(chr(ord("a") + int(digit)) for digit in str(number))
+
+    text = " ".join(word(i) for i in range(3 * CANDIDATES + 20))
+    references = [
+        " ".join(word(i) for i in range(3 * k, 3 * k + 8))
+        + " "
+        + " ".join(word(100 * k + j, "f") for j in range(CANDIDATES + 6 - k))
+        for k in range(CANDIDATES + 4)
+    ]
+    return references, text
+
+
+def test_items_tied_on_shared_grams_are_measured_earliest_first() -> None:
+    """Past CANDIDATES items sharing as many grams, the earlier ones are measured, not the later."""
+    references, text = _tied_references()
+    match = OverlapIndex(references).best_match(text)
+    assert match is not None
+    assert match.index == CANDIDATES - 1  # the best of the first CANDIDATES tied items
+
+
+def test_the_match_is_the_same_under_any_hash_seed() -> None:
+    """Python's hash seed, which orders the set of a text's grams, does not change the match."""
+    program = "\n".join(
+        [
+            "from knowledgepulse.curation.overlap import CANDIDATES, OverlapIndex",
+            inspect.getsource(_tied_references),
+            "print(OverlapIndex(_tied_references()[0]).best_match(_tied_references()[1]))",
+        ]
+    )
+    answers = {
+        subprocess.run(
+            [sys.executable, "-c", program],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in range(6)
+    }
+    assert len(answers) == 1, answers

@@ -31,6 +31,7 @@ compared only with the items that share a gram with it, and with at most the
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -150,6 +151,9 @@ class OverlapIndex:
     def best_match(self, text: str) -> Match | None:
         """The reference item ``text`` covers most (the first of equals), or ``None``.
 
+        Measured on the :data:`CANDIDATES` items sharing the most grams with it, the earlier
+        item first among those sharing as many.
+
         ``None`` when it shares no n-gram with any item (or only grams of :data:`COMMON_GRAM`).
         """
         words = words_of(text)
@@ -160,7 +164,10 @@ class OverlapIndex:
             if holders is not None and len(holders) <= COMMON_GRAM:
                 shared.update(holders)
         best: Match | None = None
-        for index, _ in shared.most_common(CANDIDATES):
+        # Ties go to the earlier item: Counter.most_common would keep the first counted, in
+        # the order of the set of gram hashes, which PYTHONHASHSEED changes from run to run.
+        ranked = heapq.nsmallest(CANDIDATES, shared.items(), key=lambda held: (-held[1], held[0]))
+        for index, _ in ranked:
             overlap = _coverage(self._words[index], self._grams[index], words, found, self.n)
             if best is None or (overlap, -index) > (best.overlap, -best.index):
                 best = Match(index, overlap)
