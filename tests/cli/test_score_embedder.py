@@ -66,6 +66,24 @@ def test_a_cache_file_carries_novelty_across_runs(kp: KpRunner, tmp_path: Path, 
         assert row["dimensions"]["novelty"] > 0.0  # type: ignore[index]
 
 
+def test_one_trace_rescored_with_its_cache_is_told_no_other_trace(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """kp score --cache twice on one trace: the second run says no other trace, not empty."""
+    one = tmp_path / "one.jsonl"
+    one.write_text(TRACES.read_text("utf-8").splitlines()[0] + "\n", "utf-8")
+    cache = ("--cache", str(tmp_path / "c.ring"))
+    args = ("score", "--embedder", "static", "--explain", "-f", "table", *cache)
+    first = kp(*args, str(one))
+    assert "empty cache: nothing to compare with, so 0.5" in first.out
+    assert "first trace: empty cache" in " ".join(first.out.split())
+    again = kp(*args, str(one))
+    assert again.code == 0, again.err
+    shown = " ".join(again.out.split())
+    assert "no other trace in the cache, only this trace's own vector" in shown
+    assert "empty cache" not in shown
+
+
 def test_a_rescore_counts_only_the_unexpired_vectors_as_already_in_the_cache(
     kp: KpRunner, tmp_path: Path
 ) -> None:

@@ -67,3 +67,29 @@ def test_a_random_session_id_under_a_json_key_stays_hidden() -> None:
     """{"sessionid": <a server's random string>} as a JSON value: hidden by its key."""
     value, _ = redact_value({"sessionid": "q8x2kd93jfh3k2l0zmx8c7v6b5n4m3l2"}, "private")
     assert value == {"sessionid": "[REDACTED:password]"}
+
+
+def test_kp_inspect_shows_a_terminal_bench_session_id() -> None:
+    """An ATIF session_id of words, a start time and a short hex (tbench-<ms>-<hex>) is shown."""
+    path = Path(__file__).parents[1] / "conformance" / "files" / "atif"
+    path = path / "openagents_tbench_claude_code_regex_log.json"
+    session_id = json.loads(path.read_text("utf-8"))["session_id"]
+    result = CliRunner().invoke(cli, ["inspect", str(path)])
+    assert result.exit_code == 0, result.output
+    shown = " ".join(result.output.split())
+    assert f'"session_id": "{session_id}"' in shown
+    assert '"session_id": "[REDACTED' not in shown
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "tbench-1765491470070-3679a2f1",  # a run's name, but under a password's key
+        "run-1765491470070-3679a2f13679a2f1",  # more than 8 hex digits: 64 random bits
+    ],
+)
+def test_a_run_name_shape_is_kept_only_under_a_session_id(value: str) -> None:
+    """Words, a time, a short hex: kept under session_id; under a password or a long hex: hidden."""
+    assert redact_value({"password": value}, "private")[0] == {"password": "[REDACTED:password]"}
+    hidden = redact_value({"session_id": value + "0"}, "private")[0]
+    assert hidden == {"session_id": "[REDACTED:password]"}

@@ -85,3 +85,29 @@ def test_a_record_no_source_knows_names_the_parameter_to_give() -> None:
     (problem,) = list(items_of([{"question": "what?"}]))
     assert isinstance(problem, Problem)
     assert "name its source (source=; kp: --from" in problem.message
+
+
+@pytest.mark.parametrize(
+    "order", [(TRACES, CHAT), (CHAT, TRACES)], ids=["traces-first", "chat-first"]
+)
+def test_kept_rows_of_files_of_both_forms_tell_split_to_take_kept(order: tuple[Path, Path]) -> None:
+    """decontaminate(files of traces and of chat rows).kept_rows mixes both forms: split reads
+    .kept whole, and each row of .kept_rows it cannot read is refused saying to pass .kept."""
+    clean = decontaminate(list(order), against_texts=["no task says this at all"], scorer=scorer())
+    assert clean.removed == ()
+    whole = split(clean.kept, test=0.4, scorer=scorer())
+    assert whole.problems == ()
+    assert sum(whole.sizes.values()) == len(clean.kept)
+    parts = split(clean.kept_rows, test=0.4, scorer=scorer())
+    other = order[1].read_text().count("\n")
+    told = [p for p in parts.problems if "result.kept, not result.kept_rows" in p.message]
+    assert len(told) == other == len({p.location for p in parts.problems})
+    assert sum(parts.sizes.values()) + other == len(clean.kept)
+
+
+def test_rows_of_one_form_are_told_nothing_of_mixing() -> None:
+    """Chat rows alone, and one refused among them, get no word about mixed forms."""
+    rows = [*chat_rows(), {"messages": "not a list"}]
+    problems = [item for item in items_of(rows) if isinstance(item, Problem)]
+    assert problems
+    assert not any("kept_rows" in problem.message for problem in problems)

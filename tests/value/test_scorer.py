@@ -73,6 +73,19 @@ def test_a_trace_scored_again_is_never_compared_with_its_own_vector() -> None:
     assert scorer.already_cached == 1
     other = scorer.score(make_trace(trace_id="kp:trace:other"))
     assert other.novelty.nearest_id == "kp:trace:same"
+
+
+def test_a_cache_holding_only_the_trace_itself_is_not_called_empty() -> None:
+    """Scored again with only its own vector held, the words say no other trace, not empty."""
+    scorer = TraceValueScorer(embedder=HashingEmbedder())
+    first = scorer.score(make_trace(trace_id="kp:trace:same"))
+    again = scorer.score(make_trace(trace_id="kp:trace:same"))
+    assert (first.novelty.only_itself, again.novelty.only_itself) == (False, True)
+    assert "empty cache: nothing to compare with, so 0.5" in first.explain()
+    assert "no other trace in the cache, only this trace's own vector" in again.explain()
+    assert "empty cache" not in again.explain()
+    assert again.dimensions.novelty == first.dimensions.novelty == 0.5
+    assert again.novelty.to_dict() == first.novelty.to_dict()
     assert scorer.already_cached == 1
 
 

@@ -19,8 +19,9 @@ from knowledgepulse.value.profiles import ProfileRegistry, weight_text
 # Novelty that did not come from a comparison is marked, and the caption says what it means.
 _SOURCE_MARKS = {"embedding": "", "empty_cache": "°", "no_embedder": "*"}
 _SOURCE_LEGEND = {
-    "empty_cache": "° first trace: empty cache, N = 0.5",
-    "no_embedder": "* no embedder: N = 0.5",
+    ("empty_cache", False): "° first trace: empty cache, N = 0.5",
+    ("empty_cache", True): "° no other trace in the cache, only its own vector: N = 0.5",
+    ("no_embedder", False): "* no embedder: N = 0.5",
 }
 # Override names are long; narrow tables show these marks, explained in the caption.
 _OVERRIDE_MARKS = {
@@ -46,7 +47,8 @@ def to_table(
     """
     longest_id = max((len(r.breakdown.trace_id) for r in results), default=5)
     wide = width >= WIDE_TABLE_COLUMNS and longest_id <= width - _WIDE_OTHERS
-    sources = sorted({result.breakdown.novelty.source for result in results})
+    origins = (result.breakdown.novelty for result in results)
+    sources = sorted({(origin.source, origin.only_itself) for origin in origins})
     legend = [_SOURCE_LEGEND[source] for source in sources if source in _SOURCE_LEGEND]
     if not wide:
         fired = sorted({o.name for r in results for o in r.breakdown.overrides})

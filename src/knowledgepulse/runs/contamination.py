@@ -181,7 +181,8 @@ class DecontaminationResult:
         """The items that stay in the input's form: its rows, else the trace documents.
 
         A pandas ``DataFrame``, an Arrow ``Table`` or a ``datasets.Dataset`` for those inputs;
-        otherwise dicts. Nothing is added: the rows are as they came.
+        otherwise dicts. Nothing is added: the rows are as they came. From files of both
+        forms, a list of both, which a next run refuses in part: give it :attr:`kept`.
         """
         return redacted_like(self.data, self.kept)
 

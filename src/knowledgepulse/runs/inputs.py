@@ -33,6 +33,7 @@ from knowledgepulse.runs.read import (
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace import ReasoningTrace, TraceItem
+from knowledgepulse.trace.load import is_trace_document
 from knowledgepulse.trace.models import PrivacyLevel
 
 RunInput: TypeAlias = (
@@ -100,15 +101,61 @@ def items_of(
     rows = itertools.chain(() if first is _NO_ROW else (first,), rows)
     if _item_of(first) is not None:
         return _given_items(rows, task_field)
+    mixed: dict[int, bool] = {}
     items = sources.convert(
-        rows,
+        _forms_noted(rows, mixed),
         source=source or "auto",
         options=with_task_column(options, task_field),
         name=name,
         notes=notes,
     )
     # A problem quotes the value it refuses, as a file's does (read_items cleans those).
-    return with_tasks(without_secrets(items, messages), task_field)
+    return with_tasks(without_secrets(_mixing_told(items, mixed), messages), task_field)
+
+
+def _forms_noted(rows: Iterable[Any], mixed: dict[int, bool]) -> Iterator[Any]:
+    """``rows``, noting in ``mixed`` the index of each of another form than the first row's.
+
+    ``True``: a trace document among dataset rows; ``False``: a dataset row among documents.
+    """
+    first: bool | None = None
+    for index, row in enumerate(rows):
+        if type(row) is dict:
+            document = is_trace_document(row)
+            if first is None:
+                first = document
+            elif document != first:
+                mixed[index] = document
+        yield row
+
+
+def _mixing_told(
+    items: Iterable[TraceItem | Problem], mixed: dict[int, bool]
+) -> Iterator[TraceItem | Problem]:
+    """``items``, a row of the other form's problems led by one that says why it is refused.
+
+    A result's ``kept_rows`` from files of both forms (trace documents and dataset rows) is such
+    a list: one source reads rows in memory, the first row's, so the other form's rows fail
+    with messages about fields a trace (or a chat row) needs, which do not say what to do.
+    """
+    told: set[int] = set()
+    for item in items:
+        if isinstance(item, Problem) and not item.warning:
+            index = item.location.index
+            if index is not None and index in mixed and index not in told:
+                told.add(index)
+                yield Problem(item.location, "", _MIXED[mixed[index]])
+        yield item
+
+
+_MIXED = {
+    form: f"{what}: rows in memory are read in one form, the first row's; give a result's "
+    "items (result.kept, not result.kept_rows), or each form apart"
+    for form, what in (
+        (True, "a trace document among dataset rows"),
+        (False, "a dataset row among trace documents"),
+    )
+}
 
 
 def _item_of(row: Any) -> TraceItem | None:

@@ -48,6 +48,8 @@ class NoveltyOrigin:
         novelty_text: the representation the trace's vector was made with.
         calibrated_onto: with an embedding, the model onto whose novelty scale ``1 - cosine``
             was mapped (the static table's calibration), or ``None`` when it was not.
+        only_itself: with ``empty_cache``, whether the cache held the trace's own vector (its
+            id: a trace rescored against a cache it was added to) and no other trace's.
     """
 
     source: NoveltySource
@@ -58,6 +60,7 @@ class NoveltyOrigin:
     capped: bool | None = None
     novelty_text: str | None = None
     calibrated_onto: str | None = None
+    only_itself: bool = False
 
     def to_dict(self, *, rounding: Rounding = unrounded) -> dict[str, Any]:
         """The novelty's inputs by name (the similarity through ``rounding``).
@@ -227,6 +230,12 @@ def _novelty_words(origin: NoveltyOrigin, value: float) -> str:
         )
         if origin.calibrated_onto:
             words += f", mapped onto {origin.calibrated_onto}'s novelty scale: {value:.4f}"
+    elif origin.source == "empty_cache" and origin.only_itself:
+        # A trace is never compared with its own vector, so the cache is not empty but useless.
+        words = (
+            "no other trace in the cache, only this trace's own vector: "
+            "nothing to compare with, so 0.5"
+        )
     elif origin.source == "empty_cache":
         words = "empty cache: nothing to compare with, so 0.5"
     else:

@@ -471,9 +471,10 @@ class TraceValueScorer:
                     windows=count,
                     capped=cap,
                     novelty_text=self.novelty_text,
+                    only_itself=nearest is None and was_held,
                 ),
             )
-            for nearest, count, cap in zip(found, windows, capped, strict=True)
+            for nearest, count, cap, was_held in zip(found, windows, capped, held, strict=True)
         ]
 
 
