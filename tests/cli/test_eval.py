@@ -348,10 +348,13 @@ def test_cases_are_scored_as_they_are_read(
     assert events == ["read", "scored"] * 3
 
 
-def test_a_compile_bomb_is_a_located_problem_in_well_under_a_second(
+def test_a_compile_bomb_is_a_located_problem_without_compiling_it(
     kp: KpRunner, tmp_path: Path
 ) -> None:
-    """The pattern that took 10 GB is refused by its path; the other case still runs."""
+    """The pattern that took 10 GB is refused by its path; the other case still runs.
+
+    The whole run takes well under a second here; the bound leaves a loaded machine room.
+    """
     cases = write_cases(
         tmp_path / "c.jsonl",
         with_patterns("bomb", "(?:(?:a{1000}){1000}){100}b"),
@@ -359,7 +362,7 @@ def test_a_compile_bomb_is_a_located_problem_in_well_under_a_second(
     )
     started = time.perf_counter()
     run = kp("eval", cases, "--preset", "standard", "-f", "json")
-    assert time.perf_counter() - started < 1
+    assert time.perf_counter() - started < 5  # compiling it alone takes some 10 s (and 10 GB)
     assert run.code == 1
     assert f"{cases}:1: expected.contentPatterns[0]: pattern refused: " in run.err
     verdicts = [(c["id"], c["passed"]) for c in json.loads(run.out)["cases"]]

@@ -119,19 +119,23 @@ def test_catastrophic_backtracking_times_out_as_an_issue() -> None:
 
 
 def test_a_cases_patterns_share_one_time_budget() -> None:
-    """24 catastrophic patterns cost one case budget, not 24 timeouts; the rest are not searched."""
+    """24 catastrophic patterns cost one case budget, not 24 timeouts; the rest are not searched.
+
+    Without the budget the searches alone take 24 x 500 ms = 12 s; the bound is half that, in
+    CPU time: the regex package's timeout counts CPU time, so on a loaded machine one 500 ms
+    search took 5 s of wall clock (and a wall-clock bound failed).
+    """
     slow = [f"(a|aa)+${'' if n == 0 else '|z' * n}" for n in range(24)]
     pages = [Page.model_validate(page("p1", b1="a" * 40 + "b"))]
-    started = time.perf_counter()
-    report = check_patterns({"p1": slow}, pages, timeout_ms=100, case_timeout_ms=250)
-    elapsed = time.perf_counter() - started
-    assert elapsed < 1.5  # 24 x 100 ms of searching without the budget
+    started = time.process_time()
+    report = check_patterns({"p1": slow}, pages, timeout_ms=500, case_timeout_ms=600)
+    assert time.process_time() - started < 6
     statuses = [check.status for check in report.checks]
     assert PatternStatus.TIMEOUT in statuses
     assert statuses.count(PatternStatus.NOT_SEARCHED) >= 20
     (unsearched, *_) = [c for c in report.checks if c.status is PatternStatus.NOT_SEARCHED]
     assert unsearched.issue is not None
-    assert "used up their 250 ms (case_timeout_ms)" in unsearched.issue
+    assert "used up their 600 ms (case_timeout_ms)" in unsearched.issue
     assert report.matched == 0
 
 
@@ -221,10 +225,13 @@ def test_report_score_is_matched_over_total() -> None:
 
 
 def test_a_compile_bomb_is_refused_before_compiling() -> None:
-    """``(?:(?:a{1000}){1000}){100}b`` took 10 GB to compile; now it is refused at once."""
+    """``(?:(?:a{1000}){1000}){100}b`` took 10 GB to compile; now it is refused at once.
+
+    (The bound on the time leaves a loaded machine room; compiling it takes far longer.)
+    """
     started = time.perf_counter()
     refused = compile_pattern("(?:(?:a{1000}){1000}){100}b", False)
-    assert time.perf_counter() - started < 0.1
+    assert time.perf_counter() - started < 3
     assert isinstance(refused, str)
     assert refused.startswith("the pattern's repeats unroll to 100,300,301 units when compiled")
     check = check_pattern("(?:(?:a{1000}){1000}){100}b", "aaa")

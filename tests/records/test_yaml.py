@@ -117,10 +117,13 @@ def test_a_control_character_reached_through_an_alias_rejects_that_record_too() 
 
 
 def test_an_alias_bomb_is_refused_quickly() -> None:
-    """A 1 KB billion laughs is refused while composing, at the alias that passes the budget."""
+    """A 1 KB billion laughs is refused while composing, at the alias that passes the budget.
+
+    (The bound on the time leaves a loaded machine room; expanding the bomb takes far longer.)
+    """
     started = time.perf_counter()
     [problem] = parsed(alias_bomb())
-    assert time.perf_counter() - started < 0.5
+    assert time.perf_counter() - started < 5
     assert isinstance(problem, Problem)
     assert problem.message.startswith("too many alias expansions: ")
     assert f"at least {MIN_ALIAS_BUDGET:,}" in problem.message
