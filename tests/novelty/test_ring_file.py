@@ -390,9 +390,12 @@ def test_readers_see_whole_saves_while_a_writer_saves(tmp_path: Path) -> None:
         )
         for _ in range(2)
     ]
-    deadline = time.time() + 2.0
+    # Save until both readers have finished their 1.5 s of reading, however late a loaded
+    # machine starts them; before, the writer stopped after 2 s, so readers slower than that to
+    # start read only the finished file and proved nothing. The minute only bounds a hung reader.
+    deadline = time.monotonic() + 60
     round = 0
-    while time.time() < deadline:
+    while any(reader.poll() is None for reader in readers) and time.monotonic() < deadline:
         round += 1
         writer.nearest_then_add_many(vectors(round, 20), ids=[f"r{round}-{i}" for i in range(20)])
         writer.flush()
