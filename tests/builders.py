@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import copy
 import functools
+from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from knowledgepulse.records import Location, Record
 from knowledgepulse.trace import TraceItem
@@ -127,3 +130,16 @@ def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
         items = value.items() if isinstance(value, dict) else enumerate(value)
         return {k: v for key, item in items for k, v in flatten(item, f"{prefix}{key}.").items()}
     return {prefix.rstrip("."): value}
+
+
+class RandomEmbedder:
+    """Vectors pointing anywhere (a seeded normal draw), so that cosines may be negative."""
+
+    dimensions = 8
+    model_id = "random"
+
+    def __init__(self, seed: int) -> None:
+        self._rng = np.random.default_rng(seed)
+
+    def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        return self._rng.normal(size=(len(texts), self.dimensions)).astype(np.float32)

@@ -376,6 +376,18 @@ def test_same_type_twice_says_why_a_name_is_needed_and_offers_a_free_one() -> No
     assert "a default from the position would match another scorer" in first
 
 
+def _refused_gzipped_or_on_stdin(
+    text: str, path: Path, given_as: str, monkeypatch: pytest.MonkeyPatch
+) -> pytest.ExceptionInfo[SuiteError]:
+    """``load_suite``'s refusal of ``text`` given gzipped at ``path``, or on standard input."""
+    path.write_bytes(gzip.compress(text.encode()))
+    if given_as == "stdin":
+        monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    with pytest.raises(SuiteError) as raised:
+        load_suite("-" if given_as == "stdin" else path)
+    return raised
+
+
 @pytest.mark.parametrize("given_as", ["gzip", "stdin"])
 def test_a_json_suite_read_gzipped_or_from_stdin_names_its_key_s_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given_as: str
@@ -384,12 +396,7 @@ def test_a_json_suite_read_gzipped_or_from_stdin_names_its_key_s_line(
     before, every one was at line 1 (the file could not be read again for its lines)."""
     suite = {"scorers": [{"type": "operation-accuracy"}, {"type": "nope", "weight": -1}]}
     text = json.dumps(suite, indent=2)
-    path = tmp_path / "suite.json.gz"
-    path.write_bytes(gzip.compress(text.encode()))
-    if given_as == "stdin":
-        monkeypatch.setattr("sys.stdin", io.StringIO(text))
-    with pytest.raises(SuiteError) as raised:
-        load_suite("-" if given_as == "stdin" else path)
+    raised = _refused_gzipped_or_on_stdin(text, tmp_path / "suite.json.gz", given_as, monkeypatch)
     lines = text.splitlines()
     found = {p.path: lines[(p.location.line or 0) - 1].strip() for p in raised.value.problems}
     assert found == {"scorers[1].type": '"type": "nope",', "scorers[1].weight": '"weight": -1'}
@@ -402,12 +409,7 @@ def test_a_list_suite_read_gzipped_or_from_stdin_says_it_found_a_list(
     """A list in a .gz suite or on standard input is named a list, as in a plain file; before,
     the file was read again by its name (gzipped bytes, or no file ``-``), so it was not."""
     text = "- scorers: []\n- scorers: []\n"
-    path = tmp_path / "suite.yaml.gz"
-    path.write_bytes(gzip.compress(text.encode()))
-    if given_as == "stdin":
-        monkeypatch.setattr("sys.stdin", io.StringIO(text))
-    with pytest.raises(SuiteError) as raised:
-        load_suite("-" if given_as == "stdin" else path)
+    raised = _refused_gzipped_or_on_stdin(text, tmp_path / "suite.yaml.gz", given_as, monkeypatch)
     [problem] = raised.value.problems
     assert "found a list (2 items)" in problem.message
 

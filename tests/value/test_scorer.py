@@ -23,7 +23,7 @@ from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace import ReasoningTrace
 from knowledgepulse.value import ScoringWeights, TraceValueScorer
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
-from tests.builders import assert_scored_alike, make_trace, step, steps
+from tests.builders import RandomEmbedder, assert_scored_alike, make_trace, step, steps
 
 DEFAULT_DIMENSIONS = novelty_text(DEFAULT_NOVELTY_TEXT).dimensions(HashingEmbedder().dimensions)
 """The default representation's vector length with the test embedder."""
@@ -411,24 +411,11 @@ def test_batch_scoring_equals_one_by_one(batch: list[object], batch_size: int) -
     assert_scored_alike(found, expected)
 
 
-class _RandomEmbedder:
-    """Vectors pointing anywhere, so cosines can be negative."""
-
-    dimensions = 8
-    model_id = "random"
-
-    def __init__(self, seed: int) -> None:
-        self._rng = np.random.default_rng(seed)
-
-    def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        return self._rng.normal(size=(len(texts), 8)).astype(np.float32)
-
-
 @settings(max_examples=80, deadline=None)
 @given(st.lists(traces(), min_size=1, max_size=8), st.integers(0, 2**32 - 1))
 def test_every_score_and_dimension_is_in_unit_range(batch: list[object], seed: int) -> None:
     """Whatever the trace and the cosines, every dimension and score lies in [0, 1]."""
-    scorer = TraceValueScorer(embedder=_RandomEmbedder(seed))
+    scorer = TraceValueScorer(embedder=RandomEmbedder(seed))
     for breakdown in scorer.score_many(batch):  # type: ignore[arg-type]
         assert 0.0 <= breakdown.score <= 1.0
         assert all(0.0 <= value <= 1.0 for value in breakdown.dimensions.to_dict().values())
@@ -449,7 +436,7 @@ def test_every_score_is_explained_by_its_breakdown_under_any_profile(
 ) -> None:
     """The weights are the profile's; the weighted sum, then each override, gives the score."""
     scorer = TraceValueScorer(
-        embedder=_RandomEmbedder(seed), profiles=dict.fromkeys(("other", "code"), weights)
+        embedder=RandomEmbedder(seed), profiles=dict.fromkeys(("other", "code"), weights)
     )
     for breakdown in scorer.score_many(batch):  # type: ignore[arg-type]
         row = breakdown.to_dict()

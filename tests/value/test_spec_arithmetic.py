@@ -6,16 +6,13 @@ the overrides applied in its order; only the cosine to the nearest cached vector
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from numpy.typing import NDArray
 
 from knowledgepulse.value.scorer import TraceValueScorer
-from tests.builders import step, trace_json
+from tests.builders import RandomEmbedder, step, trace_json
 from tests.value.spec_oracle import SPEC_PROFILES, by_hand
 
 KINDS = ("thought", "tool_call", "observation", "error_recovery")
@@ -36,19 +33,6 @@ def raw_traces(draw: st.DrawFn, index: int) -> dict[str, Any]:
     )
 
 
-class _AnyDirection:
-    """Vectors pointing anywhere, so that cosines may be negative (N is then clamped to 1)."""
-
-    dimensions = 4
-    model_id = "any-direction"
-
-    def __init__(self, seed: int) -> None:
-        self._rng = np.random.default_rng(seed)
-
-    def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        return self._rng.normal(size=(len(texts), 4)).astype(np.float32)
-
-
 @settings(max_examples=150, deadline=None)
 @given(
     st.integers(1, 6).flatmap(lambda n: st.tuples(*(raw_traces(i) for i in range(n)))),
@@ -60,7 +44,7 @@ def test_every_score_is_the_specs_arithmetic_on_the_raw_trace(
     """C, D, O from the steps, N = 1 - cosine clamped (0.5 on an empty cache or without an
     embedder), the spec's weights by exact domain, the overrides in order, the clamp: the
     score agrees within 1e-9 and the same overrides fire."""
-    scorer = TraceValueScorer(embedder=None if seed is None else _AnyDirection(seed))
+    scorer = TraceValueScorer(embedder=None if seed is None else RandomEmbedder(seed))
     for trace, breakdown in zip(batch, scorer.score_many(batch), strict=True):
         similarity = breakdown.novelty.similarity
         novelty = 0.5 if similarity is None else min(1.0, max(0.0, 1.0 - similarity))
