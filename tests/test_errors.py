@@ -241,6 +241,9 @@ def _os_error(path: Path) -> object:
         (_profiles, "[1, 2]\n"),
         (_missing_cache, ""),
         (_report, "[1, 2]\n{"),
+        (_report, "[1, 2]\n"),  # no object
+        (_report, '{"format": "knowledgepulse-eval-report/9"}'),  # a newer kp's
+        (_report, '{"format": "other"}'),
         (_case, ""),
         (_os_error, ""),
     ],

@@ -297,7 +297,7 @@ def parse_report(document: Any, source: str) -> EvalReport:
         ReportFileError: the document is not a ``kp eval`` JSON report, or its case ids repeat
             (a comparison matches cases by id).
     """
-    summary = f"{source} is not a kp eval JSON report; {_HOW_TO_WRITE}"
+    summary = f"{Location(source)} is not a kp eval JSON report; {_HOW_TO_WRITE}"
     if not isinstance(document, dict):
         found = "a list" if isinstance(document, list) else f"a JSON {type(document).__name__}"
         problem = Problem(
@@ -340,13 +340,13 @@ def _check_format(written: object, source: str) -> None:
             f"{written!r} was written by a newer knowledgepulse; this one reads {REPORT_FORMAT!r}"
         )
         summary = (
-            f"{source}: a newer knowledgepulse wrote this report: upgrade knowledgepulse (pip "
-            "install -U knowledgepulse) to compare with it, or write the baseline again with this "
-            "one: kp eval CASES --suite SUITE -f json -o FILE"
+            f"{Location(source)}: a newer knowledgepulse wrote this report: upgrade "
+            "knowledgepulse (pip install -U knowledgepulse) to compare with it, or write the "
+            "baseline again with this one: kp eval CASES --suite SUITE -f json -o FILE"
         )
     else:
         message = f"got {written!r}; a kp eval report's format is {REPORT_FORMAT!r}"
-        summary = f"{source} is not a kp eval JSON report; {_HOW_TO_WRITE}"
+        summary = f"{Location(source)} is not a kp eval JSON report; {_HOW_TO_WRITE}"
     raise ReportFileError(summary, [Problem(Location(source), "format", message)])
 
 
