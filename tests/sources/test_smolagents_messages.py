@@ -6,12 +6,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources.smolagents import _files as smol_files
+from knowledgepulse.sources.smolagents import _messages
 from knowledgepulse.trace import TraceItem
 from tests.sources.helpers import convert_file
 
@@ -220,3 +222,21 @@ def test_every_call_is_a_tool_call_in_order_whether_it_raised_or_not(
         if step.type == "observation"
     ]
     assert failed == raises
+
+
+def test_a_tool_error_full_of_brace_colons_is_parsed_a_bounded_number_of_times(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each ``}: `` tried as the end of the arguments parses the text up to it: an error of
+    many (a huge repr that does not read back) is tried a few times, not once each (a square);
+    the tool's name is still read."""
+    calls: list[str] = []
+
+    def counted(source: str) -> Any:
+        calls.append(source)
+        return None
+
+    monkeypatch.setattr(_messages, "_literal", counted)
+    found = _messages._failed_call("Error executing tool 'x' with arguments {'a': (" + "}: " * 5000)
+    assert found == {"tool_calls": [{"function": {"name": "x", "arguments": None}}]}
+    assert 0 < len(calls) <= _messages._TRIED_ENDS

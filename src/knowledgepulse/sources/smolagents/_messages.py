@@ -13,6 +13,7 @@ repr of the calls), its observations (a ``tool-response``, ``Observation:\n...``
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -34,6 +35,8 @@ _FAILED = "Error:\n"
 _RETRY = "\nNow let's retry: take care not to repeat previous errors!"
 _EXECUTING = re.compile(r"Error executing tool '([^']+)' with arguments ")
 """How smolagents' error for a tool that raised starts (``AgentToolExecutionError``)."""
+_TRIED_ENDS = 16
+"""How many ``}: `` in a tool error are tried as the end of its arguments' repr."""
 _MAX_STEPS = "Reached max steps."
 """The message of the ``AgentMaxStepsError`` a run out of steps ends with."""
 
@@ -112,10 +115,12 @@ def _failed_call(message: str) -> dict[str, Any] | None:
     if named is None:
         return None
     rest = message[named.end() :]
+    ends = (at + 1 for at in range(len(rest)) if rest.startswith("}: ", at))
     arguments = next(
         (
             found
-            for end in (at + 1 for at, char in enumerate(rest) if rest.startswith("}: ", at))
+            # Each try parses the text up to it: a few, so a long error costs no square.
+            for end in itertools.islice(ends, _TRIED_ENDS)
             if isinstance(found := _literal(rest[:end]), dict)
         ),
         None,
