@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 from collections.abc import Iterable, Iterator
@@ -20,6 +21,7 @@ from knowledgepulse.sources import Source, TraceOptions, register_source
 from knowledgepulse.sources._registry import unregister_source
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import TraceValueScorer
+from tests.trace.strategies import json_values
 
 CHAT = Path(__file__).parents[2] / "examples" / "datasets" / "openai_chat.jsonl"
 CHAT_ROW = json.loads(CHAT.read_text().splitlines()[0])
@@ -125,3 +127,23 @@ def test_annotate_gives_back_the_rows_a_plugin_source_gave_nothing_for() -> None
         unregister_source("silent-rows")
     assert [row["n"] for row in back] == [0, 1, 2]
     assert all("source 'silent-rows' (the plugin " in row["kp_error"] for row in back)
+
+
+@settings(max_examples=30, deadline=None)
+@given(columns=st.lists(st.dictionaries(st.text(max_size=6), json_values, max_size=3), max_size=6))
+def test_annotate_leaves_every_column_of_a_row_as_it_was(columns: list[dict[str, Any]]) -> None:
+    """Whatever JSON a row's other columns hold, its row comes back with them unchanged, in
+    their order, and only the kp_ columns after them."""
+    rows = [
+        {key: value for key, value in extra.items() if not key.startswith("kp_")}
+        | CHAT_ROW
+        | {"trajectory_id": f"run-{number}"}
+        for number, extra in enumerate(columns)
+    ]
+    given_rows = copy.deepcopy(rows)
+    back = annotate(rows, scorer=TraceValueScorer(embedder=None), on_problem=ignore)
+    assert rows == given_rows  # the caller's rows are not touched
+    assert [
+        {key: value for key, value in row.items() if key not in ANNOTATED_COLUMNS} for row in back
+    ] == rows
+    assert [list(row)[: -len(ANNOTATED_COLUMNS)] for row in back] == [list(row) for row in rows]
