@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from knowledgepulse.runs import items_of
@@ -29,3 +30,19 @@ def test_kp_writes_traces_to_a_parquet_name_as_parquet(
     assert [
         item.trace.id for item in [i for i in items_of(str(target)) if isinstance(i, TraceItem)]
     ] == [t["id"] for t in traces]
+
+
+def test_kp_converts_dataset_rows_to_a_parquet_table_of_their_traces(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """``kp convert rows.jsonl -o x.parquet`` writes the traces, as JSON Lines would hold them;
+    before, the input rows themselves went out unconverted (and rows of mixed shapes failed)."""
+    rows = Path(__file__).parents[2] / "examples" / "datasets" / "openai_chat.jsonl"
+    target = tmp_path / "out.parquet"
+    run = kp("convert", str(rows), "-o", str(target))
+    assert run.code == 0, run.err
+    traces = [json.loads(line) for line in kp("convert", str(rows)).out.splitlines()]
+    assert pq.read_table(target).column_names == list(traces[0])  # a column a trace's key
+    assert [
+        item.document for item in items_of(str(target)) if isinstance(item, TraceItem)
+    ] == traces

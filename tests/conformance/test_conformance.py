@@ -17,7 +17,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from knowledgepulse.records import Problem
+from knowledgepulse.runs.convert import convert_files
 from knowledgepulse.sources import read
 from knowledgepulse.sources._invariants import check
 from knowledgepulse.sources._steps import RESPOND
@@ -258,6 +261,23 @@ def test_every_corpus_file_converts_to_the_same_traces_each_time() -> None:
         assert [t.model_dump(mode="json") for t in again] == [
             t.model_dump(mode="json") for t in first
         ], name_of(path)
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_every_corpus_trace_written_as_a_trace_file_reads_back_as_itself(
+    tmp_path: Path, suffix: str
+) -> None:
+    """convert -> ReasoningTrace file -> read gives each corpus file's traces again, field for
+    field (what ``kp convert`` writes is what ``kp score`` of the converted file reads)."""
+    changed = []
+    for path, _, _ in corpus():
+        target = tmp_path / f"converted{suffix}"
+        convert_files([str(path)], target)
+        back = [item.trace for item in read([target]) if not isinstance(item, Problem)]
+        first = _conversions()[name_of(path)][1]
+        if [t.model_dump(mode="json") for t in back] != [t.model_dump(mode="json") for t in first]:
+            changed.append(name_of(path))
+    assert changed == []
 
 
 def test_langfuse_observations_fetched_without_their_trace_keep_the_facts(tmp_path: Path) -> None:

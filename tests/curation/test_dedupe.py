@@ -168,3 +168,14 @@ def test_vectors_held_in_half_precision_group_as_their_float32_values(
         pool.candidates, widened, threshold=threshold
     )
     assert dedupe_by_task(pool.candidates, half) == dedupe_by_task(pool.candidates, widened)
+
+
+@given(pools(), thresholds)
+def test_the_groups_are_disjoint_and_of_the_input(pool: Pool, threshold: float) -> None:
+    """Each candidate is in one group at most, as its representative or as a member (so the
+    kept and the dropped partition the input); every group has a member."""
+    groups = dedupe(pool.candidates, pool.vectors, threshold=threshold)
+    placed = [i for g in groups for i in (g.representative, *(m for m, _ in g.members))]
+    assert len(placed) == len(set(placed))
+    assert set(placed) <= set(range(len(pool.candidates)))
+    assert all(g.members for g in groups)

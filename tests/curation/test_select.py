@@ -421,3 +421,38 @@ def test_selection_by_outcome_does_not_depend_on_input_order(  # noqa: PLR0917 -
         for p in (pool, shuffled)
     )
     assert _described(pool, first) == _described(shuffled, second)
+
+
+@given(
+    pools(tasks=True, outcomes=True) | pools(),
+    st.integers(min_value=0, max_value=12),
+    limits,
+    min_scores,
+    per_task_limits,
+    st.booleans(),
+    st.booleans(),
+)
+def test_the_picks_under_a_budget_of_n_are_the_first_n_picks_without_one(  # noqa: PLR0917 - drawn
+    pool: Pool,
+    budget: int,
+    limit: float | None,
+    min_score: float | None,
+    per_task: int | None,
+    per_domain: bool,
+    by_outcome: bool,
+) -> None:
+    """``selected`` is in the order picked, so its first N are a selection of N (the docs' law)."""
+
+    def picks(cap: int | None) -> tuple[int, ...]:
+        return select(
+            pool.candidates,
+            pool.vectors,
+            budget=cap,
+            max_similarity=limit,
+            min_score=min_score,
+            per_task=per_task,
+            per_domain=per_domain,
+            by_outcome=by_outcome,
+        ).selected
+
+    assert picks(budget) == picks(None)[:budget]

@@ -534,3 +534,22 @@ def test_warnings_are_counted_and_change_no_verdict() -> None:
     assert run.passed
     assert run.summary.warnings == 1
     assert run.warnings == (warning,)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    case=cases(),
+    ws=weights,
+    ts=thresholds,
+    lowered=st.lists(st.floats(0, 1, allow_nan=False), min_size=6, max_size=6),
+)
+def test_a_verdict_is_monotone_in_the_thresholds(
+    case: Case, ws: list[float], ts: list[float], lowered: list[float]
+) -> None:
+    """What passes at some thresholds passes at any lower ones, scorer by scorer and whole."""
+    lower = [t * f for t, f in zip(ts, lowered, strict=True)]
+    high = evaluate_case(law_suite(ws, ts), case)
+    low = evaluate_case(law_suite(ws, lower), case)
+    for strict, lenient in zip(high.outcomes, low.outcomes, strict=True):
+        assert lenient.passed or not strict.passed
+    assert low.passed or not high.passed

@@ -153,3 +153,28 @@ def test_a_string_too_long_for_the_matcher_is_cut_with_a_marker(level: str) -> N
     assert cleaned.text.endswith(" [REDACTED:truncated]")
     assert cleaned.redactions["truncated"] == 1
     assert "alice@example.com" not in cleaned.text
+
+
+@patient
+@given(text=texts, level=levels)
+def test_a_text_is_changed_exactly_when_something_is_found_in_it(text: str, level: str) -> None:
+    """No redaction, the very text back (never a longer or reworded one); a redaction, another
+    text, as many markers of each type as it counts added."""
+    cleaned = clean_text(text, level)
+    if not cleaned.redactions:
+        assert cleaned.text == text
+    else:
+        assert cleaned.text != text
+        for kind, count in cleaned.redactions.items():
+            marker = f"[REDACTED:{kind}]"
+            assert cleaned.text.count(marker) - text.count(marker) == count
+
+
+@patient
+@given(document=documents())
+def test_a_trace_is_changed_exactly_when_something_is_found_in_it(
+    document: dict[str, Any],
+) -> None:
+    """No finding, the very document back; a finding, another one."""
+    redacted, findings = redact_document(document)
+    assert (redacted == document) == (not findings)

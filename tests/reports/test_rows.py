@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from knowledgepulse.errors import OutputError
 from knowledgepulse.records import Location, Record
 from knowledgepulse.reports import rows as rows_module
 from knowledgepulse.reports.rows import RowWriter
+from tests.trace.strategies import json_values
 
 
 def written(path: Path, rows: list[Record]) -> pa.Table:
@@ -139,3 +143,18 @@ def test_a_later_row_that_fits_the_first_batch_is_written_whole(
         {"meta": {"a": None, "b": None}, "n": 3},
         {"meta": None, "n": None},
     ]
+
+
+@given(
+    row=st.dictionaries(st.text(max_size=6), json_values, max_size=4),
+    columns=st.dictionaries(st.sampled_from(["kp_score", "kp_error", "n"]), json_values),
+)
+def test_a_row_in_memory_written_as_a_json_line_reads_back_with_its_columns(
+    row: dict[str, Any], columns: dict[str, Any]
+) -> None:
+    """Any JSON row (an integer past 64 bits too, which kp reads) is one line that reads back as
+    the row with the columns added; before, orjson's TypeError on a large integer stopped
+    every write_to of rows held in memory."""
+    line = rows_module.jsonl_row(Record(Location("rows", 1, 0), row), columns)
+    assert "\n" not in line
+    assert json.loads(line) == {**row, **columns}

@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
+import copy
 import io
 import json
+import math
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.reports.rows import ANNOTATED_COLUMNS
-from knowledgepulse.runs import annotate
+from knowledgepulse.runs import annotate, select
 from knowledgepulse.runs.score_files import score_files
 from knowledgepulse.sources import Source, TraceOptions, register_source
 from knowledgepulse.sources._registry import unregister_source
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import TraceValueScorer
+from tests.trace.strategies import json_values
 
 CHAT = Path(__file__).parents[2] / "examples" / "datasets" / "openai_chat.jsonl"
 CHAT_ROW = json.loads(CHAT.read_text().splitlines()[0])
@@ -27,11 +32,14 @@ TRACE_LINES = (Path(__file__).parents[2] / "examples" / "traces" / "traces.jsonl
 
 
 def made(kind: str, number: int) -> Any:
-    """A good chat row, a row whose conversation is lost, or a value that is no row."""
+    """A good chat row, a row whose conversation is lost, a row no JSON file could hold (an
+    infinite number), or a value that is no row."""
     if kind == "good":
         return CHAT_ROW | {"trajectory_id": f"run-{number}", "n": number}
     if kind == "no-conversation":
         return CHAT_ROW | {"trajectory": "lost", "n": number}
+    if kind == "not-finite":
+        return CHAT_ROW | {"trajectory_id": f"run-{number}", "n": number, "cost": math.inf}
     return number  # a bare number: no row at all
 
 
@@ -40,7 +48,11 @@ def ignore(_: Problem) -> None:
 
 
 @settings(max_examples=30, deadline=None)
-@given(kinds=st.lists(st.sampled_from(["good", "no-conversation", "no-row"]), max_size=12))
+@given(
+    kinds=st.lists(
+        st.sampled_from(["good", "no-conversation", "not-finite", "no-row"]), max_size=12
+    )
+)
 def test_annotate_gives_every_row_dict_back_in_order(kinds: list[str]) -> None:
     """Any mix of good and bad row dicts: as many dicts back, in order, kp_error on bad ones."""
     rows = [made(kind, number) for number, kind in enumerate(kinds)]
@@ -63,6 +75,20 @@ def test_annotate_keeps_a_bad_row_of_a_dataframe_at_its_index() -> None:
     assert list(back.index) == ["a", "b", "c"]
     assert back["kp_error"].notna().tolist() == [False, True, False]
     assert back["kp_score"].isna().tolist() == [False, True, False]
+
+
+@pytest.mark.parametrize("table", ["DataFrame", "Table"])
+def test_annotate_keeps_a_row_with_an_infinite_number_in_its_place(table: str) -> None:
+    """A row no JSON file could hold (``inf`` in a column) comes back with kp_error, its columns
+    as they were; before, it was told as a problem and left out of the rows given back."""
+    rows = [made("good", 0) | {"cost": 0.5}, made("not-finite", 1), made("good", 2) | {"cost": 1}]
+    data = pd.DataFrame(rows) if table == "DataFrame" else pa.Table.from_pylist(rows)
+    back = annotate(data, scorer=TraceValueScorer(embedder=None), on_problem=ignore)
+    if table == "Table":
+        back = back.to_pandas()
+    assert back["n"].tolist() == [0, 1, 2]
+    assert back["kp_error"].notna().tolist() == [False, True, False]
+    assert back["cost"].tolist()[1] == math.inf
 
 
 def test_annotate_keeps_every_row_of_a_table_none_of_which_reads() -> None:
@@ -125,3 +151,38 @@ def test_annotate_gives_back_the_rows_a_plugin_source_gave_nothing_for() -> None
         unregister_source("silent-rows")
     assert [row["n"] for row in back] == [0, 1, 2]
     assert all("source 'silent-rows' (the plugin " in row["kp_error"] for row in back)
+
+
+@settings(max_examples=30, deadline=None)
+@given(columns=st.lists(st.dictionaries(st.text(max_size=6), json_values, max_size=3), max_size=6))
+def test_annotate_leaves_every_column_of_a_row_as_it_was(columns: list[dict[str, Any]]) -> None:
+    """Whatever JSON a row's other columns hold, its row comes back with them unchanged, in
+    their order, and only the kp_ columns after them."""
+    rows = [
+        {key: value for key, value in extra.items() if not key.startswith("kp_")}
+        | CHAT_ROW
+        | {"trajectory_id": f"run-{number}"}
+        for number, extra in enumerate(columns)
+    ]
+    given_rows = copy.deepcopy(rows)
+    back = annotate(rows, scorer=TraceValueScorer(embedder=None), on_problem=ignore)
+    assert rows == given_rows  # the caller's rows are not touched
+    assert [
+        {key: value for key, value in row.items() if key not in ANNOTATED_COLUMNS} for row in back
+    ] == rows
+    assert [list(row)[: -len(ANNOTATED_COLUMNS)] for row in back] == [list(row) for row in rows]
+
+
+def test_a_row_no_writer_could_write_goes_out_as_an_empty_row_with_its_error(
+    tmp_path: Path,
+) -> None:
+    """A row that holds itself (a cycle) is written by select's write_to as an empty row with
+    kp_error, after the picks, and the others as they were; nothing raises."""
+    looped: list[Any] = []
+    looped.append(looped)
+    rows = [made("good", 0), CHAT_ROW | {"n": 1, "loop": looped}]
+    target = tmp_path / "picked.jsonl"
+    select(rows, scorer=TraceValueScorer(embedder=None), on_problem=ignore).write_to(target)
+    written = [json.loads(line) for line in target.read_text().splitlines()]
+    assert [row.get("n") for row in written] == [0, None]
+    assert written[1]["kp_error"].startswith("loop[0]: a value that contains itself")

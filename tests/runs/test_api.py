@@ -11,6 +11,8 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import knowledgepulse
 from knowledgepulse.cli.main import main
@@ -19,6 +21,8 @@ from knowledgepulse.runs import annotate, decontaminate, dedupe, redact, score, 
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace import ReasoningTrace
 from knowledgepulse.value import TraceValueScorer
+from tests.builders import trace_json
+from tests.redact.test_laws import texts
 
 DATASETS = Path(__file__).parents[2] / "examples" / "datasets"
 CHAT = DATASETS / "openai_chat.jsonl"
@@ -268,3 +272,63 @@ def test_a_task_field_no_trace_has_names_the_traces_dotted_keys() -> None:
     documents = [scored.item.document for scored in score(traces, scorer=scorer())]
     with pytest.raises(knowledgepulse.errors.ScorerParameterError, match=r"metadata\.task_domain"):
         select(documents, task_field="metadata.nope", scorer=scorer())
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    contents=st.lists(texts, min_size=1, max_size=4),
+    extra=texts,
+    level=st.sampled_from(["aggregated", "federated", "private"]),
+)
+def test_redacting_rows_again_finds_nothing_and_changes_nothing(
+    contents: list[str], extra: str, level: str
+) -> None:
+    """redact is idempotent on rows: what it gives back, redacted again, is the same rows, with no
+    finding; and a row redacted with no finding comes back as it was."""
+    rows = [
+        row
+        | {
+            "note": extra,
+            "trajectory": [*row["trajectory"], {"role": "assistant", "content": text}],
+        }
+        for row, text in zip(chat_rows(), contents, strict=False)
+    ]
+    once = redact(rows, level=level, on_problem=lambda _: None)
+    twice = redact(once.data, level=level, on_problem=lambda _: None)
+    assert twice.data == once.data
+    assert all(found == [] for found in twice.findings)
+    for row, back, found in zip(rows, once.data, once.findings, strict=True):
+        if not found:
+            assert back == row
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    runs=st.lists(
+        st.tuples(
+            st.sampled_from(["refund order 7", "book a flight", "fix the test", "plan a trip"]),
+            st.sampled_from(["code", "qa"]),
+            st.booleans(),
+        ),
+        max_size=8,
+    ),
+    min_score=st.sampled_from([None, "p50", 0.3]),
+    rng=st.randoms(),
+)
+def test_corpus_scores_and_verdicts_do_not_depend_on_the_input_order(
+    runs: list[tuple[str, str, bool]], min_score: str | float | None, rng: Any
+) -> None:
+    """score(corpus=True), a percentile threshold too: each trace's breakdown (its nearest
+    included) is the same in any order, as the docs promise ("no verdict depends on the order")."""
+    traces = [
+        trace_json(trace_id=f"kp:trace:{number}", objective=text, domain=domain, success=success)
+        for number, (text, domain, success) in enumerate(runs)
+    ]
+    shuffled = traces[:]
+    rng.shuffle(shuffled)
+
+    def breakdowns(data: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        scored = score(data, corpus=True, min_score=min_score, scorer=scorer())
+        return {item.trace.id: item.breakdown.to_dict() for item in scored}
+
+    assert breakdowns(shuffled) == breakdowns(traces)

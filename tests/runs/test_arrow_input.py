@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from datetime import UTC
 from typing import Any, cast
 
 import pyarrow as pa
@@ -188,3 +189,53 @@ def test_arrow_data_annotates_as_its_table_in_any_batches(count: int, batch_rows
     table = TABLE.slice(0, count)
     got = annotate(ArrowOnly(table, batch_rows=batch_rows), scorer=scorer())
     assert got.to_pylist() == annotate(table, scorer=scorer()).to_pylist()
+
+
+_ROWS = 6
+"""The rows of a drawn table: the first of ROWS, each with drawn columns beside its own."""
+
+
+def _cells(values: st.SearchStrategy[Any]) -> st.SearchStrategy[list[Any]]:
+    return st.lists(st.none() | values, min_size=_ROWS, max_size=_ROWS)
+
+
+_TYPED_COLUMNS: list[tuple[Any, st.SearchStrategy[list[Any]]]] = [
+    (pa.int64(), _cells(st.integers(-(2**63), 2**63 - 1))),
+    (pa.float64(), _cells(st.floats(allow_nan=False))),
+    (pa.string(), _cells(st.text(max_size=8))),
+    (pa.large_string(), _cells(st.text(max_size=8))),
+    (pa.bool_(), _cells(st.booleans())),
+    (pa.binary(), _cells(st.binary(max_size=8))),
+    (pa.list_(pa.int64()), _cells(st.lists(st.none() | st.integers(0, 9), max_size=3))),
+    (
+        pa.struct([("a", pa.int64()), ("b", pa.string())]),
+        _cells(
+            st.fixed_dictionaries({"a": st.none() | st.integers(0, 5), "b": st.text(max_size=3)})
+        ),
+    ),
+    (pa.timestamp("us", tz="UTC"), _cells(st.datetimes(timezones=st.just(UTC)))),
+    (pa.decimal128(8, 2), _cells(st.decimals(-1000, 1000, places=2))),
+]
+
+
+@st.composite
+def typed_tables(draw: st.DrawFn) -> pa.Table:
+    """The first rows of TABLE with one to three drawn columns of Arrow's common types."""
+    table = TABLE.slice(0, _ROWS)
+    for number in range(draw(st.integers(min_value=1, max_value=3))):
+        kind, cells = draw(st.sampled_from(_TYPED_COLUMNS))
+        table = table.append_column(f"x{number}", pa.array(draw(cells), kind))
+    return table
+
+
+@settings(max_examples=20, deadline=None)
+@given(table=typed_tables())
+def test_a_tables_own_columns_come_back_with_their_types_and_values(table: pa.Table) -> None:
+    """annotate gives every row back and select its picks, each table column as it was (type,
+    values, an infinite float's row too), the kp_ columns after them."""
+    annotated = annotate(table, scorer=scorer(), on_problem=lambda _: None)
+    assert annotated.select(table.column_names).equals(table)
+    picked = select(table, scorer=scorer(), on_problem=lambda _: None).rows
+    place = {row_id: index for index, row_id in enumerate(table.column("id").to_pylist())}
+    order = [place[row_id] for row_id in picked.column("id").to_pylist()]
+    assert picked.select(table.column_names).equals(table.take(order))

@@ -340,3 +340,23 @@ def test_against_and_against_texts_combine_as_kp_dedupe_against_a_file_and_texts
     assert [found.item.trace.id for found in result.removed] == by_kp
     assert [found.reference.text for found in result.removed] == EVAL
     assert result.kept_rows == [chat(UNRELATED)]
+
+
+@settings(max_examples=30, deadline=None)
+@given(TEXTS, TEXTS, st.floats(0.05, 1.0), st.randoms())
+def test_an_items_verdict_depends_on_it_and_the_reference_alone(
+    new: list[str], reference: list[str], share: float, rng: Any
+) -> None:
+    """The kept rows and the removed ones partition the input, each row as it was and kept in
+    input order; shuffled, the same rows go."""
+    rows = [chat(text) for text in new]
+    result = decontaminate(rows, against_texts=reference, min_overlap=share)
+    gone = {found.item.location.index for found in result.removed}
+    assert len(gone) == len(result.removed)
+    assert result.kept_rows == [row for index, row in enumerate(rows) if index not in gone]
+    shuffled = rows[:]
+    rng.shuffle(shuffled)
+    again = decontaminate(shuffled, against_texts=reference, min_overlap=share)
+    assert sorted(json.dumps(row) for row in again.kept_rows) == sorted(
+        json.dumps(row) for row in result.kept_rows
+    )

@@ -411,3 +411,24 @@ def test_one_request_written_in_other_forms_is_one_task() -> None:
     tasks = select(traces, scorer=TraceValueScorer(embedder=StaticEmbedder())).tasks
     assert len(set(tasks[:5])) == 1
     assert tasks[5] not in tasks[:5]
+
+
+@settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(
+    st.lists(st.integers(min_value=0, max_value=15), min_size=1, max_size=30),
+    st.integers(min_value=0, max_value=3),
+    st.sampled_from([0.0, 0.2]),
+)
+def test_the_parts_rows_are_the_input_rows_each_in_the_part_its_item_has(
+    tasks: list[int], seed: int, validation: float
+) -> None:
+    """The parts partition the input: each part's rows are, in input order and unchanged, the
+    rows of the items ``parts`` puts in it, and the sizes add up to the input."""
+    rows = chat_rows(tasks)
+    result = split(rows, test=0.3, validation=validation, seed=seed)
+    for part in result.sizes:
+        assert result.rows(part) == [
+            row for row, its in zip(rows, result.parts, strict=True) if its == part
+        ]
+    assert sum(result.sizes.values()) == len(rows)
+    assert set(result.parts) <= set(result.sizes)

@@ -209,3 +209,18 @@ def test_rows_in_memory_written_to_parquet_never_read_a_file_named_as_them(
     monkeypatch.chdir(other)
     select(rows, budget=3, scorer=scorer()).write_to(other / "out.parquet")
     assert (other / "out.parquet").read_bytes() == (clean / "out.parquet").read_bytes()
+
+
+def test_rows_holding_an_integer_past_64_bits_are_written_with_it() -> None:
+    """A row in memory may hold 2**70 (a JSON file may, and kp reads it): every result writes it
+    as its digits; before, orjson's TypeError stopped write_to."""
+    rows = [row | {"big": 2**70} for row in chat_rows()]
+    results: list[SelectionResult | DedupeResult | DecontaminationResult] = [
+        select(rows, scorer=scorer()),
+        dedupe(rows, scorer=scorer()),
+        decontaminate(rows, against_texts=["an unrelated task"], scorer=scorer()),
+    ]
+    for result in results:
+        stream = io.StringIO()
+        result.write_to(stream)
+        assert [row["big"] for row in lines(stream)] == [2**70] * len(rows)

@@ -365,6 +365,20 @@ def check_python(value: Any, *, bytes_ok: bool = False) -> None:
             _walk_python(value, bytes_ok=bytes_ok)
 
 
+def writable(value: Any) -> bool:
+    """Whether a JSON writer can write ``value`` at all (a NaN as null, a set as text).
+
+    Not a reference cycle, an integer past 64 bits or a nesting past orjson's limit.
+    """
+    try:
+        orjson.dumps(
+            value, default=str, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
+        )
+    except orjson.JSONEncodeError:
+        return False
+    return True
+
+
 def _present(value: Any) -> Any:
     """A row without its missing cells (:func:`_missing`); any other value as it is."""
     if isinstance(value, dict) and any(map(_missing, value.values())):

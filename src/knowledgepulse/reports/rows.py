@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -95,7 +96,10 @@ def jsonl_row(row: Record, columns: Mapping[str, Any]) -> str:
         joiner = b"," if value and added else b""
         return (raw[:-1] + joiner + added + b"}").decode("utf-8", "surrogateescape")
     merged = {**value, **columns}
-    return orjson.dumps(merged, default=_json_default, option=orjson.OPT_NON_STR_KEYS).decode()
+    try:
+        return orjson.dumps(merged, default=_json_default, option=orjson.OPT_NON_STR_KEYS).decode()
+    except orjson.JSONEncodeError:  # an integer past 64 bits, which a file (and kp) may hold
+        return json.dumps(merged, default=_json_default, ensure_ascii=False, separators=(",", ":"))
 
 
 def _inferred_schema(pa: Any, rows: list[dict[str, Any]]) -> tuple[Any, tuple[str, ...]]:

@@ -550,12 +550,20 @@ class ItemWriter:
             self._row(item, columns)
 
     def write_trace(self, item: TraceItem) -> None:
-        """The item's trace document as it is (a converted or redacted trace)."""
-        if self._rows is not None or self._messages:
+        """The item's trace document as it is (a converted or redacted trace), never its row.
+
+        A line, or in Parquet a row of a table of traces; a training row with ``messages``.
+        """
+        if self._messages:
             self.write_row(item, {})
             return
+        if self._documents is None:
+            self._documents = self._rows is not None  # a table of traces, even of rows' items
         self._next_item(item)
-        self._line(dumps(item.document))
+        if self._rows is not None:
+            self._document(item, item.document)
+        else:
+            self._line(dumps(item.document))
 
     def _is_document(self, item: TraceItem) -> bool:
         """Whether ``item`` goes in a table of traces: a trace without a row, to Parquet."""

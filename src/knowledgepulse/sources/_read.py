@@ -19,7 +19,7 @@ from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse._util.raised import raised
 from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.records import Location, Problem, Record, arrow
-from knowledgepulse.records.json_values import JsonError, check_python
+from knowledgepulse.records.json_values import JsonError, check_python, writable
 from knowledgepulse.records.readers import check_openable, check_stdin_once, read_records
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._invariants import check
@@ -127,7 +127,11 @@ def located(records: Iterable[Any], name: str) -> Iterator[Record | Problem]:
             # A dataset row's binary column (an image's bytes) is its own; not a trace's field.
             check_python(record, bytes_ok=not is_trace_document(record))
         except JsonError as problem:
-            yield Problem(location, problem.path, problem.message)
+            # With its row, as a file's bad line has its place: a run that gives rows back keeps
+            # it (one no writer could write, a cycle, as an empty row), a list of them too.
+            kept = Record(location, record if writable(record) else {})
+            row = isinstance(record, Mapping) and not is_trace_document(record)
+            yield Problem(location, problem.path, problem.message, record=kept, row=row)
             continue
         yield Record(location, record)
 
