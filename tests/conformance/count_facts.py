@@ -1202,9 +1202,13 @@ _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 
 
 def _said_by_user(text: str) -> str:
-    """A later Claude Code user text less what Claude Code wrote into it ('' if nothing is left)."""
+    """A later Claude Code user text less what Claude Code wrote into it ('' if nothing is left):
+    its reminders, its note that the user interrupted, its notice that a background command
+    finished (``<task-notification>``)."""
     text = _REMINDER.sub("", text).strip()
-    return "" if _INTERRUPTED.fullmatch(text) else _typed(text)
+    if _INTERRUPTED.fullmatch(text) or text.startswith("<task-notification>"):
+        return ""
+    return _typed(text)
 
 
 def _mark_local_commands(turns: list[dict[str, Any]]) -> None:
@@ -1226,7 +1230,8 @@ def claude_code(path: Path) -> list[Run]:
     ``<sessionId>/agent-<agentId>``); 1.0 wrote them into the session's file without one,
     interleaved: a run per chain of ``parentUuid`` links from a sidechain record whose parent is
     none, ``<sessionId>/sidechain-<its uuid>``. An ``isMeta`` record is text Claude Code wrote
-    (a command's expansion, a caveat); a slash command is what the user typed, ``/name args``,
+    (a command's expansion, a caveat), as is an ``isCompactSummary`` one (its summary of the
+    turns before a context compaction); a slash command is what the user typed, ``/name args``,
     but a local one (``/clear``), which ``<local-command-stdout>`` follows, is no turn. Claude
     Code's own words in a user turn (a ``<system-reminder>``, the note that the user interrupted
     the model) are no reply of the user's.
@@ -1250,7 +1255,10 @@ def claude_code(path: Path) -> list[Run]:
     turns = [
         r
         for r in records
-        if isinstance(r, dict) and r.get("type") in ("user", "assistant") and not r.get("isMeta")
+        if isinstance(r, dict)
+        and r.get("type") in ("user", "assistant")
+        and not r.get("isMeta")
+        and not r.get("isCompactSummary")
     ]
     _mark_local_commands(turns)
     sessions = _group([r for r in turns if not r.get("local")], run_of)
