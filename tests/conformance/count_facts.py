@@ -483,6 +483,9 @@ def otlp(path: Path) -> list[Run]:
     found: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}
     logged = _logged(documents)
     resources = (r for d in documents for r in d.get("resourceSpans", d.get("batches", [])))
+    parents: dict[str, str] = {}  # a span's id -> its parent's
+    failed: list[str] = []  # the ids of the spans whose status is ERROR
+    tagged: dict[str, dict[str, Any]] = {}  # a span's id -> its tags
     for resource in resources:
         scopes = resource.get("scopeSpans", []) + resource.get("instrumentationLibrarySpans", [])
         for scope in scopes:
@@ -494,8 +497,16 @@ def otlp(path: Path) -> list[Run]:
                     tags.setdefault(key, value)
                 if span.get("status", {}).get("code") in (2, "STATUS_CODE_ERROR"):
                     tags["otel.status_code"] = "ERROR"
+                    failed.append(span["spanId"])
+                parents[span["spanId"]] = span.get("parentSpanId") or ""
+                tagged[span["spanId"]] = tags
                 entry = (int(span["startTimeUnixNano"]), span["name"], tags)
                 found.setdefault(_hex(span["traceId"]), []).append(entry)
+    for span_id in failed:  # the spans above a failed one: that error going up, if they fail
+        parent = parents.get(span_id)
+        while parent:
+            tagged.get(parent, {})[_FAILED_WITHIN] = True
+            parent = parents.get(parent)
     runs = []
     for trace_id, spans in found.items():
         spans.sort(key=lambda entry: entry[0])
@@ -784,6 +795,8 @@ _ADK_MERGED = "(merged tools)"
 
 
 _ADK_REQUEST = "gcp.vertex.agent.llm_request"
+_FAILED_WITHIN = "(a span within failed)"
+"""Marks a span that a failed span is within (not an attribute of OTel's: ``otlp`` adds it)."""
 
 
 def _said_anything(tags: dict[str, Any]) -> bool:
@@ -864,7 +877,9 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
 
     A model call is a ``chat`` operation, or a span of the older flattened attributes
     (``gen_ai.prompt.N.*``, ``gen_ai.completion.N.*``, ``llm.request.type``), which has no
-    operation name. A ``retrieval`` is a tool, ``retrieve`` (the span names no retriever). Where
+    operation name. A failed span within which a span failed is that error going up (Google
+    ADK's ``invoke_agent`` and ``invoke_workflow`` spans fail with the exception a tool raised),
+    not another. A ``retrieval`` is a tool, ``retrieve`` (the span names no retriever). Where
     no span is a tool execution (OpenLLMetry traces crewAI's model calls,
     not its tools), the tools are those the model calls ask for, and a tool result a call is
     sent that says it failed (crewAI's ``Error executing tool: ...``) is an error; a crewAI
@@ -905,9 +920,9 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
                 timeline.tool(OUTPUT_TOOL, arguments)
         if operation == "chat" and _flattened(tags, "gen_ai.completion"):
             timeline.text(_last_assistant(_flattened(tags, "gen_ai.completion")))
-        if failed:
+        if failed and not tags.get(_FAILED_WITHIN):
             timeline.error()
-            root_failed = root_failed or operation == "invoke_agent"
+        root_failed = root_failed or (failed and operation == "invoke_agent")
     return [timeline.facts(objective, not root_failed, trace_id=trace_id)]
 
 
@@ -1202,9 +1217,13 @@ _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 
 
 def _said_by_user(text: str) -> str:
-    """A later Claude Code user text less what Claude Code wrote into it ('' if nothing is left)."""
+    """A later Claude Code user text less what Claude Code wrote into it ('' if nothing is left):
+    its reminders, its note that the user interrupted, its notice that a background command
+    finished (``<task-notification>``)."""
     text = _REMINDER.sub("", text).strip()
-    return "" if _INTERRUPTED.fullmatch(text) else _typed(text)
+    if _INTERRUPTED.fullmatch(text) or text.startswith("<task-notification>"):
+        return ""
+    return _typed(text)
 
 
 def _mark_local_commands(turns: list[dict[str, Any]]) -> None:
@@ -1226,7 +1245,8 @@ def claude_code(path: Path) -> list[Run]:
     ``<sessionId>/agent-<agentId>``); 1.0 wrote them into the session's file without one,
     interleaved: a run per chain of ``parentUuid`` links from a sidechain record whose parent is
     none, ``<sessionId>/sidechain-<its uuid>``. An ``isMeta`` record is text Claude Code wrote
-    (a command's expansion, a caveat); a slash command is what the user typed, ``/name args``,
+    (a command's expansion, a caveat), as is an ``isCompactSummary`` one (its summary of the
+    turns before a context compaction); a slash command is what the user typed, ``/name args``,
     but a local one (``/clear``), which ``<local-command-stdout>`` follows, is no turn. Claude
     Code's own words in a user turn (a ``<system-reminder>``, the note that the user interrupted
     the model) are no reply of the user's.
@@ -1250,7 +1270,10 @@ def claude_code(path: Path) -> list[Run]:
     turns = [
         r
         for r in records
-        if isinstance(r, dict) and r.get("type") in ("user", "assistant") and not r.get("isMeta")
+        if isinstance(r, dict)
+        and r.get("type") in ("user", "assistant")
+        and not r.get("isMeta")
+        and not r.get("isCompactSummary")
     ]
     _mark_local_commands(turns)
     sessions = _group([r for r in turns if not r.get("local")], run_of)

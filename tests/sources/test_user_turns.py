@@ -242,6 +242,51 @@ def test_claude_codes_own_words_in_user_turns_are_no_replies() -> None:
     assert trace.outcome.result_summary == ANSWER
 
 
+def test_claude_codes_summary_after_a_compaction_is_no_reply() -> None:
+    """After compacting the context Claude Code writes its summary of the turns before as a user
+    record marked ``isCompactSummary`` (the turns stay in the file): no word of the user's, so no
+    reply, and the answer after it is still the run's answer."""
+    summary = (
+        "This session is being continued from a previous conversation that ran out of context. "
+        "The conversation is summarized below: the user asked for a flight to Seattle."
+    )
+    records = [
+        _claude("1", "user", ASKED),
+        _claude("2", "assistant", [{"type": "text", "text": SAID[0]}]),
+        {
+            **_claude("3", "system", None),
+            "subtype": "compact_boundary",
+            "compactMetadata": {"trigger": "auto", "preTokens": 155116},
+        },
+        _claude("4", "user", summary, isCompactSummary=True, isVisibleInTranscriptOnly=True),
+        _claude("5", "assistant", [{"type": "text", "text": ANSWER}]),
+    ]
+    trace = only_trace(records, source="claude-code").trace
+    assert replies(trace) == []
+    assert kinds(trace) == [("thought", None), ("thought", None)]
+    assert trace.outcome.result_summary == ANSWER
+
+
+def test_claude_codes_notice_that_a_background_command_finished_is_no_reply() -> None:
+    """Claude Code tells the model that a background command finished in a user record of its
+    own (``<task-notification>``, then where to read the output): no word of the user's."""
+    notice = (
+        "<task-notification>\n<task-id>b7636e2</task-id>\n<status>completed</status>\n"
+        '<summary>Background command "Run tests" completed (exit code 0)</summary>\n'
+        "</task-notification>\nRead the output file to retrieve the result: /tmp/b7636e2.output"
+    )
+    records = [
+        _claude("1", "user", ASKED),
+        _claude("2", "assistant", [{"type": "text", "text": SAID[0]}]),
+        _claude("3", "user", notice),
+        _claude("4", "assistant", [{"type": "text", "text": ANSWER}]),
+    ]
+    trace = only_trace(records, source="claude-code").trace
+    assert replies(trace) == []
+    assert kinds(trace) == [("thought", None), ("thought", None)]
+    assert trace.outcome.result_summary == ANSWER
+
+
 CLAUDE_MD = (
     "<system-reminder>\nAs you answer the user's questions, you can use the following context:\n"
     "# claudeMd\nContents of ~/.claude/CLAUDE.md (user's private global instructions for all "

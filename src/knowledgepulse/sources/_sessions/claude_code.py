@@ -15,7 +15,11 @@ mapping is that of Anthropic rows (the first user text is the objective, the las
 that calls no tool the answer, a ``tool_result`` with ``is_error`` an evident error whose next
 action is its ``error_recovery``, a later user text the user's reply to the assistant text
 before it: a ``respond`` call and its observation). Left out: ``isMeta`` user records (command
-caveats the user did not type), the ``<system-reminder>`` blocks Claude Code adds to a turn and
+caveats the user did not type), the ``isCompactSummary`` user record Claude Code writes after a
+context compaction (``This session is being continued from a previous conversation...``: its
+summary of the turns before, which stay in the file), the ``<task-notification>`` user record
+it writes when a background command finishes (a status, and where to read its output), the
+``<system-reminder>`` blocks Claude Code adds to a turn and
 its ``[Request interrupted by user]`` notes. A slash command the user
 typed is recorded as tags (``<command-message>init is analyzing…</command-message>``
 ``<command-name>/init</command-name>`` ``<command-args>...</command-args>``, its expansion an
@@ -129,16 +133,18 @@ def _tell(sessions: dict[str, _Session], chains: dict[str, str], record: Record)
     session.started = session.started or iso_time(value.get("timestamp"))
     version = value.get("version")
     session.version = session.version or (version if isinstance(version, str) else None)
-    if value.get("isMeta") is True:
-        return
+    if value.get("isMeta") is True or value.get("isCompactSummary") is True:
+        return  # Claude Code's own text (a caveat, its summary of the turns before a compaction)
     if message["role"] == "user" and _LOCAL_OUTPUT.match(_text(message["content"])):
         # A local command's output (/clear, /model...): the command and its output are
         # Claude Code's own, nothing the model was asked.
         if session.messages and _is_command(session.messages[-1]):
             session.messages.pop()
         return
-    if _interrupted(message):
-        return  # Claude Code's note that the user stopped the model: no words of theirs
+    if _interrupted(message) or _notified(message):
+        # Claude Code's note that the user stopped the model, or its notice that a background
+        # command finished: no words of the user's
+        return
     session.messages.append(_typed(message))
 
 
@@ -146,6 +152,9 @@ _INTERRUPTED = re.compile(r"\s*\[Request interrupted by user[^\]]*\]\s*")
 """What Claude Code records when the user stops the model (``for tool use``: during a call)."""
 _LOCAL_OUTPUT = re.compile(r"\s*<local-command-(?:stdout|stderr)>")
 """How Claude Code records what a local command (``/clear``, ``/model``...) printed."""
+_NOTIFICATION = re.compile(r"\s*<task-notification>")
+"""How Claude Code tells the model that a background command finished (its id, output file,
+status and summary), in a user record of its own."""
 
 
 def _text(content: Any) -> str:
@@ -155,13 +164,25 @@ def _text(content: Any) -> str:
     return "\n".join(text for text in texts if isinstance(text, str))
 
 
-def _interrupted(message: Mapping[str, Any]) -> bool:
-    """Whether a message is only Claude Code's note that the user stopped the model."""
+def _user_text(message: Mapping[str, Any]) -> str | None:
+    """A user message's text when it holds nothing else (no tool result), else ``None``."""
     content = message["content"]
     texts_only = isinstance(content, str) or all(
         isinstance(block, dict) and block.get("type") == "text" for block in content
     )
-    return message["role"] == "user" and texts_only and bool(_INTERRUPTED.fullmatch(_text(content)))
+    return _text(content) if message["role"] == "user" and texts_only else None
+
+
+def _interrupted(message: Mapping[str, Any]) -> bool:
+    """Whether a message is only Claude Code's note that the user stopped the model."""
+    text = _user_text(message)
+    return text is not None and bool(_INTERRUPTED.fullmatch(text))
+
+
+def _notified(message: Mapping[str, Any]) -> bool:
+    """Whether a message is Claude Code's notice that a background command finished."""
+    text = _user_text(message)
+    return text is not None and bool(_NOTIFICATION.match(text))
 
 
 def _is_command(message: Mapping[str, Any]) -> bool:
