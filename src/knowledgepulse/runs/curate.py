@@ -533,7 +533,7 @@ def select(
             (``metadata.eval.pass_rate``).
         min_reward: leave out items whose outcome (the ``rank_by`` number; with ``score``,
             the reward) is below it or missing.
-        scorer: scores the items (default: ``TraceValueScorer()``, the bundled model).
+        scorer: scores the items (default: ``TraceValueScorer()``, the static table).
         redact: clean the items of secrets and personal data before scoring: ``True`` by each
             trace's privacy level, or a configured ``Redactor``.
         source: a source's name, or ``None``: recognised from the content (see ``items_of``).
