@@ -335,7 +335,7 @@ def rows_of(data: Any) -> Iterator[Any]:
     # Before iterating: a Polars DataFrame iterates its columns, a RecordBatchReader its batches.
     if arrow.gives_arrow(data):
         return arrow.stream_rows(arrow.arrow_stream(data))
-    if isinstance(data, Iterable):  # row dicts, ReasoningTrace models, a datasets.Dataset
+    if isinstance(data, Iterable):  # row dicts, ReasoningTrace models
         return (_document(row) for row in data)
     raise wrong_setting("data", data, TAKEN + _instead(data), wrong_type=True)
 
