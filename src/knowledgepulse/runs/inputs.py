@@ -214,7 +214,7 @@ gigabytes; below it, reading once is the faster."""
 
 REREAD_FROM_ROWS = 8192
 """The number of rows in memory (a table, a Dataset, a list of row dicts) from which a curation
-run holds each item apart and converts the rows again to write, as :data:`REREAD_FROM_BYTES`
+run holds each item apart and reads the rows again to write, as :data:`REREAD_FROM_BYTES`
 is for files: the rows are held by their owner anyway, but each item's trace, document and
 row copy take 15 KB or more (750 MB for 50,000 chat rows)."""
 
