@@ -180,7 +180,7 @@ def similarity_histogram_option(threshold: str) -> Callable[[Command], Command]:
 _task_field_option = click.option(
     "--task-field",
     metavar="PATH",
-    help="The task each trace is a run of: with --from, a dataset column; else the "
+    help="The task each trace is a run of: a dataset row's column, else the "
     "value at this dotted path of the trace's JSON (metadata.task_id, or any key). "
     "Default: a dataset's task column when one is found, else inferred (the same "
     "objective, or novelty vectors within --task-similarity of the task's best run).",

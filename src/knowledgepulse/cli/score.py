@@ -165,9 +165,9 @@ def score_command(
     PATH is a JSON file (one trace or a list), a JSONL file (one trace a line), either of them
     gzipped (.gz), or - for standard input. Bad records are reported on stderr as
     FILE:LINE: PATH: message and skipped (--annotate writes a bad dataset row back, with
-    kp_error); exit code 1 when there were any. With --from, PATH is an agent framework's
-    file (see kp convert), converted as it is read. --redact (with --annotate) writes the
-    traces with their secrets and personal data redacted.
+    kp_error); exit code 1 when there were any. PATH may be an agent framework's file (see
+    kp convert), recognised or named by --from, converted as it is read. --redact (with
+    --annotate) writes the traces with their secrets and personal data redacted.
     """
     output_format = output_format or report_format(output, ("json", "csv", "html"), "jsonl")
     redactor = redactor_from(options)
@@ -206,8 +206,8 @@ def validate_command(
     """Check traces against the ReasoningTrace schema, without scoring.
 
     Every problem is reported as FILE:LINE: PATH: message; exit code 1 when there were any.
-    With --from, PATH is an agent framework's file, converted and checked as kp score reads it:
-    the traces valid here are the ones kp score scores.
+    An agent framework's file (recognised, or named by --from) is converted and checked as kp
+    score reads it: the traces valid here are the ones kp score scores.
     """
     with ReadProgress.for_sources(paths) as progress:
         done = validate_files(

@@ -30,7 +30,7 @@ _share = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
     help="The group no two sets share: task (the rows' task column or --task-field, else "
     "inferred as kp select infers it: see --task-similarity), domain, or any column of the "
     "rows or dotted path of the trace's JSON (metadata.session_id). A trace without it is a "
-    "group of its own.",
+    "group of its own (by task: the group of its objective).",
 )
 @click.option("--test", "test", type=_share, required=True, metavar="F", help="The test share.")
 @click.option(

@@ -62,8 +62,8 @@ Reread: TypeAlias = Callable[[Collection[int]], Iterator[TraceItem]]
 was); the redaction of the items at the indexes given is counted."""
 
 RowsAgain: TypeAlias = Callable[[], Iterator[Record]]
-"""Every record of a corpus's input files again, in input order, not converted: what writing
-the items' dataset rows back needs (:meth:`Corpus.whole` with ``rows``)."""
+"""Every record of a corpus's input (files, or rows in memory) again, in input order, not
+converted: what writing the items' dataset rows back needs (:meth:`Corpus.whole` with ``rows``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +184,7 @@ class Corpus:
             :func:`score_corpus` and :func:`score_apart` score them): then its cosine bounds
             the item's cosine with every other (:meth:`nearest_cosines`).
         rows_again: for items held apart that are all dataset rows, read unredacted, what
-            reads their files' records again without converting them; ``None``: they are
+            reads their records again without converting them; ``None``: they are
             converted again (:data:`Reread`).
     """
 
@@ -315,8 +315,9 @@ class Corpus:
 def score_corpus(scorer: TraceValueScorer, traces: Sequence[TraceItem]) -> Corpus:
     """Score every trace with leave-one-out novelty; the scorer's cache is neither read nor changed.
 
-    Holds every vector at once (4 bytes per dimension per trace: 1.5 KB with MiniLM; 2 past
-    the exact search's limit, :func:`~knowledgepulse.novelty.cache.index.held_dtype`).
+    Holds every vector at once (4 bytes per dimension per trace: 3.5 KB with the default
+    novelty text; 2 past the exact search's limit,
+    :func:`~knowledgepulse.novelty.cache.index.held_dtype`).
     """
     facts = [Facts.of(loaded) for loaded in traces]
     ids = [loaded.trace.id for loaded in traces]

@@ -10,7 +10,7 @@ One hook per framework, each importing its framework only when it is made::
 Reading a framework's files, exports and dataset rows needs no framework and no scorer: that is
 :mod:`knowledgepulse.sources`, whose ``to_trace`` functions are re-exported here beside the
 hooks (``smolagents`` and ``pydantic_ai`` have no live hook: their runs are read after the fact).
-``spec/integrations.md`` is the contract.
+``docs/integrations.md`` is the contract.
 """
 
 from __future__ import annotations

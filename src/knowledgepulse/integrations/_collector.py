@@ -3,7 +3,7 @@
 A collector sits inside the user's agent run (a LangChain callback, an Agents SDK processor, an
 OpenTelemetry span processor). Whatever goes wrong in it — a payload shape we did not expect, a
 scorer error, the user's own ``on_trace`` raising — is logged and swallowed: the agent's run goes
-on and returns what it returned (``spec/integrations.md``, rule 8).
+on and returns what it returned (``docs/integrations.md``, "Never break the agent").
 
 ``kp.capture`` switches on every importable live hook for the duration of one call. For that,
 each live module (``langchain``, ``openai_agents``, ``otel``) offers

@@ -1,7 +1,7 @@
 """``kp.capture``: score the real steps of any agent function, through the live collectors.
 
 The TypeScript SDK's ``KPCapture.wrap(fn)`` records two made-up steps around the call, which can
-never reach the sharing threshold (``spec/integrations.md``, "Why step-level capture"). This one
+never reach the sharing threshold (the project's specification, "Why step-level capture"). This one
 has the same shape — a decorator, also usable as ``with`` / ``async with`` — but records what the
 agent really did: for the duration of the call it switches on every live collector whose framework
 is installed (``langchain``, ``openai_agents``, ``otel``: each module's ``activate(collector)``,

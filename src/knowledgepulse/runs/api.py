@@ -94,7 +94,7 @@ class ScoreSettings(TraceSettings, total=False):
     """The keyword arguments of :func:`score` and :func:`annotate`, all optional.
 
     Attributes:
-        scorer: scores the items (default: ``TraceValueScorer()``, the bundled model): its
+        scorer: scores the items (default: ``TraceValueScorer()``, the static table): its
             embedder, profiles, threshold, batch size and novelty text.
         min_score: the sharing threshold instead of the scorer's: a score (``0.8``), or a
             percentile of these scores (``"p90"``).
@@ -109,8 +109,8 @@ class ScoreSettings(TraceSettings, total=False):
         task_field: where each item's task is read (a row's column, a trace's dotted path);
             when no item has it, a warning on the ``knowledgepulse`` logger names the keys the
             items do have.
-        source: how ``data`` is read: ``auto`` (default), a format name, or ``None`` for
-            ``ReasoningTrace`` files (see :func:`~knowledgepulse.runs.items_of`).
+        source: how ``data`` is read: a format name, or ``auto`` (default) or ``None``:
+            recognised from the content (see :func:`~knowledgepulse.runs.items_of`).
         options: the domain, confidence and row columns of converted rows; and
             :class:`~knowledgepulse.runs.read.TraceSettings`' keywords, each setting a field
             of it as ``kp``'s options do (``success_field="passed"``: ``--success-field``).

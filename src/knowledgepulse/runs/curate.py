@@ -533,7 +533,7 @@ def select(
             (``metadata.eval.pass_rate``).
         min_reward: leave out items whose outcome (the ``rank_by`` number; with ``score``,
             the reward) is below it or missing.
-        scorer: scores the items (default: ``TraceValueScorer()``, the bundled model).
+        scorer: scores the items (default: ``TraceValueScorer()``, the static table).
         redact: clean the items of secrets and personal data before scoring: ``True`` by each
             trace's privacy level, or a configured ``Redactor``.
         source: a source's name, or ``None``: recognised from the content (see ``items_of``).
@@ -548,7 +548,7 @@ def select(
         reread: hold of each item only what choosing needs (about 1 KB) and read the
             input again for the items written (:meth:`SelectionResult.to_write`): files (not
             standard input), or rows in memory that can be read twice (a table, a
-            ``Dataset``, a list of rows; converted again). The result's items are then held
+            ``Dataset``, a list of rows). The result's items are then held
             apart (:meth:`~knowledgepulse.curation.corpus.Corpus.whole`). For inputs too large
             to hold; ``None``: for files of ``REREAD_FROM_BYTES`` or more and
             ``REREAD_FROM_ROWS`` rows or more in memory (as ``kp`` does).

@@ -214,7 +214,7 @@ gigabytes; below it, reading once is the faster."""
 
 REREAD_FROM_ROWS = 8192
 """The number of rows in memory (a table, a Dataset, a list of row dicts) from which a curation
-run holds each item apart and converts the rows again to write, as :data:`REREAD_FROM_BYTES`
+run holds each item apart and reads the rows again to write, as :data:`REREAD_FROM_BYTES`
 is for files: the rows are held by their owner anyway, but each item's trace, document and
 row copy take 15 KB or more (750 MB for 50,000 chat rows)."""
 
@@ -335,7 +335,7 @@ def rows_of(data: Any) -> Iterator[Any]:
     # Before iterating: a Polars DataFrame iterates its columns, a RecordBatchReader its batches.
     if arrow.gives_arrow(data):
         return arrow.stream_rows(arrow.arrow_stream(data))
-    if isinstance(data, Iterable):  # row dicts, ReasoningTrace models, a datasets.Dataset
+    if isinstance(data, Iterable):  # row dicts, ReasoningTrace models
         return (_document(row) for row in data)
     raise wrong_setting("data", data, TAKEN + _instead(data), wrong_type=True)
 

@@ -210,7 +210,7 @@ def split(
             an item is a run of that task (as :func:`~knowledgepulse.runs.select`'s; default:
             ``INFERRED_TASK_SIMILARITY``).
         scorer: with ``task`` not read, scores the items whose tasks are inferred (default:
-            ``TraceValueScorer()``, the bundled model; without an embedder, the same
+            ``TraceValueScorer()``, the static table; without an embedder, the same
             objective makes a task).
         source: a source's name, or ``None``: recognised from the content.
         options: the domain, confidence and row columns of converted traces.

@@ -316,7 +316,7 @@ class UnreadRows:
     its rows back in input order, each one once. Only the rows read ahead of the writer are held.
     A file's bad records are rows when the file gives rows (one of its items has a row), or when
     no source recognised any of its records (rows of an unknown shape: kept, not lost), or when
-    the output is Parquet; a trace file's are not (they stay problems on stderr only), even
+    the output is Parquet rows; a trace file's are not (they stay problems on stderr only), even
     those before its first trace that no source recognised.
     """
 
@@ -480,10 +480,10 @@ class ItemWriter:
         """A scored item in its own form: a row, else a trace with its quality score.
 
         A row is the item's dataset row with ``columns`` (default: its ``kp_`` columns); in
-        Parquet every item is a row. ``at``: the item's place among the items written (from
-        0), for items given out of order (``kp select``'s picks read again in input order): one
-        given before its turn is put aside, as it will be written, in a temporary file (a few
-        dozen bytes held each) until the items before it are written.
+        Parquet a trace is a row of a table of traces. ``at``: the item's place among the items
+        written (from 0), for items given out of order (``kp select``'s picks read again in input
+        order): one given before its turn is put aside, as it will be written, in a temporary
+        file (a few dozen bytes held each) until the items before it are written.
         """
         if at is not None and at != self._items:
             self._hold(at, scored, columns)

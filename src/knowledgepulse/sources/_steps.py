@@ -3,7 +3,7 @@
 A source reader (OTel spans, LangChain runs, Agents spans, smolagents steps, Pydantic AI
 messages) tells a :class:`StepBuilder` what happened, in any order: thoughts, tool calls the model
 requested, tool executions and their results, the final answer. The builder turns that into the
-``steps`` of a ``ReasoningTrace`` by the rules of ``spec/integrations.md``:
+``steps`` of a ``ReasoningTrace`` by the rules of ``docs/integrations.md``:
 
 * order by start time; ties, and events with no time, keep the order they were told in (tree
   order), an event with no time sitting after the event told before it; a tool's observation

@@ -8,7 +8,7 @@ Pydantic AI keeps a run as a list of messages: a ``request`` (``system-prompt``,
 ``tool-return``, ``retry-prompt``, ``retry-feedback`` parts) alternating with a ``response``
 (``text``, ``thinking``, ``tool-call``, ``builtin-tool-call`` parts). Their JSON
 (``ModelMessagesTypeAdapter.dump_json``) is read without importing pydantic_ai. The mapping
-(``spec/integrations.md``): the first user prompt is the objective; ``thinking`` and ``text`` are
+(``docs/integrations.md``): the first user prompt is the objective; ``thinking`` and ``text`` are
 thoughts, the last response's text the answer; a ``tool-call`` and its ``tool-return`` (same
 ``tool_call_id``) are one tool call and its observation. Evident errors: a ``retry-prompt`` part
 (Pydantic AI before 2.x), a ``tool-return`` whose ``outcome`` is not ``success`` (``retried`` after

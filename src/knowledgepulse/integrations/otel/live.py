@@ -4,7 +4,8 @@ It keeps the spans of each trace it follows until the trace's local root span en
 or a remote one), then converts them with the same rules as the file reader. Memory is bounded:
 at most ``max_spans_per_trace`` spans a trace (later ones are counted, not kept), at most
 ``max_open_traces`` unfinished traces, and an unfinished trace older than ``max_age_s`` seconds
-is dropped. Nothing here ever raises into the instrumented code (``spec/integrations.md`` rule 8).
+is dropped. Nothing here ever raises into the instrumented code (``docs/integrations.md``,
+"Never break the agent").
 """
 
 from __future__ import annotations

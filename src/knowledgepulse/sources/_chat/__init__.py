@@ -8,5 +8,5 @@ Hermes ``<tool_call>`` text (``hermes``). Each module says what its conversation
 envelope, the reading loop) is :class:`~knowledgepulse.sources._chat._row.ChatSource`. Rows come
 from JSON, JSON Lines or Parquet files, or from Python (:func:`knowledgepulse.sources.convert`:
 any iterable of row dicts, a ``datasets.Dataset`` included). Each trace keeps the row it came
-from, so the row can be written back with ``kp_`` columns (``spec/integrations.md``).
+from, so the row can be written back with ``kp_`` columns (``docs/integrations.md``).
 """

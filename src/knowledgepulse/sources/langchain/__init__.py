@@ -6,7 +6,7 @@ From a run (``client.read_run(run_id, load_child_runs=True)``) or its JSON::
 
 From a file (a run with ``child_runs``, a list of runs, or ``{"post": [...], "patch": [...]}``
 batches): ``kp convert --from langsmith FILE``. LangChain's tracer runs and LangSmith's runs share
-one schema, so one mapping serves both (``spec/integrations.md``). Domain and confidence come
+one schema, so one mapping serves both (``docs/integrations.md``). Domain and confidence come
 from the argument, else the run metadata keys ``kp.task_domain`` / ``kp.confidence``
 (``config={"metadata": {...}}``), else the defaults. Nothing here imports ``langchain_core``; the
 live tracer is :mod:`knowledgepulse.integrations.langchain`.

@@ -1,4 +1,4 @@
-"""The spans of one trace, made into a ``ReasoningTrace`` by the rules of ``spec/integrations.md``.
+"""The spans of one trace, made into a ``ReasoningTrace`` by the rules of ``docs/integrations.md``.
 
 The spans are read in tree order (each span's children by start time), so that spans starting at
 the same instant keep the order the tree gives them. The root is the span with no parent; when a

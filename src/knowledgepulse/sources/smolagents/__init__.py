@@ -6,7 +6,7 @@ One line after a run::
 
 smolagents keeps every step of a run in ``agent.memory`` and gives them as plain dicts
 (``RunResult.steps``, ``agent.memory.get_full_steps()``), so nothing here imports smolagents. The
-mapping (``spec/integrations.md``): the ``TaskStep``'s task is the objective; a ``PlanningStep``'s
+mapping (``docs/integrations.md``): the ``TaskStep``'s task is the objective; a ``PlanningStep``'s
 plan and an ``ActionStep``'s ``model_output`` are thoughts; its ``tool_calls`` are tool calls
 (``final_answer`` is the answer, not a tool), ``observations`` their result, and its ``error`` an
 evident error; ``state == "success"`` is success.
