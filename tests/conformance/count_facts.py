@@ -1331,10 +1331,8 @@ def _claude_stream(records: list[dict[str, Any]]) -> list[Run]:
     runs = []
     for session, members in sessions.items():
         facts = _claude_code_run(members, session)
-        result = next(
-            (r for r in records if r.get("type") == "result" and r.get("session_id") == session),
-            None,
-        )
+        results = [r for r in records if r.get("type") == "result" and r["session_id"] == session]
+        result = results[-1] if results else None  # a session of several turns: the last
         if result is not None:
             failed = result.get("is_error") is True or result.get("subtype") != "success"
             facts["success"] = not failed
@@ -1391,9 +1389,7 @@ def codex(path: Path) -> list[Run]:
     message item (a trimmed one) has its user's words in the ``event_msg`` ``user_message``.
     """
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    if "payload" not in records[0] and str(records[0].get("type")).startswith(
-        ("thread.", "turn.", "item.")
-    ):
+    if "payload" not in records[0] and "type" in records[0]:  # no rollout line: exec --json
         return _codex_exec(records)
     timeline, objective, session, said = _Timeline(), None, None, None
     for record in records:
@@ -1428,7 +1424,8 @@ def _codex_exec(records: list[dict[str, Any]]) -> list[Run]:
     first appeared. ``agent_message`` is text; ``command_execution`` a ``shell`` tool, failed
     when its ``exit_code`` is not 0 or its ``status`` is ``failed`` / ``declined``;
     ``file_change`` ``apply_patch`` (failed: ``failed``); ``mcp_tool_call`` ``<server>__<tool>``
-    (failed: an ``error``); ``web_search``; ``todo_list`` ``update_plan``. An ``error`` line or
+    (failed: an ``error``); ``web_search``; ``todo_list`` ``update_plan``. A ``thread.started``
+    of a thread already started (``codex exec resume``) goes on with it. An ``error`` line or
     item is an error, a ``turn.failed`` too unless the error just before said the same. The
     label: the last turn's end (``turn.completed``, ``turn.failed``). No line holds the prompt.
     """
@@ -1436,7 +1433,11 @@ def _codex_exec(records: list[dict[str, Any]]) -> list[Run]:
     turn = 0
     for record in records:
         kind = record["type"]
-        if kind == "thread.started" or not runs:
+        resumed = [r for r in runs if kind == "thread.started" and r[0] == record["thread_id"]]
+        if resumed:  # `codex exec resume`: the same thread again, its later turns
+            runs.remove(resumed[0])
+            runs.append(resumed[0])
+        elif kind == "thread.started" or not runs:
             runs.append((record.get("thread_id"), [], [None]))
         _, items, ended = runs[-1]
         if kind == "turn.started":

@@ -55,6 +55,13 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("codex/agentcmd_codex_exec_json_cat.jsonl", "runs[0].objective"): "'codex run'",
     ("codex/agentcmd_codex_exec_json_file_change.jsonl", "runs[0].objective"): "'codex run'",
     ("codex/agentcmd_codex_exec_json_ls.jsonl", "runs[0].objective"): "'codex run'",
+    ("codex/untether_codex_0.157_resume.jsonl", "runs[0].objective"): "'codex run'",
+    ("codex/untether_codex_0.157_web_search.jsonl", "runs[0].objective"): "'codex run'",
+    ("codex/untether_codex_turn_failed.jsonl", "runs[0].objective"): "'codex run'",
+    # Its second session is an `init` and an error `result`: no message at all.
+    ("claude-code/untether_claude_stream_json_two_sessions.jsonl", "runs[1].objective"): (
+        "'claude-code run'"
+    ),
 }
 """(file, fact) -> what kp gives, and why, for every fact kp gets wrong today."""
 
@@ -108,6 +115,18 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
     ),
     ("codex/agentcmd_codex_exec_json_ls.jsonl", 0): (
         "the objective is a placeholder ('codex run'), not the user's request"
+    ),
+    ("codex/untether_codex_0.157_resume.jsonl", 0): (
+        "the objective is a placeholder ('codex run'), not the user's request"
+    ),
+    ("codex/untether_codex_0.157_web_search.jsonl", 0): (
+        "the objective is a placeholder ('codex run'), not the user's request"
+    ),
+    ("codex/untether_codex_turn_failed.jsonl", 0): (
+        "the objective is a placeholder ('codex run'), not the user's request"
+    ),
+    ("claude-code/untether_claude_stream_json_two_sessions.jsonl", 1): (
+        "the objective is a placeholder ('claude-code run'), not the user's request"
     ),
 }
 """(file, trace index) -> the invariant warnings kp's trace raises today."""

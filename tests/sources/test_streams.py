@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from knowledgepulse.records import Problem
 from knowledgepulse.sources import convert
@@ -295,3 +297,56 @@ def test_a_claude_stream_sub_agents_turns_are_a_trace_of_their_own() -> None:
     ]
     assert traces[1].task.objective == "List the files"
     assert traces[0].outcome.result_summary == "4"
+
+
+CODEX_RESUME = CORPUS / "codex" / "untether_codex_0.157_resume.jsonl"
+CODEX_SEARCH = CORPUS / "codex" / "untether_codex_0.157_web_search.jsonl"
+CODEX_REFUSED = CORPUS / "codex" / "untether_codex_turn_failed.jsonl"
+
+
+def test_a_resumed_codex_thread_is_one_trace_of_its_turns() -> None:
+    """``codex exec resume`` writes ``thread.started`` of the same thread again: one trace, the
+    last turn's message the answer (before, three traces of one id)."""
+    trace = only(convert_file(CODEX_RESUME)).trace
+    assert [step.content for step in trace.steps] == ["Hi!", "Hi again!", "Hi once more!"]
+    assert trace.outcome.result_summary == "Hi once more!"
+
+
+def test_a_codex_web_search_gives_its_query_and_results() -> None:
+    """Codex 0.157 fills a search's query at its end and lists its ``results``."""
+    trace = only(convert_file(CODEX_SEARCH)).trace
+    assert kinds(trace)[:2] == [("tool_call", "web_search"), ("observation", "web_search")]
+    assert trace.steps[0].input == {"query": "codex-cli latest version npm GitHub"}
+    assert "npmjs" in (trace.steps[1].content or "")
+
+
+def test_a_codex_run_refused_before_its_thread_started_is_a_failed_trace() -> None:
+    """A stream of only ``error`` and ``turn.failed`` lines is recognised, each error once."""
+    assert recognise(lines(CODEX_REFUSED)[0]) == "codex"
+    trace = only(convert_file(CODEX_REFUSED)).trace
+    assert [step.type for step in trace.steps] == ["observation", "observation"]
+    assert trace.metadata.success is False
+
+
+def test_the_claude_agent_sdk_messages_as_one_json_list_read_the_same(tmp_path: Path) -> None:
+    """A JSON list of the stream's messages (claude-code-action's execution file) gives the same
+    trace as the JSON Lines stream."""
+    listed = tmp_path / "execution.json"
+    listed.write_text(json.dumps(lines(CLAUDE_STREAM)))
+    assert only(convert_file(listed)).trace == only(convert_file(CLAUDE_STREAM)).trace
+
+
+@given(st.lists(st.sampled_from(["started", "updated"]), max_size=3), st.data())
+def test_earlier_states_of_codex_items_never_add_steps(
+    states: list[str], data: st.DataObject
+) -> None:
+    """Any item.started / item.updated lines before an item's item.completed leave the trace as
+    the completed lines alone make it (a law of the stream)."""
+    records = [r for r in lines(CODEX_LS) if r["type"] != "item.started"]
+    items = [n for n, r in enumerate(records) if r["type"] == "item.completed"]
+    at = data.draw(st.sampled_from(items))
+    earlier = [
+        _item(f"item.{state}", {**records[at]["item"], "status": "in_progress"}) for state in states
+    ]
+    expected = only(list(convert(records))).trace
+    assert only(list(convert(records[:at] + earlier + records[at:]))).trace == expected

@@ -11,13 +11,16 @@ answer; ``command_execution`` a ``shell`` call of its ``command``, answered by i
 or ``declined`` (the next action its error_recovery); ``file_change`` an ``apply_patch`` call of
 its ``changes``, answered by them (an error when ``failed``); ``mcp_tool_call`` a call of
 ``<server>__<tool>`` (the name Codex gives the model) with its ``arguments``, answered by its
-``result`` or ``error``; ``web_search`` a ``web_search`` call of its ``query``; ``todo_list`` an
-``update_plan`` call of its ``items``; an ``error`` item or line an evident error, and
+``result`` or ``error``; ``web_search`` a ``web_search`` call of its ``query`` (else its
+``action``), answered by its ``results`` when it has them; ``todo_list`` an ``update_plan`` call
+of its ``items``; an ``error`` item or line an evident error, and
 ``turn.failed`` a terminal one (once, when the ``error`` line before it said the same).
 
 The stream holds no prompt (``codex exec`` takes it as an argument, and the session's rollout
 file keeps it): the objective is the envelope's placeholder, with a warning that says so.
-Success: the last turn did not fail and ends in the agent's answer.
+A ``thread.started`` of a thread told before (``codex exec resume`` writes it again) goes on
+with that thread: one trace, its turns in order. Success: the last turn did not fail and ends in
+the agent's answer.
 """
 
 from __future__ import annotations
@@ -81,6 +84,8 @@ def recognises(value: Any) -> bool:
         return isinstance(value.get("thread_id"), str)
     if kind.startswith("item."):
         return isinstance(value.get("item"), dict)
+    if kind == "error":  # a run that failed before its thread started
+        return value.keys() == {"type", "message"} and isinstance(value["message"], str)
     return kind.startswith("turn.") and value.keys() <= {"type", "usage", "error"}
 
 
@@ -110,8 +115,14 @@ def _tell(threads: list[_Thread], record: Record) -> None:
             f"{{type: {'|'.join(sorted(EVENTS))}, ...}}",
         )
     kind = value["type"]
-    if kind == "thread.started":  # a stream of its own, even appended to another's file
-        threads.append(_Thread(record, value.get("thread_id") or None))
+    if kind == "thread.started":
+        # `codex exec resume` starts its thread again: the same thread, later turns. Another
+        # id is a stream of its own (appended to another's file).
+        found = value.get("thread_id") or None
+        known = next((thread for thread in threads if found and thread.id == found), None)
+        if known is not None:
+            threads.remove(known)
+        threads.append(known or _Thread(record, found))
         return
     if not threads:  # a stream cut before its first line
         threads.append(_Thread(record))
@@ -229,8 +240,12 @@ def _tell_call(calls: Calls, item: Mapping[str, Any], kind: str, call_id: str | 
             calls.result(
                 name, text if text is not None else result, call_id=call_id, is_error=failed
             )
-    elif kind == "web_search":
-        calls.request("web_search", {"query": item.get("query")}, call_id)
+    elif kind == "web_search":  # Codex 0.15x: the search in its `action`, its `results`
+        action = item.get("action")
+        query = item.get("query") or (action.get("query") if isinstance(action, dict) else None)
+        calls.request("web_search", {"query": query} if query else {"action": action}, call_id)
+        if isinstance(item.get("results"), list):
+            calls.result("web_search", item["results"], call_id=call_id, is_error=failed)
     else:  # todo_list: the plan the agent keeps (Codex's update_plan tool)
         calls.request("update_plan", {"items": item.get("items")}, call_id)
 
