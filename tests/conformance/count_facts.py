@@ -1316,14 +1316,17 @@ def _claude_stream(records: list[dict[str, Any]]) -> list[Run]:
     ``session_id`` (those with a ``parent_tool_use_id`` a ``Task`` sub-agent's own run,
     ``<session_id>/task-<parent_tool_use_id>``), closed by a ``result``: its ``subtype``
     ``success`` without ``is_error`` is the label, its ``result`` text the answer; another is a
-    failure, a terminal error. The prompt given on the command line is in no record.
+    failure, a terminal error; a session of several turns (a stream-json input) has a result a
+    turn, the last one its label. The prompt given on the command line is in no record.
     """
 
     def run_of(r: dict[str, Any]) -> str:
         parent = r.get("parent_tool_use_id")
         return f"{r['session_id']}/task-{parent}" if parent else str(r["session_id"])
 
-    turns = [r for r in records if r.get("type") in ("user", "assistant")]
+    turns = [  # an `isSynthetic` turn is Claude Code's text (its summary after a compaction)
+        r for r in records if r.get("type") in ("user", "assistant") and not r.get("isSynthetic")
+    ]
     sessions = _group(turns, run_of)
     for r in records:  # a session with an init or a result but no turn is a run too
         if r.get("type") == "result" or r.get("subtype") == "init":

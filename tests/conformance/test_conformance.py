@@ -52,6 +52,9 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("claude-code/gleam_sdk_claude_2.1.7_stream_json.jsonl", "runs[0].objective"): (
         "'claude-code run'"
     ),
+    ("claude-code/untether_claude_2.1.285_autocompact.jsonl", "runs[0].objective"): (
+        "'claude-code run'"
+    ),
     ("codex/agentcmd_codex_exec_json_cat.jsonl", "runs[0].objective"): "'codex run'",
     ("codex/agentcmd_codex_exec_json_file_change.jsonl", "runs[0].objective"): "'codex run'",
     ("codex/agentcmd_codex_exec_json_ls.jsonl", "runs[0].objective"): "'codex run'",
@@ -105,6 +108,9 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
     ),
     # The headless streams hold no prompt (see KNOWN_GAPS).
     ("claude-code/gleam_sdk_claude_2.1.7_stream_json.jsonl", 0): (
+        "the objective is a placeholder ('claude-code run'), not the user's request"
+    ),
+    ("claude-code/untether_claude_2.1.285_autocompact.jsonl", 0): (
         "the objective is a placeholder ('claude-code run'), not the user's request"
     ),
     ("codex/agentcmd_codex_exec_json_cat.jsonl", 0): (

@@ -350,3 +350,14 @@ def test_earlier_states_of_codex_items_never_add_steps(
     ]
     expected = only(list(convert(records))).trace
     assert only(list(convert(records[:at] + earlier + records[at:]))).trace == expected
+
+
+def test_a_claude_stream_of_several_turns_and_a_compaction_is_one_trace() -> None:
+    """A stream-json session of four turns (an ``init`` and a ``result`` each): one trace, the
+    last result's text the answer; the ``isSynthetic`` compaction summary is no user's words."""
+    item = only(convert_file(CORPUS / "claude-code" / "untether_claude_2.1.285_autocompact.jsonl"))
+    trace = item.trace
+    assert trace.task.objective == "claude-code run"
+    assert [name for kind, name in kinds(trace) if kind == "tool_call"] == ["Read"] * 3
+    assert trace.outcome.result_summary == "OK."
+    assert not any("continued from a previous" in (step.content or "") for step in trace.steps)
