@@ -361,3 +361,14 @@ def test_a_claude_stream_of_several_turns_and_a_compaction_is_one_trace() -> Non
     assert [name for kind, name in kinds(trace) if kind == "tool_call"] == ["Read"] * 3
     assert trace.outcome.result_summary == "OK."
     assert not any("continued from a previous" in (step.content or "") for step in trace.steps)
+
+
+def test_claude_output_format_json_alone_is_a_trace_of_its_answer(tmp_path: Path) -> None:
+    """``claude -p --output-format json`` writes only the ``result``: its text is the answer."""
+    result = lines(CLAUDE_STREAM)[-1]
+    single = tmp_path / "result.json"
+    single.write_text(json.dumps(result))
+    trace = only(convert_file(single)).trace
+    assert [step.content for step in trace.steps] == ["4"]
+    assert trace.outcome.result_summary == "4"
+    assert trace.metadata.success is True

@@ -32,7 +32,8 @@ dialect of it, its records in ``snake_case``: ``system`` (``init``: the ``sessio
 ``claude_code_version``, ``tools``, ``model``), ``user`` and ``assistant`` records holding the
 same Anthropic ``message`` with the ``session_id`` (a sub-agent's carry the ``Task`` call's
 ``parent_tool_use_id``: a trace of their own, ``<session_id>/task-<parent_tool_use_id>``), and
-the closing ``result``: its ``result`` text is the answer, and an ``is_error`` one or a
+the closing ``result``: its ``result`` text is the answer (a step of its own when no message
+said it: ``--output-format json`` writes the result alone), and an ``is_error`` one or a
 ``subtype`` ``error_*`` (out of turns, an error during execution) a terminal error and a failed
 run. ``stream_event`` records (partial messages) repeat what the complete messages say: left
 out. The prompt given on the command line is no record: the objective is then the envelope's
@@ -339,6 +340,8 @@ def _ended(result: Mapping[str, Any], builder: StepBuilder) -> tuple[bool, str |
     text = text if isinstance(text, str) and text.strip() else None
     failed = result.get("is_error") is True or result.get("subtype") != "success"
     if not failed:
+        if builder.final_answer is None:  # no message said it (`--output-format json`: no message)
+            builder.answer(text)
         return True, text or builder.final_answer
     errors = result.get("errors")
     listed = [e for e in errors if isinstance(e, str)] if isinstance(errors, list) else []
