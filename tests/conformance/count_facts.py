@@ -1428,8 +1428,9 @@ def _codex_exec(records: list[dict[str, Any]]) -> list[Run]:
     when its ``exit_code`` is not 0 or its ``status`` is ``failed`` / ``declined``;
     ``file_change`` ``apply_patch`` (failed: ``failed``); ``mcp_tool_call`` ``<server>__<tool>``
     (failed: an ``error``); ``web_search``; ``todo_list`` ``update_plan``. A ``thread.started``
-    of a thread already started (``codex exec resume``) goes on with it. An ``error`` line or
-    item is an error, a ``turn.failed`` too unless the error just before said the same. The
+    of a thread already started (``codex exec resume``) goes on with it. An ``error`` line is an
+    error, a ``turn.failed`` too unless the error just before said the same; an ``error`` item
+    is Codex's non-fatal notice (a config warning), no error of the run. The
     label: the last turn's end (``turn.completed``, ``turn.failed``). No line holds the prompt.
     """
     runs: list[tuple[str | None, list[Any], list[bool | None]]] = []
@@ -1464,10 +1465,11 @@ def _codex_exec(records: list[dict[str, Any]]) -> list[Run]:
             last = items[-1][1] if items else {}
             if not (
                 kind == "turn.failed"
-                and last.get("type") == "error"
+                and last.get("type") == "error line"
                 and last.get("message") == message
             ):
-                items.append(((turn, f"{kind}{len(items)}"), {"type": "error", "message": message}))
+                line = {"type": "error line", "message": message}
+                items.append(((turn, f"{kind}{len(items)}"), line))
     return [
         _codex_exec_run(items).facts(None, success=ended[0], trace_id=thread_id)
         for thread_id, items, ended in runs
@@ -1489,7 +1491,7 @@ def _codex_exec_run(items: list[tuple[Any, dict[str, Any]]]) -> _Timeline:
             timeline.tool(tools[kind])
         failed = status in ("failed", "declined") and kind != "web_search"
         failed = failed or item.get("exit_code") not in (0, None) or bool(item.get("error"))
-        if kind == "error" or (kind in (*tools, "mcp_tool_call") and failed):
+        if kind == "error line" or (kind in (*tools, "mcp_tool_call") and failed):
             timeline.error()
     return timeline
 

@@ -372,3 +372,14 @@ def test_claude_output_format_json_alone_is_a_trace_of_its_answer(tmp_path: Path
     assert [step.content for step in trace.steps] == ["4"]
     assert trace.outcome.result_summary == "4"
     assert trace.metadata.success is True
+
+
+def test_a_codex_error_item_is_a_notice_left_out_with_a_warning() -> None:
+    """An ``error`` item is Codex's non-fatal notice (a config warning): no step, no error whose
+    next action would be a recovery, and a warning quoting it."""
+    records = lines(CODEX_LS)
+    notice = {"id": "item_5", "type": "error", "message": "Model metadata for `x` not found"}
+    records[2:2] = [_item("item.completed", notice)]
+    item = only(list(convert(records)))
+    assert item.trace == only(convert_file(CODEX_LS)).trace.model_copy(update={"id": item.trace.id})
+    assert any("Model metadata" in warning for warning in item.warnings)

@@ -13,8 +13,10 @@ its ``changes``, answered by them (an error when ``failed``); ``mcp_tool_call`` 
 ``<server>__<tool>`` (the name Codex gives the model) with its ``arguments``, answered by its
 ``result`` or ``error``; ``web_search`` a ``web_search`` call of its ``query`` (else its
 ``action``), answered by its ``results`` when it has them; ``todo_list`` an ``update_plan`` call
-of its ``items``; an ``error`` item or line an evident error, and
-``turn.failed`` a terminal one (once, when the ``error`` line before it said the same).
+of its ``items``; an ``error`` line an evident error, and ``turn.failed`` a terminal one (once,
+when the ``error`` line before it said the same). An ``error`` item is Codex's non-fatal notice
+(a config warning), nothing the agent did: left out, with a warning that quotes it, as are
+item and event types kp does not know.
 
 The stream holds no prompt (``codex exec`` takes it as an argument, and the session's rollout
 file keeps it): the objective is the envelope's placeholder, with a warning that says so.
@@ -54,6 +56,8 @@ EVENTS = frozenset(
 """The ``type`` of a thread event."""
 _CALLS = frozenset({"command_execution", "file_change", "mcp_tool_call", "web_search", "todo_list"})
 """The item types that are tool calls: an agent message after the last of them is the answer."""
+_FAILURE = "turn error"
+"""The type of the entry an ``error`` line or ``turn.failed`` becomes among a thread's items."""
 _FAILED = frozenset({"failed", "declined"})
 """The ``status`` of an item that did not do what the agent asked."""
 NO_PROMPT = (
@@ -73,6 +77,8 @@ class _Thread:
     turns: int = 0
     failed: bool = False
     """Whether the last turn failed (``turn.failed``)."""
+    unknown: set[str] = field(default_factory=set)
+    """The event types kp does not know, left out."""
 
 
 def recognises(value: Any) -> bool:
@@ -146,11 +152,13 @@ def _tell(threads: list[_Thread], record: Record) -> None:
         thread.failed = thread.failed or kind == "turn.failed"
         if kind == "turn.failed" and thread.items:  # the error just told, now known to end it
             key, last = next(reversed(thread.items.items()))
-            if last["type"] == "error" and last.get("message") == text:
+            if last["type"] == _FAILURE and last.get("message") == text:
                 thread.items[key] = {**last, "terminal": True}
                 return
         key = (thread.turns, f"{kind}:{len(thread.items)}")
-        thread.items[key] = {"type": "error", "message": text, "terminal": kind == "turn.failed"}
+        thread.items[key] = {"type": _FAILURE, "message": text, "terminal": kind == "turn.failed"}
+    elif kind != "turn.completed":
+        thread.unknown.add(kind)
 
 
 def _finish(thread: _Thread, options: TraceOptions) -> TraceItem:
@@ -163,14 +171,18 @@ def _finish(thread: _Thread, options: TraceOptions) -> TraceItem:
         default=-1,
     )
     answer_at = -1 if thread.failed else answer_at  # what it said before failing: no answer
-    unread = sorted(
-        {
-            item["type"]
-            for index, item in enumerate(items)
-            if not _tell_item(calls, item, answer=index == answer_at)
-        }
-    )
-    left_out = (f"items of a type kp does not know were left out: {', '.join(unread)}",)
+    unread = {
+        item["type"]
+        for index, item in enumerate(items)
+        if not _tell_item(calls, item, answer=index == answer_at)
+    }
+    notices = [str(item.get("message")) for item in items if item["type"] == "error"]
+    warnings = [NO_PROMPT]
+    if notices:  # Codex's own notices (a config warning): no step of the agent's failed
+        warnings.append(f"{len(notices)} non-fatal error items left out: {notices[0][:200]}")
+    if unread - {"error"} or thread.unknown:
+        left = ", ".join(sorted((unread - {"error"}) | thread.unknown))
+        warnings.append(f"items and events of a type kp does not know were left out: {left}")
     location = thread.first.location
     return assemble(
         builder,
@@ -181,7 +193,7 @@ def _finish(thread: _Thread, options: TraceOptions) -> TraceItem:
         result_summary=builder.final_answer,
         agent_id="codex",
         framework="codex",
-        warnings=(NO_PROMPT, *(left_out if unread else ())),
+        warnings=tuple(warnings),
         source_extra={"dialect": "exec-json"},
         content_hint="codex exec --json writes the items of every turn",
         location=Location(location.file, location.line),
@@ -197,7 +209,7 @@ def _tell_item(calls: Calls, item: Mapping[str, Any], *, answer: bool) -> bool:
         builder.answer(_text(item.get("text")))
     elif kind == "agent_message":
         calls.said(_text(item.get("text")))
-    elif kind == "error":
+    elif kind == _FAILURE:
         builder.error(_text(item.get("message")), terminal=item.get("terminal") is True)
     elif kind in _CALLS:
         _tell_call(calls, item, kind, _text(item.get("id")))
