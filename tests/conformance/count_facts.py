@@ -1255,6 +1255,8 @@ def claude_code(path: Path) -> list[Run]:
     errored``), are one error, which the next action answers.
     """
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    if "session_id" in records[0]:
+        return _claude_stream(records)
     first: dict[str, str] = {}  # a 1.0 sidechain record's uuid -> the uuid its chain starts at
     for r in records:
         if isinstance(r, dict) and r.get("isSidechain") and not r.get("agentId"):
@@ -1309,6 +1311,43 @@ def _claude_code_run(members: list[dict[str, Any]], session: str) -> Run:
     return timeline.facts(objective, trace_id=session)
 
 
+def _claude_stream(records: list[dict[str, Any]]) -> list[Run]:
+    """``claude -p --output-format stream-json``: ``user`` / ``assistant`` records of a
+    ``session_id`` (those with a ``parent_tool_use_id`` a ``Task`` sub-agent's own run,
+    ``<session_id>/task-<parent_tool_use_id>``), closed by a ``result``: its ``subtype``
+    ``success`` without ``is_error`` is the label, its ``result`` text the answer; another is a
+    failure, a terminal error; a session of several turns (a stream-json input) has a result a
+    turn, the last one its label. The prompt given on the command line is in no record.
+    """
+
+    def run_of(r: dict[str, Any]) -> str:
+        parent = r.get("parent_tool_use_id")
+        return f"{r['session_id']}/task-{parent}" if parent else str(r["session_id"])
+
+    turns = [  # an `isSynthetic` turn is Claude Code's text (its summary after a compaction)
+        r for r in records if r.get("type") in ("user", "assistant") and not r.get("isSynthetic")
+    ]
+    sessions = _group(turns, run_of)
+    for r in records:  # a session with an init or a result but no turn is a run too
+        if r.get("type") == "result" or r.get("subtype") == "init":
+            sessions.setdefault(str(r["session_id"]), [])
+    runs = []
+    for session, members in sessions.items():
+        facts = _claude_code_run(members, session)
+        results = [r for r in records if r.get("type") == "result" and r["session_id"] == session]
+        result = results[-1] if results else None  # a session of several turns: the last
+        if result is not None:
+            failed = result.get("is_error") is True or result.get("subtype") != "success"
+            facts["success"] = not failed
+            if failed:
+                facts["errors"] += 1
+                facts["final_answer"] = None
+            elif isinstance(result.get("result"), str):
+                facts["final_answer"] = result["result"]
+        runs.append(facts)
+    return runs
+
+
 _IDE_REQUEST = "## My request for Codex:"
 """Where the user's own words start in a message Codex's IDE extension wraps in its context."""
 _SANDBOX_FAILED = re.compile(r"failed in sandbox .*?exit code: (\d+)", re.DOTALL)
@@ -1353,6 +1392,8 @@ def codex(path: Path) -> list[Run]:
     message item (a trimmed one) has its user's words in the ``event_msg`` ``user_message``.
     """
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    if "payload" not in records[0] and "type" in records[0]:  # no rollout line: exec --json
+        return _codex_exec(records)
     timeline, objective, session, said = _Timeline(), None, None, None
     for record in records:
         payload = record["payload"]
@@ -1378,6 +1419,81 @@ def codex(path: Path) -> list[Run]:
         elif kind.endswith("_call_output") and _codex_failed(payload["output"]):
             timeline.error()
     return [timeline.facts(objective or said, trace_id=session)]
+
+
+def _codex_exec(records: list[dict[str, Any]]) -> list[Run]:
+    """``codex exec --json``: a run a ``thread.started``; each item as it last stood (its
+    ``item.started`` / ``item.updated`` lines are earlier states; ids count in a turn), where it
+    first appeared. ``agent_message`` is text; ``command_execution`` a ``shell`` tool, failed
+    when its ``exit_code`` is not 0 or its ``status`` is ``failed`` / ``declined``;
+    ``file_change`` ``apply_patch`` (failed: ``failed``); ``mcp_tool_call`` ``<server>__<tool>``
+    (failed: an ``error``); ``web_search``; ``todo_list`` ``update_plan``. A ``thread.started``
+    of a thread already started (``codex exec resume``) goes on with it. An ``error`` line is an
+    error, a ``turn.failed`` too unless the error just before said the same; an ``error`` item
+    is Codex's non-fatal notice (a config warning), no error of the run. The
+    label: the last turn's end (``turn.completed``, ``turn.failed``). No line holds the prompt.
+    """
+    runs: list[tuple[str | None, list[Any], list[bool | None]]] = []
+    turn = 0
+    for record in records:
+        kind = record["type"]
+        resumed = [r for r in runs if kind == "thread.started" and r[0] == record["thread_id"]]
+        if resumed:  # `codex exec resume`: the same thread again, its later turns
+            runs.remove(resumed[0])
+            runs.append(resumed[0])
+        elif kind == "thread.started" or not runs:
+            runs.append((record.get("thread_id"), [], [None]))
+        _, items, ended = runs[-1]
+        if kind == "turn.started":
+            turn, ended[0] = turn + 1, None
+        elif kind == "turn.completed":
+            ended[0] = True
+        elif kind.startswith("item."):
+            key = (turn, record["item"].get("id"))
+            found = next((n for n, (k, _) in enumerate(items) if k == key), None)
+            if found is None:
+                items.append((key, record["item"]))
+            else:
+                items[found] = (key, record["item"])
+        elif kind in ("error", "turn.failed"):
+            message = (
+                (record.get("error") or {}).get("message")
+                if kind == "turn.failed"
+                else (record.get("message"))
+            )
+            ended[0] = False if kind == "turn.failed" else ended[0]
+            last = items[-1][1] if items else {}
+            if not (
+                kind == "turn.failed"
+                and last.get("type") == "error line"
+                and last.get("message") == message
+            ):
+                line = {"type": "error line", "message": message}
+                items.append(((turn, f"{kind}{len(items)}"), line))
+    return [
+        _codex_exec_run(items).facts(None, success=ended[0], trace_id=thread_id)
+        for thread_id, items, ended in runs
+    ]
+
+
+def _codex_exec_run(items: list[tuple[Any, dict[str, Any]]]) -> _Timeline:
+    """One ``codex exec`` thread's items, each as it last stood, told in order."""
+    timeline = _Timeline()
+    tools = {"command_execution": "shell", "file_change": "apply_patch"}
+    tools |= {"web_search": "web_search", "todo_list": "update_plan"}
+    for _, item in items:
+        kind, status = item["type"], item.get("status")
+        if kind == "agent_message":
+            timeline.text(item.get("text"))
+        elif kind == "mcp_tool_call":
+            timeline.tool(f"{item['server']}__{item['tool']}")
+        elif kind in tools:
+            timeline.tool(tools[kind])
+        failed = status in ("failed", "declined") and kind != "web_search"
+        failed = failed or item.get("exit_code") not in (0, None) or bool(item.get("error"))
+        if kind == "error line" or (kind in (*tools, "mcp_tool_call") and failed):
+            timeline.error()
+    return timeline
 
 
 def atif(path: Path) -> list[Run]:

@@ -23,13 +23,15 @@ UUID = "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
 
 @pytest.mark.parametrize("path", FILES, ids=lambda path: path.name)
 def test_a_claude_code_session_id_is_kept_in_every_record(path: Path) -> None:
-    """Every record's sessionId comes out of redaction as it went in, at every level."""
+    """Every record's sessionId (``session_id`` in stream-json output) comes out of redaction
+    as it went in, at every level."""
     records = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
-    with_ids = [record for record in records if "sessionId" in record]
+    key = "session_id" if "session_id" in records[0] else "sessionId"
+    with_ids = [record for record in records if key in record]
     assert with_ids
     for level in ("aggregated", "private"):
         for record in with_ids:
-            assert redact_value(record, level)[0]["sessionId"] == record["sessionId"]
+            assert redact_value(record, level)[0][key] == record[key]
 
 
 def test_kp_inspect_shows_the_session_id_its_trace_id_shows() -> None:

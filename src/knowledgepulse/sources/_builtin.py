@@ -195,9 +195,12 @@ class MiniSweAgent(Source):
 
 @register_source("claude-code")
 class ClaudeCode(Source):
-    """Claude Code session JSONL (``type``, ``message``, ``sessionId`` records)."""
+    """Claude Code session JSONL (``sessionId`` records), and its stream-json output."""
 
-    shapes = "Claude Code session JSONL (type, message, sessionId records)"
+    shapes = (
+        "Claude Code session JSONL (type, message, sessionId records), or the stream-json "
+        "that claude -p prints"
+    )
     content_hint = claude_code.CONTENT_HINT
     recognises = staticmethod(claude_code.recognises)
     convert = staticmethod(claude_code.convert_records)
@@ -205,9 +208,12 @@ class ClaudeCode(Source):
 
 @register_source("codex")
 class Codex(Source):
-    """Codex session JSONL (``~/.codex/sessions/.../rollout-*.jsonl``: ``type``, ``payload``)."""
+    """Codex rollouts (``~/.codex/sessions/.../rollout-*.jsonl``), and ``codex exec --json``."""
 
-    shapes = "Codex rollout JSONL (session_meta, response_item, event_msg, turn_context lines)"
+    shapes = (
+        "Codex rollout JSONL (session_meta, response_item, event_msg, turn_context lines), or "
+        "the JSON events codex exec prints"
+    )
     content_hint = codex.CONTENT_HINT
     recognises = staticmethod(codex.recognises)
     convert = staticmethod(codex.convert_records)

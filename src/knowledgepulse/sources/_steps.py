@@ -287,6 +287,10 @@ class StepBuilder:
             return
         self._events.append(_Event(_seconds(at), len(self._events), user=text))
 
+    def no_answer(self) -> None:
+        """The answer told so far was none (the run failed after it): a thought, where told."""
+        self._answer_told_as_step()
+
     def _answer_told_as_step(self) -> None:
         """The answer told so far, if any, as a step where it was told: it was no answer."""
         if self._answer is not None:

@@ -26,6 +26,18 @@ typed is recorded as tags (``<command-message>init is analyzing…</command-mess
 ``isMeta`` record): it is read as typed, ``/init ARGS``. A session file records no
 outcome, so success is whether the session ends in the assistant's answer, as for an unlabelled
 dataset row.
+
+What ``claude -p --output-format stream-json`` prints (the Claude Agent SDK's messages) is a
+dialect of it, its records in ``snake_case``: ``system`` (``init``: the ``session_id``,
+``claude_code_version``, ``tools``, ``model``), ``user`` and ``assistant`` records holding the
+same Anthropic ``message`` with the ``session_id`` (a sub-agent's carry the ``Task`` call's
+``parent_tool_use_id``: a trace of their own, ``<session_id>/task-<parent_tool_use_id>``), and
+the closing ``result``: its ``result`` text is the answer (a step of its own when no message
+said it: ``--output-format json`` writes the result alone), and an ``is_error`` one or a
+``subtype`` ``error_*`` (out of turns, an error during execution) a terminal error and a failed
+run. ``stream_event`` records (partial messages) repeat what the complete messages say: left
+out. The prompt given on the command line is no record: the objective is then the envelope's
+placeholder, with a warning that says so.
 """
 
 from __future__ import annotations
@@ -48,6 +60,13 @@ from knowledgepulse.trace import TraceItem
 CONTENT_HINT = "Claude Code writes the messages of every session into its .jsonl"
 TURNS = frozenset({"user", "assistant"})
 """The record types that carry a message."""
+STREAMED = frozenset({"system", "user", "assistant", "result", "stream_event"})
+"""The record types of ``--output-format stream-json`` (they name the ``session_id``)."""
+NO_PROMPT = (
+    "the objective is a placeholder: claude -p --output-format stream-json does not write the "
+    "prompt it was given (the session's file, ~/.claude/projects/<project>/<session>.jsonl, "
+    "keeps it; kp reads that too)"
+)
 _COMMAND_TAG = re.compile(r"<command-(name|message|args)>([\s\S]*?)</command-\1>")
 """A tag of a slash command's record: its name, Claude Code's status message, its arguments."""
 
@@ -60,10 +79,16 @@ class _Session:
     messages: list[Mapping[str, Any]] = field(default_factory=list)
     started: datetime | None = None
     version: str | None = None
+    streamed: bool = False
+    """Whether it was read from ``stream-json`` output (see the module's docstring)."""
+    result: Mapping[str, Any] | None = None
+    """The stream's closing ``result`` record: how the run ended."""
 
 
 def recognises(value: Any) -> bool:
-    """Whether a file's first record is a Claude Code session record."""
+    """Whether a file's first record is a Claude Code session record, or a stream-json one."""
+    if _streamed(value):
+        return True
     if not isinstance(value, dict):
         return False
     kind = value.get("type")
@@ -99,8 +124,54 @@ def convert_records(
         yield finished(partial(_finish, session_id, session, options), session.first)
 
 
-def _tell(sessions: dict[str, _Session], chains: dict[str, str], record: Record) -> None:
+def _streamed(value: Any) -> bool:
+    """Whether a record is one of ``--output-format stream-json``'s (or the Agent SDK's)."""
+    return (
+        isinstance(value, dict)
+        and value.get("type") in STREAMED
+        and isinstance(value.get("session_id"), str)
+        and "sessionId" not in value
+    )
+
+
+def _from_stream(sessions: dict[str, _Session], record: Record) -> Mapping[str, Any] | None:
+    """A stream-json record as the session record it stands for; ``None`` when it holds none.
+
+    The ``system`` ``init`` record opens its session (its version), the ``result`` closes it.
+    """
     value = record.value
+    session_id = value["session_id"]
+    kind = value["type"]
+    if kind == "system" and value.get("subtype") == "init":
+        session = sessions.setdefault(session_id, _Session(record, streamed=True))
+        version = value.get("claude_code_version")
+        session.version = session.version or (version if isinstance(version, str) else None)
+    elif kind == "result":
+        sessions.setdefault(session_id, _Session(record, streamed=True)).result = value
+    if kind not in TURNS:
+        return None
+    parent = value.get("parent_tool_use_id")
+    if isinstance(parent, str) and parent:  # a sub-agent's turn: the Task call it runs
+        session_id = f"{session_id}/task-{parent}"
+    sessions.setdefault(session_id, _Session(record, streamed=True))
+    return {
+        "type": kind,
+        "message": value.get("message"),
+        "sessionId": session_id,
+        "timestamp": value.get("timestamp"),
+        "isMeta": value.get("isSynthetic") is True,  # Claude Code's text, not the user's
+    }
+
+
+def _tell(sessions: dict[str, _Session], chains: dict[str, str], record: Record) -> None:
+    value = _from_stream(sessions, record) if _streamed(record.value) else record.value
+    if value is not None:
+        _tell_record(sessions, chains, record, value)
+
+
+def _tell_record(
+    sessions: dict[str, _Session], chains: dict[str, str], record: Record, value: Any
+) -> None:
     if not isinstance(value, dict) or not isinstance(value.get("type"), str):
         raise PathError((), f"not a Claude Code session record: {describe_value(value)}")
     agent = value.get("agentId")
@@ -235,18 +306,46 @@ def _command(text: str) -> str:
 def _finish(session_id: str, session: _Session, options: TraceOptions) -> TraceItem:
     builder = StepBuilder()
     told = anthropic.tell(session.messages, builder)
+    success = told.answered and builder.final_answer is not None  # no user turn after it
+    answer = builder.final_answer
+    if session.result is not None:
+        success, answer = _ended(session.result, builder)
+    extra = {"version": session.version} if session.version else {}
     return assemble(
         builder,
         source="claude-code",
         source_id=session_id,
-        success=told.answered and builder.final_answer is not None,  # no user turn after it
+        success=success,
         options=options,
         objective=told.objective,
         created_at=session.started,
-        result_summary=builder.final_answer,
+        result_summary=answer,
         agent_id="claude-code",
         framework="claude-code",
-        source_extra={"version": session.version} if session.version else None,
+        warnings=(NO_PROMPT,) if session.streamed and not told.objective else (),
+        source_extra={**extra, "dialect": "stream-json"} if session.streamed else extra or None,
         content_hint=CONTENT_HINT,
         location=Location(session.first.location.file, session.first.location.line),
     )
+
+
+def _ended(result: Mapping[str, Any], builder: StepBuilder) -> tuple[bool, str | None]:
+    """How a stream's ``result`` record says the run ended: its success and its answer.
+
+    An ``is_error`` result, or a ``subtype`` other than ``success`` (``error_max_turns``,
+    ``error_during_execution``), failed: its text (its ``errors``, else what it says) is a
+    terminal error.
+    """
+    text = result.get("result")
+    text = text if isinstance(text, str) and text.strip() else None
+    failed = result.get("is_error") is True or result.get("subtype") != "success"
+    if not failed:
+        if builder.final_answer is None:  # no message said it (`--output-format json`: no message)
+            builder.answer(text)
+        return True, text or builder.final_answer
+    errors = result.get("errors")
+    listed = [e for e in errors if isinstance(e, str)] if isinstance(errors, list) else []
+    subtype = result.get("subtype")
+    builder.no_answer()  # the last text was said before the run failed: no answer
+    builder.error("\n".join(listed) or text or f"the run ended with {subtype}", terminal=True)
+    return False, None

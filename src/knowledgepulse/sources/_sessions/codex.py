@@ -24,10 +24,14 @@ Codex CLI before its ``{timestamp, type, payload}`` lines (the rollouts of mid-2
 session's ``{id, timestamp, instructions, git}`` as the first line, then each Responses item bare
 (``{"type": "message", ...}``) and ``{"record_type": "state"}`` snapshots between them: read as
 the ``session_meta``, the ``response_item`` lines, and nothing.
+
+What ``codex exec --json`` prints (the Codex SDK's thread events) is read as :mod:`.codex_exec`
+says: a file whose first line is one of its events.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -44,6 +48,7 @@ from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import openai_responses
 from knowledgepulse.sources._chat._text import content_text
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
+from knowledgepulse.sources._sessions import codex_exec
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
 
@@ -87,12 +92,16 @@ class _Session:
 
 
 def recognises(value: Any) -> bool:
-    """Whether a file's first record is a Codex rollout line, or an older rollout's first."""
+    """Whether a file's first record is a rollout's line, or a ``codex exec --json`` event."""
     return (
-        isinstance(value, dict)
-        and value.get("type") in LINES
-        and isinstance(value.get("payload"), dict)
-    ) or _legacy_meta(value)
+        (
+            isinstance(value, dict)
+            and value.get("type") in LINES
+            and isinstance(value.get("payload"), dict)
+        )
+        or _legacy_meta(value)
+        or codex_exec.recognises(value)
+    )
 
 
 def _legacy_meta(value: Any) -> bool:
@@ -124,9 +133,23 @@ def _enveloped(session: _Session, value: Any) -> Any:
 def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
 ) -> Iterator[TraceItem | Problem]:
-    """The one trace of a rollout file's records; a line that cannot be read is a problem."""
+    """The one trace of a rollout file's records; a line that cannot be read is a problem.
+
+    A ``codex exec --json`` stream (its first record one of its events) is read by
+    :func:`codex_exec.convert_records`.
+    """
+    remaining = iter(records)
+    held: list[Record | Problem] = []
+    for item in remaining:  # up to the first record, the one that tells the dialect
+        held.append(item)
+        if isinstance(item, Record):
+            break
+    rest = itertools.chain(held, remaining)
+    if held and isinstance(held[-1], Record) and codex_exec.recognises(held[-1].value):
+        yield from codex_exec.convert_records(rest, options)
+        return
     session: _Session | None = None
-    for item in records:
+    for item in rest:
         if isinstance(item, Problem):
             yield item
             continue

@@ -1,0 +1,385 @@
+"""Coding agents' headless output: ``codex exec --json`` and ``claude -p --output-format
+stream-json``, read as dialects of the ``codex`` and ``claude-code`` sources.
+
+The files are the conformance corpus's real ones (tests/conformance/files, origins and licences
+in SOURCES.md there); variants change or add lines of the shape the real ones have, to reach a
+rule they do not show (a failed command, a failed turn, an error result).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from knowledgepulse.records import Problem
+from knowledgepulse.sources import convert
+from knowledgepulse.sources._invariants import check
+from knowledgepulse.trace import ReasoningTrace, TraceItem
+from tests.sources.helpers import convert_file, recognise, source_of
+
+CORPUS = Path(__file__).parents[1] / "conformance" / "files"
+CODEX_LS = CORPUS / "codex" / "agentcmd_codex_exec_json_ls.jsonl"
+CODEX_PATCH = CORPUS / "codex" / "agentcmd_codex_exec_json_file_change.jsonl"
+CLAUDE_STREAM = CORPUS / "claude-code" / "gleam_sdk_claude_2.1.7_stream_json.jsonl"
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def only(items: list[TraceItem | Problem]) -> TraceItem:
+    """The one trace read, with no problem."""
+    assert [item for item in items if isinstance(item, Problem) and not item.warning] == []
+    (item,) = [item for item in items if isinstance(item, TraceItem)]
+    return item
+
+
+def kinds(trace: ReasoningTrace) -> list[tuple[str, str | None]]:
+    return [(step.type, step.tool.name if step.tool else None) for step in trace.steps]
+
+
+def _item(kind: str, item: dict[str, Any]) -> dict[str, Any]:
+    return {"type": kind, "item": item}
+
+
+def _command(
+    item_id: str, command: str, output: str, code: int | None, status: str
+) -> dict[str, Any]:
+    return {
+        "id": item_id,
+        "type": "command_execution",
+        "command": command,
+        "aggregated_output": output,
+        "exit_code": code,
+        "status": status,
+    }
+
+
+# --- codex exec --json ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", [CODEX_LS, CODEX_PATCH])
+def test_a_codex_exec_stream_is_recognised_as_codex_by_its_first_line(path: Path) -> None:
+    """``thread.started`` (and any thread event) is the codex source's, and no other's."""
+    assert recognise(lines(path)[0]) == "codex"
+    assert recognise({"type": "turn.started"}) == "codex"
+    assert recognise(lines(path)[2]) == "codex"  # a stream cut before its first lines
+
+
+def test_a_codex_exec_stream_is_one_trace_of_its_items_each_told_once() -> None:
+    """The thread id is the trace's; a command's ``item.started`` and ``item.completed`` are one
+    ``shell`` call; reasoning is a thought; the last agent message the answer; success."""
+    item = only(convert_file(CODEX_LS))
+    trace = item.trace
+    assert trace.id == "kp:trace:019a2d7b-7fb8-78e1-8cfa-5bdbe274a3aa"
+    assert kinds(trace) == [
+        ("thought", None),
+        ("tool_call", "shell"),
+        ("observation", "shell"),
+        ("thought", None),
+        ("thought", None),
+    ]
+    assert trace.steps[1].input == {"command": "zsh -lc ls"}
+    assert "hello.txt" in (trace.steps[2].content or "")
+    assert trace.outcome.result_summary.startswith("Found 1 text file `hello.txt`")
+    assert trace.metadata.success is True
+    assert source_of(item)["format"] == "codex"
+
+
+def test_the_codex_exec_objective_is_a_placeholder_that_says_where_the_prompt_is() -> None:
+    """The stream holds no prompt: the placeholder, a warning naming the rollout file, and the
+    invariant that flags a placeholder objective."""
+    item = only(convert_file(CODEX_PATCH))
+    assert item.trace.task.objective == "codex run"
+    assert any("rollout" in warning and "prompt" in warning for warning in item.warnings)
+    assert check(item.trace) == [
+        "the objective is a placeholder ('codex run'), not the user's request"
+    ]
+    assert kinds(item.trace)[1:3] == [("tool_call", "apply_patch"), ("observation", "apply_patch")]
+
+
+@pytest.mark.parametrize(
+    ("code", "status"), [(1, "failed"), (127, "completed"), (None, "declined")]
+)
+def test_a_failed_codex_command_is_an_error_and_the_next_call_recovers(
+    code: int | None, status: str
+) -> None:
+    """A non-zero exit code, or a ``failed`` / ``declined`` status, is an error; the next call is
+    its error_recovery."""
+    records = lines(CODEX_LS)[:2] + lines(CODEX_LS)[3:]  # the reasoning out: a call follows
+    failed = _command("item_9", "bash -lc 'cat nope'", "cat: nope: No such file", code, status)
+    records[2:2] = [
+        _item("item.started", {**failed, "status": "in_progress"}),
+        _item("item.completed", failed),
+    ]
+    trace = only(list(convert(records))).trace
+    assert kinds(trace)[:4] == [
+        ("tool_call", "shell"),
+        ("observation", "shell"),
+        ("error_recovery", "shell"),
+        ("observation", "shell"),
+    ]
+    assert "No such file" in (trace.steps[1].content or "")
+
+
+def test_item_updates_of_one_item_give_one_step_as_it_last_stood() -> None:
+    """``item.updated`` lines (a todo list ticked off) are the same item: one call, its last
+    items."""
+    records = lines(CODEX_LS)
+    plan = {"id": "item_7", "type": "todo_list", "items": [{"text": "ls", "completed": False}]}
+    done = {**plan, "items": [{"text": "ls", "completed": True}]}
+    records[3:3] = [
+        _item("item.started", plan),
+        _item("item.updated", done),
+        _item("item.completed", done),
+    ]
+    trace = only(list(convert(records))).trace
+    plans = [step for step in trace.steps if step.tool and step.tool.name == "update_plan"]
+    assert len(plans) == 1
+    assert plans[0].input == {"items": [{"text": "ls", "completed": True}]}
+
+
+def test_a_failed_codex_turn_is_a_terminal_error_and_a_failed_run() -> None:
+    """``turn.failed`` after the ``error`` line that says the same is one terminal error."""
+    records = lines(CODEX_LS)[:5]
+    message = "stream disconnected before completion"
+    records += [
+        {"type": "error", "message": message},
+        {"type": "turn.failed", "error": {"message": message}},
+    ]
+    trace = only(list(convert(records))).trace
+    assert trace.metadata.success is False
+    errors = [step for step in trace.steps if step.content == message]
+    assert len(errors) == 1
+    assert trace.outcome.result_summary == "failed"
+
+
+def test_an_mcp_call_and_its_error_and_an_unknown_item_are_told() -> None:
+    """An MCP call is ``<server>__<tool>``; its ``error`` fails it; an item type kp does not
+    know is left out with a warning naming it."""
+    records = lines(CODEX_LS)
+    mcp = {
+        "id": "item_8",
+        "type": "mcp_tool_call",
+        "server": "docs",
+        "tool": "search",
+        "arguments": {"q": "x"},
+        "error": {"message": "server offline"},
+        "status": "failed",
+    }
+    records[3:3] = [
+        _item("item.completed", mcp),
+        _item("item.completed", {"id": "item_9", "type": "hologram"}),
+    ]
+    item = only(list(convert(records)))
+    assert kinds(item.trace)[1:3] == [
+        ("tool_call", "docs__search"),
+        ("observation", "docs__search"),
+    ]
+    assert item.trace.steps[2].content == "server offline"
+    assert any("hologram" in warning for warning in item.warnings)
+
+
+# --- claude -p --output-format stream-json ----------------------------------------------------
+
+
+def test_a_claude_stream_json_is_recognised_as_claude_code() -> None:
+    """Its ``system`` ``init`` record, or a message record with a ``session_id``: claude-code."""
+    records = lines(CLAUDE_STREAM)
+    assert recognise(records[0]) == "claude-code"
+    assert recognise(records[1]) == "claude-code"
+
+
+def test_a_claude_stream_json_is_one_trace_its_result_the_answer() -> None:
+    """The session id is the trace's, the ``result`` text the answer, ``success`` the success;
+    the prompt is in no record: the placeholder, with a warning."""
+    item = only(convert_file(CLAUDE_STREAM))
+    trace = item.trace
+    assert trace.id == "kp:trace:1d1e46f9-35c7-4834-b529-846d5bb82288"
+    assert trace.outcome.result_summary == "4"
+    assert trace.metadata.success is True
+    assert trace.task.objective == "claude-code run"
+    assert any("stream-json" in warning for warning in item.warnings)
+    assert source_of(item)["version"] == "2.1.7"
+
+
+def _claude_turns(session: str) -> list[dict[str, Any]]:
+    """A prompt replayed, a failed Bash call, a retry and its result, in stream-json's shape."""
+
+    def record(
+        kind: str, content: list[dict[str, Any]], parent: str | None = None
+    ) -> dict[str, Any]:
+        role = "assistant" if kind == "assistant" else "user"
+        return {
+            "type": kind,
+            "message": {"role": role, "content": content},
+            "parent_tool_use_id": parent,
+            "session_id": session,
+        }
+
+    return [
+        record("user", [{"type": "text", "text": "List the files"}]),
+        record(
+            "assistant",
+            [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "lss"}}],
+        ),
+        record(
+            "user",
+            [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "t1",
+                    "content": "lss: not found",
+                    "is_error": True,
+                }
+            ],
+        ),
+        record(
+            "assistant",
+            [{"type": "tool_use", "id": "t2", "name": "Bash", "input": {"command": "ls"}}],
+        ),
+        record("user", [{"type": "tool_result", "tool_use_id": "t2", "content": "a.txt"}]),
+        record("assistant", [{"type": "text", "text": "One file: a.txt"}]),
+    ]
+
+
+def test_a_failed_claude_stream_tool_result_is_an_error_and_the_retry_recovers() -> None:
+    """``is_error`` tool results are errors, the next call their error_recovery; a replayed
+    prompt is the objective; partial ``stream_event`` records add nothing."""
+    records = lines(CLAUDE_STREAM)
+    session = records[0]["session_id"]
+    partial = {"type": "stream_event", "event": {"type": "message_start"}, "session_id": session}
+    records[1:2] = [partial, *_claude_turns(session)]
+    records[-1] = {**records[-1], "result": "One file: a.txt"}
+    trace = only(list(convert(records))).trace
+    assert trace.task.objective == "List the files"
+    assert [kind for kind, _ in kinds(trace)].count("error_recovery") == 1
+    assert trace.outcome.result_summary == "One file: a.txt"
+    assert check(trace) == []
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        {"subtype": "error_max_turns", "is_error": False, "num_turns": 3},
+        {"subtype": "error_during_execution", "is_error": True, "errors": ["Bash crashed"]},
+        {"subtype": "success", "is_error": True, "result": "API Error: 529 Overloaded"},
+    ],
+)
+def test_a_claude_stream_error_result_is_a_terminal_error_and_a_failed_run(
+    result: dict[str, Any],
+) -> None:
+    """A result whose subtype is an ``error_*`` or whose ``is_error`` is set failed the run."""
+    records = lines(CLAUDE_STREAM)
+    records[-1] = {"type": "result", "session_id": records[0]["session_id"], **result}
+    trace = only(list(convert(records))).trace
+    assert trace.metadata.success is False
+    assert trace.steps[-1].type == "observation"
+    said = result.get("errors", [result.get("result")])[0]
+    assert said is None or trace.steps[-1].content == said
+
+
+def test_a_claude_stream_sub_agents_turns_are_a_trace_of_their_own() -> None:
+    """Records with a ``parent_tool_use_id`` are the ``Task`` sub-agent's: its own trace."""
+    records = lines(CLAUDE_STREAM)
+    session = records[0]["session_id"]
+    sub = [{**record, "parent_tool_use_id": "toolu_task"} for record in _claude_turns(session)]
+    records[2:2] = sub
+    traces = [item.trace for item in convert(records) if isinstance(item, TraceItem)]
+    assert [trace.id for trace in traces] == [
+        f"kp:trace:{session}",
+        f"kp:trace:{session}/task-toolu_task",
+    ]
+    assert traces[1].task.objective == "List the files"
+    assert traces[0].outcome.result_summary == "4"
+
+
+CODEX_RESUME = CORPUS / "codex" / "untether_codex_0.157_resume.jsonl"
+CODEX_SEARCH = CORPUS / "codex" / "untether_codex_0.157_web_search.jsonl"
+CODEX_REFUSED = CORPUS / "codex" / "untether_codex_turn_failed.jsonl"
+
+
+def test_a_resumed_codex_thread_is_one_trace_of_its_turns() -> None:
+    """``codex exec resume`` writes ``thread.started`` of the same thread again: one trace, the
+    last turn's message the answer (before, three traces of one id)."""
+    trace = only(convert_file(CODEX_RESUME)).trace
+    assert [step.content for step in trace.steps] == ["Hi!", "Hi again!", "Hi once more!"]
+    assert trace.outcome.result_summary == "Hi once more!"
+
+
+def test_a_codex_web_search_gives_its_query_and_results() -> None:
+    """Codex 0.157 fills a search's query at its end and lists its ``results``."""
+    trace = only(convert_file(CODEX_SEARCH)).trace
+    assert kinds(trace)[:2] == [("tool_call", "web_search"), ("observation", "web_search")]
+    assert trace.steps[0].input == {"query": "codex-cli latest version npm GitHub"}
+    assert "npmjs" in (trace.steps[1].content or "")
+
+
+def test_a_codex_run_refused_before_its_thread_started_is_a_failed_trace() -> None:
+    """A stream of only ``error`` and ``turn.failed`` lines is recognised, each error once."""
+    assert recognise(lines(CODEX_REFUSED)[0]) == "codex"
+    trace = only(convert_file(CODEX_REFUSED)).trace
+    assert [step.type for step in trace.steps] == ["observation", "observation"]
+    assert trace.metadata.success is False
+
+
+def test_the_claude_agent_sdk_messages_as_one_json_list_read_the_same(tmp_path: Path) -> None:
+    """A JSON list of the stream's messages (claude-code-action's execution file) gives the same
+    trace as the JSON Lines stream."""
+    listed = tmp_path / "execution.json"
+    listed.write_text(json.dumps(lines(CLAUDE_STREAM)))
+    assert only(convert_file(listed)).trace == only(convert_file(CLAUDE_STREAM)).trace
+
+
+@given(st.lists(st.sampled_from(["started", "updated"]), max_size=3), st.data())
+def test_earlier_states_of_codex_items_never_add_steps(
+    states: list[str], data: st.DataObject
+) -> None:
+    """Any item.started / item.updated lines before an item's item.completed leave the trace as
+    the completed lines alone make it (a law of the stream)."""
+    records = [r for r in lines(CODEX_LS) if r["type"] != "item.started"]
+    items = [n for n, r in enumerate(records) if r["type"] == "item.completed"]
+    at = data.draw(st.sampled_from(items))
+    earlier = [
+        _item(f"item.{state}", {**records[at]["item"], "status": "in_progress"}) for state in states
+    ]
+    expected = only(list(convert(records))).trace
+    assert only(list(convert(records[:at] + earlier + records[at:]))).trace == expected
+
+
+def test_a_claude_stream_of_several_turns_and_a_compaction_is_one_trace() -> None:
+    """A stream-json session of four turns (an ``init`` and a ``result`` each): one trace, the
+    last result's text the answer; the ``isSynthetic`` compaction summary is no user's words."""
+    item = only(convert_file(CORPUS / "claude-code" / "untether_claude_2.1.285_autocompact.jsonl"))
+    trace = item.trace
+    assert trace.task.objective == "claude-code run"
+    assert [name for kind, name in kinds(trace) if kind == "tool_call"] == ["Read"] * 3
+    assert trace.outcome.result_summary == "OK."
+    assert not any("continued from a previous" in (step.content or "") for step in trace.steps)
+
+
+def test_claude_output_format_json_alone_is_a_trace_of_its_answer(tmp_path: Path) -> None:
+    """``claude -p --output-format json`` writes only the ``result``: its text is the answer."""
+    result = lines(CLAUDE_STREAM)[-1]
+    single = tmp_path / "result.json"
+    single.write_text(json.dumps(result))
+    trace = only(convert_file(single)).trace
+    assert [step.content for step in trace.steps] == ["4"]
+    assert trace.outcome.result_summary == "4"
+    assert trace.metadata.success is True
+
+
+def test_a_codex_error_item_is_a_notice_left_out_with_a_warning() -> None:
+    """An ``error`` item is Codex's non-fatal notice (a config warning): no step, no error whose
+    next action would be a recovery, and a warning quoting it."""
+    records = lines(CODEX_LS)
+    notice = {"id": "item_5", "type": "error", "message": "Model metadata for `x` not found"}
+    records[2:2] = [_item("item.completed", notice)]
+    item = only(list(convert(records)))
+    assert item.trace == only(convert_file(CODEX_LS)).trace.model_copy(update={"id": item.trace.id})
+    assert any("Model metadata" in warning for warning in item.warnings)
