@@ -488,6 +488,30 @@ def test_a_disk_too_full_for_a_new_cache_is_one_clear_error(
     assert list(tmp_path.iterdir()) == []
 
 
+def open_descriptors() -> set[str]:
+    """This process's open file descriptors (Linux: the entries of /proc/self/fd)."""
+    return set(os.listdir("/proc/self/fd"))
+
+
+needs_proc = pytest.mark.skipif(
+    not os.path.isdir("/proc/self/fd"), reason="counts descriptors in /proc/self/fd"
+)
+
+
+@needs_proc
+def test_a_full_disk_at_each_new_cache_leaves_no_descriptor_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A service that retries on a full disk does not run out of descriptors: each refused
+    file's descriptor is closed."""
+    monkeypatch.setattr(os, "posix_fallocate", no_room)
+    before = open_descriptors()
+    for attempt in range(20):
+        with pytest.raises(CacheFileError, match="the disk has no room"):
+            VectorCache.open(tmp_path / f"c{attempt}.kpcache", dimensions=8, max_elements=100)
+    assert open_descriptors() == before
+
+
 def test_a_save_the_full_disk_cut_says_what_was_not_saved_and_gives_the_room_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

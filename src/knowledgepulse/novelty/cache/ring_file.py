@@ -671,11 +671,14 @@ def create_ring_file(
             f"{Location(str(path))}: cannot create the cache file ({error})"
         ) from None
     try:
-        os.pwrite(descriptor, encode_superblock(layout, model_id, path), 0)
-        for generation, offset in enumerate(COMMIT_OFFSETS):
-            os.pwrite(descriptor, encode_commit(CommitHeader(generation, 0, 0, 0, ttl_ms)), offset)
-        allocate(descriptor, layout.journal_offset, path)
-        os.close(descriptor)
+        try:
+            os.pwrite(descriptor, encode_superblock(layout, model_id, path), 0)
+            for generation, offset in enumerate(COMMIT_OFFSETS):
+                header = encode_commit(CommitHeader(generation, 0, 0, 0, ttl_ms))
+                os.pwrite(descriptor, header, offset)
+            allocate(descriptor, layout.journal_offset, path)
+        finally:  # a full disk too: a service retrying must not run out of descriptors
+            os.close(descriptor)
         if entries is not None:
             ring = RingFile(temporary, writable=True)
             try:
