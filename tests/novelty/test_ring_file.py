@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import signal
@@ -510,6 +511,23 @@ def test_a_full_disk_at_each_new_cache_leaves_no_descriptor_open(
         with pytest.raises(CacheFileError, match="the disk has no room"):
             VectorCache.open(tmp_path / f"c{attempt}.kpcache", dimensions=8, max_elements=100)
     assert open_descriptors() == before
+
+
+@needs_proc
+def test_a_cache_dropped_without_close_leaves_no_descriptor_open(tmp_path: Path) -> None:
+    """A cache opened per request and never closed (a web handler's scorer) gives its file's
+    descriptor back once it is collected, as a Python file object does."""
+    path = tmp_path / "c.kpcache"
+    VectorCache.open(path, dimensions=3, max_elements=4).close()
+    before = open_descriptors()
+    for number in range(20):
+        cache = VectorCache.open(path)
+        cache.add([1.0, float(number), 0.0], id=f"t{number}")
+        cache.flush()
+        del cache
+        gc.collect()
+    assert open_descriptors() == before
+    assert VectorCache.open(path).size == 4  # what was flushed is kept
 
 
 def test_a_save_the_full_disk_cut_says_what_was_not_saved_and_gives_the_room_back(

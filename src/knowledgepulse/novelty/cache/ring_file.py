@@ -17,6 +17,7 @@ import mmap
 import os
 import shutil
 import struct
+import weakref
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -292,6 +293,9 @@ class RingFile:
                     "), or check its permissions, or give another cache file",
                 ) from None
             raise unopenable(self.path, error) from None
+        # A raw descriptor has no finalizer of its own: a cache dropped unclosed (a scorer made
+        # per request, say) would keep it open for ever, and a service would run out of them.
+        self._release = weakref.finalize(self, os.close, self._fd)
         try:
             self.layout, self.model_id = decode_superblock(os.pread(self._fd, PAGE, 0), self.path)
             found = os.fstat(self._fd)
@@ -332,7 +336,7 @@ class RingFile:
                 self._map.close()
             self._map = None
         if self._fd >= 0:
-            os.close(self._fd)
+            self._release()  # closes it, once: the finalizer does nothing after
             self._fd = -1
 
     def reading(self) -> contextlib.AbstractContextManager[CommitHeader]:
