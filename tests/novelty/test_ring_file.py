@@ -530,6 +530,30 @@ def test_a_cache_dropped_without_close_leaves_no_descriptor_open(tmp_path: Path)
     assert VectorCache.open(path).size == 4  # what was flushed is kept
 
 
+@pytest.mark.parametrize(
+    "use",
+    [
+        lambda cache: cache.size,
+        lambda cache: cache.add([0.0, 1.0, 0.0]),
+        lambda cache: cache.nearest([0.0, 1.0, 0.0]),
+        lambda cache: list(cache.entries()),
+        lambda cache: cache.flush(),
+    ],
+    ids=["size", "add", "nearest", "entries", "flush"],
+)
+def test_a_closed_cache_says_so_at_its_next_use(tmp_path: Path, use: Any) -> None:
+    """A cache used after close() (a handler that closed a shared scorer's cache) names the
+    file and the fix, not Python's "file descriptor cannot be a negative integer"."""
+    path = tmp_path / "c.kpcache"
+    with VectorCache.open(path, dimensions=3) as cache:
+        cache.add([1.0, 0.0, 0.0], id="a")
+        cache.flush()
+    with pytest.raises(CacheFileError, match=r"c.kpcache: this cache was closed .* VectorCache"):
+        use(cache)
+    cache.close()  # a second close is no error
+    assert [entry.id for entry in VectorCache.open(path).entries()] == ["a"]
+
+
 def test_a_save_the_full_disk_cut_says_what_was_not_saved_and_gives_the_room_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -563,6 +563,11 @@ class RingFile:
         In a process forked since this file was opened, it is reopened first: the inherited
         descriptor's lock is the parent's, so no flock on it may be taken or released here.
         """
+        if self._fd < 0:  # else Python's "file descriptor cannot be a negative integer"
+            raise CacheFileError(
+                f"{Location(str(self.path))}: this cache was closed (close(), or the end of its "
+                "with block); open the file again for another use: VectorCache.open(path)"
+            )
         if self._pid != os.getpid():
             self.close()
             self._open()
