@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import signal
@@ -486,6 +487,71 @@ def test_a_disk_too_full_for_a_new_cache_is_one_clear_error(
     with pytest.raises(CacheFileError, match=r"c.kpcache: the disk has no room for the cache's"):
         VectorCache.open(path, dimensions=8, max_elements=100)
     assert list(tmp_path.iterdir()) == []
+
+
+def open_descriptors() -> set[str]:
+    """This process's open file descriptors (Linux: the entries of /proc/self/fd)."""
+    return set(os.listdir("/proc/self/fd"))
+
+
+needs_proc = pytest.mark.skipif(
+    not os.path.isdir("/proc/self/fd"), reason="counts descriptors in /proc/self/fd"
+)
+
+
+@needs_proc
+def test_a_full_disk_at_each_new_cache_leaves_no_descriptor_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A service that retries on a full disk does not run out of descriptors: each refused
+    file's descriptor is closed."""
+    monkeypatch.setattr(os, "posix_fallocate", no_room)
+    before = open_descriptors()
+    for attempt in range(20):
+        with pytest.raises(CacheFileError, match="the disk has no room"):
+            VectorCache.open(tmp_path / f"c{attempt}.kpcache", dimensions=8, max_elements=100)
+    assert open_descriptors() == before
+
+
+@needs_proc
+def test_a_cache_dropped_without_close_leaves_no_descriptor_open(tmp_path: Path) -> None:
+    """A cache opened per request and never closed (a web handler's scorer) gives its file's
+    descriptor back once it is collected, as a Python file object does."""
+    path = tmp_path / "c.kpcache"
+    VectorCache.open(path, dimensions=3, max_elements=4).close()
+    before = open_descriptors()
+    for number in range(20):
+        cache = VectorCache.open(path)
+        cache.add([1.0, float(number), 0.0], id=f"t{number}")
+        cache.flush()
+        del cache
+        gc.collect()
+    assert open_descriptors() == before
+    assert VectorCache.open(path).size == 4  # what was flushed is kept
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        lambda cache: cache.size,
+        lambda cache: cache.add([0.0, 1.0, 0.0]),
+        lambda cache: cache.nearest([0.0, 1.0, 0.0]),
+        lambda cache: list(cache.entries()),
+        lambda cache: cache.flush(),
+    ],
+    ids=["size", "add", "nearest", "entries", "flush"],
+)
+def test_a_closed_cache_says_so_at_its_next_use(tmp_path: Path, use: Any) -> None:
+    """A cache used after close() (a handler that closed a shared scorer's cache) names the
+    file and the fix, not Python's "file descriptor cannot be a negative integer"."""
+    path = tmp_path / "c.kpcache"
+    with VectorCache.open(path, dimensions=3) as cache:
+        cache.add([1.0, 0.0, 0.0], id="a")
+        cache.flush()
+    with pytest.raises(CacheFileError, match=r"c.kpcache: this cache was closed .* VectorCache"):
+        use(cache)
+    cache.close()  # a second close is no error
+    assert [entry.id for entry in VectorCache.open(path).entries()] == ["a"]
 
 
 def test_a_save_the_full_disk_cut_says_what_was_not_saved_and_gives_the_room_back(

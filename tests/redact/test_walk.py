@@ -368,3 +368,17 @@ def test_a_secret_as_a_key_is_cleaned_and_no_path_names_it(level: str) -> None:
     assert {1, 3} <= set(redacted["metadata"].values())
     assert {"note": "mail [REDACTED:api_key]"} in redacted["steps"][0].values()
     assert sorted(value for value in redacted.values() if isinstance(value, int)) == [2]
+
+
+def test_redacting_ever_new_keys_keeps_a_bounded_cache_of_key_names() -> None:
+    """A service redacting every run, whose payloads key maps by ids, does not keep every key it
+    has seen: the cache of which keys name a secret is bounded, and judges as before."""
+    bound = names_secret.cache_info().maxsize
+    assert bound is not None
+    names_secret.cache_clear()
+    orders = {f"order-{number:06d}": {"sku": "A1"} for number in range(bound + 100)}
+    document = _trace(input={**orders, "db_password": "hunter2"})
+    redacted, _ = redact_document(document, "aggregated")
+    assert names_secret.cache_info().currsize <= bound
+    assert redacted["input"]["db_password"] != "hunter2"
+    assert redacted["input"]["order-000000"] == {"sku": "A1"}

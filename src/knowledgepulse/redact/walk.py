@@ -12,7 +12,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import cache, partial
+from functools import lru_cache, partial
 from typing import Any, Literal, cast
 
 import orjson
@@ -73,7 +73,8 @@ ID_TYPE = "id"
 TRACE_PREFIX = "kp:trace:"
 
 
-@cache
+# Bounded: a service redacting every run sees keys without end (maps keyed by ids, say).
+@lru_cache(maxsize=4096)
 def names_secret(key: str) -> bool:
     """Whether ``key`` names a secret: ends in one (``X-Api-Key``), not holds one (``author``)."""
     if _PASS_WORD.search(key.strip()) is not None:

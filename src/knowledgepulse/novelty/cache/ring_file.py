@@ -17,6 +17,7 @@ import mmap
 import os
 import shutil
 import struct
+import weakref
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -292,6 +293,9 @@ class RingFile:
                     "), or check its permissions, or give another cache file",
                 ) from None
             raise unopenable(self.path, error) from None
+        # A raw descriptor has no finalizer of its own: a cache dropped unclosed (a scorer made
+        # per request, say) would keep it open for ever, and a service would run out of them.
+        self._release = weakref.finalize(self, os.close, self._fd)
         try:
             self.layout, self.model_id = decode_superblock(os.pread(self._fd, PAGE, 0), self.path)
             found = os.fstat(self._fd)
@@ -332,7 +336,7 @@ class RingFile:
                 self._map.close()
             self._map = None
         if self._fd >= 0:
-            os.close(self._fd)
+            self._release()  # closes it, once: the finalizer does nothing after
             self._fd = -1
 
     def reading(self) -> contextlib.AbstractContextManager[CommitHeader]:
@@ -559,6 +563,11 @@ class RingFile:
         In a process forked since this file was opened, it is reopened first: the inherited
         descriptor's lock is the parent's, so no flock on it may be taken or released here.
         """
+        if self._fd < 0:  # else Python's "file descriptor cannot be a negative integer"
+            raise CacheFileError(
+                f"{Location(str(self.path))}: this cache was closed (close(), or the end of its "
+                "with block); open the file again for another use: VectorCache.open(path)"
+            )
         if self._pid != os.getpid():
             self.close()
             self._open()
@@ -671,11 +680,14 @@ def create_ring_file(
             f"{Location(str(path))}: cannot create the cache file ({error})"
         ) from None
     try:
-        os.pwrite(descriptor, encode_superblock(layout, model_id, path), 0)
-        for generation, offset in enumerate(COMMIT_OFFSETS):
-            os.pwrite(descriptor, encode_commit(CommitHeader(generation, 0, 0, 0, ttl_ms)), offset)
-        allocate(descriptor, layout.journal_offset, path)
-        os.close(descriptor)
+        try:
+            os.pwrite(descriptor, encode_superblock(layout, model_id, path), 0)
+            for generation, offset in enumerate(COMMIT_OFFSETS):
+                header = encode_commit(CommitHeader(generation, 0, 0, 0, ttl_ms))
+                os.pwrite(descriptor, header, offset)
+            allocate(descriptor, layout.journal_offset, path)
+        finally:  # a full disk too: a service retrying must not run out of descriptors
+            os.close(descriptor)
         if entries is not None:
             ring = RingFile(temporary, writable=True)
             try:

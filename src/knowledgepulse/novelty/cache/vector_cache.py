@@ -421,7 +421,11 @@ class VectorCache:
                 )
 
     def close(self) -> None:
-        """Release a ring file (unsaved additions are dropped: :meth:`flush` first)."""
+        """Release a ring file (unsaved additions are dropped: :meth:`flush` first).
+
+        A later use of a ring-file cache raises :class:`~knowledgepulse.errors.CacheFileError`;
+        a cache dropped unclosed is released when it is collected.
+        """
         if isinstance(self._store, FileRing):
             self._store.ring.close()
 
