@@ -27,6 +27,14 @@ def test_a_number_and_a_percentile_are_both_accepted() -> None:
     assert str(MinScore.parse("P90")) == "p90"
 
 
+def test_the_ends_p0_and_p100_are_the_lowest_and_highest_score_and_no_scores_give_0() -> None:
+    """p0 and p100 are accepted (the range's ends); with no scores a percentile resolves to 0."""
+    scores = [0.4, 0.1, 0.3]
+    assert MinScore.parse("p0").resolve(scores) == min(scores)
+    assert MinScore.parse("p100").resolve(scores) == max(scores)
+    assert MinScore.parse("p90").resolve([]) == 0.0
+
+
 @pytest.mark.parametrize("text", ["p101", "1.5", "-0.1", "nan", "high", "p"])
 def test_anything_else_is_refused_saying_what_is_accepted(text: str) -> None:
     """Out of range or not a number: an error naming both accepted forms."""

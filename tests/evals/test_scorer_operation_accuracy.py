@@ -267,6 +267,15 @@ def test_diagnosis_lists_unexpected_operations() -> None:
     ]
 
 
+def test_an_extra_operation_beside_every_expected_one_is_only_listed_as_unexpected() -> None:
+    """All expected matched and one more made: no summary line says nothing was expected."""
+    expected = [op("delete", "b1", page="p1")]
+    case = make_case(PAGES, actual=[*expected, op("delete", "b2", page="p1")], expected=expected)
+    assert diagnose("operation-accuracy", case) == [
+        "actual.operations[1] (delete block 'b2' on page 'p1'): unexpected; nothing asks for it",
+    ]
+
+
 @given(cases(known_types_only=True))
 def test_actual_equal_to_expected_scores_one(case: Case) -> None:
     """Whatever the operations, doing exactly what was expected scores 1.0."""

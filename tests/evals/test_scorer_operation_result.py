@@ -133,3 +133,13 @@ def test_diagnosis_names_skipped_operations_then_content() -> None:
         "actual operations, blocks joined with newlines)",
         "Page 'p1': Pattern 'Checkout' not found in content: 'Add to Basket\\nYour Cart is empty'",
     ]
+
+
+def test_diagnosis_of_operations_that_all_fail_to_apply_does_not_say_none_were_made() -> None:
+    """A rate of 0 from skipped operations names them; 'made no operations' is for none made."""
+    case = make_case(PAGES, actual=[op("update", "b7", content="x")], patterns=["Cart"])
+    assert diagnose("operation-result", case) == [
+        "0 of 1 actual operations could be applied (applicationSuccessRate 0, weight 0.6)",
+        "actual.operations[0] (update block 'b7') not applicable: target does not resolve: "
+        "block 'b7' is not on page 'p1'",
+    ]

@@ -65,6 +65,7 @@ def test_max_acceptable_ms_has_no_default() -> None:
         (-5, "got -5; expected greater than 0"),
         ("2000", 'got "2000"; expected a valid number'),
         (True, "got true; expected a valid number"),
+        (float("inf"), "NaN and infinite numbers are not allowed"),
     ],
 )
 def test_max_acceptable_ms_must_be_a_positive_number(value: object, message: str) -> None:
@@ -102,3 +103,20 @@ def test_the_diagnosis_names_the_suite_parameter_as_the_yaml_spells_it() -> None
 
     assert "max_acceptable_ms" in ResponseTime.diagnosis_check
     assert "maxAcceptableMs" not in ResponseTime.diagnosis_check
+
+
+@pytest.mark.parametrize("given", [-5, "fast"])
+def test_a_duration_that_is_no_number_is_named_in_the_error(given: object) -> None:
+    """An output's durationMs that is no number >= 0 is an error naming it, not taken for absent."""
+    scorer = get_scorer_class("response-time").from_params({"max_acceptable_ms": 2000})
+    result = scorer.evaluate({"durationMs": given}, None, [])
+    assert result.score is None
+    assert result.error is not None
+    assert result.error.startswith(f"actual.durationMs is {given!r}, not a number >= 0; fix it")
+
+
+def test_a_duration_exactly_at_the_limit_passes() -> None:
+    """``durationMs <= max``: at the limit the score is 1 and the details say passed."""
+    result = evaluate("response-time", make_case(PAGES, duration_ms=2000), max_acceptable_ms=2000)
+    assert result.score == 1.0
+    assert result.details == {"responseTimeMs": 2000, "maxAcceptableMs": 2000, "passed": True}

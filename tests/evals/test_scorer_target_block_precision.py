@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from knowledgepulse.evals.scorer import ScoreResult, get_scorer_class
+from knowledgepulse.evals.scorers.target_block_precision import ordinal
 from tests.evals.builders import diagnose, evaluate, make_case, op, page
 
 PAGES = [page("p1", b1="one", b2="two", b3="three")]
@@ -28,6 +29,14 @@ def _counts(result: ScoreResult) -> tuple[int, int]:
 def test_default_threshold_is_0_75() -> None:
     """The guide's threshold: 75%."""
     assert get_scorer_class("target-block-precision").default_threshold == 0.75
+
+
+def test_other_indices_and_no_block_ids_are_not_the_same_target() -> None:
+    """Two missing targetBlockIds are not equal: indices 0 and 1 name two blocks, so wrong."""
+    result = _score([op("delete", index=1)], [op("delete", index=0)])
+    assert (result.score, _counts(result)) == (0.0, (0, 1))
+    by_id = _score([op("delete", "b2")], [op("delete", index=0)])
+    assert (by_id.score, _counts(by_id)) == (0.0, (0, 1))
 
 
 def test_kth_expected_pairs_with_kth_actual_of_its_type() -> None:
@@ -199,3 +208,12 @@ def test_the_pairing_rule_is_told_with_the_type_of_the_first_wrong_target() -> N
     first = diagnose("target-block-precision", case)[0]
     assert first.startswith("0 of 1 targets correct")
     assert "the k-th expected delete on a page with the k-th actual delete there" in first
+
+
+def test_ordinals_follow_english_including_the_teens() -> None:
+    """1st 2nd 3rd 4th; 11th-13th are teens; 21st, 112th: the diagnosis's k-th, spelt right."""
+    numbers = (1, 2, 3, 4, 10, 11, 12, 13, 20, 21, 22, 23, 101, 111, 112, 121)
+    assert [ordinal(n) for n in numbers] == [
+        *("1st", "2nd", "3rd", "4th", "10th", "11th", "12th", "13th", "20th"),
+        *("21st", "22nd", "23rd", "101st", "111th", "112th", "121st"),
+    ]

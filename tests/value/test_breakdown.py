@@ -16,7 +16,7 @@ from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace import ReasoningTrace
 from knowledgepulse.value import ScoringWeights, TraceValueScorer
 from knowledgepulse.value.profiles import weight_text
-from tests.builders import make_trace, step, steps
+from tests.builders import make_trace, step, steps, trace_json
 
 KEYS_BEFORE_INPUTS = [
     "id",
@@ -110,14 +110,16 @@ def test_steps_past_twenty_are_reported_but_not_counted() -> None:
 
 def test_explain_shows_every_dimensions_inputs() -> None:
     """Under each dimension's line are the numbers its formula took, checkable by hand."""
-    text = TraceValueScorer(embedder=None).score(recovering_trace()).explain()
+    breakdown = TraceValueScorer(embedder=None).score(recovering_trace())
+    text = breakdown.explain()
     assert (
         "    4 of 4 step types: 4/4 x 0.5 = 0.5000; 1 error recovery: +0.3; "
         "5 steps (counted up to 20): 5/20 x 0.2 = 0.0500" in text
     )
     assert "    2 distinct tools over 5 steps: min(1, 2/5 x 3)" in text
     assert "    confidence 0.8000 x 0.3 (failed)" in text
-    assert "    no embedder, so 0.5" in text
+    assert breakdown.novelty.reason
+    assert f"    no embedder, so 0.5: {breakdown.novelty.reason}\n" in text
 
 
 def test_explain_names_the_nearest_trace_and_the_windows_read() -> None:
@@ -223,3 +225,117 @@ def test_a_weight_is_shown_with_every_decimal_it_has() -> None:
         "0.00",
         "1.00",
     ]
+
+
+KINDS = st.sampled_from(["thought", "tool_call", "observation", "error_recovery"])
+
+
+@given(kinds=st.integers(1, 40).flatmap(lambda n: st.lists(KINDS, min_size=n, max_size=n)))
+def test_the_explained_complexity_terms_add_up_to_the_complexity(kinds: list[str]) -> None:
+    """The step-type, recovery and step-count terms explain() shows give C, steps past 20 too."""
+    breakdown = TraceValueScorer(embedder=None).score(make_trace(step_list=steps(*kinds)))
+    line = breakdown.explain().splitlines()[3]
+    found = re.fullmatch(
+        r"    (\d) of 4 step types: \1/4 x 0\.5 = (\d\.\d{4}); (?:.*: \+(0\.3|0)); "
+        r"\d+ steps? \(counted up to 20\): (\d+)/20 x 0\.2 = (\d\.\d{4})",
+        line,
+    )
+    assert found, line
+    types, variety, recovery, counted, length = found.groups()
+    assert (int(types), int(counted)) == (len(set(kinds)), min(len(kinds), 20))
+    total = min(1.0, float(variety) + float(recovery) + float(length))
+    assert abs(total - breakdown.dimensions.complexity) <= 1e-4
+
+
+@given(kinds=st.lists(KINDS, min_size=1, max_size=8), places=st.integers(0, 3))
+def test_to_dict_puts_every_fractional_number_through_the_rounding(
+    kinds: list[str], places: int
+) -> None:
+    """Each float of the row, the overrides' before and after included, is the rounding's."""
+    trace = make_trace(confidence=0.77, step_list=steps(*kinds, ("tool_call", "search")))
+    row = (
+        TraceValueScorer(embedder=None)
+        .score(trace)
+        .to_dict(rounding=lambda number: round(number, places))
+    )
+
+    def leaves(value: object) -> list[object]:
+        if isinstance(value, dict):
+            return [leaf for item in value.values() for leaf in leaves(item)]
+        if isinstance(value, list):
+            return [leaf for item in value for leaf in leaves(item)]
+        return [value]
+
+    assert row["override_effects"], "the one tool fires rule 3, so there are effects to round"
+    floats = [leaf for leaf in leaves(row) if type(leaf) is float]
+    assert floats
+    assert all(round(leaf, places) == leaf for leaf in floats)
+
+
+def test_a_nearest_trace_at_cosine_zero_is_reported_at_zero() -> None:
+    """A cosine of exactly 0 (no shared word) is 0 in the row and the text: not taken for absent."""
+    scorer = TraceValueScorer(embedder=HashingEmbedder(), novelty_text="windows")
+    scorer.score(make_trace(trace_id="kp:trace:a", objective="alpha", step_list=steps("thought")))
+    second = make_trace(trace_id="kp:trace:b", objective="omega", step_list=[step(0, "thought")])
+    breakdown = scorer.score(second)
+    assert (breakdown.novelty.nearest_id, breakdown.novelty.similarity) == ("kp:trace:a", 0.0)
+    row = breakdown.to_dict()
+    assert (row["nearest_trace"], row["nearest_similarity"]) == ("kp:trace:a", 0.0)
+    assert row["inputs"]["novelty"]["similarity"] == 0.0
+    assert (
+        "most similar: kp:trace:a at cosine 0.0000; "
+        "novelty = 1 - cosine, clamped to [0, 1] = 1.0000" in breakdown.explain()
+    )
+
+
+@given(
+    kinds=st.lists(st.tuples(KINDS, st.sampled_from([None, "search", "sql"])), min_size=1),
+    success=st.booleans(),
+    confidence=st.floats(0.0, 1.0),
+)
+def test_each_dimension_is_the_specs_formula_on_its_inputs(
+    kinds: list[tuple[str, str | None]], success: bool, confidence: float
+) -> None:
+    """The inputs a row gives are the formulas' operands: C, D and O follow from them alone."""
+    trace = make_trace(
+        success=success,
+        confidence=confidence,
+        step_list=[step(n, kind, tool=tool) for n, (kind, tool) in enumerate(kinds)],
+    )
+    breakdown = TraceValueScorer(embedder=None).score(trace)
+    c, d, o = (breakdown.inputs[name] for name in DIMENSIONS_FROM_COUNTS)
+    recovery = 0.3 if c["error_recoveries"] > 0 else 0.0
+    assert (
+        abs(
+            breakdown.dimensions.complexity
+            - min(
+                1.0,
+                c["step_types"] / c["step_types_possible"] * 0.5
+                + recovery
+                + c["steps_counted"] / c["step_cap"] * 0.2,
+            )
+        )
+        <= 1e-12
+    )
+    expected_d = min(1.0, d["distinct_tools"] / max(1, d["steps"]) * 3)
+    assert abs(breakdown.dimensions.tool_diversity - expected_d) <= 1e-12
+    assert o["success_factor"] == (1.0 if success else 0.3)
+    assert abs(breakdown.dimensions.outcome_confidence - o["confidence"] * o["success_factor"]) <= (
+        1e-12
+    )
+
+
+DIMENSIONS_FROM_COUNTS = ("complexity", "tool_diversity", "outcome_confidence")
+
+
+def test_the_outcome_line_says_where_a_converted_traces_confidence_came_from() -> None:
+    """A converted trace's confidence origin follows its arithmetic; a plain trace's says none."""
+    converted = trace_json(confidence=0.4)
+    converted["metadata"]["source"] = {"confidence_source": "argument", "domain_source": "default"}
+    scorer = TraceValueScorer(embedder=None)
+    lines = scorer.score(converted).explain().splitlines()
+    assert "    confidence 0.4000 x 1.0 (succeeded); the confidence is as given" in lines
+    assert "  profile 'default' (domain 'testing', the default: the source records none)" in lines
+    plain = scorer.score(trace_json(confidence=0.4)).explain().splitlines()
+    assert "    confidence 0.4000 x 1.0 (succeeded)" in plain
+    assert "  profile 'default' (domain 'testing')" in plain

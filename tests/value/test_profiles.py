@@ -6,6 +6,8 @@ import math
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from knowledgepulse.errors import ProfileError
 from knowledgepulse.value.profiles import (
@@ -56,6 +58,7 @@ def test_registered_profile_is_selected_by_its_domain() -> None:
     [
         ((0.5, 0.5, 0.5, 0.5), "sum to 1.0"),
         ((1.2, -0.2, 0.0, 0.0), "in \\[0, 1\\]"),
+        ((1.5, 0.0, 0.0, 0.0), "'complexity' must be in \\[0, 1\\], got 1.5"),
         ((math.nan, 0.5, 0.25, 0.25), "in \\[0, 1\\]"),
         ((True, 0.0, 0.0, 0.0), "must be a number"),
     ],
@@ -73,6 +76,40 @@ def test_sum_tolerance_is_one_in_a_billion() -> None:
     ScoringWeights(0.1, 0.2, 0.3, 0.4 + 5e-10)
     with pytest.raises(ProfileError):
         ScoringWeights(0.1, 0.2, 0.3, 0.4 + 1e-8)
+
+
+@given(st.lists(st.floats(0.01, 1.0), min_size=4, max_size=4), st.floats(0.5, 0.99))
+def test_weights_summing_to_one_are_accepted_and_any_fewer_are_refused(
+    raw: list[float], scale: float
+) -> None:
+    """Normalised weights are a profile; the same scaled below 1 are refused by their sum."""
+    total = math.fsum(raw)
+    weights = [value / total for value in raw]
+    assert ScoringWeights(*weights).as_tuple() == tuple(weights)
+    with pytest.raises(ProfileError, match=r"sum to 1\.0"):
+        ScoringWeights(*(value * scale for value in weights))
+
+
+WEIGHTS = {"complexity": 0.25, "novelty": 0.35, "tool_diversity": 0.15, "outcome_confidence": 0.25}
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({**WEIGHTS, "threshold": 0.0}, "^legal: unknown threshold "),
+        ({**WEIGHTS, "noveltyy": 0.0}, "unknown noveltyy .*Did you mean 'novelty'\\?$"),
+        (
+            {k: v for k, v in WEIGHTS.items() if k != "novelty"},
+            "^legal: missing novelty \\(a profile gives exactly",
+        ),
+    ],
+)
+def test_a_mapping_with_a_name_too_many_or_too_few_is_refused_naming_it(
+    data: dict[str, float], message: str
+) -> None:
+    """Valid weights do not excuse an extra or a missing name; an extra is matched to a name."""
+    with pytest.raises(ProfileError, match=message):
+        ScoringWeights.from_mapping(data, name="legal")
 
 
 def test_mapping_with_a_misspelt_name_is_refused() -> None:
@@ -103,6 +140,14 @@ def test_changing_an_existing_profile_needs_replace() -> None:
         registry.register("finance", new)
     registry.register("finance", new, replace=True)
     assert registry["finance"] == new
+
+
+def test_registering_the_same_weights_again_needs_no_replace() -> None:
+    """Only a change needs replace=True: registering a profile's own weights again is harmless."""
+    registry = ProfileRegistry()
+    registry.register("legal", WEIGHTS)
+    assert registry.register("legal", dict(WEIGHTS)) == ScoringWeights(**WEIGHTS)
+    assert registry.register("finance", BUILTIN_PROFILES["finance"]) == BUILTIN_PROFILES["finance"]
 
 
 def test_registries_are_independent() -> None:

@@ -166,6 +166,19 @@ def test_shareable_follows_the_threshold() -> None:
     assert TraceValueScorer(embedder=None, threshold=0.5).score(make_trace()).shareable
 
 
+@given(kinds=st.lists(st.sampled_from(["thought", "tool_call", "error_recovery"]), min_size=1))
+def test_a_score_exactly_at_the_threshold_reaches_it(kinds: list[str]) -> None:
+    """Reaching is ``score >= threshold``: a score equal to it is shareable, one below is not."""
+    trace = make_trace(step_list=steps(*kinds))
+    score = TraceValueScorer(embedder=None).score(trace).score
+    at = TraceValueScorer(embedder=None, threshold=score).score(trace)
+    above = math.nextafter(score, math.inf)  # N = 0.5 without an embedder: scores stay < 1
+    below = TraceValueScorer(embedder=None, threshold=above).score(trace)
+    assert (at.shareable, below.shareable) == (True, False)
+    assert f"(reaches the sharing threshold {score})" in at.explain().splitlines()[0]
+    assert f"(below the sharing threshold {above})" in below.explain().splitlines()[0]
+
+
 def test_a_mapping_is_validated_before_scoring() -> None:
     """Parsed JSON can be scored directly; invalid JSON raises with the path."""
     from knowledgepulse.errors import TraceValidationError

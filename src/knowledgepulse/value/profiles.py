@@ -151,8 +151,8 @@ class ProfileRegistry(Mapping[str, ScoringWeights]):
         """Add a profile for ``domain`` (weights validated); returns the weights stored.
 
         Raises:
-            ProfileError: the weights are invalid, the domain is empty, or the profile exists and
-                ``replace`` is false.
+            ProfileError: the weights are invalid, the domain is empty, or the profile exists
+                with other weights and ``replace`` is false (its own weights again are kept).
         """
         if not isinstance(domain, str) or not domain:
             raise ProfileError(f"a profile needs a non-empty domain name, got {domain!r}")
