@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from hypothesis import given
@@ -58,10 +59,17 @@ def test_another_seed_gives_another_split() -> None:
 
 
 @pytest.mark.parametrize(
-    "fractions",
-    [{"train": 0.8, "test": 0.3}, {"train": 1.2, "test": -0.2}, {"train": 0.8, "dev": 0.2}],
+    ("fractions", "says"),
+    [
+        ({"train": 0.8, "test": 0.3}, "the shares sum to 1, got 1.1"),
+        ({"train": 0.7, "test": 0.2}, "the shares sum to 1, got 0.8999"),
+        ({"train": 1.2, "test": -0.2}, "each share is in [0, 1]"),
+        ({"train": 0.8, "dev": 0.2}, "unknown parts ['dev']"),
+    ],
 )
-def test_shares_that_do_not_make_a_whole_are_refused(fractions: dict[str, float]) -> None:
-    """Shares out of [0, 1], not summing to 1, or of an unknown part: ValueError."""
-    with pytest.raises(ValueError, match=r"share|part"):
+def test_shares_that_do_not_make_a_whole_are_refused(
+    fractions: dict[str, float], says: str
+) -> None:
+    """Shares out of [0, 1], summing to more or less than 1, or of an unknown part: ValueError."""
+    with pytest.raises(ValueError, match=re.escape(says)):
         assign_groups({"a": 1}, fractions)
