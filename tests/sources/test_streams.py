@@ -195,6 +195,25 @@ def test_a_claude_stream_json_is_recognised_as_claude_code() -> None:
     assert recognise(records[1]) == "claude-code"
 
 
+AUTOCOMPACT = CORPUS / "claude-code" / "untether_claude_2.1.285_autocompact.jsonl"
+
+
+def test_a_claude_stream_that_starts_with_a_rate_limit_notice_reads_as_without_it(
+    tmp_path: Path,
+) -> None:
+    """Claude Code writes ``rate_limit_event`` records among the others (the real file's 4th
+    line); a stream whose first line is one is still recognised, and the notice adds nothing."""
+    records = lines(AUTOCOMPACT)
+    notice = next(record for record in records if record["type"] == "rate_limit_event")
+    rest = [record for record in records if record is not notice]
+    first = tmp_path / "notice-first.jsonl"
+    first.write_text("".join(json.dumps(record) + "\n" for record in [notice, *rest]))
+    without = tmp_path / "without.jsonl"
+    without.write_text("".join(json.dumps(record) + "\n" for record in rest))
+    assert recognise(notice) == "claude-code"
+    assert only(convert_file(first)).trace == only(convert_file(without)).trace
+
+
 def test_a_claude_stream_json_is_one_trace_its_result_the_answer() -> None:
     """The session id is the trace's, the ``result`` text the answer, ``success`` the success;
     the prompt is in no record: the placeholder, with a warning."""

@@ -35,9 +35,10 @@ same Anthropic ``message`` with the ``session_id`` (a sub-agent's carry the ``Ta
 the closing ``result``: its ``result`` text is the answer (a step of its own when no message
 said it: ``--output-format json`` writes the result alone), and an ``is_error`` one or a
 ``subtype`` ``error_*`` (out of turns, an error during execution) a terminal error and a failed
-run. ``stream_event`` records (partial messages) repeat what the complete messages say: left
-out. The prompt given on the command line is no record: the objective is then the envelope's
-placeholder, with a warning that says so.
+run. ``stream_event`` records (partial messages) repeat what the complete messages say, and
+``rate_limit_event`` records are the account's usage: left out. The prompt given on the
+command line is no record: the objective is then the envelope's placeholder, with a warning that
+says so.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ from knowledgepulse.trace import TraceItem
 CONTENT_HINT = "Claude Code writes the messages of every session into its .jsonl"
 TURNS = frozenset({"user", "assistant"})
 """The record types that carry a message."""
-STREAMED = frozenset({"system", "user", "assistant", "result", "stream_event"})
+STREAMED = frozenset({"system", "user", "assistant", "result", "stream_event", "rate_limit_event"})
 """The record types of ``--output-format stream-json`` (they name the ``session_id``)."""
 NO_PROMPT = (
     "the objective is a placeholder: claude -p --output-format stream-json does not write the "
