@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 from knowledgepulse.curation.percentiles import LIMITS, similarity_histogram
 from knowledgepulse.reports.curation import render_similarity_histogram
 
-cosines = st.lists(st.floats(min_value=-1.0, max_value=1.0), min_size=1, max_size=50)
+cosine = st.floats(min_value=-1.0, max_value=1.0)
+cosines = st.lists(cosine, min_size=1, max_size=50)
 
 
 @given(cosines)
@@ -30,6 +31,16 @@ def test_at_or_above_counts_the_traces_each_limit_reaches() -> None:
     reach = dict(histogram.at_or_above)
     assert tuple(reach) == LIMITS
     assert (reach[0.8], reach[0.95], reach[0.99]) == (3, 2, 1)
+
+
+@given(st.lists(st.one_of(cosine, st.sampled_from(LIMITS)), min_size=1))
+def test_each_limit_counts_the_similarities_that_reach_it(values: list[float]) -> None:
+    """A similarity exactly at a limit reaches it; every limit counts, not only 0.8 and 0.95."""
+    histogram = similarity_histogram(values)
+    assert histogram is not None
+    assert histogram.at_or_above == tuple(
+        (limit, sum(value >= limit for value in values)) for limit in LIMITS
+    )
 
 
 def test_no_similarities_render_as_a_sentence() -> None:
