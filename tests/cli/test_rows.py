@@ -105,15 +105,30 @@ def test_score_annotate_on_parquet_writes_every_row_back(
     assert all(set(SCORE_COLUMNS) <= set(row) for row in written)
 
 
-def test_parquet_rows_to_standard_output_are_refused_before_reading(
-    kp: KpRunner, tmp_path: Path
+@pytest.mark.parametrize("source", [("--from", "openai-chat"), ("--from", "auto"), ()])
+def test_parquet_rows_to_standard_output_are_refused(
+    kp: KpRunner, tmp_path: Path, source: tuple[str, ...]
 ) -> None:
-    """Parquet needs a file: without -o the command says so and exits 2."""
-    source = tmp_path / "rows.parquet"
-    pq.write_table(pa.Table.from_pylist([{"messages": [{"role": "user", "content": "x"}]}]), source)
-    run = kp("select", "--from", "auto", "--no-embedder", str(source))
+    """Parquet needs a file: without -o the command says so and exits 2 (before reading when
+    --from names a dataset's source; once the content says so, else)."""
+    path = tmp_path / "rows.parquet"
+    pq.write_table(pa.Table.from_pylist([{"messages": [{"role": "user", "content": "x"}]}]), path)
+    run = kp("select", *source, "--no-embedder", str(path))
     assert run.code == 2
     assert "-o FILE.parquet" in run.err
+    assert run.out == ""
+
+
+@pytest.mark.parametrize("source", [("--from", "auto"), ()])
+def test_a_parquet_table_of_traces_goes_to_standard_output_as_json_lines(
+    kp: KpRunner, tmp_path: Path, source: tuple[str, ...]
+) -> None:
+    """Traces are no dataset rows: --from auto reads them as no --from does, and writes them."""
+    path = tmp_path / "traces.parquet"
+    assert kp("convert", str(TRACES), "-o", str(path)).code == 0
+    run = kp("select", *source, "--budget", "2", "--no-embedder", str(path))
+    assert run.code == 0, run.err
+    assert [json.loads(line)["@type"] for line in run.out.splitlines()] == ["ReasoningTrace"] * 2
 
 
 @pytest.mark.parametrize(

@@ -180,7 +180,7 @@ def select_command(
     them, with kp_error.
     """
     sink = ProblemSink()
-    rows = options["source"] is not None and to != "messages"
+    rows = options["source"] not in (None, "auto") and to != "messages"
     run = run_arguments(
         paths, sink, options, partial(check_outputs, paths, output, report_path, rows=rows)
     )
@@ -317,7 +317,7 @@ def dedupe_command(
         # reread=None: a large file is held apart, and read again to write.
         call = partial(dedupe, task_field=task_field, reread=None)
     sink = ProblemSink()
-    rows = options["source"] is not None and to != "messages"
+    rows = options["source"] not in (None, "auto") and to != "messages"
     run = run_arguments(
         paths, sink, options, partial(check_outputs, paths, output, report_path, rows=rows)
     )
