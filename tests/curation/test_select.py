@@ -4,18 +4,26 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
-from hypothesis import given
+import pytest
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from knowledgepulse.curation import select
-from knowledgepulse.curation.select import Candidate, Selection, budget_for_top, ranking
+from knowledgepulse.curation.select import (
+    Candidate,
+    Selection,
+    budget_for_top,
+    is_top_percent,
+    ranking,
+)
 from tests.curation.strategies import Pool, pools
 
 budgets = st.none() | st.integers(min_value=0, max_value=12)
 limits = st.none() | st.sampled_from([0.5, 0.9, 0.99, 1.0])
-min_scores = st.none() | st.sampled_from([0.3, 0.5])
+min_scores = st.none() | st.sampled_from([0.3, 0.4, 0.5])  # 0.4: a score at the minimum
 
 
 def _described(pool: Pool, selection: Selection) -> tuple[object, ...]:
@@ -188,6 +196,50 @@ def _candidates(*specs: tuple[str, float, str]) -> list[Candidate]:
     return [Candidate(key, score, domain) for key, score, domain in specs]
 
 
+@pytest.mark.parametrize("shape", [(3,), (2, 2), (4, 2)])
+def test_vectors_not_one_row_a_candidate_are_refused(shape: tuple[int, ...]) -> None:
+    """The docstring's ValueError: a row per candidate, never a silent mismatch or IndexError."""
+    pool = _candidates(("kp:trace:a", 0.5, "x"), ("kp:trace:b", 0.9, "x"), ("kp:trace:c", 0.4, "x"))
+    with pytest.raises(ValueError, match="vectors for 3 candidates"):
+        select(pool, np.ones(shape, dtype=np.float32), max_similarity=0.9)
+
+
+def test_a_cosine_exactly_at_the_limit_is_a_near_duplicate() -> None:
+    """A cosine that reaches the limit is rejected: at 1.0 a copy is a duplicate, similarity 1."""
+    vectors = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]], dtype=np.float32)
+    pool = _candidates(("kp:trace:a", 0.9, "x"), ("kp:trace:b", 0.5, "x"), ("kp:trace:c", 0.4, "x"))
+    selection = select(pool, vectors, max_similarity=1.0)
+    assert selection.selected == (0, 2)
+    assert [(r.index, r.reason, r.similarity) for r in selection.rejected] == [
+        (1, "near_duplicate", 1.0)
+    ]
+
+
+def test_a_near_duplicate_left_when_the_budget_is_spent_says_so() -> None:
+    """Past the budget a copy of a pick is a near_duplicate (at the limit), not over_budget."""
+    vectors = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]], dtype=np.float32)
+    pool = _candidates(("kp:trace:a", 0.9, "x"), ("kp:trace:b", 0.5, "x"), ("kp:trace:c", 0.4, "x"))
+    selection = select(pool, vectors, budget=1, max_similarity=1.0)  # reached, not passed
+    assert selection.selected == (0,)
+    assert [(r.index, r.reason, r.duplicate_of) for r in selection.rejected] == [
+        (1, "near_duplicate", 0),
+        (2, "over_budget", None),
+    ]
+
+
+@given(pools(), budgets, st.sampled_from([0.5, 0.9, 0.99, 1.0]), st.booleans())
+def test_a_near_duplicates_similarity_is_a_cosine_at_or_above_the_limit(
+    pool: Pool, budget: int | None, limit: float, per_domain: bool
+) -> None:
+    """The similarity a rejection reports lies in [-1, 1] (a float32 product can pass 1)."""
+    selection = select(
+        pool.candidates, pool.vectors, budget=budget, max_similarity=limit, per_domain=per_domain
+    )
+    for rejection in selection.rejected:
+        if rejection.similarity is not None:
+            assert limit <= rejection.similarity <= 1.0
+
+
 def test_near_duplicate_is_rejected_naming_the_better_trace_and_the_similarity() -> None:
     """Of two traces at cosine 0.96, the lower-scored is rejected as the other's duplicate."""
     vectors = np.array([[1.0, 0.0], [0.96, 0.28], [0.0, 1.0]], dtype=np.float32)
@@ -224,6 +276,22 @@ def test_top_percent_rounds_down() -> None:
     assert budget_for_top(10, 735) == 73
     assert budget_for_top(100, 735) == 735
     assert budget_for_top(10, 5) == 0
+
+
+@given(st.integers(min_value=0, max_value=10**6), st.integers(min_value=10, max_value=1000))
+@example(count=375, tenths=184)  # 375 * 18.4 / 100 is 68.99999999999999 in floats: 69 it is
+def test_a_top_share_in_tenths_of_a_percent_is_exact(count: int, tenths: int) -> None:
+    """--top 18.4 of 375 traces is 69 (375 x 18.4% exactly), not 68 by a float's rounding."""
+    assert budget_for_top(tenths / 10, count) == count * tenths // 1000
+
+
+@given(st.floats(allow_nan=True))
+@example(percent=1.0)
+@example(percent=100.0)
+@example(percent=150.0)
+def test_a_top_share_is_a_percentage_from_1_to_100(percent: float) -> None:
+    """docs/curating-datasets.md: --top is 1 to 100 (both ends taken); a fraction is refused."""
+    assert is_top_percent(percent) == (1.0 <= percent <= 100.0)
 
 
 @given(pools(tasks=True), budgets, limits, per_task_limits, st.booleans())
@@ -348,6 +416,23 @@ def test_a_task_with_a_successful_run_left_gets_its_next_pick_first() -> None:
     ]
 
 
+def test_a_task_further_ahead_still_goes_before_a_failed_run() -> None:
+    """Budget 4: a's third successful run before b's failed second, though a has more picks."""
+    pool = [
+        Candidate("kp:trace:a1", 0.9, task="a"),
+        Candidate("kp:trace:a2", 0.8, task="a"),
+        Candidate("kp:trace:a3", 0.7, task="a"),
+        Candidate("kp:trace:b1", 0.6, task="b"),
+        Candidate("kp:trace:b2", 0.95, task="b", failed=True),
+    ]
+    assert [pool[i].key for i in select(pool, budget=4).selected] == [
+        "kp:trace:a1",
+        "kp:trace:b1",
+        "kp:trace:a2",
+        "kp:trace:a3",
+    ]
+
+
 def test_by_outcome_ranks_the_outcome_first_then_success_then_score() -> None:
     """The highest outcome first; equal outcomes by success, then score; none last."""
     pool = [
@@ -456,3 +541,16 @@ def test_the_picks_under_a_budget_of_n_are_the_first_n_picks_without_one(  # noq
         ).selected
 
     assert picks(budget) == picks(None)[:budget]
+
+
+@given(pools(tasks=True, outcomes=True), budgets, per_task_limits, st.booleans())
+def test_without_by_outcome_the_outcomes_change_no_pick(
+    pool: Pool, budget: int | None, per_task: int | None, per_domain: bool
+) -> None:
+    """Score-first unless asked: outcomes rank only with by_outcome (its default is off)."""
+    plain = [replace(c, outcome=None) for c in pool.candidates]
+    first, second = (
+        select(candidates, budget=budget, per_task=per_task, per_domain=per_domain)
+        for candidates in (pool.candidates, plain)
+    )
+    assert first.selected == second.selected
