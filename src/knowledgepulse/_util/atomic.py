@@ -314,7 +314,14 @@ def remove_stale_temporaries(path: Path) -> None:
                 candidate.unlink()
 
 
+_KILL_ASKS = os.name != "nt"
+"""Whether ``os.kill(pid, 0)`` only asks after a process: Windows' terminates it, whatever the
+signal, so there a temporary's writer is taken as alive and its file kept."""
+
+
 def _alive(pid: int) -> bool:
+    if not _KILL_ASKS:
+        return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import hashlib
 import math
 import mmap
@@ -37,6 +36,11 @@ from knowledgepulse._util.atomic import (
 from knowledgepulse._util.digest import stable_hash64
 from knowledgepulse.errors import CacheFileError, Location, Setting
 from knowledgepulse.records.readers import starts_with
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock (nor pread), so no ring file there (see posix_only)
+    fcntl = None  # type: ignore[assignment]
 
 RING_MAGIC = b"KPRING1\n"
 JOURNAL_MAGIC = b"KPJOURN1"
@@ -82,6 +86,16 @@ def not_a_cache(path: Path, what: str) -> CacheFileError:
     return CacheFileError(
         f"{Location(str(path))}: not a knowledgepulse vector cache: {what}; {FRESH_START}"
     )
+
+
+def posix_only(path: Path) -> None:
+    """Refuse a ring file where the system has no ``flock`` and ``pread`` (Windows)."""
+    if fcntl is None or not hasattr(os, "pread"):
+        raise CacheFileError(
+            f"{Location(str(path))}: a ring-file cache needs POSIX file locks (Linux, macOS), "
+            "which this system lacks; give a name ending in .npz for an .npz cache, or run kp "
+            "under WSL"
+        )
 
 
 def unopenable(path: Path, error: OSError) -> CacheFileError:
@@ -275,6 +289,7 @@ class RingFile:
         """How far this object's saves moved the file's count of vectors ever added."""
         self._fd = -1
         self._map: mmap.mmap | None = None
+        posix_only(path)
         self._open()
 
     def _open(self) -> None:
@@ -661,6 +676,7 @@ def create_ring_file(
     With ``entries`` (vectors, times, ids), it holds them and replaces any file at ``path``;
     without, a file made there meanwhile is kept. A CacheFileError when it cannot be made.
     """
+    posix_only(path)
     target = through_links(path)  # a link's target is written, the link kept
     remove_stale_temporaries(target)
     directory = target.parent if str(target.parent) else Path()

@@ -9,7 +9,6 @@ in milliseconds.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import threading
 import time
@@ -833,8 +832,14 @@ def _saves_locked(folder: Path) -> Iterator[None]:
 
     The folder, not the file: a save replaces the file (a lock on it would be left behind on
     the old one), and a new cache has no file yet. A folder that cannot be opened is not
-    locked; its save then fails or succeeds as it would have.
+    locked, nor any where the system has no ``flock`` (Windows): its save then fails or succeeds
+    as it would have, the last save's file the one kept.
     """
+    try:
+        import fcntl  # noqa: PLC0415 - Windows has none
+    except ImportError:
+        yield
+        return
     try:
         descriptor = os.open(folder, os.O_RDONLY)
     except OSError:
