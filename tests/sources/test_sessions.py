@@ -267,6 +267,64 @@ def test_a_failed_claude_code_tool_use_then_a_retry_is_an_error_recovery() -> No
     assert trace.steps[4].tool.name == "TodoWrite"
 
 
+def _api_error(session: str, text: str) -> dict[str, Any]:
+    """Claude Code's record that the model's API failed, as session files hold it (the shape
+    several projects that read them record: ``isApiErrorMessage``, ``error``, ``apiErrorStatus``,
+    the ``<synthetic>`` model)."""
+    return {
+        "type": "assistant",
+        "sessionId": session,
+        "uuid": "api-error",
+        "parentUuid": None,
+        "timestamp": "2025-06-14T12:30:00Z",
+        "isApiErrorMessage": True,
+        "error": "server_error",
+        "apiErrorStatus": 529,
+        "message": {
+            "id": "api-error",
+            "type": "message",
+            "role": "assistant",
+            "model": "<synthetic>",
+            "content": [{"type": "text", "text": text}],
+        },
+    }
+
+
+def test_a_claude_code_api_error_is_an_error_and_never_the_answer() -> None:
+    """Before, ``API Error: 529 Overloaded`` at a session's end was its answer, and a success."""
+    records = lines(CLAUDE / "todowrite_examples.jsonl")[:-1]  # less its summary record
+    overloaded = "API Error: 529 Overloaded"
+    ended = only(list(convert([*records, _api_error(records[0]["sessionId"], overloaded)])))
+    assert ended.trace.metadata.success is False
+    assert ended.trace.outcome.result_summary == "failed"
+    assert (ended.trace.steps[-1].type, ended.trace.steps[-1].content) == (
+        "observation",
+        overloaded,
+    )
+    retried = [*records[:-3], _api_error(records[0]["sessionId"], overloaded)]
+    retried += [{**records[0], "uuid": "again", "message": {"role": "user", "content": "go on"}}]
+    trace = only(list(convert([*retried, *records[-3:]]))).trace
+    kinds = [step.type for step in trace.steps]
+    error = next(n for n, step in enumerate(trace.steps) if step.content == overloaded)
+    assert "error_recovery" in kinds[error:]  # the next call after it recovers
+
+
+def test_a_note_claude_code_wrote_as_the_assistant_is_no_turn() -> None:
+    """``No response requested.`` (model ``<synthetic>``, no API error) is not the answer."""
+    records = lines(CLAUDE / "todowrite_examples.jsonl")[:-1]
+    answer = {**records[1], "uuid": "answer"}
+    answer["message"] = {**answer["message"], "content": [{"type": "text", "text": "Done."}]}
+    note = {**answer, "uuid": "note"}
+    note["message"] = {
+        **answer["message"],
+        "model": "<synthetic>",
+        "content": [{"type": "text", "text": "No response requested."}],
+    }
+    trace = only(list(convert([*records, answer, note]))).trace
+    assert trace.outcome.result_summary == "Done."
+    assert trace.metadata.success is True
+
+
 def test_meta_and_sidechain_records_are_not_turns_of_the_session() -> None:
     """A command caveat (``isMeta``) is not the objective; a sub-agent's records are not steps."""
     records = lines(CLAUDE / "session_b.jsonl")

@@ -303,6 +303,29 @@ def test_a_claude_stream_error_result_is_a_terminal_error_and_a_failed_run(
     assert said is None or trace.steps[-1].content == said
 
 
+def test_a_claude_stream_api_error_message_is_the_runs_one_error() -> None:
+    """An expired login, as Claude Code 2.x streams it: a ``<synthetic>`` assistant message with
+    ``is_api_error_message``, then an ``is_error`` result saying the same: one error, no answer
+    (before, the message was the answer, then a thought beside the result's error)."""
+    records = lines(CLAUDE_STREAM)
+    said = "Failed to authenticate: OAuth session expired and could not be refreshed"
+    message = {
+        "model": "<synthetic>",
+        "role": "assistant",
+        "content": [{"type": "text", "text": said}],
+    }
+    records[1] = {
+        **records[1],
+        "message": message,
+        "error": "authentication_failed",
+        "is_api_error_message": True,
+    }
+    records[-1] = {**records[-1], "subtype": "success", "is_error": True, "result": said}
+    trace = only(list(convert(records))).trace
+    assert trace.metadata.success is False
+    assert [(step.type, step.content) for step in trace.steps] == [("observation", said)]
+
+
 def test_a_claude_stream_sub_agents_turns_are_a_trace_of_their_own() -> None:
     """Records with a ``parent_tool_use_id`` are the ``Task`` sub-agent's: its own trace."""
     records = lines(CLAUDE_STREAM)

@@ -10,7 +10,7 @@ with ``is_error: true`` is an evident error.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from typing import Any
 
 from knowledgepulse._util.jsonpath import describe_value
@@ -40,11 +40,17 @@ def matches(messages: list[Any]) -> bool:
     )
 
 
-def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
-    """Tell the builder what Anthropic messages hold."""
+def tell(
+    messages: list[Any], builder: StepBuilder, *, errors: Container[int] = frozenset()
+) -> _row.Told:
+    """Tell the builder what Anthropic messages hold.
+
+    ``errors``: the indexes of messages that are errors met outside a tool (a coding agent's
+    record that the model's API failed): their text is an evident error, never the answer.
+    """
     calls = _row.Calls(builder)
     objective: str | None = None
-    last = last_assistant(messages)
+    last = last_assistant([m if n not in errors else None for n, m in enumerate(messages)])
     answered = False
     for index, message in enumerate(messages):
         if not isinstance(message, dict) or not one_of(message.get("role"), ROLES):
@@ -60,6 +66,9 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
                 f"expected text or a list of blocks, found {describe_value(content)}",
             )
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if index in errors:
+            builder.error(content_text(content))
+            continue
         if message["role"] == "user":
             for number, block in enumerate(blocks):
                 text = users_words(_user_block(calls, block, (index, "content", number)))

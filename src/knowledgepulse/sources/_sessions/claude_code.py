@@ -1,31 +1,32 @@
 """Claude Code session files (``~/.claude/projects/<project>/<session>.jsonl``) as traces.
 
-Each line is a record: ``user`` and ``assistant`` records carry an Anthropic Messages
-``message`` (content blocks: ``text``, ``thinking``, ``tool_use``, ``tool_result``), with the
-``sessionId``, ``uuid`` and ``parentUuid`` that chain them; ``summary``,
-``file-history-snapshot`` (``isSnapshotUpdate``) and ``system`` records hold no turn. One trace
-per ``sessionId``, and one per sub-agent run: Claude Code 2.x marks its records
-``isSidechain`` with an ``agentId`` and writes them to an ``agent-<agentId>.jsonl`` of their own
-(the trace ``<sessionId>/agent-<agentId>``); Claude Code 1.0 wrote them into the session's own
-file, interleaved when several ran at once, ``isSidechain`` with no ``agentId``: each run is a
-chain of ``parentUuid`` links from its first record (the trace
-``<sessionId>/sidechain-<its uuid>``). A sub-agent's objective is the task its parent gave it.
-A trace's messages, in file order, are read by the Anthropic Messages reader, so the
+Each line is a record: ``user`` and ``assistant`` records carry an Anthropic Messages ``message``
+(content blocks: ``text``, ``thinking``, ``tool_use``, ``tool_result``), with the ``sessionId``,
+``uuid`` and ``parentUuid`` that chain them; ``summary``, ``file-history-snapshot``
+(``isSnapshotUpdate``) and ``system`` records hold no turn. One trace per ``sessionId``, and one per
+sub-agent run: Claude Code 2.x marks its records ``isSidechain`` with an ``agentId`` and writes them
+to an ``agent-<agentId>.jsonl`` of their own (the trace ``<sessionId>/agent-<agentId>``); Claude
+Code 1.0 wrote them into the session's own file, interleaved when several ran at once,
+``isSidechain`` with no ``agentId``: each run is a chain of ``parentUuid`` links from its first
+record (the trace ``<sessionId>/sidechain-<its uuid>``). A sub-agent's objective is the task its
+parent gave it. A trace's messages, in file order, are read by the Anthropic Messages reader, so the
 mapping is that of Anthropic rows (the first user text is the objective, the last assistant text
 that calls no tool the answer, a ``tool_result`` with ``is_error`` an evident error whose next
-action is its ``error_recovery``, a later user text the user's reply to the assistant text
-before it: a ``respond`` call and its observation). Left out: ``isMeta`` user records (command
-caveats the user did not type), the ``isCompactSummary`` user record Claude Code writes after a
-context compaction (``This session is being continued from a previous conversation...``: its
-summary of the turns before, which stay in the file), the ``<task-notification>`` user record
-it writes when a background command finishes (a status, and where to read its output), the
-``<system-reminder>`` blocks Claude Code adds to a turn and
-its ``[Request interrupted by user]`` notes. A slash command the user
-typed is recorded as tags (``<command-message>init is analyzing…</command-message>``
+action is its ``error_recovery``, a later user text the user's reply to the assistant text before
+it: a ``respond`` call and its observation). Left out: ``isMeta`` user records (command caveats the
+user did not type), the ``isCompactSummary`` user record Claude Code writes after a context
+compaction (``This session is being continued from a previous conversation...``: its summary of the
+turns before, which stay in the file), the ``<task-notification>`` user record it writes when a
+background command finishes (a status, and where to read its output), the ``<system-reminder>``
+blocks Claude Code adds to a turn, its ``[Request interrupted by user]`` notes, and the assistant
+messages it writes itself (model ``<synthetic>``, ``No response requested.``) but for those that say
+the model's API failed (``isApiErrorMessage``: ``API Error: 529 Overloaded``, a usage limit, an
+expired login): each is an evident error met outside a tool, whose next action is its
+``error_recovery``, and a session that ends in one has no answer. A slash command the user typed is
+recorded as tags (``<command-message>init is analyzing…</command-message>``
 ``<command-name>/init</command-name>`` ``<command-args>...</command-args>``, its expansion an
-``isMeta`` record): it is read as typed, ``/init ARGS``. A session file records no
-outcome, so success is whether the session ends in the assistant's answer, as for an unlabelled
-dataset row.
+``isMeta`` record): it is read as typed, ``/init ARGS``. A session file records no outcome, so
+success is whether the session ends in the assistant's answer, as for an unlabelled dataset row.
 
 What ``claude -p --output-format stream-json`` prints (the Claude Agent SDK's messages) is a
 dialect of it, its records in ``snake_case``: ``system`` (``init``: the ``session_id``,
@@ -68,6 +69,10 @@ NO_PROMPT = (
     "prompt it was given (the session's file, ~/.claude/projects/<project>/<session>.jsonl, "
     "keeps it; kp reads that too)"
 )
+SYNTHETIC = "<synthetic>"
+"""The model Claude Code names in a message it wrote itself: an API error (``isApiErrorMessage``,
+``API Error: 529 Overloaded``, a rate limit, an expired login), or a note such as ``No response
+requested.``."""
 _COMMAND_TAG = re.compile(r"<command-(name|message|args)>([\s\S]*?)</command-\1>")
 """A tag of a slash command's record: its name, Claude Code's status message, its arguments."""
 
@@ -84,6 +89,8 @@ class _Session:
     """Whether it was read from ``stream-json`` output (see the module's docstring)."""
     result: Mapping[str, Any] | None = None
     """The stream's closing ``result`` record: how the run ended."""
+    api_errors: set[int] = field(default_factory=set)
+    """The indexes in :attr:`messages` of Claude Code's records that the model's API failed."""
 
 
 def recognises(value: Any) -> bool:
@@ -161,6 +168,7 @@ def _from_stream(sessions: dict[str, _Session], record: Record) -> Mapping[str, 
         "sessionId": session_id,
         "timestamp": value.get("timestamp"),
         "isMeta": value.get("isSynthetic") is True,  # Claude Code's text, not the user's
+        "isApiErrorMessage": value.get("is_api_error_message") is True,
     }
 
 
@@ -205,19 +213,31 @@ def _tell_record(
     session.started = session.started or iso_time(value.get("timestamp"))
     version = value.get("version")
     session.version = session.version or (version if isinstance(version, str) else None)
-    if value.get("isMeta") is True or value.get("isCompactSummary") is True:
-        return  # Claude Code's own text (a caveat, its summary of the turns before a compaction)
+    if _claude_codes_own(value, message):
+        return
     if message["role"] == "user" and _LOCAL_OUTPUT.match(_text(message["content"])):
         # A local command's output (/clear, /model...): the command and its output are
         # Claude Code's own, nothing the model was asked.
         if session.messages and _is_command(session.messages[-1]):
             session.messages.pop()
         return
-    if _interrupted(message) or _notified(message):
-        # Claude Code's note that the user stopped the model, or its notice that a background
-        # command finished: no words of the user's
-        return
+    if value.get("isApiErrorMessage") is True:  # the request failed: an error, not an answer
+        session.api_errors.add(len(session.messages))
     session.messages.append(_typed(message))
+
+
+def _claude_codes_own(value: Mapping[str, Any], message: Mapping[str, Any]) -> bool:
+    """Whether a record is Claude Code's own text, no turn of the user's or the model's.
+
+    A caveat (``isMeta``), its summary of the turns before a compaction, a message it wrote as
+    the assistant (``<synthetic>``) that is no API error, its note that the user stopped the
+    model, or its notice that a background command finished.
+    """
+    if value.get("isMeta") is True or value.get("isCompactSummary") is True:
+        return True
+    if message["role"] == "assistant" and message.get("model") == SYNTHETIC:
+        return value.get("isApiErrorMessage") is not True
+    return _interrupted(message) or _notified(message)
 
 
 _INTERRUPTED = re.compile(r"\s*\[Request interrupted by user[^\]]*\]\s*")
@@ -306,7 +326,7 @@ def _command(text: str) -> str:
 
 def _finish(session_id: str, session: _Session, options: TraceOptions) -> TraceItem:
     builder = StepBuilder()
-    told = anthropic.tell(session.messages, builder)
+    told = anthropic.tell(session.messages, builder, errors=session.api_errors)
     success = told.answered and builder.final_answer is not None  # no user turn after it
     answer = builder.final_answer
     if session.result is not None:
@@ -348,5 +368,7 @@ def _ended(result: Mapping[str, Any], builder: StepBuilder) -> tuple[bool, str |
     listed = [e for e in errors if isinstance(e, str)] if isinstance(errors, list) else []
     subtype = result.get("subtype")
     builder.no_answer()  # the last text was said before the run failed: no answer
-    builder.error("\n".join(listed) or text or f"the run ended with {subtype}", terminal=True)
+    said = "\n".join(listed) or text or f"the run ended with {subtype}"
+    if builder.error_texts[-1:] != [said]:  # not the API error the last message told again
+        builder.error(said, terminal=True)
     return False, None
