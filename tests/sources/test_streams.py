@@ -303,10 +303,17 @@ def test_a_claude_stream_error_result_is_a_terminal_error_and_a_failed_run(
     assert said is None or trace.steps[-1].content == said
 
 
-def test_a_claude_stream_api_error_message_is_the_runs_one_error() -> None:
+@pytest.mark.parametrize(
+    "flag",
+    [
+        {"error": "authentication_failed", "is_api_error_message": True},
+        {"error": "unknown"},  # Claude Code 2.1.4's overloaded API (a real run's, unlicensed)
+    ],
+)
+def test_a_claude_stream_api_error_message_is_the_runs_one_error(flag: dict[str, Any]) -> None:
     """An expired login, as Claude Code 2.x streams it: a ``<synthetic>`` assistant message with
-    ``is_api_error_message``, then an ``is_error`` result saying the same: one error, no answer
-    (before, the message was the answer, then a thought beside the result's error)."""
+    its ``error``, then an ``is_error`` result saying the same: one error, no answer (before,
+    the message was the answer, then a thought beside the result's error)."""
     records = lines(CLAUDE_STREAM)
     said = "Failed to authenticate: OAuth session expired and could not be refreshed"
     message = {
@@ -314,12 +321,7 @@ def test_a_claude_stream_api_error_message_is_the_runs_one_error() -> None:
         "role": "assistant",
         "content": [{"type": "text", "text": said}],
     }
-    records[1] = {
-        **records[1],
-        "message": message,
-        "error": "authentication_failed",
-        "is_api_error_message": True,
-    }
+    records[1] = {**records[1], "message": message, **flag}
     records[-1] = {**records[-1], "subtype": "success", "is_error": True, "result": said}
     trace = only(list(convert(records))).trace
     assert trace.metadata.success is False

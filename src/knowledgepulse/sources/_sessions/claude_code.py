@@ -168,7 +168,7 @@ def _from_stream(sessions: dict[str, _Session], record: Record) -> Mapping[str, 
         "sessionId": session_id,
         "timestamp": value.get("timestamp"),
         "isMeta": value.get("isSynthetic") is True,  # Claude Code's text, not the user's
-        "isApiErrorMessage": value.get("is_api_error_message") is True,
+        "isApiErrorMessage": _api_error(value),
     }
 
 
@@ -221,7 +221,7 @@ def _tell_record(
         if session.messages and _is_command(session.messages[-1]):
             session.messages.pop()
         return
-    if value.get("isApiErrorMessage") is True:  # the request failed: an error, not an answer
+    if _api_error(value):  # the request failed: an error, not an answer
         session.api_errors.add(len(session.messages))
     session.messages.append(_typed(message))
 
@@ -236,8 +236,18 @@ def _claude_codes_own(value: Mapping[str, Any], message: Mapping[str, Any]) -> b
     if value.get("isMeta") is True or value.get("isCompactSummary") is True:
         return True
     if message["role"] == "assistant" and message.get("model") == SYNTHETIC:
-        return value.get("isApiErrorMessage") is not True
+        return not _api_error(value)
     return _interrupted(message) or _notified(message)
+
+
+def _api_error(value: Mapping[str, Any]) -> bool:
+    """Whether a record is Claude Code's note that the model's API failed.
+
+    Flagged so in a session's file (and a newer stream); Claude Code 2.1.4's stream names only
+    the assistant record's ``error``.
+    """
+    flagged = value.get("isApiErrorMessage") is True or value.get("is_api_error_message") is True
+    return flagged or (value.get("type") == "assistant" and isinstance(value.get("error"), str))
 
 
 _INTERRUPTED = re.compile(r"\s*\[Request interrupted by user[^\]]*\]\s*")
