@@ -143,3 +143,18 @@ def test_a_rule_that_times_out_in_a_file_is_told_at_its_file_and_line(
         f"{traces}:2: warning: redaction rule 'slow' timed out"
     ]
     assert "on steps[0].content (61 characters)" in told[0]
+
+
+def test_a_document_or_text_of_the_wrong_type_is_told_what_to_give() -> None:
+    """A list of traces or a number is refused naming the parameter, not an AttributeError.
+
+    Before: ``'list' object has no attribute 'get'`` and ``'int' object has no attribute
+    'isascii'``, from inside the walk.
+    """
+    with pytest.raises(TypeError) as raised:
+        redact_document([{"id": "kp:trace:a"}])  # type: ignore[arg-type]
+    assert str(raised.value) == (
+        "document (a list): give one trace's JSON, a dict (for a list of traces, redact each one)"
+    )
+    with pytest.raises(TypeError, match=r"^text=5: give a str$"):
+        clean_text(5)  # type: ignore[arg-type]
