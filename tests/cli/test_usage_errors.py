@@ -31,6 +31,8 @@ CASES = [
     (("dedupe", "--against", "TRACES", "--similarity-histogram"), USAGE, "one set: drop it"),
     (("dedupe", "--against", "TRACES", "--by", "task"), USAGE, "one set: drop --against"),
     (("select", "--top", "200%"), USAGE, "Invalid value for '--top': '200%': give a percentage"),
+    # Before, inf went to the library, whose refusal told a shell user to give None.
+    (("eval", "--preset", "standard", "--timeout", "inf"), USAGE, "seconds, or 0 for no limit"),
     (("score", "--model", "missing.onnx"), INPUT, "missing.onnx does not exist"),
     (("redact", "--rules", "missing.yaml"), INPUT, "missing.yaml: no such file"),
     (("score", "--redact", "--redact-rules", "missing.yaml"), INPUT, "missing.yaml: no such file"),

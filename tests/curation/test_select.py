@@ -11,7 +11,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from knowledgepulse.curation import select
+from knowledgepulse.curation import dedupe, select
 from knowledgepulse.curation.select import (
     Candidate,
     Selection,
@@ -19,6 +19,7 @@ from knowledgepulse.curation.select import (
     is_top_percent,
     ranking,
 )
+from knowledgepulse.errors import VectorError
 from tests.curation.strategies import Pool, pools
 
 budgets = st.none() | st.integers(min_value=0, max_value=12)
@@ -200,8 +201,28 @@ def _candidates(*specs: tuple[str, float, str]) -> list[Candidate]:
 def test_vectors_not_one_row_a_candidate_are_refused(shape: tuple[int, ...]) -> None:
     """The docstring's ValueError: a row per candidate, never a silent mismatch or IndexError."""
     pool = _candidates(("kp:trace:a", 0.5, "x"), ("kp:trace:b", 0.9, "x"), ("kp:trace:c", 0.4, "x"))
-    with pytest.raises(ValueError, match="vectors for 3 candidates"):
+    with pytest.raises(ValueError, match=r"shape \(\d+,( \d+)?\) for 3 candidates"):
         select(pool, np.ones(shape, dtype=np.float32), max_similarity=0.9)
+
+
+def test_vectors_not_one_row_a_candidate_are_told_with_the_shape_wanted() -> None:
+    """The error names the vectors' shape and the one to give, in select and dedupe alike.
+
+    Before: ``(2, 2) vectors for 3 candidates``, a ValueError that said neither what the rows
+    are for nor the shape that fits.
+    """
+    pool = _candidates(("kp:trace:a", 0.5, "x"), ("kp:trace:b", 0.9, "x"), ("kp:trace:c", 0.4, "x"))
+    wrong = np.ones((2, 2), dtype=np.float32)
+    for call in (
+        lambda: select(pool, wrong, max_similarity=0.9),
+        lambda: dedupe(pool, wrong, threshold=0.9),
+    ):
+        with pytest.raises(VectorError) as raised:
+            call()
+        assert str(raised.value) == (
+            "the vectors have shape (2, 2) for 3 candidates: give one row per candidate, "
+            "row i for candidates[i] (shape (3, dimensions))"
+        )
 
 
 def test_a_cosine_exactly_at_the_limit_is_a_near_duplicate() -> None:

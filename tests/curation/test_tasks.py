@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from knowledgepulse.curation import infer_tasks
 from knowledgepulse.curation.select import Candidate, ranking
+from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.trace.item import task_at
 from tests.curation.strategies import Pool, pools
 
@@ -206,3 +207,17 @@ def test_joined_tasks_do_not_depend_on_input_order(
         **settings,
     )
     assert again == [tasks[i] for i in order]
+
+
+def test_lists_not_one_per_candidate_are_named_with_their_lengths() -> None:
+    """Each list of the wrong length is named with its length, on one line.
+
+    Before: ``2 candidates, 1 objectives, vectors None``, which named no wrong list (and
+    printed the whole vectors array over several lines when they were the ones given).
+    """
+    pool = [Candidate("kp:trace:a", 0.5), Candidate("kp:trace:b", 0.9)]
+    with pytest.raises(ScorerParameterError) as raised:
+        infer_tasks(pool, ["x"], failed=[True, False, True])
+    assert str(raised.value) == (
+        "objectives has 1, failed has 3 for 2 candidates: give one per candidate, in their order"
+    )

@@ -82,6 +82,32 @@ def test_every_mistake_of_the_file_is_reported_at_once(tmp_path: Path) -> None:
     assert "rules[3]: callable 'my-tool:find': cannot import 'my-tool'" in message
 
 
+@pytest.mark.parametrize(
+    ("text", "told"),
+    [
+        ("- name: a\n  pattern: x\n- name: b\n  pattern: y\n", "; found 2 values (a list"),
+        ("- name: a\n  pattern: x\n", "rules.yaml:1: one rule alone; expected one mapping"),
+        ("name: a\npattern: x\n", "rules.yaml:1: one rule alone; expected one mapping"),
+        ("[1]\n", "rules.yaml:1: expected one mapping with the rules listed under rules: "),
+    ],
+)
+def test_rules_not_listed_under_rules_are_told_how_to_list_them(
+    tmp_path: Path, text: str, told: str
+) -> None:
+    """A bare list of rules, or one rule alone, is told the file's shape, with an example.
+
+    Before, two rules said ``expected one mapping with a list of rules``, and one rule said
+    ``name: unknown field; the file holds only rules`` for each of its keys, then
+    ``rules: expected a list of rules``: three problems for one mistake, none saying how.
+    """
+    with pytest.raises(RedactionRulesError) as raised:
+        load_rules(_rules(tmp_path, text))
+    message = str(raised.value)
+    assert told in message
+    assert "(rules: [{name: ..., pattern: ...}])" in message
+    assert "unknown field" not in message
+
+
 def test_a_catastrophic_rule_times_out_is_told_where_and_the_rest_are_redacted(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -117,3 +143,18 @@ def test_a_rule_that_times_out_in_a_file_is_told_at_its_file_and_line(
         f"{traces}:2: warning: redaction rule 'slow' timed out"
     ]
     assert "on steps[0].content (61 characters)" in told[0]
+
+
+def test_a_document_or_text_of_the_wrong_type_is_told_what_to_give() -> None:
+    """A list of traces or a number is refused naming the parameter, not an AttributeError.
+
+    Before: ``'list' object has no attribute 'get'`` and ``'int' object has no attribute
+    'isascii'``, from inside the walk.
+    """
+    with pytest.raises(TypeError) as raised:
+        redact_document([{"id": "kp:trace:a"}])  # type: ignore[arg-type]
+    assert str(raised.value) == (
+        "document (a list): give one trace's JSON, a dict (for a list of traces, redact each one)"
+    )
+    with pytest.raises(TypeError, match=r"^text=5: give a str$"):
+        clean_text(5)  # type: ignore[arg-type]

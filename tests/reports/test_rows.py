@@ -129,6 +129,30 @@ def test_a_later_row_that_does_not_fit_the_first_batch_stops_the_run_naming_wher
         written(tmp_path / "out.parquet", from_json([*first, late]))
 
 
+def test_a_column_of_two_types_in_the_first_batch_stops_the_run_naming_where(
+    tmp_path: Path,
+) -> None:
+    """A column a text in one row and an object in another names its row and column.
+
+    Before, the error said only pyarrow's ``Expected bytes, got a 'dict' object``: no row, no
+    column, in a dataset of thousands.
+    """
+    rows = from_json([{"meta": "a"}, {"meta": None}, {"meta": "b"}, {"meta": {"k": 1}}])
+    with pytest.raises(OutputError) as raised:
+        written(tmp_path / "out.parquet", rows)
+    message = str(raised.value)
+    assert message.startswith("rows.jsonl:4: the column 'meta' holds an object with keys k")
+    assert "a JSON str in an earlier row" in message
+    assert "write JSON Lines instead (-o FILE.jsonl)" in message
+
+
+def test_a_value_no_parquet_type_holds_is_named_at_its_row(tmp_path: Path) -> None:
+    """A list of a number and a text, alone in its column, is refused at its own row."""
+    rows = from_json([{"id": 1}, {"id": 2, "mixed": [1, "a"]}])
+    with pytest.raises(OutputError, match=r"^rows\.jsonl:2: the column 'mixed' holds a JSON list"):
+        written(tmp_path / "out.parquet", rows)
+
+
 def test_a_later_row_that_fits_the_first_batch_is_written_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -324,8 +324,29 @@ def test_a_named_column_the_first_row_lacks_is_a_problem_not_a_guess(
     traces, problems = converted(DATA / "openai_chat.jsonl", options=TraceOptions(rows=rows))
     assert traces == []
     assert len(problems) == 3
-    assert f"the file's first row has no column 'resolvd' ({option}; kp: --" in problems[0].message
+    assert f"the row has no column 'resolvd' ({option}; kp: --" in problems[0].message
     assert "instance_id, model_patch, repo, resolved, trajectory" in problems[0].message
+
+
+def test_each_row_without_the_named_column_is_told_as_itself(tmp_path: Path) -> None:
+    """The second row's problem describes the second row, and does not call it the first.
+
+    Before, row 2 said ``the file's first row has no column 'nope'``, then listed row 2's keys.
+    """
+    path = tmp_path / "rows.jsonl"
+    turns = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]
+    path.write_text(
+        json.dumps({"messages": turns}) + "\n" + json.dumps({"chat": turns, "x": 1}) + "\n"
+    )
+    rows = RowOptions(messages_field="chat", success_field="nope")
+    _, problems = converted(path, options=TraceOptions(rows=rows))
+    assert [str(problem) for problem in problems] == [
+        f"{path}:1: the row has no column 'chat' (messages_field; kp: --messages-field) or 'nope' "
+        "(success_field; kp: --success-field): an object with keys messages; name a column the "
+        "rows have",
+        f"{path}:2: the row has no column 'nope' (success_field; kp: --success-field): an object "
+        "with keys chat, x; name a column the rows have",
+    ]
 
 
 def test_the_guessed_columns_are_said_once_per_file() -> None:

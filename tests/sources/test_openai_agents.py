@@ -379,11 +379,25 @@ def test_bad_objects_are_located_and_the_rest_converted() -> None:
         "t.jsonl:1: expected an Agents SDK trace or span object, found a JSON array",
         't.jsonl:2: object: expected "trace" or "trace.span", found \'response\' (the file '
         "should hold the SDK's Trace.export() and Span.export() objects)",
-        "t.jsonl:3: trace_id: expected the trace id as a string, found None",
+        "t.jsonl:3: trace_id: expected the trace id as a string, found no such key in an object "
+        "with keys id, object, span_data",
         't.jsonl:4: span_data: expected an object with a "type" (agent, response, function...), '
         "found object without one",
     ]
     assert [r.trace.id for r in results if isinstance(r, TraceItem)] == [f"kp:trace:{TRACE_ID}"]
+
+
+def test_a_missing_or_null_key_is_told_in_json_words_not_as_none() -> None:
+    """A missing ``object`` names what the record holds; a null trace id is ``null``.
+
+    Before, both said Python's ``found None``, which a JSON file never holds.
+    """
+    results = convert([{"id": "x"}, {"object": "trace", "id": None}])
+    assert [str(r) for r in results if isinstance(r, Problem)] == [
+        't.jsonl:1: object: expected "trace" or "trace.span", found no such key in an object with '
+        "keys id (the file should hold the SDK's Trace.export() and Span.export() objects)",
+        "t.jsonl:2: id: expected the trace id as a string, found null",
+    ]
 
 
 def test_a_trace_with_no_step_is_a_problem_at_its_first_record() -> None:
@@ -402,7 +416,8 @@ def test_an_exporter_batch_is_read_and_its_bad_element_located() -> None:
         [{"data": [head(), {"object": "trace.span", "span_data": {}}, span(1, tool)]}]
     )
     assert [str(r) for r in results if isinstance(r, Problem)] == [
-        "t.jsonl:1: data[1].trace_id: expected the trace id as a string, found None"
+        "t.jsonl:1: data[1].trace_id: expected the trace id as a string, found no such key in an "
+        "object with keys object, span_data"
     ]
     assert sum(isinstance(r, TraceItem) for r in results) == 1
 

@@ -738,3 +738,18 @@ def test_kp_convert_to_atif_writes_one_trajectory_a_line(tmp_path: Path) -> None
     assert atif_errors(document) == []
     assert recognise(document) == "atif"
     assert document["session_id"] == "test_session"
+
+
+def test_a_record_that_is_not_claude_codes_is_told_the_shape_expected() -> None:
+    """A record of another format, named claude-code, is told what a session record holds.
+
+    Before: ``not a Claude Code session record: an object with keys ...`` and no more, where
+    every other session source says the shape it reads.
+    """
+    (problem,) = convert([{"@type": "ReasoningTrace", "steps": []}], source="claude-code")
+    assert isinstance(problem, Problem)
+    assert problem.message == (
+        "not a Claude Code session record: an object with keys @type, steps; expected {type: "
+        "user|assistant|..., sessionId, message: {role, content}}, as ~/.claude/projects/*/*.jsonl "
+        "holds them, or the stream-json that claude -p prints"
+    )

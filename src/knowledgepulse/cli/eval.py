@@ -7,6 +7,7 @@ and with ``--task`` the task's prints go to stderr, not the report.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +133,7 @@ quiet_option = click.option(
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0),
+    callback=lambda _ctx, _param, given: _finite(given),
     metavar="SECONDS",
     help="The longest one call of your code may take: a --task call, or a scorer of yours on "
     "one case; past it the case is an error, so a hung call cannot hang CI "
@@ -257,6 +259,13 @@ def _write(report: Report, output: Path | None) -> None:
     else:
         with reader_may_leave(), open_output(output) as stream:
             stream.writelines([report] if isinstance(report, str) else report)
+
+
+def _finite(seconds: float | None) -> float | None:
+    """``--timeout`` if finite: the library's own refusal of ``inf`` says ``None``, no option."""
+    if seconds is not None and not math.isfinite(seconds):
+        raise click.BadParameter(f"{seconds!r}: give a finite number of seconds, or 0 for no limit")
+    return seconds
 
 
 def task_timeout(given: float | None) -> float | None:

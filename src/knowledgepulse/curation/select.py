@@ -21,6 +21,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from knowledgepulse.errors import ScorerParameterError, VectorError
 from knowledgepulse.novelty.cache.index import GrowingRows, approximate, nearest_other_key
 from knowledgepulse.novelty.cache.search import as_float32, frozen_nearest
 
@@ -90,6 +91,15 @@ class Selection:
     min_score: float | None = None
 
 
+def _check_rows(vectors: NDArray[np.floating[Any]], count: int) -> None:
+    """Refuse ``vectors`` that are not a row per candidate (``VectorError``, a ValueError)."""
+    if vectors.ndim != 2 or vectors.shape[0] != count:
+        raise VectorError(
+            f"the vectors have shape {vectors.shape} for {count} candidates: give one row per "
+            f"candidate, row i for candidates[i] (shape ({count}, dimensions))"
+        )
+
+
 def ranking(candidates: Sequence[Candidate], *, by_outcome: bool = False) -> list[int]:
     """The candidates' indexes, best first.
 
@@ -153,15 +163,15 @@ def select(
     ``per_domain`` shares the budget evenly across domains.
 
     Raises:
-        ValueError: ``max_similarity`` without vectors, or vectors of the wrong shape.
+        ValueError: ``max_similarity`` without vectors; or (a ``VectorError``) vectors that
+            are not a row per candidate.
     """
     limit = len(candidates) if budget is None else max(0, budget)
     rows = None  # with a similarity limit, the picks' vectors, a row per pick (up to the limit)
     if max_similarity is not None:
         if vectors is None:
             raise ValueError("max_similarity needs the candidates' vectors")
-        if vectors.ndim != 2 or vectors.shape[0] != len(candidates):
-            raise ValueError(f"{vectors.shape} vectors for {len(candidates)} candidates")
+        _check_rows(vectors, len(candidates))
         size = min(limit, len(vectors))
         rows = GrowingRows(size, vectors.shape[1], approximate=approximate(size), sample=vectors)
     order = ranking(candidates, by_outcome=by_outcome)
@@ -365,8 +375,7 @@ def dedupe(
     known (``inf`` where not; a corpus's leave-one-out novelty gives it): a candidate below
     ``threshold`` there is in no group and changes none, so the walk leaves it out.
     """
-    if vectors.ndim != 2 or vectors.shape[0] != len(candidates):
-        raise ValueError(f"{vectors.shape} vectors for {len(candidates)} candidates")
+    _check_rows(vectors, len(candidates))
     # Tasks out of the ranking; a copy only of a candidate that has one (at a million, the
     # copies alone were some 90 MB).
     order = ranking([c if c.task is None else replace(c, task=None) for c in candidates])
@@ -519,16 +528,22 @@ def infer_tasks(
     one trace).
 
     Raises:
-        ValueError: objectives, vectors, ``compared`` or ``failed`` not one per candidate.
+        ValueError: objectives, ``compared`` or ``failed`` not one per candidate (a
+            ``ScorerParameterError``), or vectors not a row per candidate (a ``VectorError``).
     """
     count = len(candidates)
-    if (
-        len(objectives) != count
-        or (vectors is not None and vectors.shape[0] != count)
-        or (compared is not None and len(compared) != count)
-        or (failed is not None and len(failed) != count)
-    ):
-        raise ValueError(f"{count} candidates, {len(objectives)} objectives, vectors {vectors}")
+    if vectors is not None:
+        _check_rows(vectors, count)
+    given = {"objectives": objectives, "compared": compared, "failed": failed}
+    wrong = [
+        f"{name} has {len(each)}"
+        for name, each in given.items()
+        if each is not None and len(each) != count
+    ]
+    if wrong:
+        raise ScorerParameterError(
+            f"{', '.join(wrong)} for {count} candidates: give one per candidate, in their order"
+        )
     tasks = [""] * count
     by_objective: dict[str, str] = {}
     leaders: list[int] = []  # the first (best) run of each task with a row, in ranking order

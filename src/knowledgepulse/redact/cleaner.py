@@ -17,6 +17,7 @@ from functools import cache
 import ahocorasick_rs
 import regex
 
+from knowledgepulse._util.settings import wrong_setting
 from knowledgepulse.redact.detectors import default_rules
 from knowledgepulse.redact.rules import (
     DEFAULT_LEVEL,
@@ -171,8 +172,11 @@ def clean_text(
 ) -> CleanedText:
     """Clean one text as ``cleanPii`` does: secrets always, identifiers unless ``level`` is private.
 
-    ``level`` defaults to ``aggregated`` (a ``ValueError`` if it is not a privacy level).
+    ``level`` defaults to ``aggregated`` (a ``ValueError`` if it is not a privacy level); a
+    ``SettingTypeError`` if ``text`` is not a str.
     """
+    if not isinstance(text, str):
+        raise wrong_setting("text", text, "a str", wrong_type=True)
     chosen = (rules or default_rules()).for_level(check_level(level or DEFAULT_LEVEL))
     cleaned, found = clean(text, chosen)
     types = Counter(rule.type for rule in found.elements())

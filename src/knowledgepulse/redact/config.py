@@ -15,7 +15,7 @@ from typing import Annotated
 import regex
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
-from knowledgepulse._util.jsonpath import describe
+from knowledgepulse._util.jsonpath import describe, describe_value
 from knowledgepulse._util.text import PATTERN_TIMEOUT_MS
 from knowledgepulse.errors import RedactionRulesError
 from knowledgepulse.records import Location, Problem, Record
@@ -24,6 +24,9 @@ from knowledgepulse.redact.detectors import default_rules
 from knowledgepulse.redact.rules import Finder, Rule, RuleSet
 
 _TYPE = r"^[A-Za-z0-9_\-]+$"
+_SHAPE = (
+    "expected one mapping with the rules listed under rules: (rules: [{name: ..., pattern: ...}])"
+)
 
 
 def _compiles(value: str) -> str:
@@ -95,13 +98,19 @@ def load_rules(path: str | Path) -> RuleSet:
     problems = [item for item in items if isinstance(item, Problem) and not item.warning]
     records = [item for item in items if isinstance(item, Record)]
     if not problems and len(records) != 1:
-        raise RedactionRulesError(
-            f"{Location(str(path))}: expected one mapping with a list of rules", []
-        )
+        # The reader gives a top-level list's items as records: a bare list of rules, mostly.
+        found = f"{len(records)} values (a list, or several YAML documents)" if records else "none"
+        raise RedactionRulesError(f"{Location(str(path))}: {_SHAPE}; found {found}", [])
     custom: list[Rule] = []
     for record in records[:1]:
-        entries = record.value.get("rules") if isinstance(record.value, dict) else None
-        extra = sorted(set(record.value) - {"rules"}) if isinstance(record.value, dict) else []
+        if not isinstance(record.value, dict):
+            problems.append(record.problem((), f"{_SHAPE}; found {describe_value(record.value)}"))
+            continue
+        if record.value and set(record.value) <= set(RuleSpec.model_fields):
+            problems.append(record.problem((), f"one rule alone; {_SHAPE}"))
+            continue
+        entries = record.value.get("rules")
+        extra = sorted(set(record.value) - {"rules"})
         for key in extra:
             problems.append(record.problem((key,), "unknown field; the file holds only rules"))
         if not isinstance(entries, list):

@@ -19,6 +19,7 @@ import orjson
 import regex
 
 from knowledgepulse._util.jsonpath import format_path
+from knowledgepulse._util.settings import wrong_setting
 from knowledgepulse.errors import Location
 from knowledgepulse.records.json_values import MAX_NESTING, JsonError, check_depth, repeated_key
 from knowledgepulse.redact.cleaner import candidate_rules, clean, marker, warn_timed_out
@@ -285,7 +286,17 @@ def redact_document(
 
     As :func:`redact_trace`; the input is not changed, the result shares its unchanged parts.
     ``location``: where the document was read, which a rule's timeout warning names.
+
+    Raises:
+        SettingTypeError: ``document`` is not a mapping (a list of traces, say).
     """
+    if not isinstance(document, Mapping):
+        raise wrong_setting(
+            "document",
+            document,
+            "one trace's JSON, a dict (for a list of traces, redact each one)",
+            wrong_type=True,
+        )
     chosen_level = check_level(level) if level is not None else document_level(document)
     return _redact(
         lambda visit: _walk(document, (), visit, "text", ()), chosen_level, rules, location

@@ -16,7 +16,7 @@ from typing import IO, Any, Literal
 
 import orjson
 
-from knowledgepulse._util.jsonpath import format_path
+from knowledgepulse._util.jsonpath import describe_value, format_path
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import Location, MissingDependencyError, OutputError
 from knowledgepulse.records import Record
@@ -102,26 +102,73 @@ def jsonl_row(row: Record, columns: Mapping[str, Any]) -> str:
         return json.dumps(merged, default=_json_default, ensure_ascii=False, separators=(",", ":"))
 
 
-def _inferred_schema(pa: Any, rows: list[dict[str, Any]]) -> tuple[Any, tuple[str, ...]]:
+def _inferred_schema(
+    pa: Any, rows: list[tuple[Location, dict[str, Any]]]
+) -> tuple[Any, tuple[str, ...]]:
     """The Arrow schema of rows from JSON (``None`` for none), and its columns of empty objects.
 
     An integer from 2**63 to 2**64 - 1 makes its column unsigned; an object that is empty
     wherever it appears (a struct with no field, which Parquet cannot hold) becomes null.
+
+    Raises:
+        OutputError: a column's values are of types no one Arrow type holds (a text in one
+            row, an object in another), naming the column and the first row that breaks it.
     """
     if not rows:
         return None, ()
     fields, emptied = [], []
-    for name in dict.fromkeys(key for row in rows for key in row):
-        values = [row.get(name) for row in rows]
+    for name in dict.fromkeys(key for _, row in rows for key in row):
+        values = [row.get(name) for _, row in rows]
         try:
-            found = pa.array(values).type
-        except OverflowError:  # beyond int64: uint64 holds it (or refuses a negative beside it)
-            found = pa.array(values, type=pa.uint64()).type
+            found = _column_type(pa, values)
+        except (ArithmeticError, TypeError, ValueError) as error:
+            raise OutputError(_unfit_column(pa, name, rows, error)) from None
         writable = _without_empty_structs(pa, found)
         fields.append(pa.field(name, writable))
         if writable != found:
             emptied.append(name)
     return pa.schema(fields), tuple(emptied)
+
+
+def _column_type(pa: Any, values: list[Any]) -> Any:
+    """The Arrow type of one column's values (pyarrow's error if none holds them all)."""
+    try:
+        return pa.array(values).type
+    except OverflowError:  # beyond int64: uint64 holds it (or refuses a negative beside it)
+        return pa.array(values, type=pa.uint64()).type
+
+
+def _unfit_column(
+    pa: Any, name: str, rows: list[tuple[Location, dict[str, Any]]], error: Exception
+) -> str:
+    """The message of a column that stops fitting one type, at the row where it does.
+
+    That row is the first that no type holds together with the rows before it, found by
+    halving: a prefix with no type is followed by longer ones with none.
+    """
+    values = [row.get(name) for _, row in rows]
+    fits, fails = 0, len(values)  # values[:fits] have a type; values[:fails] have none
+    while fails - fits > 1:
+        middle = (fits + fails) // 2
+        try:
+            _column_type(pa, values[:middle])
+            fits = middle
+        except (ArithmeticError, TypeError, ValueError):
+            fails = middle
+    location, value = rows[fails - 1][0], values[fails - 1]
+    column = f"the column {name!r} holds {describe_value(value)} here"
+    earlier = next((v for v in values[: fails - 1] if v is not None), None)
+    if earlier is None:
+        what = f"{column}, which no one Parquet type holds"
+    else:
+        what = (
+            f"{column} and {describe_value(earlier)} in an earlier row: a Parquet column holds "
+            "one type"
+        )
+    return (
+        f"{location}: {what} ({error}); write JSON Lines instead (-o FILE.jsonl), "
+        "which keeps every row as it is, or give the column one type in every row"
+    )
 
 
 def _without_empty_structs(pa: Any, found: Any) -> Any:
@@ -488,13 +535,13 @@ class RowWriter:
             return _document_schema(pa, [row for _, row in self._pending]), ()
         if self._fields is not None:
             return self._fixed_schema(), ()
-        by_file: dict[str, list[dict[str, Any]]] = {}
+        by_file: dict[str, list[tuple[Location, dict[str, Any]]]] = {}
         schemas, others = [], []
         for location, row in self._pending:
             if location.in_memory:  # its name is no file's: a file of that name is not its
-                others.append(row)
+                others.append((location, row))
             else:
-                by_file.setdefault(location.file, []).append(row)
+                by_file.setdefault(location.file, []).append((location, row))
         for name, rows in by_file.items():
             try:
                 parquet = starts_with(name, MAGIC)

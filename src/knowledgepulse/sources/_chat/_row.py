@@ -247,6 +247,7 @@ def convert_rows(
 def _columns(row: Mapping[str, Any], said: RowOptions, family: ChatSource) -> Columns | str:
     # A column named that the file's first row lacks is a misspelling, not a column to guess
     # past: read without it, the rows would say other successes and ids than the user meant.
+    # Each row is asked until one has it: the message is the row's own (not "the first row").
     # (A later row may lack one: a dataset joined from two sources.) The task is read as
     # select reads a task field: rows without it are one task, and the summary says so.
     named = {
@@ -260,7 +261,7 @@ def _columns(row: Mapping[str, Any], said: RowOptions, family: ChatSource) -> Co
     ]
     if absent:
         return (
-            f"the file's first row has no column {' or '.join(absent)}: "
+            f"the row has no column {' or '.join(absent)}: "
             f"{describe_value(row)}; name a column the rows have"
         )
     messages = said.messages_field or messages_column(row, family)

@@ -182,7 +182,12 @@ def _tell_record(
     sessions: dict[str, _Session], chains: dict[str, str], record: Record, value: Any
 ) -> None:
     if not isinstance(value, dict) or not isinstance(value.get("type"), str):
-        raise PathError((), f"not a Claude Code session record: {describe_value(value)}")
+        raise PathError(
+            (),
+            f"not a Claude Code session record: {describe_value(value)}; expected "
+            "{type: user|assistant|..., sessionId, message: {role, content}}, as "
+            "~/.claude/projects/*/*.jsonl holds them, or the stream-json that claude -p prints",
+        )
     agent = value.get("agentId")
     sidechain = value.get("isSidechain") is True
     chain = _chain(chains, value) if sidechain and not isinstance(agent, str) else None

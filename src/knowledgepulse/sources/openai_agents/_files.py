@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._envelope import TraceOptions, placed
 from knowledgepulse.sources.openai_agents._spans import convert_spans
@@ -92,14 +93,14 @@ def _file(
     if kind not in _OBJECTS:
         return record.problem(
             (*path, "object"),
-            f'expected "trace" or "trace.span", found {kind!r} '
+            f'expected "trace" or "trace.span", found {_found(value, "object")} '
             "(the file should hold the SDK's Trace.export() and Span.export() objects)",
         )
     key = "id" if kind == "trace" else "trace_id"
     trace_id = value.get(key)
     if not isinstance(trace_id, str) or not trace_id:
         return record.problem(
-            (*path, key), f"expected the trace id as a string, found {trace_id!r}"
+            (*path, key), f"expected the trace id as a string, found {_found(value, key)}"
         )
     if kind == "trace.span":
         data = value.get("span_data")
@@ -115,6 +116,13 @@ def _file(
     else:
         group.spans.append(value)
     return None
+
+
+def _found(value: Mapping[str, Any], key: str) -> str:
+    """``value[key]`` for a message, in JSON's words: null as null, a missing key as missing."""
+    if key not in value:
+        return f"no such key in {describe_value(value)}"
+    return "null" if value[key] is None else repr(value[key])
 
 
 def _kind(value: Any) -> str:
