@@ -18,7 +18,7 @@ from knowledgepulse.runs.scoring import check_engine
         ({"engine": "ray", "no_embedder": True}, "with no_embedder=True", "with --no-embedder"),
         ({"engine": "ray", "kind": "static"}, "or kind='static'", "or --embedder static"),
         ({"kind": "static", "max_windows": 4}, "drop max_windows", "drop --max-windows"),
-        ({"corpus": True, "no_embedder": True}, "takes no cache_path", "takes no --cache"),
+        ({"corpus": True, "no_embedder": True}, "drop no_embedder=True", "drop --no-embedder"),
     ],
 )
 def test_a_conflict_names_the_parameters_and_kp_its_options(

@@ -233,8 +233,8 @@ def check_engine(
             (
                 Setting("corpus", True),
                 " compares the input's traces with each other by their embeddings: it needs "
-                "an embedder and takes no ",
-                Setting("cache_path"),
+                "an embedder; drop ",
+                Setting("no_embedder", True),
             ),
         ),
     )
