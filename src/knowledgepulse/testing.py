@@ -12,6 +12,7 @@ import regex
 from numpy.typing import NDArray
 from rich.console import Console, Group
 
+from knowledgepulse._util.settings import count_of
 from knowledgepulse._util.text import printable
 from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.reports import evals as report
@@ -30,9 +31,7 @@ class HashingEmbedder:
     """
 
     def __init__(self, dimensions: int = 384) -> None:
-        if dimensions < 1:
-            raise ValueError(f"dimensions must be at least 1, got {dimensions}")
-        self.dimensions = dimensions
+        self.dimensions = count_of(dimensions, "dimensions", least=1)
         self.model_id = f"hashing-{dimensions}"
 
     def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:

@@ -18,13 +18,16 @@ import knowledgepulse
 from knowledgepulse import runs as typed_runs
 from knowledgepulse import sources as typed_sources
 from knowledgepulse.errors import ParameterConflictError, ScorerParameterError, SettingTypeError
+from knowledgepulse.evals.compare import compare_runs
 from knowledgepulse.runs.write import item_writer
 from knowledgepulse.sources.openai_agents import to_trace
+from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.value import TraceValueScorer
 
 CHAT = Path(__file__).parents[2] / "examples" / "datasets" / "openai_chat.jsonl"
 ROWS = [json.loads(line) for line in CHAT.read_text("utf-8").splitlines()]
 NO_MODEL = TraceValueScorer(embedder=None)
+RUN: Any = None  # refused before a run is read
 # Called as a notebook's user calls them, unchecked: the values below are of the wrong type.
 runs: Any = typed_runs
 sources: Any = typed_sources
@@ -85,6 +88,16 @@ BAD: list[tuple[Callable[[], object], str, bool]] = [
     (lambda: kp.capture(scorer="hash"), "scorer='hash': give a TraceValueScorer", True),
     (lambda: kp.capture(keep=0), "keep=0: give a whole number of 1 or more", False),
     (lambda: to_trace({"final_output": "x"}), "result: expected an Agents SDK RunResult", True),
+    (lambda: list(kp.load_traces(5)), "sources=5: give a path", True),
+    (lambda: list(kp.load_traces(["a.jsonl", 5])), "sources (a list): give a path", True),
+    (lambda: kp.load_cases(5), "sources=5: give a path", True),
+    (lambda: kp.load_suite(5), "path=5: give the suite file's path", True),
+    (lambda: kp.run_suite(5, []), "suite=5: give a Suite", True),
+    (lambda: kp.score_traces(5), "traces=5: give a list of traces", True),
+    (lambda: NO_MODEL.score_many(ROWS[0]), "for one trace, score(trace)", True),
+    (lambda: list(sources.convert(5)), "records=5: give a list of records", True),
+    (lambda: HashingEmbedder(0), "dimensions=0: give a whole number of 1 or more", False),
+    (lambda: compare_runs(RUN, RUN, tolerance=-1), "tolerance=-1: give a finite number", False),
 ]
 
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import TypeVar, cast
 
 from knowledgepulse._util.text import did_you_mean
@@ -30,6 +31,29 @@ def wrong_setting(
     if value is None or isinstance(value, str | int | float | bool):
         return error(Setting(name, value), f": give {allowed}")
     return error(Setting(name), f" (a {type(value).__name__}): give {allowed}")
+
+
+def paths_of(sources: object, name: str = "sources") -> list[str | Path]:
+    """One path or several, as a list: a str is one path (not a path a character).
+
+    Raises:
+        SettingTypeError: ``sources`` is neither a path nor an iterable of paths.
+    """
+    if isinstance(sources, str | Path):
+        return [sources]
+    paths = list(sources) if isinstance(sources, Iterable) else None
+    if paths is None or not all(isinstance(path, str | Path) for path in paths):
+        raise wrong_setting(
+            name, sources, "a path (a str or a Path), or a list of them", wrong_type=True
+        )
+    return paths
+
+
+def iterable_of(values: T, name: str, allowed: str) -> T:
+    """``values`` when it can be iterated; else the error saying what to give."""
+    if not isinstance(values, Iterable) or isinstance(values, str | bytes):
+        raise wrong_setting(name, values, allowed, wrong_type=True)
+    return values
 
 
 def one_of(value: object, name: str, allowed: Sequence[str]) -> str:

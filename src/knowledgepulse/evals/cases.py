@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from knowledgepulse._util.jsonpath import describe, describe_value
+from knowledgepulse._util.settings import paths_of
 from knowledgepulse._util.text import closest
 from knowledgepulse.errors import CaseValidationError, Setting, SettingTypeError
 from knowledgepulse.evals.models import (
@@ -174,8 +175,9 @@ def iter_cases(sources: str | Path | Iterable[str | Path]) -> Iterator[CaseInput
 
     Raises:
         InputFileError: a file cannot be opened at all.
+        SettingTypeError: ``sources`` is not a path or paths.
     """
-    paths = [sources] if isinstance(sources, str | Path) else list(sources)
+    paths = paths_of(sources)
     first_seen: dict[str, Location] = {}
     for source in _each_file_once(paths):
         read = read_records(source, formats=("json", "jsonl", "yaml"), key_lines=True)

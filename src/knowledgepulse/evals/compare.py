@@ -17,6 +17,7 @@ from typing import Literal, get_args
 
 from pydantic import JsonValue
 
+from knowledgepulse._util.settings import number_of
 from knowledgepulse.evals.report import (
     EvalReport,
     ReportCase,
@@ -209,9 +210,8 @@ def compare_runs(
 
 
 def check_tolerance(tolerance: float) -> None:
-    """Refuse a tolerance no comparison can use (ValueError)."""
-    if not math.isfinite(tolerance) or tolerance < 0:
-        raise ValueError(f"tolerance must be a finite number >= 0, got {tolerance!r}")
+    """Refuse a tolerance no comparison can use (a ScorerParameterError, a ValueError)."""
+    number_of(tolerance, "tolerance", "a finite number of 0 or more", lambda t: 0 <= t < math.inf)
 
 
 def _report(run: EvalRun | EvalReport | str | Path, name: str) -> EvalReport:

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from knowledgepulse._util.raised import raised
+from knowledgepulse._util.settings import instance_of
 from knowledgepulse.evals.cases import (
     CaseInput,
     Cases,
@@ -320,8 +321,10 @@ def run_suite(suite: Suite, cases: Cases, *, timeout: float | None = None) -> Ev
 
     Raises:
         InputFileError: a case file cannot be opened at all.
-        SettingTypeError: paths mixed with cases, or one case not in a list.
+        SettingTypeError: ``suite`` is no Suite; paths mixed with cases, or one case not in a
+            list.
     """
+    instance_of(suite, "suite", Suite, "a Suite, as load_suite(path) gives")
     return collect_run(
         suite,
         fit_cases(case_inputs(cases), suite),

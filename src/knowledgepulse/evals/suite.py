@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 from pydantic_core import ErrorDetails
 
 from knowledgepulse._util.jsonpath import describe
+from knowledgepulse._util.settings import wrong_setting
 from knowledgepulse._util.text import closest, counted, did_you_mean
 from knowledgepulse.errors import KnowledgePulseError, Setting, SuiteError, UnknownPresetError
 from knowledgepulse.evals.models import CASE_ID_PATTERN
@@ -135,7 +136,10 @@ def load_suite(path: str | Path) -> Suite:
     Raises:
         InputFileError: the file cannot be read.
         SuiteError: listing every problem in the file, each with its line and path.
+        SettingTypeError: ``path`` is not a path.
     """
+    if not isinstance(path, str | Path):
+        raise wrong_setting("path", path, "the suite file's path, a str or a Path", wrong_type=True)
     shape = "a suite file holds one mapping with a 'scorers' list"
     record = read_document(path, "suite file", "not a suite", shape)
     return resolve_suite(record, source=record.location.file)

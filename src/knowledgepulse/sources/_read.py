@@ -17,6 +17,7 @@ from typing import Any
 from knowledgepulse._util.digest import SeenIds
 from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse._util.raised import raised
+from knowledgepulse._util.settings import iterable_of
 from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.records import Location, Problem, Record, arrow
 from knowledgepulse.records.json_values import JsonError, check_python, writable
@@ -97,8 +98,8 @@ def convert(
         notes: told what the source says about the records.
 
     Raises:
-        SettingTypeError: ``records`` is a mapping (a ``DatasetDict`` of splits, say) or a text,
-            or gives one column of Arrow data (a Polars ``Series``).
+        SettingTypeError: ``records`` is a mapping (a ``DatasetDict`` of splits, say), a text or
+            no iterable, or gives one column of Arrow data (a Polars ``Series``).
         UnknownSourceError: ``source`` is not a registered source.
         MissingDependencyError: ``records`` gives Arrow data, and pyarrow is not installed.
     """
@@ -111,6 +112,7 @@ def convert(
     # Not iterated: a DataFrame iterates its columns, a RecordBatchReader its batches.
     if arrow.gives_arrow(records):
         records = arrow.stream_rows(arrow.arrow_stream(records, "records"))
+    iterable_of(records, "records", "a list of records (parsed JSON values or row dicts)")
     yield from _Reading(source, options or TraceOptions(), notes).file(name, located(records, name))
 
 

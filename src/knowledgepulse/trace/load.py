@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from knowledgepulse._util.digest import SeenIds
 from knowledgepulse._util.jsonpath import format_path
+from knowledgepulse._util.settings import paths_of
 from knowledgepulse._util.text import closest
 from knowledgepulse.errors import TraceValidationError
 from knowledgepulse.records import Location, Problem, Record
@@ -82,11 +83,11 @@ def load_traces(
     Yields each valid trace and each problem in input order, as read; a bad record never stops
     the rest. A repeated id or a misspelt key (``steps[2].tols``: did you mean ``tool``?) is a
     warning (``warning=True``) before the trace. ``progress`` is called with the bytes read.
-    An ``InputFileError`` if a file cannot be opened at all.
+    An ``InputFileError`` if a file cannot be opened at all; a ``SettingTypeError`` if
+    ``sources`` is not a path or paths.
     """
     seen = SeenIds()
-    # One path is one file: iterating a str would read each of its characters as a file name.
-    for source in [sources] if isinstance(sources, str | Path) else sources:
+    for source in paths_of(sources):
         records = read_records(source, formats=("json", "jsonl"), progress=progress)
         for item in trace_items(records):
             if isinstance(item, TraceItem) and seen.add(item.trace.id):

@@ -290,7 +290,14 @@ class TraceValueScorer:
         return list(self.iter_scores(traces))
 
     def iter_scores(self, traces: Iterable[TraceInput]) -> Iterator[ValueBreakdown]:
-        """Like :meth:`score_many`, yielding each breakdown as soon as its batch is scored."""
+        """Like :meth:`score_many`, yielding each breakdown as soon as its batch is scored.
+
+        A ``SettingTypeError`` if ``traces`` is one trace (a model or a dict), or no iterable.
+        """
+        if isinstance(traces, ReasoningTrace | Mapping) or not isinstance(traces, Iterable):
+            raise wrong_setting(
+                "traces", traces, "a list of traces (for one trace, score(trace))", wrong_type=True
+            )
         # Batches feed the embedder. Without one, a batch only keeps traces alive longer: the
         # garbage collector then took a fifth of `kp score --no-embedder`'s time on rows.
         size = self.batch_size if self._embedder is not None else 1
