@@ -236,7 +236,7 @@ def test_an_invalid_pattern_in_any_expectation_is_malformed_when_read(tmp_path: 
             {"answer": "30 days", "n": 1},
             "an object with keys answer, n (its text is under 'answer'?)",
         ),
-        (42, "a JSON int"),
+        (42, "a number"),
         (None, "null"),
     ],
 )

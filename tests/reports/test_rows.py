@@ -142,14 +142,14 @@ def test_a_column_of_two_types_in_the_first_batch_stops_the_run_naming_where(
         written(tmp_path / "out.parquet", rows)
     message = str(raised.value)
     assert message.startswith("rows.jsonl:4: the column 'meta' holds an object with keys k")
-    assert "a JSON str in an earlier row" in message
+    assert "a string in an earlier row" in message
     assert "write JSON Lines instead (-o FILE.jsonl)" in message
 
 
 def test_a_value_no_parquet_type_holds_is_named_at_its_row(tmp_path: Path) -> None:
     """A list of a number and a text, alone in its column, is refused at its own row."""
     rows = from_json([{"id": 1}, {"id": 2, "mixed": [1, "a"]}])
-    with pytest.raises(OutputError, match=r"^rows\.jsonl:2: the column 'mixed' holds a JSON list"):
+    with pytest.raises(OutputError, match=r"^rows\.jsonl:2: the column 'mixed' holds a list"):
         written(tmp_path / "out.parquet", rows)
 
 

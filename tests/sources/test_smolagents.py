@@ -337,7 +337,7 @@ def test_a_file_with_a_non_step_record_reports_it_and_converts_the_rest(tmp_path
     path.write_text("\n".join([json.dumps(steps[0]), "7", *map(json.dumps, steps[1:])]) + "\n")
     items = list(convert_file(path, source="smolagents"))
     assert [type(item).__name__ for item in items] == ["Problem", "TraceItem"]
-    assert str(items[0]).startswith(f"{path}:2: not a smolagents step: a JSON int")
+    assert str(items[0]).startswith(f"{path}:2: not a smolagents step: a number")
 
 
 @settings(max_examples=40, deadline=None)
@@ -356,7 +356,7 @@ def test_a_file_of_only_a_bad_step_is_reported_once(tmp_path: Path) -> None:
     path.write_text(json.dumps([{"step_number": 1, "timing": []}]))
     items = [str(item) for item in convert_file(path, source="smolagents")]
     assert items == [
-        f"{path}[0]: timing: expected {{start_time, end_time, duration}}, found a JSON list"
+        f"{path}[0]: timing: expected {{start_time, end_time, duration}}, found a list"
     ]
 
 

@@ -30,12 +30,25 @@ def format_path(loc: Loc) -> str:
 
 
 def describe_value(value: Any) -> str:
-    """What a parsed JSON value is, for a message: ``an object with keys a, b``, ``a JSON int``."""
+    """What a parsed JSON value is, for a message: ``an object with keys a, b``, ``a number``.
+
+    In JSON's words (a string, a list), as the file says it; a value JSON has no word for (read
+    in memory: a ``datetime``) by its Python type.
+    """
     if value is None:
         return "null"
     if isinstance(value, Mapping):
         return f"an object with keys {', '.join(sorted(map(str, value))[:6])}"
-    return f"a JSON {type(value).__name__}"
+    return _JSON_WORDS.get(type(value), f"a {type(value).__name__}")
+
+
+_JSON_WORDS = {
+    str: "a string",
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+    list: "a list",
+}
 
 
 _PATTERN_MEANINGS = {

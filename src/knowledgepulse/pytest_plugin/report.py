@@ -138,8 +138,6 @@ def from_options(config: pytest.Config) -> Reporting | None:
         baseline = None if baseline_path is None else load_report(baseline_path)
     except KnowledgePulseError as error:
         raise pytest.UsageError(error.message_with(option_of)) from None
-    except ValueError as error:  # a negative tolerance
-        raise pytest.UsageError(f"--kp-tolerance (kp_tolerance): {error}") from None
     gate: FailOn = fail_on or ("regression" if baseline is not None else "failure")
     return Reporting(
         output, output_format, baseline, baseline_path, gate, tolerance, _verdicts(baseline)
