@@ -21,6 +21,7 @@ from knowledgepulse.novelty.windows import (
     replace_unencodable,
     run_chunks,
     split_windows,
+    unit_rows,
 )
 
 
@@ -120,6 +121,13 @@ def test_mean_pool_ignores_padding_and_normalises() -> None:
     hidden = np.array([[[1.0, 0.0], [3.0, 0.0], [100.0, 100.0]]], dtype=np.float32)
     mask = np.array([[1, 1, 0]], dtype=np.int64)
     np.testing.assert_allclose(mean_pool(hidden, mask), [[1.0, 0.0]])
+
+
+def test_unit_rows_keep_a_zero_row_zero() -> None:
+    """A zero row stays zero (no NaN); others, a subnormal one too, get unit length."""
+    tiny = np.float32(1e-40)
+    rows = unit_rows(np.array([[0.0, 0.0], [3.0, 4.0], [tiny, 0.0]], dtype=np.float32))
+    np.testing.assert_allclose(rows, [[0.0, 0.0], [0.6, 0.8], [1.0, 0.0]], rtol=1e-6)
 
 
 def test_windows_are_averaged_by_their_number_of_pieces() -> None:
