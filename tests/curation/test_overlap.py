@@ -7,13 +7,16 @@ import os
 import subprocess
 import sys
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from knowledgepulse.curation.overlap import (
     CANDIDATES,
+    COMMON_GRAM,
     MIN_OVERLAP,
     OverlapIndex,
+    aligned,
     coverage,
     words_of,
 )
@@ -84,6 +87,53 @@ def test_coverage_is_a_share_and_a_text_covers_itself_whole(
     assert 0.0 <= coverage(reference, other) <= 1.0
     if reference:
         assert coverage(reference, reference) == 1.0
+
+
+def test_an_empty_reference_is_covered_by_no_text() -> None:
+    """A reference without words is not contained in anything (it would otherwise match all)."""
+    assert coverage([], ["any", "words"]) == 0.0
+    assert coverage([], []) == 0.0
+
+
+@given(WORDS, WORDS)
+def test_the_alignment_flags_each_reference_word_and_matches_in_order(
+    reference: list[str], other: list[str]
+) -> None:
+    """One flag per reference word; the words flagged, in order, are a subsequence of the text."""
+    flags = aligned(reference, other)
+    assert len(flags) == len(reference)
+    rest = iter(other)
+    assert all(word in rest for word, flag in zip(reference, flags, strict=True) if flag)
+    assert all(aligned(reference, reference))
+
+
+def test_a_long_text_whose_words_recur_still_aligns() -> None:
+    """No automatic junk: words frequent in a text of 200 words or more are still matched."""
+    reference = words_of("alpha beta gamma delta epsilon")
+    assert all(aligned(reference, ["so", *reference * 60]))
+
+
+def test_an_index_counts_its_reference_items() -> None:
+    """len() of an index is the number of reference texts, empty ones included."""
+    assert len(OverlapIndex([TASK, "", "Reverse a list."])) == 3
+    assert len(OverlapIndex([])) == 0
+
+
+def test_an_n_gram_of_one_word_is_the_least() -> None:
+    """n=1 indexes single words; n=0 is refused with the value given."""
+    assert OverlapIndex([TASK], n=1).best_match("cheapest") is not None
+    with pytest.raises(ValueError, match="n=0"):
+        OverlapIndex([TASK], n=0)
+
+
+def test_a_gram_held_by_more_than_common_gram_items_names_no_candidate() -> None:
+    """A phrase of COMMON_GRAM items still names them; one item more, and it names none."""
+    assert OverlapIndex(["Reverse a list."] * COMMON_GRAM).best_match("reverse a list") == (
+        OverlapIndex(["Reverse a list."]).best_match("reverse a list")
+    )
+    assert (
+        OverlapIndex(["Reverse a list."] * (COMMON_GRAM + 1)).best_match("reverse a list") is None
+    )
 
 
 def _tied_references() -> tuple[list[str], str]:

@@ -11,6 +11,7 @@ from knowledgepulse.errors import ReportFileError
 from knowledgepulse.evals.cases import LoadedCase, load_cases
 from knowledgepulse.evals.compare import compare_runs
 from knowledgepulse.evals.report import REPORT_FORMAT, EvalReport, load_report
+from knowledgepulse.evals.results import RunSummary
 from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.evals.suite import load_suite
 from knowledgepulse.reports.evals import to_json
@@ -92,3 +93,20 @@ def test_a_report_of_an_unknown_format_is_not_a_report(tmp_path: Path, written: 
     (problem,) = raised.value.problems
     assert problem.path == "format"
     assert REPORT_FORMAT in problem.message
+
+
+def test_a_count_an_older_report_left_out_reads_as_nothing_counted() -> None:
+    """A summary without a count (an older kp wrote fewer) reads it as 0: no failure, no case."""
+    empty = RunSummary.model_validate({})
+    counts = [name for name, field in RunSummary.model_fields.items() if field.annotation is int]
+    assert {"cases", "passed", "failed", "malformed", "unreadable_files"} <= set(counts)
+    assert [getattr(empty, name) for name in counts] == [0] * len(counts)
+    assert (empty.pass_rate, empty.weighted_mean, empty.scorers) == (None, None, {})
+
+
+@pytest.mark.parametrize("unscored", [0, 1, 2])
+def test_unscored_is_written_only_when_some_case_went_unscored(unscored: int) -> None:
+    """0 unscored is left out of the JSON summary, so reports stay as they were; else written."""
+    written = RunSummary(unscored=unscored).model_dump(mode="json")
+    assert written.get("unscored", 0) == unscored
+    assert ("unscored" in written) == (unscored > 0)

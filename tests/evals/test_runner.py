@@ -20,6 +20,7 @@ from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
 from knowledgepulse.evals.results import (
     TOLERANCE,
     CaseResult,
+    ScorerOutcome,
     mean_and_stderr,
     passes,
     weighted_score,
@@ -100,6 +101,22 @@ def test_a_score_a_hair_below_its_threshold_still_passes() -> None:
     assert passes(score, 0.8)
     assert not passes(0.8 - 2 * TOLERANCE, 0.8)
     assert not passes(None, 0.0)
+    hair = ScorerOutcome("k", "content-quality", None, 1.0, 0.8, ScoreResult(score))
+    assert (hair.passed, hair.margin) == (True, 0.0)
+
+
+@given(st.floats(0.0, 1.0), st.floats(0.0, 1.0))
+@example(0.5, 0.5)
+@example(0.5 - TOLERANCE / 2, 0.5)
+def test_a_margin_within_the_tolerance_reads_zero(score: float, threshold: float) -> None:
+    """margin is score - threshold, 0.0 (and a pass) within the tolerance: never a false gap."""
+    outcome = ScorerOutcome("k", "content-quality", None, 1.0, threshold, ScoreResult(score))
+    assert outcome.margin is not None
+    if abs(score - threshold) <= TOLERANCE:
+        assert (outcome.margin, outcome.passed) == (0.0, True)
+    else:
+        assert outcome.margin == pytest.approx(score - threshold, abs=1e-11)
+        assert (outcome.margin > 0) == (score > threshold)
 
 
 @settings(max_examples=60, deadline=None)

@@ -58,6 +58,13 @@ def test_vectors_are_384_unit_floats(minilm: MiniLMEmbedder) -> None:
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-5)
 
 
+def test_no_texts_give_no_vectors(minilm: MiniLMEmbedder) -> None:
+    """An empty batch is a (0, 384) array, the next chunk planned ahead or not (was IndexError)."""
+    assert minilm.embed_batch([]).shape == (0, 384)
+    with MiniLMEmbedder(overlap=True) as ahead:
+        assert ahead.embed_batch([]).shape == (0, 384)
+
+
 def test_similar_texts_are_closer_than_unrelated_ones(minilm: MiniLMEmbedder) -> None:
     """A paraphrase is much closer than a different topic; the same text is itself."""
     same, paraphrase, other, again = minilm.embed_batch(

@@ -14,10 +14,12 @@ from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.novelty.representation import (
     DEFAULT_NOVELTY_TEXT,
     NOVELTY_TEXTS,
+    TRUNCATE_PIECES,
     in_model_script,
     novelty_text,
     term_vectors,
 )
+from knowledgepulse.novelty.settings import WINDOW_PIECES
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace.text import action_terms, actions_text, objective_text, whole_text
 from tests.builders import make_trace, step
@@ -84,6 +86,35 @@ class _EmptyTextHasAVector(HashingEmbedder):
         vectors = super().embed_batch(texts)
         vectors[[not text for text in texts]] = np.eye(1, self.dimensions, 0, dtype=np.float32)
         return vectors
+
+
+class _RecordsLeading(HashingEmbedder):
+    """An embedder that can read a text's start, recording how many word pieces it was asked."""
+
+    def __init__(self) -> None:
+        super().__init__(dimensions=16)
+        self.asked: list[int] = []
+
+    def embed_leading(self, texts: Sequence[str], max_pieces: int) -> NDArray[np.float32]:
+        self.asked.append(max_pieces)
+        return self.embed_batch(texts)
+
+
+@pytest.mark.parametrize(
+    ("name", "asked"),
+    [
+        ("truncate", [TRUNCATE_PIECES]),
+        ("objective-actions", [WINDOW_PIECES, WINDOW_PIECES]),
+        ("objective-actions-terms", [WINDOW_PIECES, WINDOW_PIECES]),
+        ("windows", []),
+    ],
+)
+def test_each_text_reads_the_word_pieces_its_description_names(name: str, asked: list[int]) -> None:
+    """The pieces asked are those its description names: truncate 510, a part one window."""
+    embedder = _RecordsLeading()
+    novelty_text(name).embed(embedder, [make_trace(objective="Refund order 7")])
+    assert embedder.asked == asked
+    assert all(str(pieces) in novelty_text(name).description for pieces in asked)
 
 
 @pytest.mark.parametrize("name", ["objective-actions", "objective-actions-terms"])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -10,13 +12,16 @@ from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS, WINDOW_PIECES
 from knowledgepulse.novelty.windows import (
     PREFIX_CHARS_PER_PIECE,
     WORD_PIECES_MARGIN,
+    ChunkPlan,
     Window,
     batches_by_length,
     combine_windows,
     leading_pieces,
     mean_pool,
     replace_unencodable,
+    run_chunks,
     split_windows,
+    unit_rows,
 )
 
 
@@ -80,11 +85,49 @@ def test_batches_group_similar_lengths() -> None:
     assert batches_by_length(windows, max_tokens=20, max_batch=8) == [[1, 3], [2], [0]]
 
 
+def test_a_batchs_positions_count_cls_and_sep() -> None:
+    """Two windows of 8 pieces are 2 x 10 positions padded: 20 hold both, 19 only one each."""
+    windows = [Window(i, tuple(range(8))) for i in range(2)]
+    assert batches_by_length(windows, max_tokens=20, max_batch=8) == [[0, 1]]
+    assert batches_by_length(windows, max_tokens=19, max_batch=8) == [[0], [1]]
+
+
+def _numbered_plan(chunk: Sequence[str]) -> ChunkPlan:
+    """A plan that carries its texts (numbers) as one window's pieces."""
+    return ChunkPlan(len(chunk), [Window(0, tuple(map(int, chunk)))], (), [], [])
+
+
+@given(st.integers(0, 12), st.one_of(st.none(), st.integers(1, 5)), st.booleans())
+def test_chunks_hold_every_text_once_in_order(
+    texts: int, chunk_texts: int | None, overlap: bool
+) -> None:
+    """Planned alone or ahead in a thread, each chunk of at most chunk_texts texts runs once."""
+    numbers = [str(i) for i in range(texts)]
+    chunks = run_chunks(
+        numbers,
+        _numbered_plan,
+        lambda plan: np.array(plan.windows[0].pieces, dtype=np.float32),
+        chunk_texts=chunk_texts,
+        overlap=overlap,
+    )
+    assert [n for plan, _ in chunks for n in plan.windows[0].pieces] == list(range(texts))
+    assert all(plan.texts <= (chunk_texts or max(texts, 1)) for plan, _ in chunks)
+    for plan, found in chunks:
+        np.testing.assert_array_equal(found, plan.windows[0].pieces)
+
+
 def test_mean_pool_ignores_padding_and_normalises() -> None:
     """Padded positions do not count; the result has unit length."""
     hidden = np.array([[[1.0, 0.0], [3.0, 0.0], [100.0, 100.0]]], dtype=np.float32)
     mask = np.array([[1, 1, 0]], dtype=np.int64)
     np.testing.assert_allclose(mean_pool(hidden, mask), [[1.0, 0.0]])
+
+
+def test_unit_rows_keep_a_zero_row_zero() -> None:
+    """A zero row stays zero (no NaN); others, a subnormal one too, get unit length."""
+    tiny = np.float32(1e-40)
+    rows = unit_rows(np.array([[0.0, 0.0], [3.0, 4.0], [tiny, 0.0]], dtype=np.float32))
+    np.testing.assert_allclose(rows, [[0.0, 0.0], [0.6, 0.8], [1.0, 0.0]], rtol=1e-6)
 
 
 def test_windows_are_averaged_by_their_number_of_pieces() -> None:

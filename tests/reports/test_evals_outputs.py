@@ -43,6 +43,7 @@ from knowledgepulse.runs.evaluation import secret_free_result
 from knowledgepulse.testing import failure_message
 from tests.evals.builders import make_suite
 from tests.evals.test_evaluate import text_case
+from tests.paths import REPO
 
 SUITE = make_suite({"type": "content-quality", "threshold": 0.9})
 CASES = [text_case("good", "alpha", "alpha"), text_case("bad", "<b>beta</b>", "alpha")]
@@ -109,6 +110,12 @@ def test_a_long_output_is_cut_in_the_views_saying_how_much_and_kept_whole_in_jso
     assert said in to_junit(run)
     assert said in " ".join(failure_message(run.cases[1]).split())  # wrapped at 100 columns
     assert json.loads(to_json(run))["cases"][1]["output"].endswith("x" * 6000)
+
+
+def test_a_task_error_is_cut_where_the_docs_say() -> None:
+    """docs/evals-tasks.md tells a user a task's message is cut at 500 characters: ERROR_LIMIT."""
+    docs = " ".join((REPO / "docs" / "evals-tasks.md").read_text(encoding="utf-8").split())
+    assert f"its message cut at {ERROR_LIMIT} characters" in docs
 
 
 def test_a_long_task_error_is_cut_in_every_view_and_kept_whole_in_json() -> None:

@@ -220,7 +220,7 @@ def run_chunks(
     """
     size = chunk_texts or max(len(texts), 1)
     chunks = [texts[start : start + size] for start in range(0, len(texts), size)]
-    if not overlap or len(chunks) == 1:
+    if not overlap or len(chunks) <= 1:  # no texts: no chunk, nothing to plan ahead
         return [(chunk, run(chunk)) for chunk in map(plan, chunks)]
     results: list[tuple[ChunkPlan, NDArray[np.float32]]] = []
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kp-tokenize") as host:
