@@ -23,7 +23,14 @@ from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.value import RunTally, dumps
 from knowledgepulse.runs.problems import ProblemDigest, ProblemSink
 from knowledgepulse.runs.read import read_items, secret_free_file, valid_items
-from knowledgepulse.runs.write import UnreadRows, item_writer, output_form, rows_form, text_output
+from knowledgepulse.runs.write import (
+    UnreadRows,
+    check_output_name,
+    item_writer,
+    output_form,
+    rows_form,
+    text_output,
+)
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.models import PrivacyLevel
 
@@ -239,11 +246,14 @@ def redact_files(
         progress: told each further count of bytes read.
 
     Raises:
-        ParameterConflictError: Parquet rows to a stream.
+        ParameterConflictError: Parquet rows to a stream, or a ``report_path`` named as a
+            form it is not written in (``report.csv``).
         OutputError: ``target`` or ``report_path`` cannot be written.
         RedactionRulesError: ``rules_file`` has errors.
     """
     form = rows_form(target if isinstance(target, Path) else None, paths)
+    # The report is one JSON line, whatever the traces are written as: never .csv or .parquet.
+    check_output_name(report_path, parquet=False, setting="report_path")
     for path in (target, report_path):
         if isinstance(path, Path):
             check_destination(path, what="output", inputs=paths)
