@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from knowledgepulse.cli._console import open_output
+from knowledgepulse.cli._console import open_output, say
 from knowledgepulse.cli._options import command, format_option
 from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import source_options, trace_options_of
@@ -41,6 +41,7 @@ def inspect_command(
     """
     from knowledgepulse.novelty.cache.describe import describe_cache, is_cache_file  # noqa: PLC0415
     from knowledgepulse.reports.inspection import inspection_report  # noqa: PLC0415
+    from knowledgepulse.reports.redaction import identifiers_kept  # noqa: PLC0415
 
     redact = redactor_from(options) or False
     inspected = (
@@ -50,5 +51,7 @@ def inspect_command(
     )
     with open_output(None, for_people=output_format == "text") as stream:
         stream.write(inspection_report(inspected, output_format))
+    if redact and redact.kept_private:  # as every redacting command says it
+        say(identifiers_kept(redact))
     found = not isinstance(inspected, Inspection) or inspected.traces
     return EXIT_OK if found or allow_empty else EXIT_FINDINGS

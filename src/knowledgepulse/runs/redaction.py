@@ -118,7 +118,8 @@ def inspect_redacted(
     """How ``path`` is read (:func:`~knowledgepulse.sources.inspect_file`), fit to be shared.
 
     Its secrets are always redacted (an inspection is pasted in bug reports, as messages are);
-    its personal identifiers too with ``redact``, by the redactor's level and rules.
+    its personal identifiers too with ``redact``, by the redactor's level and rules; a private
+    trace, whose identifiers that keeps, is counted in the redactor's ``kept_private``.
     """
     # Inspection's readers and the rules load only to inspect.
     from knowledgepulse.redact.inspection import redact_inspection  # noqa: PLC0415
@@ -128,6 +129,9 @@ def inspect_redacted(
     redactor = redactor_of(redact)
     if redactor is None:
         return redact_inspection(inspection, "private")
+    # Counted as a run counts a private trace, so that a caller can say what was kept.
+    if (redactor.level or inspection.privacy_level) == "private":
+        redactor.kept_private += 1
     return redact_inspection(inspection, redactor.level, redactor.rules)
 
 
