@@ -43,15 +43,17 @@ def inspect_command(
     from knowledgepulse.reports.inspection import inspection_report  # noqa: PLC0415
     from knowledgepulse.reports.redaction import identifiers_kept  # noqa: PLC0415
 
-    redact = redactor_from(options) or False
+    redactor = redactor_from(options)
     inspected = (
         describe_cache(path)  # a vector cache: described, not read as traces
         if is_cache_file(path)
-        else inspect_redacted(path, source=source, options=trace_options_of(options), redact=redact)
+        else inspect_redacted(
+            path, source=source, options=trace_options_of(options), redact=redactor or False
+        )
     )
     with open_output(None, for_people=output_format == "text") as stream:
         stream.write(inspection_report(inspected, output_format))
-    if redact and redact.kept_private:  # as every redacting command says it
-        say(identifiers_kept(redact))
+    if redactor is not None and redactor.kept_private:  # as every redacting command says
+        say(identifiers_kept(redactor))
     found = not isinstance(inspected, Inspection) or inspected.traces
     return EXIT_OK if found or allow_empty else EXIT_FINDINGS
