@@ -92,6 +92,20 @@ def test_an_option_the_mode_does_not_use_is_refused_not_ignored(
     assert named in run.err
 
 
+def test_a_threshold_without_an_embedder_is_refused_not_ignored(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """--threshold is a cosine: with --no-embedder only n-grams compare, so it is a usage error
+    naming both; before, it was ignored (a trial of option combinations)."""
+    reference = tmp_path / "eval.txt"
+    reference.write_text(TASK + "\n", encoding="utf-8")
+    new = rows(tmp_path / "new.jsonl")
+    run = kp("dedupe", new, "--against", str(reference), "--no-embedder", "--threshold", "0.1")
+    assert run.code == 2
+    assert "--threshold is a cosine of embeddings, and --no-embedder compares" in run.err
+    assert run.out == ""
+
+
 def test_against_a_text_file_and_a_dataset_together_reads_both(
     kp: KpRunner, tmp_path: Path
 ) -> None:

@@ -203,6 +203,27 @@ def test_inspect_shows_no_secret_of_the_file_without_being_asked(
     assert "[REDACTED:email]" in redacted.out
 
 
+def test_redact_on_a_private_trace_says_that_its_identifiers_were_kept(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """A converted trace is private: --redact keeps its e-mail, and says so on stderr as kp
+    convert --redact does; before, the output was as without --redact, and nothing was said
+    (a trial of option combinations)."""
+    path = tmp_path / "in.jsonl"
+    row = json.loads(CHAT.read_text().splitlines()[0])
+    row["trajectory"][1]["content"] = "Mail dana@corp.io the log"
+    path.write_text(json.dumps(row) + "\n")
+    kept = "personal identifiers kept in 1 private trace (--privacy-level aggregated redacts"
+    redacted = kp("inspect", "--redact", str(path))
+    assert redacted.code == 0, redacted.err
+    assert "dana@corp.io" in redacted.out
+    assert kept in redacted.err
+    assert kept not in kp("inspect", str(path)).err  # nothing asked, nothing said
+    aggregated = kp("inspect", "--redact", "--privacy-level", "aggregated", str(path))
+    assert "dana@corp.io" not in aggregated.out
+    assert kept not in aggregated.err
+
+
 def test_a_vector_cache_is_described_not_read_as_traces(kp: KpRunner, tmp_path: Path) -> None:
     """kp inspect CACHE says which embedder made it, how full it is and its ids (exit 0); before,
     it was read as a trace file ('not UTF-8 text', exit 1)."""

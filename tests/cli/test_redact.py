@@ -108,6 +108,24 @@ def test_report_file_holds_what_was_redacted_per_trace_never_the_value(
     assert "steps[0].content" not in run.err  # the details went to the report
 
 
+@pytest.mark.parametrize("name", ["report.csv", "report.parquet", "report.html"])
+def test_a_report_named_as_a_form_it_is_not_written_in_is_refused_before_any_work(
+    kp: KpRunner, tmp_path: Path, name: str
+) -> None:
+    """--report report.csv is refused, naming the option, as kp select's is; nothing written.
+
+    Before, the JSON report was written under any name (found by a trial of option combinations).
+    """
+    source = _write(tmp_path / "t.jsonl", [_secret_trace(1)])
+    run = kp(
+        "redact", str(source), "--report", str(tmp_path / name), "-o", str(tmp_path / "o.jsonl")
+    )
+    assert run.code == 2
+    assert f"--report {name}" in run.err
+    assert "JSON Lines (.jsonl, .ndjson, .json)" in run.err
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["t.jsonl"]
+
+
 def test_a_bad_record_is_reported_and_skipped_and_the_others_written(
     kp: KpRunner, tmp_path: Path
 ) -> None:

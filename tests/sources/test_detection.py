@@ -167,14 +167,16 @@ def test_a_reasoning_trace_with_options_keeps_its_own_domain_and_says_so() -> No
     ],
 )
 def test_row_options_on_a_file_that_is_not_rows_are_warned_of(path: Path, source: str) -> None:
-    """Row columns given for a trace file or an export are not applied: one warning names them."""
+    """Row columns given for a trace file or an export are not applied: one warning names them,
+    as a caller wrote them and as kp's options (a combination trial met the Python names alone)."""
     rows = RowOptions(messages_field="m", id_field="i", success_field="s", success_threshold=0.3)
     items = list(sources.read([path], options=TraceOptions(rows=rows)))
     said = [item.message for item in items if isinstance(item, Problem) and item.warning]
     unapplied = [message for message in said if "row options" in message]
     assert unapplied == [
         f"a {source} file is not dataset rows: the row options given "
-        "(messages_field, id_field, success_field, success_threshold) are not applied to it"
+        "(messages_field, id_field, success_field, success_threshold; kp: --messages-field, "
+        "--id-field, --success-field, --success-threshold) are not applied to it"
     ]
 
 

@@ -7,6 +7,7 @@ folder of the conformance corpus and on every bundled example.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 from knowledgepulse.errors import InputFileError
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import read_records
+from knowledgepulse.runs.read import read_items
 from knowledgepulse.sources import (
     Inspection,
     RowOptions,
@@ -163,6 +165,26 @@ def test_the_columns_named_are_the_ones_the_user_gave() -> None:
     inspection = inspect_file(path, options=options)
     assert _part(inspection, "task").field == "repo"
     assert _part(inspection, "task").value == "acme/widgets"
+
+
+@pytest.mark.parametrize(
+    ("name", "task_field", "task"),
+    [
+        ("traces/traces.jsonl", "metadata.framework", "langgraph"),
+        ("datasets/openai_chat.jsonl", "kp_nothing_here", None),
+    ],
+)
+def test_the_task_shown_is_the_one_select_reads(
+    name: str, task_field: str, task: str | None
+) -> None:
+    """A --task-field that is a dotted path of a trace's JSON is the task shown, as select
+    groups by it; before, a trace file's was shown as none (a trial of option combinations)."""
+    path = REPO / "examples" / name
+    options = TraceOptions(rows=RowOptions(task_field=task_field))
+    (read_first,) = itertools.islice(read_items([path], task_field=task_field), 1)
+    assert isinstance(read_first, TraceItem)
+    assert read_first.task == task
+    assert _part(inspect_file(path, options=options), "task").value == task
 
 
 def test_a_record_no_source_knows_before_the_first_is_counted_as_unsure(tmp_path: Path) -> None:

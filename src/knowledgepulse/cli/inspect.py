@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from knowledgepulse.cli._console import open_output
+from knowledgepulse.cli._console import open_output, say
 from knowledgepulse.cli._options import command, format_option
 from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import source_options, trace_options_of
@@ -41,14 +41,19 @@ def inspect_command(
     """
     from knowledgepulse.novelty.cache.describe import describe_cache, is_cache_file  # noqa: PLC0415
     from knowledgepulse.reports.inspection import inspection_report  # noqa: PLC0415
+    from knowledgepulse.reports.redaction import identifiers_kept  # noqa: PLC0415
 
-    redact = redactor_from(options) or False
+    redactor = redactor_from(options)
     inspected = (
         describe_cache(path)  # a vector cache: described, not read as traces
         if is_cache_file(path)
-        else inspect_redacted(path, source=source, options=trace_options_of(options), redact=redact)
+        else inspect_redacted(
+            path, source=source, options=trace_options_of(options), redact=redactor or False
+        )
     )
     with open_output(None, for_people=output_format == "text") as stream:
         stream.write(inspection_report(inspected, output_format))
+    if redactor is not None and redactor.kept_private:  # as every redacting command says
+        say(identifiers_kept(redactor))
     found = not isinstance(inspected, Inspection) or inspected.traces
     return EXIT_OK if found or allow_empty else EXIT_FINDINGS

@@ -27,11 +27,16 @@ def redaction_summary(redactor: Redactor) -> str:
         else "redacted nothing"
     )
     if redactor.kept_private:
-        said += (
-            f"; personal identifiers kept in {counted(redactor.kept_private, 'private trace')}"
-            " (--privacy-level aggregated redacts them too)"
-        )
+        said += f"; {identifiers_kept(redactor)}"
     return said
+
+
+def identifiers_kept(redactor: Redactor) -> str:
+    """``personal identifiers kept in 2 private traces (...)``: what ``--redact`` left, and why."""
+    return (
+        f"personal identifiers kept in {counted(redactor.kept_private, 'private trace')}"
+        " (--privacy-level aggregated redacts them too)"
+    )
 
 
 def summary_tail(redactor: Redactor | None) -> str:

@@ -24,6 +24,7 @@ from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM, OverlapIndex
 from knowledgepulse.errors import (
     InputFileError,
     Location,
+    ParameterConflictError,
     ScorerParameterError,
     Setting,
 )
@@ -283,6 +284,7 @@ def decontaminate(
             outside [-1, 1]; a setting of the wrong type; neither ``against`` nor
             ``against_texts`` given.
         InputFileError: ``-`` (standard input) is both ``data`` and ``against``, or twice.
+        ParameterConflictError: ``threshold`` given to a scorer without an embedder.
         EmbedderUnavailableError: the scorer's embedder could not be loaded.
     """
     options = options_with(options, reading, "decontaminate")
@@ -290,9 +292,16 @@ def decontaminate(
     min_overlap = number_of(
         min_overlap, "min_overlap", "a share of words in (0, 1]", lambda share: 0 < share <= 1
     )
+    scorer = checked_scorer(scorer) or TraceValueScorer()
+    if threshold is not None and scorer.embedder is None:  # a cosine no vector would reach
+        raise ParameterConflictError(
+            Setting("threshold"),
+            " is a cosine of embeddings, and ",
+            Setting("embedder", None),
+            " compares by n-gram overlap only: drop one of them",
+        )
     threshold = DEDUPE_THRESHOLD if threshold is None else threshold
     check_cosine("threshold", threshold)
-    scorer = checked_scorer(scorer) or TraceValueScorer()
     texts = _task_texts(against_texts)
     if against is None and against_texts is None:  # nothing to compare with: a call's slip
         raise ScorerParameterError(

@@ -25,7 +25,6 @@ from knowledgepulse.records import Problem, arrow
 from knowledgepulse.records.readers import BATCH_ROWS
 from knowledgepulse.runs.read import (
     read_items,
-    with_task,
     with_task_column,
     with_tasks,
     without_secrets,
@@ -33,6 +32,7 @@ from knowledgepulse.runs.read import (
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace import ReasoningTrace, TraceItem
+from knowledgepulse.trace.item import with_task
 from knowledgepulse.trace.load import is_trace_document
 from knowledgepulse.trace.models import PrivacyLevel
 

@@ -45,12 +45,13 @@ from knowledgepulse.novelty.representation import novelty_text
 from knowledgepulse.novelty.settings import DEFAULT_BATCH_SIZE
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.runs.inputs import ROWS_NAME, items_of
-from knowledgepulse.runs.read import task_in, without_secrets
+from knowledgepulse.runs.read import without_secrets
 from knowledgepulse.runs.redaction import messages_level, redacted_record, redactor_of
 from knowledgepulse.runs.write import Kept, UnreadRows, in_place, kept_like, rows_table
 from knowledgepulse.sources._read import Lead, ReadWarnings, broken_laws, decide
 from knowledgepulse.sources._registry import REASONING_TRACE, Source, plugin_sources, registered
 from knowledgepulse.trace import ReasoningTrace, TraceItem
+from knowledgepulse.trace.item import task_in
 from knowledgepulse.trace.load import trace_items
 from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.scorer import TraceValueScorer

@@ -21,7 +21,7 @@ from knowledgepulse.records import Problem
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace import TraceItem
-from knowledgepulse.trace.item import task_at
+from knowledgepulse.trace.item import with_task
 from knowledgepulse.trace.models import PrivacyLevel
 
 
@@ -195,20 +195,6 @@ def with_tasks(
     """Each item with its task: the one it was read with, else the one at ``task_field``."""
     for item in items:
         yield with_task(item, task_field) if isinstance(item, TraceItem) else item
-
-
-def with_task(item: TraceItem, task_field: str | None) -> TraceItem:
-    """``item`` with its task: its own, else its row's ``task_field``, else its trace's JSON's."""
-    if item.task is not None or task_field is None:
-        return item
-    task = task_in(None if item.row is None else item.row.value, item.document, task_field)
-    return item if task is None else dataclasses.replace(item, task=task)
-
-
-def task_in(row: Any, document: Any, task_field: str) -> str | None:
-    """The task at ``task_field``: the row's column (a dotted path), else the trace's JSON's."""
-    task = None if row is None else task_at(row, task_field)
-    return task if task is not None else task_at(document, task_field)
 
 
 OnProblem = Callable[[Problem], object]

@@ -23,7 +23,14 @@ from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.value import RunTally, dumps
 from knowledgepulse.runs.problems import ProblemDigest, ProblemSink
 from knowledgepulse.runs.read import read_items, secret_free_file, valid_items
-from knowledgepulse.runs.write import UnreadRows, item_writer, output_form, rows_form, text_output
+from knowledgepulse.runs.write import (
+    UnreadRows,
+    check_output_name,
+    item_writer,
+    output_form,
+    rows_form,
+    text_output,
+)
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.models import PrivacyLevel
 
@@ -111,7 +118,8 @@ def inspect_redacted(
     """How ``path`` is read (:func:`~knowledgepulse.sources.inspect_file`), fit to be shared.
 
     Its secrets are always redacted (an inspection is pasted in bug reports, as messages are);
-    its personal identifiers too with ``redact``, by the redactor's level and rules.
+    its personal identifiers too with ``redact``, by the redactor's level and rules; a private
+    trace, whose identifiers that keeps, is counted in the redactor's ``kept_private``.
     """
     # Inspection's readers and the rules load only to inspect.
     from knowledgepulse.redact.inspection import redact_inspection  # noqa: PLC0415
@@ -121,6 +129,9 @@ def inspect_redacted(
     redactor = redactor_of(redact)
     if redactor is None:
         return redact_inspection(inspection, "private")
+    # Counted as a run counts a private trace, so that a caller can say what was kept.
+    if (redactor.level or inspection.privacy_level) == "private":
+        redactor.kept_private += 1
     return redact_inspection(inspection, redactor.level, redactor.rules)
 
 
@@ -239,11 +250,14 @@ def redact_files(
         progress: told each further count of bytes read.
 
     Raises:
-        ParameterConflictError: Parquet rows to a stream.
+        ParameterConflictError: Parquet rows to a stream, or a ``report_path`` named as a
+            form it is not written in (``report.csv``).
         OutputError: ``target`` or ``report_path`` cannot be written.
         RedactionRulesError: ``rules_file`` has errors.
     """
     form = rows_form(target if isinstance(target, Path) else None, paths)
+    # The report is one JSON line, whatever the traces are written as: never .csv or .parquet.
+    check_output_name(report_path, parquet=False, setting="report_path")
     for path in (target, report_path):
         if isinstance(path, Path):
             check_destination(path, what="output", inputs=paths)

@@ -35,6 +35,7 @@ from knowledgepulse.sources._registry import (
 )
 from knowledgepulse.sources.otel.messages import loads
 from knowledgepulse.trace import TraceItem
+from knowledgepulse.trace.item import with_task
 
 KEPT_RECORDS = 200
 """The records kept to look in: those of the first trace, from where it starts."""
@@ -206,7 +207,9 @@ def inspect_file(
                     problems.append(str(found))
             continue
         traces += 1
-        item = item or found
+        # The task as select, dedupe and split read it: a row's column, else a dotted path of
+        # the trace's JSON (a trace file has no column, so the reader alone never sets it).
+        item = item or with_task(found, options.rows.task_field)
     # Asked once: a broken plugin's recognises() logs a warning each time it is asked.
     recognising = [] if first_value is None else recognisers(first_value)
     also: tuple[str, ...] = ()

@@ -338,11 +338,13 @@ def broken_laws(trace: ReasoningTrace, source: str) -> list[str]:
 
 
 def _not_rows(location: Location, source: Source, options: tuple[str, ...]) -> Problem:
+    # Named as a caller wrote them and as kp spells them, as the rows' own problems are.
+    flags = ", ".join(f"--{option.replace('_', '-')}" for option in options)
     return Problem(
         Location(location.file),
         "",
         f"a {source.name} file is not dataset rows: the row options given "
-        f"({', '.join(options)}) are not applied to it",
+        f"({', '.join(options)}; kp: {flags}) are not applied to it",
         warning=True,
     )
 

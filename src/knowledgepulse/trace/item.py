@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -110,3 +110,17 @@ def finite_number(value: Any) -> float | None:
         return None
     number = float(value)
     return number if math.isfinite(number) else None
+
+
+def with_task(item: TraceItem, task_field: str | None) -> TraceItem:
+    """``item`` with its task: its own, else its row's ``task_field``, else its trace's JSON's."""
+    if item.task is not None or task_field is None:
+        return item
+    task = task_in(None if item.row is None else item.row.value, item.document, task_field)
+    return item if task is None else replace(item, task=task)
+
+
+def task_in(row: Any, document: Any, task_field: str) -> str | None:
+    """The task at ``task_field``: the row's column (a dotted path), else the trace's JSON's."""
+    task = None if row is None else task_at(row, task_field)
+    return task if task is not None else task_at(document, task_field)
