@@ -6,6 +6,8 @@ import io
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from knowledgepulse.redact.items import Redactor
 from knowledgepulse.reports.redaction import redaction_summary
 from knowledgepulse.runs import decontaminate, dedupe, select, split
@@ -35,6 +37,15 @@ def test_a_selection_summary_says_its_counts_are_the_picks_domains() -> None:
     result = select(traces(2), budget=3, scorer=scorer())
     domains = sorted({item.breakdown.domain for item in result.selected})
     assert f"selected (budget 3), by domain: {domains[0]} " in result.summary
+
+
+@pytest.mark.parametrize(("top", "budget"), [(10, 0), (50, 4)])
+def test_a_top_percentage_is_shown_with_the_budget_it_gave(top: int, budget: int) -> None:
+    """The top 10% of 8 traces is a budget of 0: the summary says so, so 0 picks are explained."""
+    result = select(traces(1), top=top, scorer=scorer())
+    assert len(result.corpus.items) == 8
+    assert result.top == top
+    assert f"{len(result.picks)} selected (top {top}%: budget {budget})" in result.summary
 
 
 def test_a_selection_summary_names_no_secret_a_domain_holds() -> None:

@@ -65,7 +65,8 @@ def selection_summary(result: SelectionResult, min_score: MinScore | None) -> st
         f"{counted(len(result.corpus.items), 'trace')} scored",
         ranked_by(result),
         f"{len(selected)} selected"
-        + (f" (budget {result.budget})" if result.budget is not None else "")
+        + (f" (top {result.top:g}%: budget {result.budget})" if result.top is not None else "")
+        + (f" (budget {result.budget})" if result.budget is not None and result.top is None else "")
         # the counts are the picks' domains: say so, or "default 2" reads as a setting
         + (f", by domain: {picked}" if picked else ""),
     ]

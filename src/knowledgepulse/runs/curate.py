@@ -163,6 +163,7 @@ class SelectionResult:
         tasks_inferred: whether the tasks were inferred (no task was read with the items).
         task_field: the task field or column the caller named, if any.
         budget: the budget applied (``top`` as a count), or ``None``.
+        top: the percentage the budget was given as, or ``None``.
         min_score: the minimum score applied (a percentile resolved), or ``None``.
         rank_by: what the items were ranked by first: ``score``, ``reward`` or a field.
         min_reward: the minimum outcome applied, or ``None``.
@@ -184,6 +185,7 @@ class SelectionResult:
     tasks_inferred: bool
     task_field: str | None = None
     budget: int | None = None
+    top: float | None = None
     min_score: float | None = None
     rank_by: str = RANK_BY_SCORE
     min_reward: float | None = None
@@ -663,6 +665,7 @@ def select(
         tasks_inferred=inferred,
         task_field=task_field,
         budget=budget,
+        top=top,
         min_score=selection.min_score,
         rank_by=rank_by,
         min_reward=min_reward,
