@@ -186,8 +186,9 @@ def inspect_file(
     # A pipe (kp inspect <(...)) read a second time is empty, or waits for a writer for ever.
     if reads_once(name):
         raise InputFileError(
-            f"{Location(name)}: inspect reads its file twice (to count it, then as read() does), "
-            "which standard input or a pipe cannot be: save it to a file and inspect that"
+            f"{Location(name)}: inspect reads its file twice (to count it, then to read it as a "
+            "run does), which standard input or a pipe cannot be: save it to a file and inspect "
+            "that"
         )
     kept, count = _head(name)
     chosen, decided = _decide(kept, source)
