@@ -56,6 +56,14 @@ TASK_COLUMN = "the dataset's task column"
 """Where the tasks were read from when no task field named it: the column the reader found."""
 
 
+def _budget_said(result: SelectionResult) -> str:
+    """`` (budget 50)``, or `` (top 10%: budget 0)`` when a percentage gave it; else nothing."""
+    if result.budget is None:
+        return ""
+    given = f"top {result.top:g}%: " if result.top is not None else ""
+    return f" ({given}budget {result.budget})"
+
+
 def selection_summary(result: SelectionResult, min_score: MinScore | None) -> str:
     """Counts of the selected and rejected, then ``3 of 5 tasks covered (inferred)``."""
     selected = result.selected
@@ -65,8 +73,7 @@ def selection_summary(result: SelectionResult, min_score: MinScore | None) -> st
         f"{counted(len(result.corpus.items), 'trace')} scored",
         ranked_by(result),
         f"{len(selected)} selected"
-        + (f" (top {result.top:g}%: budget {result.budget})" if result.top is not None else "")
-        + (f" (budget {result.budget})" if result.budget is not None and result.top is None else "")
+        + _budget_said(result)
         # the counts are the picks' domains: say so, or "default 2" reads as a setting
         + (f", by domain: {picked}" if picked else ""),
     ]
