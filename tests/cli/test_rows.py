@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from knowledgepulse.cli.main import _PrintableFormatter
 from knowledgepulse.records import Location, Record
 from knowledgepulse.reports.rows import (
     ANNOTATED_COLUMNS,
@@ -340,3 +342,35 @@ def test_a_struct_key_new_after_the_first_batch_stops_the_parquet_output_at_its_
     assert f"{source}:3: metadata.b is a field" in run.err
     assert "-o FILE.jsonl" in run.err
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("score", "--no-embedder"),
+        ("score", "--annotate", "--no-embedder"),
+        ("validate",),
+        ("redact",),
+        ("convert",),
+    ],
+)
+@pytest.mark.parametrize("field", ["nosuch", "repo"])
+def test_a_run_needing_no_task_warns_of_a_task_column_no_row_has(
+    kp: KpRunner, caplog: pytest.LogCaptureFixture, command: tuple[str, ...], field: str
+) -> None:
+    """Its task is written (convert's metadata.source.task) but not needed: warned, not refused.
+
+    The warning is logged with the error as its argument, which kp's log format spells with
+    the option's name (``kp: --task-field nosuch: ...``; tests/cli/test_error_flags.py).
+    """
+    source = Path(__file__).parents[2] / "examples" / "datasets" / "openai_chat.jsonl"
+    with caplog.at_level(logging.WARNING, logger="knowledgepulse"):
+        run = kp(*command, "--task-field", field, str(source))
+    assert run.code == 0, run.err
+    warned = [
+        _PrintableFormatter("%(message)s").format(record)
+        for record in caplog.records
+        if "no trace has it" in record.getMessage()
+    ]
+    expected = "kp: --task-field nosuch: no trace has it (misspelt?); the rows have exit_status, "
+    assert [said.startswith(expected) for said in warned] == ([True] if field == "nosuch" else [])

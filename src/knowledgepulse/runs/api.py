@@ -326,7 +326,7 @@ def _scored(
         [],
         told,
     )
-    items = told_when_no_task(items, settings.get("task_field"), _log.warning)
+    items = told_when_no_task(items, settings.get("task_field"))
     if unread is not None:
         items = unread.items(items)
     if redactor is not None:

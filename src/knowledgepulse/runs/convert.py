@@ -19,13 +19,14 @@ from knowledgepulse.reports.redaction import summary_tail
 from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.value import RunTally, dumps
 from knowledgepulse.runs.problems import ProblemDigest, ProblemSink
-from knowledgepulse.runs.read import read_items, valid_items
+from knowledgepulse.runs.read import read_items, task_column, valid_items
 from knowledgepulse.runs.redaction import (
     messages_level,
     redactor_of,
     unread_rows,
     written_items,
 )
+from knowledgepulse.runs.tasks import told_when_no_task
 from knowledgepulse.runs.write import check_output_name, item_writer, output_form, text_output
 
 if TYPE_CHECKING:
@@ -100,7 +101,8 @@ def convert_files(
     read = read_items(
         paths, source=source, options=options, notes=notes, messages=messages_level(redactor)
     )
-    items = written_items(valid_items(read, None, sink), unread, redactor)
+    valid = told_when_no_task(valid_items(read, None, sink), task_column(options))
+    items = written_items(valid, unread, redactor)
     count = 0
     if to == "atif":
         from knowledgepulse.sources._sessions.atif import to_atif  # noqa: PLC0415

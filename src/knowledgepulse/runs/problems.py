@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.value import RunTally, validation_line, validation_report
-from knowledgepulse.runs.read import read_items, valid_items
+from knowledgepulse.runs.read import read_items, task_column, valid_items
+from knowledgepulse.runs.tasks import told_when_no_task
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
 
 if TYPE_CHECKING:
@@ -148,7 +149,7 @@ def validate_files(
     sink = ProblemSink(keep=keep, show=on_problem)
     read = read_items(paths, source=source, options=options, notes=notes, progress=progress)
     valid = 0
-    for _ in valid_items(read, None, sink):
+    for _ in told_when_no_task(valid_items(read, None, sink), task_column(options)):
         valid += 1
         if validated is not None:
             validated(valid)

@@ -22,7 +22,8 @@ from knowledgepulse.reports.redaction import finding_line, redaction_summary
 from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.value import RunTally, dumps
 from knowledgepulse.runs.problems import ProblemDigest, ProblemSink
-from knowledgepulse.runs.read import read_items, secret_free_file, valid_items
+from knowledgepulse.runs.read import read_items, secret_free_file, task_column, valid_items
+from knowledgepulse.runs.tasks import told_when_no_task
 from knowledgepulse.runs.write import (
     UnreadRows,
     check_output_name,
@@ -287,6 +288,7 @@ def redact_files(
         None,
         sink,
     )
+    read = told_when_no_task(read, task_column(options))
     first = next(read, None)
     again = unread.items(itertools.chain([] if first is None else [first], read))
     # Dataset rows go back as rows (their form, or the target's), anything else as traces

@@ -26,7 +26,7 @@ from knowledgepulse.reports.value_formats import (
 )
 from knowledgepulse.runs.embedder import ModelSettings, check_model, run_scorer
 from knowledgepulse.runs.problems import ProblemDigest, ProblemSink
-from knowledgepulse.runs.read import read_items, valid_items
+from knowledgepulse.runs.read import read_items, task_column, valid_items
 from knowledgepulse.runs.redaction import (
     messages_level,
     redactor_of,
@@ -41,6 +41,7 @@ from knowledgepulse.runs.scoring import (
     tell_unweighed_domain,
     threshold_of,
 )
+from knowledgepulse.runs.tasks import told_when_no_task
 from knowledgepulse.runs.write import WriteForm, rows_form, scores_writer
 from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.profiles import misspelt_profiles
@@ -196,7 +197,8 @@ def score_files(
                 progress=progress,
                 messages=messages_level(redactor),
             )
-            items = written_items(valid_items(read, None, sink), unread, redactor)
+            valid = told_when_no_task(valid_items(read, None, sink), task_column(options))
+            items = written_items(valid, unread, redactor)
             # Time order, a corpus or a percentile read the whole input here, before any output.
             results = run.score(
                 items, order=order, corpus=corpus, min_score=min_score_of(min_score)

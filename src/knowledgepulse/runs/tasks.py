@@ -8,7 +8,8 @@ cosine with a task's best run reaching ``task_similarity`` (:func:`inferred_task
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import logging
+from collections.abc import Iterable, Iterator, Sequence
 
 from knowledgepulse._util.settings import check_cosine
 from knowledgepulse.curation import infer_tasks
@@ -17,6 +18,8 @@ from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY, JOIN_MARGIN
 from knowledgepulse.curation.splits import BY_TASK
 from knowledgepulse.errors import ParameterConflictError, ScorerParameterError, Setting
 from knowledgepulse.trace.item import TraceItem
+
+_log = logging.getLogger("knowledgepulse")
 
 
 def similarity_of_tasks(
@@ -86,13 +89,13 @@ def no_task_field(task_field: str, items: Sequence[TraceItem]) -> ScorerParamete
     )
 
 
-def told_when_no_task(
-    items: Iterable[TraceItem], task_field: str | None, tell: Callable[[str], object]
-) -> Iterator[TraceItem]:
-    """The items; after the last, when none had ``task_field``, ``tell`` is told so.
+def told_when_no_task(items: Iterable[TraceItem], task_field: str | None) -> Iterator[TraceItem]:
+    """The items; after the last, when none had ``task_field``, a warning says so.
 
-    For a run that reads tasks but needs none (:func:`~knowledgepulse.runs.score`): a misspelt
-    field is said, as :func:`tasks_read` refuses it, once every item has gone through.
+    For a run that reads tasks but needs none (``score``, ``convert``, ``redact``, a
+    validation): a misspelt field is said, as :func:`tasks_read` refuses it, once every item
+    has gone through. The warning is logged with the error as its argument, so that ``kp``
+    names the option where the library names the parameter.
     """
     if task_field is None:
         yield from items
@@ -105,7 +108,7 @@ def told_when_no_task(
             first.append(item)
         yield item
     if first and not found:
-        tell(str(no_task_field(task_field, first)))
+        _log.warning("%s", no_task_field(task_field, first))
 
 
 def keys_said(items: Sequence[TraceItem]) -> str:
