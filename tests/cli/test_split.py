@@ -187,3 +187,24 @@ def test_split_refuses_a_directory_it_cannot_make_before_reading(
     assert "no group on two sides" not in run.err  # refused before the split was made
     assert "Traceback" not in run.err
     assert blocker.read_text() == "a file, not a directory\n"
+
+
+@pytest.mark.parametrize("name", ["out.jsonl", "train.parquet", "sets.jsonl.gz"])
+def test_split_refuses_a_file_name_for_its_directory_unless_it_is_made(
+    kp: KpRunner, tmp_path: Path, name: str
+) -> None:
+    """``-o out.jsonl`` means a file: kp split made a folder of that name, saying nothing."""
+    source = ROOT / "examples" / "traces" / "traces.jsonl"
+    split = ("split", str(source), "--test", "0.5", "--no-embedder", "-o", str(tmp_path / name))
+    run = kp(*split)
+    assert run.code == 2, run.err
+    assert (
+        f"{name!r} names a file; give a directory ({tmp_path / name.partition('.')[0]})" in run.err
+    )
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / name).mkdir()  # a directory of that name, made on purpose, is written to
+    assert kp(*split).code == 0
+    assert sorted(path.name for path in (tmp_path / name).iterdir()) == [
+        "test.jsonl",
+        "train.jsonl",
+    ]

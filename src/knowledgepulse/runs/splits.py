@@ -51,6 +51,8 @@ if TYPE_CHECKING:
     from knowledgepulse.redact.items import Redactor
 
 _SUFFIXES = ("jsonl", "parquet")  # the forms write_split writes a part in
+# A directory not made yet with one of these names is a file meant (`-o out.jsonl`), not a split.
+_FILE_SUFFIXES = frozenset((".jsonl", ".ndjson", ".json", ".gz", ".parquet", ".pq"))
 BY_DOMAIN = "domain"
 """The key ``domain``: the trace's ``metadata.task_domain``."""
 
@@ -347,9 +349,16 @@ def check_split_directory(
     Raises:
         OutputError: the directory cannot be made or written (a file is in its place, no
             permission), or one of ``inputs`` is a part's file there, which the split would
-            replace or remove.
+            replace or remove; or it does not exist and is named as a data file (``out.jsonl``).
     """
     directory = Path(directory)
+    if directory.suffix.lower() in _FILE_SUFFIXES and not directory.is_dir():
+        stem = directory.with_name(directory.name.partition(".")[0] or "split")
+        raise OutputError(
+            f"cannot write the split to {directory}: a split is a directory of train and test "
+            f"files, and {directory.name!r} names a file; give a directory ({stem}), or make "
+            "the directory first to keep this name"
+        )
     parts = [directory / f"{part}.{ext}" for part in (*PARTS, "unread") for ext in _SUFFIXES]
     sources = tuple(inputs)
     for path in parts:
