@@ -357,8 +357,10 @@ def test_kill_9_during_saves_never_leaves_a_mix_or_damage(tmp_path: Path) -> Non
         rounds = [tuple(i.split("-")) for i in ids if i is not None]
         # Whole saves only: every save of 37 appends a<attempt>r<k>-0..36, so the newest round
         # is whole. (The attempt is in the id: a round of an earlier process, partly evicted,
-        # once shared its name with the newest and made this fail about a run in seven.)
-        assert len(ids) in (0, 50)
+        # once shared its name with the newest and made this fail about a run in seven.) The
+        # cache holds 50: no save yet, one (a loaded machine's process killed after its
+        # first), or more, the oldest evicted.
+        assert len(ids) in (0, 37, 50)
         if ids:
             newest = rounds[-1][0]
             assert [r[1] for r in rounds if r[0] == newest] == [str(i) for i in range(37)]
@@ -489,9 +491,21 @@ def test_a_disk_too_full_for_a_new_cache_is_one_clear_error(
     assert list(tmp_path.iterdir()) == []
 
 
-def open_descriptors() -> set[str]:
-    """This process's open file descriptors (Linux: the entries of /proc/self/fd)."""
-    return set(os.listdir("/proc/self/fd"))
+def open_descriptors(within: Path) -> set[str]:
+    """This process's open descriptors of files in ``within`` (Linux: from /proc/self/fd).
+
+    Only those: a thread another test left running (a Ray client, a log handler) may open or
+    close descriptors of its own meanwhile, which made a count of them all fail under load.
+    """
+    found = set()
+    for descriptor in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{descriptor}")
+        except OSError:  # closed since it was listed (the listing's own, say)
+            continue
+        if target.startswith(f"{within}{os.sep}"):
+            found.add(f"{descriptor} {target}")
+    return found
 
 
 needs_proc = pytest.mark.skipif(
@@ -506,11 +520,11 @@ def test_a_full_disk_at_each_new_cache_leaves_no_descriptor_open(
     """A service that retries on a full disk does not run out of descriptors: each refused
     file's descriptor is closed."""
     monkeypatch.setattr(os, "posix_fallocate", no_room)
-    before = open_descriptors()
+    before = open_descriptors(tmp_path)
     for attempt in range(20):
         with pytest.raises(CacheFileError, match="the disk has no room"):
             VectorCache.open(tmp_path / f"c{attempt}.kpcache", dimensions=8, max_elements=100)
-    assert open_descriptors() == before
+    assert open_descriptors(tmp_path) == before
 
 
 @needs_proc
@@ -519,14 +533,14 @@ def test_a_cache_dropped_without_close_leaves_no_descriptor_open(tmp_path: Path)
     descriptor back once it is collected, as a Python file object does."""
     path = tmp_path / "c.kpcache"
     VectorCache.open(path, dimensions=3, max_elements=4).close()
-    before = open_descriptors()
+    before = open_descriptors(tmp_path)
     for number in range(20):
         cache = VectorCache.open(path)
         cache.add([1.0, float(number), 0.0], id=f"t{number}")
         cache.flush()
         del cache
         gc.collect()
-    assert open_descriptors() == before
+    assert open_descriptors(tmp_path) == before
     assert VectorCache.open(path).size == 4  # what was flushed is kept
 
 
