@@ -491,7 +491,8 @@ class ItemWriter:
         item = scored.item
         self._next_item(item)
         if self._is_document(item):
-            self._document(item, annotated_document(item.document, scored.breakdown.score))
+            document = annotated_document(item.document, scored.breakdown.score)
+            self._put_document(item.record.location, document)
         elif self._rows is not None or item.row is not None or self._messages:
             self._row(item, kp_columns(scored.breakdown) if columns is None else columns)
         else:
@@ -545,7 +546,7 @@ class ItemWriter:
         """
         self._next_item(item)
         if self._is_document(item):
-            self._document(item, item.document)
+            self._put_document(item.record.location, item.document)
         else:
             self._row(item, columns)
 
@@ -561,16 +562,13 @@ class ItemWriter:
             self._documents = self._rows is not None  # a table of traces, even of rows' items
         self._next_item(item)
         if self._rows is not None:
-            self._document(item, item.document)
+            self._put_document(item.record.location, item.document)
         else:
             self._line(dumps(item.document))
 
     def _is_document(self, item: TraceItem) -> bool:
         """Whether ``item`` goes in a table of traces: a trace without a row, to Parquet."""
         return self._rows is not None and item.row is None and not self._messages
-
-    def _document(self, item: TraceItem, document: dict[str, Any]) -> None:
-        self._put_document(item.record.location, document)
 
     def _put_document(self, location: Location, document: dict[str, Any]) -> None:
         assert self._rows is not None  # only Parquet holds a table of traces
