@@ -211,10 +211,7 @@ class DecontaminationResult:
             target, form, (), messages=messages, unread=self.unread, schema=schema
         ) as out:
             for item in self.kept:
-                if item.row is not None:
-                    out.write_row(item, {})
-                else:
-                    out.write_trace(item)
+                out.write_as_read(item)
 
 
 @young_collections_only()

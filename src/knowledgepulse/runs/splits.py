@@ -411,10 +411,7 @@ def write_split(
             path = directory / f"{part}.{suffix}"
             with item_writer(path, form, (), clean=result.unread.clean, schema=schema) as out:
                 for item in result.items_in(part):
-                    if item.row is not None:
-                        out.write_row(item, {})
-                    else:
-                        out.write_trace(item)
+                    out.write_as_read(item)
             written[part] = path
         if result.unread.has_rows():
             unread = directory / f"unread.{suffix}"

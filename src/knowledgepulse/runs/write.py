@@ -566,6 +566,13 @@ class ItemWriter:
         else:
             self._line(dumps(item.document))
 
+    def write_as_read(self, item: TraceItem) -> None:
+        """The item as it came: its dataset row with no column added, else its trace document."""
+        if item.row is not None:
+            self.write_row(item, {})
+        else:
+            self.write_trace(item)
+
     def _is_document(self, item: TraceItem) -> bool:
         """Whether ``item`` goes in a table of traces: a trace without a row, to Parquet."""
         return self._rows is not None and item.row is None and not self._messages
