@@ -69,7 +69,7 @@ from knowledgepulse.runs.read import (
     secret_free_file,
     valid_items,
 )
-from knowledgepulse.runs.redaction import messages_level, redacted_record, redactor_of
+from knowledgepulse.runs.redaction import messages_level, redactor_of, row_cleaner
 from knowledgepulse.runs.scoring import min_score_of, tell_unweighed_domain
 from knowledgepulse.runs.tasks import similarity_of_tasks, tasks_of
 from knowledgepulse.runs.write import (
@@ -605,7 +605,7 @@ def select(
     corpus, problems, count_redacted, read_outcomes = _corpus(
         data,
         scorer=scorer,
-        redact=redactor or False,
+        redactor=redactor,
         source=source,
         options=options,
         task_field=task_field,
@@ -740,7 +740,7 @@ def dedupe(
     corpus, problems, count_redacted, _ = _corpus(
         data,
         scorer=scorer,
-        redact=redactor or False,
+        redactor=redactor,
         source=source,
         options=options,
         task_field=task_field,
@@ -817,7 +817,7 @@ def _corpus(
     data: RunInput | Corpus,
     *,
     scorer: TraceValueScorer | None,
-    redact: bool | Redactor,
+    redactor: Redactor | None,
     source: str | None,
     options: TraceOptions | None,
     task_field: str | None,
@@ -839,9 +839,7 @@ def _corpus(
     """
     if isinstance(data, Corpus):
         return data, (), lambda _: None, None
-    redactor = redactor_of(redact)
-    if redactor is not None:
-        unread.clean = partial(redacted_record, redactor=redactor)
+    unread.clean = row_cleaner(redactor)
     problems: list[Problem] = []
     read = items_of(
         data,
