@@ -416,7 +416,7 @@ def _references(  # noqa: PLR0917 - one private call, the run's reading settings
     options: TraceOptions | None,
     notes: Notes | None,
     problems: list[Problem],
-    on_problem: OnProblem | None,
+    on_problem: OnProblem,
     messages: PrivacyLevel,
 ) -> tuple[list[Reference], list[TraceItem | None]]:
     """The reference items, and each one's trace (``None`` for a text).
@@ -465,7 +465,7 @@ def _references(  # noqa: PLR0917 - one private call, the run's reading settings
 
 
 def _texts_at(
-    data: RunInput, field: str, problems: list[Problem], on_problem: OnProblem | None
+    data: RunInput, field: str, problems: list[Problem], on_problem: OnProblem
 ) -> Iterator[tuple[str, Location, str | None]]:
     """Each record's task text at ``field``, where it is and its own ``id`` if it has one.
 
@@ -491,8 +491,7 @@ def _texts_at(
             )
         )
         problems.append(problem)
-        if on_problem is not None:
-            on_problem(problem)
+        on_problem(problem)
 
 
 def _own_id(value: Any) -> str | None:
