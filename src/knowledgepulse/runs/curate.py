@@ -351,10 +351,14 @@ class DedupeResult:
         group = self.group_of[index]
         return group is None or self.groups[group].representative is self.corpus.items[index]
 
+    def _indexes(self, *, kept: bool) -> list[int]:
+        """The indexes in ``corpus.items`` of the items kept (``kept``), or of those that go."""
+        return [i for i in range(len(self.corpus.items)) if self.is_kept(i) == kept]
+
     @property
     def kept(self) -> list[ScoredItem]:
         """The items that stay, in input order."""
-        return [s for i, s in enumerate(self.corpus.items) if self.is_kept(i)]
+        return [self.corpus.items[i] for i in self._indexes(kept=True)]
 
     def __repr__(self) -> str:
         # Counts, not every item (see SelectionResult's).
@@ -370,7 +374,7 @@ class DedupeResult:
     @property
     def dropped(self) -> list[ScoredItem]:
         """The near-duplicates that would go, in input order."""
-        return [s for i, s in enumerate(self.corpus.items) if not self.is_kept(i)]
+        return [self.corpus.items[i] for i in self._indexes(kept=False)]
 
     def columns(self) -> list[dict[str, Any]]:
         """Each item's ``kp_`` columns, ``kp_group`` and ``kp_kept`` last, in input order."""
@@ -398,7 +402,7 @@ class DedupeResult:
         every item is written.
         """
         every = range(len(self.corpus.items))
-        indexes = [i for i in every if self.is_kept(i)] if kept else every
+        indexes = self._indexes(kept=True) if kept else every
         return (scored for _, scored in self.corpus.whole(indexes, counted=every, rows=rows))
 
     def write_to(
@@ -430,10 +434,8 @@ class DedupeResult:
                 ) as kept,
             ):
                 tasks = self.tasks or [None] * len(self.corpus.items)
-                every = range(len(self.corpus.items))
-                for index, scored in zip(
-                    (i for i in every if self.is_kept(i)), self.to_write(kept=True), strict=True
-                ):
+                indexes = self._indexes(kept=True)
+                for index, scored in zip(indexes, self.to_write(kept=True), strict=True):
                     kept.write(with_task(scored, tasks[index]))
         elif _gives_rows(self.corpus):
             form = output_form(target, inputs, rows=True)
@@ -451,7 +453,7 @@ class DedupeResult:
             write_jsonl(target, self.groups)
 
     def _rows(self, *, keep: bool) -> Any:
-        indexes = [i for i in range(len(self.corpus.items)) if self.is_kept(i) == keep]
+        indexes = self._indexes(kept=keep)
         every = self.columns()
         items = [scored for _, scored in self.corpus.whole(indexes, counted=(), rows=True)]
         columns = [every[i] for i in indexes]
