@@ -272,7 +272,7 @@ class SelectionResult:
         ):
             for place, scored in self.to_write(rows=not messages):
                 task = self.tasks[self.picks[place]] if messages else None
-                out.write(with_task(scored, task), at=place)
+                out.write(_with_task(scored, task), at=place)
 
 
 @dataclass(frozen=True, slots=True)
@@ -436,7 +436,7 @@ class DedupeResult:
                 tasks = self.tasks or [None] * len(self.corpus.items)
                 indexes = self._indexes(kept=True)
                 for index, scored in zip(indexes, self.to_write(kept=True), strict=True):
-                    kept.write(with_task(scored, tasks[index]))
+                    kept.write(_with_task(scored, tasks[index]))
         elif _gives_rows(self.corpus):
             form = output_form(target, inputs, rows=True)
             added = SCORE_COLUMNS + DEDUPE_COLUMNS
@@ -461,7 +461,7 @@ class DedupeResult:
         return annotated_like(self.data, items, columns, names, redacted=self.redacted)
 
 
-def with_task(scored: ScoredItem, task: str | None) -> ScoredItem:
+def _with_task(scored: ScoredItem, task: str | None) -> ScoredItem:
     """``scored`` carrying the task kp took it to be a run of (inferred ones too), if any.
 
     A training row writes it as its ``task_id``, so the rows read back make the same tasks
