@@ -91,7 +91,7 @@ from knowledgepulse.value.scorer import TraceValueScorer, checked_scorer
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from knowledgepulse.curation.select import RejectionReason
+    from knowledgepulse.curation.select import DuplicateGroup, Rejection, RejectionReason
     from knowledgepulse.redact.items import Redactor
 
 RANK_BY_SCORE = "score"
@@ -648,21 +648,10 @@ def select(
     )
     for index in selection.selected:  # what is written: the rows left out are not shared
         count_redacted(index)
-    items = corpus.items
-    rejected = tuple(
-        Rejected(
-            items[r.index],
-            r.reason,
-            tasks[r.index],
-            None if r.duplicate_of is None else items[r.duplicate_of],
-            None if r.similarity is None else corpus.reference_cosine(r.similarity),
-        )
-        for r in selection.rejected
-    )
     return SelectionResult(
         corpus,
         picks=selection.selected,
-        rejected=rejected,
+        rejected=_rejected(corpus, tasks, selection.rejected),
         tasks=tuple(tasks),
         tasks_inferred=inferred,
         task_field=task_field,
@@ -773,6 +762,52 @@ def dedupe(
             objectives=[item.objective_digest.hex() for item in facts],
             compared=[item.objective_read for item in facts],
         )
+    groups, group_of = _groups(corpus, found)
+    return DedupeResult(
+        corpus,
+        groups,
+        group_of,
+        threshold,
+        by=by,
+        tasks=tuple(tasks),
+        tasks_inferred=inferred,
+        problems=problems,
+        data=data,
+        unread=unread,
+        redacted=redact is not False,
+        task_field=task_field,
+        redactor=redactor,
+    )
+
+
+def _rejected(
+    corpus: Corpus, tasks: Sequence[str | None], rejections: Sequence[Rejection]
+) -> tuple[Rejected, ...]:
+    """The items ``select`` left out, each with its reason and task, of the corpus's items.
+
+    A near-duplicate's cosine is given on ``max_similarity``'s scale
+    (:meth:`Corpus.reference_cosine`).
+    """
+    items = corpus.items
+    return tuple(
+        Rejected(
+            items[r.index],
+            r.reason,
+            tasks[r.index],
+            None if r.duplicate_of is None else items[r.duplicate_of],
+            None if r.similarity is None else corpus.reference_cosine(r.similarity),
+        )
+        for r in rejections
+    )
+
+
+def _groups(
+    corpus: Corpus, found: Sequence[DuplicateGroup]
+) -> tuple[tuple[DedupeGroup, ...], tuple[int | None, ...]]:
+    """The groups ``dedupe`` found, of the corpus's items, and each item's group (or ``None``).
+
+    A member's cosine is given on the threshold's scale (:meth:`Corpus.reference_cosine`).
+    """
     items = corpus.items
     group_of: list[int | None] = [None] * len(items)
     for number, group in enumerate(found):
@@ -788,21 +823,7 @@ def dedupe(
         )
         for group in found
     )
-    return DedupeResult(
-        corpus,
-        groups,
-        tuple(group_of),
-        threshold,
-        by=by,
-        tasks=tuple(tasks),
-        tasks_inferred=inferred,
-        problems=problems,
-        data=data,
-        unread=unread,
-        redacted=redact is not False,
-        task_field=task_field,
-        redactor=redactor,
-    )
+    return groups, tuple(group_of)
 
 
 def _needs_embedder(scorer: TraceValueScorer | None, what: str, *other: str | Setting) -> None:
