@@ -339,11 +339,10 @@ class UnreadRows:
         self,
         stream: Iterable[TraceItem | Problem],
         problems: list[Problem],
-        on_problem: OnProblem | None = None,
+        on_problem: OnProblem,
     ) -> Iterator[TraceItem]:
         """The items of ``stream`` (:func:`valid_items`), each problem held here too."""
-        told = self.add if on_problem is None else tell_both(self.add, on_problem)
-        return self.items(valid_items(stream, problems, told))
+        return self.items(valid_items(stream, problems, tell_both(self.add, on_problem)))
 
     def items(self, stream: Iterable[TraceItem]) -> Iterator[TraceItem]:
         """The items of ``stream``, counted as they are read (between the problems added)."""
