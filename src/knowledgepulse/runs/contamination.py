@@ -31,7 +31,7 @@ from knowledgepulse.errors import (
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import check_stdin_once, read_records
 from knowledgepulse.reports.curation import decontamination_summary
-from knowledgepulse.runs.curate import DEDUPE_THRESHOLD, no_vectors
+from knowledgepulse.runs.curate import DEDUPE_THRESHOLD
 from knowledgepulse.runs.inputs import RunInput, items_of, paths_of, readable_twice, rows_of
 from knowledgepulse.runs.read import (
     OnProblem,
@@ -547,8 +547,7 @@ def _embedding_matches(
     from knowledgepulse.novelty.windows import unit_rows  # noqa: PLC0415
 
     embedder = scorer.embedder
-    if embedder is None:
-        raise no_vectors("embedding decontamination")
+    assert embedder is not None  # called only when the scorer has one
 
     def as_text(texts: list[str]) -> NDArray[np.float32]:
         return unit_rows(np.asarray(embedder.embed_batch(texts), dtype=np.float32))
