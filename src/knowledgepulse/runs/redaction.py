@@ -2,6 +2,7 @@
 
 The :class:`~knowledgepulse.redact.items.Redactor` does the cleaning and counts; this step feeds
 it the items of a run and says, for a report, what was redacted where (never the values).
+:func:`redact_files` is ``kp redact``: a run that only redacts, each item written back in its form.
 """
 
 from __future__ import annotations

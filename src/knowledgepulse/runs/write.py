@@ -3,7 +3,7 @@
 A dataset row goes back with every column as it was and columns added (``kp_score``...: JSON
 Lines or Parquet, :mod:`knowledgepulse.reports.rows`); a trace goes back as its JSON document,
 with ``metadata.quality_score`` set once it is scored. ``kp score --annotate``, ``kp redact``,
-``kp convert``, ``kp select`` and ``kp dedupe`` write through an :class:`ItemWriter`;
+``kp convert``, ``kp select``, ``kp dedupe`` and ``kp split`` write through an :class:`ItemWriter`;
 :func:`annotated` is the same for one item, as a dict (the Python API, Ray), and
 :func:`annotated_like` / :func:`redacted_like` give items back as the table they came in.
 """
