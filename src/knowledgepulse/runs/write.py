@@ -361,26 +361,6 @@ class UnreadRows:
             if problem.row:  # a file of rows whose items may all have failed
                 self._row_files.add(problem.record.location.file)
 
-    def due(self, written: int | None) -> Iterator[tuple[Record, str]]:
-        """The rows to write before item ``written`` (``None``: all), each with its error.
-
-        A record's problems come together: they are one row, their messages joined.
-        """
-        if not self.in_place and written is not None:
-            return
-        rows: list[tuple[Record, list[str]]] = []
-        while self._pending and (written is None or self._pending[0][0] <= written):
-            problem = self._pending.popleft()[1]
-            record = problem.record
-            assert record is not None  # only problems with a record are held
-            message = f"{problem.path}: {problem.message}" if problem.path else problem.message
-            if rows and rows[-1][0] is record:
-                rows[-1][1].append(message)
-            else:
-                rows.append((record, [message]))
-        for record, messages in rows:
-            yield record, "; ".join(messages)
-
     def has_rows(self) -> bool:
         """Whether a row is held that :meth:`rows` would give (one of a file of rows)."""
         return any(
@@ -394,13 +374,26 @@ class UnreadRows:
     def rows(self, before: int | None, *, every_file: bool = False) -> Iterator[tuple[Record, str]]:
         """The rows to write before item ``before`` (``None``: all), each with its error.
 
-        Each is its record with a row's value (a record that is no JSON object: an empty
-        one). Only the records of files whose items are rows, unless ``every_file``.
+        A record's problems come together: they are one row, their messages joined. Each is its
+        record with a row's value (a record that is no JSON object: an empty one). Only the
+        records of files whose items are rows, unless ``every_file``.
         """
-        for record, message in self.due(before):
+        if not self.in_place and before is not None:
+            return
+        rows: list[tuple[Record, list[str]]] = []
+        while self._pending and (before is None or self._pending[0][0] <= before):
+            problem = self._pending.popleft()[1]
+            record = problem.record
+            assert record is not None  # only problems with a record are held
+            message = f"{problem.path}: {problem.message}" if problem.path else problem.message
+            if rows and rows[-1][0] is record:
+                rows[-1][1].append(message)
+            else:
+                rows.append((record, [message]))
+        for record, messages in rows:
             if every_file or self._of_rows(record.location.file):
                 row = record if isinstance(record.value, Mapping) else Record(record.location, {})
-                yield row if self.clean is None else self.clean(row), message
+                yield row if self.clean is None else self.clean(row), "; ".join(messages)
 
 
 class ItemWriter:
