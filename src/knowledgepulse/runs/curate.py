@@ -363,9 +363,11 @@ class DedupeResult:
     def __repr__(self) -> str:
         # Counts, not every item (see SelectionResult's).
         items, kept = len(self.corpus.items), len(self.kept)
-        how = f"threshold {self.threshold:g}" if self.by == DEDUPE_BY_SIMILARITY else "by task"
-        if self.by == DEDUPE_BY_TASK:
-            how += f", {_tasks_said(self.tasks, self.tasks_inferred)}"
+        how = (
+            f"by task, {_tasks_said(self.tasks, self.tasks_inferred)}"
+            if self.by == DEDUPE_BY_TASK
+            else f"threshold {self.threshold:g}"
+        )
         return (
             f"<DedupeResult: {kept} of {items} kept, {items - kept} near-duplicates in "
             f"{len(self.groups)} groups ({how}); {len(self.problems)} problems>"
