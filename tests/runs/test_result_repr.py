@@ -47,3 +47,13 @@ def test_a_result_prints_counts_not_items(kind: str) -> None:
     assert len(large) < 200
     assert len(large) - len(small) < 20  # a few digits more
     assert "kp:trace:" not in large
+
+
+def test_a_dedupe_result_says_how_it_grouped() -> None:
+    """By similarity its threshold; by task how many tasks, and whether they were inferred."""
+    data = traces(2)
+    assert "(threshold 0.95);" in repr(dedupe(data, scorer=scorer()))
+    by_task = repr(dedupe(data, by="task", scorer=scorer()))
+    assert "(by task, " in by_task
+    assert " tasks (inferred));" in by_task
+    assert "threshold" not in by_task

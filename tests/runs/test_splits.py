@@ -16,10 +16,12 @@ from hypothesis import strategies as st
 
 from knowledgepulse.errors import OutputError, ParameterConflictError, ScorerParameterError
 from knowledgepulse.novelty.static import StaticEmbedder
+from knowledgepulse.records import Location, Record
 from knowledgepulse.redact.items import Redactor
 from knowledgepulse.runs import dedupe, select, split
-from knowledgepulse.runs.splits import write_split
+from knowledgepulse.runs.splits import key_of, write_split
 from knowledgepulse.testing import HashingEmbedder
+from knowledgepulse.trace import ReasoningTrace, TraceItem
 from knowledgepulse.value.scorer import TraceValueScorer
 from tests.builders import step, trace_json
 
@@ -162,6 +164,23 @@ def test_a_field_of_the_trace_groups_and_traces_without_it_stand_alone() -> None
     assert len(set(result.groups)) == 4
     assert result.parts[0] == result.parts[1]
     assert result.parts[2] == result.parts[3]
+
+
+def test_a_key_is_the_rows_column_first_else_the_traces_field() -> None:
+    """key_of by a field: a dataset row's column wins; without it, the trace's dotted path."""
+    document = trace_json()
+    document["metadata"]["session"] = "from-trace"
+    trace = ReasoningTrace.model_validate(document)
+    where = Location("rows", 1, 0)
+
+    def item(row: dict[str, Any] | None) -> TraceItem:
+        return TraceItem(
+            Record(where, document), trace, None if row is None else Record(where, row)
+        )
+
+    assert key_of(item({"metadata": {"session": "from-row"}}), "metadata.session") == "from-row"
+    assert key_of(item({"other": 1}), "metadata.session") == "from-trace"
+    assert key_of(item(None), "metadata.session") == "from-trace"
 
 
 def test_stratified_each_domain_is_split_in_the_shares() -> None:

@@ -70,6 +70,17 @@ def test_a_trace_goes_back_with_its_quality_score_and_the_item_is_not_changed() 
     assert scored.item.document["metadata"]["quality_score"] == 0.0
 
 
+def test_an_item_written_as_read_is_its_row_else_its_document() -> None:
+    """write_as_read: a dataset row's own bytes with no column added; a trace as its document."""
+    stream = io.StringIO()
+    with ItemWriter(stream, added=()) as writer:
+        writer.write_as_read(scored_row().item)
+        writer.write_as_read(scored_trace().item)
+    row, trace = stream.getvalue().splitlines()
+    assert row == '{"id": 7, "messages": []}'
+    assert json.loads(trace) == trace_json()
+
+
 def test_the_json_form_is_one_list_even_when_empty() -> None:
     """form="json": a JSON list an item a line; no item at all is an empty list."""
     for count in (0, 2):

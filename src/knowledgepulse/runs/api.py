@@ -14,7 +14,6 @@ import logging
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, Unpack, overload
 
@@ -33,8 +32,8 @@ from knowledgepulse.runs.read import (
 from knowledgepulse.runs.redaction import (
     messages_level,
     redact_items,
-    redacted_record,
     redactor_of,
+    row_cleaner,
     unread_rows,
 )
 from knowledgepulse.runs.scoring import Order, ScoreRun, min_score_of, tell_unweighed_domain
@@ -332,7 +331,7 @@ def _scored(
     if redactor is not None:
         items = redact_items(items, redactor)
         if unread is not None:
-            unread.clean = partial(redacted_record, redactor=redactor)
+            unread.clean = row_cleaner(redactor)
     with ScoreRun(
         settings.get("scorer"),
         cache_path=None if cache_path is None else Path(cache_path),

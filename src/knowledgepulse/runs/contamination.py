@@ -31,7 +31,7 @@ from knowledgepulse.errors import (
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import check_stdin_once, read_records
 from knowledgepulse.reports.curation import decontamination_summary
-from knowledgepulse.runs.curate import DEDUPE_THRESHOLD, no_vectors
+from knowledgepulse.runs.curate import DEDUPE_THRESHOLD
 from knowledgepulse.runs.inputs import RunInput, items_of, paths_of, readable_twice, rows_of
 from knowledgepulse.runs.read import (
     OnProblem,
@@ -211,10 +211,7 @@ class DecontaminationResult:
             target, form, (), messages=messages, unread=self.unread, schema=schema
         ) as out:
             for item in self.kept:
-                if item.row is not None:
-                    out.write_row(item, {})
-                else:
-                    out.write_trace(item)
+                out.write_as_read(item)
 
 
 @young_collections_only()
@@ -419,7 +416,7 @@ def _references(  # noqa: PLR0917 - one private call, the run's reading settings
     options: TraceOptions | None,
     notes: Notes | None,
     problems: list[Problem],
-    on_problem: OnProblem | None,
+    on_problem: OnProblem,
     messages: PrivacyLevel,
 ) -> tuple[list[Reference], list[TraceItem | None]]:
     """The reference items, and each one's trace (``None`` for a text).
@@ -468,7 +465,7 @@ def _references(  # noqa: PLR0917 - one private call, the run's reading settings
 
 
 def _texts_at(
-    data: RunInput, field: str, problems: list[Problem], on_problem: OnProblem | None
+    data: RunInput, field: str, problems: list[Problem], on_problem: OnProblem
 ) -> Iterator[tuple[str, Location, str | None]]:
     """Each record's task text at ``field``, where it is and its own ``id`` if it has one.
 
@@ -494,8 +491,7 @@ def _texts_at(
             )
         )
         problems.append(problem)
-        if on_problem is not None:
-            on_problem(problem)
+        on_problem(problem)
 
 
 def _own_id(value: Any) -> str | None:
@@ -551,8 +547,7 @@ def _embedding_matches(
     from knowledgepulse.novelty.windows import unit_rows  # noqa: PLC0415
 
     embedder = scorer.embedder
-    if embedder is None:
-        raise no_vectors("embedding decontamination")
+    assert embedder is not None  # called only when the scorer has one
 
     def as_text(texts: list[str]) -> NDArray[np.float32]:
         return unit_rows(np.asarray(embedder.embed_batch(texts), dtype=np.float32))

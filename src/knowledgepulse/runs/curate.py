@@ -69,7 +69,7 @@ from knowledgepulse.runs.read import (
     secret_free_file,
     valid_items,
 )
-from knowledgepulse.runs.redaction import messages_level, redacted_record, redactor_of
+from knowledgepulse.runs.redaction import messages_level, redactor_of, row_cleaner
 from knowledgepulse.runs.scoring import min_score_of, tell_unweighed_domain
 from knowledgepulse.runs.tasks import similarity_of_tasks, tasks_of
 from knowledgepulse.runs.write import (
@@ -91,7 +91,7 @@ from knowledgepulse.value.scorer import TraceValueScorer, checked_scorer
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from knowledgepulse.curation.select import RejectionReason
+    from knowledgepulse.curation.select import DuplicateGroup, Rejection, RejectionReason
     from knowledgepulse.redact.items import Redactor
 
 RANK_BY_SCORE = "score"
@@ -272,7 +272,7 @@ class SelectionResult:
         ):
             for place, scored in self.to_write(rows=not messages):
                 task = self.tasks[self.picks[place]] if messages else None
-                out.write(with_task(scored, task), at=place)
+                out.write(_with_task(scored, task), at=place)
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,17 +351,23 @@ class DedupeResult:
         group = self.group_of[index]
         return group is None or self.groups[group].representative is self.corpus.items[index]
 
+    def _indexes(self, *, kept: bool) -> list[int]:
+        """The indexes in ``corpus.items`` of the items kept (``kept``), or of those that go."""
+        return [i for i in range(len(self.corpus.items)) if self.is_kept(i) == kept]
+
     @property
     def kept(self) -> list[ScoredItem]:
         """The items that stay, in input order."""
-        return [s for i, s in enumerate(self.corpus.items) if self.is_kept(i)]
+        return [self.corpus.items[i] for i in self._indexes(kept=True)]
 
     def __repr__(self) -> str:
         # Counts, not every item (see SelectionResult's).
         items, kept = len(self.corpus.items), len(self.kept)
-        how = f"threshold {self.threshold:g}" if self.by == DEDUPE_BY_SIMILARITY else "by task"
-        if self.by == DEDUPE_BY_TASK:
-            how += f", {_tasks_said(self.tasks, self.tasks_inferred)}"
+        how = (
+            f"by task, {_tasks_said(self.tasks, self.tasks_inferred)}"
+            if self.by == DEDUPE_BY_TASK
+            else f"threshold {self.threshold:g}"
+        )
         return (
             f"<DedupeResult: {kept} of {items} kept, {items - kept} near-duplicates in "
             f"{len(self.groups)} groups ({how}); {len(self.problems)} problems>"
@@ -370,7 +376,7 @@ class DedupeResult:
     @property
     def dropped(self) -> list[ScoredItem]:
         """The near-duplicates that would go, in input order."""
-        return [s for i, s in enumerate(self.corpus.items) if not self.is_kept(i)]
+        return [self.corpus.items[i] for i in self._indexes(kept=False)]
 
     def columns(self) -> list[dict[str, Any]]:
         """Each item's ``kp_`` columns, ``kp_group`` and ``kp_kept`` last, in input order."""
@@ -398,7 +404,7 @@ class DedupeResult:
         every item is written.
         """
         every = range(len(self.corpus.items))
-        indexes = [i for i in every if self.is_kept(i)] if kept else every
+        indexes = self._indexes(kept=True) if kept else every
         return (scored for _, scored in self.corpus.whole(indexes, counted=every, rows=rows))
 
     def write_to(
@@ -430,11 +436,9 @@ class DedupeResult:
                 ) as kept,
             ):
                 tasks = self.tasks or [None] * len(self.corpus.items)
-                every = range(len(self.corpus.items))
-                for index, scored in zip(
-                    (i for i in every if self.is_kept(i)), self.to_write(kept=True), strict=True
-                ):
-                    kept.write(with_task(scored, tasks[index]))
+                indexes = self._indexes(kept=True)
+                for index, scored in zip(indexes, self.to_write(kept=True), strict=True):
+                    kept.write(_with_task(scored, tasks[index]))
         elif _gives_rows(self.corpus):
             form = output_form(target, inputs, rows=True)
             added = SCORE_COLUMNS + DEDUPE_COLUMNS
@@ -451,7 +455,7 @@ class DedupeResult:
             write_jsonl(target, self.groups)
 
     def _rows(self, *, keep: bool) -> Any:
-        indexes = [i for i in range(len(self.corpus.items)) if self.is_kept(i) == keep]
+        indexes = self._indexes(kept=keep)
         every = self.columns()
         items = [scored for _, scored in self.corpus.whole(indexes, counted=(), rows=True)]
         columns = [every[i] for i in indexes]
@@ -459,7 +463,7 @@ class DedupeResult:
         return annotated_like(self.data, items, columns, names, redacted=self.redacted)
 
 
-def with_task(scored: ScoredItem, task: str | None) -> ScoredItem:
+def _with_task(scored: ScoredItem, task: str | None) -> ScoredItem:
     """``scored`` carrying the task kp took it to be a run of (inferred ones too), if any.
 
     A training row writes it as its ``task_id``, so the rows read back make the same tasks
@@ -605,7 +609,7 @@ def select(
     corpus, problems, count_redacted, read_outcomes = _corpus(
         data,
         scorer=scorer,
-        redact=redactor or False,
+        redactor=redactor,
         source=source,
         options=options,
         task_field=task_field,
@@ -646,21 +650,10 @@ def select(
     )
     for index in selection.selected:  # what is written: the rows left out are not shared
         count_redacted(index)
-    items = corpus.items
-    rejected = tuple(
-        Rejected(
-            items[r.index],
-            r.reason,
-            tasks[r.index],
-            None if r.duplicate_of is None else items[r.duplicate_of],
-            None if r.similarity is None else corpus.reference_cosine(r.similarity),
-        )
-        for r in selection.rejected
-    )
     return SelectionResult(
         corpus,
         picks=selection.selected,
-        rejected=rejected,
+        rejected=_rejected(corpus, tasks, selection.rejected),
         tasks=tuple(tasks),
         tasks_inferred=inferred,
         task_field=task_field,
@@ -740,7 +733,7 @@ def dedupe(
     corpus, problems, count_redacted, _ = _corpus(
         data,
         scorer=scorer,
-        redact=redactor or False,
+        redactor=redactor,
         source=source,
         options=options,
         task_field=task_field,
@@ -771,6 +764,52 @@ def dedupe(
             objectives=[item.objective_digest.hex() for item in facts],
             compared=[item.objective_read for item in facts],
         )
+    groups, group_of = _groups(corpus, found)
+    return DedupeResult(
+        corpus,
+        groups,
+        group_of,
+        threshold,
+        by=by,
+        tasks=tuple(tasks),
+        tasks_inferred=inferred,
+        problems=problems,
+        data=data,
+        unread=unread,
+        redacted=redact is not False,
+        task_field=task_field,
+        redactor=redactor,
+    )
+
+
+def _rejected(
+    corpus: Corpus, tasks: Sequence[str | None], rejections: Sequence[Rejection]
+) -> tuple[Rejected, ...]:
+    """The items ``select`` left out, each with its reason and task, of the corpus's items.
+
+    A near-duplicate's cosine is given on ``max_similarity``'s scale
+    (:meth:`Corpus.reference_cosine`).
+    """
+    items = corpus.items
+    return tuple(
+        Rejected(
+            items[r.index],
+            r.reason,
+            tasks[r.index],
+            None if r.duplicate_of is None else items[r.duplicate_of],
+            None if r.similarity is None else corpus.reference_cosine(r.similarity),
+        )
+        for r in rejections
+    )
+
+
+def _groups(
+    corpus: Corpus, found: Sequence[DuplicateGroup]
+) -> tuple[tuple[DedupeGroup, ...], tuple[int | None, ...]]:
+    """The groups ``dedupe`` found, of the corpus's items, and each item's group (or ``None``).
+
+    A member's cosine is given on the threshold's scale (:meth:`Corpus.reference_cosine`).
+    """
     items = corpus.items
     group_of: list[int | None] = [None] * len(items)
     for number, group in enumerate(found):
@@ -786,21 +825,7 @@ def dedupe(
         )
         for group in found
     )
-    return DedupeResult(
-        corpus,
-        groups,
-        tuple(group_of),
-        threshold,
-        by=by,
-        tasks=tuple(tasks),
-        tasks_inferred=inferred,
-        problems=problems,
-        data=data,
-        unread=unread,
-        redacted=redact is not False,
-        task_field=task_field,
-        redactor=redactor,
-    )
+    return groups, tuple(group_of)
 
 
 def _needs_embedder(scorer: TraceValueScorer | None, what: str, *other: str | Setting) -> None:
@@ -817,7 +842,7 @@ def _corpus(
     data: RunInput | Corpus,
     *,
     scorer: TraceValueScorer | None,
-    redact: bool | Redactor,
+    redactor: Redactor | None,
     source: str | None,
     options: TraceOptions | None,
     task_field: str | None,
@@ -839,9 +864,7 @@ def _corpus(
     """
     if isinstance(data, Corpus):
         return data, (), lambda _: None, None
-    redactor = redactor_of(redact)
-    if redactor is not None:
-        unread.clean = partial(redacted_record, redactor=redactor)
+    unread.clean = row_cleaner(redactor)
     problems: list[Problem] = []
     read = items_of(
         data,

@@ -2,6 +2,7 @@
 
 The :class:`~knowledgepulse.redact.items.Redactor` does the cleaning and counts; this step feeds
 it the items of a run and says, for a report, what was redacted where (never the values).
+:func:`redact_files` is ``kp redact``: a run that only redacts, each item written back in its form.
 """
 
 from __future__ import annotations
@@ -184,10 +185,14 @@ def redaction_report(
     }
 
 
+def row_cleaner(redactor: Redactor | None) -> Callable[[Record], Record] | None:
+    """What cleans each row that gave no trace before it is written back (``UnreadRows.clean``)."""
+    return None if redactor is None else partial(redacted_record, redactor=redactor)
+
+
 def unread_rows(redactor: Redactor | None = None, *, in_place: bool = True) -> UnreadRows:
     """The rows that give no trace, held to be written back, cleaned by ``redactor`` if any."""
-    clean = None if redactor is None else partial(redacted_record, redactor=redactor)
-    return UnreadRows(clean, in_place=in_place)
+    return UnreadRows(row_cleaner(redactor), in_place=in_place)
 
 
 def written_items(

@@ -154,26 +154,7 @@ def score_files(
     model.setdefault("threshold", threshold_of(min_score_of(min_score)))
     check_model(model, corpus=corpus)
     # Everything a user can get wrong fails here, before the first record is read.
-    # A frozen cache is only read, so it may sit in a directory this run cannot write.
-    for path, what, reads in ((target, "output", False), (cache_path, "cache", frozen)):
-        if isinstance(path, Path):
-            try:
-                check_destination(path, what=what, inputs=paths, read_only=reads)
-            except OutputError as error:
-                if path != cache_path or not path.is_file() or "permission" not in str(error):
-                    raise
-                # A shared cache the user may only read: they can still score against it.
-                raise OutputError(
-                    f"{error}; to score against it without saving, give ", Setting("frozen", True)
-                ) from None
-    if frozen and cache_path is not None and not cache_path.exists():
-        raise CacheFileError(
-            Setting("frozen", True),
-            f" scores against a saved cache, and {cache_path} does not exist; build it first with ",
-            Setting("cache_path"),
-            " without ",
-            Setting("frozen", True),
-        )
+    _check_files(paths, target, cache_path, frozen=frozen)
     with ExitStack() as stack:
         scorer = stack.enter_context(run_scorer(paths, **model))
         tell_unweighed_domain(scorer, options, notes)
@@ -228,6 +209,34 @@ def score_files(
         )
     done.kept_rows = 0 if unread is None else unread.written
     return done
+
+
+def _check_files(
+    paths: Sequence[str], target: Path | IO[str] | None, cache_path: Path | None, *, frozen: bool
+) -> None:
+    """Refuse a ``target`` or ``cache_path`` that cannot be written, or a ``frozen`` one missing.
+
+    A frozen cache is only read, so it may sit in a directory this run cannot write.
+    """
+    for path, what, reads in ((target, "output", False), (cache_path, "cache", frozen)):
+        if isinstance(path, Path):
+            try:
+                check_destination(path, what=what, inputs=paths, read_only=reads)
+            except OutputError as error:
+                if path != cache_path or not path.is_file() or "permission" not in str(error):
+                    raise
+                # A shared cache the user may only read: they can still score against it.
+                raise OutputError(
+                    f"{error}; to score against it without saving, give ", Setting("frozen", True)
+                ) from None
+    if frozen and cache_path is not None and not cache_path.exists():
+        raise CacheFileError(
+            Setting("frozen", True),
+            f" scores against a saved cache, and {cache_path} does not exist; build it first with ",
+            Setting("cache_path"),
+            " without ",
+            Setting("frozen", True),
+        )
 
 
 def _check(

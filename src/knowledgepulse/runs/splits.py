@@ -44,7 +44,7 @@ from knowledgepulse.runs.write import (
 )
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
-from knowledgepulse.trace.item import TraceItem, task_at
+from knowledgepulse.trace.item import TraceItem, task_in
 from knowledgepulse.value.scorer import TraceValueScorer, checked_scorer
 
 if TYPE_CHECKING:
@@ -63,11 +63,7 @@ def key_of(item: TraceItem, by: str) -> str | None:
         return item.task or item.trace.task.objective
     if by == BY_DOMAIN:
         return item.trace.metadata.task_domain
-    if item.row is not None:
-        found = task_at(item.row.value, by)
-        if found is not None:
-            return found
-    return task_at(item.document, by)
+    return task_in(None if item.row is None else item.row.value, item.document, by)
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -420,10 +416,7 @@ def write_split(
             path = directory / f"{part}.{suffix}"
             with item_writer(path, form, (), clean=result.unread.clean, schema=schema) as out:
                 for item in result.items_in(part):
-                    if item.row is not None:
-                        out.write_row(item, {})
-                    else:
-                        out.write_trace(item)
+                    out.write_as_read(item)
             written[part] = path
         if result.unread.has_rows():
             unread = directory / f"unread.{suffix}"

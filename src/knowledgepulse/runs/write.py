@@ -3,7 +3,7 @@
 A dataset row goes back with every column as it was and columns added (``kp_score``...: JSON
 Lines or Parquet, :mod:`knowledgepulse.reports.rows`); a trace goes back as its JSON document,
 with ``metadata.quality_score`` set once it is scored. ``kp score --annotate``, ``kp redact``,
-``kp convert``, ``kp select`` and ``kp dedupe`` write through an :class:`ItemWriter`;
+``kp convert``, ``kp select``, ``kp dedupe`` and ``kp split`` write through an :class:`ItemWriter`;
 :func:`annotated` is the same for one item, as a dict (the Python API, Ray), and
 :func:`annotated_like` / :func:`redacted_like` give items back as the table they came in.
 """
@@ -339,11 +339,10 @@ class UnreadRows:
         self,
         stream: Iterable[TraceItem | Problem],
         problems: list[Problem],
-        on_problem: OnProblem | None = None,
+        on_problem: OnProblem,
     ) -> Iterator[TraceItem]:
         """The items of ``stream`` (:func:`valid_items`), each problem held here too."""
-        told = self.add if on_problem is None else tell_both(self.add, on_problem)
-        return self.items(valid_items(stream, problems, told))
+        return self.items(valid_items(stream, problems, tell_both(self.add, on_problem)))
 
     def items(self, stream: Iterable[TraceItem]) -> Iterator[TraceItem]:
         """The items of ``stream``, counted as they are read (between the problems added)."""
@@ -362,26 +361,6 @@ class UnreadRows:
             if problem.row:  # a file of rows whose items may all have failed
                 self._row_files.add(problem.record.location.file)
 
-    def due(self, written: int | None) -> Iterator[tuple[Record, str]]:
-        """The rows to write before item ``written`` (``None``: all), each with its error.
-
-        A record's problems come together: they are one row, their messages joined.
-        """
-        if not self.in_place and written is not None:
-            return
-        rows: list[tuple[Record, list[str]]] = []
-        while self._pending and (written is None or self._pending[0][0] <= written):
-            problem = self._pending.popleft()[1]
-            record = problem.record
-            assert record is not None  # only problems with a record are held
-            message = f"{problem.path}: {problem.message}" if problem.path else problem.message
-            if rows and rows[-1][0] is record:
-                rows[-1][1].append(message)
-            else:
-                rows.append((record, [message]))
-        for record, messages in rows:
-            yield record, "; ".join(messages)
-
     def has_rows(self) -> bool:
         """Whether a row is held that :meth:`rows` would give (one of a file of rows)."""
         return any(
@@ -395,13 +374,26 @@ class UnreadRows:
     def rows(self, before: int | None, *, every_file: bool = False) -> Iterator[tuple[Record, str]]:
         """The rows to write before item ``before`` (``None``: all), each with its error.
 
-        Each is its record with a row's value (a record that is no JSON object: an empty
-        one). Only the records of files whose items are rows, unless ``every_file``.
+        A record's problems come together: they are one row, their messages joined. Each is its
+        record with a row's value (a record that is no JSON object: an empty one). Only the
+        records of files whose items are rows, unless ``every_file``.
         """
-        for record, message in self.due(before):
+        if not self.in_place and before is not None:
+            return
+        rows: list[tuple[Record, list[str]]] = []
+        while self._pending and (before is None or self._pending[0][0] <= before):
+            problem = self._pending.popleft()[1]
+            record = problem.record
+            assert record is not None  # only problems with a record are held
+            message = f"{problem.path}: {problem.message}" if problem.path else problem.message
+            if rows and rows[-1][0] is record:
+                rows[-1][1].append(message)
+            else:
+                rows.append((record, [message]))
+        for record, messages in rows:
             if every_file or self._of_rows(record.location.file):
                 row = record if isinstance(record.value, Mapping) else Record(record.location, {})
-                yield row if self.clean is None else self.clean(row), message
+                yield row if self.clean is None else self.clean(row), "; ".join(messages)
 
 
 class ItemWriter:
@@ -491,7 +483,8 @@ class ItemWriter:
         item = scored.item
         self._next_item(item)
         if self._is_document(item):
-            self._document(item, annotated_document(item.document, scored.breakdown.score))
+            document = annotated_document(item.document, scored.breakdown.score)
+            self._put_document(item.record.location, document)
         elif self._rows is not None or item.row is not None or self._messages:
             self._row(item, kp_columns(scored.breakdown) if columns is None else columns)
         else:
@@ -545,7 +538,7 @@ class ItemWriter:
         """
         self._next_item(item)
         if self._is_document(item):
-            self._document(item, item.document)
+            self._put_document(item.record.location, item.document)
         else:
             self._row(item, columns)
 
@@ -561,16 +554,20 @@ class ItemWriter:
             self._documents = self._rows is not None  # a table of traces, even of rows' items
         self._next_item(item)
         if self._rows is not None:
-            self._document(item, item.document)
+            self._put_document(item.record.location, item.document)
         else:
             self._line(dumps(item.document))
+
+    def write_as_read(self, item: TraceItem) -> None:
+        """The item as it came: its dataset row with no column added, else its trace document."""
+        if item.row is not None:
+            self.write_row(item, {})
+        else:
+            self.write_trace(item)
 
     def _is_document(self, item: TraceItem) -> bool:
         """Whether ``item`` goes in a table of traces: a trace without a row, to Parquet."""
         return self._rows is not None and item.row is None and not self._messages
-
-    def _document(self, item: TraceItem, document: dict[str, Any]) -> None:
-        self._put_document(item.record.location, document)
 
     def _put_document(self, location: Location, document: dict[str, Any]) -> None:
         assert self._rows is not None  # only Parquet holds a table of traces
