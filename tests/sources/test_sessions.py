@@ -707,7 +707,9 @@ def test_every_corpus_trace_written_as_atif_keeps_atifs_required_fields() -> Non
 
 
 def test_a_trace_written_as_atif_reads_back_with_its_objective_calls_and_answer() -> None:
-    """Round trip: the ATIF reader gives back the objective, tools, answer, domain, confidence.
+    """Round trip: the ATIF reader gives back the objective, tools, answer, success, domain and
+    confidence (the answer too of a run whose last step is a call or its result: before, it
+    read back as 'failed', and success as whether the trajectory ended on an agent message).
 
     The tools are every call in order, retries included: ATIF has no error flag, so a retry
     after a result that only its source's reader took for an error (tau-bench's "Error: ...")
@@ -721,8 +723,8 @@ def test_a_trace_written_as_atif_reads_back_with_its_objective_calls_and_answer(
         assert actions(back) == actions(trace)
         assert back.metadata.task_domain == trace.metadata.task_domain
         assert back.outcome.confidence == trace.outcome.confidence
-        if trace.steps[-1].type == "thought":
-            assert back.outcome.result_summary == trace.outcome.result_summary
+        assert back.outcome.result_summary == trace.outcome.result_summary
+        assert back.metadata.success == trace.metadata.success
 
 
 def test_kp_convert_to_atif_writes_one_trajectory_a_line(tmp_path: Path) -> None:

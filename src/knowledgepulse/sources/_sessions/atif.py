@@ -135,6 +135,11 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
     name = name if isinstance(name, str) and name.strip() else None
     ends_on_agent = bool(steps) and steps[-1].get("source") == "agent"
     labelled = extra.get("success") if isinstance(extra, Mapping) else None
+    # What :func:`to_atif` kept where ATIF has no field: the outcome, and the answer of a run
+    # whose last step is no agent message (a call, or a summary the source gave apart).
+    kept = extra["knowledgepulse"] if kp_wrote and isinstance(extra, Mapping) else {}
+    labelled = labelled if isinstance(labelled, bool) else kept.get("success")
+    summary = kept.get("result_summary")
     return assemble(
         builder,
         source="atif",
@@ -147,7 +152,7 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
         options=options,
         objective=objective,
         created_at=started or UNDATED,
-        result_summary=builder.final_answer,
+        result_summary=summary if isinstance(summary, str) else builder.final_answer,
         agent_id=name,
         framework=name,
         metadata=extra if isinstance(extra, Mapping) else None,
@@ -297,7 +302,8 @@ def to_atif(trace: ReasoningTrace) -> dict[str, Any]:
     call. The domain and confidence go in the root's ``extra`` under ``kp.task_domain`` and
     ``kp.confidence`` (which the reader takes back); what else ATIF has no field for (success,
     the result summary, each step's type) under ``extra.knowledgepulse``. Read back, the
-    objective, the tool calls, the final answer, the domain and the confidence are the trace's.
+    objective, the tool calls, the final answer, success, the domain and the confidence are the
+    trace's.
     """
     agent_steps: list[dict[str, Any]] = []
     current: dict[str, Any] | None = None
