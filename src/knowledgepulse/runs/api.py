@@ -37,7 +37,7 @@ from knowledgepulse.runs.redaction import (
     unread_rows,
 )
 from knowledgepulse.runs.scoring import Order, ScoreRun, min_score_of, tell_unweighed_domain
-from knowledgepulse.runs.tasks import told_when_no_task
+from knowledgepulse.runs.task_field import told_when_no_task
 from knowledgepulse.runs.write import UnreadRows, in_place, kept_like, redacted_like
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 from knowledgepulse.value.item import ScoredItem

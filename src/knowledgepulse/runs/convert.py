@@ -19,14 +19,14 @@ from knowledgepulse.reports.redaction import summary_tail
 from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.value import RunTally, dumps
 from knowledgepulse.runs.problems import ProblemDigest, ProblemSink
-from knowledgepulse.runs.read import read_items, task_column, valid_items
+from knowledgepulse.runs.read import read_items, valid_items
 from knowledgepulse.runs.redaction import (
     messages_level,
     redactor_of,
     unread_rows,
     written_items,
 )
-from knowledgepulse.runs.tasks import told_when_no_task
+from knowledgepulse.runs.task_field import task_column, told_when_no_task
 from knowledgepulse.runs.write import check_output_name, item_writer, output_form, text_output
 
 if TYPE_CHECKING:

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.value import RunTally, validation_line, validation_report
-from knowledgepulse.runs.read import read_items, task_column, valid_items
-from knowledgepulse.runs.tasks import told_when_no_task
+from knowledgepulse.runs.read import read_items, valid_items
+from knowledgepulse.runs.task_field import task_column, told_when_no_task
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
 
 if TYPE_CHECKING:

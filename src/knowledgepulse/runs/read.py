@@ -189,11 +189,6 @@ def with_task_column(options: TraceOptions | None, task_field: str | None) -> Tr
     )
 
 
-def task_column(options: TraceOptions | None) -> str | None:
-    """The rows' task column ``options`` name, if any (``--task-field`` of a run needing none)."""
-    return None if options is None else options.rows.task_field
-
-
 def with_tasks(
     items: Iterable[TraceItem | Problem], task_field: str | None
 ) -> Iterator[TraceItem | Problem]:

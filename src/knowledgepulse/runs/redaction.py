@@ -23,8 +23,8 @@ from knowledgepulse.reports.redaction import finding_line, redaction_summary
 from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.value import RunTally, dumps
 from knowledgepulse.runs.problems import ProblemDigest, ProblemSink
-from knowledgepulse.runs.read import read_items, secret_free_file, task_column, valid_items
-from knowledgepulse.runs.tasks import told_when_no_task
+from knowledgepulse.runs.read import read_items, secret_free_file, valid_items
+from knowledgepulse.runs.task_field import task_column, told_when_no_task
 from knowledgepulse.runs.write import (
     UnreadRows,
     check_output_name,

@@ -26,7 +26,7 @@ from knowledgepulse.reports.value_formats import (
 )
 from knowledgepulse.runs.embedder import ModelSettings, check_model, run_scorer
 from knowledgepulse.runs.problems import ProblemDigest, ProblemSink
-from knowledgepulse.runs.read import read_items, task_column, valid_items
+from knowledgepulse.runs.read import read_items, valid_items
 from knowledgepulse.runs.redaction import (
     messages_level,
     redactor_of,
@@ -41,7 +41,7 @@ from knowledgepulse.runs.scoring import (
     tell_unweighed_domain,
     threshold_of,
 )
-from knowledgepulse.runs.tasks import told_when_no_task
+from knowledgepulse.runs.task_field import task_column, told_when_no_task
 from knowledgepulse.runs.write import WriteForm, rows_form, scores_writer
 from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.profiles import misspelt_profiles

@@ -16,7 +16,8 @@ step there is no objective: the envelope's placeholder stands in, as for the oth
 
 ATIF records no outcome, so success is whether the trajectory ends on the agent's turn with its
 answer, as for an unlabelled dataset row, unless ``extra.success`` is a boolean (or, in a file
-:func:`to_atif` wrote, ``extra.knowledgepulse.success``); the confidence stays the default. OpenAgents' ``tbench`` writes a dialect (``schema_version: 1.4``), read as
+:func:`to_atif` wrote, ``extra.knowledgepulse.success``); the confidence stays the default.
+OpenAgents' ``tbench`` writes a dialect (``schema_version: 1.4``), read as
 :func:`_tell_tool_result` and :func:`_call` say.
 """
 
