@@ -59,7 +59,7 @@ def test_the_first_screen_sets_up_and_runs_the_main_job_then_the_tests() -> None
         assert line.startswith("python -m venv .venv && . .venv/bin/activate && pip install -e ")
         assert "torch" not in line  # the default run needs no multi-GB CUDA download
     assert setup.endswith("&& kp score examples/traces/traces.jsonl")
-    assert tests.endswith('pip install -e ".[embeddings,test]" && python -m pytest')
+    assert tests.endswith('pip install -e ".[embeddings,test]" && python -m pytest -n auto')
 
 
 @pytest.mark.embedder
