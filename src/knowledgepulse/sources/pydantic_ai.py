@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from knowledgepulse._util.jsonpath import describe_value, format_path
+from knowledgepulse._util.jsonpath import as_string, describe_value, format_path
 from knowledgepulse._util.times import moment
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
@@ -375,9 +375,9 @@ def _tell_response_part(
     """Tell one response part; a text part that may be the answer is returned, not told."""
     kind = part["part_kind"]
     if kind == "thinking":
-        run.builder.thought(_string(part.get("content")), at=at)
+        run.builder.thought(as_string(part.get("content")), at=at)
     elif kind == "text":
-        text = _string(part.get("content"))
+        text = as_string(part.get("content"))
         if pending:
             return text
         run.builder.thought(text, at=at)
@@ -457,10 +457,6 @@ def _error_text(content: Any) -> str:
                 lines.append(as_text(error))
         return "\n".join(lines) or "retry"
     return as_text(content) or "retry"
-
-
-def _string(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def _not_a_message(value: Any) -> str:

@@ -14,6 +14,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from knowledgepulse._util.jsonpath import non_empty
+
 # LangChain class names and role spellings, to one role each.
 _ROLES = {
     "human": "human",
@@ -173,7 +175,7 @@ def _tool_calls(fields: Mapping[str, Any]) -> tuple[ToolCall, ...]:
                 ToolCall(
                     call["name"],
                     call.get("args"),
-                    _id(call.get("id")),
+                    non_empty(call.get("id")),
                     error=f"invalid tool call: {error or 'its arguments could not be read'}",
                 )
             )
@@ -190,14 +192,12 @@ def _valid_calls(value: Any) -> list[ToolCall]:
     for call in _list(value):
         function = call.get("function") if isinstance(call, Mapping) else None
         if isinstance(function, Mapping) and isinstance(function.get("name"), str):
-            calls.append(ToolCall(function["name"], function.get("arguments"), _id(call.get("id"))))
+            calls.append(
+                ToolCall(function["name"], function.get("arguments"), non_empty(call.get("id")))
+            )
         elif isinstance(call, Mapping) and isinstance(call.get("name"), str) and call["name"]:
-            calls.append(ToolCall(call["name"], call.get("args"), _id(call.get("id"))))
+            calls.append(ToolCall(call["name"], call.get("args"), non_empty(call.get("id"))))
     return calls
-
-
-def _id(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def _list(value: Any) -> list[Any]:

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from knowledgepulse._util.jsonpath import as_object
+from knowledgepulse._util.jsonpath import as_object, non_blank
 from knowledgepulse._util.times import moment
 from knowledgepulse.records.json_values import parsed_json, python_literal
 from knowledgepulse.sources._envelope import (
@@ -107,7 +107,7 @@ def convert_tree(root: RunNode, options: TraceOptions) -> TraceItem:
         walk.builder.error(f"{_name(run)}: {stopped}", at=end, terminal=True)
     if walk.interrupted:
         walk.warnings.append(INTERRUPTED)
-    source_id = _string(run.get("trace_id")) or _string(run.get("id")) or "langsmith-run"
+    source_id = non_blank(run.get("trace_id")) or non_blank(run.get("id")) or "langsmith-run"
     return assemble(
         walk.builder,
         source="langsmith",
@@ -194,7 +194,7 @@ class _Walk:
         if isinstance(outputs, Mapping) and outputs:
             output = outputs.get("output", outputs.get("documents", outputs))
         reply = next((m for m in find_messages(output) if m.role == "tool"), None)
-        call_id = _string(as_object(run.get("extra")).get("tool_call_id"))
+        call_id = non_blank(as_object(run.get("extra")).get("tool_call_id"))
         call_id = call_id or (reply.tool_call_id if reply else None)
         # A tool that paused the graph for a human neither failed nor returned: no observation.
         error = None if _interrupt(run.get("error")) else _error_text(run.get("error"))
@@ -375,19 +375,13 @@ def _metadata(run: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _name(run: Mapping[str, Any]) -> str:
-    name = _string(run.get("name")) or _string(as_object(run.get("serialized")).get("name"))
+    name = non_blank(run.get("name")) or non_blank(as_object(run.get("serialized")).get("name"))
     return name or _kind(run) or "run"
 
 
 def _kind(run: Mapping[str, Any]) -> str:
     kind = run.get("run_type")
     return kind.lower() if isinstance(kind, str) else ""
-
-
-def _string(value: Any) -> str | None:
-    if isinstance(value, str) and value.strip():
-        return value
-    return None
 
 
 __all__ = ["MAX_RUNS_PER_TRACE", "RunNode", "convert_tree", "model_output"]
