@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from knowledgepulse._util.jsonpath import as_object, non_blank
-from knowledgepulse._util.times import moment
+from knowledgepulse._util.times import elapsed_ms, moment
 from knowledgepulse.records.json_values import parsed_json, python_literal
 from knowledgepulse.sources._envelope import (
     CONFIDENCE_KEY,
@@ -210,7 +210,7 @@ class _Walk:
             error=error,
             call_id=call_id,
             at=start,
-            latency_ms=(end - start).total_seconds() * 1000 if start and end else None,
+            latency_ms=elapsed_ms(start, end),
         )
 
     def _note_error_messages(self, value: Any) -> None:

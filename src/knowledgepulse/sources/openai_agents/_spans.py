@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from knowledgepulse._util.times import iso_time
+from knowledgepulse._util.times import elapsed_ms, iso_time
 from knowledgepulse.sources._envelope import TraceOptions, assemble
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.sources.openai_agents._items import (
@@ -364,7 +364,7 @@ def _tell_span(builder: StepBuilder, span: Mapping[str, Any], started: datetime 
             output=data.get("output"),
             error=error_text(span.get("error")),
             at=started,
-            latency_ms=_latency(started, iso_time(span.get("ended_at"))),
+            latency_ms=elapsed_ms(started, iso_time(span.get("ended_at"))),
             mcp_server=server if isinstance(server, str) and server else None,
         )
     elif kind == "handoff":
@@ -373,14 +373,8 @@ def _tell_span(builder: StepBuilder, span: Mapping[str, Any], started: datetime 
             transfer_tool(target if isinstance(target, str) else None),
             error=error_text(span.get("error")),
             at=started,
-            latency_ms=_latency(started, iso_time(span.get("ended_at"))),
+            latency_ms=elapsed_ms(started, iso_time(span.get("ended_at"))),
         )
-
-
-def _latency(started: datetime | None, ended: datetime | None) -> float | None:
-    if started is None or ended is None:
-        return None
-    return (ended - started).total_seconds() * 1000.0
 
 
 DEFAULT_WORKFLOW = "Agent workflow"
