@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Container, Mapping
 from typing import Any
 
-from knowledgepulse._util.jsonpath import describe_value, non_empty
+from knowledgepulse._util.jsonpath import as_string, describe_value, non_empty
 from knowledgepulse.sources._chat import _row
 from knowledgepulse.sources._chat._text import content_text, last_assistant, one_of, users_words
 from knowledgepulse.sources._envelope import PathError
@@ -113,11 +113,10 @@ def _tell_assistant(
 def _user_block(calls: _row.Calls, block: Any, path: tuple[str | int, ...]) -> str | None:
     """Tell a user block; its text, when it is text."""
     if not isinstance(block, dict):
-        return block if isinstance(block, str) else None
+        return as_string(block)
     kind = block.get("type")
     if kind == "text":
-        text = block.get("text")
-        return text if isinstance(text, str) else None
+        return as_string(block.get("text"))
     if kind == "tool_result":
         call_id = non_empty(block.get("tool_use_id"))
         if call_id is None:

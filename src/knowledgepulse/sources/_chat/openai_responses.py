@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse._util.jsonpath import as_string, describe_value
 from knowledgepulse.sources._chat import _row
 from knowledgepulse.sources._chat._text import content_text, users_words
 from knowledgepulse.sources._chat.openai_chat import TEXT_KINDS
@@ -32,7 +32,7 @@ def _kind(item: Mapping[str, Any]) -> str | None:
     kind = item.get("type")
     if kind is None and "role" in item:
         return "message"
-    return kind if isinstance(kind, str) else None
+    return as_string(kind)
 
 
 def matches(items: list[Any]) -> bool:

@@ -16,6 +16,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from knowledgepulse._util.jsonpath import non_empty
 from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.sources._envelope import TraceOptions, assemble
 from knowledgepulse.sources._steps import StepBuilder, as_text
@@ -150,8 +151,7 @@ def _agent_name(result: Any) -> str | None:
         agent = result.last_agent
     except Exception:  # the result dropped its agents (release_agents): no name to give
         return None
-    name = getattr(agent, "name", None)
-    return name if isinstance(name, str) and name else None
+    return non_empty(getattr(agent, "name", None))
 
 
 def _digest(result: Any, entries: list[Entry]) -> str:
