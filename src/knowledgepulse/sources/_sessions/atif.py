@@ -28,6 +28,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
+from knowledgepulse._util.jsonpath import as_object
 from knowledgepulse._util.times import iso_time
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat._text import content_text, error_text
@@ -131,10 +132,10 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
                 answered_at=answered_at,
             )
     agent = document.get("agent")
-    name = agent.get("name") if isinstance(agent, Mapping) else None
+    name = as_object(agent).get("name")
     name = name if isinstance(name, str) and name.strip() else None
     ends_on_agent = bool(steps) and steps[-1].get("source") == "agent"
-    labelled = extra.get("success") if isinstance(extra, Mapping) else None
+    labelled = as_object(extra).get("success")
     return assemble(
         builder,
         source="atif",
@@ -188,7 +189,7 @@ def _tell_agent(
     for call_id, name, arguments in calls:
         builder.tool_request(name, arguments, call_id=call_id, at=answered_at.get(call_id) or at)
     observation = step.get("observation")
-    results = observation.get("results") if isinstance(observation, Mapping) else None
+    results = as_object(observation).get("results")
     for result in results if isinstance(results, list) else ():
         if not isinstance(result, Mapping):
             continue

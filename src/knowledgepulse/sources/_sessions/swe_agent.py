@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from knowledgepulse._util.jsonpath import as_object
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat._text import content_text
 from knowledgepulse.sources._envelope import UNDATED, TraceOptions, assemble
@@ -102,7 +103,7 @@ def _tell_turn(builder: StepBuilder, turn: Any, call: Mapping[str, Any] | None) 
     name = command.split(maxsplit=1)[0]
     rest = command[len(name) :].strip()
     function = call.get("function") if call is not None else None
-    arguments = function.get("arguments") if isinstance(function, Mapping) else None
+    arguments = as_object(function).get("arguments")
     call_id = call.get("id") if call is not None else None
     builder.tool_result(
         name,

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from knowledgepulse._util.jsonpath import non_empty
+from knowledgepulse._util.jsonpath import as_object, non_empty
 
 # LangChain class names and role spellings, to one role each.
 _ROLES = {
@@ -190,7 +190,7 @@ def _valid_calls(value: Any) -> list[ToolCall]:
     """The calls of a ``tool_calls`` list, LangChain's (``name``, ``args``) or OpenAI's."""
     calls = []
     for call in _list(value):
-        function = call.get("function") if isinstance(call, Mapping) else None
+        function = as_object(call).get("function")
         if isinstance(function, Mapping) and isinstance(function.get("name"), str):
             calls.append(
                 ToolCall(function["name"], function.get("arguments"), non_empty(call.get("id")))

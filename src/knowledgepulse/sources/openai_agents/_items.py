@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from knowledgepulse._util.jsonpath import non_empty
+from knowledgepulse._util.jsonpath import as_object, non_empty
 from knowledgepulse.sources._steps import StepBuilder, Timestamp, as_text
 
 EntryKind = Literal["thought", "message", "request", "hosted", "output"]
@@ -167,8 +167,7 @@ def chat_message_entries(message: Any) -> list[Entry]:
     for call in message.get("tool_calls") or ():
         if not isinstance(call, Mapping):
             continue
-        function = call.get("function")
-        function = function if isinstance(function, Mapping) else {}
+        function = as_object(call.get("function"))
         entries.append(
             Entry(
                 "request",

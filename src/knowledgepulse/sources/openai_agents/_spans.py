@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from knowledgepulse._util.jsonpath import as_object
 from knowledgepulse._util.times import elapsed_ms, iso_time
 from knowledgepulse.sources._envelope import TraceOptions, assemble
 from knowledgepulse.sources._steps import StepBuilder
@@ -72,8 +73,8 @@ def error_text(error: Any) -> str | None:
     if not isinstance(error, Mapping):
         return str(error)
     message = str(error.get("message") or "error")
-    data = error.get("data")
-    detail = data.get("error") or data.get("message") if isinstance(data, Mapping) else None
+    data = as_object(error.get("data"))
+    detail = data.get("error") or data.get("message")
     return f"{message}: {detail}" if isinstance(detail, str) and detail else message
 
 
@@ -276,8 +277,7 @@ def _unrequested_calls(
 
 
 def _span_data(span: Mapping[str, Any]) -> Mapping[str, Any]:
-    data = span.get("span_data")
-    return data if isinstance(data, Mapping) else {}
+    return as_object(span.get("span_data"))
 
 
 def _visit(span: Mapping[str, Any], started: datetime | None, position: int, walk: _Walk) -> None:
@@ -312,8 +312,8 @@ def _visit(span: Mapping[str, Any], started: datetime | None, position: int, wal
         walk.failures.append(failure)
     elif failure and kind in ("function", "handoff"):
         error = span.get("error")
-        said = error.get("data") if isinstance(error, Mapping) else None
-        detail = said.get("error") if isinstance(said, Mapping) else None
+        said = as_object(error).get("data")
+        detail = as_object(said).get("error")
         walk.step_errors.append(detail if isinstance(detail, str) and detail else failure)
 
 
@@ -357,7 +357,7 @@ def _tell_span(builder: StepBuilder, span: Mapping[str, Any], started: datetime 
     kind = data.get("type")
     if kind == "function":
         mcp = data.get("mcp_data")
-        server = mcp.get("server") if isinstance(mcp, Mapping) else None
+        server = as_object(mcp).get("server")
         builder.tool_result(
             str(data.get("name") or "tool"),
             arguments=data.get("input"),
