@@ -90,9 +90,7 @@ def tell(items: list[Any], builder: StepBuilder) -> _row.Told:
             _request(calls, item, kind, (index,))
         elif kind.endswith("_call_output"):
             call_id = item.get("call_id")
-            calls.result(
-                None, item.get("output"), call_id=call_id if isinstance(call_id, str) else None
-            )
+            calls.result(None, item.get("output"), call_id=as_string(call_id))
     return _row.Told(
         objective,
         (answer_at >= 0 and builder.final_answer is not None) or calls.answered,
@@ -111,7 +109,7 @@ def _request(
     arguments = next(
         (item[key] for key in ("arguments", "input", "action") if item.get(key) is not None), None
     )
-    calls.request(name, arguments, call_id if isinstance(call_id, str) else None)
+    calls.request(name, arguments, as_string(call_id))
     # Hosted and MCP calls carry their own result.
     if kind not in {"function_call", "custom_tool_call"}:
         error = item.get("error")

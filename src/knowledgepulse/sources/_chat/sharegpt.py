@@ -86,7 +86,7 @@ def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
     answered = False
     ran_command = False
     for index, (speaker, value) in enumerate(parsed):
-        text = value if isinstance(value, str) else None
+        text = as_string(value)
         if speaker in SYSTEM:
             system = system or text
         elif speaker in HUMAN:
@@ -116,7 +116,7 @@ def _tell_human(
     A turn is tool responses in tags, the objective, the output of an agent's command, or else
     the user's reply to the agent.
     """
-    text = value if isinstance(value, str) else None
+    text = as_string(value)
     if has_tags(text):
         tagged_results(calls, text or "")
     elif objective is None:

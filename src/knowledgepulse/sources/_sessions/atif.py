@@ -28,7 +28,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
-from knowledgepulse._util.jsonpath import as_object
+from knowledgepulse._util.jsonpath import as_object, as_string, non_blank
 from knowledgepulse._util.times import iso_time
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat._text import content_text, error_text
@@ -133,7 +133,7 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
             )
     agent = document.get("agent")
     name = as_object(agent).get("name")
-    name = name if isinstance(name, str) and name.strip() else None
+    name = non_blank(name)
     ends_on_agent = bool(steps) and steps[-1].get("source") == "agent"
     labelled = as_object(extra).get("success")
     return assemble(
@@ -175,7 +175,7 @@ def _tell_agent(
     error the run reported.
     """
     reasoning = step.get("reasoning_content")
-    builder.thought(reasoning if isinstance(reasoning, str) else None, at=at)
+    builder.thought(as_string(reasoning), at=at)
     calls = [found for found in map(_call, step.get("tool_calls") or ()) if found is not None]
     # Calls answered before their step (``tbench``) ran before its message: the last such
     # step's message is said after them, the answer as from a step that calls no tool.

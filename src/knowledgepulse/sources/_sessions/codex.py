@@ -42,7 +42,7 @@ from typing import Any
 
 import orjson
 
-from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse._util.jsonpath import as_string, describe_value, non_empty
 from knowledgepulse._util.times import iso_time
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import openai_responses
@@ -180,9 +180,9 @@ def _tell(session: _Session, record: Record) -> None:
     session.started = session.started or iso_time(value.get("timestamp"))
     if value["type"] == "session_meta" and session.id is None:
         found = payload.get("id")
-        session.id = found if isinstance(found, str) and found else None
+        session.id = non_empty(found)
         version = payload.get("cli_version")
-        session.version = version if isinstance(version, str) else None
+        session.version = as_string(version)
         session.started = iso_time(payload.get("timestamp")) or session.started
     elif value["type"] == "event_msg" and payload.get("type") == "user_message":
         said = payload.get("message")

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from knowledgepulse._util.jsonpath import as_object, non_empty
+from knowledgepulse._util.jsonpath import as_object, as_string, non_empty
 
 # LangChain class names and role spellings, to one role each.
 _ROLES = {
@@ -126,9 +126,9 @@ def _message(role: str, fields: Mapping[str, Any]) -> Message:
         text="\n".join(texts) or None,
         reasoning=tuple(reasoning),
         tool_calls=calls,
-        tool_call_id=call_id if isinstance(call_id, str) and call_id else None,
-        status=status if isinstance(status, str) else None,
-        name=name if isinstance(name, str) and name else None,
+        tool_call_id=non_empty(call_id),
+        status=as_string(status),
+        name=non_empty(name),
     )
 
 
@@ -145,7 +145,7 @@ def _content(content: Any) -> tuple[list[str], list[str]]:
             texts.append(block)
         elif isinstance(block, Mapping):
             kind = block.get("type")
-            kind = kind if isinstance(kind, str) else None  # a list names no block type
+            kind = as_string(kind)  # a list names no block type
             if kind in _TEXT_BLOCKS and isinstance(block.get("text"), str):
                 texts.append(block["text"])
             elif kind in _REASONING_BLOCKS:

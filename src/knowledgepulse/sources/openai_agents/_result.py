@@ -16,7 +16,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from knowledgepulse._util.jsonpath import as_object, non_empty
+from knowledgepulse._util.jsonpath import as_object, as_string, non_empty
 from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.sources._envelope import TraceOptions, assemble
 from knowledgepulse.sources._steps import StepBuilder, as_text
@@ -126,13 +126,13 @@ def _unknown_call(item: Any, raw: Any) -> Entry:
         "request",
         name=str(name or raw_type or "tool"),
         arguments=as_object(raw).get("arguments"),
-        call_id=call_id if isinstance(call_id, str) else None,
+        call_id=as_string(call_id),
     )
 
 
 def _output(item: Any, raw: Any, names: Mapping[str, str]) -> Entry:
     call_id = as_object(raw).get("call_id")
-    call_id = call_id if isinstance(call_id, str) and call_id else None
+    call_id = non_empty(call_id)
     value = getattr(item, "output", None)
     if value is None and isinstance(raw, Mapping):
         value = raw.get("output")

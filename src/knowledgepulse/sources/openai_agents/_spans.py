@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from knowledgepulse._util.jsonpath import as_object
+from knowledgepulse._util.jsonpath import as_object, as_string, non_empty
 from knowledgepulse._util.times import elapsed_ms, iso_time
 from knowledgepulse.sources._envelope import TraceOptions, assemble
 from knowledgepulse.sources._steps import StepBuilder
@@ -365,12 +365,12 @@ def _tell_span(builder: StepBuilder, span: Mapping[str, Any], started: datetime 
             error=error_text(span.get("error")),
             at=started,
             latency_ms=elapsed_ms(started, iso_time(span.get("ended_at"))),
-            mcp_server=server if isinstance(server, str) and server else None,
+            mcp_server=non_empty(server),
         )
     elif kind == "handoff":
         target = data.get("to_agent")
         builder.tool_result(
-            transfer_tool(target if isinstance(target, str) else None),
+            transfer_tool(as_string(target)),
             error=error_text(span.get("error")),
             at=started,
             latency_ms=elapsed_ms(started, iso_time(span.get("ended_at"))),
