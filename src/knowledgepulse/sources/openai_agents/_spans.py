@@ -147,20 +147,7 @@ def convert_spans(
         _visit(span, started, len(actions), walk)
         actions.append((span, started))
     final = _final_turn(walk)
-    turns = {position: (at, entries) for position, at, entries in walk.model_turns}
-    unrequested = _unrequested_calls(ordered)
-    for position, (span, started) in enumerate(actions):
-        for name, arguments, at in unrequested.pop(span.get("parent_id"), ()):
-            builder.tool_request(name, arguments, at=at)
-        if position in turns:
-            at, entries = turns[position]
-            answer = None
-            if position == final:
-                index = final_answer_index(entries)
-                answer = entries[index] if index is not None else None
-            tell(builder, entries, at=at, answer=answer)
-        else:
-            _tell_span(builder, span, started)
+    _tell_in_order(builder, actions, walk, final, _unrequested_calls(ordered))
     if walk.failures and not _told(walk.failures[0], walk.step_errors):
         # Stopped by the runner (a guardrail, the turn limit) for no step's failure: that error
         # ends the run, as the spec's rule says, or a run stopped before any step gives no trace
@@ -191,6 +178,33 @@ def convert_spans(
         ),
         content_hint=CONTENT_HINT,
     )
+
+
+def _tell_in_order(
+    builder: StepBuilder,
+    actions: list[tuple[Mapping[str, Any], datetime | None]],
+    walk: _Walk,
+    final: int | None,
+    unrequested: dict[Any, list[tuple[str, Any, datetime | None]]],
+) -> None:
+    """Tell each span in tree order: a model turn's entries, else the span's own step.
+
+    The ``final`` turn's answer is marked; the calls of a model span that kept no output
+    (``unrequested``) are told before the first span under their parent.
+    """
+    turns = {position: (at, entries) for position, at, entries in walk.model_turns}
+    for position, (span, started) in enumerate(actions):
+        for name, arguments, at in unrequested.pop(span.get("parent_id"), ()):
+            builder.tool_request(name, arguments, at=at)
+        if position in turns:
+            at, entries = turns[position]
+            answer = None
+            if position == final:
+                index = final_answer_index(entries)
+                answer = entries[index] if index is not None else None
+            tell(builder, entries, at=at, answer=answer)
+        else:
+            _tell_span(builder, span, started)
 
 
 def _awaiting_approval(spans: Sequence[Mapping[str, Any]]) -> list[str]:
