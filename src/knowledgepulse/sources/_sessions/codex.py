@@ -49,7 +49,7 @@ from knowledgepulse.sources._chat import openai_responses
 from knowledgepulse.sources._chat._text import content_text
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
 from knowledgepulse.sources._sessions import codex_exec
-from knowledgepulse.sources._steps import StepBuilder
+from knowledgepulse.sources._steps import TOOL_FAILED, StepBuilder
 from knowledgepulse.trace import TraceItem
 
 CONTENT_HINT = "Codex writes the messages of every session into its rollout .jsonl"
@@ -245,7 +245,7 @@ def _output(output: Any) -> Any:
             output = parsed.get("output", output)
     if isinstance(output, str) and (code := _EXIT_CODE.match(output)) is not None:
         failed = failed or code.group(1) != "0"
-    return {"error": output or "the tool failed"} if failed else output
+    return {"error": output or TOOL_FAILED} if failed else output
 
 
 def _finish(session: _Session, options: TraceOptions) -> TraceItem:

@@ -23,7 +23,7 @@ from knowledgepulse.sources._envelope import (
     TraceOptions,
     assemble,
 )
-from knowledgepulse.sources._steps import StepBuilder
+from knowledgepulse.sources._steps import TOOL_FAILED, StepBuilder
 from knowledgepulse.sources.langchain._messages import (
     Message,
     as_message,
@@ -199,7 +199,7 @@ class _Walk:
         # A tool that paused the graph for a human neither failed nor returned: no observation.
         error = None if _interrupt(run.get("error")) else _error_text(run.get("error"))
         if reply is not None and reply.status == "error" and not error:
-            error = reply.text or "the tool failed"
+            error = reply.text or TOOL_FAILED
         text = reply.text if reply is not None else _output_text(output)
         if call_id and error:
             self.failed.add(call_id)
@@ -230,7 +230,7 @@ class _Walk:
             if call_id in self.failed or call_id not in self.requested:
                 continue
             name = self.requested[call_id]
-            self.builder.tool_result(name, error=message.text or "the tool failed", call_id=call_id)
+            self.builder.tool_result(name, error=message.text or TOOL_FAILED, call_id=call_id)
 
 
 def model_output(outputs: Any) -> list[Message]:
