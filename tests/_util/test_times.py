@@ -8,7 +8,14 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from knowledgepulse._util.times import EPOCH, epoch_time, iso_time, moment, nanoseconds
+from knowledgepulse._util.times import (
+    EPOCH,
+    elapsed_ms,
+    epoch_time,
+    iso_time,
+    moment,
+    nanoseconds,
+)
 
 OFFSETS = st.integers(min_value=-14 * 60, max_value=14 * 60).map(
     lambda minutes: timezone(timedelta(minutes=minutes))
@@ -76,3 +83,12 @@ def test_a_numpy_datetime64_and_a_date_are_read() -> None:
     )
     assert moment(np.datetime64("NaT")) is None
     assert moment(date(2026, 3, 8)) == datetime(2026, 3, 8, tzinfo=UTC)
+
+
+def test_elapsed_ms_is_unknown_without_both_ends_and_keeps_a_negative_one() -> None:
+    """A missing start or end is no duration; an end before the start stays negative."""
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    assert elapsed_ms(start, start + timedelta(seconds=1.5)) == 1500.0
+    assert elapsed_ms(start, start - timedelta(milliseconds=2)) == -2.0
+    assert elapsed_ms(None, start) is None
+    assert elapsed_ms(start, None) is None

@@ -115,3 +115,18 @@ def describe(error: ErrorDetails) -> str:
 def as_object(value: Any) -> Mapping[str, Any]:
     """``value`` when it is a JSON object (a mapping), else an empty one: for optional keys."""
     return value if isinstance(value, Mapping) else {}
+
+
+def as_string(value: Any) -> str | None:
+    """``value`` when it is a string, else ``None``: for optional keys."""
+    return value if isinstance(value, str) else None
+
+
+def non_empty(value: Any) -> str | None:
+    """``value`` when it is a string of at least one character (an id, a name), else ``None``."""
+    return value if isinstance(value, str) and value else None
+
+
+def non_blank(value: Any) -> str | None:
+    """``value`` when it is a string with more than white space in it, else ``None``."""
+    return value if isinstance(value, str) and value.strip() else None

@@ -105,4 +105,23 @@ def nanoseconds(value: datetime) -> int:
     return (value - EPOCH) // timedelta(microseconds=1) * 1000
 
 
-__all__ = ["EPOCH", "aware", "epoch_time", "iso_time", "moment", "nanoseconds", "units_per_second"]
+def elapsed_ms(start: datetime | None, end: datetime | None) -> float | None:
+    """Milliseconds from ``start`` to ``end``; ``None`` when either is unknown.
+
+    Negative when the end is before the start (two machines' clocks): the caller judges that.
+    """
+    if start is None or end is None:
+        return None
+    return (end - start).total_seconds() * 1000
+
+
+__all__ = [
+    "EPOCH",
+    "aware",
+    "elapsed_ms",
+    "epoch_time",
+    "iso_time",
+    "moment",
+    "nanoseconds",
+    "units_per_second",
+]

@@ -17,13 +17,14 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from knowledgepulse._util.settings import instance_of, number_of, text_of
+from knowledgepulse._util.times import aware
 from knowledgepulse.errors import (
     ConversionError,
     TraceValidationError,
 )
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._rows import RowOptions
-from knowledgepulse.sources._steps import MAX_CONTENT_BYTES, StepBuilder, bounded
+from knowledgepulse.sources._steps import StepBuilder, bounded
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.load import validated_trace
 from knowledgepulse.trace.models import CONTEXT_URLS
@@ -171,7 +172,7 @@ def assemble(
                 **({"reward": reward} if reward is not None else {}),
             },
         },
-        "task": {"objective": bounded(task_objective, MAX_CONTENT_BYTES)},
+        "task": {"objective": bounded(task_objective)},
         "steps": step_list,
         "outcome": {"result_summary": bounded(summary_text), "confidence": confidence},
     }
@@ -319,7 +320,7 @@ def _rfc3339(at: datetime | float | None) -> str:
     if at is None:
         moment = UNDATED
     elif isinstance(at, datetime):
-        moment = at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+        moment = aware(at)
     else:
         try:
             moment = datetime.fromtimestamp(at, UTC)

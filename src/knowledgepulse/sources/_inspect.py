@@ -33,6 +33,7 @@ from knowledgepulse.sources._registry import (
     provided_by,
     recognisers,
 )
+from knowledgepulse.sources._steps import CUT_MARK
 from knowledgepulse.sources.otel.messages import loads
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.item import with_task
@@ -41,7 +42,6 @@ KEPT_RECORDS = 200
 """The records kept to look in: those of the first trace, from where it starts."""
 _MIN_INSIDE = 20
 """A value this long may be found inside a longer text (a prompt holding the question)."""
-_CUT_MARK = "…"
 _SHOWN_PROBLEMS = 3
 
 Path_ = tuple[str | int, ...]
@@ -397,8 +397,8 @@ def _find(value: str | None, records: list[Record], *, inside_text: bool = True)
     if not value or not value.strip():
         return None
     wanted = _folded(value)
-    cut = wanted.endswith(_CUT_MARK)
-    wanted = wanted.removesuffix(_CUT_MARK).rstrip()
+    cut = wanted.endswith(CUT_MARK)
+    wanted = wanted.removesuffix(CUT_MARK).rstrip()
     whole: list[tuple[int, Path_, Path_ | None, Any]] = []
     inside: list[tuple[int, Path_, Path_ | None, Any]] = []
     for index, record in enumerate(records):

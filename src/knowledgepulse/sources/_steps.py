@@ -46,9 +46,12 @@ MAX_CONTENT_BYTES = 8192
 """Step content is cut to this many UTF-8 bytes (the corpora's bound)."""
 MAX_OUTPUT_SUMMARY = 500
 """``output_summary`` is cut to this many characters."""
+TOOL_FAILED = "the tool failed"
+"""The error text of a failed tool call whose source records none."""
 RESPOND = "respond"
 """The tool a message to the user is a call of, the user's reply its observation (tau-bench's)."""
-_CUT_MARK = "…"
+CUT_MARK = "…"
+"""What ends a text :func:`bounded` or :func:`summary` cut (``kp inspect`` finds it by it)."""
 
 Timestamp = datetime | float | None
 """When an event started: a datetime, Unix seconds, or unknown."""
@@ -78,14 +81,14 @@ def bounded(text: str, max_bytes: int = MAX_CONTENT_BYTES) -> str:
         return text
     if len(text.encode("utf-8", "surrogatepass")) <= max_bytes:
         return text
-    return _cut(text, utf8_prefix(text, max_bytes - len(_CUT_MARK.encode()))) + _CUT_MARK
+    return _cut(text, utf8_prefix(text, max_bytes - len(CUT_MARK.encode()))) + CUT_MARK
 
 
 def summary(text: str, max_chars: int = MAX_OUTPUT_SUMMARY) -> str:
     """``text`` cut to at most ``max_chars`` characters, between tokens, marked ``…`` when cut."""
     if len(text) <= max_chars:
         return text
-    return _cut(text, text[: grapheme_end(text, max_chars - 1)]) + _CUT_MARK
+    return _cut(text, text[: grapheme_end(text, max_chars - 1)]) + CUT_MARK
 
 
 def as_text(value: Any) -> str:

@@ -25,7 +25,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from knowledgepulse._util.jsonpath import describe_value, format_path
+from knowledgepulse._util.jsonpath import (
+    as_object,
+    as_string,
+    describe_value,
+    format_path,
+    non_empty,
+)
 from knowledgepulse._util.times import moment
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
@@ -171,8 +177,7 @@ def _output_text(result: Any) -> str | None:
         settled = getattr(result, "result", result)
     except RuntimeError:  # pydantic_ai's UserError: the run stopped before settling an output
         return None
-    output = getattr(settled, "output", None)
-    return output if isinstance(output, str) else None
+    return as_string(getattr(settled, "output", None))
 
 
 def _runs(messages: Sequence[Any]) -> list[tuple[int, list[Any]]]:
@@ -195,8 +200,7 @@ def _runs(messages: Sequence[Any]) -> list[tuple[int, list[Any]]]:
 
 
 def _run_id(message: Any) -> str | None:
-    run_id = message.get("run_id") if isinstance(message, Mapping) else None
-    return run_id if isinstance(run_id, str) and run_id else None
+    return non_empty(as_object(message).get("run_id"))
 
 
 def convert_records(
@@ -375,9 +379,9 @@ def _tell_response_part(
     """Tell one response part; a text part that may be the answer is returned, not told."""
     kind = part["part_kind"]
     if kind == "thinking":
-        run.builder.thought(_string(part.get("content")), at=at)
+        run.builder.thought(as_string(part.get("content")), at=at)
     elif kind == "text":
-        text = _string(part.get("content"))
+        text = as_string(part.get("content"))
         if pending:
             return text
         run.builder.thought(text, at=at)
@@ -425,8 +429,7 @@ def _name(part: Mapping[str, Any], path: Loc) -> str:
 
 
 def _call_id(part: Mapping[str, Any]) -> str | None:
-    call_id = part.get("tool_call_id")
-    return call_id if isinstance(call_id, str) and call_id else None
+    return non_empty(part.get("tool_call_id"))
 
 
 def _user_text(content: Any) -> str | None:
@@ -457,10 +460,6 @@ def _error_text(content: Any) -> str:
                 lines.append(as_text(error))
         return "\n".join(lines) or "retry"
     return as_text(content) or "retry"
-
-
-def _string(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def _not_a_message(value: Any) -> str:

@@ -320,40 +320,8 @@ def _convert_row(
     options: TraceOptions,
     family: ChatSource,
 ) -> TraceItem:
-    if columns.messages not in row:
-        # A row of another shape in the file (a dataset joined from two sources): its own
-        # column, when one holds a conversation.
-        found = messages_column(row, family)
-        if found is None:
-            raise PathError(
-                (), f"the row has no {columns.messages!r} column: {describe_value(row)}"
-            )
-        columns = dataclasses.replace(columns, messages=found)
-    messages = conversation(row[columns.messages])
-    if messages is None:
-        raise PathError(
-            (columns.messages,),
-            f"expected a list of messages (or a JSON string of one), found "
-            f"{describe_value(row[columns.messages])}",
-        )
-    if family.continued is not None and columns.messages == family.continued[0]:
-        rest = conversation(row.get(family.continued[1]))
-        messages = messages + rest if rest else messages
-    answer_step = row.get(ANSWER_STEP_COLUMN)
-    failed = row.get(FAILED_CALLS_COLUMN)
-    texts = row.get(CALL_TEXTS_COLUMN)
-    error_turns = row.get(ERROR_TURNS_COLUMN)
-    builder = StepBuilder(
-        answer_is_step=answer_step is not False,
-        told_once=answer_step is not None,
-        failed_calls=frozenset(map(str, failed)) if isinstance(failed, list) else None,
-        call_texts=frozenset(map(str, texts)) if isinstance(texts, list) else frozenset(),
-        error_turns=(
-            frozenset(n for n in error_turns if isinstance(n, int))
-            if isinstance(error_turns, list)
-            else frozenset()
-        ),
-    )
+    messages, columns = _conversation(row, columns, family)
+    builder = _builder(row)
     try:
         told = family.tell(messages, builder)
     except PathError as error:
@@ -400,6 +368,51 @@ def _convert_row(
     # What a training row of the trace opens with and lists, as the source row had them.
     tools, system = row_tools(row), told.system if told.objective is not None else None
     return dataclasses.replace(item, tools=tools, system=system) if tools or system else item
+
+
+def _conversation(
+    row: Mapping[str, Any], columns: Columns, family: ChatSource
+) -> tuple[list[Any], Columns]:
+    """The row's conversation, and the columns with the one it was found in."""
+    if columns.messages not in row:
+        # A row of another shape in the file (a dataset joined from two sources): its own
+        # column, when one holds a conversation.
+        found = messages_column(row, family)
+        if found is None:
+            raise PathError(
+                (), f"the row has no {columns.messages!r} column: {describe_value(row)}"
+            )
+        columns = dataclasses.replace(columns, messages=found)
+    messages = conversation(row[columns.messages])
+    if messages is None:
+        raise PathError(
+            (columns.messages,),
+            f"expected a list of messages (or a JSON string of one), found "
+            f"{describe_value(row[columns.messages])}",
+        )
+    if family.continued is not None and columns.messages == family.continued[0]:
+        rest = conversation(row.get(family.continued[1]))
+        messages = messages + rest if rest else messages
+    return messages, columns
+
+
+def _builder(row: Mapping[str, Any]) -> StepBuilder:
+    """A step builder told what a row kp wrote keeps in its own columns (none: the defaults)."""
+    answer_step = row.get(ANSWER_STEP_COLUMN)
+    failed = row.get(FAILED_CALLS_COLUMN)
+    texts = row.get(CALL_TEXTS_COLUMN)
+    error_turns = row.get(ERROR_TURNS_COLUMN)
+    return StepBuilder(
+        answer_is_step=answer_step is not False,
+        told_once=answer_step is not None,
+        failed_calls=frozenset(map(str, failed)) if isinstance(failed, list) else None,
+        call_texts=frozenset(map(str, texts)) if isinstance(texts, list) else frozenset(),
+        error_turns=(
+            frozenset(n for n in error_turns if isinstance(n, int))
+            if isinstance(error_turns, list)
+            else frozenset()
+        ),
+    )
 
 
 def _is_null(value: Any) -> bool:

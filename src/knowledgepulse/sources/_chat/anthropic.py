@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Container, Mapping
 from typing import Any
 
-from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse._util.jsonpath import as_string, describe_value, non_empty
 from knowledgepulse.sources._chat import _row
 from knowledgepulse.sources._chat._text import content_text, last_assistant, one_of, users_words
 from knowledgepulse.sources._envelope import PathError
@@ -104,7 +104,7 @@ def _tell_assistant(
         elif one_of(kind, _CALLS):
             _request(calls, block, (*path, number))
         elif isinstance(kind, str) and kind.endswith("_tool_result"):
-            calls.result(None, block.get("content"), call_id=_id(block, "tool_use_id"))
+            calls.result(None, block.get("content"), call_id=non_empty(block.get("tool_use_id")))
     if texts:
         builder.answer("\n".join(texts))
     return bool(texts)
@@ -113,13 +113,12 @@ def _tell_assistant(
 def _user_block(calls: _row.Calls, block: Any, path: tuple[str | int, ...]) -> str | None:
     """Tell a user block; its text, when it is text."""
     if not isinstance(block, dict):
-        return block if isinstance(block, str) else None
+        return as_string(block)
     kind = block.get("type")
     if kind == "text":
-        text = block.get("text")
-        return text if isinstance(text, str) else None
+        return as_string(block.get("text"))
     if kind == "tool_result":
-        call_id = _id(block, "tool_use_id")
+        call_id = non_empty(block.get("tool_use_id"))
         if call_id is None:
             raise PathError(
                 (*path, "tool_use_id"), "a tool_result needs the tool_use_id it answers"
@@ -134,12 +133,7 @@ def _request(calls: _row.Calls, block: Mapping[str, Any], path: tuple[str | int,
     name = block.get("name")
     if not isinstance(name, str) or not name:
         raise PathError((*path, "name"), f"expected a tool name, found {describe_value(name)}")
-    calls.request(name, block.get("input"), _id(block, "id"))
-
-
-def _id(block: Mapping[str, Any], key: str) -> str | None:
-    value = block.get(key)
-    return value if isinstance(value, str) and value else None
+    calls.request(name, block.get("input"), non_empty(block.get("id")))
 
 
 __all__ = ["CONTENT_HINT", "matches", "tell"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse._util.jsonpath import as_string, describe_value
 from knowledgepulse.sources._chat import _row
 from knowledgepulse.sources._chat._text import (
     content_text,
@@ -123,9 +123,9 @@ def _tell_result(calls: _row.Calls, message: Mapping[str, Any], text: str | None
     for result in results:
         name, call_id = result.get("name"), result.get("tool_call_id")
         calls.result(
-            name if isinstance(name, str) else None,
+            as_string(name),
             result.get("content"),
-            call_id=call_id if isinstance(call_id, str) else None,
+            call_id=as_string(call_id),
         )
 
 
@@ -221,7 +221,7 @@ def _tell_assistant(
         calls.request(
             name,
             function.get("arguments"),
-            call_id if isinstance(call_id, str) else None,
+            as_string(call_id),
             text=own if number == 0 else None,
         )
     if isinstance(legacy, dict) and isinstance(legacy.get("name"), str):

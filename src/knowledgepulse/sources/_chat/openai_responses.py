@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse._util.jsonpath import as_string, describe_value
 from knowledgepulse.sources._chat import _row
 from knowledgepulse.sources._chat._text import content_text, users_words
 from knowledgepulse.sources._chat.openai_chat import TEXT_KINDS
@@ -32,7 +32,7 @@ def _kind(item: Mapping[str, Any]) -> str | None:
     kind = item.get("type")
     if kind is None and "role" in item:
         return "message"
-    return kind if isinstance(kind, str) else None
+    return as_string(kind)
 
 
 def matches(items: list[Any]) -> bool:
@@ -90,9 +90,7 @@ def tell(items: list[Any], builder: StepBuilder) -> _row.Told:
             _request(calls, item, kind, (index,))
         elif kind.endswith("_call_output"):
             call_id = item.get("call_id")
-            calls.result(
-                None, item.get("output"), call_id=call_id if isinstance(call_id, str) else None
-            )
+            calls.result(None, item.get("output"), call_id=as_string(call_id))
     return _row.Told(
         objective,
         (answer_at >= 0 and builder.final_answer is not None) or calls.answered,
@@ -111,7 +109,7 @@ def _request(
     arguments = next(
         (item[key] for key in ("arguments", "input", "action") if item.get(key) is not None), None
     )
-    calls.request(name, arguments, call_id if isinstance(call_id, str) else None)
+    calls.request(name, arguments, as_string(call_id))
     # Hosted and MCP calls carry their own result.
     if kind not in {"function_call", "custom_tool_call"}:
         error = item.get("error")

@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse._util.jsonpath import as_string, describe_value
 from knowledgepulse.sources._chat import _row, openai_chat
 from knowledgepulse.sources._chat._text import has_tags, one_of, primed, users_words
 from knowledgepulse.sources._chat.openai_chat import assistant_text, tagged_results
@@ -86,7 +86,7 @@ def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
     answered = False
     ran_command = False
     for index, (speaker, value) in enumerate(parsed):
-        text = value if isinstance(value, str) else None
+        text = as_string(value)
         if speaker in SYSTEM:
             system = system or text
         elif speaker in HUMAN:
@@ -116,7 +116,7 @@ def _tell_human(
     A turn is tool responses in tags, the objective, the output of an agent's command, or else
     the user's reply to the agent.
     """
-    text = value if isinstance(value, str) else None
+    text = as_string(value)
     if has_tags(text):
         tagged_results(calls, text or "")
     elif objective is None:
@@ -133,17 +133,13 @@ def _unprimed(parsed: list[tuple[str, Any]]) -> str | None:
 
     Its instructions and its "OK" become system turns that say nothing more.
     """
-    priming = primed((_kind(speaker), _text(value)) for speaker, value in parsed)
+    priming = primed((_kind(speaker), as_string(value)) for speaker, value in parsed)
     if priming is None:
         return None
-    given = next((_text(value) for speaker, value in parsed if speaker in SYSTEM), None)
-    instructions = _text(parsed[priming][1])
+    given = next((as_string(value) for speaker, value in parsed if speaker in SYSTEM), None)
+    instructions = as_string(parsed[priming][1])
     parsed[priming] = parsed[priming + 1] = ("system", None)
     return "\n\n".join(filter(None, (given, instructions)))
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def _kind(speaker: str) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from knowledgepulse._util.jsonpath import Loc, describe_value
+from knowledgepulse._util.jsonpath import Loc, as_string, describe_value, non_empty
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources.otel.build import CONTENT_HINT
@@ -97,11 +97,11 @@ def _span(raw: Any, processes: Mapping[str, Any]) -> Span:
         start_ns=start,
         end_ns=None if start is None or duration is None else start + duration,
         error=error,
-        status_message=message if isinstance(message, str) and message else None,
+        status_message=non_empty(message),
         attributes=tags,
         events=tuple(_event(log) for log in as_list(raw.get("logs")) if isinstance(log, dict)),
         resource=resource,
-        scope=scope if isinstance(scope, str) else None,
+        scope=as_string(scope),
     )
 
 

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
-from knowledgepulse._util.jsonpath import Loc, describe_value
+from knowledgepulse._util.jsonpath import Loc, as_string, describe_value, non_empty
 from knowledgepulse._util.times import aware, iso_time
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._envelope import (
@@ -361,9 +361,9 @@ def _span(
         start_ns=time_ns(item.get("startTime")),
         end_ns=time_ns(item.get("endTime")),
         error=_failed(item),
-        status_message=message if isinstance(message, str) and message else None,
+        status_message=non_empty(message),
         attributes=dotted(_object(metadata.get("attributes"))),
-        scope=scope if isinstance(scope, str) else None,
+        scope=as_string(scope),
     )
     # The span's own attributes win, name by name; what Langfuse made of the span (its type,
     # input and output) fills in what they leave out (an ADK tool's arguments, say).

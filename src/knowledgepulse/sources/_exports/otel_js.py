@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from knowledgepulse._util.jsonpath import Loc, describe_value
+from knowledgepulse._util.jsonpath import Loc, describe_value, non_empty
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources.otel.build import CONTENT_HINT
@@ -95,7 +95,7 @@ def _span(value: Mapping[str, Any]) -> Span:
         start_ns=start,
         end_ns=end,
         error=is_error_code(status.get("code")),
-        status_message=message if isinstance(message, str) and message else None,
+        status_message=non_empty(message),
         attributes=_dict(value.get("attributes")),
         events=tuple(
             SpanEvent(

@@ -29,6 +29,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
+from knowledgepulse._util.jsonpath import as_object, as_string, non_blank
 from knowledgepulse._util.times import iso_time
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat._text import content_text, error_text
@@ -132,13 +133,13 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
                 answered_at=answered_at,
             )
     agent = document.get("agent")
-    name = agent.get("name") if isinstance(agent, Mapping) else None
-    name = name if isinstance(name, str) and name.strip() else None
+    name = as_object(agent).get("name")
+    name = non_blank(name)
     ends_on_agent = bool(steps) and steps[-1].get("source") == "agent"
-    labelled = extra.get("success") if isinstance(extra, Mapping) else None
+    labelled = as_object(extra).get("success")
     # What :func:`to_atif` kept where ATIF has no field: the outcome, and the answer of a run
     # whose last step is no agent message (a call, or a summary the source gave apart).
-    kept = extra["knowledgepulse"] if kp_wrote and isinstance(extra, Mapping) else {}
+    kept = as_object(as_object(extra).get("knowledgepulse"))
     labelled = labelled if isinstance(labelled, bool) else kept.get("success")
     summary = kept.get("result_summary")
     return assemble(
@@ -180,7 +181,7 @@ def _tell_agent(
     error the run reported.
     """
     reasoning = step.get("reasoning_content")
-    builder.thought(reasoning if isinstance(reasoning, str) else None, at=at)
+    builder.thought(as_string(reasoning), at=at)
     calls = [found for found in map(_call, step.get("tool_calls") or ()) if found is not None]
     # Calls answered before their step (``tbench``) ran before its message: the last such
     # step's message is said after them, the answer as from a step that calls no tool.
@@ -194,7 +195,7 @@ def _tell_agent(
     for call_id, name, arguments in calls:
         builder.tool_request(name, arguments, call_id=call_id, at=answered_at.get(call_id) or at)
     observation = step.get("observation")
-    results = observation.get("results") if isinstance(observation, Mapping) else None
+    results = as_object(observation).get("results")
     for result in results if isinstance(results, list) else ():
         if not isinstance(result, Mapping):
             continue

@@ -51,7 +51,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any
 
-from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse._util.jsonpath import as_string, describe_value, non_blank
 from knowledgepulse._util.times import iso_time
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import anthropic
@@ -153,7 +153,7 @@ def _from_stream(sessions: dict[str, _Session], record: Record) -> Mapping[str, 
     if kind == "system" and value.get("subtype") == "init":
         session = sessions.setdefault(session_id, _Session(record, streamed=True))
         version = value.get("claude_code_version")
-        session.version = session.version or (version if isinstance(version, str) else None)
+        session.version = session.version or as_string(version)
     elif kind == "result":
         sessions.setdefault(session_id, _Session(record, streamed=True)).result = value
     if kind not in TURNS:
@@ -217,7 +217,7 @@ def _tell_record(
     session = sessions.setdefault(session_id, _Session(record))
     session.started = session.started or iso_time(value.get("timestamp"))
     version = value.get("version")
-    session.version = session.version or (version if isinstance(version, str) else None)
+    session.version = session.version or as_string(version)
     if _claude_codes_own(value, message):
         return
     if message["role"] == "user" and _LOCAL_OUTPUT.match(_text(message["content"])):
@@ -373,7 +373,7 @@ def _ended(result: Mapping[str, Any], builder: StepBuilder) -> tuple[bool, str |
     terminal error.
     """
     text = result.get("result")
-    text = text if isinstance(text, str) and text.strip() else None
+    text = non_blank(text)
     failed = result.get("is_error") is True or result.get("subtype") != "success"
     if not failed:
         if builder.final_answer is None:  # no message said it (`--output-format json`: no message)

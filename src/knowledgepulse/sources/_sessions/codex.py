@@ -42,14 +42,14 @@ from typing import Any
 
 import orjson
 
-from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse._util.jsonpath import as_string, describe_value, non_empty
 from knowledgepulse._util.times import iso_time
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import openai_responses
 from knowledgepulse.sources._chat._text import content_text
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
 from knowledgepulse.sources._sessions import codex_exec
-from knowledgepulse.sources._steps import StepBuilder
+from knowledgepulse.sources._steps import TOOL_FAILED, StepBuilder
 from knowledgepulse.trace import TraceItem
 
 CONTENT_HINT = "Codex writes the messages of every session into its rollout .jsonl"
@@ -180,9 +180,9 @@ def _tell(session: _Session, record: Record) -> None:
     session.started = session.started or iso_time(value.get("timestamp"))
     if value["type"] == "session_meta" and session.id is None:
         found = payload.get("id")
-        session.id = found if isinstance(found, str) and found else None
+        session.id = non_empty(found)
         version = payload.get("cli_version")
-        session.version = version if isinstance(version, str) else None
+        session.version = as_string(version)
         session.started = iso_time(payload.get("timestamp")) or session.started
     elif value["type"] == "event_msg" and payload.get("type") == "user_message":
         said = payload.get("message")
@@ -245,7 +245,7 @@ def _output(output: Any) -> Any:
             output = parsed.get("output", output)
     if isinstance(output, str) and (code := _EXIT_CODE.match(output)) is not None:
         failed = failed or code.group(1) != "0"
-    return {"error": output or "the tool failed"} if failed else output
+    return {"error": output or TOOL_FAILED} if failed else output
 
 
 def _finish(session: _Session, options: TraceOptions) -> TraceItem:

@@ -33,7 +33,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse._util.jsonpath import as_string, describe_value
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat._row import Calls
 from knowledgepulse.sources._chat._text import content_text
@@ -204,15 +204,15 @@ def _tell_item(calls: Calls, item: Mapping[str, Any], *, answer: bool) -> bool:
     """Tell the builder one item, as it last stood; whether its type is known."""
     builder, kind = calls.builder, item["type"]
     if kind == "reasoning":
-        builder.thought(_text(item.get("text")))
+        builder.thought(as_string(item.get("text")))
     elif kind == "agent_message" and answer:
-        builder.answer(_text(item.get("text")))
+        builder.answer(as_string(item.get("text")))
     elif kind == "agent_message":
-        calls.said(_text(item.get("text")))
+        calls.said(as_string(item.get("text")))
     elif kind == _FAILURE:
-        builder.error(_text(item.get("message")), terminal=item.get("terminal") is True)
+        builder.error(as_string(item.get("message")), terminal=item.get("terminal") is True)
     elif kind in _CALLS:
-        _tell_call(calls, item, kind, _text(item.get("id")))
+        _tell_call(calls, item, kind, as_string(item.get("id")))
     else:
         return False
     return True
@@ -224,7 +224,7 @@ def _tell_call(calls: Calls, item: Mapping[str, Any], kind: str, call_id: str | 
     ended, failed = status in ("completed", *_FAILED), status in _FAILED
     if kind == "command_execution":
         calls.request("shell", {"command": item.get("command")}, call_id)
-        code, output = item.get("exit_code"), _text(item.get("aggregated_output")) or ""
+        code, output = item.get("exit_code"), as_string(item.get("aggregated_output")) or ""
         failed = failed or code not in (0, None)
         if code is not None or ended:
             why = f"exit code {code}" if code not in (0, None) else str(status)
@@ -245,7 +245,7 @@ def _tell_call(calls: Calls, item: Mapping[str, Any], kind: str, call_id: str | 
         calls.request(name, item.get("arguments"), call_id)
         error, result = item.get("error"), item.get("result")
         if isinstance(error, dict) and error:
-            said = _text(error.get("message")) or "error"
+            said = as_string(error.get("message")) or "error"
             calls.result(name, said, call_id=call_id, is_error=True)
         elif isinstance(result, dict):
             text = content_text(result.get("content"))
@@ -260,7 +260,3 @@ def _tell_call(calls: Calls, item: Mapping[str, Any], kind: str, call_id: str | 
             calls.result("web_search", item["results"], call_id=call_id, is_error=failed)
     else:  # todo_list: the plan the agent keeps (Codex's update_plan tool)
         calls.request("update_plan", {"items": item.get("items")}, call_id)
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None

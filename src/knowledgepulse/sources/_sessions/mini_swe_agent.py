@@ -161,12 +161,12 @@ def _commands(message: Mapping[str, Any], text: str) -> tuple[str, list[str]]:
 def _argument(call: Mapping[str, Any]) -> str:
     """The command of a tool call (its ``arguments`` JSON text holds ``command``)."""
     function = call.get("function")
-    arguments = function.get("arguments") if isinstance(function, Mapping) else None
+    arguments = as_object(function).get("arguments")
     try:
         loaded = json.loads(arguments) if isinstance(arguments, str) else arguments
     except ValueError:
         return str(arguments)
-    command = loaded.get("command") if isinstance(loaded, Mapping) else None
+    command = as_object(loaded).get("command")
     return command if isinstance(command, str) else json.dumps(loaded)
 
 

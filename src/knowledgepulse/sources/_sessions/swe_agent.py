@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from knowledgepulse._util.jsonpath import as_object, as_string
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat._text import content_text
 from knowledgepulse.sources._envelope import UNDATED, TraceOptions, assemble
@@ -94,7 +95,7 @@ def _tell_turn(builder: StepBuilder, turn: Any, call: Mapping[str, Any] | None) 
     if not isinstance(turn, Mapping):
         return
     thought = turn.get("thought")
-    builder.thought(thought if isinstance(thought, str) else None)
+    builder.thought(as_string(thought))
     action = turn.get("action")
     if not isinstance(action, str) or not action.strip():
         return
@@ -102,13 +103,13 @@ def _tell_turn(builder: StepBuilder, turn: Any, call: Mapping[str, Any] | None) 
     name = command.split(maxsplit=1)[0]
     rest = command[len(name) :].strip()
     function = call.get("function") if call is not None else None
-    arguments = function.get("arguments") if isinstance(function, Mapping) else None
+    arguments = as_object(function).get("arguments")
     call_id = call.get("id") if call is not None else None
     builder.tool_result(
         name,
         arguments=arguments if arguments is not None else (rest or None),
         output=turn.get("observation"),
-        call_id=call_id if isinstance(call_id, str) else None,
+        call_id=as_string(call_id),
         latency_ms=_latency(turn.get("execution_time")),
         distinct=True,  # each turn is a call of its own, though its id may repeat an earlier one
     )

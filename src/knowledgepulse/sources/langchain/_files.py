@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
-from knowledgepulse._util.jsonpath import describe_value, format_path
+from knowledgepulse._util.jsonpath import describe_value, format_path, non_empty
 from knowledgepulse._util.times import moment
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
@@ -157,7 +157,7 @@ class _Pool:
     def roots(self) -> Iterator[tuple[RunNode | None, _Entry, str | None]]:
         """Each tree (``None`` where its runs form a cycle), its root entry, and a warning."""
         for key, entry in self.entries.items():
-            parent = entry.parent or _string(entry.run.get("parent_run_id"))
+            parent = entry.parent or non_empty(entry.run.get("parent_run_id"))
             entry.parent = parent if parent in self.entries and parent != key else None
             if entry.parent is not None:
                 self.entries[entry.parent].children.append(key)
@@ -166,7 +166,7 @@ class _Pool:
         for key, entry in ordered:
             if entry.parent is not None:
                 continue
-            missing = _string(entry.run.get("parent_run_id"))
+            missing = non_empty(entry.run.get("parent_run_id"))
             note = (
                 f"its parent run {missing} is not in the file; read as a trace of its own"
                 if missing and missing != key
@@ -347,7 +347,7 @@ def _run_id(run: Mapping[str, Any]) -> str | None:
     value = run.get("id")
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
-    return _string(value)
+    return non_empty(value)
 
 
 def _patch_id(run: Mapping[str, Any]) -> str | None:
@@ -359,12 +359,8 @@ def _patch_id(run: Mapping[str, Any]) -> str | None:
     found = _run_id(run)
     order = run.get("dotted_order")
     if found is None and isinstance(order, str):
-        found = _string(order.rsplit(".", 1)[-1][22:])
+        found = non_empty(order.rsplit(".", 1)[-1][22:])
     return found
-
-
-def _string(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def _not_a_run(value: Any) -> str:

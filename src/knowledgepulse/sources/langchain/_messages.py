@@ -14,6 +14,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from knowledgepulse._util.jsonpath import as_object, as_string, non_empty
+
 # LangChain class names and role spellings, to one role each.
 _ROLES = {
     "human": "human",
@@ -124,9 +126,9 @@ def _message(role: str, fields: Mapping[str, Any]) -> Message:
         text="\n".join(texts) or None,
         reasoning=tuple(reasoning),
         tool_calls=calls,
-        tool_call_id=call_id if isinstance(call_id, str) and call_id else None,
-        status=status if isinstance(status, str) else None,
-        name=name if isinstance(name, str) and name else None,
+        tool_call_id=non_empty(call_id),
+        status=as_string(status),
+        name=non_empty(name),
     )
 
 
@@ -143,7 +145,7 @@ def _content(content: Any) -> tuple[list[str], list[str]]:
             texts.append(block)
         elif isinstance(block, Mapping):
             kind = block.get("type")
-            kind = kind if isinstance(kind, str) else None  # a list names no block type
+            kind = as_string(kind)  # a list names no block type
             if kind in _TEXT_BLOCKS and isinstance(block.get("text"), str):
                 texts.append(block["text"])
             elif kind in _REASONING_BLOCKS:
@@ -173,7 +175,7 @@ def _tool_calls(fields: Mapping[str, Any]) -> tuple[ToolCall, ...]:
                 ToolCall(
                     call["name"],
                     call.get("args"),
-                    _id(call.get("id")),
+                    non_empty(call.get("id")),
                     error=f"invalid tool call: {error or 'its arguments could not be read'}",
                 )
             )
@@ -188,16 +190,14 @@ def _valid_calls(value: Any) -> list[ToolCall]:
     """The calls of a ``tool_calls`` list, LangChain's (``name``, ``args``) or OpenAI's."""
     calls = []
     for call in _list(value):
-        function = call.get("function") if isinstance(call, Mapping) else None
+        function = as_object(call).get("function")
         if isinstance(function, Mapping) and isinstance(function.get("name"), str):
-            calls.append(ToolCall(function["name"], function.get("arguments"), _id(call.get("id"))))
+            calls.append(
+                ToolCall(function["name"], function.get("arguments"), non_empty(call.get("id")))
+            )
         elif isinstance(call, Mapping) and isinstance(call.get("name"), str) and call["name"]:
-            calls.append(ToolCall(call["name"], call.get("args"), _id(call.get("id"))))
+            calls.append(ToolCall(call["name"], call.get("args"), non_empty(call.get("id"))))
     return calls
-
-
-def _id(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def _list(value: Any) -> list[Any]:

@@ -14,8 +14,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from knowledgepulse._util.jsonpath import as_object
-from knowledgepulse._util.times import moment
+from knowledgepulse._util.jsonpath import as_object, non_blank
+from knowledgepulse._util.times import elapsed_ms, moment
 from knowledgepulse.records.json_values import parsed_json, python_literal
 from knowledgepulse.sources._envelope import (
     CONFIDENCE_KEY,
@@ -23,7 +23,7 @@ from knowledgepulse.sources._envelope import (
     TraceOptions,
     assemble,
 )
-from knowledgepulse.sources._steps import StepBuilder
+from knowledgepulse.sources._steps import TOOL_FAILED, StepBuilder
 from knowledgepulse.sources.langchain._messages import (
     Message,
     as_message,
@@ -107,7 +107,7 @@ def convert_tree(root: RunNode, options: TraceOptions) -> TraceItem:
         walk.builder.error(f"{_name(run)}: {stopped}", at=end, terminal=True)
     if walk.interrupted:
         walk.warnings.append(INTERRUPTED)
-    source_id = _string(run.get("trace_id")) or _string(run.get("id")) or "langsmith-run"
+    source_id = non_blank(run.get("trace_id")) or non_blank(run.get("id")) or "langsmith-run"
     return assemble(
         walk.builder,
         source="langsmith",
@@ -194,12 +194,12 @@ class _Walk:
         if isinstance(outputs, Mapping) and outputs:
             output = outputs.get("output", outputs.get("documents", outputs))
         reply = next((m for m in find_messages(output) if m.role == "tool"), None)
-        call_id = _string(as_object(run.get("extra")).get("tool_call_id"))
+        call_id = non_blank(as_object(run.get("extra")).get("tool_call_id"))
         call_id = call_id or (reply.tool_call_id if reply else None)
         # A tool that paused the graph for a human neither failed nor returned: no observation.
         error = None if _interrupt(run.get("error")) else _error_text(run.get("error"))
         if reply is not None and reply.status == "error" and not error:
-            error = reply.text or "the tool failed"
+            error = reply.text or TOOL_FAILED
         text = reply.text if reply is not None else _output_text(output)
         if call_id and error:
             self.failed.add(call_id)
@@ -210,7 +210,7 @@ class _Walk:
             error=error,
             call_id=call_id,
             at=start,
-            latency_ms=(end - start).total_seconds() * 1000 if start and end else None,
+            latency_ms=elapsed_ms(start, end),
         )
 
     def _note_error_messages(self, value: Any) -> None:
@@ -230,7 +230,7 @@ class _Walk:
             if call_id in self.failed or call_id not in self.requested:
                 continue
             name = self.requested[call_id]
-            self.builder.tool_result(name, error=message.text or "the tool failed", call_id=call_id)
+            self.builder.tool_result(name, error=message.text or TOOL_FAILED, call_id=call_id)
 
 
 def model_output(outputs: Any) -> list[Message]:
@@ -375,19 +375,13 @@ def _metadata(run: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _name(run: Mapping[str, Any]) -> str:
-    name = _string(run.get("name")) or _string(as_object(run.get("serialized")).get("name"))
+    name = non_blank(run.get("name")) or non_blank(as_object(run.get("serialized")).get("name"))
     return name or _kind(run) or "run"
 
 
 def _kind(run: Mapping[str, Any]) -> str:
     kind = run.get("run_type")
     return kind.lower() if isinstance(kind, str) else ""
-
-
-def _string(value: Any) -> str | None:
-    if isinstance(value, str) and value.strip():
-        return value
-    return None
 
 
 __all__ = ["MAX_RUNS_PER_TRACE", "RunNode", "convert_tree", "model_output"]

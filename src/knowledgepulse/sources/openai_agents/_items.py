@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from knowledgepulse._util.jsonpath import as_object, non_empty
 from knowledgepulse.sources._steps import StepBuilder, Timestamp, as_text
 
 EntryKind = Literal["thought", "message", "request", "hosted", "output"]
@@ -85,10 +86,6 @@ def _text_parts(content: Any, kinds: tuple[str, ...]) -> str:
     return "\n".join(text for text in texts if text)
 
 
-def _string(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def output_item_entries(item: Any) -> list[Entry]:
     """The entries of one Responses API output item (a dict); unknown items give none."""
     if not isinstance(item, Mapping):
@@ -115,20 +112,20 @@ def output_item_entries(item: Any) -> list[Entry]:
         return [
             Entry(
                 "hosted",
-                name=_string(item.get("name")) or "mcp_call",
+                name=non_empty(item.get("name")) or "mcp_call",
                 arguments=item.get("arguments"),
                 output=item.get("output"),
-                error=_string(item.get("error")),
-                call_id=_string(item.get("id")),
-                mcp_server=_string(item.get("server_label")),
+                error=non_empty(item.get("error")),
+                call_id=non_empty(item.get("id")),
+                mcp_server=non_empty(item.get("server_label")),
             )
         ]
     if kind in _HOSTED:
         return [_hosted(item, _HOSTED[kind])]
     if kind in _LOCAL:
-        name = _string(item.get("name")) or _LOCAL[kind] or "tool"
+        name = non_empty(item.get("name")) or _LOCAL[kind] or "tool"
         arguments = item.get("arguments", item.get("input", item.get("action")))
-        call_id = _string(item.get("call_id")) or _string(item.get("id"))
+        call_id = non_empty(item.get("call_id")) or non_empty(item.get("id"))
         return [Entry("request", name=name, arguments=arguments, call_id=call_id)]
     return []
 
@@ -147,7 +144,7 @@ def _hosted(item: Mapping[str, Any], name: str) -> Entry:
         arguments=arguments,
         output=output if output else None,
         error=f"{name} {item.get('status')}" if failed else None,
-        call_id=_string(item.get("id")),
+        call_id=non_empty(item.get("id")),
     )
 
 
@@ -170,14 +167,13 @@ def chat_message_entries(message: Any) -> list[Entry]:
     for call in message.get("tool_calls") or ():
         if not isinstance(call, Mapping):
             continue
-        function = call.get("function")
-        function = function if isinstance(function, Mapping) else {}
+        function = as_object(call.get("function"))
         entries.append(
             Entry(
                 "request",
-                name=_string(function.get("name")) or "tool",
+                name=non_empty(function.get("name")) or "tool",
                 arguments=function.get("arguments"),
-                call_id=_string(call.get("id")),
+                call_id=non_empty(call.get("id")),
             )
         )
     return entries

@@ -16,6 +16,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from knowledgepulse._util.jsonpath import as_object, as_string, non_empty
 from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.sources._envelope import TraceOptions, assemble
 from knowledgepulse.sources._steps import StepBuilder, as_text
@@ -119,19 +120,19 @@ def _entries(items: list[Any]) -> list[Entry]:
 
 def _unknown_call(item: Any, raw: Any) -> Entry:
     name = getattr(item, "tool_name", None)
-    raw_type = raw.get("type") if isinstance(raw, Mapping) else None
+    raw_type = as_object(raw).get("type")
     call_id = getattr(item, "call_id", None)
     return Entry(
         "request",
         name=str(name or raw_type or "tool"),
-        arguments=raw.get("arguments") if isinstance(raw, Mapping) else None,
-        call_id=call_id if isinstance(call_id, str) else None,
+        arguments=as_object(raw).get("arguments"),
+        call_id=as_string(call_id),
     )
 
 
 def _output(item: Any, raw: Any, names: Mapping[str, str]) -> Entry:
-    call_id = raw.get("call_id") if isinstance(raw, Mapping) else None
-    call_id = call_id if isinstance(call_id, str) and call_id else None
+    call_id = as_object(raw).get("call_id")
+    call_id = non_empty(call_id)
     value = getattr(item, "output", None)
     if value is None and isinstance(raw, Mapping):
         value = raw.get("output")
@@ -150,8 +151,7 @@ def _agent_name(result: Any) -> str | None:
         agent = result.last_agent
     except Exception:  # the result dropped its agents (release_agents): no name to give
         return None
-    name = getattr(agent, "name", None)
-    return name if isinstance(name, str) and name else None
+    return non_empty(getattr(agent, "name", None))
 
 
 def _digest(result: Any, entries: list[Entry]) -> str:

@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from knowledgepulse._util.times import iso_time
+from knowledgepulse._util.jsonpath import as_object, as_string, non_empty
+from knowledgepulse._util.times import elapsed_ms, iso_time
 from knowledgepulse.sources._envelope import TraceOptions, assemble
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.sources.openai_agents._items import (
@@ -72,8 +73,8 @@ def error_text(error: Any) -> str | None:
     if not isinstance(error, Mapping):
         return str(error)
     message = str(error.get("message") or "error")
-    data = error.get("data")
-    detail = data.get("error") or data.get("message") if isinstance(data, Mapping) else None
+    data = as_object(error.get("data"))
+    detail = data.get("error") or data.get("message")
     return f"{message}: {detail}" if isinstance(detail, str) and detail else message
 
 
@@ -146,20 +147,7 @@ def convert_spans(
         _visit(span, started, len(actions), walk)
         actions.append((span, started))
     final = _final_turn(walk)
-    turns = {position: (at, entries) for position, at, entries in walk.model_turns}
-    unrequested = _unrequested_calls(ordered)
-    for position, (span, started) in enumerate(actions):
-        for name, arguments, at in unrequested.pop(span.get("parent_id"), ()):
-            builder.tool_request(name, arguments, at=at)
-        if position in turns:
-            at, entries = turns[position]
-            answer = None
-            if position == final:
-                index = final_answer_index(entries)
-                answer = entries[index] if index is not None else None
-            tell(builder, entries, at=at, answer=answer)
-        else:
-            _tell_span(builder, span, started)
+    _tell_in_order(builder, actions, walk, final, _unrequested_calls(ordered))
     if walk.failures and not _told(walk.failures[0], walk.step_errors):
         # Stopped by the runner (a guardrail, the turn limit) for no step's failure: that error
         # ends the run, as the spec's rule says, or a run stopped before any step gives no trace
@@ -190,6 +178,33 @@ def convert_spans(
         ),
         content_hint=CONTENT_HINT,
     )
+
+
+def _tell_in_order(
+    builder: StepBuilder,
+    actions: list[tuple[Mapping[str, Any], datetime | None]],
+    walk: _Walk,
+    final: int | None,
+    unrequested: dict[Any, list[tuple[str, Any, datetime | None]]],
+) -> None:
+    """Tell each span in tree order: a model turn's entries, else the span's own step.
+
+    The ``final`` turn's answer is marked; the calls of a model span that kept no output
+    (``unrequested``) are told before the first span under their parent.
+    """
+    turns = {position: (at, entries) for position, at, entries in walk.model_turns}
+    for position, (span, started) in enumerate(actions):
+        for name, arguments, at in unrequested.pop(span.get("parent_id"), ()):
+            builder.tool_request(name, arguments, at=at)
+        if position in turns:
+            at, entries = turns[position]
+            answer = None
+            if position == final:
+                index = final_answer_index(entries)
+                answer = entries[index] if index is not None else None
+            tell(builder, entries, at=at, answer=answer)
+        else:
+            _tell_span(builder, span, started)
 
 
 def _awaiting_approval(spans: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -276,8 +291,7 @@ def _unrequested_calls(
 
 
 def _span_data(span: Mapping[str, Any]) -> Mapping[str, Any]:
-    data = span.get("span_data")
-    return data if isinstance(data, Mapping) else {}
+    return as_object(span.get("span_data"))
 
 
 def _visit(span: Mapping[str, Any], started: datetime | None, position: int, walk: _Walk) -> None:
@@ -312,8 +326,8 @@ def _visit(span: Mapping[str, Any], started: datetime | None, position: int, wal
         walk.failures.append(failure)
     elif failure and kind in ("function", "handoff"):
         error = span.get("error")
-        said = error.get("data") if isinstance(error, Mapping) else None
-        detail = said.get("error") if isinstance(said, Mapping) else None
+        said = as_object(error).get("data")
+        detail = as_object(said).get("error")
         walk.step_errors.append(detail if isinstance(detail, str) and detail else failure)
 
 
@@ -357,30 +371,24 @@ def _tell_span(builder: StepBuilder, span: Mapping[str, Any], started: datetime 
     kind = data.get("type")
     if kind == "function":
         mcp = data.get("mcp_data")
-        server = mcp.get("server") if isinstance(mcp, Mapping) else None
+        server = as_object(mcp).get("server")
         builder.tool_result(
             str(data.get("name") or "tool"),
             arguments=data.get("input"),
             output=data.get("output"),
             error=error_text(span.get("error")),
             at=started,
-            latency_ms=_latency(started, iso_time(span.get("ended_at"))),
-            mcp_server=server if isinstance(server, str) and server else None,
+            latency_ms=elapsed_ms(started, iso_time(span.get("ended_at"))),
+            mcp_server=non_empty(server),
         )
     elif kind == "handoff":
         target = data.get("to_agent")
         builder.tool_result(
-            transfer_tool(target if isinstance(target, str) else None),
+            transfer_tool(as_string(target)),
             error=error_text(span.get("error")),
             at=started,
-            latency_ms=_latency(started, iso_time(span.get("ended_at"))),
+            latency_ms=elapsed_ms(started, iso_time(span.get("ended_at"))),
         )
-
-
-def _latency(started: datetime | None, ended: datetime | None) -> float | None:
-    if started is None or ended is None:
-        return None
-    return (ended - started).total_seconds() * 1000.0
 
 
 DEFAULT_WORKFLOW = "Agent workflow"

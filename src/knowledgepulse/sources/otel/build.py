@@ -18,7 +18,7 @@ from typing import Any
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.sources._chat._text import error_text
 from knowledgepulse.sources._envelope import CONFIDENCE_KEY, DOMAIN_KEY, TraceOptions, assemble
-from knowledgepulse.sources._steps import StepBuilder, as_text
+from knowledgepulse.sources._steps import TOOL_FAILED, StepBuilder, as_text
 from knowledgepulse.sources.otel import messages as msg
 from knowledgepulse.sources.otel.dialects import View, read
 from knowledgepulse.sources.otel.spans import Span
@@ -424,7 +424,7 @@ def _tell_tool_responses(
         # else text that says it failed (crewAI's "Error executing tool: ...", when no
         # instrumentation traced its tools).
         if is_retry_prompt(output) or part.get("is_error") or error_text(output):
-            builder.tool_result(name, error=as_text(output) or "the tool failed", call_id=call_id)
+            builder.tool_result(name, error=as_text(output) or TOOL_FAILED, call_id=call_id)
         else:
             builder.tool_result(name, output=output, call_id=call_id)
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from knowledgepulse._util.jsonpath import as_object
+from knowledgepulse._util.jsonpath import as_object, non_blank
 from knowledgepulse.sources._steps import as_text
 from knowledgepulse.sources.otel import messages as msg
 from knowledgepulse.sources.otel.spans import Span
@@ -132,7 +132,7 @@ def _openinference(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     if not isinstance(kind, str):
         return
     role = _OPENINFERENCE_ROLES.get(kind.upper(), "other")
-    view.fill(role=role, agent_name=_str(attrs.get("agent.name")))
+    view.fill(role=role, agent_name=non_blank(attrs.get("agent.name")))
     if role == "inference":
         view.fill(
             input_messages=msg.openinference_messages(attrs, "llm.input_messages")
@@ -145,7 +145,7 @@ def _openinference(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         documents = msg.indexed(attrs, "retrieval.documents")
         view.fill(
             retrieval=True,
-            tool_name=_str(span.name) or RETRIEVE,  # the retriever's run name
+            tool_name=non_blank(span.name) or RETRIEVE,  # the retriever's run name
             arguments=_query(msg.input_text(attrs.get("input.value"))),
             # Each document as recorded: its id, content, score and metadata.
             result=[
@@ -155,11 +155,11 @@ def _openinference(span: Span, attrs: Mapping[str, Any], view: View) -> None:
             or attrs.get("output.value"),
         )
     elif role == "tool":
-        tool_name = _str(attrs.get("tool.name")) or span.name
+        tool_name = non_blank(attrs.get("tool.name")) or span.name
         called = msg.loads(attrs.get("input.value"))
         view.fill(
             tool_name=tool_name,
-            call_id=_str(attrs.get("tool_call.id")),
+            call_id=non_blank(attrs.get("tool_call.id")),
             arguments=_called_with(called),
             result=attrs.get("output.value"),
             error=msg.tool_failure(attrs.get("output.value")),
@@ -254,7 +254,7 @@ def _crew_tasks(attrs: Mapping[str, Any]) -> str | None:
     descriptions = [
         _PLACEHOLDER.sub(filled, task["description"]).strip()
         for task in tasks
-        if isinstance(task, dict) and _str(task.get("description"))
+        if isinstance(task, dict) and non_blank(task.get("description"))
     ]
     return "\n\n".join(descriptions) or None
 
@@ -274,7 +274,8 @@ def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         return
     if role == "tool" and attrs.get("gen_ai.tool.name") == ADK_MERGED_TOOLS:
         role = "other"  # ADK's span of parallel calls' results merged: no call of its own
-    agent_name = _str(attrs.get("gen_ai.agent.name")) or _str(attrs.get("gen_ai.workflow.name"))
+    agent_name = non_blank(attrs.get("gen_ai.agent.name"))
+    agent_name = agent_name or non_blank(attrs.get("gen_ai.workflow.name"))
     view.fill(
         role=role,
         agent_name=agent_name,
@@ -289,11 +290,11 @@ def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         view.fill(
             retrieval=True,
             tool_name=RETRIEVE,  # the conventions name the data source, not the retriever
-            arguments=_query(_str(attrs.get("gen_ai.retrieval.query.text"))),
+            arguments=_query(non_blank(attrs.get("gen_ai.retrieval.query.text"))),
             result=msg.loads(attrs.get("gen_ai.retrieval.documents")),
         )
     elif role == "tool":
-        name = _str(attrs.get("gen_ai.tool.name"))
+        name = non_blank(attrs.get("gen_ai.tool.name"))
         if not name and view.is_mcp:
             name = span.name.removeprefix("tools/call").strip() or span.name
         view.fill(
@@ -323,7 +324,7 @@ def _model_call_id(attrs: Mapping[str, Any]) -> str | None:
     ``<not specified>``) that the model call's messages never carry: they number the calls
     ``<tool>_<n>`` instead. Such a span is matched to its request by name, in order.
     """
-    call_id = _str(attrs.get("gen_ai.tool.call.id"))
+    call_id = non_blank(attrs.get("gen_ai.tool.call.id"))
     adk_own = call_id is not None and (call_id.startswith("adk-") or call_id == "<not specified>")
     return None if adk_own and _ADK_ARGUMENTS in attrs else call_id
 
@@ -376,13 +377,13 @@ def _legacy(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     entity_output = attrs.get("traceloop.entity.output")
     if role == "tool":
         view.fill(
-            tool_name=_str(attrs.get("traceloop.entity.name")) or span.name,
+            tool_name=non_blank(attrs.get("traceloop.entity.name")) or span.name,
             arguments=_entity(entity_input, "inputs"),
             result=_entity(entity_output, "output"),
         )
     elif role == "agent":
         view.fill(
-            agent_name=_str(attrs.get("traceloop.entity.name")),
+            agent_name=non_blank(attrs.get("traceloop.entity.name")),
             input_text=msg.input_text(_entity(entity_input, "inputs")),
             output_text=_output_text(_entity(entity_output, "outputs")),
         )
@@ -435,7 +436,7 @@ def _pydantic_ai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         awaiting = _deferred(msg.loads(final))
         view.fill(
             role="agent",
-            agent_name=_str(attrs.get("agent_name")),
+            agent_name=non_blank(attrs.get("agent_name")),
             input_text=msg.first_user_text(history),
             output_text=None
             if awaiting
@@ -445,8 +446,8 @@ def _pydantic_ai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     elif span.name == "running tool" or "tool_arguments" in attrs:
         view.fill(
             role="tool",
-            tool_name=_str(attrs.get("gen_ai.tool.name")) or span.name,
-            call_id=_str(attrs.get("gen_ai.tool.call.id")),
+            tool_name=non_blank(attrs.get("gen_ai.tool.name")) or span.name,
+            call_id=non_blank(attrs.get("gen_ai.tool.call.id")),
             arguments=msg.loads(attrs.get("tool_arguments")),
             result=attrs.get("tool_response"),
         )
@@ -457,14 +458,14 @@ _AI_SDK_CALLS = ("ai.generateText", "ai.streamText", "ai.generateObject", "ai.st
 
 def _ai_sdk(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     """The Vercel AI SDK's ``ai.*`` spans: a call, its model steps (``.doGenerate``), tools."""
-    operation = _str(attrs.get("ai.operationId")) or span.name
+    operation = non_blank(attrs.get("ai.operationId")) or span.name
     if not operation.startswith("ai."):
         return
     if operation == "ai.toolCall":
         view.fill(
             role="tool",
-            tool_name=_str(attrs.get("ai.toolCall.name")) or span.name,
-            call_id=_str(attrs.get("ai.toolCall.id")),
+            tool_name=non_blank(attrs.get("ai.toolCall.name")) or span.name,
+            call_id=non_blank(attrs.get("ai.toolCall.id")),
             arguments=msg.loads(attrs.get("ai.toolCall.args", attrs.get("ai.toolCall.input"))),
             result=attrs.get("ai.toolCall.result", attrs.get("ai.toolCall.output")),
         )
@@ -472,9 +473,9 @@ def _ai_sdk(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         prompt = msg.loads(attrs.get("ai.prompt"))
         view.fill(
             role="agent",
-            agent_name=_str(attrs.get("ai.telemetry.functionId")),
+            agent_name=non_blank(attrs.get("ai.telemetry.functionId")),
             input_text=msg.input_text(prompt) if not isinstance(prompt, dict) else _prompt(prompt),
-            output_text=_str(attrs.get("ai.response.text"))
+            output_text=non_blank(attrs.get("ai.response.text"))
             or _output_text(attrs.get("ai.response.object")),
         )
     elif operation.startswith(_AI_SDK_CALLS) and operation.endswith((".doGenerate", ".doStream")):
@@ -496,11 +497,11 @@ def _prompt(prompt: Mapping[str, Any]) -> str | None:
 
 def _ai_sdk_output(attrs: Mapping[str, Any]) -> list[msg.Message]:
     parts: list[dict[str, Any]] = []
-    reasoning = _str(attrs.get("ai.response.reasoning"))
+    reasoning = non_blank(attrs.get("ai.response.reasoning"))
     if reasoning:
         parts.append({"type": "reasoning", "content": reasoning})
     # generateObject / streamObject answer with the object (JSON text), not with text.
-    text = _str(attrs.get("ai.response.text")) or _str(attrs.get("ai.response.object"))
+    text = non_blank(attrs.get("ai.response.text")) or non_blank(attrs.get("ai.response.object"))
     if text:
         parts.append({"type": "text", "content": text})
     calls = msg.loads(attrs.get("ai.response.toolCalls"))
@@ -615,19 +616,19 @@ def _claude_code(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     """
     kind = attrs.get("span.type") if span.name.startswith("claude_code.") else None
     if kind == "interaction":
-        view.fill(role="agent", input_text=_str(attrs.get("user_prompt")))
+        view.fill(role="agent", input_text=non_blank(attrs.get("user_prompt")))
     elif kind == "tool":
-        command = _str(attrs.get("full_command"))
+        command = non_blank(attrs.get("full_command"))
         output = next((e for e in span.events if e.name == "tool.output"), None)
         view.fill(
             role="tool",
-            tool_name=_str(attrs.get("tool_name")) or span.name,
-            call_id=_str(attrs.get("tool_use_id")),
+            tool_name=non_blank(attrs.get("tool_name")) or span.name,
+            call_id=non_blank(attrs.get("tool_use_id")),
             arguments={"command": command} if command else None,
             result=output.attributes.get("output") if output is not None else None,
         )
     elif kind == "tool.execution":
-        view.fill(role="other", call_id=_str(attrs.get("tool_use_id")))
+        view.fill(role="other", call_id=non_blank(attrs.get("tool_use_id")))
     elif isinstance(kind, str):
         view.fill(role="other")
 
@@ -710,12 +711,8 @@ def _query(text: str | None) -> dict[str, str] | None:
 
 
 def _server(attrs: Mapping[str, Any]) -> str | None:
-    address = _str(attrs.get("server.address"))
+    address = non_blank(attrs.get("server.address"))
     if not address:
         return None
     port = attrs.get("server.port")
     return f"{address}:{port}" if isinstance(port, int | str) and str(port) else address
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value.strip() else None

@@ -15,6 +15,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from knowledgepulse._util.jsonpath import non_empty
+from knowledgepulse.sources._steps import TOOL_FAILED
+
 Message = dict[str, Any]
 ASSISTANT_ROLES = ("assistant", "ai", "model")
 """The roles a model's own messages have (GenAI, LangChain, Gemini)."""
@@ -141,7 +144,7 @@ def tool_failure(value: Any) -> str | None:
     if loaded.get("type") != "tool" or loaded.get("status") != "error":
         return None
     content = loaded.get("content")
-    return content if isinstance(content, str) and content else "the tool failed"
+    return non_empty(content) or TOOL_FAILED
 
 
 def _langchain_message(item: Mapping[str, Any]) -> Mapping[str, Any]:

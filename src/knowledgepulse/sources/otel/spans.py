@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from knowledgepulse._util.jsonpath import Loc, as_object
+from knowledgepulse._util.jsonpath import Loc, as_object, non_empty
 from knowledgepulse._util.times import moment, nanoseconds, units_per_second
 
 
@@ -178,7 +178,7 @@ def console_span(value: Mapping[str, Any]) -> Span:
         end_ns=time_ns(value.get("end_time")),
         error=is_error_code(code),
         ok=is_ok_code(code),
-        status_message=message if isinstance(message, str) and message else None,
+        status_message=non_empty(message),
         attributes=attributes,
         events=events,
         resource=dict(as_object(as_object(value.get("resource")).get("attributes"))),
@@ -240,7 +240,7 @@ def _otlp_span(raw: Any, resource: Mapping[str, Any], scope: str | None) -> Span
         end_ns=_nanos(pick(raw, "endTimeUnixNano", "end_time_unix_nano")),
         error=is_error_code(status.get("code")),
         ok=is_ok_code(status.get("code")),
-        status_message=message if isinstance(message, str) and message else None,
+        status_message=non_empty(message),
         attributes=key_values(raw.get("attributes")),
         events=tuple(
             SpanEvent(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from knowledgepulse._util.jsonpath import as_string
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.sources._envelope import PathError, TraceOptions
 from knowledgepulse.sources.smolagents._run import RUN_KEYS, Run, finish, number, runs_of, tell
@@ -74,7 +75,7 @@ def _unpack(run: Any) -> tuple[Sequence[Any], Any, Any, float | None, str | None
     name = getattr(run, "name", None) if hasattr(run, "memory") else None
     memory = getattr(run, "memory", run)
     if hasattr(memory, "get_full_steps"):
-        return memory.get_full_steps(), None, None, None, name if isinstance(name, str) else None
+        return memory.get_full_steps(), None, None, None, as_string(name)
     if isinstance(run, Mapping) and run.keys() >= RUN_KEYS:
         timing = run.get("timing") or {}
         started = number(timing.get("start_time")) if isinstance(timing, Mapping) else None

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse._util.jsonpath import as_object, as_string, describe_value
 from knowledgepulse.records.json_values import Loc
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble
 from knowledgepulse.sources._steps import StepBuilder, as_text
@@ -228,14 +228,12 @@ def _calls(step: Mapping[str, Any], path: Loc) -> list[tuple[str, Any, str | Non
     found = []
     for index, call in enumerate(calls):
         where = (*path, key, index) if key == "tool_calls" else (*path, key, "tool_calls", index)
-        function = call.get("function") if isinstance(call, Mapping) else None
+        function = as_object(call).get("function")
         if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
             raise PathError(where, "a tool call needs function.name, a string")
         name = function["name"]
         call_id = call.get("id")
-        found.append(
-            (name, function.get("arguments"), call_id if isinstance(call_id, str) else None)
-        )
+        found.append((name, function.get("arguments"), as_string(call_id)))
     return found
 
 
