@@ -354,16 +354,30 @@ def test_a_struct_key_new_after_the_first_batch_stops_the_parquet_output_at_its_
         ("convert",),
     ],
 )
-@pytest.mark.parametrize("field", ["nosuch", "repo"])
-def test_a_run_needing_no_task_warns_of_a_task_column_no_row_has(
-    kp: KpRunner, caplog: pytest.LogCaptureFixture, command: tuple[str, ...], field: str
+@pytest.mark.parametrize(
+    ("name", "field", "keys"),
+    [
+        ("datasets/openai_chat.jsonl", "nosuch", "rows have exit_status, "),
+        ("datasets/openai_chat.jsonl", "repo", None),
+        ("traces/traces.jsonl", "metadata.nosuch", "traces have @context, "),
+        ("traces/traces.jsonl", "source_skill", None),  # one of the eight traces has it
+    ],
+)
+def test_a_run_needing_no_task_warns_of_a_task_field_no_item_has(  # noqa: PLR0917 - parameters
+    kp: KpRunner,
+    caplog: pytest.LogCaptureFixture,
+    command: tuple[str, ...],
+    name: str,
+    field: str,
+    keys: str | None,
 ) -> None:
     """Its task is written (convert's metadata.source.task) but not needed: warned, not refused.
 
+    An item has the field as select reads it: a row's column, else the trace's JSON's path.
     The warning is logged with the error as its argument, which kp's log format spells with
     the option's name (``kp: --task-field nosuch: ...``; tests/cli/test_error_flags.py).
     """
-    source = Path(__file__).parents[2] / "examples" / "datasets" / "openai_chat.jsonl"
+    source = Path(__file__).parents[2] / "examples" / name
     with caplog.at_level(logging.WARNING, logger="knowledgepulse"):
         run = kp(*command, "--task-field", field, str(source))
     assert run.code == 0, run.err
@@ -372,5 +386,5 @@ def test_a_run_needing_no_task_warns_of_a_task_column_no_row_has(
         for record in caplog.records
         if "no trace has it" in record.getMessage()
     ]
-    expected = "kp: --task-field nosuch: no trace has it (misspelt?); the rows have exit_status, "
-    assert [said.startswith(expected) for said in warned] == ([True] if field == "nosuch" else [])
+    expected = f"kp: --task-field {field}: no trace has it (misspelt?); the {keys}"
+    assert [said.startswith(expected) for said in warned] == ([] if keys is None else [True])

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from knowledgepulse.errors import ScorerParameterError, Setting
 from knowledgepulse.sources import TraceOptions
-from knowledgepulse.trace.item import TraceItem
+from knowledgepulse.trace.item import TraceItem, with_task
 
 _log = logging.getLogger("knowledgepulse")
 
@@ -34,9 +34,11 @@ def told_when_no_task(items: Iterable[TraceItem], task_field: str | None) -> Ite
     """The items; after the last, when none had ``task_field``, a warning says so.
 
     For a run that reads tasks but needs none (``score``, ``convert``, ``redact``, a
-    validation): a misspelt field is said, as :func:`tasks_read` refuses it, once every item
-    has gone through. The warning is logged with the error as its argument, so that ``kp``
-    names the option where the library names the parameter.
+    validation): a misspelt field is said, as :func:`~knowledgepulse.runs.tasks.tasks_read`
+    refuses it, once every item has gone through. An item has it as ``select`` would read it:
+    its task, else its row's column or its trace's JSON's path. The warning is logged with the
+    error as its argument, so that ``kp`` names the option where the library names the
+    parameter.
     """
     if task_field is None:
         yield from items
@@ -44,7 +46,7 @@ def told_when_no_task(items: Iterable[TraceItem], task_field: str | None) -> Ite
     first: list[TraceItem] = []
     found = False
     for item in items:
-        found = found or item.task is not None
+        found = found or with_task(item, task_field).task is not None
         if len(first) < _KEYS_FROM:
             first.append(item)
         yield item
