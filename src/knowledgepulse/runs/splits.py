@@ -28,6 +28,7 @@ from knowledgepulse.curation import score_corpus
 from knowledgepulse.curation.splits import BY_TASK, PARTS, assign_groups
 from knowledgepulse.errors import OutputError, ScorerParameterError, Setting
 from knowledgepulse.records import Problem
+from knowledgepulse.records.readers import SUFFIX_FORMATS, is_parquet_name
 from knowledgepulse.reports.curation import split_summary
 from knowledgepulse.reports.rows import row_format
 from knowledgepulse.runs.inputs import RunInput, files_of, items_of, readable_twice, table_kind
@@ -51,8 +52,6 @@ if TYPE_CHECKING:
     from knowledgepulse.redact.items import Redactor
 
 _SUFFIXES = ("jsonl", "parquet")  # the forms write_split writes a part in
-# A directory not made yet with one of these names is a file meant (`-o out.jsonl`), not a split.
-_FILE_SUFFIXES = frozenset((".jsonl", ".ndjson", ".json", ".gz", ".parquet", ".pq"))
 BY_DOMAIN = "domain"
 """The key ``domain``: the trace's ``metadata.task_domain``."""
 
@@ -348,7 +347,9 @@ def check_split_directory(
             replace or remove; or it does not exist and is named as a data file (``out.jsonl``).
     """
     directory = Path(directory)
-    if directory.suffix.lower() in _FILE_SUFFIXES and not directory.is_dir():
+    # A directory not made yet named as a data file is a file meant (`-o out.jsonl`), not a split.
+    named_as_file = directory.suffix.lower() in (*SUFFIX_FORMATS, ".gz")
+    if (named_as_file or is_parquet_name(directory.name)) and not directory.is_dir():
         stem = directory.with_name(directory.name.partition(".")[0] or "split")
         raise OutputError(
             f"cannot write the split to {directory}: a split is a directory of train and test "

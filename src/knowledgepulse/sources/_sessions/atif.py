@@ -133,8 +133,7 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
                 answered_at=answered_at,
             )
     agent = document.get("agent")
-    name = as_object(agent).get("name")
-    name = non_blank(name)
+    name = non_blank(as_object(agent).get("name"))
     ends_on_agent = bool(steps) and steps[-1].get("source") == "agent"
     labelled = as_object(extra).get("success")
     # What :func:`to_atif` kept where ATIF has no field: the outcome, and the answer of a run
