@@ -347,8 +347,9 @@ def _misfit(kind: Any) -> Misfit | None:
         item = _misfit(kind.value_type)
         return None if item is None else lambda value: _in_items(item, value)
     if types.is_struct(kind):
-        fields = {field.name: _misfit(field.type) for field in kind}
-        return lambda value: _in_fields(fields, value)
+        names = frozenset(field.name for field in kind)
+        checks = {field.name: check for field in kind if (check := _misfit(field.type))}
+        return lambda value: _in_fields(names, checks, value)
     if types.is_map(kind):
         check = _misfit(kind.item_type)
         return None if check is None else lambda value: _in_map(check, value)
@@ -374,14 +375,16 @@ def _in_items(item: Misfit, value: Any) -> tuple[Loc, str] | None:
     return None
 
 
-def _in_fields(fields: Mapping[str, Misfit | None], value: Any) -> tuple[Loc, str] | None:
+def _in_fields(
+    names: frozenset[str], checks: Mapping[str, Misfit], value: Any
+) -> tuple[Loc, str] | None:
     if not isinstance(value, Mapping):
         return None
-    for key, inner in value.items():
-        if key not in fields:
-            return (key,), "a field the column's type does not have"
-        check = fields[key]
-        if check is not None and (found := check(inner)):
+    if not names.issuperset(value):
+        key = next(key for key in value if key not in names)
+        return (key,), "a field the column's type does not have"
+    for key, check in checks.items():
+        if key in value and (found := check(value[key])):
             return (key, *found[0]), found[1]
     return None
 

@@ -500,6 +500,8 @@ class StepBuilder:
 
         def ended_by(at: float, turn: int | None) -> None:
             """Observe the tools that ended by ``at``, and those of ``turn`` (its siblings)."""
+            if not running:
+                return
             done = [t for t in running if _ended_by(t, at) or (turn is not None and t.turn == turn)]
             for tool in sorted(done, key=lambda t: t.ended or 0.0):
                 running.remove(tool)

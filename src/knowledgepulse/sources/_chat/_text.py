@@ -43,9 +43,13 @@ def one_of(value: Any, names: frozenset[str]) -> bool:
 
 def last_assistant(messages: list[Any]) -> int:
     """The index of the last assistant message (``role: assistant``), ``-1`` when none is."""
-    return max(
-        (n for n, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"),
-        default=-1,
+    return next(
+        (
+            n
+            for n in range(len(messages) - 1, -1, -1)
+            if isinstance(m := messages[n], dict) and m.get("role") == "assistant"
+        ),
+        -1,
     )
 
 
