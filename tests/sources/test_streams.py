@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from knowledgepulse import sources
 from knowledgepulse.records import Problem
 from knowledgepulse.sources import convert
 from knowledgepulse.sources._invariants import check
@@ -427,3 +428,20 @@ def test_a_codex_error_item_is_a_notice_left_out_with_a_warning() -> None:
     item = only(list(convert(records)))
     assert item.trace == only(convert_file(CODEX_LS)).trace.model_copy(update={"id": item.trace.id})
     assert any("Model metadata" in warning for warning in item.warnings)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [CODEX_PATCH, CLAUDE_STREAM, CORPUS / "openai-agents" / "input_guardrail_tripwire.jsonl"],
+    ids=["codex-exec", "claude-stream-json", "openai-agents-guardrail"],
+)
+def test_a_placeholder_objective_its_source_explains_is_said_once(path: Path) -> None:
+    """The source's warning says why the objective is a placeholder and where the prompt is:
+    the law that flags a placeholder would only say it again, with less."""
+    said = [
+        found.message
+        for found in sources.read(path)
+        if isinstance(found, Problem) and "placeholder" in found.message
+    ]
+    assert len(said) == 1, said
+    assert "placeholder (" not in said[0]  # the source's words, not the law's

@@ -20,6 +20,8 @@ _SYSTEM_PROMPT = re.compile(r"^\s*(you are|you're|as an ai|system:)", re.IGNOREC
 """How a system prompt opens, as opposed to a person's request."""
 _PLACEHOLDER_TOOLS = frozenset({"", "?", "tool", "function", "unknown", *STEP_TYPES})
 """Names a converter gives a tool call whose name it did not find."""
+PLACEHOLDER_OBJECTIVE = "the objective is a placeholder"
+"""How the law of a placeholder objective opens, and how a source that explains one says it."""
 _SHORT = 20
 """Answers shorter than this are counted as whole steps only, not inside other text."""
 
@@ -82,7 +84,7 @@ def _objective(trace: ReasoningTrace) -> str | None:
     if transcript(objective) is not None:  # "system: You are...\nuser: Say hi", OpenLIT's
         return "the objective is a chat flattened into 'role: text' turns, not the user's request"
     if _PLACEHOLDER.match(objective):
-        return f"the objective is a placeholder ({objective!r}), not the user's request"
+        return f"{PLACEHOLDER_OBJECTIVE} ({objective!r}), not the user's request"
     if _SYSTEM_PROMPT.match(objective):
         return "the objective reads as a system prompt, not the user's request"
     return None

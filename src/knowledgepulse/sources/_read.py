@@ -23,7 +23,7 @@ from knowledgepulse.records import Location, Problem, Record, arrow
 from knowledgepulse.records.json_values import JsonError, check_python, writable
 from knowledgepulse.records.readers import check_openable, check_stdin_once, read_records
 from knowledgepulse.sources._envelope import TraceOptions
-from knowledgepulse.sources._invariants import check
+from knowledgepulse.sources._invariants import PLACEHOLDER_OBJECTIVE, check
 from knowledgepulse.sources._registry import (
     REASONING_TRACE,
     Source,
@@ -324,8 +324,11 @@ class ReadWarnings:
         """The warnings of ``item`` read by ``source``; ``laws``: its broken laws, if known."""
         if self.seen.add(item.trace.id):
             yield _repeated(item, source)
+        # A source that says why its objective is a placeholder has said what the law says.
+        explained = any(PLACEHOLDER_OBJECTIVE in warning for warning in item.warnings)
         for law in broken_laws(item.trace, source) if laws is None else laws:
-            yield Problem(item.location, "", law, warning=True)
+            if not (explained and law.startswith(PLACEHOLDER_OBJECTIVE)):
+                yield Problem(item.location, "", law, warning=True)
         for warning in item.warnings:  # what every trace of a file says, said once
             if warning not in self.warned:
                 self.warned.add(warning)

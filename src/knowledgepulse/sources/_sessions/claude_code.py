@@ -56,6 +56,7 @@ from knowledgepulse._util.times import iso_time
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import anthropic
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
+from knowledgepulse.sources._invariants import PLACEHOLDER_OBJECTIVE
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
 
@@ -65,7 +66,7 @@ TURNS = frozenset({"user", "assistant"})
 STREAMED = frozenset({"system", "user", "assistant", "result", "stream_event", "rate_limit_event"})
 """The record types of ``--output-format stream-json`` (they name the ``session_id``)."""
 NO_PROMPT = (
-    "the objective is a placeholder: claude -p --output-format stream-json does not write the "
+    f"{PLACEHOLDER_OBJECTIVE}: claude -p --output-format stream-json does not write the "
     "prompt it was given (the session's file, ~/.claude/projects/<project>/<session>.jsonl, "
     "keeps it; kp reads that too)"
 )

@@ -38,6 +38,7 @@ from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat._row import Calls
 from knowledgepulse.sources._chat._text import content_text
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
+from knowledgepulse.sources._invariants import PLACEHOLDER_OBJECTIVE
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
 
@@ -61,7 +62,7 @@ _FAILURE = "turn error"
 _FAILED = frozenset({"failed", "declined"})
 """The ``status`` of an item that did not do what the agent asked."""
 NO_PROMPT = (
-    "the objective is a placeholder: codex exec --json does not write the prompt it was given "
+    f"{PLACEHOLDER_OBJECTIVE}: codex exec --json does not write the prompt it was given "
     "(the session's rollout file, ~/.codex/sessions/.../rollout-*.jsonl, keeps it; kp reads that "
     "too)"
 )

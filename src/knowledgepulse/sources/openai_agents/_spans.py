@@ -33,6 +33,7 @@ from typing import Any
 from knowledgepulse._util.jsonpath import as_object, as_string, non_empty
 from knowledgepulse._util.times import elapsed_ms, iso_time
 from knowledgepulse.sources._envelope import TraceOptions, assemble
+from knowledgepulse.sources._invariants import PLACEHOLDER_OBJECTIVE
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.sources.openai_agents._items import (
     Entry,
@@ -421,7 +422,7 @@ def _warnings(walk: _Walk, awaiting: Sequence[str]) -> tuple[str, ...]:
         # input guardrail that tripped) recorded nothing of what the user asked.
         stopped = f" ({walk.failures[0]} before any model call)" if walk.failures else ""
         found.append(
-            f"no span holds the user's input{stopped}: the objective is a placeholder, not "
+            f"no span holds the user's input{stopped}: {PLACEHOLDER_OBJECTIVE}, not "
             "the user's request"
         )
     if walk.textless_responses:
