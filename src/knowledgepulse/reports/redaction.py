@@ -39,7 +39,7 @@ def identifiers_kept(redactor: Redactor) -> str:
     )
 
 
-def summary_tail(redactor: Redactor | None) -> str:
+def redaction_tail(redactor: Redactor | None) -> str:
     """``; redacted ...`` for a command's summary line when it redacted, else ``""``."""
     return "" if redactor is None else f"; {redaction_summary(redactor)}"
 

@@ -15,7 +15,7 @@ from typing import IO, TYPE_CHECKING, Literal, TypeAlias
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.records.readers import check_openable
-from knowledgepulse.reports.redaction import summary_tail
+from knowledgepulse.reports.redaction import redaction_tail
 from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.value import RunTally, dumps
 from knowledgepulse.runs.problems import ProblemDigest, ProblemSink
@@ -56,7 +56,7 @@ class Converted:
             message += f"; {counted(self.tally.invalid, 'record')} could not be read"
         if self.tally.warnings:
             message += f"; {counted(self.tally.warnings, 'warning')}"
-        return message + kept_tail(self.kept_rows) + summary_tail(self.redactor)
+        return message + kept_tail(self.kept_rows) + redaction_tail(self.redactor)
 
 
 def convert_files(

@@ -31,7 +31,7 @@ from knowledgepulse.errors import OutputError, ParameterConflictError, Setting
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.readers import import_pyarrow_parquet, is_parquet_name
 from knowledgepulse.reports.messages import chat_row, messages_fields
-from knowledgepulse.reports.redaction import summary_tail as redaction_tail
+from knowledgepulse.reports.redaction import redaction_tail
 from knowledgepulse.reports.rows import (
     ANNOTATED_COLUMNS,
     COLUMN_TYPES,
