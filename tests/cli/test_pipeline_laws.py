@@ -147,11 +147,20 @@ def test_rows_and_trajectories_read_back_with_the_traces_facts(
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(generated_traces())
 def test_any_trace_written_as_atif_reads_back_with_its_facts(trace: ReasoningTrace) -> None:
-    """For any trace of thoughts, calls and results, ATIF keeps the answer and the outcome."""
+    """For any trace of thoughts, calls, recoveries and results, ATIF keeps the answer, the
+    outcome and each step's type (a recovery read back as a plain call before)."""
     (item,) = [i for i in convert([to_atif(trace)], source="atif") if not isinstance(i, Problem)]
     want = json.loads(trace.model_dump_json(by_alias=True, exclude_none=True))
     got = json.loads(item.trace.model_dump_json(by_alias=True, exclude_none=True))
     assert facts(got) == facts(want)
+    types, types_back = [s["type"] for s in want["steps"]], [s["type"] for s in got["steps"]]
+    if acts(types_back) == acts(types):  # the steps read back one for one (no repeat merged)
+        assert types_back == types
+
+
+def acts(types: list[str]) -> list[str]:
+    """Step types with calls, thoughts and recoveries alike: what ATIF's steps alone tell."""
+    return ["act" if kind in ("tool_call", "thought", "error_recovery") else kind for kind in types]
 
 
 @pytest.mark.parametrize("embedder", [STATIC, ("--no-embedder",), ("--corpus", *STATIC)])

@@ -19,7 +19,7 @@ from knowledgepulse.curation.select import (
     is_top_percent,
     ranking,
 )
-from knowledgepulse.errors import VectorError
+from knowledgepulse.errors import ScorerParameterError, VectorError
 from tests.curation.strategies import Pool, pools
 
 budgets = st.none() | st.integers(min_value=0, max_value=12)
@@ -223,6 +223,17 @@ def test_vectors_not_one_row_a_candidate_are_told_with_the_shape_wanted() -> Non
             "the vectors have shape (2, 2) for 3 candidates: give one row per candidate, "
             "row i for candidates[i] (shape (3, dimensions))"
         )
+
+
+@pytest.mark.parametrize(("setting", "value"), [("budget", -1), ("per_task", -2)])
+def test_a_negative_count_is_refused_naming_the_parameter(setting: str, value: int) -> None:
+    """``budget=-1`` is a mistake told as the run layer tells it, not a budget of 0 (before:
+    clamped, nothing selected and no word why)."""
+    pool = _candidates(("kp:trace:a", 0.5, "x"), ("kp:trace:b", 0.9, "x"))
+    with pytest.raises(ScorerParameterError) as raised:
+        select(pool, budget=value) if setting == "budget" else select(pool, per_task=value)
+    assert isinstance(raised.value, ValueError)
+    assert str(raised.value) == f"{setting}={value}: give a whole number of 0 or more"
 
 
 def test_a_cosine_exactly_at_the_limit_is_a_near_duplicate() -> None:

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.cli.main import main
-from knowledgepulse.errors import SettingTypeError
+from knowledgepulse.errors import ScorerParameterError, SettingTypeError
+from knowledgepulse.records import Problem
 from knowledgepulse.runs import decontaminate
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.value.scorer import TraceValueScorer
@@ -206,6 +207,28 @@ def test_a_reference_record_without_text_at_its_field_is_a_located_problem(
     assert result.references == 1
     (problem,) = result.problems
     assert (problem.location.line, "'question'" in problem.message) == (2, True)
+
+
+def test_an_against_field_no_reference_has_is_refused_before_the_input_is_read(
+    tmp_path: Path,
+) -> None:
+    """A field none of the reference records has is a ScorerParameterError raised once they are
+    read: the input is never read (its broken line is not reported), where before all of it was
+    read, compared with nothing and kept, and only then was no reference item found."""
+    reference = tmp_path / "eval.jsonl"
+    reference.write_text("".join(json.dumps({"question": text}) + "\n" for text in EVAL))
+    data = tmp_path / "data.jsonl"
+    data.write_text(json.dumps(chat(UNRELATED)) + "\n{broken\n", encoding="utf-8")
+    told: list[Problem] = []
+    with pytest.raises(ScorerParameterError) as raised:
+        decontaminate(data, against=reference, against_field="prompt", on_problem=told.append)
+    assert str(raised.value).startswith(
+        "against_field='prompt': no task text there in any of the 2 records of against"
+    )
+    assert [(problem.location.file, problem.location.line) for problem in told] == [
+        (str(reference), 1),
+        (str(reference), 2),
+    ]
 
 
 def test_a_min_overlap_outside_a_share_is_refused() -> None:

@@ -463,6 +463,33 @@ def test_jaeger_bad_span_is_located_and_the_trace_still_converts(tmp_path: Path)
     assert sum(isinstance(item, TraceItem) for item in items) == 1
 
 
+def _jaeger_failed_tool(tmp_path: Path, code: str | int | None) -> TraceItem:
+    """The Jaeger sample, its failed tool call told only by ``otel.status_code`` = ``code``."""
+    document = json.loads((DATA / "jaeger" / "genai_agent_trace.json").read_text())
+    span = document["data"][0]["spans"][2]
+    told_elsewhere = ("error", "error.type", "otel.status_code")  # and the exception event
+    span["tags"] = [tag for tag in span["tags"] if tag["key"] not in told_elsewhere]
+    span["logs"] = []
+    if code is not None:
+        kind = "int64" if isinstance(code, int) else "string"
+        span["tags"].append({"key": "otel.status_code", "type": kind, "value": code})
+    path = tmp_path / f"jaeger-{code}.json"
+    path.write_text(json.dumps(document))
+    return only(path, "jaeger")
+
+
+@pytest.mark.parametrize("code", ["STATUS_CODE_ERROR", "StatusCode.ERROR", "2", 2])
+def test_a_jaeger_span_is_an_error_by_any_spelling_of_the_error_status(
+    tmp_path: Path, code: str | int
+) -> None:
+    """``otel.status_code`` is read by the OTLP reader's rule: ``STATUS_CODE_ERROR`` is an error
+    as ``ERROR`` is (before: only ``ERROR``, and the failed call read as a success)."""
+    failed = _jaeger_failed_tool(tmp_path, code).trace
+    assert failed.steps == _jaeger_failed_tool(tmp_path, "ERROR").trace.steps
+    assert failed.steps != _jaeger_failed_tool(tmp_path, None).trace.steps
+    assert "error_recovery" in [step.type for step in failed.steps]
+
+
 def test_console_exporter_output_saved_as_jsonl_is_read_by_its_content() -> None:
     """Pretty-printed spans in a .jsonl file: one trace, no 'invalid JSON' line."""
     path = DATA / "otel" / "console_exporter_pretty.jsonl"

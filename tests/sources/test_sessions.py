@@ -8,6 +8,7 @@ in SOURCES.md there); variants change one field of a real file to reach a rule i
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from knowledgepulse.records.readers import read_records
 from knowledgepulse.sources import convert
 from knowledgepulse.sources._sessions.atif import to_atif
 from knowledgepulse.trace import ReasoningTrace, TraceItem
+from tests.builders import steps as step_list
 from tests.builders import trace_json
 from tests.sources.helpers import convert_file, recognise, source_of
 
@@ -54,6 +56,11 @@ def actions(trace: ReasoningTrace) -> list[str]:
 
 
 ACTIONS = ("tool_call", "error_recovery")
+
+
+def acts(types: Sequence[str]) -> list[str]:
+    """Step types with calls, thoughts and recoveries alike: what ATIF's steps alone tell."""
+    return ["act" if kind in (*ACTIONS, "thought") else kind for kind in types]
 
 
 def lines(path: Path) -> list[dict[str, Any]]:
@@ -634,6 +641,37 @@ def test_an_error_met_outside_a_tool_written_as_atif_reads_back_as_that_error() 
     assert [i for i in convert([written_by_harbor], source="atif") if isinstance(i, Problem)]
 
 
+RECOVERED = step_list(
+    "thought",
+    ("tool_call", "search"),
+    "observation",
+    ("error_recovery", "search"),
+    "observation",
+    "error_recovery",  # a recovery that calls no tool: the agent's answer
+)
+
+
+def test_a_trace_written_as_atif_reads_back_with_its_recoveries() -> None:
+    """ATIF has no error flag: the step types kp recorded under ``extra.knowledgepulse`` give
+    the recoveries back (before, a recovering call read back as a call, the answer a thought)."""
+    trace = ReasoningTrace.model_validate(trace_json(step_list=RECOVERED))
+    back = only(list(convert([to_atif(trace)], source="atif"))).trace
+    assert [step.type for step in back.steps] == [step.type for step in trace.steps]
+
+
+def test_atif_step_types_that_no_longer_fit_the_steps_are_left_unused() -> None:
+    """A trajectory edited since kp wrote it (a step's type list one longer) reads as if it
+    recorded no types: the steps as read, no problem and no warning."""
+    trace = ReasoningTrace.model_validate(trace_json(step_list=RECOVERED))
+    edited, untyped = to_atif(trace), to_atif(trace)
+    edited["extra"]["knowledgepulse"]["step_types"].append("error_recovery")
+    del untyped["extra"]["knowledgepulse"]["step_types"]
+    item = only(list(convert([edited], source="atif")))
+    assert item.trace == only(list(convert([untyped], source="atif"))).trace
+    assert "error_recovery" not in [step.type for step in item.trace.steps]
+    assert item.warnings == ()
+
+
 def test_an_atif_step_of_an_unknown_source_is_left_out_with_a_warning() -> None:
     """A step of a source ATIF lacks is named in a warning; with no user step, no objective."""
     document = json.loads((ATIF / "simple_trajectory.json").read_text())
@@ -711,20 +749,25 @@ def test_a_trace_written_as_atif_reads_back_with_its_objective_calls_and_answer(
     confidence (the answer too of a run whose last step is a call or its result: before, it
     read back as 'failed', and success as whether the trajectory ended on an agent message).
 
-    The tools are every call in order, retries included: ATIF has no error flag, so a retry
-    after a result that only its source's reader took for an error (tau-bench's "Error: ...")
-    reads back as a plain call.
+    The tools are every call in order, retries included. ATIF has no error flag: which calls
+    and thoughts recover from an error comes back from the step types kp recorded (a retry
+    after tau-bench's "Error: ..." read back as a plain call before).
     """
+    typed = 0
     for trace in corpus_traces():
         back = only(list(convert([to_atif(trace)], source="atif"))).trace
         assert back.id == trace.id
         assert back.task.objective == trace.task.objective
-        # ATIF has no field for an error: a call that recovered from one reads back as a call.
         assert actions(back) == actions(trace)
+        types, types_back = [s.type for s in trace.steps], [s.type for s in back.steps]
+        if acts(types_back) == acts(types):  # one step read back a step (no repeat merged)
+            assert types_back == types, trace.id  # the recoveries, from the recorded types
+            typed += "error_recovery" in types
         assert back.metadata.task_domain == trace.metadata.task_domain
         assert back.outcome.confidence == trace.outcome.confidence
         assert back.outcome.result_summary == trace.outcome.result_summary
         assert back.metadata.success == trace.metadata.success
+    assert typed >= 40  # the corpus's traces with recoveries, all but a few read back one for one
 
 
 def test_kp_convert_to_atif_writes_one_trajectory_a_line(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from knowledgepulse._util.settings import count_of
 from knowledgepulse.errors import ScorerParameterError, VectorError
 from knowledgepulse.novelty.cache.index import GrowingRows, approximate, nearest_other_key
 from knowledgepulse.novelty.cache.search import as_float32, frozen_nearest
@@ -163,10 +164,13 @@ def select(
     ``per_domain`` shares the budget evenly across domains.
 
     Raises:
-        ValueError: ``max_similarity`` without vectors; or (a ``VectorError``) vectors that
-            are not a row per candidate.
+        ValueError: ``max_similarity`` without vectors; (a ``ScorerParameterError``) a
+            ``budget`` or ``per_task`` that is no whole number of 0 or more (``budget=-1``);
+            or (a ``VectorError``) vectors that are not a row per candidate.
     """
-    limit = len(candidates) if budget is None else max(0, budget)
+    # Refused, not clamped: budget=-1 is a mistake (a count computed wrong), not "none".
+    limit = len(candidates) if budget is None else count_of(budget, "budget", least=0)
+    task_limit = None if per_task is None else count_of(per_task, "per_task", least=0)
     rows = None  # with a similarity limit, the picks' vectors, a row per pick (up to the limit)
     if max_similarity is not None:
         if vectors is None:
@@ -198,7 +202,6 @@ def select(
         return Rejection(index, "near_duplicate", picked[best], similarity)
 
     taken: Counter[str | None] = Counter()
-    task_limit = None if per_task is None else max(0, per_task)
     domains = [
         _TaskTurns(indexes, candidates, position, taken, task_limit)
         for indexes in eligible.values()

@@ -20,6 +20,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal, Unpack
 
 from knowledgepulse._util.collector import young_collections_only
 from knowledgepulse._util.settings import check_cosine, count_of, number_of, text_of, wrong_setting
+from knowledgepulse._util.text import counted
 from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM, OverlapIndex
 from knowledgepulse.errors import (
     InputFileError,
@@ -252,7 +253,8 @@ def decontaminate(
         against_field: read each record of ``against`` as a task text at this field (a
             column, or a dotted path in its JSON), not as a trace: for an evaluation set of
             prompts (``question``, ``prompt``); a list of chat messages there gives its first
-            user message. A record without text there is a problem.
+            user message. A record without text there is a problem; when none of them has
+            one, the field is wrong: an error, raised before ``data`` is read.
         ngram: words per n-gram.
         min_overlap: the share of a reference item's words (0-1] from which an item contains
             it.
@@ -279,7 +281,8 @@ def decontaminate(
     Raises:
         ScorerParameterError: ``ngram`` below 1, ``min_overlap`` outside (0, 1], ``threshold``
             outside [-1, 1]; a setting of the wrong type; neither ``against`` nor
-            ``against_texts`` given.
+            ``against_texts`` given; an ``against_field`` that none of ``against``'s records
+            has (raised once they are read, before ``data`` is).
         InputFileError: ``-`` (standard input) is both ``data`` and ``against``, or twice.
         ParameterConflictError: ``threshold`` given to a scorer without an embedder.
         EmbedderUnavailableError: the scorer's embedder could not be loaded.
@@ -314,6 +317,12 @@ def decontaminate(
     redactor = redactor_of(redact)
     unread = unread_rows(redactor, in_place=False)  # not judged, not removed: after the kept
     messages = messages_level(redactor)
+    if against_field is not None:
+        text_of(against_field, "against_field", "the field holding each reference's task text")
+    # The references first: a field none of them has is told before a large input is read.
+    references, reference_items = _references(
+        against, texts, against_field, source, options, notes, problems, on_problem, messages
+    )
     read = items_of(
         data,
         source=source,
@@ -323,11 +332,6 @@ def decontaminate(
         messages=messages,
     )
     items = list(unread.valid(read, problems, on_problem))
-    if against_field is not None:
-        text_of(against_field, "against_field", "the field holding each reference's task text")
-    references, reference_items = _references(
-        against, texts, against_field, source, options, notes, problems, on_problem, messages
-    )
     index = OverlapIndex((reference.text for reference in references), ngram)
     found: dict[int, Contaminated] = {}
     for position, item in enumerate(items):
@@ -434,9 +438,12 @@ def _references(  # noqa: PLR0917 - one private call, the run's reading settings
 
     read, paths = _text_paths(against)
     if read is not None and field is not None:
+        missed = len(problems)
         for text, where, own_id in _texts_at(read, field, problems, on_problem):
             references.append(Reference(own_id or str(where), text, where))
             traces.append(None)
+        if not references and len(problems) > missed:  # not one record: the field is wrong
+            raise _no_text_at(field, len(problems) - missed)
     elif read is not None:
         found = items_of(
             read,
@@ -492,6 +499,17 @@ def _texts_at(
         )
         problems.append(problem)
         on_problem(problem)
+
+
+def _no_text_at(field: str, records: int) -> ScorerParameterError:
+    """The error for an ``against_field`` that none of the ``records`` of ``against`` has."""
+    return ScorerParameterError(
+        Setting("against_field", field),
+        f": no task text there in any of the {counted(records, 'record')} of ",
+        Setting("against"),
+        " (a text, or a list of chat messages with a user message, was expected); name the "
+        "field that holds each reference's task text",
+    )
 
 
 def _own_id(value: Any) -> str | None:

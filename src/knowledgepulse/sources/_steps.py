@@ -218,6 +218,10 @@ class StepBuilder:
     error_turns: frozenset[int] = frozenset()
     """The user turns after the objective (numbered from 0) that are errors, no words of the
     user's (a row kp wrote)."""
+    step_types: tuple[str, ...] = ()
+    """Each step's type as the source recorded it (a trajectory kp wrote, whose format has no
+    error flag): used where it fits the steps built, one type a step, differing only in which
+    tool calls and thoughts are ``error_recovery``; else the steps built stay as built."""
     _user_turns: int = 0
     _seen_text: bool = False
     # Indexes of the tool events, so that matching a call costs the same in a trace of 100,000.
@@ -538,6 +542,7 @@ class StepBuilder:
             steps.append({"type": "thought", "content": bounded(self._answer)})
         if after_error and reply is not None:
             steps[reply]["type"] = "error_recovery"
+        _take_recorded_types(self.step_types, steps)
         return [{"step_id": number, **step} for number, step in enumerate(steps)]
 
     def _in_order(self) -> list[tuple[float, _Event]]:
@@ -587,6 +592,30 @@ def _joins(tool: _ToolEvent, flag: _Flag, *, distinct: bool) -> bool:
     if flag == "requested" or distinct:
         return not getattr(tool, flag)
     return True
+
+
+_RECOVERABLE = frozenset({"tool_call", "thought", "error_recovery"})
+"""The types a step told without an error flag may have had: whether it recovered is a guess."""
+
+
+def _take_recorded_types(recorded: tuple[str, ...], steps: list[dict[str, Any]]) -> None:
+    """Give the steps built their recorded types, if these differ only in which are recoveries.
+
+    Any other difference (a step more or less, an observation for a call) means the file was
+    edited since it was written: the recorded list no longer describes its steps, which stay.
+    """
+    fits = len(recorded) == len(steps) and all(
+        kind == step["type"]
+        or (
+            "error_recovery" in (kind, step["type"])
+            and kind in _RECOVERABLE
+            and step["type"] in _RECOVERABLE
+        )
+        for kind, step in zip(recorded, steps, strict=True)
+    )
+    if fits:
+        for kind, step in zip(recorded, steps, strict=True):
+            step["type"] = kind
 
 
 def _tool(event: _Event) -> _ToolEvent:

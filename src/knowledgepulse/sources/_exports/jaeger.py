@@ -3,7 +3,8 @@
 ``{"data": [{"traceID", "spans": [...], "processes": {...}}]}``: a span's attributes are its
 ``tags`` (``{"key", "type", "value"}``), its parent the ``CHILD_OF`` reference, its times
 microseconds, its status the ``error`` and ``otel.status_code`` tags (the OTLP receiver's
-mapping), its events the ``logs``; a process's tags are the resource. The GenAI / OpenInference
+mapping; the code read as the ``otlp`` source reads one: ``ERROR``, ``STATUS_CODE_ERROR``,
+2...), its events the ``logs``; a process's tags are the resource. The GenAI / OpenInference
 tags are read as the ``otlp`` source reads attributes.
 """
 
@@ -17,7 +18,14 @@ from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources.otel.build import CONTENT_HINT
 from knowledgepulse.sources.otel.files import convert_span_records
-from knowledgepulse.sources.otel.spans import Span, SpanError, SpanEvent, as_list, hex_id
+from knowledgepulse.sources.otel.spans import (
+    Span,
+    SpanError,
+    SpanEvent,
+    as_list,
+    hex_id,
+    is_error_code,
+)
 from knowledgepulse.trace import TraceItem
 
 __all__ = ["CONTENT_HINT", "convert_records", "recognises"]
@@ -85,8 +93,7 @@ def _span(raw: Any, processes: Mapping[str, Any]) -> Span:
     resource = _tags(process.get("tags")) if isinstance(process, dict) else {}
     if isinstance(process, dict) and isinstance(process.get("serviceName"), str):
         resource.setdefault("service.name", process["serviceName"])
-    status = tags.get("otel.status_code")
-    error = tags.get("error") in (True, "true") or status == "ERROR"
+    error = tags.get("error") in (True, "true") or is_error_code(tags.get("otel.status_code"))
     message = tags.get("otel.status_description")
     scope = tags.get("otel.scope.name", tags.get("otel.library.name"))
     return Span(

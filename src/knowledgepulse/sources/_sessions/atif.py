@@ -11,7 +11,8 @@ of these is left out with a warning that names it; each tool call is a
 ``tool_call`` joined with the result that names it (a result that names no call answers the
 step's calls in order). A result that answers no call is environment feedback: an evident
 error when it says so (``Error...``, as tool results are read), or in a trajectory kp wrote
-(:func:`to_atif` writes an error met outside a tool so), else left out. Without a user
+(:func:`to_atif` writes an error met outside a tool so), else left out; in such a trajectory
+the step types it recorded say which calls and thoughts are recoveries. Without a user
 step there is no objective: the envelope's placeholder stands in, as for the other sessions.
 
 ATIF records no outcome, so success is whether the trajectory ends on the agent's turn with its
@@ -139,6 +140,9 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
     # What :func:`to_atif` kept where ATIF has no field: the outcome, and the answer of a run
     # whose last step is no agent message (a call, or a summary the source gave apart).
     kept = as_object(as_object(extra).get("knowledgepulse"))
+    recorded = kept.get("step_types")
+    if isinstance(recorded, list) and all(isinstance(kind, str) for kind in recorded):
+        builder.step_types = tuple(recorded)  # the recoveries ATIF has no flag for
     labelled = labelled if isinstance(labelled, bool) else kept.get("success")
     summary = kept.get("result_summary")
     return assemble(
@@ -304,7 +308,8 @@ def to_atif(trace: ReasoningTrace) -> dict[str, Any]:
     ``kp.confidence`` (which the reader takes back); what else ATIF has no field for (success,
     the result summary, each step's type) under ``extra.knowledgepulse``. Read back, the
     objective, the tool calls, the final answer, success, the domain and the confidence are the
-    trace's.
+    trace's, and so are its steps' types while the list fits the steps read (one a step,
+    differing only in which calls and thoughts are recoveries).
     """
     agent_steps: list[dict[str, Any]] = []
     current: dict[str, Any] | None = None
