@@ -21,6 +21,7 @@ from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.sources import convert
 from knowledgepulse.sources._sessions.atif import to_atif
+from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 from tests.builders import steps as step_list
 from tests.builders import trace_json
@@ -670,6 +671,24 @@ def test_atif_step_types_that_no_longer_fit_the_steps_are_left_unused() -> None:
     assert item.trace == only(list(convert([untyped], source="atif"))).trace
     assert "error_recovery" not in [step.type for step in item.trace.steps]
     assert item.warnings == ()
+
+
+@pytest.mark.parametrize("recorded", ["thought", "observation"])
+def test_recorded_step_types_that_swap_a_call_for_another_step_are_left_unused(
+    recorded: str,
+) -> None:
+    """A recorded list as long as the steps, but naming a thought (or an observation) where a
+    recovering call was built (an edited file), leaves every step as built."""
+    builder = StepBuilder()
+    builder.tool_request("search", {"q": "x"}, call_id="1")
+    builder.tool_result("search", error="timed out", call_id="1")
+    builder.tool_request("search", {"q": "y"}, call_id="2")
+    built = [step["type"] for step in builder.steps()]
+    assert built == ["tool_call", "observation", "error_recovery"]
+    builder.step_types = ("tool_call", "observation", recorded)
+    assert [step["type"] for step in builder.steps()] == built
+    builder.step_types = ("tool_call", "observation", "tool_call")  # fits: only a recovery
+    assert [step["type"] for step in builder.steps()] == ["tool_call", "observation", "tool_call"]
 
 
 def test_an_atif_step_of_an_unknown_source_is_left_out_with_a_warning() -> None:

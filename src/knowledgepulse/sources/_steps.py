@@ -594,28 +594,26 @@ def _joins(tool: _ToolEvent, flag: _Flag, *, distinct: bool) -> bool:
     return True
 
 
-_RECOVERABLE = frozenset({"tool_call", "thought", "error_recovery"})
-"""The types a step told without an error flag may have had: whether it recovered is a guess."""
-
-
 def _take_recorded_types(recorded: tuple[str, ...], steps: list[dict[str, Any]]) -> None:
     """Give the steps built their recorded types, if these differ only in which are recoveries.
 
-    Any other difference (a step more or less, an observation for a call) means the file was
-    edited since it was written: the recorded list no longer describes its steps, which stay.
+    Any other difference (a step more or less, an observation for a call, a call for a
+    thought) means the file was edited since it was written: the recorded list no longer
+    describes its steps, which stay.
     """
     fits = len(recorded) == len(steps) and all(
-        kind == step["type"]
-        or (
-            "error_recovery" in (kind, step["type"])
-            and kind in _RECOVERABLE
-            and step["type"] in _RECOVERABLE
-        )
+        kind == step["type"] or _recovery_or_not(kind, step)
         for kind, step in zip(recorded, steps, strict=True)
     )
     if fits:
         for kind, step in zip(recorded, steps, strict=True):
             step["type"] = kind
+
+
+def _recovery_or_not(kind: str, step: dict[str, Any]) -> bool:
+    """Whether ``kind`` and the step's type are the same action, one of them a recovery."""
+    alike = {"tool_call", "error_recovery"} if "tool" in step else {"thought", "error_recovery"}
+    return kind in alike and step["type"] in alike
 
 
 def _tool(event: _Event) -> _ToolEvent:
