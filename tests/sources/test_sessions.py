@@ -645,6 +645,18 @@ def test_an_atif_step_of_an_unknown_source_is_left_out_with_a_warning() -> None:
     assert item.trace.task.objective == "finance-assistant run"  # the envelope's placeholder
 
 
+@pytest.mark.parametrize("odd", [3, True, "financial_search", {"id": "call_1"}])
+def test_an_atif_agent_step_whose_tool_calls_is_no_list_calls_no_tool(odd: Any) -> None:
+    """``tool_calls`` that is not ATIF's list holds no call: the run converts, its messages kept
+    (a number raised TypeError; found by bench/fuzz_loaders.py --structured)."""
+    document = json.loads((ATIF / "simple_trajectory.json").read_text())
+    agent = next(step for step in document["steps"] if step.get("tool_calls"))
+    agent["tool_calls"] = odd
+    trace = only(list(convert([document], source="atif"))).trace
+    assert tools(trace) == []
+    assert trace.outcome.result_summary.startswith("Alphabet (GOOGL) is currently trading")
+
+
 # --- writing ATIF -------------------------------------------------------------------------
 
 ATIF_SOURCES = frozenset({"system", "user", "agent"})
