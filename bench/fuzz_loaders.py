@@ -2,6 +2,8 @@
 
     python bench/fuzz_loaders.py                  # 100,000 inputs
     python bench/fuzz_loaders.py --count 5000 --seed 7
+    python bench/fuzz_loaders.py --structured     # 200 structured mutations of each corpus file
+    python bench/fuzz_loaders.py --structured --only codex/ --per-file 50 --keep /tmp/crashes
 
 Each input is a seed file (valid traces, eval cases, suites, each ``kp convert --from`` format's
 example, the example datasets as JSON Lines and Parquet) mutated at random: bytes flipped, spans
@@ -24,6 +26,14 @@ a command uses, and taken as far as that command takes it:
 
 A :class:`~knowledgepulse.errors.KnowledgePulseError` is a reported error; any other exception
 is counted, and the first of each kind is printed with the input that raised it (``--show``).
+
+With ``--structured``, the seeds are the conformance corpus's real files
+(``tests/conformance/files/<source>/``) and the mutations are made to their parsed values at
+JSON paths (``json_mutations.py``: a key deleted or renamed, a value of another type, siblings
+swapped, a record duplicated or dropped), so that the input parses and reaches the converters'
+own logic. Each input goes through ``convert:SOURCE`` and ``convert:auto``; a failure's kind is
+its exception type and the innermost knowledgepulse frame, and its first input is printed as
+the file and the smallest of its edits that still fails (``--keep`` writes that input too).
 """
 
 from __future__ import annotations
@@ -33,13 +43,18 @@ import faulthandler
 import gzip
 import json
 import random
+import re
+import signal
 import sys
 import tempfile
 import time
 import traceback
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
 
 import orjson
 
@@ -64,6 +79,7 @@ from knowledgepulse.trace.load import validate_record
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 from generate_traces import trace as generated_trace  # noqa: E402
+from json_mutations import Edit, Seed, apply, dump, edits, load_seed, nodes  # noqa: E402
 
 TOKENS = [
     b"NaN",
@@ -331,13 +347,186 @@ def _name(name: str, rng: random.Random) -> str:
     return name
 
 
+CORPUS = ROOT / "tests" / "conformance" / "files"
+SHAPE_FOLDERS = {"prompt-completion": "openai-chat"}
+"""Corpus folders named after a shape of rows, and the source that reads it (the others are
+named after their source)."""
+
+
+def corpus_files(only: str = "") -> list[tuple[str, Path]]:
+    """(source, file) for each conformance file whose ``folder/name`` contains ``only``."""
+    return [
+        (SHAPE_FOLDERS.get(path.parent.name, path.parent.name), path)
+        for path in sorted(CORPUS.glob("*/*"))
+        if not path.name.endswith(".facts.json") and only in f"{path.parent.name}/{path.name}"
+    ]
+
+
+class SlowInputError(Exception):
+    """An input a reader took longer than the limit over: a hang, or a quadratic path."""
+
+
+@dataclass
+class Fuzzed:
+    """What a structured run found: inputs tried, and each failure kind's count and first case."""
+
+    inputs: int = 0
+    unwritable: int = 0
+    unparsed: list[str] = field(default_factory=list)
+    failures: Counter[str] = field(default_factory=Counter)
+    first: dict[str, str] = field(default_factory=dict)
+
+
+def failure_kind(error: BaseException) -> str:
+    """An exception's type and the innermost frame of knowledgepulse's code it passed through."""
+    if isinstance(error, DisagreementError | SlowInputError):
+        return f"{type(error).__name__}: {re.sub(r'[0-9]+', 'N', str(error))[:100]}"
+    frames = [
+        frame
+        for frame in traceback.extract_tb(error.__traceback__)
+        if "/knowledgepulse/" in frame.filename
+    ]
+    if not frames:
+        return f"{type(error).__name__}: {str(error)[:80]}"
+    inner = frames[-1]
+    where = inner.filename.rsplit("/knowledgepulse/", 1)[1]
+    return f"{type(error).__name__} at {where}:{inner.lineno} ({inner.name})"
+
+
+@contextmanager
+def _time_limit(seconds: float | None) -> Iterator[None]:
+    if seconds is None:
+        yield
+        return
+
+    def expire(signum: int, frame: FrameType | None) -> None:
+        raise SlowInputError(f"over {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _failure(loader: str, path: Path, limit_s: float | None) -> Exception | None:
+    try:
+        with _time_limit(limit_s):
+            for _ in LOADERS[loader](path):
+                pass
+    except KnowledgePulseError:
+        return None
+    except Exception as error:  # the point of the exercise: what is not ours
+        return error
+    return None
+
+
+def _shrunk(seed: Seed, made: list[Edit], loader: str, kind: str, scratch: Path) -> list[Edit]:
+    """The first single edit of ``made`` that fails alike on its own, else all of them."""
+    for edit in made if len(made) > 1 else []:
+        data = dump(apply(seed.document, edit), seed.form)
+        if data is None:
+            continue
+        path = scratch / "shrink" / seed.path.name
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(data)
+        error = _failure(loader, path, None)
+        if error is not None and failure_kind(error) == kind:
+            return [edit]
+    return made
+
+
+def fuzz_structured(
+    files: list[tuple[str, Path]],
+    per_file: int,
+    seed: int,
+    *,
+    limit_s: float | None = None,
+    keep: Path | None = None,
+) -> Fuzzed:
+    """``per_file`` structured mutations of each file, read by its source and by ``auto``."""
+    found = Fuzzed()
+    with tempfile.TemporaryDirectory() as folder:
+        scratch = Path(folder)
+        for source, file in files:
+            parsed = load_seed(file)
+            if parsed is None:
+                found.unparsed.append(str(file.relative_to(CORPUS)))
+                continue
+            paths = nodes(parsed.document)
+            rng = random.Random(f"{seed}:{file.parent.name}/{file.name}")
+            for _ in range(per_file):
+                document, made = edits(parsed, paths, rng)
+                data = dump(document, parsed.form)
+                if data is None:
+                    found.unwritable += 1
+                    continue
+                found.inputs += 1
+                target = scratch / file.name
+                target.write_bytes(data)
+                for loader in (f"convert:{source}", "convert:auto"):
+                    error = _failure(loader, target, limit_s)
+                    if error is None:
+                        continue
+                    kind = failure_kind(error)
+                    found.failures[kind] += 1
+                    if kind not in found.first:
+                        smallest = _shrunk(parsed, made, loader, kind, scratch)
+                        found.first[kind] = _described(file, loader, smallest, error)
+                        if keep is not None:
+                            _kept(keep, len(found.first), parsed, smallest, data)
+    return found
+
+
+def _described(file: Path, loader: str, made: list[Edit], error: Exception) -> str:
+    edits_made = "; ".join(str(edit) for edit in made)
+    where = "".join(traceback.format_exception(error, limit=-3)[-4:])
+    return f"{file.relative_to(CORPUS)} ({loader}): {edits_made[:300]}\n{where}"
+
+
+def _kept(keep: Path, number: int, seed: Seed, made: list[Edit], data: bytes) -> None:
+    document = seed.document
+    for edit in made:
+        document = apply(document, edit)
+    keep.mkdir(parents=True, exist_ok=True)
+    (keep / f"{number:02}-{seed.path.name}").write_bytes(dump(document, seed.form) or data)
+
+
+def structured_main(args: argparse.Namespace) -> None:
+    """Fuzz the corpus files with structured mutations; print the failures' kinds."""
+    files = corpus_files(args.only)
+    began = time.perf_counter()
+    found = fuzz_structured(files, args.per_file, args.seed, limit_s=10.0, keep=args.keep)
+    elapsed = time.perf_counter() - began
+    print(
+        f"inputs: {found.inputs} from {len(files)} files in {elapsed:.0f} s (seed {args.seed}; "
+        f"{found.unwritable} not writable in their form; unparsed: {found.unparsed or 'none'})"
+    )
+    print(f"exceptions not the project's own: {sum(found.failures.values())}")
+    for kind, count in found.failures.most_common():
+        print(f"  {count:6}  {kind}")
+    for kind, first in found.first.items():
+        print(f"--- {kind}\n{first}", file=sys.stderr)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--count", type=int, default=100_000, help="inputs to try")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--show", type=int, default=3, help="examples printed per failure kind")
+    parser.add_argument(
+        "--structured", action="store_true", help="mutate the corpus files' parsed values"
+    )
+    parser.add_argument("--per-file", type=int, default=200, help="with --structured")
+    parser.add_argument("--only", default="", help="with --structured: files whose path has it")
+    parser.add_argument("--keep", type=Path, help="with --structured: write first inputs here")
     args = parser.parse_args()
     faulthandler.enable()  # a crash in a C extension prints where it happened
+    if args.structured:
+        structured_main(args)
+        return
     rng = random.Random(args.seed)
     # A reader first, then one of its seeds: each reader gets its share, however many seeds.
     by_reader: dict[str, list[tuple[str, str, bytes]]] = {}

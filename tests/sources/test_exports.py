@@ -794,6 +794,25 @@ def test_a_bad_item_of_a_langfuse_page_is_located_by_its_own_keys(tmp_path: Path
     assert sum(isinstance(item, TraceItem) for item in items) == 1
 
 
+@pytest.mark.parametrize(
+    ("index", "key", "odd"), [(1, "id", []), (0, "parentObservationId", ["5043b6d994a0663c"])]
+)
+def test_a_langfuse_observation_id_that_is_a_list_is_a_problem_at_that_key(
+    tmp_path: Path, index: int, key: str, odd: Any
+) -> None:
+    """An observation's ``id`` or ``parentObservationId`` that is a list is a problem located at
+    it, as any other id that is no hex; the trace still converts (before: TypeError, an
+    unhashable id, and the whole file lost; found by bench/fuzz_loaders.py --structured)."""
+    export = json.loads((CORPUS / "langfuse" / "agent-prism-qa-chatbot-3.json").read_text())
+    export["observations"][index][key] = odd
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(export))
+    items = convert_file(path, source="langfuse")
+    (problem,) = [item for item in items if isinstance(item, Problem)]
+    assert problem.path == f"observations[{index}].{key}"
+    assert sum(isinstance(item, TraceItem) for item in items) == 1
+
+
 def test_kp_score_from_auto_says_what_it_read_too() -> None:
     path = str(DATA / "otel_js" / "ai_sdk_generate_text.json")
     result = CliRunner().invoke(cli, ["score", "--from", "auto", "--no-embedder", path])

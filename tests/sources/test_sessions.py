@@ -702,6 +702,18 @@ def test_an_atif_step_of_an_unknown_source_is_left_out_with_a_warning() -> None:
     assert item.trace.task.objective == "finance-assistant run"  # the envelope's placeholder
 
 
+@pytest.mark.parametrize("odd", [3, True, "financial_search", {"id": "call_1"}])
+def test_an_atif_agent_step_whose_tool_calls_is_no_list_calls_no_tool(odd: Any) -> None:
+    """``tool_calls`` that is not ATIF's list holds no call: the run converts, its messages kept
+    (a number raised TypeError; found by bench/fuzz_loaders.py --structured)."""
+    document = json.loads((ATIF / "simple_trajectory.json").read_text())
+    agent = next(step for step in document["steps"] if step.get("tool_calls"))
+    agent["tool_calls"] = odd
+    trace = only(list(convert([document], source="atif"))).trace
+    assert tools(trace) == []
+    assert trace.outcome.result_summary.startswith("Alphabet (GOOGL) is currently trading")
+
+
 # --- writing ATIF -------------------------------------------------------------------------
 
 ATIF_SOURCES = frozenset({"system", "user", "agent"})
@@ -817,3 +829,25 @@ def test_a_record_that_is_not_claude_codes_is_told_the_shape_expected() -> None:
         "user|assistant|..., sessionId, message: {role, content}}, as ~/.claude/projects/*/*.jsonl "
         "holds them, or the stream-json that claude -p prints"
     )
+
+
+@pytest.mark.parametrize(
+    ("key", "path"), [(("type",), ""), (("message", "role"), "message")], ids=["type", "role"]
+)
+@pytest.mark.parametrize("odd", [["assistant"], {}])
+def test_a_claude_code_record_whose_type_or_role_is_no_string_is_that_records_problem(
+    key: tuple[str, ...], path: str, odd: Any
+) -> None:
+    """A record's ``type`` or its message's ``role`` that is a list or an object is a problem
+    at that record; the session's other records still convert (before: TypeError, the whole
+    file lost; found by bench/fuzz_loaders.py --structured)."""
+    records = lines(CLAUDE / "session_b.jsonl")
+    field = records[1]
+    for step in key[:-1]:
+        field = field[step]
+    field[key[-1]] = odd
+    items = list(convert(records, source="claude-code"))
+    (problem,) = [item for item in items if isinstance(item, Problem) and not item.warning]
+    assert (problem.location.index, problem.path) == (1, path)
+    (item,) = [item for item in items if isinstance(item, TraceItem)]
+    assert item.trace.task.objective.startswith("This is from a different session file")

@@ -373,6 +373,29 @@ def test_a_timestamp_past_year_9999_is_not_a_crash(tmp_path: Path) -> None:
     assert any(isinstance(item, TraceItem) for item in items)
 
 
+@pytest.mark.parametrize("timing", ["2025-01-01", 12.5, ["x"]])
+def test_a_run_result_whose_timing_is_no_object_reads_as_one_without_timing(
+    tmp_path: Path, timing: Any
+) -> None:
+    """A RunResult's ``timing`` that is no object holds no start time: the run converts as one
+    without ``timing`` (before: a string, number or list raised AttributeError; found by
+    bench/fuzz_loaders.py --structured)."""
+    corpus = Path(__file__).parents[1] / "conformance" / "files" / "smolagents"
+    result = json.loads((corpus / "google_model_retry.json").read_text())
+    result["timing"] = timing
+    odd = tmp_path / "odd.json"
+    odd.write_text(json.dumps(result))
+    del result["timing"]
+    without = tmp_path / "without.json"
+    without.write_text(json.dumps(result))
+    (item,) = convert_file(odd, source="smolagents")
+    (expected,) = convert_file(without, source="smolagents")
+    assert isinstance(item, TraceItem)
+    assert isinstance(expected, TraceItem)
+    assert item.trace.steps == expected.trace.steps
+    assert item.trace.metadata.created_at == expected.trace.metadata.created_at
+
+
 def test_a_memory_kept_across_runs_gives_one_trace_per_run(tmp_path: Path) -> None:
     """Steps of ``run(task, reset=False)``: each ``TaskStep`` starts a run, in a list or lines."""
     second = weather_run()

@@ -154,6 +154,21 @@ def test_unreadable_calls_are_a_located_problem_and_the_other_rows_convert(
     assert ":1: intermediate_steps[2].content: expected 'Calling tools:' and a list" in str(problem)
 
 
+@pytest.mark.parametrize("role", [["tool-call"], {"name": "assistant"}])
+def test_a_row_whose_message_role_is_no_string_is_a_problem_and_the_others_convert(
+    tmp_path: Path, role: Any
+) -> None:
+    """A message whose ``role`` is a list or an object is no smolagents message: its row is a
+    problem, as one of an unknown role is, and the other rows convert (before: TypeError, every
+    row lost; found by bench/fuzz_loaders.py --structured)."""
+    odd = json.loads(row(answered("2"), "2"))
+    odd["intermediate_steps"][3]["role"] = role
+    item, problem = read(tmp_path, row(answered("2"), "2"), json.dumps(odd))
+    assert isinstance(item, TraceItem)
+    assert isinstance(problem, Problem)
+    assert problem.location.line == 2
+
+
 def test_a_run_that_raised_before_any_step_is_its_error_not_an_answer(tmp_path: Path) -> None:
     """The benchmark keeps ``str(e)`` as the answer of a run that raised (no message): that
     text is the run's error, and the run failed."""

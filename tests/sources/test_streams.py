@@ -72,6 +72,36 @@ def test_a_codex_exec_stream_is_recognised_as_codex_by_its_first_line(path: Path
     assert recognise(lines(path)[2]) == "codex"  # a stream cut before its first lines
 
 
+@pytest.mark.parametrize("odd", [["thread.started"], {}])
+def test_a_codex_exec_first_line_whose_type_is_no_string_is_one_problem(odd: Any) -> None:
+    """A first line whose ``type`` is a list or an object is no event: read by auto-detection,
+    it is one problem and the lines after it are the trace; read as codex, a located problem
+    (before: TypeError in recognising it, the whole file lost; found by
+    bench/fuzz_loaders.py --structured)."""
+    records = lines(CODEX_LS)
+    records[0]["type"] = odd
+    items = list(convert(records))
+    problems = [item for item in items if isinstance(item, Problem) and not item.warning]
+    assert [problem.location.index for problem in problems] == [0]
+    (item,) = [item for item in items if isinstance(item, TraceItem)]
+    assert kinds(item.trace)[1:3] == [("tool_call", "shell"), ("observation", "shell")]
+    named = list(convert(records, source="codex"))
+    assert isinstance(named[0], Problem)
+    assert named[0].message.startswith("not a Codex rollout line")
+
+
+@pytest.mark.parametrize("odd", [["completed"], {"state": "failed"}])
+def test_a_codex_command_whose_status_is_no_string_is_told_by_its_exit_code(odd: Any) -> None:
+    """A command item's ``status`` that is a list or an object says nothing: its exit code 0
+    makes its output the result (before: TypeError; found by bench/fuzz_loaders.py
+    --structured)."""
+    records = lines(CODEX_LS)
+    records[4]["item"]["status"] = odd
+    trace = only(list(convert(records))).trace
+    assert kinds(trace)[1:3] == [("tool_call", "shell"), ("observation", "shell")]
+    assert "hello.txt" in (trace.steps[2].content or "")
+
+
 def test_a_codex_exec_stream_is_one_trace_of_its_items_each_told_once() -> None:
     """The thread id is the trace's; a command's ``item.started`` and ``item.completed`` are one
     ``shell`` call; reasoning is a thought; the last agent message the answer; success."""

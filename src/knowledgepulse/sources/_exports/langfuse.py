@@ -322,16 +322,17 @@ def _observation_spans(
     *,
     runs: frozenset[str] = frozenset(),
 ) -> Iterator[tuple[Span | SpanError, Loc]]:
+    # Ids that are no string (a list, an object) are none here: _span reports them.
     wrappers = {
-        item.get("parentObservationId")
+        as_string(item.get("parentObservationId"))
         for item in observations
         if isinstance(item, dict) and item.get("type") == "GENERATION"
     }
     for n, item in enumerate(observations):
         loc: Loc = (*where, *key, n) if key else where
         try:
-            own = item.get("id") if isinstance(item, dict) else None
-            run = isinstance(own, str) and own in runs
+            own = as_string(item.get("id")) if isinstance(item, dict) else None
+            run = own is not None and own in runs
             yield _span(item, trace_id, tools, wraps=own in wrappers, run=run), loc
         except SpanError as error:
             yield SpanError((*loc, *error.loc), error.message), loc

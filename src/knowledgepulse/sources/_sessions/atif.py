@@ -99,11 +99,10 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
     extra = document.get("extra")
     kp_wrote = isinstance(extra, Mapping) and isinstance(extra.get("knowledgepulse"), Mapping)
     names = {
-        call[0]: call[1]
+        call_id: name
         for step in steps
         if step.get("source") == "agent"
-        for call in map(_call, step.get("tool_calls") or ())
-        if call is not None
+        for call_id, name, _ in _calls(step)
     }
     # A call a system step answered before the agent step that lists it (``tbench``) was made
     # by then: its result's time places it, so calls answered one after another are turns.
@@ -185,7 +184,7 @@ def _tell_agent(
     """
     reasoning = step.get("reasoning_content")
     builder.thought(as_string(reasoning), at=at)
-    calls = [found for found in map(_call, step.get("tool_calls") or ()) if found is not None]
+    calls = _calls(step)
     # Calls answered before their step (``tbench``) ran before its message: the last such
     # step's message is said after them, the answer as from a step that calls no tool.
     after_calls = bool(calls) and all(call_id in answered_at for call_id, _, _ in calls)
@@ -234,6 +233,13 @@ def _unknown_source(number: int, step: Mapping[str, Any]) -> str:
         f"steps[{number}]{named} has source {value}, not one of ATIF's "
         f"({', '.join(SOURCES)}): the step is left out"
     )
+
+
+def _calls(step: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
+    """A step's well-formed tool calls; a ``tool_calls`` that is no list holds none."""
+    listed = step.get("tool_calls")
+    calls = listed if isinstance(listed, list) else []
+    return [found for found in map(_call, calls) if found is not None]
 
 
 def _call(call: Any) -> tuple[str, str, Any] | None:

@@ -137,7 +137,7 @@ def _streamed(value: Any) -> bool:
     """Whether a record is one of ``--output-format stream-json``'s (or the Agent SDK's)."""
     return (
         isinstance(value, dict)
-        and value.get("type") in STREAMED
+        and as_string(value.get("type")) in STREAMED
         and isinstance(value.get("session_id"), str)
         and "sessionId" not in value
     )
@@ -204,7 +204,7 @@ def _tell_record(
             return
         session_id = f"{session_id}/sidechain-{chain}"
     message = value.get("message")
-    if not isinstance(message, dict) or message.get("role") not in TURNS:
+    if not isinstance(message, dict) or as_string(message.get("role")) not in TURNS:
         raise PathError(
             ("message",),
             f"expected a message {{role: user|assistant, content: ...}}, found "

@@ -96,7 +96,7 @@ def recognises(value: Any) -> bool:
     return (
         (
             isinstance(value, dict)
-            and value.get("type") in LINES
+            and as_string(value.get("type")) in LINES
             and isinstance(value.get("payload"), dict)
         )
         or _legacy_meta(value)

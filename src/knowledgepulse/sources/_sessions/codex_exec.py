@@ -84,7 +84,7 @@ class _Thread:
 
 def recognises(value: Any) -> bool:
     """Whether a file's first record is a thread event of ``codex exec --json``."""
-    if not isinstance(value, dict) or value.get("type") not in EVENTS:
+    if not isinstance(value, dict) or as_string(value.get("type")) not in EVENTS:
         return False
     kind = value["type"]
     if kind == "thread.started":
@@ -221,7 +221,7 @@ def _tell_item(calls: Calls, item: Mapping[str, Any], *, answer: bool) -> bool:
 
 def _tell_call(calls: Calls, item: Mapping[str, Any], kind: str, call_id: str | None) -> None:
     """Tell a tool call item and, once it ended, its result."""
-    status = item.get("status")
+    status = as_string(item.get("status"))
     ended, failed = status in ("completed", *_FAILED), status in _FAILED
     if kind == "command_execution":
         calls.request("shell", {"command": item.get("command")}, call_id)

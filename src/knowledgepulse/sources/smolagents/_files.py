@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse._util.jsonpath import as_object, describe_value
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.json_values import Loc
@@ -134,7 +134,7 @@ def _convert_record_run(record: Record, options: TraceOptions) -> Iterator[Trace
     started: float | None = None
     if isinstance(value, dict):
         steps, state, output = value["steps"], value.get("state"), value.get("output")
-        started = number((value.get("timing") or {}).get("start_time"))
+        started = number(as_object(value.get("timing")).get("start_time"))
         prefix = ("steps",)
         if not isinstance(steps, list):
             yield record.problem(prefix, f"expected a list of steps, found {describe_value(steps)}")

@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse._util.jsonpath import as_string, describe_value
 from knowledgepulse.records.json_values import Loc
 from knowledgepulse.sources._envelope import PathError
 from knowledgepulse.sources.smolagents._run import FINAL_ANSWER_TOOL, MAX_STEPS_ERROR, text
@@ -47,7 +47,8 @@ def is_row(value: Any) -> bool:
         return False
     messages = value["intermediate_steps"]
     return isinstance(messages, list) and all(
-        isinstance(message, Mapping) and message.get("role") in ROLES for message in messages
+        isinstance(message, Mapping) and as_string(message.get("role")) in ROLES
+        for message in messages
     )
 
 
