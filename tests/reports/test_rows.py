@@ -114,14 +114,18 @@ def test_a_struct_field_named_with_a_secret_is_named_as_the_redacted_rows_name_i
         ),
         ({"meta": {"a": 3.5}}, r"meta\.a is 3\.5, a fraction in a column of integers"),
         ({"meta": {"a": 3}, "late": 1}, r"the column 'late' is not in"),
+        ({"meta": {"a": "3"}}, r"meta\.a is a string, which the Parquet output's int64 there"),
+        ({"meta": {"a": 3}, "turns": [{"role": "user"}, {"role": 5}]}, r"turns\[1\]\.role is a"),
     ],
 )
 def test_a_later_row_that_does_not_fit_the_first_batch_stops_the_run_naming_where(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, late: dict[str, Any], path: str
 ) -> None:
-    """A value past the first batch that pyarrow would drop or cut is an error at its row.
+    """A value past the first batch that pyarrow would drop, cut or refuse is an error at its row.
 
-    Before, a struct's new key (at any depth) was dropped and a fraction truncated, silently.
+    Before, a struct's new key (at any depth) was dropped and a fraction truncated, silently;
+    a value of another type (a text where the first batch had integers) was refused with
+    pyarrow's words alone, naming neither its row nor its column.
     """
     monkeypatch.setattr(rows_module, "BATCH_ROWS", 2)
     first = [{"meta": {"a": n}, "turns": [{"role": "user"}]} for n in range(2)]

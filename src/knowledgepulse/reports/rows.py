@@ -398,6 +398,34 @@ def _in_map(check: Misfit, value: Any) -> tuple[Loc, str] | None:
     return None
 
 
+def _refusal(pa: Any, kind: Any, value: Any) -> tuple[Loc, Any, Exception] | None:
+    """Where in ``value`` pyarrow refuses Arrow type ``kind``; ``None``: the value fits.
+
+    The deepest field or item it can name, the type there, and pyarrow's error.
+    """
+    try:
+        pa.array([value], type=kind)
+    except (ArithmeticError, TypeError, ValueError) as error:
+        inner: list[tuple[str | int, Any, Any]] = []
+        if pa.types.is_struct(kind) and isinstance(value, Mapping):
+            inner = [(f.name, f.type, value[f.name]) for f in kind if f.name in value]
+        elif (pa.types.is_list(kind) or pa.types.is_large_list(kind)) and isinstance(
+            value, list | tuple
+        ):
+            inner = [(index, kind.value_type, item) for index, item in enumerate(value)]
+        for key, inner_kind, item in inner:
+            if found := _refusal(pa, inner_kind, item):
+                return (key, *found[0]), found[1], found[2]
+        return (), kind, error
+    return None
+
+
+def _value_at(value: Any, path: Loc) -> Any:
+    for key in path:
+        value = value[key]
+    return value
+
+
 def _as_json_text(value: Any) -> Any:
     if value is None or isinstance(value, str):  # text not JSON was read as itself
         return value
@@ -516,19 +544,22 @@ class RowWriter:
                         if (misfit := _misfit(field.type))
                     }
                 self._writer = self._pq.ParquetWriter(self._stream, self._schema)
-            if not self._encoders:
-                return pa.Table.from_pylist(self._fitted_rows(), schema=self._schema)
-            storage = pa.schema(
-                [field.with_type(_storage(pa, field.type)) for field in self._schema],
-                metadata=self._schema.metadata,
-            )
-            return pa.Table.from_pylist(self._fitted_rows(), schema=storage).cast(self._schema)
+            storage = self._schema
+            if self._encoders:
+                storage = pa.schema(
+                    [field.with_type(_storage(pa, field.type)) for field in self._schema],
+                    metadata=self._schema.metadata,
+                )
+            rows = self._fitted_rows()
+            return pa.Table.from_pylist(rows, schema=storage).cast(self._schema)
         # pyarrow's ArrowInvalid and ArrowTypeError are ValueError and TypeError; an integer
         # out of a column's range is an OverflowError.
         except (ArithmeticError, TypeError, ValueError) as error:
+            where = self._refused(storage) if self._schema is not None else None
             raise OutputError(
-                f"the rows do not fit one Parquet schema ({error}); write JSON Lines instead "
-                "(-o FILE.jsonl)"
+                where
+                or f"the rows do not fit one Parquet schema ({error}); write JSON Lines "
+                "instead (-o FILE.jsonl)"
             ) from None
 
     def _first_schema(self) -> tuple[Any, tuple[str, ...]]:
@@ -639,6 +670,27 @@ class RowWriter:
                     f"{BATCH_ROWS:,} rows (and their Parquet files); write JSON Lines instead "
                     "(-o FILE.jsonl), which keeps every row as it is"
                 )
+
+    def _refused(self, schema: Any) -> str | None:
+        """The message of the first pending value pyarrow refuses for its column's type.
+
+        pyarrow's own error names neither the row nor the column (``Could not convert 'text'
+        with type str: tried to convert to int64``): a later batch's text in a column the
+        first made integers, in a dataset of thousands of rows, would be found by hand.
+        """
+        for location, row in self._pending:
+            for field in schema:
+                if field.name in row and (found := _refusal(self._pa, field.type, row[field.name])):
+                    path, kind, error = found
+                    return (
+                        f"{location}: {format_path((field.name, *path))} is "
+                        f"{describe_value(_value_at(row[field.name], path))}, which the Parquet "
+                        f"output's {kind} there cannot hold ({error}): its columns and their "
+                        f"types are those of the first {BATCH_ROWS:,} rows (and their Parquet "
+                        "files); write JSON Lines instead (-o FILE.jsonl), which keeps every row "
+                        "as it is"
+                    )
+        return None
 
     def close(self) -> None:
         """Finish the output: Parquet's last batch and footer."""
