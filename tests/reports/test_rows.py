@@ -150,10 +150,36 @@ def test_a_column_of_two_types_in_the_first_batch_stops_the_run_naming_where(
     assert "write JSON Lines instead (-o FILE.jsonl)" in message
 
 
+@pytest.mark.parametrize(
+    ("rows", "where"),
+    [
+        (  # Anthropic's messages: a text content, then a list of blocks
+            [{"messages": [{"content": "hi"}, {"content": [{"type": "text", "text": "yo"}]}]}],
+            r"^rows\.jsonl:1: messages\[1\]\.content is a list here and a string at "
+            r"messages\[0\]\.content",
+        ),
+        (  # tool_calls a list in one row, its JSON text in another
+            [{"m": [{"tool_calls": "[]"}]}, {"m": [{"tool_calls": None}, {"tool_calls": [1]}]}],
+            r"^rows\.jsonl:2: m\[1\]\.tool_calls is a list here and a string there in an "
+            "earlier row",
+        ),
+    ],
+)
+def test_a_nested_value_of_two_types_is_named_at_its_path(
+    tmp_path: Path, rows: list[dict[str, Any]], where: str
+) -> None:
+    """Where one place in a column's values holds two types, the message names that place.
+
+    Before, it named the column alone, as ``a list here and a list in an earlier row``.
+    """
+    with pytest.raises(OutputError, match=where):
+        written(tmp_path / "out.parquet", from_json(rows))
+
+
 def test_a_value_no_parquet_type_holds_is_named_at_its_row(tmp_path: Path) -> None:
     """A list of a number and a text, alone in its column, is refused at its own row."""
     rows = from_json([{"id": 1}, {"id": 2, "mixed": [1, "a"]}])
-    with pytest.raises(OutputError, match=r"^rows\.jsonl:2: the column 'mixed' holds a list"):
+    with pytest.raises(OutputError, match=r"^rows\.jsonl:2: mixed\[1\] is a string here and a"):
         written(tmp_path / "out.parquet", rows)
 
 

@@ -158,7 +158,16 @@ def _unfit_column(
     location, value = rows[fails - 1][0], values[fails - 1]
     column = f"the column {name!r} holds {describe_value(value)} here"
     earlier = next((v for v in values[: fails - 1] if v is not None), None)
-    if earlier is None:
+    clash = _first_clash(values[:fails])
+    if clash is not None and clash[1]:  # inside the values: a message's content, a call
+        index, path, value, (_, first, at, met) = clash
+        location, there = rows[index][0], format_path((name, *path))
+        before = f"at {format_path((name, *at))}" if first == index else "there in an earlier row"
+        what = (
+            f"{there} is {describe_value(value)} here and {describe_value(met)} {before}: a "
+            "Parquet column holds one type at each place"
+        )
+    elif earlier is None:
         what = f"{column}, which no one Parquet type holds"
     else:
         what = (
@@ -169,6 +178,43 @@ def _unfit_column(
         f"{location}: {what} ({error}); write JSON Lines instead (-o FILE.jsonl), "
         "which keeps every row as it is, or give the column one type in every row"
     )
+
+
+Loc = tuple[str | int, ...]
+Clash = tuple[int, Loc, Any, tuple[str, int, Loc, Any]]
+
+
+def _first_clash(values: list[Any]) -> Clash | None:
+    """The first value met where an earlier one at its place was of another kind; ``None``: none.
+
+    Its row index, path and value, and the earlier one's kind, row, path and value; the items
+    of a list are one place, as a list column has one item type. pyarrow says only ``cannot
+    mix list and non-list`` of a column of chat messages whose
+    ``content`` is a text in one message and a list of blocks in another.
+    """
+    seen: dict[tuple[Any, ...], tuple[str, int, Loc, Any]] = {}
+
+    def walk(index: int, value: Any, path: Loc, place: tuple[Any, ...]) -> Clash | None:
+        if value is None:
+            return None
+        kind = "number" if isinstance(value, int | float) and not isinstance(value, bool) else ""
+        first = seen.setdefault(place, (kind or type(value).__name__, index, path, value))
+        if first[0] != (kind or type(value).__name__):
+            return index, path, value, first
+        inner: list[tuple[str | int, Any, Any]] = []
+        if isinstance(value, dict):
+            inner = [(key, key, item) for key, item in value.items()]
+        elif isinstance(value, list):  # every item is one place: a list column has one type
+            inner = [(number, None, item) for number, item in enumerate(value)]
+        for key, where, item in inner:
+            if found := walk(index, item, (*path, key), (*place, where)):
+                return found
+        return None
+
+    for index, value in enumerate(values):
+        if found := walk(index, value, (), ()):
+            return found
+    return None
 
 
 def _without_empty_structs(pa: Any, found: Any) -> Any:
@@ -318,7 +364,6 @@ def _storage(pa: Any, kind: Any) -> Any:
     )
 
 
-Loc = tuple[str | int, ...]
 Misfit = Callable[[Any], "tuple[Loc, str] | None"]
 
 
