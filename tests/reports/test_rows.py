@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from knowledgepulse.errors import OutputError
 from knowledgepulse.records import Location, Record
+from knowledgepulse.records.readers import read_records
 from knowledgepulse.reports import rows as rows_module
-from knowledgepulse.reports.rows import RowWriter
+from knowledgepulse.reports.rows import RowWriter, jsonl_row
 from tests.trace.strategies import json_values
 
 
@@ -212,3 +213,21 @@ def test_a_row_in_memory_written_as_a_json_line_reads_back_with_its_columns(
     line = rows_module.jsonl_row(Record(Location("rows", 1, 0), row), columns)
     assert "\n" not in line
     assert json.loads(line) == {**row, **columns}
+
+
+def test_a_nanosecond_timestamp_goes_to_json_lines_as_rfc_3339(tmp_path: Path) -> None:
+    """A Parquet ``timestamp[ns]`` (read as pandas' Timestamp) is written as a microsecond one is.
+
+    Before, orjson refused pandas' subclass of datetime and its ``str`` was written:
+    ``1970-01-01 00:00:00.000000001+00:00``, a space for the ``T``, unlike its other columns.
+    """
+    pytest.importorskip("pandas")  # without it pyarrow gives datetimes, which orjson writes
+    source = tmp_path / "in.parquet"
+    nanos = pa.array([1, 10**18], type=pa.timestamp("ns"))
+    micros = pa.array([0, 10**12], type=pa.timestamp("us", tz="UTC"))
+    pq.write_table(pa.table({"ns": nanos, "us": micros}), source)
+    lines = [jsonl_row(row, {}) for row in read_records(source) if isinstance(row, Record)]
+    assert [json.loads(line) for line in lines] == [
+        {"ns": "1970-01-01T00:00:00.000000001+00:00", "us": "1970-01-01T00:00:00+00:00"},
+        {"ns": "2001-09-09T01:46:40+00:00", "us": "1970-01-12T13:46:40+00:00"},
+    ]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import datetime as dt
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -483,6 +484,10 @@ def _json_default(value: Any) -> Any:
         return base64.b64encode(value).decode("ascii")
     if isinstance(value, set | frozenset | tuple):
         return list(value)
+    # A subclass orjson does not take (pandas' Timestamp, a nanosecond column's): RFC 3339, as
+    # orjson writes a datetime, rather than str's space for the T.
+    if isinstance(value, dt.date | dt.time):
+        return value.isoformat()
     return str(value)
 
 
