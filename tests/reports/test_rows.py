@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from knowledgepulse.errors import OutputError
 from knowledgepulse.records import Location, Record
+from knowledgepulse.records.readers import read_records
 from knowledgepulse.reports import rows as rows_module
-from knowledgepulse.reports.rows import RowWriter
+from knowledgepulse.reports.rows import RowWriter, jsonl_row
 from tests.trace.strategies import json_values
 
 
@@ -114,14 +115,18 @@ def test_a_struct_field_named_with_a_secret_is_named_as_the_redacted_rows_name_i
         ),
         ({"meta": {"a": 3.5}}, r"meta\.a is 3\.5, a fraction in a column of integers"),
         ({"meta": {"a": 3}, "late": 1}, r"the column 'late' is not in"),
+        ({"meta": {"a": "3"}}, r"meta\.a is a string, which the Parquet output's int64 there"),
+        ({"meta": {"a": 3}, "turns": [{"role": "user"}, {"role": 5}]}, r"turns\[1\]\.role is a"),
     ],
 )
 def test_a_later_row_that_does_not_fit_the_first_batch_stops_the_run_naming_where(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, late: dict[str, Any], path: str
 ) -> None:
-    """A value past the first batch that pyarrow would drop or cut is an error at its row.
+    """A value past the first batch that pyarrow would drop, cut or refuse is an error at its row.
 
-    Before, a struct's new key (at any depth) was dropped and a fraction truncated, silently.
+    Before, a struct's new key (at any depth) was dropped and a fraction truncated, silently;
+    a value of another type (a text where the first batch had integers) was refused with
+    pyarrow's words alone, naming neither its row nor its column.
     """
     monkeypatch.setattr(rows_module, "BATCH_ROWS", 2)
     first = [{"meta": {"a": n}, "turns": [{"role": "user"}]} for n in range(2)]
@@ -146,10 +151,36 @@ def test_a_column_of_two_types_in_the_first_batch_stops_the_run_naming_where(
     assert "write JSON Lines instead (-o FILE.jsonl)" in message
 
 
+@pytest.mark.parametrize(
+    ("rows", "where"),
+    [
+        (  # Anthropic's messages: a text content, then a list of blocks
+            [{"messages": [{"content": "hi"}, {"content": [{"type": "text", "text": "yo"}]}]}],
+            r"^rows\.jsonl:1: messages\[1\]\.content is a list here and a string at "
+            r"messages\[0\]\.content",
+        ),
+        (  # tool_calls a list in one row, its JSON text in another
+            [{"m": [{"tool_calls": "[]"}]}, {"m": [{"tool_calls": None}, {"tool_calls": [1]}]}],
+            r"^rows\.jsonl:2: m\[1\]\.tool_calls is a list here and a string there in an "
+            "earlier row",
+        ),
+    ],
+)
+def test_a_nested_value_of_two_types_is_named_at_its_path(
+    tmp_path: Path, rows: list[dict[str, Any]], where: str
+) -> None:
+    """Where one place in a column's values holds two types, the message names that place.
+
+    Before, it named the column alone, as ``a list here and a list in an earlier row``.
+    """
+    with pytest.raises(OutputError, match=where):
+        written(tmp_path / "out.parquet", from_json(rows))
+
+
 def test_a_value_no_parquet_type_holds_is_named_at_its_row(tmp_path: Path) -> None:
     """A list of a number and a text, alone in its column, is refused at its own row."""
     rows = from_json([{"id": 1}, {"id": 2, "mixed": [1, "a"]}])
-    with pytest.raises(OutputError, match=r"^rows\.jsonl:2: the column 'mixed' holds a list"):
+    with pytest.raises(OutputError, match=r"^rows\.jsonl:2: mixed\[1\] is a string here and a"):
         written(tmp_path / "out.parquet", rows)
 
 
@@ -182,3 +213,21 @@ def test_a_row_in_memory_written_as_a_json_line_reads_back_with_its_columns(
     line = rows_module.jsonl_row(Record(Location("rows", 1, 0), row), columns)
     assert "\n" not in line
     assert json.loads(line) == {**row, **columns}
+
+
+def test_a_nanosecond_timestamp_goes_to_json_lines_as_rfc_3339(tmp_path: Path) -> None:
+    """A Parquet ``timestamp[ns]`` (read as pandas' Timestamp) is written as a microsecond one is.
+
+    Before, orjson refused pandas' subclass of datetime and its ``str`` was written:
+    ``1970-01-01 00:00:00.000000001+00:00``, a space for the ``T``, unlike its other columns.
+    """
+    pytest.importorskip("pandas")  # without it pyarrow gives datetimes, which orjson writes
+    source = tmp_path / "in.parquet"
+    nanos = pa.array([1, 10**18], type=pa.timestamp("ns"))
+    micros = pa.array([0, 10**12], type=pa.timestamp("us", tz="UTC"))
+    pq.write_table(pa.table({"ns": nanos, "us": micros}), source)
+    lines = [jsonl_row(row, {}) for row in read_records(source) if isinstance(row, Record)]
+    assert [json.loads(line) for line in lines] == [
+        {"ns": "1970-01-01T00:00:00.000000001+00:00", "us": "1970-01-01T00:00:00+00:00"},
+        {"ns": "2001-09-09T01:46:40+00:00", "us": "1970-01-12T13:46:40+00:00"},
+    ]

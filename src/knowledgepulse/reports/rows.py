@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import datetime as dt
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -158,7 +159,16 @@ def _unfit_column(
     location, value = rows[fails - 1][0], values[fails - 1]
     column = f"the column {name!r} holds {describe_value(value)} here"
     earlier = next((v for v in values[: fails - 1] if v is not None), None)
-    if earlier is None:
+    clash = _first_clash(values[:fails])
+    if clash is not None and clash[1]:  # inside the values: a message's content, a call
+        index, path, value, (_, first, at, met) = clash
+        location, there = rows[index][0], format_path((name, *path))
+        before = f"at {format_path((name, *at))}" if first == index else "there in an earlier row"
+        what = (
+            f"{there} is {describe_value(value)} here and {describe_value(met)} {before}: a "
+            "Parquet column holds one type at each place"
+        )
+    elif earlier is None:
         what = f"{column}, which no one Parquet type holds"
     else:
         what = (
@@ -169,6 +179,43 @@ def _unfit_column(
         f"{location}: {what} ({error}); write JSON Lines instead (-o FILE.jsonl), "
         "which keeps every row as it is, or give the column one type in every row"
     )
+
+
+Loc = tuple[str | int, ...]
+Clash = tuple[int, Loc, Any, tuple[str, int, Loc, Any]]
+
+
+def _first_clash(values: list[Any]) -> Clash | None:
+    """The first value met where an earlier one at its place was of another kind; ``None``: none.
+
+    Its row index, path and value, and the earlier one's kind, row, path and value; the items
+    of a list are one place, as a list column has one item type. pyarrow says only ``cannot
+    mix list and non-list`` of a column of chat messages whose
+    ``content`` is a text in one message and a list of blocks in another.
+    """
+    seen: dict[tuple[Any, ...], tuple[str, int, Loc, Any]] = {}
+
+    def walk(index: int, value: Any, path: Loc, place: tuple[Any, ...]) -> Clash | None:
+        if value is None:
+            return None
+        kind = "number" if isinstance(value, int | float) and not isinstance(value, bool) else ""
+        first = seen.setdefault(place, (kind or type(value).__name__, index, path, value))
+        if first[0] != (kind or type(value).__name__):
+            return index, path, value, first
+        inner: list[tuple[str | int, Any, Any]] = []
+        if isinstance(value, dict):
+            inner = [(key, key, item) for key, item in value.items()]
+        elif isinstance(value, list):  # every item is one place: a list column has one type
+            inner = [(number, None, item) for number, item in enumerate(value)]
+        for key, where, item in inner:
+            if found := walk(index, item, (*path, key), (*place, where)):
+                return found
+        return None
+
+    for index, value in enumerate(values):
+        if found := walk(index, value, (), ()):
+            return found
+    return None
 
 
 def _without_empty_structs(pa: Any, found: Any) -> Any:
@@ -318,7 +365,6 @@ def _storage(pa: Any, kind: Any) -> Any:
     )
 
 
-Loc = tuple[str | int, ...]
 Misfit = Callable[[Any], "tuple[Loc, str] | None"]
 
 
@@ -398,6 +444,34 @@ def _in_map(check: Misfit, value: Any) -> tuple[Loc, str] | None:
     return None
 
 
+def _refusal(pa: Any, kind: Any, value: Any) -> tuple[Loc, Any, Exception] | None:
+    """Where in ``value`` pyarrow refuses Arrow type ``kind``; ``None``: the value fits.
+
+    The deepest field or item it can name, the type there, and pyarrow's error.
+    """
+    try:
+        pa.array([value], type=kind)
+    except (ArithmeticError, TypeError, ValueError) as error:
+        inner: list[tuple[str | int, Any, Any]] = []
+        if pa.types.is_struct(kind) and isinstance(value, Mapping):
+            inner = [(f.name, f.type, value[f.name]) for f in kind if f.name in value]
+        elif (pa.types.is_list(kind) or pa.types.is_large_list(kind)) and isinstance(
+            value, list | tuple
+        ):
+            inner = [(index, kind.value_type, item) for index, item in enumerate(value)]
+        for key, inner_kind, item in inner:
+            if found := _refusal(pa, inner_kind, item):
+                return (key, *found[0]), found[1], found[2]
+        return (), kind, error
+    return None
+
+
+def _value_at(value: Any, path: Loc) -> Any:
+    for key in path:
+        value = value[key]
+    return value
+
+
 def _as_json_text(value: Any) -> Any:
     if value is None or isinstance(value, str):  # text not JSON was read as itself
         return value
@@ -410,6 +484,10 @@ def _json_default(value: Any) -> Any:
         return base64.b64encode(value).decode("ascii")
     if isinstance(value, set | frozenset | tuple):
         return list(value)
+    # A subclass orjson does not take (pandas' Timestamp, a nanosecond column's): RFC 3339, as
+    # orjson writes a datetime, rather than str's space for the T.
+    if isinstance(value, dt.date | dt.time):
+        return value.isoformat()
     return str(value)
 
 
@@ -516,19 +594,22 @@ class RowWriter:
                         if (misfit := _misfit(field.type))
                     }
                 self._writer = self._pq.ParquetWriter(self._stream, self._schema)
-            if not self._encoders:
-                return pa.Table.from_pylist(self._fitted_rows(), schema=self._schema)
-            storage = pa.schema(
-                [field.with_type(_storage(pa, field.type)) for field in self._schema],
-                metadata=self._schema.metadata,
-            )
-            return pa.Table.from_pylist(self._fitted_rows(), schema=storage).cast(self._schema)
+            storage = self._schema
+            if self._encoders:
+                storage = pa.schema(
+                    [field.with_type(_storage(pa, field.type)) for field in self._schema],
+                    metadata=self._schema.metadata,
+                )
+            rows = self._fitted_rows()
+            return pa.Table.from_pylist(rows, schema=storage).cast(self._schema)
         # pyarrow's ArrowInvalid and ArrowTypeError are ValueError and TypeError; an integer
         # out of a column's range is an OverflowError.
         except (ArithmeticError, TypeError, ValueError) as error:
+            where = self._refused(storage) if self._schema is not None else None
             raise OutputError(
-                f"the rows do not fit one Parquet schema ({error}); write JSON Lines instead "
-                "(-o FILE.jsonl)"
+                where
+                or f"the rows do not fit one Parquet schema ({error}); write JSON Lines "
+                "instead (-o FILE.jsonl)"
             ) from None
 
     def _first_schema(self) -> tuple[Any, tuple[str, ...]]:
@@ -639,6 +720,27 @@ class RowWriter:
                     f"{BATCH_ROWS:,} rows (and their Parquet files); write JSON Lines instead "
                     "(-o FILE.jsonl), which keeps every row as it is"
                 )
+
+    def _refused(self, schema: Any) -> str | None:
+        """The message of the first pending value pyarrow refuses for its column's type.
+
+        pyarrow's own error names neither the row nor the column (``Could not convert 'text'
+        with type str: tried to convert to int64``): a later batch's text in a column the
+        first made integers, in a dataset of thousands of rows, would be found by hand.
+        """
+        for location, row in self._pending:
+            for field in schema:
+                if field.name in row and (found := _refusal(self._pa, field.type, row[field.name])):
+                    path, kind, error = found
+                    return (
+                        f"{location}: {format_path((field.name, *path))} is "
+                        f"{describe_value(_value_at(row[field.name], path))}, which the Parquet "
+                        f"output's {kind} there cannot hold ({error}): its columns and their "
+                        f"types are those of the first {BATCH_ROWS:,} rows (and their Parquet "
+                        "files); write JSON Lines instead (-o FILE.jsonl), which keeps every row "
+                        "as it is"
+                    )
+        return None
 
     def close(self) -> None:
         """Finish the output: Parquet's last batch and footer."""
