@@ -231,3 +231,17 @@ def test_a_nanosecond_timestamp_goes_to_json_lines_as_rfc_3339(tmp_path: Path) -
         {"ns": "1970-01-01T00:00:00.000000001+00:00", "us": "1970-01-01T00:00:00+00:00"},
         {"ns": "2001-09-09T01:46:40+00:00", "us": "1970-01-12T13:46:40+00:00"},
     ]
+
+
+def test_a_schema_the_parquet_writer_refuses_is_an_output_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pyarrow refusing the first batch's schema (before any row is built) is kp's error, not
+    a Python one: the message of the rows that do not fit one schema."""
+
+    def refused(*_: object) -> None:
+        raise ValueError("unsupported Parquet type")
+
+    monkeypatch.setattr(pq, "ParquetWriter", refused)
+    with pytest.raises(OutputError, match="unsupported Parquet type"):
+        written(tmp_path / "out.parquet", from_json([{"a": 1}]))

@@ -579,6 +579,7 @@ class RowWriter:
     def _table(self) -> Any:
         """The pending rows as a table of the output's schema (fixed by the first batch)."""
         pa = self._pa
+        storage = None  # the types the rows are built as, once the schema is fixed
         try:
             if self._writer is None:
                 self._schema, self._emptied = self._first_schema()
@@ -600,12 +601,12 @@ class RowWriter:
                     [field.with_type(_storage(pa, field.type)) for field in self._schema],
                     metadata=self._schema.metadata,
                 )
-            rows = self._fitted_rows()
-            return pa.Table.from_pylist(rows, schema=storage).cast(self._schema)
+            table = pa.Table.from_pylist(self._fitted_rows(), schema=storage)
+            return table if storage is self._schema else table.cast(self._schema)
         # pyarrow's ArrowInvalid and ArrowTypeError are ValueError and TypeError; an integer
         # out of a column's range is an OverflowError.
         except (ArithmeticError, TypeError, ValueError) as error:
-            where = self._refused(storage) if self._schema is not None else None
+            where = self._refused(storage) if storage is not None else None
             raise OutputError(
                 where
                 or f"the rows do not fit one Parquet schema ({error}); write JSON Lines "
