@@ -490,6 +490,22 @@ def test_a_jaeger_span_is_an_error_by_any_spelling_of_the_error_status(
     assert "error_recovery" in [step.type for step in failed.steps]
 
 
+def test_an_exception_on_a_jaeger_span_whose_status_is_ok_is_no_error(tmp_path: Path) -> None:
+    """``otel.status_code`` OK is final, as the OTLP reader takes it: an exception event the
+    span recorded before it ended OK (a cancelled stream) did not fail the call."""
+    document = json.loads((DATA / "jaeger" / "genai_agent_trace.json").read_text())
+    span = document["data"][0]["spans"][2]  # the failed tool call, with its exception event
+    assert any(log.get("fields") for log in span["logs"])
+    span["tags"] = [tag for tag in span["tags"] if tag["key"] not in ("error", "error.type")]
+    status = next(tag for tag in span["tags"] if tag["key"] == "otel.status_code")
+    status["value"] = "OK"
+    path = tmp_path / "jaeger-ok.json"
+    path.write_text(json.dumps(document))
+    steps_read = only(path, "jaeger").trace.steps
+    assert steps_read == _jaeger_failed_tool(tmp_path, None).trace.steps
+    assert "error_recovery" not in [step.type for step in steps_read]
+
+
 def test_console_exporter_output_saved_as_jsonl_is_read_by_its_content() -> None:
     """Pretty-printed spans in a .jsonl file: one trace, no 'invalid JSON' line."""
     path = DATA / "otel" / "console_exporter_pretty.jsonl"

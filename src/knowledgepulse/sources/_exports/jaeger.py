@@ -4,7 +4,8 @@
 ``tags`` (``{"key", "type", "value"}``), its parent the ``CHILD_OF`` reference, its times
 microseconds, its status the ``error`` and ``otel.status_code`` tags (the OTLP receiver's
 mapping; the code read as the ``otlp`` source reads one: ``ERROR``, ``STATUS_CODE_ERROR``,
-2...), its events the ``logs``; a process's tags are the resource. The GenAI / OpenInference
+2..., and ``OK`` as final: an exception logged before it failed nothing), its events the
+``logs``; a process's tags are the resource. The GenAI / OpenInference
 tags are read as the ``otlp`` source reads attributes.
 """
 
@@ -25,6 +26,7 @@ from knowledgepulse.sources.otel.spans import (
     as_list,
     hex_id,
     is_error_code,
+    is_ok_code,
 )
 from knowledgepulse.trace import TraceItem
 
@@ -93,7 +95,8 @@ def _span(raw: Any, processes: Mapping[str, Any]) -> Span:
     resource = _tags(process.get("tags")) if isinstance(process, dict) else {}
     if isinstance(process, dict) and isinstance(process.get("serviceName"), str):
         resource.setdefault("service.name", process["serviceName"])
-    error = tags.get("error") in (True, "true") or is_error_code(tags.get("otel.status_code"))
+    status = tags.get("otel.status_code")
+    error = tags.get("error") in (True, "true") or is_error_code(status)
     message = tags.get("otel.status_description")
     scope = tags.get("otel.scope.name", tags.get("otel.library.name"))
     return Span(
@@ -104,6 +107,7 @@ def _span(raw: Any, processes: Mapping[str, Any]) -> Span:
         start_ns=start,
         end_ns=None if start is None or duration is None else start + duration,
         error=error,
+        ok=is_ok_code(status),
         status_message=non_empty(message),
         attributes=tags,
         events=tuple(_event(log) for log in as_list(raw.get("logs")) if isinstance(log, dict)),
