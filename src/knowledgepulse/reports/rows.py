@@ -198,9 +198,10 @@ def _first_clash(values: list[Any]) -> Clash | None:
     def walk(index: int, value: Any, path: Loc, place: tuple[Any, ...]) -> Clash | None:
         if value is None:
             return None
-        kind = "number" if isinstance(value, int | float) and not isinstance(value, bool) else ""
-        first = seen.setdefault(place, (kind or type(value).__name__, index, path, value))
-        if first[0] != (kind or type(value).__name__):
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        kind = "number" if number else type(value).__name__
+        first = seen.setdefault(place, (kind, index, path, value))
+        if first[0] != kind:
             return index, path, value, first
         inner: list[tuple[str | int, Any, Any]] = []
         if isinstance(value, dict):
@@ -444,10 +445,10 @@ def _in_map(check: Misfit, value: Any) -> tuple[Loc, str] | None:
     return None
 
 
-def _refusal(pa: Any, kind: Any, value: Any) -> tuple[Loc, Any, Exception] | None:
+def _refusal(pa: Any, kind: Any, value: Any) -> tuple[Loc, Any, Any, Exception] | None:
     """Where in ``value`` pyarrow refuses Arrow type ``kind``; ``None``: the value fits.
 
-    The deepest field or item it can name, the type there, and pyarrow's error.
+    The deepest field or item it can name, the value and the type there, and pyarrow's error.
     """
     try:
         pa.array([value], type=kind)
@@ -461,15 +462,9 @@ def _refusal(pa: Any, kind: Any, value: Any) -> tuple[Loc, Any, Exception] | Non
             inner = [(index, kind.value_type, item) for index, item in enumerate(value)]
         for key, inner_kind, item in inner:
             if found := _refusal(pa, inner_kind, item):
-                return (key, *found[0]), found[1], found[2]
-        return (), kind, error
+                return (key, *found[0]), *found[1:]
+        return (), value, kind, error
     return None
-
-
-def _value_at(value: Any, path: Loc) -> Any:
-    for key in path:
-        value = value[key]
-    return value
 
 
 def _as_json_text(value: Any) -> Any:
@@ -732,10 +727,10 @@ class RowWriter:
         for location, row in self._pending:
             for field in schema:
                 if field.name in row and (found := _refusal(self._pa, field.type, row[field.name])):
-                    path, kind, error = found
+                    path, value, kind, error = found
                     return (
                         f"{location}: {format_path((field.name, *path))} is "
-                        f"{describe_value(_value_at(row[field.name], path))}, which the Parquet "
+                        f"{describe_value(value)}, which the Parquet "
                         f"output's {kind} there cannot hold ({error}): its columns and their "
                         f"types are those of the first {BATCH_ROWS:,} rows (and their Parquet "
                         "files); write JSON Lines instead (-o FILE.jsonl), which keeps every row "
