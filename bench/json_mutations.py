@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from knowledgepulse._util import jsonpath
+
 Form = Literal["json", "jsonl", "parquet"]
 JSON_TEXT = "<json>"
 """A path step into a string's JSON text."""
@@ -123,18 +125,17 @@ def dump(document: Any, form: Form) -> bytes | None:
 
 
 def format_path(path: JsonPath) -> str:
-    """``(0, "messages", 2, "<json>", "a")`` as ``[0].messages[2]<json>.a``; ``()`` as ``$``."""
-    parts: list[str] = []
+    """``(0, "messages", 2, "<json>", "a")`` as ``[0].messages[2]<json>a``; ``()`` as ``$``.
+
+    kp's own path notation, each step into a string's JSON text marked.
+    """
+    segments: list[list[str | int]] = [[]]
     for step in path:
-        if isinstance(step, int):
-            parts.append(f"[{step}]")
-        elif step == JSON_TEXT:
-            parts.append(JSON_TEXT)
-        elif step.isidentifier():
-            parts.append(f".{step}")
+        if step == JSON_TEXT:
+            segments.append([])
         else:
-            parts.append(f"[{step!r}]")
-    return "".join(parts).removeprefix(".") or "$"
+            segments[-1].append(step)
+    return JSON_TEXT.join(jsonpath.format_path(part) if part else "" for part in segments) or "$"
 
 
 def _json_text(value: Any) -> Any:
