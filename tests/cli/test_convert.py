@@ -87,7 +87,7 @@ def test_a_bad_record_is_located_and_the_rest_go_on(kp: KpRunner, tmp_path: Path
     assert run.code == 1
     assert f"{path}:2:" in run.err
     assert len(traces_in(run.out)) == 1
-    assert "could not be read" in run.err
+    assert "; 1 invalid record skipped" in run.err
 
 
 def test_an_unknown_shape_says_which_sources_exist(kp: KpRunner, tmp_path: Path) -> None:

@@ -135,7 +135,7 @@ def test_a_bad_record_is_reported_and_skipped_and_the_others_written(
     assert run.code == 1
     assert f"{source}:2: @context: required field is missing" in run.err
     assert [document["id"] for document in _lines(run.out)] == ["kp:trace:r1", "kp:trace:r3"]
-    assert "1 record could not be read" in run.err
+    assert "; 1 invalid record skipped" in run.err
 
 
 def test_custom_rules_from_a_file_run_first(kp: KpRunner, tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from knowledgepulse._util.text import counted
 from knowledgepulse.reports.messages import MESSAGES_COLUMNS
 from tests.cli.conftest import KpRunner
 
@@ -195,6 +196,15 @@ def test_any_mix_of_rows_gives_every_row_back(
     else:
         assert [row["n"] for row in written] == list(range(len(rows)))
         assert marked == [not ok for ok in good]
+    # The summary says each unread row once: written back, not also "skipped".
+    said = [line for line in run.err.splitlines() if "written back with kp_error" in line]
+    if all(good):
+        assert not said
+    else:
+        unread = counted(good.count(False), "row")
+        assert said == [line for line in said if "skipped" not in line]
+        assert len(said) == 1
+        assert f"; {unread} that gave no trace written back with kp_error" in said[0]
 
 
 @pytest.mark.parametrize("command", ["redact", "select", "dedupe", "annotate"])

@@ -11,7 +11,7 @@ from knowledgepulse.curation.percentiles import SUMMARY_PERCENTILES, MinScore, S
 from knowledgepulse.curation.select import RejectionReason
 from knowledgepulse.curation.splits import BY_TASK
 from knowledgepulse.records import Problem
-from knowledgepulse.reports.value import RunTally
+from knowledgepulse.reports.value import RunTally, unread_parts
 
 if TYPE_CHECKING:  # the run layer's results, named for their types only
     from knowledgepulse.runs.contamination import DecontaminationResult
@@ -92,8 +92,7 @@ def selection_summary(result: SelectionResult, min_score: MinScore | None) -> st
             "or without one"
         )
     parts += [f"{reasons[reason]} {words}" for reason, words in _REASONS if reasons[reason]]
-    if invalid := invalid_records(result.problems):
-        parts.append(f"{counted(invalid, 'invalid record')} skipped")
+    parts += unread_parts(invalid_records(result.problems), result.unread.written)
     covered = {result.tasks[index] for index in result.picks}
     how = "inferred" if result.tasks_inferred else f"by {result.task_field or TASK_COLUMN}"
     parts.append(f"{len(covered)} of {counted(len(set(result.tasks)), 'task')} covered ({how})")
@@ -146,7 +145,7 @@ def dedupe_summary(result: DedupeResult) -> str:
     return (
         f"{counted(count, 'trace')} scored; {groups}; "
         f"{counted(duplicates, 'trace')} would go, {count - duplicates} kept"
-    ) + _skipped(result.problems)
+    ) + _unread_tail(result)
 
 
 def decontamination_summary(result: DecontaminationResult) -> str:
@@ -172,7 +171,7 @@ def decontamination_summary(result: DecontaminationResult) -> str:
             "; nothing to compare against: for an evaluation set of prompts, name the field "
             "holding each task text (kp: --against-field), or give the texts a line in a .txt"
         )
-    return text
+    return text + _unread_tail(result)
 
 
 def split_summary(result: SplitResult) -> str:
@@ -208,7 +207,7 @@ def split_summary(result: SplitResult) -> str:
         )
     shared = result.shared_groups
     text += f"; {len(shared)} groups on two sides" if shared else "; no group on two sides"
-    return text + _skipped(result.problems)
+    return text + _unread_tail(result)
 
 
 def invalid_records(problems: Sequence[Problem]) -> int:
@@ -219,6 +218,7 @@ def invalid_records(problems: Sequence[Problem]) -> int:
     return tally.invalid
 
 
-def _skipped(problems: Sequence[Problem]) -> str:
-    invalid = invalid_records(problems)
-    return f"; {counted(invalid, 'invalid record')} skipped" if invalid else ""
+def _unread_tail(result: DedupeResult | SplitResult | DecontaminationResult) -> str:
+    """``; 2 invalid records skipped``, and the rows written back (:func:`unread_parts`)."""
+    parts = unread_parts(invalid_records(result.problems), result.unread.written)
+    return "".join(f"; {part}" for part in parts)

@@ -18,7 +18,6 @@ from typing import IO, Any, Literal
 import orjson
 
 from knowledgepulse._util.jsonpath import describe_value, format_path
-from knowledgepulse._util.text import counted
 from knowledgepulse.errors import Location, MissingDependencyError, OutputError
 from knowledgepulse.records import Record
 from knowledgepulse.records.arrow import ABSENT, NULL_MEANS, file_schema
@@ -71,11 +70,6 @@ def kp_columns(breakdown: ValueBreakdown) -> dict[str, Any]:
 def error_columns(message: str, added: Sequence[str] = ANNOTATED_COLUMNS) -> dict[str, Any]:
     """The ``kp_`` columns of a row that gave no trace: ``kp_error`` says why, the rest empty."""
     return {**dict.fromkeys(added), ERROR_COLUMN: message}
-
-
-def kept_tail(kept: int) -> str:
-    """``; 2 rows that gave no trace written back with kp_error``, or ``""`` for none."""
-    return f"; {counted(kept, 'row')} that gave no trace written back with kp_error" if kept else ""
 
 
 def row_format(output: Path | None, inputs: Sequence[str]) -> RowFormat:

@@ -297,18 +297,37 @@ def annotated_line(document: dict[str, Any], score: float) -> str:
     return dumps(annotated_document(document, score))
 
 
-def summary_line(tally: RunTally) -> str:
-    """One line for stderr: how many were scored, shareable, rejected, and warned about."""
+def summary_line(tally: RunTally, written_back: int = 0) -> str:
+    """One line for stderr: how many were scored, shareable, rejected, and warned about.
+
+    ``written_back``: the dataset rows among the invalid records written back with their
+    ``kp_error`` (:func:`unread_parts`).
+    """
     parts = [
         f"{counted(tally.scored, 'trace')} scored",
         f"{tally.shareable} reach{'es' if tally.shareable == 1 else ''} "
         f"the sharing threshold {tally.threshold:g}",
+        *unread_parts(tally.invalid, written_back),
     ]
-    if tally.invalid:
-        parts.append(f"{counted(tally.invalid, 'invalid record')} skipped")
     if tally.warnings:
         parts.append(counted(tally.warnings, "warning"))
     return "; ".join(parts)
+
+
+def unread_parts(invalid: int, written_back: int) -> list[str]:
+    """``["1 invalid record skipped", "2 rows that gave no trace written back with kp_error"]``.
+
+    Each record that gave no trace is said once: the dataset rows written back with their
+    ``kp_error`` are among the ``invalid`` records, and not also said to be skipped.
+    """
+    parts = []
+    if skipped := max(invalid - written_back, 0):
+        parts.append(f"{counted(skipped, 'invalid record')} skipped")
+    if written_back:
+        parts.append(
+            f"{counted(written_back, 'row')} that gave no trace written back with kp_error"
+        )
+    return parts
 
 
 def validation_report(valid: int, tally: RunTally, problems: Sequence[Problem]) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from knowledgepulse.errors import (
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import check_stdin_once, read_records
 from knowledgepulse.reports.curation import decontamination_summary
+from knowledgepulse.reports.redaction import redaction_tail
 from knowledgepulse.runs.curate import DEDUPE_THRESHOLD
 from knowledgepulse.runs.inputs import RunInput, items_of, paths_of, readable_twice, rows_of
 from knowledgepulse.runs.read import (
@@ -48,7 +49,6 @@ from knowledgepulse.runs.write import (
     item_writer,
     output_form,
     redacted_like,
-    summary_tail,
     table_schema,
     target_of,
 )
@@ -170,7 +170,7 @@ class DecontaminationResult:
 
         The redactions are counted as the items are written: read it after :meth:`write_to`.
         """
-        return decontamination_summary(self) + summary_tail(self.unread, self.redactor)
+        return decontamination_summary(self) + redaction_tail(self.redactor)
 
     @property
     def kept(self) -> list[TraceItem]:

@@ -16,8 +16,7 @@ from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.records.readers import check_openable
 from knowledgepulse.reports.redaction import redaction_tail
-from knowledgepulse.reports.rows import kept_tail
-from knowledgepulse.reports.value import RunTally, dumps
+from knowledgepulse.reports.value import RunTally, dumps, unread_parts
 from knowledgepulse.runs.problems import ProblemDigest, ProblemSink
 from knowledgepulse.runs.read import read_items, valid_items
 from knowledgepulse.runs.redaction import (
@@ -51,12 +50,13 @@ class Converted:
     @property
     def summary(self) -> str:
         """One line: converted, could not be read, warnings, rows written back, redacted."""
-        message = f"converted {counted(self.traces, 'trace')}"
-        if self.tally.invalid:
-            message += f"; {counted(self.tally.invalid, 'record')} could not be read"
+        parts = [
+            f"converted {counted(self.traces, 'trace')}",
+            *unread_parts(self.tally.invalid, self.kept_rows),
+        ]
         if self.tally.warnings:
-            message += f"; {counted(self.tally.warnings, 'warning')}"
-        return message + kept_tail(self.kept_rows) + redaction_tail(self.redactor)
+            parts.append(counted(self.tally.warnings, "warning"))
+        return "; ".join(parts) + redaction_tail(self.redactor)
 
 
 def convert_files(

@@ -51,6 +51,7 @@ from knowledgepulse.errors import (
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.reports.curation import dedupe_summary, selection_summary
+from knowledgepulse.reports.redaction import redaction_tail
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
 from knowledgepulse.runs.inputs import (
     ROWS_NAME,
@@ -77,7 +78,6 @@ from knowledgepulse.runs.write import (
     annotated_like,
     item_writer,
     output_form,
-    summary_tail,
     table_schema,
     target_of,
     write_jsonl,
@@ -204,7 +204,7 @@ class SelectionResult:
         The redactions are counted as the items are written: read it after :meth:`write_to`.
         """
         line = selection_summary(self, self.min_score_given)
-        return line + summary_tail(self.unread, self.redactor)
+        return line + redaction_tail(self.redactor)
 
     @property
     def selected(self) -> list[ScoredItem]:
@@ -344,7 +344,7 @@ class DedupeResult:
 
         The redactions are counted as the items are written: read it after :meth:`write_to`.
         """
-        return dedupe_summary(self) + summary_tail(self.unread, self.redactor)
+        return dedupe_summary(self) + redaction_tail(self.redactor)
 
     def is_kept(self, index: int) -> bool:
         """Whether ``corpus.items[index]`` stays: it is in no group, or represents its group."""

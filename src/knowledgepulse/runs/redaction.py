@@ -20,8 +20,7 @@ from knowledgepulse._util.text import counted
 from knowledgepulse.errors import ParameterConflictError, Setting
 from knowledgepulse.records import Record
 from knowledgepulse.reports.redaction import finding_line, redaction_summary
-from knowledgepulse.reports.rows import kept_tail
-from knowledgepulse.reports.value import RunTally, dumps
+from knowledgepulse.reports.value import RunTally, dumps, unread_parts
 from knowledgepulse.runs.problems import ProblemDigest, ProblemSink
 from knowledgepulse.runs.read import read_items, secret_free_file, valid_items
 from knowledgepulse.runs.task_field import task_column, told_when_no_task
@@ -215,10 +214,8 @@ class RedactedFiles:
     @property
     def summary(self) -> str:
         """One line: the traces read, what was redacted, what could not be read."""
-        message = f"read {counted(self.traces, 'trace')}; {redaction_summary(self.redactor)}"
-        if self.tally.invalid:
-            message += f"; {counted(self.tally.invalid, 'record')} could not be read"
-        return message + kept_tail(self.kept_rows)
+        read = f"read {counted(self.traces, 'trace')}; {redaction_summary(self.redactor)}"
+        return "; ".join([read, *unread_parts(self.tally.invalid, self.kept_rows)])
 
 
 def redact_files(

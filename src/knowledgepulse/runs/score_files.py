@@ -17,7 +17,6 @@ from typing import IO, TYPE_CHECKING, Unpack
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse.errors import CacheFileError, OutputError, ParameterConflictError, Setting
 from knowledgepulse.reports.redaction import redaction_tail
-from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.value import RunTally, cache_lines, summary_line
 from knowledgepulse.reports.value_formats import (
     EXPLAINED_FORMATS,
@@ -75,7 +74,7 @@ class ScoredFiles:
     @property
     def summary(self) -> str:
         """One line: scored, shareable, skipped, rows written back, what was redacted."""
-        return summary_line(self.tally) + kept_tail(self.kept_rows) + redaction_tail(self.redactor)
+        return summary_line(self.tally, self.kept_rows) + redaction_tail(self.redactor)
 
 
 def score_files(

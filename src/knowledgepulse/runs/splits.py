@@ -30,6 +30,7 @@ from knowledgepulse.errors import OutputError, ScorerParameterError, Setting
 from knowledgepulse.records import Problem
 from knowledgepulse.records.readers import SUFFIX_FORMATS, is_parquet_name
 from knowledgepulse.reports.curation import split_summary
+from knowledgepulse.reports.redaction import redaction_tail
 from knowledgepulse.reports.rows import row_format
 from knowledgepulse.runs.inputs import RunInput, files_of, items_of, readable_twice, table_kind
 from knowledgepulse.runs.read import OnProblem, TraceSettings, logged, options_with
@@ -40,7 +41,6 @@ from knowledgepulse.runs.write import (
     WriteForm,
     item_writer,
     redacted_like,
-    summary_tail,
     table_schema,
 )
 from knowledgepulse.sources import TraceOptions
@@ -119,7 +119,7 @@ class SplitResult:
 
         The redactions are counted as the items are written: read it after :func:`write_split`.
         """
-        return split_summary(self) + summary_tail(self.unread, self.redactor)
+        return split_summary(self) + redaction_tail(self.redactor)
 
     def items_in(self, part: str) -> list[TraceItem]:
         """The items of one part, in input order.

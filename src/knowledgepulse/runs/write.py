@@ -31,7 +31,6 @@ from knowledgepulse.errors import OutputError, ParameterConflictError, Setting
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.readers import import_pyarrow_parquet, is_parquet_name
 from knowledgepulse.reports.messages import chat_row, messages_fields
-from knowledgepulse.reports.redaction import redaction_tail
 from knowledgepulse.reports.rows import (
     ANNOTATED_COLUMNS,
     COLUMN_TYPES,
@@ -40,7 +39,6 @@ from knowledgepulse.reports.rows import (
     RowWriter,
     error_columns,
     jsonl_row,
-    kept_tail,
     kp_columns,
     row_format,
 )
@@ -57,7 +55,6 @@ from knowledgepulse.trace import TraceItem
 from knowledgepulse.value.item import ScoredItem
 
 if TYPE_CHECKING:
-    from knowledgepulse.redact.items import Redactor
     from knowledgepulse.runs.problems import ProblemSink
 
 WriteForm: TypeAlias = Literal["jsonl", "json", "parquet"]
@@ -301,11 +298,6 @@ def _formatted_like(rows: Any, data: Any) -> Any:
         output_all_columns=shown["output_all_columns"],
         **shown["format_kwargs"],
     )
-
-
-def summary_tail(unread: UnreadRows, redactor: Redactor | None) -> str:
-    """The end of a run's summary line: the rows written back unread, then what was redacted."""
-    return kept_tail(unread.written) + redaction_tail(redactor)
 
 
 class UnreadRows:
