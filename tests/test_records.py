@@ -550,7 +550,7 @@ def test_an_integer_past_64_bits_in_a_json_list_reads_as_a_float(tmp_path: Path)
 
 @pytest.mark.parametrize(
     ("literal", "path"),
-    [("NaN", "a"), ("-Infinity", "a"), ("1e999", "a"), ("[1, Infinity]", "a[1]")],
+    [('{"b": NaN}', "a.b"), ("-Infinity", "a"), ("1e999", "a"), ("[1, Infinity]", "a[1]")],
 )
 def test_a_non_finite_number_in_a_json_list_costs_only_its_element(
     tmp_path: Path, literal: str, path: str

@@ -222,6 +222,39 @@ def test_a_jsonl_row_keeps_its_own_bytes_and_gains_the_columns(
     assert line.encode().startswith(raw.rstrip()[:-1])
 
 
+@pytest.mark.parametrize("form", ["jsonl", "parquet"])
+def test_a_jsonl_row_with_a_missing_value_written_as_nan_is_read_as_parquet_reads_it(
+    kp: KpRunner, tmp_path: Path, form: str
+) -> None:
+    """``json.dumps`` of a DataFrame's row writes a missing number as NaN, which is no JSON:
+    the row is scored as the same row in Parquet is (NaN there, null here), and written back
+    with its own bytes, or with null in Parquet, where the column is text in other rows."""
+    lines = (DATA / "openai_chat.jsonl").read_text().splitlines()
+    rows = [json.loads(line) | {"note": "checked"} for line in lines]
+    rows[1] |= {"reward": float("nan"), "note": float("nan")}
+    source = tmp_path / "rows.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    parquet = tmp_path / "rows.parquet"
+    pq.write_table(pa.Table.from_pylist(rows[1:2]), parquet)
+    out = tmp_path / f"out.{form}"
+    run = kp("score", "--no-embedder", "--annotate", str(source), "-o", str(out))
+    assert run.code == 0, run.err
+    same = kp(
+        "score", "--no-embedder", "--annotate", str(parquet), "-o", str(tmp_path / "p.parquet")
+    )
+    expected = pq.read_table(tmp_path / "p.parquet").to_pylist()[0]["kp_score"]
+    if form == "jsonl":
+        written = out.read_text().splitlines()
+        assert written[1].startswith(json.dumps(rows[1])[:-1] + ",")  # its own bytes: NaN
+        assert json.loads(written[1])["kp_score"] == expected
+    else:
+        table = pq.read_table(out).to_pylist()
+        assert [row["note"] for row in table] == ["checked", None, *["checked"] * (len(rows) - 2)]
+        assert table[1]["reward"] is None
+        assert table[1]["kp_score"] == expected
+    assert same.code == 0, same.err
+
+
 def test_convert_takes_the_row_options_and_says_them(kp: KpRunner) -> None:
     """--messages-field, --id-field and --success-field with a threshold reach the reader."""
     run = kp(

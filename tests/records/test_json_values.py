@@ -98,6 +98,25 @@ def test_a_non_finite_number_is_refused_at_its_path(text: bytes, path: str, mess
     assert raised.value.message.startswith(message)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"reward": NaN}',
+        b'{"reward": NaN, "note": "x\\ud800"}',
+        b'{"a": 18446744073709551616, "b": NaN}',
+    ],
+)
+def test_a_nan_in_a_records_own_column_is_a_missing_value_read_as_null(text: bytes) -> None:
+    """Python's json.dumps writes a DataFrame's missing float as NaN: read as null, as pandas'
+    to_json writes it and as a Parquet row's NaN cell is taken; deeper in, still refused."""
+    value, _ = loads(text)
+    assert isinstance(value, dict)
+    assert value["reward" if "reward" in value else "b"] is None
+    for nested in (b'{"row": {"reward": NaN}}', b"[NaN]", b'{"reward": Infinity}'):
+        with pytest.raises(JsonError, match=NOT_JSON):
+            loads(nested)
+
+
 def test_a_long_overflowing_number_is_shown_by_its_first_digits() -> None:
     """A literal of 400 digits is shown cut, not whole, in its problem."""
     with pytest.raises(JsonError) as raised:

@@ -185,7 +185,7 @@ def nodes(value: Any, lists: type | tuple[type, ...] = list) -> Iterator[tuple[A
 
 
 def _explain(data: bytes, error: orjson.JSONDecodeError) -> tuple[Any, list[str]]:
-    """Why orjson refused ``data``; or its value, when the one problem was a lone surrogate."""
+    """Why orjson refused ``data``; or its value, when it held lone surrogates or a row's NaN."""
     text = data.decode("utf-8")
     syntax = JsonError(f"invalid JSON: {error.msg} (column {error.colno})", line=error.lineno)
     try:
@@ -198,8 +198,9 @@ def _explain(data: bytes, error: orjson.JSONDecodeError) -> tuple[Any, list[str]
     except ValueError as failure:  # int() past sys.get_int_max_str_digits()
         reason = str(failure).split(";", 1)[0].split("\n", 1)[0]
         raise JsonError(f"a number too long to read ({reason}); write it as a string") from None
+    missing = isinstance(value, dict) and any(map(_missing, value.values()))
     value, found = checked(value)
-    if not found:
+    if not found and not missing:
         raise syntax  # a number orjson cannot hold, say
     return value, found
 
@@ -223,6 +224,17 @@ def _number(text: str) -> float:
     return overflowed
 
 
+def _missing_cell(item: Any, loc: Loc) -> bool:
+    """Whether ``item`` at ``loc`` is a row's missing value (:func:`_missing`) in its own column.
+
+    A DataFrame's rows hold NaN (or ``pd.NA``) for it, Parquet rows NaN, and Python's
+    ``json.dumps`` writes it so in JSON Lines (``"reward": NaN``), where it is read as null (as
+    pandas' ``to_json`` writes it): one dataset reads alike in any form, and a row written back
+    to JSON Lines keeps its own bytes. NaN deeper in, or an infinite number, is still refused.
+    """
+    return len(loc) == 1 and isinstance(loc[0], str) and _missing(item)
+
+
 def too_large(text: str) -> str:
     """The problem of a number too large for a float, showing it (its first digits if long)."""
     shown = text if len(text) <= 24 else f"{text[:20]}..."
@@ -233,11 +245,12 @@ def checked(value: Any) -> tuple[Any, list[str]]:
     """A value ``json`` read, as orjson reads it, and the paths of its lone surrogates.
 
     Raises a ``JsonError`` at the path of what orjson refuses: a nesting too deep, NaN or an
-    infinite number, an integer past a double.
+    infinite number, an integer past a double. A NaN as a record's own column is read as null:
+    a dataset row's missing value (:func:`_missing_cell`).
     """
     check_depth(value)  # first: json_value recurses
     for item, loc in nodes(value):
-        if isinstance(item, float) and not math.isfinite(item):
+        if isinstance(item, float) and not math.isfinite(item) and not _missing_cell(item, loc):
             told = too_large(item.text) if isinstance(item, _Overflowed) else NOT_FINITE
             raise JsonError(told, path=format_path(loc) if loc else "")
     # In a string, or in a key of an object; json has joined every valid pair already.
@@ -249,7 +262,7 @@ def checked(value: Any) -> tuple[Any, list[str]]:
             for text in (item if isinstance(item, dict) else [item])
         )
     ]
-    return json_value(value), found
+    return json_value(value, missing_cells=True), found
 
 
 SURROGATE = re.compile("[\ud800-\udfff]")
@@ -304,10 +317,12 @@ def parsed_json(text: str) -> Any:
     return json_value(json.loads(text))
 
 
-def json_value(value: Any, depth: int = 0) -> Any:
+def json_value(value: Any, depth: int = 0, *, missing_cells: bool = False) -> Any:
     """``value`` as a JSON value: tuples as lists, a lone surrogate as U+FFFD.
 
-    A ``ValueError`` if it holds what JSON cannot (a set, bytes, infinity) or nests too deep.
+    A ``ValueError`` if it holds what JSON cannot (a set, bytes, infinity) or nests too deep;
+    with ``missing_cells``, an object's own NaN is read as null (a row's missing value, see
+    :func:`_missing_cell`).
     """
     if depth > MAX_NESTING:
         raise ValueError(TOO_DEEP)
@@ -327,7 +342,12 @@ def json_value(value: Any, depth: int = 0) -> Any:
     if isinstance(value, dict):
         if not all(isinstance(key, str) for key in value):
             raise ValueError(NOT_A_KEY)
-        return {json_value(key): json_value(child, depth + 1) for key, child in value.items()}
+        return {
+            json_value(key): None
+            if missing_cells and _missing(child)
+            else json_value(child, depth + 1)
+            for key, child in value.items()
+        }
     raise ValueError(no_json_value(value))
 
 
@@ -442,7 +462,7 @@ def _walk_python(value: Any, *, bytes_ok: bool) -> None:
             told, where = _cycle_or_deep(value, loc)
             raise JsonError(told, path=format_path(where))
         problem = _problem(item, bytes_ok=bytes_ok)
-        if problem is not None and not (len(loc) == 1 and _missing(item)):
+        if problem is not None and not _missing_cell(item, loc):
             raise JsonError(problem, path=format_path(loc) if loc else "")
 
 
