@@ -10,6 +10,8 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import HealthCheck, settings
 
+from knowledgepulse.evals import scorer as registry
+
 # CI and developers run on shared 2-core machines: a slow draw or a slow example there is the
 # machine's load, not a test's defect (speed is measured by bench/, never by a test's deadline).
 settings.register_profile(
@@ -21,6 +23,22 @@ settings.load_profile("shared-machine")
 # process it starts: the Ctrl-C tests need Python's own handler, as in a terminal.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@pytest.fixture
+def isolated_registry() -> Iterator[None]:
+    """Let a test register scorers and reload entry points; restore the registry afterwards.
+
+    A scorer registered by one test (a plugin file loaded) stays for the rest of the process:
+    another test loading the same plugin from another copy of it would be refused.
+    """
+    registry.get_scorer_class("operation-accuracy")  # the built-ins are in the snapshot
+    saved = dict(registry._scorers.classes)
+    loaded = registry._scorers.entry_points_loaded
+    yield
+    registry._scorers.classes.clear()
+    registry._scorers.classes.update(saved)
+    registry._scorers.entry_points_loaded = loaded
 
 
 @pytest.fixture(autouse=True)

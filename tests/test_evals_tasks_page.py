@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ PAGE = (REPO / "docs" / "evals-tasks.md").read_text("utf-8")
 BLOCKS = re.findall(r"^```python\n(.*?)^```", PAGE, re.S | re.M)
 
 
+@pytest.mark.usefixtures("isolated_registry")  # the block loads a copy of the scorer plugin
 def test_the_evaluate_block_runs_on_the_examples_and_defines_all_it_uses(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -28,7 +30,12 @@ def test_the_evaluate_block_runs_on_the_examples_and_defines_all_it_uses(
     shutil.copytree(REPO / "examples" / "summaries", tmp_path / "examples" / "summaries")
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, object] = {}
-    exec(compile(block, "evals-tasks.md", "exec"), namespace)
+    try:
+        exec(compile(block, "evals-tasks.md", "exec"), namespace)
+    finally:  # the copy's modules: a later test loading the examples' own would be refused
+        for name, module in list(sys.modules.items()):
+            if Path(getattr(module, "__file__", None) or "/").is_relative_to(tmp_path):
+                del sys.modules[name]
     run = namespace["run"]
     assert isinstance(run, EvalRun)
     lines = (tmp_path / "examples" / "summaries" / "cases.jsonl").read_text("utf-8").splitlines()

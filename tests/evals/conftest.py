@@ -2,25 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from knowledgepulse.evals import scorer as registry
 from knowledgepulse.evals.models import Case
 from tests.evals.builders import make_case, op, page
-
-
-@pytest.fixture
-def isolated_registry() -> Iterator[None]:
-    """Let a test register scorers and reload entry points; restore the registry afterwards."""
-    registry.get_scorer_class("operation-accuracy")  # the built-ins are in the snapshot
-    saved = dict(registry._scorers.classes)
-    loaded = registry._scorers.entry_points_loaded
-    yield
-    registry._scorers.classes.clear()
-    registry._scorers.classes.update(saved)
-    registry._scorers.entry_points_loaded = loaded
 
 
 @pytest.fixture
