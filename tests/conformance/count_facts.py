@@ -267,6 +267,8 @@ def prompt_completion(path: Path) -> list[Run]:
     """TRL / ``verifiers`` rows: ``prompt`` then ``completion`` messages, a numeric ``reward``.
 
     Either column may be a JSON string, and each ``tool_calls`` entry a JSON string of a call.
+    An assistant text's ``<think>`` block (``verifiers``' think parser) is reasoning, no text of
+    the answer.
     """
     runs = []
     for row in _rows(path):
@@ -279,7 +281,8 @@ def prompt_completion(path: Path) -> list[Run]:
             if role == "user" and objective is None:
                 objective = _text(content)
             if role == "assistant":
-                timeline.text(_text(content))
+                text = _text(content)
+                timeline.text(_THINKING.sub("", text).strip() if text else text)
                 for call in _json(message.get("tool_calls")) or []:
                     timeline.tool(_json(call)["function"]["name"])
             if role == "tool" and str(content).startswith(("Traceback", "Error")):

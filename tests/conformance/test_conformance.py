@@ -77,6 +77,18 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
     ("atif/harbor_terminus2_timeout.json", 0): (
         "the objective reads as a system prompt, not the user's request"
     ),
+    ("atif/harbor_terminus2_continuation.json", 0): (
+        "the objective reads as a system prompt, not the user's request"
+    ),
+    ("atif/harbor_terminus2_continuation_cont1.json", 0): (
+        "the objective reads as a system prompt, not the user's request"
+    ),
+    ("atif/harbor_terminus2_sub_answers.json", 0): (
+        "the objective reads as a system prompt, not the user's request"
+    ),
+    ("atif/harbor_terminus2_summarization.json", 0): (
+        "the objective reads as a system prompt, not the user's request"
+    ),
     (
         "jaeger/genai_test_trace.json",
         0,

@@ -7,6 +7,7 @@ in SOURCES.md there); variants change one field of a real file to reach a rule i
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -625,6 +626,37 @@ def test_atif_system_steps_are_not_steps_and_feedback_that_reports_an_error_is_o
         "observation",
         "thought",
         "error_recovery",
+    ]
+
+
+def test_atif_calls_written_in_the_message_as_openhands_writes_them_are_its_calls() -> None:
+    """OpenHands without native function calling writes ``<function=NAME>`` calls in the agent
+    message, which Harbor keeps, and results without a call id: the same run as with native
+    calls (before, no call was read, its result was dropped, and the markup was a thought)."""
+    native = json.loads((ATIF / "harbor_openhands.json").read_text())
+    written = copy.deepcopy(native)
+    for step in written["steps"]:
+        for call in step.pop("tool_calls", []):
+            parameters = "".join(
+                f"<parameter={name}>{value}</parameter>\n"
+                for name, value in call["arguments"].items()
+            )
+            step["message"] += f"\n<function={call['function_name']}>\n{parameters}</function>"
+        for result in (step.get("observation") or {}).get("results", []):
+            result.pop("source_call_id", None)
+
+    def told(document: dict[str, Any]) -> list[tuple[str, str | None, Any, str | None]]:
+        trace = only(list(convert([document], source="atif"))).trace
+        return [
+            (step.type, step.tool.name if step.tool else None, step.input, step.content)
+            for step in trace.steps
+        ]
+
+    assert told(written) == told(native)
+    assert [name for _, name, _, _ in told(written) if name] == [
+        "str_replace_editor",
+        "str_replace_editor",
+        "finish",
     ]
 
 

@@ -9,7 +9,9 @@ system steps are not steps of the run; an agent step's reasoning and message are
 message of the last agent step that calls no tool the final answer; a step whose source is none
 of these is left out with a warning that names it; each tool call is a
 ``tool_call`` joined with the result that names it (a result that names no call answers the
-step's calls in order). A result that answers no call is environment feedback: an evident
+step's calls in order). An agent step that lists no call but writes ``<function=NAME>`` calls
+in its message (OpenHands without native function calling) makes those calls, as the chat
+rows' readers take them. A result that answers no call is environment feedback: an evident
 error when it says so (``Error...``, as tool results are read), or in a trajectory kp wrote
 (:func:`to_atif` writes an error met outside a tool so), else left out; in such a trajectory
 the step types it recorded say which calls and thoughts are recoveries. Without a user
@@ -33,7 +35,12 @@ from typing import Any
 from knowledgepulse._util.jsonpath import as_object, as_string, non_blank
 from knowledgepulse._util.times import iso_time
 from knowledgepulse.records import Problem, Record
-from knowledgepulse.sources._chat._text import content_text, error_text
+from knowledgepulse.sources._chat._text import (
+    content_text,
+    error_text,
+    has_xml_calls,
+    xml_calls,
+)
 from knowledgepulse.sources._envelope import (
     CONFIDENCE_KEY,
     DOMAIN_KEY,
@@ -184,7 +191,13 @@ def _tell_agent(
     """
     reasoning = step.get("reasoning_content")
     builder.thought(as_string(reasoning), at=at)
-    calls = _calls(step)
+    calls: list[tuple[str | None, str, Any]] = list(_calls(step))
+    if not calls and has_xml_calls(text):
+        # OpenHands without native function calling writes its calls into the message
+        # (``<function=NAME><parameter=KEY>``...), and Harbor keeps them there: no call id, so
+        # the step's results answer them in order.
+        written, text = xml_calls(text or "")
+        calls = [(None, call.name, call.arguments) for call in written]
     # Calls answered before their step (``tbench``) ran before its message: the last such
     # step's message is said after them, the answer as from a step that calls no tool.
     after_calls = bool(calls) and all(call_id in answered_at for call_id, _, _ in calls)
@@ -195,7 +208,8 @@ def _tell_agent(
     names = {call_id: name for call_id, name, _ in calls}
     pending = list(calls)
     for call_id, name, arguments in calls:
-        builder.tool_request(name, arguments, call_id=call_id, at=answered_at.get(call_id) or at)
+        ran_at = answered_at.get(call_id) if call_id is not None else None
+        builder.tool_request(name, arguments, call_id=call_id, at=ran_at or at)
     observation = step.get("observation")
     results = as_object(observation).get("results")
     for result in results if isinstance(results, list) else ():
