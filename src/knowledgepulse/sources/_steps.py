@@ -210,6 +210,9 @@ class StepBuilder:
     """Whether the final answer is also the last ``thought`` step (a row kp wrote may say no)."""
     told_once: bool = False
     """Whether no thought repeats the answer (a row kp wrote): none is dropped as a repeat."""
+    written_by_kp: bool = False
+    """Whether the row is one kp wrote (``--to messages``): a call in it with no tool name is
+    its trace's (read from a source with a warning), not a broken row."""
     failed_calls: frozenset[str] | None = None
     """The call ids whose result was an error, where the source says (a row kp wrote); else a
     result's text says whether it failed."""

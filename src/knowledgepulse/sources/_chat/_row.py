@@ -405,6 +405,7 @@ def _builder(row: Mapping[str, Any]) -> StepBuilder:
     return StepBuilder(
         answer_is_step=answer_step is not False,
         told_once=answer_step is not None,
+        written_by_kp=answer_step is not None,
         failed_calls=frozenset(map(str, failed)) if isinstance(failed, list) else None,
         call_texts=frozenset(map(str, texts)) if isinstance(texts, list) else frozenset(),
         error_turns=(

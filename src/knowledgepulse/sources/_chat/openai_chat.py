@@ -212,7 +212,12 @@ def _tell_assistant(
     for number, call in enumerate(requested):
         function = call.get("function") if isinstance(call, dict) else None
         name = function.get("name") if isinstance(function, dict) else None
-        if not isinstance(function, dict) or not isinstance(name, str) or not name:
+        # An empty name in a row kp wrote is its trace's nameless call: read back as it was.
+        if (
+            not isinstance(function, dict)
+            or not isinstance(name, str)
+            or not (name or builder.written_by_kp)
+        ):
             raise PathError(
                 (*path, "tool_calls", number, "function", "name"),
                 f"expected a tool name, found {describe_value(name)}",
