@@ -55,6 +55,6 @@ def test_a_row_of_anothers_with_a_nameless_call_is_refused_at_its_path(tmp_path:
         item for item in read([str(path)], source="openai-chat") if isinstance(item, Problem)
     ]
     assert [problem.message for problem in problems if not problem.warning] == [
-        "expected a tool name, found a string"
+        "expected a tool name, found an empty string"
     ]
     assert "messages[1].tool_calls[0].function.name" in str(problems[0])

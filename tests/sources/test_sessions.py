@@ -660,6 +660,27 @@ def test_atif_calls_written_in_the_message_as_openhands_writes_them_are_its_call
     ]
 
 
+@pytest.mark.parametrize(
+    ("call", "said"),
+    [
+        ({"function_name": ""}, "has function_name an empty string, not a tool's name"),
+        ({"tool_call_id": 7}, "has tool_call_id a number, not text"),
+        ("financial_search", "is a string, not a call"),
+    ],
+)
+def test_an_atif_call_kp_cannot_read_is_left_out_with_a_warning_naming_it(
+    call: dict[str, Any] | str, said: str
+) -> None:
+    """A call without its tool's name (or id) cannot be joined to its result: before, it and its
+    result went without a word, the file converting as if the step had called nothing."""
+    document = json.loads((ATIF / "simple_trajectory.json").read_text())
+    listed = document["steps"][1]["tool_calls"]
+    listed[0] = listed[0] | call if isinstance(call, dict) else call
+    item = only(list(convert([document], source="atif")))
+    assert f"steps[1].tool_calls[0] {said}: the call and its result are left out" in item.warnings
+    assert not [step for step in item.trace.steps if step.tool]
+
+
 def test_an_error_met_outside_a_tool_written_as_atif_reads_back_as_that_error() -> None:
     """A run that failed before any reply (mini-SWE-agent's first model call raising) keeps its
     one error through kp convert --to atif: a result without a call, read back as an error."""

@@ -37,6 +37,8 @@ def describe_value(value: Any) -> str:
     """
     if value is None:
         return "null"
+    if isinstance(value, str) and not value.strip():  # "a string" where a name is wanted misleads
+        return "an empty string" if not value else "a blank string"
     if isinstance(value, Mapping):
         return f"an object with keys {', '.join(sorted(map(str, value))[:6])}"
     return _JSON_WORDS.get(type(value), f"a {type(value).__name__}")

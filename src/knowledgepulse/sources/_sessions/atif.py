@@ -32,7 +32,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
-from knowledgepulse._util.jsonpath import as_object, as_string, non_blank
+from knowledgepulse._util.jsonpath import as_object, as_string, describe_value, non_blank
 from knowledgepulse._util.times import iso_time
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat._text import (
@@ -130,6 +130,7 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
         if step.get("source") == "system":
             _tell_tool_result(builder, step, text, names, at)
         if step.get("source") == "agent":
+            warnings += _unread_calls(number, step)
             _tell_agent(
                 builder,
                 step,
@@ -253,21 +254,37 @@ def _calls(step: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
     """A step's well-formed tool calls; a ``tool_calls`` that is no list holds none."""
     listed = step.get("tool_calls")
     calls = listed if isinstance(listed, list) else []
-    return [found for found in map(_call, calls) if found is not None]
+    return [found for found in map(_call, calls) if not isinstance(found, str)]
 
 
-def _call(call: Any) -> tuple[str, str, Any] | None:
-    """(call id, tool name, arguments) of a tool call, ``None`` for anything else.
+def _unread_calls(number: int, step: Mapping[str, Any]) -> list[str]:
+    """A warning for each tool call of ``steps[number]`` that :func:`_call` cannot read."""
+    listed = step.get("tool_calls")
+    if listed is None:
+        return []
+    if not isinstance(listed, list):
+        return [f"steps[{number}].tool_calls is {describe_value(listed)}, not a list: no call read"]
+    return [
+        f"steps[{number}].tool_calls[{index}] {why}: the call and its result are left out"
+        for index, call in enumerate(listed)
+        if isinstance(why := _call(call), str)
+    ]
+
+
+def _call(call: Any) -> tuple[str, str, Any] | str:
+    """(call id, tool name, arguments) of a tool call, or why it is none.
 
     ATIF's ``tool_call_id`` and ``function_name``, or the ``id`` and ``name`` OpenAgents'
     ``tbench`` writes.
     """
     if not isinstance(call, Mapping):
-        return None
+        return f"is {describe_value(call)}, not a call"
     call_id = call.get("tool_call_id", call.get("id"))
     name = call.get("function_name", call.get("name"))
-    if not (isinstance(call_id, str) and isinstance(name, str) and name):
-        return None
+    if not (isinstance(name, str) and name):
+        return f"has function_name {describe_value(name)}, not a tool's name"
+    if not isinstance(call_id, str):
+        return f"has tool_call_id {describe_value(call_id)}, not text"
     return call_id, name, call.get("arguments")
 
 
