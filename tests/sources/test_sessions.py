@@ -656,8 +656,49 @@ def test_atif_calls_written_in_the_message_as_openhands_writes_them_are_its_call
     assert [name for _, name, _, _ in told(written) if name] == [
         "str_replace_editor",
         "str_replace_editor",
-        "finish",
-    ]
+    ]  # and its finish call, the answer, in both
+    assert told(written)[-1] == told(native)[-1]
+
+
+OPENHANDS_ANSWER = "Task complete. Created /app/hello.txt with 'Hello, world!'"
+
+
+def test_openhands_finish_call_in_atif_ends_the_run_with_its_message_as_the_answer() -> None:
+    """OpenHands ends a run by calling ``finish``, its ``message`` the final message to the
+    user: before, kp read it as a tool call, and the run as failed with no answer."""
+    trace = only(convert_file(ATIF / "harbor_openhands.json")).trace
+    assert tools(trace) == ["str_replace_editor"]
+    assert trace.outcome.result_summary == OPENHANDS_ANSWER
+    assert trace.steps[-1].content == OPENHANDS_ANSWER
+    assert trace.steps[-2].content == "All done! What's next on the agenda?"  # a thought
+    assert trace.metadata.success is True
+
+
+@pytest.mark.parametrize(
+    ("said", "success"), [("true", True), ("false", False), ("partial", False), (False, False)]
+)
+def test_openhands_finish_whose_task_completed_says_not_done_is_an_unsuccessful_answer(
+    said: str | bool, success: bool
+) -> None:
+    """Newer OpenHands adds ``task_completed``: the message is still the answer, but an agent
+    that says the task is not (all) done did not succeed."""
+    document = json.loads((ATIF / "harbor_openhands.json").read_text())
+    document["steps"][-1]["tool_calls"][0]["arguments"]["task_completed"] = said
+    trace = only(list(convert([document], source="atif"))).trace
+    assert trace.outcome.result_summary == OPENHANDS_ANSWER
+    assert trace.metadata.success is success
+
+
+@pytest.mark.parametrize("arguments", [{"reason": "done"}, {"message": 3}, "stop"])
+def test_a_tool_named_finish_without_a_text_message_stays_a_tool_call_in_atif(
+    arguments: Any,
+) -> None:
+    """Only OpenHands' ``finish`` (a text ``message``) ends the run; another agent's is a tool."""
+    document = json.loads((ATIF / "harbor_openhands.json").read_text())
+    document["steps"][-1]["tool_calls"][0]["arguments"] = arguments
+    trace = only(list(convert([document], source="atif"))).trace
+    assert tools(trace) == ["str_replace_editor", "finish"]
+    assert trace.metadata.success is False  # it ends on a call, with no answer
 
 
 @pytest.mark.parametrize(
