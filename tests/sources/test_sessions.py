@@ -624,8 +624,8 @@ def test_atif_system_steps_are_not_steps_and_feedback_that_reports_an_error_is_o
     assert [step.type for step in trace.steps][:4] == [
         "thought",
         "observation",
+        "error_recovery",  # the agent's next words; its finish call is the answer, no action
         "thought",
-        "error_recovery",
     ]
 
 
