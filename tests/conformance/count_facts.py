@@ -1173,7 +1173,9 @@ def swe_agent_traj(path: Path) -> list[Run]:
     """A SWE-agent ``.traj``: the issue is the first user turn; each action's command a tool.
 
     A user turn marked ``is_demo`` is a demonstration of another task SWE-agent shows the model
-    before the issue, not the issue.
+    before the issue, not the issue. A demonstration kept as its ``history`` alone has no
+    ``info`` and no label: its actions are the assistant turns' ``action``, and when the last
+    is ``submit``, the observation answering it is the submission.
     """
     document = json.loads(path.read_text())
     timeline = _Timeline()
@@ -1185,10 +1187,22 @@ def swe_agent_traj(path: Path) -> list[Run]:
         ),
         None,
     )
-    for step in document["trajectory"]:
+    steps = document.get("trajectory")
+    if steps is None:  # the history alone: an action, then the observation answering it
+        steps = []
+        for turn in document["history"]:
+            if turn["role"] == "assistant" and "action" in turn:
+                steps.append({"action": turn["action"], "observation": None})
+            elif turn.get("message_type") == "observation" and steps:
+                steps[-1]["observation"] = turn["content"]
+    for step in steps:
         command = step["action"].strip().split()
         timeline.tool(command[0] if command else "")
-    info = document.get("info", {})
+    if "info" not in document:
+        ends_in_submit = bool(steps) and steps[-1]["action"].strip().split()[:1] == ["submit"]
+        timeline.text(steps[-1]["observation"] if ends_in_submit else None)
+        return [timeline.facts(objective)]
+    info = document["info"]
     timeline.text(info.get("submission"))
     return [timeline.facts(objective, info.get("exit_status") == "submitted")]
 

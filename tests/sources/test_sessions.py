@@ -581,6 +581,28 @@ def test_a_user_text_with_more_than_command_tags_is_kept_as_it_is() -> None:
     assert only(list(convert(records, source="claude-code"))).trace.task.objective == text
 
 
+def test_a_swe_agent_demonstration_kept_as_its_history_alone_ends_in_its_submit() -> None:
+    """SWE-agent's ``function_calling_simple.traj`` holds only its ``history``: before, kp read
+    it as openai-chat rows, failed with no answer; it is SWE-agent's, ending on ``submit``."""
+    item = only(convert_file(SWE / "function_calling_simple.traj"))
+    trace = item.trace
+    assert source_of(item)["format"] == "swe-agent"
+    assert tools(trace) == ["find_file", "open", "edit", "python", "submit"]
+    assert trace.steps[1].input == {"file_name": "missing_colon.py"}  # the call's arguments
+    assert (trace.outcome.result_summary or "").lstrip().startswith("diff --git")
+    assert trace.metadata.success is True
+
+
+def test_a_swe_agent_history_that_does_not_end_in_submit_has_no_answer() -> None:
+    """The history's last action is not ``submit``: no submission, so the run failed."""
+    document = json.loads((SWE / "function_calling_simple.traj").read_text())
+    document["history"] = document["history"][:-2]  # up to the run of the script
+    trace = only(list(convert([document], source="swe-agent"))).trace
+    assert tools(trace)[-1] == "python"
+    assert "diff --git" not in trace.outcome.result_summary  # no submission
+    assert trace.metadata.success is False
+
+
 def test_an_atif_trajectory_maps_reasoning_calls_results_and_the_answer() -> None:
     """Agent steps: reasoning and message thoughts, tool calls joined to their results by id."""
     item = only(convert_file(ATIF / "simple_trajectory.json"))
