@@ -43,6 +43,21 @@ OUTPUT_TOOL = "final_result"
 """The tool Pydantic AI gives the model to return its structured output: the answer, no tool."""
 SMOLAGENTS_ANSWER = "final_answer"
 """The tool a smolagents agent ends its run with: its argument is the answer, no tool."""
+OPENHANDS_FINISH = "finish"
+"""The tool an OpenHands agent ends its run with: ``{"message": "Final message to send to the
+user"}`` (its ``FinishTool``); the last one's ``message`` is the answer, no tool."""
+
+
+def _finish_message(name: Any, arguments: Any) -> str | None:
+    """The ``message`` of OpenHands' ``finish`` call (a JSON string or an object), else ``None``:
+    another tool named ``finish``, whose arguments hold no text ``message``, is a tool."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return None
+    message = arguments.get("message") if isinstance(arguments, dict) else None
+    return message if name == OPENHANDS_FINISH and isinstance(message, str) else None
 
 
 def run(
@@ -163,6 +178,15 @@ class _Timeline:
         )
 
 
+def _tool_or_finish(timeline: _Timeline, name: Any, arguments: Any) -> None:
+    """A tool call; OpenHands' ``finish`` the answer (its ``message``), no tool."""
+    finished = _finish_message(name, arguments)
+    if finished is None:
+        timeline.tool(name, arguments)
+    else:
+        timeline.text(finished)
+
+
 # --- conversation rows -------------------------------------------------------------------
 
 
@@ -225,7 +249,8 @@ def openai_chat(path: Path) -> list[Run]:
     the assistant's text as ``<function=NAME><parameter=...>...</function>``; a function's
     result is ``{"error", "response"}``
     (a failure when ``error`` is set), and its ``Finish`` call ends the run: its ``final_answer``
-    is the answer (``give_answer``), or there is none (``give_up_and_restart``).
+    is the answer (``give_answer``), or there is none (``give_up_and_restart``). OpenHands' rows
+    (SWE-Gym) end on a ``finish`` call whose ``message`` is the answer.
     """
     runs = []
     for row in _rows(path):
@@ -252,7 +277,9 @@ def openai_chat(path: Path) -> list[Run]:
                 for name in _XML_CALL.findall(text or ""):  # SWE-smith's calls in the text
                     timeline.tool(name)
                 for call in message.get("tool_calls") or []:
-                    timeline.tool(call["function"]["name"], call["function"].get("arguments"))
+                    _tool_or_finish(
+                        timeline, call["function"]["name"], call["function"].get("arguments")
+                    )
                 if message.get("function_call"):  # the legacy single call (ToolBench)
                     _legacy_call(timeline, message["function_call"])
                 for part in content if isinstance(content, list) else []:
@@ -1146,7 +1173,9 @@ def swe_agent_traj(path: Path) -> list[Run]:
     """A SWE-agent ``.traj``: the issue is the first user turn; each action's command a tool.
 
     A user turn marked ``is_demo`` is a demonstration of another task SWE-agent shows the model
-    before the issue, not the issue.
+    before the issue, not the issue. A demonstration kept as its ``history`` alone has no
+    ``info`` and no label: its actions are the assistant turns' ``action``, and when the last
+    is ``submit``, the observation answering it is the submission.
     """
     document = json.loads(path.read_text())
     timeline = _Timeline()
@@ -1158,10 +1187,22 @@ def swe_agent_traj(path: Path) -> list[Run]:
         ),
         None,
     )
-    for step in document["trajectory"]:
+    steps = document.get("trajectory")
+    if steps is None:  # the history alone: an action, then the observation answering it
+        steps = []
+        for turn in document["history"]:
+            if turn["role"] == "assistant" and "action" in turn:
+                steps.append({"action": turn["action"], "observation": None})
+            elif turn.get("message_type") == "observation" and steps:
+                steps[-1]["observation"] = turn["content"]
+    for step in steps:
         command = step["action"].strip().split()
         timeline.tool(command[0] if command else "")
-    info = document.get("info", {})
+    if "info" not in document:
+        ends_in_submit = bool(steps) and steps[-1]["action"].strip().split()[:1] == ["submit"]
+        timeline.text(steps[-1]["observation"] if ends_in_submit else None)
+        return [timeline.facts(objective)]
+    info = document["info"]
     timeline.text(info.get("submission"))
     return [timeline.facts(objective, info.get("exit_status") == "submitted")]
 
@@ -1505,7 +1546,7 @@ def atif(path: Path) -> list[Run]:
     OpenAgents' ``tbench`` writes its own ``1.4``: calls ``{id, name}``, each result a
     ``system`` step ``Tool result for <id>`` whose ``observation.result.success`` false is an
     error, written before the agent step that lists the call (the step's message came after
-    its calls); ``extra.success`` its label.
+    its calls); ``extra.success`` its label. OpenHands' ``finish`` call is its answer.
     """
     document = json.loads(path.read_text())
     timeline, objective, answered = _Timeline(), None, set()
@@ -1524,7 +1565,9 @@ def atif(path: Path) -> list[Run]:
             if not after:
                 timeline.text(_text(step.get("message")))
             for call in calls:
-                timeline.tool(call.get("function_name", call.get("name")))
+                _tool_or_finish(
+                    timeline, call.get("function_name", call.get("name")), call.get("arguments")
+                )
             if after:
                 timeline.text(_text(step.get("message")))
     success = (document.get("extra") or {}).get("success")

@@ -180,6 +180,49 @@ def test_legacy_function_messages_are_openai_chat_and_toolbench_finish_ends_the_
     assert traces[1].trace.metadata.success is False
 
 
+def _openhands_row(arguments: Any) -> dict[str, Any]:
+    """An OpenHands run as a SWE-Gym row: native tool calls, then its closing ``finish``."""
+    call = {"name": "execute_bash", "arguments": '{"command": "pytest"}'}
+    finish = {"name": "finish", "arguments": json.dumps(arguments)}
+    return {
+        "messages": [
+            {"role": "user", "content": "Fix the failing test."},
+            {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "function": call}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "1 passed"},
+            {
+                "role": "assistant",
+                "content": "Done.",
+                "tool_calls": [{"id": "c2", "function": finish}],
+            },
+            {"role": "tool", "tool_call_id": "c2", "content": "finished"},
+        ]
+    }
+
+
+def test_openhands_finish_in_chat_rows_ends_the_run_and_a_finish_without_message_is_a_tool(
+    tmp_path: Path,
+) -> None:
+    """OpenHands' ``finish`` call's ``message`` is the answer (its result none); another
+    tool named ``finish`` (no text ``message``) stays a call: before, both were tool calls."""
+    path = tmp_path / "swe_gym.jsonl"
+    rows = [
+        _openhands_row({"message": "The test passes now."}),
+        _openhands_row({"message": "I could not fix it.", "task_completed": "false"}),
+        _openhands_row({"summary": "done"}),
+    ]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    traces, problems = converted(path)
+    assert not problems
+    ran = [("tool_call", "execute_bash"), ("observation", "execute_bash"), ("thought", None)]
+    assert steps(traces[0]) == [*ran, ("thought", None)]
+    assert traces[0].trace.outcome.result_summary == "The test passes now."
+    assert traces[0].trace.metadata.success is True
+    assert traces[1].trace.outcome.result_summary == "I could not fix it."
+    assert traces[1].trace.metadata.success is False  # the agent says it did not do the task
+    assert steps(traces[2]) == [*ran, ("tool_call", "finish"), ("observation", "finish")]
+    assert traces[2].trace.metadata.success is False
+
+
 def test_anthropic_is_error_result_makes_the_next_tool_use_a_recovery() -> None:
     """Anthropic: thinking and text are thoughts; tool_result by tool_use_id with is_error."""
     traces, problems = converted(DATA / "anthropic.jsonl")

@@ -581,6 +581,28 @@ def test_a_user_text_with_more_than_command_tags_is_kept_as_it_is() -> None:
     assert only(list(convert(records, source="claude-code"))).trace.task.objective == text
 
 
+def test_a_swe_agent_demonstration_kept_as_its_history_alone_ends_in_its_submit() -> None:
+    """SWE-agent's ``function_calling_simple.traj`` holds only its ``history``: before, kp read
+    it as openai-chat rows, failed with no answer; it is SWE-agent's, ending on ``submit``."""
+    item = only(convert_file(SWE / "function_calling_simple.traj"))
+    trace = item.trace
+    assert source_of(item)["format"] == "swe-agent"
+    assert tools(trace) == ["find_file", "open", "edit", "python", "submit"]
+    assert trace.steps[1].input == {"file_name": "missing_colon.py"}  # the call's arguments
+    assert (trace.outcome.result_summary or "").lstrip().startswith("diff --git")
+    assert trace.metadata.success is True
+
+
+def test_a_swe_agent_history_that_does_not_end_in_submit_has_no_answer() -> None:
+    """The history's last action is not ``submit``: no submission, so the run failed."""
+    document = json.loads((SWE / "function_calling_simple.traj").read_text())
+    document["history"] = document["history"][:-2]  # up to the run of the script
+    trace = only(list(convert([document], source="swe-agent"))).trace
+    assert tools(trace)[-1] == "python"
+    assert "diff --git" not in trace.outcome.result_summary  # no submission
+    assert trace.metadata.success is False
+
+
 def test_an_atif_trajectory_maps_reasoning_calls_results_and_the_answer() -> None:
     """Agent steps: reasoning and message thoughts, tool calls joined to their results by id."""
     item = only(convert_file(ATIF / "simple_trajectory.json"))
@@ -624,8 +646,8 @@ def test_atif_system_steps_are_not_steps_and_feedback_that_reports_an_error_is_o
     assert [step.type for step in trace.steps][:4] == [
         "thought",
         "observation",
+        "error_recovery",  # the agent's next words; its finish call is the answer, no action
         "thought",
-        "error_recovery",
     ]
 
 
@@ -656,8 +678,49 @@ def test_atif_calls_written_in_the_message_as_openhands_writes_them_are_its_call
     assert [name for _, name, _, _ in told(written) if name] == [
         "str_replace_editor",
         "str_replace_editor",
-        "finish",
-    ]
+    ]  # and its finish call, the answer, in both
+    assert told(written)[-1] == told(native)[-1]
+
+
+OPENHANDS_ANSWER = "Task complete. Created /app/hello.txt with 'Hello, world!'"
+
+
+def test_openhands_finish_call_in_atif_ends_the_run_with_its_message_as_the_answer() -> None:
+    """OpenHands ends a run by calling ``finish``, its ``message`` the final message to the
+    user: before, kp read it as a tool call, and the run as failed with no answer."""
+    trace = only(convert_file(ATIF / "harbor_openhands.json")).trace
+    assert tools(trace) == ["str_replace_editor"]
+    assert trace.outcome.result_summary == OPENHANDS_ANSWER
+    assert trace.steps[-1].content == OPENHANDS_ANSWER
+    assert trace.steps[-2].content == "All done! What's next on the agenda?"  # a thought
+    assert trace.metadata.success is True
+
+
+@pytest.mark.parametrize(
+    ("said", "success"), [("true", True), ("false", False), ("partial", False), (False, False)]
+)
+def test_openhands_finish_whose_task_completed_says_not_done_is_an_unsuccessful_answer(
+    said: str | bool, success: bool
+) -> None:
+    """Newer OpenHands adds ``task_completed``: the message is still the answer, but an agent
+    that says the task is not (all) done did not succeed."""
+    document = json.loads((ATIF / "harbor_openhands.json").read_text())
+    document["steps"][-1]["tool_calls"][0]["arguments"]["task_completed"] = said
+    trace = only(list(convert([document], source="atif"))).trace
+    assert trace.outcome.result_summary == OPENHANDS_ANSWER
+    assert trace.metadata.success is success
+
+
+@pytest.mark.parametrize("arguments", [{"reason": "done"}, {"message": 3}, "stop"])
+def test_a_tool_named_finish_without_a_text_message_stays_a_tool_call_in_atif(
+    arguments: Any,
+) -> None:
+    """Only OpenHands' ``finish`` (a text ``message``) ends the run; another agent's is a tool."""
+    document = json.loads((ATIF / "harbor_openhands.json").read_text())
+    document["steps"][-1]["tool_calls"][0]["arguments"] = arguments
+    trace = only(list(convert([document], source="atif"))).trace
+    assert tools(trace) == ["str_replace_editor", "finish"]
+    assert trace.metadata.success is False  # it ends on a call, with no answer
 
 
 @pytest.mark.parametrize(

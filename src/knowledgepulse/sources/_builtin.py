@@ -175,7 +175,7 @@ class OtelJs(Source):
 class SweAgent(Source):
     """SWE-agent ``.traj`` files (``trajectory``, ``history``, ``info``)."""
 
-    shapes = "SWE-agent .traj files (trajectory, history, info)"
+    shapes = "SWE-agent .traj files (trajectory, history, info; or a demonstration's history)"
     content_hint = swe_agent.CONTENT_HINT
     overrides = ("openai-chat", "sharegpt")  # its history is chat messages too
     recognises = staticmethod(swe_agent.recognises)

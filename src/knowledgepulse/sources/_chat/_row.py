@@ -22,6 +22,7 @@ from knowledgepulse._util.text import counted
 from knowledgepulse._util.times import moment
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Problem, Record
+from knowledgepulse.sources._chat._openhands import openhands_finish
 from knowledgepulse.sources._chat._text import error_text, json_or_value, users_words
 from knowledgepulse.sources._chat._tools import row_tools
 from knowledgepulse.sources._envelope import (
@@ -515,14 +516,18 @@ class Calls:
     to the earliest call not yet answered. A call to Pydantic AI's output tool (``final_result``)
     is the answer, its arguments the final output; its result ("Final result processed.") is
     dropped. ToolBench's ``Finish`` call ends the run: with its ``final_answer`` when it gives
-    one, else (it gave up) with a terminal error that says so.
+    one, else (it gave up) with a terminal error that says so. OpenHands' ``finish`` call
+    ends the run with its ``message`` as the answer (:func:`openhands_finish`); a result that
+    answers it (by id) is dropped.
     """
 
     builder: StepBuilder
     names: dict[str, str] = dataclasses.field(default_factory=dict)
     pending: list[str] = dataclasses.field(default_factory=list)
     answered: bool = False
-    """Whether the output tool gave the answer."""
+    """Whether the output tool (or a closing call) gave the answer, and so the run succeeded."""
+    finished: set[str] = dataclasses.field(default_factory=set)
+    """The ids of OpenHands' ``finish`` calls: no tool's, so no result of theirs is told."""
 
     def request(
         self, name: str, arguments: Any = None, call_id: str | None = None, text: str | None = None
@@ -535,6 +540,13 @@ class Calls:
                 self.answered = self.builder.final_answer is not None
             else:  # it gave up: the run ends there, with no answer
                 self.builder.error(as_text(finish), terminal=True)
+            return
+        closing = openhands_finish(name, arguments)
+        if closing is not None:
+            self.finished.update([call_id] if call_id else [])
+            self.builder.answer(closing.message)
+            # Its task_completed "false" (or "partial"): the agent says it did not do the task.
+            self.answered = self.builder.final_answer is not None and closing.completed
             return
         if call_id:
             self.names[call_id] = name
@@ -567,6 +579,8 @@ class Calls:
         is_error: bool | None = None,
     ) -> None:
         """A tool's result; ``is_error`` when the format says, else the text is read for it."""
+        if call_id is not None and call_id in self.finished:
+            return
         known = name or self.names.get(call_id or "") or (self.pending[0] if self.pending else "")
         known = known or "tool"
         told = self.builder.failed_calls

@@ -11,15 +11,18 @@ of these is left out with a warning that names it; each tool call is a
 ``tool_call`` joined with the result that names it (a result that names no call answers the
 step's calls in order). An agent step that lists no call but writes ``<function=NAME>`` calls
 in its message (OpenHands without native function calling) makes those calls, as the chat
-rows' readers take them. A result that answers no call is environment feedback: an evident
-error when it says so (``Error...``, as tool results are read), or in a trajectory kp wrote
-(:func:`to_atif` writes an error met outside a tool so), else left out; in such a trajectory
-the step types it recorded say which calls and thoughts are recoveries. Without a user
+rows' readers take them. OpenHands' ``finish`` call (:func:`openhands_finish`) is how the
+run ends, not a tool call: its ``message`` is the answer. A result that answers no call is
+environment feedback: an evident error when it says so (``Error...``, as tool results are
+read), or in a trajectory kp wrote (:func:`to_atif` writes an error met outside a tool so),
+else left out; in such a trajectory the step types it recorded say which calls and thoughts
+are recoveries. Without a user
 step there is no objective: the envelope's placeholder stands in, as for the other sessions.
 
 ATIF records no outcome, so success is whether the trajectory ends on the agent's turn with its
-answer, as for an unlabelled dataset row, unless ``extra.success`` is a boolean (or, in a file
-:func:`to_atif` wrote, ``extra.knowledgepulse.success``); the confidence stays the default.
+answer (and the last ``finish`` call, if any, does not say the task is not done), as for an
+unlabelled dataset row, unless ``extra.success`` is a boolean (or, in a file :func:`to_atif`
+wrote, ``extra.knowledgepulse.success``); the confidence stays the default.
 OpenAgents' ``tbench`` writes a dialect (``schema_version: 1.4``), read as
 :func:`_tell_tool_result` and :func:`_call` say.
 """
@@ -35,6 +38,7 @@ from typing import Any
 from knowledgepulse._util.jsonpath import as_object, as_string, describe_value, non_blank
 from knowledgepulse._util.times import iso_time
 from knowledgepulse.records import Problem, Record
+from knowledgepulse.sources._chat._openhands import openhands_finish
 from knowledgepulse.sources._chat._text import (
     content_text,
     error_text,
@@ -118,6 +122,7 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
         for step in steps
         if step.get("source") == "system" and (call_id := _answered(step)) is not None
     }
+    completed = True  # what the last finish call said of the task (none: done)
     for number, step in enumerate(steps):
         if step.get("source") not in SOURCES:
             warnings.append(_unknown_source(number, step))
@@ -131,7 +136,7 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
             _tell_tool_result(builder, step, text, names, at)
         if step.get("source") == "agent":
             warnings += _unread_calls(number, step)
-            _tell_agent(
+            said = _tell_agent(
                 builder,
                 step,
                 text,
@@ -140,6 +145,7 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
                 kp_wrote=kp_wrote,
                 answered_at=answered_at,
             )
+            completed = completed if said is None else said
     agent = document.get("agent")
     name = non_blank(as_object(agent).get("name"))
     ends_on_agent = bool(steps) and steps[-1].get("source") == "agent"
@@ -159,7 +165,7 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
         success=(
             labelled
             if isinstance(labelled, bool)
-            else ends_on_agent and builder.final_answer is not None
+            else ends_on_agent and builder.final_answer is not None and completed
         ),
         options=options,
         objective=objective,
@@ -184,11 +190,15 @@ def _tell_agent(
     final: bool,
     kp_wrote: bool,
     answered_at: Mapping[str, datetime | None],
-) -> None:
+) -> bool | None:
     """Tell an agent step: its thoughts, calls and results.
 
     ``kp_wrote``: :func:`to_atif` wrote the trajectory, so a result that answers no call is the
     error the run reported.
+
+    Returns:
+        What the step's ``finish`` call says of the task (done unless its ``task_completed``
+        says not), or ``None`` when it makes none.
     """
     reasoning = step.get("reasoning_content")
     builder.thought(as_string(reasoning), at=at)
@@ -206,6 +216,10 @@ def _tell_agent(
         builder.answer(text, at=at)
     else:
         builder.thought(text, at=at)
+    finishes = [(call_id, openhands_finish(name, arguments)) for call_id, name, arguments in calls]
+    closing = [(call_id, finish) for call_id, finish in finishes if finish is not None]
+    closed = {call_id for call_id, _ in closing}
+    calls = [call for call, (_, finish) in zip(calls, finishes, strict=True) if finish is None]
     names = {call_id: name for call_id, name, _ in calls}
     pending = list(calls)
     for call_id, name, arguments in calls:
@@ -219,6 +233,8 @@ def _tell_agent(
         content = result.get("content")
         output = content_text(content) if isinstance(content, list) else content
         source_call = result.get("source_call_id")
+        if source_call is not None and source_call in closed:  # a finish's: the run ended
+            continue
         if isinstance(source_call, str) and source_call in names:
             pending = [call for call in pending if call[0] != source_call]
             builder.tool_result(names[source_call], output=output, call_id=source_call, at=at)
@@ -228,6 +244,10 @@ def _tell_agent(
         else:  # feedback that answers no call: an error when it says so, or kp wrote it one
             told = as_text(output) if output is not None else None
             builder.error(told if kp_wrote else error_text(told), at=at)
+    for _, finish in closing[-1:]:  # the run ends there: its message is the answer
+        builder.answer(finish.message, at=at)
+        return finish.completed
+    return None
 
 
 def _answered(step: Mapping[str, Any]) -> str | None:

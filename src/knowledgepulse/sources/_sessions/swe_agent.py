@@ -10,6 +10,12 @@ its ``observation`` the result. Each turn is a call of its own, even where its c
 earlier turn's (SWE-agent's replayed demonstrations reuse them). The submission is the final
 answer.
 
+A demonstration SWE-agent shows the model (``trajectories/demonstrations/*.traj``) may keep only
+its ``history``, SWE-agent's own messages (each with its ``agent`` and ``message_type``): its
+turns are the history's actions (``thought``, ``action``) and the observations answering them.
+It has no ``info``, so the same ending is read from the history: a run whose last action is
+``submit`` ended in its submission, that action's observation (as the model was shown it).
+
 Success: a ``.traj`` does not say whether the patch resolves the issue (that is the evaluation's
 verdict, kept elsewhere), so, as for a dataset row without a label, kp takes whether the run
 ended in its answer: an ``exit_status`` of ``submitted`` with a submission. Any other exit
@@ -34,17 +40,33 @@ CONTENT_HINT = "SWE-agent writes the thoughts, actions and observations into eve
 SUBMITTED = "submitted"
 """The exit status of a run that ended in its submission (``submitted (exit_cost)`` too)."""
 _TURN_KEYS = frozenset({"action", "observation"})
+_MESSAGE_KEYS = frozenset({"role", "agent", "message_type"})
+"""What SWE-agent writes in every message of its ``history``."""
+SUBMIT = "submit"
+"""The command a run ends in its submission with."""
 
 
 def recognises(value: Any) -> bool:
-    """Whether a file's first record is a SWE-agent ``.traj`` (trajectory, history, info)."""
-    if not isinstance(value, dict) or not isinstance(value.get("info"), dict):
+    """Whether a file's first record is a SWE-agent ``.traj``, or a demonstration's history."""
+    if not isinstance(value, dict) or not isinstance(value.get("history"), list):
         return False
-    turns, history = value.get("trajectory"), value.get("history")
+    if value.keys() == {"history"}:
+        return _history_only(value["history"])
+    turns = value.get("trajectory")
     return (
-        isinstance(turns, list)
-        and isinstance(history, list)
+        isinstance(value.get("info"), dict)
+        and isinstance(turns, list)
         and all(isinstance(turn, dict) and turn.keys() >= _TURN_KEYS for turn in turns[:1])
+    )
+
+
+def _history_only(history: list[Any]) -> bool:
+    """Whether a history alone is SWE-agent's: each message says its agent and type.
+
+    An OpenAI chat row has neither key; an action among them makes it a run.
+    """
+    return all(isinstance(m, dict) and m.keys() >= _MESSAGE_KEYS for m in history) and any(
+        m.get("message_type") == "action" for m in history
     )
 
 
@@ -63,14 +85,18 @@ def convert_records(
 
 def _convert(record: Record, options: TraceOptions) -> TraceItem:
     document: Mapping[str, Any] = record.value
-    info: Mapping[str, Any] = document["info"]
+    info = as_object(document.get("info"))
     builder = StepBuilder()
     calls = _function_calls(document["history"])
-    for number, turn in enumerate(document["trajectory"]):
+    turns = document.get("trajectory", _history_turns(document["history"]))
+    for number, turn in enumerate(turns):
         _tell_turn(builder, turn, calls[number] if number < len(calls) else None)
     status = info.get("exit_status")
     submission = info.get("submission")
     submitted = isinstance(status, str) and status.startswith(SUBMITTED)
+    if "info" not in document:  # a demonstration's history alone: did it end in submit?
+        submission = _submitted(turns)
+        submitted = submission is not None
     if isinstance(status, str) and not submitted:
         builder.error(f"the run ended with exit status {status!r}", terminal=True)
     if isinstance(submission, str):
@@ -127,6 +153,31 @@ def _function_calls(history: list[Any]) -> list[Mapping[str, Any] | None]:
         first = tool_calls[0] if isinstance(tool_calls, list) and tool_calls else None
         found.append(first if isinstance(first, Mapping) else None)
     return found
+
+
+def _history_turns(history: list[Any]) -> list[dict[str, Any]]:
+    """A history's turns as a ``trajectory`` holds them.
+
+    Each action (not a demonstration's) with its thought, and the observation that answers it.
+    """
+    turns: list[dict[str, Any]] = []
+    for message in history:
+        if not isinstance(message, Mapping) or _is_demo(message):
+            continue
+        if message.get("role") == "assistant" and "action" in message:
+            thought, action = message.get("thought"), message.get("action")
+            turns.append({"thought": thought, "action": action, "observation": None})
+        elif message.get("message_type") == "observation" and turns:
+            turns[-1]["observation"] = content_text(message.get("content"))
+    return turns
+
+
+def _submitted(turns: list[dict[str, Any]]) -> str | None:
+    """The submission of turns whose last action is ``submit``: its observation; else none."""
+    last = turns[-1] if turns else None
+    action = as_string(last.get("action")) if last is not None else None
+    words = action.split(maxsplit=1) if action else []
+    return as_string(last["observation"]) if last is not None and words[:1] == [SUBMIT] else None
 
 
 def _issue(history: list[Any]) -> str | None:
