@@ -88,7 +88,9 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
     info = as_object(document.get("info"))
     builder = StepBuilder()
     calls = _function_calls(document["history"])
-    turns = document.get("trajectory", _history_turns(document["history"]))
+    turns = (
+        document["trajectory"] if "trajectory" in document else _history_turns(document["history"])
+    )
     for number, turn in enumerate(turns):
         _tell_turn(builder, turn, calls[number] if number < len(calls) else None)
     status = info.get("exit_status")
