@@ -79,7 +79,7 @@ from knowledgepulse.trace.load import validate_record
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 from generate_traces import trace as generated_trace  # noqa: E402
-from json_mutations import Edit, Seed, apply, dump, edits, load_seed, nodes  # noqa: E402
+from json_mutations import Edit, Mutant, Seed, apply, dump, load_seed, mutants  # noqa: E402
 
 TOKENS = [
     b"NaN",
@@ -450,34 +450,42 @@ def fuzz_structured(
     found = Fuzzed()
     with tempfile.TemporaryDirectory() as folder:
         scratch = Path(folder)
-        for source, file in files:
-            parsed = load_seed(file)
-            if parsed is None:
-                found.unparsed.append(str(file.relative_to(CORPUS)))
-                continue
-            paths = nodes(parsed.document)
-            rng = random.Random(f"{seed}:{file.parent.name}/{file.name}")
-            for _ in range(per_file):
-                document, made = edits(parsed, paths, rng)
-                data = dump(document, parsed.form)
-                if data is None:
-                    found.unwritable += 1
+        for source, file, parsed, mutant, target in written_mutants(
+            files, per_file, seed, found, scratch
+        ):
+            for loader in (f"convert:{source}", "convert:auto"):
+                error = _failure(loader, target, limit_s)
+                if error is None:
                     continue
-                found.inputs += 1
-                target = scratch / file.name
-                target.write_bytes(data)
-                for loader in (f"convert:{source}", "convert:auto"):
-                    error = _failure(loader, target, limit_s)
-                    if error is None:
-                        continue
-                    kind = failure_kind(error)
-                    found.failures[kind] += 1
-                    if kind not in found.first:
-                        smallest = _shrunk(parsed, made, loader, kind, scratch)
-                        found.first[kind] = _described(file, loader, smallest, error)
-                        if keep is not None:
-                            _kept(keep, len(found.first), parsed, smallest, data)
+                kind = failure_kind(error)
+                found.failures[kind] += 1
+                if kind not in found.first:
+                    smallest = _shrunk(parsed, mutant.made, loader, kind, scratch)
+                    found.first[kind] = _described(file, loader, smallest, error)
+                    if keep is not None:
+                        _kept(keep, len(found.first), parsed, smallest, mutant.data or b"")
     return found
+
+
+def written_mutants(
+    files: list[tuple[str, Path]], per_file: int, seed: int, found: Fuzzed, folder: Path
+) -> Iterator[tuple[str, Path, Seed, Mutant, Path]]:
+    """``per_file`` mutants of each file, each written to ``folder`` under the file's name (in
+    turn), counted in ``found``: the source, the file, its seed, the mutant and where it is."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for source, file in files:
+        parsed = load_seed(file)
+        if parsed is None:
+            found.unparsed.append(str(file.relative_to(CORPUS)))
+            continue
+        for mutant in mutants(parsed, per_file, f"{seed}:{file.parent.name}/{file.name}"):
+            if mutant.data is None:
+                found.unwritable += 1
+                continue
+            found.inputs += 1
+            target = folder / file.name
+            target.write_bytes(mutant.data)
+            yield source, file, parsed, mutant, target
 
 
 def _described(file: Path, loader: str, made: list[Edit], error: Exception) -> str:
@@ -499,12 +507,22 @@ def structured_main(args: argparse.Namespace) -> None:
     files = corpus_files(args.only)
     began = time.perf_counter()
     found = fuzz_structured(files, args.per_file, args.seed, limit_s=10.0, keep=args.keep)
-    elapsed = time.perf_counter() - began
+    report(
+        found,
+        len(files),
+        time.perf_counter() - began,
+        args.seed,
+        "exceptions not the project's own",
+    )
+
+
+def report(found: Fuzzed, files: int, elapsed: float, seed: int, failing: str) -> None:
+    """Print a structured run's inputs and its failures by kind; each kind's first on stderr."""
     print(
-        f"inputs: {found.inputs} from {len(files)} files in {elapsed:.0f} s (seed {args.seed}; "
+        f"inputs: {found.inputs} from {files} files in {elapsed:.0f} s (seed {seed}; "
         f"{found.unwritable} not writable in their form; unparsed: {found.unparsed or 'none'})"
     )
-    print(f"exceptions not the project's own: {sum(found.failures.values())}")
+    print(f"{failing}: {sum(found.failures.values())}")
     for kind, count in found.failures.most_common():
         print(f"  {count:6}  {kind}")
     for kind, first in found.first.items():

@@ -34,14 +34,12 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import random
 import re
 import sys
 import tempfile
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -58,8 +56,16 @@ from knowledgepulse.trace.models import PrivacyLevel
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-from fuzz_loaders import CORPUS, _time_limit, corpus_files, failure_kind  # noqa: E402
-from json_mutations import Edit, Seed, apply, dump, edits, load_seed, nodes  # noqa: E402
+from fuzz_loaders import (  # noqa: E402
+    CORPUS,
+    Fuzzed,
+    _time_limit,
+    corpus_files,
+    failure_kind,
+    report,
+    written_mutants,
+)
+from json_mutations import Edit, Seed, apply, dump, leaves  # noqa: E402
 
 LEVEL: PrivacyLevel = "aggregated"
 """The privacy level the redacting pipelines redact at: secrets and personal identifiers."""
@@ -103,23 +109,19 @@ def _first(problems: list[Problem]) -> str:
     return problems[0].message if problems else ""
 
 
-def _leaves(value: Any) -> Iterator[str]:
+def _texts(value: Any) -> Iterator[str]:
     """Every string of ``value``, and of the JSON text a string holds."""
-    if isinstance(value, dict):
-        for item in value.values():
-            yield from _leaves(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _leaves(item)
-    elif isinstance(value, str):
-        yield value
-        if value[:1] in ("{", "[", '"'):
+    for leaf in leaves(value):
+        if not isinstance(leaf, str):
+            continue
+        yield leaf
+        if leaf[:1] in ("{", "[", '"'):
             try:
-                inner = json.loads(value)
+                inner = json.loads(leaf)
             except ValueError:
-                return
-            if inner != value:
-                yield from _leaves(inner)
+                continue
+            if inner != leaf:
+                yield from _texts(inner)
 
 
 def _found(texts: Iterable[str], rules: list[Rule]) -> set[str]:
@@ -133,8 +135,8 @@ def _leaked(document: Any, output: Path, redactor: Redactor) -> set[str]:
     rules = [rule for rule in redactor.rules.for_level(LEVEL) if rule.type in redactor.types]
     if not rules:
         return set()
-    written = [text for line in _lines(output) for text in _leaves(json.loads(line))]
-    return _found(_leaves(document), rules) & _found(written, rules)
+    written = [text for line in _lines(output) for text in _texts(json.loads(line))]
+    return _found(_texts(document), rules) & _found(written, rules)
 
 
 @dataclass
@@ -297,16 +299,6 @@ def kind_of(pipeline: str, error: Exception) -> str:
     return f"{pipeline}: {failure_kind(error)}"
 
 
-@dataclass
-class Fuzzed:
-    """What a run found: inputs tried, and each failure kind's count and first case."""
-
-    inputs: int = 0
-    unwritable: int = 0
-    failures: Counter[str] = field(default_factory=Counter)
-    first: dict[str, str] = field(default_factory=dict)
-
-
 def _fails_alike(seed: Seed, made: list[Edit], kind: str, scratch: Path) -> bool:
     document = seed.document
     for edit in made:
@@ -333,39 +325,25 @@ def fuzz_pipelines(files: list[tuple[str, Path]], per_file: int, seed: int) -> F
     found = Fuzzed()
     with tempfile.TemporaryDirectory() as folder:
         scratch = Path(folder)
-        for source, file in files:
-            parsed = load_seed(file)
-            if parsed is None:
-                continue
-            paths = nodes(parsed.document)
-            rng = random.Random(f"{seed}:{file.parent.name}/{file.name}")
-            for _ in range(per_file):
-                document, made = edits(parsed, paths, rng)
-                data = dump(document, parsed.form)
-                if data is None:
-                    found.unwritable += 1
-                    continue
-                found.inputs += 1
-                target = scratch / "in" / file.name
-                target.parent.mkdir(exist_ok=True)
-                target.write_bytes(data)
-                for name, error in failures(source, target, document, scratch, 20.0):
-                    kind = kind_of(name, error)
-                    found.failures[kind] += 1
-                    if kind not in found.first:
-                        smallest = next(
-                            (
-                                [edit]
-                                for edit in made
-                                if _fails_alike(parsed, [edit], kind, scratch)
-                            ),
-                            made,
-                        )
-                        edits_made = "; ".join(str(edit) for edit in smallest)
-                        found.first[kind] = (
-                            f"{file.relative_to(CORPUS)} --from {source}: {edits_made[:300]}\n"
-                            f"  {type(error).__name__}: {str(error)[:300]}"
-                        )
+        inputs = written_mutants(files, per_file, seed, found, scratch / "in")
+        for source, file, parsed, mutant, target in inputs:
+            for name, error in failures(source, target, mutant.document, scratch, 20.0):
+                kind = kind_of(name, error)
+                found.failures[kind] += 1
+                if kind not in found.first:
+                    smallest = next(
+                        (
+                            [edit]
+                            for edit in mutant.made
+                            if _fails_alike(parsed, [edit], kind, scratch)
+                        ),
+                        mutant.made,
+                    )
+                    edits_made = "; ".join(str(edit) for edit in smallest)
+                    found.first[kind] = (
+                        f"{file.relative_to(CORPUS)} --from {source}: {edits_made[:300]}\n"
+                        f"  {type(error).__name__}: {str(error)[:300]}"
+                    )
     return found
 
 
@@ -378,16 +356,7 @@ def main() -> None:
     files = corpus_files(args.only)
     began = time.perf_counter()
     found = fuzz_pipelines(files, args.per_file, args.seed)
-    elapsed = time.perf_counter() - began
-    print(
-        f"inputs: {found.inputs} from {len(files)} files in {elapsed:.0f} s (seed {args.seed}; "
-        f"{found.unwritable} not writable in their form)"
-    )
-    print(f"failures: {sum(found.failures.values())}")
-    for kind, count in found.failures.most_common():
-        print(f"  {count:6}  {kind}")
-    for kind, first in found.first.items():
-        print(f"--- {kind}\n{first}", file=sys.stderr)
+    report(found, len(files), time.perf_counter() - began, args.seed, "failures")
 
 
 if __name__ == "__main__":

@@ -85,18 +85,19 @@ def load_seed(path: Path) -> Seed | None:
             document, form = json.loads(path.read_text("utf-8")), "json"
     except (ValueError, OSError):
         return None
-    strings = sorted({value for value in _leaves(document) if isinstance(value, str)})
+    strings = sorted({value for value in leaves(document) if isinstance(value, str)})
     # Short strings only: type names, roles, ids, the words a converter dispatches on.
     return Seed(path, form, document, tuple(text for text in strings if len(text) < 40))
 
 
-def _leaves(value: Any) -> Iterator[Any]:
+def leaves(value: Any) -> Iterator[Any]:
+    """Every value of ``value`` that is no object or list, in document order."""
     if isinstance(value, dict):
         for item in value.values():
-            yield from _leaves(item)
+            yield from leaves(item)
     elif isinstance(value, list):
         for item in value:
-            yield from _leaves(item)
+            yield from leaves(item)
     else:
         yield value
 
@@ -349,3 +350,22 @@ def edits(seed: Seed, paths: list[JsonPath], rng: random.Random) -> tuple[Any, l
         document = apply(document, edit)
         made.append(edit)
     return document, made
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One mutated input: its edits of the seed, the document they made, and its bytes in the
+    seed's form (``None``: the form cannot hold the document, a JSON Lines file of no list)."""
+
+    made: list[Edit]
+    document: Any
+    data: bytes | None
+
+
+def mutants(seed: Seed, count: int, key: str) -> Iterator[Mutant]:
+    """``count`` mutants of ``seed``, drawn by a generator seeded with ``key`` (reproducible)."""
+    paths = nodes(seed.document)
+    rng = random.Random(key)
+    for _ in range(count):
+        document, made = edits(seed, paths, rng)
+        yield Mutant(made, document, dump(document, seed.form))
