@@ -208,11 +208,10 @@ class StepBuilder:
     _answer_said: bool = False  # whether the answer is assistant text (no output tool's)
     answer_is_step: bool = True
     """Whether the final answer is also the last ``thought`` step (a row kp wrote may say no)."""
-    told_once: bool = False
-    """Whether no thought repeats the answer (a row kp wrote): none is dropped as a repeat."""
     written_by_kp: bool = False
-    """Whether the row is one kp wrote (``--to messages``): a call in it with no tool name is
-    its trace's (read from a source with a warning), not a broken row."""
+    """Whether the row is one kp wrote (``--to messages``): no thought repeats the answer (none
+    is dropped as a repeat), and a call in it with no tool name is its trace's (read from a
+    source with a warning), not a broken row."""
     failed_calls: frozenset[str] | None = None
     """The call ids whose result was an error, where the source says (a row kp wrote); else a
     result's text says whether it failed."""
@@ -562,7 +561,7 @@ class StepBuilder:
             last = last if event.at is None else event.at
             ordered.append((last, event))
         ordered.sort(key=lambda item: (item[0], item[1].seq))
-        if self._answer is None or not self.answer_is_step or self.told_once:
+        if self._answer is None or not self.answer_is_step or self.written_by_kp:
             return ordered
         answer = self._answer.strip()
         last_action = max(

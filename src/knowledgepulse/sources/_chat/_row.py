@@ -405,7 +405,6 @@ def _builder(row: Mapping[str, Any]) -> StepBuilder:
     error_turns = row.get(ERROR_TURNS_COLUMN)
     return StepBuilder(
         answer_is_step=answer_step is not False,
-        told_once=answer_step is not None,
         written_by_kp=answer_step is not None,
         failed_calls=frozenset(map(str, failed)) if isinstance(failed, list) else None,
         call_texts=frozenset(map(str, texts)) if isinstance(texts, list) else frozenset(),
