@@ -19,7 +19,7 @@ from knowledgepulse.cli._embedder import scorer_from
 from knowledgepulse.cli._options import Command, allow_empty_option, option_group
 from knowledgepulse.cli._redaction import notes_said, redactor_from
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
-from knowledgepulse.records.readers import STDIN
+from knowledgepulse.records.readers import STDIN, input_files
 from knowledgepulse.reports.value import RunTally
 from knowledgepulse.runs import problems
 from knowledgepulse.runs.read import TraceSettings, trace_options
@@ -28,11 +28,14 @@ from knowledgepulse.sources._registry import get_source, source_names
 
 
 def _sources(context: click.Context, parameter: click.Parameter, paths: Sequence[str]) -> Any:
-    """The inputs: the paths given, or standard input when it is piped and no path is given."""
+    """The inputs: the files given and those in the folders given, or piped standard input."""
     if not paths and sys.stdin.isatty():
-        raise click.UsageError("give trace files (JSON or JSONL), or - to read standard input")
-    check_stdout(sys.stdout, paths)
-    return list(paths) or [STDIN]
+        raise click.UsageError(
+            "give trace files (JSON or JSONL) or folders of them, or - to read standard input"
+        )
+    files = [str(file) for file in input_files(paths)]
+    check_stdout(sys.stdout, files)
+    return files or [STDIN]
 
 
 paths_argument = click.argument("paths", nargs=-1, metavar="[PATH]...", callback=_sources)

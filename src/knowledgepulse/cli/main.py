@@ -130,7 +130,8 @@ class _LazyGroup(click.Group):
 @click.group(
     cls=_LazyGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
-    epilog="An input file given as - is standard input. Exit codes: 0 clean; 1 bad records, no "
+    epilog="An input file given as - is standard input; a folder, the trace files in it, at any "
+    "depth. Exit codes: 0 clean; 1 bad records, no "
     "trace or case (see --allow-empty) or failed cases; 2 usage or unreadable input; "
     f"3 internal error (set {TRACEBACK_VARIABLE}=1 for the traceback); 4 a regression against "
     "a baseline (kp compare, kp eval --baseline); 130 interrupted. A reader of stdout that "

@@ -37,11 +37,17 @@ STREAM_MAGIC = b"\xff\xff\xff\xff"
 FILE_MAGIC = b"ARROW1"
 """The bytes an Arrow IPC file (Feather v2) starts with."""
 _STATE = "state.json"
+_DICT_STATE = "dataset_dict.json"
 
 
 def is_arrow_name(name: str) -> bool:
     """Whether a file name says Arrow IPC."""
     return Path(name).suffix.lower() in (".arrow", ".feather")
+
+
+def is_dataset_folder(folder: Path) -> bool:
+    """Whether ``folder`` is what ``save_to_disk`` wrote: a ``Dataset``'s or a ``DatasetDict``'s."""
+    return (folder / _STATE).is_file() or (folder / _DICT_STATE).is_file()
 
 
 def dataset_files(folder: Path) -> list[Path]:
@@ -51,7 +57,7 @@ def dataset_files(folder: Path) -> list[Path]:
     split folders to pass instead.
     """
     name = str(folder)
-    if (folder / "dataset_dict.json").is_file():
+    if (folder / _DICT_STATE).is_file():
         splits = sorted(child.name for child in folder.iterdir() if (child / _STATE).is_file())
         example = f"{folder / splits[0]}" if splits else f"{folder}/SPLIT"
         raise InputFileError(

@@ -14,6 +14,7 @@ import collections
 import gzip
 import io
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -71,6 +72,51 @@ def format_from_name(name: str) -> Format | None:
     """The format a file name announces, looking through a ``.gz`` suffix."""
     stem = name[:-3] if name.lower().endswith(".gz") else name
     return SUFFIX_FORMATS.get(Path(stem).suffix.lower())
+
+
+FOLDER_SUFFIXES = (".json", ".jsonl", ".ndjson", ".traj", ".parquet", ".pq", ".arrow", ".feather")
+"""The files of a folder given as an input that are read (each also as ``.gz``): traces, runs,
+exports and dataset rows, not YAML (a run's configuration, beside its trajectories)."""
+
+
+def input_files(paths: Iterable[str | Path]) -> list[str | Path]:
+    """``paths`` with each folder replaced by the files in it that kp reads, at any depth.
+
+    A folder's files are those named with one of :data:`FOLDER_SUFFIXES`, in path order, names
+    starting with a dot left out (``.git``, an editor's files), as ``~/.codex/sessions/`` or a
+    Claude Code project's folder holds them. A Hugging Face ``save_to_disk`` folder stays one
+    input, at any depth (:func:`open_source` reads it as one dataset); so does a file or ``-``.
+
+    Raises:
+        InputFileError: a folder holds no file kp reads.
+    """
+    files: list[str | Path] = []
+    for path in paths:
+        folder = Path(path)
+        if str(path) == STDIN or not folder.is_dir() or arrow.is_dataset_folder(folder):
+            files.append(path)
+            continue
+        found = sorted(_files_in(folder), key=lambda file: file.parts)
+        if not found:
+            raise InputFileError(
+                f"{Location(str(path))}: is a folder holding no file kp reads (any of "
+                f"{', '.join(FOLDER_SUFFIXES)}, or .gz of them, at any depth); name the "
+                "files themselves if theirs differ"
+            )
+        files += [str(file) if isinstance(path, str) else file for file in found]
+    return files
+
+
+def _files_in(folder: Path) -> Iterator[Path]:
+    # os.walk does not follow a link to a folder, which could lead back up to this one.
+    for root, folders, names in os.walk(folder):
+        datasets = [name for name in folders if arrow.is_dataset_folder(Path(root, name))]
+        folders[:] = [name for name in folders if name[:1] != "." and name not in datasets]
+        yield from (Path(root, name) for name in datasets if name[:1] != ".")
+        for name in names:
+            stem = name[:-3] if name.lower().endswith(".gz") else name
+            if name[:1] != "." and Path(stem).suffix.lower() in FOLDER_SUFFIXES:
+                yield Path(root, name)
 
 
 @contextmanager

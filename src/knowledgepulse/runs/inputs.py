@@ -22,7 +22,7 @@ from knowledgepulse import sources
 from knowledgepulse._util.settings import instance_of, text_of, wrong_setting
 from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.records import Problem, arrow
-from knowledgepulse.records.readers import BATCH_ROWS
+from knowledgepulse.records.readers import BATCH_ROWS, input_files
 from knowledgepulse.runs.read import (
     read_items,
     with_task_column,
@@ -39,12 +39,13 @@ from knowledgepulse.trace.models import PrivacyLevel
 RunInput: TypeAlias = (
     "str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | Iterable[Mapping[str, Any]] | Any"
 )
-"""A path, several paths, row dicts or ``ReasoningTrace`` models (a list, a generator, a
-``datasets.Dataset`` or ``IterableDataset``), a pandas ``DataFrame``, a pyarrow ``Table``, or any
-other table that gives Arrow data (``__arrow_c_stream__``: a Polars DataFrame, a DuckDB relation,
-a pyarrow ``RecordBatchReader`` or ``RecordBatch``); or the items a run gave (``TraceItem`` or
-``ScoredItem`` objects: ``score``'s, a Ray ``score_dataset``'s ``items``, a result's ``kept``),
-each with its row, task and reward."""
+"""A path or several (a folder: the files in it kp reads, at any depth), row dicts or
+``ReasoningTrace`` models (a list, a generator, a ``datasets.Dataset`` or ``IterableDataset``), a
+pandas ``DataFrame``, a pyarrow ``Table``, or any other table that gives Arrow data
+(``__arrow_c_stream__``: a Polars DataFrame, a DuckDB relation, a pyarrow ``RecordBatchReader``
+or ``RecordBatch``); or the items a run gave (``TraceItem`` or ``ScoredItem`` objects:
+``score``'s, a Ray ``score_dataset``'s ``items``, a result's ``kept``), each with its row, task
+and reward."""
 
 _NO_ROW = object()  # what an empty input's first row is
 ROWS_NAME = "rows"
@@ -189,11 +190,11 @@ def _given_items(rows: Iterable[Any], task_field: str | None) -> Iterator[TraceI
 
 
 def paths_of(data: Any) -> list[str | Path] | None:
-    """The paths ``data`` names (``-``: standard input), or ``None`` when it is not paths."""
+    """The files ``data`` names (``-``: stdin; a folder: the files kp reads in it), or ``None``."""
     if isinstance(data, str | os.PathLike):
-        return [Path(data) if not isinstance(data, str) else data]
+        data = [data]
     if isinstance(data, Sequence) and data and all(isinstance(p, str | os.PathLike) for p in data):
-        return [p if isinstance(p, str) else Path(p) for p in data]
+        return input_files(p if isinstance(p, str) else Path(p) for p in data)
     return None
 
 

@@ -21,7 +21,12 @@ from knowledgepulse._util.settings import iterable_of
 from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.records import Location, Problem, Record, arrow
 from knowledgepulse.records.json_values import JsonError, check_python, writable
-from knowledgepulse.records.readers import check_openable, check_stdin_once, read_records
+from knowledgepulse.records.readers import (
+    check_openable,
+    check_stdin_once,
+    input_files,
+    read_records,
+)
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._invariants import PLACEHOLDER_OBJECTIVE, check
 from knowledgepulse.sources._registry import (
@@ -51,8 +56,9 @@ def read(
     """Every trace item of ``paths``, and every problem, in input order.
 
     Args:
-        paths: JSON, JSON Lines (``.gz`` too) or Parquet files, or ``-`` for standard input;
-            or one of them.
+        paths: JSON, JSON Lines (``.gz`` too) or Parquet files, folders of them (read at any
+            depth: :func:`~knowledgepulse.records.readers.input_files`), or ``-`` for standard
+            input; or one of them.
         source: a source's name (:func:`source_names`), or ``auto``: each file's is recognised
             from its first record.
         options: the domain, confidence and row columns of converted traces (a
@@ -62,12 +68,12 @@ def read(
 
     Raises:
         InputFileError: a file cannot be opened (every one checked before the first item, so
-            that a missing second file stops a run before any output), or ``-`` is given
-            twice (standard input can be read once).
+            that a missing second file stops a run before any output), a folder holds no file
+            kp reads, or ``-`` is given twice (standard input can be read once).
         UnknownSourceError: ``source`` is not a registered source.
     """
     # One path is one file, not a sequence of one-letter paths.
-    files = [paths] if isinstance(paths, str | Path) else list(paths)
+    files = input_files([paths] if isinstance(paths, str | Path) else paths)
     check_stdin_once(files)
     for path in files:
         check_openable(path)

@@ -1,0 +1,101 @@
+"""A folder given to a trace command reads the files in it (``~/.codex/sessions/``, a Claude Code
+project's folder): the same as naming them, in path order."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from knowledgepulse import select
+from tests.cli.conftest import KpRunner
+from tests.paths import REPO
+
+TRACES = REPO / "examples" / "traces" / "traces.jsonl"
+ROWS = REPO / "examples" / "datasets"
+SESSION = (
+    REPO / "tests" / "conformance" / "files" / "codex" / "agent_history_codex_0.135_exec.jsonl"
+)
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    """Traces, rows of two formats and a Codex session at three depths; a config to leave out."""
+    root = tmp_path / "runs"
+    (root / "2026" / "11").mkdir(parents=True)
+    shutil.copy(TRACES, root / "b-traces.jsonl")
+    shutil.copy(ROWS / "anthropic.jsonl", root / "2026" / "anthropic.jsonl")
+    shutil.copy(ROWS / "openai_chat.parquet", root / "a-chat.parquet")
+    shutil.copy(SESSION, root / "2026" / "11" / "rollout.jsonl")
+    (root / "config.yaml").write_text("model: x\n")
+    return root
+
+
+def in_order(root: Path) -> list[str]:
+    return [
+        str(root / name)
+        for name in ("2026/11/rollout.jsonl", "2026/anthropic.jsonl", "a-chat.parquet")
+    ] + [str(root / "b-traces.jsonl")]
+
+
+def rows_in(parquet: Path) -> int:
+    import pyarrow.parquet as pq
+
+    return int(pq.ParquetFile(parquet).metadata.num_rows)
+
+
+def ids(run_out: str) -> list[str]:
+    return [row["id"] for row in map(json.loads, run_out.splitlines())]
+
+
+def test_a_folder_scores_as_its_files_named_in_path_order(kp: KpRunner, folder: Path) -> None:
+    by_folder = kp("score", "--no-embedder", str(folder), "-f", "jsonl")
+    by_name = kp("score", "--no-embedder", *in_order(folder), "-f", "jsonl")
+    assert by_folder.code == by_name.code == 0, by_folder.err
+    assert by_folder.out == by_name.out
+    # The session's one trace, then a trace a line or a row of each file.
+    lines = [len(path.read_text().splitlines()) for path in (ROWS / "anthropic.jsonl", TRACES)]
+    assert (
+        len(ids(by_folder.out)) == 1 + lines[0] + rows_in(ROWS / "openai_chat.parquet") + lines[1]
+    )
+
+
+def test_rows_in_a_folder_are_written_back_with_every_file_named(
+    kp: KpRunner, folder: Path, tmp_path: Path
+) -> None:
+    """``--annotate`` gives back each file's rows (rows in = rows out), as for the files named."""
+    rows = tmp_path / "rows"
+    rows.mkdir()
+    shutil.copy(ROWS / "anthropic.jsonl", rows / "a.jsonl")
+    shutil.copy(ROWS / "openai_chat.jsonl", rows / "b.jsonl")
+    out = tmp_path / "out.jsonl"
+    run = kp("score", "--no-embedder", "--from", "auto", str(rows), "--annotate", "-o", str(out))
+    assert run.code == 0, run.err
+    written = out.read_text().splitlines()
+    given = [
+        line
+        for name in ("a.jsonl", "b.jsonl")
+        for line in (rows / name).read_text().split("\n")
+        if line
+    ]
+    assert len(written) == len(given) == 5
+    own = [{k: v for k, v in json.loads(line).items() if k[:3] != "kp_"} for line in written]
+    assert own == [json.loads(line) for line in given]
+    assert all(json.loads(line)["kp_score"] is not None for line in written)
+
+
+def test_the_python_api_reads_a_folder_as_the_cli_does(folder: Path) -> None:
+    by_folder = select(folder, budget=4)
+    by_name = select(in_order(folder), budget=4)
+    picked = [scored.item.trace.id for scored in by_folder.selected]
+    assert picked == [scored.item.trace.id for scored in by_name.selected]
+    assert len(picked) == 4
+
+
+def test_a_folder_with_nothing_to_read_is_a_usage_error(kp: KpRunner, tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text("model: x\n")
+    run = kp("score", str(tmp_path))
+    assert run.code == 2
+    assert run.err.startswith(f"kp: error: {tmp_path}: is a folder holding no file kp reads")
