@@ -154,19 +154,39 @@ def test_unreadable_calls_are_a_located_problem_and_the_other_rows_convert(
     assert ":1: intermediate_steps[2].content: expected 'Calling tools:' and a list" in str(problem)
 
 
-@pytest.mark.parametrize("role", [["tool-call"], {"name": "assistant"}])
-def test_a_row_whose_message_role_is_no_string_is_a_problem_and_the_others_convert(
-    tmp_path: Path, role: Any
+@pytest.mark.parametrize(
+    ("role", "found"),
+    [
+        (["tool-call"], "a list"),
+        ({"name": "assistant"}, "an object with keys name"),
+        ("tool", "'tool'"),  # OpenAI's name for smolagents' tool-response
+        (None, "null"),
+    ],
+)
+def test_a_message_of_no_smolagents_role_is_a_problem_at_its_path_and_the_others_convert(
+    tmp_path: Path, role: Any, found: str
 ) -> None:
-    """A message whose ``role`` is a list or an object is no smolagents message: its row is a
-    problem, as one of an unknown role is, and the other rows convert (before: TypeError, every
-    row lost; found by bench/fuzz_loaders.py --structured)."""
+    """A message whose ``role`` is none of smolagents' is told at its path, and the other rows
+    convert (before: a list gave TypeError, every row lost, found by bench/fuzz_loaders.py
+    --structured; then every odd role gave "not a smolagents step" for the whole row)."""
     odd = json.loads(row(answered("2"), "2"))
     odd["intermediate_steps"][3]["role"] = role
     item, problem = read(tmp_path, row(answered("2"), "2"), json.dumps(odd))
     assert isinstance(item, TraceItem)
     assert isinstance(problem, Problem)
     assert problem.location.line == 2
+    assert ":2: intermediate_steps[3].role: expected one of ['assistant', " in str(problem)
+    assert str(problem).endswith(f"found {found}")
+
+
+def test_a_message_that_is_no_object_is_a_problem_at_its_path(tmp_path: Path) -> None:
+    odd = json.loads(row(answered("2"), "2"))
+    odd["intermediate_steps"][2] = "Tool call call_9"
+    item, problem = read(tmp_path, row(answered("2"), "2"), json.dumps(odd))
+    assert isinstance(item, TraceItem)
+    assert ":2: intermediate_steps[2]: expected a message {role, content}, found a string" in str(
+        problem
+    )
 
 
 def test_a_run_that_raised_before_any_step_is_its_error_not_an_answer(tmp_path: Path) -> None:

@@ -68,7 +68,7 @@ def convert_records(
             yield item
             continue
         value = item.value
-        if _messages.is_row(value):
+        if _messages.has_row_keys(value):
             yield _convert_row(item, options)
         elif isinstance(value, list) or (isinstance(value, dict) and value.keys() >= RUN_KEYS):
             yield from _convert_record_run(item, options)

@@ -43,12 +43,22 @@ _MAX_STEPS = "Reached max steps."
 
 def is_row(value: Any) -> bool:
     """Whether a record is a benchmark row whose steps are smolagents' chat messages."""
-    if not isinstance(value, Mapping) or not value.keys() >= ROW_KEYS:
-        return False
-    messages = value["intermediate_steps"]
-    return isinstance(messages, list) and all(
+    return has_row_keys(value) and all(
         isinstance(message, Mapping) and as_string(message.get("role")) in ROLES
-        for message in messages
+        for message in value["intermediate_steps"]
+    )
+
+
+def has_row_keys(value: Any) -> bool:
+    """Whether a record has a benchmark row's keys, its ``intermediate_steps`` a list.
+
+    In a file read as smolagents', such a record is read as a row, so that a message that cannot
+    be read (an unknown role) is told at its path, not the whole record as no step.
+    """
+    return (
+        isinstance(value, Mapping)
+        and value.keys() >= ROW_KEYS
+        and isinstance(value["intermediate_steps"], list)
     )
 
 
@@ -62,6 +72,10 @@ def steps_of(messages: list[Any], path: Loc) -> list[dict[str, Any]]:
     action: dict[str, Any] | None = None
     for index, message in enumerate(messages):
         where = (*path, index)
+        if not isinstance(message, Mapping):
+            raise PathError(
+                where, f"expected a message {{role, content}}, found {describe_value(message)}"
+            )
         role, said = message.get("role"), text(message.get("content")) or ""
         if role == "user" and said.startswith(_TASK):
             steps.append({"task": said.removeprefix(_TASK)})
@@ -82,8 +96,9 @@ def steps_of(messages: list[Any], path: Loc) -> list[dict[str, Any]]:
                     action["model_output_message"] = _failed_call(action["error"]["message"])
             else:
                 action["observations"] = said.removeprefix(_OBSERVED)
-        elif role not in ROLES:
-            raise PathError((*where, "role"), f"expected one of {sorted(ROLES)}, found {role!r}")
+        elif as_string(role) not in ROLES:  # a list or an object is no role, nor hashable
+            found = repr(role) if isinstance(role, str) else describe_value(role)
+            raise PathError((*where, "role"), f"expected one of {sorted(ROLES)}, found {found}")
     return steps
 
 
