@@ -206,6 +206,31 @@ def test_a_file_of_traces_and_a_file_of_rows_read_together_each_by_its_own_sourc
     ]
 
 
+def test_trace_documents_are_read_as_themselves_whatever_source_is_named() -> None:
+    """A file of ``ReasoningTrace`` documents beside rows named by their source (the rows'
+    ``--from``, which also reads ``kp dedupe --against REF``) is read as itself, and says so.
+
+    Before: every document was an error (no column holds openai-chat messages) and none read.
+    """
+    rows = ROOT / "examples" / "datasets" / "openai_chat.jsonl"
+    said: list[str] = []
+    items = list(sources.read([TRACES, rows], source="openai-chat", notes=said.append))
+    documents = [json.loads(line) for line in TRACES.read_text().splitlines()]
+    assert [item.document for item in items[:8] if isinstance(item, TraceItem)] == documents
+    assert [item.row is not None for item in items if isinstance(item, TraceItem)] == [
+        False
+    ] * 8 + [True] * 3
+    assert said[0] == (
+        f"{TRACES}: read as reasoning-trace: ReasoningTrace documents are read as themselves, "
+        "never converted from openai-chat"
+    )
+    # Named as their own source, they are read alike, with nothing to say.
+    said.clear()
+    named = list(sources.read(TRACES, source="reasoning-trace", notes=said.append))
+    assert [item.document for item in named if isinstance(item, TraceItem)] == documents
+    assert said == []
+
+
 def test_a_record_no_source_recognises_names_every_source() -> None:
     """Not a format this tool knows: a problem at each record, the sources listed."""
     problems = list(sources.convert([{"hello": "world"}, {"hello": "again"}]))

@@ -938,10 +938,10 @@ def test_a_record_that_is_not_claude_codes_is_told_the_shape_expected() -> None:
     Before: ``not a Claude Code session record: an object with keys ...`` and no more, where
     every other session source says the shape it reads.
     """
-    (problem,) = convert([{"@type": "ReasoningTrace", "steps": []}], source="claude-code")
+    (problem,) = convert([{"kind": "Run", "steps": []}], source="claude-code")
     assert isinstance(problem, Problem)
     assert problem.message == (
-        "not a Claude Code session record: an object with keys @type, steps; expected {type: "
+        "not a Claude Code session record: an object with keys kind, steps; expected {type: "
         "user|assistant|..., sessionId, message: {role, content}}, as ~/.claude/projects/*/*.jsonl "
         "holds them, or the stream-json that claude -p prints"
     )

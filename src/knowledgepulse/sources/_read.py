@@ -161,6 +161,11 @@ class _Reading:
         if found is None:  # an empty file, or nothing any source knows
             yield from (problem for problem in lead.records if isinstance(problem, Problem))
             return
+        if self.notes is not None and found.name == REASONING_TRACE != self.source != "auto":
+            self.notes(
+                f"{Location(name)}: read as {REASONING_TRACE}: ReasoningTrace documents are "
+                f"read as themselves, never converted from {self.source}"
+            )
         # Nothing here keeps a record alive through the conversion (for one JSON document, an
         # OTLP file, the record is the whole parsed file): only what describe() is given of it.
         shown = first.value if first is not None and _describes_first(found) else None
@@ -284,7 +289,9 @@ def decide(records: Iterator[Record | Problem], source: str, lead: Lead) -> Iter
     """Read ``records`` up to the one that decides their source, into ``lead``.
 
     The one definition of a file's lead, for a local read and a Ray Dataset's (``runs.on_ray``).
-    A named source reads from the first record on, never asked whether it recognises it. With
+    A named source reads from the first record on, never asked whether it recognises it, unless
+    that record is a ``ReasoningTrace`` document, always read as itself (a file of them given
+    beside a dataset's rows named by their source: ``kp dedupe --from sharegpt --against``). With
     ``auto``, the first record a source recognises decides (a plugin's ``recognises()`` asked
     guarded, by :func:`detect`); each record before it that none recognises is a problem of its
     own, yielded with the problems before it, so one stray line never costs the traces after it.
@@ -299,6 +306,8 @@ def decide(records: Iterator[Record | Problem], source: str, lead: Lead) -> Iter
             lead.records.append(record)
             continue
         candidates = detect(record.value) if named is None else [named]
+        if named is not None and is_trace_document(record.value):
+            candidates = [get_source(REASONING_TRACE)]
         if len(candidates) == 1:
             lead.records.append(record)
             lead.first, lead.source = record, candidates[0]
