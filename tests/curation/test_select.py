@@ -225,15 +225,20 @@ def test_vectors_not_one_row_a_candidate_are_told_with_the_shape_wanted() -> Non
         )
 
 
-@pytest.mark.parametrize(("setting", "value"), [("budget", -1), ("per_task", -2)])
-def test_a_negative_count_is_refused_naming_the_parameter(setting: str, value: int) -> None:
+@pytest.mark.parametrize(
+    ("setting", "value", "least"), [("budget", -1, 0), ("per_task", -2, 1), ("per_task", 0, 1)]
+)
+def test_a_count_below_its_least_is_refused_naming_the_parameter(
+    setting: str, value: int, least: int
+) -> None:
     """``budget=-1`` is a mistake told as the run layer tells it, not a budget of 0 (before:
-    clamped, nothing selected and no word why)."""
+    clamped, nothing selected and no word why); ``per_task=0`` too, as ``runs.select`` says
+    (before: every candidate rejected here)."""
     pool = _candidates(("kp:trace:a", 0.5, "x"), ("kp:trace:b", 0.9, "x"))
     with pytest.raises(ScorerParameterError) as raised:
         select(pool, budget=value) if setting == "budget" else select(pool, per_task=value)
     assert isinstance(raised.value, ValueError)
-    assert str(raised.value) == f"{setting}={value}: give a whole number of 0 or more"
+    assert str(raised.value) == f"{setting}={value}: give a whole number of {least} or more"
 
 
 def test_a_cosine_exactly_at_the_limit_is_a_near_duplicate() -> None:

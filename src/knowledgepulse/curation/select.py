@@ -165,12 +165,13 @@ def select(
 
     Raises:
         ValueError: ``max_similarity`` without vectors; (a ``ScorerParameterError``) a
-            ``budget`` or ``per_task`` that is no whole number of 0 or more (``budget=-1``);
-            or (a ``VectorError``) vectors that are not a row per candidate.
+            ``budget`` that is no whole number of 0 or more (``budget=-1``) or a ``per_task`` of
+            1 or more (0 would reject every candidate, as ``runs.select`` refuses it); or (a
+            ``VectorError``) vectors that are not a row per candidate.
     """
     # Refused, not clamped: budget=-1 is a mistake (a count computed wrong), not "none".
     limit = len(candidates) if budget is None else count_of(budget, "budget", least=0)
-    task_limit = None if per_task is None else count_of(per_task, "per_task", least=0)
+    task_limit = None if per_task is None else count_of(per_task, "per_task", least=1)
     rows = None  # with a similarity limit, the picks' vectors, a row per pick (up to the limit)
     if max_similarity is not None:
         if vectors is None:
