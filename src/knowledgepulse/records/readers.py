@@ -84,7 +84,8 @@ def input_files(paths: Iterable[str | Path]) -> list[str | Path]:
 
     A folder's files are those named with one of :data:`FOLDER_SUFFIXES`, in path order, names
     starting with a dot left out (``.git``, an editor's files), as ``~/.codex/sessions/`` or a
-    Claude Code project's folder holds them. A Hugging Face ``save_to_disk`` folder stays one
+    Claude Code project's folder holds them; a link to a folder is not followed (it may lead
+    back up the tree), a link to a file is read. A Hugging Face ``save_to_disk`` folder stays one
     input, at any depth (:func:`open_source` reads it as one dataset); so does a file or ``-``.
 
     Raises:
