@@ -1600,7 +1600,9 @@ _RETRIED = ("retry-prompt", "retry-feedback")
 
 
 def pydantic_ai(path: Path) -> list[Run]:
-    """Pydantic AI ``all_messages()`` JSON: one run of ``request`` / ``response`` messages.
+    """Pydantic AI ``all_messages()`` JSON: ``request`` / ``response`` messages, a run per
+    ``run_id`` (a conversation continued with ``message_history`` holds the earlier runs'
+    messages first, each with its own run's id; a message without one is of the run before).
 
     A ``tool-return`` whose ``outcome`` is not ``success``, a ``retry-prompt`` (a tool's
     ``ModelRetry``, an output that failed validation) and a ``retry-feedback`` (2.x: an output
@@ -1609,14 +1611,32 @@ def pydantic_ai(path: Path) -> list[Run]:
     Pydantic AI acknowledges with a last request) and no message's ``state`` says otherwise than
     ``complete``.
     """
+    runs: list[list[dict[str, Any]]] = []
+    for message in json.loads(path.read_text()):
+        run_id = message.get("run_id")
+        if not runs or (run_id is not None and run_id != runs[-1][0].get("run_id")):
+            runs.append([])
+        runs[-1].append(message)
+    return [_pydantic_ai_run(messages) for messages in runs]
+
+
+def _pydantic_ai_run(messages: list[dict[str, Any]]) -> Run:
     timeline, objective = _Timeline(), None
-    messages = json.loads(path.read_text())
     for message in messages:
         for part in message["parts"]:
             kind = part["part_kind"]
-            if kind == "user-prompt" and objective is None:
+            if kind == "user-prompt":  # the first is the task, a later one the user's reply
                 content = part["content"]
-                objective = content if isinstance(content, str) else _text(content)
+                # a list holds the texts as strings, beside files (``{"kind": "image-url"}``)
+                said = (
+                    content
+                    if isinstance(content, str)
+                    else "\n".join(item for item in content if isinstance(item, str)) or None
+                )
+                if objective is None:
+                    objective = said
+                else:
+                    timeline.user(said)
             if kind == "text":
                 timeline.text(part["content"])
             if kind == "tool-call":
@@ -1626,7 +1646,7 @@ def pydantic_ai(path: Path) -> list[Run]:
     facts = timeline.facts(objective)
     complete = all(message.get("state", "complete") == "complete" for message in messages)
     facts["success"] = complete and facts["final_answer"] is not None
-    return [facts]
+    return facts
 
 
 def smolagents(path: Path) -> list[Run]:

@@ -92,6 +92,9 @@ RESPONSES_THINKING = (
     PYDANTIC_AI + "test_openai_responses/test_openai_responses_thinking_with_tool_calls.yaml"
 )
 BEDROCK_OUTPUT = PYDANTIC_AI + "test_bedrock/test_bedrock_model_structured_output.yaml"
+IMAGE_TOOL = PYDANTIC_AI + "test_openai/test_image_url_tool_response.yaml"
+TWO_RUNS = PYDANTIC_AI + "test_openai/test_multiple_agent_tool_calls.yaml"
+NATIVE_OUTPUT = PYDANTIC_AI + "test_openai/test_openai_native_output.yaml"
 LOGFIRE = "pydantic+logfire/tests/otel_integrations/cassettes/"
 AGENTS_CHAT = LOGFIRE + "test_openai_agents/test_chat_completions.yaml"
 SMOLAGENTS_RUN = (
@@ -265,6 +268,80 @@ def pydantic_ai_runs(cassettes: Path) -> None:
         result = asyncio.run(agent.run(prompt))
         messages = json.loads(result.all_messages_json())
         _write(OUT / "pydantic-ai" / f"{name}.json", json.dumps(messages, indent=1) + "\n")
+
+
+def pydantic_ai_more_runs(cassettes: Path) -> None:
+    """Three more recordings through Pydantic AI: a tool that returns an image (Pydantic AI
+    hands it to the model as a user prompt after the tool's return), a conversation the user
+    goes on with (the second run given the first's messages; the first Gemini's replies, the
+    second gpt-4o-mini's), and a structured output the model writes as its text
+    (``NativeOutput``)."""
+    from pydantic import BaseModel
+    from pydantic_ai import Agent, ImageUrl, NativeOutput
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    def model(cassette: Path, name: str) -> OpenAIChatModel:
+        client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport(cassette)))
+        return OpenAIChatModel(name, provider=OpenAIProvider(api_key="-", http_client=client))
+
+    imaging: Agent[None, str] = Agent(model(cassettes / IMAGE_TOOL, "gpt-4o"))
+
+    @imaging.tool_plain
+    async def get_image() -> Any:  # an ImageUrl (a local import: no annotation resolves it)
+        return ImageUrl(
+            url="https://t3.ftcdn.net/jpg/00/85/79/92/360_F_85799278_0BBGV9OAdQDTLnKwAPBCcg1J7QtiieJY.jpg"
+        )
+
+    result = asyncio.run(
+        imaging.run(["What food is in the image you can get from the get_image tool?"])
+    )
+    _write(OUT / "pydantic-ai" / "image_url_tool_response.json", _indented(result))
+
+    served = transport(cassettes / TWO_RUNS)  # one queue: the second run goes on where it was
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(served))
+    chatting: Agent[None, str] = Agent(
+        OpenAIChatModel(
+            "gemini-2.0-flash-exp", provider=OpenAIProvider(api_key="-", http_client=client)
+        )
+    )
+
+    @chatting.tool_plain
+    async def get_capital(country: str) -> str:
+        """Get the capital of a country.
+
+        Args:
+            country: The country name.
+        """
+        return {"France": "Paris", "England": "London"}[country]
+
+    first = asyncio.run(chatting.run("What is the capital of France?"))
+    second = asyncio.run(
+        chatting.run("What is the capital of England?", message_history=first.all_messages())
+    )
+    _write(OUT / "pydantic-ai" / "two_runs_one_conversation.json", _indented(second))
+
+    class CityLocation(BaseModel):
+        """A city and its country."""
+
+        city: str
+        country: str
+
+    native = Agent(
+        model(cassettes / NATIVE_OUTPUT, "gpt-4o"), output_type=NativeOutput(CityLocation)
+    )
+
+    @native.tool_plain
+    async def get_user_country() -> str:
+        return "Mexico"
+
+    result = asyncio.run(native.run("What is the largest city in the user country?"))
+    _write(OUT / "pydantic-ai" / "openai_native_output.json", _indented(result))
+
+
+def _indented(result: Any) -> str:
+    """A Pydantic AI run's ``all_messages_json()``, indented as the other files are."""
+    return json.dumps(json.loads(result.all_messages_json()), indent=1) + "\n"
 
 
 # --- smolagents ------------------------------------------------------------------------------
@@ -1417,6 +1494,7 @@ def main() -> None:
     """Replay every recording through every framework into ``files/``."""
     cassettes = Path(sys.argv[1])
     pydantic_ai_runs(cassettes)
+    pydantic_ai_more_runs(cassettes)
     smolagents_runs(cassettes)
     openai_agents_runs(cassettes)
     openai_agents_guardrail_run()
