@@ -511,6 +511,73 @@ def openai_agents_runs(cassettes: Path) -> None:
         _write(OUT / "openai-agents" / f"{name}.jsonl", lines)
 
 
+def openai_agents_more_runs(cassettes: Path) -> None:
+    """Two more recordings through the Agents SDK's runner, exported: a conversation continued
+    over two runs (the second given the first's items and the user's next words; two traces in
+    one file) and a structured output (``output_type``: a JSON schema response format, the
+    model's text the output)."""
+    import agents
+    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
+    from openai import AsyncOpenAI
+    from pydantic import BaseModel
+
+    def model(served: Callable[[httpx2.Request], httpx2.Response], name: str) -> Any:
+        client = httpx2.AsyncClient(transport=httpx2.MockTransport(served))
+        return OpenAIChatCompletionsModel(name, AsyncOpenAI(api_key="-", http_client=client))
+
+    @function_tool
+    def get_capital(country: str) -> str:
+        """Get the capital of a country.
+
+        Args:
+            country: The country name.
+        """
+        return {"France": "Paris", "England": "London"}[country]
+
+    @function_tool
+    def get_user_country() -> str:
+        return "Mexico"
+
+    class CityLocation(BaseModel):
+        """A city and its country."""
+
+        city: str
+        country: str
+
+    async def conversation(agent: Agent[Any]) -> None:
+        first = await Runner.run(agent, "What is the capital of France?")
+        asked = [{"role": "user", "content": "What is the capital of England?"}]
+        await Runner.run(agent, first.to_input_list() + asked)  # type: ignore[operator]
+
+    served = transport(cassettes / TWO_RUNS)  # one queue: the second run goes on where it was
+    runs: list[tuple[str, Callable[[], Any]]] = [
+        (
+            "two_runs_one_conversation",
+            lambda: conversation(
+                Agent(name="assistant", tools=[get_capital], model=model(served, "gpt-4o-mini"))
+            ),
+        ),
+        (
+            "openai_native_output",
+            lambda: Runner.run(
+                Agent(
+                    name="assistant",
+                    tools=[get_user_country],
+                    output_type=CityLocation,
+                    model=model(transport(cassettes / NATIVE_OUTPUT), "gpt-4o"),
+                ),
+                "What is the largest city in the user country?",
+            ),
+        ),
+    ]
+    for name, run in runs:
+        processor = _exported_processor()
+        agents.set_trace_processors([processor])  # only ours: nothing is sent anywhere
+        asyncio.run(run())
+        lines = "".join(json.dumps(line) + "\n" for line in processor.lines)
+        _write(OUT / "openai-agents" / f"{name}.jsonl", lines)
+
+
 def responses_transport(cassette: Path) -> Callable[[httpx2.Request], httpx2.Response]:
     """A handler that answers each Responses API request with the next recorded reply, as is."""
     queue = [
@@ -1497,6 +1564,7 @@ def main() -> None:
     pydantic_ai_more_runs(cassettes)
     smolagents_runs(cassettes)
     openai_agents_runs(cassettes)
+    openai_agents_more_runs(cassettes)
     openai_agents_guardrail_run()
     openai_agents_responses_runs(cassettes)
     langfuse_sdk_run(cassettes)
