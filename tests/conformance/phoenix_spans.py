@@ -28,6 +28,8 @@ start at ``site-packages/`` (the making machine's folders are no data).
   ``openinference-instrumentation-openai-agents``, replaying a recording (``CASSETTES`` laid
   out as ``replay_frameworks.py`` says; add ``openai-agents`` and that instrumentor to the
   virtual environment): its tool raises on the first country, the model asks again.
+* ``pydantic_ai_bedrock_structured_output``: Pydantic AI replaying a recording likewise: text
+  where a typed output was asked for (the agent sends it back), then the output tool.
 """
 
 from __future__ import annotations
@@ -264,6 +266,39 @@ def openai_agents_run(cassettes: Path) -> None:
     provider.shutdown()
 
 
+def pydantic_ai_replayed_run(cassettes: Path) -> None:
+    """pydantic-ai's Bedrock structured-output recording (amazon.nova-micro: a ``temperature``
+    call, then text where the typed output was asked for, which the agent rejects, then the
+    output tool) through Pydantic AI, its spans given OpenInference's attributes, into Phoenix.
+    """
+    import httpx2
+    from openinference.instrumentation.pydantic_ai import (  # type: ignore[import-not-found]
+        OpenInferenceSpanProcessor,
+    )
+    from pydantic_ai import Agent, InstrumentationSettings
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+    from replay_frameworks import (  # type: ignore[import-not-found]
+        BEDROCK_OUTPUT,
+        temperature_agent,
+        transport,
+    )
+
+    provider, exporter = _provider("kp-pydantic-ai-replayed")
+    provider.add_span_processor(OpenInferenceSpanProcessor())  # before the export: it rewrites
+    provider.add_span_processor(exporter)
+    Agent.instrument_all(InstrumentationSettings(tracer_provider=provider))
+    client = httpx2.AsyncClient(
+        transport=httpx2.MockTransport(transport(cassettes / BEDROCK_OUTPUT))
+    )
+    model = OpenAIChatModel(
+        "us.amazon.nova-micro-v1:0", provider=OpenAIProvider(api_key="-", http_client=client)
+    )
+    agent = temperature_agent(model)
+    print(agent.run_sync("What was the temperature in London 1st January 2022?").output)
+    provider.shutdown()
+
+
 def export(project: str, target: Path) -> None:
     """A project's spans as a user exports them: the client's dataframe, Parquet and JSON Lines."""
     from phoenix.client import Client  # type: ignore[import-not-found]
@@ -301,10 +336,12 @@ def main(folder: Path, cassettes: Path) -> None:
     pydantic_ai_runs()
     smolagents_run()
     openai_agents_run(cassettes)
+    pydantic_ai_replayed_run(cassettes)
     time.sleep(3)  # the server writes spans to its database in batches
     export("kp-pydantic-ai", folder / "pydantic_ai_runs")
     export("kp-smolagents", folder / "smolagents_tool_error")
     export("kp-openai-agents", folder / "openai_agents_google_model_retry")
+    export("kp-pydantic-ai-replayed", folder / "pydantic_ai_bedrock_structured_output")
 
 
 if __name__ == "__main__":
