@@ -272,13 +272,11 @@ def pydantic_ai_replayed_run(cassettes: Path) -> None:
     output tool) through Pydantic AI, its spans given OpenInference's attributes, into Phoenix.
     """
     import httpx2
-    from openinference.instrumentation.pydantic_ai import (  # type: ignore[import-not-found]
-        OpenInferenceSpanProcessor,
-    )
+    from openinference.instrumentation.pydantic_ai import OpenInferenceSpanProcessor
     from pydantic_ai import Agent, InstrumentationSettings
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.openai import OpenAIProvider
-    from replay_frameworks import (  # type: ignore[import-not-found]
+    from replay_frameworks import (
         BEDROCK_OUTPUT,
         temperature_agent,
         transport,

@@ -335,8 +335,8 @@ def pydantic_ai_more_runs(cassettes: Path) -> None:
     async def get_user_country() -> str:
         return "Mexico"
 
-    result = asyncio.run(native.run("What is the largest city in the user country?"))
-    _write(OUT / "pydantic-ai" / "openai_native_output.json", _indented(result))
+    answered = asyncio.run(native.run("What is the largest city in the user country?"))
+    _write(OUT / "pydantic-ai" / "openai_native_output.json", _indented(answered))
 
 
 def _indented(result: Any) -> str:
