@@ -371,35 +371,51 @@ _FENCED = re.compile(r"```[^\n`]*\n(.+?)\n?```\s*$", re.DOTALL)
 """An SWE-agent turn's command: the fenced block it ends with."""
 
 
+_REACT_ACTION = re.compile(r"^Action: ?(\w+)\[.*\]\s*\Z", re.MULTILINE | re.DOTALL)
+"""A ReAct turn's action (ETO's WebShop rows: ``Action: search[...]``, ``click[...]``), last."""
+
+
 def sharegpt(path: Path) -> list[Run]:
     """Rows with ShareGPT ``conversations`` (``function_call`` turns hold name + arguments).
 
     nebius' SWE-agent trajectories keep ``role`` / ``text`` turns in ``trajectory``: an ``ai``
     turn runs the command of the fenced block it ends with (a tool named by its first word;
     ``submit`` ends the run), and ``target`` says whether the patch resolved the issue.
+    LLaVA-Plus' ``gpt`` turns list the tools they call in ``actions`` (``API_name``), and ETO's
+    end in a ReAct ``Action: name[...]``: the ``human`` turn after either is the tools' output.
     """
     runs = []
     for row in _rows(path):
         timeline, objective = _Timeline(), None
+        raw = row.get("conversations") or row["trajectory"]
         turns = [
             (turn.get("from", turn.get("role")), turn.get("value", turn.get("text")))
-            for turn in row.get("conversations") or row["trajectory"]
+            for turn in raw
         ]
         skip = _priming(turns)
         ran = False  # the last ``ai`` turn ran a command: the user turn after it is its output
-        for who, value in [turn for n, turn in enumerate(turns) if n not in skip]:
+        for n, (who, value) in enumerate(turns):
+            if n in skip:
+                continue
             if who in ("human", "user") and objective is not None and not ran:
                 timeline.user(value)
             if who in ("human", "user") and objective is None:
                 objective = value
             command = _FENCED.search(value) if who == "ai" else None
+            acted = _REACT_ACTION.search(value) if who == "gpt" else None
+            actions = [a["API_name"] for a in raw[n].get("actions") or []]
             if who in ("gpt", "assistant", "ai", "human", "user"):
-                ran = command is not None
+                ran = command is not None or acted is not None or bool(actions)
             if command is not None:
                 timeline.text(value[: command.start()])
                 timeline.tool(command.group(1).split()[0])
+            elif acted is not None:
+                timeline.text(value[: acted.start()])
+                timeline.tool(acted.group(1))
             elif who in ("gpt", "assistant", "ai"):
                 timeline.text(value)
+            for name in actions:
+                timeline.tool(name)
             if who == "function_call":
                 timeline.tool(json.loads(value)["name"])
         runs.append(timeline.facts(objective, row.get("target")))
@@ -1584,7 +1600,9 @@ _RETRIED = ("retry-prompt", "retry-feedback")
 
 
 def pydantic_ai(path: Path) -> list[Run]:
-    """Pydantic AI ``all_messages()`` JSON: one run of ``request`` / ``response`` messages.
+    """Pydantic AI ``all_messages()`` JSON: ``request`` / ``response`` messages, a run per
+    ``run_id`` (a conversation continued with ``message_history`` holds the earlier runs'
+    messages first, each with its own run's id; a message without one is of the run before).
 
     A ``tool-return`` whose ``outcome`` is not ``success``, a ``retry-prompt`` (a tool's
     ``ModelRetry``, an output that failed validation) and a ``retry-feedback`` (2.x: an output
@@ -1593,14 +1611,32 @@ def pydantic_ai(path: Path) -> list[Run]:
     Pydantic AI acknowledges with a last request) and no message's ``state`` says otherwise than
     ``complete``.
     """
+    runs: list[list[dict[str, Any]]] = []
+    for message in json.loads(path.read_text()):
+        run_id = message.get("run_id")
+        if not runs or (run_id is not None and run_id != runs[-1][0].get("run_id")):
+            runs.append([])
+        runs[-1].append(message)
+    return [_pydantic_ai_run(messages) for messages in runs]
+
+
+def _pydantic_ai_run(messages: list[dict[str, Any]]) -> Run:
     timeline, objective = _Timeline(), None
-    messages = json.loads(path.read_text())
     for message in messages:
         for part in message["parts"]:
             kind = part["part_kind"]
-            if kind == "user-prompt" and objective is None:
+            if kind == "user-prompt":  # the first is the task, a later one the user's reply
                 content = part["content"]
-                objective = content if isinstance(content, str) else _text(content)
+                # a list holds the texts as strings, beside files (``{"kind": "image-url"}``)
+                said = (
+                    content
+                    if isinstance(content, str)
+                    else "\n".join(item for item in content if isinstance(item, str)) or None
+                )
+                if objective is None:
+                    objective = said
+                else:
+                    timeline.user(said)
             if kind == "text":
                 timeline.text(part["content"])
             if kind == "tool-call":
@@ -1610,7 +1646,7 @@ def pydantic_ai(path: Path) -> list[Run]:
     facts = timeline.facts(objective)
     complete = all(message.get("state", "complete") == "complete" for message in messages)
     facts["success"] = complete and facts["final_answer"] is not None
-    return [facts]
+    return facts
 
 
 def smolagents(path: Path) -> list[Run]:

@@ -7,7 +7,7 @@ virtual environment of its own::
     /tmp/phx/bin/pip install arize-phoenix openinference-instrumentation-pydantic-ai \
         pydantic-ai-slim openinference-instrumentation-smolagents smolagents
     PHOENIX_WORKING_DIR=/tmp/phxdata /tmp/phx/bin/phoenix serve &
-    /tmp/phx/bin/python tests/conformance/phoenix_spans.py tests/conformance/files/phoenix
+    /tmp/phx/bin/python tests/conformance/phoenix_spans.py tests/conformance/files/phoenix CASSETTES
 
 No public file holds the rows Phoenix's server makes from the spans it stored (``SOURCES.md``
 says what was searched), so these runs make them. The models are scripted (Pydantic AI's
@@ -24,10 +24,17 @@ start at ``site-packages/`` (the making machine's folders are no data).
   which ends the run with the error.
 * ``smolagents_tool_error``: a smolagents ``ToolCallingAgent`` whose first tool call raises
   (smolagents hands the error to the model), then a good call and ``final_answer``.
+* ``openai_agents_google_model_retry``: the OpenAI Agents SDK, traced by
+  ``openinference-instrumentation-openai-agents``, replaying a recording (``CASSETTES`` laid
+  out as ``replay_frameworks.py`` says; add ``openai-agents`` and that instrumentor to the
+  virtual environment): its tool raises on the first country, the model asks again.
+* ``pydantic_ai_bedrock_structured_output``: Pydantic AI replaying a recording likewise: text
+  where a typed output was asked for (the agent sends it back), then the output tool.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import sys
@@ -212,6 +219,84 @@ def smolagents_run() -> None:
     provider.shutdown()
 
 
+def openai_agents_run(cassettes: Path) -> None:
+    """The Agents SDK's retry of ``get_capital`` (a recording of pydantic-ai's: the tool raises on
+    "France", the model asks again with "La France"), traced by OpenInference into Phoenix.
+
+    The recorded Gemini replies are served as Chat Completions replies to the SDK's own OpenAI
+    client (``replay_frameworks.transport``): no network. The SDK's default processor (which
+    would send its traces to OpenAI) is removed first; OpenInference's is the only one.
+    """
+    import agents
+    import httpx2
+    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
+    from openai import AsyncOpenAI
+    from openinference.instrumentation.openai_agents import (  # type: ignore[import-not-found]
+        OpenAIAgentsInstrumentor,
+    )
+    from replay_frameworks import GOOGLE_RETRY, transport  # type: ignore[import-not-found]
+
+    provider, exporter = _provider("kp-openai-agents")
+    provider.add_span_processor(exporter)
+    agents.set_trace_processors([])
+    OpenAIAgentsInstrumentor().instrument(tracer_provider=provider)
+
+    @function_tool
+    def get_capital(country: str) -> str:
+        """Get the capital of a country.
+
+        Args:
+            country: The country name.
+        """
+        if country == "La France":
+            return "Paris"
+        raise ValueError('The country is not supported. Use "La France" instead.')
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport(cassettes / GOOGLE_RETRY)))
+    chatbot = Agent(
+        name="chatbot",
+        instructions="You are a helpful chatbot.",
+        tools=[get_capital],
+        model=OpenAIChatCompletionsModel(
+            "gemini-2.5-pro", AsyncOpenAI(api_key="-", http_client=client)
+        ),
+    )
+    print(asyncio.run(Runner.run(chatbot, "What is the capital of France?")).final_output)
+    OpenAIAgentsInstrumentor().uninstrument()
+    provider.shutdown()
+
+
+def pydantic_ai_replayed_run(cassettes: Path) -> None:
+    """pydantic-ai's Bedrock structured-output recording (amazon.nova-micro: a ``temperature``
+    call, then text where the typed output was asked for, which the agent rejects, then the
+    output tool) through Pydantic AI, its spans given OpenInference's attributes, into Phoenix.
+    """
+    import httpx2
+    from openinference.instrumentation.pydantic_ai import OpenInferenceSpanProcessor
+    from pydantic_ai import Agent, InstrumentationSettings
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+    from replay_frameworks import (
+        BEDROCK_OUTPUT,
+        temperature_agent,
+        transport,
+    )
+
+    provider, exporter = _provider("kp-pydantic-ai-replayed")
+    provider.add_span_processor(OpenInferenceSpanProcessor())  # before the export: it rewrites
+    provider.add_span_processor(exporter)
+    Agent.instrument_all(InstrumentationSettings(tracer_provider=provider))
+    client = httpx2.AsyncClient(
+        transport=httpx2.MockTransport(transport(cassettes / BEDROCK_OUTPUT))
+    )
+    model = OpenAIChatModel(
+        "us.amazon.nova-micro-v1:0", provider=OpenAIProvider(api_key="-", http_client=client)
+    )
+    agent = temperature_agent(model)
+    print(agent.run_sync("What was the temperature in London 1st January 2022?").output)
+    provider.shutdown()
+
+
 def export(project: str, target: Path) -> None:
     """A project's spans as a user exports them: the client's dataframe, Parquet and JSON Lines."""
     from phoenix.client import Client  # type: ignore[import-not-found]
@@ -244,14 +329,18 @@ def _without_home(events: Any) -> Any:
     return events
 
 
-def main(folder: Path) -> None:
+def main(folder: Path, cassettes: Path) -> None:
     """Trace the runs, let the server store them, export each project."""
     pydantic_ai_runs()
     smolagents_run()
+    openai_agents_run(cassettes)
+    pydantic_ai_replayed_run(cassettes)
     time.sleep(3)  # the server writes spans to its database in batches
     export("kp-pydantic-ai", folder / "pydantic_ai_runs")
     export("kp-smolagents", folder / "smolagents_tool_error")
+    export("kp-openai-agents", folder / "openai_agents_google_model_retry")
+    export("kp-pydantic-ai-replayed", folder / "pydantic_ai_bedrock_structured_output")
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    main(Path(sys.argv[1]), Path(sys.argv[2]))

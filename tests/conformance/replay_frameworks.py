@@ -92,6 +92,9 @@ RESPONSES_THINKING = (
     PYDANTIC_AI + "test_openai_responses/test_openai_responses_thinking_with_tool_calls.yaml"
 )
 BEDROCK_OUTPUT = PYDANTIC_AI + "test_bedrock/test_bedrock_model_structured_output.yaml"
+IMAGE_TOOL = PYDANTIC_AI + "test_openai/test_image_url_tool_response.yaml"
+TWO_RUNS = PYDANTIC_AI + "test_openai/test_multiple_agent_tool_calls.yaml"
+NATIVE_OUTPUT = PYDANTIC_AI + "test_openai/test_openai_native_output.yaml"
 LOGFIRE = "pydantic+logfire/tests/otel_integrations/cassettes/"
 AGENTS_CHAT = LOGFIRE + "test_openai_agents/test_chat_completions.yaml"
 SMOLAGENTS_RUN = (
@@ -267,6 +270,80 @@ def pydantic_ai_runs(cassettes: Path) -> None:
         _write(OUT / "pydantic-ai" / f"{name}.json", json.dumps(messages, indent=1) + "\n")
 
 
+def pydantic_ai_more_runs(cassettes: Path) -> None:
+    """Three more recordings through Pydantic AI: a tool that returns an image (Pydantic AI
+    hands it to the model as a user prompt after the tool's return), a conversation the user
+    goes on with (the second run given the first's messages; the first Gemini's replies, the
+    second gpt-4o-mini's), and a structured output the model writes as its text
+    (``NativeOutput``)."""
+    from pydantic import BaseModel
+    from pydantic_ai import Agent, ImageUrl, NativeOutput
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    def model(cassette: Path, name: str) -> OpenAIChatModel:
+        client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport(cassette)))
+        return OpenAIChatModel(name, provider=OpenAIProvider(api_key="-", http_client=client))
+
+    imaging: Agent[None, str] = Agent(model(cassettes / IMAGE_TOOL, "gpt-4o"))
+
+    @imaging.tool_plain
+    async def get_image() -> Any:  # an ImageUrl (a local import: no annotation resolves it)
+        return ImageUrl(
+            url="https://t3.ftcdn.net/jpg/00/85/79/92/360_F_85799278_0BBGV9OAdQDTLnKwAPBCcg1J7QtiieJY.jpg"
+        )
+
+    result = asyncio.run(
+        imaging.run(["What food is in the image you can get from the get_image tool?"])
+    )
+    _write(OUT / "pydantic-ai" / "image_url_tool_response.json", _indented(result))
+
+    served = transport(cassettes / TWO_RUNS)  # one queue: the second run goes on where it was
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(served))
+    chatting: Agent[None, str] = Agent(
+        OpenAIChatModel(
+            "gemini-2.0-flash-exp", provider=OpenAIProvider(api_key="-", http_client=client)
+        )
+    )
+
+    @chatting.tool_plain
+    async def get_capital(country: str) -> str:
+        """Get the capital of a country.
+
+        Args:
+            country: The country name.
+        """
+        return {"France": "Paris", "England": "London"}[country]
+
+    first = asyncio.run(chatting.run("What is the capital of France?"))
+    second = asyncio.run(
+        chatting.run("What is the capital of England?", message_history=first.all_messages())
+    )
+    _write(OUT / "pydantic-ai" / "two_runs_one_conversation.json", _indented(second))
+
+    class CityLocation(BaseModel):
+        """A city and its country."""
+
+        city: str
+        country: str
+
+    native = Agent(
+        model(cassettes / NATIVE_OUTPUT, "gpt-4o"), output_type=NativeOutput(CityLocation)
+    )
+
+    @native.tool_plain
+    async def get_user_country() -> str:
+        return "Mexico"
+
+    answered = asyncio.run(native.run("What is the largest city in the user country?"))
+    _write(OUT / "pydantic-ai" / "openai_native_output.json", _indented(answered))
+
+
+def _indented(result: Any) -> str:
+    """A Pydantic AI run's ``all_messages_json()``, indented as the other files are."""
+    return json.dumps(json.loads(result.all_messages_json()), indent=1) + "\n"
+
+
 # --- smolagents ------------------------------------------------------------------------------
 
 
@@ -430,6 +507,73 @@ def openai_agents_runs(cassettes: Path) -> None:
         processor = _exported_processor()
         agents.set_trace_processors([processor])  # only ours: nothing is sent anywhere
         asyncio.run(Runner.run(agent, prompt))
+        lines = "".join(json.dumps(line) + "\n" for line in processor.lines)
+        _write(OUT / "openai-agents" / f"{name}.jsonl", lines)
+
+
+def openai_agents_more_runs(cassettes: Path) -> None:
+    """Two more recordings through the Agents SDK's runner, exported: a conversation continued
+    over two runs (the second given the first's items and the user's next words; two traces in
+    one file) and a structured output (``output_type``: a JSON schema response format, the
+    model's text the output)."""
+    import agents
+    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
+    from openai import AsyncOpenAI
+    from pydantic import BaseModel
+
+    def model(served: Callable[[httpx2.Request], httpx2.Response], name: str) -> Any:
+        client = httpx2.AsyncClient(transport=httpx2.MockTransport(served))
+        return OpenAIChatCompletionsModel(name, AsyncOpenAI(api_key="-", http_client=client))
+
+    @function_tool
+    def get_capital(country: str) -> str:
+        """Get the capital of a country.
+
+        Args:
+            country: The country name.
+        """
+        return {"France": "Paris", "England": "London"}[country]
+
+    @function_tool
+    def get_user_country() -> str:
+        return "Mexico"
+
+    class CityLocation(BaseModel):
+        """A city and its country."""
+
+        city: str
+        country: str
+
+    async def conversation(agent: Agent[Any]) -> None:
+        first = await Runner.run(agent, "What is the capital of France?")
+        asked = [{"role": "user", "content": "What is the capital of England?"}]
+        await Runner.run(agent, first.to_input_list() + asked)  # type: ignore[operator]
+
+    served = transport(cassettes / TWO_RUNS)  # one queue: the second run goes on where it was
+    runs: list[tuple[str, Callable[[], Any]]] = [
+        (
+            "two_runs_one_conversation",
+            lambda: conversation(
+                Agent(name="assistant", tools=[get_capital], model=model(served, "gpt-4o-mini"))
+            ),
+        ),
+        (
+            "openai_native_output",
+            lambda: Runner.run(
+                Agent(
+                    name="assistant",
+                    tools=[get_user_country],
+                    output_type=CityLocation,
+                    model=model(transport(cassettes / NATIVE_OUTPUT), "gpt-4o"),
+                ),
+                "What is the largest city in the user country?",
+            ),
+        ),
+    ]
+    for name, run in runs:
+        processor = _exported_processor()
+        agents.set_trace_processors([processor])  # only ours: nothing is sent anywhere
+        asyncio.run(run())
         lines = "".join(json.dumps(line) + "\n" for line in processor.lines)
         _write(OUT / "openai-agents" / f"{name}.jsonl", lines)
 
@@ -1417,8 +1561,10 @@ def main() -> None:
     """Replay every recording through every framework into ``files/``."""
     cassettes = Path(sys.argv[1])
     pydantic_ai_runs(cassettes)
+    pydantic_ai_more_runs(cassettes)
     smolagents_runs(cassettes)
     openai_agents_runs(cassettes)
+    openai_agents_more_runs(cassettes)
     openai_agents_guardrail_run()
     openai_agents_responses_runs(cassettes)
     langfuse_sdk_run(cassettes)

@@ -986,3 +986,39 @@ def test_an_agent_trajectorys_last_command_is_a_tool_call_not_the_answer() -> No
     ]
     assert ended.trace.outcome.result_summary != submitted
     assert answered.trace.outcome.result_summary == shown
+
+
+def test_a_llava_plus_turns_actions_are_tool_calls_and_the_next_human_turn_their_output() -> None:
+    """LLaVA-Plus keeps a ``gpt`` turn's calls in ``actions`` (``API_name``, ``API_params``) and
+    its reasoning in ``thoughts``; the tool's output comes back as the next ``human`` turn. A
+    later question of the user's is still their reply, and the closing turn the answer."""
+    row = {
+        "conversations": [
+            {"from": "human", "value": "<image>\nSegment the objects in these boxes."},
+            {
+                "from": "gpt",
+                "thoughts": "SAM segments by boxes.",
+                "actions": [{"API_name": "sam", "API_params": {"boxes": [[0.1, 0.2, 0.3, 0.4]]}}],
+                "value": "I will use sam. Please wait.",
+            },
+            {"from": "human", "value": "sam model outputs: {'message': 'done'}\n\nsummarize"},
+            {"from": "gpt", "thoughts": "Got it.", "actions": [], "value": "Segmented."},
+            {"from": "human", "value": "Now replace the banana with broccoli."},
+            {"from": "gpt", "actions": [], "value": "Replaced it."},
+        ]
+    }
+    (item,) = [i for i in sources.convert([row]) if isinstance(i, TraceItem)]
+    called = next(s for s in item.trace.steps if s.type == "tool_call")
+    assert called.input == {"boxes": [[0.1, 0.2, 0.3, 0.4]]}
+    assert steps(item) == [
+        ("thought", None),
+        ("thought", None),
+        ("tool_call", "sam"),
+        ("observation", "sam"),
+        ("thought", None),
+        ("tool_call", "respond"),
+        ("observation", "respond"),
+        ("thought", None),
+    ]
+    assert item.trace.steps[0].content == "SAM segments by boxes."
+    assert item.trace.outcome.result_summary == "Replaced it."

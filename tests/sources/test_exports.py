@@ -20,7 +20,7 @@ from knowledgepulse.cli.main import cli
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.sources import TraceOptions
-from knowledgepulse.sources._registry import get_source, source_names
+from knowledgepulse.sources._registry import detect, get_source, source_names
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 from tests.sources.helpers import CORPUS, convert_file, langfuse_fetched, recognise, source_of
 
@@ -1093,3 +1093,22 @@ def test_langfuse_ai_sdk_tool_observation_is_the_tool_its_attributes_name() -> N
         ("thought", None),
     ]
     assert answers(trace) == 1
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Capital?"}],
+        [{"role": "user", "content": [{"type": "text", "text": "Capital?"}]}],
+        [{"type": "message", "role": "user", "content": "Capital?"}],
+    ],
+)
+def test_a_phoenix_row_whose_input_value_is_chat_messages_is_read_as_phoenix(
+    messages: list[dict[str, Any]],
+) -> None:
+    """OpenInference's Agents SDK spans keep a model call's request messages as its
+    ``input.value``: the chat sources recognise that column too, and the Phoenix row (its
+    ``context.*`` columns say what it is) must not be refused as ambiguous."""
+    row = json.loads((DATA / "phoenix" / "spans_dataframe.jsonl").read_text().splitlines()[0])
+    row["attributes.input.value"] = json.dumps(messages)
+    assert [source.name for source in detect(row)] == ["phoenix"]

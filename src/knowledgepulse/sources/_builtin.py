@@ -144,6 +144,9 @@ class Phoenix(Source):
 
     shapes = "Arize Phoenix span rows (context.trace_id, attributes.* columns)"
     content_hint = phoenix.CONTENT_HINT
+    # A model call's row holds its request's messages in attributes.input.value (as the Agents
+    # SDK's OpenInference spans write them): a chat row's, to the chat sources.
+    overrides = ("openai-chat", "openai-responses", "anthropic")
     recognises = staticmethod(phoenix.recognises)
     convert = staticmethod(phoenix.convert_records)
 

@@ -12,6 +12,8 @@ Agent variants: turns keyed ``role`` / ``content`` or ``role`` / ``text`` (SWE-a
 trajectories, with ``ai`` turns), under ``conversations``, ``conversation`` or ``trajectory``.
 In such a trajectory an ``ai`` turn that ends in a fenced command block runs that command: it is
 a tool call named by the command's first word, and the ``user`` turn after it its observation.
+LLaVA-Plus rows give a ``gpt`` turn its reasoning in ``thoughts`` and the tools it calls in
+``actions`` (``API_name``, ``API_params``): the ``human`` turn after it is their output.
 """
 
 from __future__ import annotations
@@ -93,11 +95,15 @@ def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
             objective = _tell_human(calls, value, objective, ran_command=ran_command)
             ran_command = False
         elif speaker in ASSISTANT:
+            actions = _actions(turns[index])
+            if isinstance(turns[index].get("actions"), list):  # LLaVA-Plus: its reasoning first
+                calls.builder.thought(as_string(turns[index].get("thoughts")))
             follows_call = index + 1 < len(parsed) and parsed[index + 1][0] in CALL
-            said = _tell_assistant(
-                calls, text or "", final=index == last and not follows_call, agent=agent
-            )
-            ran_command = said == "command"
+            final = index == last and not follows_call and not actions
+            said = _tell_assistant(calls, text or "", final=final, agent=agent)
+            for name, arguments in actions:
+                calls.request(name, arguments)
+            ran_command = said == "command" or bool(actions)
             answered = answered or said == "answer"
         elif speaker in CALL:
             _tell_calls(calls, value, (index,))
@@ -166,6 +172,22 @@ def _tell_assistant(calls: _row.Calls, text: str, *, final: bool, agent: bool) -
         return "answer"
     calls.said(rest)
     return "thought"
+
+
+def _actions(turn: Any) -> list[tuple[str, Any]]:
+    """The tools a LLaVA-Plus ``gpt`` turn calls: its ``actions`` (``API_name``, ``API_params``).
+
+    Its output comes back as the next ``human`` turn (``sam model outputs: ...``), as an agent's
+    command output does, so the turn is told as a command's.
+    """
+    actions = turn.get("actions") if isinstance(turn, dict) else None
+    return [
+        (action["API_name"], action.get("API_params"))
+        for action in (actions if isinstance(actions, list) else [])
+        if isinstance(action, dict)
+        and isinstance(action.get("API_name"), str)
+        and action["API_name"]
+    ]
 
 
 def _tell_calls(calls: _row.Calls, value: Any, path: tuple[str | int, ...]) -> None:
