@@ -371,51 +371,35 @@ _FENCED = re.compile(r"```[^\n`]*\n(.+?)\n?```\s*$", re.DOTALL)
 """An SWE-agent turn's command: the fenced block it ends with."""
 
 
-_REACT_ACTION = re.compile(r"^Action: ?(\w+)\[.*\]\s*\Z", re.MULTILINE | re.DOTALL)
-"""A ReAct turn's action (ETO's WebShop rows: ``Action: search[...]``, ``click[...]``), last."""
-
-
 def sharegpt(path: Path) -> list[Run]:
     """Rows with ShareGPT ``conversations`` (``function_call`` turns hold name + arguments).
 
     nebius' SWE-agent trajectories keep ``role`` / ``text`` turns in ``trajectory``: an ``ai``
     turn runs the command of the fenced block it ends with (a tool named by its first word;
     ``submit`` ends the run), and ``target`` says whether the patch resolved the issue.
-    LLaVA-Plus' ``gpt`` turns list the tools they call in ``actions`` (``API_name``), and ETO's
-    end in a ReAct ``Action: name[...]``: the ``human`` turn after either is the tools' output.
     """
     runs = []
     for row in _rows(path):
         timeline, objective = _Timeline(), None
-        raw = row.get("conversations") or row["trajectory"]
         turns = [
             (turn.get("from", turn.get("role")), turn.get("value", turn.get("text")))
-            for turn in raw
+            for turn in row.get("conversations") or row["trajectory"]
         ]
         skip = _priming(turns)
         ran = False  # the last ``ai`` turn ran a command: the user turn after it is its output
-        for n, (who, value) in enumerate(turns):
-            if n in skip:
-                continue
+        for who, value in [turn for n, turn in enumerate(turns) if n not in skip]:
             if who in ("human", "user") and objective is not None and not ran:
                 timeline.user(value)
             if who in ("human", "user") and objective is None:
                 objective = value
             command = _FENCED.search(value) if who == "ai" else None
-            acted = _REACT_ACTION.search(value) if who == "gpt" else None
-            actions = [a["API_name"] for a in raw[n].get("actions") or []]
             if who in ("gpt", "assistant", "ai", "human", "user"):
-                ran = command is not None or acted is not None or bool(actions)
+                ran = command is not None
             if command is not None:
                 timeline.text(value[: command.start()])
                 timeline.tool(command.group(1).split()[0])
-            elif acted is not None:
-                timeline.text(value[: acted.start()])
-                timeline.tool(acted.group(1))
             elif who in ("gpt", "assistant", "ai"):
                 timeline.text(value)
-            for name in actions:
-                timeline.tool(name)
             if who == "function_call":
                 timeline.tool(json.loads(value)["name"])
         runs.append(timeline.facts(objective, row.get("target")))

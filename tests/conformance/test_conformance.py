@@ -65,26 +65,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("claude-code/untether_claude_stream_json_two_sessions.jsonl", "runs[1].objective"): (
         "'claude-code run'"
     ),
-    # ETO's WebShop rows act in ReAct text (`Action: search[...]`, `click[...]`) and the
-    # environment answers as the next human turn (`Observation: ...`): kp reads no tool call in
-    # a ShareGPT turn's text but Hermes tags and an agent trajectory's fenced command, so each
-    # action is text said to the user and each observation the user's reply. Reading ReAct
-    # actions as calls is the project lead's decision (the spec names ReAct "Thought:" only).
-    ("sharegpt/eto_webshop_sample.json", "runs[0].tools"): "[]",
-    ("sharegpt/eto_webshop_sample.json", "runs[0].replies"): (
-        "['Observation: Instruction: [SEP] i need a long clip-in hair extension which is natural "
-        "looking, and price lower than 40"
-    ),
-    ("sharegpt/eto_webshop_sample.json", "runs[1].tools"): "[]",
-    ("sharegpt/eto_webshop_sample.json", "runs[1].replies"): (
-        "['Observation: Instruction: [SEP] i need gluten free vegetarian smoked peppered bacon - 4 "
-        "ounce (pack of 2), and price l"
-    ),
-    ("sharegpt/eto_webshop_sample.json", "runs[2].tools"): "[]",
-    ("sharegpt/eto_webshop_sample.json", "runs[2].replies"): (
-        "['Observation: Instruction: [SEP] find me a high speed dual style package with 12\" power "
-        "amplifier car subwoofer, and pr"
-    ),
 }
 """(file, fact) -> what kp gives, and why, for every fact kp gets wrong today."""
 
