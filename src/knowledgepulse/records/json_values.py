@@ -270,7 +270,7 @@ SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def without_lone_surrogates(value: Any) -> tuple[Any, list[str]]:
-    """``value`` with each lone surrogate of its texts (and keys) read as U+FFFD, and their paths.
+    r"""``value`` with each lone surrogate of its texts (and keys) read as U+FFFD, and their paths.
 
     What a file's ``"\ud83d"`` reads as (:data:`LONE_SURROGATE`), for a value made in Python
     (``json.loads`` keeps one); the value itself when it holds none.
