@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import datetime as dt
+import functools
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -386,14 +387,15 @@ def _misfit(kind: Any) -> Misfit | None:
         return _boolean
     if types.is_list(kind) or types.is_large_list(kind) or types.is_fixed_size_list(kind):
         item = _misfit(kind.value_type)
-        return None if item is None else lambda value: _in_items(item, value)
+        return None if item is None else functools.partial(_in_items, item)
     if types.is_struct(kind):
         names = frozenset(field.name for field in kind)
         checks = {field.name: check for field in kind if (check := _misfit(field.type))}
-        return lambda value: _in_fields(names, checks, value)
+        # partial, not a lambda: no Python frame of its own at each of a row's values.
+        return functools.partial(_in_fields, names, checks)
     if types.is_map(kind):
         check = _misfit(kind.item_type)
-        return None if check is None else lambda value: _in_map(check, value)
+        return None if check is None else functools.partial(_in_map, check)
     return None
 
 
@@ -419,13 +421,15 @@ def _in_items(item: Misfit, value: Any) -> tuple[Loc, str] | None:
 def _in_fields(
     names: frozenset[str], checks: Mapping[str, Misfit], value: Any
 ) -> tuple[Loc, str] | None:
-    if not isinstance(value, Mapping):
+    # dict first: an ABC's isinstance is a Python call, at each of a row's objects.
+    if not isinstance(value, dict) and not isinstance(value, Mapping):
         return None
     if not names.issuperset(value):
         key = next(key for key in value if key not in names)
         return (key,), "a field the column's type does not have"
     for key, check in checks.items():
-        if key in value and (found := check(value[key])):
+        # A null fits every column (most of a message's fields are): no call to find so.
+        if value.get(key) is not None and (found := check(value[key])):
             return (key, *found[0]), found[1]
     return None
 
@@ -702,7 +706,7 @@ class RowWriter:
             OutputError: a struct's key the schema lacks, a fraction in an integer column...
         """
         for name, misfit in self._misfits.items():
-            if name in row and (found := misfit(row[name])):
+            if row.get(name) is not None and (found := misfit(row[name])):
                 path, what = found
                 raise OutputError(
                     f"{location}: {format_path((name, *path))} is {what}, so the Parquet output "
