@@ -92,7 +92,7 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
                 calls.user(text)
             ran_xml_call = False
         elif role == "assistant":
-            answered = _tell_assistant(calls, message, (index,), final=index == last)
+            answered = _tell_assistant(calls, message, text, (index,), final=index == last)
             ran_xml_call = has_xml_calls(text)
         elif has_tags(text):
             tagged_results(calls, text or "")
@@ -185,15 +185,21 @@ def tagged_results(calls: _row.Calls, text: str) -> None:
 
 
 def _tell_assistant(
-    calls: _row.Calls, message: Mapping[str, Any], path: tuple[str | int, ...], *, final: bool
+    calls: _row.Calls,
+    message: Mapping[str, Any],
+    text: str | None,
+    path: tuple[str | int, ...],
+    *,
+    final: bool,
 ) -> bool:
+    """An assistant message, whose ``content``'s text :func:`tell` has read already."""
     builder = calls.builder
     for key in ("reasoning_content", "reasoning"):
         if isinstance(message.get(key), str):
             builder.thought(message[key])
     content = message.get("content")
     builder.thought(content_text(content, _REASONING_KINDS) if isinstance(content, list) else None)
-    text, tagged = assistant_text(calls, content_text(content, TEXT_KINDS) or "")
+    text, tagged = assistant_text(calls, text or "")
     requested = json_or_value(message.get("tool_calls")) or []
     if not isinstance(requested, list):
         raise PathError(
