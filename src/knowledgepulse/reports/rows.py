@@ -29,6 +29,7 @@ from knowledgepulse.records.readers import (
     starts_with,
 )
 from knowledgepulse.value.breakdown import ValueBreakdown
+from knowledgepulse.value.dimensions import DIMENSION_NAMES
 
 RowFormat = Literal["jsonl", "parquet"]
 BATCH_ROWS = 1024
@@ -57,13 +58,17 @@ ANNOTATED_COLUMNS = (*SCORE_COLUMNS, ERROR_COLUMN)
 """The columns ``kp score --annotate`` adds to every row, read or not, in this order."""
 
 
+_DIMENSION_COLUMNS = tuple((name, f"kp_{name}") for name in DIMENSION_NAMES)
+"""Each dimension with its column, in the formula's order (named once, not at every row)."""
+
+
 def kp_columns(breakdown: ValueBreakdown) -> dict[str, Any]:
     """The ``kp_`` columns of a scored row."""
-    dimensions = breakdown.dimensions.to_dict(rounding=lambda value: round(value, 4))
+    dimensions = breakdown.dimensions
     return {
         "kp_score": round(breakdown.score, 4),
         "kp_shareable": breakdown.shareable,
-        **{f"kp_{name}": value for name, value in dimensions.items()},
+        **{column: round(getattr(dimensions, name), 4) for name, column in _DIMENSION_COLUMNS},
         "kp_nearest": breakdown.novelty.nearest_id,
     }
 
@@ -679,7 +684,8 @@ class RowWriter:
         names = set(self._schema.names)
         rows = []
         for location, row in self._pending:
-            if outside := [key for key in row if key not in names]:
+            if not names.issuperset(row):
+                outside = [key for key in row if key not in names]
                 raise OutputError(
                     f"{location}: the column {outside[0]!r} is not in the Parquet output, whose "
                     f"columns are those of the first {BATCH_ROWS:,} rows (and their Parquet "
