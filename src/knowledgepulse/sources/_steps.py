@@ -558,10 +558,13 @@ class StepBuilder:
         """
         ordered: list[tuple[float, _Event]] = []
         last = float("-inf")
+        timed = False
         for event in self._events:
-            last = last if event.at is None else event.at
+            if event.at is not None:
+                last, timed = event.at, True
             ordered.append((last, event))
-        ordered.sort(key=lambda item: (item[0], item[1].seq))
+        if timed:  # untimed (most dataset rows): in told order already, nothing to sort
+            ordered.sort(key=lambda item: (item[0], item[1].seq))
         if self._answer is None or not self.answer_is_step or self.written_by_kp:
             return ordered
         answer = self._answer.strip()
