@@ -120,6 +120,29 @@ After the merge, load about 1: 200,000 rows (1 in 100 unreadable) annotate 3,146
 select 2,073, dedupe 2,641; at 50,000, annotate 3,389 against the stop before's 2,910 rows per
 CPU second in one run (1.16x, the same bytes). Still short of 5,000 rows a second;
 docs/performance.md says where the time goes per row and what the second core could give.
+
+Won back without a check less (2026-12-01): the Parquet writer's misfit walk at a third of its
+cost (a dict told from a Mapping before the ABC's isinstance, a null skipped, partials for
+lambdas), created_at's text read once per distinct text, a chat row's tools and system prompt
+given to assemble (no replace), a content text and a tool result not read twice, kp_ columns
+named once, untimed events not sorted, tool events matched without min() over one head, the
+no-embedder novelty origin made once, and a kp process collecting its youngest generation every
+10,000 allocations, not 700 (each batch of rows the writer holds was promoted, and the full
+collections that followed walked every object the imports made, collecting nothing: about 6 %
+of the CPU). Ratios measured in one run each, the shared machine at a load of 4 to 13 (another
+helper's tests; one run's CPU seconds differ from the next of the same code by up to a fifth),
+the same bytes out: ``--rows 20000 --commands annotate --repeats 3 --against MAIN/src``
+1,905 -> 2,079 rows per CPU second (1.09x; 1.15x and 1.18x in two runs at earlier steps, 1.05x
+in one at a load swing); five alternating runs each (one process a run, 20,000 rows): median
+10.88 -> 9.93 CPU s (1.10x), fastest 9.86 -> 8.32 (1.19x). Instructions, which the load does not
+move (valgrind's cachegrind, 2,000 rows less 10): 1.255 -> 1.101 million a row (1.14x), start-up
+3.5 billion either way. Against b623bcdb (6,306 rows/s at 1M rows, 2026-11-26), ``--against
+OLD/src`` in one run: 2,015 against 2,190 rows per CPU second (0.92x; main was 0.80x in the
+lead's run of the same day): an estimated 5,800 rows/s at 1M rows on that day's quiet machine
+(6,306 x 0.92, not measured at 1M today), over the goal of 5,000; short of the 1.25x asked. Left:
+pandas
+imported by pyarrow to build arrays (0.4 s a process), pydantic's validation (about 8 % of the
+CPU), frozen dataclasses' __init__ (4 %), Arrow to Python rows (3 %).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""young_collections_only: no full collection in the block; the caller's thresholds after."""
+"""young_collections_only: no full collection in the block; fewer_young_collections: fewer young
+ones; the caller's thresholds after each."""
 
 from __future__ import annotations
 
@@ -8,7 +9,12 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from knowledgepulse._util.collector import young_collections_only
+from knowledgepulse._util.collector import (
+    YOUNG_ALLOCATIONS,
+    fewer_young_collections,
+    young_collections_only,
+)
+from knowledgepulse.cli import main as cli_main
 
 
 @pytest.fixture(autouse=True)
@@ -113,4 +119,34 @@ def test_an_error_in_the_block_gives_the_thresholds_back(
 ) -> None:
     with pytest.raises(RuntimeError), young_collections_only():
         raise RuntimeError("stop")
+    assert gc.get_threshold() == thresholds
+
+
+def test_fewer_young_collections_raises_the_youngest_threshold_alone_and_gives_it_back(
+    thresholds: tuple[int, int, int],
+) -> None:
+    with fewer_young_collections():
+        assert gc.get_threshold() == (YOUNG_ALLOCATIONS, *thresholds[1:])
+    assert gc.get_threshold() == thresholds
+
+
+def test_fewer_young_collections_keeps_a_higher_threshold_the_caller_set() -> None:
+    gc.set_threshold(50_000, 8, 11)
+    with fewer_young_collections(allocations=10_000):
+        assert gc.get_threshold() == (50_000, 8, 11)
+
+
+def test_a_kp_command_runs_with_fewer_young_collections_and_gives_the_thresholds_back(
+    thresholds: tuple[int, int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The collector's thresholds while a command runs in kp's process are the raised ones."""
+    seen: list[tuple[int, int, int]] = []
+
+    def command(**_: object) -> int:
+        seen.append(gc.get_threshold())
+        return 0
+
+    monkeypatch.setattr(cli_main.cli, "main", command)
+    assert cli_main.main(["profiles"]) == 0
+    assert seen == [(YOUNG_ALLOCATIONS, *thresholds[1:])]
     assert gc.get_threshold() == thresholds

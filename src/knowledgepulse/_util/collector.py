@@ -1,4 +1,4 @@
-"""Python's cyclic garbage collector held to its young generations while a corpus is held.
+"""Python's cyclic garbage collector: held to its young generations, or collecting less often.
 
 A run that holds a whole corpus (``kp select``, ``kp dedupe``) keeps millions of small objects,
 and each full collection walks every one of them. Objects that live a little while (a batch of
@@ -6,6 +6,9 @@ traces waiting for the embedder, a row being written) keep setting full collecti
 50,000 generated traces they took a fifth of the CPU time of reading and embedding, and two
 fifths of ``kp select``'s time in collections while it wrote its choice. Young collections
 still free cyclic garbage as it is made; only garbage that grew old waits for the block's end.
+
+A ``kp`` command's process collects its youngest generation less often (see
+:data:`YOUNG_ALLOCATIONS`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 _OLDEST = 2**31 - 1
+YOUNG_ALLOCATIONS = 10_000
+"""The allocations (less deallocations) between young collections in a ``kp`` process: Python's
+700 promoted each batch of rows a writer holds (1,024 rows), and the full collections they set
+off walked every object the imports made, again and again (about 6 % of ``kp score --annotate``
+on dataset rows, in the collector's time). Cyclic garbage is still collected, a little later."""
 """A full collection's threshold that is never reached (the C ``int`` Python keeps it in)."""
 
 _lock = threading.Lock()
@@ -43,3 +51,17 @@ def young_collections_only() -> Iterator[None]:
             _holders -= 1
             if _holders == 0 and _threshold is not None:
                 gc.set_threshold(*_threshold)
+
+
+@contextmanager
+def fewer_young_collections(allocations: int = YOUNG_ALLOCATIONS) -> Iterator[None]:
+    """In this block a young collection waits for ``allocations`` (or Python's own threshold).
+
+    The thresholds found come back after.
+    """
+    before = gc.get_threshold()
+    gc.set_threshold(max(before[0], allocations), *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import datetime as dt
+import functools
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -28,6 +29,7 @@ from knowledgepulse.records.readers import (
     starts_with,
 )
 from knowledgepulse.value.breakdown import ValueBreakdown
+from knowledgepulse.value.dimensions import DIMENSION_NAMES
 
 RowFormat = Literal["jsonl", "parquet"]
 BATCH_ROWS = 1024
@@ -56,13 +58,17 @@ ANNOTATED_COLUMNS = (*SCORE_COLUMNS, ERROR_COLUMN)
 """The columns ``kp score --annotate`` adds to every row, read or not, in this order."""
 
 
+_DIMENSION_COLUMNS = tuple((name, f"kp_{name}") for name in DIMENSION_NAMES)
+"""Each dimension with its column, in the formula's order (named once, not at every row)."""
+
+
 def kp_columns(breakdown: ValueBreakdown) -> dict[str, Any]:
     """The ``kp_`` columns of a scored row."""
-    dimensions = breakdown.dimensions.to_dict(rounding=lambda value: round(value, 4))
+    dimensions = breakdown.dimensions
     return {
         "kp_score": round(breakdown.score, 4),
         "kp_shareable": breakdown.shareable,
-        **{f"kp_{name}": value for name, value in dimensions.items()},
+        **{column: round(getattr(dimensions, name), 4) for name, column in _DIMENSION_COLUMNS},
         "kp_nearest": breakdown.novelty.nearest_id,
     }
 
@@ -386,14 +392,15 @@ def _misfit(kind: Any) -> Misfit | None:
         return _boolean
     if types.is_list(kind) or types.is_large_list(kind) or types.is_fixed_size_list(kind):
         item = _misfit(kind.value_type)
-        return None if item is None else lambda value: _in_items(item, value)
+        return None if item is None else functools.partial(_in_items, item)
     if types.is_struct(kind):
         names = frozenset(field.name for field in kind)
         checks = {field.name: check for field in kind if (check := _misfit(field.type))}
-        return lambda value: _in_fields(names, checks, value)
+        # partial, not a lambda: no Python frame of its own at each of a row's values.
+        return functools.partial(_in_fields, names, checks)
     if types.is_map(kind):
         check = _misfit(kind.item_type)
-        return None if check is None else lambda value: _in_map(check, value)
+        return None if check is None else functools.partial(_in_map, check)
     return None
 
 
@@ -419,13 +426,15 @@ def _in_items(item: Misfit, value: Any) -> tuple[Loc, str] | None:
 def _in_fields(
     names: frozenset[str], checks: Mapping[str, Misfit], value: Any
 ) -> tuple[Loc, str] | None:
-    if not isinstance(value, Mapping):
+    # dict first: an ABC's isinstance is a Python call, at each of a row's objects.
+    if not isinstance(value, dict) and not isinstance(value, Mapping):
         return None
     if not names.issuperset(value):
         key = next(key for key in value if key not in names)
         return (key,), "a field the column's type does not have"
     for key, check in checks.items():
-        if key in value and (found := check(value[key])):
+        # A null fits every column (most of a message's fields are): no call to find so.
+        if value.get(key) is not None and (found := check(value[key])):
             return (key, *found[0]), found[1]
     return None
 
@@ -675,7 +684,8 @@ class RowWriter:
         names = set(self._schema.names)
         rows = []
         for location, row in self._pending:
-            if outside := [key for key in row if key not in names]:
+            if not names.issuperset(row):
+                outside = [key for key in row if key not in names]
                 raise OutputError(
                     f"{location}: the column {outside[0]!r} is not in the Parquet output, whose "
                     f"columns are those of the first {BATCH_ROWS:,} rows (and their Parquet "
@@ -702,7 +712,7 @@ class RowWriter:
             OutputError: a struct's key the schema lacks, a fraction in an integer column...
         """
         for name, misfit in self._misfits.items():
-            if name in row and (found := misfit(row[name])):
+            if row.get(name) is not None and (found := misfit(row[name])):
                 path, what = found
                 raise OutputError(
                     f"{location}: {format_path((name, *path))} is {what}, so the Parquet output "

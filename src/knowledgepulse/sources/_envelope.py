@@ -101,6 +101,8 @@ def assemble(
     task: str | None = None,
     reward: float | None = None,
     privacy_level: str = "private",
+    tools: tuple[dict[str, Any], ...] = (),
+    system: str | None = None,
 ) -> TraceItem:
     """Join the steps and the envelope into a validated trace item.
 
@@ -133,6 +135,8 @@ def assemble(
         reward: the run's reward, when the source gives its outcome as a number; kept in
             ``metadata.source.reward`` too, so that the trace written out still ranks by it.
         privacy_level: the trace's ``metadata.privacy_level`` (a row kp wrote keeps its own).
+        tools: the tools the source offered the model (:attr:`TraceItem.tools`).
+        system: the system prompt the source opened with (:attr:`TraceItem.system`).
 
     Raises:
         ConversionError: there is not a single step to make a trace of.
@@ -185,7 +189,7 @@ def assemble(
         warnings = (*warnings, no_text(source, content_hint))
     warnings = (*warnings, *_unused_metadata(found, domain_source, confidence_source))
     record = Record(location or Location(f"<{source}>"), document)
-    return TraceItem(record, trace, row, task, warnings, reward)
+    return TraceItem(record, trace, row, task, warnings, reward, tools, system)
 
 
 def no_answer(success: bool) -> str:

@@ -448,11 +448,12 @@ class StepBuilder:
             event = self._by_call_id[call_id]
             if _joins(_tool(event), flag, distinct=distinct):
                 return event
-        # An event with a call id qualifies only when this call has none.
-        heads = [self._first_waiting(flag, name, False)]
+        # An event with a call id qualifies only when this call has none; the earlier one wins.
+        found = self._first_waiting(flag, name, False)
         if call_id is None:
-            heads.append(self._first_waiting(flag, name, True))
-        found = min((head for head in heads if head), key=lambda event: event.seq, default=None)
+            with_id = self._first_waiting(flag, name, True)
+            if with_id is not None and (found is None or with_id.seq < found.seq):
+                found = with_id
         if found is None and not name and call_id is None and flag == "executed":
             return self._first_unanswered()  # a result that names no call answers the oldest
         return found
@@ -557,10 +558,13 @@ class StepBuilder:
         """
         ordered: list[tuple[float, _Event]] = []
         last = float("-inf")
+        timed = False
         for event in self._events:
-            last = last if event.at is None else event.at
+            if event.at is not None:
+                last, timed = event.at, True
             ordered.append((last, event))
-        ordered.sort(key=lambda item: (item[0], item[1].seq))
+        if timed:  # untimed (most dataset rows): in told order already, nothing to sort
+            ordered.sort(key=lambda item: (item[0], item[1].seq))
         if self._answer is None or not self.answer_is_step or self.written_by_kp:
             return ordered
         answer = self._answer.strip()

@@ -7,6 +7,7 @@ decides otherwise; ``null`` for an optional field means absent.
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import datetime
 from typing import Annotated, Any, Literal, get_args
@@ -45,6 +46,23 @@ NonNegativeFloat = Annotated[StrictFloat, Field(ge=0.0, allow_inf_nan=False)]
 
 # RFC 3339 section 5.6: a full date, "T", a time, and a zone ("Z" or an offset).
 _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$")
+_NOT_RFC3339 = (
+    "expected an RFC 3339 date-time with Z or an offset, "
+    "such as 2026-11-23T08:00:00Z or 2026-11-23T09:00:00+01:00"
+)
+
+
+# Remembered: the traces of a file mostly share one time text (a dataset's undated rows all
+# have the epoch's); a datetime is immutable, so one can be given to every trace.
+@functools.lru_cache(maxsize=256)
+def _created_at(value: str) -> datetime | str:
+    """RFC 3339 text as a datetime, read as every source reads a time (a leap second too).
+
+    What it cannot read is given back as it is, for pydantic to say why (a 13th month).
+    """
+    if not _RFC3339.match(value):
+        raise ValueError(_NOT_RFC3339)
+    return iso_time(value) or value
 
 
 def _integral(value: Any) -> Any:
@@ -113,14 +131,9 @@ class Metadata(_JsonLdModel):
             if value.tzinfo is None:
                 raise ValueError("expected a date-time with a time zone")
             return value
-        if not isinstance(value, str) or not _RFC3339.match(value):
-            raise ValueError(
-                "expected an RFC 3339 date-time with Z or an offset, "
-                "such as 2026-11-23T08:00:00Z or 2026-11-23T09:00:00+01:00"
-            )
-        # Read as every source reads a time (a leap second too); what it cannot read, pydantic
-        # says why (a 13th month).
-        return iso_time(value) or value
+        if not isinstance(value, str):
+            raise ValueError(_NOT_RFC3339)
+        return _created_at(value)
 
 
 class Task(_JsonLdModel):

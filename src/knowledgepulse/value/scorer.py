@@ -6,6 +6,7 @@ module-level functions (the seed's API: :func:`evaluate_value`...) use a process
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -448,9 +449,7 @@ class TraceValueScorer:
         self, trace_ids: list[str], embedded: RepresentedVectors | None
     ) -> list[tuple[float, NoveltyOrigin]]:
         if embedded is None:
-            origin = NoveltyOrigin(
-                "no_embedder", reason=self._no_embedder_reason, novelty_text=self.novelty_text
-            )
+            origin = _no_embedder_origin(self._no_embedder_reason, self.novelty_text)
             return [(NO_EMBEDDER_NOVELTY, origin)] * len(trace_ids)
         cache = self.cache
         with self._lock:
@@ -497,6 +496,16 @@ def default_scorer() -> TraceValueScorer:
             if _default is None:
                 _default = TraceValueScorer()
     return _default
+
+
+@functools.lru_cache(maxsize=16)
+def _no_embedder_origin(reason: str | None, novelty_text: str) -> NoveltyOrigin:
+    """The novelty origin of every trace scored without an embedder, for one reason.
+
+    Made once, not at every trace (``--no-embedder`` scores one trace at a time): it is frozen,
+    so every breakdown may hold the same one.
+    """
+    return NoveltyOrigin("no_embedder", reason=reason, novelty_text=novelty_text)
 
 
 def checked_scorer(scorer: object) -> TraceValueScorer | None:

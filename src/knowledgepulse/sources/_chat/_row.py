@@ -344,7 +344,7 @@ def _convert_row(
     task = _column_label(row, columns.task, "task")
     domain = _column_label(row, columns.domain, "domain")
     kept = {DOMAIN_KEY: domain, CONFIDENCE_KEY: row.get(CONFIDENCE_COLUMN)}
-    item = assemble(
+    return assemble(
         builder,
         source=family.name,
         source_id=_source_id(row, record, columns),
@@ -365,10 +365,10 @@ def _convert_row(
         task=task,
         reward=reward,
         privacy_level=_privacy_level(row.get(PRIVACY_COLUMN)),
+        # What a training row of the trace opens with and lists, as the source row had them.
+        tools=row_tools(row),
+        system=told.system if told.objective is not None else None,
     )
-    # What a training row of the trace opens with and lists, as the source row had them.
-    tools, system = row_tools(row), told.system if told.objective is not None else None
-    return dataclasses.replace(item, tools=tools, system=system) if tools or system else item
 
 
 def _conversation(

@@ -84,15 +84,15 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
         elif role == "user":
             if has_tags(text):
                 tagged_results(calls, text or "")
-            elif objective is None and users_words(text):
-                objective = users_words(text)
+            elif objective is None and (words := users_words(text)):
+                objective = words
             elif ran_xml_call:  # the environment answering the call ("OBSERVATION: ...")
                 calls.result(None, text)
             else:  # the user answering the agent
                 calls.user(text)
             ran_xml_call = False
         elif role == "assistant":
-            answered = _tell_assistant(calls, message, (index,), final=index == last)
+            answered = _tell_assistant(calls, message, text, (index,), final=index == last)
             ran_xml_call = has_xml_calls(text)
         elif has_tags(text):
             tagged_results(calls, text or "")
@@ -114,12 +114,11 @@ def _kind(message: Any) -> tuple[str, str | None]:
 def _tell_result(calls: _row.Calls, message: Mapping[str, Any], text: str | None) -> None:
     """A tool message: one result, or (LLaMA-Factory) a JSON list of results, one per call."""
     results = _result_list(text)
-    if results is None:
-        call_id = message.get("tool_call_id")
-        name = message.get("name")
-        results = [{"name": name, "tool_call_id": call_id, "content": message.get("content")}]
-        if text is not None:
-            results[0]["content"] = text
+    if results is None:  # one result (most): told without a list of one object made for it
+        content = message.get("content") if text is None else text
+        name, call_id = message.get("name"), message.get("tool_call_id")
+        calls.result(as_string(name), content, call_id=as_string(call_id))
+        return
     for result in results:
         name, call_id = result.get("name"), result.get("tool_call_id")
         calls.result(
@@ -185,15 +184,21 @@ def tagged_results(calls: _row.Calls, text: str) -> None:
 
 
 def _tell_assistant(
-    calls: _row.Calls, message: Mapping[str, Any], path: tuple[str | int, ...], *, final: bool
+    calls: _row.Calls,
+    message: Mapping[str, Any],
+    text: str | None,
+    path: tuple[str | int, ...],
+    *,
+    final: bool,
 ) -> bool:
+    """An assistant message, whose ``content``'s text :func:`tell` has read already."""
     builder = calls.builder
     for key in ("reasoning_content", "reasoning"):
         if isinstance(message.get(key), str):
             builder.thought(message[key])
     content = message.get("content")
     builder.thought(content_text(content, _REASONING_KINDS) if isinstance(content, list) else None)
-    text, tagged = assistant_text(calls, content_text(content, TEXT_KINDS) or "")
+    text, tagged = assistant_text(calls, text or "")
     requested = json_or_value(message.get("tool_calls")) or []
     if not isinstance(requested, list):
         raise PathError(

@@ -522,9 +522,9 @@ def transcript(text: str) -> list[Message] | None:
     rarely opens with ``user:``, and the two-turn rule keeps ``Human: a question`` a request.
     """
     stripped = text.strip()
-    turns = list(_TURN.finditer(stripped))
-    if not turns or turns[0].start() != 0:
+    if not _TURN.match(stripped):  # most text opens with no turn: no search of all of it
         return None
+    turns = list(_TURN.finditer(stripped))
     if len(turns) < 2 and turns[0].group(1) not in _LABELS:
         return None
     found: list[Message] = []
