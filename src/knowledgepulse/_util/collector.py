@@ -19,12 +19,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 _OLDEST = 2**31 - 1
+"""A full collection's threshold that is never reached (the C ``int`` Python keeps it in)."""
 YOUNG_ALLOCATIONS = 10_000
 """The allocations (less deallocations) between young collections in a ``kp`` process: Python's
 700 promoted each batch of rows a writer holds (1,024 rows), and the full collections they set
 off walked every object the imports made, again and again (about 6 % of ``kp score --annotate``
 on dataset rows, in the collector's time). Cyclic garbage is still collected, a little later."""
-"""A full collection's threshold that is never reached (the C ``int`` Python keeps it in)."""
 
 _lock = threading.Lock()
 _holders = 0
