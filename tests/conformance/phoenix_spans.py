@@ -228,39 +228,17 @@ def openai_agents_run(cassettes: Path) -> None:
     would send its traces to OpenAI) is removed first; OpenInference's is the only one.
     """
     import agents
-    import httpx2
-    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
-    from openai import AsyncOpenAI
+    from agents import Runner
     from openinference.instrumentation.openai_agents import (  # type: ignore[import-not-found]
         OpenAIAgentsInstrumentor,
     )
-    from replay_frameworks import GOOGLE_RETRY, transport  # type: ignore[import-not-found]
+    from replay_frameworks import retrying_chatbot  # type: ignore[import-not-found]
 
     provider, exporter = _provider("kp-openai-agents")
     provider.add_span_processor(exporter)
     agents.set_trace_processors([])
     OpenAIAgentsInstrumentor().instrument(tracer_provider=provider)
-
-    @function_tool
-    def get_capital(country: str) -> str:
-        """Get the capital of a country.
-
-        Args:
-            country: The country name.
-        """
-        if country == "La France":
-            return "Paris"
-        raise ValueError('The country is not supported. Use "La France" instead.')
-
-    client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport(cassettes / GOOGLE_RETRY)))
-    chatbot = Agent(
-        name="chatbot",
-        instructions="You are a helpful chatbot.",
-        tools=[get_capital],
-        model=OpenAIChatCompletionsModel(
-            "gemini-2.5-pro", AsyncOpenAI(api_key="-", http_client=client)
-        ),
-    )
+    chatbot = retrying_chatbot(cassettes)
     print(asyncio.run(Runner.run(chatbot, "What is the capital of France?")).final_output)
     OpenAIAgentsInstrumentor().uninstrument()
     provider.shutdown()

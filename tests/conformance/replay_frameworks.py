@@ -368,9 +368,7 @@ def smolagents_runs(cassettes: Path) -> None:
         Args:
             country: The country name.
         """
-        if country == "La France":
-            return "Paris"
-        raise ValueError('The country is not supported. Use "La France" instead.')
+        return _capital(country, ValueError)
 
     @tool  # type: ignore[untyped-decorator]
     def get_temperature(city: str) -> float:
@@ -467,9 +465,7 @@ def openai_agents_runs(cassettes: Path) -> None:
         Args:
             country: The country name.
         """
-        if country == "La France":
-            return "Paris"
-        raise ValueError('The country is not supported. Use "La France" instead.')
+        return _capital(country, ValueError)
 
     @function_tool
     def get_temperature(city: str) -> float:
@@ -947,13 +943,10 @@ def retrieval_runs(cassettes: Path) -> None:
         _traced(name, instrumentor, functools.partial(chain().invoke, question), prefix="")
 
 
-def openinference_agents_run(cassettes: Path) -> None:
-    """The Agents SDK's retry of ``get_capital``, traced by OpenInference."""
-    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
+def retrying_chatbot(cassettes: Path) -> Any:
+    """The Agents SDK's chatbot of the ``get_capital`` retry recording, served the recording."""
+    from agents import Agent, OpenAIChatCompletionsModel, function_tool
     from openai import AsyncOpenAI
-    from openinference.instrumentation.openai_agents import (
-        OpenAIAgentsInstrumentor,
-    )
 
     @function_tool
     def get_capital(country: str) -> str:
@@ -965,7 +958,7 @@ def openinference_agents_run(cassettes: Path) -> None:
         return _capital(country, ValueError)
 
     client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport(cassettes / GOOGLE_RETRY)))
-    chatbot = Agent(
+    return Agent(
         name="chatbot",
         instructions="You are a helpful chatbot.",
         tools=[get_capital],
@@ -973,6 +966,16 @@ def openinference_agents_run(cassettes: Path) -> None:
             "gemini-2.5-pro", AsyncOpenAI(api_key="-", http_client=client)
         ),
     )
+
+
+def openinference_agents_run(cassettes: Path) -> None:
+    """The Agents SDK's retry of ``get_capital``, traced by OpenInference."""
+    from agents import Runner
+    from openinference.instrumentation.openai_agents import (
+        OpenAIAgentsInstrumentor,
+    )
+
+    chatbot = retrying_chatbot(cassettes)
     _traced(
         "openai_agents_google_model_retry",
         OpenAIAgentsInstrumentor(),
