@@ -161,7 +161,8 @@ class _Reading:
         if found is None:  # an empty file, or nothing any source knows
             yield from (problem for problem in lead.records if isinstance(problem, Problem))
             return
-        if self.notes is not None and found.name == REASONING_TRACE != self.source != "auto":
+        named = self.source not in ("auto", REASONING_TRACE)
+        if self.notes is not None and named and found.name == REASONING_TRACE:
             self.notes(
                 f"{Location(name)}: read as {REASONING_TRACE}: ReasoningTrace documents are "
                 f"read as themselves, never converted from {self.source}"

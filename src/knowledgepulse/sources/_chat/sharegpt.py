@@ -19,6 +19,7 @@ LLaVA-Plus rows give a ``gpt`` turn its reasoning in ``thoughts`` and the tools 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -95,9 +96,10 @@ def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
             objective = _tell_human(calls, value, objective, ran_command=ran_command)
             ran_command = False
         elif speaker in ASSISTANT:
-            actions = _actions(turns[index])
-            if isinstance(turns[index].get("actions"), list):  # LLaVA-Plus: its reasoning first
-                calls.builder.thought(as_string(turns[index].get("thoughts")))
+            turn = turns[index]  # a turn object: _turn read it
+            actions = _actions(turn)
+            if isinstance(turn.get("actions"), list):  # LLaVA-Plus: its reasoning first
+                calls.builder.thought(as_string(turn.get("thoughts")))
             follows_call = index + 1 < len(parsed) and parsed[index + 1][0] in CALL
             final = index == last and not follows_call and not actions
             said = _tell_assistant(calls, text or "", final=final, agent=agent)
@@ -174,13 +176,13 @@ def _tell_assistant(calls: _row.Calls, text: str, *, final: bool, agent: bool) -
     return "thought"
 
 
-def _actions(turn: Any) -> list[tuple[str, Any]]:
+def _actions(turn: Mapping[str, Any]) -> list[tuple[str, Any]]:
     """The tools a LLaVA-Plus ``gpt`` turn calls: its ``actions`` (``API_name``, ``API_params``).
 
     Its output comes back as the next ``human`` turn (``sam model outputs: ...``), as an agent's
     command output does, so the turn is told as a command's.
     """
-    actions = turn.get("actions") if isinstance(turn, dict) else None
+    actions = turn.get("actions")
     return [
         (action["API_name"], action.get("API_params"))
         for action in (actions if isinstance(actions, list) else [])
