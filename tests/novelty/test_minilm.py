@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -16,7 +19,12 @@ from tokenizers import Tokenizer
 
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
 from knowledgepulse.novelty.embedder import default_embedder
-from knowledgepulse.novelty.minilm import MiniLMEmbedder, bundled_tokenizer_path
+from knowledgepulse.novelty.minilm import (
+    TELEMETRY_SWITCH,
+    MiniLMEmbedder,
+    bundled_tokenizer_path,
+    import_onnxruntime,
+)
 from knowledgepulse.novelty.settings import WINDOW_PIECES
 from knowledgepulse.novelty.static import STATIC_MODEL_ID
 from knowledgepulse.novelty.windows import leading_pieces
@@ -197,6 +205,27 @@ def test_missing_extra_names_the_install_command(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setitem(__import__("sys").modules, "onnxruntime", None)
     with pytest.raises(EmbedderUnavailableError, match=r'pip install -e "\.\[embeddings\]"'):
         MiniLMEmbedder().load()
+
+
+def test_the_model_writes_nothing_in_the_users_home(tmp_path: Path) -> None:
+    """onnxruntime 1.29+ keeps a device id and usage events for Microsoft under
+    ``~/.cache/Microsoft`` from its import on, outside CI; kp turns that off."""
+    home = tmp_path / "home"
+    home.mkdir()
+    embed = (
+        "from knowledgepulse.novelty.minilm import MiniLMEmbedder\n"
+        "MiniLMEmbedder().embed_batch(['a'])"
+    )
+    # A user's shell: none of the CI variables under which onnxruntime is quiet anyway.
+    shell = {"PATH": os.environ["PATH"], "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache")}
+    subprocess.run([sys.executable, "-c", embed], env=shell, check=True, timeout=120)
+    assert sorted(path.relative_to(home) for path in home.rglob("*")) == []
+
+
+def test_a_telemetry_switch_the_user_set_stands(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(TELEMETRY_SWITCH, "0")
+    import_onnxruntime()
+    assert os.environ[TELEMETRY_SWITCH] == "0"
 
 
 def test_the_bundled_tokenizer_does_not_truncate() -> None:

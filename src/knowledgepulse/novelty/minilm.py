@@ -69,6 +69,22 @@ def optional_module(name: str, missing: str) -> Any:
     return import_optional(name, lambda _: EmbedderUnavailableError(f"{missing}: {INSTALL_HINT}"))
 
 
+TELEMETRY_SWITCH = "ORT_DISABLE_TELEMETRY"
+"""onnxruntime's opt-out of its usage telemetry, read once, when it is first imported."""
+
+
+def import_onnxruntime() -> Any:
+    """onnxruntime, its usage telemetry off unless ``ORT_DISABLE_TELEMETRY`` says otherwise.
+
+    From 1.29 on, importing onnxruntime on Linux and macOS writes a device id and a queue of
+    usage events under ``~/.cache/Microsoft`` and sends them to Microsoft. kp runs offline and
+    promises as much, so it opts out; a value the user set stands (``0`` opts back in). In a
+    process that imported onnxruntime before, its own choice stands.
+    """
+    os.environ.setdefault(TELEMETRY_SWITCH, "1")
+    return optional_module("onnxruntime", _NO_ONNXRUNTIME)
+
+
 def bundled_tokenizer_path() -> Path:
     """The all-MiniLM-L6-v2 ``tokenizer.json`` shipped inside knowledgepulse."""
     return Path(str(importlib.resources.files("knowledgepulse.novelty") / "data/tokenizer.json"))
@@ -368,7 +384,7 @@ class OnnxRunner:
     """An onnxruntime session running batches one at a time (the model uses every thread it has)."""
 
     def __init__(self, settings: OnnxModelSettings) -> None:
-        onnxruntime = optional_module("onnxruntime", _NO_ONNXRUNTIME)
+        onnxruntime = import_onnxruntime()
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = settings.threads
         options.inter_op_num_threads = 1
@@ -446,7 +462,7 @@ class WorkerPool:
 
     def __init__(self, settings: OnnxModelSettings, workers: int) -> None:
         # A worker would find out only after start-up that onnxruntime is missing: say it now.
-        optional_module("onnxruntime", _NO_ONNXRUNTIME)
+        import_onnxruntime()
         self._executor: ProcessPoolExecutor | None = ProcessPoolExecutor(
             max_workers=workers,
             mp_context=multiprocessing.get_context("spawn"),  # fork copies threads broken
