@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import bz2
 import codecs
 import gzip
+import hashlib
 import io
 import json
+import lzma
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -189,24 +193,80 @@ def test_an_invalid_utf8_byte_costs_only_its_line(tmp_path: Path) -> None:
     assert items[1].location.line == 2
 
 
-def test_gzip_files_are_read_transparently(tmp_path: Path) -> None:
-    """A .jsonl.gz file is decompressed as it is read, its lines numbered as in the original."""
-    data = gzip.compress(b'{"a": 1}\n\n{"a": 3}\n')
-    assert shown(read_file(tmp_path, "t.jsonl.gz", data)) == ["1:{'a': 1}", "3:{'a': 3}"]
+COMPRESSORS = [(".gz", gzip.compress), (".xz", lzma.compress), (".bz2", bz2.compress)]
 
 
-def test_gzipped_stdin_is_recognised_by_its_magic(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Gzipped standard input is decompressed and sniffed like plain input."""
-    stdin = io.TextIOWrapper(io.BytesIO(gzip.compress(b'{"a": 1}\n{"a": 2}\n')))
+@pytest.mark.parametrize(("suffix", "compress"), COMPRESSORS, ids=[s for s, _ in COMPRESSORS])
+@pytest.mark.parametrize("stem", ["t.jsonl", "t"])
+def test_compressed_files_are_read_transparently(
+    tmp_path: Path, suffix: str, compress: Any, stem: str
+) -> None:
+    """A gzip, xz or bzip2 file, known by its first bytes, is decompressed as it is read, its
+    lines numbered as in the original."""
+    data = compress(b'{"a": 1}\n\n{"a": 3}\n')
+    assert shown(read_file(tmp_path, stem + suffix, data)) == ["1:{'a': 1}", "3:{'a': 3}"]
+
+
+@pytest.mark.parametrize(("suffix", "compress"), COMPRESSORS, ids=[s for s, _ in COMPRESSORS])
+def test_compressed_stdin_is_recognised_by_its_magic(
+    monkeypatch: pytest.MonkeyPatch, suffix: str, compress: Any
+) -> None:
+    """Compressed standard input is decompressed and sniffed like plain input."""
+    stdin = io.TextIOWrapper(io.BytesIO(compress(b'{"a": 1}\n{"a": 2}\n')))
     monkeypatch.setattr("sys.stdin", stdin)
     assert [str(i.location) for i in read_records("-")] == ["<stdin>:1", "<stdin>:2"]
 
 
-def test_a_truncated_gzip_keeps_the_records_before_the_break(tmp_path: Path) -> None:
-    """A .gz file cut short yields its readable records, then one problem saying so."""
-    lines = b"".join(b'{"n": %d, "pad": "%s"}\n' % (n, b"x" * 200) for n in range(200))
-    data = gzip.compress(lines)
-    items = read_file(tmp_path, "t.jsonl.gz", data[: len(data) // 2])
+@pytest.mark.parametrize(
+    ("head", "packing", "advice"),
+    [
+        (b"\x28\xb5\x2f\xfd\x04\x58", "zstd-compressed", "zstd -dc"),
+        (b"PK\x03\x04\x14\x00", "a zip archive", "unzip -p"),
+    ],
+    ids=["zstd", "zip"],
+)
+def test_a_file_packed_as_kp_does_not_read_says_so_and_how_to_read_it(
+    tmp_path: Path, head: bytes, packing: str, advice: str
+) -> None:
+    """Not "not UTF-8 text: save the file as UTF-8": what it is, and the pipe that reads it."""
+    (problem,) = read_file(tmp_path, "t.jsonl.zst", head + b"\x00" * 20)
+    assert isinstance(problem, Problem)
+    path = tmp_path / "t.jsonl.zst"
+    assert str(problem) == (
+        f"{path}: is {packing}, which kp does not read: give it decompressed, as standard input: "
+        f"{advice} {path} | kp ... -"
+    )
+
+
+@pytest.mark.parametrize("text", [b"BZh: 1\n", b"BZh91AY&S: 1\n"])
+def test_a_text_that_starts_as_bzip2_does_is_read_as_text(tmp_path: Path, text: bytes) -> None:
+    """bzip2 is known by its first block's bytes too, which no UTF-8 text has."""
+    (tmp_path / "suite.yaml").write_bytes(text)
+    (record,) = read_records(tmp_path / "suite.yaml", formats=("yaml",))
+    assert isinstance(record, Record)
+
+
+@pytest.mark.parametrize(("suffix", "compress"), COMPRESSORS, ids=[s for s, _ in COMPRESSORS])
+def test_a_compressed_parquet_file_is_read(tmp_path: Path, suffix: str, compress: Any) -> None:
+    """Read whole first, as standard input is: its footer cannot be reached by seeking."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    buffer = io.BytesIO()
+    pq.write_table(pa.table({"a": [1, 2]}), buffer)
+    items = read_file(tmp_path, "t.parquet" + suffix, compress(buffer.getvalue()))
+    assert [item.value for item in items if isinstance(item, Record)] == [{"a": 1}, {"a": 2}]
+
+
+@pytest.mark.parametrize(("suffix", "compress"), COMPRESSORS, ids=[s for s, _ in COMPRESSORS])
+def test_a_truncated_compressed_file_keeps_the_records_before_the_break(
+    tmp_path: Path, suffix: str, compress: Any
+) -> None:
+    """A compressed file cut short yields its readable records, then one problem saying so."""
+    # Unlike runs, so that bzip2 (level 1: 100 KB blocks) has a whole block before the break.
+    pads = (hashlib.sha256(b"%d" % n).hexdigest() * 3 for n in range(1000))
+    lines = b"".join(b'{"n": %d, "pad": "%s"}\n' % (n, pad.encode()) for n, pad in enumerate(pads))
+    data = bz2.compress(lines, 1) if suffix == ".bz2" else compress(lines)
+    items = read_file(tmp_path, "t.jsonl" + suffix, data[: len(data) // 2])
     records = [item for item in items if isinstance(item, Record)]
     assert records
     assert [r.value["n"] for r in records] == list(range(len(records)))

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import bz2
 import csv
 import errno
 import gzip
 import io
 import json
+import lzma
 import os
 import subprocess
 import sys
@@ -176,12 +178,17 @@ def test_annotate_output_reads_back(kp: KpRunner, tmp_path: Path) -> None:
     assert written["steps"][0]["content"] == "a\u2028b\u0085c"
 
 
-def test_gzipped_traces_are_scored(kp: KpRunner, tmp_path: Path) -> None:
-    """A .jsonl.gz file scores exactly as the plain file does."""
-    gz = tmp_path / "traces.jsonl.gz"
-    gz.write_bytes(gzip.compress(TRACES.read_bytes()))
+@pytest.mark.parametrize(
+    ("suffix", "compress"), [(".gz", gzip.compress), (".xz", lzma.compress), (".bz2", bz2.compress)]
+)
+def test_compressed_traces_are_scored(
+    kp: KpRunner, tmp_path: Path, suffix: str, compress: Callable[[bytes], bytes]
+) -> None:
+    """A .jsonl.gz, .jsonl.xz or .jsonl.bz2 file scores exactly as the plain file does."""
+    packed = tmp_path / f"traces.jsonl{suffix}"
+    packed.write_bytes(compress(TRACES.read_bytes()))
     plain = kp("score", str(TRACES), "--no-embedder", "-f", "jsonl")
-    zipped = kp("score", str(gz), "--no-embedder", "-f", "jsonl")
+    zipped = kp("score", str(packed), "--no-embedder", "-f", "jsonl")
     assert [r["score"] for r in jsonl(zipped.out)] == [r["score"] for r in jsonl(plain.out)]
 
 

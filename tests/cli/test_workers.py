@@ -35,9 +35,10 @@ def test_an_input_from_the_threshold_gets_one_worker_per_core(tmp_path: Path) ->
     assert workers_for([_file(tmp_path, half, "a"), _file(tmp_path, half, "b")]) == 4
 
 
-def test_a_gzipped_input_counts_for_what_it_holds(tmp_path: Path) -> None:
-    """A .gz file counts four times its size: trace JSON compresses well."""
-    path = tmp_path / "t.jsonl.gz"
+@pytest.mark.parametrize("suffix", [".gz", ".xz", ".bz2"])
+def test_a_compressed_input_counts_for_what_it_holds(tmp_path: Path, suffix: str) -> None:
+    """A compressed file counts four times its size: trace JSON compresses well."""
+    path = tmp_path / f"t.jsonl{suffix}"
     path.write_bytes(b"x" * (WORKERS_FROM_BYTES // 4))
     assert workers_for([str(path)]) == 4
 

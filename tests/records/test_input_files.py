@@ -21,13 +21,17 @@ def touch(folder: Path, *names: str) -> None:
 
 
 def test_a_folder_gives_its_trace_files_at_any_depth_in_path_order(tmp_path: Path) -> None:
-    """Data files by suffix (through ``.gz``, any case); YAML, text and dot-names left out."""
+    """Data files by suffix (through ``.gz``, ``.xz``, ``.bz2``, any case); YAML, text, other
+    packings and dot-names left out."""
     touch(
         tmp_path,
         "c.jsonl",
         "a.json",
         "b/z.traj",
         "b/y.JSONL.gz",
+        "b/w.json.XZ",
+        "b/v.jsonl.bz2",
+        "b/u.jsonl.zst",
         "b/deep/x.parquet",
         "config.yaml",
         "notes.txt",
@@ -38,8 +42,17 @@ def test_a_folder_gives_its_trace_files_at_any_depth_in_path_order(tmp_path: Pat
     found = input_files([str(tmp_path)])
     assert found == [
         str(tmp_path / name)
-        for name in ["a.json", "b/deep/x.parquet", "b/run.ndjson", "b/y.JSONL.gz", "b/z.traj"]
-    ] + [str(tmp_path / "c.jsonl")]
+        for name in [
+            "a.json",
+            "b/deep/x.parquet",
+            "b/run.ndjson",
+            "b/v.jsonl.bz2",
+            "b/w.json.XZ",
+            "b/y.JSONL.gz",
+            "b/z.traj",
+            "c.jsonl",
+        ]
+    ]
 
 
 def test_files_stdin_and_a_saved_dataset_stay_as_given(tmp_path: Path) -> None:

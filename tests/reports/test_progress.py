@@ -23,10 +23,10 @@ def test_plain_files_are_measured_in_bytes(tmp_path: Path) -> None:
 
 def test_stdin_and_gzip_are_counted_not_sized(tmp_path: Path) -> None:
     """Standard input and compressed files have no known size: the bar counts traces instead."""
-    gz = tmp_path / "a.jsonl.gz"
-    gz.write_bytes(b"\x1f\x8b")
+    for name in ("a.jsonl.gz", "a.jsonl.xz", "a.jsonl.bz2"):
+        (tmp_path / name).write_bytes(b"\x1f\x8b")
+        assert ReadProgress.for_sources([str(tmp_path / name)]).total_bytes is None
     assert ReadProgress.for_sources(["-"]).total_bytes is None
-    assert ReadProgress.for_sources([str(gz)]).total_bytes is None
 
 
 def test_a_disabled_progress_draws_nothing_and_costs_nothing(

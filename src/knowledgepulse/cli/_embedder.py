@@ -21,7 +21,7 @@ from knowledgepulse.novelty.settings import (
     STATIC_BATCH_SIZE,
     WORKER_BATCH_SIZE,
 )
-from knowledgepulse.runs.embedder import GZIP_RATIO, WORKERS_FROM_BYTES, run_scorer
+from knowledgepulse.runs.embedder import COMPRESSED_RATIO, WORKERS_FROM_BYTES, run_scorer
 
 if TYPE_CHECKING:
     from knowledgepulse.value.scorer import TraceValueScorer
@@ -90,8 +90,9 @@ model_options = option_group(
         type=click.IntRange(min=1),
         help="Processes that run the embedding model on the CPU, one thread each; the "
         "embeddings are the same for any count [default: the cores for an input of "
-        f"{WORKERS_FROM_BYTES // 1024} KiB or more (a .gz counting {GZIP_RATIO}x) or of "
-        "unknown size (a pipe), else 1: starting workers takes about 0.8 s].",
+        f"{WORKERS_FROM_BYTES // 1024} KiB or more (a compressed file counting "
+        f"{COMPRESSED_RATIO}x) or of unknown size (a pipe), else 1: starting workers takes "
+        "about 0.8 s].",
     ),
     click.option(
         "--device",

@@ -43,9 +43,9 @@ def convert_command(
     recognised by its content, and what it was read as is said on stderr. --to messages
     writes training rows instead, which --from auto reads back.
 
-    PATH is a JSON, JSON Lines (.gz too) or Parquet file, or - for standard input. A record
-    that cannot be read is reported on stderr as FILE:LINE: message and the others go on; exit
-    code 1 when there was any.
+    PATH is a JSON, JSON Lines (.gz, .xz, .bz2 too) or Parquet file, or - for standard input.
+    A record that cannot be read is reported on stderr as FILE:LINE: message and the others go
+    on; exit code 1 when there was any.
     """
     redactor = redactor_from(options)
     with output_target(output) as target:

@@ -52,9 +52,9 @@ def redact_command(
     written back in their own form, every string cleaned; a row that cannot be read too, with
     kp_error saying why.
 
-    PATH is a JSON or JSON Lines file (.gz too), or - for standard input. A record that cannot
-    be read is reported on stderr as FILE:LINE: PATH: message and the others go on; exit code
-    1 when there was any.
+    PATH is a JSON or JSON Lines file (.gz, .xz, .bz2 too), or - for standard input. A record
+    that cannot be read is reported on stderr as FILE:LINE: PATH: message and the others go
+    on; exit code 1 when there was any.
     """
     with ReadProgress.for_sources(paths) as progress, output_target(output) as target:
         done = redact_files(

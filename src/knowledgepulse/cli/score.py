@@ -163,7 +163,7 @@ def score_command(
     """Score reasoning traces 0.0-1.0 for how valuable they are to share.
 
     PATH is a JSON file (one trace or a list), a JSONL file (one trace a line), either of them
-    gzipped (.gz), or - for standard input. Bad records are reported on stderr as
+    compressed (.gz, .xz, .bz2), or - for standard input. Bad records are reported on stderr as
     FILE:LINE: PATH: message and skipped (--annotate writes a bad dataset row back, with
     kp_error); exit code 1 when there were any. PATH may be an agent framework's file (see
     kp convert), recognised or named by --from, converted as it is read. --redact (with

@@ -1,19 +1,22 @@
-r"""Reading input: a file, a ``.gz`` file or standard input, opened as bytes, into records.
+r"""Reading input: a file, a compressed file or standard input, opened as bytes, into records.
 
 Bytes, so that JSON Lines splits on ``\\n`` alone (a raw U+2028 in a string is no line break) and
-one bad UTF-8 byte costs one line; gzip is read as it is decompressed. A JSON Lines line is parsed
-by orjson, a top-level JSON list streamed by ijson (a syntax error keeps the elements before it),
-Parquet rows read by pyarrow (the ``[parquet]`` extra) a batch of :data:`BATCH_ROWS` at a time,
-and so are Arrow IPC files and a Hugging Face ``save_to_disk`` folder of them (``records.arrow``).
+one bad UTF-8 byte costs one line; gzip, xz and bzip2 are read as they are decompressed. A JSON
+Lines line is parsed by orjson, a top-level JSON list streamed by ijson (a syntax error keeps the
+elements before it), Parquet rows read by pyarrow (the ``[parquet]`` extra) a batch of
+:data:`BATCH_ROWS` at a time, and so are Arrow IPC files and a Hugging Face ``save_to_disk``
+folder of them (``records.arrow``).
 """
 
 from __future__ import annotations
 
+import bz2
 import codecs
 import collections
 import gzip
 import io
 import json
+import lzma
 import os
 import re
 import sys
@@ -44,7 +47,21 @@ Format = Literal["json", "jsonl", "yaml", "parquet", "arrow"]
 STDIN = "-"
 STDIN_NAME = "<stdin>"
 BOM = b"\xef\xbb\xbf"
-_GZIP_MAGIC = b"\x1f\x8b"
+
+# Compressed input, known by its first bytes (none of them can start a UTF-8 text, a bzip2 file's
+# with its first block's), whatever its name: the standard library reads it as it decompresses.
+_DECOMPRESSORS: tuple[tuple[re.Pattern[bytes], Callable[[BinaryIO], Any]], ...] = (
+    (re.compile(rb"\x1f\x8b"), lambda raw: gzip.GzipFile(fileobj=raw, mode="rb")),
+    (re.compile(rb"\xfd7zXZ\x00"), lzma.LZMAFile),
+    (re.compile(rb"BZh[1-9](1AY&SY|\x17rE8P\x90)"), bz2.BZ2File),
+)
+# ... and what kp knows but does not read (before Python 3.14, zstd needs a package).
+_UNREAD_PACKINGS = (
+    (re.compile(rb"\x28\xb5\x2f\xfd"), "zstd-compressed", "zstd -dc"),
+    (re.compile(rb"PK\x03\x04"), "a zip archive", "unzip -p"),
+)
+COMPRESSED_SUFFIXES = (".gz", ".xz", ".bz2")
+"""The names of compressed files, looked through for the format a name announces."""
 
 SUFFIX_FORMATS: dict[str, Format] = {
     ".json": "json",
@@ -66,17 +83,30 @@ class Source:
     name: str
     stream: BinaryIO
     parts: tuple[Path, ...] = ()
+    compressed: bool = False
+    """Whether ``stream`` is decompressed as it is read (so it can be read once only)."""
+
+
+def uncompressed_name(name: str) -> str:
+    """``name`` without a compressed file's suffix (``.gz``, ``.xz``, ``.bz2``)."""
+    lower = name.lower()
+    return next((name[: -len(end)] for end in COMPRESSED_SUFFIXES if lower.endswith(end)), name)
+
+
+def is_compressed_name(name: str) -> bool:
+    """Whether a file name is a compressed file's (``.gz``, ``.xz``, ``.bz2``)."""
+    return uncompressed_name(name) != name
 
 
 def format_from_name(name: str) -> Format | None:
-    """The format a file name announces, looking through a ``.gz`` suffix."""
-    stem = name[:-3] if name.lower().endswith(".gz") else name
-    return SUFFIX_FORMATS.get(Path(stem).suffix.lower())
+    """The format a file name announces, looking through a compressed file's suffix."""
+    return SUFFIX_FORMATS.get(Path(uncompressed_name(name)).suffix.lower())
 
 
 FOLDER_SUFFIXES = (".json", ".jsonl", ".ndjson", ".traj", ".parquet", ".pq", ".arrow", ".feather")
-"""The files of a folder given as an input that are read (each also as ``.gz``): traces, runs,
-exports and dataset rows, not YAML (a run's configuration, beside its trajectories)."""
+"""The files of a folder given as an input that are read (each also compressed, as ``.gz``,
+``.xz`` or ``.bz2``): traces, runs, exports and dataset rows, not YAML (a run's configuration,
+beside its trajectories)."""
 
 
 def input_files(paths: Iterable[str | Path]) -> list[str | Path]:
@@ -101,8 +131,8 @@ def input_files(paths: Iterable[str | Path]) -> list[str | Path]:
         if not found:
             raise InputFileError(
                 f"{Location(str(path))}: is a folder holding no file kp reads (any of "
-                f"{', '.join(FOLDER_SUFFIXES)}, or .gz of them, at any depth); name the "
-                "files themselves if theirs differ"
+                f"{', '.join(FOLDER_SUFFIXES)}, or {'/'.join(COMPRESSED_SUFFIXES)} of them, at "
+                "any depth); name the files themselves if theirs differ"
             )
         files += [str(file) if isinstance(path, str) else file for file in found]
     return files
@@ -115,14 +145,13 @@ def _files_in(folder: Path) -> Iterator[Path]:
         folders[:] = [name for name in folders if name[:1] != "." and name not in datasets]
         yield from (Path(root, name) for name in datasets if name[:1] != ".")
         for name in names:
-            stem = name[:-3] if name.lower().endswith(".gz") else name
-            if name[:1] != "." and Path(stem).suffix.lower() in FOLDER_SUFFIXES:
+            if name[:1] != "." and Path(uncompressed_name(name)).suffix.lower() in FOLDER_SUFFIXES:
                 yield Path(root, name)
 
 
 @contextmanager
 def open_source(source: str | Path) -> Iterator[Source]:
-    """Open a path (``-``: standard input) as bytes, gunzipped by its magic; or InputFileError.
+    """Open a path (``-``: standard input) as bytes, decompressed by its magic; or InputFileError.
 
     A folder is opened only if it is a Hugging Face dataset's (:func:`arrow.dataset_files`).
     """
@@ -131,7 +160,7 @@ def open_source(source: str | Path) -> Iterator[Source]:
         raw: BinaryIO = getattr(sys.stdin, "buffer", None) or io.BytesIO(
             sys.stdin.read().encode("utf-8", "surrogatepass")
         )
-        yield Source(STDIN_NAME, _as_utf8(_maybe_gunzip(raw), STDIN_NAME))
+        yield _opened(STDIN_NAME, raw)
         return
     name = str(source)
     if Path(source).is_dir():
@@ -148,7 +177,7 @@ def open_source(source: str | Path) -> Iterator[Source]:
     except OSError as error:
         raise InputFileError(f"{Location(name)}: cannot be read ({error.strerror})") from None
     with file:
-        yield Source(name, _as_utf8(_maybe_gunzip(file), name))
+        yield _opened(name, file)
 
 
 def _unexpanded(name: str) -> str:
@@ -194,20 +223,40 @@ def reads_once(source: str | Path) -> bool:
     return str(source) == STDIN or (path.exists() and not (path.is_file() or path.is_dir()))
 
 
-def _maybe_gunzip(stream: BinaryIO) -> BinaryIO:
+def _opened(name: str, raw: BinaryIO) -> Source:
+    stream, compressed = _decompressed(raw, name)
+    return Source(name, _as_utf8(stream, name), compressed=compressed)
+
+
+def _decompressed(stream: BinaryIO, name: str) -> tuple[BinaryIO, bool]:
+    """The stream's bytes, decompressed if its first bytes say it is compressed; and whether."""
     buffered: io.BufferedReader = (
         stream if isinstance(stream, io.BufferedReader) else io.BufferedReader(stream)  # type: ignore[arg-type]
     )
-    if buffered.peek(2)[:2] == _GZIP_MAGIC:
-        unpacked = gzip.GzipFile(fileobj=buffered, mode="rb")
-        try:
-            unpacked.peek(1)
-        except Exception as error:
-            # A GzipFile whose first read failed reads as empty after: the file would give no
-            # record and no problem. Keep the failure for the reader to report.
-            return io.BufferedReader(_Failing(error))
-        return unpacked  # type: ignore[return-value]
-    return buffered
+    head = buffered.peek(10)[:10]
+    for magic, packing, unpack in _UNREAD_PACKINGS:
+        if magic.match(head):
+            shown = "FILE" if name == STDIN_NAME else name
+            failure = UnreadInputError(
+                f"is {packing}, which kp does not read: give it decompressed, as standard "
+                f"input: {unpack} {shown} | kp ... -"
+            )
+            return io.BufferedReader(_Failing(failure)), True
+    opener = next((open_ for magic, open_ in _DECOMPRESSORS if magic.match(head)), None)
+    if opener is None:
+        return buffered, False
+    unpacked = opener(buffered)
+    try:
+        unpacked.peek(1)
+    except Exception as error:
+        # A stream whose first read failed reads as empty after: the file would give no record
+        # and no problem. Keep the failure for the reader to report.
+        return io.BufferedReader(_Failing(error)), True
+    return unpacked, True
+
+
+class UnreadInputError(Exception):
+    """Why an input is not read at all: its message is told as it is."""
 
 
 class _Failing(io.RawIOBase):
@@ -318,9 +367,13 @@ def read_all(stream: BinaryIO, *, at_start: bool = True) -> bytes:
 
 
 def _reason(error: BaseException) -> str:
+    if isinstance(error, UnreadInputError):
+        return str(error)
     if isinstance(error, EOFError):
-        return "the compressed stream ends early (a truncated .gz file?)"
-    if isinstance(error, gzip.BadGzipFile | OSError) and not isinstance(error, FileNotFoundError):
+        return "the compressed stream ends early (a truncated compressed file?)"
+    if isinstance(error, gzip.BadGzipFile | lzma.LZMAError | OSError) and not isinstance(
+        error, FileNotFoundError
+    ):
         return f"cannot be read further ({error})"
     return f"cannot be read further ({type(error).__name__}: {error})"
 
@@ -366,8 +419,9 @@ def read_records(
     ``FILE[3]``), JSON Lines one a line, YAML one, a list, or several ``---`` documents, Parquet
     one a row (``FILE:ROW``), Arrow IPC too (a Hugging Face ``save_to_disk`` folder: each of
     its data files in turn). Parquet and Arrow are known by their magic, the rest by the suffix
-    (through ``.gz``), else by the first line. ``progress`` is called with the bytes consumed. An
-    ``InputFileError`` if the file cannot be opened or its format is not among ``formats``.
+    (through ``.gz``, ``.xz``, ``.bz2``), else by the first line. ``progress`` is called with the
+    bytes consumed. An ``InputFileError`` if the file cannot be opened or its format is not
+    among ``formats``.
     ``key_lines``: a JSON document's record keeps the line of each path in it, as YAML's does
     (:func:`~knowledgepulse.records.yaml.with_key_lines`), so that a problem names the key's
     line: for files people write (suites, cases), at the cost of a second parse.
@@ -902,8 +956,8 @@ def _read_batches(
     name, index = source.name, 0
     try:
         # Read from a path (footer first, or memory-mapped); what can be read only once (standard
-        # input, gzip, a pipe: opening it again would wait for a writer for ever) whole first.
-        whole = isinstance(source.stream, gzip.GzipFile) or not Path(name).is_file()
+        # input, compressed, a pipe: opening it again would wait for a writer for ever) whole first.
+        whole = source.compressed or not Path(name).is_file()
         for batch in batches(io.BytesIO(read_all(source.stream)) if whole else name):
             counts = collections.Counter(batch.schema.names)
             if twice := sorted(column for column, count in counts.items() if count > 1):

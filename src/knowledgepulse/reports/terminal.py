@@ -30,7 +30,7 @@ from rich.progress import (
 )
 
 from knowledgepulse._util.text import ENCODING_ERRORS
-from knowledgepulse.records.readers import STDIN
+from knowledgepulse.records.readers import STDIN, is_compressed_name
 
 if TYPE_CHECKING:
     from knowledgepulse.evals.evaluate import TaskProgress
@@ -112,7 +112,7 @@ class ReadProgress:
         """A progress for these inputs: sized when every one is a plain, uncompressed file."""
         paths = [Path(source) for source in sources]
         sized = all(
-            source != STDIN and path.suffix.lower() != ".gz" and path.is_file()
+            source != STDIN and not is_compressed_name(source) and path.is_file()
             for source, path in zip(sources, paths, strict=True)
         )
         return cls(sum(path.stat().st_size for path in paths) if sized else None)

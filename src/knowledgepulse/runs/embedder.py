@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, TypedDict, Unpack
 from knowledgepulse.errors import ParameterConflictError, ScorerParameterError, Setting
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT
 from knowledgepulse.novelty.settings import DEFAULT_EMBEDDER, DEFAULT_MAX_WINDOWS, max_windows_of
-from knowledgepulse.records.readers import STDIN
+from knowledgepulse.records.readers import STDIN, is_compressed_name
 from knowledgepulse.runs.scoring import check_engine
 from knowledgepulse.value.profiles import ProfileRegistry, load_profiles
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
@@ -35,8 +35,9 @@ WORKERS_FROM_BYTES = 512 * 1024
 """The input size from which the default is one worker per core: starting them costs about
 0.8 s, repaid from about this size (measured in docs/embedding-backends.md)."""
 
-GZIP_RATIO = 4
-"""A gzipped input counts as this many times its size (trace JSON compresses 4-10x)."""
+COMPRESSED_RATIO = 4
+"""A compressed input (``.gz``, ``.xz``, ``.bz2``) counts as this many times its size (trace JSON
+compresses 4-10x)."""
 
 
 def workers_for(paths: Sequence[str]) -> int:
@@ -58,7 +59,7 @@ def workers_for(paths: Sequence[str]) -> int:
             return cores
         if not stat.S_ISREG(status.st_mode):
             return cores
-        total += status.st_size * (GZIP_RATIO if path.endswith(".gz") else 1)
+        total += status.st_size * (COMPRESSED_RATIO if is_compressed_name(path) else 1)
     return cores if total >= WORKERS_FROM_BYTES else 1
 
 

@@ -22,7 +22,7 @@ from knowledgepulse import sources
 from knowledgepulse._util.settings import instance_of, text_of, wrong_setting
 from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.records import Problem, arrow
-from knowledgepulse.records.readers import BATCH_ROWS, input_files
+from knowledgepulse.records.readers import BATCH_ROWS, input_files, is_compressed_name
 from knowledgepulse.runs.read import (
     read_items,
     with_task_column,
@@ -207,7 +207,7 @@ def files_of(data: Any) -> list[str | Path] | None:
 
 
 REREAD_FROM_BYTES = 8 * 1024 * 1024
-"""The size of files (a ``.gz`` or ``.parquet`` counting ``GZIP_RATIO`` times: compressed) from
+"""The size of files (a compressed or ``.parquet`` one counting ``COMPRESSED_RATIO`` times) from
 which a curation run holds each item apart and reads the files again to write: an item held
 whole takes 20 KB or more, so 8 MB of rows of 1 KB hold about 200 MB, and more would hold
 gigabytes; below it, reading once is the faster."""
@@ -238,8 +238,8 @@ def to_reread(data: Any, reread: bool | None) -> Any:
 
 
 def _bytes(paths: list[str | Path]) -> int:
-    """The size of ``paths``, a ``.gz`` or ``.parquet`` file counting ``GZIP_RATIO`` times."""
-    from knowledgepulse.runs.embedder import GZIP_RATIO  # noqa: PLC0415 - one definition
+    """The size of ``paths``, a compressed or Parquet file counting ``COMPRESSED_RATIO`` times."""
+    from knowledgepulse.runs.embedder import COMPRESSED_RATIO  # noqa: PLC0415 - one definition
 
     total = 0
     for path in paths:
@@ -247,7 +247,8 @@ def _bytes(paths: list[str | Path]) -> int:
             size = os.stat(path).st_size
         except OSError:  # the reader says what is wrong with it
             continue
-        total += size * (GZIP_RATIO if str(path).endswith((".gz", ".parquet")) else 1)
+        packed = is_compressed_name(str(path)) or str(path).endswith(".parquet")
+        total += size * (COMPRESSED_RATIO if packed else 1)
     return total
 
 

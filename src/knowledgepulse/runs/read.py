@@ -38,7 +38,7 @@ def read_items(
     """Every trace item of ``paths`` (``-``: standard input), and every problem, in input order.
 
     Args:
-        paths: trace files (JSON, JSON Lines, ``.gz``), or a framework's or dataset's files
+        paths: trace files (JSON, JSON Lines, compressed too), or a framework's or dataset's files
             (Parquet too).
         source: a source's name (``otlp``...), or ``None`` / ``auto``: each file's source is
             recognised from its first record.

@@ -172,7 +172,7 @@ def inspect_file(
     """Read a file as :func:`~knowledgepulse.sources.read` does, and say what was read.
 
     Args:
-        path: a JSON, JSON Lines (``.gz`` too), Parquet or Arrow file.
+        path: a JSON, JSON Lines (compressed too), Parquet or Arrow file.
         source: a source's name, or ``auto`` to recognise it from the file's content.
         options: the domain, confidence and row columns, as for ``read``.
 

@@ -56,7 +56,7 @@ def read(
     """Every trace item of ``paths``, and every problem, in input order.
 
     Args:
-        paths: JSON, JSON Lines (``.gz`` too) or Parquet files, folders of them (read at any
+        paths: JSON, JSON Lines (compressed too) or Parquet files, folders of them (read at any
             depth: :func:`~knowledgepulse.records.readers.input_files`), or ``-`` for standard
             input; or one of them.
         source: a source's name (:func:`source_names`), or ``auto``: each file's is recognised

@@ -22,6 +22,7 @@ from knowledgepulse._util.text import counted
 from knowledgepulse._util.times import moment
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Problem, Record
+from knowledgepulse.records.readers import uncompressed_name
 from knowledgepulse.sources._chat._openhands import openhands_finish
 from knowledgepulse.sources._chat._text import error_text, json_or_value, users_words
 from knowledgepulse.sources._chat._tools import row_tools
@@ -441,8 +442,7 @@ def _source_id(row: Mapping[str, Any], record: Record, columns: Columns) -> str:
         value = _label(row.get(columns.id))
         if value is not None:
             return value
-    name = Path(record.location.file)
-    stem = (name.with_suffix("") if name.suffix.lower() == ".gz" else name).stem
+    stem = Path(uncompressed_name(record.location.file)).stem
     stem = stem.strip("<>") or "rows"
     return f"{stem}:{record.location.index or 0}"
 
