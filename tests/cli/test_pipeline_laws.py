@@ -63,14 +63,22 @@ def converted(kp: KpRunner, source: Path, out: Path, *options: str) -> list[dict
 
 
 def facts(trace: dict[str, Any]) -> dict[str, Any]:
-    """What every round trip keeps: objective, the tools called in order, answer, outcome."""
+    """What every round trip keeps: objective, the tools called in order, what the agent said
+    with them (a call's text that is more than the call), answer, outcome."""
+    calls = [
+        step
+        for step in trace["steps"]
+        if step["type"] in ("tool_call", "error_recovery") and step.get("tool")
+    ]
     return {
         "id": trace["id"],
         "objective": trace["task"]["objective"],
-        "tools": [
-            step["tool"]["name"]
-            for step in trace["steps"]
-            if step["type"] in ("tool_call", "error_recovery") and step.get("tool")
+        "tools": [step["tool"]["name"] for step in calls],
+        "said": [
+            text
+            for step in calls
+            if (text := (step.get("content") or "").strip())
+            and not text.startswith(step["tool"]["name"])
         ],
         "answer": trace["outcome"]["result_summary"],
         "success": trace["metadata"]["success"],

@@ -776,6 +776,43 @@ def test_a_trace_written_as_atif_reads_back_with_its_recoveries() -> None:
     assert [step.type for step in back.steps] == [step.type for step in trace.steps]
 
 
+def test_a_result_naming_no_tool_written_as_atif_reads_back_after_the_latest_call() -> None:
+    """A recovery that got no result, another call, then a result naming no tool (the
+    example's failover run): the result is the later call's, and the steps read back one for
+    one, with what the recovery said (before, the result answered the step's first call, so
+    the steps came back in another order, the recovery a plain call, its reason lost)."""
+    said = "Cancel the job that holds the lock, then promote again."
+    written = [
+        ("tool_call", "promote(host=b)", "promote"),
+        ("observation", "Error: promotion blocked by a lock", None),
+        ("error_recovery", said, "cancel_job"),
+        ("tool_call", "promote(host=b)", "promote"),
+        ("observation", "Error: the DNS record still points at a", None),
+    ]
+    trace = ReasoningTrace.model_validate(
+        trace_json(
+            step_list=[
+                {
+                    "step_id": n,
+                    "type": kind,
+                    "content": text,
+                    **({"tool": {"name": t}} if t else {}),
+                }
+                for n, (kind, text, t) in enumerate(written)
+            ]
+        )
+    )
+    back = only(list(convert([to_atif(trace)], source="atif"))).trace
+    assert [(step.type, step.tool and step.tool.name) for step in back.steps] == [
+        ("tool_call", "promote"),
+        ("observation", "promote"),
+        ("error_recovery", "cancel_job"),
+        ("tool_call", "promote"),
+        ("observation", "promote"),
+    ]
+    assert back.steps[2].content == said
+
+
 def test_atif_step_types_that_no_longer_fit_the_steps_are_left_unused() -> None:
     """A trajectory edited since kp wrote it (a step's type list one longer) reads as if it
     recorded no types: the steps as read, no problem and no warning."""

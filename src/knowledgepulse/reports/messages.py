@@ -39,7 +39,7 @@ from knowledgepulse.sources._chat._row import (
     PRIVACY_COLUMN,
 )
 from knowledgepulse.sources._envelope import no_answer
-from knowledgepulse.sources._steps import RESPOND
+from knowledgepulse.sources._steps import RESPOND, says_more_than_the_call
 from knowledgepulse.trace.models import ReasoningTrace, Step
 
 MESSAGES_COLUMNS = (
@@ -180,7 +180,7 @@ class _Row:
         assert step.tool is not None  # the caller passes tool calls only
         call_id = f"call_{self.calls}"
         self.calls += 1
-        if _says_more(step):
+        if says_more_than_the_call(step):
             self.messages.append({"role": "assistant", "content": step.content})
             self.texts.append(call_id)
         _call(self.messages, call_id, step)
@@ -264,18 +264,6 @@ def _answered(step: Step, waiting: list[tuple[str, str]]) -> tuple[str, str] | N
     """The waiting call an observation answers: the latest of its tool (any, if unnamed)."""
     named = step.tool.name if step.tool is not None else None
     return next((call for call in reversed(waiting) if named in (None, call[1])), None)
-
-
-def _says_more(step: Step) -> bool:
-    """Whether a call's step text is more than the call: it does not start with the tool's name.
-
-    A reader writes a call's text as its name and arguments (``search {"q": "x"}``), and traces
-    that describe a call name it first (``financial_data_api(ticker=TSM)``); any other text is
-    what the agent said with the call, which the call's arguments do not hold.
-    """
-    assert step.tool is not None  # the caller passes tool calls only
-    text = (step.content or "").strip()
-    return bool(text) and not text.startswith(step.tool.name)
 
 
 def _is_reply(step: Step) -> bool:

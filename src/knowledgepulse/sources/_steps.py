@@ -37,10 +37,13 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from knowledgepulse._util.text import grapheme_end, utf8_prefix
 from knowledgepulse.records.json_values import parsed_json, python_literal
+
+if TYPE_CHECKING:
+    from knowledgepulse.trace.models import Step
 
 MAX_CONTENT_BYTES = 8192
 """Step content is cut to this many UTF-8 bytes (the corpora's bound)."""
@@ -50,6 +53,21 @@ TOOL_FAILED = "the tool failed"
 """The error text of a failed tool call whose source records none."""
 RESPOND = "respond"
 """The tool a message to the user is a call of, the user's reply its observation (tau-bench's)."""
+
+
+def says_more_than_the_call(step: Step) -> bool:
+    """Whether a call's step text is more than the call: it does not start with the tool's name.
+
+    A reader writes a call's text as its name and arguments (``search {"q": "x"}``), and traces
+    that describe a call name it first (``financial_data_api(ticker=TSM)``); any other text is
+    what the agent said with the call (a ``respond`` call's message to the user), which the
+    call's arguments do not hold: a writer keeps it where its format can.
+    """
+    assert step.tool is not None  # the caller passes tool calls only
+    text = (step.content or "").strip()
+    return bool(text) and not text.startswith(step.tool.name)
+
+
 CUT_MARK = "…"
 """What ends a text :func:`bounded` or :func:`summary` cut (``kp inspect`` finds it by it)."""
 

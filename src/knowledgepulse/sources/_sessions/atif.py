@@ -53,7 +53,7 @@ from knowledgepulse.sources._envelope import (
     assemble,
 )
 from knowledgepulse.sources._sessions._documents import each_document
-from knowledgepulse.sources._steps import StepBuilder, as_text
+from knowledgepulse.sources._steps import StepBuilder, as_text, says_more_than_the_call
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.models import ReasoningTrace
 
@@ -109,6 +109,15 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
     warnings: list[str] = []
     extra = document.get("extra")
     kp_wrote = isinstance(extra, Mapping) and isinstance(extra.get("knowledgepulse"), Mapping)
+    # What :func:`to_atif` kept where ATIF has no field: the outcome, the answer of a run whose
+    # last step is no agent message (a call, or a summary the source gave apart), step types.
+    kept = as_object(as_object(extra).get("knowledgepulse"))
+    texts = kept.get("call_texts")
+    call_texts = (
+        frozenset(t for t in texts if isinstance(t, str))
+        if isinstance(texts, list)
+        else frozenset()
+    )
     names = {
         call_id: name
         for step in steps
@@ -143,6 +152,7 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
                 at,
                 final=number == last_agent,
                 kp_wrote=kp_wrote,
+                call_texts=call_texts,
                 answered_at=answered_at,
             )
             completed = completed if said is None else said
@@ -150,9 +160,6 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
     name = non_blank(as_object(agent).get("name"))
     ends_on_agent = bool(steps) and steps[-1].get("source") == "agent"
     labelled = as_object(extra).get("success")
-    # What :func:`to_atif` kept where ATIF has no field: the outcome, and the answer of a run
-    # whose last step is no agent message (a call, or a summary the source gave apart).
-    kept = as_object(as_object(extra).get("knowledgepulse"))
     recorded = kept.get("step_types")
     if isinstance(recorded, list) and all(isinstance(kind, str) for kind in recorded):
         builder.step_types = tuple(recorded)  # the recoveries ATIF has no flag for
@@ -189,12 +196,14 @@ def _tell_agent(
     *,
     final: bool,
     kp_wrote: bool,
+    call_texts: frozenset[str],
     answered_at: Mapping[str, datetime | None],
 ) -> bool | None:
     """Tell an agent step: its thoughts, calls and results.
 
     ``kp_wrote``: :func:`to_atif` wrote the trajectory, so a result that answers no call is the
-    error the run reported.
+    error the run reported. ``call_texts``: the calls whose step's message is their own text
+    (what the agent said with them), as :func:`to_atif` recorded them.
 
     Returns:
         What the step's ``finish`` call says of the task (done unless its ``task_completed``
@@ -212,7 +221,10 @@ def _tell_agent(
     # Calls answered before their step (``tbench``) ran before its message: the last such
     # step's message is said after them, the answer as from a step that calls no tool.
     after_calls = bool(calls) and all(call_id in answered_at for call_id, _, _ in calls)
-    if final and (after_calls or not calls):
+    own = text if calls and calls[0][0] in call_texts else None
+    if own is not None:
+        pass  # the first call's own text, told with it
+    elif final and (after_calls or not calls):
         builder.answer(text, at=at)
     else:
         builder.thought(text, at=at)
@@ -222,9 +234,10 @@ def _tell_agent(
     calls = [call for call, (_, finish) in zip(calls, finishes, strict=True) if finish is None]
     names = {call_id: name for call_id, name, _ in calls}
     pending = list(calls)
-    for call_id, name, arguments in calls:
+    for number, (call_id, name, arguments) in enumerate(calls):
         ran_at = answered_at.get(call_id) if call_id is not None else None
-        builder.tool_request(name, arguments, call_id=call_id, at=ran_at or at)
+        said = own if number == 0 else None
+        builder.tool_request(name, arguments, call_id=call_id, at=ran_at or at, text=said)
     observation = step.get("observation")
     results = as_object(observation).get("results")
     for result in results if isinstance(results, list) else ():
@@ -361,16 +374,20 @@ def to_atif(trace: ReasoningTrace) -> dict[str, Any]:
     opens one (its ``message``), the tool calls after it are its ``tool_calls``, and the
     observations after them its ``observation`` results, joined by call id (``call_<step_id>``).
     An observation that follows no call (an error the run reported) is a result without a
-    call. The domain and confidence go in the root's ``extra`` under ``kp.task_domain`` and
-    ``kp.confidence`` (which the reader takes back); what else ATIF has no field for (success,
-    the result summary, each step's type) under ``extra.knowledgepulse``. Read back, the
-    objective, the tool calls, the final answer, success, the domain and the confidence are the
-    trace's, and so are its steps' types while the list fits the steps read (one a step,
-    differing only in which calls and thoughts are recoveries).
+    call. What the agent said with a call (:func:`says_more_than_the_call`: a ``respond``
+    call's message to the user) is the ``message`` of the agent step the call opens. The domain
+    and confidence go in the root's ``extra`` under ``kp.task_domain`` and ``kp.confidence``
+    (which the reader takes back); what else ATIF has no field for (success, the result
+    summary, each step's type, the calls whose step's message is their own text) under
+    ``extra.knowledgepulse``. Read back, the objective, the tool calls and what was said with
+    them, the final answer, success, the domain and the confidence are the trace's, and so are
+    its steps' types while the list fits the steps read (one a step, differing only in which
+    calls and thoughts are recoveries).
     """
     agent_steps: list[dict[str, Any]] = []
     current: dict[str, Any] | None = None
     unanswered: list[dict[str, Any]] = []
+    call_texts: list[str] = []
     for step in trace.steps:
         is_call = step.type in _ACTIONS and step.tool is not None
         if step.type == "observation":
@@ -379,20 +396,29 @@ def to_atif(trace: ReasoningTrace) -> dict[str, Any]:
                 agent_steps.append(current)
             result: dict[str, Any] = {"content": step.content or step.output_summary or ""}
             name = step.tool.name if step.tool is not None else None
-            answered = next((call for call in unanswered if call["function_name"] == name), None)
+            # A result names its tool's first waiting call; an unnamed one answers the latest
+            # (the result read in order would answer the step's first call, often another's).
+            named = (call for call in unanswered if call["function_name"] == name)
+            answered = next(named if name is not None else reversed(unanswered), None)
             if answered is not None:
                 unanswered.remove(answered)
                 result = {"source_call_id": answered["tool_call_id"], **result}
             current.setdefault("observation", {"results": []})["results"].append(result)
         elif is_call and step.tool is not None:
-            if current is None or "observation" in current:
+            own = step.content if says_more_than_the_call(step) else None
+            # What the agent said with the call is the message of a step of its own, first.
+            if current is None or "observation" in current or (own and not _is_fresh(current)):
                 current = {"source": "agent", "message": ""}
                 agent_steps.append(current)
-            call = {
-                "tool_call_id": f"call_{step.step_id}",
+            call_id = f"call_{step.step_id}"
+            call: dict[str, Any] = {
+                "tool_call_id": call_id,
                 "function_name": step.tool.name,
                 "arguments": step.input or {},
             }
+            if own:
+                current["message"] = own
+                call_texts.append(call_id)
             current.setdefault("tool_calls", []).append(call)
             unanswered.append(call)
         else:  # a thought, or a recovery that calls no tool: the agent speaks
@@ -421,6 +447,12 @@ def to_atif(trace: ReasoningTrace) -> dict[str, Any]:
                 "success": metadata.success,
                 "result_summary": trace.outcome.result_summary,
                 "step_types": [step.type for step in trace.steps],
+                "call_texts": call_texts,
             },
         },
     }
+
+
+def _is_fresh(step: Mapping[str, Any]) -> bool:
+    """Whether an agent step being written holds nothing yet: no message, calls or results."""
+    return not step["message"] and "tool_calls" not in step and "observation" not in step
