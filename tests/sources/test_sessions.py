@@ -175,6 +175,23 @@ def test_a_tool_calling_mini_swe_agent_run_reads_its_tool_calls_and_exit_message
     assert trace.metadata.success is True
 
 
+def test_a_mini_swe_agent_reasoning_models_reasoning_is_a_thought_before_its_call() -> None:
+    """deepseek-reasoner's ``reasoning_content`` on each reply is a thought, before the reply's
+    text and its command, as kp reads the same field in Chat Completions rows."""
+    path = MINI / "sqlfluff__sqlfluff-2419_deepseek_reasoner.traj.json"
+    trace = only(convert_file(path)).trace
+    document = json.loads(path.read_text())
+    first = next(m for m in document["messages"] if m["role"] == "assistant")
+    assert first["reasoning_content"]
+    assert not first["content"]  # this reply says nothing but its reasoning and its call
+    assert (trace.steps[0].type, trace.steps[0].content) == ("thought", first["reasoning_content"])
+    assert steps(trace)[1] == ("tool_call", "bash")
+    thoughts = [step.content for step in trace.steps if step.type == "thought"]
+    for message in document["messages"]:
+        if message.get("reasoning_content"):
+            assert message["reasoning_content"] in thoughts
+
+
 def test_a_mini_swe_agent_run_is_dated_by_the_earliest_time_its_messages_record() -> None:
     """1.1's messages record Unix times (``extra.timestamp``): the first is the run's date.
 

@@ -8,7 +8,8 @@ models), or as the ``extra.actions`` mini-SWE-agent parsed; the next ``user`` or
 message is its output, ``<returncode>N</returncode>`` first.
 
 The mapping: the objective is the first user message (the task as the instance template
-words it); an assistant's text, less its command block, is a thought; each command is a call of
+words it); an assistant's ``reasoning_content`` (a reasoning model's, kept by LiteLLM) and its
+text, less its command block, are thoughts; each command is a call of
 the ``bash`` tool (arguments ``{"command": ...}``), its output the result, failed when the
 return code is not 0. A reply mini-SWE-agent could not read (no command, or several: it answers
 with its format error) is an error the next command recovers from. The submission is the final
@@ -91,6 +92,7 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
         text = content_text(message.get("content")) or ""
         if role == "assistant":
             thought, commands = _commands(message, text)
+            builder.thought(_reasoning(message), at=at)
             builder.thought(thought, at=at)
             for command in commands:
                 builder.tool_request(TOOL, {"command": command}, at=at)
@@ -141,6 +143,15 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
 def _dated(at: Any) -> TypeGuard[float]:
     """Whether a message's ``timestamp`` is a time: Unix seconds from 1970 to the year 5000."""
     return isinstance(at, int | float) and not isinstance(at, bool) and 0 <= at < 1e11
+
+
+def _reasoning(message: Mapping[str, Any]) -> str | None:
+    """A reply's reasoning, kept on the message as LiteLLM returns it (``reasoning_content``).
+
+    DeepSeek's reasoner writes it: a thought, as in Chat Completions rows.
+    """
+    reasoning = message.get("reasoning_content")
+    return reasoning if isinstance(reasoning, str) else None
 
 
 def _commands(message: Mapping[str, Any], text: str) -> tuple[str, list[str]]:
