@@ -175,6 +175,19 @@ def test_a_tool_calling_mini_swe_agent_run_reads_its_tool_calls_and_exit_message
     assert trace.metadata.success is True
 
 
+def test_mini_swe_agent_2s_lone_format_error_is_an_error_the_next_call_recovers() -> None:
+    """Version 2 writes only the format error (``extra.interrupt_type``), not the reply it could
+    not read: that message is an error, and the command asked next recovers from it."""
+    path = MINI / "pvlib__pvlib-python-1606_format_error.traj.json"
+    trace = only(convert_file(path)).trace
+    said = [(step.content or "") for step in trace.steps]
+    (error,) = [n for n, text in enumerate(said) if text.startswith("Tool call error")]
+    assert trace.steps[error].type == "observation"
+    after = next(step for step in trace.steps[error + 1 :] if step.tool is not None)
+    assert after.type == "error_recovery"
+    assert after.input == {"command": "cp ./pvlib/tools.py ./pvlib/tools.py.backup"}
+
+
 def test_a_mini_swe_agent_reasoning_models_reasoning_is_a_thought_before_its_call() -> None:
     """deepseek-reasoner's ``reasoning_content`` on each reply is a thought, before the reply's
     text and its command, as kp reads the same field in Chat Completions rows."""
