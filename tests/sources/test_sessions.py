@@ -276,6 +276,21 @@ def test_a_claude_code_sdk_session_opening_with_queued_prompts_is_read_whole() -
     assert trace.outcome.result_summary == "[REDACTED_ASSISTANT_TEXT]"
 
 
+def test_a_claude_code_session_opening_with_its_permission_mode_is_read_whole(
+    tmp_path: Path,
+) -> None:
+    """Claude Code 2.1 writes a ``permission-mode`` record (``{type, permissionMode, sessionId}``)
+    as a session file's first line, as other readers of its files record it: the file is a
+    session from that line, the same trace; before, that line was a record no source knew."""
+    path = CLAUDE / "spotter_claude_2.1.38_rejected_parallel_calls.jsonl"
+    session = lines(path)[1]["sessionId"]
+    mode = {"type": "permission-mode", "permissionMode": "default", "sessionId": session}
+    opened = tmp_path / "session.jsonl"
+    opened.write_text(json.dumps(mode) + "\n" + path.read_text())
+    assert recognise(mode) == "claude-code"
+    assert only(convert_file(opened)).trace == only(convert_file(path)).trace
+
+
 def test_two_sessions_in_one_file_are_two_traces() -> None:
     """One trace per sessionId, in the order the sessions start; summary records hold no turn."""
     records = lines(CLAUDE / "representative_messages.jsonl") + lines(CLAUDE / "session_b.jsonl")
