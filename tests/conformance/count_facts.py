@@ -1218,15 +1218,20 @@ def mini_swe_agent(path: Path) -> list[Run]:
 
     An assistant message's commands are its ``tool_calls`` (tool-calling models), else its one
     fenced ``bash`` block: a reply with none, or several, gets mini-SWE-agent's format error (an
-    error). A command whose output opens with a non-zero ``<returncode>`` (after the
+    error). mini-SWE-agent 2 writes no message for a reply it could not read, only its format
+    error: a ``user`` message marked ``extra.interrupt_type`` ``FormatError`` after no reply is
+    that error. A command whose output opens with a non-zero ``<returncode>`` (after the
     ``<exception>`` that stopped it, a timeout) failed.
     """
     document = json.loads(path.read_text())
     timeline = _Timeline()
     messages = document["messages"]
     objective = next(message["content"] for message in messages if message["role"] == "user")
-    for message in messages:
+    for before, message in zip([{}, *messages], messages, strict=False):
         content = message.get("content") or ""
+        marked = (message.get("extra") or {}).get("interrupt_type") == "FormatError"
+        if message["role"] == "user" and marked and before.get("role") != "assistant":
+            timeline.error()
         if message["role"] == "assistant":
             commands = len(message.get("tool_calls") or []) or len(_COMMAND.findall(content))
             if commands == 1 or message.get("tool_calls"):

@@ -175,6 +175,36 @@ def test_a_tool_calling_mini_swe_agent_run_reads_its_tool_calls_and_exit_message
     assert trace.metadata.success is True
 
 
+def test_mini_swe_agent_2s_lone_format_error_is_an_error_the_next_call_recovers() -> None:
+    """Version 2 writes only the format error (``extra.interrupt_type``), not the reply it could
+    not read: that message is an error, and the command asked next recovers from it."""
+    path = MINI / "pvlib__pvlib-python-1606_format_error.traj.json"
+    trace = only(convert_file(path)).trace
+    said = [(step.content or "") for step in trace.steps]
+    (error,) = [n for n, text in enumerate(said) if text.startswith("Tool call error")]
+    assert trace.steps[error].type == "observation"
+    after = next(step for step in trace.steps[error + 1 :] if step.tool is not None)
+    assert after.type == "error_recovery"
+    assert after.input == {"command": "cp ./pvlib/tools.py ./pvlib/tools.py.backup"}
+
+
+def test_a_mini_swe_agent_reasoning_models_reasoning_is_a_thought_before_its_call() -> None:
+    """deepseek-reasoner's ``reasoning_content`` on each reply is a thought, before the reply's
+    text and its command, as kp reads the same field in Chat Completions rows."""
+    path = MINI / "sqlfluff__sqlfluff-2419_deepseek_reasoner.traj.json"
+    trace = only(convert_file(path)).trace
+    document = json.loads(path.read_text())
+    first = next(m for m in document["messages"] if m["role"] == "assistant")
+    assert first["reasoning_content"]
+    assert not first["content"]  # this reply says nothing but its reasoning and its call
+    assert (trace.steps[0].type, trace.steps[0].content) == ("thought", first["reasoning_content"])
+    assert steps(trace)[1] == ("tool_call", "bash")
+    thoughts = [step.content for step in trace.steps if step.type == "thought"]
+    for message in document["messages"]:
+        if message.get("reasoning_content"):
+            assert message["reasoning_content"] in thoughts
+
+
 def test_a_mini_swe_agent_run_is_dated_by_the_earliest_time_its_messages_record() -> None:
     """1.1's messages record Unix times (``extra.timestamp``): the first is the run's date.
 
@@ -244,6 +274,21 @@ def test_a_claude_code_sdk_session_opening_with_queued_prompts_is_read_whole() -
     trace = only(convert_file(CLAUDE / "agent_history_claude_2.1.152_sdk.jsonl")).trace
     assert trace.task.objective == "[REDACTED_PROMPT]"
     assert trace.outcome.result_summary == "[REDACTED_ASSISTANT_TEXT]"
+
+
+def test_a_claude_code_session_opening_with_its_permission_mode_is_read_whole(
+    tmp_path: Path,
+) -> None:
+    """Claude Code 2.1 writes a ``permission-mode`` record (``{type, permissionMode, sessionId}``)
+    as a session file's first line, as other readers of its files record it: the file is a
+    session from that line, the same trace; before, that line was a record no source knew."""
+    path = CLAUDE / "spotter_claude_2.1.38_rejected_parallel_calls.jsonl"
+    session = lines(path)[1]["sessionId"]
+    mode = {"type": "permission-mode", "permissionMode": "default", "sessionId": session}
+    opened = tmp_path / "session.jsonl"
+    opened.write_text(json.dumps(mode) + "\n" + path.read_text())
+    assert recognise(mode) == "claude-code"
+    assert only(convert_file(opened)).trace == only(convert_file(path)).trace
 
 
 def test_two_sessions_in_one_file_are_two_traces() -> None:

@@ -3,7 +3,8 @@
 Each line is a record: ``user`` and ``assistant`` records carry an Anthropic Messages ``message``
 (content blocks: ``text``, ``thinking``, ``tool_use``, ``tool_result``), with the ``sessionId``,
 ``uuid`` and ``parentUuid`` that chain them; ``summary``, ``file-history-snapshot``
-(``isSnapshotUpdate``) and ``system`` records hold no turn. One trace per ``sessionId``, and one per
+(``isSnapshotUpdate``), ``queue-operation``, ``permission-mode`` and ``system`` records hold no
+turn. One trace per ``sessionId``, and one per
 sub-agent run: Claude Code 2.x marks its records ``isSidechain`` with an ``agentId`` and writes them
 to an ``agent-<agentId>.jsonl`` of their own (the trace ``<sessionId>/agent-<agentId>``); Claude
 Code 1.0 wrote them into the session's own file, interleaved when several ran at once,
@@ -107,6 +108,10 @@ def recognises(value: Any) -> bool:
         return "isSnapshotUpdate" in value and "messageId" in value
     if kind == "queue-operation":  # a prompt queued before its turn: an SDK session's first
         return isinstance(value.get("operation"), str) and isinstance(value.get("sessionId"), str)
+    if kind == "permission-mode":  # the mode a 2.1 session starts in: often its first line
+        return isinstance(value.get("permissionMode"), str) and isinstance(
+            value.get("sessionId"), str
+        )
     return (
         isinstance(kind, str)
         and isinstance(value.get("sessionId"), str)

@@ -8,11 +8,13 @@ models), or as the ``extra.actions`` mini-SWE-agent parsed; the next ``user`` or
 message is its output, ``<returncode>N</returncode>`` first.
 
 The mapping: the objective is the first user message (the task as the instance template
-words it); an assistant's text, less its command block, is a thought; each command is a call of
+words it); an assistant's ``reasoning_content`` (a reasoning model's, kept by LiteLLM) and its
+text, less its command block, are thoughts; each command is a call of
 the ``bash`` tool (arguments ``{"command": ...}``), its output the result, failed when the
 return code is not 0. A reply mini-SWE-agent could not read (no command, or several: it answers
-with its format error) is an error the next command recovers from. The submission is the final
-answer.
+with its format error) is an error the next command recovers from; version 2 writes only the
+error, a ``user`` message marked ``extra.interrupt_type: FormatError``, not the reply. The
+submission is the final answer.
 
 Success, as for SWE-agent: a trajectory does not say whether the patch resolves the task (the
 evaluation's verdict, kept elsewhere), so kp takes whether the run ended in its submission, an
@@ -40,6 +42,9 @@ CONTENT_HINT = "mini-SWE-agent writes every message into each .traj.json"
 FORMAT = "mini-swe-agent"
 """How every ``trajectory_format`` value of the agent starts."""
 SUBMITTED = "Submitted"
+FORMAT_ERROR = "FormatError"
+"""The ``extra.interrupt_type`` of the message with which mini-SWE-agent answers a reply it
+could not read (no command, several, or a call's arguments it could not parse)."""
 TOOL = "bash"
 """The one tool the agent has: its commands run in a shell."""
 _BLOCK = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTALL)
@@ -91,12 +96,16 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
         text = content_text(message.get("content")) or ""
         if role == "assistant":
             thought, commands = _commands(message, text)
+            builder.thought(_reasoning(message), at=at)
             builder.thought(thought, at=at)
             for command in commands:
                 builder.tool_request(TOOL, {"command": command}, at=at)
             pending = commands
             if not commands:
                 pending = [""]  # mini-SWE-agent answers a reply it cannot read with an error
+        elif role == "user" and not pending and extra.get("interrupt_type") == FORMAT_ERROR:
+            # mini-SWE-agent 2 writes no message for a reply it could not read: only this error
+            builder.error(text or "the reply held no command to run", at=at)
         elif role in ("user", "tool") and pending:
             command = pending.pop(0)
             if not command:
@@ -141,6 +150,15 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
 def _dated(at: Any) -> TypeGuard[float]:
     """Whether a message's ``timestamp`` is a time: Unix seconds from 1970 to the year 5000."""
     return isinstance(at, int | float) and not isinstance(at, bool) and 0 <= at < 1e11
+
+
+def _reasoning(message: Mapping[str, Any]) -> str | None:
+    """A reply's reasoning, kept on the message as LiteLLM returns it (``reasoning_content``).
+
+    DeepSeek's reasoner writes it: a thought, as in Chat Completions rows.
+    """
+    reasoning = message.get("reasoning_content")
+    return reasoning if isinstance(reasoning, str) else None
 
 
 def _commands(message: Mapping[str, Any], text: str) -> tuple[str, list[str]]:
