@@ -1556,8 +1556,11 @@ def atif(path: Path) -> list[Run]:
     document = json.loads(path.read_text())
     timeline, objective, answered = _Timeline(), None, set()
     for step in document["steps"]:
-        if step["source"] == "user" and objective is None:
-            objective = _text(step.get("message"))
+        if step["source"] == "user":
+            if objective is None:
+                objective = _text(step.get("message"))
+            else:
+                timeline.user(_text(step.get("message")))
         result = (step.get("observation") or {}).get("result")
         if step["source"] == "system" and isinstance(result, dict):
             answered.add(step["message"].removeprefix("Tool result for "))

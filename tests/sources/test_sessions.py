@@ -858,6 +858,45 @@ def test_a_result_naming_no_tool_written_as_atif_reads_back_after_the_latest_cal
     assert back.steps[2].content == said
 
 
+def test_the_users_turns_written_as_atif_are_user_steps_and_read_back_as_theirs() -> None:
+    """A user speaking after a tool's result (a Claude Code session's interjection) and after
+    the agent's question: ``user`` steps, read back as chat rows' user turns are (before, the
+    first was a result that answers no call, read back as an error; the question, the
+    ``message`` of the call that asks it, was dropped)."""
+    written = [
+        ("tool_call", "TodoWrite", "TodoWrite"),
+        ("observation", "Todos updated", "TodoWrite"),
+        ("observation", "Also add a test for it", "respond"),
+        ("tool_call", "Which test runner do you use?", "respond"),
+        ("observation", "pytest", "respond"),
+        ("thought", "Adding the test with pytest.", None),
+    ]
+    trace = ReasoningTrace.model_validate(
+        trace_json(
+            step_list=[
+                {
+                    "step_id": n,
+                    "type": kind,
+                    "content": text,
+                    **({"tool": {"name": t}} if t else {}),
+                }
+                for n, (kind, text, t) in enumerate(written)
+            ]
+        )
+    )
+    atif = to_atif(trace)
+    assert [step["source"] for step in atif["steps"]] == ["user", "agent", "user", "agent", "agent"]
+    back = only(list(convert([atif], source="atif"))).trace
+    assert [(s.type, s.content, s.tool and s.tool.name) for s in back.steps] == [
+        ("tool_call", "TodoWrite", "TodoWrite"),
+        ("observation", "Todos updated", "TodoWrite"),
+        ("observation", "Also add a test for it", "respond"),
+        ("tool_call", "Which test runner do you use?", "respond"),
+        ("observation", "pytest", "respond"),
+        ("thought", "Adding the test with pytest.", None),
+    ]
+
+
 def test_atif_step_types_that_no_longer_fit_the_steps_are_left_unused() -> None:
     """A trajectory edited since kp wrote it (a step's type list one longer) reads as if it
     recorded no types: the steps as read, no problem and no warning."""

@@ -4,8 +4,10 @@ A trajectory is ``{schema_version, session_id, agent: {name, version, model_name
 each step has a ``source`` (``system``, ``user`` or ``agent``) and a ``message`` (text, or
 content parts since v1.6); an agent step may add ``reasoning_content``, ``tool_calls``
 (``tool_call_id``, ``function_name``, ``arguments``) and an ``observation`` whose ``results``
-answer the calls (``source_call_id``). The mapping: the first user message is the objective;
-system steps are not steps of the run; an agent step's reasoning and message are thoughts, the
+answer the calls (``source_call_id``). The mapping: the first user message is the objective,
+a later one the user's turn (:meth:`StepBuilder.user_turn`, as in chat rows: the agent's text
+just before it becomes a ``respond`` call, the user's words its result); system steps are not
+steps of the run; an agent step's reasoning and message are thoughts, the
 message of the last agent step that calls no tool the final answer; a step whose source is none
 of these is left out with a warning that names it; each tool call is a
 ``tool_call`` joined with the result that names it (a result that names no call answers the
@@ -53,7 +55,12 @@ from knowledgepulse.sources._envelope import (
     assemble,
 )
 from knowledgepulse.sources._sessions._documents import each_document
-from knowledgepulse.sources._steps import StepBuilder, as_text, says_more_than_the_call
+from knowledgepulse.sources._steps import (
+    RESPOND,
+    StepBuilder,
+    as_text,
+    says_more_than_the_call,
+)
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.models import ReasoningTrace
 
@@ -139,8 +146,11 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
         at = iso_time(step.get("timestamp"))
         started = started or at
         text = content_text(step.get("message"))  # text, or (ATIF v1.6) text parts
-        if step.get("source") == "user" and objective is None:
-            objective = text
+        if step.get("source") == "user":
+            if objective is None:
+                objective = text
+            else:  # the user speaks again: answering the agent, or with more to do
+                builder.user_turn(text, at=at)
         if step.get("source") == "system":
             _tell_tool_result(builder, step, text, names, at)
         if step.get("source") == "agent":
@@ -227,7 +237,7 @@ def _tell_agent(
     elif final and (after_calls or not calls):
         builder.answer(text, at=at)
     else:
-        builder.thought(text, at=at)
+        builder.thought(text, at=at, said=True)  # its output, which a user step may answer
     finishes = [(call_id, openhands_finish(name, arguments)) for call_id, name, arguments in calls]
     closing = [(call_id, finish) for call_id, finish in finishes if finish is not None]
     closed = {call_id for call_id, _ in closing}
@@ -374,8 +384,10 @@ def to_atif(trace: ReasoningTrace) -> dict[str, Any]:
     opens one (its ``message``), the tool calls after it are its ``tool_calls``, and the
     observations after them its ``observation`` results, joined by call id (``call_<step_id>``).
     An observation that follows no call (an error the run reported) is a result without a
-    call. What the agent said with a call (:func:`says_more_than_the_call`: a ``respond``
-    call's message to the user) is the ``message`` of the agent step the call opens. The domain
+    call, but a ``respond`` observation that answers no call (the user speaking after a tool's
+    result) is a ``user`` step. What the agent said with a call
+    (:func:`says_more_than_the_call`: a ``respond`` call's message to the user) is the
+    ``message`` of the agent step the call opens. The domain
     and confidence go in the root's ``extra`` under ``kp.task_domain`` and ``kp.confidence``
     (which the reader takes back); what else ATIF has no field for (success, the result
     summary, each step's type, the calls whose step's message is their own text) under
@@ -384,22 +396,27 @@ def to_atif(trace: ReasoningTrace) -> dict[str, Any]:
     its steps' types while the list fits the steps read (one a step, differing only in which
     calls and thoughts are recoveries).
     """
-    agent_steps: list[dict[str, Any]] = []
+    later: list[dict[str, Any]] = []
     current: dict[str, Any] | None = None
     unanswered: list[dict[str, Any]] = []
     call_texts: list[str] = []
     for step in trace.steps:
         is_call = step.type in _ACTIONS and step.tool is not None
         if step.type == "observation":
-            if current is None:
-                current = {"source": "agent", "message": ""}
-                agent_steps.append(current)
-            result: dict[str, Any] = {"content": step.content or step.output_summary or ""}
+            text = step.content or step.output_summary or ""
             name = step.tool.name if step.tool is not None else None
             # A result names its tool's first waiting call; an unnamed one answers the latest
             # (the result read in order would answer the step's first call, often another's).
             named = (call for call in unanswered if call["function_name"] == name)
             answered = next(named if name is not None else reversed(unanswered), None)
+            if answered is None and name == RESPOND:  # the user's turn, answering no call
+                later.append({"source": "user", "message": text})
+                current, unanswered = None, []
+                continue
+            if current is None:
+                current = {"source": "agent", "message": ""}
+                later.append(current)
+            result: dict[str, Any] = {"content": text}
             if answered is not None:
                 unanswered.remove(answered)
                 result = {"source_call_id": answered["tool_call_id"], **result}
@@ -409,7 +426,7 @@ def to_atif(trace: ReasoningTrace) -> dict[str, Any]:
             # What the agent said with the call is the message of a step of its own, first.
             if current is None or "observation" in current or (own and not _is_fresh(current)):
                 current = {"source": "agent", "message": ""}
-                agent_steps.append(current)
+                later.append(current)
             call_id = f"call_{step.step_id}"
             call: dict[str, Any] = {
                 "tool_call_id": call_id,
@@ -423,7 +440,7 @@ def to_atif(trace: ReasoningTrace) -> dict[str, Any]:
             unanswered.append(call)
         else:  # a thought, or a recovery that calls no tool: the agent speaks
             current = {"source": "agent", "message": step.content or ""}
-            agent_steps.append(current)
+            later.append(current)
             unanswered = []
     metadata = trace.metadata
     user = {
@@ -431,7 +448,7 @@ def to_atif(trace: ReasoningTrace) -> dict[str, Any]:
         "timestamp": metadata.created_at.isoformat().replace("+00:00", "Z"),
         "message": trace.task.objective,
     }
-    steps = [{"step_id": number, **step} for number, step in enumerate([user, *agent_steps], 1)]
+    steps = [{"step_id": number, **step} for number, step in enumerate([user, *later], 1)]
     return {
         "schema_version": WRITTEN_VERSION,
         "session_id": trace.id.removeprefix("kp:trace:"),
