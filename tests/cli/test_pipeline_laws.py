@@ -152,6 +152,39 @@ def test_rows_and_trajectories_read_back_with_the_traces_facts(
     assert [facts(trace) for trace in back] == [facts(trace) for trace in traces]
 
 
+# Where a round trip still moves a score: the format has no place for what the trace says.
+SCORE_GAPS = {
+    ("smolagents/google_model_retry.json", "messages"): (
+        "a training row marks an error met outside a tool, not one that ends the run "
+        "(smolagents' max steps): the answer given after it reads back as its recovery"
+    ),
+}
+
+
+@pytest.mark.parametrize("to", ["messages", "atif"])
+@pytest.mark.parametrize("source", SAMPLE, ids=ids)
+def test_each_traces_score_survives_its_form_written_and_read_back(
+    kp: KpRunner, source: Path, to: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Scored with novelty left out, each trace read back from ``--to messages`` or ``--to
+    atif`` scores as it did: its step types, tools and outcome kept (before, ATIF cost a
+    Claude Code run whose user spoke between its calls half its tool diversity, and a ToolBench
+    run's answer before its last error read back after it, as a recovery)."""
+    gap = SCORE_GAPS.get((ids(source), to))
+    if gap:
+        request.applymarker(pytest.mark.xfail(reason=gap, strict=True))
+    converted(kp, source, tmp_path / "a.jsonl")
+    converted(kp, source, tmp_path / "written.jsonl", "--to", to)
+    converted(kp, tmp_path / "written.jsonl", tmp_path / "b.jsonl")
+
+    def scores(of: Path) -> list[tuple[float, dict[str, float]]]:
+        run = kp("score", str(of), "--no-embedder", "-f", "jsonl")
+        assert run.code == 0, run.err
+        return [(row["score"], row["dimensions"]) for row in map(json.loads, run.out.splitlines())]
+
+    assert scores(tmp_path / "b.jsonl") == scores(tmp_path / "a.jsonl")
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(generated_traces())
 def test_any_trace_written_as_atif_reads_back_with_its_facts(trace: ReasoningTrace) -> None:

@@ -384,14 +384,14 @@ def to_atif(trace: ReasoningTrace) -> dict[str, Any]:
     opens one (its ``message``), the tool calls after it are its ``tool_calls``, and the
     observations after them its ``observation`` results, joined by call id (``call_<step_id>``).
     An observation that follows no call (an error the run reported) is a result without a
-    call, but a ``respond`` observation that answers no call (the user speaking after a tool's
-    result) is a ``user`` step. What the agent said with a call
-    (:func:`says_more_than_the_call`: a ``respond`` call's message to the user) is the
-    ``message`` of the agent step the call opens. The domain
-    and confidence go in the root's ``extra`` under ``kp.task_domain`` and ``kp.confidence``
-    (which the reader takes back); what else ATIF has no field for (success, the result
-    summary, each step's type, the calls whose step's message is their own text) under
-    ``extra.knowledgepulse``. Read back, the objective, the tool calls and what was said with
+    call (in a step of its own after a message, which read back would follow it), but a
+    ``respond`` observation that answers no call (the user speaking after a tool's result) is a
+    ``user`` step. What the agent said with a call (:func:`says_more_than_the_call`: a
+    ``respond`` call's message to the user) is the ``message`` of the agent step the call
+    opens. The domain and confidence go in the root's ``extra`` under ``kp.task_domain`` and
+    ``kp.confidence`` (which the reader takes back); what else ATIF has no field for (success,
+    the result summary, each step's type, the calls whose step's message is their own text)
+    under ``extra.knowledgepulse``. Read back, the objective, the tool calls and what was said with
     them, the final answer, success, the domain and the confidence are the trace's, and so are
     its steps' types while the list fits the steps read (one a step, differing only in which
     calls and thoughts are recoveries).
@@ -413,7 +413,9 @@ def to_atif(trace: ReasoningTrace) -> dict[str, Any]:
                 later.append({"source": "user", "message": text})
                 current, unanswered = None, []
                 continue
-            if current is None:
+            # An error no call met, after the agent spoke, is a step of its own: a thought's
+            # step, read back, tells its message (a last one as the answer) after its results.
+            if current is None or (answered is None and "tool_calls" not in current):
                 current = {"source": "agent", "message": ""}
                 later.append(current)
             result: dict[str, Any] = {"content": text}
