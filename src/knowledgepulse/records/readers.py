@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import codecs
 import collections
+import errno
 import gzip
 import io
 import json
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -93,11 +95,11 @@ def input_files(paths: Iterable[str | Path]) -> list[str | Path]:
     """
     files: list[str | Path] = []
     for path in paths:
-        folder = Path(path)
-        if str(path) == STDIN or not folder.is_dir() or arrow.is_dataset_folder(folder):
+        # os.path, not a Path made of each: read() expands the files of a folder given again.
+        if str(path) == STDIN or not os.path.isdir(path) or arrow.is_dataset_folder(Path(path)):
             files.append(path)
             continue
-        found = sorted(_files_in(folder), key=lambda file: file.parts)
+        found = sorted(_files_in(Path(path)), key=lambda file: file.parts)
         if not found:
             raise InputFileError(
                 f"{Location(str(path))}: is a folder holding no file kp reads (any of "
@@ -116,7 +118,7 @@ def _files_in(folder: Path) -> Iterator[Path]:
         yield from (Path(root, name) for name in datasets if name[:1] != ".")
         for name in names:
             stem = name[:-3] if name.lower().endswith(".gz") else name
-            if name[:1] != "." and Path(stem).suffix.lower() in FOLDER_SUFFIXES:
+            if name[:1] != "." and os.path.splitext(stem)[1].lower() in FOLDER_SUFFIXES:
                 yield Path(root, name)
 
 
@@ -134,11 +136,12 @@ def open_source(source: str | Path) -> Iterator[Source]:
         yield Source(STDIN_NAME, _as_utf8(_maybe_gunzip(raw), STDIN_NAME))
         return
     name = str(source)
-    if Path(source).is_dir():
+    # By the name, not a Path: a run opens each file given, or found in a folder, to check it.
+    if os.path.isdir(name):
         yield Source(name, io.BytesIO(), tuple(arrow.dataset_files(Path(source))))
         return
     try:
-        file = Path(source).open("rb")  # noqa: SIM115 - closed below, after the caller is done
+        file = open(name, "rb")  # noqa: SIM115 - closed below, after the caller is done
     except FileNotFoundError:
         raise InputFileError(f"{Location(name)}: no such file{_unexpanded(name)}") from None
     except IsADirectoryError:
@@ -190,8 +193,21 @@ def check_stdin_once(*inputs: object) -> None:
 
 def reads_once(source: str | Path) -> bool:
     """Whether ``source`` is standard input or a pipe (``<(...)``, a FIFO): read once only."""
-    path = Path(source)
-    return str(source) == STDIN or (path.exists() and not (path.is_file() or path.is_dir()))
+    if str(source) == STDIN:
+        return True
+    try:
+        mode = os.stat(source).st_mode  # once, for each input a run checks
+    except OSError as error:
+        if error.errno in _MISSING:
+            return False
+        raise
+    except ValueError:  # a NUL in the name: no such file
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+_MISSING = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
+"""The errors of a stat that mean no such file, as ``Path.exists`` takes them (others raise)."""
 
 
 def _maybe_gunzip(stream: BinaryIO) -> BinaryIO:
@@ -503,6 +519,12 @@ def _continues(line: bytes) -> bool:
     """Whether a line opens a JSON value that goes on past it: it fails at its end, not inside."""
     stripped = line.strip()
     if stripped[:1] not in (b"{", b"["):
+        return False
+    try:  # a whole value, as nearly every first line is, told by orjson, many times faster
+        orjson.loads(stripped)
+    except orjson.JSONDecodeError:
+        pass
+    else:
         return False
     try:
         json.loads(stripped)
