@@ -91,7 +91,8 @@ def input_files(paths: Iterable[str | Path]) -> list[str | Path]:
     input, at any depth (:func:`open_source` reads it as one dataset); so does a file or ``-``.
 
     Raises:
-        InputFileError: a folder holds no file kp reads.
+        InputFileError: a folder holds no file kp reads, or one in it cannot be listed (its
+            files would be left out unsaid).
     """
     files: list[str | Path] = []
     for path in paths:
@@ -112,7 +113,7 @@ def input_files(paths: Iterable[str | Path]) -> list[str | Path]:
 
 def _files_in(folder: Path) -> Iterator[Path]:
     # os.walk does not follow a link to a folder, which could lead back up to this one.
-    for root, folders, names in os.walk(folder):
+    for root, folders, names in os.walk(folder, onerror=partial(_unlisted, folder)):
         datasets = [name for name in folders if arrow.is_dataset_folder(Path(root, name))]
         folders[:] = [name for name in folders if name[:1] != "." and name not in datasets]
         yield from (Path(root, name) for name in datasets if name[:1] != ".")
@@ -120,6 +121,15 @@ def _files_in(folder: Path) -> Iterator[Path]:
             stem = name[:-3] if name.lower().endswith(".gz") else name
             if name[:1] != "." and os.path.splitext(stem)[1].lower() in FOLDER_SUFFIXES:
                 yield Path(root, name)
+
+
+def _unlisted(given: Path, error: OSError) -> None:
+    """A folder os.walk cannot list (no permission): an error, as an unreadable file is."""
+    raise InputFileError(
+        f"{Location(str(error.filename or given))}: is a folder that cannot be read "
+        f"({error.strerror}), so its files would be left out of {given}; make it readable, or "
+        "name the files and folders to read"
+    ) from None
 
 
 @contextmanager
