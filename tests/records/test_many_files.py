@@ -57,7 +57,7 @@ def test_a_json_lines_files_whole_first_line_is_parsed_once(
     """Sniffing a first line that is a whole value leaves the slower json module unused."""
     sessions(tmp_path)
     parsed: list[object] = []
-    monkeypatch.setattr(readers.json, "loads", lambda *given, **_: parsed.append(given))
+    monkeypatch.setattr(json, "loads", lambda *given, **_: parsed.append(given))
     assert len(list(read_records(tmp_path / "project0" / "0000.jsonl"))) == 2
     assert parsed == []
 
