@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -85,3 +88,23 @@ def test_a_link_back_up_the_tree_is_not_followed(tmp_path: Path) -> None:
     touch(tmp_path, "t.jsonl")
     (tmp_path / "loop").symlink_to(tmp_path, target_is_directory=True)
     assert input_files([tmp_path]) == [tmp_path / "t.jsonl"]
+
+
+def test_a_folder_that_cannot_be_listed_is_an_error_not_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A subfolder kp may not read (no permission) is named; its files are never dropped unsaid."""
+    touch(tmp_path, "a/t.jsonl", "b/u.jsonl")
+    listed = os.scandir
+
+    def refusing(path: Any) -> Any:
+        if Path(path).name == "b":  # as chmod 000 does to anyone but root
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return listed(path)
+
+    monkeypatch.setattr(os, "scandir", refusing)
+    with pytest.raises(InputFileError) as raised:
+        input_files([tmp_path])
+    assert str(raised.value).startswith(
+        f"{tmp_path / 'b'}: is a folder that cannot be read (Permission denied)"
+    )

@@ -13,12 +13,14 @@ from __future__ import annotations
 import bz2
 import codecs
 import collections
+import errno
 import gzip
 import io
 import json
 import lzma
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -119,15 +121,16 @@ def input_files(paths: Iterable[str | Path]) -> list[str | Path]:
     input, at any depth (:func:`open_source` reads it as one dataset); so does a file or ``-``.
 
     Raises:
-        InputFileError: a folder holds no file kp reads.
+        InputFileError: a folder holds no file kp reads, or one in it cannot be listed (its
+            files would be left out unsaid).
     """
     files: list[str | Path] = []
     for path in paths:
-        folder = Path(path)
-        if str(path) == STDIN or not folder.is_dir() or arrow.is_dataset_folder(folder):
+        # os.path, not a Path made of each: read() expands the files of a folder given again.
+        if str(path) == STDIN or not os.path.isdir(path) or arrow.is_dataset_folder(Path(path)):
             files.append(path)
             continue
-        found = sorted(_files_in(folder), key=lambda file: file.parts)
+        found = sorted(_files_in(Path(path)), key=lambda file: file.parts)
         if not found:
             raise InputFileError(
                 f"{Location(str(path))}: is a folder holding no file kp reads (any of "
@@ -140,13 +143,23 @@ def input_files(paths: Iterable[str | Path]) -> list[str | Path]:
 
 def _files_in(folder: Path) -> Iterator[Path]:
     # os.walk does not follow a link to a folder, which could lead back up to this one.
-    for root, folders, names in os.walk(folder):
+    for root, folders, names in os.walk(folder, onerror=partial(_unlisted, folder)):
         datasets = [name for name in folders if arrow.is_dataset_folder(Path(root, name))]
         folders[:] = [name for name in folders if name[:1] != "." and name not in datasets]
         yield from (Path(root, name) for name in datasets if name[:1] != ".")
         for name in names:
-            if name[:1] != "." and Path(uncompressed_name(name)).suffix.lower() in FOLDER_SUFFIXES:
+            stem = uncompressed_name(name)
+            if name[:1] != "." and os.path.splitext(stem)[1].lower() in FOLDER_SUFFIXES:
                 yield Path(root, name)
+
+
+def _unlisted(given: Path, error: OSError) -> None:
+    """A folder os.walk cannot list (no permission): an error, as an unreadable file is."""
+    raise InputFileError(
+        f"{Location(str(error.filename or given))}: is a folder that cannot be read "
+        f"({error.strerror}), so its files would be left out of {given}; make it readable, or "
+        "name the files and folders to read"
+    ) from None
 
 
 @contextmanager
@@ -163,11 +176,12 @@ def open_source(source: str | Path) -> Iterator[Source]:
         yield _opened(STDIN_NAME, raw)
         return
     name = str(source)
-    if Path(source).is_dir():
+    # By the name, not a Path: a run opens each file given, or found in a folder, to check it.
+    if os.path.isdir(name):
         yield Source(name, io.BytesIO(), tuple(arrow.dataset_files(Path(source))))
         return
     try:
-        file = Path(source).open("rb")  # noqa: SIM115 - closed below, after the caller is done
+        file = open(name, "rb")  # noqa: SIM115 - closed below, after the caller is done
     except FileNotFoundError:
         raise InputFileError(f"{Location(name)}: no such file{_unexpanded(name)}") from None
     except IsADirectoryError:
@@ -219,8 +233,21 @@ def check_stdin_once(*inputs: object) -> None:
 
 def reads_once(source: str | Path) -> bool:
     """Whether ``source`` is standard input or a pipe (``<(...)``, a FIFO): read once only."""
-    path = Path(source)
-    return str(source) == STDIN or (path.exists() and not (path.is_file() or path.is_dir()))
+    if str(source) == STDIN:
+        return True
+    try:
+        mode = os.stat(source).st_mode  # once, for each input a run checks
+    except OSError as error:
+        if error.errno in _MISSING:
+            return False
+        raise
+    except ValueError:  # a NUL in the name: no such file
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+_MISSING = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
+"""The errors of a stat that mean no such file, as ``Path.exists`` takes them (others raise)."""
 
 
 def _opened(name: str, raw: BinaryIO) -> Source:
@@ -557,6 +584,12 @@ def _continues(line: bytes) -> bool:
     """Whether a line opens a JSON value that goes on past it: it fails at its end, not inside."""
     stripped = line.strip()
     if stripped[:1] not in (b"{", b"["):
+        return False
+    try:  # a whole value, as nearly every first line is, told by orjson, many times faster
+        orjson.loads(stripped)
+    except orjson.JSONDecodeError:
+        pass
+    else:
         return False
     try:
         json.loads(stripped)
