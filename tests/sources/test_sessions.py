@@ -821,6 +821,15 @@ def test_a_trace_written_as_atif_reads_back_with_its_recoveries() -> None:
     assert [step.type for step in back.steps] == [step.type for step in trace.steps]
 
 
+def trace_of(written: list[tuple[str, str, str | None]]) -> ReasoningTrace:
+    """A trace of (type, content, tool or ``None``) steps."""
+    steps = [
+        {"step_id": n, "type": kind, "content": text, **({"tool": {"name": t}} if t else {})}
+        for n, (kind, text, t) in enumerate(written)
+    ]
+    return ReasoningTrace.model_validate(trace_json(step_list=steps))
+
+
 def test_a_result_naming_no_tool_written_as_atif_reads_back_after_the_latest_call() -> None:
     """A recovery that got no result, another call, then a result naming no tool (the
     example's failover run): the result is the later call's, and the steps read back one for
@@ -834,19 +843,7 @@ def test_a_result_naming_no_tool_written_as_atif_reads_back_after_the_latest_cal
         ("tool_call", "promote(host=b)", "promote"),
         ("observation", "Error: the DNS record still points at a", None),
     ]
-    trace = ReasoningTrace.model_validate(
-        trace_json(
-            step_list=[
-                {
-                    "step_id": n,
-                    "type": kind,
-                    "content": text,
-                    **({"tool": {"name": t}} if t else {}),
-                }
-                for n, (kind, text, t) in enumerate(written)
-            ]
-        )
-    )
+    trace = trace_of(written)
     back = only(list(convert([to_atif(trace)], source="atif"))).trace
     assert [(step.type, step.tool and step.tool.name) for step in back.steps] == [
         ("tool_call", "promote"),
@@ -871,30 +868,10 @@ def test_the_users_turns_written_as_atif_are_user_steps_and_read_back_as_theirs(
         ("observation", "pytest", "respond"),
         ("thought", "Adding the test with pytest.", None),
     ]
-    trace = ReasoningTrace.model_validate(
-        trace_json(
-            step_list=[
-                {
-                    "step_id": n,
-                    "type": kind,
-                    "content": text,
-                    **({"tool": {"name": t}} if t else {}),
-                }
-                for n, (kind, text, t) in enumerate(written)
-            ]
-        )
-    )
-    atif = to_atif(trace)
+    atif = to_atif(trace_of(written))
     assert [step["source"] for step in atif["steps"]] == ["user", "agent", "user", "agent", "agent"]
     back = only(list(convert([atif], source="atif"))).trace
-    assert [(s.type, s.content, s.tool and s.tool.name) for s in back.steps] == [
-        ("tool_call", "TodoWrite", "TodoWrite"),
-        ("observation", "Todos updated", "TodoWrite"),
-        ("observation", "Also add a test for it", "respond"),
-        ("tool_call", "Which test runner do you use?", "respond"),
-        ("observation", "pytest", "respond"),
-        ("thought", "Adding the test with pytest.", None),
-    ]
+    assert [(s.type, s.content, s.tool and s.tool.name) for s in back.steps] == written
 
 
 def test_atif_step_types_that_no_longer_fit_the_steps_are_left_unused() -> None:
