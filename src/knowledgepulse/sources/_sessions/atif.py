@@ -231,12 +231,11 @@ def _tell_agent(
     # Calls answered before their step (``tbench``) ran before its message: the last such
     # step's message is said after them, the answer as from a step that calls no tool.
     after_calls = bool(calls) and all(call_id in answered_at for call_id, _, _ in calls)
+    # The message kp wrote as the first call's own text is told with that call.
     own = text if calls and calls[0][0] in call_texts else None
-    if own is not None:
-        pass  # the first call's own text, told with it
-    elif final and (after_calls or not calls):
+    if own is None and final and (after_calls or not calls):
         builder.answer(text, at=at)
-    else:
+    elif own is None:
         builder.thought(text, at=at, said=True)  # its output, which a user step may answer
     finishes = [(call_id, openhands_finish(name, arguments)) for call_id, name, arguments in calls]
     closing = [(call_id, finish) for call_id, finish in finishes if finish is not None]
