@@ -99,3 +99,90 @@ def test_a_folder_with_nothing_to_read_is_a_usage_error(kp: KpRunner, tmp_path: 
     run = kp("score", str(tmp_path))
     assert run.code == 2
     assert run.err.startswith(f"kp: error: {tmp_path}: is a folder holding no file kp reads")
+
+
+KEY = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z" * 2
+PROMPT = "my plan for the acme merger"
+
+
+@pytest.fixture
+def codex_home(tmp_path: Path) -> Path:
+    """A ``~/.codex``: a session, and beside it an API key and a prompt history no source reads."""
+    home = tmp_path / ".codex"
+    (home / "sessions" / "2026" / "11").mkdir(parents=True)
+    shutil.copy(SESSION, home / "sessions" / "2026" / "11" / "rollout.jsonl")
+    (home / "auth.json").write_text(json.dumps({"OPENAI_API_KEY": KEY}))
+    history = [{"session_id": "s1", "ts": n, "text": f"{PROMPT} {n}"} for n in range(3)]
+    (home / "history.jsonl").write_text("".join(json.dumps(row) + "\n" for row in history))
+    return home
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        (("select", "--no-embedder", "--budget", "50"), "out.jsonl"),
+        (("select", "--no-embedder", "--budget", "50"), "out.parquet"),
+        (("score", "--no-embedder", "--annotate"), "out.jsonl"),
+        (("score", "--no-embedder", "--annotate"), "out.parquet"),
+        (("convert", "--to", "messages"), "out.jsonl"),
+        (("redact",), "out.jsonl"),
+    ],
+)
+def test_what_no_source_reads_in_a_folder_is_told_never_written_back(
+    kp: KpRunner, codex_home: Path, tmp_path: Path, command: tuple[str, ...], output: str
+) -> None:
+    out = tmp_path / output
+    run = kp(*command, str(codex_home), "-o", str(out))
+    assert run.code == 1, run.err  # the stray records are problems, told on stderr
+    written = out.read_bytes()
+    assert KEY.encode() not in written
+    assert PROMPT.encode() not in written
+    strays = [line for line in run.err.splitlines() if "not written back" in line]
+    assert [line.split(":")[0] for line in strays] == [str(codex_home / "auth.json")] + [
+        str(codex_home / "history.jsonl")
+    ] * 3
+
+
+def test_a_file_named_keeps_its_rows_of_an_unknown_shape(kp: KpRunner, codex_home: Path) -> None:
+    """Rows in = rows out: what the user named is theirs, written back with ``kp_error``."""
+    out = codex_home.parent / "out.jsonl"
+    history = codex_home / "history.jsonl"
+    run = kp("score", "--no-embedder", str(history), "--annotate", "-o", str(out))
+    assert run.code == 1
+    written = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [row["text"] for row in written] == [f"{PROMPT} {n}" for n in range(3)]
+    assert all(row["kp_error"].startswith("not a trace file") for row in written)
+
+
+def test_a_table_in_a_folder_keeps_its_rows_of_an_unknown_shape(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """A Parquet file in a folder is a dataset's shard: its rows go back, as a named file's."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    shards = tmp_path / "data"
+    shards.mkdir()
+    pq.write_table(pa.table({"x": [1, 2]}), shards / "train-0.parquet")
+    out = tmp_path / "out.parquet"
+    run = kp("score", "--no-embedder", str(shards), "--annotate", "-o", str(out))
+    assert run.code == 1
+    assert pq.read_table(out).column("x").to_pylist() == [1, 2]
+
+
+def test_the_python_api_lets_a_folders_strays_go(codex_home: Path) -> None:
+    from knowledgepulse import TraceValueScorer, annotate
+
+    told: list[str] = []
+    rows = annotate(
+        codex_home,
+        scorer=TraceValueScorer(embedder=None),
+        on_problem=lambda problem: told.append(str(problem)),
+    )
+    assert len(rows) == 1
+    assert KEY not in json.dumps(rows)
+    assert PROMPT not in json.dumps(rows)
+    assert len(told) == 4
+    assert all("not written back" in line for line in told)
+    named = annotate(codex_home / "history.jsonl", scorer=TraceValueScorer(embedder=None))
+    assert [row["text"] for row in named] == [f"{PROMPT} {n}" for n in range(3)]

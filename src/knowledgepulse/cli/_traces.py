@@ -27,6 +27,18 @@ from knowledgepulse.sources import SOURCE_CHOICES, TraceOptions
 from knowledgepulse.sources._registry import get_source, source_names
 
 
+class InputPaths(list[str]):
+    """The files to read: those given and those in the folders given (``[-]``: standard input).
+
+    ``given``: the paths as given, for the library call that reads them, which tells a file
+    found in a folder from one the user named (what no source recognises in it is not theirs).
+    """
+
+    def __init__(self, files: Sequence[str], given: Sequence[str]) -> None:
+        super().__init__(files)
+        self.given = list(given)
+
+
 def _sources(context: click.Context, parameter: click.Parameter, paths: Sequence[str]) -> Any:
     """The inputs: the files given and those in the folders given, or piped standard input."""
     if not paths and sys.stdin.isatty():
@@ -35,11 +47,12 @@ def _sources(context: click.Context, parameter: click.Parameter, paths: Sequence
         )
     files = [str(file) for file in input_files(paths)]
     check_stdout(sys.stdout, files)
-    return files or [STDIN]
+    return InputPaths(files, paths) if files else InputPaths([STDIN], [STDIN])
 
 
 paths_argument = click.argument("paths", nargs=-1, metavar="[PATH]...", callback=_sources)
-"""``[PATH]...``: the inputs, as a list (``[-]``, standard input, when none is given)."""
+"""``[PATH]...``: the inputs, an :class:`InputPaths` (``[-]``, standard input, when none is
+given)."""
 
 
 class ProblemSink(problems.ProblemSink):

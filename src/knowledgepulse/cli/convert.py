@@ -13,6 +13,7 @@ from knowledgepulse.cli._console import output_target, say
 from knowledgepulse.cli._options import TO_MESSAGES_HELP, command, output_option, to_option
 from knowledgepulse.cli._redaction import notes_said, redact_options, redactor_from
 from knowledgepulse.cli._traces import (
+    InputPaths,
     exit_code,
     paths_argument,
     shown_problems,
@@ -34,7 +35,7 @@ from knowledgepulse.runs.convert import ConvertTo, convert_files
 )
 @redact_options
 def convert_command(
-    *, paths: list[str], output: Path | None, to: ConvertTo, allow_empty: bool, **options: Any
+    *, paths: InputPaths, output: Path | None, to: ConvertTo, allow_empty: bool, **options: Any
 ) -> int:
     """Convert agent frameworks' files to ReasoningTrace JSON Lines, one trace per run.
 
@@ -50,7 +51,7 @@ def convert_command(
     redactor = redactor_from(options)
     with output_target(output) as target:
         done = convert_files(
-            paths,
+            paths.given,
             target,
             to=to,
             redact=redactor or False,

@@ -30,6 +30,7 @@ from knowledgepulse.cli._options import (
 )
 from knowledgepulse.cli._redaction import redact_options
 from knowledgepulse.cli._traces import (
+    InputPaths,
     ProblemSink,
     paths_argument,
     run_arguments,
@@ -156,7 +157,7 @@ def _write(
 @redact_options
 def select_command(
     *,
-    paths: list[str],
+    paths: InputPaths,
     task_field: str | None,
     similarity_histogram: bool,
     output: Path | None,
@@ -187,7 +188,7 @@ def select_command(
     with ReadProgress.for_sources(paths) as progress:
         # reread=None: a large file is held apart, and read again to write.
         result = select(
-            paths,
+            paths.given,
             task_field=task_field,
             progress=progress.advance,
             reread=None,
@@ -268,7 +269,7 @@ def select_command(
 @redact_options
 def dedupe_command(
     *,
-    paths: list[str],
+    paths: InputPaths,
     task_field: str | None,
     against: tuple[Path, ...],
     report_path: Path | None,
@@ -322,7 +323,7 @@ def dedupe_command(
         paths, sink, options, partial(check_outputs, paths, output, report_path, rows=rows)
     )
     with ReadProgress.for_sources(paths) as progress:
-        result = call(paths, progress=progress.advance, **run, **options)
+        result = call(paths.given, progress=progress.advance, **run, **options)
     if isinstance(result, DecontaminationResult):
         _write(result, paths, output, to, report=report_path, rows=result.removed)
         return sink.exit_code(

@@ -13,6 +13,7 @@ from knowledgepulse.cli._console import output_target, say
 from knowledgepulse.cli._options import command, output_option, report_option
 from knowledgepulse.cli._redaction import level_option, notes_said, rules_option
 from knowledgepulse.cli._traces import (
+    InputPaths,
     exit_code,
     paths_argument,
     shown_problems,
@@ -37,7 +38,7 @@ from knowledgepulse.runs.redaction import redact_files
 )
 @source_options(required=False)
 def redact_command(
-    *, paths: list[str], output: Path | None, allow_empty: bool, **options: Any
+    *, paths: InputPaths, output: Path | None, allow_empty: bool, **options: Any
 ) -> int:
     """Redact secrets and personal data from traces, so that they are safe to share.
 
@@ -58,7 +59,7 @@ def redact_command(
     """
     with ReadProgress.for_sources(paths) as progress, output_target(output) as target:
         done = redact_files(
-            paths,
+            paths.given,
             target,
             options=trace_options_of(options),
             notes=notes_said(True),

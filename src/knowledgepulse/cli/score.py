@@ -32,6 +32,7 @@ from knowledgepulse.cli._options import (
 )
 from knowledgepulse.cli._redaction import notes_said, redact_options, redactor_from
 from knowledgepulse.cli._traces import (
+    InputPaths,
     exit_code,
     paths_argument,
     shown_problems,
@@ -152,7 +153,7 @@ def _milliseconds(seconds: float | None) -> float | None:
 @redact_options
 def score_command(
     *,
-    paths: list[str],
+    paths: InputPaths,
     output_format: str | None,
     output: Path | None,
     annotate: bool,
@@ -173,7 +174,7 @@ def score_command(
     redactor = redactor_from(options)
     with ReadProgress.for_sources(paths) as progress, output_target(output) as target:
         done = score_files(
-            paths,
+            paths.given,
             target,
             output_format=output_format,
             annotate=annotate,
@@ -201,7 +202,7 @@ def score_command(
 @format_option(("text", "json"), "text: problems on stderr; json: a report on stdout.", "text")
 @source_options(required=False)
 def validate_command(
-    *, paths: list[str], output_format: str, allow_empty: bool, **options: Any
+    *, paths: InputPaths, output_format: str, allow_empty: bool, **options: Any
 ) -> int:
     """Check traces against the ReasoningTrace schema, without scoring.
 
@@ -211,7 +212,7 @@ def validate_command(
     """
     with ReadProgress.for_sources(paths) as progress:
         done = validate_files(
-            paths,
+            paths.given,
             keep=output_format == "json",
             options=trace_options_of(options),
             notes=say,

@@ -12,7 +12,13 @@ from knowledgepulse.cli._console import say
 from knowledgepulse.cli._embedder import model_options
 from knowledgepulse.cli._options import command, not_stdout, task_options
 from knowledgepulse.cli._redaction import redact_options
-from knowledgepulse.cli._traces import ProblemSink, paths_argument, run_arguments, source_options
+from knowledgepulse.cli._traces import (
+    InputPaths,
+    ProblemSink,
+    paths_argument,
+    run_arguments,
+    source_options,
+)
 from knowledgepulse.curation.splits import BY_TASK
 from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.runs.splits import check_split_directory, split, write_split
@@ -64,7 +70,7 @@ _share = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
 @redact_options
 def split_command(
     *,
-    paths: list[str],
+    paths: InputPaths,
     validation: float | None,
     task_field: str | None,
     directory: Path,
@@ -85,7 +91,7 @@ def split_command(
     run = run_arguments(paths, sink, options, partial(check_split_directory, directory, paths))
     with ReadProgress.for_sources(paths) as progress:
         result = split(
-            paths,
+            paths.given,
             validation=validation or 0.0,
             task_field=task_field,
             progress=progress.advance,

@@ -105,7 +105,10 @@ def format_from_name(name: str) -> Format | None:
     return SUFFIX_FORMATS.get(Path(uncompressed_name(name)).suffix.lower())
 
 
-FOLDER_SUFFIXES = (".json", ".jsonl", ".ndjson", ".traj", ".parquet", ".pq", ".arrow", ".feather")
+TEXT_SUFFIXES = (".json", ".jsonl", ".ndjson", ".traj")
+"""The names of files of JSON text kp finds in a folder (a SWE-agent ``.traj`` is one document)."""
+
+FOLDER_SUFFIXES = (*TEXT_SUFFIXES, ".parquet", ".pq", ".arrow", ".feather")
 """The files of a folder given as an input that are read (each also compressed, as ``.gz``,
 ``.xz`` or ``.bz2``): traces, runs, exports and dataset rows, not YAML (a run's configuration,
 beside its trajectories)."""
@@ -124,11 +127,24 @@ def input_files(paths: Iterable[str | Path]) -> list[str | Path]:
         InputFileError: a folder holds no file kp reads, or one in it cannot be listed (its
             files would be left out unsaid).
     """
-    files: list[str | Path] = []
+    return [file for file, _ in listed_inputs(paths)]
+
+
+def listed_inputs(paths: Iterable[str | Path]) -> list[tuple[str | Path, bool]]:
+    """:func:`input_files`, each with whether it was found in a folder rather than given.
+
+    A file found in a folder was not chosen by the user: ``~/.codex/`` holds ``auth.json`` and
+    a prompt history beside the sessions, and what no source recognises there is not theirs to
+    write back.
+
+    Raises:
+        InputFileError: as :func:`input_files`.
+    """
+    files: list[tuple[str | Path, bool]] = []
     for path in paths:
         # os.path, not a Path made of each: read() expands the files of a folder given again.
         if str(path) == STDIN or not os.path.isdir(path) or arrow.is_dataset_folder(Path(path)):
-            files.append(path)
+            files.append((path, False))
             continue
         found = sorted(_files_in(Path(path)), key=lambda file: file.parts)
         if not found:
@@ -137,7 +153,7 @@ def input_files(paths: Iterable[str | Path]) -> list[str | Path]:
                 f"{', '.join(FOLDER_SUFFIXES)}, or {'/'.join(COMPRESSED_SUFFIXES)} of them, at "
                 "any depth); name the files themselves if theirs differ"
             )
-        files += [str(file) if isinstance(path, str) else file for file in found]
+        files += [(str(file) if isinstance(path, str) else file, True) for file in found]
     return files
 
 

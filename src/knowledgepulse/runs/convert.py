@@ -14,7 +14,7 @@ from typing import IO, TYPE_CHECKING, Literal, TypeAlias
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
-from knowledgepulse.records.readers import check_openable
+from knowledgepulse.records.readers import check_openable, input_files
 from knowledgepulse.reports.redaction import redaction_tail
 from knowledgepulse.reports.value import RunTally, dumps, unread_parts
 from knowledgepulse.runs.problems import ProblemDigest, ProblemSink
@@ -90,12 +90,13 @@ def convert_files(
         OutputError: ``target`` cannot be written.
     """
     redactor = redactor_of(redact)
-    for path in paths:
+    files = input_files(paths)  # the folders' (read as given: strays told apart)
+    for path in files:
         check_openable(path)  # a missing file fails now, before any output
     messages = to == "messages"
     if isinstance(target, Path):
         check_output_name(target, parquet=to != "atif")
-        check_destination(target, what="output", inputs=paths)
+        check_destination(target, what="output", inputs=[str(file) for file in files])
     unread = unread_rows(redactor) if messages else None
     sink = ProblemSink(unread=unread, show=on_problem)
     read = read_items(

@@ -86,8 +86,8 @@ def items_of(
         instance_of(options, "options", TraceOptions, "a TraceOptions, or None")
     if task_field is not None:
         text_of(task_field, "task_field", "a column's name or a dotted path (metadata.task_id)")
-    paths = paths_of(data)
-    if paths is not None:
+    paths = given_paths(data)
+    if paths is not None:  # a folder as given: what is found in it is read as such
         return read_items(
             paths,
             source=source,
@@ -191,10 +191,16 @@ def _given_items(rows: Iterable[Any], task_field: str | None) -> Iterator[TraceI
 
 def paths_of(data: Any) -> list[str | Path] | None:
     """The files ``data`` names (``-``: stdin; a folder: the files kp reads in it), or ``None``."""
+    paths = given_paths(data)
+    return None if paths is None else input_files(paths)
+
+
+def given_paths(data: Any) -> list[str | Path] | None:
+    """The paths ``data`` gives (files, folders, ``-``), as given, or ``None``: it gives none."""
     if isinstance(data, str | os.PathLike):
         data = [data]
     if isinstance(data, Sequence) and data and all(isinstance(p, str | os.PathLike) for p in data):
-        return input_files(p if isinstance(p, str) else Path(p) for p in data)
+        return [p if isinstance(p, str) else Path(p) for p in data]
     return None
 
 

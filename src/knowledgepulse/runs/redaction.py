@@ -19,6 +19,7 @@ from knowledgepulse._util.settings import wrong_setting
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import ParameterConflictError, Setting
 from knowledgepulse.records import Record
+from knowledgepulse.records.readers import input_files
 from knowledgepulse.reports.redaction import finding_line, redaction_summary
 from knowledgepulse.reports.value import RunTally, dumps, unread_parts
 from knowledgepulse.runs.problems import ProblemDigest, ProblemSink
@@ -258,12 +259,13 @@ def redact_files(
         OutputError: ``target`` or ``report_path`` cannot be written.
         RedactionRulesError: ``rules_file`` has errors.
     """
-    form = rows_form(target if isinstance(target, Path) else None, paths)
+    files = [str(file) for file in input_files(paths)]  # the folders' (paths: as given)
+    form = rows_form(target if isinstance(target, Path) else None, files)
     # The report is one JSON line, whatever the traces are written as: never .csv or .parquet.
     check_output_name(report_path, parquet=False, setting="report_path")
     for path in (target, report_path):
         if isinstance(path, Path):
-            check_destination(path, what="output", inputs=paths)
+            check_destination(path, what="output", inputs=files)
     redactor = _new_redactor(privacy_level, rules_file)
     # A dataset row that gives no trace is written back too, cleaned as a read row is.
     unread = unread_rows(redactor)
@@ -296,7 +298,7 @@ def redact_files(
     # Dataset rows go back as rows (their form, or the target's), anything else as traces
     # (a table of traces for a .parquet target).
     rows = first is None or first.row is not None  # none: Parquet stays Parquet
-    form = form if rows else output_form(target, paths, rows=False)
+    form = form if rows else output_form(target, files, rows=False)
     with together():  # the output and the report both, or neither (a Ctrl-C between them)
         with item_writer(target, form, (), unread=unread) as out:
             for item in redact_items(again, redactor, found=found):

@@ -16,6 +16,7 @@ from typing import IO, TYPE_CHECKING, Unpack
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse.errors import CacheFileError, OutputError, ParameterConflictError, Setting
+from knowledgepulse.records.readers import input_files
 from knowledgepulse.reports.redaction import redaction_tail
 from knowledgepulse.reports.value import RunTally, cache_lines, summary_line
 from knowledgepulse.reports.value_formats import (
@@ -153,9 +154,10 @@ def score_files(
     model.setdefault("threshold", threshold_of(min_score_of(min_score)))
     check_model(model, corpus=corpus)
     # Everything a user can get wrong fails here, before the first record is read.
-    _check_files(paths, target, cache_path, frozen=frozen)
+    files = [str(file) for file in input_files(paths)]  # the folders' (paths: as given)
+    _check_files(files, target, cache_path, frozen=frozen)
     with ExitStack() as stack:
-        scorer = stack.enter_context(run_scorer(paths, **model))
+        scorer = stack.enter_context(run_scorer(files, **model))
         tell_unweighed_domain(scorer, options, notes)
         run = ScoreRun(
             scorer, cache_path=cache_path, frozen=frozen, cache_size=cache_size, ttl_ms=ttl_ms
@@ -163,7 +165,7 @@ def score_files(
         # --annotate: dataset rows go back as Parquet when they came from (or -o names) Parquet.
         other: WriteForm = "json" if output_format == "json" else "jsonl"
         output = target if isinstance(target, Path) else None
-        writes = rows_form(output, paths, other) if annotate else None
+        writes = rows_form(output, files, other) if annotate else None
         unread = unread_rows(redactor) if annotate else None
         done = ScoredFiles(RunTally(run.scorer.threshold), redactor=redactor)
         keep = output_format in ("json", "html") and not annotate

@@ -22,10 +22,12 @@ from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.records import Location, Problem, Record, arrow
 from knowledgepulse.records.json_values import JsonError, check_python, writable
 from knowledgepulse.records.readers import (
+    TEXT_SUFFIXES,
     check_openable,
     check_stdin_once,
-    input_files,
+    listed_inputs,
     read_records,
+    uncompressed_name,
 )
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._invariants import PLACEHOLDER_OBJECTIVE, check
@@ -73,13 +75,14 @@ def read(
         UnknownSourceError: ``source`` is not a registered source.
     """
     # One path is one file, not a sequence of one-letter paths.
-    files = input_files([paths] if isinstance(paths, str | Path) else paths)
-    check_stdin_once(files)
-    for path in files:
+    listed = listed_inputs([paths] if isinstance(paths, str | Path) else paths)
+    check_stdin_once([path for path, _ in listed])
+    for path, _ in listed:
         check_openable(path)
     reading = _Reading(source, options or TraceOptions(), notes)
-    for path in files:
-        yield from reading.file(str(path), read_records(path, progress=progress))
+    for path, in_folder in listed:
+        records = read_records(path, progress=progress)
+        yield from reading.file(str(path), records, strays=_strays(str(path), in_folder))
 
 
 def convert(
@@ -153,10 +156,15 @@ class _Reading:
         self.notes = notes
         self.warnings = ReadWarnings()
 
-    def file(self, name: str, records: Iterator[Record | Problem]) -> Iterator[TraceItem | Problem]:
-        """Every item of one file's records, read by the source :func:`decide` finds."""
+    def file(
+        self, name: str, records: Iterator[Record | Problem], *, strays: bool = False
+    ) -> Iterator[TraceItem | Problem]:
+        """Every item of one file's records, read by the source :func:`decide` finds.
+
+        ``strays``: the file's unrecognised records are not rows to keep (:func:`decide`).
+        """
         lead = Lead()
-        yield from decide(records, self.source, lead)
+        yield from decide(records, self.source, lead, strays=strays)
         found, first = lead.source, lead.first
         if found is None:  # an empty file, or nothing any source knows
             yield from (problem for problem in lead.records if isinstance(problem, Problem))
@@ -286,7 +294,9 @@ class Lead:
         self.records: list[Record | Problem] = []
 
 
-def decide(records: Iterator[Record | Problem], source: str, lead: Lead) -> Iterator[Problem]:
+def decide(
+    records: Iterator[Record | Problem], source: str, lead: Lead, *, strays: bool = False
+) -> Iterator[Problem]:
     """Read ``records`` up to the one that decides their source, into ``lead``.
 
     The one definition of a file's lead, for a local read and a Ray Dataset's (``runs.on_ray``).
@@ -297,6 +307,9 @@ def decide(records: Iterator[Record | Problem], source: str, lead: Lead) -> Iter
     guarded, by :func:`detect`); each record before it that none recognises is a problem of its
     own, yielded with the problems before it, so one stray line never costs the traces after it.
     A record two sources claim decides nothing: the file needs a name.
+
+    Such a record is a row of an unknown shape, kept to be written back with its error, unless
+    ``strays`` (:func:`_strays`): then it is told and let go, its value in no output.
 
     Raises:
         UnknownSourceError: ``source`` is not a registered source.
@@ -315,12 +328,31 @@ def decide(records: Iterator[Record | Problem], source: str, lead: Lead) -> Iter
             return
         yield from (problem for problem in lead.records if isinstance(problem, Problem))
         lead.records = []
-        # A row of some shape, as far as anyone knows: written back with its error unless
-        # its file turns out to give traces (UnreadRows).
-        yield replace(record.problem((), undecided(record.value, candidates)), row=True)
+        problem = record.problem((), undecided(record.value, candidates))
+        if strays:
+            yield replace(problem, message=problem.message + STRAY, record=None)
+        else:
+            # A row of some shape, as far as anyone knows: written back with its error unless
+            # its file turns out to give traces (UnreadRows).
+            yield replace(problem, row=True)
         if candidates:  # claimed by several: the rest of the file is theirs too
             return
     lead.source = named
+
+
+STRAY = "; found in a folder, so not written back (name the file itself to keep its rows)"
+"""What the error of a stray record adds (:func:`decide`)."""
+
+
+def _strays(name: str, in_folder: bool) -> bool:
+    """Whether what no source recognises in file ``name`` is a stray, not a row to keep.
+
+    A JSON or JSON Lines file found in a folder, rather than given, was not chosen: ``~/.codex/``
+    holds ``auth.json`` (an API key) and a prompt history beside its sessions, which a run that
+    writes rows back must not copy into its output. A table found there (Parquet, Arrow: a
+    dataset's shard) is a dataset's rows, kept as a named file's are.
+    """
+    return in_folder and Path(uncompressed_name(name)).suffix.lower() in TEXT_SUFFIXES
 
 
 class ReadWarnings:
