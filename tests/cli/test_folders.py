@@ -186,3 +186,27 @@ def test_the_python_api_lets_a_folders_strays_go(codex_home: Path) -> None:
     assert all("not written back" in line for line in told)
     named = annotate(codex_home / "history.jsonl", scorer=TraceValueScorer(embedder=None))
     assert [row["text"] for row in named] == [f"{PROMPT} {n}" for n in range(3)]
+
+
+def test_what_many_files_say_alike_is_told_for_the_first_few_then_counted(
+    tmp_path: Path,
+) -> None:
+    """10,000 session files read alike say so in four lines; a file that says else is told."""
+    from knowledgepulse import sources
+    from knowledgepulse.trace import TraceItem
+
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    for n in range(6):
+        shutil.copy(SESSION, sessions / f"r{n}.jsonl")
+    shutil.copy(ROWS / "anthropic.jsonl", sessions / "s-rows.jsonl")
+    said: list[str] = []
+    items = list(sources.read(sessions, notes=said.append))
+    alike = "read as codex (1 trace)"
+    assert said[:3] == [f"{sessions / f'r{n}.jsonl'}: {alike}" for n in range(3)]
+    assert said[3].startswith(f"{sessions / 's-rows.jsonl'}: read as anthropic rows")
+    assert said[4:] == [
+        f"... and 3 more files: {alike} (first at {sessions / 'r3.jsonl'}, "
+        f"last at {sessions / 'r5.jsonl'})"
+    ]
+    assert sum(1 for item in items if isinstance(item, TraceItem)) == 6 + 2

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from knowledgepulse._util.repeats import RepeatDigest, Repeats
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.value import RunTally, validation_line, validation_report
 from knowledgepulse.runs.read import read_items, valid_items
@@ -22,15 +22,6 @@ if TYPE_CHECKING:
     from knowledgepulse.sources._read import Notes
 
 
-@dataclass
-class _Repeats:
-    """The problems of one kind past the first few: how many, where the first and last were."""
-
-    count: int = 0
-    first: str = ""
-    last: str = ""
-
-
 class ProblemDigest:
     """Shows the first ``first`` problems of each kind as lines; the rest are counted.
 
@@ -41,31 +32,24 @@ class ProblemDigest:
     """
 
     def __init__(self, show: Callable[[str], object], first: int = 3) -> None:
-        self._show, self._first = show, first
-        self._seen: dict[tuple[str, str, str, bool], _Repeats] = {}
+        self._digest = RepeatDigest(show, _more_problems, first)
 
     def __call__(self, problem: Problem) -> None:
         """Show ``problem`` if few of its kind were shown, else count it."""
         kind = (problem.location.file, problem.path, problem.message, problem.warning)
-        seen = self._seen.setdefault(kind, _Repeats())
-        seen.count += 1
-        if seen.count <= self._first:
-            self._show(str(problem))
-        elif seen.count == self._first + 1:
-            seen.first = seen.last = str(problem.location)
-        else:
-            seen.last = str(problem.location)
+        self._digest(kind, str(problem), str(problem.location))
 
     def close(self) -> None:
         """Show one line for each kind with problems not shown; forget them."""
-        for seen in self._seen.values():
-            if (more := seen.count - self._first) > 0:
-                records = "record" if more == 1 else "records"
-                self._show(
-                    f"... and {more:,} more {records} with the same problem "
-                    f"(first at {seen.first}, last at {seen.last})"
-                )
-        self._seen.clear()
+        self._digest.close()
+
+
+def _more_problems(_: object, more: Repeats) -> str:
+    records = "record" if more.count == 1 else "records"
+    return (
+        f"... and {more.count:,} more {records} with the same problem "
+        f"(first at {more.first}, last at {more.last})"
+    )
 
 
 class ProblemSink:

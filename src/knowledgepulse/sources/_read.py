@@ -17,6 +17,7 @@ from typing import Any
 from knowledgepulse._util.digest import SeenIds
 from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse._util.raised import raised
+from knowledgepulse._util.repeats import RepeatDigest, Repeats
 from knowledgepulse._util.settings import iterable_of
 from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.records import Location, Problem, Record, arrow
@@ -83,6 +84,7 @@ def read(
     for path, in_folder in listed:
         records = read_records(path, progress=progress)
         yield from reading.file(str(path), records, strays=_strays(str(path), in_folder))
+    reading.close()
 
 
 def convert(
@@ -122,7 +124,9 @@ def convert(
     if arrow.gives_arrow(records):
         records = arrow.stream_rows(arrow.arrow_stream(records, "records"))
     iterable_of(records, "records", "a list of records (parsed JSON values or row dicts)")
-    yield from _Reading(source, options or TraceOptions(), notes).file(name, located(records, name))
+    reading = _Reading(source, options or TraceOptions(), notes)
+    yield from reading.file(name, located(records, name))
+    reading.close()
 
 
 def located(records: Iterable[Any], name: str) -> Iterator[Record | Problem]:
@@ -153,8 +157,19 @@ class _Reading:
     def __init__(self, source: str, options: TraceOptions, notes: Notes | None) -> None:
         self.source = source
         self.options = options
-        self.notes = notes
+        # 10,000 session files read alike say so in four lines, not 10,000.
+        self.notes = None if notes is None else RepeatDigest(notes, _more_files)
         self.warnings = ReadWarnings()
+
+    def note(self, name: str, line: str) -> None:
+        """Tell ``line`` of file ``name``, unless the first few files of the read said it."""
+        if self.notes is not None:
+            self.notes(line, f"{Location(name)}: {line}", str(Location(name)))
+
+    def close(self) -> None:
+        """Tell how many more files said what the first few did."""
+        if self.notes is not None:
+            self.notes.close()
 
     def file(
         self, name: str, records: Iterator[Record | Problem], *, strays: bool = False
@@ -170,10 +185,11 @@ class _Reading:
             yield from (problem for problem in lead.records if isinstance(problem, Problem))
             return
         named = self.source not in ("auto", REASONING_TRACE)
-        if self.notes is not None and named and found.name == REASONING_TRACE:
-            self.notes(
-                f"{Location(name)}: read as {REASONING_TRACE}: ReasoningTrace documents are "
-                f"read as themselves, never converted from {self.source}"
+        if named and found.name == REASONING_TRACE:
+            self.note(
+                name,
+                f"read as {REASONING_TRACE}: ReasoningTrace documents are read as themselves, "
+                f"never converted from {self.source}",
             )
         # Nothing here keeps a record alive through the conversion (for one JSON document, an
         # OTLP file, the record is the whole parsed file): only what describe() is given of it.
@@ -212,8 +228,15 @@ class _Reading:
         )
         if failure is not None:
             yield Problem(Location(name), "", failure, warning=True)
-        if self.notes is not None and line is not None:
-            self.notes(f"{Location(name)}: {line}")
+        if line is not None:
+            self.note(name, line)
+
+
+def _more_files(line: object, more: Repeats) -> str:
+    files = "file" if more.count == 1 else "files"
+    return (
+        f"... and {more.count:,} more {files}: {line} (first at {more.first}, last at {more.last})"
+    )
 
 
 class _Rows:
