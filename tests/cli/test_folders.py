@@ -210,3 +210,28 @@ def test_what_many_files_say_alike_is_told_for_the_first_few_then_counted(
         f"last at {sessions / 'r5.jsonl'})"
     ]
     assert sum(1 for item in items if isinstance(item, TraceItem)) == 6 + 2
+
+
+def test_a_folder_given_as_a_reference_reads_as_its_files_named(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """``kp dedupe NEW --against REF``: REF may be a folder, as an input may."""
+    reference = tmp_path / "ref"
+    (reference / "part").mkdir(parents=True)
+    lines = TRACES.read_text().splitlines(keepends=True)
+    (reference / "a.jsonl").write_text("".join(lines[:3]))
+    (reference / "part" / "b.jsonl").write_text("".join(lines[3:5]))
+    by = {
+        "folder": ["--against", str(reference)],
+        "name": [
+            *("--against", str(reference / "a.jsonl")),
+            *("--against", str(reference / "part" / "b.jsonl")),
+        ],
+    }
+    runs = {
+        how: kp("dedupe", "--no-embedder", str(TRACES), *against) for how, against in by.items()
+    }
+    assert runs["folder"].code == runs["name"].code == 0, runs["folder"].err
+    assert runs["folder"].out == runs["name"].out
+    assert "5 reference items: 5 removed" in runs["folder"].err
+    assert len(runs["folder"].out.splitlines()) == len(lines) - 5

@@ -225,11 +225,12 @@ def select_command(
     "--against",
     "against",
     multiple=True,
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     metavar="REF",
     help="Decontaminate instead: remove from the input the traces that copy a task of REF "
-    "(an evaluation set in any form kp reads, or a .txt file of task texts, one a line), by "
-    "n-gram overlap of the task text and, with an embedder, by cosine (--threshold). "
+    "(an evaluation set in any form kp reads, a folder of them, or a .txt file of task texts, "
+    "one a line), by n-gram overlap of the task text and, with an embedder, by cosine "
+    "(--threshold). "
     "Repeatable; a REF that gives no item exits 1, as an empty input does.",
 )
 @click.option(
