@@ -9,6 +9,7 @@ import hashlib
 import io
 import json
 import lzma
+import re
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -432,6 +433,20 @@ def test_a_too_deep_element_of_a_json_list_costs_only_itself(tmp_path: Path) -> 
         ("Record", f"{tmp_path / 't.json'}[0]"),
         ("Problem", f"{tmp_path / 't.json'}[1]"),
         ("Record", f"{tmp_path / 't.json'}[2]"),
+    ]
+
+
+_ANY_ESCAPE = re.compile(rb"\\.", re.DOTALL)  # the oracle: each backslash pair, left to right
+
+
+@settings(max_examples=500)
+@given(st.lists(st.sampled_from([b"\\", *(bytes([byte]) for byte in b'"[]{},an\n')])))
+def test_escaped_marks_go_as_each_escape_dropped_left_to_right_would(parts: list[bytes]) -> None:
+    """The marks a JSON list's depth scan sees: those dropping every escape pair leaves."""
+    data = b"".join(parts)
+    marks = b'"[]{},'
+    assert [b for b in readers.without_escaped_marks(data) if b in marks] == [
+        b for b in _ANY_ESCAPE.sub(b"", data) if b in marks
     ]
 
 

@@ -442,7 +442,6 @@ LIST_DEPTH = 1024
 """A JSON list is read only up to an element nesting deeper than this (orjson's own limit): ijson
 keeps the path of every open level, a cost growing with the square of the depth (100,000 ``[``
 would take GBs). Shallower elements past ``MAX_NESTING`` are refused one by one."""
-_ESCAPE = re.compile(rb"\\.", re.DOTALL)
 _NOT_MARKS = bytes(sorted(set(range(256)) - set(b'"[]{},')))
 _STEPS = bytes(1 if byte in b"[{" else 255 if byte in b"]}" else 0 for byte in range(256))
 """A translation of ``[`` and ``{`` to 1, ``]`` and ``}`` to -1 (as a signed byte), others to 0."""
@@ -836,7 +835,7 @@ def _too_deep_element(data: bytes) -> int | None:
     ending an element. Exact for valid JSON and for the valid start of a broken text (what ijson
     reads before it stops); ``None`` if the list closes first.
     """
-    marks = _ESCAPE.sub(b"", data).translate(None, _NOT_MARKS)
+    marks = without_escaped_marks(data).translate(None, _NOT_MARKS)
     if marks.count(b"[") + marks.count(b"{") <= LIST_DEPTH:
         return None  # it cannot nest deeper than it has brackets
     import numpy as np  # noqa: PLC0415 - a list with over a thousand brackets is worth the import
@@ -858,6 +857,19 @@ def _too_deep_element(data: bytes) -> int | None:
         level, in_string = int(levels[-1]), bool(inside[-1])
         index += int(np.count_nonzero(ends))
     return None
+
+
+def without_escaped_marks(data: bytes) -> bytes:
+    r"""``data`` without its escaped backslashes, then without each mark a backslash escapes.
+
+    What a string's quotes and brackets are once its escapes are gone, as dropping every
+    ``\x`` pair left to right gives, less what is no mark (:data:`_NOT_MARKS`, dropped next).
+    A regular expression's substitution held a piece for each escape: 900 MB for a 60 MB list.
+    """
+    data = data.replace(b"\\\\", b"")  # each backslash left now escapes what follows it
+    for mark in b'"[]{},':
+        data = data.replace(b"\\" + bytes([mark]), b"")
+    return data
 
 
 def _list_syntax_problem(data: bytes, name: str, index: int, error: Exception) -> Problem:
