@@ -33,9 +33,17 @@ _FOLD = {
 }
 
 
+_FOLDABLE = regex.compile("[" + "".join(regex.escape(chr(code)) for code in _FOLD) + "]")
+"""Any character :data:`_FOLD` maps: ``str.translate`` with a dict takes a lookup a character,
+six times the search for one, and few texts that are not ASCII hold any (accents, CJK text)."""
+
+
+@lru_cache(maxsize=16)  # each rule that folds asks for the same text's, one after another
 def folded(text: str) -> str:
     """``text`` with full-width forms and Unicode dashes as their ASCII: the same length."""
-    return text if text.isascii() else text.translate(_FOLD)
+    if text.isascii() or not _FOLDABLE.search(text):
+        return text
+    return text.translate(_FOLD)
 
 
 Accept = Callable[["regex.Match[str]", str], bool]
