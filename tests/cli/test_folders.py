@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from knowledgepulse import select
+from knowledgepulse.records import Problem
+from knowledgepulse.sources._read import STRAY, STRAY_LEAD
 from tests.cli.conftest import KpRunner
 from tests.paths import REPO
 
@@ -235,3 +237,38 @@ def test_a_folder_given_as_a_reference_reads_as_its_files_named(
     assert runs["folder"].out == runs["name"].out
     assert "5 reference items: 5 removed" in runs["folder"].err
     assert len(runs["folder"].out.splitlines()) == len(lines) - 5
+
+
+def test_a_shard_in_a_folder_keeps_its_bad_first_rows(kp: KpRunner, tmp_path: Path) -> None:
+    """Rows no source recognises before the first one a source does are the shard's rows."""
+    shards = tmp_path / "data"
+    shards.mkdir()
+    given = ['{"foo": 1}\n', *(ROWS / "openai_chat.jsonl").read_text().splitlines(keepends=True)]
+    (shards / "a.jsonl").write_text("".join(given))
+    out = tmp_path / "out.jsonl"
+    run = kp("score", "--no-embedder", str(shards), "--annotate", "-o", str(out))
+    assert run.code == 1
+    written = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [{k: v for k, v in row.items() if k[:3] != "kp_"} for row in written] == [
+        json.loads(line) for line in given
+    ]
+    assert "not written back" not in run.err
+
+
+@pytest.mark.parametrize(("before", "strays"), [(STRAY_LEAD, 0), (STRAY_LEAD + 1, STRAY_LEAD + 1)])
+def test_a_found_file_holds_a_few_unknown_records_for_a_later_one_to_decide(
+    tmp_path: Path, before: int, strays: int
+) -> None:
+    """Up to STRAY_LEAD are held (rows, if a record decides); past it, each is a stray."""
+    from knowledgepulse import sources
+
+    (tmp_path / "f").mkdir()
+    rows = [json.dumps({"n": n}) for n in range(before)]
+    rows += (ROWS / "openai_chat.jsonl").read_text().splitlines()
+    (tmp_path / "f" / "a.jsonl").write_text("\n".join(rows) + "\n")
+    problems = [item for item in sources.read(tmp_path / "f") if isinstance(item, Problem)]
+    assert len(problems) == before
+    told = [problem for problem in problems if problem.message.endswith(STRAY)]
+    assert len(told) == strays
+    assert all(problem.record is None for problem in told)
+    assert all(problem.record is not None for problem in problems if problem not in told)

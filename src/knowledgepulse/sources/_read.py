@@ -331,13 +331,16 @@ def decide(
     own, yielded with the problems before it, so one stray line never costs the traces after it.
     A record two sources claim decides nothing: the file needs a name.
 
-    Such a record is a row of an unknown shape, kept to be written back with its error, unless
-    ``strays`` (:func:`_strays`): then it is told and let go, its value in no output.
+    Such a record is a row of an unknown shape, kept to be written back with its error. With
+    ``strays`` (:func:`_strays`), up to :data:`STRAY_LEAD` of them are held until a record
+    decides the file (then they are its rows, as a named file's: a dataset shard's bad first
+    rows); past that, or when none does, each is told and let go, its value in no output.
 
     Raises:
         UnknownSourceError: ``source`` is not a registered source.
     """
     named = None if source == "auto" else get_source(source)
+    holding = strays
     for record in records:
         if not isinstance(record, Record):
             lead.records.append(record)
@@ -349,22 +352,37 @@ def decide(
             lead.records.append(record)
             lead.first, lead.source = record, candidates[0]
             return
-        yield from (problem for problem in lead.records if isinstance(problem, Problem))
-        lead.records = []
+        # A row of some shape, as far as anyone knows: written back with its error unless
+        # its file turns out to give traces (UnreadRows).
         problem = record.problem((), undecided(record.value, candidates))
-        if strays:
-            yield replace(problem, message=problem.message + STRAY, record=None)
-        else:
-            # A row of some shape, as far as anyone knows: written back with its error unless
-            # its file turns out to give traces (UnreadRows).
-            yield replace(problem, row=True)
+        lead.records.append(replace(problem, row=True))
+        if holding and len(lead.records) <= STRAY_LEAD and not candidates:
+            continue
+        holding = False
+        yield from _told(lead.records, strays)
+        lead.records = []
         if candidates:  # claimed by several: the rest of the file is theirs too
-            return
+            break
+    lead.records = list(_told(lead.records, strays))  # none decided: what is held is strays
     lead.source = named
 
 
+STRAY_LEAD = 100
+"""How many records of a file found in a folder that no source recognises are held, in case a
+later one decides the file (:func:`decide`): a record can be megabytes."""
+
 STRAY = "; found in a folder, so not written back (name the file itself to keep its rows)"
 """What the error of a stray record adds (:func:`decide`)."""
+
+
+def _told(problems: list[Record | Problem], strays: bool) -> Iterator[Problem]:
+    """The problems of ``problems``; with ``strays``, each record no source recognised a stray."""
+    for problem in problems:
+        if isinstance(problem, Problem):
+            stray = strays and problem.row
+            yield (
+                replace(problem, message=problem.message + STRAY, record=None) if stray else problem
+            )
 
 
 def _strays(name: str, in_folder: bool) -> bool:
