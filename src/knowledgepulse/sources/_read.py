@@ -176,7 +176,7 @@ class _Reading:
     ) -> Iterator[TraceItem | Problem]:
         """Every item of one file's records, read by the source :func:`decide` finds.
 
-        ``strays``: the file's unrecognised records are not rows to keep (:func:`decide`).
+        ``strays``: what no source recognises in the file may be strays (:func:`decide`).
         """
         lead = Lead()
         yield from decide(records, self.source, lead, strays=strays)
@@ -379,7 +379,7 @@ def _told(problems: list[Record | Problem], strays: bool) -> Iterator[Problem]:
     """The problems of ``problems``; with ``strays``, each record no source recognised a stray."""
     for problem in problems:
         if isinstance(problem, Problem):
-            stray = strays and problem.row
+            stray = strays and problem.row  # held, or its file given up on
             yield (
                 replace(problem, message=problem.message + STRAY, record=None) if stray else problem
             )
