@@ -1439,10 +1439,15 @@ def codex(path: Path) -> list[Run]:
     ``Process exited with code N``. Codex 0.12x writes the AGENTS.md instructions and the
     environment as two parts of one user message: each part is judged. A rollout with no user
     message item (a trimmed one) has its user's words in the ``event_msg`` ``user_message``.
+    A rollout with no ``response_item`` but ``event_msg`` ``item_completed`` lines (Codex
+    0.149+, as a paginated 0.153 one is kept trimmed) is counted from those: see
+    :func:`_codex_completed`.
     """
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     if "payload" not in records[0] and "type" in records[0]:  # no rollout line: exec --json
         return _codex_exec(records)
+    if not any(record["type"] == "response_item" for record in records):
+        return _codex_completed(records)
     timeline, objective, session, said = _Timeline(), None, None, None
     for record in records:
         payload = record["payload"]
@@ -1468,6 +1473,33 @@ def codex(path: Path) -> list[Run]:
         elif kind.endswith("_call_output") and _codex_failed(payload["output"]):
             timeline.error()
     return [timeline.facts(objective or said, trace_id=session)]
+
+
+def _codex_completed(records: list[dict[str, Any]]) -> list[Run]:
+    """A rollout told only by ``item_completed`` events: the first ``UserMessage`` the
+    objective, a later one a reply; ``AgentMessage`` text; ``CommandExecution`` a ``shell``
+    tool, failed when its ``exit_code`` is not 0 or its ``status`` is ``failed`` /
+    ``declined``. Other items (``Reasoning``...) are no tool, text or error."""
+    timeline, objective, session = _Timeline(), None, None
+    for record in records:
+        payload = record["payload"]
+        if record["type"] == "session_meta" and session is None:
+            session = payload["id"]
+        if record["type"] != "event_msg" or payload["type"] != "item_completed":
+            continue
+        item = payload["item"]
+        text = "\n".join(part["text"] for part in item.get("content", []) if "text" in part)
+        if item["type"] == "UserMessage" and objective is None:
+            objective = text
+        elif item["type"] == "UserMessage":
+            timeline.user(text)
+        elif item["type"] == "AgentMessage":
+            timeline.text(text)
+        elif item["type"] == "CommandExecution":
+            timeline.tool("shell")
+            if item.get("exit_code") not in (0, None) or item["status"] in ("failed", "declined"):
+                timeline.error()
+    return [timeline.facts(objective, trace_id=session)]
 
 
 def _codex_exec(records: list[dict[str, Any]]) -> list[Run]:

@@ -591,6 +591,44 @@ def test_a_codex_rollout_without_user_items_takes_the_users_message_event() -> N
     assert trace.task.objective.startswith("analyze trascript and summarzie action items")
 
 
+def test_a_codex_rollout_of_item_completed_events_only_is_read_from_them() -> None:
+    """A paginated Codex 0.153 rollout kept with only its ``item_completed`` events (cmdctrl's
+    excerpt): the ``UserMessage`` is the objective, the ``CommandExecution`` a ``shell`` call
+    with its stdout, the last ``AgentMessage`` the answer; before, 'the trace holds no step'."""
+    trace = only(convert_file(CODEX / "cmdctrl_codex_0.153_paginated.jsonl")).trace
+    assert trace.task.objective == "what time is i?"
+    assert steps(trace) == [
+        ("thought", None),
+        ("tool_call", "shell"),
+        ("observation", "shell"),
+        ("thought", None),
+    ]
+    assert trace.steps[1].input == {"command": ["/bin/bash", "-lc", "date"]}
+    assert trace.steps[2].content == "Sat Sep  5 10:50:09 MDT 2026\n"
+    assert trace.outcome.result_summary == "10:50 AM MDT on September 5, 2026."
+
+
+def test_a_failed_codex_command_execution_item_is_an_error() -> None:
+    """A ``CommandExecution`` whose exit code is not 0 is a failed call, the next action its
+    recovery."""
+    records = lines(CODEX / "cmdctrl_codex_0.153_paginated.jsonl")
+    command = copy.deepcopy(records[5])
+    assert command["payload"]["item"]["type"] == "CommandExecution"
+    command["payload"]["item"] |= {"exit_code": 1, "status": "failed", "id": "call_2"}
+    trace = only(list(convert([*records[:6], command, *records[6:]], source="auto"))).trace
+    assert [step.type for step in trace.steps].count("error_recovery") == 1
+
+
+def test_codex_item_completed_events_beside_response_items_add_no_step() -> None:
+    """Beside ``response_item`` lines the ``item_completed`` events copy the same turns."""
+    records = lines(CODEX / "agent_sessions_small.jsonl")
+    before = only(list(convert(records, source="auto"))).trace
+    completed = lines(CODEX / "cmdctrl_codex_0.153_paginated.jsonl")[2:7]
+    after = only(list(convert([*records, *completed], source="auto"))).trace
+    assert steps(after) == steps(before)
+    assert after.task.objective == before.task.objective
+
+
 @pytest.mark.parametrize(
     ("name", "objective"),
     [

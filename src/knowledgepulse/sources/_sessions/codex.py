@@ -20,6 +20,15 @@ header's ``Process exited with code 1`` after its ``Chunk ID`` and ``Wall time``
 file records no outcome, so success is whether the session ends in the assistant's answer. Later
 ``session_meta`` lines (a forked session copies its parent's) open no new trace.
 
+Codex 0.149 and later also write each turn item as it completed, an ``event_msg``
+``item_completed`` (``history_mode: paginated`` rollouts of 0.151+ among them). A rollout that
+holds these and no ``response_item`` (as cmdctrlai/daemons keeps a Codex 0.153 one) is read from
+them: ``UserMessage`` and ``AgentMessage`` are the user's and the assistant's messages,
+``Reasoning`` a reasoning item, ``CommandExecution`` a ``shell`` call (its ``command``) whose
+output is its ``stdout``, failed when its ``exit_code`` is not 0 or its ``status`` ``failed`` /
+``declined``. Beside ``response_item`` lines they are copies of the same turns, no step; other
+item types (``Plan``...) are read past.
+
 Codex CLI before its ``{timestamp, type, payload}`` lines (the rollouts of mid-2025) wrote the
 session's ``{id, timestamp, instructions, git}`` as the first line, then each Responses item bare
 (``{"type": "message", ...}``) and ``{"record_type": "state"}`` snapshots between them: read as
@@ -85,6 +94,9 @@ class _Session:
     items: list[Mapping[str, Any]] = field(default_factory=list)
     said: str | None = None
     """The first ``event_msg`` ``user_message``: the objective when no user item holds one."""
+    completed: list[Mapping[str, Any]] = field(default_factory=list)
+    """The ``item_completed`` events' items as Responses items: the turns when no
+    ``response_item`` holds them (see the module's docstring)."""
     started: datetime | None = None
     version: str | None = None
     legacy: bool = False
@@ -188,11 +200,56 @@ def _tell(session: _Session, record: Record) -> None:
         said = payload.get("message")
         if session.said is None and isinstance(said, str) and not _CONTEXT.match(said):
             session.said = _users_words(said)
+    elif value["type"] == "event_msg" and payload.get("type") == "item_completed":
+        item = payload.get("item")
+        if isinstance(item, dict):
+            session.completed += [
+                told for found in _completed(item) if (told := _request(found)) is not None
+            ]
     elif value["type"] == "response_item" and (item := _request(payload)) is not None:
         kind = item.get("type")
         if isinstance(kind, str) and kind.endswith("_call_output"):
             item = {**item, "output": _output(item.get("output"))}
         session.items.append(item)
+
+
+def _completed(item: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """A completed turn item (an ``item_completed`` event's) as the Responses items it stands for.
+
+    ``[]`` for another kind (``Plan``, ``Sleep``...): no rollout found shows what it holds.
+    """
+    kind = item.get("type")
+    parts = _listed(item.get("content"))
+    texts = [part.get("text") for part in parts if isinstance(part, dict)]
+    text = "\n".join(t for t in texts if isinstance(t, str))
+    if kind in ("UserMessage", "AgentMessage"):
+        user = kind == "UserMessage"
+        part = {"type": "input_text" if user else "output_text", "text": text}
+        return [{"type": "message", "role": "user" if user else "assistant", "content": [part]}]
+    if kind == "Reasoning":
+        summary = _listed(item.get("summary_text"))
+        said = [{"type": "summary_text", "text": t} for t in summary if isinstance(t, str)]
+        return [{"type": "reasoning", "summary": said}]
+    if kind == "CommandExecution":
+        call_id = as_string(item.get("id"))
+        output: Any = item.get("stdout")
+        if item.get("exit_code") not in (0, None) or item.get("status") in ("failed", "declined"):
+            output = {"error": output or TOOL_FAILED}
+        return [
+            {
+                "type": "function_call",
+                "name": "shell",
+                "call_id": call_id,
+                "arguments": {"command": item.get("command")},
+            },
+            {"type": "function_call_output", "call_id": call_id, "output": output},
+        ]
+    return []
+
+
+def _listed(value: Any) -> list[Any]:
+    """A list as it is; anything else as no element."""
+    return value if isinstance(value, list) else []
 
 
 def _request(item: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -250,7 +307,7 @@ def _output(output: Any) -> Any:
 
 def _finish(session: _Session, options: TraceOptions) -> TraceItem:
     builder = StepBuilder()
-    told = openai_responses.tell(session.items, builder)
+    told = openai_responses.tell(session.items or session.completed, builder)
     location = session.first.location
     return assemble(
         builder,
