@@ -307,7 +307,8 @@ class UnreadRows:
     ``n``-th item written (0-based), so a run that writes every item it reads, in order, gives
     its rows back in input order, each one once. Only the rows read ahead of the writer are held.
     A file's bad records are rows when the file gives rows (one of its items has a row), or when
-    no source recognised any of its records (rows of an unknown shape: kept, not lost), or when
+    no source recognised any of its records (rows of an unknown shape: kept, not lost; but a
+    file found in a folder gives strays, which hold no record: ``sources._read.decide``), or when
     the output is Parquet rows; a trace file's are not (they stay problems on stderr only), even
     those before its first trace that no source recognised.
     """
