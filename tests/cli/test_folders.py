@@ -145,6 +145,19 @@ def test_what_no_source_reads_in_a_folder_is_told_never_written_back(
     ] * 3
 
 
+def test_a_split_of_a_folder_writes_no_stray_to_its_unread_part(
+    kp: KpRunner, codex_home: Path, tmp_path: Path
+) -> None:
+    """``kp split`` writes the rows that gave no trace to ``unread.jsonl``: never a stray."""
+    parts = tmp_path / "parts"
+    run = kp("split", "--no-embedder", str(codex_home), "--test", "0.5", "-o", str(parts))
+    assert run.code == 1, run.err
+    assert sorted(path.name for path in parts.iterdir()) == ["test.jsonl", "train.jsonl"]
+    written = b"".join(path.read_bytes() for path in parts.iterdir())
+    assert KEY.encode() not in written
+    assert PROMPT.encode() not in written
+
+
 def test_a_file_named_keeps_its_rows_of_an_unknown_shape(kp: KpRunner, codex_home: Path) -> None:
     """Rows in = rows out: what the user named is theirs, written back with ``kp_error``."""
     out = codex_home.parent / "out.jsonl"
