@@ -5,8 +5,8 @@ user's reply to the assistant text before it (a ``respond`` call, see
 :meth:`StepBuilder.user_turn`); ``gpt``
 (``assistant``, ``model``) text is a thought, the last one without a call the answer; a
 ``function_call`` turn (JSON with ``name`` and ``arguments``, or a list of them) is a tool call
-and the ``observation`` / ``tool`` / ``function_response`` turn after it its result (a
-hyphen reads as an underscore: ``function-call``; a call may be a Python literal). Hermes
+and the ``observation`` / ``tool`` / ``function_response`` turn after it its result (also
+spelt ``function-call`` / ``function-response``; a call may be a Python literal). Hermes
 ``<tool_call>`` / ``<tool_response>`` tags inside turns are read as calls and results.
 
 Agent variants: turns keyed ``role`` / ``content`` or ``role`` / ``text`` (SWE-agent
@@ -45,6 +45,7 @@ ASSISTANT = frozenset({"gpt", "assistant", "model", "chatgpt", "bing", "ai"})
 CALL = frozenset({"function_call", "tool_call"})
 RESULT = frozenset({"observation", "tool", "function_response", "function", "ipython"})
 SPEAKERS = SYSTEM | HUMAN | ASSISTANT | CALL | RESULT
+_HYPHENATED = {"function-call": "function_call", "function-response": "function_response"}
 _COMMAND = re.compile(r"```[^\n`]*\n(.+?)\n?```\s*$", re.DOTALL)
 
 
@@ -54,9 +55,10 @@ def _turn(value: Any) -> tuple[str, Any] | None:
     speaker = next((value[k] for k in _SPEAKER_KEYS if isinstance(value.get(k), str)), None)
     if speaker is None:
         return None
-    # Conversions of Glaive's data (function-calling-chatml) write the roles with a hyphen:
-    # ``function-call``, ``function-response``.
-    speaker = speaker.lower().replace("-", "_")
+    speaker = speaker.lower()
+    # Conversions of Glaive's data (function-calling-chatml) write these two with a hyphen; not
+    # every hyphen: smolagents' ``tool-call`` / ``tool-response`` messages are its own format.
+    speaker = _HYPHENATED.get(speaker, speaker)
     # Parquet gives every turn every key of the column's struct: the first one set.
     text = next((value[k] for k in _TEXT_KEYS if value.get(k) is not None), None)
     return speaker, text
