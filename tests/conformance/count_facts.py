@@ -374,6 +374,9 @@ _FENCED = re.compile(r"```[^\n`]*\n(.+?)\n?```\s*$", re.DOTALL)
 def sharegpt(path: Path) -> list[Run]:
     """Rows with ShareGPT ``conversations`` (``function_call`` turns hold name + arguments).
 
+    The Glaive conversion function-calling-chatml names its turns ``function-call`` /
+    ``function-response`` and quotes a call's ``arguments`` (JSON text) with single quotes.
+
     nebius' SWE-agent trajectories keep ``role`` / ``text`` turns in ``trajectory``: an ``ai``
     turn runs the command of the fenced block it ends with (a tool named by its first word;
     ``submit`` ends the run), and ``target`` says whether the patch resolved the issue.
@@ -400,8 +403,12 @@ def sharegpt(path: Path) -> list[Run]:
                 timeline.tool(command.group(1).split()[0])
             elif who in ("gpt", "assistant", "ai"):
                 timeline.text(value)
-            if who == "function_call":
-                timeline.tool(json.loads(value)["name"])
+            if who in ("function_call", "function-call"):  # function-calling-chatml: hyphens
+                try:
+                    call = json.loads(value)
+                except ValueError:  # its arguments' JSON text in single quotes: a Python literal
+                    call = ast.literal_eval(value)
+                timeline.tool(call["name"])
         runs.append(timeline.facts(objective, row.get("target")))
     return runs
 

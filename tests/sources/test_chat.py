@@ -1022,3 +1022,26 @@ def test_a_llava_plus_turns_actions_are_tool_calls_and_the_next_human_turn_their
     ]
     assert item.trace.steps[0].content == "SAM segments by boxes."
     assert item.trace.outcome.result_summary == "Replaced it."
+
+
+def test_sharegpt_hyphenated_function_turns_with_single_quoted_arguments_are_a_call(
+    tmp_path: Path,
+) -> None:
+    """function-calling-chatml (Glaive converted): ``function-call`` / ``function-response``
+    turns, the call's ``arguments`` JSON text in single quotes (a Python literal, not JSON)."""
+    call = '{"name": "create_contact", "arguments": \'{"name": "John Doe"}\'}'
+    row = {
+        "conversations": [
+            {"from": "human", "value": "Add John Doe to my contacts."},
+            {"from": "function-call", "value": call},
+            {"from": "function-response", "value": '{"status": "success"}'},
+            {"from": "gpt", "value": "John Doe is in your contacts."},
+        ]
+    }
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    (only,) = traces
+    assert steps(only)[:2] == [("tool_call", "create_contact"), ("observation", "create_contact")]
+    assert only.trace.steps[0].input == {"name": "John Doe"}

@@ -5,7 +5,8 @@ user's reply to the assistant text before it (a ``respond`` call, see
 :meth:`StepBuilder.user_turn`); ``gpt``
 (``assistant``, ``model``) text is a thought, the last one without a call the answer; a
 ``function_call`` turn (JSON with ``name`` and ``arguments``, or a list of them) is a tool call
-and the ``observation`` / ``tool`` / ``function_response`` turn after it its result. Hermes
+and the ``observation`` / ``tool`` / ``function_response`` turn after it its result (also
+spelt ``function-call`` / ``function-response``; a call may be a Python literal). Hermes
 ``<tool_call>`` / ``<tool_response>`` tags inside turns are read as calls and results.
 
 Agent variants: turns keyed ``role`` / ``content`` or ``role`` / ``text`` (SWE-agent
@@ -25,6 +26,7 @@ from typing import Any
 import orjson
 
 from knowledgepulse._util.jsonpath import as_string, describe_value
+from knowledgepulse.records.json_values import python_literal
 from knowledgepulse.sources._chat import _row, openai_chat
 from knowledgepulse.sources._chat._text import has_tags, one_of, primed, users_words
 from knowledgepulse.sources._chat.openai_chat import assistant_text, tagged_results
@@ -43,6 +45,7 @@ ASSISTANT = frozenset({"gpt", "assistant", "model", "chatgpt", "bing", "ai"})
 CALL = frozenset({"function_call", "tool_call"})
 RESULT = frozenset({"observation", "tool", "function_response", "function", "ipython"})
 SPEAKERS = SYSTEM | HUMAN | ASSISTANT | CALL | RESULT
+_HYPHENATED = {"function-call": "function_call", "function-response": "function_response"}
 _COMMAND = re.compile(r"```[^\n`]*\n(.+?)\n?```\s*$", re.DOTALL)
 
 
@@ -52,9 +55,13 @@ def _turn(value: Any) -> tuple[str, Any] | None:
     speaker = next((value[k] for k in _SPEAKER_KEYS if isinstance(value.get(k), str)), None)
     if speaker is None:
         return None
+    speaker = speaker.lower()
+    # Conversions of Glaive's data (function-calling-chatml) write these two with a hyphen; not
+    # every hyphen: smolagents' ``tool-call`` / ``tool-response`` messages are its own format.
+    speaker = _HYPHENATED.get(speaker, speaker)
     # Parquet gives every turn every key of the column's struct: the first one set.
     text = next((value[k] for k in _TEXT_KEYS if value.get(k) is not None), None)
-    return speaker.lower(), text
+    return speaker, text
 
 
 def matches(turns: list[Any]) -> bool:
@@ -198,9 +205,7 @@ def _tell_calls(calls: _row.Calls, value: Any, path: tuple[str | int, ...]) -> N
         try:
             parsed = orjson.loads(value)
         except orjson.JSONDecodeError:
-            raise PathError(
-                (*path, "value"), "expected a function call as JSON with a name and arguments"
-            ) from None
+            parsed = _python_call(value, path)
     for call in parsed if isinstance(parsed, list) else [parsed]:
         name = call.get("name") if isinstance(call, dict) else None
         if not isinstance(call, dict) or not isinstance(name, str) or not name:
@@ -209,6 +214,20 @@ def _tell_calls(calls: _row.Calls, value: Any, path: tuple[str | int, ...]) -> N
                 f"expected a function call with a name, found {describe_value(call)}",
             )
         calls.request(name, call.get("arguments", call.get("parameters")))
+
+
+def _python_call(value: str, path: tuple[str | int, ...]) -> Any:
+    """A call written as a Python literal, which JSON refuses.
+
+    Glaive's conversions quote the arguments' JSON text with single quotes:
+    ``{"name": "f", "arguments": '{"a": 1}'}``.
+    """
+    try:
+        return python_literal(value)
+    except ValueError:
+        raise PathError(
+            (*path, "value"), "expected a function call as JSON with a name and arguments"
+        ) from None
 
 
 def _not_a_turn(value: Any) -> str:
