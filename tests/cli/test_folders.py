@@ -145,6 +145,28 @@ def test_what_no_source_reads_in_a_folder_is_told_never_written_back(
     ] * 3
 
 
+@pytest.mark.parametrize("output", ["out.jsonl", "out.parquet"])
+def test_a_folder_read_with_a_source_named_writes_back_no_file_that_gave_no_row(
+    kp: KpRunner, codex_home: Path, tmp_path: Path, output: str
+) -> None:
+    """``--from openai-chat`` names the rows' form, not the files: one that gives no row (the
+    key's, the history's, here the session's too) is strays, in no output."""
+    out = tmp_path / output
+    run = kp(
+        *("score", "--no-embedder", "--from", "openai-chat", "--annotate"),
+        *(str(codex_home), "-o", str(out)),
+    )
+    assert run.code == 1, run.err
+    assert KEY.encode() not in out.read_bytes()
+    assert PROMPT.encode() not in out.read_bytes()
+    rows = rows_in(out) if output.endswith(".parquet") else len(out.read_text().splitlines())
+    assert rows == 0  # no file gave a row
+    strays = {line.split(":")[0] for line in run.err.splitlines() if "not written back" in line}
+    assert strays == {str(codex_home / "auth.json"), str(codex_home / "history.jsonl")} | {
+        str(codex_home / "sessions" / "2026" / "11" / "rollout.jsonl")
+    }
+
+
 def test_a_split_of_a_folder_writes_no_stray_to_its_unread_part(
     kp: KpRunner, codex_home: Path, tmp_path: Path
 ) -> None:

@@ -308,7 +308,8 @@ class UnreadRows:
     its rows back in input order, each one once. Only the rows read ahead of the writer are held.
     A file's bad records are rows when the file gives rows (one of its items has a row), or when
     no source recognised any of its records (rows of an unknown shape: kept, not lost; but a
-    file found in a folder gives strays, which hold no record: ``sources._read.decide``), or when
+    file found in a folder that gives no item gives strays, which hold no record:
+    ``sources._read._strays_let_go``), or when
     the output is Parquet rows; a trace file's are not (they stay problems on stderr only), even
     those before its first trace that no source recognised.
     """

@@ -82,8 +82,8 @@ def read(
         check_openable(path)
     reading = _Reading(source, options or TraceOptions(), notes)
     for path, in_folder in listed:
-        records = read_records(path, progress=progress)
-        yield from reading.file(str(path), records, strays=_strays(str(path), in_folder))
+        items = reading.file(str(path), read_records(path, progress=progress))
+        yield from _strays_let_go(items) if _strays(str(path), in_folder) else items
     reading.close()
 
 
@@ -171,15 +171,10 @@ class _Reading:
         if self.notes is not None:
             self.notes.close()
 
-    def file(
-        self, name: str, records: Iterator[Record | Problem], *, strays: bool = False
-    ) -> Iterator[TraceItem | Problem]:
-        """Every item of one file's records, read by the source :func:`decide` finds.
-
-        ``strays``: what no source recognises in the file may be strays (:func:`decide`).
-        """
+    def file(self, name: str, records: Iterator[Record | Problem]) -> Iterator[TraceItem | Problem]:
+        """Every item of one file's records, read by the source :func:`decide` finds."""
         lead = Lead()
-        yield from decide(records, self.source, lead, strays=strays)
+        yield from decide(records, self.source, lead)
         found, first = lead.source, lead.first
         if found is None:  # an empty file, or nothing any source knows
             yield from (problem for problem in lead.records if isinstance(problem, Problem))
@@ -317,9 +312,7 @@ class Lead:
         self.records: list[Record | Problem] = []
 
 
-def decide(
-    records: Iterator[Record | Problem], source: str, lead: Lead, *, strays: bool = False
-) -> Iterator[Problem]:
+def decide(records: Iterator[Record | Problem], source: str, lead: Lead) -> Iterator[Problem]:
     """Read ``records`` up to the one that decides their source, into ``lead``.
 
     The one definition of a file's lead, for a local read and a Ray Dataset's (``runs.on_ray``).
@@ -331,16 +324,10 @@ def decide(
     own, yielded with the problems before it, so one stray line never costs the traces after it.
     A record two sources claim decides nothing: the file needs a name.
 
-    Such a record is a row of an unknown shape, kept to be written back with its error. With
-    ``strays`` (:func:`_strays`), up to :data:`STRAY_LEAD` of them are held until a record
-    decides the file (then they are its rows, as a named file's: a dataset shard's bad first
-    rows); past that, or when none does, each is told and let go, its value in no output.
-
     Raises:
         UnknownSourceError: ``source`` is not a registered source.
     """
     named = None if source == "auto" else get_source(source)
-    holding = strays
     for record in records:
         if not isinstance(record, Record):
             lead.records.append(record)
@@ -352,46 +339,65 @@ def decide(
             lead.records.append(record)
             lead.first, lead.source = record, candidates[0]
             return
+        yield from (problem for problem in lead.records if isinstance(problem, Problem))
+        lead.records = []
         # A row of some shape, as far as anyone knows: written back with its error unless
         # its file turns out to give traces (UnreadRows).
-        problem = record.problem((), undecided(record.value, candidates))
-        lead.records.append(replace(problem, row=True))
-        if holding and len(lead.records) <= STRAY_LEAD and not candidates:
-            continue
-        holding = False
-        yield from _told(lead.records, strays)
-        lead.records = []
+        yield replace(record.problem((), undecided(record.value, candidates)), row=True)
         if candidates:  # claimed by several: the rest of the file is theirs too
-            break
-    lead.records = list(_told(lead.records, strays))  # none decided: what is held is strays
+            return
     lead.source = named
 
 
 STRAY_LEAD = 100
-"""How many records of a file found in a folder that no source recognises are held, in case a
-later one decides the file (:func:`decide`): a record can be megabytes."""
+"""How many problems of a file found in a folder are held for its first item (a record can be
+megabytes): :func:`_strays_let_go`."""
 
 STRAY = "; found in a folder, so not written back (name the file itself to keep its rows)"
-"""What the error of a stray record adds (:func:`decide`)."""
+"""What the error of a stray record adds (:func:`_strays_let_go`)."""
 
 
-def _told(problems: list[Record | Problem], strays: bool) -> Iterator[Problem]:
-    """The problems of ``problems``; with ``strays``, each record no source recognised a stray."""
-    for problem in problems:
-        if isinstance(problem, Problem):
-            stray = strays and problem.row  # held, or its file given up on
-            yield (
-                replace(problem, message=problem.message + STRAY, record=None) if stray else problem
-            )
+def _strays_let_go(items: Iterator[TraceItem | Problem]) -> Iterator[TraceItem | Problem]:
+    """A file found in a folder: its bad records are its rows only once it gives an item.
+
+    Its problems are held, up to :data:`STRAY_LEAD`, until the file gives its first item: then
+    they go as they came, rows written back with their errors (a dataset shard's bad first
+    rows). When it gives none (``auth.json``, a prompt history: no source recognises them, or
+    the one named with ``--from`` reads nothing there), or more problems come first, each is a
+    stray: told, its record in no output.
+    """
+    held: list[Problem] | None = []  # None: given up on, each problem a stray until an item
+    proven = False
+    for item in items:
+        if proven or isinstance(item, TraceItem):
+            if not proven:
+                yield from held or ()
+                held, proven = [], True
+            yield item
+        elif held is None:
+            yield _stray(item)
+        elif len(held) < STRAY_LEAD:
+            held.append(item)
+        else:
+            yield from map(_stray, [*held, item])
+            held = None
+    yield from map(_stray, held or ())
+
+
+def _stray(problem: Problem) -> Problem:
+    """``problem`` without its record, which no output gets, saying so; one without, as it is."""
+    if problem.record is None:
+        return problem
+    return replace(problem, message=problem.message + STRAY, record=None)
 
 
 def _strays(name: str, in_folder: bool) -> bool:
-    """Whether what no source recognises in file ``name`` is a stray, not a row to keep.
+    """Whether file ``name``'s bad records are strays unless it gives an item.
 
     A JSON or JSON Lines file found in a folder, rather than given, was not chosen: ``~/.codex/``
     holds ``auth.json`` (an API key) and a prompt history beside its sessions, which a run that
     writes rows back must not copy into its output. A table found there (Parquet, Arrow: a
-    dataset's shard) is a dataset's rows, kept as a named file's are.
+    dataset's shard) is a dataset's rows, kept as a named file's are (:func:`_strays_let_go`).
     """
     return in_folder and Path(uncompressed_name(name)).suffix.lower() in TEXT_SUFFIXES
 
