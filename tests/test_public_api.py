@@ -107,3 +107,11 @@ def test_importing_the_package_loads_no_model() -> None:
 
 if __name__ == "__main__":
     SURFACE_FILE.write_text("".join(f"{line}\n" for line in surface()), encoding="utf-8")
+
+
+def test_the_top_package_offers_a_completer_its_public_names_only() -> None:
+    """``dir(knowledgepulse)`` (what IPython completes) is ``__all__``, not ``importlib``."""
+    import knowledgepulse
+
+    offered = {name for name in dir(knowledgepulse) if name[:2] != "__"}
+    assert offered == {*knowledgepulse.__all__, "integrations"} - {"__version__"}

@@ -85,8 +85,9 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+# The public names, not this module's own imports (`importlib`, `Any`): what a completer offers.
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOME_OF, "integrations"})
+    return sorted({*__all__, "integrations", *(name for name in globals() if name[:2] == "__")})
 
 
 __all__ = [
