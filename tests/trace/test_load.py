@@ -179,3 +179,20 @@ def test_a_lone_surrogate_made_in_python_reads_as_in_a_file(
     assert read == [item.trace.task.objective for item in from_file if isinstance(item, TraceItem)]
     assert len(read) == 1
     assert [p.message for p in in_memory if isinstance(p, Problem)] == [LONE_SURROGATE]
+
+
+def test_a_folder_loads_as_its_trace_files_named_and_leaves_its_tables_out(
+    tmp_path: Path,
+) -> None:
+    """A folder's JSON and JSON Lines files, at any depth, in path order; a table in it is a
+    dataset's, for the sources to read, not a trace file's problem."""
+    import shutil
+
+    (tmp_path / "b").mkdir()
+    shutil.copy(EXAMPLES / "traces.jsonl", tmp_path / "b" / "traces.jsonl")
+    shutil.copy(EXAMPLES / "finance-tsmc.json", tmp_path / "a.json")
+    shutil.copy(EXAMPLES.parent / "datasets" / "hermes.parquet", tmp_path / "rows.parquet")
+    by_folder = list(load_traces(tmp_path))
+    assert by_folder == list(load_traces([tmp_path / "a.json", tmp_path / "b" / "traces.jsonl"]))
+    traces = [item for item in by_folder if isinstance(item, TraceItem)]
+    assert len(traces) == 1 + len((EXAMPLES / "traces.jsonl").read_text().splitlines())

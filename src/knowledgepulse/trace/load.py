@@ -26,7 +26,12 @@ from knowledgepulse.records.json_values import (
     check_python,
     without_lone_surrogates,
 )
-from knowledgepulse.records.readers import read_records
+from knowledgepulse.records.readers import (
+    TEXT_SUFFIXES,
+    listed_inputs,
+    read_records,
+    uncompressed_name,
+)
 from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.trace.models import CONTEXT_URLS, ReasoningTrace
 
@@ -78,21 +83,29 @@ def load_traces(
 ) -> Iterator[TraceItem | Problem]:
     """Read traces from JSON files (one trace or a list), JSON Lines files or ``-`` (stdin).
 
-    ``sources``: one path, or several.
+    ``sources``: one path, or several; a folder is read as the files in it kp reads, at any
+    depth, in path order (:func:`~knowledgepulse.records.readers.input_files`).
 
     Yields each valid trace and each problem in input order, as read; a bad record never stops
     the rest. A repeated id or a misspelt key (``steps[2].tols``: did you mean ``tool``?) is a
     warning (``warning=True``) before the trace. ``progress`` is called with the bytes read.
-    An ``InputFileError`` if a file cannot be opened at all; a ``SettingTypeError`` if
-    ``sources`` is not a path or paths.
+    An ``InputFileError`` if a file cannot be opened at all, or a folder holds none kp reads;
+    a ``SettingTypeError`` if ``sources`` is not a path or paths.
     """
     seen = SeenIds()
-    for source in paths_of(sources):
+    for source in _trace_files(sources):
         records = read_records(source, formats=("json", "jsonl"), progress=progress)
         for item in trace_items(records):
             if isinstance(item, TraceItem) and seen.add(item.trace.id):
                 yield repeated_id(item)
             yield item
+
+
+def _trace_files(sources: object) -> Iterator[str | Path]:
+    """The files ``sources`` names; of a folder, those of JSON text (a table is a dataset's)."""
+    for path, in_folder in listed_inputs(paths_of(sources)):
+        if not in_folder or Path(uncompressed_name(str(path))).suffix.lower() in TEXT_SUFFIXES:
+            yield path
 
 
 def trace_items(records: Iterable[Record | Problem]) -> Iterator[TraceItem | Problem]:
