@@ -45,6 +45,27 @@ def test_a_digest_shows_the_first_few_of_a_kind_and_one_line_for_the_rest() -> N
     assert sink.tally.invalid == 100  # counted, every one
 
 
+def test_a_digest_counts_a_whole_files_problem_across_files() -> None:
+    """A file's problem with no line is of a kind with other files' same one; a line's is not."""
+    shown: list[str] = []
+    digest = ProblemDigest(shown.append)
+    for n in range(5):
+        digest(Problem(Location(f"{n}.json"), "", "skipped", warning=True))
+        digest(Problem(Location(f"{n}.json", 1), "", "bad"))
+    digest.close()
+    assert shown == [
+        "0.json: warning: skipped",
+        "0.json:1: bad",
+        "1.json: warning: skipped",
+        "1.json:1: bad",
+        "2.json: warning: skipped",
+        "2.json:1: bad",
+        "3.json:1: bad",
+        "4.json:1: bad",
+        "... and 2 more files with the same problem (first at 3.json, last at 4.json)",
+    ]
+
+
 @given(st.lists(st.sampled_from(["a", "b", "c"]), max_size=30))
 def test_a_digest_shows_each_kind_up_to_its_limit_and_accounts_for_every_problem(
     kinds: list[str],

@@ -84,6 +84,13 @@ def shown_problems() -> problems.ProblemDigest:
     return digest
 
 
+def say_summary(*lines: str) -> None:
+    """Say a run's last lines, after the count of the problems its digest did not show."""
+    shown_problems().close()
+    for line in lines:
+        say(line)
+
+
 def exit_code(tally: RunTally, traces: int, *, allow_empty: bool) -> int:
     """A command's exit code: 1 when any record was rejected, or none gave a trace.
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from knowledgepulse.cli._console import output_target, say
+from knowledgepulse.cli._console import output_target
 from knowledgepulse.cli._options import TO_MESSAGES_HELP, command, output_option, to_option
 from knowledgepulse.cli._redaction import notes_said, redact_options, redactor_from
 from knowledgepulse.cli._traces import (
     InputPaths,
     exit_code,
     paths_argument,
+    say_summary,
     shown_problems,
     source_options,
     trace_options_of,
@@ -60,5 +61,5 @@ def convert_command(
             on_problem=shown_problems(),
             **options,
         )
-    say(done.summary)
+    say_summary(done.summary)
     return exit_code(done.tally, done.traces, allow_empty=allow_empty)

@@ -34,6 +34,7 @@ from knowledgepulse.cli._traces import (
     ProblemSink,
     paths_argument,
     run_arguments,
+    say_summary,
     source_options,
 )
 from knowledgepulse.curation.corpus import Corpus
@@ -91,7 +92,7 @@ def _write(
     with output_target(output) as target:
         write = partial(result.write_to, target, paths, messages=to == "messages")
         with_report(write, report, rows)
-    say(result.summary)
+    say_summary(result.summary)
 
 
 @command("select")

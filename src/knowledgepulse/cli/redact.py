@@ -16,6 +16,7 @@ from knowledgepulse.cli._traces import (
     InputPaths,
     exit_code,
     paths_argument,
+    say_summary,
     shown_problems,
     source_options,
     trace_options_of,
@@ -68,5 +69,5 @@ def redact_command(
             progress=progress.advance,
             **options,
         )
-    say(done.summary)
+    say_summary(done.summary)
     return exit_code(done.tally, done.traces, allow_empty=allow_empty)

@@ -35,6 +35,7 @@ from knowledgepulse.cli._traces import (
     InputPaths,
     exit_code,
     paths_argument,
+    say_summary,
     shown_problems,
     source_options,
     trace_options_of,
@@ -192,8 +193,7 @@ def score_command(
 
         with output_console(output, redirected_width=REPORT_COLUMNS) as console:
             print_scores(console, done.results, done.tally, explain=explain)
-    for line in [*done.notes, done.summary]:
-        say(line)
+    say_summary(*done.notes, done.summary)
     return exit_code(done.tally, done.tally.scored, allow_empty=allow_empty)
 
 
@@ -224,7 +224,7 @@ def validate_command(
     if output_format == "json":
         with open_output(None) as stream:
             stream.write(json.dumps(done.report, ensure_ascii=False, indent=2) + "\n")
-    say(done.summary)
+    say_summary(done.summary)
     return exit_code(done.tally, done.valid, allow_empty=allow_empty)
 
 

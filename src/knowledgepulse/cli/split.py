@@ -8,7 +8,6 @@ from typing import Any
 
 import click
 
-from knowledgepulse.cli._console import say
 from knowledgepulse.cli._embedder import model_options
 from knowledgepulse.cli._options import command, not_stdout, task_options
 from knowledgepulse.cli._redaction import redact_options
@@ -17,6 +16,7 @@ from knowledgepulse.cli._traces import (
     ProblemSink,
     paths_argument,
     run_arguments,
+    say_summary,
     source_options,
 )
 from knowledgepulse.curation.splits import BY_TASK
@@ -99,5 +99,5 @@ def split_command(
             **options,
         )
     write_split(result, directory)
-    say(result.summary)
+    say_summary(result.summary)
     return sink.exit_code(len(result.items), allow_empty=allow_empty)

@@ -14,7 +14,7 @@ from typing import IO, TYPE_CHECKING, Literal, TypeAlias
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
-from knowledgepulse.records.readers import check_openable, input_files
+from knowledgepulse.records.readers import check_openable, listed_inputs
 from knowledgepulse.reports.redaction import redaction_tail
 from knowledgepulse.reports.value import RunTally, dumps, unread_parts
 from knowledgepulse.runs.problems import ProblemDigest, ProblemSink
@@ -86,17 +86,18 @@ def convert_files(
             :class:`~knowledgepulse.runs.problems.ProblemDigest`: the problem, repeats digested).
 
     Raises:
-        InputFileError: a file is missing (checked before any output).
+        InputFileError: a file given is missing (checked before any output).
         OutputError: ``target`` cannot be written.
     """
     redactor = redactor_of(redact)
-    files = input_files(paths)  # the folders' (read as given: strays told apart)
-    for path in files:
-        check_openable(path)  # a missing file fails now, before any output
+    files = listed_inputs(paths)  # the folders' (read as given: strays told apart)
+    for path, in_folder in files:
+        if not in_folder:  # a found one that cannot be opened is a problem, the rest read
+            check_openable(path)  # a missing file fails now, before any output
     messages = to == "messages"
     if isinstance(target, Path):
         check_output_name(target, parquet=to != "atif")
-        check_destination(target, what="output", inputs=[str(file) for file in files])
+        check_destination(target, what="output", inputs=[str(file) for file, _ in files])
     unread = unread_rows(redactor) if messages else None
     sink = ProblemSink(unread=unread, show=on_problem)
     read = read_items(

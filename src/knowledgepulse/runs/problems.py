@@ -26,7 +26,9 @@ class ProblemDigest:
     """Shows the first ``first`` problems of each kind as lines; the rest are counted.
 
     A kind is a file's same message at the same path: a table of 100,000 rows of the wrong
-    shape gives 100,000 identical problems, and a terminal flooded with them hides the rest.
+    shape gives 100,000 identical problems, and a terminal flooded with them hides the rest. A
+    problem of a whole file (no line, no row) is of a kind with the same one of other files: a
+    folder's 300 ``package.json`` files skipped are three lines and a count.
     :meth:`close` shows one line per kind for those not shown. Only the lines shown are
     digested: every problem is still counted, kept and written back by its sink.
     """
@@ -36,18 +38,23 @@ class ProblemDigest:
 
     def __call__(self, problem: Problem) -> None:
         """Show ``problem`` if few of its kind were shown, else count it."""
-        kind = (problem.location.file, problem.path, problem.message, problem.warning)
-        self._digest(kind, str(problem), str(problem.location))
+        location = problem.location
+        whole_file = location.line is None and location.index is None
+        file = None if whole_file else location.file
+        kind = (file, problem.path, problem.message, problem.warning)
+        self._digest(kind, str(problem), str(location))
 
     def close(self) -> None:
         """Show one line for each kind with problems not shown; forget them."""
         self._digest.close()
 
 
-def _more_problems(_: object, more: Repeats) -> str:
-    records = "record" if more.count == 1 else "records"
+def _more_problems(kind: object, more: Repeats) -> str:
+    whole_files = isinstance(kind, tuple) and kind[0] is None
+    unit = "file" if whole_files else "record"
+    units = unit if more.count == 1 else f"{unit}s"
     return (
-        f"... and {more.count:,} more {records} with the same problem "
+        f"... and {more.count:,} more {units} with the same problem "
         f"(first at {more.first}, last at {more.last})"
     )
 

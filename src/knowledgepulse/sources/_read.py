@@ -8,7 +8,7 @@ source says about a whole file (what it read it as, the columns it guessed) goes
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from itertools import chain
 from pathlib import Path
@@ -19,7 +19,7 @@ from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse._util.raised import raised
 from knowledgepulse._util.repeats import RepeatDigest, Repeats
 from knowledgepulse._util.settings import iterable_of
-from knowledgepulse.errors import Setting, SettingTypeError
+from knowledgepulse.errors import InputFileError, Setting, SettingTypeError
 from knowledgepulse.records import Location, Problem, Record, arrow
 from knowledgepulse.records.json_values import JsonError, check_python, writable
 from knowledgepulse.records.readers import (
@@ -70,20 +70,23 @@ def read(
         progress: told each further count of bytes read.
 
     Raises:
-        InputFileError: a file cannot be opened (every one checked before the first item, so
-            that a missing second file stops a run before any output), a folder holds no file
-            kp reads, or ``-`` is given twice (standard input can be read once).
+        InputFileError: a file given cannot be opened (every one checked before the first
+            item, so that a missing second file stops a run before any output; one found in a
+            folder is a problem, the rest read), a folder holds no file kp reads, or ``-`` is
+            given twice (standard input can be read once).
         UnknownSourceError: ``source`` is not a registered source.
     """
     # One path is one file, not a sequence of one-letter paths.
     listed = listed_inputs([paths] if isinstance(paths, str | Path) else paths)
     check_stdin_once([path for path, _ in listed])
-    for path, _ in listed:
-        check_openable(path)
+    unopened = {path: error for path, in_folder in listed if (error := _unopened(path, in_folder))}
     reading = _Reading(source, options or TraceOptions(), notes)
     for path, in_folder in listed:
+        if path in unopened:
+            yield unopened[path]
+            continue
         items = reading.file(str(path), read_records(path, progress=progress))
-        yield from _strays_let_go(items) if _strays(str(path), in_folder) else items
+        yield from _strays_let_go(str(path), items) if _strays(str(path), in_folder) else items
     reading.close()
 
 
@@ -171,7 +174,9 @@ class _Reading:
         if self.notes is not None:
             self.notes.close()
 
-    def file(self, name: str, records: Iterator[Record | Problem]) -> Iterator[TraceItem | Problem]:
+    def file(
+        self, name: str, records: Iterator[Record | Problem]
+    ) -> Generator[TraceItem | Problem, None, None]:
         """Every item of one file's records, read by the source :func:`decide` finds."""
         lead = Lead()
         yield from decide(records, self.source, lead)
@@ -353,42 +358,60 @@ STRAY_LEAD = 100
 """How many problems of a file found in a folder are held for its first item (a record can be
 megabytes): :func:`_strays_let_go`."""
 
-STRAY = "; found in a folder, so not written back (name the file itself to keep its rows)"
-"""What the error of a stray record adds (:func:`_strays_let_go`)."""
+STRAY = "found in a folder and gives no trace, so skipped (name the file itself to see why)"
+"""The warning of a file found in a folder that gives no item (:func:`_strays_let_go`)."""
+
+STRAY_HEAD = (
+    f"found in a folder and its first {STRAY_LEAD} records give no trace, so the file is "
+    "skipped (name the file itself to read it all)"
+)
+"""The warning of a file found in a folder whose first problems give no item."""
 
 
-def _strays_let_go(items: Iterator[TraceItem | Problem]) -> Iterator[TraceItem | Problem]:
-    """A file found in a folder: its bad records are its rows only once it gives an item.
+def _strays_let_go(
+    name: str, items: Generator[TraceItem | Problem, None, None]
+) -> Iterator[TraceItem | Problem]:
+    """A file found in a folder: read as a named one only once it gives an item.
 
     Its problems are held, up to :data:`STRAY_LEAD`, until the file gives its first item: then
     they go as they came, rows written back with their errors (a dataset shard's bad first
-    rows). When it gives none (``auth.json``, a prompt history: no source recognises them, or
-    the one named with ``--from`` reads nothing there), or more problems come first, each is a
-    stray: told, its record in no output.
+    rows). A file that gives none (``auth.json``, a prompt history, a ``package.json``: no
+    source recognises them, or the one named with ``--from`` reads nothing there) was not the
+    user's choice: it is one warning, its records in no output and its problems not told one by
+    one. So is a file whose first :data:`STRAY_LEAD` problems come before any item, and the
+    rest of it is not read (a log of a million lines beside the sessions).
     """
-    held: list[Problem] | None = []  # None: given up on, each problem a stray until an item
-    proven = False
+    held: list[Problem] = []
     for item in items:
-        if proven or isinstance(item, TraceItem):
-            if not proven:
-                yield from held or ()
-                held, proven = [], True
+        if isinstance(item, TraceItem):
+            yield from held
             yield item
-        elif held is None:
-            yield _stray(item)
-        elif len(held) < STRAY_LEAD:
-            held.append(item)
-        else:
-            yield from map(_stray, [*held, item])
-            held = None
-    yield from map(_stray, held or ())
+            yield from items
+            return
+        held.append(item)
+        if len(held) > STRAY_LEAD:
+            items.close()
+            yield Problem(Location(name), "", STRAY_HEAD, warning=True)
+            return
+    if held:
+        yield Problem(Location(name), "", STRAY, warning=True)
 
 
-def _stray(problem: Problem) -> Problem:
-    """``problem`` without its record, which no output gets, saying so; one without, as it is."""
-    if problem.record is None:
-        return problem
-    return replace(problem, message=problem.message + STRAY, record=None)
+def _unopened(path: str | Path, in_folder: bool) -> Problem | None:
+    """Why a file found in a folder cannot be opened (a dangling link), as its problem.
+
+    A file given that cannot be opened raises :class:`InputFileError`: the run stops before
+    it starts, as the user asked for that file.
+    """
+    try:
+        check_openable(path)
+    except InputFileError as error:
+        if not in_folder:
+            raise
+        where = Location(str(path))
+        why = str(error).removeprefix(f"{where}: ")
+        return Problem(where, "", f"{why}; found in a folder, so skipped and the rest read")
+    return None
 
 
 def _strays(name: str, in_folder: bool) -> bool:
