@@ -245,3 +245,13 @@ def test_a_schema_the_parquet_writer_refuses_is_an_output_error(
     monkeypatch.setattr(pq, "ParquetWriter", refused)
     with pytest.raises(OutputError, match="unsupported Parquet type"):
         written(tmp_path / "out.parquet", from_json([{"a": 1}]))
+
+
+def test_a_duration_goes_to_json_lines_as_iso_8601(tmp_path: Path) -> None:
+    """A Parquet ``duration`` column is ISO 8601 text in JSON Lines (pydantic's, pandas'
+    ``to_json``'s form); before, Python's ``str``: ``0:00:01.500000``, which nothing reads."""
+    source = tmp_path / "in.parquet"
+    took = pa.array([1_500_000, -1_000_000, 90_061_000_000], type=pa.duration("us"))
+    pq.write_table(pa.table({"took": took}), source)
+    lines = [jsonl_row(row, {}) for row in read_records(source) if isinstance(row, Record)]
+    assert [json.loads(line)["took"] for line in lines] == ["PT1.5S", "-PT1S", "P1DT1H1M1S"]

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 import orjson
+import pydantic_core
 
 from knowledgepulse._util.jsonpath import describe_value, format_path
 from knowledgepulse.errors import Location, MissingDependencyError, OutputError
@@ -486,6 +487,8 @@ def _json_default(value: Any) -> Any:
     # orjson writes a datetime, rather than str's space for the T.
     if isinstance(value, dt.date | dt.time):
         return value.isoformat()
+    if isinstance(value, dt.timedelta):  # a duration column's: ISO 8601 (PT1.5S), as pydantic
+        return pydantic_core.to_jsonable_python(value)  # writes it; str's 0:00:01.5 is read by none
     return str(value)
 
 
