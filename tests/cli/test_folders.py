@@ -11,7 +11,7 @@ import pytest
 
 from knowledgepulse import select
 from knowledgepulse.records import Location, Problem
-from knowledgepulse.sources._read import STRAY, STRAY_HEAD, STRAY_LEAD
+from knowledgepulse.sources._read import STRAY, STRAY_HEAD, STRAY_LEAD, UNKEPT
 from tests.cli.conftest import KpRunner
 from tests.paths import REPO
 
@@ -154,23 +154,42 @@ def test_a_folder_read_with_a_source_named_writes_back_no_file_that_gave_no_row(
     kp: KpRunner, codex_home: Path, tmp_path: Path, output: str
 ) -> None:
     """``--from openai-chat`` names the rows' form, not the files: one that gives no row (the
-    key's, the history's, here the session's too) is strays, in no output."""
+    key's, the history's, here the session's too) is in no output. Claimed by the source named,
+    each record is the user's to hear of: an error, told."""
     out = tmp_path / output
     run = kp(
         *("score", "--no-embedder", "--from", "openai-chat", "--annotate"),
         *(str(codex_home), "-o", str(out)),
     )
-    assert run.code == 1, run.err  # no trace at all: a finding
-    assert "kp: the input holds no trace" in run.err
+    assert run.code == 1, run.err
     assert KEY.encode() not in out.read_bytes()
     assert PROMPT.encode() not in out.read_bytes()
     rows = rows_in(out) if output.endswith(".parquet") else len(out.read_text().splitlines())
     assert rows == 0  # no file gave a row
-    assert set(told_strays(run.err)) == {
-        str(codex_home / "auth.json"),
-        str(codex_home / "history.jsonl"),
-        str(codex_home / "sessions" / "2026" / "11" / "rollout.jsonl"),
+    unkept = {line.split(":")[0] for line in run.err.splitlines() if line.endswith(UNKEPT)}
+    assert unkept == {str(codex_home / "auth.json"), str(codex_home / "history.jsonl")} | {
+        str(codex_home / "sessions" / "2026" / "11" / "rollout.jsonl")
     }
+    assert not told_strays(run.err)
+
+
+def test_a_found_trace_file_of_invalid_traces_is_an_error_not_a_stray(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """A ReasoningTrace file in a folder whose every trace is invalid is the user's, not a
+    stray: ``kp validate traces/`` fails on it, each record told."""
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    shutil.copy(TRACES, traces / "a.jsonl")
+    broken = [json.loads(line) for line in TRACES.read_text().splitlines()[:2]]
+    for document in broken:
+        del document["outcome"]
+    (traces / "b.jsonl").write_text("".join(json.dumps(document) + "\n" for document in broken))
+    run = kp("validate", str(traces))
+    assert run.code == 1, run.err
+    told = [line for line in run.err.splitlines() if line.startswith(str(traces / "b.jsonl"))]
+    assert [line.split(":")[1] for line in told] == ["1", "2"]
+    assert not told_strays(run.err)
 
 
 def test_a_split_of_a_folder_writes_no_stray_to_its_unread_part(
@@ -300,7 +319,8 @@ def test_a_shard_in_a_folder_keeps_its_bad_first_rows(kp: KpRunner, tmp_path: Pa
 def test_a_found_file_holds_a_few_unknown_records_for_a_later_one_to_decide(
     tmp_path: Path,
 ) -> None:
-    """Up to STRAY_LEAD are held (rows, as a record decides); past it, the file is skipped."""
+    """Up to STRAY_LEAD are held (rows, as a record decides); past it, a file no source claims
+    is skipped, and one a source claims read on."""
     from knowledgepulse import sources
     from knowledgepulse.trace import TraceItem
 
@@ -317,6 +337,12 @@ def test_a_found_file_holds_a_few_unknown_records_for_a_later_one_to_decide(
     (skipped,) = sources.read(tmp_path / str(STRAY_LEAD + 1))
     where = Location(str(tmp_path / str(STRAY_LEAD + 1) / "a.jsonl"))
     assert skipped == Problem(where, "", STRAY_HEAD, warning=True)
+    # Claimed by the source named, the file is read on: its first rows in no output, told.
+    named = list(sources.read(tmp_path / str(STRAY_LEAD + 1), source="openai-chat"))
+    problems = [item for item in named if isinstance(item, Problem)]
+    assert len(problems) == STRAY_LEAD + 1
+    assert all(problem.record is None and problem.message.endswith(UNKEPT) for problem in problems)
+    assert sum(isinstance(item, TraceItem) for item in named) == len(chat)
 
 
 def test_a_folder_of_strays_is_told_in_a_few_lines(kp: KpRunner, tmp_path: Path) -> None:

@@ -85,8 +85,11 @@ def read(
         if path in unopened:
             yield unopened[path]
             continue
-        items = reading.file(str(path), read_records(path, progress=progress))
-        yield from _strays_let_go(str(path), items) if _strays(str(path), in_folder) else items
+        lead = Lead()
+        items = reading.file(str(path), read_records(path, progress=progress), lead)
+        yield from (
+            _strays_let_go(str(path), items, lead) if _strays(str(path), in_folder) else items
+        )
     reading.close()
 
 
@@ -175,10 +178,13 @@ class _Reading:
             self.notes.close()
 
     def file(
-        self, name: str, records: Iterator[Record | Problem]
+        self, name: str, records: Iterator[Record | Problem], lead: Lead | None = None
     ) -> Generator[TraceItem | Problem, None, None]:
-        """Every item of one file's records, read by the source :func:`decide` finds."""
-        lead = Lead()
+        """Every item of one file's records, read by the source :func:`decide` finds.
+
+        ``lead``: filled as :func:`decide` reads the file's first records (what claimed them).
+        """
+        lead = lead or Lead()
         yield from decide(records, self.source, lead)
         found, first = lead.source, lead.first
         if found is None:  # an empty file, or nothing any source knows
@@ -309,12 +315,15 @@ class Lead:
         source: the source that reads the file; ``None``: no record decides one.
         first: the record that decided it (a named source's: the first record), or ``None``.
         records: the problems not yet given and the deciding record, in order, for the source.
+        claimed: whether a source claimed one of its records (a named source claims them all;
+            two claiming one decide nothing): the file is of a form kp knows.
     """
 
     def __init__(self) -> None:
         self.source: Source | None = None
         self.first: Record | None = None
         self.records: list[Record | Problem] = []
+        self.claimed = False
 
 
 def decide(records: Iterator[Record | Problem], source: str, lead: Lead) -> Iterator[Problem]:
@@ -340,6 +349,7 @@ def decide(records: Iterator[Record | Problem], source: str, lead: Lead) -> Iter
         candidates = detect(record.value) if named is None else [named]
         if named is not None and is_trace_document(record.value):
             candidates = [get_source(REASONING_TRACE)]
+        lead.claimed = lead.claimed or bool(candidates)
         if len(candidates) == 1:
             lead.records.append(record)
             lead.first, lead.source = record, candidates[0]
@@ -359,42 +369,62 @@ STRAY_LEAD = 100
 megabytes): :func:`_strays_let_go`."""
 
 STRAY = "found in a folder and gives no trace, so skipped (name the file itself to see why)"
-"""The warning of a file found in a folder that gives no item (:func:`_strays_let_go`)."""
+"""The warning of a file found in a folder that no source claims (:func:`_strays_let_go`)."""
 
 STRAY_HEAD = (
     f"found in a folder and its first {STRAY_LEAD} records give no trace, so the file is "
     "skipped (name the file itself to read it all)"
 )
-"""The warning of a file found in a folder whose first problems give no item."""
+"""The warning of a file found in a folder whose first records no source claims."""
+
+UNKEPT = "; found in a folder and gave no trace before it, so not written back"
+"""What the error of a row of a found file adds when the row is in no output."""
 
 
 def _strays_let_go(
-    name: str, items: Generator[TraceItem | Problem, None, None]
+    name: str, items: Generator[TraceItem | Problem, None, None], lead: Lead
 ) -> Iterator[TraceItem | Problem]:
-    """A file found in a folder: read as a named one only once it gives an item.
+    """A file found in a folder: its bad records are its rows only once it gives an item.
 
     Its problems are held, up to :data:`STRAY_LEAD`, until the file gives its first item: then
     they go as they came, rows written back with their errors (a dataset shard's bad first
-    rows). A file that gives none (``auth.json``, a prompt history, a ``package.json``: no
-    source recognises them, or the one named with ``--from`` reads nothing there) was not the
-    user's choice: it is one warning, its records in no output and its problems not told one by
-    one. So is a file whose first :data:`STRAY_LEAD` problems come before any item, and the
-    rest of it is not read (a log of a million lines beside the sessions).
+    rows). A file no source claims (``auth.json``, a prompt history, a ``package.json``) was
+    not the user's choice: it is one warning, its records in no output and its problems not
+    told one by one; past :data:`STRAY_LEAD` records it is not read further (a log of a
+    million lines beside the sessions). A file a source claims that gives no item (traces all
+    invalid; a named source's, ``--from``, that reads nothing there) is the user's: each
+    problem is told as an error, its record in no output, the rest read.
     """
-    held: list[Problem] = []
+    held: list[Problem] | None = []  # None: past the lead, each problem unkept until an item
     for item in items:
         if isinstance(item, TraceItem):
-            yield from held
+            yield from held or ()
             yield item
             yield from items
             return
+        if held is None:
+            yield _unkept(item)
+            continue
         held.append(item)
         if len(held) > STRAY_LEAD:
-            items.close()
-            yield Problem(Location(name), "", STRAY_HEAD, warning=True)
-            return
-    if held:
+            if not lead.claimed:
+                items.close()
+                yield Problem(Location(name), "", STRAY_HEAD, warning=True)
+                return
+            yield from map(_unkept, held)
+            held = None
+    if held and not lead.claimed:
         yield Problem(Location(name), "", STRAY, warning=True)
+    else:
+        yield from map(_unkept, held or ())
+
+
+def _unkept(problem: Problem) -> Problem:
+    """``problem`` without its record, which no output gets; a row's saying so."""
+    if problem.record is None:
+        return problem
+    message = problem.message + UNKEPT if problem.row else problem.message
+    return replace(problem, message=message, record=None)
 
 
 def _unopened(path: str | Path, in_folder: bool) -> Problem | None:
