@@ -251,6 +251,15 @@ def test_a_pipe_is_refused_as_standard_input_is() -> None:
         os.close(read_end)
 
 
+def test_a_folder_is_refused_with_the_command_that_reads_one(tmp_path: Path) -> None:
+    """A folder gave "is a directory; pass the files inside it"; a dataset's folder is read."""
+    with pytest.raises(
+        InputFileError, match=r"is a folder; inspect reads one file \(validate the folder"
+    ):
+        inspect_file(tmp_path)
+    assert inspect_file(REPO / "examples" / "datasets" / "openai_chat_hf").traces
+
+
 def test_a_named_source_is_explained_on_the_first_record_it_recognises(tmp_path: Path) -> None:
     """--from: the evidence is from the first record the source knows, not a stray line."""
     row = (REPO / "examples" / "datasets" / "sharegpt.jsonl").read_text().splitlines()[0]

@@ -12,6 +12,7 @@ the mapping shown is the one the conversion made, and cannot drift from it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -20,7 +21,7 @@ from typing import Any
 
 from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse.errors import InputFileError
-from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.records import Location, Problem, Record, arrow
 from knowledgepulse.records.json_values import nodes
 from knowledgepulse.records.readers import read_records, reads_once
 from knowledgepulse.sources._envelope import TraceOptions
@@ -189,6 +190,11 @@ def inspect_file(
             f"{Location(name)}: inspect reads its file twice (to count it, then to read it as a "
             "run does), which standard input or a pipe cannot be: save it to a file and inspect "
             "that"
+        )
+    if os.path.isdir(name) and not arrow.is_dataset_folder(Path(name)):
+        raise InputFileError(
+            f"{Location(name)}: is a folder; inspect reads one file (validate the folder to "
+            "hear what each file in it is read as)"
         )
     kept, count = _head(name)
     chosen, decided = _decide(kept, source)
