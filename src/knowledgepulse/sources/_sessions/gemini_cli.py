@@ -46,8 +46,6 @@ from knowledgepulse.trace import TraceItem
 CONTENT_HINT = "Gemini CLI writes the messages of every session into its chats/session-*.json"
 FAILED = frozenset({"error", "cancelled"})
 """A tool call's ``status`` when it gave no result: it failed, or the user cancelled it."""
-NOTICES = frozenset({"info", "warning"})
-"""The message types of Gemini CLI's own notices: no turn of the user's or the model's."""
 _NOT_THE_USERS = ("/", "?", "<session_context>", "<hook_context>")
 """How a user message Gemini CLI does not count as the user's starts (its
 ``isIgnoredUserContent``: a command it ran itself, the context it injects)."""
@@ -129,7 +127,7 @@ def _as_anthropic(messages: list[Any]) -> tuple[list[dict[str, Any]], set[int]]:
         elif kind == "error":
             errors.add(len(told))
             told.append({"role": "assistant", "content": [{"type": "text", "text": text or ""}]})
-        # info and warning messages (NOTICES), and types a later version adds, are no turn
+        # info and warning messages (Gemini CLI's notices), and types a later version adds: no turn
     return told, errors
 
 
