@@ -1584,9 +1584,8 @@ def _codex_exec_run(items: list[tuple[Any, dict[str, Any]]]) -> _Timeline:
     return timeline
 
 
-_GEMINI_NOT_THE_USERS = ("/", "?", "<session_context>", "<hook_context>")
-"""How a user message starts that Gemini CLI does not count as the user's (its own
-``isIgnoredUserContent``: a command it ran itself, the context it injects)."""
+_GEMINI_NOT_THE_USERS = ("<session_context>", "<hook_context>")
+"""How a user message starts that Gemini CLI wrote itself: the context it injects."""
 
 
 def gemini_cli(path: Path) -> list[Run]:

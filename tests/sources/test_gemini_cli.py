@@ -119,14 +119,11 @@ def test_api_errors_are_errors_and_the_clis_notices_no_step() -> None:
 
 
 def test_what_gemini_cli_writes_as_the_user_is_not_the_objective() -> None:
-    """The ``<session_context>`` it injects and a slash command it ran are not the request."""
+    """The ``<session_context>`` it injects before the user's first message is no request."""
     document = session(READ)
     first = document["messages"][0]
-    injected = [
-        {**first, "id": "c", "content": [{"text": "<session_context>\nThis is the Gemini CLI."}]},
-        {**first, "id": "s", "content": "/about"},
-    ]
-    document["messages"] = [*injected, *document["messages"]]
+    injected = {**first, "id": "c", "content": [{"text": "<session_context>\nThis is the CLI."}]}
+    document["messages"] = [injected, *document["messages"]]
     trace = one_trace(list(convert([document], source="gemini-cli")))
     assert trace.task.objective == first["content"]
     assert not any("session_context" in (step.content or "") for step in trace.steps)

@@ -16,9 +16,8 @@ tool; a call whose ``status`` is ``error`` or ``cancelled`` (the user stopped it
 error (its ``response.error``), whose next action is its ``error_recovery``. An ``error`` message
 (``[API Error: ...]``: the model's API failed) is an evident error met outside a tool, and a
 session that ends in one has no answer. Left out: ``info`` and ``warning`` messages (``Model set
-to ...``), and the user messages Gemini CLI does not count as the user's (the ones it leaves out
-when it lists a session to resume): a slash command or ``?`` it ran itself, its
-``<session_context>`` and ``<hook_context>``. A session file records no outcome, so success is
+to ...``), and the user messages Gemini CLI writes itself: its ``<session_context>`` and
+``<hook_context>``. A session file records no outcome, so success is
 whether the session ends in the model's answer. The file names no CLI version: the model
 (``gemini-2.5-pro``) is kept.
 
@@ -46,9 +45,11 @@ from knowledgepulse.trace import TraceItem
 CONTENT_HINT = "Gemini CLI writes the messages of every session into its chats/session-*.json"
 FAILED = frozenset({"error", "cancelled"})
 """A tool call's ``status`` when it gave no result: it failed, or the user cancelled it."""
-_NOT_THE_USERS = ("/", "?", "<session_context>", "<hook_context>")
-"""How a user message Gemini CLI does not count as the user's starts (its
-``isIgnoredUserContent``: a command it ran itself, the context it injects)."""
+_NOT_THE_USERS = ("<session_context>", "<hook_context>")
+"""How a user message starts that Gemini CLI wrote itself: the context it injects (its
+``isIgnoredUserContent`` names these). A user message's ``content`` is what the model was sent
+(a slash command the CLI ran itself sends nothing, and is no message): one that starts with
+``/`` or ``?``, which that function leaves out of its resume list too, still asked the model."""
 
 
 def recognises(value: Any) -> bool:
