@@ -205,6 +205,63 @@ def test_a_split_of_a_folder_writes_no_stray_to_its_unread_part(
     assert PROMPT.encode() not in written
 
 
+GEMINI_SESSION = (
+    REPO
+    / "tests"
+    / "conformance"
+    / "files"
+    / "gemini-cli"
+    / "agentcmd_session-2025-10-29T10-36-9c9a14e1.json"
+)
+TOKEN = "ya29." + "a0AfB_byC3dE4fG5hI6jK7lM8nO9pQ" * 2
+
+
+@pytest.fixture
+def gemini_home(tmp_path: Path) -> Path:
+    """A ``~/.gemini``: a session under ``tmp/<project>/chats/``, and beside it the settings, the
+    OAuth credentials, the install id and the project's prompt log (``logs.json``, the user's
+    prompts alone, as Gemini CLI's ``Logger`` writes them): no run."""
+    home = tmp_path / ".gemini"
+    chats = home / "tmp" / "0f1e2d3c" / "chats"
+    chats.mkdir(parents=True)
+    shutil.copy(GEMINI_SESSION, chats / "session-2025-10-29T10-36-9c9a14e1.json")
+    (home / "settings.json").write_text(json.dumps({"security": {"auth": {"selectedType": "x"}}}))
+    credentials = {"access_token": TOKEN, "refresh_token": "1//0g", "token_type": "Bearer"}
+    (home / "oauth_creds.json").write_text(json.dumps(credentials))
+    (home / "installation_id").write_text("4b9e2d1a-0c3f-4e5d-8a7b-6c5d4e3f2a1b\n")
+    prompts = [
+        {"sessionId": "s1", "messageId": n, "type": "user", "message": f"{PROMPT} {n}"}
+        for n in range(2)
+    ]
+    (home / "tmp" / "0f1e2d3c" / "logs.json").write_text(json.dumps(prompts))
+    return home
+
+
+@pytest.mark.parametrize("command", [("convert",), ("score", "--no-embedder", "--annotate")])
+def test_a_gemini_folder_gives_its_sessions_traces_and_nothing_else(
+    kp: KpRunner, gemini_home: Path, tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """``kp convert ~/.gemini/``: each session is a trace; the settings, the credentials and
+    the prompt log are told as files that give no trace, and written to no output."""
+    out = tmp_path / "out.jsonl"
+    run = kp(*command, str(gemini_home), "-o", str(out))
+    assert run.code == 1, run.err  # the stray records are problems, told on stderr
+    written = out.read_text()
+    assert [row["id"] for row in map(json.loads, written.splitlines())] == [
+        "kp:trace:9c9a14e1-2b8f-443b-8cec-61516ff39741"
+    ]
+    assert TOKEN not in written
+    assert PROMPT not in written
+    strays = {line.split(":")[0] for line in run.err.splitlines() if "not written back" in line}
+    logs = str(gemini_home / "tmp" / "0f1e2d3c" / "logs.json")
+    assert strays == {
+        str(gemini_home / "settings.json"),
+        str(gemini_home / "oauth_creds.json"),
+        f"{logs}[0]",
+        f"{logs}[1]",
+    }
+
+
 def test_a_file_named_keeps_its_rows_of_an_unknown_shape(kp: KpRunner, codex_home: Path) -> None:
     """Rows in = rows out: what the user named is theirs, written back with ``kp_error``."""
     out = codex_home.parent / "out.jsonl"

@@ -1584,6 +1584,53 @@ def _codex_exec_run(items: list[tuple[Any, dict[str, Any]]]) -> _Timeline:
     return timeline
 
 
+_GEMINI_NOT_THE_USERS = ("<session_context>", "<hook_context>")
+"""How a user message starts that Gemini CLI wrote itself: the context it injects."""
+
+
+def gemini_cli(path: Path) -> list[Run]:
+    """A Gemini CLI session (``chats/session-*.json``): one run, its ``messages`` in order.
+
+    A ``user`` message is the user's (text parts joined, as Gemini CLI joins them) unless it
+    starts as :data:`_GEMINI_NOT_THE_USERS` says; a ``gemini`` message's ``content`` is the
+    model's text, said before its ``toolCalls``, each a tool; the calls of one message that failed
+    (``status`` ``error`` or ``cancelled``) are one error, as they were asked for together. An
+    ``error`` message (the API failing) is an error too; errors no action separates (the API
+    failing at each retry of the prompt) are one, which the next action answers. ``info`` and
+    ``warning`` messages are the CLI's notices: nothing. No label: success is ``None``.
+    """
+    session = json.loads(path.read_text())
+    timeline, objective = _Timeline(), None
+    pending = False  # an error that no action has followed yet
+    for message in session["messages"]:
+        content = message.get("content")
+        if isinstance(content, list):
+            content = "".join(p["text"] for p in content if isinstance(p.get("text"), str))
+        if (
+            message["type"] == "user"
+            and content
+            and not content.strip().startswith(_GEMINI_NOT_THE_USERS)
+        ):
+            if objective is None:
+                objective = content
+            else:
+                timeline.user(content)
+        elif message["type"] == "gemini":
+            calls = message.get("toolCalls") or []
+            if (content and content.strip()) or calls:
+                pending = False
+            timeline.text(content)
+            for call in calls:
+                timeline.tool(call["name"])
+            if any(call["status"] in ("error", "cancelled") for call in calls):
+                timeline.error()
+                pending = True
+        elif message["type"] == "error" and not pending:
+            timeline.error()
+            pending = True
+    return [timeline.facts(objective, trace_id=session["sessionId"])]
+
+
 def atif(path: Path) -> list[Run]:
     """A Harbor ATIF trajectory: ``steps`` by ``source``; an agent step's ``tool_calls``.
 
@@ -1834,6 +1881,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "mini-swe-agent": mini_swe_agent,
     "claude-code": claude_code,
     "codex": codex,
+    "gemini-cli": gemini_cli,
     "atif": atif,
     "pydantic-ai": pydantic_ai,
     "smolagents": smolagents,

@@ -34,6 +34,7 @@ MINI = CORPUS / "mini-swe-agent"
 CLAUDE = CORPUS / "claude-code"
 ATIF = CORPUS / "atif"
 CODEX = CORPUS / "codex"
+GEMINI = CORPUS / "gemini-cli"
 
 
 def steps(trace: ReasoningTrace) -> list[tuple[str, str | None]]:
@@ -77,6 +78,7 @@ def lines(path: Path) -> list[dict[str, Any]]:
         (CLAUDE, "claude-code"),
         (ATIF, "atif"),
         (CODEX, "codex"),
+        (GEMINI, "gemini-cli"),
     ],
 )
 def test_each_corpus_file_is_recognised_by_its_own_source_alone(folder: Path, source: str) -> None:

@@ -17,7 +17,14 @@ from knowledgepulse.sources._chat._row import ChatSource
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._exports import jaeger, langfuse, otel_js, phoenix
 from knowledgepulse.sources._registry import REASONING_TRACE, Source, register_source
-from knowledgepulse.sources._sessions import atif, claude_code, codex, mini_swe_agent, swe_agent
+from knowledgepulse.sources._sessions import (
+    atif,
+    claude_code,
+    codex,
+    gemini_cli,
+    mini_swe_agent,
+    swe_agent,
+)
 from knowledgepulse.sources.langchain import _files as langsmith
 from knowledgepulse.sources.openai_agents import _files as agents_files
 from knowledgepulse.sources.openai_agents import _spans as agents_spans
@@ -220,6 +227,16 @@ class Codex(Source):
     content_hint = codex.CONTENT_HINT
     recognises = staticmethod(codex.recognises)
     convert = staticmethod(codex.convert_records)
+
+
+@register_source("gemini-cli")
+class GeminiCli(Source):
+    """Gemini CLI sessions (``~/.gemini/tmp/<project>/chats/session-*.json``)."""
+
+    shapes = "Gemini CLI session JSON (sessionId, projectHash, messages of user and gemini turns)"
+    content_hint = gemini_cli.CONTENT_HINT
+    recognises = staticmethod(gemini_cli.recognises)
+    convert = staticmethod(gemini_cli.convert_records)
 
 
 @register_source("atif")

@@ -1,0 +1,214 @@
+"""Gemini CLI session files (``~/.gemini/tmp/<project>/chats/session-*.json``) as traces.
+
+A file is one ``ConversationRecord`` (what Gemini CLI's ``ChatRecordingService`` writes, whole,
+after each turn): the session's ``sessionId``, ``projectHash``, ``startTime`` and ``messages``.
+A message is ``{id, timestamp, type, content}``: ``user`` (its ``content`` text, or parts of
+``text``), ``gemini`` (the model: ``content`` its text, ``thoughts`` its thought summaries
+``{subject, description}``, ``toolCalls`` the calls it made, each with its ``name``, ``args``,
+``status`` and ``result``, the ``functionResponse`` parts the model was given back), and
+``info`` / ``warning`` / ``error`` (Gemini CLI's own notices). A sub-agent's file
+(``chats/<parent session>/<id>.json``, ``kind: subagent``) is a trace of its own.
+
+The messages are read by the Anthropic Messages reader, as a Claude Code session's are: the first
+user text is the objective, a later one the user's reply to the assistant text before it; each
+thought is a thought, the model's text a thought, or the answer when it is the last and calls no
+tool; a call whose ``status`` is ``error`` or ``cancelled`` (the user stopped it) is an evident
+error (its ``response.error``), whose next action is its ``error_recovery``. An ``error`` message
+(``[API Error: ...]``: the model's API failed) is an evident error met outside a tool, and a
+session that ends in one has no answer. Left out: ``info`` and ``warning`` messages (``Model set
+to ...``), and the user messages Gemini CLI writes itself: its ``<session_context>`` and
+``<hook_context>``. A session file records no outcome, so success is
+whether the session ends in the model's answer. The file names no CLI version: the model
+(``gemini-2.5-pro``) is kept.
+
+Gemini CLI since April 2026 (google-gemini/gemini-cli#23749) appends the same records as JSON
+Lines instead (``session-*.jsonl``: a metadata line, the messages, ``$set`` and ``$rewindTo``
+lines); no such file written by a run has been found to build on: kp reads it as no format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from functools import partial
+from typing import Any
+
+import orjson
+
+from knowledgepulse._util.jsonpath import as_string, describe_value
+from knowledgepulse._util.times import iso_time
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.sources._chat import anthropic
+from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
+from knowledgepulse.sources._steps import StepBuilder
+from knowledgepulse.trace import TraceItem
+
+CONTENT_HINT = "Gemini CLI writes the messages of every session into its chats/session-*.json"
+FAILED = frozenset({"error", "cancelled"})
+"""A tool call's ``status`` when it gave no result: it failed, or the user cancelled it."""
+_NOT_THE_USERS = ("<session_context>", "<hook_context>")
+"""How a user message starts that Gemini CLI wrote itself: the context it injects (its
+``isIgnoredUserContent`` names these). A user message's ``content`` is what the model was sent
+(a slash command the CLI ran itself sends nothing, and is no message): one that starts with
+``/`` or ``?``, which that function leaves out of its resume list too, still asked the model."""
+
+
+def recognises(value: Any) -> bool:
+    """Whether a file's first record is a Gemini CLI ``ConversationRecord``."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("sessionId"), str)
+        and isinstance(value.get("projectHash"), str)
+        and isinstance(value.get("messages"), list)
+    )
+
+
+def convert_records(
+    records: Iterable[Record | Problem], options: TraceOptions
+) -> Iterator[TraceItem | Problem]:
+    """One trace per session record of a file; what is not one is a problem."""
+    for item in records:
+        if isinstance(item, Problem):
+            yield item
+        elif not recognises(item.value):
+            yield item.problem(
+                (),
+                f"not a Gemini CLI session: {describe_value(item.value)}; expected "
+                "{sessionId, projectHash, startTime, messages: [...]}, as "
+                "~/.gemini/tmp/*/chats/session-*.json holds it",
+            )
+        else:
+            yield finished(partial(_finish, item, options), item)
+
+
+def _finish(record: Record, options: TraceOptions) -> TraceItem:
+    session = record.value
+    messages, errors = _as_anthropic(session["messages"])
+    builder = StepBuilder()
+    told = anthropic.tell(messages, builder, errors=errors)
+    models = [m.get("model") for m in session["messages"] if isinstance(m, dict)]
+    model = next((name for name in reversed(models) if isinstance(name, str) and name), None)
+    extra = {"model": model} if model else {}
+    if as_string(session.get("kind")):
+        extra["kind"] = session["kind"]
+    return assemble(
+        builder,
+        source="gemini-cli",
+        source_id=session["sessionId"],
+        success=told.answered and builder.final_answer is not None,
+        options=options,
+        objective=told.objective,
+        created_at=iso_time(session.get("startTime")),
+        result_summary=builder.final_answer,
+        agent_id="gemini-cli",
+        framework="gemini-cli",
+        source_extra=extra or None,
+        content_hint=CONTENT_HINT,
+        location=Location(record.location.file, record.location.line),
+    )
+
+
+def _as_anthropic(messages: list[Any]) -> tuple[list[dict[str, Any]], set[int]]:
+    """The session's messages as Anthropic messages, and the indexes of its API errors."""
+    told: list[dict[str, Any]] = []
+    errors: set[int] = set()
+    for index, message in enumerate(messages):
+        kind = message.get("type") if isinstance(message, dict) else None
+        if not isinstance(message, dict) or not isinstance(kind, str):
+            raise PathError(
+                ("messages", index),
+                f"not a Gemini CLI message: {describe_value(message)}; expected "
+                "{id, timestamp, type: user|gemini|info|warning|error, content}",
+            )
+        text = _text(message.get("content"))
+        if kind == "user":
+            if text and not text.strip().startswith(_NOT_THE_USERS):
+                told.append({"role": "user", "content": [{"type": "text", "text": text}]})
+        elif kind == "gemini":
+            told.extend(_model_turn(message, ("messages", index)))
+        elif kind == "error":
+            errors.add(len(told))
+            told.append({"role": "assistant", "content": [{"type": "text", "text": text or ""}]})
+        # info and warning messages (Gemini CLI's notices), and types a later version adds: no turn
+    return told, errors
+
+
+def _model_turn(message: Mapping[str, Any], path: tuple[str | int, ...]) -> list[dict[str, Any]]:
+    """A ``gemini`` message: its thoughts, text and calls, then the calls' results."""
+    blocks: list[dict[str, Any]] = [
+        {"type": "thinking", "thinking": said}
+        for thought in _listed(message.get("thoughts"))
+        if (said := _thought(thought))
+    ]
+    text = _text(message.get("content"))
+    if text and text.strip():
+        blocks.append({"type": "text", "text": text})
+    results = []
+    for number, call in enumerate(_listed(message.get("toolCalls"))):
+        name = call.get("name") if isinstance(call, dict) else None
+        if not isinstance(name, str) or not name:
+            raise PathError(
+                (*path, "toolCalls", number, "name"),
+                f"expected a tool name, found {describe_value(name)}",
+            )
+        call_id = as_string(call.get("id")) or f"{path[-1]}-{number}"
+        blocks.append({"type": "tool_use", "id": call_id, "name": name, "input": call.get("args")})
+        result = _result(call)
+        if result is not None:
+            results.append(
+                {
+                    "type": "tool_result",
+                    "tool_use_id": call_id,
+                    "content": result,
+                    "is_error": call.get("status") in FAILED,
+                }
+            )
+    turn = [{"role": "assistant", "content": blocks}]
+    return [*turn, {"role": "user", "content": results}] if results else turn
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _thought(thought: Any) -> str | None:
+    """A thought summary's text: its subject (the bold heading the model wrote), then the rest."""
+    if not isinstance(thought, dict):
+        return as_string(thought)
+    said = [as_string(thought.get(key)) for key in ("subject", "description")]
+    return "\n\n".join(text.strip() for text in said if text and text.strip()) or None
+
+
+def _text(content: Any) -> str | None:
+    """A message's text: a string, or its parts' ``text`` joined (as Gemini CLI joins them)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, dict):  # a single Part
+        content = [content]
+    if not isinstance(content, list):
+        return None
+    texts = [part.get("text") for part in content if isinstance(part, dict)]
+    joined = "".join(text for text in texts if isinstance(text, str))
+    return joined or None
+
+
+def _result(call: Mapping[str, Any]) -> str | None:
+    """What a call gave back: each ``functionResponse``'s output or error, else what was shown.
+
+    ``None`` for a call that never finished (a session cut short while it ran).
+    """
+    said = []
+    for part in _listed(call.get("result")):
+        response = part.get("functionResponse") if isinstance(part, dict) else None
+        answer = response.get("response") if isinstance(response, dict) else None
+        if isinstance(answer, dict):
+            text = answer.get("error") if call.get("status") in FAILED else None
+            text = text or answer.get("output") or answer.get("error")
+            said.append(text if isinstance(text, str) else orjson.dumps(answer).decode())
+        elif isinstance(part, dict) and isinstance(part.get("text"), str):
+            said.append(part["text"])
+    shown = call.get("resultDisplay")
+    if not said and isinstance(shown, str) and shown.strip():
+        said.append(shown)
+    if said:
+        return "\n".join(said)
+    return None if call.get("status") not in (*FAILED, "success") else ""
