@@ -245,20 +245,17 @@ def test_a_gemini_folder_gives_its_sessions_traces_and_nothing_else(
     the prompt log are told as files that give no trace, and written to no output."""
     out = tmp_path / "out.jsonl"
     run = kp(*command, str(gemini_home), "-o", str(out))
-    assert run.code == 1, run.err  # the stray records are problems, told on stderr
+    assert run.code == 0, run.err  # the strays are warnings, one a file
     written = out.read_text()
     assert [row["id"] for row in map(json.loads, written.splitlines())] == [
         "kp:trace:9c9a14e1-2b8f-443b-8cec-61516ff39741"
     ]
     assert TOKEN not in written
     assert PROMPT not in written
-    strays = {line.split(":")[0] for line in run.err.splitlines() if "not written back" in line}
-    logs = str(gemini_home / "tmp" / "0f1e2d3c" / "logs.json")
-    assert strays == {
+    assert set(told_strays(run.err)) == {
         str(gemini_home / "settings.json"),
         str(gemini_home / "oauth_creds.json"),
-        f"{logs}[0]",
-        f"{logs}[1]",
+        str(gemini_home / "tmp" / "0f1e2d3c" / "logs.json"),
     }
 
 
