@@ -298,6 +298,7 @@ class ShareGPT(ChatSource):
 
     shapes = "dataset rows of conversations of from/value"
     fields = ("conversations", "conversation", "trajectory", "messages")
+    system_fields = ("system", "system_prompt")  # ms-swift's and LLaMA-Factory's system column
     framework = "sharegpt"
     content_hint = sharegpt.CONTENT_HINT
     matches = staticmethod(sharegpt.matches)

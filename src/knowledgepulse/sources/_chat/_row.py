@@ -72,9 +72,6 @@ LABEL_FIELDS = ("kto_tag", "label")
 """Unpaired preference rows' (KTO: TRL's, LLaMA-Factory's) desirable flag, read as the success
 when it is a boolean: a ``label`` of another kind (a class, a name) says nothing of the run."""
 DOMAIN_FIELDS = ("task_domain", "domain", "category")
-SYSTEM_FIELDS = ("system", "system_prompt")
-"""A row's system prompt beside its conversation (ms-swift, LLaMA-Factory), read as the
-conversation's when it opens with none."""
 REPLY_COLUMN = "chosen"
 """A preference row's preferred reply (DPO, ORPO: TRL's and LLaMA-Factory's rows), read after
 the conversation as its completion; LLaMA-Factory keeps it as one turn, TRL as messages or text."""
@@ -132,6 +129,8 @@ class ChatSource(Source):
     """The ``metadata.framework`` of its traces."""
     continued: ClassVar[tuple[str, str] | None] = None
     """A pair of columns read one after the other (Responses: ``input`` then ``output``)."""
+    system_fields: ClassVar[tuple[str, ...]] = ()
+    """Columns holding the system prompt beside the conversation, read when it opens with none."""
 
     def text_turn(self, role: str, text: str, /) -> Any:
         """A turn of this format saying ``text`` as ``role`` (``user`` or ``assistant``).
@@ -388,7 +387,7 @@ def _convert_row(
         told = family.tell(messages, builder)
     except PathError as error:
         raise PathError((columns.messages, *error.path), error.message) from error
-    told = _with_system(told, row)
+    told = _with_system(told, row, family.system_fields)
     success = told.answered and builder.final_answer is not None  # no user turn came after it
     reward = None
     # A null (or a DataFrame's NaN) says no outcome, as a row without the column does: an
@@ -458,16 +457,12 @@ def _conversation(
     return (messages + rest if rest else messages), columns
 
 
-def _with_system(told: Told, row: Mapping[str, Any]) -> Told:
+def _with_system(told: Told, row: Mapping[str, Any], fields: tuple[str, ...]) -> Told:
     """What the conversation told, with the row's system column when it opened with no system."""
     if told.system is not None:
         return told
     system = next(
-        (
-            row[name]
-            for name in SYSTEM_FIELDS
-            if isinstance(row.get(name), str) and row[name].strip()
-        ),
+        (row[name] for name in fields if isinstance(row.get(name), str) and row[name].strip()),
         None,
     )
     return told if system is None else dataclasses.replace(told, system=system)
