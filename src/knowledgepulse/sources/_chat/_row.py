@@ -269,7 +269,7 @@ def _following(row: Mapping[str, Any], column: str, family: ChatSource) -> list[
     value = json_or_value(row.get(column))
     if isinstance(value, list):
         return value
-    if isinstance(value, dict):  # LLaMA-Factory's chosen: the one turn that answers
+    if isinstance(value, dict) and column == REPLY_COLUMN:  # LLaMA-Factory's: the one turn
         return [value]
     if isinstance(value, str):
         turn = family.text_turn("assistant", value)
