@@ -348,7 +348,7 @@ def _name(name: str, rng: random.Random) -> str:
 
 
 CORPUS = ROOT / "tests" / "conformance" / "files"
-SHAPE_FOLDERS = {"prompt-completion": "openai-chat"}
+SHAPE_FOLDERS = {"prompt-completion": "openai-chat", "preference": "openai-chat"}
 """Corpus folders named after a shape of rows, and the source that reads it (the others are
 named after their source)."""
 

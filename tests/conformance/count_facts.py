@@ -380,14 +380,28 @@ def sharegpt(path: Path) -> list[Run]:
     nebius' SWE-agent trajectories keep ``role`` / ``text`` turns in ``trajectory``: an ``ai``
     turn runs the command of the fenced block it ends with (a tool named by its first word;
     ``submit`` ends the run), and ``target`` says whether the patch resolved the issue.
+
+    ms-swift's own rows keep ``conversation`` exchanges, ``{"human": q, "assistant": r}``: the
+    question, then the reply. LLaMA-Factory's preference rows keep the reply apart: the
+    ``chosen`` turn follows the ``conversations`` (the ``rejected`` one is no turn of the run).
     """
     runs = []
     for row in _rows(path):
         timeline, objective = _Timeline(), None
-        turns = [
-            (turn.get("from", turn.get("role")), turn.get("value", turn.get("text")))
-            for turn in row.get("conversations") or row["trajectory"]
-        ]
+        if "conversation" in row:  # ms-swift: each exchange is two turns
+            turns = [
+                (who, exchange[key])
+                for exchange in row["conversation"]
+                for who, key in (("human", "human"), ("gpt", "assistant"))
+            ]
+        else:
+            turns = [
+                (turn.get("from", turn.get("role")), turn.get("value", turn.get("text")))
+                for turn in [
+                    *(row.get("conversations") or row["trajectory"]),
+                    *([row["chosen"]] if "chosen" in row else []),
+                ]
+            ]
         skip = _priming(turns)
         ran = False  # the last ``ai`` turn ran a command: the user turn after it is its output
         for who, value in [turn for n, turn in enumerate(turns) if n not in skip]:
@@ -411,6 +425,48 @@ def sharegpt(path: Path) -> list[Run]:
                 timeline.tool(call["name"])
         runs.append(timeline.facts(objective, row.get("target")))
     return runs
+
+
+def preference(path: Path) -> list[Run]:
+    """Chat-shaped preference rows (DPO, ORPO) and unpaired ones (KTO): the prompt, then its reply.
+
+    LLaMA-Factory: alpaca ``instruction`` (``input`` on a new line after it) and a ``chosen``
+    text; its KTO demo, ``messages`` and a boolean ``label`` (its ShareGPT preference rows are
+    counted by :func:`sharegpt`). TRL: ``prompt`` then ``chosen`` or ``completion`` (each a text
+    or messages), or ``chosen`` messages alone (the prompt implicit); KTO's boolean ``label``.
+    ``rejected`` is the reply the dataset does not prefer: no turn of the run. ``label``
+    (``kto_tag``) is the success.
+    """
+    runs = []
+    for row in _rows(path):
+        turns: list[tuple[Any, Any]]
+        if "instruction" in row:
+            asked = row["instruction"] + ("\n" + row["input"] if row.get("input") else "")
+            turns = [("user", asked), ("assistant", row["chosen"])]
+        elif "prompt" in row:
+            reply = row["completion"] if "completion" in row else row["chosen"]
+            prompt = row["prompt"]
+            turns = [
+                *([("user", prompt)] if isinstance(prompt, str) else _roles(prompt)),
+                *([("assistant", reply)] if isinstance(reply, str) else _roles(reply)),
+            ]
+        else:
+            turns = _roles(row.get("messages") or row["chosen"])
+        timeline, objective = _Timeline(), None
+        for who, text in turns:
+            if who in ("human", "user") and objective is not None:
+                timeline.user(text)
+            if who in ("human", "user") and objective is None:
+                objective = text
+            if who in ("gpt", "assistant"):
+                timeline.text(text)
+        label = row.get("label", row.get("kto_tag"))
+        runs.append(timeline.facts(objective, label if isinstance(label, bool) else None))
+    return runs
+
+
+def _roles(messages: list[dict[str, Any]]) -> list[tuple[Any, Any]]:
+    return [(m["role"], m["content"]) for m in messages]
 
 
 _TAGGED_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
@@ -1873,6 +1929,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "phoenix": phoenix,
     "openai-chat": openai_chat,
     "prompt-completion": prompt_completion,
+    "preference": preference,
     "anthropic": anthropic,
     "openai-responses": openai_responses,
     "sharegpt": sharegpt,

@@ -293,15 +293,20 @@ class OpenAIResponses(ChatSource):
 
 @register_source("openai-chat")
 class OpenAIChat(ChatSource):
-    """OpenAI Chat Completions messages, with ``tool_calls``; TRL's prompt/completion rows."""
+    """OpenAI Chat Completions messages, with ``tool_calls``; TRL's prompt/completion rows.
+
+    A row's text columns are read as its messages too (TRL's standard prompt/completion and
+    preference rows, LLaMA-Factory's alpaca preference rows): :meth:`text_turn`.
+    """
 
     shapes = "dataset rows of messages with tool_calls, or prompt and completion messages"
-    fields = ("messages", "conversation", "chat", "prompt")
+    fields = ("messages", "conversation", "chat", "prompt", "instruction", "chosen")
     framework = "openai"
     continued = ("prompt", "completion")
     content_hint = openai_chat.CONTENT_HINT
     matches = staticmethod(openai_chat.matches)
     tell = staticmethod(openai_chat.tell)
+    text_turn = staticmethod(openai_chat.text_message)
 
 
 @register_source("sharegpt")
@@ -310,6 +315,7 @@ class ShareGPT(ChatSource):
 
     shapes = "dataset rows of conversations of from/value"
     fields = ("conversations", "conversation", "trajectory", "messages")
+    system_fields = ("system", "system_prompt")  # ms-swift's and LLaMA-Factory's system column
     framework = "sharegpt"
     content_hint = sharegpt.CONTENT_HINT
     matches = staticmethod(sharegpt.matches)

@@ -4,7 +4,8 @@ A dataset row is one conversation beside other columns (an id, a task, a reward)
 (:class:`ChatSource`) says which columns usually hold the conversation, whether a list is in its
 shape, and how to tell a :class:`StepBuilder` what the conversation holds. The rest is here:
 which column is which (the user's option, else a guess, said once per file), the conversation
-as nested values or as a JSON string, the id (``kp:trace:<id>``, else
+as nested values or as a JSON string (a prompt's text too, where a reply follows it: a
+completion, or a preference row's ``chosen``), the id (``kp:trace:<id>``, else
 ``kp:trace:<file stem>:<row>``), success from a boolean or a number, the domain and the task.
 """
 
@@ -67,7 +68,19 @@ SUCCESS_FIELDS = (
     "score",
     "completed",  # hermes-agent's trajectories: false when the run stopped before its answer
 )
+LABEL_FIELDS = ("kto_tag", "label")
+"""Unpaired preference rows' (KTO: TRL's, LLaMA-Factory's) desirable flag, read as the success
+when it is a boolean: a ``label`` of another kind (a class, a name) says nothing of the run."""
 DOMAIN_FIELDS = ("task_domain", "domain", "category")
+REPLY_COLUMN = "chosen"
+"""A preference row's preferred reply (DPO, ORPO: TRL's and LLaMA-Factory's rows), read after
+the conversation as its completion; LLaMA-Factory keeps it as one turn, TRL as messages or text."""
+PASSED_OVER = frozenset({"rejected", "rejected_messages"})
+"""A preference row's dispreferred reply (ms-swift: ``rejected_messages``): never the trace."""
+TEXT_OPENINGS = ("prompt", "instruction")
+"""Columns whose text is the user's request when a reply follows it (TRL's standard rows;
+LLaMA-Factory's alpaca rows, whose ``input`` is joined to the ``instruction`` on a new line)."""
+_QUERY = "input"
 TIME_FIELDS = ("created_at", "timestamp", "created", "start_time")
 # What a training row kp wrote (``--to messages``) keeps that its conversation cannot say.
 CONFIDENCE_COLUMN = "kp_confidence"
@@ -116,6 +129,15 @@ class ChatSource(Source):
     """The ``metadata.framework`` of its traces."""
     continued: ClassVar[tuple[str, str] | None] = None
     """A pair of columns read one after the other (Responses: ``input`` then ``output``)."""
+    system_fields: ClassVar[tuple[str, ...]] = ()
+    """Columns holding the system prompt beside the conversation, read when it opens with none."""
+
+    def text_turn(self, role: str, text: str, /) -> Any:
+        """A turn of this format saying ``text`` as ``role`` (``user`` or ``assistant``).
+
+        ``None`` (the default): the format keeps no bare text, so a text column is not read.
+        """
+        return None
 
     def matches(self, turns: list[Any], /) -> bool:
         """Whether a list (a column's value) is a conversation in this format."""
@@ -153,9 +175,7 @@ class ChatSource(Source):
             return {}
         found = {
             "steps": (
-                " then ".join(self.continued)
-                if self.continued and columns.messages == self.continued[0]
-                else columns.messages
+                f"{columns.messages} then {columns.then}" if columns.then else columns.messages
             ),
             "id": columns.id,
             "task": columns.task,
@@ -183,7 +203,8 @@ class Columns:
     domain: str | None
     time: str | None = None
     then: str | None = None
-    """The column whose messages follow (a prompt's ``completion``), when the row has it."""
+    """The column whose messages follow (a prompt's ``completion``, a preference row's
+    ``chosen``), when the row has it."""
 
     def describe(self) -> str:
         """The columns the rows are read from, in one line."""
@@ -213,9 +234,46 @@ def messages_column(row: Mapping[str, Any], family: ChatSource) -> str | None:
     names = [name for name in family.fields if name in row]
     names += [name for name in row if name not in family.fields]
     for name in names:
-        found = conversation(row[name])
+        if name in PASSED_OVER:
+            continue
+        found = _opening(row, name, family)
         if found and family.matches(found):
             return str(name)
+    return None
+
+
+def _follower(row: Mapping[str, Any], column: str, family: ChatSource) -> str | None:
+    """The column read after ``column``: the family's pair's second, else a preferred reply."""
+    if family.continued and column == family.continued[0] and family.continued[1] in row:
+        return family.continued[1]
+    return REPLY_COLUMN if column != REPLY_COLUMN and REPLY_COLUMN in row else None
+
+
+def _opening(row: Mapping[str, Any], column: str, family: ChatSource) -> list[Any] | None:
+    """A column's conversation; a prompt's text as the user's turn, when a reply follows it."""
+    value = row[column]
+    found = conversation(value)
+    if found is not None or column not in TEXT_OPENINGS or not isinstance(value, str):
+        return found
+    then = _follower(row, column, family)
+    if then is None or not _following(row, then, family):
+        return None
+    query = row.get(_QUERY) if column == "instruction" else None
+    text = f"{value}\n{query}" if isinstance(query, str) and query.strip() else value
+    turn = family.text_turn("user", text)
+    return None if turn is None else [turn]
+
+
+def _following(row: Mapping[str, Any], column: str, family: ChatSource) -> list[Any] | None:
+    """The turns a column read after the conversation holds: a list, one turn, or a reply's text."""
+    value = json_or_value(row.get(column))
+    if isinstance(value, list):
+        return value
+    if isinstance(value, dict) and column == REPLY_COLUMN:  # LLaMA-Factory's: the one turn
+        return [value]
+    if isinstance(value, str):
+        turn = family.text_turn("assistant", value)
+        return None if turn is None else [turn]
     return None
 
 
@@ -272,21 +330,22 @@ def _columns(row: Mapping[str, Any], said: RowOptions, family: ChatSource) -> Co
             f"no column holds {family.name} messages: {describe_value(row)}; "
             "name it with messages_field (kp: --messages-field)"
         )
-    then = (
-        family.continued[1]
-        if family.continued and messages == family.continued[0] and family.continued[1] in row
-        else None
-    )
+    then = _follower(row, messages, family) if messages in row else None
     ids: tuple[str, ...] = ID_FIELDS
     tasks: tuple[str, ...] = TASK_FIELDS
-    if then is not None:  # prompt/completion rollouts: verifiers' `id` (later `example_id`)
+    if family.continued is not None and then == family.continued[1]:
+        # prompt/completion rollouts: verifiers' `id` (later `example_id`)
         # names the example, the same in each of its rollouts: the task, not the run.
         ids, tasks = ROLLOUT_ID_FIELDS, ROLLOUT_TASK_FIELDS
     return Columns(
         messages=messages,
         id=said.id_field or _first_present(row, ids),
         task=said.task_field or _first_present(row, tasks, labels=_names_label),
-        success=said.success_field or _first_present(row, SUCCESS_FIELDS, labels=_says_success),
+        success=(
+            said.success_field
+            or _first_present(row, SUCCESS_FIELDS, labels=_says_success)
+            or _first_present(row, LABEL_FIELDS, labels=lambda value: isinstance(value, bool))
+        ),
         threshold=(
             DEFAULT_SUCCESS_THRESHOLD if said.success_threshold is None else said.success_threshold
         ),
@@ -328,6 +387,7 @@ def _convert_row(
         told = family.tell(messages, builder)
     except PathError as error:
         raise PathError((columns.messages, *error.path), error.message) from error
+    told = _with_system(told, row, family.system_fields)
     success = told.answered and builder.final_answer is not None  # no user turn came after it
     reward = None
     # A null (or a DataFrame's NaN) says no outcome, as a row without the column does: an
@@ -385,17 +445,27 @@ def _conversation(
                 (), f"the row has no {columns.messages!r} column: {describe_value(row)}"
             )
         columns = dataclasses.replace(columns, messages=found)
-    messages = conversation(row[columns.messages])
+    messages = _opening(row, columns.messages, family)
     if messages is None:
         raise PathError(
             (columns.messages,),
             f"expected a list of messages (or a JSON string of one), found "
             f"{describe_value(row[columns.messages])}",
         )
-    if family.continued is not None and columns.messages == family.continued[0]:
-        rest = conversation(row.get(family.continued[1]))
-        messages = messages + rest if rest else messages
-    return messages, columns
+    then = _follower(row, columns.messages, family)
+    rest = _following(row, then, family) if then is not None else None
+    return (messages + rest if rest else messages), columns
+
+
+def _with_system(told: Told, row: Mapping[str, Any], fields: tuple[str, ...]) -> Told:
+    """What the conversation told, with the row's system column when it opened with no system."""
+    if told.system is not None:
+        return told
+    system = next(
+        (row[name] for name in fields if isinstance(row.get(name), str) and row[name].strip()),
+        None,
+    )
+    return told if system is None else dataclasses.replace(told, system=system)
 
 
 def _builder(row: Mapping[str, Any]) -> StepBuilder:

@@ -12,7 +12,8 @@ a ``tool_call`` part's value is a ``{"name", "arguments"}`` call, and one ``tool
 answer several calls with a JSON list of ``{"name", "content", "tool_call_id"}``. TRL's
 conversational prompt/completion rows and RL rollouts (``verifiers``) keep the ``prompt`` messages
 and the ``completion`` messages in two columns, read one after the other; they may store
-``tool_calls`` (the list, or each call) as JSON strings.
+``tool_calls`` (the list, or each call) as JSON strings. Their standard rows keep text instead
+(:func:`text_message`); a preference row's ``chosen`` is read as the completion.
 """
 
 from __future__ import annotations
@@ -60,6 +61,11 @@ def matches(messages: list[Any]) -> bool:
         if isinstance(message.get("content"), list)
         for part in message["content"]
     )
+
+
+def text_message(role: str, text: str) -> dict[str, str]:
+    """A row's text column as a message: a standard (not conversational) row's prompt or reply."""
+    return {"role": role, "content": text}
 
 
 def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:

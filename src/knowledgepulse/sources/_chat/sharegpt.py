@@ -15,6 +15,9 @@ In such a trajectory an ``ai`` turn that ends in a fenced command block runs tha
 a tool call named by the command's first word, and the ``user`` turn after it its observation.
 LLaVA-Plus rows give a ``gpt`` turn its reasoning in ``thoughts`` and the tools it calls in
 ``actions`` (``API_name``, ``API_params``): the ``human`` turn after it is their output.
+
+ms-swift's own "sharegpt" rows pair the turns: a ``conversation`` of ``{"human": ...,
+"assistant": ...}`` exchanges (``user`` / ``gpt`` / ``bot`` also), read as the two turns each is.
 """
 
 from __future__ import annotations
@@ -46,6 +49,8 @@ CALL = frozenset({"function_call", "tool_call"})
 RESULT = frozenset({"observation", "tool", "function_response", "function", "ipython"})
 SPEAKERS = SYSTEM | HUMAN | ASSISTANT | CALL | RESULT
 _HYPHENATED = {"function-call": "function_call", "function-response": "function_response"}
+_PAIR_KEYS = {"human": "human", "user": "human", "assistant": "gpt", "gpt": "gpt", "bot": "gpt"}
+"""ms-swift's exchange keys (``MessagesPreprocessor``'s user and assistant roles) as speakers."""
 _COMMAND = re.compile(r"```[^\n`]*\n(.+?)\n?```\s*$", re.DOTALL)
 
 
@@ -64,8 +69,28 @@ def _turn(value: Any) -> tuple[str, Any] | None:
     return speaker, text
 
 
+def _unpaired(turns: list[Any]) -> list[Any]:
+    """ms-swift's exchanges (``{"human": q, "assistant": r}``) as turns; other turns as they are.
+
+    The human's words come first in each exchange, as ms-swift reads them; an exchange
+    without a reply (the last, awaiting one) gives its question alone.
+    """
+    if not turns or not all(
+        isinstance(turn, dict) and turn and set(turn) <= _PAIR_KEYS.keys() for turn in turns
+    ):
+        return turns
+    return [
+        {"from": speaker, "value": turn[key]}
+        for turn in turns
+        for speaker in ("human", "gpt")
+        for key in turn
+        if _PAIR_KEYS[key] == speaker and turn[key] is not None
+    ]
+
+
 def matches(turns: list[Any]) -> bool:
     """Whether a list is ShareGPT turns (``from`` / ``value``; or an agent variant's)."""
+    turns = _unpaired(turns)
     parsed = [_turn(turn) for turn in turns]
     if not all(found is not None and found[0] in SPEAKERS for found in parsed):
         return False
@@ -80,6 +105,7 @@ def matches(turns: list[Any]) -> bool:
 
 def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
     """Tell the builder what ShareGPT turns hold."""
+    turns = _unpaired(turns)
     parsed: list[tuple[str, Any]] = []
     for index, turn in enumerate(turns):
         found = _turn(turn)
