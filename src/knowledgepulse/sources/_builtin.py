@@ -17,7 +17,14 @@ from knowledgepulse.sources._chat._row import ChatSource
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._exports import jaeger, langfuse, otel_js, phoenix
 from knowledgepulse.sources._registry import REASONING_TRACE, Source, register_source
-from knowledgepulse.sources._sessions import atif, claude_code, codex, mini_swe_agent, swe_agent
+from knowledgepulse.sources._sessions import (
+    atif,
+    claude_code,
+    cline,
+    codex,
+    mini_swe_agent,
+    swe_agent,
+)
 from knowledgepulse.sources.langchain import _files as langsmith
 from knowledgepulse.sources.openai_agents import _files as agents_files
 from knowledgepulse.sources.openai_agents import _spans as agents_spans
@@ -220,6 +227,19 @@ class Codex(Source):
     content_hint = codex.CONTENT_HINT
     recognises = staticmethod(codex.recognises)
     convert = staticmethod(codex.convert_records)
+
+
+@register_source("cline")
+class Cline(Source):
+    """Cline's and Roo Code's task histories (``tasks/<taskId>/api_conversation_history.json``)."""
+
+    shapes = (
+        "Cline's or Roo Code's api_conversation_history.json (a task's messages, the first "
+        "holding <task>)"
+    )
+    content_hint = cline.CONTENT_HINT
+    recognises = staticmethod(cline.recognises)
+    convert = staticmethod(cline.convert_records)
 
 
 @register_source("atif")
