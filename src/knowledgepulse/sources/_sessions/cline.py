@@ -96,12 +96,16 @@ _WRAPPED = re.compile(r"\A\s*<(task|user_message)>\s*(.*?)\s*</\1>", re.DOTALL)
 """The first user message's wrapping of the task (Cline's ``<task>``, Roo Code 3.3x's)."""
 _ENVIRONMENT = re.compile(r"\s*<environment_details>.*?(?:</environment_details>|\Z)", re.DOTALL)
 _CALL = re.compile(r"<(" + "|".join(sorted(TOOLS)) + r")>(.*?)</\1>", re.DOTALL)
+_OPEN_CALL = re.compile(r"<(" + "|".join(sorted(TOOLS)) + r")>(.*)\Z", re.DOTALL)
+"""A call whose closing tag never came: the model was stopped inside it."""
 _PARAMETER = re.compile(r"<([a-z_]+)>\n?(.*?)\n?</\1>", re.DOTALL)
 _THINKING_TAG = re.compile(r"</?thinking>\n?")
 _INTERRUPTED = re.compile(r"\s*\[Response interrupted by [^\]]*\]")
 """The extension's note on assistant text it cut (after a tool, by the user, by an API error)."""
 _RESULT = re.compile(r"\A\[([a-z_]+)\b.*?\] Result:\s*", re.DOTALL)
 """``[read_file for 'a.py'] Result:``, ``[new_task in Code mode: '...'] Result:``."""
+_RESUMED = re.compile(r"\A\s*(?:\[TASK RESUMPTION\]|New instructions for task continuation:)")
+"""How the extension opens a resumed task's message (the user's new words in it)."""
 _NOT_EXECUTED = re.compile(r"\A\s*Tool \[[a-z_]+\] was not executed because")
 _FEEDBACK = re.compile(r"<(feedback|user_message)>\s*(.*?)\s*</\1>", re.DOTALL)
 _NO_TOOL = re.compile(r"\A\s*\[ERROR\] You did not use a tool")
@@ -208,10 +212,12 @@ class _Reading:
 def _anthropic(messages: list[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], set[int]]:
     """The task's messages as plain Anthropic messages, and the indexes of those that are errors."""
     reading = _Reading()
-    for number, message in enumerate(_merged(messages)):
+    merged = _merged(messages)
+    for number, message in enumerate(merged):
         if message["role"] == "assistant":
             reading.pending = []
-            _assistant(reading, message["content"], number)
+            answered = _answered(merged[number + 1]["content"] if number + 1 < len(merged) else [])
+            _assistant(reading, message["content"], number, answered)
         else:
             _user(reading, message["content"], first=number == 0)
     return reading.messages, reading.errors
@@ -230,14 +236,25 @@ def _merged(messages: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return merged
 
 
-def _assistant(reading: _Reading, blocks: list[Any], number: int) -> None:
+def _answered(blocks: list[Any]) -> frozenset[str]:
+    """The tools a user message's result sections name (``[read_file for 'a.py'] Result:``)."""
+    return frozenset(
+        found.group(1)
+        for block in blocks
+        if isinstance(block, dict)
+        and isinstance(block.get("text"), str)
+        and (found := _RESULT.match(block["text"].strip()))
+    )
+
+
+def _assistant(reading: _Reading, blocks: list[Any], number: int, answered: frozenset[str]) -> None:
     out: list[dict[str, Any]] = []
     for block in blocks:
         if not isinstance(block, dict):
             continue
         kind = block.get("type")
         if kind == "text" and isinstance(block.get("text"), str):
-            out.extend(_said(reading, block["text"], number, len(out)))
+            out.extend(_said(reading, block["text"], number, len(out), answered))
         elif kind == "reasoning" and isinstance(block.get("text"), str):
             out.append({"type": "thinking", "thinking": block["text"]})
         elif kind == "tool_use" and block.get("name") == COMPLETION:
@@ -250,12 +267,22 @@ def _assistant(reading: _Reading, blocks: list[Any], number: int) -> None:
     reading.messages.append({"role": "assistant", "content": out})
 
 
-def _said(reading: _Reading, text: str, number: int, at: int) -> list[dict[str, Any]]:
-    """Assistant text as blocks: thoughts, the XML calls in it, and the answer."""
+def _said(
+    reading: _Reading, text: str, number: int, at: int, answered: frozenset[str]
+) -> list[dict[str, Any]]:
+    """Assistant text as blocks: thoughts, the XML calls in it, and the answer.
+
+    A call left open at the end (the extension stopped the model once a tool's tags began) ran
+    when the next message gives its result: its parameters are those closed before the cut.
+    """
     text = _INTERRUPTED.sub("", text)
+    calls = list(_CALL.finditer(text))
+    cut = _OPEN_CALL.search(text, calls[-1].end() if calls else 0)
+    if cut is not None and cut.group(1) in answered and cut.group(1) != COMPLETION:
+        calls.append(cut)
     blocks: list[dict[str, Any]] = []
     start = 0
-    for count, call in enumerate(_CALL.finditer(text)):
+    for count, call in enumerate(calls):
         blocks.append(_thought(text[start : call.start()]))
         start = call.end()
         name, body = call.group(1), call.group(2)
@@ -295,15 +322,14 @@ def _user(reading: _Reading, blocks: list[Any], *, first: bool) -> None:
     names: dict[str, str] = {}  # a call's id -> its name
     current: str | None = None  # the id of the call whose result the text now belongs to
     for block in blocks:
-        if not isinstance(block, dict):
-            continue
-        if block.get("type") == "tool_result":
-            out.append(_native_result(reading, block))
-            continue
-        if block.get("type") != "text" or not isinstance(block.get("text"), str):
-            out.append(block)
+        if not isinstance(block, dict) or not isinstance(block.get("text"), str):
+            if isinstance(block, dict):  # a native result, an image: as the block says
+                native = block.get("type") == "tool_result"
+                out.append(_native_result(reading, block) if native else block)
             continue
         text = _ENVIRONMENT.sub("", block["text"]).strip()
+        if text != block["text"].strip() or _RESUMED.match(text):
+            current = None  # the results end: the environment, or the user's new words
         if not text or _NOT_EXECUTED.match(text):
             continue  # the extension's own note that a second call did not run
         header = _RESULT.match(text)
