@@ -39,6 +39,7 @@ BUILT_IN = (
     "mini-swe-agent",
     "claude-code",
     "codex",
+    "cline",
     "atif",
     "hermes",
     "anthropic",

@@ -213,11 +213,15 @@ def _anthropic(messages: list[Mapping[str, Any]]) -> tuple[list[dict[str, Any]],
     """The task's messages as plain Anthropic messages, and the indexes of those that are errors."""
     reading = _Reading()
     merged = _merged(messages)
+    last = max((n for n, m in enumerate(merged) if m["role"] == "assistant"), default=-1)
     for number, message in enumerate(merged):
         if message["role"] == "assistant":
             reading.pending = []
             answered = _answered(merged[number + 1]["content"] if number + 1 < len(merged) else [])
-            _assistant(reading, message["content"], number, answered)
+            blocks = _assistant(reading, message["content"], number, answered)
+            reading.messages.append(
+                {"role": "assistant", "content": _spoken(blocks, number == last)}
+            )
         else:
             _user(reading, message["content"], first=number == 0)
     return reading.messages, reading.errors
@@ -247,7 +251,10 @@ def _answered(blocks: list[Any]) -> frozenset[str]:
     )
 
 
-def _assistant(reading: _Reading, blocks: list[Any], number: int, answered: frozenset[str]) -> None:
+def _assistant(
+    reading: _Reading, blocks: list[Any], number: int, answered: frozenset[str]
+) -> list[dict[str, Any]]:
+    """An assistant message's blocks; its text outside calls ``_said``, a result ``_answer``."""
     out: list[dict[str, Any]] = []
     for block in blocks:
         if not isinstance(block, dict):
@@ -261,10 +268,36 @@ def _assistant(reading: _Reading, blocks: list[Any], number: int, answered: froz
             arguments = block.get("input")
             result = arguments.get("result") if isinstance(arguments, dict) else None
             reading.completions.add(str(block.get("id")))
-            out.append({"type": "text", "text": as_string(result) or ""})
+            out.append({"type": _ANSWER, "text": as_string(result) or ""})
         else:
             out.append(block)
-    reading.messages.append({"role": "assistant", "content": out})
+    return out
+
+
+_SAID = "said"
+"""A block of assistant text outside any call (see :func:`_spoken`)."""
+_ANSWER = "answer"
+"""A block of ``attempt_completion``'s result."""
+
+
+def _spoken(blocks: list[dict[str, Any]], last: bool) -> list[dict[str, Any]]:
+    """The message's text as Anthropic blocks: said to the user, or a thought.
+
+    Text the user reads in the chat is said (a user's reply may answer it), but beside
+    ``attempt_completion``, whose result alone is the answer, and in a last message that
+    calls nothing: the task ended without completing, and that text is no answer.
+    """
+    answering = any(block["type"] == _ANSWER for block in blocks)
+    calling = any(block["type"] == "tool_use" for block in blocks)
+    said = not answering and (calling or not last)
+    return [
+        {"type": "text", "text": block["text"]}
+        if block["type"] == _ANSWER or (block["type"] == _SAID and said)
+        else {"type": "thinking", "thinking": block["text"]}
+        if block["type"] == _SAID
+        else block
+        for block in blocks
+    ]
 
 
 def _said(
@@ -283,23 +316,22 @@ def _said(
     blocks: list[dict[str, Any]] = []
     start = 0
     for count, call in enumerate(calls):
-        blocks.append(_thought(text[start : call.start()]))
+        blocks.append(_outside(text[start : call.start()]))
         start = call.end()
         name, body = call.group(1), call.group(2)
         arguments = dict(_PARAMETER.findall(body))
         if name == COMPLETION:  # the answer: its result, no tool
-            blocks.append({"type": "text", "text": str(arguments.get("result", body)).strip()})
+            blocks.append({"type": _ANSWER, "text": str(arguments.get("result", body)).strip()})
             continue
         call_id = f"xml-{number}-{at + count}"
         reading.pending.append((name, call_id))
         blocks.append({"type": "tool_use", "id": call_id, "name": name, "input": arguments})
-    blocks.append(_thought(text[start:]))
-    return [block for block in blocks if block.get("thinking", "x").strip()]
+    blocks.append(_outside(text[start:]))
+    return [block for block in blocks if block["type"] != _SAID or block["text"]]
 
 
-def _thought(text: str) -> dict[str, Any]:
-    # Thinking, so that only attempt_completion's result is ever read as the answer.
-    return {"type": "thinking", "thinking": _THINKING_TAG.sub("", text).strip()}
+def _outside(text: str) -> dict[str, Any]:
+    return {"type": _SAID, "text": _THINKING_TAG.sub("", text).strip()}
 
 
 def _task(reading: _Reading, blocks: list[Any]) -> bool:
