@@ -89,7 +89,7 @@ def test_native_calls_are_calls_and_attempt_completion_is_the_answer_its_result_
 ) -> None:
     """Native calls: ``tool_use`` / ``tool_result``; the completion's result is the user's."""
     call = {"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "a.py"}}
-    done = {"type": "tool_use", "id": "t2", "name": "attempt_completion"}
+    done: dict[str, Any] = {"type": "tool_use", "id": "t2", "name": "attempt_completion"}
     done["input"] = {"result": "ok"}
     feedback = (
         "The user has provided feedback on the results. Consider their input to continue the "
