@@ -1349,6 +1349,112 @@ def _mark_local_commands(turns: list[dict[str, Any]]) -> None:
                 turns[n - 1]["local"] = True
 
 
+_CLINE_TOOLS = (
+    "access_mcp_resource|apply_diff|apply_patch|ask_followup_question|attempt_completion"
+    "|browser_action|codebase_search|condense|edit_file|edit_files|execute_command"
+    "|fetch_instructions|focus_chain|generate_image|insert_content|list_code_definition_names"
+    "|list_files|load_mcp_documentation|new_rule|new_task|plan_mode_respond|plan_mode_response"
+    "|read_file|replace_in_file|report_bug|run_slash_command|search_and_replace|search_files"
+    "|summarize_task|switch_mode|update_todo_list|use_mcp_tool|web_fetch|write_to_file"
+)
+"""The tools Cline's and Roo Code's system prompts teach the model to call in XML tags."""
+_CLINE_CALL = re.compile(rf"<({_CLINE_TOOLS})>(.*?)</\1>", re.DOTALL)
+_CLINE_RESULT = re.compile(r"\A\[([a-z_]+)\b.*?\] Result:", re.DOTALL)
+_CLINE_WORDS = re.compile(r"<(task|feedback|user_message)>\s*(.*?)\s*</\1>", re.DOTALL)
+_CLINE_FAILED = (
+    "The tool execution failed with the following error",
+    "The user denied this operation",
+    "Missing value for required parameter",
+)
+
+
+def cline(path: Path) -> list[Run]:
+    """A Cline or Roo Code task's ``api_conversation_history.json``: one run.
+
+    The task is inside the first message's ``<task>`` tags; ``<environment_details>`` blocks are
+    the extension's. The model calls tools as XML tags in its text (``<read_file><path>...``)
+    or, natively, as ``tool_use`` blocks; ``attempt_completion``'s ``<result>`` is the answer.
+    A ``[tool for 'x'] Result:`` text opens a call's result, failed when it starts with the
+    extension's wording of a failure; ``[ERROR] You did not use a tool`` is an error of its own.
+    The user's later words sit in ``<feedback>`` (on a completion) or ``<user_message>`` (a
+    resumed task's new instructions). Roo Code's ``isSummary`` messages are its own summaries.
+    """
+    messages = [m for m in json.loads(path.read_text()) if not m.get("isSummary")]
+    timeline, objective = _Timeline(), None
+    opened = False  # whether the last text opened a call's result, its output still to come
+    for number, message in enumerate(messages):
+        content = message["content"]
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+        for block in blocks:
+            kind, text = block.get("type"), block.get("text") or ""
+            if message["role"] == "assistant" and kind == "text":
+                later = messages[number + 1]["content"] if number + 1 < len(messages) else []
+                _cline_said(timeline, text, later if isinstance(later, list) else [])
+            elif message["role"] == "assistant" and kind == "tool_use":
+                if block["name"] == "attempt_completion":
+                    timeline.text(block["input"].get("result"))
+                else:
+                    timeline.tool(block["name"])
+            elif kind == "tool_result" and block.get("is_error"):
+                timeline.error()
+            elif number == 0 and objective is None:
+                found = _CLINE_WORDS.match(text.strip())
+                objective = found.group(2) if found else None
+            elif kind == "text" and not text.startswith("<environment_details>"):
+                opened = _cline_told(timeline, text, opened)
+    return [timeline.facts(objective)]
+
+
+def _cline_said(timeline: _Timeline, text: str, later: list[Any]) -> None:
+    """Assistant text: thoughts around its complete XML calls; attempt_completion's result.
+
+    A call cut off at the end of the text (its closing tag never written) is a call when the
+    next message (``later``'s blocks) holds its ``[name ...] Result:``: the extension ran it.
+    """
+    text = re.sub(r"\[Response interrupted by [^\]]*\]", "", text)
+    start = 0
+    calls = list(_CLINE_CALL.finditer(text))
+    cut = re.search(rf"<({_CLINE_TOOLS})>", text[calls[-1].end() if calls else 0 :])
+    results = [_CLINE_RESULT.match(b.get("text", "").strip()) for b in later]
+    if cut and cut.group(1) in {r.group(1) for r in results if r}:
+        text = text[: (calls[-1].end() if calls else 0) + cut.start()]
+        ran = cut.group(1)
+    else:
+        ran = None
+    for call in calls:
+        timeline.text(text[start : call.start()])
+        start = call.end()
+        if call.group(1) == "attempt_completion":
+            result = re.search(r"<result>\n?(.*?)\n?</result>", call.group(2), re.DOTALL)
+            timeline.text((result.group(1) if result else call.group(2)).strip())
+        else:
+            timeline.tool(call.group(1))
+    timeline.text(text[start:])
+    if ran is not None:
+        timeline.tool(ran)
+
+
+def _cline_told(timeline: _Timeline, text: str, opened: bool) -> bool:
+    """A user text block: a result (failed or not), an error, or the user's words.
+
+    ``opened``: the text before opened a call's result and said nothing more: this text is
+    its output. Returns whether this text opens a result whose output is the next text.
+    """
+    header = _CLINE_RESULT.match(text)
+    rest = text[header.end() :].strip() if header else text.strip()
+    if header and header.group(1) != "attempt_completion" and not rest:
+        return True
+    if rest.startswith("[ERROR] You did not use a tool"):
+        timeline.error()
+    elif (header and header.group(1) != "attempt_completion") or opened:
+        if rest.startswith(_CLINE_FAILED):
+            timeline.error()
+    else:
+        for _, words in _CLINE_WORDS.findall(rest):
+            timeline.user(words)
+    return False
+
+
 def claude_code(path: Path) -> list[Run]:
     """A Claude Code session JSONL: a run per ``sessionId``; ``tool_use`` blocks are tools.
 
@@ -1937,6 +2043,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "swe-agent": swe_agent_traj,
     "mini-swe-agent": mini_swe_agent,
     "claude-code": claude_code,
+    "cline": cline,
     "codex": codex,
     "gemini-cli": gemini_cli,
     "atif": atif,

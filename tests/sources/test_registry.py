@@ -40,6 +40,7 @@ BUILT_IN = (
     "claude-code",
     "codex",
     "gemini-cli",
+    "cline",
     "atif",
     "hermes",
     "anthropic",

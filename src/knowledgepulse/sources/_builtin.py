@@ -20,6 +20,7 @@ from knowledgepulse.sources._registry import REASONING_TRACE, Source, register_s
 from knowledgepulse.sources._sessions import (
     atif,
     claude_code,
+    cline,
     codex,
     gemini_cli,
     mini_swe_agent,
@@ -237,6 +238,19 @@ class GeminiCli(Source):
     content_hint = gemini_cli.CONTENT_HINT
     recognises = staticmethod(gemini_cli.recognises)
     convert = staticmethod(gemini_cli.convert_records)
+
+
+@register_source("cline")
+class Cline(Source):
+    """Cline's and Roo Code's task histories (``tasks/<taskId>/api_conversation_history.json``)."""
+
+    shapes = (
+        "Cline's or Roo Code's api_conversation_history.json (a task's messages, the first "
+        "holding <task>)"
+    )
+    content_hint = cline.CONTENT_HINT
+    recognises = staticmethod(cline.recognises)
+    convert = staticmethod(cline.convert_records)
 
 
 @register_source("atif")

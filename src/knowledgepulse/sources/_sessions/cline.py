@@ -1,0 +1,444 @@
+"""Cline and Roo Code task histories (``tasks/<taskId>/api_conversation_history.json``) as traces.
+
+Cline (the VS Code extension ``saoudrizwan.claude-dev``) and its fork Roo Code
+(``rooveterinaryinc.roo-cline``) keep each task in a folder of its own: the messages sent to the
+model in ``api_conversation_history.json`` (a JSON list of Anthropic messages, ``ts`` on each in
+newer versions), the chat panel's events in ``ui_messages.json`` and ``task_metadata.json``. The
+history is the trace: one file, one task, one trace (its id the task's folder name). Its messages
+are read by the Anthropic Messages reader once the extension's own wrapping is taken off:
+
+* the first user message holds the task in ``<task>...</task>`` (Roo Code since 3.3x:
+  ``<user_message>``): the objective is what is inside;
+* each user message ends with ``<environment_details>`` (open files, the time, the mode, the
+  cost) that the extension adds for the model: no words of the user's, left out;
+* before native tool calling the model calls tools in XML inside its text, one a message
+  (``<read_file><path>a.py</path></read_file>``; the tags are Cline's and Roo Code's tool
+  names), and the extension answers in the next user message with ``[read_file for 'a.py']
+  Result:`` and the output: a tool call and its result; ``The tool execution failed with the
+  following error``, a denied operation or a missing parameter is a failed call, and
+  ``[ERROR] You did not use a tool...`` an evident error outside a tool. A call left unclosed
+  (the extension stopped the model after the first tool: ``[Response interrupted by a tool use
+  result...]``) never ran, and is text;
+* with native tool calling the same tools are ``tool_use`` and ``tool_result`` blocks;
+* ``attempt_completion``'s ``result`` is the answer, no tool; feedback the user gives on it
+  (``<feedback>``), the new instructions of a resumed task (``<user_message>``) and a Roo Code
+  sub-task's report (``[new_task completed] Result:``, the result of its ``new_task`` call) are
+  what they are: replies of the user's, and a call's result;
+* ``<thinking>`` text, ``thinking`` and Roo Code's ``reasoning`` blocks are thoughts; Roo Code's
+  summary of the turns before a context condensation (``isSummary``) is left out, the turns stay.
+
+The history records no outcome: success is whether the task ends in the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import PurePath
+from typing import Any
+
+from knowledgepulse._util.jsonpath import as_string, describe_value
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.sources._chat import anthropic
+from knowledgepulse.sources._chat._text import content_text
+from knowledgepulse.sources._envelope import TraceOptions, assemble, finished
+from knowledgepulse.sources._steps import StepBuilder
+from knowledgepulse.trace import TraceItem
+
+CONTENT_HINT = "Cline and Roo Code write a task's messages into its api_conversation_history.json"
+HISTORY = "api_conversation_history.json"
+COMPLETION = "attempt_completion"
+"""The tool a Cline or Roo Code task ends with: its ``result`` is the answer."""
+TOOLS = frozenset(
+    {
+        # Cline's (src/shared/tools.ts) and Roo Code's (packages/types/src/tool.ts), all versions.
+        "access_mcp_resource",
+        "apply_diff",
+        "apply_patch",
+        "ask_followup_question",
+        COMPLETION,
+        "browser_action",
+        "codebase_search",
+        "condense",
+        "edit_file",
+        "edit_files",
+        "execute_command",
+        "fetch_instructions",
+        "focus_chain",
+        "generate_image",
+        "insert_content",
+        "list_code_definition_names",
+        "list_files",
+        "load_mcp_documentation",
+        "new_rule",
+        "new_task",
+        "plan_mode_respond",
+        "plan_mode_response",
+        "read_file",
+        "replace_in_file",
+        "report_bug",
+        "run_slash_command",
+        "search_and_replace",
+        "search_files",
+        "summarize_task",
+        "switch_mode",
+        "update_todo_list",
+        "use_mcp_tool",
+        "web_fetch",
+        "write_to_file",
+    }
+)
+"""The tools whose XML tags in assistant text are calls."""
+
+_WRAPPED = re.compile(r"\A\s*<(task|user_message)>\s*(.*?)\s*</\1>", re.DOTALL)
+"""The first user message's wrapping of the task (Cline's ``<task>``, Roo Code 3.3x's)."""
+_ENVIRONMENT = re.compile(r"\s*<environment_details>.*?(?:</environment_details>|\Z)", re.DOTALL)
+_CALL = re.compile(r"<(" + "|".join(sorted(TOOLS)) + r")>(.*?)</\1>", re.DOTALL)
+_OPEN_CALL = re.compile(r"<(" + "|".join(sorted(TOOLS)) + r")>(.*)\Z", re.DOTALL)
+"""A call whose closing tag never came: the model was stopped inside it."""
+_PARAMETER = re.compile(r"<([a-z_]+)>\n?(.*?)\n?</\1>", re.DOTALL)
+_THINKING_TAG = re.compile(r"</?thinking>\n?")
+_INTERRUPTED = re.compile(r"\s*\[Response interrupted by [^\]]*\]")
+"""The extension's note on assistant text it cut (after a tool, by the user, by an API error)."""
+_RESULT = re.compile(r"\A\[([a-z_]+)\b.*?\] Result:\s*", re.DOTALL)
+"""``[read_file for 'a.py'] Result:``, ``[new_task in Code mode: '...'] Result:``."""
+_RESUMED = re.compile(r"\A\s*(?:\[TASK RESUMPTION\]|New instructions for task continuation:)")
+"""How the extension opens a resumed task's message (the user's new words in it)."""
+_NOT_EXECUTED = re.compile(r"\A\s*Tool \[[a-z_]+\] was not executed because")
+_FEEDBACK = re.compile(r"<(feedback|user_message)>\s*(.*?)\s*</\1>", re.DOTALL)
+_NO_TOOL = re.compile(r"\A\s*\[ERROR\] You did not use a tool")
+_FAILED = re.compile(
+    r"\A\s*(?:The tool execution failed with the following error|The user denied this operation"
+    r"|Missing value for required parameter|\[ERROR\])"
+)
+"""How the extension words a call that failed (formatResponse: toolError, toolDenied...)."""
+
+
+def recognises(value: Any) -> bool:
+    """Whether a file's first record is a task's first message: the task in ``<task>`` tags."""
+    if not isinstance(value, dict) or value.get("role") != "user":
+        return False
+    content = value.get("content")
+    if isinstance(content, list):
+        first = content[0] if content else None
+        content = first.get("text") if isinstance(first, dict) else None
+    return isinstance(content, str) and _WRAPPED.match(content) is not None
+
+
+@dataclass
+class _Task:
+    """One task's messages as read, and where the file starts."""
+
+    first: Record
+    messages: list[Mapping[str, Any]] = field(default_factory=list)
+    started: float | None = None
+
+
+def convert_records(
+    records: Iterable[Record | Problem], options: TraceOptions
+) -> Iterator[TraceItem | Problem]:
+    """The one trace of a task's history: its records are its messages, in order."""
+    task: _Task | None = None
+    for item in records:
+        if isinstance(item, Problem):
+            yield item
+            continue
+        value = item.value
+        if not isinstance(value, dict) or as_string(value.get("role")) not in anthropic.ROLES:
+            if isinstance(value, dict) and value.get("type") == "reasoning":
+                continue  # Roo Code's encrypted reasoning item: nothing to read
+            yield item.problem(
+                (),
+                f"not a message of a Cline or Roo Code task: {describe_value(value)}; expected "
+                f"{{role: user|assistant, content: ...}}, as tasks/<taskId>/{HISTORY} holds them",
+            )
+            continue
+        if not isinstance(value.get("content"), str | list):
+            content = value.get("content")
+            yield item.problem(
+                ("content",), f"expected text or a list of blocks, found {describe_value(content)}"
+            )
+            continue
+        task = task or _Task(item)
+        if task.started is None and isinstance(value.get("ts"), int | float):
+            task.started = value["ts"] / 1000
+        if value.get("isSummary") is not True and value.get("isTruncationMarker") is not True:
+            task.messages.append(value)
+    if task is not None:
+        yield finished(partial(_finish, task, options), task.first)
+
+
+def _finish(task: _Task, options: TraceOptions) -> TraceItem:
+    messages, errors = _anthropic(task.messages)
+    builder = StepBuilder()
+    told = anthropic.tell(messages, builder, errors=errors)
+    location = task.first.location
+    return assemble(
+        builder,
+        source="cline",
+        source_id=_task_id(location.file),
+        success=told.answered and builder.final_answer is not None,
+        options=options,
+        objective=told.objective,
+        created_at=task.started,
+        result_summary=builder.final_answer,
+        agent_id="cline",
+        framework="cline",
+        content_hint=CONTENT_HINT,
+        location=Location(location.file, location.line),
+    )
+
+
+def _task_id(file: str | None) -> str:
+    """The task's id: its folder's name (``tasks/<taskId>/``), else the file's own name."""
+    path = PurePath(file or "-")
+    return path.parent.name if path.name == HISTORY and path.parent.name else path.stem
+
+
+@dataclass
+class _Reading:
+    """What reading a task's messages in order knows so far."""
+
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    errors: set[int] = field(default_factory=set)
+    pending: list[tuple[str, str]] = field(default_factory=list)
+    """The XML calls of the last assistant message not answered yet: (name, id)."""
+    completions: set[str] = field(default_factory=set)
+    """The ids of native ``attempt_completion`` calls: their results are the user's feedback."""
+
+
+def _anthropic(messages: list[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], set[int]]:
+    """The task's messages as plain Anthropic messages, and the indexes of those that are errors."""
+    reading = _Reading()
+    merged = _merged(messages)
+    last = max((n for n, m in enumerate(merged) if m["role"] == "assistant"), default=-1)
+    for number, message in enumerate(merged):
+        if message["role"] == "assistant":
+            reading.pending = []
+            answered = _answered(merged[number + 1]["content"] if number + 1 < len(merged) else [])
+            blocks = _assistant(reading, message["content"], number, answered)
+            reading.messages.append(
+                {"role": "assistant", "content": _spoken(blocks, number == last)}
+            )
+        else:
+            _user(reading, message["content"], first=number == 0)
+    return reading.messages, reading.errors
+
+
+def _merged(messages: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Messages of one role in a row as one (Roo Code writes a sub-task's report apart)."""
+    merged: list[dict[str, Any]] = []
+    for message in messages:
+        content = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if merged and merged[-1]["role"] == message["role"]:
+            merged[-1]["content"] = [*merged[-1]["content"], *blocks]
+        else:
+            merged.append({"role": message["role"], "content": list(blocks)})
+    return merged
+
+
+def _answered(blocks: list[Any]) -> frozenset[str]:
+    """The tools a user message's result sections name (``[read_file for 'a.py'] Result:``)."""
+    return frozenset(
+        found.group(1)
+        for block in blocks
+        if isinstance(block, dict)
+        and isinstance(block.get("text"), str)
+        and (found := _RESULT.match(block["text"].strip()))
+    )
+
+
+def _assistant(
+    reading: _Reading, blocks: list[Any], number: int, answered: frozenset[str]
+) -> list[dict[str, Any]]:
+    """An assistant message's blocks; its text outside calls ``_said``, a result ``_answer``."""
+    out: list[dict[str, Any]] = []
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str):
+            out.extend(_said(reading, block["text"], number, len(out), answered))
+        elif kind == "reasoning" and isinstance(block.get("text"), str):
+            out.append({"type": "thinking", "thinking": block["text"]})
+        elif kind == "tool_use" and block.get("name") == COMPLETION:
+            arguments = block.get("input")
+            result = arguments.get("result") if isinstance(arguments, dict) else None
+            reading.completions.add(str(block.get("id")))
+            out.append({"type": _ANSWER, "text": as_string(result) or ""})
+        else:
+            out.append(block)
+    return out
+
+
+_SAID = "said"
+"""A block of assistant text outside any call (see :func:`_spoken`)."""
+_ANSWER = "answer"
+"""A block of ``attempt_completion``'s result."""
+
+
+def _spoken(blocks: list[dict[str, Any]], last: bool) -> list[dict[str, Any]]:
+    """The message's text as Anthropic blocks: said to the user, or a thought.
+
+    Text the user reads in the chat is said (a user's reply may answer it), but beside
+    ``attempt_completion``, whose result alone is the answer, and in a last message that
+    calls nothing: the task ended without completing, and that text is no answer.
+    """
+    answering = any(block["type"] == _ANSWER for block in blocks)
+    calling = any(block["type"] == "tool_use" for block in blocks)
+    said = not answering and (calling or not last)
+    return [
+        {"type": "text", "text": block["text"]}
+        if block["type"] == _ANSWER or (block["type"] == _SAID and said)
+        else {"type": "thinking", "thinking": block["text"]}
+        if block["type"] == _SAID
+        else block
+        for block in blocks
+    ]
+
+
+def _said(
+    reading: _Reading, text: str, number: int, at: int, answered: frozenset[str]
+) -> list[dict[str, Any]]:
+    """Assistant text as blocks: thoughts, the XML calls in it, and the answer.
+
+    A call left open at the end (the extension stopped the model once a tool's tags began) ran
+    when the next message gives its result: its parameters are those closed before the cut.
+    """
+    text = _INTERRUPTED.sub("", text)
+    calls = list(_CALL.finditer(text))
+    cut = _OPEN_CALL.search(text, calls[-1].end() if calls else 0)
+    if cut is not None and cut.group(1) in answered and cut.group(1) != COMPLETION:
+        calls.append(cut)
+    blocks: list[dict[str, Any]] = []
+    start = 0
+    for count, call in enumerate(calls):
+        blocks.append(_outside(text[start : call.start()]))
+        start = call.end()
+        name, body = call.group(1), call.group(2)
+        arguments = dict(_PARAMETER.findall(body))
+        if name == COMPLETION:  # the answer: its result, no tool
+            blocks.append({"type": _ANSWER, "text": str(arguments.get("result", body)).strip()})
+            continue
+        call_id = f"xml-{number}-{at + count}"
+        reading.pending.append((name, call_id))
+        blocks.append({"type": "tool_use", "id": call_id, "name": name, "input": arguments})
+    blocks.append(_outside(text[start:]))
+    return [block for block in blocks if block["type"] != _SAID or block["text"]]
+
+
+def _outside(text: str) -> dict[str, Any]:
+    return {"type": _SAID, "text": _THINKING_TAG.sub("", text).strip()}
+
+
+def _task(reading: _Reading, blocks: list[Any]) -> bool:
+    """Whether the first message holds the task in its tags: then the task is its message.
+
+    The rest (the environment, the files the task mentions) is the extension's.
+    """
+    texts = [b.get("text") for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
+    task = next((found for t in texts if isinstance(t, str) and (found := _WRAPPED.match(t))), None)
+    if task is not None:
+        reading.messages.append({"role": "user", "content": task.group(2)})
+    return task is not None
+
+
+def _user(reading: _Reading, blocks: list[Any], *, first: bool) -> None:
+    if first and _task(reading, blocks):
+        return
+    out: list[dict[str, Any]] = []
+    sections: dict[str, list[str]] = {}  # a call's id -> its result's texts, in order
+    names: dict[str, str] = {}  # a call's id -> its name
+    current: str | None = None  # the id of the call whose result the text now belongs to
+    for block in blocks:
+        if not isinstance(block, dict) or not isinstance(block.get("text"), str):
+            if isinstance(block, dict):  # a native result, an image: as the block says
+                native = block.get("type") == "tool_result"
+                out.append(_native_result(reading, block) if native else block)
+            continue
+        text = _ENVIRONMENT.sub("", block["text"]).strip()
+        if text != block["text"].strip() or _RESUMED.match(text):
+            current = None  # the results end: the environment, or the user's new words
+        if not text or _NOT_EXECUTED.match(text):
+            continue  # the extension's own note that a second call did not run
+        header = _RESULT.match(text)
+        if header is not None:
+            current = _answering(reading, header.group(1), names)
+            text = text[header.end() :].strip()
+        if current == _DROPPED:
+            continue
+        if current is not None and names[current] == COMPLETION:
+            out.extend({"type": "text", "text": words} for words in _replies(text))
+        elif current is not None:
+            sections.setdefault(current, []).extend([text] if text else [])
+        elif _NO_TOOL.match(text):  # an error met outside a tool: a message of its own
+            _flush(reading, [*_results(names, sections), *out])
+            sections, out = {}, []
+            reading.errors.add(len(reading.messages))
+            reading.messages.append({"role": "user", "content": text})
+        else:
+            out.extend({"type": "text", "text": words} for words in _replies(text))
+    _flush(reading, [*_results(names, sections), *out])
+
+
+_DROPPED = ""
+"""The section of a result that answers no call the file shows: left out."""
+
+
+def _results(names: dict[str, str], sections: dict[str, list[str]]) -> list[dict[str, Any]]:
+    return [_xml_result(call_id, sections[call_id]) for call_id in names if call_id in sections]
+
+
+def _answering(reading: _Reading, name: str, names: dict[str, str]) -> str:
+    """The id of the call a result section answers: the first pending call of its name."""
+    for index, (pending, call_id) in enumerate(reading.pending):
+        if pending == name:
+            del reading.pending[index]
+            names[call_id] = name
+            return call_id
+    if name == COMPLETION:
+        names[COMPLETION] = COMPLETION
+        return COMPLETION
+    # A second section for a call answered here (a sub-task's report), else none: dropped.
+    answered = [call_id for call_id, called in names.items() if called == name]
+    return answered[-1] if answered else _DROPPED
+
+
+def _xml_result(call_id: str, texts: list[str]) -> dict[str, Any]:
+    text = "\n\n".join(texts)
+    return {
+        "type": "tool_result",
+        "tool_use_id": call_id,
+        "content": text,
+        "is_error": bool(_FAILED.match(text)),
+    }
+
+
+def _native_result(reading: _Reading, block: Mapping[str, Any]) -> dict[str, Any]:
+    """A ``tool_result`` block; one answering ``attempt_completion`` is the user's feedback."""
+    if str(block.get("tool_use_id")) not in reading.completions:
+        return dict(block)
+    content = block.get("content")
+    text = content_text(content) if isinstance(content, list) else as_string(content)
+    return {"type": "text", "text": "\n".join(_replies(_ENVIRONMENT.sub("", text or "")))}
+
+
+def _replies(text: str) -> list[str]:
+    """The user's words in a text the extension wrote around them (``<feedback>``...)."""
+    found = [words for _, words in _FEEDBACK.findall(text) if words.strip()]
+    if found:
+        return found
+    if text.lstrip().startswith(("[TASK RESUMPTION]", "The user has provided feedback")):
+        return []  # the extension's own text, with no words of the user's
+    return [text] if text.strip() else []
+
+
+def _flush(reading: _Reading, blocks: list[dict[str, Any]]) -> None:
+    if blocks:
+        reading.messages.append({"role": "user", "content": blocks})
+
+
+__all__ = ["CONTENT_HINT", "convert_records", "recognises"]

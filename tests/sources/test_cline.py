@@ -1,0 +1,191 @@
+"""Cline's and Roo Code's task histories: what the real files of the corpus do not show.
+
+The corpus (tests/conformance/files/cline) holds Roo Code tasks of the XML-tag era; the shapes
+here are those the extensions' own code writes (Cline's ``formatResponse``, Roo Code's
+``ApiMessage``): native tool calls, the error of a message that called no tool, a condensed
+context's summary, a task in its own folder.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from knowledgepulse.sources._steps import RESPOND
+from knowledgepulse.trace import TraceItem
+from knowledgepulse.trace.models import ReasoningTrace
+from tests.sources.helpers import convert_file, recognise
+
+ENVIRONMENT = (
+    "<environment_details>\n# VSCode Visible Files\na.py\n\n# Current Mode\nACT MODE\n"
+    "</environment_details>"
+)
+
+
+def task(text: str = "fix the retry loop") -> dict[str, Any]:
+    """The first message of a task, as Cline writes it: the task, then the environment."""
+    return {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": f"<task>\n{text}\n</task>"},
+            {"type": "text", "text": ENVIRONMENT},
+        ],
+        "ts": 1_760_000_000_000,
+    }
+
+
+def said(text: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": [{"type": "text", "text": text}]}
+
+
+def results(*texts: str) -> dict[str, Any]:
+    blocks = [{"type": "text", "text": text} for text in (*texts, ENVIRONMENT)]
+    return {"role": "user", "content": blocks}
+
+
+def read_history(
+    tmp_path: Path, messages: list[dict[str, Any]], name: str = "h.json"
+) -> ReasoningTrace:
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(messages))
+    (item,) = convert_file(path)
+    assert isinstance(item, TraceItem), item
+    return item.trace
+
+
+def shape(trace: ReasoningTrace) -> list[tuple[str, str | None]]:
+    return [(step.type, step.tool.name if step.tool else None) for step in trace.steps]
+
+
+def test_a_task_history_is_recognised_by_its_first_message_and_no_other_message_is() -> None:
+    """The task in ``<task>`` (or Roo Code's ``<user_message>``) tags; a bare message is no task."""
+    assert recognise(task()) == "cline"
+    roo = {"role": "user", "content": "<user_message>\nadd a test\n</user_message>"}
+    assert recognise(roo) == "cline"
+    assert recognise({"role": "user", "content": [{"type": "text", "text": "hello"}]}) is None
+    assert recognise({"role": "assistant", "content": "<task>\nx\n</task>"}) is None
+
+
+def test_the_objective_is_the_task_without_the_environment_and_the_id_its_folder(
+    tmp_path: Path,
+) -> None:
+    """``tasks/<taskId>/api_conversation_history.json``: the trace is the task's, by its id."""
+    done = (
+        "<attempt_completion>\n<result>\nThe loop backs off now.\n</result>\n</attempt_completion>"
+    )
+    trace = read_history(
+        tmp_path, [task(), said(done)], name="tasks/1760000000000/api_conversation_history.json"
+    )
+    assert trace.id == "kp:trace:1760000000000"
+    assert trace.task.objective == "fix the retry loop"
+    assert trace.outcome.result_summary == "The loop backs off now."
+    assert trace.metadata.success is True
+
+
+def test_native_calls_are_calls_and_attempt_completion_is_the_answer_its_result_the_feedback(
+    tmp_path: Path,
+) -> None:
+    """Native calls: ``tool_use`` / ``tool_result``; the completion's result is the user's."""
+    call = {"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "a.py"}}
+    done: dict[str, Any] = {"type": "tool_use", "id": "t2", "name": "attempt_completion"}
+    done["input"] = {"result": "ok"}
+    feedback = (
+        "The user has provided feedback on the results. Consider their input to continue the "
+        "task, and then attempt completion again.\n<feedback>\nadd a test too\n</feedback>"
+    )
+    trace = read_history(
+        tmp_path,
+        [
+            task(),
+            {"role": "assistant", "content": [{"type": "text", "text": "Reading it."}, call]},
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "x = 1"}],
+            },
+            {"role": "assistant", "content": [done]},
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t2", "content": feedback}],
+            },
+            {"role": "assistant", "content": [{**done, "id": "t3", "input": {"result": "tested"}}]},
+        ],
+    )
+    assert shape(trace) == [
+        ("thought", None),
+        ("tool_call", "read_file"),
+        ("observation", "read_file"),
+        ("tool_call", RESPOND),  # the first completion, which the user answered
+        ("observation", RESPOND),
+        ("thought", None),
+    ]
+    assert trace.steps[4].content == "add a test too"
+    assert trace.outcome.result_summary == "tested"
+
+
+def test_a_message_that_called_no_tool_is_an_error_its_next_action_the_recovery(
+    tmp_path: Path,
+) -> None:
+    """``[ERROR] You did not use a tool``: an evident error outside a tool, then recovered."""
+    trace = read_history(
+        tmp_path,
+        [
+            task(),
+            said("I think the loop is fine."),
+            results("[ERROR] You did not use a tool in your previous response! Please retry."),
+            said("<list_files>\n<path>.</path>\n</list_files>"),
+            results("[list_files for '.'] Result:", "a.py"),
+        ],
+    )
+    assert shape(trace) == [
+        ("thought", None),
+        ("observation", None),
+        ("error_recovery", "list_files"),
+        ("observation", "list_files"),
+    ]
+    assert trace.metadata.success is False  # it never completed
+
+
+def test_a_failed_xml_call_is_an_error_and_its_input_the_tags_parameters(tmp_path: Path) -> None:
+    """``The tool execution failed...``: the call failed; its parameters are its child tags."""
+    command = (
+        "<execute_command>\n<command>pytest</command>\n"
+        "<requires_approval>false</requires_approval>\n</execute_command>"
+    )
+    failed = "The tool execution failed with the following error:\n<error>\nno pytest\n</error>"
+    trace = read_history(
+        tmp_path,
+        [
+            task(),
+            said(command),
+            results("[execute_command for 'pytest'] Result:", failed),
+            said("<execute_command>\n<command>pip install pytest</command>\n</execute_command>"),
+        ],
+    )
+    call = trace.steps[0]
+    assert call.tool is not None
+    assert call.tool.name == "execute_command"
+    assert call.input == {"command": "pytest", "requires_approval": "false"}
+    assert trace.steps[1].type == "observation"
+    assert "no pytest" in (trace.steps[1].content or "")
+    assert trace.steps[2].type == "error_recovery"  # the next call answers the failure
+    assert trace.metadata.success is False
+
+
+def test_roo_codes_condensed_summary_is_left_out_and_its_reasoning_is_a_thought(
+    tmp_path: Path,
+) -> None:
+    """``isSummary``: the extension's summary of the turns before; ``reasoning``: the model's."""
+    summary = {"role": "assistant", "content": "## Summary of the task so far", "isSummary": True}
+    reasoning = {"type": "reasoning", "text": "the loop never sleeps", "summary": []}
+    done = "<attempt_completion>\n<result>fixed</result>\n</attempt_completion>"
+    trace = read_history(
+        tmp_path,
+        [
+            task(),
+            summary,
+            {"role": "assistant", "content": [reasoning, {"type": "text", "text": done}]},
+        ],
+    )
+    assert [step.content for step in trace.steps] == ["the loop never sleeps", "fixed"]
