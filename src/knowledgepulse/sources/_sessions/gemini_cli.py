@@ -77,8 +77,10 @@ def _whole(value: Any) -> bool:
 def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
 ) -> Iterator[TraceItem | Problem]:
-    """One trace per session record of a file (a ``.jsonl`` file's lines one session); what is
-    not one is a problem."""
+    """One trace per session record of a file; what is not one is a problem.
+
+    A ``.jsonl`` file (its first record the metadata line) is one session, its lines folded.
+    """
     remaining = iter(records)
     held: list[Record | Problem] = []
     for item in remaining:  # up to the first record, the one that tells the form
