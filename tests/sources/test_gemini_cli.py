@@ -267,3 +267,13 @@ def test_a_line_that_is_no_json_is_a_problem_and_the_session_still_read(tmp_path
     assert [problem.location.line for problem in problems] == [4]
     (trace,) = [item.trace for item in items if isinstance(item, TraceItem)]
     assert trace.outcome.result_summary is not None
+
+
+def test_a_broken_message_of_a_set_is_a_problem_at_that_line_and_path(tmp_path: Path) -> None:
+    """A message given by ``$set`` is located inside that line: ``$set.messages[n]``."""
+    lines = lines_of(LINES_TOOLS)
+    user = {"id": "u", "timestamp": "2026-12-01T15:00:00Z", "type": "user", "content": "hi"}
+    path = write_lines(tmp_path / "s.jsonl", [*lines, {"$set": {"messages": [user, {"id": "g"}]}}])
+    (problem,) = list(convert_file(path))
+    assert isinstance(problem, Problem)
+    assert (problem.location.line, problem.path) == (len(lines) + 1, "$set.messages[1]")

@@ -120,11 +120,12 @@ def _convert_lines(
     try:
         yield _finish(session, options)
     except PathError as error:
-        if error.path[:1] == ("messages",) and isinstance(error.path[1], int):
-            line, inside = folded.origin(error.path[1])
-            yield line.problem((*inside, *error.path[2:]), error.message)
-        else:
-            yield session.problem(error.path, error.message)
+        match error.path:
+            case ("messages", int(index), *rest):  # at the line the message was read from
+                line, inside = folded.origin(index)
+                yield line.problem((*inside, *rest), error.message)
+            case _:
+                yield session.problem(error.path, error.message)
     except ConversionError as error:
         yield session.problem((), str(error))
 
