@@ -12,8 +12,8 @@ the Gemini API (``FakeContentGenerator``; no network, the API key a dummy). ``HO
 project folder are inside that folder, so nothing of this machine is read. The CLI runs its real
 tools (``list_directory``, ``read_file``, ``run_shell_command``) in a scratch project and its
 ``ChatRecordingService`` writes ``~/.gemini/tmp/project/chats/session-*.jsonl``; each is copied
-into ``files/gemini-cli/`` with the run's folders renamed ``/home/user`` and
-``/home/user/project`` (the ``projectHash`` is left as written, the hash of the real path).
+into ``files/gemini-cli/`` with the run's folders renamed: ``HOME`` as :data:`HOME`, the project
+the folder ``project`` in it (the ``projectHash`` is left as written, the hash of the real path).
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ from typing import Any
 
 VERSION = "0.61.0"
 OUT = Path(__file__).parent / "files" / "gemini-cli"
+HOME = "/home/user"
+"""The neutral home folder the written files name instead of the run's."""
 
 
 def _turn(*parts: dict[str, Any]) -> str:
@@ -116,7 +118,7 @@ def run(root: Path) -> None:
         subprocess.run(command, cwd=project, env=env, check=True, timeout=300)
         (written,) = chats.glob("session-*.jsonl")
         text = written.read_text()
-        text = text.replace(str(project), "/home/user/project").replace(str(home), "/home/user")
+        text = text.replace(str(project), f"{HOME}/project").replace(str(home), HOME)
         (OUT / f"gemini_cli_{VERSION}_{name}.jsonl").write_text(text)
 
 
