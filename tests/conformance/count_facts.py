@@ -1751,7 +1751,7 @@ _GEMINI_NOT_THE_USERS = ("<session_context>", "<hook_context>")
 
 
 def gemini_cli(path: Path) -> list[Run]:
-    """A Gemini CLI session (``chats/session-*.json``): one run, its ``messages`` in order.
+    """A Gemini CLI session (``chats/session-*.json`` or ``.jsonl``): one run, its ``messages``.
 
     A ``user`` message is the user's (text parts joined, as Gemini CLI joins them) unless it
     starts as :data:`_GEMINI_NOT_THE_USERS` says; a ``gemini`` message's ``content`` is the
@@ -1761,7 +1761,7 @@ def gemini_cli(path: Path) -> list[Run]:
     failing at each retry of the prompt) are one, which the next action answers. ``info`` and
     ``warning`` messages are the CLI's notices: nothing. No label: success is ``None``.
     """
-    session = json.loads(path.read_text())
+    session = _gemini_jsonl(path) if path.suffix == ".jsonl" else json.loads(path.read_text())
     timeline, objective = _Timeline(), None
     pending = False  # an error that no action has followed yet
     for message in session["messages"]:
@@ -1791,6 +1791,46 @@ def gemini_cli(path: Path) -> list[Run]:
             timeline.error()
             pending = True
     return [timeline.facts(objective, trace_id=session["sessionId"])]
+
+
+def _gemini_jsonl(path: Path) -> dict[str, Any]:
+    """A ``session-*.jsonl`` folded into its ``ConversationRecord`` as Gemini CLI 0.61.0 loads it.
+
+    Its ``loadConversationRecord``, line by line: ``{$rewindTo: id}`` drops that message and all
+    after it (all of them when the id is not there); a message (a string ``id``) is kept, a later
+    line of the same id replacing it where it stood; ``{$set: {...}}`` is merged into the
+    metadata, its ``messages`` (if any) replacing all kept; a metadata line (``sessionId``,
+    ``projectHash``) is merged, its ``messages`` kept. Lines that are no JSON are skipped.
+    """
+    metadata: dict[str, Any] = {}
+    messages: dict[str, dict[str, Any]] = {}
+    for line in path.read_text().splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(record, dict):
+            continue
+        if isinstance(record.get("$rewindTo"), str):
+            ids = list(messages)
+            kept = ids[: ids.index(record["$rewindTo"])] if record["$rewindTo"] in ids else []
+            messages = {key: messages[key] for key in kept}
+        elif isinstance(record.get("id"), str):
+            messages[record["id"]] = record
+        elif isinstance(record.get("$set"), dict):
+            if isinstance(record["$set"].get("messages"), list):
+                messages = {m["id"]: m for m in record["$set"]["messages"] if _has_id(m)}
+            metadata |= record["$set"]
+        elif isinstance(record.get("sessionId"), str) and isinstance(
+            record.get("projectHash"), str
+        ):
+            metadata |= record
+            messages |= {m["id"]: m for m in record.get("messages") or [] if _has_id(m)}
+    return {**metadata, "messages": list(messages.values())}
+
+
+def _has_id(message: Any) -> bool:
+    return isinstance(message, dict) and isinstance(message.get("id"), str)
 
 
 def atif(path: Path) -> list[Run]:

@@ -29,6 +29,10 @@ NO_TOOL = GEMINI / "agent_history_gemini_2.5_flash.json"
 """One thought and the answer, no call (texts redacted by its project)."""
 API_ERRORS = GEMINI / "aim_control_flash_api_errors.json"
 """Three ``[API Error: ...]`` messages and ``info`` notices before the model runs."""
+LINES_TOOLS = GEMINI / "gemini_cli_0.61.0_tools.jsonl"
+"""JSON Lines, written by the real CLI (its model scripted): three calls, then the answer."""
+LINES_MISSING = GEMINI / "gemini_cli_0.61.0_missing_file.jsonl"
+"""JSON Lines: ``read_file`` of a missing file fails, ``list_directory`` recovers."""
 
 
 def session(path: Path) -> dict[str, Any]:
@@ -159,3 +163,117 @@ def test_a_document_of_another_shape_read_as_gemini_cli_says_what_it_expected() 
     assert isinstance(problem, Problem)
     assert "not a Gemini CLI session" in problem.message
     assert "~/.gemini/tmp/*/chats/session-*.json" in problem.message
+
+
+def lines_of(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def write_lines(path: Path, lines: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def test_a_jsonl_session_is_its_messages_each_call_once() -> None:
+    """The lines fold into one session: a message written again (its calls added) is one turn;
+    the results the CLI also writes as ``user`` messages are no reply of the user."""
+    trace = one_trace(convert_file(LINES_TOOLS))
+    assert trace.task.objective == "How many lines does notes.txt have, and what is in this folder?"
+    assert [name for kind, name in kinds(trace) if kind == "tool_call"] == [
+        "list_directory",
+        "read_file",
+        "run_shell_command",
+    ]
+    assert kinds(trace)[0] == ("thought", None)
+    assert trace.outcome.result_summary == (
+        "notes.txt has 3 lines; the folder holds notes.txt and src/."
+    )
+    assert trace.id == "kp:trace:b18776a5-c580-42f4-9841-f0b29d880cb4"
+
+
+def test_a_jsonl_sessions_failed_call_is_an_error_its_next_call_the_recovery() -> None:
+    """``status: error`` in a ``.jsonl`` session reads as in a ``.json`` one."""
+    trace = one_trace(convert_file(LINES_MISSING))
+    failed = next(
+        n for n, step in enumerate(trace.steps) if "File not found" in (step.content or "")
+    )
+    assert kinds(trace)[failed] == ("observation", "read_file")
+    assert ("error_recovery", "list_directory") in kinds(trace)[failed + 1 :]
+
+
+def test_a_rewind_drops_the_message_and_those_after_it(tmp_path: Path) -> None:
+    """``$rewindTo``: the answer and what followed are gone; what is written after stands."""
+    lines = lines_of(LINES_TOOLS)
+    answer = next(line for line in reversed(lines) if line.get("type") == "gemini")
+    again = {**answer, "id": "again", "content": "Three lines."}
+    trace = one_trace(
+        convert_file(
+            write_lines(tmp_path / "s.jsonl", [*lines, {"$rewindTo": answer["id"]}, again])
+        )
+    )
+    assert trace.outcome.result_summary == "Three lines."
+    assert not any("the folder holds" in (step.content or "") for step in trace.steps)
+
+
+def test_a_rewind_to_an_unknown_message_drops_them_all(tmp_path: Path) -> None:
+    """As the CLI's loader does: no such id, no message kept before the rewind."""
+    lines = lines_of(LINES_TOOLS)
+    user = {"id": "u", "timestamp": "2026-12-01T15:00:00Z", "type": "user", "content": "hi"}
+    reply = {"id": "g", "timestamp": "2026-12-01T15:00:01Z", "type": "gemini", "content": "Hello."}
+    path = write_lines(tmp_path / "s.jsonl", [*lines, {"$rewindTo": "nowhere"}, user, reply])
+    trace = one_trace(convert_file(path))
+    assert (trace.task.objective, kinds(trace)) == ("hi", [("thought", None)])
+
+
+def test_a_set_of_messages_replaces_them_all(tmp_path: Path) -> None:
+    """``{"$set": {"messages": [...]}}`` is the session's messages from then on."""
+    lines = lines_of(LINES_TOOLS)
+    user = {"id": "u", "timestamp": "2026-12-01T15:00:00Z", "type": "user", "content": "hi"}
+    reply = {"id": "g", "timestamp": "2026-12-01T15:00:01Z", "type": "gemini", "content": "Hello."}
+    path = write_lines(tmp_path / "s.jsonl", [*lines, {"$set": {"messages": [user, reply]}}])
+    trace = one_trace(convert_file(path))
+    assert (trace.task.objective, trace.outcome.result_summary) == ("hi", "Hello.")
+
+
+def test_each_real_json_session_written_as_lines_is_the_same_trace(tmp_path: Path) -> None:
+    """The two forms hold the same record: a ``.json`` session as a metadata line and a line a
+    message gives the trace its ``.json`` gives."""
+    for path in sorted(set(GEMINI.glob("*.json")) - set(GEMINI.glob("*.facts.json"))):
+        document = session(path)
+        metadata = {key: value for key, value in document.items() if key != "messages"}
+        rewritten = write_lines(tmp_path / f"{path.stem}.jsonl", [metadata, *document["messages"]])
+        assert one_trace(convert_file(rewritten)) == one_trace(convert_file(path)), path.name
+
+
+def test_a_broken_message_line_is_a_problem_at_its_line(tmp_path: Path) -> None:
+    """A message the reader cannot read names its own line and path, not the metadata line."""
+    lines = lines_of(LINES_TOOLS)
+    broken = next(n for n, line in enumerate(lines) if line.get("type") == "gemini")
+    lines[broken] = {**lines[broken], "type": 7}
+    lines[broken + 2] = {**lines[broken + 2], "type": 7}  # written again: the line that stands
+    (problem,) = list(convert_file(write_lines(tmp_path / "s.jsonl", lines)))
+    assert isinstance(problem, Problem)
+    assert (problem.location.line, problem.path) == (broken + 3, "")
+    assert "not a Gemini CLI message" in problem.message
+
+
+def test_a_line_that_is_no_json_is_a_problem_and_the_session_still_read(tmp_path: Path) -> None:
+    """The CLI skips such a line; kp says where it is and reads the rest."""
+    path = tmp_path / "s.jsonl"
+    text = LINES_TOOLS.read_text().splitlines()
+    path.write_text("\n".join([*text[:3], "{not json", *text[3:]]) + "\n")
+    items = list(convert_file(path))
+    problems = [item for item in items if isinstance(item, Problem)]
+    assert [problem.location.line for problem in problems] == [4]
+    (trace,) = [item.trace for item in items if isinstance(item, TraceItem)]
+    assert trace.outcome.result_summary is not None
+
+
+def test_a_broken_message_of_a_set_is_a_problem_at_that_line_and_path(tmp_path: Path) -> None:
+    """A message given by ``$set`` is located inside that line: ``$set.messages[n]``."""
+    lines = lines_of(LINES_TOOLS)
+    user = {"id": "u", "timestamp": "2026-12-01T15:00:00Z", "type": "user", "content": "hi"}
+    path = write_lines(tmp_path / "s.jsonl", [*lines, {"$set": {"messages": [user, {"id": "g"}]}}])
+    (problem,) = list(convert_file(path))
+    assert isinstance(problem, Problem)
+    assert (problem.location.line, problem.path) == (len(lines) + 1, "$set.messages[1]")

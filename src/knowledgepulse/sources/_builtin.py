@@ -232,7 +232,7 @@ class Codex(Source):
 
 @register_source("gemini-cli")
 class GeminiCli(Source):
-    """Gemini CLI sessions (``~/.gemini/tmp/<project>/chats/session-*.json``)."""
+    """Gemini CLI sessions (``~/.gemini/tmp/<project>/chats/session-*.json`` or ``.jsonl``)."""
 
     shapes = "Gemini CLI session JSON (sessionId, projectHash, messages of user and gemini turns)"
     content_hint = gemini_cli.CONTENT_HINT

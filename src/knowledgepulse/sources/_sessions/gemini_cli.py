@@ -23,11 +23,15 @@ whether the session ends in the model's answer. The file names no CLI version: t
 
 Gemini CLI since April 2026 (google-gemini/gemini-cli#23749) appends the same records as JSON
 Lines instead (``session-*.jsonl``: a metadata line, the messages, ``$set`` and ``$rewindTo``
-lines); no such file written by a run has been found to build on: kp reads it as no format.
+lines), recognised by its first line, the metadata; :mod:`.gemini_cli_lines` folds the lines into
+the ``ConversationRecord`` the JSON form holds, as the CLI's loader does, and it is read as above.
+Such a file also writes each call's result as a ``user`` message of ``functionResponse`` parts (no
+text: no message here; the call's own ``result`` is its observation).
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator, Mapping
 from functools import partial
 from typing import Any
@@ -36,13 +40,17 @@ import orjson
 
 from knowledgepulse._util.jsonpath import as_string, describe_value
 from knowledgepulse._util.times import iso_time
+from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import anthropic
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
+from knowledgepulse.sources._sessions import gemini_cli_lines as lines
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
 
-CONTENT_HINT = "Gemini CLI writes the messages of every session into its chats/session-*.json"
+CONTENT_HINT = (
+    "Gemini CLI writes the messages of every session into its chats/session-*.json (or .jsonl)"
+)
 FAILED = frozenset({"error", "cancelled"})
 """A tool call's ``status`` when it gave no result: it failed, or the user cancelled it."""
 _NOT_THE_USERS = ("<session_context>", "<hook_context>")
@@ -53,7 +61,11 @@ _NOT_THE_USERS = ("<session_context>", "<hook_context>")
 
 
 def recognises(value: Any) -> bool:
-    """Whether a file's first record is a Gemini CLI ``ConversationRecord``."""
+    """Whether a file's first record is a ``ConversationRecord``, or a ``.jsonl``'s metadata."""
+    return _whole(value) or lines.recognises(value)
+
+
+def _whole(value: Any) -> bool:
     return (
         isinstance(value, dict)
         and isinstance(value.get("sessionId"), str)
@@ -65,11 +77,24 @@ def recognises(value: Any) -> bool:
 def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
 ) -> Iterator[TraceItem | Problem]:
-    """One trace per session record of a file; what is not one is a problem."""
-    for item in records:
+    """One trace per session record of a file; what is not one is a problem.
+
+    A ``.jsonl`` file (its first record the metadata line) is one session, its lines folded.
+    """
+    remaining = iter(records)
+    held: list[Record | Problem] = []
+    for item in remaining:  # up to the first record, the one that tells the form
+        held.append(item)
+        if isinstance(item, Record):
+            break
+    rest = itertools.chain(held, remaining)
+    if held and isinstance(held[-1], Record) and lines.recognises(held[-1].value):
+        yield from _convert_lines(rest, options)
+        return
+    for item in rest:
         if isinstance(item, Problem):
             yield item
-        elif not recognises(item.value):
+        elif not _whole(item.value):
             yield item.problem(
                 (),
                 f"not a Gemini CLI session: {describe_value(item.value)}; expected "
@@ -78,6 +103,31 @@ def convert_records(
             )
         else:
             yield finished(partial(_finish, item, options), item)
+
+
+def _convert_lines(
+    records: Iterable[Record | Problem], options: TraceOptions
+) -> Iterator[TraceItem | Problem]:
+    """A ``.jsonl`` session: its lines folded into one session, then read as a whole one."""
+    read: list[Record] = []
+    for item in records:
+        if isinstance(item, Problem):
+            yield item  # a line that is no JSON: the CLI skips it, kp says so
+        else:
+            read.append(item)
+    folded = lines.fold(read)
+    session = folded.session(read[0])
+    try:
+        yield _finish(session, options)
+    except PathError as error:
+        match error.path:
+            case ("messages", int(index), *rest):  # at the line the message was read from
+                line, inside = folded.origin(index)
+                yield line.problem((*inside, *rest), error.message)
+            case _:
+                yield session.problem(error.path, error.message)
+    except ConversionError as error:
+        yield session.problem((), str(error))
 
 
 def _finish(record: Record, options: TraceOptions) -> TraceItem:
