@@ -108,6 +108,12 @@ def format_from_name(name: str) -> Format | None:
 TEXT_SUFFIXES = (".json", ".jsonl", ".ndjson", ".traj")
 """The names of files of JSON text kp finds in a folder (a SWE-agent ``.traj`` is one document)."""
 
+
+def is_text_name(name: str | Path) -> bool:
+    """Whether a file's name says it holds JSON text (:data:`TEXT_SUFFIXES`, compressed too)."""
+    return Path(uncompressed_name(str(name))).suffix.lower() in TEXT_SUFFIXES
+
+
 FOLDER_SUFFIXES = (*TEXT_SUFFIXES, ".parquet", ".pq", ".arrow", ".feather")
 """The files of a folder given as an input that are read (each also compressed, as ``.gz``,
 ``.xz`` or ``.bz2``): traces, runs, exports and dataset rows, not YAML (a run's configuration,

@@ -23,12 +23,11 @@ from knowledgepulse.errors import InputFileError, Setting, SettingTypeError
 from knowledgepulse.records import Location, Problem, Record, arrow
 from knowledgepulse.records.json_values import JsonError, check_python, writable
 from knowledgepulse.records.readers import (
-    TEXT_SUFFIXES,
     check_openable,
     check_stdin_once,
+    is_text_name,
     listed_inputs,
     read_records,
-    uncompressed_name,
 )
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._invariants import PLACEHOLDER_OBJECTIVE, check
@@ -452,7 +451,7 @@ def _strays(name: str, in_folder: bool) -> bool:
     writes rows back must not copy into its output. A table found there (Parquet, Arrow: a
     dataset's shard) is a dataset's rows, kept as a named file's are (:func:`_strays_let_go`).
     """
-    return in_folder and Path(uncompressed_name(name)).suffix.lower() in TEXT_SUFFIXES
+    return in_folder and is_text_name(name)
 
 
 class ReadWarnings:

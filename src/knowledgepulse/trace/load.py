@@ -26,12 +26,7 @@ from knowledgepulse.records.json_values import (
     check_python,
     without_lone_surrogates,
 )
-from knowledgepulse.records.readers import (
-    TEXT_SUFFIXES,
-    listed_inputs,
-    read_records,
-    uncompressed_name,
-)
+from knowledgepulse.records.readers import is_text_name, listed_inputs, read_records
 from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.trace.models import CONTEXT_URLS, ReasoningTrace
 
@@ -104,7 +99,7 @@ def load_traces(
 def _trace_files(sources: object) -> Iterator[str | Path]:
     """The files ``sources`` names; of a folder, those of JSON text (a table is a dataset's)."""
     for path, in_folder in listed_inputs(paths_of(sources)):
-        if not in_folder or Path(uncompressed_name(str(path))).suffix.lower() in TEXT_SUFFIXES:
+        if not in_folder or is_text_name(path):
             yield path
 
 

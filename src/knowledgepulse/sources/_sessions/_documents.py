@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from pathlib import Path
@@ -34,6 +35,22 @@ def each_document(
             yield item.problem((), f"not {what}: {describe_value(item.value)}; expected {expected}")
         else:
             yield finished(partial(convert, item), item)
+
+
+def first_record(
+    records: Iterable[Record | Problem],
+) -> tuple[Record | None, Iterator[Record | Problem]]:
+    """A file's first record (the one that tells a format's dialect), and every item, in order.
+
+    ``None`` when the file holds none (its problems only).
+    """
+    remaining = iter(records)
+    held: list[Record | Problem] = []
+    for item in remaining:
+        held.append(item)
+        if isinstance(item, Record):
+            return item, itertools.chain(held, remaining)
+    return None, iter(held)
 
 
 def run_name(record: Record) -> str:

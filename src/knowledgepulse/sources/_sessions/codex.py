@@ -40,7 +40,6 @@ says: a file whose first line is one of its events.
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -58,6 +57,7 @@ from knowledgepulse.sources._chat import openai_responses
 from knowledgepulse.sources._chat._text import content_text
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
 from knowledgepulse.sources._sessions import codex_exec
+from knowledgepulse.sources._sessions._documents import first_record
 from knowledgepulse.sources._steps import TOOL_FAILED, StepBuilder
 from knowledgepulse.trace import TraceItem
 
@@ -150,14 +150,8 @@ def convert_records(
     A ``codex exec --json`` stream (its first record one of its events) is read by
     :func:`codex_exec.convert_records`.
     """
-    remaining = iter(records)
-    held: list[Record | Problem] = []
-    for item in remaining:  # up to the first record, the one that tells the dialect
-        held.append(item)
-        if isinstance(item, Record):
-            break
-    rest = itertools.chain(held, remaining)
-    if held and isinstance(held[-1], Record) and codex_exec.recognises(held[-1].value):
+    first, rest = first_record(records)
+    if first is not None and codex_exec.recognises(first.value):
         yield from codex_exec.convert_records(rest, options)
         return
     session: _Session | None = None

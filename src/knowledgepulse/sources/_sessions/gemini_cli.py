@@ -31,7 +31,6 @@ text: no message here; the call's own ``result`` is its observation).
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Iterator, Mapping
 from functools import partial
 from typing import Any
@@ -43,8 +42,9 @@ from knowledgepulse._util.times import iso_time
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import anthropic
-from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
+from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble
 from knowledgepulse.sources._sessions import gemini_cli_lines as lines
+from knowledgepulse.sources._sessions._documents import each_document, first_record
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
 
@@ -81,28 +81,18 @@ def convert_records(
 
     A ``.jsonl`` file (its first record the metadata line) is one session, its lines folded.
     """
-    remaining = iter(records)
-    held: list[Record | Problem] = []
-    for item in remaining:  # up to the first record, the one that tells the form
-        held.append(item)
-        if isinstance(item, Record):
-            break
-    rest = itertools.chain(held, remaining)
-    if held and isinstance(held[-1], Record) and lines.recognises(held[-1].value):
+    first, rest = first_record(records)
+    if first is not None and lines.recognises(first.value):
         yield from _convert_lines(rest, options)
         return
-    for item in rest:
-        if isinstance(item, Problem):
-            yield item
-        elif not _whole(item.value):
-            yield item.problem(
-                (),
-                f"not a Gemini CLI session: {describe_value(item.value)}; expected "
-                "{sessionId, projectHash, startTime, messages: [...]}, as "
-                "~/.gemini/tmp/*/chats/session-*.json holds it",
-            )
-        else:
-            yield finished(partial(_finish, item, options), item)
+    yield from each_document(
+        rest,
+        _whole,
+        partial(_finish, options=options),
+        what="a Gemini CLI session",
+        expected="{sessionId, projectHash, startTime, messages: [...]}, as "
+        "~/.gemini/tmp/*/chats/session-*.json holds it",
+    )
 
 
 def _convert_lines(
