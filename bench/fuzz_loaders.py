@@ -77,7 +77,9 @@ from knowledgepulse.trace import TraceItem, load_traces
 from knowledgepulse.trace.load import validate_record
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]  # the corpus's folders: the tests' table
+from tests.sources.helpers import SHAPE_FOLDERS  # noqa: E402
+
 from generate_traces import trace as generated_trace  # noqa: E402
 from json_mutations import Edit, Mutant, Seed, apply, dump, load_seed, mutants  # noqa: E402
 
@@ -348,9 +350,6 @@ def _name(name: str, rng: random.Random) -> str:
 
 
 CORPUS = ROOT / "tests" / "conformance" / "files"
-SHAPE_FOLDERS = {"prompt-completion": "openai-chat", "preference": "openai-chat"}
-"""Corpus folders named after a shape of rows, and the source that reads it (the others are
-named after their source)."""
 
 
 def corpus_files(only: str = "") -> list[tuple[str, Path]]:

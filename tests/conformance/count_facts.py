@@ -465,6 +465,28 @@ def preference(path: Path) -> list[Run]:
     return runs
 
 
+def alpaca(path: Path) -> list[Run]:
+    """Alpaca rows (Stanford Alpaca; LLaMA-Factory's SFT form): the exchanges, then the reply.
+
+    LLaMA-Factory's data README: the ``history`` pairs ``[query, reply]`` come first, then the
+    ``instruction`` with the ``input`` on a new line after it (when there is one), then the
+    ``output``. The ``system`` column is the system prompt: no turn of the run. No label.
+    """
+    runs = []
+    for row in _rows(path):
+        turns = [turn for pair in row.get("history") or [] for turn in pair]
+        turns.append(row["instruction"] + ("\n" + row["input"] if row.get("input") else ""))
+        turns.append(row["output"])
+        timeline = _Timeline()
+        for number, text in enumerate(turns[1:], start=1):  # after the objective, turn by turn
+            if number % 2:
+                timeline.text(text)  # a reply
+            else:
+                timeline.user(text)  # the user speaking again
+        runs.append(timeline.facts(turns[0], None))
+    return runs
+
+
 def _roles(messages: list[dict[str, Any]]) -> list[tuple[Any, Any]]:
     return [(m["role"], m["content"]) for m in messages]
 
@@ -2076,6 +2098,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "openai-chat": openai_chat,
     "prompt-completion": prompt_completion,
     "preference": preference,
+    "alpaca": alpaca,
     "anthropic": anthropic,
     "openai-responses": openai_responses,
     "sharegpt": sharegpt,

@@ -52,7 +52,11 @@ def has_text(item: TraceItem) -> bool:
 
 
 CORPUS = REPO / "tests" / "conformance" / "files"
-SHAPE_FOLDERS = {"prompt-completion": "openai-chat", "preference": "openai-chat"}
+SHAPE_FOLDERS = {
+    "prompt-completion": "openai-chat",
+    "preference": "openai-chat",
+    "alpaca": "openai-chat",
+}
 """Corpus folders named after a shape of rows, and the source that reads that shape."""
 FIRST_FILES = {
     # Each other folder is named after the source that reads its files.

@@ -310,13 +310,18 @@ class OpenAIChat(ChatSource):
     """OpenAI Chat Completions messages, with ``tool_calls``; TRL's prompt/completion rows.
 
     A row's text columns are read as its messages too (TRL's standard prompt/completion and
-    preference rows, LLaMA-Factory's alpaca preference rows): :meth:`text_turn`.
+    preference rows; alpaca's ``instruction``, ``input``, ``output`` and ``history``, SFT,
+    preference and KTO rows): :meth:`text_turn`.
     """
 
-    shapes = "dataset rows of messages with tool_calls, or prompt and completion messages"
+    shapes = (
+        "dataset rows of messages with tool_calls, prompt and completion messages, or alpaca "
+        "instruction and output"
+    )
     fields = ("messages", "conversation", "chat", "prompt", "instruction", "chosen")
     framework = "openai"
     continued = ("prompt", "completion")
+    system_fields = ("system",)  # alpaca rows' (LLaMA-Factory's) system prompt
     content_hint = openai_chat.CONTENT_HINT
     matches = staticmethod(openai_chat.matches)
     tell = staticmethod(openai_chat.tell)

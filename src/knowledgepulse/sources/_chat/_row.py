@@ -81,6 +81,11 @@ TEXT_OPENINGS = ("prompt", "instruction")
 """Columns whose text is the user's request when a reply follows it (TRL's standard rows;
 LLaMA-Factory's alpaca rows, whose ``input`` is joined to the ``instruction`` on a new line)."""
 _QUERY = "input"
+ALPACA_REPLY = "output"
+"""An alpaca row's reply to its ``instruction`` (Stanford Alpaca's rows, LLaMA-Factory's SFT and
+KTO rows), read when the row has no preferred reply (``chosen``)."""
+ALPACA_HISTORY = "history"
+"""An alpaca row's earlier exchanges, ``[[query, reply], ...]``, read before its instruction."""
 TIME_FIELDS = ("created_at", "timestamp", "created", "start_time")
 # What a training row kp wrote (``--to messages``) keeps that its conversation cannot say.
 CONFIDENCE_COLUMN = "kp_confidence"
@@ -246,7 +251,9 @@ def _follower(row: Mapping[str, Any], column: str, family: ChatSource) -> str | 
     """The column read after ``column``: the family's pair's second, else a preferred reply."""
     if family.continued and column == family.continued[0] and family.continued[1] in row:
         return family.continued[1]
-    return REPLY_COLUMN if column != REPLY_COLUMN and REPLY_COLUMN in row else None
+    if column != REPLY_COLUMN and REPLY_COLUMN in row:
+        return REPLY_COLUMN
+    return ALPACA_REPLY if column == "instruction" and ALPACA_REPLY in row else None
 
 
 def _opening(row: Mapping[str, Any], column: str, family: ChatSource) -> list[Any] | None:
@@ -452,9 +459,40 @@ def _conversation(
             f"expected a list of messages (or a JSON string of one), found "
             f"{describe_value(row[columns.messages])}",
         )
+    if columns.messages == "instruction":
+        messages = _history(row, family) + messages
     then = _follower(row, columns.messages, family)
     rest = _following(row, then, family) if then is not None else None
     return (messages + rest if rest else messages), columns
+
+
+def _history(row: Mapping[str, Any], family: ChatSource) -> list[Any]:
+    """An alpaca row's earlier exchanges as turns (LLaMA-Factory reads them so); none: ``[]``.
+
+    Raises:
+        PathError: an exchange is not a ``[query, reply]`` pair of texts.
+    """
+    pairs = json_or_value(row.get(ALPACA_HISTORY))
+    if _is_null(pairs):
+        return []
+    if not isinstance(pairs, list):
+        raise PathError(
+            (ALPACA_HISTORY,),
+            f"expected a list of [query, reply] pairs, found {describe_value(pairs)}",
+        )
+    turns: list[Any] = []
+    for index, pair in enumerate(pairs):
+        if not (
+            isinstance(pair, list | tuple)
+            and len(pair) == 2
+            and all(isinstance(text, str) for text in pair)
+        ):
+            raise PathError(
+                (ALPACA_HISTORY, index),
+                f"expected a [query, reply] pair of texts, found {describe_value(pair)}",
+            )
+        turns += [family.text_turn("user", pair[0]), family.text_turn("assistant", pair[1])]
+    return turns
 
 
 def _with_system(told: Told, row: Mapping[str, Any], fields: tuple[str, ...]) -> Told:

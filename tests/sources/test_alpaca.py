@@ -1,0 +1,102 @@
+"""Alpaca rows: ``instruction`` (``input`` after it), ``output``, and LLaMA-Factory's ``system``
+and ``history`` columns, read as LLaMA-Factory's alpaca converter reads them.
+
+Real files in ``tests/conformance/files/alpaca`` (LLaMA-Factory's demo data, axolotl's fixture);
+their facts are checked by the conformance test. These tests pin what the facts do not say: the
+system prompt, the history's turns, a bad history's located error, the rows written back.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from knowledgepulse.cli.main import cli
+from knowledgepulse.records import Problem
+from knowledgepulse.sources import convert, read
+from knowledgepulse.trace import TraceItem
+from tests.sources.helpers import CORPUS, source_of
+
+ALPACA = CORPUS / "alpaca"
+README_ROW = ALPACA / "llamafactory_readme_alpaca_sft.json"
+
+
+def only_traces(rows: list[Any]) -> list[TraceItem]:
+    items = list(convert(rows))
+    assert [item for item in items if isinstance(item, Problem)] == []
+    return [item for item in items if isinstance(item, TraceItem)]
+
+
+def test_each_demo_row_asks_its_instruction_and_answers_its_output() -> None:
+    """LLaMA-Factory's demo: ``instruction`` then ``input`` on a new line, ``output`` the answer."""
+    path = ALPACA / "llamafactory_alpaca_en_demo.json"
+    rows = json.loads(path.read_text())
+    items = [item for item in read([path]) if isinstance(item, TraceItem)]
+    asked = [row["instruction"] + ("\n" + row["input"] if row["input"] else "") for row in rows]
+    assert [item.trace.task.objective for item in items] == asked
+    assert [item.trace.outcome.result_summary for item in items] == [r["output"] for r in rows]
+    assert {source_of(item)["format"] for item in items} == {"openai-chat"}
+    assert any(row["input"] for row in rows)
+
+
+def test_the_system_column_is_the_system_prompt_and_the_history_comes_first() -> None:
+    (item,) = (item for item in read([README_ROW]) if isinstance(item, TraceItem))
+    (row,) = json.loads(README_ROW.read_text())
+    assert item.system == row["system"]
+    assert item.trace.task.objective == row["history"][0][0]
+    said = [step.content for step in item.trace.steps]
+    assert said.index(row["history"][0][1]) < said.index(row["history"][1][1])
+    assert item.trace.outcome.result_summary == row["output"]
+
+
+def test_a_kto_alpaca_row_answers_its_output_and_takes_its_tag_as_the_success() -> None:
+    """LLaMA-Factory's alpaca KTO rows: ``output`` is the reply, ``kto_tag`` whether it is good."""
+    (item,) = only_traces([{"instruction": "2+2?", "input": "", "output": "5", "kto_tag": False}])
+    assert item.trace.outcome.result_summary == "5"
+    assert item.trace.metadata.success is False
+
+
+@pytest.mark.parametrize(
+    ("history", "path", "found"),
+    [
+        ("earlier", "history", "found a string"),
+        ([["a question", "a reply"], ["a question only"]], "history[1]", "found a list"),
+        ([["a question", 7]], "history[0]", "found a list"),
+    ],
+)
+def test_a_history_that_is_no_list_of_pairs_is_a_located_error(
+    history: Any, path: str, found: str
+) -> None:
+    row = {"instruction": "Now?", "output": "Yes.", "history": history}
+    (problem,) = list(convert([row]))
+    assert isinstance(problem, Problem)
+    assert problem.path == path
+    assert "[query, reply] pair" in problem.message
+    assert found in problem.message
+
+
+def test_a_null_history_is_none() -> None:
+    """A Parquet column of histories is null or empty on rows without one."""
+    (item,) = only_traces([{"instruction": "Now?", "output": "Yes.", "history": None}])
+    assert item.trace.task.objective == "Now?"
+
+
+def test_parquet_alpaca_rows_are_read_and_written_back_whole(tmp_path: Path) -> None:
+    """``--annotate`` keeps every column, ``history`` included, and adds kp's."""
+    bare = {"instruction": "Hi", "input": "", "output": "Hello", "system": "", "history": []}
+    rows = [*json.loads(README_ROW.read_text()), bare]
+    source, out = tmp_path / "alpaca.parquet", tmp_path / "out.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), source)
+    result = CliRunner().invoke(
+        cli, ["score", str(source), "--annotate", "--no-embedder", "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    written = pq.read_table(out).to_pylist()
+    assert [row["history"] for row in written] == [row["history"] for row in rows]
+    assert all(row["kp_error"] is None and row["kp_score"] is not None for row in written)
