@@ -319,26 +319,24 @@ def _objective(item: TraceItem, records: list[Record]) -> Part:
     if origin is not None:
         return Part("objective", objective, origin=origin)
     why = next((text for text in item.warnings if "objective" in text), None)
-    return Part("objective", objective, note=why or _joined(objective, records[:1]))
+    if why is None and records:
+        why = _joined(objective, records[0])
+    return Part("objective", objective, note=why)
 
 
-def _joined(value: str, records: list[Record]) -> str | None:
-    """Which two text fields of a record make ``value`` joined on a new line, if two do.
+def _joined(value: str, record: Record) -> str | None:
+    """Which two text fields of the record make ``value`` joined on a new line, if two do.
 
     An alpaca row's request is its ``instruction``, then its ``input`` on a new line.
     """
-    for record in records:
-        texts = (
-            {key: text for key, text in record.value.items() if isinstance(text, str) and text}
-            if isinstance(record.value, dict)
-            else {}
-        )
-        for first, text in texts.items():
-            rest = value.removeprefix(text + "\n")
-            second = next((key for key, other in texts.items() if other == rest), None)
-            if rest != value and second is not None:
-                number = (record.location.index or 0) + 1
-                return f"record {number}: {first}, then {second} on a new line"
+    fields = record.value if isinstance(record.value, dict) else {}
+    texts = {key: text for key, text in fields.items() if isinstance(text, str) and text}
+    for first, text in texts.items():
+        rest = value.removeprefix(text + "\n")
+        second = next((key for key, other in texts.items() if other == rest), None)
+        if rest != value and second is not None:
+            number = (record.location.index or 0) + 1
+            return f"record {number}: {first}, then {second} on a new line"
     return None
 
 
