@@ -5,7 +5,14 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from knowledgepulse._util.text import closest, cut, did_you_mean, grapheme_end, utf8_prefix
+from knowledgepulse._util.text import (
+    closest,
+    counted,
+    cut,
+    did_you_mean,
+    grapheme_end,
+    utf8_prefix,
+)
 from tests.text_laws import CLUSTERED, assert_grapheme_prefix
 
 NAMES = st.lists(st.text("abcAB_-", min_size=1, max_size=8), min_size=1, max_size=6)
@@ -113,3 +120,14 @@ def test_a_cluster_longer_than_32_characters_is_cut_where_asked() -> None:
     text = "a" + "\u0301" * 100
     assert grapheme_end(text, 50) == 50
     assert grapheme_end("xy" + text, 1) == 1
+
+
+def test_a_count_is_written_as_the_digest_lines_write_theirs() -> None:
+    """The summary's "3,000 warnings" beside "... and 2,997 more files": one way to count."""
+    assert [counted(n, "trace") for n in (0, 1, 2, 3000, 1234567)] == [
+        "0 traces",
+        "1 trace",
+        "2 traces",
+        "3,000 traces",
+        "1,234,567 traces",
+    ]

@@ -22,8 +22,8 @@ ENCODING_ERRORS = "backslashreplace"
 
 
 def counted(count: int, noun: str) -> str:
-    """``1 trace``, ``2 traces``: a count and its noun, plural when it is not one."""
-    return f"{count} {noun}{'' if count == 1 else 's'}"
+    """``1 trace``, ``2 traces``, ``3,000 traces``: a count and its noun, plural when not one."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def unique(name: str, taken: set[str]) -> str:
