@@ -400,18 +400,19 @@ def test_a_found_file_holds_a_few_unknown_records_for_a_later_one_to_decide(
 
 
 def test_a_folder_of_strays_is_told_in_a_few_lines(kp: KpRunner, tmp_path: Path) -> None:
-    """A project's ``node_modules``: hundreds of files no source reads, three lines and a count,
-    before the run's summary."""
+    """A project's vendored packages: hundreds of files no source reads, three lines and a
+    count, before the run's summary."""
     project = tmp_path / "project"
     for n in range(10):
-        (project / "node_modules" / f"p{n}").mkdir(parents=True)
-        (project / "node_modules" / f"p{n}" / "package.json").write_text('{"name": "p"}')
+        (project / "vendor" / f"p{n}").mkdir(parents=True)
+        (project / "vendor" / f"p{n}" / "package.json").write_text('{"name": "p"}')
     shutil.copy(SESSION, project / "session.jsonl")
     run = kp("convert", str(project), "-o", str(tmp_path / "out.jsonl"))
     assert run.code == 0, run.err
     lines = run.err.splitlines()
-    modules = project / "node_modules"
-    assert lines[:3] == [
+    modules = project / "vendor"
+    assert lines[0] == f"{project / 'session.jsonl'}: read as codex (1 trace)"
+    assert lines[1:4] == [
         f"{modules / f'p{n}' / 'package.json'}: warning: {STRAY}" for n in range(3)
     ]
     assert lines[-2:] == [
@@ -419,6 +420,20 @@ def test_a_folder_of_strays_is_told_in_a_few_lines(kp: KpRunner, tmp_path: Path)
         f"last at {modules / 'p9' / 'package.json'})",
         "converted 1 trace; 10 warnings",
     ]
+
+
+def test_a_walk_enters_no_node_modules_folder(kp: KpRunner, tmp_path: Path) -> None:
+    """A JavaScript project's packages are no runs of the user's: not read, not told."""
+    project = tmp_path / "project"
+    (project / "node_modules" / "p").mkdir(parents=True)
+    (project / "node_modules" / "p" / "package.json").write_text('{"name": "p"}')
+    shutil.copy(SESSION, project / "node_modules" / "p" / "session.jsonl")
+    shutil.copy(SESSION, project / "session.jsonl")
+    run = kp("convert", str(project), "-o", str(tmp_path / "out.jsonl"))
+    assert (run.code, run.err.splitlines()) == (
+        0,
+        [f"{project / 'session.jsonl'}: read as codex (1 trace)", "converted 1 trace"],
+    )
 
 
 @pytest.mark.parametrize(

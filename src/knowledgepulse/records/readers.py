@@ -163,11 +163,20 @@ def listed_inputs(paths: Iterable[str | Path]) -> list[tuple[str | Path, bool]]:
     return files
 
 
+SKIPPED_FOLDERS = frozenset({"node_modules"})
+"""Folders a walk does not enter, besides those whose name starts with a dot: a JavaScript
+project's packages (thousands of ``package.json`` files) hold no run of the user's."""
+
+
 def _files_in(folder: Path) -> Iterator[Path]:
     # os.walk does not follow a link to a folder, which could lead back up to this one.
     for root, folders, names in os.walk(folder, onerror=partial(_unlisted, folder)):
         datasets = [name for name in folders if arrow.is_dataset_folder(Path(root, name))]
-        folders[:] = [name for name in folders if name[:1] != "." and name not in datasets]
+        folders[:] = [
+            name
+            for name in folders
+            if name[:1] != "." and name not in SKIPPED_FOLDERS and name not in datasets
+        ]
         yield from (Path(root, name) for name in datasets if name[:1] != ".")
         for name in names:
             stem = uncompressed_name(name)
