@@ -1045,3 +1045,40 @@ def test_sharegpt_hyphenated_function_turns_with_single_quoted_arguments_are_a_c
     (only,) = traces
     assert steps(only)[:2] == [("tool_call", "create_contact"), ("observation", "create_contact")]
     assert only.trace.steps[0].input == {"name": "John Doe"}
+
+
+_ANTHROPIC_TURNS = [
+    {"role": "user", "content": [{"type": "text", "text": "Capital of France?"}]},
+    {
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "t1", "name": "look", "input": {}}],
+    },
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "Paris"}]},
+    {"role": "assistant", "content": [{"type": "text", "text": "Paris."}]},
+]
+
+
+@pytest.mark.parametrize(
+    "system",
+    [
+        "Answer in one word.",
+        [{"type": "text", "text": "Answer in one word.", "cache_control": {"type": "ephemeral"}}],
+        json.dumps([{"type": "text", "text": "Answer in one word."}]),
+    ],
+    ids=["text", "blocks", "blocks-as-json"],
+)
+def test_an_anthropic_rows_system_column_is_its_system_prompt(system: Any) -> None:
+    """The Messages API keeps the system prompt beside ``messages``: text or text blocks."""
+    (item,) = sources.convert([{"messages": _ANTHROPIC_TURNS, "system": system}])
+    assert isinstance(item, TraceItem)
+    assert source_of(item)["format"] == "anthropic"
+    assert item.system == "Answer in one word."
+    assert item.trace.task.objective == "Capital of France?"
+
+
+def test_a_system_column_of_json_looking_text_is_kept_as_text() -> None:
+    """A system prompt that is a JSON object's text is the prompt, not blocks to read into."""
+    prompt = '{"persona": "terse"}'
+    (item,) = sources.convert([{"messages": _ANTHROPIC_TURNS, "system": prompt}])
+    assert isinstance(item, TraceItem)
+    assert item.system == prompt

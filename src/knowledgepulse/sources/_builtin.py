@@ -285,6 +285,7 @@ class Anthropic(ChatSource):
 
     shapes = "dataset rows of content blocks"
     fields = ("messages", "conversation")
+    system_fields = ("system",)  # the Messages API's system prompt, text or text blocks
     framework = "anthropic"
     content_hint = anthropic.CONTENT_HINT
     matches = staticmethod(anthropic.matches)

@@ -25,7 +25,12 @@ from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import uncompressed_name
 from knowledgepulse.sources._chat._openhands import openhands_finish
-from knowledgepulse.sources._chat._text import error_text, json_or_value, users_words
+from knowledgepulse.sources._chat._text import (
+    content_text,
+    error_text,
+    json_or_value,
+    users_words,
+)
 from knowledgepulse.sources._chat._tools import row_tools
 from knowledgepulse.sources._envelope import (
     CONFIDENCE_KEY,
@@ -496,14 +501,21 @@ def _history(row: Mapping[str, Any], family: ChatSource) -> list[Any]:
 
 
 def _with_system(told: Told, row: Mapping[str, Any], fields: tuple[str, ...]) -> Told:
-    """What the conversation told, with the row's system column when it opened with no system."""
+    """What the conversation told, with the row's system column when it opened with no system.
+
+    The column is text, or a list of text blocks (Anthropic's ``system`` parameter).
+    """
     if told.system is not None:
         return told
-    system = next(
-        (row[name] for name in fields if isinstance(row.get(name), str) and row[name].strip()),
-        None,
-    )
+    said = (_system_text(row.get(name)) for name in fields)
+    system = next((text for text in said if text and text.strip()), None)
     return told if system is None else dataclasses.replace(told, system=system)
+
+
+def _system_text(value: Any) -> str | None:
+    """A system column's text: text as it is, a list of text blocks (or its JSON) joined."""
+    blocks = json_or_value(value)
+    return content_text(blocks if isinstance(blocks, list) else value)
 
 
 def _builder(row: Mapping[str, Any]) -> StepBuilder:
