@@ -110,7 +110,7 @@ def test_a_later_trace_with_a_new_key_widens_the_table_of_traces(
     """A trace past the first batch with a key they lacked adds its column; each trace reads
     back as written (a key a trace lacked stays absent). Before, the run stopped there."""
     monkeypatch.setattr(rows_module, "BATCH_ROWS", 2)
-    documents = [{"id": "a", "steps": [1]}, {"id": "b", "steps": []}]
+    documents: list[dict[str, Any]] = [{"id": "a", "steps": [1]}, {"id": "b", "steps": []}]
     documents.append({"id": "c", "steps": [{"x": 1}], "source_skill": "s", "metadata": {"k": 1}})
     out = tmp_path / "traces.parquet"
     with out.open("w+b") as stream, RowWriter("parquet", stream) as writer:
@@ -150,9 +150,10 @@ def test_a_later_row_with_a_new_key_widens_the_output_where_it_is(
     assert [without_nulls(row) for row in got] == [without_nulls(row) for row in [*first, late]]
 
     def at(row: dict[str, Any]) -> Any:
+        value: Any = row
         for key in place:
-            row = row[key]
-        return row
+            value = value[key]
+        return value
 
     assert [at(row) for row in got] == [None, None, at(late)]
 
