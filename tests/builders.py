@@ -132,6 +132,20 @@ def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix.rstrip("."): value}
 
 
+def without_nulls(value: Any) -> Any:
+    """``value`` without null keys, at any depth, and an object left empty as null.
+
+    A row as Parquet gives it back, where its struct's keys that the row lacked are null and an
+    empty object is null, compared with the row written.
+    """
+    if isinstance(value, dict):
+        kept = {key: without_nulls(inner) for key, inner in value.items()}
+        return {key: inner for key, inner in kept.items() if inner is not None} or None
+    if isinstance(value, list):
+        return [without_nulls(inner) for inner in value]
+    return value
+
+
 class RandomEmbedder:
     """Vectors pointing anywhere (a seeded normal draw), so that cosines may be negative."""
 

@@ -22,6 +22,7 @@ from knowledgepulse.reports.rows import (
     jsonl_row,
 )
 from knowledgepulse.testing import HashingEmbedder
+from tests.builders import without_nulls
 from tests.cli.conftest import KpRunner
 
 DATA = Path(__file__).parents[1] / "sources" / "data" / "chat"
@@ -355,12 +356,12 @@ def test_no_row_read_still_gives_a_readable_parquet_file(
 
 
 @pytest.mark.parametrize("command", [("score", "--annotate", "--no-embedder"), ("redact",)])
-def test_a_struct_key_new_after_the_first_batch_stops_the_parquet_output_at_its_row(
+def test_a_struct_key_new_after_the_first_batch_widens_the_parquet_output(
     kp: KpRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: tuple[str, ...]
 ) -> None:
-    """``metadata: {a}`` then ``{a, b}`` past the first batch: exit 2 naming the row, no file.
+    """``metadata: {a}`` then ``{a, b}`` past the first batch: ``b`` is added, null before.
 
-    Before, pyarrow dropped ``b`` from the Parquet file without a word.
+    Before, pyarrow dropped ``b`` without a word; then the run stopped at that row (exit 2).
     """
     monkeypatch.setattr("knowledgepulse.reports.rows.BATCH_ROWS", 2)
     turns = [{"role": "user", "content": "fix it"}, {"role": "assistant", "content": "done"}]
@@ -371,10 +372,87 @@ def test_a_struct_key_new_after_the_first_batch_stops_the_parquet_output_at_its_
     )
     out = tmp_path / "out.parquet"
     run = kp(*command, str(source), "-o", str(out))
+    assert run.code == 0, run.err
+    assert pq.read_table(out).column("metadata").to_pylist() == [
+        {"a": 1, "b": None},
+        {"a": 2, "b": None},
+        {"a": 3, "b": "x"},
+    ]
+
+
+@pytest.mark.parametrize("command", [("score", "--annotate", "--no-embedder"), ("redact",)])
+def test_a_value_of_another_type_after_the_first_batch_stops_the_parquet_output_at_its_row(
+    kp: KpRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: tuple[str, ...]
+) -> None:
+    """``metadata.a`` an integer, then a text past the first batch: exit 2 naming it, no file."""
+    monkeypatch.setattr("knowledgepulse.reports.rows.BATCH_ROWS", 2)
+    turns = [{"role": "user", "content": "fix it"}, {"role": "assistant", "content": "done"}]
+    metadata = [{"a": 1}, {"a": 2}, {"a": "three", "b": "x"}]
+    source = tmp_path / "rows.jsonl"
+    source.write_text(
+        "".join(json.dumps({"messages": turns, "metadata": m}) + "\n" for m in metadata)
+    )
+    out = tmp_path / "out.parquet"
+    run = kp(*command, str(source), "-o", str(out))
     assert run.code == 2
-    assert f"{source}:3: metadata.b is a field" in run.err
+    assert f"{source}:3: metadata.a is a string" in run.err
     assert "-o FILE.jsonl" in run.err
     assert not out.exists()
+
+
+def _chat_row(index: int, late: str) -> dict[str, Any]:
+    """Row ``index`` of 1,100: a user turn and an answer; from row 1,050 with ``late``'s extra."""
+    row: dict[str, Any] = {
+        "messages": [
+            {"role": "user", "content": f"fix bug {index}"},
+            {"role": "assistant", "content": f"fixed {index}"},
+        ]
+    }
+    if index < 1050:
+        return row
+    if late in {"column", "both"}:
+        row["source"] = f"shard-{index % 3}"
+    if late in {"tool call", "both"}:
+        call = {
+            "id": f"c{index}",
+            "type": "function",
+            "function": {"name": "ls", "arguments": "{}"},
+        }
+        row["messages"][1:1] = [
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": f"c{index}", "name": "ls", "content": "a.py"},
+        ]
+    return row
+
+
+@pytest.mark.parametrize("late", ["column", "tool call", "both"])
+def test_rows_with_a_column_or_a_tool_call_after_the_first_batch_go_to_parquet_whole(
+    kp: KpRunner, tmp_path: Path, late: str
+) -> None:
+    """1,050 plain chat rows, then 50 with a new column, a message's new keys, or both:
+    1,100 rows out, the new column and keys null in the rows before, every value as the JSON
+    Lines output of the same command has it.
+
+    Before, the run stopped at row 1,051 (``the column 'source' is not in the Parquet
+    output``, ``messages[1].tool_calls is a field the column's type does not have``).
+    """
+    source = tmp_path / "rows.jsonl"
+    source.write_text("".join(json.dumps(_chat_row(n, late)) + "\n" for n in range(1100)))
+    out, lines = tmp_path / "out.parquet", tmp_path / "out.jsonl"
+    for output in (out, lines):
+        run = kp("score", "--annotate", "--no-embedder", str(source), "-o", str(output))
+        assert run.code == 0, run.err
+    table = pq.read_table(out)
+    expected = [json.loads(line) for line in lines.read_text().splitlines()]
+    assert table.num_rows == len(expected) == 1100
+    assert table.schema.names[-len(ANNOTATED_COLUMNS) :] == list(ANNOTATED_COLUMNS)
+    back = table.to_pylist()
+    assert [without_nulls(row) for row in back] == [without_nulls(row) for row in expected]
+    if late != "tool call":
+        assert [row["source"] for row in back[1049:1051]] == [None, "shard-0"]
+    if late != "column":
+        assert back[0]["messages"][1]["tool_calls"] is None
+        assert back[-1]["messages"][1]["tool_calls"][0]["id"] == "c1099"
 
 
 @pytest.mark.parametrize(

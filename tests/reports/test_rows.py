@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -9,7 +10,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from knowledgepulse.errors import OutputError
@@ -17,12 +18,16 @@ from knowledgepulse.records import Location, Record
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.reports import rows as rows_module
 from knowledgepulse.reports.rows import RowWriter, jsonl_row
+from tests.builders import without_nulls
 from tests.trace.strategies import json_values
 
 
-def written(path: Path, rows: list[Record]) -> pa.Table:
-    """``rows`` written to ``path`` as Parquet with no added column, read back."""
-    with path.open("wb") as stream, RowWriter("parquet", stream, added=()) as writer:
+def written(path: Path, rows: list[Record], mode: str = "w+b") -> pa.Table:
+    """``rows`` written to ``path`` as Parquet with no added column, read back.
+
+    ``w+b`` as kp opens its output: a file the writer can read back to widen its columns.
+    """
+    with path.open(mode) as stream, RowWriter("parquet", stream, added=()) as writer:
         for row in rows:
             writer.write(row, {})
     return pq.read_table(path)
@@ -62,71 +67,122 @@ def test_rows_of_two_parquet_files_keep_the_columns_of_both(tmp_path: Path) -> N
     assert table.to_pylist() == [{"id": "a", "notes": None}, {"id": "b", "notes": "keep me"}]
 
 
-def test_a_later_row_with_a_new_column_stops_the_run_naming_it(
+def test_a_later_row_with_a_new_column_widens_the_output_before_the_kp_columns(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """After the first batch fixed the columns, a row with another says where, not drops it."""
+    """A column new after the first batch is added, null in the rows before; ``kp_`` stay last.
+
+    Before, it stopped the run (``the column 'late' is not in the Parquet output``).
+    """
+    monkeypatch.setattr(rows_module, "BATCH_ROWS", 2)
+    rows = from_json([{"id": 1}, {"id": 2}, {"id": 3, "late": "v"}, {"id": 4}, {"id": 5, "n": 1}])
+    out = tmp_path / "out.parquet"
+    with out.open("w+b") as stream, RowWriter("parquet", stream, added=("kp_score",)) as writer:
+        for index, row in enumerate(rows):
+            writer.write(row, {"kp_score": index / 2})
+    table = pq.read_table(out)
+    assert table.schema.names == ["id", "late", "n", "kp_score"]
+    assert table.to_pylist() == [
+        {
+            "id": n + 1,
+            "late": "v" if n == 2 else None,
+            "n": 1 if n == 4 else None,
+            "kp_score": n / 2,
+        }
+        for n in range(5)
+    ]
+    assert pq.ParquetFile(out).metadata.num_row_groups == 3  # a batch each, as written
+
+
+def test_a_later_row_with_a_new_column_stops_a_stream_that_cannot_be_read_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Written only (a pipe, a device), the output cannot widen: the row is named, not dropped."""
     monkeypatch.setattr(rows_module, "BATCH_ROWS", 2)
     rows = from_json([{"id": 1}, {"id": 2}, {"id": 3, "late": "v"}])
     with pytest.raises(OutputError, match=r"rows\.jsonl:3: the column 'late' is not in"):
-        written(tmp_path / "out.parquet", rows)
+        written(tmp_path / "out.parquet", rows, mode="wb")
 
 
-def test_a_struct_field_named_with_a_secret_is_named_as_the_redacted_rows_name_it(
-    tmp_path: Path,
+def test_a_later_trace_with_a_new_key_widens_the_table_of_traces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With ``--redact``, a nested field's name loses its secret in the schema, its value kept.
+    """A trace past the first batch with a key they lacked adds its column; each trace reads
+    back as written (a key a trace lacked stays absent). Before, the run stopped there."""
+    monkeypatch.setattr(rows_module, "BATCH_ROWS", 2)
+    documents: list[dict[str, Any]] = [{"id": "a", "steps": [1]}, {"id": "b", "steps": []}]
+    documents.append({"id": "c", "steps": [{"x": 1}], "source_skill": "s", "metadata": {"k": 1}})
+    out = tmp_path / "traces.parquet"
+    with out.open("w+b") as stream, RowWriter("parquet", stream) as writer:
+        for index, document in enumerate(documents):
+            writer.write_document(Location("t.jsonl", index + 1, index), document)
+    back = [record.value for record in read_records(out) if isinstance(record, Record)]
+    assert back == documents
 
-    Before, the schema kept ``meta.ghp_...`` (a leak) while the cleaned rows had the marker,
-    which pyarrow dropped: every value under that field was written null.
+
+@pytest.mark.parametrize(
+    ("late", "place"),
+    [
+        ({"meta": {"a": 3, "b": "x"}}, ("meta", "b")),
+        (
+            {"meta": {"a": 3}, "turns": [{"role": "user"}, {"role": "tool", "name": "ls"}]},
+            ("turns", -1, "name"),
+        ),
+        ({"meta": {"a": 3}, "late": [1]}, ("late",)),
+        ({"meta": {"a": 3, "none": {"x": 1.5}}}, ("meta", "none")),
+    ],
+    ids=["struct key", "nested key", "column", "null then typed"],
+)
+def test_a_later_row_with_a_new_key_widens_the_output_where_it_is(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    late: dict[str, Any],
+    place: tuple[str | int, ...],
+) -> None:
+    """A struct's new key at any depth, a new column, a type where there were only nulls: each
+    is added, null in the rows before, and every value reads back as written.
+
+    Before, each stopped the run at that row.
     """
-    from knowledgepulse.redact.items import Redactor
-    from knowledgepulse.runs.redaction import redacted_record
+    monkeypatch.setattr(rows_module, "BATCH_ROWS", 2)
+    first = [{"meta": {"a": n, "none": None}, "turns": [{"role": "user"}]} for n in range(2)]
+    got = written(tmp_path / "out.parquet", from_json([*first, late])).to_pylist()
+    assert [without_nulls(row) for row in got] == [without_nulls(row) for row in [*first, late]]
 
-    secret = "ghp_" + "4fG7hJ2kL9mN3pQ6rS8tV1wX5yZ0aB2cD4eF"
-    source = tmp_path / "in.parquet"
-    rows = [{"meta": {"ok": n, secret: f"v{n}"}, "calls": [{secret: n}]} for n in range(2)]
-    pq.write_table(pa.Table.from_pylist(rows), source)
-    redactor = Redactor()
+    def at(row: dict[str, Any]) -> Any:
+        value: Any = row
+        for key in place:
+            value = value[key]
+        return value
 
-    def clean(row: Record) -> Record:
-        return redacted_record(row, redactor)
-
-    out = tmp_path / "out.parquet"
-    with out.open("wb") as stream, RowWriter("parquet", stream, added=(), clean=clean) as writer:
-        for index, row in enumerate(rows):
-            writer.write(clean(Record(Location(str(source), index + 1, index), row)), {})
-    schema = pq.read_schema(out)
-    assert secret[:12] not in str(schema)
-    marker = schema.field("meta").type.field(1).name
-    assert marker.startswith("[REDACTED:")
-    assert pq.read_table(out).to_pylist() == [
-        {"meta": {"ok": n, marker: f"v{n}"}, "calls": [{marker: n}]} for n in range(2)
-    ]
+    assert [at(row) for row in got] == [None, None, at(late)]
 
 
 @pytest.mark.parametrize(
     ("late", "path"),
     [
-        ({"meta": {"a": 3, "b": "x"}}, r"meta\.b is a field the column's type does not have"),
-        (
-            {"meta": {"a": 3}, "turns": [{"role": "user"}, {"role": "tool", "name": "ls"}]},
-            r"turns\[1\]\.name is a field",
-        ),
         ({"meta": {"a": 3.5}}, r"meta\.a is 3\.5, a fraction in a column of integers"),
-        ({"meta": {"a": 3}, "late": 1}, r"the column 'late' is not in"),
         ({"meta": {"a": "3"}}, r"meta\.a is a string, which the Parquet output's int64 there"),
         ({"meta": {"a": 3}, "turns": [{"role": "user"}, {"role": 5}]}, r"turns\[1\]\.role is a"),
+        (  # a new key, with a fraction beside it: no widening takes the row
+            {"meta": {"a": 3.5, "b": "x"}},
+            r"meta\.b is a field the column's type does not have.* cannot widen to take these",
+        ),
+        (  # a new column, with a text where integers are
+            {"meta": {"a": "3"}, "late": 1},
+            r"meta\.a is a string, which the Parquet output's int64 there",
+        ),
     ],
 )
 def test_a_later_row_that_does_not_fit_the_first_batch_stops_the_run_naming_where(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, late: dict[str, Any], path: str
 ) -> None:
-    """A value past the first batch that pyarrow would drop, cut or refuse is an error at its row.
+    """A value past the first batch that pyarrow would cut or refuse is an error at its row.
 
-    Before, a struct's new key (at any depth) was dropped and a fraction truncated, silently;
-    a value of another type (a text where the first batch had integers) was refused with
-    pyarrow's words alone, naming neither its row nor its column.
+    Before, a fraction was truncated, silently; a value of another type (a text where the first
+    batch had integers) was refused with pyarrow's words alone, naming neither its row nor its
+    column. A new column or key widens the output instead (the test above), unless the row
+    holds such a value too.
     """
     monkeypatch.setattr(rows_module, "BATCH_ROWS", 2)
     first = [{"meta": {"a": n}, "turns": [{"role": "user"}]} for n in range(2)]
@@ -255,3 +311,69 @@ def test_a_duration_goes_to_json_lines_as_iso_8601(tmp_path: Path) -> None:
     pq.write_table(pa.table({"took": took}), source)
     lines = [jsonl_row(row, {}) for row in read_records(source) if isinstance(row, Record)]
     assert [json.loads(line)["took"] for line in lines] == ["PT1.5S", "-PT1S", "P1DT1H1M1S"]
+
+
+def _sometimes(value: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.none() | value
+
+
+_calls = st.lists(
+    st.fixed_dictionaries(
+        {}, optional={"id": _sometimes(st.text(max_size=4)), "args": _sometimes(st.text())}
+    ),
+    max_size=2,
+)
+_messages = st.lists(
+    st.fixed_dictionaries(
+        {"role": st.sampled_from(["user", "assistant", "tool"])},
+        optional={
+            "content": _sometimes(st.text(max_size=8)),
+            "tool_calls": _sometimes(_calls),
+            "name": _sometimes(st.text(max_size=4)),
+        },
+    ),
+    max_size=3,
+)
+_rows = st.fixed_dictionaries(
+    {},
+    optional={
+        "messages": _messages,
+        "n": _sometimes(st.integers(min_value=-(2**63), max_value=2**63 - 1)),
+        "score": _sometimes(st.floats(allow_nan=False)),
+        "source": _sometimes(st.text(max_size=6)),
+        "meta": _sometimes(
+            st.fixed_dictionaries(
+                {},
+                optional={"ok": _sometimes(st.booleans()), "tags": st.lists(st.text(max_size=3))},
+            )
+        ),
+    },
+)
+"""Rows whose columns and keys come and go, each place of one type where it has a value."""
+
+
+@given(rows=st.lists(_rows, max_size=12), batch=st.integers(min_value=1, max_value=4))
+@example(  # pyarrow 26 casts a list of nulls to its own type as an invalid array
+    rows=[{"messages": [{"role": "user"}, {"role": "user", "content": None}]}, {"n": 1}], batch=1
+)
+@example(rows=[{"meta": None}, {"meta": {}}], batch=1)  # written null, as in a first batch
+def test_rows_whose_columns_and_keys_come_later_read_back_as_written(
+    rows: list[dict[str, Any]], batch: int
+) -> None:
+    """Rows in = rows out: whatever batch brings a column or a key first, the Parquet file holds
+    every row and every value (a key a row lacked reads back null), the same bytes each time."""
+    files = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rows_module, "BATCH_ROWS", batch)
+        for _ in range(2):
+            stream = io.BytesIO()
+            with RowWriter("parquet", stream, added=("kp_score",)) as writer:
+                for index, row in enumerate(from_json(rows)):
+                    writer.write(row, {"kp_score": float(index)})
+            files.append(stream.getvalue())
+    assert files[0] == files[1]
+    table = pq.read_table(io.BytesIO(files[0]))
+    assert table.schema.names[-1] == "kp_score"
+    back = table.to_pylist()
+    assert [row.pop("kp_score") for row in back] == [float(n) for n in range(len(rows))]
+    assert [without_nulls(row) for row in back] == [without_nulls(row) for row in rows]

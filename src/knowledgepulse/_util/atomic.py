@@ -117,6 +117,8 @@ def atomic_binary(path: Path) -> Iterator[IO[bytes]]:
     """A binary file that replaces ``path`` when the block succeeds; else ``path`` is untouched.
 
     A full disk's error (raised by a write or a flush, and naming no file) is given ``path``.
+    The file may be read back as it is written (Parquet's rows writer rewrites it to add a
+    column); a device or a FIFO may not.
     """
     try:
         with _atomic_binary(path) as file:
@@ -144,7 +146,7 @@ def _atomic_binary(path: Path) -> Iterator[IO[bytes]]:
     except OSError as error:
         raise OutputError(f"cannot write {named}: {error.strerror}") from None
     try:
-        with os.fdopen(descriptor, "wb") as file:
+        with os.fdopen(descriptor, "w+b") as file:  # read back by RowWriter._rewrite
             yield file
             file.flush()
             os.fsync(file.fileno())

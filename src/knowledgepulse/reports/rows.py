@@ -12,6 +12,8 @@ import datetime as dt
 import functools
 import json
 import math
+import shutil
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -492,16 +494,26 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
+_TYPES_FIXED = (
+    "a Parquet column keeps, at each place in its values, the type of the first values written "
+    "there (or of its Parquet files)"
+)
+"""Why a value of another type stops a Parquet output, where a new column or key widens it."""
+
+
 class RowWriter:
     """Rows out with their ``kp_`` columns, in JSON Lines (a text stream) or Parquet (binary).
 
-    Parquet is written a batch at a time, so it has the columns of the first batch: those of
+    Parquet is written a batch at a time, its columns first those of the first batch: those of
     its rows' Parquet and Arrow files (a ``save_to_disk`` folder's: their types and metadata,
     ``datasets``' features among them), and of its other rows' values, unified; the ``kp_``
     columns follow (replacing any of the same name). JSON columns at any depth are written
-    as the JSON text they were read from. A later row with a column outside them, or a value
-    pyarrow would drop or cut (an object's key its struct lacks, at any depth), stops the run
-    with an ``OutputError``, rather than losing it. ``fields`` (given the pyarrow
+    as the JSON text they were read from. A later row with a column outside them, or an
+    object's key (at any depth) their struct lacks, widens the schema: the file so far is
+    written again with that column or key null in its rows (a ``stream`` that can be read back
+    and sought: a file; :meth:`_widen`). A value pyarrow would drop, cut or refuse (a fraction
+    in a column of integers, a text where it holds numbers) stops the run with an
+    ``OutputError``, rather than losing it. ``fields`` (given the pyarrow
     module) fixes the columns before the ``kp_`` ones instead (training rows); ``schema``
     (a ``pyarrow.Schema``) is that of the table in memory the rows came from, a Dataset's. ``clean``
     (``--redact``'s, as a row's) cleans the key-value metadata the schema keeps from the rows'
@@ -583,26 +595,18 @@ class RowWriter:
         storage = None  # the types the rows are built as, once the schema is fixed
         try:
             if self._writer is None:
-                self._schema, self._emptied = self._first_schema()
-                if not self._documents:
-                    self._encoders = {
-                        field.name: encode
-                        for field in self._schema
-                        if (encode := _encoder(field.type))
-                    }
-                    self._misfits = {
-                        field.name: misfit
-                        for field in self._schema
-                        if (misfit := _misfit(field.type))
-                    }
+                schema, self._emptied = self._first_schema()
+                self._use(schema)
                 self._writer = self._pq.ParquetWriter(self._stream, self._schema)
-            storage = self._schema
-            if self._encoders:
-                storage = pa.schema(
-                    [field.with_type(_storage(pa, field.type)) for field in self._schema],
-                    metadata=self._schema.metadata,
-                )
-            table = pa.Table.from_pylist(self._fitted_rows(), schema=storage)
+            try:
+                rows = self._fitted_rows()
+            except OutputError as refusal:
+                self._widen(refusal)
+                # Fitting again is safe: a value fitted already (JSON as its text, an empty
+                # object as null) fits as it is.
+                rows = self._fitted_rows()
+            storage = self._storage()
+            table = pa.Table.from_pylist(rows, schema=storage)
             return table if storage is self._schema else table.cast(self._schema)
         # pyarrow's ArrowInvalid and ArrowTypeError are ValueError and TypeError; an integer
         # out of a column's range is an OverflowError.
@@ -613,6 +617,109 @@ class RowWriter:
                 or f"the rows do not fit one Parquet schema ({error}); write JSON Lines "
                 "instead (-o FILE.jsonl)"
             ) from None
+
+    def _storage(self) -> Any:
+        """The schema the rows are built as: the output's, with its JSON types as their text."""
+        if not self._encoders:
+            return self._schema
+        return self._pa.schema(
+            [field.with_type(_storage(self._pa, field.type)) for field in self._schema],
+            metadata=self._schema.metadata,
+        )
+
+    def _use(self, schema: Any) -> None:
+        """Write under ``schema`` from now on, with its JSON columns' encoders and its checks."""
+        self._schema = schema
+        if not self._documents:
+            self._encoders = {
+                field.name: encode for field in schema if (encode := _encoder(field.type))
+            }
+            self._misfits = {
+                field.name: misfit for field in schema if (misfit := _misfit(field.type))
+            }
+
+    def _widen(self, refusal: OutputError) -> None:
+        """Widen the output's schema to take the pending rows' new columns and keys, or raise.
+
+        Only what loses nothing: a column or an object's key (at any depth) that no row before
+        had, null in those rows, or a type where they held only nulls. pyarrow's unification,
+        with its default options, allows nothing else; the new columns go before the ``kp_``
+        ones. The row groups written are then written again (:meth:`_rewrite`): the cost of a
+        widening, which a batch that fits never pays.
+
+        Raises:
+            OutputError: ``refusal``, when the rows need more than that (a value of another
+                type, a fraction in a column of integers), when the columns are fixed, or when
+                the output cannot be read back (a pipe, a device).
+        """
+        pa, stream = self._pa, self._stream
+        rereadable = getattr(stream, "readable", None) and stream.readable() and stream.seekable()
+        if self._fields is not None or not rereadable:
+            raise refusal
+        names = self._widening()
+        rows = [(at, {key: row[key] for key in names if key in row}) for at, row in self._pending]
+        emptied: tuple[str, ...] = ()
+        if self._documents:
+            batch = _document_schema(pa, [row for _, row in rows])
+        else:
+            batch, emptied = _inferred_schema(pa, rows)
+        try:
+            merged = pa.unify_schemas([self._schema, batch], promote_options="default")
+        except (TypeError, ValueError) as error:  # ArrowTypeError, ArrowInvalid
+            # The value of another type, rather than a new key beside it, when pyarrow names it.
+            refused = self._refused(self._storage())
+            widen = f"{refusal} (the columns cannot widen to take these rows: {error})"
+            raise OutputError(refused or widen) from None
+        fields = sorted(merged, key=lambda field: field.name in self._added)  # a stable sort
+        schema = pa.schema(fields, metadata=merged.metadata)
+        # A column of nulls that now has empty objects keeps its type: they are written null.
+        nulled = tuple(dict.fromkeys((*self._emptied, *emptied)))
+        if schema.equals(self._schema, check_metadata=True):
+            if nulled == self._emptied:
+                raise refusal
+        else:
+            self._use(schema)
+            self._rewrite()
+        self._emptied = nulled
+
+    def _widening(self) -> list[str]:
+        """The pending rows' columns that the schema lacks, or whose values do not fit it."""
+        names, found = set(self._schema.names), dict[str, None]()
+        for _, row in self._pending:
+            for name, value in row.items():
+                misfit = self._misfits.get(name)
+                if name not in names:
+                    found[name] = None
+                elif misfit is not None and value is not None:
+                    fitted = _empty_objects_as_null(value) if name in self._emptied else value
+                    if fitted is not None and misfit(fitted):
+                        found[name] = None
+        return list(found)
+
+    def _rewrite(self) -> None:
+        """The row groups written so far written again under the schema (new fields null).
+
+        A Parquet file's row groups share its one schema. The file so far (its footer written
+        to close it) is copied aside and read back a row group at a time, so memory holds one.
+        Each is built again from its Python values, as it was first: pyarrow 26's cast of a list
+        of nulls (at any depth) to the same type gives an invalid array.
+        """
+        pa, pq, stream = self._pa, self._pq, self._stream
+        self._writer.close()
+        storage = self._storage()
+        with tempfile.TemporaryFile() as aside:
+            stream.seek(0)
+            shutil.copyfileobj(stream, aside)
+            stream.seek(0)
+            stream.truncate()
+            self._writer = pq.ParquetWriter(stream, self._schema)
+            written = pq.ParquetFile(aside)
+            for index in range(written.num_row_groups):
+                rows = written.read_row_group(index).to_pylist()
+                table = pa.Table.from_pylist(rows, schema=storage)
+                self._writer.write_table(
+                    table if storage is self._schema else table.cast(self._schema)
+                )
 
     def _first_schema(self) -> tuple[Any, tuple[str, ...]]:
         """The output's schema, from the first batch; the columns whose empty objects are null."""
@@ -719,9 +826,8 @@ class RowWriter:
                 path, what = found
                 raise OutputError(
                     f"{location}: {format_path((name, *path))} is {what}, so the Parquet output "
-                    f"cannot hold it: its columns and their types are those of the first "
-                    f"{BATCH_ROWS:,} rows (and their Parquet files); write JSON Lines instead "
-                    "(-o FILE.jsonl), which keeps every row as it is"
+                    f"cannot hold it: {_TYPES_FIXED}; write JSON Lines instead (-o FILE.jsonl), "
+                    "which keeps every row as it is"
                 )
 
     def _refused(self, schema: Any) -> str | None:
@@ -738,10 +844,8 @@ class RowWriter:
                     return (
                         f"{location}: {format_path((field.name, *path))} is "
                         f"{describe_value(value)}, which the Parquet "
-                        f"output's {kind} there cannot hold ({error}): its columns and their "
-                        f"types are those of the first {BATCH_ROWS:,} rows (and their Parquet "
-                        "files); write JSON Lines instead (-o FILE.jsonl), which keeps every row "
-                        "as it is"
+                        f"output's {kind} there cannot hold ({error}): {_TYPES_FIXED}; write "
+                        "JSON Lines instead (-o FILE.jsonl), which keeps every row as it is"
                     )
         return None
 
