@@ -171,7 +171,7 @@ def test_a_broken_item_is_a_problem_at_its_json_path_and_the_rest_are_read(
     """A bad item names its trajectory's index and JSON path; the other trajectories convert."""
     good = trajectory(user("Say hi."), message("hi"))
     broken = trajectory(user("Say hi."), {"class_": "api_action", "kwargs": {}})
-    odd = trajectory(user("Say hi."), "hi")
+    odd = {"id": "run-3", "content": [user("Say hi."), "hi"]}
     path = tmp_path / "sample_std.json"
     path.write_text(json.dumps([good, broken, odd]))
     items = convert_file(path)
@@ -243,7 +243,7 @@ def test_kp_inspect_names_the_class_it_recognised_and_the_fields_read(tmp_path: 
     path.write_text(json.dumps([trajectory(user("Fix it."), message("Done."), resolved="True")]))
     inspection = inspect_file(path)
     assert inspection.source == "adp"
-    assert "content[0].class_ is 'text_observation'" in inspection.evidence
+    assert "content[0].class_ is 'text_observation'" in (inspection.evidence or "")
     fields = {part.name: part.field for part in inspection.parts}
     assert fields["steps"] == "content"
     assert fields["id"] == "id"

@@ -185,8 +185,8 @@ def _tell(content: list[Any], builder: StepBuilder) -> _Told:
             output = _observed(item, path)
             failed = error_text(output)
             name, call_id = waiting
-            output = None if failed else output
-            builder.tool_result(name, output=output, error=failed, call_id=call_id)
+            kept = None if failed else output
+            builder.tool_result(name, output=kept, error=failed, call_id=call_id)
         elif _speaker(item) == "user":
             text = _text(item, path)
             if objective is None:
