@@ -249,3 +249,35 @@ def test_kp_inspect_names_the_class_it_recognised_and_the_fields_read(tmp_path: 
     assert fields["id"] == "id"
     assert fields["success"] == "details.resolved"
     assert inspection.trace_id == "kp:trace:run-1"
+
+
+def test_adps_openhands_sft_rows_read_each_xml_calls_result_as_its_observation() -> None:
+    """ADP's ``sample_sft_openhands.json`` rows (ShareGPT turns, OpenHands' ``<function=...>``
+    calls in the ``gpt`` text): the ``human`` turn after a call is its result, no user's reply."""
+    row = {
+        "id": "os_42",
+        "conversations": [
+            {"from": "human", "value": "How many files are in /etc?"},
+            {
+                "from": "gpt",
+                "value": "Count them.\n\n<function=execute_bash>\n<parameter=command>\n"
+                "ls -1 /etc | wc -l\n</parameter>\n</function>",
+            },
+            {"from": "human", "value": "EXECUTION RESULT of [execute_bash]:\n220"},
+            {
+                "from": "gpt",
+                "value": "<function=finish>\n<parameter=message>\n220\n</parameter>\n"
+                "<parameter=task_completed>\ntrue\n</parameter>\n</function>",
+            },
+        ],
+    }
+    (item,) = list(convert([row]))
+    assert isinstance(item, TraceItem), item
+    assert shape(item.trace) == [
+        ("thought", None),
+        ("tool_call", "execute_bash"),
+        ("observation", "execute_bash"),
+        ("thought", None),
+    ]
+    assert item.trace.outcome.result_summary == "220"
+    assert item.trace.metadata.success is True
