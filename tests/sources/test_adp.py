@@ -249,6 +249,10 @@ def test_kp_inspect_names_the_class_it_recognised_and_the_fields_read(tmp_path: 
     assert fields["id"] == "id"
     assert fields["success"] == "details.resolved"
     assert inspection.trace_id == "kp:trace:run-1"
+    assert inspection.read_as == (
+        "read as adp (1 trace): Agent Data Protocol trajectories, steps from 'content', id from "
+        "'id'; success from details.resolved"
+    )
 
 
 def test_adps_openhands_sft_rows_read_each_xml_calls_result_as_its_observation() -> None:

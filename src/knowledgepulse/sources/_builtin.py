@@ -276,6 +276,10 @@ class Adp(Source):
     recognises = staticmethod(adp.recognises)
     convert = staticmethod(adp.convert_records)
 
+    def describe(self, first: Any, count: int, options: TraceOptions) -> str:
+        """``read as adp (N traces)``, the fields read, and where success comes from."""
+        return adp.describe(first, count)
+
     def evidence(self, value: Any) -> str:
         """The class of the trajectory's first item, one of ADP's actions and observations."""
         return adp.evidence(value)

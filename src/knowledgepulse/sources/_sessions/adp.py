@@ -47,6 +47,7 @@ from functools import partial
 from typing import Any
 
 from knowledgepulse._util.jsonpath import as_string, describe_value
+from knowledgepulse._util.text import counted
 from knowledgepulse._util.times import moment
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat._text import error_text, primed
@@ -99,6 +100,21 @@ def evidence(value: Any) -> str:
     return (
         f"content[0].class_ is {value['content'][0]['class_']!r}: an Agent Data Protocol "
         "trajectory (id, content of actions and observations, details)"
+    )
+
+
+def describe(first: Any, count: int) -> str:
+    """What a file was read as: its trajectories, and where their success comes from."""
+    details = first.get("details") if isinstance(first, dict) else None
+    labelled = isinstance(details, dict) and _outcome(details) is not None
+    success = (
+        f"success from details.{SUCCESS_DETAIL}"
+        if labelled
+        else "success: whether each ends in the agent's final message"
+    )
+    return (
+        f"read as adp ({counted(count, 'trace')}): Agent Data Protocol trajectories, steps "
+        f"from 'content', id from 'id'; {success}"
     )
 
 
@@ -309,4 +325,4 @@ def _optional(item: Mapping[str, Any], key: str, path: tuple[str | int, ...]) ->
     return value if value and value.strip() else None
 
 
-__all__ = ["CONTENT_HINT", "convert_records", "evidence", "mapping", "recognises"]
+__all__ = ["CONTENT_HINT", "convert_records", "describe", "evidence", "mapping", "recognises"]
