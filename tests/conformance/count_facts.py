@@ -2072,6 +2072,87 @@ def openai_agents(path: Path) -> list[Run]:
 # --- the corpus ---------------------------------------------------------------------------
 
 
+_ADP_EXECUTORS = {"bash": "execute_bash", "python": "execute_ipython_cell"}
+"""The tool a ``code_action`` runs, as ADP's own converter to OpenHands rows names it
+(``agents/openhands/std_to_sft.py``): ``execute_<language>`` for the other languages."""
+
+
+def _adp_said(item: dict[str, Any]) -> tuple[str | None, str]:
+    """A message's thought (its ``description``) and text, ``<finish>`` tags off; a message empty
+    inside its tags (``<finish> </finish>``) says its description."""
+    text = item["content"].strip()
+    if text.startswith("<finish>"):
+        text = text.removeprefix("<finish>").removesuffix("</finish>").strip()
+    description = item.get("description")
+    return (None, description) if not text and description else (description, text)
+
+
+def adp(path: Path) -> list[Run]:
+    """Agent Data Protocol trajectories (``{"id", "content", "details"}``), a JSON list or lines.
+
+    ``content`` holds actions and observations by ``class_``: an ``api_action`` calls its
+    ``function``, a ``code_action`` its language's executor; the observation right after an
+    action (whatever its ``source``) is its result, failed when it starts ``Error``/``ERROR`` or
+    is a traceback. A ``message_action`` (or a ``text_observation`` of the ``agent``) is what the
+    agent says, its ``description`` first; the ``user``'s text observations answering no action
+    are the task, then the user's replies; an environment's answering none is context, or an
+    error when it says so. AgentInstruct's rows open by priming the model (:func:`_priming`).
+    ``details.resolved`` (SWE-Gym's, text) is the success label.
+    """
+    runs = []
+    for row in _rows(path):
+        timeline, objective = _Timeline(), None
+        after_action, skip = False, _priming(_adp_speakers(row["content"]))
+        for number, item in enumerate(row["content"]):
+            kind = item["class_"]
+            who = item.get("source") if kind == "text_observation" else None
+            failed = kind == "text_observation" and item["content"].lstrip().startswith(_ADP_FAILED)
+            if number in skip:
+                pass
+            elif kind in ("api_action", "code_action"):
+                timeline.text(item.get("description"))
+                language = item.get("language", "")
+                timeline.tool(
+                    item["function"]
+                    if kind == "api_action"
+                    else _ADP_EXECUTORS.get(language, f"execute_{language}")
+                )
+                after_action = True
+                continue
+            elif kind == "message_action" or who == "agent":
+                for text in _adp_said(item):
+                    timeline.text(text)
+            elif who == "user" and not after_action and objective is None:
+                objective = item["content"]
+            elif who == "user" and not after_action:
+                timeline.user(item["content"])
+            elif failed:  # an action's failed result, or the environment's error
+                timeline.error()
+            after_action = False
+        resolved = str((row.get("details") or {}).get("resolved")).lower()
+        success = {"true": True, "false": False}.get(resolved)
+        runs.append(timeline.facts(objective, success, trace_id=str(row["id"])))
+    return runs
+
+
+_ADP_FAILED = ("Error", "ERROR", "Traceback (most recent call last)")
+"""How an ADP observation that is a failure starts (a tool's error, a Python traceback)."""
+
+
+def _adp_speakers(content: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    """Each content item as a turn for :func:`_priming`: who speaks, and the text."""
+    speakers: list[tuple[str, Any]] = []
+    for item in content:
+        who = item.get("source") if item["class_"] == "text_observation" else None
+        if item["class_"] == "message_action" or who == "agent":
+            speakers.append(("assistant", item["content"]))
+        elif who == "user" or item.get("name") == "system":
+            speakers.append(("user" if who == "user" else "system", item["content"]))
+        else:
+            speakers.append(("action", None))
+    return speakers
+
+
 def _rows(path: Path) -> Iterator[dict[str, Any]]:
     text = path.read_text()
     if path.suffix == ".jsonl":
@@ -2110,6 +2191,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "codex": codex,
     "gemini-cli": gemini_cli,
     "atif": atif,
+    "adp": adp,
     "pydantic-ai": pydantic_ai,
     "smolagents": smolagents,
     "openai-agents": openai_agents,

@@ -89,6 +89,15 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
     ("atif/harbor_terminus2_summarization.json", 0): (
         "the objective reads as a system prompt, not the user's request"
     ),
+    # NNetNav's web runs give the task as its prompt wraps it ("You are given the following
+    # objective: ... Examine the current web page and perform the next appropriate action"):
+    # the ADP trajectory's user text, kept as the file has it.
+    ("adp/nnetnav_wa_sample_std.json", 0): (
+        "the objective reads as a system prompt, not the user's request"
+    ),
+    ("adp/nnetnav_wa_sample_std.json", 1): (
+        "the objective reads as a system prompt, not the user's request"
+    ),
     (
         "jaeger/genai_test_trace.json",
         0,

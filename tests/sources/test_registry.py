@@ -42,6 +42,7 @@ BUILT_IN = (
     "gemini-cli",
     "cline",
     "atif",
+    "adp",
     "hermes",
     "anthropic",
     "openai-responses",

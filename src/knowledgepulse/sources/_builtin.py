@@ -18,6 +18,7 @@ from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._exports import jaeger, langfuse, otel_js, phoenix
 from knowledgepulse.sources._registry import REASONING_TRACE, Source, register_source
 from knowledgepulse.sources._sessions import (
+    adp,
     atif,
     claude_code,
     cline,
@@ -261,6 +262,31 @@ class Atif(Source):
     content_hint = atif.CONTENT_HINT
     recognises = staticmethod(atif.recognises)
     convert = staticmethod(atif.convert_records)
+
+
+@register_source("adp")
+class Adp(Source):
+    """The Agent Data Protocol's standardized trajectories (``{id, content, details}``)."""
+
+    shapes = (
+        "Agent Data Protocol trajectories (id, content of text_observation, api_action, "
+        "code_action, message_action... items, details), a JSON list or JSON Lines"
+    )
+    content_hint = adp.CONTENT_HINT
+    recognises = staticmethod(adp.recognises)
+    convert = staticmethod(adp.convert_records)
+
+    def describe(self, first: Any, count: int, options: TraceOptions) -> str:
+        """``read as adp (N traces)``, the fields read, and where success comes from."""
+        return adp.describe(first, count)
+
+    def evidence(self, value: Any) -> str:
+        """The class of the trajectory's first item, one of ADP's actions and observations."""
+        return adp.evidence(value)
+
+    def mapping(self, first: Any, options: TraceOptions) -> dict[str, str]:
+        """The fields of a trajectory each part is read from."""
+        return adp.mapping(first)
 
 
 # Conversation datasets, one row a conversation.

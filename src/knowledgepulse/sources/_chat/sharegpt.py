@@ -31,7 +31,13 @@ import orjson
 from knowledgepulse._util.jsonpath import as_string, describe_value
 from knowledgepulse.records.json_values import python_literal
 from knowledgepulse.sources._chat import _row, openai_chat
-from knowledgepulse.sources._chat._text import has_tags, one_of, primed, users_words
+from knowledgepulse.sources._chat._text import (
+    has_tags,
+    has_xml_calls,
+    one_of,
+    primed,
+    users_words,
+)
 from knowledgepulse.sources._chat.openai_chat import assistant_text, tagged_results
 from knowledgepulse.sources._envelope import PathError
 from knowledgepulse.sources._steps import StepBuilder
@@ -138,7 +144,9 @@ def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
             said = _tell_assistant(calls, text or "", final=final, agent=agent)
             for name, arguments in actions:
                 calls.request(name, arguments)
-            ran_command = said == "command" or bool(actions)
+            # A call written in the text (OpenHands' `<function=...>`, as ADP's SFT rows hold it):
+            # the human turn after it is its result ("EXECUTION RESULT of [...]"), as in chat rows.
+            ran_command = said == "command" or bool(actions) or has_xml_calls(text)
             answered = answered or said == "answer"
         elif speaker in CALL:
             _tell_calls(calls, value, (index,))

@@ -1,0 +1,328 @@
+"""Agent Data Protocol (ADP) trajectories as traces: one trajectory, one trace.
+
+neulab's Agent Data Protocol (``neulab/agent-data-protocol``) converts agent datasets
+(AgentInstruct, SWE-smith, SWE-Gym, nebius' SWE-agent runs, NNetNav, Toucan...) into one
+standardized form, a trajectory ``{"id", "content": [...], "details": {...}}``
+(``schema/trajectory.py``): its ``content`` is the run's actions and observations in order, each
+told apart by its ``class_``:
+
+* ``text_observation`` ``{content, source: user|agent|environment, name}``;
+* ``web_observation`` ``{html, axtree, url, image_observation, viewport_size}`` and
+  ``image_observation`` ``{content: a path to the image, annotations, source}``;
+* ``api_action`` ``{function, kwargs, description}``, ``code_action`` ``{language, content,
+  description}`` and ``message_action`` ``{content, description}``.
+
+A dataset's ``sample_std.json`` is a JSON list of trajectories; its full data JSON Lines of them.
+They are read as ADP's own converter to OpenHands' training rows reads them
+(``agents/openhands/std_to_sft.py``):
+
+* an action's ``description`` is its thought, told before it;
+* an ``api_action`` is a call of its ``function`` with its ``kwargs``; a ``code_action`` a call
+  of the language's executor, named as that converter names it: ``execute_bash`` (its
+  ``command``), ``execute_ipython_cell`` for Python (its ``code``), ``execute_<language>`` for
+  the others (its ``code``);
+* the observation right after an action, whatever its ``source`` (AgentInstruct's environment
+  speaks as the user), is that action's result; one that says it failed (:func:`error_text`) is
+  an evident error, whose next action is its ``error_recovery``;
+* a ``message_action`` is what the agent says; ``<finish>...</finish>`` marks its closing
+  message, the text inside. The last action, when it is a message, is the final answer;
+* a ``text_observation`` of the ``user`` that answers no action is the objective (the first), or
+  the user's reply to the agent (a later one); of the ``agent``, what the agent said; of the
+  ``environment``, feedback that answers no action: an evident error when it says so, else
+  context (Toucan's tool declarations, the system prompt), left out, as a web or image
+  observation no action precedes (the page the task opens on) is;
+* AgentInstruct's trajectories open by priming the model (the environment's instructions, the
+  agent's "OK", then the task): the instructions are the system prompt (:func:`primed`).
+
+``details`` holds what a dataset kept of the run (all values text): SWE-Gym's ``resolved``
+(``"True"``/``"False"``) is the success; without it, success is whether the trajectory ends in
+the agent's final message. The id is the trajectory's ``id``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from knowledgepulse._util.jsonpath import as_string, describe_value
+from knowledgepulse._util.text import counted
+from knowledgepulse._util.times import moment
+from knowledgepulse.records import Problem, Record
+from knowledgepulse.sources._chat._text import error_text, primed
+from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble
+from knowledgepulse.sources._sessions._documents import each_document
+from knowledgepulse.sources._steps import StepBuilder, as_text
+from knowledgepulse.trace import TraceItem
+
+CONTENT_HINT = "ADP's raw_to_standardized.py keeps each observation's and message's text"
+ACTIONS = frozenset({"api_action", "code_action", "message_action"})
+OBSERVATIONS = frozenset({"text_observation", "web_observation", "image_observation"})
+CLASSES = ACTIONS | OBSERVATIONS
+"""The ``class_`` of every action and observation ADP's schema defines."""
+EXECUTORS = {"bash": ("execute_bash", "command"), "python": ("execute_ipython_cell", "code")}
+"""The tool (and its argument) a ``code_action`` of a language is a call of, as ADP's OpenHands
+converter names them; another language's is ``execute_<language>`` with its ``code``."""
+SUCCESS_DETAIL = "resolved"
+"""The ``details`` key whose ``"True"``/``"False"`` is the run's outcome (SWE-Gym's)."""
+TIME_DETAIL = "timestamp"
+"""The ``details`` key holding when the run was recorded (OpenHands' feedback dataset)."""
+_FINISH_OPEN, _FINISH_CLOSE = "<finish>", "</finish>"
+
+
+def recognises(value: Any) -> bool:
+    """Whether a record is an ADP trajectory: an ``id`` and ``content`` of ADP classes."""
+    if not isinstance(value, dict) or "id" not in value:
+        return False
+    content = value.get("content")
+    if not isinstance(content, list) or not content:
+        return False
+    first = content[0]
+    return isinstance(first, dict) and first.get("class_") in CLASSES
+
+
+def convert_records(
+    records: Iterable[Record | Problem], options: TraceOptions
+) -> Iterator[TraceItem | Problem]:
+    """One trace per trajectory of a file (a JSON list's elements, or JSON Lines)."""
+    yield from each_document(
+        records,
+        recognises,
+        partial(_finish, options=options),
+        what="an ADP trajectory",
+        expected='{"id", "content": [{"class_": "text_observation", ...}, ...], "details"}',
+    )
+
+
+def evidence(value: Any) -> str:
+    """What shows a record is an ADP trajectory: its first content item's ``class_``."""
+    return (
+        f"content[0].class_ is {value['content'][0]['class_']!r}: an Agent Data Protocol "
+        "trajectory (id, content of actions and observations, details)"
+    )
+
+
+def describe(first: Any, count: int) -> str:
+    """What a file was read as: its trajectories, and where their success comes from."""
+    details = first.get("details") if isinstance(first, dict) else None
+    labelled = isinstance(details, dict) and _outcome(details) is not None
+    success = (
+        f"success from details.{SUCCESS_DETAIL}"
+        if labelled
+        else "success: whether each ends in the agent's final message"
+    )
+    return (
+        f"read as adp ({counted(count, 'trace')}): Agent Data Protocol trajectories, steps "
+        f"from 'content', id from 'id'; {success}"
+    )
+
+
+def mapping(first: Any) -> dict[str, str]:
+    """The fields a trajectory's parts come from (success and time where ``details`` has them)."""
+    details = first.get("details") if isinstance(first, dict) else None
+    found = {"steps": "content", "id": "id"}
+    if isinstance(details, dict) and _outcome(details) is not None:
+        found["success"] = f"details.{SUCCESS_DETAIL}"
+    if isinstance(details, dict) and moment(details.get(TIME_DETAIL)) is not None:
+        found["created_at"] = f"details.{TIME_DETAIL}"
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class _Told:
+    objective: str | None
+    system: str | None
+
+
+def _finish(record: Record, options: TraceOptions) -> TraceItem:
+    trajectory = record.value
+    content = trajectory["content"]
+    details = trajectory.get("details")
+    details = details if isinstance(details, dict) else {}
+    builder = StepBuilder()
+    told = _tell(content, builder)
+    said = _outcome(details)
+    model = as_string(details.get("model_name"))
+    return assemble(
+        builder,
+        source="adp",
+        source_id=as_text(trajectory["id"]),
+        success=builder.final_answer is not None if said is None else said,
+        options=options,
+        objective=told.objective,
+        created_at=moment(details.get(TIME_DETAIL)),
+        result_summary=builder.final_answer,
+        framework="adp",
+        source_extra={"model": model} if model else None,
+        content_hint=CONTENT_HINT,
+        location=record.location,
+        system=told.system,
+    )
+
+
+def _outcome(details: Mapping[str, Any]) -> bool | None:
+    """``details.resolved`` as a boolean (ADP keeps every detail as text); else ``None``."""
+    value = details.get(SUCCESS_DETAIL)
+    if isinstance(value, bool):
+        return value
+    word = value.strip().lower() if isinstance(value, str) else None
+    return {"true": True, "false": False}.get(word or "")
+
+
+def _tell(content: list[Any], builder: StepBuilder) -> _Told:
+    """Tell the builder a trajectory's content; the objective and the priming instructions."""
+    for index, item in enumerate(content):
+        if not isinstance(item, dict) or item.get("class_") not in CLASSES:
+            raise PathError(
+                ("content", index),
+                f"not an ADP action or observation: {describe_value(item)}; expected an object "
+                f"whose class_ is one of {', '.join(sorted(CLASSES))}",
+            )
+    priming = primed(_kind(item) for item in content)
+    final = _final_message(content)
+    objective: str | None = None
+    system: str | None = None
+    waiting: tuple[str, str] | None = None  # the tool and call id of the action just told
+    for index, item in enumerate(content):
+        path: tuple[str | int, ...] = ("content", index)
+        kind = item["class_"]
+        if priming is not None and index in (priming, priming + 1):
+            system = _text(item, path) if index == priming else system
+        elif kind in ("api_action", "code_action"):
+            builder.thought(_optional(item, "description", path))
+            name, arguments = _call(item, path)
+            builder.tool_request(name, arguments, call_id=str(index))
+            waiting = (name, str(index))
+            continue
+        elif kind == "message_action" or _speaker(item) == "agent":
+            _tell_message(builder, item, path, final=index == final)
+        elif waiting is not None:  # the action's result
+            output = _observed(item, path)
+            failed = error_text(output)
+            name, call_id = waiting
+            kept = None if failed else output
+            builder.tool_result(name, output=kept, error=failed, call_id=call_id)
+        elif _speaker(item) == "user":
+            text = _text(item, path)
+            if objective is None:
+                objective = text if text.strip() else None
+            else:
+                builder.user_turn(text)
+        elif kind == "text_observation":  # the environment's, answering no action
+            builder.error(error_text(_text(item, path)))
+        waiting = None
+    return _Told(objective, system)
+
+
+def _kind(item: Mapping[str, Any]) -> tuple[str, str | None]:
+    """An item's kind and text, as :func:`primed` reads them."""
+    kind = item["class_"]
+    if kind == "message_action" or _speaker(item) == "agent":
+        return "assistant", as_string(item.get("content"))
+    if _speaker(item) == "user":
+        return "user", as_string(item.get("content"))
+    if kind == "text_observation" and item.get("name") == "system":
+        return "system", as_string(item.get("content"))
+    return "other", None
+
+
+def _speaker(item: Mapping[str, Any]) -> str | None:
+    """A text observation's ``source`` (``user``, ``agent``, ``environment``); else ``None``."""
+    return as_string(item.get("source")) if item["class_"] == "text_observation" else None
+
+
+def _final_message(content: list[Any]) -> int | None:
+    """The index of the final answer: the last action, when it is a message the agent says."""
+    said = [
+        index
+        for index, item in enumerate(content)
+        if item["class_"] in ACTIONS or _speaker(item) == "agent"
+    ]
+    last = said[-1] if said else None
+    calls = last is not None and content[last]["class_"] in ("api_action", "code_action")
+    return None if calls else last
+
+
+def _tell_message(
+    builder: StepBuilder, item: Mapping[str, Any], path: tuple[str | int, ...], *, final: bool
+) -> None:
+    """A message the agent says: its description a thought, then its text (the answer if final).
+
+    ``<finish>...</finish>`` is taken off; a closing message that is empty inside
+    (``<finish> </finish>``, AgentInstruct's WebShop rows) says its description instead.
+    """
+    text = _unfinished(_text(item, path))
+    thought = _optional(item, "description", path)
+    if not text.strip() and thought:
+        text, thought = thought, None
+    builder.thought(thought)
+    if final:
+        builder.answer(text)
+    else:
+        builder.thought(text, said=True)
+
+
+def _unfinished(text: str) -> str:
+    """A message less the ``<finish>`` tags ADP wraps the agent's closing message in."""
+    stripped = text.strip()
+    if not stripped.startswith(_FINISH_OPEN):
+        return text
+    return stripped.removeprefix(_FINISH_OPEN).removesuffix(_FINISH_CLOSE).strip()
+
+
+def _call(item: Mapping[str, Any], path: tuple[str | int, ...]) -> tuple[str, Any]:
+    """An action's tool and arguments: an API's function and kwargs, or code's executor."""
+    if item["class_"] == "api_action":
+        function = item.get("function")
+        if not isinstance(function, str) or not function.strip():
+            raise PathError(
+                (*path, "function"), f"expected a function name, found {describe_value(function)}"
+            )
+        return function, item.get("kwargs")
+    language = item.get("language")
+    if not isinstance(language, str) or not language.strip():
+        raise PathError(
+            (*path, "language"), f"expected the code's language, found {describe_value(language)}"
+        )
+    tool, argument = EXECUTORS.get(language, (f"execute_{language}", "code"))
+    return tool, {argument: _text(item, path)}
+
+
+def _observed(item: Mapping[str, Any], path: tuple[str | int, ...]) -> str:
+    """An observation's text: a text's content, a page's URL and tree (or HTML), an image's path.
+
+    A page is what ADP's OpenHands converter shows the model: its URL, then its accessibility
+    tree, or its HTML where it has none; an image is its path and the elements annotated on it.
+    """
+    kind = item["class_"]
+    if kind == "text_observation":
+        return _text(item, path)
+    if kind == "web_observation":
+        page = as_string(item.get("axtree")) or as_string(item.get("html"))
+        return "\n\n".join(filter(None, (as_string(item.get("url")), page)))
+    annotations = item.get("annotations")
+    named = [
+        f"{note.get('text')} ({note.get('element_type')})"
+        for note in (annotations if isinstance(annotations, list) else [])
+        if isinstance(note, dict) and note.get("text")
+    ]
+    shown = f"[Image: {as_string(item.get('content')) or 'unknown'}]"
+    return "\n".join([shown, *(["Elements detected: " + ", ".join(named)] if named else [])])
+
+
+def _text(item: Mapping[str, Any], path: tuple[str | int, ...]) -> str:
+    value = item.get("content")
+    if not isinstance(value, str):
+        raise PathError((*path, "content"), f"expected text, found {describe_value(value)}")
+    return value
+
+
+def _optional(item: Mapping[str, Any], key: str, path: tuple[str | int, ...]) -> str | None:
+    value = item.get(key)
+    if value is not None and not isinstance(value, str):
+        raise PathError((*path, key), f"expected text or null, found {describe_value(value)}")
+    return value if value and value.strip() else None
+
+
+__all__ = ["CONTENT_HINT", "convert_records", "describe", "evidence", "mapping", "recognises"]

@@ -1,0 +1,287 @@
+"""Agent Data Protocol trajectories: what the real files of the corpus do not pin.
+
+The corpus (tests/conformance/files/adp) holds the standardized samples of eight datasets; the
+shapes here are those ADP's schema allows that the samples chosen do not show together: a
+failure the agent recovers from, the environment's error outside an action, a dataset's own
+success label, a broken item, and the other languages' code.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from knowledgepulse.records import Problem, Record
+from knowledgepulse.records.readers import read_records
+from knowledgepulse.sources import convert
+from knowledgepulse.sources._inspect import inspect_file
+from knowledgepulse.sources._sessions.adp import recognises
+from knowledgepulse.trace import TraceItem
+from knowledgepulse.trace.models import ReasoningTrace
+from tests.sources.helpers import convert_file, recognise
+
+CORPUS = Path(__file__).parents[1] / "conformance" / "files" / "adp"
+
+
+def user(text: str) -> dict[str, Any]:
+    return {"class_": "text_observation", "content": text, "name": None, "source": "user"}
+
+
+def environment(text: str, name: str | None = None) -> dict[str, Any]:
+    return {"class_": "text_observation", "content": text, "name": name, "source": "environment"}
+
+
+def bash(command: str, description: str | None = None) -> dict[str, Any]:
+    return {
+        "class_": "code_action",
+        "language": "bash",
+        "content": command,
+        "description": description,
+    }
+
+
+def api(function: str, **kwargs: Any) -> dict[str, Any]:
+    return {"class_": "api_action", "function": function, "kwargs": kwargs, "description": None}
+
+
+def message(content: str, description: str | None = None) -> dict[str, Any]:
+    return {"class_": "message_action", "content": content, "description": description}
+
+
+def trajectory(*content: dict[str, Any], **details: str) -> dict[str, Any]:
+    return {"id": "run-1", "content": list(content), "details": details}
+
+
+def one(document: dict[str, Any]) -> TraceItem:
+    (item,) = list(convert([document], source="adp"))
+    assert isinstance(item, TraceItem), item
+    return item
+
+
+def shape(trace: ReasoningTrace) -> list[tuple[str, str | None]]:
+    return [(step.type, step.tool.name if step.tool else None) for step in trace.steps]
+
+
+def test_a_failed_result_makes_the_next_action_its_error_recovery() -> None:
+    """An observation that says it failed is the call's error; the next call recovers from it."""
+    item = one(
+        trajectory(
+            user("Fix the failing import."),
+            bash("python -c 'import app'"),
+            environment("Traceback (most recent call last):\n  ModuleNotFoundError: app"),
+            api("open", path='"src/app.py"'),
+            environment("[File: src/app.py (3 lines total)]"),
+            message("<finish> Fixed. </finish>"),
+        )
+    )
+    assert shape(item.trace) == [
+        ("tool_call", "execute_bash"),
+        ("observation", "execute_bash"),
+        ("error_recovery", "open"),
+        ("observation", "open"),
+        ("thought", None),
+    ]
+    assert "Traceback" in (item.trace.steps[1].content or "")
+    assert item.trace.outcome.result_summary == "Fixed."
+
+
+def test_an_environment_error_that_answers_no_action_is_one_the_next_action_recovers() -> None:
+    """The environment's error outside an action is an error step; other such text is context."""
+    item = one(
+        trajectory(
+            environment("[tool declarations]", name="system"),
+            user("List the files."),
+            message("I will look."),
+            environment("ERROR: the sandbox restarted"),
+            bash("ls"),
+            environment("a.py"),
+            message("a.py"),
+        )
+    )
+    assert shape(item.trace) == [
+        ("thought", None),
+        ("observation", None),
+        ("error_recovery", "execute_bash"),
+        ("observation", "execute_bash"),
+        ("thought", None),
+    ]
+    assert item.trace.task.objective == "List the files."
+
+
+def test_agentinstructs_priming_is_the_system_prompt_and_the_task_the_objective() -> None:
+    """Instructions, the agent's scripted OK, then the task: the task is what was asked."""
+    instructions = "You are web shopping. " * 30
+    item = one(
+        trajectory(
+            user(instructions),
+            message("Ok."),
+            user("i want a noise cancelling headphone under 180 dollars"),
+            api("search", keywords='"noise cancelling headphone"'),
+            user("[SEP] B07T3G7L37 [SEP] $99"),
+            message("<finish> </finish>", description="I bought it."),
+        )
+    )
+    assert item.trace.task.objective == "i want a noise cancelling headphone under 180 dollars"
+    assert item.system == instructions
+    assert item.trace.outcome.result_summary == "I bought it."  # empty inside: its description
+    assert item.trace.metadata.success is True
+
+
+@pytest.mark.parametrize(
+    ("language", "tool", "argument"),
+    [
+        ("bash", "execute_bash", "command"),
+        ("python", "execute_ipython_cell", "code"),
+        ("javascript", "execute_javascript", "code"),
+    ],
+)
+def test_code_is_a_call_of_its_languages_executor(language: str, tool: str, argument: str) -> None:
+    """A code_action is named as ADP's OpenHands converter names it, the code its argument."""
+    code = {"class_": "code_action", "language": language, "content": "x", "description": "Run."}
+    item = one(trajectory(user("Run x."), code, environment("ok"), message("done")))
+    call = item.trace.steps[1]
+    assert (call.type, call.tool.name if call.tool else None) == ("tool_call", tool)
+    assert call.input == {argument: "x"}
+    assert item.trace.steps[0].content == "Run."  # the description: the call's thought
+
+
+@pytest.mark.parametrize(
+    ("details", "ending", "success"),
+    [
+        ({"resolved": "False"}, message("<finish> Done. </finish>"), False),
+        ({"resolved": "True"}, api("submit"), True),
+        ({}, message("<finish> Done. </finish>"), True),
+        ({}, api("submit"), False),
+    ],
+)
+def test_success_is_details_resolved_else_whether_the_run_ends_in_its_answer(
+    details: dict[str, str], ending: dict[str, Any], success: bool
+) -> None:
+    """SWE-Gym's ``resolved`` (text) is the outcome; without it, an answer at the end is."""
+    item = one(trajectory(user("Fix it."), bash("make"), environment("built"), ending, **details))
+    assert item.trace.metadata.success is success
+
+
+def test_a_broken_item_is_a_problem_at_its_json_path_and_the_rest_are_read(
+    tmp_path: Path,
+) -> None:
+    """A bad item names its trajectory's index and JSON path; the other trajectories convert."""
+    good = trajectory(user("Say hi."), message("hi"))
+    broken = trajectory(user("Say hi."), {"class_": "api_action", "kwargs": {}})
+    odd = {"id": "run-3", "content": [user("Say hi."), "hi"]}
+    path = tmp_path / "sample_std.json"
+    path.write_text(json.dumps([good, broken, odd]))
+    items = convert_file(path)
+    assert isinstance(items[0], TraceItem)
+    problems = [item for item in items if isinstance(item, Problem)]
+    assert [(p.location.index, p.path) for p in problems] == [
+        (1, "content[1].function"),
+        (2, "content[1]"),
+    ]
+    assert "expected a function name" in problems[0].message
+    assert "not an ADP action or observation" in problems[1].message
+
+
+def test_a_record_of_another_shape_read_as_adp_says_what_a_trajectory_holds() -> None:
+    """``--from adp`` on something else: the problem names the expected shape."""
+    (problem,) = list(convert([{"messages": []}], source="adp"))
+    assert isinstance(problem, Problem)
+    assert "not an ADP trajectory" in problem.message
+    assert '"class_": "text_observation"' in problem.message
+
+
+def test_a_trajectory_is_recognised_by_adp_alone_and_others_are_not() -> None:
+    """Detection: an id and content of ADP classes; a chat row or an empty content is not one."""
+    assert recognise(trajectory(user("Hi."), message("Hello."))) == "adp"
+    assert not recognises({"id": "x", "content": []})
+    assert not recognises({"id": "x", "content": [{"role": "user", "content": "Hi."}]})
+    assert not recognises({"content": [user("Hi.")]})  # ADP's schema requires the id
+
+
+def test_each_corpus_file_is_recognised_by_adp_alone() -> None:
+    """The first record of every real sample_std.json is claimed by one source: adp."""
+    files = sorted(set(CORPUS.glob("*.json")) - set(CORPUS.glob("*.facts.json")))
+    assert len(files) >= 4
+    for path in files:
+        first = next(item for item in read_records(path) if isinstance(item, Record))
+        assert recognise(first.value) == "adp", path.name
+
+
+def test_json_lines_of_trajectories_read_as_the_json_list_does(tmp_path: Path) -> None:
+    """ADP's full datasets are JSON Lines of the same trajectories: the same traces."""
+    path = CORPUS / "agenttuning_os_sample_std.json"
+    lines = tmp_path / "full_std.jsonl"
+    lines.write_text("".join(json.dumps(t) + "\n" for t in json.loads(path.read_text())))
+    listed = [item.trace for item in convert_file(path) if isinstance(item, TraceItem)]
+    read = [item.trace for item in convert_file(lines) if isinstance(item, TraceItem)]
+    assert read == listed
+    assert [trace.id for trace in read] == ["kp:trace:os_42", "kp:trace:os_116"]
+
+
+def test_a_web_observation_is_its_actions_result_and_the_opening_page_no_step() -> None:
+    """A page after an action is its result (URL, then the tree); the first page is context."""
+    page = {
+        "class_": "web_observation",
+        "html": None,
+        "axtree": "[1] RootWebArea 'Shop'",
+        "url": "http://shop.example/",
+        "image_observation": None,
+        "viewport_size": None,
+    }
+    item = one(trajectory(user("Open the shop."), page, api("click", bid='"1"'), page))
+    assert shape(item.trace) == [("tool_call", "click"), ("observation", "click")]
+    assert item.trace.steps[1].content == "http://shop.example/\n\n[1] RootWebArea 'Shop'"
+    assert item.trace.metadata.success is False  # it ends on a click, with no answer
+
+
+def test_kp_inspect_names_the_class_it_recognised_and_the_fields_read(tmp_path: Path) -> None:
+    """``kp inspect``: the evidence is the first item's class; the mapping names the fields."""
+    path = tmp_path / "sample_std.json"
+    path.write_text(json.dumps([trajectory(user("Fix it."), message("Done."), resolved="True")]))
+    inspection = inspect_file(path)
+    assert inspection.source == "adp"
+    assert "content[0].class_ is 'text_observation'" in (inspection.evidence or "")
+    fields = {part.name: part.field for part in inspection.parts}
+    assert fields["steps"] == "content"
+    assert fields["id"] == "id"
+    assert fields["success"] == "details.resolved"
+    assert inspection.trace_id == "kp:trace:run-1"
+    assert inspection.read_as == (
+        "read as adp (1 trace): Agent Data Protocol trajectories, steps from 'content', id from "
+        "'id'; success from details.resolved"
+    )
+
+
+def test_adps_openhands_sft_rows_read_each_xml_calls_result_as_its_observation() -> None:
+    """ADP's ``sample_sft_openhands.json`` rows (ShareGPT turns, OpenHands' ``<function=...>``
+    calls in the ``gpt`` text): the ``human`` turn after a call is its result, no user's reply."""
+    row = {
+        "id": "os_42",
+        "conversations": [
+            {"from": "human", "value": "How many files are in /etc?"},
+            {
+                "from": "gpt",
+                "value": "Count them.\n\n<function=execute_bash>\n<parameter=command>\n"
+                "ls -1 /etc | wc -l\n</parameter>\n</function>",
+            },
+            {"from": "human", "value": "EXECUTION RESULT of [execute_bash]:\n220"},
+            {
+                "from": "gpt",
+                "value": "<function=finish>\n<parameter=message>\n220\n</parameter>\n"
+                "<parameter=task_completed>\ntrue\n</parameter>\n</function>",
+            },
+        ],
+    }
+    (item,) = list(convert([row]))
+    assert isinstance(item, TraceItem), item
+    assert shape(item.trace) == [
+        ("thought", None),
+        ("tool_call", "execute_bash"),
+        ("observation", "execute_bash"),
+        ("thought", None),
+    ]
+    assert item.trace.outcome.result_summary == "220"
+    assert item.trace.metadata.success is True
