@@ -42,6 +42,7 @@ BUILT_IN = (
     "gemini-cli",
     "cline",
     "atif",
+    "inspect-ai",
     "hermes",
     "anthropic",
     "openai-responses",
