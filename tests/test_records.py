@@ -239,6 +239,18 @@ def test_a_file_packed_as_kp_does_not_read_says_so_and_how_to_read_it(
     )
 
 
+def test_an_inspect_eval_log_says_how_to_write_it_as_json(tmp_path: Path) -> None:
+    """A zipped ``.eval`` log: not "unzip -p" (its members would run together), Inspect's own
+    conversion to the JSON log kp reads."""
+    (problem,) = read_file(tmp_path, "run.eval", b"PK\x03\x04\x14\x00" + b"\x00" * 20)
+    assert isinstance(problem, Problem)
+    assert problem.message == (
+        "is an Inspect AI log in its zipped .eval form, which kp does not read: write it as JSON "
+        f"with inspect log convert --to json --output-dir DIR {tmp_path / 'run.eval'}, and give "
+        "kp that"
+    )
+
+
 @pytest.mark.parametrize("text", [b"BZh: 1\n", b"BZh91AY&S: 1\n"])
 def test_a_text_that_starts_as_bzip2_does_is_read_as_text(tmp_path: Path, text: bytes) -> None:
     """bzip2 is known by its first block's bytes too, which no UTF-8 text has."""

@@ -2069,6 +2069,53 @@ def openai_agents(path: Path) -> list[Run]:
     return runs
 
 
+# --- evaluation logs ----------------------------------------------------------------------
+
+_INSPECT_SCORES = {"C": True, "I": False, "N": False, "yes": True, "true": True, "no": False}
+"""Inspect's score letters (``CORRECT``, ``INCORRECT``, ``NOANSWER``) and yes/no words as a
+label; a number is a success at 0.5 or above (no corpus file holds ``P``, partial credit)."""
+
+
+def inspect_ai(path: Path) -> list[Run]:
+    """An Inspect ``EvalLog`` (``.json``): one run per sample and epoch.
+
+    An assistant message's text then its ``tool_calls`` (``function`` names the tool); a tool
+    message with ``error`` set is a failed call, and one answering no call the log shows (its
+    assistant turns absent) stands for its own call. The first scorer's value is the label.
+    """
+    log = json.loads(path.read_text())
+    runs = []
+    for sample in log["samples"]:
+        timeline, objective, requested = _Timeline(), None, set()
+        for message in sample["messages"]:
+            role, content = message["role"], message.get("content")
+            if role == "user" and objective is None:
+                objective = _text(content)
+            if role == "assistant":
+                timeline.text(_text(content))
+                for call in message.get("tool_calls") or []:
+                    requested.add(call["id"])
+                    timeline.tool(call["function"])
+            if role == "tool":
+                if message.get("tool_call_id") not in requested:
+                    timeline.tool(message["function"])
+                if message.get("error"):
+                    timeline.error()
+        if objective is None and isinstance(sample.get("input"), str):
+            objective = sample["input"]
+        values = [score.get("value") for score in (sample.get("scores") or {}).values()]
+        label = values[0] if values else None
+        success = (
+            label >= 0.5
+            if isinstance(label, int | float) and not isinstance(label, bool)
+            else _INSPECT_SCORES.get(label if label in ("C", "I", "N") else str(label).lower())
+        )
+        run_id = log["eval"].get("run_id") or log["eval"]["task"]
+        trace_id = f"{run_id}:{sample['id']}:{sample.get('epoch', 1)}"
+        runs.append(timeline.facts(objective, success, trace_id=trace_id))
+    return runs
+
+
 # --- the corpus ---------------------------------------------------------------------------
 
 
@@ -2192,6 +2239,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "gemini-cli": gemini_cli,
     "atif": atif,
     "adp": adp,
+    "inspect-ai": inspect_ai,
     "pydantic-ai": pydantic_ai,
     "smolagents": smolagents,
     "openai-agents": openai_agents,

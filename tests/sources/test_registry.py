@@ -43,6 +43,7 @@ BUILT_IN = (
     "cline",
     "atif",
     "adp",
+    "inspect-ai",
     "hermes",
     "anthropic",
     "openai-responses",

@@ -62,6 +62,9 @@ _UNREAD_PACKINGS = (
     (re.compile(rb"\x28\xb5\x2f\xfd"), "zstd-compressed", "zstd -dc"),
     (re.compile(rb"PK\x03\x04"), "a zip archive", "unzip -p"),
 )
+_ZIP = b"PK\x03\x04"
+INSPECT_LOG_SUFFIX = ".eval"
+"""An Inspect AI log's zipped form (``inspect eval``'s default): a zip kp names as such."""
 COMPRESSED_SUFFIXES = (".gz", ".xz", ".bz2")
 """The names of compressed files, looked through for the format a name announces."""
 
@@ -292,6 +295,14 @@ def _decompressed(stream: BinaryIO, name: str) -> tuple[BinaryIO, bool]:
         stream if isinstance(stream, io.BufferedReader) else io.BufferedReader(stream)  # type: ignore[arg-type]
     )
     head = buffered.peek(10)[:10]
+    if head.startswith(_ZIP) and name.lower().endswith(INSPECT_LOG_SUFFIX):
+        # An Inspect AI log: its zip's members are a header and one JSON a sample, which a
+        # pipe through unzip would run together; Inspect itself writes the log as one JSON.
+        failure = UnreadInputError(
+            "is an Inspect AI log in its zipped .eval form, which kp does not read: write it as "
+            f"JSON with inspect log convert --to json --output-dir DIR {name}, and give kp that"
+        )
+        return io.BufferedReader(_Failing(failure)), True
     for magic, packing, unpack in _UNREAD_PACKINGS:
         if magic.match(head):
             shown = "FILE" if name == STDIN_NAME else name

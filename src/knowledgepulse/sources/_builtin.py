@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.sources import pydantic_ai
+from knowledgepulse.sources import inspect_logs, pydantic_ai
 from knowledgepulse.sources._chat import anthropic, hermes, openai_chat, openai_responses, sharegpt
 from knowledgepulse.sources._chat._row import ChatSource
 from knowledgepulse.sources._envelope import TraceOptions
@@ -287,6 +287,27 @@ class Adp(Source):
     def mapping(self, first: Any, options: TraceOptions) -> dict[str, str]:
         """The fields of a trajectory each part is read from."""
         return adp.mapping(first)
+
+
+# Evaluation frameworks' logs.
+
+
+@register_source("inspect-ai")
+class InspectAI(Source):
+    """Inspect AI evaluation logs (``.json``): a trace per sample and epoch."""
+
+    shapes = "Inspect AI evaluation logs (.json: version, status, eval, samples with messages)"
+    content_hint = inspect_logs.CONTENT_HINT
+    recognises = staticmethod(inspect_logs.recognises)
+    convert = staticmethod(inspect_logs.convert_records)
+
+    def describe(self, first: Any, count: int, options: TraceOptions) -> str:
+        """The log's task, model and status; a trace per sample and epoch."""
+        return inspect_logs.describe(first, count)
+
+    def mapping(self, first: Any, options: TraceOptions) -> dict[str, str]:
+        """The same fields for every log: the samples' messages, ids, epochs and scores."""
+        return dict(inspect_logs.MAPPING)
 
 
 # Conversation datasets, one row a conversation.

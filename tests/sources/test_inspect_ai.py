@@ -1,0 +1,184 @@
+"""Inspect AI evaluation logs (``.json``) as traces: a trace per sample and epoch.
+
+The files are the conformance corpus's real ones (tests/conformance/files/inspect-ai, origins and
+licences in SOURCES.md there); a variant changes one part of a real log to reach a rule it does
+not show. The facts files cover objectives, tools, answers and labels; these tests the rest.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from knowledgepulse.records import Problem
+from knowledgepulse.sources._inspect import inspect_file
+from knowledgepulse.sources.inspect_logs import score_value
+from knowledgepulse.trace import ReasoningTrace, TraceItem
+from tests.sources.helpers import convert_file, recognise, source_of
+
+INSPECT = Path(__file__).parents[1] / "conformance" / "files" / "inspect-ai"
+BROWSER = INSPECT / "browser.json"
+"""gpt-4o-mini browses with four tool calls, then answers; scored ``C``."""
+POPULARITY = INSPECT / "log_formats.json"
+"""One sample, no tool: the model answers ``No``; scored ``I``."""
+
+
+def log(path: Path = BROWSER) -> dict[str, Any]:
+    document = json.loads(path.read_text())
+    assert isinstance(document, dict)
+    return document
+
+
+def written(tmp_path: Path, document: dict[str, Any]) -> Path:
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(document))
+    return path
+
+
+def items(tmp_path: Path, document: dict[str, Any]) -> list[TraceItem | Problem]:
+    return convert_file(written(tmp_path, document))
+
+
+def traces(tmp_path: Path, document: dict[str, Any]) -> list[ReasoningTrace]:
+    found = items(tmp_path, document)
+    assert [item for item in found if isinstance(item, Problem) and not item.warning] == []
+    return [item.trace for item in found if isinstance(item, TraceItem)]
+
+
+def kinds(trace: ReasoningTrace) -> list[tuple[str, str | None]]:
+    return [(step.type, step.tool.name if step.tool else None) for step in trace.steps]
+
+
+def test_an_evaluation_log_is_recognised_by_its_content() -> None:
+    """A log's ``version``, ``status`` and ``eval.task`` tell it: no ``--from`` is needed."""
+    assert recognise(log()) == "inspect-ai"
+    assert recognise({"status": "success", "version": 2, "samples": []}) is None
+
+
+def test_a_failed_tool_call_is_an_error_and_the_next_call_its_recovery(tmp_path: Path) -> None:
+    """A tool message with ``error`` set is an error observation carrying the error's message;
+    the agent's next call is its ``error_recovery``."""
+    document = log()
+    messages = document["samples"][0]["messages"]
+    messages[2]["error"] = {"type": "timeout", "message": "Command timed out"}
+    (trace,) = traces(tmp_path, document)
+    failed = next(n for n, s in enumerate(trace.steps) if s.content == "Command timed out")
+    assert kinds(trace)[failed - 1 : failed + 2] == [
+        ("tool_call", "web_browser_go"),
+        ("observation", "web_browser_go"),
+        ("error_recovery", "web_browser_click"),
+    ]
+
+
+def test_a_tool_message_without_an_error_is_no_failure_whatever_it_says(tmp_path: Path) -> None:
+    """Inspect says which calls failed: a result whose text starts ``Error:`` but has no
+    ``error`` is the tool's output, and nothing recovers from it."""
+    document = log()
+    document["samples"][0]["messages"][2]["content"] = "Error: the page says it moved"
+    (trace,) = traces(tmp_path, document)
+    assert not any(step.type == "error_recovery" for step in trace.steps)
+
+
+def test_a_sample_that_failed_ends_in_its_error_and_fails(tmp_path: Path) -> None:
+    """A sample's ``error`` (the solver raised) ends its trace, which fails whatever its score."""
+    document = log()
+    sample = document["samples"][0]
+    sample["messages"] = sample["messages"][:5]  # died after the second call's result
+    sample["error"] = {"message": "RuntimeError('sandbox died')", "traceback": ""}
+    (trace,) = traces(tmp_path, document)
+    assert trace.metadata.success is False
+    assert trace.steps[-1].type == "observation"
+    assert "sandbox died" in str(trace.steps[-1].content)
+
+
+def test_each_epoch_of_a_sample_is_a_trace_of_one_task(tmp_path: Path) -> None:
+    """Two epochs of sample 1: two traces, ``<run_id>:<id>:<epoch>``, one task between them."""
+    document = log(POPULARITY)
+    again = copy.deepcopy(document["samples"][0])
+    again["epoch"] = 2
+    again["scores"]["match"]["value"] = "C"
+    document["samples"].append(again)
+    found = [item for item in items(tmp_path, document) if isinstance(item, TraceItem)]
+    assert [item.trace.id for item in found] == [
+        "kp:trace:BpiPFmbVcMCRUAXv8ovCTx:1:1",
+        "kp:trace:BpiPFmbVcMCRUAXv8ovCTx:1:2",
+    ]
+    assert [item.task for item in found] == ["popularity/1", "popularity/1"]
+    assert [item.trace.metadata.success for item in found] == [False, True]
+    assert [source_of(item)["epoch"] for item in found] == [1, 2]
+
+
+def test_a_bad_sample_is_a_problem_at_its_json_path_and_the_others_are_read(
+    tmp_path: Path,
+) -> None:
+    """A tool call with no function's name is located inside its sample; the next sample is
+    still a trace."""
+    document = log(POPULARITY)
+    broken = copy.deepcopy(document["samples"][0])
+    broken["messages"][2]["tool_calls"] = [{"id": "call_1", "arguments": {}}]
+    document["samples"].insert(0, broken)
+    found = items(tmp_path, document)
+    (problem,) = [item for item in found if isinstance(item, Problem)]
+    assert problem.path == "samples[0].messages[2].tool_calls[0].function.name"
+    assert "expected a tool name" in problem.message
+    assert len([item for item in found if isinstance(item, TraceItem)]) == 1
+
+
+def test_a_log_that_ended_in_an_error_warns_on_each_sample(tmp_path: Path) -> None:
+    """``status: error`` with samples logged: each is read, with a warning naming the error."""
+    document = log()
+    document["status"] = "error"
+    document["error"] = {"message": "ProcessLookupError()", "traceback": ""}
+    (item,) = [item for item in items(tmp_path, document) if isinstance(item, TraceItem)]
+    assert any("ended in an error (ProcessLookupError())" in text for text in item.warnings)
+
+
+def test_a_log_with_no_sample_is_a_problem_that_says_why(tmp_path: Path) -> None:
+    """An error before any sample, or ``log_samples=False``: no trace, a problem saying so."""
+    document = log()
+    document["status"], document["samples"] = "error", None
+    (problem,) = items(tmp_path, document)
+    assert isinstance(problem, Problem)
+    assert "ended in an error before it logged a sample" in problem.message
+    document["status"] = "success"
+    (problem,) = items(tmp_path, document)
+    assert isinstance(problem, Problem)
+    assert "log_samples=False" in problem.message
+
+
+@pytest.mark.parametrize(
+    ("value", "number"),
+    [("C", 1.0), ("P", 0.5), ("I", 0.0), ("N", 0.0), (True, 1.0), ("yes", 1.0), ("0.7", 0.7)],
+)
+def test_a_score_reads_as_inspect_reads_it(value: Any, number: float) -> None:
+    """Inspect's letters, booleans, yes/no words and numeric text, as ``value_to_float``."""
+    assert score_value(value) == number
+
+
+def test_a_score_of_many_values_gives_no_outcome() -> None:
+    """A dict of values (one scorer's several metrics) is no single outcome."""
+    assert score_value({"accuracy": 1}) is None
+    assert score_value("maybe") is None
+
+
+@given(st.floats(min_value=-10, max_value=10, allow_nan=False))
+def test_a_numeric_score_succeeds_at_half_or_above(tmp_path_factory: Any, value: float) -> None:
+    """A number is the reward; the sample succeeded when it is 0.5 or more."""
+    document = log(POPULARITY)
+    document["samples"][0]["scores"]["match"]["value"] = value
+    (trace,) = traces(tmp_path_factory.mktemp("score"), document)
+    assert trace.metadata.success is (value >= 0.5)
+
+
+def test_kp_inspect_says_what_the_log_was_read_as() -> None:
+    """``kp inspect``: the source, the task, model and status, and the fields each part is from."""
+    inspection = inspect_file(BROWSER)
+    assert inspection.source == "inspect-ai"
+    assert "task 'browser', model openai/gpt-4o-mini, status success" in str(inspection.read_as)
+    assert inspection.trace_id == "kp:trace:Ta3ZFVTCTcjsb3AEX9FD9v:1:1"
