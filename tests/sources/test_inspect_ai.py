@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from knowledgepulse.records import Problem
 from knowledgepulse.sources._inspect import inspect_file
-from knowledgepulse.sources.inspect_logs import score_value
+from knowledgepulse.sources._sessions.inspect_ai import score_value
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 from tests.sources.helpers import convert_file, recognise, source_of
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.sources import inspect_logs, pydantic_ai
+from knowledgepulse.sources import pydantic_ai
 from knowledgepulse.sources._chat import anthropic, hermes, openai_chat, openai_responses, sharegpt
 from knowledgepulse.sources._chat._row import ChatSource
 from knowledgepulse.sources._envelope import TraceOptions
@@ -24,6 +24,7 @@ from knowledgepulse.sources._sessions import (
     cline,
     codex,
     gemini_cli,
+    inspect_ai,
     mini_swe_agent,
     swe_agent,
 )
@@ -297,17 +298,17 @@ class InspectAI(Source):
     """Inspect AI evaluation logs (``.json``): a trace per sample and epoch."""
 
     shapes = "Inspect AI evaluation logs (.json: version, status, eval, samples with messages)"
-    content_hint = inspect_logs.CONTENT_HINT
-    recognises = staticmethod(inspect_logs.recognises)
-    convert = staticmethod(inspect_logs.convert_records)
+    content_hint = inspect_ai.CONTENT_HINT
+    recognises = staticmethod(inspect_ai.recognises)
+    convert = staticmethod(inspect_ai.convert_records)
 
     def describe(self, first: Any, count: int, options: TraceOptions) -> str:
         """The log's task, model and status; a trace per sample and epoch."""
-        return inspect_logs.describe(first, count)
+        return inspect_ai.describe(first, count)
 
     def mapping(self, first: Any, options: TraceOptions) -> dict[str, str]:
         """The same fields for every log: the samples' messages, ids, epochs and scores."""
-        return dict(inspect_logs.MAPPING)
+        return dict(inspect_ai.MAPPING)
 
 
 # Conversation datasets, one row a conversation.

@@ -1,5 +1,8 @@
-"""Coding agents' own logs: SWE-agent ``.traj`` files, Claude Code and Codex sessions, ATIF.
+"""Agents' own logs and trajectory files, each module one format.
 
-Each module reads one agent's file format into the shared step rules of
+SWE-agent ``.traj`` files, Claude Code, Codex, Gemini CLI and Cline sessions, ATIF and ADP
+trajectories, Inspect AI evaluation logs.
+
+Each module reads its format into the shared step rules of
 :class:`~knowledgepulse.sources._steps.StepBuilder`; reading needs no dependency.
 """
