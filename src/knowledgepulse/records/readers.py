@@ -57,12 +57,12 @@ _DECOMPRESSORS: tuple[tuple[re.Pattern[bytes], Callable[[BinaryIO], Any]], ...] 
     (re.compile(rb"\xfd7zXZ\x00"), lzma.LZMAFile),
     (re.compile(rb"BZh[1-9](1AY&SY|\x17rE8P\x90)"), bz2.BZ2File),
 )
+_ZIP = b"PK\x03\x04"
 # ... and what kp knows but does not read (before Python 3.14, zstd needs a package).
 _UNREAD_PACKINGS = (
     (re.compile(rb"\x28\xb5\x2f\xfd"), "zstd-compressed", "zstd -dc"),
-    (re.compile(rb"PK\x03\x04"), "a zip archive", "unzip -p"),
+    (re.compile(re.escape(_ZIP)), "a zip archive", "unzip -p"),
 )
-_ZIP = b"PK\x03\x04"
 INSPECT_LOG_SUFFIX = ".eval"
 """An Inspect AI log's zipped form (``inspect eval``'s default): a zip kp names as such."""
 COMPRESSED_SUFFIXES = (".gz", ".xz", ".bz2")
