@@ -82,7 +82,9 @@ REPLY_COLUMN = "chosen"
 the conversation as its completion; LLaMA-Factory keeps it as one turn, TRL as messages or text."""
 PASSED_OVER = frozenset({"rejected", "rejected_messages"})
 """A preference row's dispreferred reply (ms-swift: ``rejected_messages``): never the trace."""
-TEXT_OPENINGS = ("prompt", "instruction")
+ALPACA_REQUEST = "instruction"
+"""An alpaca row's request (LLaMA-Factory's ``prompt`` column), its ``input`` after it."""
+TEXT_OPENINGS = ("prompt", ALPACA_REQUEST)
 """Columns whose text is the user's request when a reply follows it (TRL's standard rows;
 LLaMA-Factory's alpaca rows, whose ``input`` is joined to the ``instruction`` on a new line)."""
 _QUERY = "input"
@@ -258,7 +260,7 @@ def _follower(row: Mapping[str, Any], column: str, family: ChatSource) -> str | 
         return family.continued[1]
     if column != REPLY_COLUMN and REPLY_COLUMN in row:
         return REPLY_COLUMN
-    return ALPACA_REPLY if column == "instruction" and ALPACA_REPLY in row else None
+    return ALPACA_REPLY if column == ALPACA_REQUEST and ALPACA_REPLY in row else None
 
 
 def _opening(row: Mapping[str, Any], column: str, family: ChatSource) -> list[Any] | None:
@@ -270,7 +272,7 @@ def _opening(row: Mapping[str, Any], column: str, family: ChatSource) -> list[An
     then = _follower(row, column, family)
     if then is None or not _following(row, then, family):
         return None
-    query = row.get(_QUERY) if column == "instruction" else None
+    query = row.get(_QUERY) if column == ALPACA_REQUEST else None
     text = f"{value}\n{query}" if isinstance(query, str) and query.strip() else value
     turn = family.text_turn("user", text)
     return None if turn is None else [turn]
@@ -464,7 +466,7 @@ def _conversation(
             f"expected a list of messages (or a JSON string of one), found "
             f"{describe_value(row[columns.messages])}",
         )
-    if columns.messages == "instruction":
+    if columns.messages == ALPACA_REQUEST:
         messages = _history(row, family) + messages
     then = _follower(row, columns.messages, family)
     rest = _following(row, then, family) if then is not None else None
