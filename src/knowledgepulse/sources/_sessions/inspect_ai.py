@@ -134,6 +134,7 @@ def _sample(
         builder.error(f"the sample failed: {error}", terminal=True)
     reward = _reward(sample.get("scores"))
     answered = told.answered and builder.final_answer is not None
+    passed = reward is not None and reward >= DEFAULT_SUCCESS_THRESHOLD
     sample_id, epoch = sample.get("id"), sample.get("epoch", 1)
     run = as_string(spec.get("run_id")) or spec["task"]
     output = as_object(sample.get("output"))
@@ -141,7 +142,7 @@ def _sample(
         builder,
         source=SOURCE,
         source_id=f"{run}:{sample_id}:{epoch}",
-        success=error is None and (answered if reward is None else reward >= _THRESHOLD),
+        success=error is None and (answered if reward is None else passed),
         options=options,
         objective=told.objective,
         fallback_objective=_input_text(sample.get("input")),
@@ -158,9 +159,6 @@ def _sample(
         reward=reward,
         system=told.system,
     )
-
-
-_THRESHOLD = DEFAULT_SUCCESS_THRESHOLD
 
 
 def _failed_calls(messages: list[Any]) -> frozenset[str]:
