@@ -11,6 +11,7 @@ import json
 import lzma
 import re
 import tracemalloc
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -218,37 +219,49 @@ def test_compressed_stdin_is_recognised_by_its_magic(
     assert [str(i.location) for i in read_records("-")] == ["<stdin>:1", "<stdin>:2"]
 
 
-@pytest.mark.parametrize(
-    ("head", "packing", "advice"),
-    [
-        (b"\x28\xb5\x2f\xfd\x04\x58", "zstd-compressed", "zstd -dc"),
-        (b"PK\x03\x04\x14\x00", "a zip archive", "unzip -p"),
-    ],
-    ids=["zstd", "zip"],
-)
-def test_a_file_packed_as_kp_does_not_read_says_so_and_how_to_read_it(
-    tmp_path: Path, head: bytes, packing: str, advice: str
-) -> None:
+def test_a_zstd_file_says_so_and_how_to_read_it(tmp_path: Path) -> None:
     """Not "not UTF-8 text: save the file as UTF-8": what it is, and the pipe that reads it."""
-    (problem,) = read_file(tmp_path, "t.jsonl.zst", head + b"\x00" * 20)
+    (problem,) = read_file(tmp_path, "t.jsonl.zst", b"\x28\xb5\x2f\xfd\x04\x58" + b"\x00" * 20)
     assert isinstance(problem, Problem)
     path = tmp_path / "t.jsonl.zst"
     assert str(problem) == (
-        f"{path}: is {packing}, which kp does not read: give it decompressed, as standard input: "
-        f"{advice} {path} | kp ... -"
+        f"{path}: is zstd-compressed, which kp does not read: give it decompressed, as standard "
+        f"input: zstd -dc {path} | kp ... -"
     )
 
 
-def test_an_inspect_eval_log_says_how_to_write_it_as_json(tmp_path: Path) -> None:
-    """A zipped ``.eval`` log: not "unzip -p" (its members would run together), Inspect's own
-    conversion to the JSON log kp reads."""
+def test_a_zip_that_is_no_inspect_log_says_how_to_read_it(tmp_path: Path) -> None:
+    """A zip of trace files: its members, unzipped into a pipe, are what kp reads."""
+    path = tmp_path / "traces.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("traces.jsonl", '{"a": 1}\n')
+    (problem,) = list(read_records(path))
+    assert isinstance(problem, Problem)
+    assert str(problem) == (
+        f"{path}: is a zip archive, which kp does not read: give it decompressed, as standard "
+        f"input: unzip -p {path} | kp ... -"
+    )
+
+
+def test_a_broken_zip_says_it_cannot_be_read(tmp_path: Path) -> None:
+    """Only a zip's first bytes (a download cut short): no traceback, the reason."""
     (problem,) = read_file(tmp_path, "run.eval", b"PK\x03\x04\x14\x00" + b"\x00" * 20)
     assert isinstance(problem, Problem)
-    assert problem.message == (
-        "is an Inspect AI log in its zipped .eval form, which kp does not read: write it as JSON "
-        f"with inspect log convert --to json --output-dir DIR {tmp_path / 'run.eval'}, and give "
-        "kp that"
+    assert str(problem) == (
+        f"{tmp_path / 'run.eval'}: is a zip archive that cannot be read (File is not a zip file)"
     )
+
+
+def test_a_zip_on_standard_input_is_read_as_a_file_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pipe cannot seek, as a zip's reader must: its bytes are read whole first."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("traces.jsonl", '{"a": 1}\n')
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(buffer.getvalue())))
+    (problem,) = list(read_records("-"))
+    assert isinstance(problem, Problem)
+    assert "is a zip archive, which kp does not read" in problem.message
+    assert "unzip -p FILE | kp ... -" in problem.message
 
 
 @pytest.mark.parametrize("text", [b"BZh: 1\n", b"BZh91AY&S: 1\n"])

@@ -25,6 +25,7 @@ import ast
 import base64
 import json
 import re
+import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -2077,13 +2078,13 @@ label; a number is a success at 0.5 or above (no corpus file holds ``P``, partia
 
 
 def inspect_ai(path: Path) -> list[Run]:
-    """An Inspect ``EvalLog`` (``.json``): one run per sample and epoch.
+    """An Inspect ``EvalLog`` (``.json``, or the ``.eval`` zip): one run per sample and epoch.
 
     An assistant message's text then its ``tool_calls`` (``function`` names the tool); a tool
     message with ``error`` set is a failed call, and one answering no call the log shows (its
     assistant turns absent) stands for its own call. The first scorer's value is the label.
     """
-    log = json.loads(path.read_text())
+    log = _inspect_zip(path) if path.suffix == ".eval" else json.loads(path.read_text())
     runs = []
     for sample in log["samples"]:
         timeline, objective, requested = _Timeline(), None, set()
@@ -2114,6 +2115,18 @@ def inspect_ai(path: Path) -> list[Run]:
         trace_id = f"{run_id}:{sample['id']}:{sample.get('epoch', 1)}"
         runs.append(timeline.facts(objective, success, trace_id=trace_id))
     return runs
+
+
+def _inspect_zip(path: Path) -> dict[str, Any]:
+    """An ``.eval`` zip's ``header.json`` with its ``samples/*.json`` members, by epoch then id."""
+    with zipfile.ZipFile(path) as archive:
+        log: dict[str, Any] = json.loads(archive.read("header.json"))
+        members = [name for name in archive.namelist() if name.startswith("samples/")]
+        samples = [json.loads(archive.read(name)) for name in members]
+    log["samples"] = sorted(
+        samples, key=lambda sample: (sample["epoch"], str(sample["id"]).zfill(20))
+    )
+    return log
 
 
 # --- the corpus ---------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Inspect AI evaluation logs (``.json``) as traces: a trace per sample and epoch.
+"""Inspect AI evaluation logs (``.json``, and the zipped ``.eval``) as traces: a trace per sample
+and epoch.
 
 The files are the conformance corpus's real ones (tests/conformance/files/inspect-ai, origins and
 licences in SOURCES.md there); a variant changes one part of a real log to reach a rule it does
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from knowledgepulse.records import Problem
+from knowledgepulse.records.readers import input_files
 from knowledgepulse.sources._inspect import inspect_file
 from knowledgepulse.sources._sessions.inspect_ai import score_value
 from knowledgepulse.trace import ReasoningTrace, TraceItem
@@ -27,6 +30,8 @@ BROWSER = INSPECT / "browser.json"
 """gpt-4o-mini browses with four tool calls, then answers; scored ``C``."""
 POPULARITY = INSPECT / "log_formats.json"
 """One sample, no tool: the model answers ``No``; scored ``I``."""
+STREAMING = INSPECT / "log_streaming.eval"
+"""Two samples, two epochs each, in the zipped form (members in the order the run wrote them)."""
 
 
 def log(path: Path = BROWSER) -> dict[str, Any]:
@@ -182,3 +187,59 @@ def test_kp_inspect_says_what_the_log_was_read_as() -> None:
     assert inspection.source == "inspect-ai"
     assert "task 'browser', model openai/gpt-4o-mini, status success" in str(inspection.read_as)
     assert inspection.trace_id == "kp:trace:Ta3ZFVTCTcjsb3AEX9FD9v:1:1"
+
+
+def test_a_zipped_log_reads_as_the_json_log_of_the_same_run() -> None:
+    """``log_formats.eval`` and ``log_formats.json`` are one run in Inspect's two forms: the same
+    traces, field for field."""
+    zipped = convert_file(INSPECT / "log_formats.eval")
+    assert [item.trace for item in zipped if isinstance(item, TraceItem)] == [
+        item.trace for item in convert_file(POPULARITY) if isinstance(item, TraceItem)
+    ]
+
+
+def test_a_zipped_logs_samples_come_in_inspects_order_by_epoch_then_id() -> None:
+    """The zip holds them as they finished (2:2, 2:1, 1:1, 1:2); Inspect's reader, and kp, sort
+    them by epoch, then id."""
+    found = convert_file(STREAMING)
+    ids = [item.trace.id.rsplit(":", 2)[1:] for item in found if isinstance(item, TraceItem)]
+    assert ids == [["1", "1"], ["2", "1"], ["1", "2"], ["2", "2"]]
+
+
+def rezipped(tmp_path: Path, leave_out: str = "", replaced: dict[str, bytes] | None = None) -> Path:
+    """``log_streaming.eval`` zipped again without one member, or with some replaced."""
+    path = tmp_path / "run.eval"
+    with zipfile.ZipFile(STREAMING) as source, zipfile.ZipFile(path, "w") as target:
+        for name in source.namelist():
+            if name != leave_out:
+                target.writestr(name, (replaced or {}).get(name) or source.read(name))
+    return path
+
+
+def test_a_log_still_running_is_read_from_its_journal_and_warns(tmp_path: Path) -> None:
+    """No ``header.json`` yet (the run is going, or crashed): the start journal is the header and
+    the status ``started``, as Inspect reads it; each sample is read, with the status's warning."""
+    found = convert_file(rezipped(tmp_path, leave_out="header.json"))
+    read = [item for item in found if isinstance(item, TraceItem)]
+    assert len(read) == 4
+    for item in read:
+        assert "the evaluation did not finish (status 'started')" in " ".join(item.warnings)
+
+
+def test_a_sample_member_that_is_not_json_is_a_problem_naming_it(tmp_path: Path) -> None:
+    """One broken sample costs that sample: the problem names the zip and the member."""
+    broken = {"samples/2_epoch_1.json": b'{"id": 2, "epo'}
+    found = convert_file(rezipped(tmp_path, replaced=broken))
+    (problem,) = [item for item in found if isinstance(item, Problem) and not item.warning]
+    assert str(problem).startswith(
+        f"{tmp_path / 'run.eval'}: samples/2_epoch_1.json: is not a JSON"
+    )
+    assert sum(isinstance(item, TraceItem) for item in found) == 3
+
+
+def test_a_folder_of_logs_reads_the_zipped_ones_too(tmp_path: Path) -> None:
+    """``kp score logs/``: Inspect's log folder holds ``.eval`` files by default."""
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "run.eval").write_bytes(STREAMING.read_bytes())
+    (tmp_path / "logs" / "notes.txt").write_text("not a log")
+    assert input_files([tmp_path / "logs"]) == [tmp_path / "logs" / "run.eval"]

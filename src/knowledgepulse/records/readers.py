@@ -5,7 +5,8 @@ one bad UTF-8 byte costs one line; gzip, xz and bzip2 are read as they are decom
 Lines line is parsed by orjson, a top-level JSON list streamed by ijson (a syntax error keeps the
 elements before it), Parquet rows read by pyarrow (the ``[parquet]`` extra) a batch of
 :data:`BATCH_ROWS` at a time, and so are Arrow IPC files and a Hugging Face ``save_to_disk``
-folder of them (``records.arrow``).
+folder of them (``records.arrow``). A zip is read only as an Inspect AI ``.eval`` log, the one
+JSON document it holds (``records.zipped``).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from knowledgepulse.errors import (
 )
 from knowledgepulse.records import arrow, json_values
 from knowledgepulse.records.json_values import Record
+from knowledgepulse.records.zipped import ZIP_MAGIC, read_zip, unread_zip
 
 Format = Literal["json", "jsonl", "yaml", "parquet", "arrow"]
 STDIN = "-"
@@ -57,14 +59,8 @@ _DECOMPRESSORS: tuple[tuple[re.Pattern[bytes], Callable[[BinaryIO], Any]], ...] 
     (re.compile(rb"\xfd7zXZ\x00"), lzma.LZMAFile),
     (re.compile(rb"BZh[1-9](1AY&SY|\x17rE8P\x90)"), bz2.BZ2File),
 )
-_ZIP = b"PK\x03\x04"
 # ... and what kp knows but does not read (before Python 3.14, zstd needs a package).
-_UNREAD_PACKINGS = (
-    (re.compile(rb"\x28\xb5\x2f\xfd"), "zstd-compressed", "zstd -dc"),
-    (re.compile(re.escape(_ZIP)), "a zip archive", "unzip -p"),
-)
-INSPECT_LOG_SUFFIX = ".eval"
-"""An Inspect AI log's zipped form (``inspect eval``'s default): a zip kp names as such."""
+_UNREAD_PACKINGS = ((re.compile(rb"\x28\xb5\x2f\xfd"), "zstd-compressed", "zstd -dc"),)
 COMPRESSED_SUFFIXES = (".gz", ".xz", ".bz2")
 """The names of compressed files, looked through for the format a name announces."""
 
@@ -117,10 +113,10 @@ def is_text_name(name: str | Path) -> bool:
     return Path(uncompressed_name(str(name))).suffix.lower() in TEXT_SUFFIXES
 
 
-FOLDER_SUFFIXES = (*TEXT_SUFFIXES, ".parquet", ".pq", ".arrow", ".feather")
+FOLDER_SUFFIXES = (*TEXT_SUFFIXES, ".eval", ".parquet", ".pq", ".arrow", ".feather")
 """The files of a folder given as an input that are read (each also compressed, as ``.gz``,
-``.xz`` or ``.bz2``): traces, runs, exports and dataset rows, not YAML (a run's configuration,
-beside its trajectories)."""
+``.xz`` or ``.bz2``): traces, runs, Inspect AI logs, exports and dataset rows, not YAML (a
+run's configuration, beside its trajectories)."""
 
 
 def input_files(paths: Iterable[str | Path]) -> list[str | Path]:
@@ -295,14 +291,6 @@ def _decompressed(stream: BinaryIO, name: str) -> tuple[BinaryIO, bool]:
         stream if isinstance(stream, io.BufferedReader) else io.BufferedReader(stream)  # type: ignore[arg-type]
     )
     head = buffered.peek(10)[:10]
-    if head.startswith(_ZIP) and name.lower().endswith(INSPECT_LOG_SUFFIX):
-        # An Inspect AI log: its zip's members are a header and one JSON a sample, which a
-        # pipe through unzip would run together; Inspect itself writes the log as one JSON.
-        failure = UnreadInputError(
-            "is an Inspect AI log in its zipped .eval form, which kp does not read: write it as "
-            f"JSON with inspect log convert --to json --output-dir DIR {name}, and give kp that"
-        )
-        return io.BufferedReader(_Failing(failure)), True
     for magic, packing, unpack in _UNREAD_PACKINGS:
         if magic.match(head):
             shown = "FILE" if name == STDIN_NAME else name
@@ -512,6 +500,11 @@ def read_stream(
     if arrow.is_arrow_name(source.name) or ("arrow" in allowed and _starts_arrow(source.stream)):
         _check_format(source.name, "arrow", allowed)
         yield from _read_arrow(source)
+        return
+    if _head(source.stream, len(ZIP_MAGIC)) == ZIP_MAGIC:  # an Inspect AI .eval log, a JSON
+        yield from (
+            read_zip(source.stream, source.name) if "json" in allowed else [unread_zip(source.name)]
+        )
         return
     fmt = format_from_name(source.name)
     if is_parquet_name(source.name) or ("parquet" in allowed and _starts_parquet(source.stream)):

@@ -297,7 +297,9 @@ class Adp(Source):
 class InspectAI(Source):
     """Inspect AI evaluation logs (``.json``): a trace per sample and epoch."""
 
-    shapes = "Inspect AI evaluation logs (.json: version, status, eval, samples with messages)"
+    shapes = (
+        "Inspect AI evaluation logs (.eval or .json: version, status, eval, samples with messages)"
+    )
     content_hint = inspect_ai.CONTENT_HINT
     recognises = staticmethod(inspect_ai.recognises)
     convert = staticmethod(inspect_ai.convert_records)

@@ -1,0 +1,93 @@
+"""Zip archives: an Inspect AI ``.eval`` log read as the one JSON log it holds; any other refused.
+
+``inspect eval`` writes its log as a zip by default: ``header.json`` (the ``EvalLog`` without
+its samples; only ``_journal/start.json`` while the run is going or after it crashed) and one
+``samples/<id>_epoch_<n>.json`` a sample. :func:`read_zip` puts them together as Inspect's own
+reader does (``inspect log convert --to json`` writes the same document): the header, a
+``status`` of ``started`` where it has none, and ``samples`` sorted by epoch, then id (a
+numeric id as a number); a member written twice (a re-run sample) counts once, its last copy.
+A member that is not JSON is a problem naming it, and the other samples are read.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from collections.abc import Iterator
+from typing import Any, BinaryIO
+
+from knowledgepulse.errors import Location, Problem
+from knowledgepulse.records.json_values import Record
+
+ZIP_MAGIC = b"PK\x03\x04"
+_HEADER = "header.json"
+_START = "_journal/start.json"
+_SAMPLES = "samples/"
+_UNZIP = "is a zip archive, which kp does not read: give it decompressed, as standard input"
+
+
+def read_zip(stream: BinaryIO, name: str) -> Iterator[Record | Problem]:
+    """The Inspect AI log in a zip as one record, located at the file; else one problem."""
+    try:
+        with zipfile.ZipFile(_seekable(stream)) as archive:
+            members = list(dict.fromkeys(archive.namelist()))
+            header = next((member for member in (_HEADER, _START) if member in members), None)
+            if header is None:
+                yield unread_zip(name)
+                return
+            log, problems = _log(archive, header, members, name)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as error:
+        yield Problem(Location(name), "", f"is a zip archive that cannot be read ({error})")
+        return
+    yield from problems
+    if log is not None:
+        yield Record(Location(name), log)
+
+
+def unread_zip(name: str) -> Problem:
+    """A zip that is no Inspect log (or where no JSON is read): how to read its members."""
+    shown = "FILE" if name.startswith("<") else name
+    return Problem(Location(name), "", f"{_UNZIP}: unzip -p {shown} | kp ... -")
+
+
+def _log(
+    archive: zipfile.ZipFile, header: str, members: list[str], name: str
+) -> tuple[dict[str, Any] | None, list[Problem]]:
+    problems: list[Problem] = []
+
+    def member(path: str) -> Any:
+        try:
+            return json.loads(archive.read(path))
+        except ValueError as error:  # not JSON, or not UTF-8
+            problems.append(Problem(Location(name), path, f"is not a JSON document ({error})"))
+            return None
+
+    log = member(header)
+    if not isinstance(log, dict):
+        if log is not None:
+            problems.append(Problem(Location(name), header, "is not a JSON object"))
+        return None, problems
+    log.setdefault("status", "started")  # EvalLog's default: a run that has not finished
+    paths = [path for path in members if path.startswith(_SAMPLES) and path.endswith(".json")]
+    samples = [sample for path in paths if (sample := member(path)) is not None]
+    log["samples"] = sorted(samples, key=_sample_order)
+    return log, problems
+
+
+def _sample_order(sample: Any) -> tuple[str, str]:
+    """Inspect's ``sort_samples``: by epoch, then id, a numeric id zero-filled to sort as one."""
+    if not isinstance(sample, dict):
+        return ("", "")
+    id_ = sample.get("id")
+    return (str(sample.get("epoch")).zfill(20), id_ if isinstance(id_, str) else str(id_).zfill(20))
+
+
+def _seekable(stream: BinaryIO) -> BinaryIO:
+    """The stream, or its bytes in memory where it cannot seek (a pipe, a decompressed file)."""
+    try:
+        if stream.seekable():
+            return stream
+    except (AttributeError, OSError, ValueError):
+        pass
+    return io.BytesIO(stream.read())
