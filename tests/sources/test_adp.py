@@ -285,3 +285,55 @@ def test_adps_openhands_sft_rows_read_each_xml_calls_result_as_its_observation()
     ]
     assert item.trace.outcome.result_summary == "220"
     assert item.trace.metadata.success is True
+
+
+def test_adps_older_sft_rows_that_label_the_agents_turn_function_call_read_as_that_turn() -> None:
+    """ADP's published ``sample_sft.json`` files keep the agent's turn (its thought and an
+    OpenHands ``<function=...>`` call) as ``function_call``: the turn it is, not JSON to parse,
+    so that the row is read (every row was "expected a function call as JSON"). The page the
+    browser call opened comes back as a ``human`` turn: its result, no reply of the user's."""
+    row = {
+        "id": "nnetnav_7",
+        "conversations": [
+            {"from": "human", "value": "Find the price of the Quest Lumaflex Band."},
+            {
+                "from": "function_call",
+                "value": "I will open the product.\n\n<function=browser>\n<parameter=code>\n"
+                'click(bid="867")\n</parameter>\n</function>',
+            },
+            {"from": "human", "value": "[Current URL: http://shop/product/20]\nPrice: $19.99"},
+            {
+                "from": "function_call",
+                "value": "<function=finish>\n<parameter=message>\n19.99\n</parameter>\n"
+                "<parameter=task_completed>\ntrue\n</parameter>\n</function>",
+            },
+        ],
+    }
+    (item,) = list(convert([row]))
+    assert isinstance(item, TraceItem), item
+    assert shape(item.trace) == [
+        ("thought", None),
+        ("tool_call", "browser"),
+        ("observation", "browser"),
+        ("thought", None),
+    ]
+    assert item.trace.steps[2].content.endswith("Price: $19.99")
+    assert item.trace.outcome.result_summary == "19.99"
+    assert item.trace.metadata.success is True
+
+
+def test_a_function_call_turn_of_json_that_mentions_a_function_tag_is_still_a_json_call() -> None:
+    """Only text that is no JSON call is read as a written one: a call whose arguments quote
+    ``<function=...>`` stays the call it is."""
+    call = {"name": "write_doc", "arguments": {"text": "<function=x> is the syntax"}}
+    row = {
+        "conversations": [
+            {"from": "human", "value": "Document the syntax."},
+            {"from": "function_call", "value": json.dumps(call)},
+            {"from": "observation", "value": "written"},
+            {"from": "gpt", "value": "Done."},
+        ]
+    }
+    (item,) = list(convert([row]))
+    assert isinstance(item, TraceItem), item
+    assert [s.tool.name for s in item.trace.steps if s.tool] == ["write_doc", "write_doc"]
