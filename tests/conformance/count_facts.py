@@ -2190,12 +2190,17 @@ def adp(path: Path) -> list[Run]:
     for row in _rows(path):
         timeline, objective = _Timeline(), None
         after_action, skip = False, _priming(_adp_speakers(row["content"]))
+        last = max(n for n, item in enumerate(row["content"]) if item["class_"] in _ADP_ACTIONS)
         for number, item in enumerate(row["content"]):
             kind = item["class_"]
             who = item.get("source") if kind == "text_observation" else None
             failed = kind == "text_observation" and item["content"].lstrip().startswith(_ADP_FAILED)
             if number in skip:
                 pass
+            elif kind == "api_action" and item["function"] == "stop" and number == last:
+                answer = item["kwargs"].get("answer")  # WebArena's closing call
+                timeline.text(item.get("description"))
+                timeline.text(answer or item.get("description"))
             elif kind in ("api_action", "code_action"):
                 timeline.text(item.get("description"))
                 language = item.get("language", "")
@@ -2223,6 +2228,7 @@ def adp(path: Path) -> list[Run]:
 
 
 _ADP_FAILED = ("Error", "ERROR", "Traceback (most recent call last)")
+_ADP_ACTIONS = ("api_action", "code_action", "message_action")
 """How an ADP observation that is a failure starts (a tool's error, a Python traceback)."""
 
 

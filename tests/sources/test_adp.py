@@ -317,7 +317,7 @@ def test_adps_older_sft_rows_that_label_the_agents_turn_function_call_read_as_th
         ("observation", "browser"),
         ("thought", None),
     ]
-    assert item.trace.steps[2].content.endswith("Price: $19.99")
+    assert (item.trace.steps[2].content or "").endswith("Price: $19.99")
     assert item.trace.outcome.result_summary == "19.99"
     assert item.trace.metadata.success is True
 
@@ -337,3 +337,35 @@ def test_a_function_call_turn_of_json_that_mentions_a_function_tag_is_still_a_js
     (item,) = list(convert([row]))
     assert isinstance(item, TraceItem), item
     assert [s.tool.name for s in item.trace.steps if s.tool] == ["write_doc", "write_doc"]
+
+
+def test_webarenas_closing_stop_is_the_answer_not_a_tool_call() -> None:
+    """``stop(answer)`` ends a WebArena run: its answer is the final answer, the run a success
+    (it ended in its answer); a ``stop`` that is not the last action stays a call."""
+    page = {"class_": "web_observation", "url": "http://shop/admin", "axtree": "[1] link 'Reports'"}
+    item = one(
+        trajectory(
+            user("What is the top-1 best-selling product in 2022?"),
+            api("click", element_id="1121"),
+            page,
+            {**api("stop", answer="Quest Lumaflex Band"), "description": "It is in the table."},
+        )
+    )
+    assert shape(item.trace) == [
+        ("tool_call", "click"),
+        ("observation", "click"),
+        ("thought", None),
+        ("thought", None),
+    ]
+    assert item.trace.outcome.result_summary == "Quest Lumaflex Band"
+    assert item.trace.metadata.success is True
+    early = one(trajectory(user("Look."), api("stop", answer="x"), page, api("click", bid="2")))
+    assert [name for _, name in shape(early.trace) if name] == ["stop", "stop", "click"]
+
+
+def test_a_stop_without_an_answer_says_its_description() -> None:
+    """A task that asks for no answer (navigate somewhere) ends in ``stop("")``: what the agent
+    says of it, its description, is the closing message, as an empty ``<finish>`` says it."""
+    stop = {**api("stop", answer=""), "description": "The settings page is open."}
+    item = one(trajectory(user("Open the settings."), stop))
+    assert item.trace.outcome.result_summary == "The settings page is open."
