@@ -199,6 +199,11 @@ _EXCEPTION = re.compile(r"[A-Z]\w*(?:Error|Exception): ")
 
 _XML_CALL = re.compile(r"<function=([^>\s]+)>.*?(?:</function>|$)", re.DOTALL)
 """A call written in the text (SWE-agent's and OpenHands' XML function calling): its name."""
+_XML_PARAMETER = re.compile(r"<parameter=([^>\s]+)>\n?(.*?)\n?</parameter>", re.DOTALL)
+"""One of its arguments: the name, and the value between the tags (a newline each side off)."""
+_XML_WRITERS = frozenset({"gpt", "function_call"})
+"""The ShareGPT turns that write OpenHands' calls in ADP's SFT rows (its older ones mislabel the
+agent's turn ``function_call``)."""
 
 
 _ACKNOWLEDGEMENTS = ("ok", "i've understood")
@@ -382,6 +387,10 @@ def sharegpt(path: Path) -> list[Run]:
     turn runs the command of the fenced block it ends with (a tool named by its first word;
     ``submit`` ends the run), and ``target`` says whether the patch resolved the issue.
 
+    ADP's SFT rows write OpenHands' calls in the agent's turn, ``<function=NAME><parameter=KEY>
+    VALUE</parameter></function>`` (``finish``'s ``message`` the answer), in ``gpt`` turns or,
+    in its older files, ``function_call`` ones; the turn after is their result.
+
     ms-swift's own rows keep ``conversation`` exchanges, ``{"human": q, "assistant": r}``: the
     question, then the reply. LLaMA-Factory's preference rows keep the reply apart: the
     ``chosen`` turn follows the ``conversations`` (the ``rejected`` one is no turn of the run).
@@ -389,20 +398,7 @@ def sharegpt(path: Path) -> list[Run]:
     runs = []
     for row in _rows(path):
         timeline, objective = _Timeline(), None
-        if "conversation" in row:  # ms-swift: each exchange is two turns
-            turns = [
-                (who, exchange[key])
-                for exchange in row["conversation"]
-                for who, key in (("human", "human"), ("gpt", "assistant"))
-            ]
-        else:
-            turns = [
-                (turn.get("from", turn.get("role")), turn.get("value", turn.get("text")))
-                for turn in [
-                    *(row.get("conversations") or row["trajectory"]),
-                    *([row["chosen"]] if "chosen" in row else []),
-                ]
-            ]
+        turns = _sharegpt_turns(row)
         skip = _priming(turns)
         ran = False  # the last ``ai`` turn ran a command: the user turn after it is its output
         for who, value in [turn for n, turn in enumerate(turns) if n not in skip]:
@@ -410,6 +406,9 @@ def sharegpt(path: Path) -> list[Run]:
                 timeline.user(value)
             if who in ("human", "user") and objective is None:
                 objective = value
+            if who in _XML_WRITERS and _written_calls(timeline, value):
+                ran = True  # the turn after it, observation or human, is the calls' result
+                continue
             command = _FENCED.search(value) if who == "ai" else None
             if who in ("gpt", "assistant", "ai", "human", "user"):
                 ran = command is not None
@@ -426,6 +425,34 @@ def sharegpt(path: Path) -> list[Run]:
                 timeline.tool(call["name"])
         runs.append(timeline.facts(objective, row.get("target")))
     return runs
+
+
+def _sharegpt_turns(row: dict[str, Any]) -> list[tuple[Any, Any]]:
+    """A row's turns as (speaker, text); ms-swift's exchanges are two turns each."""
+    if "conversation" in row:
+        return [
+            (who, exchange[key])
+            for exchange in row["conversation"]
+            for who, key in (("human", "human"), ("gpt", "assistant"))
+        ]
+    return [
+        (turn.get("from", turn.get("role")), turn.get("value", turn.get("text")))
+        for turn in [
+            *(row.get("conversations") or row["trajectory"]),
+            *([row["chosen"]] if "chosen" in row else []),
+        ]
+    ]
+
+
+def _written_calls(timeline: _Timeline, value: str) -> bool:
+    """Tell an agent's turn with OpenHands' calls written in it (ADP's SFT rows); whether it had."""
+    if not _XML_CALL.search(value):
+        return False
+    timeline.text(_XML_CALL.sub("", value))
+    for call in _XML_CALL.finditer(value):
+        arguments = dict(_XML_PARAMETER.findall(call.group(0)))
+        _tool_or_finish(timeline, call.group(1), arguments)
+    return True
 
 
 def preference(path: Path) -> list[Run]:
@@ -2163,12 +2190,17 @@ def adp(path: Path) -> list[Run]:
     for row in _rows(path):
         timeline, objective = _Timeline(), None
         after_action, skip = False, _priming(_adp_speakers(row["content"]))
+        last = max(n for n, item in enumerate(row["content"]) if item["class_"] in _ADP_ACTIONS)
         for number, item in enumerate(row["content"]):
             kind = item["class_"]
             who = item.get("source") if kind == "text_observation" else None
             failed = kind == "text_observation" and item["content"].lstrip().startswith(_ADP_FAILED)
             if number in skip:
                 pass
+            elif kind == "api_action" and item["function"] == "stop" and number == last:
+                answer = item["kwargs"].get("answer")  # WebArena's closing call
+                timeline.text(item.get("description"))
+                timeline.text(answer or item.get("description"))
             elif kind in ("api_action", "code_action"):
                 timeline.text(item.get("description"))
                 language = item.get("language", "")
@@ -2196,6 +2228,7 @@ def adp(path: Path) -> list[Run]:
 
 
 _ADP_FAILED = ("Error", "ERROR", "Traceback (most recent call last)")
+_ADP_ACTIONS = ("api_action", "code_action", "message_action")
 """How an ADP observation that is a failure starts (a tool's error, a Python traceback)."""
 
 

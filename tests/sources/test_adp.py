@@ -285,3 +285,87 @@ def test_adps_openhands_sft_rows_read_each_xml_calls_result_as_its_observation()
     ]
     assert item.trace.outcome.result_summary == "220"
     assert item.trace.metadata.success is True
+
+
+def test_adps_older_sft_rows_that_label_the_agents_turn_function_call_read_as_that_turn() -> None:
+    """ADP's published ``sample_sft.json`` files keep the agent's turn (its thought and an
+    OpenHands ``<function=...>`` call) as ``function_call``: the turn it is, not JSON to parse,
+    so that the row is read (every row was "expected a function call as JSON"). The page the
+    browser call opened comes back as a ``human`` turn: its result, no reply of the user's."""
+    row = {
+        "id": "nnetnav_7",
+        "conversations": [
+            {"from": "human", "value": "Find the price of the Quest Lumaflex Band."},
+            {
+                "from": "function_call",
+                "value": "I will open the product.\n\n<function=browser>\n<parameter=code>\n"
+                'click(bid="867")\n</parameter>\n</function>',
+            },
+            {"from": "human", "value": "[Current URL: http://shop/product/20]\nPrice: $19.99"},
+            {
+                "from": "function_call",
+                "value": "<function=finish>\n<parameter=message>\n19.99\n</parameter>\n"
+                "<parameter=task_completed>\ntrue\n</parameter>\n</function>",
+            },
+        ],
+    }
+    (item,) = list(convert([row]))
+    assert isinstance(item, TraceItem), item
+    assert shape(item.trace) == [
+        ("thought", None),
+        ("tool_call", "browser"),
+        ("observation", "browser"),
+        ("thought", None),
+    ]
+    assert (item.trace.steps[2].content or "").endswith("Price: $19.99")
+    assert item.trace.outcome.result_summary == "19.99"
+    assert item.trace.metadata.success is True
+
+
+def test_a_function_call_turn_of_json_that_mentions_a_function_tag_is_still_a_json_call() -> None:
+    """Only text that is no JSON call is read as a written one: a call whose arguments quote
+    ``<function=...>`` stays the call it is."""
+    call = {"name": "write_doc", "arguments": {"text": "<function=x> is the syntax"}}
+    row = {
+        "conversations": [
+            {"from": "human", "value": "Document the syntax."},
+            {"from": "function_call", "value": json.dumps(call)},
+            {"from": "observation", "value": "written"},
+            {"from": "gpt", "value": "Done."},
+        ]
+    }
+    (item,) = list(convert([row]))
+    assert isinstance(item, TraceItem), item
+    assert [s.tool.name for s in item.trace.steps if s.tool] == ["write_doc", "write_doc"]
+
+
+def test_webarenas_closing_stop_is_the_answer_not_a_tool_call() -> None:
+    """``stop(answer)`` ends a WebArena run: its answer is the final answer, the run a success
+    (it ended in its answer); a ``stop`` that is not the last action stays a call."""
+    page = {"class_": "web_observation", "url": "http://shop/admin", "axtree": "[1] link 'Reports'"}
+    item = one(
+        trajectory(
+            user("What is the top-1 best-selling product in 2022?"),
+            api("click", element_id="1121"),
+            page,
+            {**api("stop", answer="Quest Lumaflex Band"), "description": "It is in the table."},
+        )
+    )
+    assert shape(item.trace) == [
+        ("tool_call", "click"),
+        ("observation", "click"),
+        ("thought", None),
+        ("thought", None),
+    ]
+    assert item.trace.outcome.result_summary == "Quest Lumaflex Band"
+    assert item.trace.metadata.success is True
+    early = one(trajectory(user("Look."), api("stop", answer="x"), page, api("click", bid="2")))
+    assert [name for _, name in shape(early.trace) if name] == ["stop", "stop", "click"]
+
+
+def test_a_stop_without_an_answer_says_its_description() -> None:
+    """A task that asks for no answer (navigate somewhere) ends in ``stop("")``: what the agent
+    says of it, its description, is the closing message, as an empty ``<finish>`` says it."""
+    stop = {**api("stop", answer=""), "description": "The settings page is open."}
+    item = one(trajectory(user("Open the settings."), stop))
+    assert item.trace.outcome.result_summary == "The settings page is open."

@@ -6,7 +6,10 @@ user's reply to the assistant text before it (a ``respond`` call, see
 (``assistant``, ``model``) text is a thought, the last one without a call the answer; a
 ``function_call`` turn (JSON with ``name`` and ``arguments``, or a list of them) is a tool call
 and the ``observation`` / ``tool`` / ``function_response`` turn after it its result (also
-spelt ``function-call`` / ``function-response``; a call may be a Python literal). Hermes
+spelt ``function-call`` / ``function-response``; a call may be a Python literal). A
+``function_call`` turn of text with OpenHands' ``<function=NAME>`` calls (ADP's SFT rows) is the
+assistant's turn that wrote them: its text a thought, its calls tool calls (``finish`` the
+answer), and the turn after it, ``observation`` or ``human``, their result. Hermes
 ``<tool_call>`` / ``<tool_response>`` tags inside turns are read as calls and results.
 
 Agent variants: turns keyed ``role`` / ``content`` or ``role`` / ``text`` (SWE-agent
@@ -148,6 +151,11 @@ def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
             # the human turn after it is its result ("EXECUTION RESULT of [...]"), as in chat rows.
             ran_command = said == "command" or bool(actions) or has_xml_calls(text)
             answered = answered or said == "answer"
+        elif speaker in CALL and _written_call(text):
+            # ADP's SFT rows keep the agent's turn, its thought and an OpenHands `<function=...>`
+            # call, as a function_call: told as that assistant turn, its result the next turn.
+            _tell_assistant(calls, text or "", final=False, agent=agent)
+            ran_command = True
         elif speaker in CALL:
             _tell_calls(calls, value, (index,))
         elif has_tags(text):
@@ -231,6 +239,11 @@ def _actions(turn: Mapping[str, Any]) -> list[tuple[str, Any]]:
         and isinstance(action.get("API_name"), str)
         and action["API_name"]
     ]
+
+
+def _written_call(text: str | None) -> bool:
+    """Whether a ``function_call`` turn is text holding ``<function=NAME>`` calls, not JSON."""
+    return has_xml_calls(text) and not (text or "").lstrip().startswith(("{", "["))
 
 
 def _tell_calls(calls: _row.Calls, value: Any, path: tuple[str | int, ...]) -> None:

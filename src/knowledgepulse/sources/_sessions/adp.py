@@ -25,7 +25,8 @@ They are read as ADP's own converter to OpenHands' training rows reads them
   speaks as the user), is that action's result; one that says it failed (:func:`error_text`) is
   an evident error, whose next action is its ``error_recovery``;
 * a ``message_action`` is what the agent says; ``<finish>...</finish>`` marks its closing
-  message, the text inside. The last action, when it is a message, is the final answer;
+  message, the text inside. The last action, when it is a message, is the final answer; so is
+  WebArena's closing ``stop`` call, its ``answer`` (:data:`STOP`);
 * a ``text_observation`` of the ``user`` that answers no action is the objective (the first), or
   the user's reply to the agent (a later one); of the ``agent``, what the agent said; of the
   ``environment``, feedback that answers no action: an evident error when it says so, else
@@ -68,6 +69,9 @@ SUCCESS_DETAIL = "resolved"
 """The ``details`` key whose ``"True"``/``"False"`` is the run's outcome (SWE-Gym's)."""
 TIME_DETAIL = "timestamp"
 """The ``details`` key holding when the run was recorded (OpenHands' feedback dataset)."""
+STOP = "stop"
+"""WebArena's closing action, ``stop(answer)`` (Synatra's too): the last action, it is the run's
+answer, not a tool call; an empty answer (a task that asks for none) says its description."""
 _FINISH_OPEN, _FINISH_CLOSE = "<finish>", "</finish>"
 
 
@@ -189,6 +193,8 @@ def _tell(content: list[Any], builder: StepBuilder) -> _Told:
         kind = item["class_"]
         if priming is not None and index in (priming, priming + 1):
             system = _text(item, path) if index == priming else system
+        elif index == final and kind == "api_action":  # WebArena's stop(answer)
+            _tell_message(builder, {**item, "content": _stop_answer(item)}, path, final=True)
         elif kind in ("api_action", "code_action"):
             builder.thought(_optional(item, "description", path))
             name, arguments = _call(item, path)
@@ -233,15 +239,29 @@ def _speaker(item: Mapping[str, Any]) -> str | None:
 
 
 def _final_message(content: list[Any]) -> int | None:
-    """The index of the final answer: the last action, when it is a message the agent says."""
+    """The index of the final answer: the last action, a message the agent says or a ``stop``."""
     said = [
         index
         for index, item in enumerate(content)
         if item["class_"] in ACTIONS or _speaker(item) == "agent"
     ]
     last = said[-1] if said else None
-    calls = last is not None and content[last]["class_"] in ("api_action", "code_action")
+    if last is None or _stops(content[last]):
+        return last
+    calls = content[last]["class_"] in ("api_action", "code_action")
     return None if calls else last
+
+
+def _stops(item: Mapping[str, Any]) -> bool:
+    """Whether an action is WebArena's ``stop``, which ends the run (its ``answer`` optional)."""
+    return item["class_"] == "api_action" and item.get("function") == STOP
+
+
+def _stop_answer(item: Mapping[str, Any]) -> str:
+    """The ``answer`` a ``stop`` gives in its ``kwargs``; else ``""`` (none asked for)."""
+    kwargs = item.get("kwargs")
+    answer = kwargs.get("answer") if isinstance(kwargs, dict) else None
+    return answer if isinstance(answer, str) else ""
 
 
 def _tell_message(
