@@ -127,6 +127,7 @@ class _Timeline:
         self.tools: list[str] = []
         self.events: list[tuple[str, str | None]] = []  # ("tool"|"text"|"error"|..., text)
         self.replies: list[str] = []
+        self.asked: list[str] = []  # the user's turns before any of the agent's: the request
 
     def tool(self, name: str, arguments: Any = None) -> None:
         if name == OUTPUT_TOOL:  # Pydantic AI's output tool: its arguments are the answer
@@ -152,8 +153,11 @@ class _Timeline:
         self.events.append(("error", None))
 
     def user(self, text: str | None) -> None:
-        """A user's turn after the first: the user speaking to the agent (no answer follows)."""
-        if text and text.strip():
+        """A user's turn after the first: the user speaking to the agent (no answer follows);
+        before the agent said or did anything, the rest of the request."""
+        if text and text.strip() and not self.events:
+            self.asked.append(text)
+        elif text and text.strip():
             self.events.append(("user", text))
             self.replies.append(text)
 
@@ -168,7 +172,7 @@ class _Timeline:
         last = self.events[-1] if self.events else None
         answer = last[1] if last is not None and last[0] == "text" else None
         return run(
-            objective,
+            "\n\n".join(filter(None, (objective, *self.asked))) or None,
             tools=self.tools,
             errors=errors,
             recovered=recovered,

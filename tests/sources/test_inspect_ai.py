@@ -243,3 +243,15 @@ def test_a_folder_of_logs_reads_the_zipped_ones_too(tmp_path: Path) -> None:
     (tmp_path / "logs" / "run.eval").write_bytes(STREAMING.read_bytes())
     (tmp_path / "logs" / "notes.txt").write_text("not a log")
     assert input_files([tmp_path / "logs"]) == [tmp_path / "logs" / "run.eval"]
+
+
+def test_a_sample_whose_input_is_two_user_messages_asks_with_both(tmp_path: Path) -> None:
+    """An input of several messages (a document, then the question on it): the request is both,
+    a blank line apart, not a reply of the user's to an agent that has not spoken."""
+    document = log(POPULARITY)
+    messages = document["samples"][0]["messages"]
+    first = next(n for n, message in enumerate(messages) if message["role"] == "user")
+    messages.insert(first + 1, {"role": "user", "content": "Answer Yes or No."})
+    (trace,) = traces(tmp_path, document)
+    assert trace.task.objective == f"{messages[first]['content']}\n\nAnswer Yes or No."
+    assert all(step.tool is None or step.tool.name != "respond" for step in trace.steps)

@@ -1094,14 +1094,15 @@ def test_a_claude_code_record_whose_type_or_role_is_no_string_is_that_records_pr
 ) -> None:
     """A record's ``type`` or its message's ``role`` that is a list or an object is a problem
     at that record; the session's other records still convert (before: TypeError, the whole
-    file lost; found by bench/fuzz_loaders.py --structured)."""
+    file lost; found by bench/fuzz_loaders.py --structured). The user's reply is the broken one:
+    the session's request and answer are left."""
     records = lines(CLAUDE / "session_b.jsonl")
-    field = records[1]
+    field = records[2]
     for step in key[:-1]:
         field = field[step]
     field[key[-1]] = odd
     items = list(convert(records, source="claude-code"))
     (problem,) = [item for item in items if isinstance(item, Problem) and not item.warning]
-    assert (problem.location.index, problem.path) == (1, path)
+    assert (problem.location.index, problem.path) == (2, path)
     (item,) = [item for item in items if isinstance(item, TraceItem)]
     assert item.trace.task.objective.startswith("This is from a different session file")

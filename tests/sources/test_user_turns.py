@@ -370,10 +370,19 @@ def conversations(draw: st.DrawFn) -> list[dict[str, Any]]:
 def test_every_later_user_turn_is_one_reply_and_survives_the_training_row(
     messages: list[dict[str, Any]],
 ) -> None:
-    """Each user turn after the first is exactly one observation of respond, in order; through
-    ``--to messages`` the same user turns come out, and the row reads back as the same steps."""
-    later = [m["content"] for m in messages[1:] if m["role"] == "user"]
+    """The user's turns before the agent's first message are the request, joined; each one
+    after it is exactly one observation of respond, in order. Through ``--to messages`` the same
+    user turns come out, and the row reads back as the same steps."""
+    acts = next((n for n, m in enumerate(messages) if m["role"] != "user"), len(messages))
+    asked = [m["content"] for m in messages[:acts]]
+    later = [m["content"] for m in messages[acts:] if m["role"] == "user"]
+    if acts == len(messages):  # only the user spoke: nothing of the agent's to make steps of
+        (problem,) = list(convert([{"messages": messages}]))
+        assert isinstance(problem, Problem)
+        assert "the trace holds no step" in problem.message
+        return
     trace = only_trace([{"messages": messages}]).trace
+    assert trace.task.objective == "\n\n".join(asked)
     assert replies(trace) == later
     row = json.loads(json.dumps(chat_row(trace)))
     assert [m["content"] for m in row["messages"] if m["role"] == "user"][1:] == later

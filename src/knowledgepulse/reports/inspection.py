@@ -130,7 +130,8 @@ def _source(part: Part) -> str | None:
         where = f"record {origin.record + 1}: {origin.where}"
         if origin.within:
             where = f"part of the text at {where}"
-        return where + (f" (and {counted(origin.also, 'other place')})" if origin.also else "")
+        where += f" (and {counted(origin.also, 'other place')})" if origin.also else ""
+        return where + (f", {part.note}" if part.note else "")
     if part.note is not None:
         return part.note
     if part.value is not None and part.name in ("objective", "answer", "tool"):

@@ -114,7 +114,8 @@ def assemble(
         success: whether the run succeeded (from the root's status).
         options: the user's domain and confidence.
         objective: the first user message's text (the request inside it, when a framework's
-            prompt wraps it: :func:`request`).
+            prompt wraps it: :func:`request`); the user's turns told to ``steps`` before the
+            agent did anything follow it (:attr:`StepBuilder.request_parts`).
         fallback_objective: the agent's or workflow's name, when there is no user text.
         created_at: when the root started (a datetime or Unix seconds); :data:`UNDATED` when
             unknown.
@@ -147,9 +148,8 @@ def assemble(
     found = dict(metadata or {})
     domain, domain_source = _domain(options, found.get(DOMAIN_KEY))
     confidence, confidence_source = _confidence(options, found.get(CONFIDENCE_KEY), success)
-    task_objective = (
-        _first_text(request(objective), fallback_objective) or f"{framework or 'agent'} run"
-    )
+    asked = "\n\n".join(filter(None, (request(objective), *steps.request_parts))) or None
+    task_objective = _first_text(asked, fallback_objective) or f"{framework or 'agent'} run"
     summary_text = _first_text(result_summary, steps.final_answer) or no_answer(success)
     # Keys in the models' field order: the document is the trace's JSON as it is written
     # (``TraceItem.document``), so it must be what ``model_dump`` would give.

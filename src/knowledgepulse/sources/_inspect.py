@@ -318,10 +318,18 @@ def _objective(item: TraceItem, records: list[Record]) -> Part:
     origin = _find(objective, records)
     if origin is not None:
         return Part("objective", objective, origin=origin)
+    first, _, rest = objective.partition("\n\n")
+    origin = _find(first, records) if rest else None
+    if origin is not None:  # the request told in several turns (StepBuilder.request_parts)
+        return Part("objective", objective, origin=origin, note=CONTINUED_REQUEST)
     why = next((text for text in item.warnings if "objective" in text), None)
     if why is None and records:
         why = _joined(objective, records[0])
     return Part("objective", objective, note=why)
+
+
+CONTINUED_REQUEST = "then the user's turns before the agent's first, a blank line apart"
+"""How an objective is made of the user's first turns: the place named is the first one's."""
 
 
 def _joined(value: str, record: Record) -> str | None:

@@ -242,6 +242,9 @@ class StepBuilder:
     """Each step's type as the source recorded it (a trajectory kp wrote, whose format has no
     error flag): used where it fits the steps built, one type a step, differing only in which
     tool calls and thoughts are ``error_recovery``; else the steps built stay as built."""
+    request_parts: list[str] = field(default_factory=list)
+    """The user's turns told before the agent said or did anything: the rest of the request,
+    joined to the objective (:func:`~knowledgepulse.sources._envelope.assemble`)."""
     _user_turns: int = 0
     _seen_text: bool = False
     # Indexes of the tool events, so that matching a call costs the same in a trace of 100,000.
@@ -291,8 +294,10 @@ class StepBuilder:
         The assistant text told just before it (the answer too: an answer the user replies to
         is none) becomes a ``respond`` call, what the agent said to the user, and this turn its
         result; with no such text (the user speaks after a tool call, or again) the turn is an
-        observation of ``respond`` on its own. Never an error: the user's words are no tool's
-        (but in a row kp wrote of an error met outside a tool, :attr:`error_turns`).
+        observation of ``respond`` on its own. Told before the agent said or did anything, it
+        is the rest of the request (:attr:`request_parts`). Never an error: the user's words
+        are no tool's (but in a row kp wrote of an error met outside a tool,
+        :attr:`error_turns`).
         """
         number, self._user_turns = self._user_turns, self._user_turns + 1
         self._in_turn = False
@@ -304,6 +309,11 @@ class StepBuilder:
         if not (text and text.strip()):
             return
         self._seen_text = True
+        if not self._events and self._answer is None:
+            # Nothing said or done since the request: the user goes on with it (a document,
+            # then the question on it; Inspect's input of two messages), no reply to the agent.
+            self.request_parts.append(text)
+            return
         self._answer_told_as_step()
         last = self._events[-1] if self._events else None
         if last is not None and last.said and last.tool is None:
