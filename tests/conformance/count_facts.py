@@ -1366,48 +1366,56 @@ def openhands(path: Path) -> list[Run]:
     ``task_completed`` is not ``false``/``partial``, else ending on the agent's message.
     """
     document = json.loads(path.read_text()) if path.suffix == ".json" else None
-    rows = [{"history": document}] if isinstance(document, list) else list(_rows(path))
+    rows: list[dict[str, Any]] = (
+        [{"history": document}] if isinstance(document, list) else list(_rows(path))
+    )
     runs = []
     for row in rows:
-        timeline, objective, finish = _Timeline(), None, None
+        timeline = _Timeline()
+        said: dict[str, Any] = {}  # the task ("objective") and the finish action's args
         for event in row["history"]:
-            kind = event.get("action") or event.get("observation")
-            args = event.get("args") or {}
-            if kind in _OPENHANDS_QUIET and not (kind == "think" and "action" in event):
-                continue
-            if kind == "message" and event["source"] == "user":
-                if objective is None:
-                    objective = args["content"]
-                else:
-                    timeline.user(args["content"])
-            elif kind in ("message", "think"):
-                timeline.text(args.get("content") or args.get("thought"))
-            elif kind == "finish":
-                finish = args
-                if args.get("final_thought"):
-                    timeline.text(args.get("thought"))
-                timeline.text(args.get("final_thought") or args.get("thought"))
-            elif "action" in event:
-                timeline.text(args.get("thought"))
-                called = (event.get("tool_call_metadata") or {}).get("function_name")
-                timeline.tool(called or _OPENHANDS_TOOLS.get(kind, kind))
-            elif (
-                kind == "error"
-                or event.get("success") is False
-                or str(event.get("content")).startswith("ERROR:")
-            ):
-                timeline.error()
+            _openhands_event(timeline, event, said)
         if row.get("error"):
             timeline.error()
         resolved = ((row.get("test_result") or {}).get("report") or {}).get("resolved")
         if resolved is None and row.get("error"):
             resolved = False
-        elif resolved is None and finish is not None:
-            resolved = str(finish.get("task_completed")).lower() not in ("false", "partial")
+        elif resolved is None and "finish" in said:
+            resolved = str(said["finish"].get("task_completed")).lower() not in ("false", "partial")
         elif resolved is None:
             resolved = bool(timeline.events) and timeline.events[-1][0] == "text"
-        runs.append(timeline.facts(objective or row.get("instruction"), resolved))
+        runs.append(timeline.facts(said.get("objective") or row.get("instruction"), resolved))
     return runs
+
+
+def _openhands_event(timeline: _Timeline, event: dict[str, Any], said: dict[str, Any]) -> None:
+    """One OpenHands event told to the timeline (the task and ``finish`` kept in ``said``)."""
+    kind = event.get("action") or event.get("observation")
+    args = event.get("args") or {}
+    if kind in _OPENHANDS_QUIET and not (kind == "think" and "action" in event):
+        return
+    if kind == "message" and event["source"] == "user":
+        if "objective" not in said:
+            said["objective"] = args["content"]
+        else:
+            timeline.user(args["content"])
+    elif kind in ("message", "think"):
+        timeline.text(args.get("content") or args.get("thought"))
+    elif kind == "finish":
+        said["finish"] = args
+        if args.get("final_thought"):
+            timeline.text(args.get("thought"))
+        timeline.text(args.get("final_thought") or args.get("thought"))
+    elif "action" in event:
+        timeline.text(args.get("thought"))
+        called = (event.get("tool_call_metadata") or {}).get("function_name")
+        timeline.tool(called or _OPENHANDS_TOOLS.get(str(kind), str(kind)))
+    elif (
+        kind == "error"
+        or event.get("success") is False
+        or str(event.get("content")).startswith("ERROR:")
+    ):
+        timeline.error()
 
 
 _COMMAND_TAG = re.compile(r"<command-(message|name|args)>(.*?)</command-\1>", re.DOTALL)

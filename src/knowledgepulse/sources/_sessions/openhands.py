@@ -84,7 +84,7 @@ TOOLS: Mapping[str, str] = {
 """OpenHands' tool for an action kind, where the event does not name the one the model called
 (``tool_call_metadata``): its CodeAct agent's tool names (``openhands/llm/tool_names.py``)."""
 LLM_EDIT = "edit_file"
-"""The tool of an ``edit`` that rewrites a range with a model (``impl_source`` ``llm_based_edit``)."""
+"""The tool of an ``edit`` a model rewrites a range by (``impl_source`` ``llm_based_edit``)."""
 NOISE_ACTIONS = frozenset(
     {
         "system",
@@ -127,7 +127,8 @@ BOOKKEEPING = frozenset(
 )
 """Arguments OpenHands adds to an action for itself, not the model's."""
 EDITOR_ERROR = "ERROR:"
-"""How OpenHands' file editor opens the output of a command it refused (``_execute_file_editor``)."""
+"""How OpenHands' file editor opens the output of a command it refused (its runtime's
+``_execute_file_editor``)."""
 _NOT_DONE = frozenset({"false", "partial"})
 """``task_completed`` values by which the agent says the task is not (all) done."""
 
@@ -282,41 +283,52 @@ def _answer_at(events: list[Mapping[str, Any]]) -> int | None:
 def _action(run: _Run, event: Mapping[str, Any], at: datetime | None, *, answer: bool) -> None:
     kind = event["action"]
     args: Mapping[str, Any] = event["args"]
-    builder = run.builder
     if kind == "system":
         run.system = as_string(args.get("content")) or run.system
         run.tools = row_tools({"tools": args.get("tools")}) or run.tools
     elif kind == "message":
-        text = non_blank(args.get("content")) or non_blank(event.get("message"))
-        if event["source"] == "user":
-            if run.objective is None:
-                run.objective = text
-            else:
-                builder.user_turn(text, at=at)
-        elif event["source"] != "agent":
-            return  # the runtime's own message, no one's words
-        elif answer:
-            builder.answer(text, at=at)
-        else:
-            builder.thought(text, at=at, said=True)
-    elif kind == "finish":
+        _message(run, event, at, answer=answer)
+    elif kind in ("finish", "reject"):
         _reasoning(run, event, at)
-        run.finish = args
-        final = non_blank(args.get("final_thought"))
-        if final:
-            builder.thought(non_blank(args.get("thought")), at=at)
-        outputs = args.get("outputs")
-        said = final or non_blank(args.get("thought"))
-        builder.answer(said or (json.dumps(outputs) if outputs else None), at=at)
-    elif kind == "reject":
-        reason = as_object(args.get("outputs")).get("reason")
-        why = non_blank(reason) or non_blank(args.get("thought")) or non_blank(event.get("message"))
-        run.failure = f"the agent rejected the task: {why}" if why else "the agent rejected the task"
+        _ending(run, event, at)
     elif kind == "think":
         _reasoning(run, event, at)
-        builder.thought(non_blank(args.get("thought")), at=at)
+        run.builder.thought(non_blank(args.get("thought")), at=at)
     elif kind not in NOISE_ACTIONS:
         _tool_action(run, event, at)
+
+
+def _message(run: _Run, event: Mapping[str, Any], at: datetime | None, *, answer: bool) -> None:
+    """A user's message (the task, then a turn) or the agent's (said to the user, or the answer)."""
+    text = non_blank(event["args"].get("content")) or non_blank(event.get("message"))
+    if event["source"] == "user":
+        if run.objective is None:
+            run.objective = text
+        else:
+            run.builder.user_turn(text, at=at)
+    elif event["source"] != "agent":
+        return  # the runtime's own message, no one's words
+    elif answer:
+        run.builder.answer(text, at=at)
+    else:
+        run.builder.thought(text, at=at, said=True)
+
+
+def _ending(run: _Run, event: Mapping[str, Any], at: datetime | None) -> None:
+    """``finish``: the final answer; ``reject``: the agent's refusal, which fails the run."""
+    args: Mapping[str, Any] = event["args"]
+    thought = non_blank(args.get("thought"))
+    if event["action"] == "reject":
+        reason = non_blank(as_object(args.get("outputs")).get("reason"))
+        why = reason or thought or non_blank(event.get("message"))
+        run.failure = "the agent rejected the task" + (f": {why}" if why else "")
+        return
+    run.finish = args
+    final = non_blank(args.get("final_thought"))
+    if final:  # the model's text beside the call, then the finish tool's message
+        run.builder.thought(thought, at=at)
+    outputs = args.get("outputs")
+    run.builder.answer(final or thought or (json.dumps(outputs) if outputs else None), at=at)
 
 
 def _tool_action(run: _Run, event: Mapping[str, Any], at: datetime | None) -> None:
