@@ -397,15 +397,14 @@ def _observation(run: _Run, event: Mapping[str, Any], at: datetime | None) -> No
     if kind == "error" and call is None:
         run.builder.error(content or non_blank(event.get("message")), at=at)  # it answers no call
         return
-    if call is None and not content:
-        return
-    name, call_id = call if call is not None else ("", None)
+    if call is None:
+        return  # it answers an action not read (a bad event, reported where it is)
     failure = _failure(kind, event, content)
     run.builder.tool_result(
-        name,
+        call[0],
         output=None if failure else content,
         error=failure,
-        call_id=call_id,
+        call_id=call[1],
     )
 
 
