@@ -160,7 +160,8 @@ def test_an_evaluation_row_is_one_trace_named_by_its_instance() -> None:
     ]
     first = items[0]
     assert first.trace.task.objective.startswith("<uploaded_files>\n/workspace/ponylang__ponyc")
-    assert first.system is not None and first.system.startswith("You are OpenHands agent")
+    assert first.system is not None
+    assert first.system.startswith("You are OpenHands agent")
     assert [tool["function"]["name"] for tool in first.tools][:2] == [
         "execute_bash",
         "think",
