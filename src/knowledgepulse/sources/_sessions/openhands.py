@@ -137,7 +137,7 @@ def event_problem(value: Any) -> str | None:
     """What makes a value no OpenHands event, or ``None`` when it is one."""
     if not isinstance(value, dict):
         return f"not an OpenHands event: {describe_value(value)}; expected {EXPECTED_EVENT}"
-    if value.get("source") not in SOURCES:
+    if as_string(value.get("source")) not in SOURCES:
         return (
             f"an OpenHands event needs a source of user, agent or environment, not "
             f"{describe_value(value.get('source'))}; expected {EXPECTED_EVENT}"
@@ -212,7 +212,7 @@ class _Run:
     system: str | None = None
     tools: tuple[dict[str, Any], ...] = ()
     started: datetime | None = None
-    calls: dict[Any, tuple[str, str | None]] = field(default_factory=dict)
+    calls: dict[int | str, tuple[str, str | None]] = field(default_factory=dict)
     """Each tool action's id: its tool's name and call id, for the observation that answers it."""
     responses: set[str] = field(default_factory=set)
     """The model responses whose reasoning was told (every call of a response keeps it)."""
@@ -236,7 +236,7 @@ def _convert(
         at = iso_time(event.get("timestamp"))
         if run.started is None and at is not None:
             run.started = at
-        if "action" in event:
+        if isinstance(event.get("action"), str):
             _action(run, event, at, answer=number == last)
         else:
             _observation(run, event, at)
@@ -273,8 +273,8 @@ def _answer_at(events: list[Mapping[str, Any]]) -> int | None:
     """The index of the agent message that ends the run (nothing but bookkeeping after it)."""
     for number in range(len(events) - 1, -1, -1):
         event = events[number]
-        kind = event.get("action")
-        if kind in NOISE_ACTIONS or event.get("observation") in NOISE_OBSERVATIONS:
+        kind = as_string(event.get("action"))
+        if kind in NOISE_ACTIONS or as_string(event.get("observation")) in NOISE_OBSERVATIONS:
             continue
         return number if kind == "message" and event.get("source") == "agent" else None
     return None
@@ -343,7 +343,13 @@ def _tool_action(run: _Run, event: Mapping[str, Any], at: datetime | None) -> No
     name = as_string(metadata.get("function_name")) or _tool_name(kind, args)
     call_id = as_string(metadata.get("tool_call_id"))
     run.builder.tool_request(name, _arguments(kind, args), call_id=call_id, at=run.turn[1])
-    run.calls[event.get("id")] = (name, call_id)
+    if (key := _event_id(event.get("id"))) is not None:
+        run.calls[key] = (name, call_id)
+
+
+def _event_id(value: Any) -> int | str | None:
+    """An event's ``id`` (or an observation's ``cause``) as a key, when it is one."""
+    return value if isinstance(value, int | str) and not isinstance(value, bool) else None
 
 
 def _tool_name(kind: str, args: Mapping[str, Any]) -> str:
@@ -391,7 +397,8 @@ def _observation(run: _Run, event: Mapping[str, Any], at: datetime | None) -> No
         return
     content = non_blank(event.get("content")) or ""
     metadata = as_object(event.get("tool_call_metadata"))
-    call = run.calls.get(event.get("cause"))
+    cause = _event_id(event.get("cause"))
+    call = run.calls.get(cause) if cause is not None else None
     if call is None and (call_id := as_string(metadata.get("tool_call_id"))) is not None:
         call = (as_string(metadata.get("function_name")) or "", call_id)
     if kind == "error" and call is None:
