@@ -115,7 +115,7 @@ def test_the_call_is_named_as_the_model_called_it_with_the_actions_arguments() -
     call = trace.steps[4]
     assert call.input == {"command": "mv /workspace/game_2048.py /workspace/2048.py"}
     assert trace.steps[3].type == "thought"  # the action's args.thought, before its call
-    assert trace.steps[3].content.startswith("Great, I found the file.")
+    assert (trace.steps[3].content or "").startswith("Great, I found the file.")
 
 
 def test_state_changes_and_null_observations_are_no_steps_and_exit_code_minus_one_fails() -> None:
@@ -130,7 +130,7 @@ def test_state_changes_and_null_observations_are_no_steps_and_exit_code_minus_on
         "execute_bash",
     ]
     failed = [step for step in trace.steps if step.type == "observation"][-1]
-    assert failed.content.startswith("Serving HTTP on 0.0.0.0 port 8000")
+    assert (failed.content or "").startswith("Serving HTTP on 0.0.0.0 port 8000")
     assert trace.steps[-1].type == "error_recovery"
     assert trace.outcome.result_summary.startswith("I've created a complete Vue.js todo")
     assert trace.metadata.success is True  # it ended on the agent's answer, awaiting the user
@@ -186,7 +186,9 @@ def test_an_error_observation_answering_no_action_is_an_error_of_its_own() -> No
     (error,) = [
         n for n, step in enumerate(trace.steps) if step.type == "observation" and step.tool is None
     ]
-    assert trace.steps[error].content.startswith("Parameter 'command' is expected to be one of")
+    assert (trace.steps[error].content or "").startswith(
+        "Parameter 'command' is expected to be one of"
+    )
     assert trace.steps[error + 1].type == "thought"
     assert trace.steps[error + 2].type == "error_recovery"
 
@@ -210,7 +212,9 @@ def test_finish_gives_the_final_thought_once_and_task_completed_false_fails() ->
     answer = trace.outcome.result_summary
     assert answer.startswith("Unable to make necessary changes to the file")
     assert [step.content for step in trace.steps].count(answer) == 1
-    assert trace.steps[-2].content.startswith("It seems that I am unable to make")  # its thought
+    assert (trace.steps[-2].content or "").startswith(
+        "It seems that I am unable to make"
+    )  # its thought
     assert trace.metadata.success is False
 
 
@@ -218,7 +222,7 @@ def test_a_rows_error_ends_the_run_failed() -> None:
     trace = traces_of(ROWS)[1].trace
     last = trace.steps[-1]
     assert (last.type, last.tool) == ("observation", None)
-    assert last.content.startswith("RuntimeError: Agent reached maximum iteration")
+    assert (last.content or "").startswith("RuntimeError: Agent reached maximum iteration")
     assert trace.metadata.success is False
 
 
