@@ -303,7 +303,20 @@ def test_a_bad_history_entry_is_a_problem_at_its_json_path(tmp_path: Path) -> No
     found = convert_file(written(tmp_path, changed, "output.jsonl"))
     problems = [item for item in found if isinstance(item, Problem)]
     assert [problem.path for problem in problems] == ["history[5]", "history[3]"]
+    assert "the rest of the run is read" in problems[0].message
     assert "output.jsonl:1" in str(problems[0])
     assert "output.jsonl:2" in str(problems[1])
     assert "a source of user, agent or environment" in problems[1].message
     assert len([item for item in found if isinstance(item, TraceItem)]) == 2
+
+
+def test_the_guis_export_wraps_the_same_events_in_trajectory(tmp_path: Path) -> None:
+    """OpenHands' trajectory route (the GUI's export) answers ``{"trajectory": [...]}``."""
+    exported = written(tmp_path, {"trajectory": events(RENAME)}, "export.json")
+    (item,) = traces_of(exported)
+    (plain,) = traces_of(RENAME)
+    assert recognise({"trajectory": events(RENAME)}) == "openhands"
+    assert [step.content for step in item.trace.steps] == [
+        step.content for step in plain.trace.steps
+    ]
+    assert item.trace.metadata.success is True

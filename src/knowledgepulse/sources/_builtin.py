@@ -213,8 +213,8 @@ class OpenHands(Source):
 
     shapes = (
         "OpenHands trajectories (a JSON list of events: id, source, action with args or "
-        "observation with content and cause) or evaluation output.jsonl rows (instance_id, "
-        "instruction, history of events, test_result)"
+        "observation with content and cause; the GUI's {trajectory: [...]} export) or "
+        "evaluation output.jsonl rows (instance_id, instruction, history of events, test_result)"
     )
     content_hint = openhands.CONTENT_HINT
     recognises = staticmethod(openhands.recognises)

@@ -1,7 +1,7 @@
 """OpenHands trajectories as traces: a file of events is one run, an ``output.jsonl`` row one.
 
 OpenHands records a run as a list of events (``event_to_dict``: a saved trajectory, its tests'
-replay files), and its evaluation harness writes one ``output.jsonl`` row a task
+replay files; the GUI's export wraps it as ``{"trajectory": [...]}``), and its evaluation harness writes one ``output.jsonl`` row a task
 (``instance_id``, ``instruction``, ``history``: the events, ``test_result``, ``metrics``,
 ``error``). An event has an ``id``, a ``timestamp``, a ``source`` (``user``, ``agent``,
 ``environment``) and a ``message``; an action adds ``action`` (its kind) and ``args``; an
@@ -155,23 +155,34 @@ def event_problem(value: Any) -> str | None:
     return f"an OpenHands event names its action or its observation; expected {EXPECTED_EVENT}"
 
 
-def _is_row(value: Any) -> bool:
-    """Whether a record is an evaluation row: its ``history`` opens with an OpenHands event."""
-    if not isinstance(value, dict) or not ("instance_id" in value or "instruction" in value):
-        return False
-    history = value.get("history")
-    return isinstance(history, list) and bool(history) and event_problem(history[0]) is None
+def _events_key(value: Any) -> str | None:
+    """The key of a document's events (``history``, ``trajectory``), else ``None``.
+
+    An evaluation row keeps them in ``history``; the GUI's export (OpenHands' trajectory route's
+    answer) is ``{"trajectory": [...]}``. The list must open with an OpenHands event.
+    """
+    if not isinstance(value, dict):
+        return None
+    if "instance_id" in value or "instruction" in value:
+        key = "history"
+    elif value.keys() == {"trajectory"}:
+        key = "trajectory"
+    else:
+        return None
+    events = value.get(key)
+    opens = isinstance(events, list) and bool(events) and event_problem(events[0]) is None
+    return key if opens else None
 
 
 def recognises(value: Any) -> bool:
-    """Whether a file's first record is an OpenHands event, or an evaluation row of them."""
-    return event_problem(value) is None or _is_row(value)
+    """Whether a file's first record is an OpenHands event, or a document of them (a row)."""
+    return event_problem(value) is None or _events_key(value) is not None
 
 
 def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
 ) -> Iterator[TraceItem | Problem]:
-    """A trace per evaluation row, and one for the events of the file (a trajectory).
+    """A trace per evaluation row (or exported trajectory), and one for the file's events.
 
     A record that is neither is a problem at its place (file, line), and the others go on.
     """
@@ -179,8 +190,8 @@ def convert_records(
     for item in records:
         if isinstance(item, Problem):
             yield item
-        elif _is_row(item.value):
-            yield from _row(item, options)
+        elif (key := _events_key(item.value)) is not None:
+            yield from _document(item, key, options)
         elif (problem := event_problem(item.value)) is not None:
             yield item.problem((), problem)
         else:
@@ -191,16 +202,17 @@ def convert_records(
         yield finished(partial(_convert, values, first, options, None), first)
 
 
-def _row(record: Record, options: TraceOptions) -> Iterator[TraceItem | Problem]:
-    """An evaluation row's trace; each history entry that is no event a problem at its path."""
+def _document(record: Record, key: str, options: TraceOptions) -> Iterator[TraceItem | Problem]:
+    """A row's (or an export's) trace; each entry that is no event a problem at its path."""
     events = []
-    for number, event in enumerate(record.value["history"]):
+    for number, event in enumerate(record.value[key]):
         problem = event_problem(event)
         if problem is None:
             events.append(event)
         else:
-            yield record.problem(("history", number), f"{problem}; the rest of the row is read")
-    yield finished(partial(_convert, events, record, options, record.value), record)
+            yield record.problem((key, number), f"{problem}; the rest of the run is read")
+    row = record.value if key == "history" else None
+    yield finished(partial(_convert, events, record, options, row), record)
 
 
 @dataclass
