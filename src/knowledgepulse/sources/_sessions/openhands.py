@@ -1,12 +1,12 @@
 """OpenHands trajectories as traces: a file of events is one run, an ``output.jsonl`` row one.
 
 OpenHands records a run as a list of events (``event_to_dict``: a saved trajectory, its tests'
-replay files; the GUI's export wraps it as ``{"trajectory": [...]}``), and its evaluation
-harness writes one ``output.jsonl`` row a task (``instance_id``, ``instruction``, ``history``:
-the events, ``test_result``, ``metrics``, ``error``). An event has an ``id``, a ``timestamp``,
-a ``source`` (``user``, ``agent``, ``environment``) and a ``message``; an action adds ``action``
-(its kind) and ``args``; an observation ``observation``, ``content``, ``extras`` and the
-``cause``, the id of the action it answers. An action the model asked for keeps ``tool_call_metadata``: the tool as the model
+replay files; the GUI's export wraps it as ``{"trajectory": [...]}``), and its evaluation harness
+writes one ``output.jsonl`` row a task (``instance_id``, ``instruction``, ``history``: the events,
+``test_result``, ``metrics``, ``error``). An event has an ``id``, a ``timestamp``, a ``source``
+(``user``, ``agent``, ``environment``) and a ``message``; an action adds ``action`` (its kind) and
+``args``; an observation ``observation``, ``content``, ``extras`` and the ``cause``, the id of the
+action it answers. An action the model asked for keeps ``tool_call_metadata``: the tool as the model
 called it (``function_name``), the call's id and the model's response.
 
 The mapping, as OpenHands means its events:
