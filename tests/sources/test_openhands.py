@@ -320,3 +320,29 @@ def test_the_guis_export_wraps_the_same_events_in_trajectory(tmp_path: Path) -> 
         step.content for step in plain.trace.steps
     ]
     assert item.trace.metadata.success is True
+
+
+def test_an_agent_in_error_state_ends_the_run_failed_its_last_message_no_answer(
+    tmp_path: Path,
+) -> None:
+    changed = events(GUI)
+    changed.append(
+        {
+            "id": 18,
+            "timestamp": "2025-01-20T20:30:40.000000",
+            "source": "environment",
+            "message": "",
+            "observation": "agent_state_changed",
+            "content": "",
+            "extras": {"agent_state": "error", "reason": "RuntimeError: the runtime died"},
+        }
+    )
+    (item,) = traces_of(written(tmp_path, changed))
+    trace = item.trace
+    assert (
+        trace.steps[-1].content == "the agent stopped on an error: RuntimeError: the runtime died"
+    )
+    assert trace.steps[-2].content is not None
+    assert trace.steps[-2].content.startswith("I've created a complete Vue.js todo")
+    assert trace.metadata.success is False
+    assert source_of(item)["agent_state"] == "error"

@@ -69,7 +69,6 @@ EXPECTED_EVENT = (
     '{"id", "timestamp", "source": "user"|"agent"|"environment", "action", "args": {...}} or '
     '{..., "observation", "content", "extras": {...}, "cause"}'
 )
-EXPECTED_ROW = '{"instance_id", "instruction", "history": [events...], "test_result", "error"}'
 TOOLS: Mapping[str, str] = {
     "run": "execute_bash",
     "run_ipython": "execute_ipython_cell",
@@ -252,11 +251,11 @@ def _convert(
             _action(run, event, at, answer=number == last)
         else:
             _observation(run, event, at)
-    crashed = as_string(row.get("error")) if row is not None else None
-    if crashed and crashed.strip():
-        run.builder.error(crashed, terminal=True)
-    elif run.failure is not None:
-        run.builder.error(run.failure, terminal=True)
+    crashed = non_blank(row.get("error")) if row is not None else None
+    if (crashed or run.failure) and run.finish is None:
+        run.builder.no_answer()  # the agent's last message was no answer: the run failed after
+    if crashed or run.failure:
+        run.builder.error(crashed or run.failure, terminal=True)
     metadata = as_object(row.get("metadata")) if row is not None else {}
     instance = as_string(row.get("instance_id")) if row is not None else None
     extra = {"instance_id": instance} if instance else {}
@@ -266,7 +265,7 @@ def _convert(
         run.builder,
         source=FORMAT,
         source_id=f"{FORMAT}:{instance or run_name(record)}",
-        success=_success(run, row, failed=bool(crashed and crashed.strip())),
+        success=_success(run, row, failed=crashed is not None),
         options=options,
         objective=run.objective or (as_string(row.get("instruction")) if row else None),
         created_at=run.started or UNDATED,
