@@ -1364,6 +1364,92 @@ def mini_swe_agent(path: Path) -> list[Run]:
     return [timeline.facts(objective, info["exit_status"] == "Submitted")]
 
 
+_OPENHANDS_TOOLS = {
+    "run": "execute_bash",
+    "run_ipython": "execute_ipython_cell",
+    "read": "str_replace_editor",
+    "edit": "str_replace_editor",
+    "browse_interactive": "browser",
+}
+"""OpenHands' CodeAct tool of an action kind (``openhands/llm/tool_names.py``), for an action that
+does not name the model's call."""
+_OPENHANDS_QUIET = {
+    "system",
+    "recall",
+    "change_agent_state",
+    "null",
+    "condensation",
+    "condensation_request",
+    "agent_state_changed",
+    "think",
+}
+"""Action and observation kinds of OpenHands' own bookkeeping (a think observation only says the
+thought was logged)."""
+
+
+def openhands(path: Path) -> list[Run]:
+    """An OpenHands trajectory (a JSON list of events: one run) or evaluation rows (``history``).
+
+    The first user ``message`` is the task; an agent action's ``args.thought`` then its tool
+    (``tool_call_metadata.function_name``); ``finish`` ends with ``final_thought`` (else its
+    ``thought``). An ``error`` observation, one with ``success: false`` (a command's non-zero
+    exit code) and the file editor's ``ERROR:`` output are errors; so is a row's ``error``.
+    Success: ``test_result.report.resolved``, else no row error and a ``finish`` whose
+    ``task_completed`` is not ``false``/``partial``, else ending on the agent's message.
+    """
+    document = json.loads(path.read_text()) if path.suffix == ".json" else None
+    rows: list[dict[str, Any]] = (
+        [{"history": document}] if isinstance(document, list) else list(_rows(path))
+    )
+    runs = []
+    for row in rows:
+        timeline = _Timeline()
+        said: dict[str, Any] = {}  # the task ("objective") and the finish action's args
+        for event in row["history"]:
+            _openhands_event(timeline, event, said)
+        if row.get("error"):
+            timeline.error()
+        resolved = ((row.get("test_result") or {}).get("report") or {}).get("resolved")
+        if resolved is None and row.get("error"):
+            resolved = False
+        elif resolved is None and "finish" in said:
+            resolved = str(said["finish"].get("task_completed")).lower() not in ("false", "partial")
+        elif resolved is None:
+            resolved = bool(timeline.events) and timeline.events[-1][0] == "text"
+        runs.append(timeline.facts(said.get("objective") or row.get("instruction"), resolved))
+    return runs
+
+
+def _openhands_event(timeline: _Timeline, event: dict[str, Any], said: dict[str, Any]) -> None:
+    """One OpenHands event told to the timeline (the task and ``finish`` kept in ``said``)."""
+    kind = event.get("action") or event.get("observation")
+    args = event.get("args") or {}
+    if kind in _OPENHANDS_QUIET and not (kind == "think" and "action" in event):
+        return
+    if kind == "message" and event["source"] == "user":
+        if "objective" not in said:
+            said["objective"] = args["content"]
+        else:
+            timeline.user(args["content"])
+    elif kind in ("message", "think"):
+        timeline.text(args.get("content") or args.get("thought"))
+    elif kind == "finish":
+        said["finish"] = args
+        if args.get("final_thought"):
+            timeline.text(args.get("thought"))
+        timeline.text(args.get("final_thought") or args.get("thought"))
+    elif "action" in event:
+        timeline.text(args.get("thought"))
+        called = (event.get("tool_call_metadata") or {}).get("function_name")
+        timeline.tool(called or _OPENHANDS_TOOLS.get(str(kind), str(kind)))
+    elif (
+        kind == "error"
+        or event.get("success") is False
+        or str(event.get("content")).startswith("ERROR:")
+    ):
+        timeline.error()
+
+
 _COMMAND_TAG = re.compile(r"<command-(message|name|args)>(.*?)</command-\1>", re.DOTALL)
 """How Claude Code records a slash command the user typed: its status message, name and
 arguments, each in a tag (1.0 writes the message first, 2.x the name)."""
@@ -2283,6 +2369,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "hermes": hermes,
     "swe-agent": swe_agent_traj,
     "mini-swe-agent": mini_swe_agent,
+    "openhands": openhands,
     "claude-code": claude_code,
     "cline": cline,
     "codex": codex,

@@ -37,6 +37,7 @@ BUILT_IN = (
     "otel-js",
     "swe-agent",
     "mini-swe-agent",
+    "openhands",
     "claude-code",
     "codex",
     "gemini-cli",

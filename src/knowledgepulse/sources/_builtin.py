@@ -26,6 +26,7 @@ from knowledgepulse.sources._sessions import (
     gemini_cli,
     inspect_ai,
     mini_swe_agent,
+    openhands,
     swe_agent,
 )
 from knowledgepulse.sources.langchain import _files as langsmith
@@ -204,6 +205,20 @@ class MiniSweAgent(Source):
     overrides = ("openai-chat",)  # its messages are chat messages too
     recognises = staticmethod(mini_swe_agent.recognises)
     convert = staticmethod(mini_swe_agent.convert_records)
+
+
+@register_source("openhands")
+class OpenHands(Source):
+    """OpenHands trajectories (a list of events) and its evaluation's ``output.jsonl`` rows."""
+
+    shapes = (
+        "OpenHands trajectories (a JSON list of events: id, source, action with args or "
+        "observation with content and cause; the GUI's {trajectory: [...]} export) or "
+        "evaluation output.jsonl rows (instance_id, instruction, history of events, test_result)"
+    )
+    content_hint = openhands.CONTENT_HINT
+    recognises = staticmethod(openhands.recognises)
+    convert = staticmethod(openhands.convert_records)
 
 
 @register_source("claude-code")
