@@ -188,9 +188,15 @@ def main(cassettes: Path) -> None:
     dumps.append(_dumped(str(mlflow.get_last_active_trace_id())))
 
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "openai_agent_google_model_retry.json").write_text(dumps[0] + "\n")
-    (OUT / "openai_agent_tool_raises.json").write_text(dumps[1] + "\n")
-    (OUT / "openai_agent_runs.jsonl").write_text("".join(dump + "\n" for dump in dumps))
+    if mlflow.__version__.startswith("2."):
+        # MLflow 2's form (request_id, status, request_metadata; spans with context): the
+        # three traces as one JSON list, as a user keeps a list of get_trace(...) dumps.
+        listed = ",\n".join(dumps)
+        (OUT / "mlflow2_openai_agent_runs.json").write_text(f"[\n{listed}\n]\n")
+    else:
+        (OUT / "openai_agent_google_model_retry.json").write_text(dumps[0] + "\n")
+        (OUT / "openai_agent_tool_raises.json").write_text(dumps[1] + "\n")
+        (OUT / "openai_agent_runs.jsonl").write_text("".join(dump + "\n" for dump in dumps))
     print(f"wrote {len(dumps)} traces to {OUT.relative_to(ROOT)}")
 
 

@@ -25,6 +25,7 @@ run succeeded: ``ERROR`` fails its root span.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -88,19 +89,49 @@ def _spans(value: Any) -> Iterator[tuple[Span | SpanError, Loc]]:
         yield SpanError(where, f"expected the trace's id as text, found {trace_id!r}"), where
         return
     failed = _failed(info)
+    read: list[tuple[Span | SpanError, Loc]] = []
     for n, raw in enumerate(value["data"]["spans"]):
         loc: Loc = ("data", "spans", n)
         try:
             span = _span(raw)
         except SpanError as error:
-            yield SpanError((*loc, *error.loc), error.message), loc
+            read.append((SpanError((*loc, *error.loc), error.message), loc))
             continue
         # One trace per MLflow trace, known by MLflow's own id (the spans' OTel trace id is
         # MLflow's too, but written in another encoding per version).
         span = dataclasses.replace(span, trace_id=trace_id.strip())
         if failed and span.parent_id is None and not span.error:
             span = dataclasses.replace(span, error=True, ok=False)
-        yield span, loc
+        read.append((span, loc))
+    names = _undeduplicated([found.name for found, _ in read if isinstance(found, Span)])
+    for found, loc in read:
+        if isinstance(found, Span) and found.name in names:
+            found = dataclasses.replace(found, name=names[found.name])
+        yield found, loc
+
+
+_NUMBERED = re.compile(r"(.+)_([1-9][0-9]*)")
+
+
+def _undeduplicated(names: list[str]) -> dict[str, str]:
+    """The names MLflow 2 numbered, each with the name it was given: ``get_capital_2``.
+
+    MLflow 2 makes a trace's span names unique when the trace ends, the spans of a name each
+    given a suffix ``_1``, ``_2``... (``deduplicate_span_names_in_place``): a tool's two calls
+    are ``get_capital_1`` and ``get_capital_2``, no tool the model asked for. A name is read
+    back only when its whole run is there (``_1`` to ``_n``) and no span keeps the bare name.
+    """
+    runs: dict[str, list[int]] = {}
+    for name in names:
+        if matched := _NUMBERED.fullmatch(name):
+            runs.setdefault(matched.group(1), []).append(int(matched.group(2)))
+    whole = {
+        base
+        for base, numbers in runs.items()
+        if len(numbers) > 1 and sorted(numbers) == list(range(1, len(numbers) + 1))
+        and base not in names
+    }
+    return {f"{base}_{n}": base for base in whole for n in runs[base]}
 
 
 def _failed(info: Mapping[str, Any]) -> bool:
