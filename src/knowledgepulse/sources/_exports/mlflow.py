@@ -147,7 +147,9 @@ def _span(raw: Any) -> Span:
         return console_span(raw)
     if not isinstance(raw.get("span_id"), str):
         raise SpanError(
-            ("span_id",), f"expected a span with span_id (MLflow 3) or context (MLflow 2): {_SHAPE}"
+            ("span_id",),
+            "expected the span's id (span_id in MLflow 3, context.span_id in MLflow 2), found "
+            f"{describe_value(raw)}",
         )
     parent = raw.get("parent_span_id", raw.get("parent_id"))
     status = as_object(raw.get("status"))
