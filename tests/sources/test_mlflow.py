@@ -1,4 +1,4 @@
-"""MLflow Tracing exports (``Trace.to_json()``, ``mlflow.get_trace``), read as the ``mlflow`` source.
+"""MLflow Tracing exports (``Trace.to_json()``, ``mlflow.get_trace``) read by the ``mlflow`` source.
 
 The files are in tests/conformance/files/mlflow/: traces MLflow 3.17 and 2.22 wrote of a
 tool-calling agent replaying recorded model replies (``tests/conformance/mlflow_traces.py``).
@@ -83,7 +83,7 @@ def test_success_is_the_trace_state_and_the_error_is_the_tool_s() -> None:
         ]
         failure = raising.steps[-1]
         assert failure.type == "observation"
-        assert "Use \"La France\" instead" in (failure.content or "")
+        assert 'Use "La France" instead' in (failure.content or "")
         assert retry.steps[2].input == {"country": "La France"}
 
 
@@ -98,7 +98,8 @@ def test_one_trace_per_mlflow_trace_known_by_its_own_id() -> None:
 def test_mlflow_2_numbered_span_names_are_the_tool_s_name() -> None:
     listed = json.loads(MLFLOW2.read_text())
     names = [span["name"] for span in listed[0]["data"]["spans"]]
-    assert "get_capital_1" in names and "get_capital_2" in names  # as MLflow 2 wrote them
+    assert "get_capital_1" in names  # as MLflow 2 wrote them
+    assert "get_capital_2" in names
     assert {name for _, name in steps(traces(MLFLOW2)[0]) if name} == {"get_capital"}
 
 

@@ -1,4 +1,4 @@
-"""MLflow Tracing exports: ``Trace.to_json()``, ``mlflow.get_trace(...)``, one trace per MLflow trace.
+"""MLflow Tracing exports (``Trace.to_json()``, ``mlflow.get_trace``): a trace per MLflow trace.
 
 A trace is ``{"info": {...}, "data": {"spans": [...]}}``; a file holds one, a list of them, or
 JSON Lines of them (``mlflow traces get`` writes one). Two forms:
@@ -106,8 +106,9 @@ def _spans(value: Any) -> Iterator[tuple[Span | SpanError, Loc]]:
     names = _undeduplicated([found.name for found, _ in read if isinstance(found, Span)])
     for found, loc in read:
         if isinstance(found, Span) and found.name in names:
-            found = dataclasses.replace(found, name=names[found.name])
-        yield found, loc
+            yield dataclasses.replace(found, name=names[found.name]), loc
+        else:
+            yield found, loc
 
 
 _NUMBERED = re.compile(r"(.+)_([1-9][0-9]*)")
@@ -128,7 +129,8 @@ def _undeduplicated(names: list[str]) -> dict[str, str]:
     whole = {
         base
         for base, numbers in runs.items()
-        if len(numbers) > 1 and sorted(numbers) == list(range(1, len(numbers) + 1))
+        if len(numbers) > 1
+        and sorted(numbers) == list(range(1, len(numbers) + 1))
         and base not in names
     }
     return {f"{base}_{n}": base for base in whole for n in runs[base]}

@@ -652,7 +652,7 @@ _MLFLOW_CHAT = "mlflow.chat.messages"
 
 
 def _mlflow(span: Span, attrs: Mapping[str, Any], view: View) -> None:
-    """MLflow Tracing's own attributes, each value JSON text (``"\\"AGENT\\""``).
+    """MLflow Tracing's own attributes, each value JSON text (the type ``AGENT`` as ``"AGENT"``).
 
     ``mlflow.spanType`` gives the role; ``mlflow.spanInputs`` and ``mlflow.spanOutputs`` are the
     traced function's arguments and return value: a chat model's request (``{"messages",
