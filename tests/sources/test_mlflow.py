@@ -21,6 +21,7 @@ from knowledgepulse.trace import ReasoningTrace, TraceItem
 from tests.sources.helpers import CORPUS, convert_file, recognise
 
 FILES = CORPUS / "mlflow"
+EXPORTED = sorted(path for path in FILES.iterdir() if not path.name.endswith(".facts.json"))
 MLFLOW3 = FILES / "openai_agent_runs.jsonl"
 MLFLOW2 = FILES / "mlflow2_openai_agent_runs.json"
 RETRY = [
@@ -43,7 +44,7 @@ def traces(path: Path) -> list[ReasoningTrace]:
 
 
 def test_each_file_is_recognised_as_mlflow_by_its_first_record() -> None:
-    for path in sorted(FILES.iterdir()):
+    for path in EXPORTED:
         first = next(iter(line for line in path.read_text().splitlines() if line.strip()))
         value = json.loads(path.read_text()) if path.suffix == ".json" else json.loads(first)
         assert recognise(value[0] if isinstance(value, list) else value) == "mlflow", path
@@ -191,7 +192,7 @@ def test_mlflow_spans_sent_over_otlp_read_the_same_through_the_otlp_source(
 
 def test_kp_inspect_convert_and_score_read_each_file_as_mlflow(tmp_path: Path) -> None:
     runner = CliRunner()
-    for path in sorted(FILES.iterdir()):
+    for path in EXPORTED:
         shown = runner.invoke(cli, ["inspect", str(path)])
         assert shown.exit_code == 0, shown.output
         assert "read as    mlflow" in shown.output
