@@ -628,11 +628,48 @@ def otlp(path: Path) -> list[Run]:
         named = [(name, tags) for _, name, tags in spans]
         runs.extend(
             _claude_code_spans_run(trace_id, named)
+            or _mlflow_spans_run(trace_id, named)
             or _genai_run(trace_id, named)
             or _openinference_run(trace_id, named)
             or _langfuse_run(trace_id, named)
         )
     return runs
+
+
+def _mlflow_spans_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
+    """A run from MLflow's own spans sent over OTLP (``mlflow.spanType``), or none without them.
+
+    As in MLflow's own dump (``mlflow`` above): every value JSON text; the first ``AGENT`` span
+    (the root, which starts first) asks (its ``question``) and answers (its text output); a
+    ``TOOL`` span calls the function ``mlflow.spanFunctionName`` names; a chat span's reply text
+    is the model speaking; a failed span within which none failed is an error.
+    """
+    if not any("mlflow.spanType" in tags for _, tags in spans):
+        return []
+
+    def value(tags: dict[str, Any], key: str) -> Any:
+        text = tags.get(key)
+        return json.loads(text) if isinstance(text, str) else text
+
+    timeline = _Timeline()
+    agent = next((tags for _, tags in spans if value(tags, "mlflow.spanType") == "AGENT"), {})
+    for name, tags in spans:
+        kind = value(tags, "mlflow.spanType")
+        if kind == "TOOL":
+            timeline.tool(value(tags, "mlflow.spanFunctionName") or name)
+        elif kind in ("CHAT_MODEL", "LLM"):
+            reply = value(tags, "mlflow.spanOutputs")
+            choices = (reply.get("choices") or [{}]) if isinstance(reply, dict) else [{}]
+            timeline.text((choices[0].get("message") or {}).get("content"))
+        if tags.get("otel.status_code") == "ERROR" and not tags.get(_FAILED_WITHIN):
+            timeline.error()
+    asked = value(agent, "mlflow.spanInputs")
+    objective = asked.get("question") if isinstance(asked, dict) else asked
+    answer = value(agent, "mlflow.spanOutputs")
+    if isinstance(answer, str):
+        timeline.text(answer)
+    failed = agent.get("otel.status_code") == "ERROR"
+    return [timeline.facts(objective, not failed, trace_id=trace_id)]
 
 
 def _claude_code_spans_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:

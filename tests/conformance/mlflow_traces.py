@@ -26,6 +26,11 @@ and written with ``Trace.to_json()``; the stack traces of the exception events a
   exception (trace state ERROR, the agent span ERROR).
 * ``openai_agent_runs.jsonl``: JSON Lines, a trace a line: the two runs above and the temperature
   recording (one call, then the answer).
+
+Run under MLflow 2 (``pip install "mlflow-skinny<3" "opentelemetry-sdk<1.34"``), the three runs
+are written in MLflow 2's form as one JSON list, ``mlflow2_openai_agent_runs.json``. With
+``--otlp`` after ``CASSETTES``, the retry run's spans are sent by MLflow's OTLP exporter to a
+local endpoint instead, and written as OTLP JSON (``files/otlp/mlflow_*.json``).
 """
 
 from __future__ import annotations
@@ -200,6 +205,93 @@ def main(cassettes: Path) -> None:
     print(f"wrote {len(dumps)} traces to {OUT.relative_to(ROOT)}")
 
 
+def _collector() -> tuple[str, list[dict[str, Any]]]:
+    """A local OTLP/HTTP endpoint keeping each request it is sent, decoded, and its URL."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    from google.protobuf.json_format import MessageToDict  # type: ignore[import-untyped]
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (  # type: ignore[import-not-found]
+        ExportTraceServiceRequest,
+    )
+
+    received: list[dict[str, Any]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            request = ExportTraceServiceRequest.FromString(body)
+            received.append(MessageToDict(request))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-protobuf")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            return
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_port}/v1/traces", received
+
+
+def _hex_ids(document: dict[str, Any]) -> dict[str, Any]:
+    """OTLP's JSON encoding: ids in hex, as a collector's file exporter writes them (protobuf's
+    JSON mapping, ``MessageToDict``, writes bytes in base64)."""
+    import base64
+
+    for resource in document.get("resourceSpans", []):
+        for scope in resource.get("scopeSpans", []):
+            for span in scope.get("spans", []):
+                for key in ("traceId", "spanId", "parentSpanId"):
+                    if span.get(key):
+                        span[key] = base64.b64decode(span[key]).hex()
+    return document
+
+
+def otlp_main(cassettes: Path) -> None:
+    """The retry run again, its spans sent by MLflow's OTLP exporter to a local endpoint.
+
+    ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`` set, MLflow 3 sends its spans over OTLP/HTTP instead of
+    to the tracking store; what it sent is written as the collector's file exporter writes OTLP
+    JSON (``files/otlp/mlflow_openai_agent_google_model_retry.json``).
+    """
+    import os
+
+    endpoint, received = _collector()
+    os.environ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] = endpoint
+    os.environ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] = "http/protobuf"
+    import mlflow
+
+    mlflow.openai.autolog()
+    retry = _agent(
+        _client(cassettes / GOOGLE_RETRY),
+        "gemini-2.5-pro",
+        "You are a helpful chatbot.",
+        [CAPITAL_TOOL],
+        _traced_tools(),
+        hand_back_errors=True,
+    )
+    retry("What is the capital of France?")
+    mlflow.flush_trace_async_logging()
+    from opentelemetry import trace
+
+    provider = trace.get_tracer_provider()
+    if hasattr(provider, "force_flush"):
+        provider.force_flush()
+    from mlflow.tracing.provider import provider as mlflow_provider  # type: ignore[import-not-found]
+
+    mlflow_provider.get().force_flush()  # MLflow's own provider: its batch processor sends now
+    documents = [_hex_ids(document) for document in received]
+    text = json.dumps(documents[0] if len(documents) == 1 else documents, indent=1)
+    text = re.sub(r'[^"\s\\]*/site-packages/', "site-packages/", text.replace(str(ROOT) + "/", ""))
+    path = OUT.parent / "otlp" / "mlflow_openai_agent_google_model_retry.json"
+    path.write_text(text + "\n")
+    print(f"wrote {len(documents)} OTLP requests to {path.relative_to(ROOT)}")
+
+
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).parent))
-    main(Path(sys.argv[1]))
+    if sys.argv[2:] == ["--otlp"]:
+        otlp_main(Path(sys.argv[1]))
+    else:
+        main(Path(sys.argv[1]))

@@ -6,10 +6,8 @@ tool-calling agent replaying recorded model replies (``tests/conformance/mlflow_
 
 from __future__ import annotations
 
-import base64
 import json
 from pathlib import Path
-from typing import Any
 
 from click.testing import CliRunner
 
@@ -155,39 +153,16 @@ def test_a_record_that_is_no_trace_says_what_was_expected() -> None:
     assert "expected an MLflow trace" in problem.message
 
 
-def _otlp(value: dict[str, Any]) -> dict[str, Any]:
-    """An MLflow trace's spans as OTLP JSON, as MLflow's OTLP exporter sends the same spans."""
-    spans = [
-        {
-            "traceId": base64.b64decode(span["trace_id"]).hex(),
-            "spanId": base64.b64decode(span["span_id"]).hex(),
-            "parentSpanId": base64.b64decode(span["parent_span_id"]).hex()
-            if span["parent_span_id"]
-            else "",
-            "name": span["name"],
-            "startTimeUnixNano": str(span["start_time_unix_nano"]),
-            "endTimeUnixNano": str(span["end_time_unix_nano"]),
-            "status": {"code": 2 if span["status"]["code"] == "STATUS_CODE_ERROR" else 1},
-            "attributes": [
-                {"key": key, "value": {"stringValue": text}}
-                for key, text in span["attributes"].items()
-            ],
-        }
-        for span in value["data"]["spans"]
-    ]
-    return {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
-
-
-def test_mlflow_spans_sent_over_otlp_read_the_same_through_the_otlp_source(
-    tmp_path: Path,
-) -> None:
-    value = json.loads(MLFLOW3.read_text().splitlines()[0])
-    path = tmp_path / "spans.json"
-    path.write_text(json.dumps(_otlp(value)))
-    (item,) = convert_file(path, source="otlp")
+def test_mlflow_spans_sent_over_otlp_read_the_same_through_the_otlp_source() -> None:
+    """MLflow's OTLP exporter sends the same ``mlflow.*`` attributes: the otlp source reads them."""
+    path = CORPUS / "otlp" / "mlflow_openai_agent_google_model_retry.json"
+    (item,) = convert_file(path)
     assert isinstance(item, TraceItem)
+    assert recognise(json.loads(path.read_text())) == "otlp"
     assert item.trace.task.objective == "What is the capital of France?"
     assert steps(item.trace) == RETRY
+    assert item.trace.outcome.result_summary == "The capital of France is Paris."
+    assert item.trace.metadata.success is True
 
 
 def test_kp_inspect_convert_and_score_read_each_file_as_mlflow(tmp_path: Path) -> None:
