@@ -146,6 +146,21 @@ def test_a_bad_span_is_located_and_the_batch_goes_on(tmp_path: Path) -> None:
     assert len([item for item in items if isinstance(item, TraceItem)]) == 3
 
 
+def test_a_page_of_mlflow_traces_search_reads_each_trace(tmp_path: Path) -> None:
+    """``mlflow traces search --output json`` prints ``{"traces": [...], "next_page_token"}``."""
+    lines = [json.loads(line) for line in MLFLOW3.read_text().splitlines()]
+    page = {"traces": [*lines, {"info": lines[0]["info"]}], "next_page_token": None}
+    path = tmp_path / "search.json"
+    path.write_text(json.dumps(page))
+    assert recognise(page) == "mlflow"
+    items = convert_file(path)
+    problems = [str(item) for item in items if isinstance(item, Problem)]
+    assert len(problems) == 1
+    assert problems[0].startswith(f"{path}:1: traces[3]: expected an MLflow trace")
+    found = [item.trace for item in items if isinstance(item, TraceItem)]
+    assert [steps(trace) for trace in found] == [steps(trace) for trace in traces(MLFLOW3)]
+
+
 def test_a_record_that_is_no_trace_says_what_was_expected() -> None:
     record = Record(Location("f.json", 1), {"info": {"trace_id": "tr-1"}, "data": {}})
     (problem,) = get_source("mlflow").convert([record], TraceOptions())

@@ -187,7 +187,7 @@ class Mlflow(Source):
 
     shapes = (
         "MLflow traces as Trace.to_json() and mlflow.get_trace() give them ({info, data: "
-        "{spans}}, MLflow 2 or 3): one, a list, or JSON Lines"
+        "{spans}}, MLflow 2 or 3): one, a list, JSON Lines, or mlflow traces search's pages"
     )
     content_hint = mlflow.CONTENT_HINT
     recognises = staticmethod(mlflow.recognises)

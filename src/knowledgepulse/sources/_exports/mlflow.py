@@ -1,7 +1,8 @@
 """MLflow Tracing exports (``Trace.to_json()``, ``mlflow.get_trace``): a trace per MLflow trace.
 
-A trace is ``{"info": {...}, "data": {"spans": [...]}}``; a file holds one, a list of them, or
-JSON Lines of them (``mlflow traces get`` writes one). Two forms:
+A trace is ``{"info": {...}, "data": {"spans": [...]}}``; a file holds one, a list of them, JSON
+Lines of them (``mlflow traces get`` writes one), or pages of them as ``mlflow traces search
+--output json`` prints them (``{"traces": [...], "next_page_token"}``). Two forms:
 
 * MLflow 3 (trace schema 3): ``info`` has ``trace_id`` (``tr-...``), ``state`` (``OK``,
   ``ERROR``, ``IN_PROGRESS``), ``trace_metadata`` and ``trace_location``; a span has
@@ -58,7 +59,16 @@ _SHAPE = (
 
 
 def recognises(value: Any) -> bool:
-    """Whether a record is an MLflow trace: ``info`` with its id, ``data`` with ``spans``."""
+    """Whether a record is an MLflow trace (``info`` with its id, ``data`` with ``spans``).
+
+    Or a page of them, as ``mlflow traces search --output json`` prints it: ``{"traces": [...]}``.
+    """
+    if isinstance(value, dict) and isinstance(value.get("traces"), list):
+        return _is_trace(next(iter(value["traces"]), None))
+    return _is_trace(value)
+
+
+def _is_trace(value: Any) -> bool:
     if not isinstance(value, dict):
         return False
     info, data = value.get("info"), value.get("data")
@@ -78,20 +88,28 @@ def convert_records(
 
 
 def _spans(value: Any) -> Iterator[tuple[Span | SpanError, Loc]]:
-    if not recognises(value):
-        yield SpanError((), f"expected {_SHAPE}, found {describe_value(value)}"), ()
+    if isinstance(value, dict) and isinstance(value.get("traces"), list):
+        for n, trace in enumerate(value["traces"]):
+            yield from _trace_spans(trace, ("traces", n))
+    else:
+        yield from _trace_spans(value, ())
+
+
+def _trace_spans(value: Any, where: Loc) -> Iterator[tuple[Span | SpanError, Loc]]:
+    if not _is_trace(value):
+        yield SpanError(where, f"expected {_SHAPE}, found {describe_value(value)}"), where
         return
     info = value["info"]
     trace_id = info.get("trace_id", info.get("request_id"))
     id_key = "trace_id" if "trace_id" in info else "request_id"
     if not isinstance(trace_id, str) or not trace_id.strip():
-        where: Loc = ("info", id_key)
-        yield SpanError(where, f"expected the trace's id as text, found {trace_id!r}"), where
+        at: Loc = (*where, "info", id_key)
+        yield SpanError(at, f"expected the trace's id as text, found {trace_id!r}"), at
         return
     failed = _failed(info)
     read: list[tuple[Span | SpanError, Loc]] = []
     for n, raw in enumerate(value["data"]["spans"]):
-        loc: Loc = ("data", "spans", n)
+        loc: Loc = (*where, "data", "spans", n)
         try:
             span = _span(raw)
         except SpanError as error:
