@@ -22,6 +22,8 @@ FILES = CORPUS / "mlflow"
 EXPORTED = sorted(path for path in FILES.iterdir() if not path.name.endswith(".facts.json"))
 MLFLOW3 = FILES / "openai_agent_runs.jsonl"
 MLFLOW2 = FILES / "mlflow2_openai_agent_runs.json"
+CALL_ID = "call_IgqlTCby7lsxDXPIUPgkmAiq"
+"""The temperature recording's call id."""
 RETRY = [
     ("tool_call", "get_capital"),
     ("observation", "get_capital"),
@@ -128,6 +130,76 @@ def test_the_objective_is_the_last_user_message_never_the_system_prompt(tmp_path
     path.write_text(json.dumps(value))
     (trace,) = traces(path)
     assert trace.task.objective == "What is the temperature in Tokyo?"
+
+
+def _temperature_run(tmp_path: Path, **outputs: str) -> ReasoningTrace:
+    """The temperature run with span attributes rewritten (``span name/attribute``: JSON)."""
+    value = json.loads(MLFLOW3.read_text().splitlines()[2])
+    for where, text in outputs.items():
+        index, key = where.split("__")
+        value["data"]["spans"][int(index.removeprefix("span"))]["attributes"][f"mlflow.{key}"] = (
+            text
+        )
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(value))
+    (trace,) = traces(path)
+    return trace
+
+
+def test_a_responses_agent_request_and_response_give_the_objective_and_answer(
+    tmp_path: Path,
+) -> None:
+    """A ``ResponsesAgent``'s ``predict`` span (Databricks agents): ``request.input`` items and
+    ``output`` items of ``output_text`` parts."""
+    request = {
+        "request": {
+            "input": [
+                {"type": "message", "role": "system", "content": "You are a helpful assistant"},
+                {"type": "message", "role": "user", "content": "What is the temperature in Tokyo?"},
+            ],
+            "custom_inputs": None,
+        }
+    }
+    response = {
+        "object": "response",
+        "output": [
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "It is 20.0 degrees in Tokyo."}],
+            }
+        ],
+    }
+    trace = _temperature_run(
+        tmp_path, span0__spanInputs=json.dumps(request), span0__spanOutputs=json.dumps(response)
+    )
+    assert trace.task.objective == "What is the temperature in Tokyo?"
+    assert trace.outcome.result_summary == "It is 20.0 degrees in Tokyo."
+
+
+def test_a_langchain_chat_result_s_tool_calls_are_the_model_s_requests(tmp_path: Path) -> None:
+    """``mlflow.langchain.autolog()``'s chat span outputs the ``ChatResult``, its message a
+    serialised ``AIMessage`` whose ``tool_calls`` name the tool (the id the run's next model
+    call is given the result by)."""
+    message = {
+        "lc": 1,
+        "type": "constructor",
+        "id": ["langchain", "schema", "messages", "AIMessage"],
+        "kwargs": {
+            "content": "Let me look it up.",
+            "type": "ai",
+            "tool_calls": [{"name": "get_temperature", "args": {"city": "Tokyo"}, "id": CALL_ID}],
+        },
+    }
+    result = {"generations": [[{"text": "", "message": message}]], "llm_output": None}
+    trace = _temperature_run(tmp_path, span1__spanOutputs=json.dumps(result))
+    assert steps(trace) == [
+        ("thought", None),
+        ("tool_call", "get_temperature"),
+        ("observation", "get_temperature"),
+        ("thought", None),
+    ]
+    assert trace.steps[0].content == "Let me look it up."
 
 
 def test_a_bad_span_is_located_and_the_batch_goes_on(tmp_path: Path) -> None:
