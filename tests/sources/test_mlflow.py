@@ -104,6 +104,22 @@ def test_mlflow_2_numbered_span_names_are_the_tool_s_name() -> None:
     assert {name for _, name in steps(traces(MLFLOW2)[0]) if name} == {"get_capital"}
 
 
+def test_mlflow_2_chat_messages_alone_give_the_model_calls(tmp_path: Path) -> None:
+    """MLflow 2 keeps a chat span's conversation, the reply last, as ``mlflow.chat.messages``:
+    enough without the span's inputs and outputs (the answer is then the last reply's)."""
+    value = json.loads(MLFLOW2.read_text())[0]
+    del value["data"]["spans"][0]["attributes"]["mlflow.spanOutputs"]  # the run's own answer
+    for span in value["data"]["spans"]:
+        if json.loads(span["attributes"]["mlflow.spanType"]) == "CHAT_MODEL":
+            del span["attributes"]["mlflow.spanInputs"], span["attributes"]["mlflow.spanOutputs"]
+            assert json.loads(span["attributes"]["mlflow.chat.messages"])[-1]["role"] == "assistant"
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(value))
+    (trace,) = traces(path)
+    assert steps(trace) == RETRY
+    assert trace.outcome.result_summary == "The capital of France is Paris."
+
+
 def test_a_trace_in_state_error_fails_even_when_its_root_span_says_ok(tmp_path: Path) -> None:
     value = json.loads(MLFLOW3.read_text().splitlines()[2])  # the temperature run, OK
     value["info"]["state"] = "ERROR"
