@@ -660,11 +660,48 @@ def otlp(path: Path) -> list[Run]:
         named = [(name, tags) for _, name, tags in spans]
         runs.extend(
             _claude_code_spans_run(trace_id, named)
+            or _mlflow_spans_run(trace_id, named)
             or _genai_run(trace_id, named)
             or _openinference_run(trace_id, named)
             or _langfuse_run(trace_id, named)
         )
     return runs
+
+
+def _mlflow_spans_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
+    """A run from MLflow's own spans sent over OTLP (``mlflow.spanType``), or none without them.
+
+    As in MLflow's own dump (``mlflow`` above): every value JSON text; the first ``AGENT`` span
+    (the root, which starts first) asks (its ``question``) and answers (its text output); a
+    ``TOOL`` span calls the function ``mlflow.spanFunctionName`` names; a chat span's reply text
+    is the model speaking; a failed span within which none failed is an error.
+    """
+    if not any("mlflow.spanType" in tags for _, tags in spans):
+        return []
+
+    def value(tags: dict[str, Any], key: str) -> Any:
+        text = tags.get(key)
+        return json.loads(text) if isinstance(text, str) else text
+
+    timeline = _Timeline()
+    agent = next((tags for _, tags in spans if value(tags, "mlflow.spanType") == "AGENT"), {})
+    for name, tags in spans:
+        kind = value(tags, "mlflow.spanType")
+        if kind == "TOOL":
+            timeline.tool(value(tags, "mlflow.spanFunctionName") or name)
+        elif kind in ("CHAT_MODEL", "LLM"):
+            reply = value(tags, "mlflow.spanOutputs")
+            choices = (reply.get("choices") or [{}]) if isinstance(reply, dict) else [{}]
+            timeline.text((choices[0].get("message") or {}).get("content"))
+        if tags.get("otel.status_code") == "ERROR" and not tags.get(_FAILED_WITHIN):
+            timeline.error()
+    asked = value(agent, "mlflow.spanInputs")
+    objective = asked.get("question") if isinstance(asked, dict) else asked
+    answer = value(agent, "mlflow.spanOutputs")
+    if isinstance(answer, str):
+        timeline.text(answer)
+    failed = agent.get("otel.status_code") == "ERROR"
+    return [timeline.facts(objective, not failed, trace_id=trace_id)]
 
 
 def _claude_code_spans_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
@@ -1071,6 +1108,66 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
             timeline.error()
         root_failed = root_failed or (failed and operation == "invoke_agent")
     return [timeline.facts(objective, not root_failed, trace_id=trace_id)]
+
+
+def mlflow(path: Path) -> list[Run]:
+    """MLflow traces (``Trace.to_json()``): one, a JSON list, or JSON Lines; a run per trace.
+
+    Every span attribute is JSON text. The root span's ``mlflow.spanInputs`` is the request (its
+    ``question``, else its last user message, else its text) and its ``mlflow.spanOutputs`` the
+    answer; a ``TOOL`` span is a call of the function ``mlflow.spanFunctionName`` names (MLflow 2
+    numbers the span names that repeat: ``get_capital_1``); a span whose status is ERROR, and
+    within which no span failed, is an error (a failed span within which one failed is that
+    error going up); a chat span's reply text is the model speaking. MLflow 3 writes the status
+    as ``status.code``, MLflow 2 as ``status_code``; the trace's ``state`` (``status``) is the
+    label.
+    """
+    runs = []
+    for trace in _rows(path):
+        info, spans = trace["info"], trace["data"]["spans"]
+
+        def own(span: dict[str, Any]) -> str:
+            return str(span.get("span_id") or span["context"]["span_id"])
+
+        def parent(span: dict[str, Any]) -> str | None:
+            return span.get("parent_span_id", span.get("parent_id"))
+
+        def attribute(span: dict[str, Any], key: str) -> Any:
+            value = span["attributes"].get(key)
+            return json.loads(value) if isinstance(value, str) else value
+
+        def failed(span: dict[str, Any]) -> bool:
+            code = span.get("status", {}).get("code") if "status" in span else None
+            return (code or span.get("status_code")) in ("STATUS_CODE_ERROR", "ERROR")
+
+        def start(span: dict[str, Any]) -> int:
+            return int(span.get("start_time_unix_nano") or span["start_time"])
+
+        failing = {parent(span) for span in spans if failed(span)}
+        timeline = _Timeline()
+        root = next(span for span in spans if not parent(span))
+        for span in sorted(spans, key=start):
+            kind = attribute(span, "mlflow.spanType")
+            if kind == "TOOL":
+                timeline.tool(attribute(span, "mlflow.spanFunctionName") or span["name"])
+            elif kind in ("CHAT_MODEL", "LLM"):
+                reply = attribute(span, "mlflow.spanOutputs") or {}
+                choices = reply.get("choices") or [{}] if isinstance(reply, dict) else [{}]
+                timeline.text((choices[0].get("message") or {}).get("content"))
+            if failed(span) and own(span) not in failing:
+                timeline.error()
+        asked = attribute(root, "mlflow.spanInputs")
+        objective = asked if isinstance(asked, str) else None
+        if isinstance(asked, dict):
+            users = [m["content"] for m in asked.get("messages", []) if m.get("role") == "user"]
+            objective = asked.get("question") or (users[-1] if users else None)
+        answer = attribute(root, "mlflow.spanOutputs")
+        if isinstance(answer, str):
+            timeline.text(answer)
+        state = info.get("state", info.get("status"))
+        trace_id = info.get("trace_id", info.get("request_id"))
+        runs.append(timeline.facts(objective, state == "OK", trace_id=trace_id))
+    return runs
 
 
 def phoenix(path: Path) -> list[Run]:
@@ -2359,6 +2456,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "langsmith": langsmith,
     "langfuse": langfuse,
     "phoenix": phoenix,
+    "mlflow": mlflow,
     "openai-chat": openai_chat,
     "prompt-completion": prompt_completion,
     "preference": preference,

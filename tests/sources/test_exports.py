@@ -25,7 +25,7 @@ from knowledgepulse.trace import ReasoningTrace, TraceItem
 from tests.sources.helpers import CORPUS, convert_file, langfuse_fetched, recognise, source_of
 
 DATA = Path(__file__).parent / "data"
-EXPORTS = ("langfuse", "phoenix", "jaeger", "otel-js")
+EXPORTS = ("langfuse", "phoenix", "jaeger", "otel-js", "mlflow")
 
 
 def steps(trace: ReasoningTrace) -> list[tuple[str, str | None]]:

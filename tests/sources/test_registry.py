@@ -35,6 +35,7 @@ BUILT_IN = (
     "phoenix",
     "jaeger",
     "otel-js",
+    "mlflow",
     "swe-agent",
     "mini-swe-agent",
     "openhands",

@@ -15,7 +15,7 @@ from knowledgepulse.sources import pydantic_ai
 from knowledgepulse.sources._chat import anthropic, hermes, openai_chat, openai_responses, sharegpt
 from knowledgepulse.sources._chat._row import ChatSource
 from knowledgepulse.sources._envelope import TraceOptions
-from knowledgepulse.sources._exports import jaeger, langfuse, otel_js, phoenix
+from knowledgepulse.sources._exports import jaeger, langfuse, mlflow, otel_js, phoenix
 from knowledgepulse.sources._registry import REASONING_TRACE, Source, register_source
 from knowledgepulse.sources._sessions import (
     adp,
@@ -180,6 +180,19 @@ class OtelJs(Source):
     content_hint = otel_js.CONTENT_HINT
     recognises = staticmethod(otel_js.recognises)
     convert = staticmethod(otel_js.convert_records)
+
+
+@register_source("mlflow")
+class Mlflow(Source):
+    """MLflow Tracing's traces (``Trace.to_json()``, ``mlflow.get_trace``): ``{info, data}``."""
+
+    shapes = (
+        "MLflow traces as Trace.to_json() and mlflow.get_trace() give them ({info, data: "
+        "{spans}}, MLflow 2 or 3): one, a list, JSON Lines, or mlflow traces search's pages"
+    )
+    content_hint = mlflow.CONTENT_HINT
+    recognises = staticmethod(mlflow.recognises)
+    convert = staticmethod(mlflow.convert_records)
 
 
 # Coding agents' own logs.

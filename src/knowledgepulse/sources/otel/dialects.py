@@ -3,7 +3,7 @@
 Per span, Claude Code's own attributes win on its ``claude_code.*`` spans, then OpenInference
 attributes, then the GenAI conventions (latest), then the legacy / OpenLLMetry flattened names,
 then the Vercel AI SDK's ``ai.*`` names, then Pydantic AI's own (``agent run``, ``running tool``,
-``pydantic_ai.all_messages``, ``final_result``), then Langfuse's: each later
+``pydantic_ai.all_messages``, ``final_result``), then Langfuse's, then MLflow's: each later
 dialect only fills in what the earlier ones left empty. A span is an *agent* (the run: objective
 and answer), an *inference* (model output: thoughts and requested tool calls), a *tool*
 execution, an *event* (a point in time, Langfuse's ``EVENT``: an evident error when it failed,
@@ -633,6 +633,176 @@ def _claude_code(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         view.fill(role="other")
 
 
+_MLFLOW_ROLES: dict[str, Role] = {
+    "AGENT": "agent",
+    "CHAIN": "agent",  # as OpenInference's CHAIN: the top-most one is the run
+    "LLM": "inference",
+    "CHAT_MODEL": "inference",
+    "TOOL": "tool",
+    "RETRIEVER": "tool",  # see RETRIEVE
+}
+"""MLflow's span types (``mlflow.entities.SpanType``) that are a GenAI role; the others
+(``EMBEDDING``, ``PARSER``, ``RERANKER``, ``MEMORY``, ``UNKNOWN``...) are plumbing, but for a
+trace's root: MLflow takes the root span's inputs and outputs as the trace's request and
+response, so the root of any other type is the run."""
+_MLFLOW_TYPE = "mlflow.spanType"
+_MLFLOW_INPUTS = "mlflow.spanInputs"
+_MLFLOW_OUTPUTS = "mlflow.spanOutputs"
+_MLFLOW_CHAT = "mlflow.chat.messages"
+
+
+def _mlflow(span: Span, attrs: Mapping[str, Any], view: View) -> None:
+    """MLflow Tracing's own attributes, each value JSON text (the type ``AGENT`` as ``"AGENT"``).
+
+    ``mlflow.spanType`` gives the role; ``mlflow.spanInputs`` and ``mlflow.spanOutputs`` are the
+    traced function's arguments and return value: a chat model's request (``{"messages",
+    "tools"...}``) and response (a Chat Completion, Anthropic's message, a LangChain
+    ``ChatResult``...), a tool's arguments and result, an agent's request (text, messages, a
+    ``ResponsesAgent`` request's ``input``) and answer. MLflow 2.x also keeps a chat span's
+    conversation, the reply last, as ``mlflow.chat.messages``.
+    """
+    kind = msg.loads(attrs.get(_MLFLOW_TYPE))
+    if not isinstance(kind, str):
+        return
+    role = _MLFLOW_ROLES.get(kind.upper())
+    if role is None:
+        role = "agent" if span.parent_id is None else "other"
+    inputs, outputs = msg.loads(attrs.get(_MLFLOW_INPUTS)), msg.loads(attrs.get(_MLFLOW_OUTPUTS))
+    if role == "agent":
+        asked = _mlflow_messages(inputs)
+        view.fill(
+            role=role,
+            agent_name=span.name if kind.upper() == "AGENT" else None,
+            input_text=_last_user_text(asked) or _mlflow_input_text(inputs),
+            output_text=_mlflow_output_text(outputs),
+        )
+    elif role == "inference":
+        chat = msg.messages(attrs.get(_MLFLOW_CHAT))
+        replied = _mlflow_reply(outputs)
+        view.fill(
+            role=role,
+            input_messages=_mlflow_messages(inputs) or _before_reply(chat),
+            output_messages=replied or _after_request(chat),
+        )
+    elif kind.upper() == "RETRIEVER":
+        view.fill(
+            role=role,
+            retrieval=True,
+            tool_name=non_blank(span.name) or RETRIEVE,
+            arguments=_query(msg.input_text(inputs)),
+            result=outputs,
+        )
+    else:
+        view.fill(role=role)
+        if role == "tool":
+            view.fill(tool_name=non_blank(span.name), arguments=inputs, result=outputs)
+
+
+def _mlflow_messages(inputs: Any) -> list[msg.Message]:
+    """The chat messages of a traced call's arguments (a model's request, an agent's).
+
+    ``{"messages": [...]}`` (Chat Completions, ``ChatAgent``), a ``ResponsesAgent`` request
+    (``{"request": {"input": [...]}}`` or its ``input`` itself), or a list of messages.
+    """
+    if isinstance(inputs, dict) and isinstance(inputs.get("request"), dict):
+        inputs = inputs["request"]
+    if isinstance(inputs, dict):
+        inputs = inputs.get("messages", inputs.get("input"))
+    if not isinstance(inputs, list):
+        return []
+    items = [_responses_item(item) for item in inputs if isinstance(item, dict)]
+    return msg.messages([item for item in items if "role" in item])
+
+
+def _responses_item(item: Mapping[str, Any]) -> dict[str, Any]:
+    """A Responses API input or output item as a chat message (its text parts as text)."""
+    content = item.get("content")
+    if not isinstance(content, list):
+        return dict(item)
+    texts = [
+        {"type": "text", "text": block.get("text")}
+        if isinstance(block, dict) and block.get("type") in ("input_text", "output_text")
+        else block
+        for block in content
+    ]
+    return {**item, "content": texts}
+
+
+def _last_user_text(found: list[msg.Message]) -> str | None:
+    """The user's request: the last user message of a conversation (the earlier ones, history)."""
+    return next(
+        (
+            text
+            for message in reversed(found)
+            if message["role"] in ("user", "human") and (text := msg.message_text(message))
+        ),
+        None,
+    )
+
+
+def _mlflow_input_text(inputs: Any) -> str | None:
+    """A run's request as text: its text, or the question among its named arguments.
+
+    Arguments that hold no text (numbers, a graph's state) are no request: no JSON is taken.
+    """
+    if isinstance(inputs, str):
+        return non_blank(inputs)
+    if isinstance(inputs, dict):
+        return msg.input_text(inputs)
+    return None
+
+
+def _mlflow_reply(outputs: Any) -> list[msg.Message]:
+    """A model call's response as assistant messages, whatever client the span traced.
+
+    A Chat Completion (``choices[0].message``), Anthropic's message (``content`` blocks), a
+    LangChain ``ChatResult`` (``generations[0][0].message``), a ``ChatAgent``'s ``messages``, a
+    ``ResponsesAgent``'s ``output`` items, or the reply's text.
+    """
+    if isinstance(outputs, str):
+        return msg.messages([{"role": "assistant", "content": outputs}]) if outputs.strip() else []
+    if not isinstance(outputs, dict):
+        return []
+    choices = outputs.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        message = choices[0].get("message")
+        if isinstance(message, dict):
+            return msg.messages([{**message, "role": message.get("role") or "assistant"}])
+    generations = outputs.get("generations")
+    if isinstance(generations, list) and generations and isinstance(generations[0], list):
+        first = generations[0][0] if generations[0] else None
+        message = as_object(first).get("message")
+        if isinstance(message, dict):
+            return msg.messages([{**as_object(message.get("kwargs")), **message, "role": "ai"}])
+    if isinstance(outputs.get("output"), list):
+        return msg.messages(
+            [_responses_item(item) for item in outputs["output"] if isinstance(item, dict)]
+        )
+    if isinstance(outputs.get("content"), list):
+        return msg.messages([{**outputs, "role": outputs.get("role") or "assistant"}])
+    if isinstance(outputs.get("messages"), list):
+        return msg.messages(outputs["messages"])
+    return []
+
+
+def _mlflow_output_text(outputs: Any) -> str | None:
+    """A run's answer: its reply's last assistant text, else its output as ``_output_text``."""
+    if outputs is None:
+        return None
+    return msg.last_assistant_text(_mlflow_reply(outputs)) or _output_text(outputs)
+
+
+def _before_reply(chat: list[msg.Message]) -> list[msg.Message]:
+    """MLflow 2.x's ``mlflow.chat.messages`` less the reply it ends with."""
+    ends = bool(chat) and chat[-1]["role"] in msg.ASSISTANT_ROLES
+    return chat[:-1] if ends else chat
+
+
+def _after_request(chat: list[msg.Message]) -> list[msg.Message]:
+    """The reply ``mlflow.chat.messages`` ends with."""
+    return chat[-1:] if chat and chat[-1]["role"] in msg.ASSISTANT_ROLES else []
+
+
 _DIALECTS: tuple[Callable[[Span, Mapping[str, Any], View], None], ...] = (
     _claude_code,  # its own names first: a Collector's GenAI projection of them drops MCP servers
     _openinference,
@@ -642,6 +812,7 @@ _DIALECTS: tuple[Callable[[Span, Mapping[str, Any], View], None], ...] = (
     _ai_sdk,
     _pydantic_ai,
     _langfuse,
+    _mlflow,
 )
 
 

@@ -1,0 +1,281 @@
+"""MLflow Tracing exports (``Trace.to_json()``, ``mlflow.get_trace``) read by the ``mlflow`` source.
+
+The files are in tests/conformance/files/mlflow/: traces MLflow 3.17 and 2.22 wrote of a
+tool-calling agent replaying recorded model replies (``tests/conformance/mlflow_traces.py``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from knowledgepulse.cli.main import cli
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.sources import TraceOptions
+from knowledgepulse.sources._registry import get_source
+from knowledgepulse.trace import ReasoningTrace, TraceItem
+from tests.sources.helpers import CORPUS, convert_file, recognise
+
+FILES = CORPUS / "mlflow"
+EXPORTED = sorted(path for path in FILES.iterdir() if not path.name.endswith(".facts.json"))
+MLFLOW3 = FILES / "openai_agent_runs.jsonl"
+MLFLOW2 = FILES / "mlflow2_openai_agent_runs.json"
+CALL_ID = "call_IgqlTCby7lsxDXPIUPgkmAiq"
+"""The temperature recording's call id."""
+RETRY = [
+    ("tool_call", "get_capital"),
+    ("observation", "get_capital"),
+    ("error_recovery", "get_capital"),
+    ("observation", "get_capital"),
+    ("thought", None),
+]
+
+
+def steps(trace: ReasoningTrace) -> list[tuple[str, str | None]]:
+    return [(step.type, step.tool.name if step.tool else None) for step in trace.steps]
+
+
+def traces(path: Path) -> list[ReasoningTrace]:
+    items = convert_file(path, source="mlflow")
+    assert [item for item in items if isinstance(item, Problem)] == []
+    return [item.trace for item in items if isinstance(item, TraceItem)]
+
+
+def test_each_file_is_recognised_as_mlflow_by_its_first_record() -> None:
+    for path in EXPORTED:
+        first = next(iter(line for line in path.read_text().splitlines() if line.strip()))
+        value = json.loads(path.read_text()) if path.suffix == ".json" else json.loads(first)
+        assert recognise(value[0] if isinstance(value, list) else value) == "mlflow", path
+
+
+def test_both_mlflow_versions_give_the_same_runs() -> None:
+    for path in (MLFLOW3, MLFLOW2):
+        retry, raising, temperature = traces(path)
+        assert retry.task.objective == "What is the capital of France?"
+        assert steps(retry) == RETRY
+        assert retry.outcome.result_summary == "The capital of France is Paris."
+        assert raising.task.objective == "What is the capital of France?"
+        assert steps(raising) == RETRY[:2]
+        assert temperature.task.objective == "What is the temperature in Tokyo?"
+        assert steps(temperature) == [
+            ("tool_call", "get_temperature"),
+            ("observation", "get_temperature"),
+            ("thought", None),
+        ]
+
+
+def test_the_final_answer_is_told_once_as_the_last_step() -> None:
+    for trace in traces(MLFLOW3):
+        said = [step.content for step in trace.steps if step.type == "thought"]
+        assert said.count(trace.outcome.result_summary) <= 1
+    retry = traces(MLFLOW3)[0]
+    assert retry.steps[-1].content == "The capital of France is Paris."
+
+
+def test_success_is_the_trace_state_and_the_error_is_the_tool_s() -> None:
+    for path in (MLFLOW3, MLFLOW2):
+        retry, raising, temperature = traces(path)
+        assert [retry.metadata.success, raising.metadata.success, temperature.metadata.success] == [
+            True,
+            False,
+            True,
+        ]
+        failure = raising.steps[-1]
+        assert failure.type == "observation"
+        assert 'Use "La France" instead' in (failure.content or "")
+        assert retry.steps[2].input == {"country": "La France"}
+
+
+def test_one_trace_per_mlflow_trace_known_by_its_own_id() -> None:
+    lines = [json.loads(line) for line in MLFLOW3.read_text().splitlines()]
+    ids = [line["info"]["trace_id"] for line in lines]
+    assert [trace.id for trace in traces(MLFLOW3)] == [f"kp:trace:{one}" for one in ids]
+    single = traces(FILES / "openai_agent_google_model_retry.json")
+    assert [trace.id for trace in single] == [f"kp:trace:{ids[0]}"]
+
+
+def test_mlflow_2_numbered_span_names_are_the_tool_s_name() -> None:
+    listed = json.loads(MLFLOW2.read_text())
+    names = [span["name"] for span in listed[0]["data"]["spans"]]
+    assert "get_capital_1" in names  # as MLflow 2 wrote them
+    assert "get_capital_2" in names
+    assert {name for _, name in steps(traces(MLFLOW2)[0]) if name} == {"get_capital"}
+
+
+def test_mlflow_2_chat_messages_alone_give_the_model_calls(tmp_path: Path) -> None:
+    """MLflow 2 keeps a chat span's conversation, the reply last, as ``mlflow.chat.messages``:
+    enough without the span's inputs and outputs (the answer is then the last reply's)."""
+    value = json.loads(MLFLOW2.read_text())[0]
+    del value["data"]["spans"][0]["attributes"]["mlflow.spanOutputs"]  # the run's own answer
+    for span in value["data"]["spans"]:
+        if json.loads(span["attributes"]["mlflow.spanType"]) == "CHAT_MODEL":
+            del span["attributes"]["mlflow.spanInputs"], span["attributes"]["mlflow.spanOutputs"]
+            assert json.loads(span["attributes"]["mlflow.chat.messages"])[-1]["role"] == "assistant"
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(value))
+    (trace,) = traces(path)
+    assert steps(trace) == RETRY
+    assert trace.outcome.result_summary == "The capital of France is Paris."
+
+
+def test_a_trace_in_state_error_fails_even_when_its_root_span_says_ok(tmp_path: Path) -> None:
+    value = json.loads(MLFLOW3.read_text().splitlines()[2])  # the temperature run, OK
+    value["info"]["state"] = "ERROR"
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(value))
+    (trace,) = traces(path)
+    assert trace.metadata.success is False
+
+
+def test_the_objective_is_the_last_user_message_never_the_system_prompt(tmp_path: Path) -> None:
+    value = json.loads(MLFLOW3.read_text().splitlines()[2])
+    root = value["data"]["spans"][0]
+    root["attributes"]["mlflow.spanInputs"] = json.dumps(
+        {
+            "messages": [
+                {"role": "system", "content": "You are a helpful assistant."},
+                {"role": "user", "content": "Hello"},
+                {"role": "assistant", "content": "Hi! How can I help?"},
+                {"role": "user", "content": "What is the temperature in Tokyo?"},
+            ]
+        }
+    )
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(value))
+    (trace,) = traces(path)
+    assert trace.task.objective == "What is the temperature in Tokyo?"
+
+
+def _temperature_run(tmp_path: Path, **outputs: str) -> ReasoningTrace:
+    """The temperature run with span attributes rewritten (``span name/attribute``: JSON)."""
+    value = json.loads(MLFLOW3.read_text().splitlines()[2])
+    for where, text in outputs.items():
+        index, key = where.split("__")
+        value["data"]["spans"][int(index.removeprefix("span"))]["attributes"][f"mlflow.{key}"] = (
+            text
+        )
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(value))
+    (trace,) = traces(path)
+    return trace
+
+
+def test_a_responses_agent_request_and_response_give_the_objective_and_answer(
+    tmp_path: Path,
+) -> None:
+    """A ``ResponsesAgent``'s ``predict`` span (Databricks agents): ``request.input`` items and
+    ``output`` items of ``output_text`` parts."""
+    request = {
+        "request": {
+            "input": [
+                {"type": "message", "role": "system", "content": "You are a helpful assistant"},
+                {"type": "message", "role": "user", "content": "What is the temperature in Tokyo?"},
+            ],
+            "custom_inputs": None,
+        }
+    }
+    response = {
+        "object": "response",
+        "output": [
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "It is 20.0 degrees in Tokyo."}],
+            }
+        ],
+    }
+    trace = _temperature_run(
+        tmp_path, span0__spanInputs=json.dumps(request), span0__spanOutputs=json.dumps(response)
+    )
+    assert trace.task.objective == "What is the temperature in Tokyo?"
+    assert trace.outcome.result_summary == "It is 20.0 degrees in Tokyo."
+
+
+def test_a_langchain_chat_result_s_tool_calls_are_the_model_s_requests(tmp_path: Path) -> None:
+    """``mlflow.langchain.autolog()``'s chat span outputs the ``ChatResult``, its message a
+    serialised ``AIMessage`` whose ``tool_calls`` name the tool (the id the run's next model
+    call is given the result by)."""
+    message = {
+        "lc": 1,
+        "type": "constructor",
+        "id": ["langchain", "schema", "messages", "AIMessage"],
+        "kwargs": {
+            "content": "Let me look it up.",
+            "type": "ai",
+            "tool_calls": [{"name": "get_temperature", "args": {"city": "Tokyo"}, "id": CALL_ID}],
+        },
+    }
+    result = {"generations": [[{"text": "", "message": message}]], "llm_output": None}
+    trace = _temperature_run(tmp_path, span1__spanOutputs=json.dumps(result))
+    assert steps(trace) == [
+        ("thought", None),
+        ("tool_call", "get_temperature"),
+        ("observation", "get_temperature"),
+        ("thought", None),
+    ]
+    assert trace.steps[0].content == "Let me look it up."
+
+
+def test_a_bad_span_is_located_and_the_batch_goes_on(tmp_path: Path) -> None:
+    lines = MLFLOW3.read_text().splitlines()
+    broken = json.loads(lines[0])
+    broken["data"]["spans"][1] = ["not", "a", "span"]
+    nameless = json.loads(lines[1])
+    del nameless["data"]["spans"][1]["span_id"]
+    path = tmp_path / "traces.jsonl"
+    path.write_text("\n".join([json.dumps(broken), json.dumps(nameless), lines[2]]) + "\n")
+    items = convert_file(path, source="mlflow")
+    problems = [item for item in items if isinstance(item, Problem)]
+    said = [str(problem) for problem in problems]
+    assert said[0].startswith(f"{path}:1: data.spans[1]: expected a span object, found a list")
+    assert said[1].startswith(f"{path}:2: data.spans[1].span_id: expected the span's id")
+    assert len([item for item in items if isinstance(item, TraceItem)]) == 3
+
+
+def test_a_page_of_mlflow_traces_search_reads_each_trace(tmp_path: Path) -> None:
+    """``mlflow traces search --output json`` prints ``{"traces": [...], "next_page_token"}``."""
+    lines = [json.loads(line) for line in MLFLOW3.read_text().splitlines()]
+    page = {"traces": [*lines, {"info": lines[0]["info"]}], "next_page_token": None}
+    path = tmp_path / "search.json"
+    path.write_text(json.dumps(page))
+    assert recognise(page) == "mlflow"
+    items = convert_file(path)
+    problems = [str(item) for item in items if isinstance(item, Problem)]
+    assert len(problems) == 1
+    assert problems[0].startswith(f"{path}:1: traces[3]: expected an MLflow trace")
+    found = [item.trace for item in items if isinstance(item, TraceItem)]
+    assert [steps(trace) for trace in found] == [steps(trace) for trace in traces(MLFLOW3)]
+
+
+def test_a_record_that_is_no_trace_says_what_was_expected() -> None:
+    record = Record(Location("f.json", 1), {"info": {"trace_id": "tr-1"}, "data": {}})
+    (problem,) = get_source("mlflow").convert([record], TraceOptions())
+    assert isinstance(problem, Problem)
+    assert "expected an MLflow trace" in problem.message
+
+
+def test_mlflow_spans_sent_over_otlp_read_the_same_through_the_otlp_source() -> None:
+    """MLflow's OTLP exporter sends the same ``mlflow.*`` attributes: the otlp source reads them."""
+    path = CORPUS / "otlp" / "mlflow_openai_agent_google_model_retry.json"
+    (item,) = convert_file(path)
+    assert isinstance(item, TraceItem)
+    assert recognise(json.loads(path.read_text())) == "otlp"
+    assert item.trace.task.objective == "What is the capital of France?"
+    assert steps(item.trace) == RETRY
+    assert item.trace.outcome.result_summary == "The capital of France is Paris."
+    assert item.trace.metadata.success is True
+
+
+def test_kp_inspect_convert_and_score_read_each_file_as_mlflow(tmp_path: Path) -> None:
+    runner = CliRunner()
+    for path in EXPORTED:
+        shown = runner.invoke(cli, ["inspect", str(path)])
+        assert shown.exit_code == 0, shown.output
+        assert "read as    mlflow" in shown.output
+        out = tmp_path / f"{path.stem}.jsonl"
+        converted = runner.invoke(cli, ["convert", str(path), "-o", str(out)])
+        assert converted.exit_code == 0, converted.output
+        scored = runner.invoke(cli, ["score", str(path)])
+        assert scored.exit_code == 0, scored.output
