@@ -1223,6 +1223,32 @@ def _tool_named(observation: dict[str, Any]) -> str:
     return str(named or observation["name"])
 
 
+def _beeai_call(observation: dict[str, Any]) -> str | None:
+    """The tool a BeeAI 0.1 ReAct agent called: its ``agent.react.update`` event once the call is
+    parsed (``tool.parameters`` no longer ``null``) and before the tool's output is in it
+    (``output.value``). Its TOOL spans are the emitter's lifecycle events, not calls."""
+    attributes = _attributes_of(observation)
+    parameters = attributes.get("tool.parameters")
+    if (
+        attributes.get("target") == "agent.react.update"
+        and attributes.get("tool.name")
+        and parameters not in (None, "null")
+        and "output.value" not in attributes
+    ):
+        return str(attributes["tool.name"])
+    return None
+
+
+def _literal(value: Any) -> Any:
+    """A Python dict's repr (BeeAI's run output is ``str`` of its message) as the dict."""
+    if isinstance(value, str) and value.startswith("{"):
+        try:
+            return ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            return value
+    return value
+
+
 def _asked_at(asked: list[str], observation: dict[str, Any]) -> int:
     named = _tool_named(observation)
     return asked.index(named) if named in asked else -1
@@ -1247,7 +1273,11 @@ def langfuse(path: Path) -> list[Run]:
     # Tools that start in the same millisecond ran in the order the model asked for them.
     observations.sort(key=lambda o: (o["startTime"], _asked_at(asked, o)))
 
+    beeai = any(_beeai_call(o) for o in observations)
+
     def ran_tool(observation: dict[str, Any]) -> bool:
+        if beeai:
+            return bool(_beeai_call(observation))
         return (
             observation["type"] == "TOOL"
             or bool(_attributes_of(observation).get("gen_ai.tool.name"))
@@ -1257,7 +1287,8 @@ def langfuse(path: Path) -> list[Run]:
     timeline = _Timeline()
     for observation in observations:
         if ran_tool(observation):
-            timeline.tool(_tool_named(observation).removeprefix("execute_tool "))
+            named = _beeai_call(observation) or _tool_named(observation)
+            timeline.tool(named.removeprefix("execute_tool "))
         if observation["type"] == "GENERATION" and observation is generations[-1]:
             timeline.text(_said(_decoded(observation.get("output"))))
         if observation.get("level") == "ERROR":
@@ -1270,7 +1301,7 @@ def langfuse(path: Path) -> list[Run]:
         ),
         None,
     )
-    timeline.text(_said(_decoded(returned)))  # what the run returned, if text
+    timeline.text(_said(_literal(_decoded(returned))))  # what the run returned, if text
     objective = (
         _crew_asked(_attributes_of(o) for o in observations)
         or _user_said(trace.get("input"))
