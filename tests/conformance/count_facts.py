@@ -2138,7 +2138,8 @@ label; a number is a success at 0.5 or above (no corpus file holds ``P``, partia
 def inspect_ai(path: Path) -> list[Run]:
     """An Inspect ``EvalLog`` (``.json``, or the ``.eval`` zip): one run per sample and epoch.
 
-    An assistant message's text then its ``tool_calls`` (``function`` names the tool); a tool
+    An assistant message's text then its ``tool_calls`` (``function`` names the tool); a user
+    message after the first is the user speaking to the agent (a reply); a tool
     message with ``error`` set is a failed call, and one answering no call the log shows (its
     assistant turns absent) stands for its own call. The first scorer's value is the label.
     """
@@ -2150,6 +2151,8 @@ def inspect_ai(path: Path) -> list[Run]:
             role, content = message["role"], message.get("content")
             if role == "user" and objective is None:
                 objective = _text(content)
+            elif role == "user":  # the user's later message: said to the agent, no answer
+                timeline.user(_text(content))
             if role == "assistant":
                 timeline.text(_text(content))
                 for call in message.get("tool_calls") or []:
