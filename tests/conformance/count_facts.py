@@ -219,7 +219,7 @@ def _priming(turns: list[tuple[Any, Any]]) -> set[int]:
     (first, asked, instructions), (_, replied, reply), (_, then, _) = talk[:3]
     if (asked, replied, then) not in (("user", "assistant", "user"), ("human", "gpt", "human")):
         return set()
-    short = isinstance(reply, str) and len(reply) < 80 and len(str(instructions)) >= 400
+    short = isinstance(reply, str) and len(reply) < 80 and len(str(instructions)) >= 200
     return {first, first + 1} if short and reply.lower().startswith(_ACKNOWLEDGEMENTS) else set()
 
 
