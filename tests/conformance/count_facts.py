@@ -223,7 +223,7 @@ def _priming(turns: list[tuple[Any, Any]]) -> set[int]:
     (first, asked, instructions), (_, replied, reply), (_, then, _) = talk[:3]
     if (asked, replied, then) not in (("user", "assistant", "user"), ("human", "gpt", "human")):
         return set()
-    short = isinstance(reply, str) and len(reply) < 80 and len(str(instructions)) >= 400
+    short = isinstance(reply, str) and len(reply) < 80 and len(str(instructions)) >= 200
     return {first, first + 1} if short and reply.lower().startswith(_ACKNOWLEDGEMENTS) else set()
 
 
@@ -1324,6 +1324,32 @@ def _tool_named(observation: dict[str, Any]) -> str:
     return str(named or observation["name"])
 
 
+def _beeai_call(observation: dict[str, Any]) -> str | None:
+    """The tool a BeeAI 0.1 ReAct agent called: its ``agent.react.update`` event once the call is
+    parsed (``tool.parameters`` no longer ``null``) and before the tool's output is in it
+    (``output.value``). Its TOOL spans are the emitter's lifecycle events, not calls."""
+    attributes = _attributes_of(observation)
+    parameters = attributes.get("tool.parameters")
+    if (
+        attributes.get("target") == "agent.react.update"
+        and attributes.get("tool.name")
+        and parameters not in (None, "null")
+        and "output.value" not in attributes
+    ):
+        return str(attributes["tool.name"])
+    return None
+
+
+def _literal(value: Any) -> Any:
+    """A Python dict's repr (BeeAI's run output is ``str`` of its message) as the dict."""
+    if isinstance(value, str) and value.startswith("{"):
+        try:
+            return ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            return value
+    return value
+
+
 def _asked_at(asked: list[str], observation: dict[str, Any]) -> int:
     named = _tool_named(observation)
     return asked.index(named) if named in asked else -1
@@ -1348,7 +1374,11 @@ def langfuse(path: Path) -> list[Run]:
     # Tools that start in the same millisecond ran in the order the model asked for them.
     observations.sort(key=lambda o: (o["startTime"], _asked_at(asked, o)))
 
+    beeai = any(_beeai_call(o) for o in observations)
+
     def ran_tool(observation: dict[str, Any]) -> bool:
+        if beeai:
+            return bool(_beeai_call(observation))
         return (
             observation["type"] == "TOOL"
             or bool(_attributes_of(observation).get("gen_ai.tool.name"))
@@ -1358,7 +1388,8 @@ def langfuse(path: Path) -> list[Run]:
     timeline = _Timeline()
     for observation in observations:
         if ran_tool(observation):
-            timeline.tool(_tool_named(observation).removeprefix("execute_tool "))
+            named = _beeai_call(observation) or _tool_named(observation)
+            timeline.tool(named.removeprefix("execute_tool "))
         if observation["type"] == "GENERATION" and observation is generations[-1]:
             timeline.text(_said(_decoded(observation.get("output"))))
         if observation.get("level") == "ERROR":
@@ -1371,7 +1402,7 @@ def langfuse(path: Path) -> list[Run]:
         ),
         None,
     )
-    timeline.text(_said(_decoded(returned)))  # what the run returned, if text
+    timeline.text(_said(_literal(_decoded(returned))))  # what the run returned, if text
     objective = (
         _crew_asked(_attributes_of(o) for o in observations)
         or _user_said(trace.get("input"))
@@ -2294,7 +2325,8 @@ label; a number is a success at 0.5 or above (no corpus file holds ``P``, partia
 def inspect_ai(path: Path) -> list[Run]:
     """An Inspect ``EvalLog`` (``.json``, or the ``.eval`` zip): one run per sample and epoch.
 
-    An assistant message's text then its ``tool_calls`` (``function`` names the tool); a tool
+    An assistant message's text then its ``tool_calls`` (``function`` names the tool); a user
+    message after the first is the user speaking to the agent (a reply); a tool
     message with ``error`` set is a failed call, and one answering no call the log shows (its
     assistant turns absent) stands for its own call. The first scorer's value is the label.
     """
@@ -2306,6 +2338,8 @@ def inspect_ai(path: Path) -> list[Run]:
             role, content = message["role"], message.get("content")
             if role == "user" and objective is None:
                 objective = _text(content)
+            elif role == "user":  # the user's later message: said to the agent, no answer
+                timeline.user(_text(content))
             if role == "assistant":
                 timeline.text(_text(content))
                 for call in message.get("tool_calls") or []:

@@ -130,6 +130,29 @@ def test_agentinstructs_priming_is_the_system_prompt_and_the_task_the_objective(
     assert item.trace.metadata.success is True
 
 
+def test_agentinstructs_short_webshop_priming_is_the_system_prompt_too() -> None:
+    """AgentInstruct's WebShop rows prime the model in 248 characters, then say "Ok.": the
+    instructions are still no request; the task after them is (the objective was the priming)."""
+    instructions = (
+        "You are web shopping.\nI will give you instructions about what to do.\nYou have to "
+        "follow the instructions.\nEvery round I will give you an observation and a list of "
+        "available actions, you have to respond an action based on the state and instruction.\n"
+    )
+    task = "WebShop [SEP] Instruction: [SEP] i want a on-ear headphone with noise cancelling"
+    item = one(
+        trajectory(
+            user(instructions),
+            message("Ok."),
+            user(task),
+            api("search", keywords='"on-ear headphone noise cancelling"'),
+            user("[SEP] B07T3G7L37 [SEP] $99"),
+            message("<finish> </finish>", description="I bought it."),
+        )
+    )
+    assert item.trace.task.objective == task
+    assert item.system == instructions
+
+
 @pytest.mark.parametrize(
     ("language", "tool", "argument"),
     [

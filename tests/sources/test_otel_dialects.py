@@ -1600,3 +1600,72 @@ def test_openlit_content_events_are_read_from_an_otlp_file(tmp_path: Path) -> No
     assert isinstance(item, TraceItem)
     assert item.trace.task.objective == "2+2?"
     assert steps(item.trace) == [("thought", None, "4")]
+
+
+def _beeai(name: str, attributes: dict[str, Any], *, start: int, parent: Span) -> Span:
+    """A span of one event a BeeAI 0.1 emitter fired; like all of them, it ends with the run."""
+    made = span(
+        name, attributes, start=start, parent=parent, scope="openinference.instrumentation.beeai"
+    )
+    return dataclasses.replace(made, end_ns=parent.end_ns)
+
+
+def test_beeai_event_spans_give_the_react_agents_calls_not_its_emitters_lifecycle() -> None:
+    """BeeAI 0.1 makes a span of each event: the TOOL spans are a call's ``start``/``success``
+    (named after the emitter), the stream's chunks one message each; the agent's ``update``
+    events say the call (``tool.name``, parsed ``tool.parameters``), its output, the answer."""
+    scope = "openinference.instrumentation.beeai"
+    run = dataclasses.replace(
+        span(
+            "beeai-framework-main",
+            {
+                "openinference.span.kind": "AGENT",
+                "input.value": "Weather in Rome?",
+                # str() of the agent's message, not JSON
+                "output.value": "{'role': 'assistant', 'text': \"It is 17C in Rome.\"}",
+            },
+            start=0,
+            scope=scope,
+        ),
+        end_ns=span("x", start=9).end_ns,
+    )
+
+    def update(n: int, start: int, **attributes: Any) -> Span:
+        kind = {"openinference.span.kind": "AGENT", "target": "agent.react.update"}
+        return _beeai(f"agent.react.update-{n}", {**kind, **attributes}, start=start, parent=run)
+
+    thought = "I will look up the weather."
+    asked = {"thought": thought, "tool.name": "OpenMeteoTool"}
+    tool = {"openinference.span.kind": "TOOL", "tool.parameters": '{"city":"Rome"}'}
+    chunks = {f"llm.output_messages.{i}.message.content": c for i, c in enumerate(["It", " is"])}
+    trace = to_trace(
+        [
+            run,
+            update(1, 1, thought=thought, **{"tool.parameters": "null"}),
+            update(2, 2, **asked, **{"tool.parameters": "null"}),
+            update(3, 3, **asked, **{"tool.parameters": '{"city": "Rome"}'}),
+            _beeai("tool.weather.openmeteo.start-4", tool, start=4, parent=run),
+            _beeai("tool.weather.openmeteo.success-4", tool, start=5, parent=run),
+            update(5, 5, **asked, **{"tool.parameters": '{"city": "Rome"}', "output.value": "17C"}),
+            _beeai(
+                "backend.openai.chat.success-6",
+                {"openinference.span.kind": "LLM", **chunks},
+                start=6,
+                parent=run,
+            ),
+            update(
+                7,
+                7,
+                thought="I have it.",
+                **{"tool.parameters": "null", "output.value": "It is 17C in Rome."},
+            ),
+        ]
+    ).trace
+    assert steps(trace) == [
+        ("thought", None, thought),
+        ("tool_call", "OpenMeteoTool", 'OpenMeteoTool {"city":"Rome"}'),
+        ("observation", "OpenMeteoTool", "17C"),
+        ("thought", None, "I have it."),
+        ("thought", None, "It is 17C in Rome."),
+    ]
+    assert trace.outcome.result_summary == "It is 17C in Rome."

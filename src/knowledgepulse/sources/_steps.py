@@ -134,14 +134,14 @@ def as_input(value: Any) -> dict[str, Any] | None:
         try:  # a NaN is no JSON; a lone surrogate reads as U+FFFD (parsed_json)
             parsed = parsed_json(value)
         except (ValueError, RecursionError):
-            parsed = _python_dict(value)
+            parsed = python_dict(value)
             if parsed is None:
                 return {"_raw": value} if value else None
         return parsed if isinstance(parsed, dict) else {"_raw": value}
     return {"_raw": as_text(value)}
 
 
-def _python_dict(text: str) -> dict[str, Any] | None:
+def python_dict(text: str) -> dict[str, Any] | None:
     """A Python dict's repr (a literal only) as a JSON object; else ``None``.
 
     LangChain's tools record their input as ``str(dict)`` (so Langfuse's and OpenInference's

@@ -132,9 +132,9 @@ _ACKNOWLEDGED = re.compile(
 _MAX_ACKNOWLEDGEMENT = 80
 """An acknowledgement is a short reply ("Ok.", "I've understood your instruction, start
 please."); a longer one is the model's own work."""
-_MIN_INSTRUCTIONS = 400
-"""Priming instructions explain a whole environment (AgentInstruct's run to thousands of
-characters); a short first message acknowledged with "OK" is a person's request."""
+_MIN_INSTRUCTIONS = 200
+"""Priming instructions explain an environment (AgentInstruct's run to thousands of characters,
+its WebShop's to 248); a short first message acknowledged with "OK" is a person's request."""
 
 
 def primed(turns: Iterable[tuple[str, str | None]]) -> int | None:

@@ -456,7 +456,7 @@ def _tell_tool(
         error=as_text(view.result) if retried else view.error,
         call_id=view.call_id,
         at=_seconds(item.span),
-        latency_ms=_latency_ms(item.span),
+        latency_ms=None if view.instant else _latency_ms(item.span),
         mcp_server=view.mcp_server or servers.get(index),
         distinct=True,  # each tool span is a call, even where two share a call id
     )

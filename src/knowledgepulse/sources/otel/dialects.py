@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from knowledgepulse._util.jsonpath import as_object, non_blank
-from knowledgepulse.sources._steps import as_text
+from knowledgepulse.sources._steps import as_text, python_dict
 from knowledgepulse.sources.otel import messages as msg
 from knowledgepulse.sources.otel.spans import Span
 from knowledgepulse.sources.smolagents._run import FINAL_ANSWER_TOOL
@@ -73,6 +73,7 @@ class View:
     error: str | None = None
     awaiting: bool = False  # the agent stopped for tool results or approvals it was not given
     answers: bool = False  # the call is the run's answer (smolagents' final_answer), no tool
+    instant: bool = False  # the span marks a moment (an event): its end times nothing
     said: bool = False
     """Whether any dialect read anything of the span."""
 
@@ -803,8 +804,57 @@ def _after_request(chat: list[msg.Message]) -> list[msg.Message]:
     return chat[-1:] if chat and chat[-1]["role"] in msg.ASSISTANT_ROLES else []
 
 
+_BEEAI_SCOPE = "openinference.instrumentation.beeai"
+_BEEAI_EVENT = re.compile(r"(?P<emitter>[a-z_]+(?:\.[a-z_]+)+)\.(?P<event>[a-z_]+)-\d+")
+"""A span of one event a BeeAI emitter fired: ``agent.react.update-13``, ``tool.search.wikipedia
+.start-12`` (the emitter's path, the event's name, the number of the event)."""
+
+
+def _beeai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
+    """The spans beeai-framework 0.1's own OpenInference instrumentation makes of its events.
+
+    It makes a span of each event the framework's emitters fire, not of each operation: a tool
+    call is its ``start``, ``finish`` and ``success`` spans (typed TOOL, named after the
+    emitter, not the tool), a model call its ``start`` span, its stream chunks a ``success``
+    span of one message each, and a tool's emitter may not be traced at all. The ReAct agent's
+    ``update`` events say what the agent did: the ``thought`` and ``tool.name`` it streamed,
+    then, once parsed, the call's ``tool.parameters``, then the tool's output or the final
+    answer as ``output.value``. Read before OpenInference, whose span kinds would make a tool
+    call of each lifecycle event and a thought of each chunk.
+    """
+    found = _BEEAI_EVENT.fullmatch(span.name) if span.scope == _BEEAI_SCOPE else None
+    if found is None:
+        return
+    if found["emitter"].startswith("agent.") and found["event"] == "update":
+        thought = non_blank(attrs.get("thought"))
+        tool = non_blank(attrs.get("tool.name"))
+        parameters = attrs.get("tool.parameters")  # "null" until the call is parsed
+        arguments = None if parameters in (None, "null") else msg.loads(parameters)
+        output = attrs.get("output.value")
+        if tool and arguments is not None and output is None:  # the call, parsed
+            call = msg.tool_call(None, tool, arguments)
+            parts = [{"type": "text", "content": thought}] if thought else []
+            view.fill(
+                role="inference", output_messages=[{"role": "assistant", "parts": [*parts, call]}]
+            )
+        elif tool and arguments is not None:  # the call's output (the span ends with the run)
+            view.fill(role="tool", tool_name=tool, arguments=arguments, result=output, instant=True)
+        elif output is not None:  # the final answer, after the thought that led to it
+            said = [thought, _output_text(output)]
+            view.fill(
+                role="inference",
+                output_messages=[
+                    {"role": "assistant", "parts": [{"type": "text", "content": text}]}
+                    for text in said
+                    if text
+                ],
+            )
+    view.fill(role="other")  # a lifecycle event, a partial update, a stream chunk
+
+
 _DIALECTS: tuple[Callable[[Span, Mapping[str, Any], View], None], ...] = (
     _claude_code,  # its own names first: a Collector's GenAI projection of them drops MCP servers
+    _beeai,
     _openinference,
     _genai,
     _adk,
@@ -832,8 +882,19 @@ def _deferred(final: Any) -> bool:
     return isinstance(calls, list) and isinstance(approvals, list) and bool(calls or approvals)
 
 
-def _output_text(value: Any) -> str | None:
+def _output(value: Any) -> Any:
+    """An output as data: JSON decoded, a message written as ``str(dict)`` as that message.
+
+    BeeAI's run output is the Python repr of its message; any other text stays text.
+    """
     loaded = msg.loads(value)
+    if isinstance(loaded, str) and "role" in (message := python_dict(loaded) or {}):
+        return message
+    return loaded
+
+
+def _output_text(value: Any) -> str | None:
+    loaded = _output(value)
     if loaded is None:
         return None
     if isinstance(loaded, str):
