@@ -226,6 +226,8 @@ class _Run:
     """The last call's model response and its time: a response's calls are one turn."""
     completed: bool | None = None
     """Whether the ``finish`` call says the task is done; ``None`` before one."""
+    closed: bool = False
+    """Whether the agent's last word was a ``finish`` (not a message or a call after it)."""
     failure: str | None = None
     """Why the conversation stopped on an error (a ``ConversationErrorEvent``), if it did."""
     status: str | None = None
@@ -251,7 +253,7 @@ def _convert(
     stopped = crashed or run.failure
     if stopped is None and run.status in FAILED_STATUSES:
         stopped = f"the conversation ended in execution status {run.status}"
-    if stopped and run.completed is None:
+    if stopped and not run.closed:
         run.builder.no_answer()  # the agent's last message was no answer: the run failed after
     if stopped:
         run.builder.error(stopped, terminal=True)
@@ -339,6 +341,7 @@ def _message(run: _Run, event: Mapping[str, Any], at: datetime | None, *, answer
     if event["source"] != "agent":
         return  # a hook's, no one's words
     _reasoning(run, message.get("reasoning_content"), event.get("llm_response_id"), at)
+    run.closed = False
     if answer:
         run.builder.answer(text, at=at)
     else:
@@ -351,15 +354,16 @@ def _action(run: _Run, event: Mapping[str, Any], at: datetime | None) -> None:
     thoughts, said = split_think(content_text(event.get("thought")) or "")
     reasoning = event.get("reasoning_content") or "\n\n".join(thoughts)
     _reasoning(run, reasoning, response, at)
-    run.builder.thought(non_blank(said), at=at)
+    run.builder.thought(non_blank(said.strip()), at=at)
     name = as_string(event.get("tool_name")) or ""
     arguments = _arguments(event)
+    run.closed = False
     if (closing := openhands_finish(name, arguments)) is not None:
-        run.completed = closing.completed
+        run.completed, run.closed = closing.completed, True
         run.builder.answer(non_blank(closing.message), at=at)
         return
-    if name == THINK:
-        run.builder.thought(non_blank(arguments.get("thought")), at=at)
+    if name == THINK:  # its thought is no argument of a call (the V0 bookkeeping's name)
+        run.builder.thought(non_blank(as_object(event.get("action")).get("thought")), at=at)
         return
     if response is None or response != run.turn[0]:
         run.turn = (response, at)  # a new model response: a new turn, at its first call's time
