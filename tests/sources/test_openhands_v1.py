@@ -265,17 +265,20 @@ def test_inspect_reads_a_conversation_folder_as_one_input() -> None:
 
 def test_a_conversations_events_are_read_by_their_index_then_its_state(tmp_path: Path) -> None:
     """``EventLog`` pads the index to five digits: a longer one still comes after, by number;
-    a file not named as an event (the log's lock, an editor's copy) is no part."""
+    a file not named as an event (the log's lock, an editor's copy) is no part. The ``events``
+    folder given itself is read as its conversation, not as one run an event."""
     events = tmp_path / "conversation" / "events"
     events.mkdir(parents=True)
     for name in ("event-100000-c.json", "event-99999-b.json", "event-00002-a.json", ".lock"):
         (events / name).write_text("{}")
     (events.parent / "base_state.json").write_text("{}")
     assert is_parted_folder(events.parent)
-    assert not is_parted_folder(events)
-    assert [path.name for path in folder_parts(events.parent)] == [
-        "event-00002-a.json",
-        "event-99999-b.json",
-        "event-100000-c.json",
-        "base_state.json",
-    ]
+    assert is_parted_folder(events)  # the events folder given: its conversation
+    for given in (events.parent, events):
+        assert [path.name for path in folder_parts(given)] == [
+            "event-00002-a.json",
+            "event-99999-b.json",
+            "event-100000-c.json",
+            "base_state.json",
+        ]
+    assert not is_parted_folder(tmp_path)

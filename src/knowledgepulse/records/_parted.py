@@ -4,7 +4,7 @@ Two tools save one thing as a folder of files: a Hugging Face ``save_to_disk`` f
 dataset's data files (:func:`arrow.dataset_files`), and the OpenHands software agent SDK
 persists a conversation as ``<conversation id>/base_state.json`` beside
 ``events/event-00000-<event id>.json``, ``event-00001-...``: one JSON document an event
-(its ``EventLog``, ``openhands/sdk/conversation/event_store.py``). Such a folder is one input,
+(its ``EventLog``: ``openhands/sdk/conversation/persistence_const.py``). Such a folder is one input,
 read as its parts in turn (``Source.parts``); a folder holding several is walked to each.
 The records layer knows only the files' layout: which source reads them is the content's to say.
 """
@@ -20,7 +20,8 @@ from knowledgepulse.records import arrow
 EVENTS = "events"
 """The folder of a persisted OpenHands conversation that holds its events."""
 EVENT_FILE = re.compile(r"event-(\d+)-[^/]*\.json")
-"""An event's file (``EventLog``'s ``event-{index:05d}-{event_id}.json``): its index orders it."""
+"""An event's file (``event-{idx:05d}-{event_id}.json``, the index padded to five digits at least,
+not cut at five): its index, a number, orders it."""
 STATE = "base_state.json"
 """The conversation's state beside its events (its ``execution_status``, its agent), optional:
 read after the events, so that the first record (an event) says which source reads them."""
@@ -32,8 +33,17 @@ def is_parted_folder(folder: Path) -> bool:
 
 
 def is_conversation_folder(folder: Path) -> bool:
-    """Whether ``folder`` is a persisted OpenHands conversation: an ``events`` folder of events."""
-    return bool(_event_files(folder))
+    """Whether ``folder`` is a persisted OpenHands conversation, or its ``events`` folder.
+
+    The ``events`` folder given is read as its conversation, not as one run an event.
+    """
+    return bool(_event_files(_conversation(folder)))
+
+
+def _conversation(folder: Path) -> Path:
+    """The conversation folder of ``folder``: itself, or its parent when it is ``events``."""
+    named_events = folder.name == EVENTS and not (folder / EVENTS).is_dir()
+    return folder.parent if named_events else folder
 
 
 def folder_parts(folder: Path) -> list[Path]:
@@ -42,10 +52,10 @@ def folder_parts(folder: Path) -> list[Path]:
     A conversation's events by their index, then its ``base_state.json`` where there is one; a
     dataset's data files as its ``state.json`` lists them.
     """
-    events = _event_files(folder)
+    events = _event_files(_conversation(folder))
     if not events:
         return arrow.dataset_files(folder)
-    state = folder / STATE
+    state = _conversation(folder) / STATE
     return [*events, *([state] if state.is_file() else [])]
 
 
