@@ -353,11 +353,16 @@ CORPUS = ROOT / "tests" / "conformance" / "files"
 
 
 def corpus_files(only: str = "") -> list[tuple[str, Path]]:
-    """(source, file) for each conformance file whose ``folder/name`` contains ``only``."""
+    """(source, file) for each conformance file whose ``folder/name`` contains ``only``.
+
+    A conversation folder (OpenHands V1's) is no file to mutate; V1 events are in JSON Lines ones.
+    """
     return [
         (SHAPE_FOLDERS.get(path.parent.name, path.parent.name), path)
         for path in sorted(CORPUS.glob("*/*"))
-        if not path.name.endswith(".facts.json") and only in f"{path.parent.name}/{path.name}"
+        if path.is_file()
+        and not path.name.endswith(".facts.json")
+        and only in f"{path.parent.name}/{path.name}"
     ]
 
 

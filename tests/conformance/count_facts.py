@@ -1525,12 +1525,21 @@ def openhands(path: Path) -> list[Run]:
     Success: ``test_result.report.resolved``, else no row error and a ``finish`` whose
     ``task_completed`` is not ``false``/``partial``, else ending on the agent's message.
     """
+    if path.is_dir():  # a V1 conversation folder: its events in order (then its state)
+        events = [json.loads(file.read_text()) for file in sorted(path.glob("events/event-*.json"))]
+        state = path / "base_state.json"
+        return [_openhands_v1(events, {}, json.loads(state.read_text()) if state.exists() else {})]
     document = json.loads(path.read_text()) if path.suffix == ".json" else None
     rows: list[dict[str, Any]] = (
         [{"history": document}] if isinstance(document, list) else list(_rows(path))
     )
+    if rows and "kind" in rows[0]:  # V1 events, one a line: one run
+        rows = [{"history": rows}]
     runs = []
     for row in rows:
+        if row["history"] and "kind" in row["history"][0]:
+            runs.append(_openhands_v1(row["history"], row, {}))
+            continue
         timeline = _Timeline()
         said: dict[str, Any] = {}  # the task ("objective") and the finish action's args
         for event in row["history"]:
@@ -1546,6 +1555,71 @@ def openhands(path: Path) -> list[Run]:
             resolved = bool(timeline.events) and timeline.events[-1][0] == "text"
         runs.append(timeline.facts(said.get("objective") or row.get("instruction"), resolved))
     return runs
+
+
+def _openhands_v1(events: list[dict[str, Any]], row: dict[str, Any], state: dict[str, Any]) -> Run:
+    """An OpenHands V1 (software agent SDK) run: events with a ``kind``.
+
+    The first user ``MessageEvent`` is the task (else the row's ``instruction``); an
+    ``ActionEvent``'s ``thought`` then its ``tool_name``; ``finish``'s ``message`` is the
+    answer, ``think``'s ``thought`` a text; an agent ``MessageEvent`` a text. Errors: an
+    observation's ``is_error`` (``error``), a non-zero ``exit_code`` (else ``metadata``'s),
+    ``AgentErrorEvent``, ``UserRejectObservation``, ``ConversationErrorEvent``, a row's
+    ``error``. Success: ``test_result.report.resolved``; else not after a row error, a
+    ``ConversationErrorEvent`` or a last ``execution_status`` (``base_state.json``'s, else the
+    last update's) of ``error``/``stuck``; else the ``finish``'s ``task_completed``; else ending
+    on the agent's text.
+    """
+    timeline = _Timeline()
+    said: dict[str, Any] = {"crashed": bool(row.get("error"))}
+    for event in events:
+        _openhands_v1_event(timeline, event, said)
+    status = state.get("execution_status", said.get("status"))
+    crashed = said["crashed"]
+    if row.get("error"):
+        timeline.error()
+    resolved = ((row.get("test_result") or {}).get("report") or {}).get("resolved")
+    if resolved is None and (crashed or status in ("error", "stuck")):
+        resolved = False
+    elif resolved is None and "finish" in said:
+        resolved = str(said["finish"].get("task_completed")).lower() not in ("false", "partial")
+    elif resolved is None:
+        resolved = bool(timeline.events) and timeline.events[-1][0] == "text"
+    return timeline.facts(said.get("objective") or row.get("instruction"), resolved)
+
+
+def _openhands_v1_event(timeline: _Timeline, event: dict[str, Any], said: dict[str, Any]) -> None:
+    """One V1 event told to the timeline (the task, ``finish``, status and crash in ``said``)."""
+    kind = event["kind"]
+    if kind == "MessageEvent":
+        text = _text(event["llm_message"].get("content"))
+        if event["source"] != "user":
+            timeline.text(text)
+        elif "objective" in said:
+            timeline.user(text)
+        else:
+            said["objective"] = text
+    elif kind == "ActionEvent":
+        timeline.text(_text(event.get("thought")))
+        action = event.get("action") or {}
+        if _finish_message(event["tool_name"], action) is not None:
+            said["finish"] = action
+            timeline.text(action["message"])
+        elif event["tool_name"] == "think":
+            timeline.text(action.get("thought"))
+        else:
+            timeline.tool(event["tool_name"])
+    elif kind in ("AgentErrorEvent", "UserRejectObservation", "ConversationErrorEvent"):
+        timeline.error()
+        said["crashed"] = said["crashed"] or kind == "ConversationErrorEvent"
+    elif kind == "ObservationEvent":
+        seen = event["observation"]
+        code = seen.get("exit_code")
+        code = (seen.get("metadata") or {}).get("exit_code") if code is None else code
+        if seen.get("is_error") is True or seen.get("error") is True or code not in (None, 0):
+            timeline.error()
+    elif kind == "ConversationStateUpdateEvent" and event.get("key") == "execution_status":
+        said["status"] = event["value"]
 
 
 def _openhands_event(timeline: _Timeline, event: dict[str, Any], said: dict[str, Any]) -> None:

@@ -69,6 +69,11 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     # observation alone, no action: right after a failed edit, the model's attempt that failed
     # has no step of its own, so one recovery step follows the two errors.
     ("openhands/multi_swe_bench_ponyc_output.jsonl", "runs[1].recovered"): "23",
+    # The SDK's authors sliced these events from a run: the user's message is not among them,
+    # and the second failed command's action neither, so its observation is an error of its
+    # own right after the first's: one recovery step follows the two errors.
+    ("openhands/sdk_goal_pr_review_events.jsonl", "runs[0].objective"): "'openhands run'",
+    ("openhands/sdk_goal_pr_review_events.jsonl", "runs[0].recovered"): "1",
 }
 """(file, fact) -> what kp gives, and why, for every fact kp gets wrong today."""
 
@@ -130,6 +135,16 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
     # Logfire's test gives its OpenAI Agents function tool the name `tool`: the file's own name.
     ("openai-responses/logfire_openai_agents_function_tool_exception.jsonl", 0): (
         "steps [0] call a tool with no real name (empty, '?', 'tool' or a step type)"
+    ),
+    # OpenAgentSafety's BI task opens "You are an AI assistant supporting the Business
+    # Intelligence (BI) team": the task as the benchmark words it, which reads like a system
+    # prompt.
+    ("openhands/openagentsafety_v1_output.jsonl", 1): (
+        "the objective reads as a system prompt, not the user's request"
+    ),
+    # A slice of a run's events without the user's message (see KNOWN_GAPS).
+    ("openhands/sdk_goal_pr_review_events.jsonl", 0): (
+        "the objective is a placeholder ('openhands run'), not the user's request"
     ),
     # The headless streams hold no prompt (see KNOWN_GAPS).
     ("claude-code/gleam_sdk_claude_2.1.7_stream_json.jsonl", 0): (

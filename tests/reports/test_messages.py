@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.records import Problem
+from knowledgepulse.records._parted import is_parted_folder
 from knowledgepulse.reports.messages import chat_row
 from knowledgepulse.sources import convert, read
 from knowledgepulse.trace.models import ReasoningTrace
@@ -437,7 +438,13 @@ def test_generated_traces_read_back_the_same(trace: ReasoningTrace) -> None:
 CONFORMANCE = sorted(
     path
     for path in (REPO / "tests" / "conformance" / "files").rglob("*")
-    if path.is_file() and not path.name.endswith((".facts.json", ".md"))
+    # A conversation folder (OpenHands V1) is one input, not its files each.
+    if is_parted_folder(path)
+    or (
+        path.is_file()
+        and not path.name.endswith((".facts.json", ".md"))
+        and not any(is_parted_folder(folder) for folder in path.parents[:2])
+    )
 )
 
 

@@ -44,6 +44,7 @@ from knowledgepulse.errors import (
     install_hint,
 )
 from knowledgepulse.records import arrow, json_values
+from knowledgepulse.records._parted import folder_parts, is_parted_folder
 from knowledgepulse.records.json_values import Record
 from knowledgepulse.records.zipped import ZIP_MAGIC, read_zip, unread_zip
 
@@ -77,8 +78,9 @@ SUFFIX_FORMATS: dict[str, Format] = {
 class Source:
     """An open input: its display name and its (decompressed) bytes.
 
-    A Hugging Face ``save_to_disk`` folder is opened as its data files (``parts``), read in
-    turn; its own stream is empty.
+    A folder made of parts (a Hugging Face ``save_to_disk`` folder, a persisted OpenHands
+    conversation: :mod:`records._parted`) is opened as its files (``parts``), read in turn as
+    one input; its own stream is empty.
     """
 
     name: str
@@ -125,8 +127,9 @@ def input_files(paths: Iterable[str | Path]) -> list[str | Path]:
     A folder's files are those named with one of :data:`FOLDER_SUFFIXES`, in path order, names
     starting with a dot left out (``.git``, an editor's files), as ``~/.codex/sessions/`` or a
     Claude Code project's folder holds them; a link to a folder is not followed (it may lead
-    back up the tree), a link to a file is read. A Hugging Face ``save_to_disk`` folder stays one
-    input, at any depth (:func:`open_source` reads it as one dataset); so does a file or ``-``.
+    back up the tree), a link to a file is read. A folder made of parts (a Hugging Face
+    ``save_to_disk`` folder, a persisted OpenHands conversation) stays one input, at any depth
+    (:func:`open_source` reads it as one); so does a file or ``-``.
 
     Raises:
         InputFileError: a folder holds no file kp reads, or one in it cannot be listed (its
@@ -148,7 +151,7 @@ def listed_inputs(paths: Iterable[str | Path]) -> list[tuple[str | Path, bool]]:
     files: list[tuple[str | Path, bool]] = []
     for path in paths:
         # os.path, not a Path made of each: read() expands the files of a folder given again.
-        if str(path) == STDIN or not os.path.isdir(path) or arrow.is_dataset_folder(Path(path)):
+        if str(path) == STDIN or not os.path.isdir(path) or is_parted_folder(Path(path)):
             files.append((path, False))
             continue
         found = sorted(_files_in(Path(path)), key=lambda file: file.parts)
@@ -170,13 +173,13 @@ project's packages (thousands of ``package.json`` files) hold no run of the user
 def _files_in(folder: Path) -> Iterator[Path]:
     # os.walk does not follow a link to a folder, which could lead back up to this one.
     for root, folders, names in os.walk(folder, onerror=partial(_unlisted, folder)):
-        datasets = [name for name in folders if arrow.is_dataset_folder(Path(root, name))]
+        parted = [name for name in folders if is_parted_folder(Path(root, name))]
         folders[:] = [
             name
             for name in folders
-            if name[:1] != "." and name not in SKIPPED_FOLDERS and name not in datasets
+            if name[:1] != "." and name not in SKIPPED_FOLDERS and name not in parted
         ]
-        yield from (Path(root, name) for name in datasets if name[:1] != ".")
+        yield from (Path(root, name) for name in parted if name[:1] != ".")
         for name in names:
             stem = uncompressed_name(name)
             if name[:1] != "." and os.path.splitext(stem)[1].lower() in FOLDER_SUFFIXES:
@@ -196,7 +199,7 @@ def _unlisted(given: Path, error: OSError) -> None:
 def open_source(source: str | Path) -> Iterator[Source]:
     """Open a path (``-``: standard input) as bytes, decompressed by its magic; or InputFileError.
 
-    A folder is opened only if it is a Hugging Face dataset's (:func:`arrow.dataset_files`).
+    A folder is opened only if it is made of parts (:func:`records._parted.folder_parts`).
     """
     if str(source) == STDIN:
         # A replaced sys.stdin (tests, embedding applications) may be text only.
@@ -208,7 +211,7 @@ def open_source(source: str | Path) -> Iterator[Source]:
     name = str(source)
     # By the name, not a Path: a run opens each file given, or found in a folder, to check it.
     if os.path.isdir(name):
-        yield Source(name, io.BytesIO(), tuple(arrow.dataset_files(Path(source))))
+        yield Source(name, io.BytesIO(), tuple(folder_parts(Path(source))))
         return
     try:
         file = open(name, "rb")  # noqa: SIM115 - closed below, after the caller is done
@@ -571,7 +574,10 @@ def _read_lines(
 def _read_parts(
     source: Source, allowed: tuple[Format, ...], progress: Progress | None, *, key_lines: bool
 ) -> Iterator[Record | Problem]:
-    """A dataset folder's rows, each located at its row of the whole dataset (``FOLDER:ROW``)."""
+    """A parted folder's records, each at its place in the whole (``FOLDER:ROW``).
+
+    A dataset's rows; a conversation's events (then its state).
+    """
     index = 0
     for part in source.parts:
         with open_source(part) as opened:

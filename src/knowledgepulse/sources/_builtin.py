@@ -27,6 +27,7 @@ from knowledgepulse.sources._sessions import (
     inspect_ai,
     mini_swe_agent,
     openhands,
+    openhands_v1,
     swe_agent,
 )
 from knowledgepulse.sources.langchain import _files as langsmith
@@ -222,16 +223,21 @@ class MiniSweAgent(Source):
 
 @register_source("openhands")
 class OpenHands(Source):
-    """OpenHands trajectories (a list of events) and its evaluation's ``output.jsonl`` rows."""
+    """OpenHands trajectories (V0 and V1), conversation folders and ``output.jsonl`` rows.
+
+    V1 is the software agent SDK's: events with a ``kind``, persisted as a conversation folder.
+    """
 
     shapes = (
         "OpenHands trajectories (a JSON list of events: id, source, action with args or "
-        "observation with content and cause; the GUI's {trajectory: [...]} export) or "
-        "evaluation output.jsonl rows (instance_id, instruction, history of events, test_result)"
+        "observation with content and cause; the GUI's {trajectory: [...]} export); OpenHands "
+        "V1 (software agent SDK) events (kind, id, timestamp, source) as a JSON list, JSON Lines "
+        "or a conversation folder (base_state.json, events/event-*.json); or evaluation "
+        "output.jsonl rows (instance_id, instruction, history of events, test_result)"
     )
     content_hint = openhands.CONTENT_HINT
-    recognises = staticmethod(openhands.recognises)
-    convert = staticmethod(openhands.convert_records)
+    recognises = staticmethod(openhands_v1.recognises)
+    convert = staticmethod(openhands_v1.convert_records)
 
 
 @register_source("claude-code")

@@ -21,7 +21,8 @@ from typing import Any
 
 from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse.errors import InputFileError
-from knowledgepulse.records import Location, Problem, Record, arrow
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.records._parted import is_parted_folder
 from knowledgepulse.records.json_values import nodes
 from knowledgepulse.records.readers import read_records, reads_once
 from knowledgepulse.sources._envelope import TraceOptions
@@ -191,7 +192,7 @@ def inspect_file(
             "run does), which standard input or a pipe cannot be: save it to a file and inspect "
             "that"
         )
-    if os.path.isdir(name) and not arrow.is_dataset_folder(Path(name)):
+    if os.path.isdir(name) and not is_parted_folder(Path(name)):
         raise InputFileError(
             f"{Location(name)}: is a folder; inspect reads one file (validate the folder to "
             "hear what each file in it is read as)"

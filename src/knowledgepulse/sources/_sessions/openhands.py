@@ -353,7 +353,7 @@ def _tool_action(run: _Run, event: Mapping[str, Any], at: datetime | None) -> No
         run.turn = (response, at)  # a new model response: a new turn, at its first call's time
     name = as_string(metadata.get("function_name")) or _tool_name(kind, args)
     call_id = as_string(metadata.get("tool_call_id"))
-    run.builder.tool_request(name, _arguments(kind, args), call_id=call_id, at=run.turn[1])
+    run.builder.tool_request(name, tool_arguments(kind, args), call_id=call_id, at=run.turn[1])
     if (key := _event_id(event.get("id"))) is not None:
         run.calls[key] = (name, call_id)
 
@@ -372,7 +372,7 @@ def _tool_name(kind: str, args: Mapping[str, Any]) -> str:
     return TOOLS.get(kind, kind)
 
 
-def _arguments(kind: str, args: Mapping[str, Any]) -> dict[str, Any]:
+def tool_arguments(kind: str, args: Mapping[str, Any]) -> dict[str, Any]:
     """The call's arguments: an MCP call's own, else the action's less OpenHands' bookkeeping."""
     if kind == "call_tool_mcp" and isinstance(args.get("arguments"), dict):
         return dict(args["arguments"])
@@ -443,7 +443,7 @@ def _failure(kind: str, event: Mapping[str, Any], content: str) -> str | None:
 
 def _success(run: _Run, row: Mapping[str, Any] | None, *, failed: bool) -> bool:
     """The evaluation's verdict, where the row has one; else how the run ended (module doc)."""
-    verdict = _resolved(row.get("test_result")) if row is not None else None
+    verdict = resolved(row.get("test_result")) if row is not None else None
     if verdict is not None:
         return verdict
     if failed or run.failure is not None:
@@ -454,7 +454,7 @@ def _success(run: _Run, row: Mapping[str, Any] | None, *, failed: bool) -> bool:
     return run.builder.final_answer is not None
 
 
-def _resolved(test_result: Any) -> bool | None:
+def resolved(test_result: Any) -> bool | None:
     """Whether the evaluation says the task is resolved (``report.resolved``, ``resolved``)."""
     result = as_object(test_result)
     for found in (as_object(result.get("report")).get("resolved"), result.get("resolved")):
