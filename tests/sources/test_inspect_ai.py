@@ -255,3 +255,23 @@ def test_a_sample_whose_input_is_two_user_messages_asks_with_both(tmp_path: Path
     (trace,) = traces(tmp_path, document)
     assert trace.task.objective == f"{messages[first]['content']}\n\nAnswer Yes or No."
     assert all(step.tool is None or step.tool.name != "respond" for step in trace.steps)
+
+
+def test_a_damaged_sample_member_is_a_problem_naming_it_and_the_others_are_read(
+    tmp_path: Path,
+) -> None:
+    """A zip damaged inside one member's compressed data (a bad block, a bad CRC): that member
+    cannot be read, and says so; the log's other samples are read (before: zlib's error, a crash
+    of the whole file)."""
+    path = rezipped(tmp_path)
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo("samples/2_epoch_1.json")
+    data = bytearray(path.read_bytes())
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    for at in range(start + 10, start + info.compress_size - 10, 7):
+        data[at] ^= 0xFF
+    path.write_bytes(bytes(data))
+    found = convert_file(path)
+    (problem,) = [item for item in found if isinstance(item, Problem) and not item.warning]
+    assert str(problem).startswith(f"{path}: samples/2_epoch_1.json: cannot be read (")
+    assert sum(isinstance(item, TraceItem) for item in found) == 3

@@ -6,7 +6,8 @@ its samples; only ``_journal/start.json`` while the run is going or after it cra
 reader does (``inspect log convert --to json`` writes the same document): the header, a
 ``status`` of ``started`` where it has none, and ``samples`` sorted by epoch, then id (a
 numeric id as a number); a member written twice (a re-run sample) counts once, its last copy.
-A member that is not JSON is a problem naming it, and the other samples are read.
+A member that cannot be read (damaged) or is not JSON is a problem naming it, and the other
+samples are read.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+import zlib
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
@@ -25,6 +27,16 @@ _HEADER = "header.json"
 _START = "_journal/start.json"
 _SAMPLES = "samples/"
 _UNZIP = "is a zip archive, which kp does not read: give it decompressed, as standard input"
+_BROKEN = (
+    zipfile.BadZipFile,  # a bad CRC, a cut archive
+    zipfile.LargeZipFile,
+    zlib.error,  # damaged deflated data
+    NotImplementedError,  # a packing zipfile does not read (a newer method, strong encryption)
+    RuntimeError,  # an encrypted member
+    EOFError,
+    OSError,
+)
+"""What reading a damaged zip, or one packed as the standard library cannot unpack, raises."""
 
 
 def read_zip(stream: BinaryIO, name: str) -> Iterator[Record | Problem]:
@@ -37,7 +49,7 @@ def read_zip(stream: BinaryIO, name: str) -> Iterator[Record | Problem]:
                 yield unread_zip(name)
                 return
             log, problems = _log(archive, header, members, name)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as error:
+    except (*_BROKEN, ValueError) as error:
         yield Problem(Location(name), "", f"is a zip archive that cannot be read ({error})")
         return
     yield from problems
@@ -58,7 +70,12 @@ def _log(
 
     def member(path: str) -> Any:
         try:
-            return json.loads(archive.read(path))
+            data = archive.read(path)
+        except _BROKEN as error:  # a damaged member (its data, its CRC) or an unread packing
+            problems.append(Problem(Location(name), path, f"cannot be read ({error})"))
+            return None
+        try:
+            return json.loads(data)
         except ValueError as error:  # not JSON, or not UTF-8
             problems.append(Problem(Location(name), path, f"is not a JSON document ({error})"))
             return None
