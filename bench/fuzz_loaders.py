@@ -259,6 +259,10 @@ def seeds() -> list[tuple[str, str, bytes]]:
         "sharegpt": "sharegpt",
         "hermes": "hermes",
     }
+    # A zipped Inspect AI log: a damaged member must stay a problem naming it.
+    inspect_log = ROOT / "tests" / "conformance" / "files" / "inspect-ai" / "log_streaming.eval"
+    found.append(("convert:inspect-ai", inspect_log.name, inspect_log.read_bytes()))
+    found.append(("convert:auto", inspect_log.name, inspect_log.read_bytes()))
     for source, stem in datasets.items():
         # Parquet bytes mutated: broken footers and pages must stay one located problem.
         for path in sorted((examples / "datasets").glob(f"{stem}.*")):
