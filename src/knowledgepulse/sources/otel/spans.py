@@ -305,12 +305,14 @@ def time_ns(value: Any) -> int | None:
 def dotted(attributes: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     """Nested attribute objects under the dotted names OTel gives them: ``{"llm": {"x": 1}}``.
 
-    That is ``{"llm.x": 1}``; lists and other values stay as they are.
+    That is ``{"llm.x": 1}``; lists and other values stay as they are. An object under a dotted
+    name is that attribute's value, JSON the exporter parsed (Langfuse's UI export does, to
+    BeeAI's ``tool.parameters``), so it stays whole.
     """
     found: dict[str, Any] = {}
     for key, value in attributes.items():
         name = f"{prefix}.{key}" if prefix else str(key)
-        if isinstance(value, dict) and value:
+        if isinstance(value, dict) and value and "." not in str(key):
             found.update(dotted(value, name))
         else:
             found[name] = value
