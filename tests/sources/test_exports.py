@@ -1053,11 +1053,12 @@ def test_tool_calls_written_as_the_message_text_and_results_naming_no_call_pair_
 def test_tool_calls_as_the_message_content_already_parsed_name_their_tools() -> None:
     """Langfuse's seeder export keeps Koog's calls parsed: OpenAI call objects as the content."""
     asked = [
-        {"role": "assistant", "content": [{"function": {"name": name, "arguments": {}}, "id": n}]}
+        {
+            "role": "assistant",
+            "content": [{"type": "function", "id": n, "function": {"name": name}}],
+        }
         for n, name in (("c0", "HelloTool"), ("c1", "ByeTool"))
     ]
-    for message in asked:
-        message["content"][0]["type"] = "function"
     export = _langfuse_export(
         {},
         _observation("lf1", "g1", "GENERATION", 1, input="Greet Bob.", output=asked),
