@@ -622,11 +622,49 @@ def jaeger(path: Path) -> list[Run]:
     return runs
 
 
+_ANY_AGENT_ANSWERS = ("final_output", "final_answer")
+"""The tools an any-agent run answers with (its structured output, smolagents'): no tool."""
+
+
+def _any_agent_trace(document: dict[str, Any]) -> Run:
+    """mozilla-ai/any-agent's ``AgentTrace``: ``{"spans", "final_output"}``, one run.
+
+    Its spans are the SDK's (``context.trace_id`` a 128-bit integer). The request is the first
+    user message of the first ``call_llm``'s ``gen_ai.input.messages``; each ``execute_tool``
+    span a tool (its answering tools the answer: their ``answer`` argument); a model call's
+    ``gen_ai.output`` is text unless it lists ``tool.name`` calls.
+    """
+    spans = sorted(document["spans"], key=lambda span: span["start_time"])
+    timeline = _Timeline()
+    objective = None
+    for span in spans:
+        tags = span["attributes"]
+        if span["status"]["status_code"] == "error":
+            timeline.error()
+        if tags.get("gen_ai.operation.name") == "call_llm":
+            asked = json.loads(tags.get("gen_ai.input.messages") or "[]")
+            users = [m["content"] for m in asked if m.get("role") == "user"]
+            objective = objective or (users[0] if users else None)
+            output = tags.get("gen_ai.output")
+            listed = json.loads(output) if tags.get("gen_ai.output.type") == "json" else None
+            if not (isinstance(listed, list) and listed and "tool.name" in listed[0]):
+                timeline.text(output)
+        elif tags.get("gen_ai.operation.name") == "execute_tool":
+            if tags["gen_ai.tool.name"] in _ANY_AGENT_ANSWERS:
+                timeline.text(json.loads(tags["gen_ai.tool.args"])["answer"])
+            else:
+                timeline.tool(tags["gen_ai.tool.name"])
+    trace_id = f"{spans[0]['context']['trace_id']:032x}"
+    return timeline.facts(objective, trace_id=trace_id)
+
+
 def otlp(path: Path) -> list[Run]:
     """OTLP JSON or JSON Lines (``resourceSpans``; Tempo's export: ``batches`` whose spans are
     under ``instrumentationLibrarySpans``, OTLP's name before 1.0): a run per trace id with
     GenAI spans."""
     documents = list(_rows(path))  # JSON Lines, one document, or a list of documents
+    if documents and "spans" in documents[0]:  # any-agent's AgentTrace
+        return [_any_agent_trace(document) for document in documents]
     found: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}
     logged = _logged(documents)
     resources = (r for d in documents for r in d.get("resourceSpans", d.get("batches", [])))

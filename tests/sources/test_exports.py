@@ -21,6 +21,7 @@ from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._registry import detect, get_source, source_names
+from knowledgepulse.sources.otel.spans import dotted
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 from tests.sources.helpers import CORPUS, convert_file, langfuse_fetched, recognise, source_of
 
@@ -1047,6 +1048,34 @@ def test_tool_calls_written_as_the_message_text_and_results_naming_no_call_pair_
         ("observation", "ByeTool"),
         ("thought", None),
     ]
+
+
+def test_tool_calls_as_the_message_content_already_parsed_name_their_tools() -> None:
+    """Langfuse's seeder export keeps Koog's calls parsed: OpenAI call objects as the content."""
+    asked = [
+        {
+            "role": "assistant",
+            "content": [{"type": "function", "id": n, "function": {"name": name}}],
+        }
+        for n, name in (("c0", "HelloTool"), ("c1", "ByeTool"))
+    ]
+    export = _langfuse_export(
+        {},
+        _observation("lf1", "g1", "GENERATION", 1, input="Greet Bob.", output=asked),
+        _observation("lf1", "g2", "GENERATION", 2, output="Hello and bye, Bob!"),
+    )
+    tools = [step.tool.name for step in _trace_of("langfuse", export).steps if step.tool]
+    assert tools == ["HelloTool", "ByeTool"]
+
+
+def test_an_object_under_a_dotted_attribute_name_is_that_attribute_whole() -> None:
+    """A parsed JSON attribute (BeeAI's ``tool.parameters``) is not split into made-up names."""
+    nested = {"tool.parameters": {"query": "Barcelona"}, "llm": {"model_name": "m"}}
+    assert dotted(nested) == {"tool.parameters": {"query": "Barcelona"}, "llm.model_name": "m"}
+    (item,) = convert_file(CORPUS / "langfuse" / "seeder-beeai-2025-08-01.json")
+    assert isinstance(item, TraceItem)
+    calls = [step.tool.name for step in item.trace.steps if step.type == "tool_call" and step.tool]
+    assert calls == ["Wikipedia", "OpenMeteoTool"]
 
 
 def test_langfuse_ai_sdk_tool_observation_is_the_tool_its_attributes_name() -> None:

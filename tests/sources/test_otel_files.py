@@ -531,3 +531,79 @@ def test_a_trace_whose_spans_are_spread_over_files_is_said_to_come_in_parts(
     assert [steps(item.trace) for item in sources.read(joined) if isinstance(item, TraceItem)] == [
         steps(item.trace) for item in sources.read(source) if isinstance(item, TraceItem)
     ]
+
+
+def _any_agent_span(name: str, span_id: int, start: int, **attributes: Any) -> dict[str, Any]:
+    trace_id = 0x9707D5FD6D4A546D47757044C6127E04  # past 64 bits, as the SDK's int
+    return {
+        "name": name,
+        "context": {"trace_id": trace_id, "span_id": span_id},
+        "parent": {"trace_id": trace_id, "span_id": 1},
+        "start_time": start,
+        "end_time": start + 1,
+        "status": {"status_code": "ok", "description": None},
+        "attributes": attributes,
+    }
+
+
+def test_an_any_agent_trace_reads_its_calls_tools_and_structured_answer(tmp_path: Path) -> None:
+    """any-agent's ``{"spans", "final_output"}``: integer ids, ``call_llm`` and ``gen_ai.output``;
+    its ``final_output`` tool is the answer, no tool; the 128-bit trace id is read exactly."""
+    asked = [{"role": "user", "content": "What year is it?"}]
+    calls = [{"tool.name": "get_current_time", "tool.args": "{}"}]
+    answer = [{"tool.name": "final_output", "tool.args": {"answer": '{"year": 2025}'}}]
+    spans = [
+        _any_agent_span(
+            "call_llm m",
+            2,
+            10,
+            **{
+                "gen_ai.operation.name": "call_llm",
+                "gen_ai.input.messages": json.dumps(asked),
+                "gen_ai.output": json.dumps(calls),
+                "gen_ai.output.type": "json",
+            },
+        ),
+        _any_agent_span(
+            "execute_tool get_current_time",
+            3,
+            20,
+            **{
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "get_current_time",
+                "gen_ai.tool.args": "{}",
+                "gen_ai.output": "2025-09-16",
+            },
+        ),
+        _any_agent_span(
+            "call_llm m",
+            4,
+            30,
+            **{
+                "gen_ai.operation.name": "call_llm",
+                "gen_ai.output": json.dumps(answer),
+                "gen_ai.output.type": "json",
+            },
+        ),
+        _any_agent_span(
+            "execute_tool final_output",
+            5,
+            40,
+            **{
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "final_output",
+                "gen_ai.tool.args": json.dumps({"answer": '{"year": 2025}'}),
+            },
+        ),
+    ]
+    path = tmp_path / "AGENT_trace.json"
+    path.write_text(json.dumps({"spans": spans, "final_output": {"year": 2025}}))
+    (item,) = convert_file(path)
+    assert isinstance(item, TraceItem)
+    trace = item.trace
+    assert trace.id == "kp:trace:9707d5fd6d4a546d47757044c6127e04"
+    assert trace.task.objective == "What year is it?"
+    assert [step.tool.name for step in trace.steps if step.type == "tool_call" and step.tool] == [
+        "get_current_time"
+    ]
+    assert trace.outcome.result_summary == '{"year": 2025}'

@@ -97,6 +97,11 @@ Warning = tuple[str, str]
 """What reading a document lost, and where: a JSON path (``""``: the whole) and a message."""
 
 
+_LONG_INTEGER = re.compile(rb"[:\[,]\s*-?[0-9]{20,}\s*[,\]}]")
+"""A JSON number of 20 digits or more, where an integer can pass 64 bits (an OTel SDK's 128-bit
+trace id as a pydantic dump writes it): read exactly by ``json``, not rounded to a float."""
+
+
 def loads(data: bytes) -> tuple[Any, list[Warning]]:
     """One JSON document from UTF-8 bytes, and what reading it lost (a lone surrogate, a key).
 
@@ -110,6 +115,8 @@ def loads(data: bytes) -> tuple[Any, list[Warning]]:
     else:
         check_depth(value, data)
         warnings = []
+        if _LONG_INTEGER.search(data):  # orjson reads an integer past 64 bits as a float
+            value = json.loads(data)
     key = repeated_key(data, value)
     if key is not None:
         warnings.append(("", repeated(key)))

@@ -334,7 +334,8 @@ def _tell(builder: StepBuilder, ordered: list[_Read], answer: str | None) -> Non
         names=names,
         executed={view.call_id for view in told if view.result is not None or view.error},
         any_execution=any(view.result is not None or view.error for view in told),
-        answer_tools=frozenset(view.tool_name or "" for view in told if view.answers),
+        # an answering call may tell the answer itself (any-agent's: an inference)
+        answer_tools=frozenset(item.view.tool_name or "" for item in ordered if item.view.answers),
     )
     servers = _mcp_servers(ordered)
     # Told by start time (ties in tree order): a model call's request is told before the tool

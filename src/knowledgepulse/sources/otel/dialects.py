@@ -307,6 +307,48 @@ def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         )
 
 
+_ANY_AGENT_CALL = "call_llm"
+"""The operation mozilla-ai/any-agent names its model calls (no operation of the conventions)."""
+_ANY_AGENT_ANSWER = "final_output"
+"""The tool any-agent gives a model for the run's structured output: its ``answer``, no tool."""
+
+
+def _any_agent(span: Span, attrs: Mapping[str, Any], view: View) -> None:
+    """The spans mozilla-ai/any-agent writes alike for every framework it wraps.
+
+    A model call is operation ``call_llm``: its request is ``gen_ai.input.messages`` and its
+    reply ``gen_ai.output``, text or (``gen_ai.output.type`` ``json``) the tool calls it asked
+    for, ``[{"tool.name", "tool.args"}]``; a tool's arguments are ``gen_ai.tool.args`` and its
+    result ``gen_ai.output``. Read before the conventions, which have no place for either.
+    """
+    operation = attrs.get("gen_ai.operation.name")
+    output = attrs.get("gen_ai.output")
+    if operation == _ANY_AGENT_CALL:
+        loaded = msg.loads(output) if attrs.get("gen_ai.output.type") == "json" else output
+        listed = loaded if isinstance(loaded, list) else []
+        parts = [
+            msg.tool_call(None, call.get("tool.name"), msg.loads(call.get("tool.args")))
+            for call in listed
+            if isinstance(call, dict) and "tool.name" in call
+        ]
+        if not parts and non_blank(as_text(output)):
+            parts = [{"type": "text", "content": as_text(output)}]
+        view.fill(
+            role="inference",
+            input_messages=msg.messages(attrs.get("gen_ai.input.messages")),
+            output_messages=[{"role": "assistant", "parts": parts}] if parts else None,
+        )
+    elif operation == "execute_tool" and "gen_ai.tool.args" in attrs:
+        arguments = msg.loads(attrs["gen_ai.tool.args"])
+        if attrs.get("gen_ai.tool.name") in (_ANY_AGENT_ANSWER, FINAL_ANSWER_TOOL):
+            # the run's answer (any-agent's structured output, smolagents' final_answer), no tool
+            answer = as_text(as_object(arguments).get("answer", output))
+            said = [{"role": "assistant", "parts": [{"type": "text", "content": answer}]}]
+            name = attrs["gen_ai.tool.name"]
+            view.fill(role="inference", answers=True, tool_name=name, output_messages=said)
+        view.fill(arguments=arguments, result=output)
+
+
 ADK_MERGED_TOOLS = "(merged tools)"
 """The tool name of the span Google ADK adds after parallel tool calls (``execute_tool
 (merged)``): their results merged into one event, already told by each call's own span."""
@@ -856,6 +898,7 @@ _DIALECTS: tuple[Callable[[Span, Mapping[str, Any], View], None], ...] = (
     _claude_code,  # its own names first: a Collector's GenAI projection of them drops MCP servers
     _beeai,
     _openinference,
+    _any_agent,
     _genai,
     _adk,
     _legacy,

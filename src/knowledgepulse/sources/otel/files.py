@@ -35,8 +35,22 @@ _SHAPES = (
 
 
 def recognises(value: Any) -> bool:
-    """Whether a record is OTLP JSON (``resourceSpans``) or one console span (``context``)."""
-    return is_otlp(value) or is_console_span(value)
+    """Whether a record is OTLP JSON (``resourceSpans``) or console spans (``context``).
+
+    One span, or a list of them under ``spans``.
+    """
+    return is_otlp(value) or is_console_span(value) or bool(_listed_spans(value))
+
+
+def _listed_spans(value: Any) -> list[Any]:
+    """The console spans of ``{"spans": [...]}``, else none.
+
+    That is any-agent's ``AgentTrace``; its ``final_output`` its last model call also holds.
+    """
+    spans = value.get("spans") if isinstance(value, dict) else None
+    if isinstance(spans, list) and spans and all(is_console_span(span) for span in spans):
+        return spans
+    return []
 
 
 def convert_records(
@@ -130,5 +144,12 @@ def value_spans(value: Any) -> Iterator[tuple[Span | SpanError, Loc]]:
             yield console_span(value), ()
         except SpanError as error:
             yield error, error.loc
+        return
+    for n, span in enumerate(_listed_spans(value)):
+        try:
+            yield console_span(span), ("spans", n)
+        except SpanError as error:
+            yield error, ("spans", n, *error.loc)
+    if _listed_spans(value):
         return
     yield SpanError((), f"not a span record: {_SHAPES}"), ()

@@ -199,6 +199,10 @@ def _block(raw: Any) -> dict[str, Any] | None:
         return {"type": "reasoning", "content": text}
     if kind == "tool_use":
         return tool_call(raw.get("id"), raw.get("name"), raw.get("input"))
+    if kind == "function" and isinstance(raw.get("function"), dict):
+        # an OpenAI tool call where a block would be: Koog's calls as content, already parsed
+        function = raw["function"]
+        return tool_call(raw.get("id"), function.get("name"), function.get("arguments"))
     if kind == "tool_result":
         return {
             "type": "tool_call_response",

@@ -88,12 +88,19 @@ _SCOPE_KEYS = ("scopeSpans", "scope_spans", "instrumentationLibrarySpans")
 
 def is_error_code(code: Any) -> bool:
     """Whether a status code (OTLP's 2, ``STATUS_CODE_ERROR``, the SDK's ``ERROR``...) is ERROR."""
-    return isinstance(code, int | str) and code in _STATUS_ERROR  # a list or object is no code
+    return _status(code) in _STATUS_ERROR
 
 
 def is_ok_code(code: Any) -> bool:
     """Whether a status code (OTLP's 1, ``STATUS_CODE_OK``, the SDK's ``OK``...) is OK."""
-    return isinstance(code, int | str) and code in _STATUS_OK
+    return _status(code) in _STATUS_OK
+
+
+def _status(code: Any) -> int | str | None:
+    """A status code as the sets above write it: any-agent's pydantic dump writes ``ok``."""
+    if isinstance(code, str):
+        return code if code.startswith("StatusCode.") else code.upper()
+    return code if isinstance(code, int) else None  # a list or object is no code
 
 
 def is_otlp(value: Any) -> bool:
@@ -152,6 +159,9 @@ def console_span(value: Mapping[str, Any]) -> Span:
     span_id = hex_id(context.get("span_id"), ("context", "span_id"), 8)
     parent = value.get("parent_id")
     parent_id = None if parent in (None, "") else hex_id(parent, ("parent_id",), 8)
+    outer = value.get("parent")  # the SDK's own parent context, as any-agent's AgentTrace dumps it
+    if parent_id is None and isinstance(outer, dict) and outer.get("span_id") is not None:
+        parent_id = hex_id(outer["span_id"], ("parent", "span_id"), 8)
     status = as_object(value.get("status"))
     code = status.get("status_code", value.get("status_code"))
     message = status.get("description", value.get("status_message"))
@@ -257,7 +267,12 @@ def _otlp_span(raw: Any, resource: Mapping[str, Any], scope: str | None) -> Span
 
 
 def hex_id(value: Any, loc: Loc, size: int) -> str:
-    """An id as lowercase hex: hex as written (``0x`` too), base64 decoded; other text kept."""
+    """An id as lowercase hex: hex as written (``0x`` too), base64 decoded; other text kept.
+
+    An integer is the SDK's own id (``SpanContext.trace_id``), as a pydantic dump of it writes it.
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 1 << (size * 8):
+        return f"{value:0{size * 2}x}"
     if not isinstance(value, str) or not value.strip():
         raise SpanError(loc, f"expected a {size * 2}-digit hex id, found {value!r}")
     text = value.strip()
@@ -305,12 +320,14 @@ def time_ns(value: Any) -> int | None:
 def dotted(attributes: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     """Nested attribute objects under the dotted names OTel gives them: ``{"llm": {"x": 1}}``.
 
-    That is ``{"llm.x": 1}``; lists and other values stay as they are.
+    That is ``{"llm.x": 1}``; lists and other values stay as they are. An object under a dotted
+    name is that attribute's value, JSON the exporter parsed (Langfuse's UI export does, to
+    BeeAI's ``tool.parameters``), so it stays whole.
     """
     found: dict[str, Any] = {}
     for key, value in attributes.items():
         name = f"{prefix}.{key}" if prefix else str(key)
-        if isinstance(value, dict) and value:
+        if isinstance(value, dict) and value and "." not in str(key):
             found.update(dotted(value, name))
         else:
             found[name] = value
