@@ -515,13 +515,15 @@ def alpaca(path: Path) -> list[Run]:
     ``instruction`` with the ``input`` on a new line after it (when there is one), then the
     ``output``. The ``system`` column is the system prompt: no turn of the run. No label.
     Databricks' Dolly rows (and torchtune's instruct rows after them) name the reply
-    ``response`` and the text after the request ``context``.
+    ``response`` and the text after the request ``context``; ms-swift's query-response rows
+    name the request ``query`` (its docs: ``query``, ``response``, ``history``, ``system``).
     """
     runs = []
     for row in _rows(path):
         turns = [turn for pair in row.get("history") or [] for turn in pair]
         after = row.get("input", row.get("context"))
-        turns.append(row["instruction"] + ("\n" + after if after else ""))
+        asked = row["instruction"] if "instruction" in row else row["query"]
+        turns.append(asked + ("\n" + after if after else ""))
         turns.append(row["output"] if "output" in row else row["response"])
         timeline = _Timeline()
         for number, text in enumerate(turns[1:], start=1):  # after the objective, turn by turn

@@ -1,6 +1,6 @@
 """Alpaca rows: ``instruction`` (``input`` after it), ``output``, and LLaMA-Factory's ``system``
 and ``history`` columns, read as LLaMA-Factory's alpaca converter reads them; Dolly's naming
-(``context``, ``response``) too.
+(``context``, ``response``) and ms-swift's (``query``, ``response``) too.
 
 Real files in ``tests/conformance/files/alpaca`` (LLaMA-Factory's demo data, axolotl's fixture);
 their facts are checked by the conformance test. These tests pin what the facts do not say: the
@@ -61,6 +61,23 @@ def test_a_dolly_row_asks_its_instruction_then_its_context() -> None:
     (item,) = only_traces([row])
     assert item.trace.task.objective == "When?\nIt began in 2000."
     assert item.trace.outcome.result_summary == "In 2000."
+
+
+def test_ms_swift_query_rows_ask_their_history_first_then_their_query() -> None:
+    """ms-swift's query-response rows: alpaca's with ``query`` for ``instruction``."""
+    path = ALPACA / "ms_swift_query_response.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    items = [item for item in read([path]) if isinstance(item, TraceItem)]
+    assert [item.trace.task.objective for item in items] == ["55555", "eeeee", "AAAAA"]
+    assert [item.trace.outcome.result_summary for item in items] == [r["response"] for r in rows]
+    assert items[0].system == rows[0]["system"]
+    assert [step.content for step in items[2].trace.steps][1:4] == ["CCCCC", "DDDDD", "EEEEE"]
+
+
+def test_a_query_without_a_reply_column_is_no_conversation() -> None:
+    """A ``query`` alone (xLAM's rows: ``query``, ``tools``, ``answers``) is not read as alpaca."""
+    row = {"query": "Weather in Paris?", "tools": "[]", "answers": "[]"}
+    assert [item for item in convert([row]) if isinstance(item, TraceItem)] == []
 
 
 def test_output_is_the_reply_when_a_row_has_a_response_column_too() -> None:

@@ -82,9 +82,10 @@ REPLY_COLUMN = "chosen"
 the conversation as its completion; LLaMA-Factory keeps it as one turn, TRL as messages or text."""
 PASSED_OVER = frozenset({"rejected", "rejected_messages"})
 """A preference row's dispreferred reply (ms-swift: ``rejected_messages``): never the trace."""
-ALPACA_REQUEST = "instruction"
-"""An alpaca row's request (LLaMA-Factory's ``prompt`` column), its ``input`` after it."""
-TEXT_OPENINGS = ("prompt", ALPACA_REQUEST)
+ALPACA_REQUESTS = ("instruction", "query")
+"""An alpaca row's request (LLaMA-Factory's ``prompt`` column), its ``input`` after it; ms-swift's
+query-response rows name it ``query`` (their reply ``response``, their ``history`` alpaca's)."""
+TEXT_OPENINGS = ("prompt", *ALPACA_REQUESTS)
 """Columns whose text is the user's request when a reply follows it (TRL's standard rows;
 LLaMA-Factory's alpaca rows, whose ``input`` is joined to the ``instruction`` on a new line)."""
 ALPACA_QUERIES = ("input", "context")
@@ -262,7 +263,7 @@ def _follower(row: Mapping[str, Any], column: str, family: ChatSource) -> str | 
         return family.continued[1]
     if column != REPLY_COLUMN and REPLY_COLUMN in row:
         return REPLY_COLUMN
-    if column != ALPACA_REQUEST:
+    if column not in ALPACA_REQUESTS:
         return None
     return next((name for name in ALPACA_REPLIES if name in row), None)
 
@@ -276,7 +277,7 @@ def _opening(row: Mapping[str, Any], column: str, family: ChatSource) -> list[An
     then = _follower(row, column, family)
     if then is None or not _following(row, then, family):
         return None
-    query = _alpaca_query(row) if column == ALPACA_REQUEST else None
+    query = _alpaca_query(row) if column in ALPACA_REQUESTS else None
     text = f"{value}\n{query}" if isinstance(query, str) and query.strip() else value
     turn = family.text_turn("user", text)
     return None if turn is None else [turn]
@@ -475,7 +476,7 @@ def _conversation(
             f"expected a list of messages (or a JSON string of one), found "
             f"{describe_value(row[columns.messages])}",
         )
-    if columns.messages == ALPACA_REQUEST:
+    if columns.messages in ALPACA_REQUESTS:
         messages = _history(row, family) + messages
     then = _follower(row, columns.messages, family)
     rest = _following(row, then, family) if then is not None else None
