@@ -407,7 +407,7 @@ class OpenAIChat(ChatSource):
     fields = ("messages", "conversation", "chat", "prompt", "instruction", "query", "chosen")
     framework = "openai"
     continued = ("prompt", "completion")
-    system_fields = ("system",)  # alpaca rows' (LLaMA-Factory's) system prompt
+    system_fields = ("system", "system_prompt")  # alpaca rows' (LLaMA-Factory's), Nemotron's
     content_hint = openai_chat.CONTENT_HINT
     matches = staticmethod(openai_chat.matches)
     tell = staticmethod(openai_chat.tell)

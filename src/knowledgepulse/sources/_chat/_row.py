@@ -94,6 +94,9 @@ ALPACA_REPLIES = ("output", "response")
 """An alpaca row's reply to its ``instruction`` (Stanford Alpaca's rows, LLaMA-Factory's SFT and
 KTO rows: ``output``; Dolly's and torchtune's instruct rows: ``response``), read when the row has
 no preferred reply (``chosen``)."""
+MESSAGES_THEN_TEXT = ("input", "output")
+"""NVIDIA's Nemotron post-training rows: the conversation as messages in ``input``, the reply as
+text in ``output`` (an alpaca row's ``input`` is text: never its conversation)."""
 ALPACA_HISTORY = "history"
 """An alpaca row's earlier exchanges, ``[[query, reply], ...]``, read before its instruction."""
 TIME_FIELDS = ("created_at", "timestamp", "created", "start_time")
@@ -263,6 +266,8 @@ def _follower(row: Mapping[str, Any], column: str, family: ChatSource) -> str | 
         return family.continued[1]
     if column != REPLY_COLUMN and REPLY_COLUMN in row:
         return REPLY_COLUMN
+    if column == MESSAGES_THEN_TEXT[0] and MESSAGES_THEN_TEXT[1] in row:
+        return MESSAGES_THEN_TEXT[1]
     if column not in ALPACA_REQUESTS:
         return None
     return next((name for name in ALPACA_REPLIES if name in row), None)
