@@ -2558,6 +2558,11 @@ def _adp_speakers(content: list[dict[str, Any]]) -> list[tuple[str, Any]]:
 
 
 def _rows(path: Path) -> Iterator[dict[str, Any]]:
+    if path.suffix == ".parquet":  # a Hugging Face dataset's file: one row each
+        import pyarrow.parquet as pq  # the [parquet] extra, as kp reads Parquet
+
+        yield from pq.read_table(path).to_pylist()
+        return
     text = path.read_text()
     if path.suffix == ".jsonl":
         yield from (json.loads(line) for line in text.splitlines() if line.strip())
