@@ -310,7 +310,7 @@ def prompt_completion(path: Path) -> list[Run]:
     runs = []
     for row in _rows(path):
         timeline, objective = _Timeline(), None
-        messages = [_json(row["prompt"]), _json(row["completion"])]
+        messages = [_turns(row["prompt"], "user"), _turns(row["completion"], "assistant")]
         for message in messages[0] + messages[1]:
             role, content = message.get("role"), message.get("content")
             if role == "user" and objective is not None:
@@ -330,6 +330,15 @@ def prompt_completion(path: Path) -> list[Run]:
 
 def _json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str) else value
+
+
+def _turns(value: Any, role: str) -> list[dict[str, Any]]:
+    """A prompt or completion column's messages; TRL's standard rows (``verifiers``' completion
+    environments too) hold plain text there: one message of ``role``."""
+    if isinstance(value, str) and not value.lstrip().startswith("["):
+        return [{"role": role, "content": value}]
+    found: list[dict[str, Any]] = _json(value)
+    return found
 
 
 def anthropic(path: Path) -> list[Run]:
@@ -466,6 +475,7 @@ def preference(path: Path) -> list[Run]:
     text; its KTO demo, ``messages`` and a boolean ``label`` (its ShareGPT preference rows are
     counted by :func:`sharegpt`). TRL: ``prompt`` then ``chosen`` or ``completion`` (each a text
     or messages), or ``chosen`` messages alone (the prompt implicit); KTO's boolean ``label``.
+    LLaMA-Factory v1: ``chosen_messages`` (and ``rejected_messages``), ``value`` parts.
     ``rejected`` is the reply the dataset does not prefer: no turn of the run. ``label``
     (``kto_tag``) is the success.
     """
@@ -482,8 +492,9 @@ def preference(path: Path) -> list[Run]:
                 *([("user", prompt)] if isinstance(prompt, str) else _roles(prompt)),
                 *([("assistant", reply)] if isinstance(reply, str) else _roles(reply)),
             ]
-        else:
-            turns = _roles(row.get("messages") or row["chosen"])
+        else:  # LLaMA-Factory v1's ``chosen_messages``, with ``value`` parts
+            chosen = row.get("messages") or row.get("chosen_messages") or row["chosen"]
+            turns = [(who, _text(content)) for who, content in _roles(chosen)]
         timeline, objective = _Timeline(), None
         for who, text in turns:
             if who in ("human", "user") and objective is not None:
@@ -503,12 +514,17 @@ def alpaca(path: Path) -> list[Run]:
     LLaMA-Factory's data README: the ``history`` pairs ``[query, reply]`` come first, then the
     ``instruction`` with the ``input`` on a new line after it (when there is one), then the
     ``output``. The ``system`` column is the system prompt: no turn of the run. No label.
+    Databricks' Dolly rows (and torchtune's instruct rows after them) name the reply
+    ``response`` and the text after the request ``context``; ms-swift's query-response rows
+    name the request ``query`` (its docs: ``query``, ``response``, ``history``, ``system``).
     """
     runs = []
     for row in _rows(path):
         turns = [turn for pair in row.get("history") or [] for turn in pair]
-        turns.append(row["instruction"] + ("\n" + row["input"] if row.get("input") else ""))
-        turns.append(row["output"])
+        after = row.get("input", row.get("context"))
+        asked = row["instruction"] if "instruction" in row else row["query"]
+        turns.append(asked + ("\n" + after if after else ""))
+        turns.append(row["output"] if "output" in row else row["response"])
         timeline = _Timeline()
         for number, text in enumerate(turns[1:], start=1):  # after the objective, turn by turn
             if number % 2:
@@ -2580,6 +2596,11 @@ def _adp_speakers(content: list[dict[str, Any]]) -> list[tuple[str, Any]]:
 
 
 def _rows(path: Path) -> Iterator[dict[str, Any]]:
+    if path.suffix == ".parquet":  # a Hugging Face dataset's file: one row each
+        import pyarrow.parquet as pq  # the [parquet] extra, as kp reads Parquet
+
+        yield from pq.read_table(path).to_pylist()
+        return
     text = path.read_text()
     if path.suffix == ".jsonl":
         yield from (json.loads(line) for line in text.splitlines() if line.strip())

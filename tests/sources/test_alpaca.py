@@ -1,5 +1,6 @@
 """Alpaca rows: ``instruction`` (``input`` after it), ``output``, and LLaMA-Factory's ``system``
-and ``history`` columns, read as LLaMA-Factory's alpaca converter reads them.
+and ``history`` columns, read as LLaMA-Factory's alpaca converter reads them; Dolly's naming
+(``context``, ``response``) and ms-swift's (``query``, ``response``) too.
 
 Real files in ``tests/conformance/files/alpaca`` (LLaMA-Factory's demo data, axolotl's fixture);
 their facts are checked by the conformance test. These tests pin what the facts do not say: the
@@ -43,6 +44,45 @@ def test_each_demo_row_asks_its_instruction_and_answers_its_output() -> None:
     assert [item.trace.outcome.result_summary for item in items] == [r["output"] for r in rows]
     assert {source_of(item)["format"] for item in items} == {"openai-chat"}
     assert any(row["input"] for row in rows)
+
+
+def test_instruct_rows_in_dollys_naming_answer_their_response() -> None:
+    """torchtune's instruct rows (Dolly's names): ``response`` is the answer, not a bad row."""
+    path = ALPACA / "torchtune_instruct_tiny.json"
+    rows = json.loads(path.read_text())
+    items = [item for item in read([path]) if isinstance(item, TraceItem)]
+    assert [item.trace.task.objective for item in items] == [r["instruction"] for r in rows]
+    assert [item.trace.outcome.result_summary for item in items] == [r["response"] for r in rows]
+
+
+def test_a_dolly_row_asks_its_instruction_then_its_context() -> None:
+    """Databricks' Dolly rows: the ``context`` passage follows the request as alpaca's ``input``."""
+    row = {"instruction": "When?", "context": "It began in 2000.", "response": "In 2000."}
+    (item,) = only_traces([row])
+    assert item.trace.task.objective == "When?\nIt began in 2000."
+    assert item.trace.outcome.result_summary == "In 2000."
+
+
+def test_ms_swift_query_rows_ask_their_history_first_then_their_query() -> None:
+    """ms-swift's query-response rows: alpaca's with ``query`` for ``instruction``."""
+    path = ALPACA / "ms_swift_query_response.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    items = [item for item in read([path]) if isinstance(item, TraceItem)]
+    assert [item.trace.task.objective for item in items] == ["55555", "eeeee", "AAAAA"]
+    assert [item.trace.outcome.result_summary for item in items] == [r["response"] for r in rows]
+    assert items[0].system == rows[0]["system"]
+    assert [step.content for step in items[2].trace.steps][1:4] == ["CCCCC", "DDDDD", "EEEEE"]
+
+
+def test_a_query_without_a_reply_column_is_no_conversation() -> None:
+    """A ``query`` alone (xLAM's rows: ``query``, ``tools``, ``answers``) is not read as alpaca."""
+    row = {"query": "Weather in Paris?", "tools": "[]", "answers": "[]"}
+    assert [item for item in convert([row]) if isinstance(item, TraceItem)] == []
+
+
+def test_output_is_the_reply_when_a_row_has_a_response_column_too() -> None:
+    (item,) = only_traces([{"instruction": "2+2?", "output": "4", "response": "four"}])
+    assert item.trace.outcome.result_summary == "4"
 
 
 def test_the_system_column_is_the_system_prompt_and_the_history_comes_first() -> None:

@@ -1082,3 +1082,26 @@ def test_a_system_column_of_json_looking_text_is_kept_as_text() -> None:
     (item,) = sources.convert([{"messages": _ANTHROPIC_TURNS, "system": prompt}])
     assert isinstance(item, TraceItem)
     assert item.system == prompt
+
+
+def test_nemotron_rows_answer_their_output_after_their_input_messages() -> None:
+    """NVIDIA's Nemotron post-training rows: ``input`` messages, then ``output`` text."""
+    row = {
+        "input": [{"role": "user", "content": "Which gas do plants take in?"}],
+        "output": "<think>Photosynthesis.</think>Carbon dioxide.",
+        "category": "science",
+        "reasoning": "on",
+        "system_prompt": "detailed thinking on",
+    }
+    items = [item for item in sources.convert([row]) if isinstance(item, TraceItem)]
+    (item,) = items
+    assert item.trace.task.objective == "Which gas do plants take in?"
+    assert item.trace.outcome.result_summary == "Carbon dioxide."
+    assert item.system == "detailed thinking on"
+    assert item.trace.metadata.task_domain == "science"
+
+
+def test_an_alpaca_rows_text_input_is_never_its_conversation() -> None:
+    """An ``input`` text beside ``output`` (no ``instruction``) is not a conversation."""
+    row = {"input": "What is presented on image?", "output": "PyTorch logo."}
+    assert [item for item in sources.convert([row]) if isinstance(item, TraceItem)] == []

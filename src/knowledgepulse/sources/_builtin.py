@@ -396,17 +396,18 @@ class OpenAIChat(ChatSource):
 
     A row's text columns are read as its messages too (TRL's standard prompt/completion and
     preference rows; alpaca's ``instruction``, ``input``, ``output`` and ``history``, SFT,
-    preference and KTO rows): :meth:`text_turn`.
+    preference and KTO rows; Dolly's ``response`` and ``context``; ms-swift's ``query``,
+    ``response`` and ``history``): :meth:`text_turn`.
     """
 
     shapes = (
         "dataset rows of messages with tool_calls, prompt and completion messages, or alpaca "
         "instruction and output"
     )
-    fields = ("messages", "conversation", "chat", "prompt", "instruction", "chosen")
+    fields = ("messages", "conversation", "chat", "prompt", "instruction", "query", "chosen")
     framework = "openai"
     continued = ("prompt", "completion")
-    system_fields = ("system",)  # alpaca rows' (LLaMA-Factory's) system prompt
+    system_fields = ("system", "system_prompt")  # alpaca rows' (LLaMA-Factory's), Nemotron's
     content_hint = openai_chat.CONTENT_HINT
     matches = staticmethod(openai_chat.matches)
     tell = staticmethod(openai_chat.tell)

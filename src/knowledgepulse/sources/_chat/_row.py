@@ -82,15 +82,21 @@ REPLY_COLUMN = "chosen"
 the conversation as its completion; LLaMA-Factory keeps it as one turn, TRL as messages or text."""
 PASSED_OVER = frozenset({"rejected", "rejected_messages"})
 """A preference row's dispreferred reply (ms-swift: ``rejected_messages``): never the trace."""
-ALPACA_REQUEST = "instruction"
-"""An alpaca row's request (LLaMA-Factory's ``prompt`` column), its ``input`` after it."""
-TEXT_OPENINGS = ("prompt", ALPACA_REQUEST)
+ALPACA_REQUESTS = ("instruction", "query")
+"""An alpaca row's request (LLaMA-Factory's ``prompt`` column), its ``input`` after it; ms-swift's
+query-response rows name it ``query`` (their reply ``response``, their ``history`` alpaca's)."""
+TEXT_OPENINGS = ("prompt", *ALPACA_REQUESTS)
 """Columns whose text is the user's request when a reply follows it (TRL's standard rows;
 LLaMA-Factory's alpaca rows, whose ``input`` is joined to the ``instruction`` on a new line)."""
-_QUERY = "input"
-ALPACA_REPLY = "output"
+ALPACA_QUERIES = ("input", "context")
+"""An alpaca row's text after its request: Stanford Alpaca's ``input``; Dolly's ``context``."""
+ALPACA_REPLIES = ("output", "response")
 """An alpaca row's reply to its ``instruction`` (Stanford Alpaca's rows, LLaMA-Factory's SFT and
-KTO rows), read when the row has no preferred reply (``chosen``)."""
+KTO rows: ``output``; Dolly's and torchtune's instruct rows: ``response``), read when the row has
+no preferred reply (``chosen``)."""
+MESSAGES_THEN_TEXT = ("input", "output")
+"""NVIDIA's Nemotron post-training rows: the conversation as messages in ``input``, the reply as
+text in ``output`` (an alpaca row's ``input`` is text: never its conversation)."""
 ALPACA_HISTORY = "history"
 """An alpaca row's earlier exchanges, ``[[query, reply], ...]``, read before its instruction."""
 TIME_FIELDS = ("created_at", "timestamp", "created", "start_time")
@@ -260,7 +266,11 @@ def _follower(row: Mapping[str, Any], column: str, family: ChatSource) -> str | 
         return family.continued[1]
     if column != REPLY_COLUMN and REPLY_COLUMN in row:
         return REPLY_COLUMN
-    return ALPACA_REPLY if column == ALPACA_REQUEST and ALPACA_REPLY in row else None
+    if column == MESSAGES_THEN_TEXT[0] and MESSAGES_THEN_TEXT[1] in row:
+        return MESSAGES_THEN_TEXT[1]
+    if column not in ALPACA_REQUESTS:
+        return None
+    return next((name for name in ALPACA_REPLIES if name in row), None)
 
 
 def _opening(row: Mapping[str, Any], column: str, family: ChatSource) -> list[Any] | None:
@@ -272,10 +282,15 @@ def _opening(row: Mapping[str, Any], column: str, family: ChatSource) -> list[An
     then = _follower(row, column, family)
     if then is None or not _following(row, then, family):
         return None
-    query = row.get(_QUERY) if column == ALPACA_REQUEST else None
+    query = _alpaca_query(row) if column in ALPACA_REQUESTS else None
     text = f"{value}\n{query}" if isinstance(query, str) and query.strip() else value
     turn = family.text_turn("user", text)
     return None if turn is None else [turn]
+
+
+def _alpaca_query(row: Mapping[str, Any]) -> Any:
+    """An alpaca row's text after its request: the first of its query columns it has."""
+    return next((row[name] for name in ALPACA_QUERIES if name in row), None)
 
 
 def _following(row: Mapping[str, Any], column: str, family: ChatSource) -> list[Any] | None:
@@ -466,7 +481,7 @@ def _conversation(
             f"expected a list of messages (or a JSON string of one), found "
             f"{describe_value(row[columns.messages])}",
         )
-    if columns.messages == ALPACA_REQUEST:
+    if columns.messages in ALPACA_REQUESTS:
         messages = _history(row, family) + messages
     then = _follower(row, columns.messages, family)
     rest = _following(row, then, family) if then is not None else None
