@@ -590,6 +590,19 @@ def _first_user(messages_json: Any) -> str | None:
     return None
 
 
+def _newest_user(messages_json: Any) -> str | None:
+    """The user text of a request's newest turn: the first user text after the model's last
+    message before the last user text (a conversation's later turn is sent with the turns
+    before it); with no model message before it, the first user text."""
+    messages = json.loads(messages_json) if isinstance(messages_json, str) else messages_json
+    said = [(m.get("role"), _text(m.get("parts", m.get("content")))) for m in messages or []]
+    asked = [i for i, (role, text) in enumerate(said) if role == "user" and text]
+    if not asked:
+        return None
+    turns = [i for i in range(asked[-1]) if said[i][0] in ("assistant", "model")]
+    return next(said[i][1] for i in asked if not turns or i > turns[-1])
+
+
 def _last_assistant(messages_json: Any) -> str | None:
     messages = json.loads(messages_json) if isinstance(messages_json, str) else messages_json
     texts = [_text(m.get("parts", m.get("content"))) for m in messages or []]
@@ -1121,7 +1134,9 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
     no span is a tool execution (OpenLLMetry traces crewAI's model calls,
     not its tools), the tools are those the model calls ask for, and a tool result a call is
     sent that says it failed (crewAI's ``Error executing tool: ...``) is an error; a crewAI
-    crew asks what its tasks say (``crewai.crew.tasks``, as ``_crew_asked`` reads them).
+    crew asks what its tasks say (``crewai.crew.tasks``, as ``_crew_asked`` reads them). A
+    trace whose spans name a ``gen_ai.conversation.id`` is one turn of a conversation (Google
+    ADK sends a session's earlier turns with each new message): it asks its newest user turn.
     """
     genai = [
         (name, tags)
@@ -1131,6 +1146,7 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
     if not genai:
         return []
     genai = _adk_calls_where_silent(spans, genai)
+    one_turn = any("gen_ai.conversation.id" in tags for _, tags in spans)
     timeline, objective = _Timeline(), _crew_asked(tags for _, tags in genai)
     root_failed = False
     untraced = all(tags.get("gen_ai.operation.name") != "execute_tool" for _, tags in genai)
@@ -1144,7 +1160,8 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
             _untraced_tools(timeline, tags, told)
         failed = str(tags.get("error")).lower() == "true" or tags.get("otel.status_code") == "ERROR"
         if operation == "chat" and objective is None and "gen_ai.input.messages" in tags:
-            objective = _first_user(tags["gen_ai.input.messages"])
+            asked = _newest_user if one_turn else _first_user
+            objective = asked(tags["gen_ai.input.messages"])
         if operation == "chat" and objective is None and _flattened(tags, "gen_ai.prompt"):
             objective = _first_user(_flattened(tags, "gen_ai.prompt"))
         if operation == "chat" and _rejected(tags.get("gen_ai.input.messages")):

@@ -1333,6 +1333,72 @@ def test_adk_call_llm_gives_the_model_call_when_the_conventions_spans_carry_no_t
     assert trace.outcome.result_summary == "Sunny."
 
 
+def test_adk_placeholder_response_of_a_tool_that_raised_is_no_output() -> None:
+    """A tool that raises gives ADK no response: its span reads ``{"result": "<not specified>"}``
+    (and the call id ``<not specified>``), a placeholder; the observation is the exception's
+    message alone. A tool that returned that text in another shape keeps it."""
+    agent = span("invoke_agent stock_agent", {"gen_ai.operation.name": "invoke_agent"}, start=0)
+
+    def tool(response: str, *, start: int) -> Span:
+        return span(
+            "execute_tool get_stock_price",
+            {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "get_stock_price",
+                "gen_ai.tool.call.id": "<not specified>",
+                "gcp.vertex.agent.tool_call_args": json.dumps({"ticker": "XYZ"}),
+                "gcp.vertex.agent.tool_response": response,
+            },
+            start=start,
+            parent=agent,
+            error=True,
+            events=(SpanEvent("exception", {"exception.message": "ticker not found: XYZ"}),),
+        )
+
+    raised = to_trace([agent, tool('{"result": "<not specified>"}', start=1)]).trace
+    assert [(kind, text) for kind, _, text in steps(raised)][1] == (
+        "observation",
+        "ticker not found: XYZ",
+    )
+    kept = to_trace([agent, tool('{"note": "<not specified>"}', start=1)]).trace
+    assert "<not specified>" in steps(kept)[1][2]
+
+
+@pytest.mark.parametrize(
+    ("conversation", "objective"),
+    [({"gen_ai.conversation.id": "sess-1"}, "What is the weather in Rome?"), ({}, "Hi, I'm Ada.")],
+)
+def test_a_later_turn_of_a_conversation_asks_its_newest_user_turn(
+    conversation: dict[str, Any], objective: str
+) -> None:
+    """ADK sends a session's earlier turns with each new message; a trace that is one turn of a
+    conversation (``gen_ai.conversation.id``) asks what its newest turn says. Without one, a
+    request's history (few-shot turns, a framework's own follow-up prompts) is the run's: the
+    first user text stays the objective."""
+    agent = span(
+        "invoke_agent weather_agent",
+        {"gen_ai.operation.name": "invoke_agent", **conversation},
+        start=0,
+    )
+    history = [
+        {"role": "user", "parts": [{"text": "Hi, I'm Ada."}]},
+        {"role": "model", "parts": [{"text": "Nice to meet you, Ada!"}]},
+        {"role": "user", "parts": [{"text": "What is the weather in Rome?"}]},
+    ]
+    call = span(
+        "call_llm",
+        {
+            "gcp.vertex.agent.llm_request": json.dumps({"contents": history}),
+            "gcp.vertex.agent.llm_response": json.dumps(
+                {"content": {"role": "model", "parts": [{"text": "Cloudy, 17C."}]}}
+            ),
+        },
+        start=1,
+        parent=agent,
+    )
+    assert to_trace([agent, call]).trace.task.objective == objective
+
+
 def test_a_model_call_two_instrumentations_recorded_is_read_once() -> None:
     """LangChain's ``ChatOpenAI`` span in the chain and OpenAI's ``ChatCompletion`` span under
     the root (its parent lost) record one call: one request, joined to the tool span by name and

@@ -538,12 +538,26 @@ def _objective(ordered: list[_Read], agent: _Read | None) -> str | None:
         if text:
             return text
     by_time = sorted(ordered, key=lambda item: item.span.start_ns or 0)
+    asked = msg.new_user_text if _one_turn_of_many(ordered) else msg.first_user_text
     for item in by_time:
         if item.view.role == "inference":
-            text = msg.first_user_text(item.view.input_messages or [])
+            text = asked(item.view.input_messages or [])
             if text:
                 return text
     return next((item.view.input_text for item in by_time if item.view.input_text), None)
+
+
+def _one_turn_of_many(ordered: list[_Read]) -> bool:
+    """Whether the trace is one turn of a conversation that spans traces.
+
+    Its spans name a ``gen_ai.conversation.id``, as Google ADK's do: its model calls are sent
+    the turns before it, so what it was asked is the newest user turn, not the conversation's
+    first.
+    """
+    return any(_CONVERSATION_ID in item.span.attributes for item in ordered)
+
+
+_CONVERSATION_ID = "gen_ai.conversation.id"
 
 
 def _agent_id(ordered: list[_Read], agent: _Read | None) -> str | None:

@@ -358,6 +358,9 @@ _ADK_REQUEST = "gcp.vertex.agent.llm_request"
 _ADK_RESPONSE = "gcp.vertex.agent.llm_response"
 _ADK_NO_CONTENT = ("{}", "N/A")
 """What ADK writes in its tool attributes when content capture is off (or there is none)."""
+_ADK_UNSPECIFIED = "<not specified>"
+"""What ADK writes for a call's id and response when the tool raised and so gave none: the
+response attribute then reads ``{"result": "<not specified>"}``, a placeholder, not an output."""
 
 
 def _model_call_id(attrs: Mapping[str, Any]) -> str | None:
@@ -368,7 +371,7 @@ def _model_call_id(attrs: Mapping[str, Any]) -> str | None:
     ``<tool>_<n>`` instead. Such a span is matched to its request by name, in order.
     """
     call_id = non_blank(attrs.get("gen_ai.tool.call.id"))
-    adk_own = call_id is not None and (call_id.startswith("adk-") or call_id == "<not specified>")
+    adk_own = call_id is not None and (call_id.startswith("adk-") or call_id == _ADK_UNSPECIFIED)
     return None if adk_own and _ADK_ARGUMENTS in attrs else call_id
 
 
@@ -392,8 +395,13 @@ def _adk(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     arguments, result = attrs.get(_ADK_ARGUMENTS), attrs.get(_ADK_RESULT)
     view.fill(
         arguments=None if arguments in _ADK_NO_CONTENT else msg.loads(arguments),
-        result=None if result in _ADK_NO_CONTENT else result,
+        result=None if result in _ADK_NO_CONTENT or _adk_unspecified(result) else result,
     )
+
+
+def _adk_unspecified(result: Any) -> bool:
+    """Whether ADK's tool response is its placeholder for a tool that raised (no response)."""
+    return as_object(msg.loads(result)) == {"result": _ADK_UNSPECIFIED}
 
 
 def _legacy(span: Span, attrs: Mapping[str, Any], view: View) -> None:

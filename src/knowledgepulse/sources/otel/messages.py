@@ -409,6 +409,26 @@ def first_user_text(found: list[Message]) -> str | None:
     return next((text for text in texts if text), None)
 
 
+def new_user_text(found: list[Message]) -> str | None:
+    """The text of the user's newest turn in a request.
+
+    That is the first user text after the last assistant message before the last user text: a
+    later turn of a conversation is sent with the turns before it (Google ADK sends a session's
+    history with each new message); a request with no assistant message before its user text is
+    one turn.
+    """
+    users = [i for i, message in enumerate(found) if _is_user(message) and message_text(message)]
+    if not users:
+        return None
+    answered = [i for i in range(users[-1]) if found[i]["role"] in ASSISTANT_ROLES]
+    start = answered[-1] + 1 if answered else 0
+    return next(message_text(found[i]) for i in users if i >= start)
+
+
+def _is_user(message: Message) -> bool:
+    return message["role"] in ("user", "human")
+
+
 def message_text(message: Message) -> str:
     """A message's text parts, joined."""
     texts = [
