@@ -1680,9 +1680,16 @@ def _openhands_event(timeline: _Timeline, event: dict[str, Any], said: dict[str,
     """One OpenHands event told to the timeline (the task and ``finish`` kept in ``said``)."""
     kind = event.get("action") or event.get("observation")
     args = event.get("args") or {}
+    source = event.get("source")
+    if "source" not in event and "args" not in event and "action" in event:
+        # The resolver's early rows keep each event's memory: the arguments beside the kind,
+        # no source (a message before the agent did anything is the task).
+        args = {name: value for name, value in event.items() if name != "action"}
+        first = "objective" not in said and not timeline.events
+        source = "user" if kind == "message" and first else "agent"
     if kind in _OPENHANDS_QUIET and not (kind == "think" and "action" in event):
         return
-    if kind == "message" and event["source"] == "user":
+    if kind == "message" and source == "user":
         if "objective" not in said:
             said["objective"] = args["content"]
         else:
