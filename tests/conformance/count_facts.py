@@ -1697,9 +1697,16 @@ def _openhands_event(timeline: _Timeline, event: dict[str, Any], said: dict[str,
     """One OpenHands event told to the timeline (the task and ``finish`` kept in ``said``)."""
     kind = event.get("action") or event.get("observation")
     args = event.get("args") or {}
+    source = event.get("source")
+    if "source" not in event and "args" not in event and "action" in event:
+        # The resolver's early rows keep each event's memory: the arguments beside the kind,
+        # no source (a message before the agent did anything is the task).
+        args = {name: value for name, value in event.items() if name != "action"}
+        first = "objective" not in said and not timeline.events
+        source = "user" if kind == "message" and first else "agent"
     if kind in _OPENHANDS_QUIET and not (kind == "think" and "action" in event):
         return
-    if kind == "message" and event["source"] == "user":
+    if kind == "message" and source == "user":
         if "objective" not in said:
             said["objective"] = args["content"]
         else:
@@ -1883,7 +1890,9 @@ def claude_code(path: Path) -> list[Run]:
     the model) are no reply of the user's.
     The calls of one model turn (one ``message.id``, each block a record of its own) that fail
     together, before any action (a call rejected, its sibling cancelled: ``Sibling tool call
-    errored``), are one error, which the next action answers.
+    errored``), are one error, which the next action answers; a call of that turn whose record
+    comes after the failed call's result (Claude Code runs a call while the reply streams) is
+    no action after it, but a sibling.
     """
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     if "session_id" in records[0]:
@@ -1929,10 +1938,15 @@ def _claude_code_run(members: list[dict[str, Any]], session: str) -> Run:
                 objective = _typed(block["text"])
             if record["type"] == "assistant" and kind == "text":
                 timeline.text(block["text"])
-            if kind == "tool_use":
+            reply = record["message"].get("id")
+            sibling = failed_turn is not None and reply == failed_turn
+            if kind == "tool_use" and sibling:  # asked in the failed turn, before its results
+                timeline.beside(block["name"])
+            elif kind == "tool_use":
                 timeline.tool(block["name"])
-                turn_of[block["id"]] = record["message"].get("id") or block["id"]
-            if record["type"] == "assistant" and kind in ("text", "tool_use"):
+            if kind == "tool_use":
+                turn_of[block["id"]] = reply or block["id"]
+            if record["type"] == "assistant" and kind in ("text", "tool_use") and not sibling:
                 failed_turn = None
             if kind == "tool_result" and block.get("is_error"):
                 turn = turn_of.get(block["tool_use_id"], block["tool_use_id"])

@@ -189,3 +189,54 @@ def test_roo_codes_condensed_summary_is_left_out_and_its_reasoning_is_a_thought(
         ],
     )
     assert [step.content for step in trace.steps] == ["the loop never sleeps", "fixed"]
+
+
+def test_environment_tags_a_command_printed_stay_its_output(tmp_path: Path) -> None:
+    """A command that prints a task's history prints the ``<environment_details>`` tags it holds.
+    Before, they were read as the extension's environment: the output after them became the
+    user's words (a reply); the environment is a block that opens with the tags, or a text's
+    closing part."""
+    printed = 'Exit code: 0\nOutput:\n{"text":"<environment_details>\\n# VSCode"}\ndone'
+    trace = read_history(
+        tmp_path,
+        [
+            task(),
+            said("<execute_command>\n<command>cat history.json</command>\n</execute_command>"),
+            results("[execute_command for 'cat history.json'] Result:", printed),
+        ],
+    )
+    assert shape(trace) == [("tool_call", "execute_command"), ("observation", "execute_command")]
+    assert trace.steps[1].content == printed
+    trailing = f"[execute_command for 'ls'] Result:\n\nok\n{ENVIRONMENT}"  # one text, as 1.x
+    ended = read_history(
+        tmp_path,
+        [
+            task(),
+            said("<execute_command>\n<command>ls</command>\n</execute_command>"),
+            said_by(trailing),
+        ],
+        name="t.json",
+    )
+    assert [step.content for step in ended.steps if step.type == "observation"] == ["ok"]
+
+
+def said_by(text: str) -> dict[str, Any]:
+    """A user message of one text, the environment inside it."""
+    return {"role": "user", "content": [{"type": "text", "text": text}]}
+
+
+def test_a_real_tasks_printed_environment_tags_are_no_reply() -> None:
+    """jsboige's Roo Code task: the output of its command that printed task histories holds
+    ``<environment_details>``; the task's replies are the user's two resumptions only."""
+    corpus = Path(__file__).parents[1] / "conformance/files/cline"
+    (item,) = convert_file(corpus / "roo_code_condensed_output_with_environment_tags.json")
+    assert isinstance(item, TraceItem)
+    replies = [
+        step.content
+        for step in item.trace.steps
+        if step.type == "observation" and step.tool is not None and step.tool.name == RESPOND
+    ]
+    assert [(text or "")[:21] for text in replies] == [
+        "Ah non tu te moques d",
+        "Non tu veux juste les",
+    ]

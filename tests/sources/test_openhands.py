@@ -346,3 +346,46 @@ def test_an_agent_in_error_state_ends_the_run_failed_its_last_message_no_answer(
     assert trace.steps[-2].content.startswith("I've created a complete Vue.js todo")
     assert trace.metadata.success is False
     assert source_of(item)["agent_state"] == "error"
+
+
+RESOLVER = OPENHANDS / "resolver_mock_output_memory_events.jsonl"
+"""Two rows of OpenHands' resolver (2024), their events kept as memory: flattened, no ids."""
+
+
+def test_a_resolver_rows_flattened_events_are_read_as_the_events_they_were() -> None:
+    """Before, the rows were no trace file kp knew: their events have no id, source or cause,
+    and keep the action's arguments beside its kind. The first message is the task, each
+    observation answers the action before it, ``finish``'s thought is the answer."""
+    first, second = (item.trace for item in traces_of(RESOLVER))
+    assert first.task.objective.startswith("Please fix the following issue")
+    assert kinds(first)[1:6] == [
+        ("tool_call", "execute_bash"),
+        ("observation", "execute_bash"),
+        ("thought", None),
+        ("tool_call", "execute_ipython_cell"),
+        ("observation", "execute_ipython_cell"),
+    ]
+    assert first.steps[2].content == "\r\nroot@bcd3959393a1:/workspace # "
+    assert (first.outcome.result_summary or "").startswith("The MIT License has been success")
+    assert [first.metadata.success, second.metadata.success] == [True, True]
+    assert len(tools(second)) == 21
+
+
+def test_a_flattened_message_after_the_agent_acted_is_the_agents(tmp_path: Path) -> None:
+    """A memory keeps no source: a message is the user's only before any other action."""
+    history = [
+        {"action": "message", "content": "fix it"},
+        {"action": "run", "command": "ls", "thought": "look"},
+        {"observation": "run", "content": "a.py", "exit_code": 0, "command": "ls"},
+        {"action": "message", "content": "Done: a.py is fixed."},
+    ]
+    row = {"instruction": "fix it", "history": history}
+    (item,) = traces_of(written(tmp_path, [row], name="output.jsonl"))
+    assert item.trace.task.objective == "fix it"
+    assert kinds(item.trace) == [
+        ("thought", None),
+        ("tool_call", "execute_bash"),
+        ("observation", "execute_bash"),
+        ("thought", None),
+    ]
+    assert item.trace.outcome.result_summary == "Done: a.py is fixed."

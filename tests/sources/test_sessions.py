@@ -468,6 +468,30 @@ def test_the_siblings_of_a_failed_claude_code_tool_use_are_no_recovery() -> None
     ]
 
 
+def test_siblings_whose_records_follow_the_failed_calls_result_are_no_recovery() -> None:
+    """Claude Code runs a call while its reply streams: spotter's sub-agent asks for nine Reads
+    in one reply (one ``message.id``), each ``tool_use`` record after the previous call's
+    result. The second fails, the seven after it are cancelled (``Sibling tool call errored``).
+    Before, each of those seven was an ``error_recovery``: eight recoveries of one error. The
+    reply is one turn: the next reply's Glob is the one recovery."""
+    name = "spotter_claude_2.1.39_subagent_streamed_sibling_errors.jsonl"
+    trace = only(list(convert(lines(CLAUDE / name)))).trace
+    kinds = steps(trace)
+    assert [kind for kind in kinds if kind[0] == "error_recovery"] == [("error_recovery", "Glob")]
+    assert kinds[1:19:2] == [("tool_call", "Read")] * 9  # each with its observation
+    assert kinds[19] == ("thought", None)  # the next reply: "Let me find the correct paths"
+
+
+def test_a_reply_is_not_joined_across_the_users_words() -> None:
+    """Only tool results may lie between two records of one reply: a user's text (or an API
+    error) starts another turn, even under a repeated ``message.id``."""
+    records = lines(CLAUDE / "spotter_claude_2.1.39_subagent_streamed_sibling_errors.jsonl")
+    said = {**records[0], "uuid": "typed", "message": {"role": "user", "content": "stop"}}
+    again = copy.deepcopy(records[8])  # a later block of the failed reply, after the user spoke
+    trace = only(list(convert([*records[:8], said, again, records[9]]))).trace
+    assert steps(trace)[-2:] == [("error_recovery", "Read"), ("observation", "Read")]
+
+
 def test_a_codex_rollout_is_one_trace_of_its_response_items() -> None:
     """The user's message is the objective, calls are steps joined to outputs, the last
     assistant message the answer; event_msg copies of the turns add no step."""

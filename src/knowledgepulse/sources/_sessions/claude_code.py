@@ -234,7 +234,54 @@ def _tell_record(
         return
     if _api_error(value):  # the request failed: an error, not an answer
         session.api_errors.add(len(session.messages))
-    session.messages.append(_typed(message))
+    _add(session, _typed(message))
+
+
+def _add(session: _Session, message: Mapping[str, Any]) -> None:
+    """Add a message to the session; a block of a reply already told joins that reply.
+
+    Claude Code 2.x writes each block of one model reply as a record of its own, under the
+    reply's ``message.id``, and runs a call while the reply still streams: a call's
+    ``tool_result`` can come before the reply's next ``tool_use``. The reply is one model turn
+    (the model asked for all its calls before it saw any result: a sibling of a failed call is
+    no recovery from it), so its blocks are told together, the results after them.
+    """
+    at = _reply_of(session, message)
+    if at is None:
+        session.messages.append(message)
+        return
+    earlier = session.messages[at]
+    blocks = [*_blocks(earlier["content"]), *_blocks(message["content"])]
+    session.messages[at] = {**earlier, "content": blocks}
+
+
+def _reply_of(session: _Session, message: Mapping[str, Any]) -> int | None:
+    """The index of the assistant message ``message`` is a later block of, if any.
+
+    That is the last assistant message when it has the same ``id`` and only tool results came
+    after it (a user's words, or a record that the API failed, start another turn).
+    """
+    reply = message.get("id")
+    if message["role"] != "assistant" or not isinstance(reply, str) or not reply:
+        return None
+    if len(session.messages) in session.api_errors:  # this message says the API failed
+        return None
+    for index in range(len(session.messages) - 1, -1, -1):
+        earlier = session.messages[index]
+        if earlier["role"] == "assistant":
+            same = earlier.get("id") == reply and index not in session.api_errors
+            return index if same else None
+        if not all(
+            isinstance(block, dict) and block.get("type") == "tool_result"
+            for block in _blocks(earlier["content"])
+        ):
+            return None
+    return None
+
+
+def _blocks(content: str | list[Any]) -> list[Any]:
+    """A message's content as a list of blocks (text is one ``text`` block)."""
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
 
 
 def _claude_codes_own(value: Mapping[str, Any], message: Mapping[str, Any]) -> bool:

@@ -94,7 +94,14 @@ TOOLS = frozenset(
 
 _WRAPPED = re.compile(r"\A\s*<(task|user_message)>\s*(.*?)\s*</\1>", re.DOTALL)
 """The first user message's wrapping of the task (Cline's ``<task>``, Roo Code 3.3x's)."""
-_ENVIRONMENT = re.compile(r"\s*<environment_details>.*?(?:</environment_details>|\Z)", re.DOTALL)
+_ENVIRONMENT = re.compile(
+    r"\A\s*<environment_details>.*?(?:</environment_details>|\Z)"
+    r"|\s*<environment_details>(?:(?!<environment_details>).)*</environment_details>\s*\Z",
+    re.DOTALL,
+)
+"""The environment the extension adds: a block that opens with it, or a text's closing part.
+Inside a text, the tags are what a tool read (a command that printed a task's history), no
+environment: the output goes on, and stays the call's result."""
 _CALL = re.compile(r"<(" + "|".join(sorted(TOOLS)) + r")>(.*?)</\1>", re.DOTALL)
 _OPEN_CALL = re.compile(r"<(" + "|".join(sorted(TOOLS)) + r")>(.*)\Z", re.DOTALL)
 """A call whose closing tag never came: the model was stopped inside it."""

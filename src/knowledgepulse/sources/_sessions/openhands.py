@@ -7,7 +7,9 @@ writes one ``output.jsonl`` row a task (``instance_id``, ``instruction``, ``hist
 (``user``, ``agent``, ``environment``) and a ``message``; an action adds ``action`` (its kind) and
 ``args``; an observation ``observation``, ``content``, ``extras`` and the ``cause``, the id of the
 action it answers. An action the model asked for keeps ``tool_call_metadata``: the tool as the model
-called it (``function_name``), the call's id and the model's response.
+called it (``function_name``), the call's id and the model's response. OpenHands' resolver (2024)
+wrote its rows' events as their memory (``event_to_memory``: no id, source or cause, arguments and
+extras beside the kind): each is read as the event it was, in order (see :func:`_unflattened`).
 
 The mapping, as OpenHands means its events:
 
@@ -169,8 +171,58 @@ def _events_key(value: Any) -> str | None:
     else:
         return None
     events = value.get(key)
-    opens = isinstance(events, list) and bool(events) and event_problem(events[0]) is None
-    return key if opens else None
+    if not isinstance(events, list) or not events:
+        return None
+    return key if event_problem(events[0]) is None or _remembered(events[0]) else None
+
+
+def _remembered(value: Any) -> bool:
+    """Whether a value is an event as OpenHands' early rows keep it: its memory, flattened.
+
+    OpenHands' resolver (its ``output.jsonl``, 2024) saved each event as ``event_to_memory``
+    gives it: no id, timestamp, source or cause, and an action's arguments (an observation's
+    extras) beside its kind, not under ``args`` (``extras``).
+    """
+    if not isinstance(value, dict) or {"id", "timestamp", "source"} & value.keys():
+        return False
+    if isinstance(value.get("action"), str):
+        return "args" not in value
+    return isinstance(value.get("observation"), str) and "extras" not in value
+
+
+def _unflattened(events: list[Any]) -> list[Any]:
+    """The events of a row, each flattened one given back the shape of an event.
+
+    Its place is its id; an observation answers the action before it (the memory keeps no
+    cause: an early agent took one action a step); a ``message`` before any other action is the
+    user's (the task), a later one the agent's.
+    """
+    found: list[Any] = []
+    cause: int | None = None
+    acted = False
+    for number, event in enumerate(events):
+        if not _remembered(event):
+            found.append(event)
+        elif isinstance(event.get("action"), str):
+            kind = event["action"]
+            source = "agent" if acted or kind != "message" else "user"
+            acted = acted or kind != "message"
+            args = {name: value for name, value in event.items() if name != "action"}
+            found.append({"id": number, "source": source, "action": kind, "args": args})
+            cause = number
+        else:
+            extras = {k: v for k, v in event.items() if k not in ("observation", "content")}
+            found.append(
+                {
+                    "id": number,
+                    "source": "environment",
+                    "observation": event["observation"],
+                    "content": event.get("content", ""),
+                    "extras": extras,
+                    "cause": cause,
+                }
+            )
+    return found
 
 
 def recognises(value: Any) -> bool:
@@ -204,7 +256,7 @@ def convert_records(
 def _document(record: Record, key: str, options: TraceOptions) -> Iterator[TraceItem | Problem]:
     """A row's (or an export's) trace; each entry that is no event a problem at its path."""
     events = []
-    for number, event in enumerate(record.value[key]):
+    for number, event in enumerate(_unflattened(record.value[key])):
         problem = event_problem(event)
         if problem is None:
             events.append(event)
