@@ -145,11 +145,11 @@ def value_spans(value: Any) -> Iterator[tuple[Span | SpanError, Loc]]:
         except SpanError as error:
             yield error, error.loc
         return
-    for n, span in enumerate(_listed_spans(value)):
+    listed = _listed_spans(value)
+    for n, span in enumerate(listed):
         try:
             yield console_span(span), ("spans", n)
         except SpanError as error:
             yield error, ("spans", n, *error.loc)
-    if _listed_spans(value):
-        return
-    yield SpanError((), f"not a span record: {_SHAPES}"), ()
+    if not listed:
+        yield SpanError((), f"not a span record: {_SHAPES}"), ()
