@@ -547,6 +547,9 @@ def _objective(ordered: list[_Read], agent: _Read | None) -> str | None:
     return next((item.view.input_text for item in by_time if item.view.input_text), None)
 
 
+_CONVERSATION_ID = "gen_ai.conversation.id"
+
+
 def _one_turn_of_many(ordered: list[_Read]) -> bool:
     """Whether the trace is one turn of a conversation that spans traces.
 
@@ -555,9 +558,6 @@ def _one_turn_of_many(ordered: list[_Read]) -> bool:
     first.
     """
     return any(_CONVERSATION_ID in item.span.attributes for item in ordered)
-
-
-_CONVERSATION_ID = "gen_ai.conversation.id"
 
 
 def _agent_id(ordered: list[_Read], agent: _Read | None) -> str | None:

@@ -724,7 +724,7 @@ def _mlflow(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         view.fill(
             role=role,
             agent_name=span.name if kind.upper() == "AGENT" else None,
-            input_text=_last_user_text(asked) or _mlflow_input_text(inputs),
+            input_text=msg.last_user_text(asked) or _mlflow_input_text(inputs),
             output_text=_mlflow_output_text(outputs),
         )
     elif role == "inference":
@@ -777,18 +777,6 @@ def _responses_item(item: Mapping[str, Any]) -> dict[str, Any]:
         for block in content
     ]
     return {**item, "content": texts}
-
-
-def _last_user_text(found: list[msg.Message]) -> str | None:
-    """The user's request: the last user message of a conversation (the earlier ones, history)."""
-    return next(
-        (
-            text
-            for message in reversed(found)
-            if message["role"] in ("user", "human") and (text := msg.message_text(message))
-        ),
-        None,
-    )
 
 
 def _mlflow_input_text(inputs: Any) -> str | None:

@@ -405,7 +405,13 @@ def tool_call(call_id: Any, name: Any, arguments: Any) -> dict[str, Any]:
 
 def first_user_text(found: list[Message]) -> str | None:
     """The text of the first user message that has any."""
-    texts = (message_text(message) for message in found if message["role"] in ("user", "human"))
+    texts = (message_text(message) for message in found if _is_user(message))
+    return next((text for text in texts if text), None)
+
+
+def last_user_text(found: list[Message]) -> str | None:
+    """The text of the last user message that has any (the earlier ones, its history)."""
+    texts = (message_text(message) for message in reversed(found) if _is_user(message))
     return next((text for text in texts if text), None)
 
 
