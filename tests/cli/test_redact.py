@@ -320,3 +320,38 @@ def test_an_interrupted_redact_writes_neither_output_nor_report_and_names_both(
         "kp: interrupted; nothing was written to --output or --report\n",
     )
     assert sorted(path.name for path in tmp_path.iterdir()) == ["in.jsonl"]
+
+
+def test_dataset_rows_are_redacted_and_reported_as_the_rows_they_are(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """Rows written back: each finding is one place in the row, counted once, never in a trace.
+
+    Before, the row's trace (not written) was redacted too: one e-mail in each of two messages
+    was reported at five paths (``task.objective``, ``steps[0].content``, ...) as 5 e-mails.
+    """
+    messages = [
+        {"role": "user", "content": "Mail bob@example.com please"},
+        {"role": "assistant", "content": "Done, mailed bob@example.com."},
+    ]
+    source = tmp_path / "rows.jsonl"
+    source.write_text(json.dumps({"id": f"run-{KEY}", "messages": messages}) + "\n")
+    report = tmp_path / "report.json"
+
+    run = kp("redact", "--privacy-level", "aggregated", str(source), "--report", str(report))
+
+    assert run.code == 0, run.err
+    (row,) = _lines(run.out)
+    assert [m["content"] for m in row["messages"]] == [
+        "Mail [REDACTED:email] please",
+        "Done, mailed [REDACTED:email].",
+    ]
+    assert KEY not in run.out + run.err + report.read_text()
+    (entry,) = json.loads(report.read_text())["by_trace"]
+    assert entry["id"].startswith("kp:trace:redacted-")  # the row's id held a key
+    assert [(r["path"], r["type"]) for r in entry["redactions"]] == [
+        ("id", "api_key"),
+        ("messages[0].content", "email"),
+        ("messages[1].content", "email"),
+    ]
+    assert "redacted 1 trace: 2 email, 1 api_key" in run.err

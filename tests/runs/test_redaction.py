@@ -61,7 +61,7 @@ def test_a_report_names_each_redaction_by_path_never_by_value() -> None:
     redactor = Redactor("aggregated")
     _, findings = redactor.redact(read)
 
-    report = redaction_report(redactor, 5, [finding_entry(read, findings)])
+    report = redaction_report(redactor, 5, [finding_entry(read, findings, redactor)])
 
     assert report == {
         "traces": 5,

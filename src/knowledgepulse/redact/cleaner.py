@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from types import MappingProxyType
 
 import ahocorasick_rs
 import regex
@@ -53,11 +54,6 @@ class CleanedText:
     rules: dict[str, int] = field(default_factory=dict)
 
 
-def candidate_rules(rules: Sequence[Rule], text: str) -> tuple[Rule, ...]:
-    """The rules that may find something in ``text`` (or any part of it), by keyword and digit."""
-    return _index(tuple(rules)).candidates(text)
-
-
 class _Index:
     """Which rules each keyword lets run, as bit masks, found in one pass over a text.
 
@@ -80,6 +76,31 @@ class _Index:
                 masks[word] = masks.get(word, 0) | bit
         self.masks = tuple(masks.values())
         self.automaton = ahocorasick_rs.AhoCorasick(list(masks))
+        # Texts cleaned already, and what was found in each: a dataset repeats its system
+        # prompt, tool schemas and roles in every row, and a row's texts again in its trace.
+        self.cleaned: dict[str, tuple[str | None, Mapping[Rule, int]]] = {}
+        self.cleaned_chars = 0
+
+    def clean(self, text: str, timed_out: TimedOut | None = None) -> tuple[str, Mapping[Rule, int]]:
+        """As :func:`clean`, remembered: the same text cleans the same with the same rules."""
+        known = self.cleaned.get(text)
+        if known is not None:
+            changed, found_before = known
+            # Unchanged: this very text, as a walk tells a change by identity.
+            return (text if changed is None else changed), found_before
+        timeouts: list[RuleTimeoutError] = []
+        cleaned, found = _clean(text, self, timeouts.append)
+        for error in timeouts:
+            (timed_out or warn_timed_out("a text"))(error)
+        if not timeouts and len(text) <= _REMEMBERED_TEXT:
+            # Bounded by characters, not entries: emptied whole when full, as it costs nothing
+            # to fill again from the rows that repeat.
+            if self.cleaned_chars > _REMEMBERED_CHARS:
+                self.cleaned.clear()
+                self.cleaned_chars = 0
+            self.cleaned[text] = (None if cleaned == text else cleaned), found or _NOTHING
+            self.cleaned_chars += len(text)
+        return cleaned, found
 
     def candidates(self, text: str) -> tuple[Rule, ...]:
         mask = self.always
@@ -99,6 +120,9 @@ class _Index:
 
 
 _index = cache(_Index)
+_REMEMBERED_TEXT = 100_000  # characters: a longer text is cleaned each time it comes
+_REMEMBERED_CHARS = 8_000_000  # about 8 to 32 MB of texts, their cleaned forms mostly shared
+_NOTHING: Mapping[Rule, int] = MappingProxyType({})
 
 
 TimedOut = Callable[[RuleTimeoutError], object]
@@ -116,12 +140,23 @@ def warn_timed_out(where: str, location: object = None) -> TimedOut:
 
 def clean(
     text: str, rules: Sequence[Rule], timed_out: TimedOut | None = None
-) -> tuple[str, Counter[Rule]]:
+) -> tuple[str, Mapping[Rule, int]]:
     """``text`` with every span of ``rules`` replaced, and how many each rule replaced.
 
     A rule that times out (:class:`RuleTimeoutError`) replaces nothing in it; ``timed_out`` is told
     (default: a logged warning), and the other rules run.
     """
+    return text_cleaner(rules)(text, timed_out)
+
+
+def text_cleaner(
+    rules: Sequence[Rule],
+) -> Callable[[str, TimedOut | None], tuple[str, Mapping[Rule, int]]]:
+    """:func:`clean` with ``rules``, for many texts: the rules' index looked up once."""
+    return _index(tuple(rules)).clean
+
+
+def _clean(text: str, index: _Index, timed_out: TimedOut) -> tuple[str, Counter[Rule]]:
     found: Counter[Rule] = Counter()
     if not text.isascii():
         # A lone surrogate (a task's answer may hold one; no UTF-8 file can) is U+FFFD, as the
@@ -132,11 +167,11 @@ def clean(
         end = text.rfind(" ", MAX_TEXT - 1000, MAX_TEXT)
         text = text[: end if end > 0 else MAX_TEXT - 1000] + " " + marker(_CUT_RULE.type)
         found[_CUT_RULE] += 1
-    for rule in candidate_rules(rules, text):
+    for rule in index.candidates(text):
         try:
             spans = _free(rule.spans(text), text)
         except RuleTimeoutError as error:
-            (timed_out or warn_timed_out("a text"))(error)
+            timed_out(error)
             continue
         if spans:
             text = _replace(text, spans, marker(rule.type))
@@ -179,5 +214,7 @@ def clean_text(
         raise wrong_setting("text", text, "a str", wrong_type=True)
     chosen = (rules or default_rules()).for_level(check_level(level or DEFAULT_LEVEL))
     cleaned, found = clean(text, chosen)
-    types = Counter(rule.type for rule in found.elements())
+    types: Counter[str] = Counter()
+    for rule, count in found.items():
+        types[rule.type] += count
     return CleanedText(cleaned, dict(types), {rule.name: n for rule, n in found.items()})

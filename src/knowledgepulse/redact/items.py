@@ -103,6 +103,27 @@ class Redactor:
             item, record=record, trace=trace, row=row, task=task, system=system, tools=tools
         ), findings
 
+    def redact_row(self, item: TraceItem) -> tuple[TraceItem, list[Finding]]:
+        """The item with its dataset row redacted, for writing the row back, and what was found.
+
+        Only the row is cleaned: its trace, read from it, says again what the row says, and is
+        not written; the findings are the row's, their paths into it. An item without a row is
+        redacted whole (:meth:`redact`). Counted as :meth:`redact` counts.
+        """
+        if item.row is None:
+            return self.redact(item)
+        level = self.level or document_level(item.document)
+        value, findings = redact_value(item.row.value, level, self.rules, location=item.location)
+        self.count(item, findings)
+        if not findings:
+            return item, findings
+        return replace(item, row=replace(item.row, value=value, raw=None)), findings
+
+    def written_id(self, item: TraceItem) -> str:
+        """The item's trace id as its redacted trace has it: its hash when a rule finds anything."""
+        level = self.level or document_level(item.document)
+        return redact_id(item.trace.id, level, self.rules, location=item.location)[0]
+
     def count(self, item: TraceItem, findings: list[Finding]) -> None:
         """Count one item redacted (as read) with ``findings``: by type, and if it was private."""
         if (self.level or document_level(item.document)) == "private":

@@ -9,7 +9,6 @@ equal; a string that holds JSON is cleaned value by value too (``docs/redaction.
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache, partial
@@ -22,7 +21,7 @@ from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse._util.settings import wrong_setting
 from knowledgepulse.errors import Location
 from knowledgepulse.records.json_values import MAX_NESTING, JsonError, check_depth, repeated_key
-from knowledgepulse.redact.cleaner import candidate_rules, clean, marker, warn_timed_out
+from knowledgepulse.redact.cleaner import marker, text_cleaner, warn_timed_out
 from knowledgepulse.redact.detectors import KEY_KINDS, default_rules, is_setting
 from knowledgepulse.redact.rules import DEFAULT_LEVEL, Rule, RuleSet, RuleTimeoutError, check_level
 from knowledgepulse.trace.load import parse_trace
@@ -67,6 +66,17 @@ _NOT_ALNUM = regex.compile(r"[^a-zñ0-9]")
 # "pass" as a key's last word (db_pass, dbPass, DB-PASS, pass), not inside one (bypass).
 _PASS_WORD = regex.compile(r"(?:^|[^A-Za-z0-9]|(?<=[a-z0-9])(?=P))(?i:pass)[_\-]?\d*$")
 _JSON_START = regex.compile(r"\s*[\[{]")
+
+
+def _json_like(text: str) -> bool:
+    """Whether ``text`` opens as a JSON object or list does; most texts tell by their first."""
+    first = text[:1]
+    if first in ("[", "{"):
+        return True
+    if first.isascii() and not first.isspace():
+        return False  # no ASCII character but a space is one of the regex's \s
+    return _JSON_START.match(text) is not None
+
 
 _KEY_RULE = Rule("secret-key", "password", True)  # what hides a value for its key's name
 ID_TYPE = "id"
@@ -200,7 +210,7 @@ def _string(text: str, loc: Loc, visit: Visit, mode: Mode) -> str:
     # key naming a secret, at any depth: in its text the key's quotes are escaped
     # (\"api_key\": ...), where no rule sees them. Then its text is cleaned as any string's. A
     # repeated key's first value was never read, so such a text is written again from what was.
-    if mode != "text" or len(loc) >= MAX_NESTING or not _JSON_START.match(text):
+    if mode != "text" or len(loc) >= MAX_NESTING or not _json_like(text):
         return visit(loc, text, mode)
     try:
         parsed = orjson.loads(text)
@@ -221,7 +231,7 @@ def _string(text: str, loc: Loc, visit: Visit, mode: Mode) -> str:
 
 def _json_broken(text: str, cleaned: str) -> Any:
     """``text`` parsed, when it is a JSON object or list and ``cleaned`` no longer parses."""
-    if not _JSON_START.match(text):
+    if not _json_like(text):
         return None
     try:
         orjson.loads(cleaned)
@@ -341,15 +351,7 @@ def _redact(
     rules: RuleSet | None,
     location: Location | None = None,
 ) -> tuple[Any, list[Finding]]:
-    texts: list[str] = []
-
-    def collect(loc: Loc, text: str, mode: Mode) -> str:
-        texts.append(text)
-        return text
-
-    walk(collect)
-    # Which rules can find anything is decided once for the whole value, then per string.
-    candidates = candidate_rules((rules or default_rules()).for_level(level), "\n".join(texts))
+    clean = text_cleaner((rules or default_rules()).for_level(level))
     findings: list[Finding] = []
 
     def redact(loc: Loc, text: str, mode: Mode) -> str:
@@ -360,11 +362,7 @@ def _redact(
                 return text  # "MAX_TOKEN": "4096", "USE_AUTH": "true": a setting
             findings.append(Finding(format_path(loc), _KEY_RULE.type, _KEY_RULE.name, 1))
             return marker(_KEY_RULE.type)
-        cleaned, found = (
-            clean(text, candidates, partial(_timed_out_at, location, loc))
-            if candidates
-            else (text, Counter[Rule]())
-        )
+        cleaned, found = clean(text, partial(_timed_out_at, location, loc))
         if found and mode == "text" and (parsed := _json_broken(text, cleaned)) is not None:
             # A rule took a quote, a bracket or a number of JSON text (a key read as a quoted
             # value): its values are cleaned one by one instead, so that it stays JSON; a number

@@ -138,30 +138,36 @@ def inspect_redacted(
 
 
 def redact_items(
-    items: Iterable[TraceItem], redactor: Redactor, *, found: Found | None = None
+    items: Iterable[TraceItem],
+    redactor: Redactor,
+    *,
+    found: Found | None = None,
+    rows_only: bool = False,
 ) -> Iterator[TraceItem]:
     """Each item with its trace (and dataset row) redacted by ``redactor``, in order.
 
     ``redactor`` counts what it redacted (``types``, ``redacted``, ``kept_private``);
-    ``found``, if given, is told each item and its findings.
+    ``found``, if given, is told each item and its findings. ``rows_only``: only each item's
+    dataset row, where the rows alone are written (``Redactor.redact_row``).
     """
+    redact = redactor.redact_row if rows_only else redactor.redact
     for item in items:
-        cleaned, findings = redactor.redact(item)
+        cleaned, findings = redact(item)
         if found is not None:
             found(item, findings)
         yield cleaned
 
 
-def finding_entry(item: TraceItem, findings: Sequence[Finding]) -> dict[str, Any]:
+def finding_entry(
+    item: TraceItem, findings: Sequence[Finding], redactor: Redactor
+) -> dict[str, Any]:
     """One item's entry in a redaction report: its id, file, line, and each path's findings.
 
-    The id as it was written: its hash when it held anything (a finding at ``id``).
+    The id as the redacted trace has it: its hash when it held anything, whether the finding
+    was at the trace's ``id`` or at the row's column it was read from.
     """
-    from knowledgepulse.redact.walk import hashed_id  # noqa: PLC0415 - the rules load to redact
-
-    hashed = any(finding.path == "id" for finding in findings)
     return {
-        "id": hashed_id(item.trace.id) if hashed else item.trace.id,
+        "id": redactor.written_id(item),
         "file": secret_free_file(item.location.file),
         "line": item.location.line,
         "redactions": [
@@ -274,7 +280,7 @@ def redact_files(
 
     def found(item: TraceItem, findings: list[Finding]) -> None:
         if findings and report_path is not None:
-            reported.append(finding_entry(item, findings))
+            reported.append(finding_entry(item, findings, redactor))
             return
         for finding in findings:
             if on_finding is not None:
@@ -301,7 +307,7 @@ def redact_files(
     form = form if rows else output_form(target, files, rows=False)
     with together():  # the output and the report both, or neither (a Ctrl-C between them)
         with item_writer(target, form, (), unread=unread) as out:
-            for item in redact_items(again, redactor, found=found):
+            for item in redact_items(again, redactor, found=found, rows_only=rows):
                 if rows:
                     out.write_row(item, {})
                 else:
