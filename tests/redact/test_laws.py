@@ -8,7 +8,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.redact import clean_text, redact_document
-from knowledgepulse.redact.cleaner import MAX_TEXT
+from knowledgepulse.redact.cleaner import MAX_TEXT, _clean, _index
+from knowledgepulse.redact.detectors import default_rules
+from knowledgepulse.redact.rules import check_level
 from knowledgepulse.trace import ReasoningTrace
 from tests.builders import trace_json
 from tests.trace.strategies import json_paths
@@ -178,3 +180,15 @@ def test_a_trace_is_changed_exactly_when_something_is_found_in_it(
     """No finding, the very document back; a finding, another one."""
     redacted, findings = redact_document(document)
     assert (redacted == document) == (not findings)
+
+
+@patient
+@given(text=texts, level=levels)
+def test_a_text_cleans_the_same_whether_remembered_or_not(text: str, level: str) -> None:
+    """The cleaned texts kept by the rules' index give what cleaning afresh gives, every time."""
+    index = _index(default_rules().for_level(check_level(level)))
+    fresh, found = _clean(text, index, lambda error: None)
+    for _ in range(2):  # the first time may be remembered, the second is
+        cleaned, remembered = index.clean(text)
+        assert (cleaned, dict(remembered)) == (fresh, dict(found))
+    assert index.clean(text[:0] + text)[0] == fresh  # an equal text, another object
