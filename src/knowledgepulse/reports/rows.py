@@ -11,6 +11,7 @@ import contextlib
 import datetime as dt
 import functools
 import json
+import logging
 import math
 import shutil
 import tempfile
@@ -35,6 +36,7 @@ from knowledgepulse.value.breakdown import ValueBreakdown
 from knowledgepulse.value.dimensions import DIMENSION_NAMES
 
 RowFormat = Literal["jsonl", "parquet"]
+_log = logging.getLogger("knowledgepulse")
 BATCH_ROWS = 1024
 
 COLUMN_TYPES = {
@@ -108,30 +110,62 @@ def jsonl_row(row: Record, columns: Mapping[str, Any]) -> str:
 
 def _inferred_schema(
     pa: Any, rows: list[tuple[Location, dict[str, Any]]]
-) -> tuple[Any, tuple[str, ...]]:
+) -> tuple[Any, tuple[str, ...], dict[str, str]]:
     """The Arrow schema of rows from JSON (``None`` for none), and its columns of empty objects.
 
     An integer from 2**63 to 2**64 - 1 makes its column unsigned; an object that is empty
-    wherever it appears (a struct with no field, which Parquet cannot hold) becomes null.
+    wherever it appears (a struct with no field, which Parquet cannot hold) becomes null. A
+    column whose values no one Arrow type holds (a text in one row, an object in another; a
+    message's ``content`` a text, then a list of blocks) is JSON text: the third item names
+    each, with where its values first differ, for a warning.
 
     Raises:
-        OutputError: a column's values are of types no one Arrow type holds (a text in one
-            row, an object in another), naming the column and the first row that breaks it.
+        MissingDependencyError: such a column, where pyarrow has no JSON type (before 19).
     """
     if not rows:
-        return None, ()
-    fields, emptied = [], []
+        return None, (), {}
+    fields, emptied, as_json = [], [], {}
     for name in dict.fromkeys(key for _, row in rows for key in row):
         values = [row.get(name) for _, row in rows]
         try:
             found = _column_type(pa, values)
         except (ArithmeticError, TypeError, ValueError) as error:
-            raise OutputError(_unfit_column(pa, name, rows, error)) from None
+            as_json[name] = _unfit_column(pa, name, rows, error)
+            found = _json_type(pa)
+        else:
+            # A type pyarrow found by changing values ([0.5, true] as numbers) holds them not.
+            check = _misfit(found)
+            for location, value in zip((at for at, _ in rows), values, strict=True):
+                if value is not None and check is not None and (misfit := check(value)):
+                    as_json[name] = f"{location}: {format_path((name, *misfit[0]))} is {misfit[1]}"
+                    found = _json_type(pa)
+                    break
         writable = _without_empty_structs(pa, found)
         fields.append(pa.field(name, writable))
         if writable != found:
             emptied.append(name)
-    return pa.schema(fields), tuple(emptied)
+    return pa.schema(fields), tuple(emptied), as_json
+
+
+def _warn_as_json(as_json: Mapping[str, str]) -> None:
+    for name, where in as_json.items():
+        _log.warning(
+            "warning: %s; so the column %r is written as JSON text (Parquet's JSON type, which "
+            "pyarrow, datasets and kp read back as the values written), in every row",
+            where,
+            name,
+        )
+
+
+def _widens(pa: Any, schema: Any, field: Any) -> bool:
+    """Whether ``schema``'s column of ``field``'s name widens to take ``field``'s values."""
+    try:
+        pa.unify_schemas(
+            [pa.schema([schema.field(field.name)]), pa.schema([field])], promote_options="default"
+        )
+    except (TypeError, ValueError):  # ArrowTypeError, ArrowInvalid
+        return False
+    return True
 
 
 def _column_type(pa: Any, values: list[Any]) -> Any:
@@ -145,7 +179,7 @@ def _column_type(pa: Any, values: list[Any]) -> Any:
 def _unfit_column(
     pa: Any, name: str, rows: list[tuple[Location, dict[str, Any]]], error: Exception
 ) -> str:
-    """The message of a column that stops fitting one type, at the row where it does.
+    """Where and how a column stops fitting one type: the row where it does, and the place.
 
     That row is the first that no type holds together with the rows before it, found by
     halving: a prefix with no type is followed by longer ones with none.
@@ -178,10 +212,7 @@ def _unfit_column(
             f"{column} and {describe_value(earlier)} in an earlier row: a Parquet column holds "
             "one type"
         )
-    return (
-        f"{location}: {what} ({error}); write JSON Lines instead (-o FILE.jsonl), "
-        "which keeps every row as it is, or give the column one type in every row"
-    )
+    return f"{location}: {what} ({error})"
 
 
 Loc = tuple[str | int, ...]
@@ -302,20 +333,27 @@ def _document_schema(pa: Any, rows: list[dict[str, Any]]) -> Any:
     inputs whose values differ in type. pyarrow reads JSON columns back as values, and so do
     ``datasets`` (its ``Json`` feature) and kp, which reads a null here as the key absent.
     """
-    if not hasattr(pa, "json_"):  # added in pyarrow 19
-        raise MissingDependencyError(
-            "traces are written to Parquet with JSON columns, which need pyarrow 19 or later; "
-            "install it with: pip install 'pyarrow>=19' (or write JSON Lines: -o FILE.jsonl)"
-        )
+    json_type = _json_type(pa)
     names = dict.fromkeys(key for row in rows for key in row)
     # A trace that lacks a key another has is null there: marked to read back without it.
     absent = {NULL_MEANS: ABSENT}
     return pa.schema(
         [
-            pa.field(name, pa.string() if name in TEXT_KEYS else pa.json_(), metadata=absent)
+            pa.field(name, pa.string() if name in TEXT_KEYS else json_type, metadata=absent)
             for name in names
         ]
     )
+
+
+def _json_type(pa: Any) -> Any:
+    """Parquet's JSON type, which pyarrow has from 19 on."""
+    if not hasattr(pa, "json_"):
+        raise MissingDependencyError(
+            "Parquet's JSON columns (a table of traces, a column of values of no one type) need "
+            "pyarrow 19 or later; install it with: pip install 'pyarrow>=19' (or write JSON "
+            "Lines: -o FILE.jsonl)"
+        )
+    return pa.json_()
 
 
 def _json_text(key: str, value: Any) -> Any:
@@ -394,8 +432,7 @@ def _misfit(kind: Any) -> Misfit | None:
     if types.is_floating(kind):
         return _boolean
     if types.is_list(kind) or types.is_large_list(kind) or types.is_fixed_size_list(kind):
-        item = _misfit(kind.value_type)
-        return None if item is None else functools.partial(_in_items, item)
+        return functools.partial(_in_items, _misfit(kind.value_type))
     if types.is_struct(kind):
         names = frozenset(field.name for field in kind)
         checks = {field.name: check for field in kind if (check := _misfit(field.type))}
@@ -418,8 +455,11 @@ def _boolean(value: Any) -> tuple[Loc, str] | None:
     return ((), f"{str(value).lower()} in a column of numbers") if isinstance(value, bool) else None
 
 
-def _in_items(item: Misfit, value: Any) -> tuple[Loc, str] | None:
-    if isinstance(value, list | tuple):
+def _in_items(item: Misfit | None, value: Any) -> tuple[Loc, str] | None:
+    if isinstance(value, str | bytes):
+        # pyarrow takes a text as a list of its characters ('ab' as ['a', 'b']), without a word.
+        return (), f"{describe_value(value)} where the column has a list"
+    if item is not None and isinstance(value, list | tuple):
         for index, inner in enumerate(value):
             if found := item(inner):
                 return (index, *found[0]), found[1]
@@ -431,7 +471,9 @@ def _in_fields(
 ) -> tuple[Loc, str] | None:
     # dict first: an ABC's isinstance is a Python call, at each of a row's objects.
     if not isinstance(value, dict) and not isinstance(value, Mapping):
-        return None
+        # pyarrow takes a list, or a text, as a struct's fields in order ([] and '' as all
+        # null), without a word.
+        return None if value is None else ((), f"{describe_value(value)} where it has objects")
     if not names.issuperset(value):
         key = next(key for key in value if key not in names)
         return (key,), "a field the column's type does not have"
@@ -474,9 +516,13 @@ def _refusal(pa: Any, kind: Any, value: Any) -> tuple[Loc, Any, Any, Exception] 
 
 
 def _as_json_text(value: Any) -> Any:
-    if value is None or isinstance(value, str):  # text not JSON was read as itself
+    # A text too: a JSON column holds JSON ("hi" is '"hi"'), which every reader of it parses.
+    if value is None:
         return value
-    return orjson.dumps(value, default=_json_default, option=orjson.OPT_NON_STR_KEYS).decode()
+    try:
+        return orjson.dumps(value, default=_json_default, option=orjson.OPT_NON_STR_KEYS).decode()
+    except orjson.JSONEncodeError:  # an integer past 64 bits, which a file (and kp) may hold
+        return json.dumps(value, default=_json_default, ensure_ascii=False, separators=(",", ":"))
 
 
 def _json_default(value: Any) -> Any:
@@ -494,6 +540,7 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
+_WRITE_JSONL = "write JSON Lines instead (-o FILE.jsonl), which keeps every row as it is"
 _TYPES_FIXED = (
     "a Parquet column keeps, at each place in its values, the type of the first values written "
     "there (or of its Parquet files)"
@@ -511,9 +558,11 @@ class RowWriter:
     as the JSON text they were read from. A later row with a column outside them, or an
     object's key (at any depth) their struct lacks, widens the schema: the file so far is
     written again with that column or key null in its rows (a ``stream`` that can be read back
-    and sought: a file; :meth:`_widen`). A value pyarrow would drop, cut or refuse (a fraction
-    in a column of integers, a text where it holds numbers) stops the run with an
-    ``OutputError``, rather than losing it. ``fields`` (given the pyarrow
+    and sought: a file; :meth:`_widen`). A column whose values share no one type (a message's
+    ``content`` a text in one row and a list of blocks in another; a fraction, or a text, in a
+    column of integers) is written as JSON text (Parquet's JSON type), in every row, with a
+    warning; where the file cannot be written again (a pipe), such a later value stops the run
+    with an ``OutputError`` rather than losing it. ``fields`` (given the pyarrow
     module) fixes the columns before the ``kp_`` ones instead (training rows); ``schema``
     (a ``pyarrow.Schema``) is that of the table in memory the rows came from, a Dataset's. ``clean``
     (``--redact``'s, as a row's) cleans the key-value metadata the schema keeps from the rows'
@@ -602,12 +651,16 @@ class RowWriter:
                 rows = self._fitted_rows()
             except OutputError as refusal:
                 self._widen(refusal)
-                # Fitting again is safe: a value fitted already (JSON as its text, an empty
-                # object as null) fits as it is.
                 rows = self._fitted_rows()
             storage = self._storage()
-            table = pa.Table.from_pylist(rows, schema=storage)
-            return table if storage is self._schema else table.cast(self._schema)
+            try:
+                table = pa.Table.from_pylist(rows, schema=storage)
+            except (ArithmeticError, TypeError, ValueError) as error:
+                # A value pyarrow refuses for its column's type (a text where it has numbers).
+                self._widen(OutputError(self._refused(storage) or str(error)))
+                rows, storage = self._fitted_rows(), self._storage()
+                table = pa.Table.from_pylist(rows, schema=storage)
+            return self._typed(table, storage)
         # pyarrow's ArrowInvalid and ArrowTypeError are ValueError and TypeError; an integer
         # out of a column's range is an OverflowError.
         except (ArithmeticError, TypeError, ValueError) as error:
@@ -627,6 +680,20 @@ class RowWriter:
             metadata=self._schema.metadata,
         )
 
+    def _typed(self, table: Any, storage: Any) -> Any:
+        """``table``, built as ``storage``, in the output's types: its JSON as JSON columns.
+
+        Column by column, only those whose type differs: pyarrow 26's cast of a list of nulls
+        (at any depth) to the same type gives an invalid array.
+        """
+        if storage is self._schema:
+            return table
+        columns = [
+            column if built.type == field.type else column.cast(field.type)
+            for column, built, field in zip(table.columns, storage, self._schema, strict=True)
+        ]
+        return self._pa.Table.from_arrays(columns, schema=self._schema)
+
     def _use(self, schema: Any) -> None:
         """Write under ``schema`` from now on, with its JSON columns' encoders and its checks."""
         self._schema = schema
@@ -639,37 +706,45 @@ class RowWriter:
             }
 
     def _widen(self, refusal: OutputError) -> None:
-        """Widen the output's schema to take the pending rows' new columns and keys, or raise.
+        """Widen the output's schema to take the pending rows, or raise ``refusal``.
 
-        Only what loses nothing: a column or an object's key (at any depth) that no row before
-        had, null in those rows, or a type where they held only nulls. pyarrow's unification,
-        with its default options, allows nothing else; the new columns go before the ``kp_``
-        ones. The row groups written are then written again (:meth:`_rewrite`): the cost of a
-        widening, which a batch that fits never pays.
+        A column or an object's key (at any depth) that no row before had is added, null in
+        those rows, and a type where they held only nulls is taken: pyarrow's unification, with
+        its default options, allows nothing else. A column whose values no longer share one
+        type (a list where it held text, a text or a fraction where it held integers) is made
+        JSON text, as a first batch of no one type is, with a warning naming the place. The new
+        columns go before the ``kp_`` ones. The row groups written are then written again
+        (:meth:`_rewrite`): the cost of a widening, which a batch that fits never pays.
 
         Raises:
-            OutputError: ``refusal``, when the rows need more than that (a value of another
-                type, a fraction in a column of integers), when the columns are fixed, or when
-                the output cannot be read back (a pipe, a device).
+            OutputError: ``refusal``, when the columns are fixed, or when the output cannot be
+                read back (a pipe, a device).
         """
         pa, stream = self._pa, self._stream
         rereadable = getattr(stream, "readable", None) and stream.readable() and stream.seekable()
         if self._fields is not None or not rereadable:
             raise refusal
-        names = self._widening()
+        unfit = self._unfit_columns()
+        names = dict.fromkeys([*self._widening(), *unfit])
         rows = [(at, {key: row[key] for key in names if key in row}) for at, row in self._pending]
         emptied: tuple[str, ...] = ()
+        as_json: dict[str, str] = {}
         if self._documents:
             batch = _document_schema(pa, [row for _, row in rows])
         else:
-            batch, emptied = _inferred_schema(pa, rows)
-        try:
-            merged = pa.unify_schemas([self._schema, batch], promote_options="default")
-        except (TypeError, ValueError) as error:  # ArrowTypeError, ArrowInvalid
-            # The value of another type, rather than a new key beside it, when pyarrow names it.
-            refused = self._refused(self._storage())
-            widen = f"{refusal} (the columns cannot widen to take these rows: {error})"
-            raise OutputError(refused or widen) from None
+            batch, emptied, as_json = _inferred_schema(pa, rows)
+        # A column the batch gives a type the output's does not widen to: JSON text.
+        for field in batch:
+            if field.name in self._schema.names and not _widens(pa, self._schema, field):
+                as_json.setdefault(field.name, unfit.get(field.name, str(refusal)))
+        base = self._schema
+        if as_json:
+            json_type = _json_type(pa)
+            fields = [f.with_type(json_type) if f.name in as_json else f for f in base]
+            base = pa.schema(fields, metadata=base.metadata)
+            made = [name for name in as_json if name in base.names]  # JSON in the output now
+            batch = pa.schema([field for field in batch if field.name not in made])
+        merged = pa.unify_schemas([base, batch], promote_options="default")
         fields = sorted(merged, key=lambda field: field.name in self._added)  # a stable sort
         schema = pa.schema(fields, metadata=merged.metadata)
         # A column of nulls that now has empty objects keeps its type: they are written null.
@@ -678,9 +753,39 @@ class RowWriter:
             if nulled == self._emptied:
                 raise refusal
         else:
+            changed = tuple(name for name in as_json if name in self._schema.names)
             self._use(schema)
-            self._rewrite()
+            self._rewrite(as_json=changed)
+            _warn_as_json(as_json)
         self._emptied = nulled
+
+    def _unfit_columns(self) -> dict[str, str]:
+        """The columns where a pending value does not fit the schema, each with its first place."""
+        storage = self._storage()
+        unfit: dict[str, str] = {}
+        for location, row in self._pending:
+            for field in storage:
+                value = row.get(field.name)
+                if value is None or field.name in unfit or field.name in self._added:
+                    continue
+                # What pyarrow refuses first (the text where integers are), then what it would
+                # take and change (a key beside it that the struct lacks, a fraction).
+                misfit = self._misfits.get(field.name)
+                if refused := _refusal(self._pa, field.type, self._encoded(field.name, value)):
+                    path, got, kind, _ = refused
+                    unfit[field.name] = (
+                        f"{location}: {format_path((field.name, *path))} is "
+                        f"{describe_value(got)}, where the earlier rows' {kind} is"
+                    )
+                elif misfit is not None and (found := misfit(value)):
+                    path, what = found
+                    unfit[field.name] = f"{location}: {format_path((field.name, *path))} is {what}"
+        return unfit
+
+    def _encoded(self, name: str, value: Any) -> Any:
+        """``value`` of column ``name`` as the rows are built: its JSON as text."""
+        encode = self._encoders.get(name)
+        return value if encode is None else encode(value)
 
     def _widening(self) -> list[str]:
         """The pending rows' columns that the schema lacks, or whose values do not fit it."""
@@ -696,7 +801,7 @@ class RowWriter:
                         found[name] = None
         return list(found)
 
-    def _rewrite(self) -> None:
+    def _rewrite(self, as_json: tuple[str, ...] = ()) -> None:
         """The row groups written so far written again under the schema (new fields null).
 
         A Parquet file's row groups share its one schema. The file so far (its footer written
@@ -716,10 +821,11 @@ class RowWriter:
             written = pq.ParquetFile(aside)
             for index in range(written.num_row_groups):
                 rows = written.read_row_group(index).to_pylist()
+                for row in rows:  # the columns now JSON text: their values as it
+                    for name in as_json:
+                        row[name] = _as_json_text(row[name])
                 table = pa.Table.from_pylist(rows, schema=storage)
-                self._writer.write_table(
-                    table if storage is self._schema else table.cast(self._schema)
-                )
+                self._writer.write_table(self._typed(table, storage))
 
     def _first_schema(self) -> tuple[Any, tuple[str, ...]]:
         """The output's schema, from the first batch; the columns whose empty objects are null."""
@@ -744,7 +850,10 @@ class RowWriter:
             if schemas[-1] is None:
                 others += rows
         # Rows of a table given in memory have its types, not those of their values.
-        inferred, emptied = (self._given, ()) if self._given else _inferred_schema(pa, others)
+        inferred, emptied, as_json = (
+            (self._given, (), {}) if self._given else _inferred_schema(pa, others)
+        )
+        _warn_as_json(as_json)
         found = [schema for schema in [*schemas, inferred] if schema is not None]
         base = pa.unify_schemas(found)  # every file's columns; a name typed two ways: an error
         kept = [field for field in base if field.name not in self._added]
@@ -802,17 +911,19 @@ class RowWriter:
                     "files); write JSON Lines instead (-o FILE.jsonl), which keeps every row's "
                     "columns"
                 )
+            # A copy: the rows may be fitted again, to a schema their misfits changed.
+            fitted = dict(row) if self._emptied or self._encoders else row
             for name in self._emptied:
-                if name in row:
-                    row[name] = _empty_objects_as_null(row[name])
-            self._check(location, row)
+                if name in fitted:
+                    fitted[name] = _empty_objects_as_null(fitted[name])
+            self._check(location, fitted)
             if self._documents:
-                rows.append({key: _json_text(key, value) for key, value in row.items()})
+                rows.append({key: _json_text(key, value) for key, value in fitted.items()})
                 continue
             for name, encode in self._encoders.items():
-                if name in row:
-                    row[name] = encode(row[name])
-            rows.append(row)
+                if name in fitted:
+                    fitted[name] = encode(fitted[name])
+            rows.append(fitted)
         return rows
 
     def _check(self, location: Location, row: Mapping[str, Any]) -> None:
@@ -826,8 +937,7 @@ class RowWriter:
                 path, what = found
                 raise OutputError(
                     f"{location}: {format_path((name, *path))} is {what}, so the Parquet output "
-                    f"cannot hold it: {_TYPES_FIXED}; write JSON Lines instead (-o FILE.jsonl), "
-                    "which keeps every row as it is"
+                    f"cannot hold it: {_TYPES_FIXED}; {_WRITE_JSONL}"
                 )
 
     def _refused(self, schema: Any) -> str | None:
@@ -844,8 +954,8 @@ class RowWriter:
                     return (
                         f"{location}: {format_path((field.name, *path))} is "
                         f"{describe_value(value)}, which the Parquet "
-                        f"output's {kind} there cannot hold ({error}): {_TYPES_FIXED}; write "
-                        "JSON Lines instead (-o FILE.jsonl), which keeps every row as it is"
+                        f"output's {kind} there cannot hold ({error}): {_TYPES_FIXED}; "
+                        f"{_WRITE_JSONL}"
                     )
         return None
 
