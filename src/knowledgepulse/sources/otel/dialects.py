@@ -634,7 +634,11 @@ def _called_with(value: Any) -> Any:
     empty ``args`` out: ``{"kwargs": {...}}``.
     """
     loaded = msg.loads(value)
-    if isinstance(loaded, dict) and set(loaded) == {"kwargs"} and isinstance(loaded["kwargs"], dict):
+    if (
+        isinstance(loaded, dict)
+        and set(loaded) == {"kwargs"}
+        and isinstance(loaded["kwargs"], dict)
+    ):
         return loaded["kwargs"]
     if not isinstance(loaded, dict) or set(loaded) - {_SMOLAGENTS_FLAG} != {"args", "kwargs"}:
         return loaded
@@ -947,16 +951,9 @@ def _output_text(value: Any) -> str | None:
     if isinstance(loaded, str):
         return loaded.strip() or None
     if isinstance(loaded, dict):
-        if isinstance(loaded.get("messages"), list):
-            text = msg.last_assistant_text(msg.messages(loaded["messages"]))
-            if text:
-                return text
-        response = loaded.get("response")
-        if isinstance(response, dict) and "role" in response:
-            # LlamaIndex's AgentOutput (an agent workflow's result): its ``response`` message
-            text = msg.last_assistant_text(msg.messages([response]))
-            if text:
-                return text
+        text = _replied(loaded)
+        if text:
+            return text
         # ``raw``: crewAI's CrewOutput and TaskOutput, whose other fields restate it.
         for key in ("output", "answer", "result", "content", "text", "raw"):
             if isinstance(loaded.get(key), str) and loaded[key].strip():
@@ -977,6 +974,22 @@ def _output_text(value: Any) -> str | None:
     # JSON that holds no message is the answer as written (spacing and all), so that it matches
     # the model's own text of it and is told once.
     return _as_written(value) if isinstance(value, str) else as_text(loaded)
+
+
+def _replied(loaded: Mapping[str, Any]) -> str | None:
+    """The assistant's text of a run's output object, else ``None``.
+
+    The last of its ``messages`` (a graph's state), or its ``response`` message (LlamaIndex's
+    ``AgentOutput``, an agent workflow's result).
+    """
+    if isinstance(loaded.get("messages"), list):
+        text = msg.last_assistant_text(msg.messages(loaded["messages"]))
+        if text:
+            return text
+    response = loaded.get("response")
+    if isinstance(response, dict) and "role" in response:
+        return msg.last_assistant_text(msg.messages([response]))
+    return None
 
 
 def _as_written(text: str) -> str:

@@ -72,8 +72,7 @@ def _message(item: Mapping[str, Any]) -> Message:
             parts.append({"type": "text", "content": content})
     elif isinstance(content, list):
         parts.extend(part for part in (_block(raw) for raw in content) if part)
-    elif content is None and isinstance(item.get("blocks"), list):
-        parts.extend(_llama_index_texts(item["blocks"]))
+    parts.extend(_llama_index_texts(item))
     calls = item.get("tool_calls")
     if parts and _written_calls(content):  # the calls written out as the content's text (Koog)
         parts, calls = [], loads(content)
@@ -88,12 +87,16 @@ def _message(item: Mapping[str, Any]) -> Message:
     return {"role": role, "parts": parts}
 
 
-def _llama_index_texts(blocks: list[Any]) -> list[dict[str, Any]]:
-    """The text blocks of LlamaIndex's ``ChatMessage`` (``{"block_type": "text", "text"}``, the
-    type left out where it is the default), as its workflows' events dump it: no ``content``."""
+def _llama_index_texts(item: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The text blocks of a LlamaIndex ``ChatMessage``, which has no ``content``.
+
+    Its ``blocks`` are ``{"block_type": "text", "text"}``, the type left out where it is the
+    default, as its workflows' events dump them.
+    """
+    blocks = item.get("blocks") if item.get("content") is None else None
     return [
         {"type": "text", "content": block["text"]}
-        for block in blocks
+        for block in (blocks if isinstance(blocks, list) else [])
         if isinstance(block, dict)
         and block.get("block_type", "text") == "text"
         and isinstance(block.get("text"), str)
