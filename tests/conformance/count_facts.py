@@ -1008,6 +1008,12 @@ def _run_task(spans: list[tuple[str, dict[str, Any]]]) -> str | None:
         for key in ("task", "messages"):
             if isinstance(run_arguments, dict) and isinstance(run_arguments.get(key), str):
                 return str(run_arguments[key])
+    # A LangChain chain (no agent) called with the question itself: its plain text input.
+    kinds = [tags.get("openinference.span.kind") for _, tags in spans]
+    for _, tags in spans if "AGENT" not in kinds else []:
+        given = tags.get("input.value")
+        if tags.get("openinference.span.kind") == "CHAIN" and isinstance(given, str):
+            return given if given.strip() and given.strip()[:1] not in "[{" else None
     return None
 
 
