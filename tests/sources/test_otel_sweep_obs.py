@@ -9,6 +9,7 @@ call span with no ``gen_ai.output``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -173,3 +174,55 @@ def test_an_any_agent_model_call_with_no_output_says_nothing() -> None:
     )
     trace = to_trace([root, call, tool]).trace
     assert [step.content for step in trace.steps if step.type == "thought"] == []
+
+
+def test_a_workflow_that_returns_a_chat_completion_of_tool_calls_answers_nothing() -> None:
+    """OpenLLMetry's ``@workflow`` whose function returned the client's response: the Chat
+    Completion's text is the answer; one that only calls tools is none (not its JSON)."""
+    completion: dict[str, Any] = {
+        "id": "chatcmpl-1",
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "content": None,
+                    "role": "assistant",
+                    "tool_calls": [
+                        {"id": "c1", "function": {"arguments": "{}", "name": "lookup_order"}}
+                    ],
+                },
+            }
+        ],
+    }
+    workflow = span(
+        "support_triage.workflow",
+        {
+            "traceloop.span.kind": "workflow",
+            "traceloop.entity.name": "support_triage",
+            "traceloop.entity.input": json.dumps({"args": [], "kwargs": {}}),
+            "traceloop.entity.output": json.dumps(json.dumps(completion, indent=2)),
+        },
+        start=0,
+    )
+    asked = [{"role": "user", "parts": [{"type": "text", "content": "Where is order A-1187?"}]}]
+    called = [{"type": "tool_call", "id": "c1", "name": "lookup_order", "arguments": {}}]
+    chat = span(
+        "openai.chat",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.input.messages": json.dumps(asked),
+            "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": called}]),
+        },
+        start=1,
+        parent=workflow,
+    )
+    trace = to_trace([workflow, chat]).trace
+    assert trace.task.objective == "Where is order A-1187?"
+    assert [step.type for step in trace.steps] == ["tool_call"]
+    assert "chatcmpl" not in (trace.outcome.result_summary or "")
+    completion["choices"][0]["message"] = {"content": "It ships today.", "role": "assistant"}
+    said = dataclasses.replace(
+        workflow,
+        attributes={**workflow.attributes, "traceloop.entity.output": json.dumps(completion)},
+    )
+    assert to_trace([said, chat]).trace.outcome.result_summary == "It ships today."

@@ -952,8 +952,8 @@ def _output_text(value: Any) -> str | None:
         return loaded.strip() or None
     if isinstance(loaded, dict):
         text = _replied(loaded)
-        if text:
-            return text
+        if text is not None:
+            return text or None  # "": a reply that says nothing (it only called tools)
         # ``raw``: crewAI's CrewOutput and TaskOutput, whose other fields restate it.
         for key in ("output", "answer", "result", "content", "text", "raw"):
             if isinstance(loaded.get(key), str) and loaded[key].strip():
@@ -980,8 +980,17 @@ def _replied(loaded: Mapping[str, Any]) -> str | None:
     """The assistant's text of a run's output object, else ``None``.
 
     The last of its ``messages`` (a graph's state), or its ``response`` message (LlamaIndex's
-    ``AgentOutput``, an agent workflow's result).
+    ``AgentOutput``, an agent workflow's result). A Chat Completion (``choices[0].message``: an
+    app's function that returns the client's response, as OpenLLMetry's workflow span records
+    it) is its message's text, ``""`` when it only calls tools: no answer, not its JSON.
     """
+    choices = loaded.get("choices")
+    if (
+        isinstance(choices, list)
+        and choices
+        and isinstance(as_object(choices[0]).get("message"), dict)
+    ):
+        return msg.last_assistant_text(_mlflow_reply(loaded)) or ""
     if isinstance(loaded.get("messages"), list):
         text = msg.last_assistant_text(msg.messages(loaded["messages"]))
         if text:
