@@ -663,6 +663,8 @@ def _any_agent_trace(document: dict[str, Any]) -> Run:
     span a tool (its answering tools the answer: their ``answer`` argument); a model call's
     ``gen_ai.output`` is text unless it lists ``tool.name`` calls.
     """
+    if any("openinference.span.kind" in span["attributes"] for span in document["spans"]):
+        return _console_runs(document["spans"], document.get("final_output"))[0]
     spans = sorted(document["spans"], key=lambda span: span["start_time"])
     timeline = _Timeline()
     objective = None
@@ -687,6 +689,34 @@ def _any_agent_trace(document: dict[str, Any]) -> Run:
     return timeline.facts(objective, trace_id=trace_id)
 
 
+def _console_runs(spans: list[dict[str, Any]], answer: Any = None) -> list[Run]:
+    """The Python SDK's spans as JSON (``ReadableSpan.to_json()``: hex ids ``0x...`` and ISO
+    times; any-agent's pydantic dump of them: integer ids and nanoseconds) with OpenInference
+    attributes: a run per trace, read as :func:`_openinference_run` reads OTLP's.
+
+    any-agent's ``AgentTrace`` before June 2025 held its frameworks' OpenInference spans; its
+    ``final_output`` is the run's answer as any-agent returned it.
+    """
+    by_trace: dict[str, list[dict[str, Any]]] = {}
+    for span in spans:
+        trace_id = span["context"]["trace_id"]
+        key = f"{trace_id:032x}" if isinstance(trace_id, int) else str(trace_id).removeprefix("0x")
+        by_trace.setdefault(key, []).append(span)
+    runs = []
+    for trace_id, listed in by_trace.items():
+        named = []
+        for span in sorted(listed, key=lambda span: span["start_time"]):
+            tags = dict(span["attributes"])
+            if str(span["status"]["status_code"]).lower() == "error":
+                tags["otel.status_code"] = "ERROR"
+            named.append((span["name"], tags))
+        found = _openinference_run(trace_id, named)
+        if found and isinstance(answer, str) and answer.strip():
+            found[0]["final_answer"] = answer  # the answer any-agent returned
+        runs.extend(found)
+    return runs
+
+
 def otlp(path: Path) -> list[Run]:
     """OTLP JSON or JSON Lines (``resourceSpans``; Tempo's export: ``batches`` whose spans are
     under ``instrumentationLibrarySpans``, OTLP's name before 1.0): a run per trace id with
@@ -694,6 +724,8 @@ def otlp(path: Path) -> list[Run]:
     documents = list(_rows(path))  # JSON Lines, one document, or a list of documents
     if documents and "spans" in documents[0]:  # any-agent's AgentTrace
         return [_any_agent_trace(document) for document in documents]
+    if documents and "context" in documents[0]:  # a list of the Python SDK's spans as JSON
+        return _console_runs(documents)
     found: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}
     logged = _logged(documents)
     resources = (r for d in documents for r in d.get("resourceSpans", d.get("batches", [])))
@@ -976,6 +1008,12 @@ def _run_task(spans: list[tuple[str, dict[str, Any]]]) -> str | None:
         for key in ("task", "messages"):
             if isinstance(run_arguments, dict) and isinstance(run_arguments.get(key), str):
                 return str(run_arguments[key])
+    # A LangChain chain (no agent) called with the question itself: its plain text input.
+    kinds = [tags.get("openinference.span.kind") for _, tags in spans]
+    for _, tags in spans if "AGENT" not in kinds else []:
+        given = tags.get("input.value")
+        if tags.get("openinference.span.kind") == "CHAIN" and isinstance(given, str):
+            return given if given.strip() and given.strip()[:1] not in "[{" else None
     return None
 
 
@@ -1460,7 +1498,8 @@ def langfuse(path: Path) -> list[Run]:
     for observation in observations:
         if ran_tool(observation):
             named = _beeai_call(observation) or _tool_named(observation)
-            timeline.tool(named.removeprefix("execute_tool "))
+            # an output tool's arguments are its observation's input (the final output)
+            timeline.tool(named.removeprefix("execute_tool "), _decoded(observation.get("input")))
         if observation["type"] == "GENERATION" and observation is generations[-1]:
             timeline.text(_said(_decoded(observation.get("output"))))
         if observation.get("level") == "ERROR":
@@ -1473,7 +1512,14 @@ def langfuse(path: Path) -> list[Run]:
         ),
         None,
     )
-    timeline.text(_said(_literal(_decoded(returned))))  # what the run returned, if text
+    output = _decoded(returned)
+    said = _said(_literal(output))  # what the run returned, if text
+    if said is None and isinstance(output, dict) and "messages" not in output:
+        # a structured output (no graph state of messages): the JSON the run returned
+        said = (
+            json.loads(returned) if isinstance(returned, str) and returned[:1] == '"' else returned
+        )
+    timeline.text(said if isinstance(said, str) else None)
     objective = (
         _crew_asked(_attributes_of(o) for o in observations)
         or _user_said(trace.get("input"))

@@ -1141,3 +1141,25 @@ def test_a_phoenix_row_whose_input_value_is_chat_messages_is_read_as_phoenix(
     row = json.loads((DATA / "phoenix" / "spans_dataframe.jsonl").read_text().splitlines()[0])
     row["attributes.input.value"] = json.dumps(messages)
     assert [source.name for source in detect(row)] == ["phoenix"]
+
+
+@pytest.mark.parametrize("index_kept", [True, False])
+def test_phoenix_dataframe_saved_by_pandas_default_gives_the_same_trace(
+    tmp_path: Path, index_kept: bool
+) -> None:
+    """``df.to_json("spans.json")`` writes the dataframe by columns (``{column: {row: value}}``):
+    read as its rows. ``get_spans_dataframe`` indexes the rows by ``context.span_id``, which that
+    form keeps only as the columns' keys."""
+    text = (DATA / "phoenix" / "spans_dataframe.jsonl").read_text()
+    rows = [json.loads(line) for line in text.splitlines()]
+    index = [row["context.span_id"] for row in rows]
+    columns = {key for row in rows for key in row} - (set() if index_kept else {"context.span_id"})
+    by_column = {
+        column: {span_id: row.get(column) for span_id, row in zip(index, rows, strict=True)}
+        for column in sorted(columns)
+    }
+    path = tmp_path / "spans.json"
+    path.write_text(json.dumps(by_column))
+    converted = only(path)
+    assert source_of(converted)["format"] == "phoenix"
+    assert converted.trace == only(DATA / "phoenix" / "spans_dataframe.jsonl").trace

@@ -4,7 +4,9 @@
 ``start_time``, ``end_time``, ``status_code``, ``status_message``, ``events``,
 ``context.trace_id``, ``context.span_id`` and one ``attributes.<name>`` column per OpenInference
 attribute (``attributes.llm.input_messages``...); saved with ``to_json(orient="records",
-lines=True)`` or ``to_parquet``. A row may also keep them nested (``context``, ``attributes``
+lines=True)`` or ``to_parquet``; pandas' default ``to_json()`` (``orient="columns"``, a column a
+key, each ``{row: value}``, the index ``context.span_id`` a key only) is read as the same rows.
+A row may also keep them nested (``context``, ``attributes``
 objects, as Phoenix's span JSON and OpenInference's spec write them). Times: ISO text, datetimes
 (Parquet) or epoch numbers (pandas writes milliseconds). A row is read into OpenInference's span
 shape and from there as the ``otlp`` source reads it.
@@ -36,8 +38,35 @@ _ATTRIBUTES = "attributes."
 
 
 def recognises(value: Any) -> bool:
-    """Whether a record is a row of Phoenix's spans dataframe (a ``context.trace_id`` column)."""
+    """Whether a record is a row of Phoenix's spans dataframe (a ``context.trace_id`` column).
+
+    Or the whole dataframe, as pandas writes it by default (by columns).
+    """
+    if _columns(value):
+        return True
     return isinstance(value, dict) and "context.trace_id" in value and "context.span_id" in value
+
+
+def _columns(value: Any) -> bool:
+    """Whether a record is the dataframe by columns (``df.to_json()``): ``{column: {row: value}}``.
+
+    The span id is the dataframe's index (``get_spans_dataframe`` sets it), which that form keeps
+    only as each column's keys.
+    """
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("context.trace_id"), dict)
+        and all(isinstance(column, dict) for column in value.values())
+    )
+
+
+def _rows(value: Mapping[str, Mapping[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each row of a dataframe written by columns, its index the span id where no column is."""
+    for index in value["context.trace_id"]:
+        row = {column: values.get(index) for column, values in value.items()}
+        if row.get("context.span_id") is None:
+            row["context.span_id"] = index
+        yield index, row
 
 
 def convert_records(
@@ -48,6 +77,11 @@ def convert_records(
 
 
 def _spans(value: Any) -> Iterator[tuple[Span | SpanError, Loc]]:
+    if _columns(value):
+        for index, row in _rows(value):
+            for found, loc in _spans(row):
+                yield found, (index, *loc)
+        return
     shaped = _nested(value) if recognises(value) else value
     if not is_console_span(shaped):
         message = (

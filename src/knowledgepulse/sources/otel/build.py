@@ -310,6 +310,7 @@ class _Context:
     names: dict[str, str]  # tool name by call id, for results that give only the id
     executed: set[str | None]  # call ids whose tool span recorded a result or an error
     any_execution: bool
+    unlinked: Counter[str]  # per tool name, the spans of it that recorded an outcome, no call id
     answer_tools: frozenset[str]  # tools whose call is the answer (smolagents' final_answer)
 
 
@@ -334,6 +335,11 @@ def _tell(builder: StepBuilder, ordered: list[_Read], answer: str | None) -> Non
         names=names,
         executed={view.call_id for view in told if view.result is not None or view.error},
         any_execution=any(view.result is not None or view.error for view in told),
+        unlinked=Counter(
+            view.tool_name or ""
+            for view in told
+            if view.call_id is None and (view.result is not None or view.error)
+        ),
         # an answering call may tell the answer itself (any-agent's: an inference)
         answer_tools=frozenset(item.view.tool_name or "" for item in ordered if item.view.answers),
     )
@@ -417,6 +423,15 @@ def _tell_tool_responses(
             continue  # the tool's own span says more (its time, its status)
         name = context.names.get(call_id or "", "") or str(part.get("name") or "")
         output = _response(part)
+        failed = is_retry_prompt(output) or part.get("is_error") or error_text(output)
+        ran = context.unlinked[name] > 0
+        context.unlinked[name] -= ran
+        if ran and not failed:
+            # A result with an id no tool span recorded, of a tool whose span recorded no id:
+            # OpenInference's LangChain TOOL spans carry none, while the next model call is
+            # sent the ToolMessage with its id and name. That span already told this result.
+            # (A failure is still told: AutoGen's tool span ends OK, its result says it failed.)
+            continue
         if is_output_tool(name):
             if is_retry_prompt(output):  # the output was rejected: the model tries again
                 builder.error(as_text(output), at=at)
@@ -424,7 +439,7 @@ def _tell_tool_responses(
         # With no span of its own, a result is read as a chat row's is: the flag AutoGen sets,
         # else text that says it failed (crewAI's "Error executing tool: ...", when no
         # instrumentation traced its tools).
-        if is_retry_prompt(output) or part.get("is_error") or error_text(output):
+        if failed:
             builder.tool_result(name, error=as_text(output) or TOOL_FAILED, call_id=call_id)
         else:
             builder.tool_result(name, output=output, call_id=call_id)

@@ -169,7 +169,10 @@ def _openinference(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     elif role == "agent":
         view.fill(
             input_text=_crew_tasks(attrs) or msg.input_text(attrs.get("input.value")),
-            output_text=_output_text(attrs.get("output.value")),
+            # A LangGraph agent's output is its state: OpenInference's LangChain instrumentor
+            # (0.1.x) wrote its messages as ``str(message)`` (``content='...' name=...``), no
+            # message kp reads, and that JSON is no answer: the model's last reply is.
+            output_text=_state_text(attrs.get("output.value")),
         )
 
 
@@ -331,7 +334,8 @@ def _any_agent(span: Span, attrs: Mapping[str, Any], view: View) -> None:
             for call in listed
             if isinstance(call, dict) and "tool.name" in call
         ]
-        if not parts and non_blank(as_text(output)):
+        if not parts and output is not None and non_blank(as_text(output)):
+            # no output is no text (``as_text`` writes ``None`` as JSON's ``null``)
             parts = [{"type": "text", "content": as_text(output)}]
         view.fill(
             role="inference",
@@ -626,8 +630,16 @@ def _called_with(value: Any) -> Any:
     Langfuse's ``@observe`` records ``{"args": [...], "kwargs": {...}}``; OpenInference's
     smolagents instrumentation records a tool's ``__call__`` arguments the same way, with
     smolagents' own ``sanitize_inputs_outputs`` flag beside them (no argument of the tool).
+    LlamaIndex's ``FunctionTool.acall(*args, **kwargs)``, as OpenInference traces it, leaves the
+    empty ``args`` out: ``{"kwargs": {...}}``.
     """
     loaded = msg.loads(value)
+    if (
+        isinstance(loaded, dict)
+        and set(loaded) == {"kwargs"}
+        and isinstance(loaded["kwargs"], dict)
+    ):
+        return loaded["kwargs"]
     if not isinstance(loaded, dict) or set(loaded) - {_SMOLAGENTS_FLAG} != {"args", "kwargs"}:
         return loaded
     args, kwargs = loaded["args"], loaded["kwargs"]
@@ -939,10 +951,9 @@ def _output_text(value: Any) -> str | None:
     if isinstance(loaded, str):
         return loaded.strip() or None
     if isinstance(loaded, dict):
-        if isinstance(loaded.get("messages"), list):
-            text = msg.last_assistant_text(msg.messages(loaded["messages"]))
-            if text:
-                return text
+        text = _replied(loaded)
+        if text is not None:
+            return text or None  # "": a reply that says nothing (it only called tools)
         # ``raw``: crewAI's CrewOutput and TaskOutput, whose other fields restate it.
         for key in ("output", "answer", "result", "content", "text", "raw"):
             if isinstance(loaded.get(key), str) and loaded[key].strip():
@@ -963,6 +974,31 @@ def _output_text(value: Any) -> str | None:
     # JSON that holds no message is the answer as written (spacing and all), so that it matches
     # the model's own text of it and is told once.
     return _as_written(value) if isinstance(value, str) else as_text(loaded)
+
+
+def _replied(loaded: Mapping[str, Any]) -> str | None:
+    """The assistant's text of a run's output object, else ``None``.
+
+    The last of its ``messages`` (a graph's state), or its ``response`` message (LlamaIndex's
+    ``AgentOutput``, an agent workflow's result). A Chat Completion (``choices[0].message``: an
+    app's function that returns the client's response, as OpenLLMetry's workflow span records
+    it) is its message's text, ``""`` when it only calls tools: no answer, not its JSON.
+    """
+    choices = loaded.get("choices")
+    if (
+        isinstance(choices, list)
+        and choices
+        and isinstance(as_object(choices[0]).get("message"), dict)
+    ):
+        return msg.last_assistant_text(_mlflow_reply(loaded)) or ""
+    if isinstance(loaded.get("messages"), list):
+        text = msg.last_assistant_text(msg.messages(loaded["messages"]))
+        if text:
+            return text
+    response = loaded.get("response")
+    if isinstance(response, dict) and "role" in response:
+        return msg.last_assistant_text(msg.messages([response]))
+    return None
 
 
 def _as_written(text: str) -> str:

@@ -72,6 +72,7 @@ def _message(item: Mapping[str, Any]) -> Message:
             parts.append({"type": "text", "content": content})
     elif isinstance(content, list):
         parts.extend(part for part in (_block(raw) for raw in content) if part)
+    parts.extend(_llama_index_texts(item))
     calls = item.get("tool_calls")
     if parts and _written_calls(content):  # the calls written out as the content's text (Koog)
         parts, calls = [], loads(content)
@@ -84,6 +85,22 @@ def _message(item: Mapping[str, Any]) -> Message:
             arguments = function.get("arguments", function.get("args"))
             parts.append(tool_call(call.get("id"), function.get("name"), arguments))
     return {"role": role, "parts": parts}
+
+
+def _llama_index_texts(item: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The text blocks of a LlamaIndex ``ChatMessage``, which has no ``content``.
+
+    Its ``blocks`` are ``{"block_type": "text", "text"}``, the type left out where it is the
+    default, as its workflows' events dump them.
+    """
+    blocks = item.get("blocks") if item.get("content") is None else None
+    return [
+        {"type": "text", "content": block["text"]}
+        for block in (blocks if isinstance(blocks, list) else [])
+        if isinstance(block, dict)
+        and block.get("block_type", "text") == "text"
+        and isinstance(block.get("text"), str)
+    ]
 
 
 def _written_calls(content: Any) -> bool:
@@ -333,7 +350,11 @@ def openinference_messages(flat: Mapping[str, Any], prefix: str) -> list[Message
         if isinstance(text, str) and text:
             if role == "tool":
                 call_id = entry.get("message.tool_call_id")
-                parts.append({"type": "tool_call_response", "id": call_id, "response": text})
+                # ``message.name``: the tool's name, which LangChain's ToolMessage keeps.
+                name = entry.get("message.name")
+                parts.append(
+                    {"type": "tool_call_response", "id": call_id, "name": name, "response": text}
+                )
             else:
                 parts.append({"type": "text", "content": text})
         parts.extend(_oi_call(call) for call in indexed(entry, "message.tool_calls"))
@@ -494,7 +515,10 @@ def _input_among(loaded: Mapping[str, Any]) -> str | None:
         (
             item
             for item in loaded.values()
-            if isinstance(item, str) and item.strip() and not _PYTHON_OBJECT.fullmatch(item)
+            if isinstance(item, str)
+            and item.strip()
+            and not _PYTHON_OBJECT.fullmatch(item)
+            and not _PYTHON_REPR.fullmatch(item)
         ),
         None,
     )
@@ -509,6 +533,12 @@ def _said(text: str) -> str:
 _PYTHON_OBJECT = re.compile(r"<[\w.]+ object at 0x[0-9a-fA-F]+>")
 """A Python object's default repr: an instrumentation's dump of an argument (AutoGen's
 ``cancellation_token``), no one's words."""
+
+
+_PYTHON_REPR = re.compile(r"[A-Z]\w*\((?:[a-z_]\w*=.*)?\)", re.DOTALL)
+"""A Python object's constructor repr (``AgentWorkflowStartEvent()``, ``StopEvent()``,
+``ToolCall(tool_name='x', ...)``): OpenInference's dump of a LlamaIndex workflow step's event
+argument, no one's words."""
 
 
 def _message_among(arguments: Mapping[str, Any]) -> str | None:
