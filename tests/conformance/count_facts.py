@@ -2008,6 +2008,14 @@ def _codex_own(text: str) -> bool:
     return tagged or text.startswith("# AGENTS.md")
 
 
+_CODEX_REFUSALS = (
+    "patch rejected: ",
+    "patch rejected by user",
+    "failed to parse function arguments:",
+)
+"""How Codex words a call it refused before running it (``FunctionCallError::RespondToModel``)."""
+
+
 def _codex_failed(output: Any) -> bool:
     """Whether a Codex tool output says its call failed (see :func:`codex`)."""
     text = output.get("content") if isinstance(output, dict) else output
@@ -2020,6 +2028,9 @@ def _codex_failed(output: Any) -> bool:
         failed = failed or json.loads(text)["metadata"]["exit_code"] != 0
     if isinstance(text, str) and (unified := _UNIFIED_EXEC.match(text)):
         failed = failed or unified.group(1) != "0"
+    # Codex refusing the call itself (bare text in 0.3x-0.5x rollouts, its success not kept)
+    if isinstance(text, str) and text.startswith(_CODEX_REFUSALS):
+        failed = True
     return failed
 
 
@@ -2175,6 +2186,8 @@ def _codex_exec_run(items: list[tuple[Any, dict[str, Any]]]) -> _Timeline:
 
 _GEMINI_NOT_THE_USERS = ("<session_context>", "<hook_context>")
 """How a user message starts that Gemini CLI wrote itself: the context it injects."""
+_GEMINI_NUDGE = "System: Please continue."
+"""The whole user message Gemini CLI sends itself when the model's reply came back empty."""
 
 
 def gemini_cli(path: Path) -> list[Run]:
@@ -2193,12 +2206,15 @@ def gemini_cli(path: Path) -> list[Run]:
     pending = False  # an error that no action has followed yet
     for message in session["messages"]:
         content = message.get("content")
+        if message["type"] == "user" and message.get("displayContent"):  # what the user typed
+            content = message["displayContent"]
         if isinstance(content, list):
             content = "".join(p["text"] for p in content if isinstance(p.get("text"), str))
         if (
             message["type"] == "user"
             and content
             and not content.strip().startswith(_GEMINI_NOT_THE_USERS)
+            and content.strip() != _GEMINI_NUDGE
         ):
             if objective is None:
                 objective = content

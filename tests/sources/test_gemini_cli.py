@@ -33,6 +33,9 @@ LINES_TOOLS = GEMINI / "gemini_cli_0.61.0_tools.jsonl"
 """JSON Lines, written by the real CLI (its model scripted): three calls, then the answer."""
 LINES_MISSING = GEMINI / "gemini_cli_0.61.0_missing_file.jsonl"
 """JSON Lines: ``read_file`` of a missing file fails, ``list_directory`` recovers."""
+NUDGED = GEMINI / "vibecodingtracker_gemini_3.1_continue_nudge.jsonl"
+"""JSON Lines of a real session: ``/init`` (its prompt sent), the CLI's ``System: Please
+continue.``, then a reply of the user's."""
 
 
 def session(path: Path) -> dict[str, Any]:
@@ -277,3 +280,22 @@ def test_a_broken_message_of_a_set_is_a_problem_at_that_line_and_path(tmp_path: 
     (problem,) = list(convert_file(path))
     assert isinstance(problem, Problem)
     assert (problem.location.line, problem.path) == (len(lines) + 1, "$set.messages[1]")
+
+
+def test_what_the_user_typed_is_the_objective_not_the_prompt_the_cli_sent_for_it() -> None:
+    """``/init``: ``content`` holds the prompt Gemini CLI sent, ``displayContent`` the typing."""
+    trace = one_trace(convert_file(NUDGED))
+    assert trace.task.objective == "/init"
+
+
+def test_the_clis_own_please_continue_is_no_reply_of_the_users() -> None:
+    """``System: Please continue.`` is Gemini CLI retrying an empty reply: no ``respond`` turn;
+    the one reply is the user's request after it."""
+    trace = one_trace(convert_file(NUDGED))
+    replies = [
+        step.content
+        for step in trace.steps
+        if step.type == "observation" and step.tool and step.tool.name == "respond"
+    ]
+    assert replies == ["幫我做一個小修改 請幫我將上面確保執行時要透過 uv run 來執行 避免環境有問題"]
+    assert all("Please continue" not in step.content for step in trace.steps)

@@ -564,6 +564,9 @@ def _codex_variant(output: Any) -> list[dict[str, Any]]:
         "exit code: 1, stdout: , stderr: /bin/ps: Operation not permitted\n",
         "Chunk ID: de4b53\nWall time: 4.1190 seconds\nProcess exited with code 2\n"
         "Original token count: 34\nOutput:\nrg: node_modules/x: No such file or directory\n",
+        "patch rejected: empty patch",
+        "patch rejected by user",
+        "failed to parse function arguments: missing field `command` at line 1 column 2",
     ],
 )
 def test_a_failed_codex_command_then_the_next_call_is_an_error_recovery(output: Any) -> None:
@@ -576,6 +579,34 @@ def test_a_failed_codex_command_then_the_next_call_is_an_error_recovery(output: 
     recovery = trace.steps[kinds.index("error_recovery")]
     assert recovery.tool is not None
     assert recovery.tool.name == "tool_search_call"
+
+
+def test_codexs_refusal_of_an_empty_patch_is_an_error_the_next_call_recovers() -> None:
+    """Codex 0.39 keeps its refusal as bare text (``patch rejected: empty patch``), without the
+    ``success: false`` it sent the model: its words say the call failed (a real VS Code rollout)."""
+    trace = only(convert_file(CODEX / "vibecodingtracker_codex_0.39_vscode_patch_rejected.jsonl"))
+    kinds = steps(trace.trace)
+    refused = next(
+        n
+        for n, step in enumerate(trace.trace.steps)
+        if step.content == "patch rejected: empty patch"
+    )
+    assert kinds[refused + 1] == ("error_recovery", "update_plan")
+    assert [kind for kind, _ in kinds].count("error_recovery") == 1
+
+
+def test_a_continued_claude_code_session_does_not_call_the_copied_result() -> None:
+    """``claude --continue`` opens the new session with a copy of the last ``tool_result`` of the
+    one it continues: no call of its own (it was a ``TodoWrite`` of the first session's)."""
+    items = convert_file(CLAUDE / "vibecodingtracker_claude_1.0.95_continued.jsonl")
+    assert not [item for item in items if isinstance(item, Problem)]
+    first, continued = [item.trace for item in items if isinstance(item, TraceItem)]
+    assert continued.task.objective == "幫我查一下 golang文檔 透過 context7"
+    assert steps(continued)[:2] == [
+        ("thought", None),
+        ("tool_call", "mcp__context7__resolve-library-id"),
+    ]
+    assert steps(first)[-2:] == [("tool_call", "TodoWrite"), ("observation", "TodoWrite")]
 
 
 def test_a_codex_ide_message_gives_the_users_request_as_the_objective() -> None:

@@ -17,8 +17,10 @@ error (its ``response.error``), whose next action is its ``error_recovery``. An 
 (``[API Error: ...]``: the model's API failed) is an evident error met outside a tool, and a
 session that ends in one has no answer. Left out: ``info`` and ``warning`` messages (``Model set
 to ...``), and the user messages Gemini CLI writes itself: its ``<session_context>`` and
-``<hook_context>``. A session file records no outcome, so success is
-whether the session ends in the model's answer. The file names no CLI version: the model
+``<hook_context>``, and ``System: Please continue.`` (sent when the model's reply came back
+empty). A user message's ``displayContent``, where it has one, is what the user typed (``/init``,
+whose prompt ``content`` holds): that is the user's text. A session file records no outcome, so
+success is whether the session ends in the model's answer. The file names no CLI version: the model
 (``gemini-2.5-pro``) is kept.
 
 Gemini CLI since April 2026 (google-gemini/gemini-cli#23749) appends the same records as JSON
@@ -58,6 +60,10 @@ _NOT_THE_USERS = ("<session_context>", "<hook_context>")
 ``isIgnoredUserContent`` names these). A user message's ``content`` is what the model was sent
 (a slash command the CLI ran itself sends nothing, and is no message): one that starts with
 ``/`` or ``?``, which that function leaves out of its resume list too, still asked the model."""
+_CLIENTS_NUDGE = "System: Please continue."
+"""The whole of the user message Gemini CLI sends by itself when the model's reply came back
+empty or cut off (its client's retry of an invalid stream, since late 2025): the session records
+it as a ``user`` message, but nobody typed it, so it is no reply of the user's."""
 
 
 def recognises(value: Any) -> bool:
@@ -161,7 +167,11 @@ def _as_anthropic(messages: list[Any]) -> tuple[list[dict[str, Any]], set[int]]:
             )
         text = _text(message.get("content"))
         if kind == "user":
-            if text and not text.strip().startswith(_NOT_THE_USERS):
+            # What the user typed, where the CLI sent the model something else for it: a slash
+            # command's prompt (``/init``), a file an ``@path`` inlined. The chat shows it.
+            text = _text(message.get("displayContent")) or text
+            said = text.strip() if text else ""
+            if said and not said.startswith(_NOT_THE_USERS) and said != _CLIENTS_NUDGE:
                 told.append({"role": "user", "content": [{"type": "text", "text": text}]})
         elif kind == "gemini":
             told.extend(_model_turn(message, ("messages", index)))
