@@ -595,6 +595,46 @@ def test_codexs_refusal_of_an_empty_patch_is_an_error_the_next_call_recovers() -
     assert [kind for kind, _ in kinds].count("error_recovery") == 1
 
 
+def _said(role: str, text: str) -> dict[str, Any]:
+    kind = "input_text" if role == "user" else "output_text"
+    payload = {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+    return {"timestamp": "2025-09-19T09:20:00Z", "type": "response_item", "payload": payload}
+
+
+@pytest.mark.parametrize(
+    ("turns", "replies"),
+    [(1, ["keep me", "then this"]), (2, ["then this"]), (9, [])],
+)
+def test_a_codex_thread_rolled_back_drops_its_last_user_turns(
+    turns: int, replies: list[str]
+) -> None:
+    """``thread_rolled_back`` drops the last ``num_turns`` user turns, what answered them too, as
+    Codex rebuilds the thread (``drop_last_n_user_turns``); the first request stays the objective
+    unless the rollback reaches it, and what follows the rollback is the run's ending."""
+    records = lines(CODEX / "vibecodingtracker_codex_0.39_vscode_patch_rejected.jsonl")
+    rolled = {
+        "timestamp": "2025-09-19T09:21:00Z",
+        "type": "event_msg",
+        "payload": {"type": "thread_rolled_back", "num_turns": turns},
+    }
+    more = [_said("user", "keep me"), _said("assistant", "kept"), _said("user", "drop me")]
+    after = [_said("user", "then this"), _said("assistant", "the answer")]
+    trace = only(list(convert([*records, *more, _said("assistant", "gone"), rolled, *after]))).trace
+    said = [step.content for step in trace.steps]
+    answered = [
+        step.content
+        for step in trace.steps
+        if step.type == "observation" and step.tool and step.tool.name == "respond"
+    ]
+    assert "drop me" not in said
+    assert "gone" not in said
+    assert answered == replies
+    assert trace.outcome.result_summary == "the answer"
+    everything = turns == 9  # every user turn rolled back: the request after it is the task
+    assert (trace.task.objective == "then this") is everything
+    assert ("update_plan" in tools(trace)) is not everything
+
+
 def test_a_continued_claude_code_session_does_not_call_the_copied_result() -> None:
     """``claude --continue`` opens the new session with a copy of the last ``tool_result`` of the
     one it continues: no call of its own (it was a ``TodoWrite`` of the first session's)."""

@@ -20,7 +20,9 @@ header's ``Process exited with code 1`` after its ``Chunk ID`` and ``Wall time``
 own refusal of the call (``patch rejected: empty patch``, ``failed to parse function
 arguments: ...``). A session
 file records no outcome, so success is whether the session ends in the assistant's answer. Later
-``session_meta`` lines (a forked session copies its parent's) open no new trace.
+``session_meta`` lines (a forked session copies its parent's) open no new trace. An
+``event_msg`` ``thread_rolled_back`` (the user rolled the thread back ``num_turns`` turns) drops
+those turns, from the ``num_turns``-th user message from the end on, as Codex rebuilds the thread.
 
 Codex 0.149 and later also write each turn item as it completed, an ``event_msg``
 ``item_completed`` (``history_mode: paginated`` rollouts of 0.151+ among them). A rollout that
@@ -202,6 +204,9 @@ def _tell(session: _Session, record: Record) -> None:
         said = payload.get("message")
         if session.said is None and isinstance(said, str) and not _CONTEXT.match(said):
             session.said = _users_words(said)
+    elif value["type"] == "event_msg" and payload.get("type") == "thread_rolled_back":
+        for items in (session.items, session.completed):
+            _roll_back(items, payload.get("num_turns"))
     elif value["type"] == "event_msg" and payload.get("type") == "item_completed":
         item = payload.get("item")
         if isinstance(item, dict):
@@ -213,6 +218,25 @@ def _tell(session: _Session, record: Record) -> None:
         if isinstance(kind, str) and kind.endswith("_call_output"):
             item = {**item, "output": _output(item.get("output"))}
         session.items.append(item)
+
+
+def _roll_back(items: list[Mapping[str, Any]], turns: Any) -> None:
+    """Drop the last ``turns`` user turns, as Codex rebuilds a thread the user rolled back.
+
+    Its ``drop_last_n_user_turns``: the items from the ``turns``-th user message from the end
+    on are gone from the thread (all but what came before the first user message, when it asks
+    for more turns than there are); the turns after the ``thread_rolled_back`` line go on from
+    there, so the dropped ones are no part of the run, as Gemini CLI's rewound messages are not.
+    """
+    if not isinstance(turns, int) or isinstance(turns, bool) or turns <= 0:
+        return
+    users = [
+        at
+        for at, item in enumerate(items)
+        if item.get("type") == "message" and item.get("role") == "user"
+    ]
+    if users:
+        del items[users[0] if turns >= len(users) else users[-turns] :]
 
 
 def _completed(item: Mapping[str, Any]) -> list[Mapping[str, Any]]:
