@@ -298,4 +298,4 @@ def test_the_clis_own_please_continue_is_no_reply_of_the_users() -> None:
         if step.type == "observation" and step.tool and step.tool.name == "respond"
     ]
     assert replies == ["幫我做一個小修改 請幫我將上面確保執行時要透過 uv run 來執行 避免環境有問題"]
-    assert all("Please continue" not in step.content for step in trace.steps)
+    assert all("Please continue" not in (step.content or "") for step in trace.steps)
