@@ -1763,6 +1763,8 @@ def _mark_local_commands(turns: list[dict[str, Any]]) -> None:
     for n, r in enumerate(turns):
         content = r["message"]["content"]
         said = content if isinstance(content, str) else json.dumps(content)
+        if r["type"] == "user" and said.lstrip().startswith(("<bash-input>", "<bash-std")):
+            r["local"] = True  # the user's `! cmd` in the shell mode, and what it printed
         if r["type"] == "user" and said.lstrip().startswith("<local-command-std"):
             r["local"] = True
             if n and "<command-name>" in str(turns[n - 1]["message"]["content"]):

@@ -649,6 +649,32 @@ def test_a_continued_claude_code_session_does_not_call_the_copied_result() -> No
     assert steps(first)[-2:] == [("tool_call", "TodoWrite"), ("observation", "TodoWrite")]
 
 
+def test_a_claude_code_shell_mode_command_is_no_turn() -> None:
+    """``! git status`` is recorded as a ``<bash-input>`` user record and its ``<bash-stdout>``:
+    the user ran it, the model was asked nothing (no reply of the user's, no ``respond``)."""
+    records = lines(CLAUDE / "vibecodingtracker_claude_1.0.95_continued.jsonl")
+    at = next(
+        n
+        for n, r in enumerate(records)
+        if r.get("uuid") and _typed_text(r) == "幫我查一下 golang文檔 透過 context7"
+    )
+    shell = [
+        {**records[at], "uuid": "shell-in", "message": {"role": "user", "content": text}}
+        for text in (
+            "<bash-input>git status</bash-input>",
+            "<bash-stdout>On branch main</bash-stdout><bash-stderr></bash-stderr>",
+        )
+    ]
+    without = list(convert(records, source="claude-code"))
+    with_shell = list(convert([*records[:at], *shell, *records[at:]], source="claude-code"))
+    assert with_shell == without
+
+
+def _typed_text(record: dict[str, Any]) -> str | None:
+    content = record.get("message", {}).get("content")
+    return content if isinstance(content, str) else None
+
+
 def test_a_codex_ide_message_gives_the_users_request_as_the_objective() -> None:
     """The VS Code extension wraps the request in its context (open tabs...): only the words
     after ``## My request for Codex:`` are the objective (agentcmd's recorded session)."""

@@ -26,7 +26,9 @@ expired login): each is an evident error met outside a tool, whose next action i
 ``error_recovery``, and a session that ends in one has no answer. A slash command the user typed is
 recorded as tags (``<command-message>init is analyzing…</command-message>``
 ``<command-name>/init</command-name>`` ``<command-args>...</command-args>``, its expansion an
-``isMeta`` record): it is read as typed, ``/init ARGS``. A session continued from another
+``isMeta`` record): it is read as typed, ``/init ARGS``; a command the user ran in the shell mode
+(``! ls``: ``<bash-input>``, then ``<bash-stdout>`` / ``<bash-stderr>``) asked the model nothing,
+and is no turn. A session continued from another
 (``claude --continue``) opens with a copy of the other's last ``tool_result``: a result of no call
 of its own, no step. A session file records no outcome, so
 success is whether the session ends in the assistant's answer, as for an unlabelled dataset row.
@@ -236,6 +238,8 @@ def _tell_record(
         if session.messages and _is_command(session.messages[-1]):
             session.messages.pop()
         return
+    if message["role"] == "user" and _SHELL_MODE.match(_text(message["content"])):
+        return  # the user's own shell command and its output: nothing the model was asked
     _take(session, value, message)
 
 
@@ -359,6 +363,10 @@ _INTERRUPTED = re.compile(r"\s*\[Request interrupted by user[^\]]*\]\s*")
 """What Claude Code records when the user stops the model (``for tool use``: during a call)."""
 _LOCAL_OUTPUT = re.compile(r"\s*<local-command-(?:stdout|stderr)>")
 """How Claude Code records what a local command (``/clear``, ``/model``...) printed."""
+_SHELL_MODE = re.compile(r"\s*<bash-(?:input|stdout|stderr)>")
+"""How Claude Code records a command the user ran in its shell mode (``! git status``): the
+command in ``<bash-input>``, then what it printed in ``<bash-stdout>`` and ``<bash-stderr>``, two
+user records that start no turn of the model's (it reads them with the user's next request)."""
 _NOTIFICATION = re.compile(r"\s*<task-notification>")
 """How Claude Code tells the model that a background command finished (its id, output file,
 status and summary), in a user record of its own."""
