@@ -2203,6 +2203,8 @@ def gemini_cli(path: Path) -> list[Run]:
     failing at each retry of the prompt) are one, which the next action answers. ``info`` and
     ``warning`` messages are the CLI's notices: nothing. No label: success is ``None``.
     """
+    if path.read_text().startswith('{"type":"init"'):  # gemini -p --output-format stream-json
+        return _gemini_stream(path)
     session = _gemini_jsonl(path) if path.suffix == ".jsonl" else json.loads(path.read_text())
     timeline, objective = _Timeline(), None
     pending = False  # an error that no action has followed yet
@@ -2236,6 +2238,37 @@ def gemini_cli(path: Path) -> list[Run]:
             timeline.error()
             pending = True
     return [timeline.facts(objective, trace_id=session["sessionId"])]
+
+
+def _gemini_stream(path: Path) -> list[Run]:
+    """What ``gemini -p --output-format stream-json`` prints: the ``user`` message the objective,
+    the ``assistant`` messages' chunks (``delta``) the model's text, each ``tool_use`` a tool and
+    each ``tool_result`` of ``status`` ``error`` an error; an ``error`` event (not a warning) and
+    a closing ``result`` of ``status`` ``error`` errors too. No label: success is ``None``."""
+    events = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    timeline, objective, said = _Timeline(), None, ""
+    for event in events:
+        if event["type"] == "message" and event["role"] == "assistant":
+            said += event["content"]
+            continue
+        timeline.text(said or None)
+        said = ""
+        if event["type"] == "message" and objective is None:
+            objective = event["content"]
+        elif event["type"] == "message":
+            timeline.user(event["content"])
+        elif event["type"] == "tool_use":
+            timeline.tool(event["tool_name"])
+        elif _gemini_stream_failed(event):
+            timeline.error()
+    timeline.text(said or None)
+    return [timeline.facts(objective, trace_id=events[0]["session_id"])]
+
+
+def _gemini_stream_failed(event: dict[str, Any]) -> bool:
+    if event["type"] == "error":
+        return bool(event.get("severity") != "warning")
+    return event["type"] in ("tool_result", "result") and event["status"] == "error"
 
 
 def _gemini_jsonl(path: Path) -> dict[str, Any]:

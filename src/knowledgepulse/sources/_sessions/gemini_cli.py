@@ -46,6 +46,7 @@ from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import anthropic
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble
 from knowledgepulse.sources._sessions import gemini_cli_lines as lines
+from knowledgepulse.sources._sessions import gemini_cli_stream as stream
 from knowledgepulse.sources._sessions._documents import each_document, first_record
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
@@ -67,8 +68,12 @@ it as a ``user`` message, but nobody typed it, so it is no reply of the user's."
 
 
 def recognises(value: Any) -> bool:
-    """Whether a file's first record is a ``ConversationRecord``, or a ``.jsonl``'s metadata."""
-    return _whole(value) or lines.recognises(value)
+    """Whether a file's first record is a session or what ``gemini -p`` streams.
+
+    That is a ``ConversationRecord``, a ``.jsonl``'s metadata line, or the ``init`` event of
+    ``--output-format stream-json``.
+    """
+    return _whole(value) or lines.recognises(value) or stream.recognises(value)
 
 
 def _whole(value: Any) -> bool:
@@ -90,6 +95,9 @@ def convert_records(
     first, rest = first_record(records)
     if first is not None and lines.recognises(first.value):
         yield from _convert_lines(rest, options)
+        return
+    if first is not None and stream.recognises(first.value):
+        yield from _convert_stream(rest, options)
         return
     yield from each_document(
         rest,
@@ -122,6 +130,32 @@ def _convert_lines(
                 yield line.problem((*inside, *rest), error.message)
             case _:
                 yield session.problem(error.path, error.message)
+    except ConversionError as error:
+        yield session.problem((), str(error))
+
+
+def _convert_stream(
+    records: Iterable[Record | Problem], options: TraceOptions
+) -> Iterator[TraceItem | Problem]:
+    """A headless run's ``stream-json`` events folded into one session, then read as a file's."""
+    folded = stream.Fold()
+    first: Record | None = None
+    for item in records:
+        if isinstance(item, Problem):
+            yield item
+            continue
+        first = first or item
+        try:
+            folded.tell(item.value)
+        except PathError as error:
+            yield item.problem(error.path, error.message)
+    if first is None:
+        return
+    session = Record(Location(first.location.file, first.location.line), folded.session())
+    try:
+        yield _finish(session, options)
+    except PathError as error:
+        yield session.problem(error.path, error.message)
     except ConversionError as error:
         yield session.problem((), str(error))
 
