@@ -1809,6 +1809,8 @@ def _mark_local_commands(turns: list[dict[str, Any]]) -> None:
     for n, r in enumerate(turns):
         content = r["message"]["content"]
         said = content if isinstance(content, str) else json.dumps(content)
+        if r["type"] == "user" and said.lstrip().startswith(("<bash-input>", "<bash-std")):
+            r["local"] = True  # the user's `! cmd` in the shell mode, and what it printed
         if r["type"] == "user" and said.lstrip().startswith("<local-command-std"):
             r["local"] = True
             if n and "<command-name>" in str(turns[n - 1]["message"]["content"]):
@@ -2054,6 +2056,14 @@ def _codex_own(text: str) -> bool:
     return tagged or text.startswith("# AGENTS.md")
 
 
+_CODEX_REFUSALS = (
+    "patch rejected: ",
+    "patch rejected by user",
+    "failed to parse function arguments:",
+)
+"""How Codex words a call it refused before running it (``FunctionCallError::RespondToModel``)."""
+
+
 def _codex_failed(output: Any) -> bool:
     """Whether a Codex tool output says its call failed (see :func:`codex`)."""
     text = output.get("content") if isinstance(output, dict) else output
@@ -2066,6 +2076,9 @@ def _codex_failed(output: Any) -> bool:
         failed = failed or json.loads(text)["metadata"]["exit_code"] != 0
     if isinstance(text, str) and (unified := _UNIFIED_EXEC.match(text)):
         failed = failed or unified.group(1) != "0"
+    # Codex refusing the call itself (bare text in 0.3x-0.5x rollouts, its success not kept)
+    if isinstance(text, str) and text.startswith(_CODEX_REFUSALS):
+        failed = True
     return failed
 
 
@@ -2221,6 +2234,8 @@ def _codex_exec_run(items: list[tuple[Any, dict[str, Any]]]) -> _Timeline:
 
 _GEMINI_NOT_THE_USERS = ("<session_context>", "<hook_context>")
 """How a user message starts that Gemini CLI wrote itself: the context it injects."""
+_GEMINI_NUDGE = "System: Please continue."
+"""The whole user message Gemini CLI sends itself when the model's reply came back empty."""
 
 
 def gemini_cli(path: Path) -> list[Run]:
@@ -2234,17 +2249,22 @@ def gemini_cli(path: Path) -> list[Run]:
     failing at each retry of the prompt) are one, which the next action answers. ``info`` and
     ``warning`` messages are the CLI's notices: nothing. No label: success is ``None``.
     """
+    if path.read_text().startswith('{"type":"init"'):  # gemini -p --output-format stream-json
+        return _gemini_stream(path)
     session = _gemini_jsonl(path) if path.suffix == ".jsonl" else json.loads(path.read_text())
     timeline, objective = _Timeline(), None
     pending = False  # an error that no action has followed yet
     for message in session["messages"]:
         content = message.get("content")
+        if message["type"] == "user" and message.get("displayContent"):  # what the user typed
+            content = message["displayContent"]
         if isinstance(content, list):
             content = "".join(p["text"] for p in content if isinstance(p.get("text"), str))
         if (
             message["type"] == "user"
             and content
             and not content.strip().startswith(_GEMINI_NOT_THE_USERS)
+            and content.strip() != _GEMINI_NUDGE
         ):
             if objective is None:
                 objective = content
@@ -2264,6 +2284,37 @@ def gemini_cli(path: Path) -> list[Run]:
             timeline.error()
             pending = True
     return [timeline.facts(objective, trace_id=session["sessionId"])]
+
+
+def _gemini_stream(path: Path) -> list[Run]:
+    """What ``gemini -p --output-format stream-json`` prints: the ``user`` message the objective,
+    the ``assistant`` messages' chunks (``delta``) the model's text, each ``tool_use`` a tool and
+    each ``tool_result`` of ``status`` ``error`` an error; an ``error`` event (not a warning) and
+    a closing ``result`` of ``status`` ``error`` errors too. No label: success is ``None``."""
+    events = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    timeline, objective, said = _Timeline(), None, ""
+    for event in events:
+        if event["type"] == "message" and event["role"] == "assistant":
+            said += event["content"]
+            continue
+        timeline.text(said or None)
+        said = ""
+        if event["type"] == "message" and objective is None:
+            objective = event["content"]
+        elif event["type"] == "message":
+            timeline.user(event["content"])
+        elif event["type"] == "tool_use":
+            timeline.tool(event["tool_name"])
+        elif _gemini_stream_failed(event):
+            timeline.error()
+    timeline.text(said or None)
+    return [timeline.facts(objective, trace_id=events[0]["session_id"])]
+
+
+def _gemini_stream_failed(event: dict[str, Any]) -> bool:
+    if event["type"] == "error":
+        return bool(event.get("severity") != "warning")
+    return event["type"] in ("tool_result", "result") and event["status"] == "error"
 
 
 def _gemini_jsonl(path: Path) -> dict[str, Any]:

@@ -12,8 +12,10 @@ the Gemini API (``FakeContentGenerator``; no network, the API key a dummy). ``HO
 project folder are inside that folder, so nothing of this machine is read. The CLI runs its real
 tools (``list_directory``, ``read_file``, ``run_shell_command``) in a scratch project and its
 ``ChatRecordingService`` writes ``~/.gemini/tmp/project/chats/session-*.jsonl``; each is copied
-into ``files/gemini-cli/`` with the run's folders renamed: ``HOME`` as :data:`HOME`, the project
-the folder ``project`` in it (the ``projectHash`` is left as written, the hash of the real path).
+into ``files/gemini-cli/`` (and, for :data:`STREAMED`, what the same run prints with
+``--output-format stream-json``) with the run's folders renamed: ``HOME`` as :data:`HOME`, the
+project the folder ``project`` in it (the ``projectHash`` is left as written, the hash of the
+real path).
 """
 
 from __future__ import annotations
@@ -87,6 +89,10 @@ RUNS: dict[str, tuple[str, list[str]]] = {
 }
 
 
+STREAMED = ("tools", "missing_file")
+"""The runs also written as ``gemini -p --output-format stream-json`` prints them (stdout)."""
+
+
 def run(root: Path) -> None:
     """Install the CLI under ``root``, run each scripted session, copy the files it writes."""
     root = root.resolve()
@@ -120,6 +126,18 @@ def run(root: Path) -> None:
         text = written.read_text()
         text = text.replace(str(project), f"{HOME}/project").replace(str(home), HOME)
         (OUT / f"gemini_cli_{VERSION}_{name}.jsonl").write_text(text)
+        if name in STREAMED:  # the same run headless, as --output-format stream-json prints it
+            streamed = subprocess.run(
+                [*command[:-2], "--output-format", "stream-json", *command[-2:]],
+                cwd=project,
+                env=env,
+                check=True,
+                timeout=300,
+                capture_output=True,
+                text=True,
+            ).stdout
+            streamed = streamed.replace(str(project), f"{HOME}/project").replace(str(home), HOME)
+            (OUT / f"gemini_cli_{VERSION}_stream_{name}.jsonl").write_text(streamed)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from knowledgepulse.records import Problem
 from knowledgepulse.sources import convert
 from knowledgepulse.trace import ReasoningTrace, TraceItem
@@ -33,6 +35,13 @@ LINES_TOOLS = GEMINI / "gemini_cli_0.61.0_tools.jsonl"
 """JSON Lines, written by the real CLI (its model scripted): three calls, then the answer."""
 LINES_MISSING = GEMINI / "gemini_cli_0.61.0_missing_file.jsonl"
 """JSON Lines: ``read_file`` of a missing file fails, ``list_directory`` recovers."""
+STREAM_TOOLS = GEMINI / "gemini_cli_0.61.0_stream_tools.jsonl"
+"""What ``gemini -p --output-format stream-json`` printed: text, three calls, the answer."""
+STREAM_MISSING = GEMINI / "gemini_cli_0.61.0_stream_missing_file.jsonl"
+"""stream-json: ``read_file`` of a missing file (``status: error``); the next call recovers."""
+NUDGED = GEMINI / "vibecodingtracker_gemini_3.1_continue_nudge.jsonl"
+"""JSON Lines of a real session: ``/init`` (its prompt sent), the CLI's ``System: Please
+continue.``, then a reply of the user's."""
 
 
 def session(path: Path) -> dict[str, Any]:
@@ -277,3 +286,80 @@ def test_a_broken_message_of_a_set_is_a_problem_at_that_line_and_path(tmp_path: 
     (problem,) = list(convert_file(path))
     assert isinstance(problem, Problem)
     assert (problem.location.line, problem.path) == (len(lines) + 1, "$set.messages[1]")
+
+
+def test_what_the_user_typed_is_the_objective_not_the_prompt_the_cli_sent_for_it() -> None:
+    """``/init``: ``content`` holds the prompt Gemini CLI sent, ``displayContent`` the typing."""
+    trace = one_trace(convert_file(NUDGED))
+    assert trace.task.objective == "/init"
+
+
+def test_the_clis_own_please_continue_is_no_reply_of_the_users() -> None:
+    """``System: Please continue.`` is Gemini CLI retrying an empty reply: no ``respond`` turn;
+    the one reply is the user's request after it."""
+    trace = one_trace(convert_file(NUDGED))
+    replies = [
+        step.content
+        for step in trace.steps
+        if step.type == "observation" and step.tool and step.tool.name == "respond"
+    ]
+    assert replies == ["幫我做一個小修改 請幫我將上面確保執行時要透過 uv run 來執行 避免環境有問題"]
+    assert all("Please continue" not in (step.content or "") for step in trace.steps)
+
+
+def test_a_headless_stream_is_read_as_the_session_it_ran() -> None:
+    """The stream's ``user`` message is the objective, its text a thought, each ``tool_use`` a
+    call answered by its ``tool_result``, the last text the answer; it is the same run as the
+    session file the CLI wrote for it (``gemini_cli_0.61.0_tools.jsonl``) less the thought,
+    which the stream does not write."""
+    trace = one_trace(convert_file(STREAM_TOOLS))
+    session = one_trace(convert_file(LINES_TOOLS))
+    assert trace.task.objective == session.task.objective
+    assert kinds(trace) == [
+        ("thought", None),
+        ("tool_call", "list_directory"),
+        ("observation", "list_directory"),
+        ("tool_call", "read_file"),
+        ("observation", "read_file"),
+        ("tool_call", "run_shell_command"),
+        ("observation", "run_shell_command"),
+        ("thought", None),
+    ]
+    assert trace.outcome.result_summary == session.outcome.result_summary
+    assert trace.metadata.success is True
+
+
+def test_a_failed_streamed_call_is_an_error_the_next_call_recovers() -> None:
+    """``tool_result`` ``status: error``: its output and ``error.message`` the observation."""
+    trace = one_trace(convert_file(STREAM_MISSING))
+    assert kinds(trace)[:3] == [
+        ("tool_call", "read_file"),
+        ("observation", "read_file"),
+        ("error_recovery", "list_directory"),
+    ]
+    assert (trace.steps[1].content or "").endswith("project/config.toml")  # its error.message
+
+
+@pytest.mark.parametrize(
+    "ending",
+    [
+        {"type": "error", "severity": "error", "message": "Quota exceeded"},
+        {
+            "type": "result",
+            "status": "error",
+            "error": {"type": "Error", "message": "Quota exceeded"},
+        },
+    ],
+)
+def test_a_stream_that_ends_in_an_error_failed(tmp_path: Path, ending: dict[str, Any]) -> None:
+    """An ``error`` event or a ``result`` of ``status: error`` after the last call is the run's
+    end: no answer, success false; a ``warning`` is a notice and changes nothing."""
+    lines = [line for line in lines_of(STREAM_MISSING) if line["type"] != "result"]
+    answer = lines.pop()  # the answer, replaced by the error
+    warning = {"type": "error", "severity": "warning", "message": "Loop detected, stopping"}
+    trace = one_trace(convert_file(write_lines(tmp_path / "s.jsonl", [*lines, warning, ending])))
+    assert answer["role"] == "assistant"
+    assert trace.metadata.success is False
+    assert trace.outcome.result_summary != answer["content"]
+    assert [step.content for step in trace.steps if step.content == "Quota exceeded"]
+    assert not [step for step in trace.steps if step.content == "Loop detected, stopping"]

@@ -564,6 +564,9 @@ def _codex_variant(output: Any) -> list[dict[str, Any]]:
         "exit code: 1, stdout: , stderr: /bin/ps: Operation not permitted\n",
         "Chunk ID: de4b53\nWall time: 4.1190 seconds\nProcess exited with code 2\n"
         "Original token count: 34\nOutput:\nrg: node_modules/x: No such file or directory\n",
+        "patch rejected: empty patch",
+        "patch rejected by user",
+        "failed to parse function arguments: missing field `command` at line 1 column 2",
     ],
 )
 def test_a_failed_codex_command_then_the_next_call_is_an_error_recovery(output: Any) -> None:
@@ -576,6 +579,100 @@ def test_a_failed_codex_command_then_the_next_call_is_an_error_recovery(output: 
     recovery = trace.steps[kinds.index("error_recovery")]
     assert recovery.tool is not None
     assert recovery.tool.name == "tool_search_call"
+
+
+def test_codexs_refusal_of_an_empty_patch_is_an_error_the_next_call_recovers() -> None:
+    """Codex 0.39 keeps its refusal as bare text (``patch rejected: empty patch``), without the
+    ``success: false`` it sent the model: its words say the call failed (a real VS Code rollout)."""
+    trace = only(convert_file(CODEX / "vibecodingtracker_codex_0.39_vscode_patch_rejected.jsonl"))
+    kinds = steps(trace.trace)
+    refused = next(
+        n
+        for n, step in enumerate(trace.trace.steps)
+        if step.content == "patch rejected: empty patch"
+    )
+    assert kinds[refused + 1] == ("error_recovery", "update_plan")
+    assert [kind for kind, _ in kinds].count("error_recovery") == 1
+
+
+def _said(role: str, text: str) -> dict[str, Any]:
+    kind = "input_text" if role == "user" else "output_text"
+    payload = {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+    return {"timestamp": "2025-09-19T09:20:00Z", "type": "response_item", "payload": payload}
+
+
+@pytest.mark.parametrize(
+    ("turns", "replies"),
+    [(1, ["keep me", "then this"]), (2, ["then this"]), (9, [])],
+)
+def test_a_codex_thread_rolled_back_drops_its_last_user_turns(
+    turns: int, replies: list[str]
+) -> None:
+    """``thread_rolled_back`` drops the last ``num_turns`` user turns, what answered them too, as
+    Codex rebuilds the thread (``drop_last_n_user_turns``); the first request stays the objective
+    unless the rollback reaches it, and what follows the rollback is the run's ending."""
+    records = lines(CODEX / "vibecodingtracker_codex_0.39_vscode_patch_rejected.jsonl")
+    rolled = {
+        "timestamp": "2025-09-19T09:21:00Z",
+        "type": "event_msg",
+        "payload": {"type": "thread_rolled_back", "num_turns": turns},
+    }
+    more = [_said("user", "keep me"), _said("assistant", "kept"), _said("user", "drop me")]
+    after = [_said("user", "then this"), _said("assistant", "the answer")]
+    trace = only(list(convert([*records, *more, _said("assistant", "gone"), rolled, *after]))).trace
+    said = [step.content for step in trace.steps]
+    answered = [
+        step.content
+        for step in trace.steps
+        if step.type == "observation" and step.tool and step.tool.name == "respond"
+    ]
+    assert "drop me" not in said
+    assert "gone" not in said
+    assert answered == replies
+    assert trace.outcome.result_summary == "the answer"
+    everything = turns == 9  # every user turn rolled back: the request after it is the task
+    assert (trace.task.objective == "then this") is everything
+    assert ("update_plan" in tools(trace)) is not everything
+
+
+def test_a_continued_claude_code_session_does_not_call_the_copied_result() -> None:
+    """``claude --continue`` opens the new session with a copy of the last ``tool_result`` of the
+    one it continues: no call of its own (it was a ``TodoWrite`` of the first session's)."""
+    items = convert_file(CLAUDE / "vibecodingtracker_claude_1.0.95_continued.jsonl")
+    assert not [item for item in items if isinstance(item, Problem)]
+    first, continued = [item.trace for item in items if isinstance(item, TraceItem)]
+    assert continued.task.objective == "幫我查一下 golang文檔 透過 context7"
+    assert steps(continued)[:2] == [
+        ("thought", None),
+        ("tool_call", "mcp__context7__resolve-library-id"),
+    ]
+    assert steps(first)[-2:] == [("tool_call", "TodoWrite"), ("observation", "TodoWrite")]
+
+
+def test_a_claude_code_shell_mode_command_is_no_turn() -> None:
+    """``! git status`` is recorded as a ``<bash-input>`` user record and its ``<bash-stdout>``:
+    the user ran it, the model was asked nothing (no reply of the user's, no ``respond``)."""
+    records = lines(CLAUDE / "vibecodingtracker_claude_1.0.95_continued.jsonl")
+    at = next(
+        n
+        for n, r in enumerate(records)
+        if r.get("uuid") and _typed_text(r) == "幫我查一下 golang文檔 透過 context7"
+    )
+    shell = [
+        {**records[at], "uuid": "shell-in", "message": {"role": "user", "content": text}}
+        for text in (
+            "<bash-input>git status</bash-input>",
+            "<bash-stdout>On branch main</bash-stdout><bash-stderr></bash-stderr>",
+        )
+    ]
+    without = list(convert(records, source="claude-code"))
+    with_shell = list(convert([*records[:at], *shell, *records[at:]], source="claude-code"))
+    assert with_shell == without
+
+
+def _typed_text(record: dict[str, Any]) -> str | None:
+    content = record.get("message", {}).get("content")
+    return content if isinstance(content, str) else None
 
 
 def test_a_codex_ide_message_gives_the_users_request_as_the_objective() -> None:

@@ -268,9 +268,12 @@ class Codex(Source):
 
 @register_source("gemini-cli")
 class GeminiCli(Source):
-    """Gemini CLI sessions (``~/.gemini/tmp/<project>/chats/session-*.json`` or ``.jsonl``)."""
+    """Gemini CLI sessions (``chats/session-*.json`` or ``.jsonl``), and ``gemini -p`` streams."""
 
-    shapes = "Gemini CLI session JSON (sessionId, projectHash, messages of user and gemini turns)"
+    shapes = (
+        "Gemini CLI session JSON (sessionId, projectHash, messages of user and gemini turns), or "
+        "the stream-json events gemini -p prints"
+    )
     content_hint = gemini_cli.CONTENT_HINT
     recognises = staticmethod(gemini_cli.recognises)
     convert = staticmethod(gemini_cli.convert_records)

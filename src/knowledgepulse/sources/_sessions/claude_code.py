@@ -26,7 +26,11 @@ expired login): each is an evident error met outside a tool, whose next action i
 ``error_recovery``, and a session that ends in one has no answer. A slash command the user typed is
 recorded as tags (``<command-message>init is analyzing…</command-message>``
 ``<command-name>/init</command-name>`` ``<command-args>...</command-args>``, its expansion an
-``isMeta`` record): it is read as typed, ``/init ARGS``. A session file records no outcome, so
+``isMeta`` record): it is read as typed, ``/init ARGS``; a command the user ran in the shell mode
+(``! ls``: ``<bash-input>``, then ``<bash-stdout>`` / ``<bash-stderr>``) asked the model nothing,
+and is no turn. A session continued from another
+(``claude --continue``) opens with a copy of the other's last ``tool_result``: a result of no call
+of its own, no step. A session file records no outcome, so
 success is whether the session ends in the assistant's answer, as for an unlabelled dataset row.
 
 What ``claude -p --output-format stream-json`` prints (the Claude Agent SDK's messages) is a
@@ -93,6 +97,8 @@ class _Session:
     """The stream's closing ``result`` record: how the run ended."""
     api_errors: set[int] = field(default_factory=set)
     """The indexes in :attr:`messages` of Claude Code's records that the model's API failed."""
+    calls: set[str] = field(default_factory=set)
+    """The ids of the ``tool_use`` blocks the session's assistant messages hold so far."""
 
 
 def recognises(value: Any) -> bool:
@@ -232,9 +238,54 @@ def _tell_record(
         if session.messages and _is_command(session.messages[-1]):
             session.messages.pop()
         return
+    if message["role"] == "user" and _SHELL_MODE.match(_text(message["content"])):
+        return  # the user's own shell command and its output: nothing the model was asked
+    _take(session, value, message)
+
+
+def _take(session: _Session, value: Mapping[str, Any], message: Mapping[str, Any]) -> None:
+    """Add a record's message to its session, less the results of calls it never made."""
+    kept = _answering_its_calls(session, message)
+    if kept is None:
+        return
     if _api_error(value):  # the request failed: an error, not an answer
         session.api_errors.add(len(session.messages))
-    _add(session, _typed(message))
+    _add(session, _typed(kept))
+
+
+def _answering_its_calls(session: _Session, message: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The message less the ``tool_result`` blocks that answer no call of its session.
+
+    A session continued from another (``claude --continue``, Claude Code 1.0) opens with a copy of
+    the last result of the one it continues, under its own ``sessionId``: that call was made, and
+    its result read, in the other session's trace; here it would be a call of no tool. ``None``
+    when nothing is left.
+    """
+    content = message["content"]
+    if message["role"] == "assistant":
+        session.calls.update(
+            block["id"]
+            for block in _blocks(content)
+            if isinstance(block, dict)
+            and block.get("type") == "tool_use"
+            and isinstance(block.get("id"), str)
+        )
+        return message
+    if not isinstance(content, list):
+        return message
+    kept = [
+        block
+        for block in content
+        if not (
+            isinstance(block, dict)
+            and block.get("type") == "tool_result"
+            and isinstance(block.get("tool_use_id"), str)
+            and block["tool_use_id"] not in session.calls
+        )
+    ]
+    if len(kept) == len(content):
+        return message
+    return {**message, "content": kept} if kept else None
 
 
 def _add(session: _Session, message: Mapping[str, Any]) -> None:
@@ -312,6 +363,10 @@ _INTERRUPTED = re.compile(r"\s*\[Request interrupted by user[^\]]*\]\s*")
 """What Claude Code records when the user stops the model (``for tool use``: during a call)."""
 _LOCAL_OUTPUT = re.compile(r"\s*<local-command-(?:stdout|stderr)>")
 """How Claude Code records what a local command (``/clear``, ``/model``...) printed."""
+_SHELL_MODE = re.compile(r"\s*<bash-(?:input|stdout|stderr)>")
+"""How Claude Code records a command the user ran in its shell mode (``! git status``): the
+command in ``<bash-input>``, then what it printed in ``<bash-stdout>`` and ``<bash-stderr>``, two
+user records that start no turn of the model's (it reads them with the user's next request)."""
 _NOTIFICATION = re.compile(r"\s*<task-notification>")
 """How Claude Code tells the model that a background command finished (its id, output file,
 status and summary), in a user record of its own."""

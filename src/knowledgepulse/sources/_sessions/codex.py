@@ -16,9 +16,13 @@ instructions and the environment as two parts of one message); a message of the 
 objective from the first ``event_msg`` ``user_message``, the interface's copy. A tool output is
 an error when it says so: ``success: false``, or a non-zero exit code (``Exit code: 1``,
 ``{"metadata": {"exit_code": 1}}``, ``failed in sandbox ... exit code: 1``, or the unified exec
-header's ``Process exited with code 1`` after its ``Chunk ID`` and ``Wall time``). A session
+header's ``Process exited with code 1`` after its ``Chunk ID`` and ``Wall time``), or Codex's
+own refusal of the call (``patch rejected: empty patch``, ``failed to parse function
+arguments: ...``). A session
 file records no outcome, so success is whether the session ends in the assistant's answer. Later
-``session_meta`` lines (a forked session copies its parent's) open no new trace.
+``session_meta`` lines (a forked session copies its parent's) open no new trace. An
+``event_msg`` ``thread_rolled_back`` (the user rolled the thread back ``num_turns`` turns) drops
+those turns, from the ``num_turns``-th user message from the end on, as Codex rebuilds the thread.
 
 Codex 0.149 and later also write each turn item as it completed, an ``event_msg``
 ``item_completed`` (``history_mode: paginated`` rollouts of 0.151+ among them). A rollout that
@@ -81,6 +85,12 @@ _EXIT_CODE = re.compile(
 )
 """How a command's output gives its exit code (the sandbox's refusal, Codex 0.40, and the
 unified exec header of ``exec_command`` / ``write_stdin``, Codex 0.12x, included)."""
+_REFUSED = re.compile(r"patch rejected(?::| by user)|failed to parse function arguments:")
+"""How an output starts that Codex wrote itself, refusing the call before it ran
+(``FunctionCallError::RespondToModel``: its patch safety check, ``patch rejected: empty patch``,
+the user's denial, arguments that are no JSON). Codex 0.3x to 0.5x rollouts keep such an output
+as bare text, without the ``success: false`` the error carried, so its words are all that say it
+failed."""
 _IDE_REQUEST = "## My request for Codex:"
 """Where the user's words start in a message the IDE extension wraps in its context."""
 
@@ -194,6 +204,9 @@ def _tell(session: _Session, record: Record) -> None:
         said = payload.get("message")
         if session.said is None and isinstance(said, str) and not _CONTEXT.match(said):
             session.said = _users_words(said)
+    elif value["type"] == "event_msg" and payload.get("type") == "thread_rolled_back":
+        for items in (session.items, session.completed):
+            _roll_back(items, payload.get("num_turns"))
     elif value["type"] == "event_msg" and payload.get("type") == "item_completed":
         item = payload.get("item")
         if isinstance(item, dict):
@@ -205,6 +218,25 @@ def _tell(session: _Session, record: Record) -> None:
         if isinstance(kind, str) and kind.endswith("_call_output"):
             item = {**item, "output": _output(item.get("output"))}
         session.items.append(item)
+
+
+def _roll_back(items: list[Mapping[str, Any]], turns: Any) -> None:
+    """Drop the last ``turns`` user turns, as Codex rebuilds a thread the user rolled back.
+
+    Its ``drop_last_n_user_turns``: the items from the ``turns``-th user message from the end
+    on are gone from the thread (all but what came before the first user message, when it asks
+    for more turns than there are); the turns after the ``thread_rolled_back`` line go on from
+    there, so the dropped ones are no part of the run, as Gemini CLI's rewound messages are not.
+    """
+    if not isinstance(turns, int) or isinstance(turns, bool) or turns <= 0:
+        return
+    users = [
+        at
+        for at, item in enumerate(items)
+        if item.get("type") == "message" and item.get("role") == "user"
+    ]
+    if users:
+        del items[users[0] if turns >= len(users) else users[-turns] :]
 
 
 def _completed(item: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -296,6 +328,8 @@ def _output(output: Any) -> Any:
             output = parsed.get("output", output)
     if isinstance(output, str) and (code := _EXIT_CODE.match(output)) is not None:
         failed = failed or code.group(1) != "0"
+    if isinstance(output, str) and _REFUSED.match(output) is not None:
+        failed = True
     return {"error": output or TOOL_FAILED} if failed else output
 
 

@@ -17,8 +17,10 @@ error (its ``response.error``), whose next action is its ``error_recovery``. An 
 (``[API Error: ...]``: the model's API failed) is an evident error met outside a tool, and a
 session that ends in one has no answer. Left out: ``info`` and ``warning`` messages (``Model set
 to ...``), and the user messages Gemini CLI writes itself: its ``<session_context>`` and
-``<hook_context>``. A session file records no outcome, so success is
-whether the session ends in the model's answer. The file names no CLI version: the model
+``<hook_context>``, and ``System: Please continue.`` (sent when the model's reply came back
+empty). A user message's ``displayContent``, where it has one, is what the user typed (``/init``,
+whose prompt ``content`` holds): that is the user's text. A session file records no outcome, so
+success is whether the session ends in the model's answer. The file names no CLI version: the model
 (``gemini-2.5-pro``) is kept.
 
 Gemini CLI since April 2026 (google-gemini/gemini-cli#23749) appends the same records as JSON
@@ -44,6 +46,7 @@ from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import anthropic
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble
 from knowledgepulse.sources._sessions import gemini_cli_lines as lines
+from knowledgepulse.sources._sessions import gemini_cli_stream as stream
 from knowledgepulse.sources._sessions._documents import each_document, first_record
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
@@ -58,11 +61,19 @@ _NOT_THE_USERS = ("<session_context>", "<hook_context>")
 ``isIgnoredUserContent`` names these). A user message's ``content`` is what the model was sent
 (a slash command the CLI ran itself sends nothing, and is no message): one that starts with
 ``/`` or ``?``, which that function leaves out of its resume list too, still asked the model."""
+_CLIENTS_NUDGE = "System: Please continue."
+"""The whole of the user message Gemini CLI sends by itself when the model's reply came back
+empty or cut off (its client's retry of an invalid stream, since late 2025): the session records
+it as a ``user`` message, but nobody typed it, so it is no reply of the user's."""
 
 
 def recognises(value: Any) -> bool:
-    """Whether a file's first record is a ``ConversationRecord``, or a ``.jsonl``'s metadata."""
-    return _whole(value) or lines.recognises(value)
+    """Whether a file's first record is a session or what ``gemini -p`` streams.
+
+    That is a ``ConversationRecord``, a ``.jsonl``'s metadata line, or the ``init`` event of
+    ``--output-format stream-json``.
+    """
+    return _whole(value) or lines.recognises(value) or stream.recognises(value)
 
 
 def _whole(value: Any) -> bool:
@@ -84,6 +95,9 @@ def convert_records(
     first, rest = first_record(records)
     if first is not None and lines.recognises(first.value):
         yield from _convert_lines(rest, options)
+        return
+    if first is not None and stream.recognises(first.value):
+        yield from _convert_stream(rest, options)
         return
     yield from each_document(
         rest,
@@ -116,6 +130,32 @@ def _convert_lines(
                 yield line.problem((*inside, *rest), error.message)
             case _:
                 yield session.problem(error.path, error.message)
+    except ConversionError as error:
+        yield session.problem((), str(error))
+
+
+def _convert_stream(
+    records: Iterable[Record | Problem], options: TraceOptions
+) -> Iterator[TraceItem | Problem]:
+    """A headless run's ``stream-json`` events folded into one session, then read as a file's."""
+    folded = stream.Fold()
+    first: Record | None = None
+    for item in records:
+        if isinstance(item, Problem):
+            yield item
+            continue
+        first = first or item
+        try:
+            folded.tell(item.value)
+        except PathError as error:
+            yield item.problem(error.path, error.message)
+    if first is None:
+        return
+    session = Record(Location(first.location.file, first.location.line), folded.session())
+    try:
+        yield _finish(session, options)
+    except PathError as error:
+        yield session.problem(error.path, error.message)
     except ConversionError as error:
         yield session.problem((), str(error))
 
@@ -161,7 +201,11 @@ def _as_anthropic(messages: list[Any]) -> tuple[list[dict[str, Any]], set[int]]:
             )
         text = _text(message.get("content"))
         if kind == "user":
-            if text and not text.strip().startswith(_NOT_THE_USERS):
+            # What the user typed, where the CLI sent the model something else for it: a slash
+            # command's prompt (``/init``), a file an ``@path`` inlined. The chat shows it.
+            text = _text(message.get("displayContent")) or text
+            said = text.strip() if text else ""
+            if said and not said.startswith(_NOT_THE_USERS) and said != _CLIENTS_NUDGE:
                 told.append({"role": "user", "content": [{"type": "text", "text": text}]})
         elif kind == "gemini":
             told.extend(_model_turn(message, ("messages", index)))
