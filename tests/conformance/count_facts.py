@@ -426,8 +426,20 @@ def openai_responses(path: Path) -> list[Run]:
     return runs
 
 
-_FENCED = re.compile(r"```[^\n`]*\n(.+?)\n?```\s*$", re.DOTALL)
-"""An SWE-agent turn's command: the fenced block it ends with."""
+_FENCED = re.compile(r"```([^\n`]*)\n(.+?)\n?```\s*$", re.DOTALL)
+"""An SWE-agent turn's command: the fenced block it ends with (its language, its command)."""
+
+
+def _agent_wrote(who: Any, value: Any) -> tuple[Any, Any]:
+    """ADP's older SFT rows label every agent turn ``function_call``: one of text (not a call's
+    JSON) is the agent's ``gpt`` turn."""
+    if (
+        who == "function_call"
+        and isinstance(value, str)
+        and not value.lstrip().startswith(("{", "["))
+    ):
+        return "gpt", value
+    return who, value
 
 
 def sharegpt(path: Path) -> list[Run]:
@@ -451,10 +463,11 @@ def sharegpt(path: Path) -> list[Run]:
     runs = []
     for row in _rows(path):
         timeline, objective = _Timeline(), None
-        turns = _sharegpt_turns(row)
+        turns = [_agent_wrote(who, value) for who, value in _sharegpt_turns(row)]
         skip = _priming(turns)
         ran = False  # the last ``ai`` turn ran a command: the user turn after it is its output
-        for who, value in [turn for n, turn in enumerate(turns) if n not in skip]:
+        kept = [turn for n, turn in enumerate(turns) if n not in skip]
+        for n, (who, value) in enumerate(kept):
             if who in ("human", "user") and objective is not None and not ran:
                 timeline.user(value)
             if who in ("human", "user") and objective is None:
@@ -462,12 +475,14 @@ def sharegpt(path: Path) -> list[Run]:
             if who in _XML_WRITERS and _written_calls(timeline, value):
                 ran = True  # the turn after it, observation or human, is the calls' result
                 continue
-            command = _FENCED.search(value) if who == "ai" else None
+            answered = n + 1 < len(kept) and kept[n + 1][0] == "observation"
+            command = _FENCED.search(value) if who == "ai" or answered else None
             if who in ("gpt", "assistant", "ai", "human", "user"):
                 ran = command is not None
             if command is not None:
                 timeline.text(value[: command.start()])
-                timeline.tool(command.group(1).split()[0])
+                shell = command.group(1) in ("bash", "sh", "mswea_bash_command")
+                timeline.tool("bash" if shell else command.group(2).split()[0])
             elif who in ("gpt", "assistant", "ai"):
                 timeline.text(value)
             if who in ("function_call", "function-call"):  # function-calling-chatml: hyphens

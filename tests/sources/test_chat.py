@@ -996,6 +996,57 @@ def test_a_fenced_block_the_user_answers_in_words_is_no_command(tmp_path: Path) 
     ]
 
 
+INSTRUCTIONS_FOR_THE_HOUSE = "Interact with a household to solve a task. " * 8
+
+
+def test_adp_function_call_turns_of_text_are_the_agents_turns(tmp_path: Path) -> None:
+    # ADP's older SFT rows label every agent turn function_call: its scripted "OK.", its text
+    # with an OpenHands call, its command for an observation, its closing finish with no message.
+    # Before: the row was refused ("expected a function call as JSON"), and an empty finish
+    # message left the run without an answer ("failed").
+    row = {
+        "id": "alfworld_1",
+        "conversations": [
+            {"from": "human", "value": INSTRUCTIONS_FOR_THE_HOUSE},
+            {"from": "function_call", "value": "OK. I'll follow your instructions."},
+            {"from": "human", "value": "Your task is to: put a spraybottle in the toilet."},
+            {
+                "from": "function_call",
+                "value": "Look on the shelf first.\n\n<function=execute_ipython_cell>\n"
+                '<parameter=code>\ngo(location="shelf 1")\n</parameter>\n</function>',
+            },
+            {
+                "from": "human",
+                "value": "EXECUTION RESULT of [execute_ipython_cell]:\nA spraybottle.",
+            },
+            {"from": "function_call", "value": "List the room.\n\n```bash\nls room\n```"},
+            {"from": "observation", "value": "shelf toilet"},
+            {
+                "from": "function_call",
+                "value": "I put it in the toilet.\n\n<function=finish>\n<parameter=message>\n\n"
+                "</parameter>\n<parameter=task_completed>\ntrue\n</parameter>\n</function>",
+            },
+        ],
+    }
+    path = tmp_path / "rows.json"
+    path.write_text(json.dumps([row]))
+    traces, problems = converted(path)
+    assert not problems
+    trace = traces[0].trace
+    assert trace.task.objective == "Your task is to: put a spraybottle in the toilet."
+    assert steps(traces[0]) == [
+        ("thought", None),
+        ("tool_call", "execute_ipython_cell"),
+        ("observation", "execute_ipython_cell"),
+        ("thought", None),
+        ("tool_call", "bash"),
+        ("observation", "bash"),
+        ("thought", None),
+    ]
+    assert trace.outcome.result_summary == "I put it in the toilet."
+    assert trace.metadata.success is True
+
+
 OPENHANDS_EXAMPLE = (
     "Here's a running example of how to perform a task with the provided tools.\n\n"
     "--------------------- START OF EXAMPLE ---------------------\n\n"

@@ -23,6 +23,7 @@ from typing import Any
 
 from knowledgepulse._util.jsonpath import as_string, describe_value
 from knowledgepulse.sources._chat import _row
+from knowledgepulse.sources._chat._openhands import openhands_finish
 from knowledgepulse.sources._chat._text import (
     COMMAND_BLOCK,
     RETURN_CODE,
@@ -226,12 +227,23 @@ def assistant_text(calls: _row.Calls, text: str) -> tuple[str, bool]:
         calls.builder.thought(text)
     elif has_xml_calls(text):
         tagged, text = xml_calls(text)
-        calls.builder.thought(text)
+        if any(_closes_unsaid(call.name, call.arguments) for call in tagged):
+            # OpenHands' finish with an empty message (ADP's SFT rows close so): what the agent
+            # wrote with it is its last word, the answer, not a thought before a closing call.
+            calls.builder.answer(text)
+        else:
+            calls.builder.thought(text)
     else:
         return text, False
     for call in tagged:
         calls.request(call.name, call.arguments)
     return "", bool(tagged)
+
+
+def _closes_unsaid(name: str, arguments: Any) -> bool:
+    """Whether a call is OpenHands' ``finish`` with an empty ``message``."""
+    closing = openhands_finish(name, arguments)
+    return closing is not None and not closing.message.strip()
 
 
 def tagged_results(calls: _row.Calls, text: str) -> None:
