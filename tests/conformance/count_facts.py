@@ -250,6 +250,12 @@ _MINI_COMMAND = re.compile(r"```(?:bash|mswea_bash_command)\s*\n.*?\n```", re.DO
 """A mini-SWE-agent command, written in the assistant's text."""
 
 
+def _unlabelled(content: Any) -> str:
+    """A tool message's text less the "OBSERVATION:" label OpenHands' converter puts first."""
+    text = str(content)
+    return text[len("OBSERVATION:") :].lstrip() if text.startswith("OBSERVATION:") else text
+
+
 def _shell_command(message: dict[str, Any], after: list[dict[str, Any]]) -> bool:
     """Whether an assistant message is mini-SWE-agent's command: one fenced block in its text,
     and the next message the user's turn that opens with the shell's ``<returncode>``."""
@@ -330,7 +336,7 @@ def openai_chat(path: Path) -> list[Run]:
             elif role == "assistant":
                 ran = _chat_assistant(timeline, message)
             elif role == "tool" and (
-                str(content).startswith(_FAILED) or _EXCEPTION.match(str(content))
+                _unlabelled(content).startswith(_FAILED) or _EXCEPTION.match(_unlabelled(content))
             ):
                 timeline.error()  # a failed tool says so (tau-bench "Error: ...", crewAI)
             elif role == "function" and _toolbench_error(content):

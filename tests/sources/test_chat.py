@@ -996,6 +996,45 @@ def test_a_fenced_block_the_user_answers_in_words_is_no_command(tmp_path: Path) 
     ]
 
 
+def test_a_tool_result_labelled_observation_that_says_it_failed_is_an_error(
+    tmp_path: Path,
+) -> None:
+    # OpenHands' function-calling converter labels each tool message "OBSERVATION:" (SWE-Gym's
+    # sampled trajectories). Before: "OBSERVATION:\nERROR: ..." was no error, nothing recovered.
+    view = {"command": "view", "path": "/workspace/repo", "view_range": [0, -1]}
+    row = {
+        "messages": [
+            {"role": "user", "content": "Fix the bug."},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "str_replace_editor", "arguments": json.dumps(view)},
+                    }
+                ],
+            },
+            {
+                "role": "tool",
+                "tool_call_id": "call_1",
+                "name": "str_replace_editor",
+                "content": "OBSERVATION:\nERROR:\nThe `view_range` parameter is not allowed.",
+            },
+            {"role": "assistant", "content": "Done."},
+        ]
+    }
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, _ = converted(path)
+    assert steps(traces[0]) == [
+        ("tool_call", "str_replace_editor"),
+        ("observation", "str_replace_editor"),
+        ("error_recovery", None),
+    ]
+
+
 INSTRUCTIONS_FOR_THE_HOUSE = "Interact with a household to solve a task. " * 8
 
 

@@ -21,7 +21,10 @@ import orjson
 from knowledgepulse.records.json_values import json_value, python_literal
 
 _ERROR_START = re.compile(
-    r"^\s*(?:error\b|exception\b|traceback \(most recent call last\)|\w*error:"
+    # OpenHands' function-calling converter labels each tool message "OBSERVATION:" first
+    # (SWE-Gym's rows): the result it labels may still start by saying it failed.
+    r"^\s*(?:observation:\s*)?"
+    r"(?:error\b|exception\b|traceback \(most recent call last\)|\w*error:"
     r"|an error occurred while running the tool\b)",
     re.IGNORECASE,
 )
