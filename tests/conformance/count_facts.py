@@ -246,6 +246,60 @@ def _toolbench_error(content: Any) -> bool:
     return isinstance(result, dict) and bool(result.get("error"))
 
 
+_MINI_COMMAND = re.compile(r"```(?:bash|mswea_bash_command)\s*\n.*?\n```", re.DOTALL)
+"""A mini-SWE-agent command, written in the assistant's text."""
+
+
+def _unlabelled(content: Any) -> str:
+    """A tool message's text less the "OBSERVATION:" label OpenHands' converter puts first."""
+    text = str(content)
+    return text[len("OBSERVATION:") :].lstrip() if text.startswith("OBSERVATION:") else text
+
+
+def _shell_command(message: dict[str, Any], after: list[dict[str, Any]]) -> bool:
+    """Whether an assistant message is mini-SWE-agent's command: one fenced block in its text,
+    and the next message the user's turn that opens with the shell's ``<returncode>``."""
+    content = message.get("content")
+    output = after[0].get("content") if after and after[0].get("role") == "user" else None
+    return (
+        isinstance(content, str)
+        and len(_MINI_COMMAND.findall(content)) == 1
+        and isinstance(output, str)
+        and _RETURN_CODE.match(output.lstrip()) is not None
+    )
+
+
+def _chat_user(timeline: _Timeline, text: str | None, objective: str | None, ran: str) -> Any:
+    """A user turn: the objective, the output of what the assistant ran, or the user's reply.
+    Returns the objective."""
+    if objective is None:
+        return text
+    if ran == "shell":  # the shell's output: a failure when its return code is not 0
+        code = _RETURN_CODE.match(str(text).lstrip())
+        if code is not None and code.group(1) != "0":
+            timeline.error()
+    elif not ran:
+        timeline.user(text)
+    return objective
+
+
+def _chat_assistant(timeline: _Timeline, message: dict[str, Any]) -> str:
+    """An assistant turn's text and calls; ``"xml"`` when it wrote calls in its text."""
+    content = message.get("content")
+    text = _text(content)
+    timeline.text(_XML_CALL.sub("", text) if text else text)
+    for name in _XML_CALL.findall(text or ""):  # SWE-smith's calls in the text
+        timeline.tool(name)
+    for call in message.get("tool_calls") or []:
+        _tool_or_finish(timeline, call["function"]["name"], call["function"].get("arguments"))
+    if message.get("function_call"):  # the legacy single call (ToolBench)
+        _legacy_call(timeline, message["function_call"])
+    for part in content if isinstance(content, list) else []:
+        if part.get("type") == "tool_call":
+            timeline.tool(json.loads(part["value"])["name"])
+    return "xml" if _XML_CALL.search(text or "") else ""
+
+
 def openai_chat(path: Path) -> list[Run]:
     """Rows with OpenAI Chat ``messages`` (LLaMA-Factory's ``value`` parts too).
 
@@ -260,41 +314,33 @@ def openai_chat(path: Path) -> list[Run]:
     result is ``{"error", "response"}``
     (a failure when ``error`` is set), and its ``Finish`` call ends the run: its ``final_answer``
     is the answer (``give_answer``), or there is none (``give_up_and_restart``). OpenHands' rows
-    (SWE-Gym) end on a ``finish`` call whose ``message`` is the answer.
+    (SWE-Gym) end on a ``finish`` call whose ``message`` is the answer. mini-SWE-agent's rows
+    (mini-coder's) write each command as a fenced ``bash`` block, and the shell answers as the
+    user, ``<returncode>N</returncode>`` first: a ``bash`` call, failed when N is not 0.
     """
     runs = []
     for row in _rows(path):
         timeline, objective = _Timeline(), None
         messages = row.get("messages") or row.get("traj") or row["conversations"]
         skip = _priming([(m.get("role"), m.get("content")) for m in messages])
-        called_in_text = False  # the last assistant turn wrote a call: a user turn is its result
-        for message in [m for n, m in enumerate(messages) if n not in skip]:
+        ran = ""  # what the last assistant turn ran ("xml", "shell"): a user turn is its output
+        kept = [m for n, m in enumerate(messages) if n not in skip]
+        for n, message in enumerate(kept):
             role, content = message.get("role"), message.get("content")
-            if role == "user" and objective is not None and not called_in_text:
-                timeline.user(_text(content))
-            if role == "user" and objective is None:
-                objective = _text(content)
-            if role == "tool" and (
-                str(content).startswith(_FAILED) or _EXCEPTION.match(str(content))
+            if role == "user":
+                objective = _chat_user(timeline, _text(content), objective, ran)
+            elif role == "assistant" and _shell_command(message, kept[n + 1 : n + 2]):
+                timeline.text(_MINI_COMMAND.sub("", content))
+                timeline.tool("bash")
+                ran = "shell"
+            elif role == "assistant":
+                ran = _chat_assistant(timeline, message)
+            elif role == "tool" and (
+                _unlabelled(content).startswith(_FAILED) or _EXCEPTION.match(_unlabelled(content))
             ):
                 timeline.error()  # a failed tool says so (tau-bench "Error: ...", crewAI)
-            if role == "function" and _toolbench_error(content):
+            elif role == "function" and _toolbench_error(content):
                 timeline.error()
-            if role == "assistant":
-                text = _text(content)
-                timeline.text(_XML_CALL.sub("", text) if text else text)
-                called_in_text = bool(_XML_CALL.search(text or ""))
-                for name in _XML_CALL.findall(text or ""):  # SWE-smith's calls in the text
-                    timeline.tool(name)
-                for call in message.get("tool_calls") or []:
-                    _tool_or_finish(
-                        timeline, call["function"]["name"], call["function"].get("arguments")
-                    )
-                if message.get("function_call"):  # the legacy single call (ToolBench)
-                    _legacy_call(timeline, message["function_call"])
-                for part in content if isinstance(content, list) else []:
-                    if part.get("type") == "tool_call":
-                        timeline.tool(json.loads(part["value"])["name"])
         success = row["reward"] >= 1 if "reward" in row else None
         runs.append(timeline.facts(objective, success))
     return runs
@@ -386,8 +432,20 @@ def openai_responses(path: Path) -> list[Run]:
     return runs
 
 
-_FENCED = re.compile(r"```[^\n`]*\n(.+?)\n?```\s*$", re.DOTALL)
-"""An SWE-agent turn's command: the fenced block it ends with."""
+_FENCED = re.compile(r"```([^\n`]*)\n(.+?)\n?```\s*$", re.DOTALL)
+"""An SWE-agent turn's command: the fenced block it ends with (its language, its command)."""
+
+
+def _agent_wrote(who: Any, value: Any) -> tuple[Any, Any]:
+    """ADP's older SFT rows label every agent turn ``function_call``: one of text (not a call's
+    JSON) is the agent's ``gpt`` turn."""
+    if (
+        who == "function_call"
+        and isinstance(value, str)
+        and not value.lstrip().startswith(("{", "["))
+    ):
+        return "gpt", value
+    return who, value
 
 
 def sharegpt(path: Path) -> list[Run]:
@@ -411,10 +469,11 @@ def sharegpt(path: Path) -> list[Run]:
     runs = []
     for row in _rows(path):
         timeline, objective = _Timeline(), None
-        turns = _sharegpt_turns(row)
+        turns = [_agent_wrote(who, value) for who, value in _sharegpt_turns(row)]
         skip = _priming(turns)
         ran = False  # the last ``ai`` turn ran a command: the user turn after it is its output
-        for who, value in [turn for n, turn in enumerate(turns) if n not in skip]:
+        kept = [turn for n, turn in enumerate(turns) if n not in skip]
+        for n, (who, value) in enumerate(kept):
             if who in ("human", "user") and objective is not None and not ran:
                 timeline.user(value)
             if who in ("human", "user") and objective is None:
@@ -422,12 +481,14 @@ def sharegpt(path: Path) -> list[Run]:
             if who in _XML_WRITERS and _written_calls(timeline, value):
                 ran = True  # the turn after it, observation or human, is the calls' result
                 continue
-            command = _FENCED.search(value) if who == "ai" else None
+            answered = n + 1 < len(kept) and kept[n + 1][0] == "observation"
+            command = _FENCED.search(value) if who == "ai" or answered else None
             if who in ("gpt", "assistant", "ai", "human", "user"):
                 ran = command is not None
             if command is not None:
                 timeline.text(value[: command.start()])
-                timeline.tool(command.group(1).split()[0])
+                shell = command.group(1) in ("bash", "sh", "mswea_bash_command")
+                timeline.tool("bash" if shell else command.group(2).split()[0])
             elif who in ("gpt", "assistant", "ai"):
                 timeline.text(value)
             if who in ("function_call", "function-call"):  # function-calling-chatml: hyphens

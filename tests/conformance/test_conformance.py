@@ -78,6 +78,14 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
 """(file, fact) -> what kp gives, and why, for every fact kp gets wrong today."""
 
 KNOWN_WARNINGS: dict[tuple[str, int], str] = {
+    # AgentInstruct's OS rows give the instructions and the problem in one user turn ("Now, my
+    # problem is: ..." at its end), with no scripted "OK" between them: kept as the file has it.
+    ("openai-chat/agentinstruct_os_raw_sample.json", 0): (
+        "the objective reads as a system prompt, not the user's request"
+    ),
+    ("openai-chat/agentinstruct_os_raw_sample.json", 1): (
+        "the objective reads as a system prompt, not the user's request"
+    ),
     # Terminus-2 sends its whole prompt ("You are an AI assistant tasked with...", the task
     # inside) as the user's message: ATIF's first user step, kept as the file has it.
     ("atif/harbor_terminus2_invalid_json.json", 0): (
@@ -248,7 +256,9 @@ def _matching(
     if "trace_id" in run:
         wanted = f"kp:trace:{run['trace_id']}"
         return next((trace for trace in traces if trace.id == wanted), None)
-    if traces and all(re.search(r":\d+$", trace.id) for trace in traces):  # dataset rows
+    # Dataset rows without an id of their own: kp:trace:<file stem>:<row> (a row's own numeric
+    # id, as Code-Feedback's, is kp:trace:<id>, no row number).
+    if traces and all(re.search(r"^kp:trace:.+:\d+$", trace.id) for trace in traces):
         return next((trace for trace in traces if trace.id.endswith(f":{number}")), None)
     return traces[number] if number < len(traces) else None
 

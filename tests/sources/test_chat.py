@@ -922,6 +922,206 @@ def test_xml_function_calls_in_assistant_text_are_tool_calls_and_the_next_user_t
     assert traces[0].trace.steps[0].content == "Let's find the method:"
 
 
+def test_mini_swe_agent_commands_in_rows_are_bash_calls_and_their_output_the_result(
+    tmp_path: Path,
+) -> None:
+    # mini-SWE-agent's messages as dataset rows (mini-coder's): each reply's one fenced bash
+    # block is a command, and the environment answers as the user, its return code first.
+    # Before: every command was a ``respond`` to the user and its output the user's reply.
+    row = {
+        "messages": [
+            {"role": "system", "content": "You can interact with a computer shell."},
+            {"role": "user", "content": "Fix the serializer."},
+            {"role": "assistant", "content": "THOUGHT: Look first.\n\n```bash\nls src\n```"},
+            {"role": "user", "content": "<returncode>0</returncode>\n<output>\nser.py\n</output>"},
+            {"role": "assistant", "content": "THOUGHT: Run it.\n\n```bash\npython ser.py\n```"},
+            {
+                "role": "user",
+                "content": "<returncode>1</returncode>\n<output>\nNameError: x\n</output>",
+            },
+            {
+                "role": "assistant",
+                "content": "THOUGHT: Fix it.\n\n```bash\nsed -i s/x/y/ ser.py\n```",
+            },
+            {"role": "user", "content": "<returncode>0</returncode>\n<output>\n</output>"},
+            {"role": "assistant", "content": "Done: the serializer names y.\n\n```bash\necho\n```"},
+        ],
+        "verified": True,
+    }
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    assert steps(traces[0]) == [
+        ("thought", None),
+        ("tool_call", "bash"),
+        ("observation", "bash"),
+        ("thought", None),
+        ("tool_call", "bash"),
+        ("observation", "bash"),
+        ("thought", None),
+        ("error_recovery", "bash"),
+        ("observation", "bash"),
+        ("thought", None),
+    ]
+    trace = traces[0].trace
+    assert trace.task.objective == "Fix the serializer."
+    assert [s.input for s in trace.steps if s.tool and s.type != "observation"] == [
+        {"command": "ls src"},
+        {"command": "python ser.py"},
+        {"command": "sed -i s/x/y/ ser.py"},
+    ]
+    assert trace.steps[0].content == "THOUGHT: Look first."
+    assert "NameError" in (trace.steps[5].content or "")
+    # The last reply no output answers: its block is part of the answer's text.
+    assert trace.outcome.result_summary.endswith("```bash\necho\n```")
+
+
+def test_a_fenced_block_the_user_answers_in_words_is_no_command(tmp_path: Path) -> None:
+    row = {
+        "messages": [
+            {"role": "user", "content": "How do I list files?"},
+            {"role": "assistant", "content": "Use:\n\n```bash\nls\n```"},
+            {"role": "user", "content": "Thanks! And hidden ones?"},
+            {"role": "assistant", "content": "Add -a."},
+        ]
+    }
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, _ = converted(path)
+    assert steps(traces[0]) == [
+        ("tool_call", "respond"),
+        ("observation", "respond"),
+        ("thought", None),
+    ]
+
+
+def test_a_tool_result_labelled_observation_that_says_it_failed_is_an_error(
+    tmp_path: Path,
+) -> None:
+    # OpenHands' function-calling converter labels each tool message "OBSERVATION:" (SWE-Gym's
+    # sampled trajectories). Before: "OBSERVATION:\nERROR: ..." was no error, nothing recovered.
+    view = {"command": "view", "path": "/workspace/repo", "view_range": [0, -1]}
+    row = {
+        "messages": [
+            {"role": "user", "content": "Fix the bug."},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "str_replace_editor", "arguments": json.dumps(view)},
+                    }
+                ],
+            },
+            {
+                "role": "tool",
+                "tool_call_id": "call_1",
+                "name": "str_replace_editor",
+                "content": "OBSERVATION:\nERROR:\nThe `view_range` parameter is not allowed.",
+            },
+            {"role": "assistant", "content": "Done."},
+        ]
+    }
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, _ = converted(path)
+    assert steps(traces[0]) == [
+        ("tool_call", "str_replace_editor"),
+        ("observation", "str_replace_editor"),
+        ("error_recovery", None),
+    ]
+
+
+INSTRUCTIONS_FOR_THE_HOUSE = "Interact with a household to solve a task. " * 8
+
+
+def test_adp_function_call_turns_of_text_are_the_agents_turns(tmp_path: Path) -> None:
+    # ADP's older SFT rows label every agent turn function_call: its scripted "OK.", its text
+    # with an OpenHands call, its command for an observation, its closing finish with no message.
+    # Before: the row was refused ("expected a function call as JSON"), and an empty finish
+    # message left the run without an answer ("failed").
+    row = {
+        "id": "alfworld_1",
+        "conversations": [
+            {"from": "human", "value": INSTRUCTIONS_FOR_THE_HOUSE},
+            {"from": "function_call", "value": "OK. I'll follow your instructions."},
+            {"from": "human", "value": "Your task is to: put a spraybottle in the toilet."},
+            {
+                "from": "function_call",
+                "value": "Look on the shelf first.\n\n<function=execute_ipython_cell>\n"
+                '<parameter=code>\ngo(location="shelf 1")\n</parameter>\n</function>',
+            },
+            {
+                "from": "human",
+                "value": "EXECUTION RESULT of [execute_ipython_cell]:\nA spraybottle.",
+            },
+            {"from": "function_call", "value": "List the room.\n\n```bash\nls room\n```"},
+            {"from": "observation", "value": "shelf toilet"},
+            {
+                "from": "function_call",
+                "value": "I put it in the toilet.\n\n<function=finish>\n<parameter=message>\n\n"
+                "</parameter>\n<parameter=task_completed>\ntrue\n</parameter>\n</function>",
+            },
+        ],
+    }
+    path = tmp_path / "rows.json"
+    path.write_text(json.dumps([row]))
+    traces, problems = converted(path)
+    assert not problems
+    trace = traces[0].trace
+    assert trace.task.objective == "Your task is to: put a spraybottle in the toilet."
+    assert steps(traces[0]) == [
+        ("thought", None),
+        ("tool_call", "execute_ipython_cell"),
+        ("observation", "execute_ipython_cell"),
+        ("thought", None),
+        ("tool_call", "bash"),
+        ("observation", "bash"),
+        ("thought", None),
+    ]
+    assert trace.outcome.result_summary == "I put it in the toilet."
+    assert trace.metadata.success is True
+
+
+OPENHANDS_EXAMPLE = (
+    "Here's a running example of how to perform a task with the provided tools.\n\n"
+    "--------------------- START OF EXAMPLE ---------------------\n\n"
+    "USER: Create a list of numbers from 1 to 10, and display them in a web page at port 5000.\n"
+    "\n--------------------- END OF EXAMPLE ---------------------\n\n"
+    "Do NOT assume the environment is the same as in the example above.\n\n"
+    "--------------------- NEW TASK DESCRIPTION ---------------------\n"
+)
+OPENHANDS_SUFFIX = (
+    "\n--------------------- END OF NEW TASK DESCRIPTION ---------------------\n\n"
+    "PLEASE follow the format strictly! PLEASE EMIT ONE AND ONLY ONE FUNCTION CALL PER MESSAGE.\n"
+)
+
+
+@pytest.mark.parametrize("key", ["messages", "conversations"])
+def test_openhands_worked_example_around_the_task_is_no_part_of_the_objective(
+    tmp_path: Path, key: str
+) -> None:
+    # OpenHands puts a worked example of another task before the task for a model without
+    # native tool calls (SWE-Play's, SWE-Gym's rows): the objective is the task it encloses.
+    # Before: the objective was the example's 6,000 characters, then the task.
+    task = "<task_description>\nImplement the CPU class.\n</task_description>"
+    user, assistant = ("user", "assistant") if key == "messages" else ("human", "gpt")
+    speaker, text = ("role", "content") if key == "messages" else ("from", "value")
+    row = {
+        key: [
+            {speaker: user, text: OPENHANDS_EXAMPLE + task + OPENHANDS_SUFFIX},
+            {speaker: assistant, text: "The CPU class is implemented."},
+        ]
+    }
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, _ = converted(path)
+    assert traces[0].trace.task.objective == task
+
+
 INSTRUCTIONS = "You are web shopping. I will give you instructions about what to do. " * 8
 
 

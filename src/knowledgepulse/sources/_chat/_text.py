@@ -21,7 +21,10 @@ import orjson
 from knowledgepulse.records.json_values import json_value, python_literal
 
 _ERROR_START = re.compile(
-    r"^\s*(?:error\b|exception\b|traceback \(most recent call last\)|\w*error:"
+    # OpenHands' function-calling converter labels each tool message "OBSERVATION:" first
+    # (SWE-Gym's rows): the result it labels may still start by saying it failed.
+    r"^\s*(?:observation:\s*)?"
+    r"(?:error\b|exception\b|traceback \(most recent call last\)|\w*error:"
     r"|an error occurred while running the tool\b)",
     re.IGNORECASE,
 )
@@ -33,6 +36,21 @@ _XML_PARAMETER = re.compile(r"<parameter=([^>\s]+)>(.*?)</parameter>", re.DOTALL
 _CALL_NAME = re.compile(r"(^\[|\),\s*)([A-Za-z_][\w .\-]*?)\(")
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 """What Claude Code adds to a user's turn for the model (a file changed, a todo list is empty)."""
+_EXAMPLE_BANNER = "--------------------- END OF EXAMPLE ---------------------"
+_NEW_TASK = re.compile(
+    r"-{21} NEW TASK DESCRIPTION -{21}\n(.*?)\n-{21} END OF NEW TASK DESCRIPTION -{21}",
+    re.DOTALL,
+)
+"""OpenHands' wrapping of the task for a model without native tool calls (its
+``IN_CONTEXT_LEARNING_EXAMPLE_PREFIX`` and ``..._SUFFIX``): a worked example of another task, then
+the task between these banners, then "PLEASE follow the format strictly!"."""
+COMMAND_BLOCK = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTALL)
+"""A mini-SWE-agent command: a fenced block, as its default action regex finds it."""
+RETURN_CODE = re.compile(
+    r"\s*(?:<exception>.*?</exception>\s*)?<returncode>(-?\d+)</returncode>", re.DOTALL
+)
+"""How mini-SWE-agent's output of a command opens: the exception that stopped the command, if
+one did, then its return code."""
 _MAX_LITERAL = 100_000  # Python literals past this are not parsed (ast is recursive and slow)
 
 
@@ -54,10 +72,21 @@ def last_assistant(messages: list[Any]) -> int:
 
 
 def users_words(text: str | None) -> str | None:
-    """A user's turn less the system reminders a coding agent adds; ``None`` if nothing is left."""
-    if text is None or "<system-reminder>" not in text:
+    """A user's turn less what a coding agent adds; ``None`` if nothing is left.
+
+    Claude Code's system reminders are no words of the user's; nor is OpenHands' worked example
+    of another task, which it puts before the task of the first user turn for a model without
+    native tool calls (SWE-Gym's, SWE-smith's, nebius' rows keep it): the task is what the
+    banners enclose.
+    """
+    if text is None:
         return text
-    return _REMINDER.sub("", text).strip() or None
+    if "<system-reminder>" in text:
+        text = _REMINDER.sub("", text).strip() or None
+    if text is not None and _EXAMPLE_BANNER in text:
+        task = _NEW_TASK.search(text)
+        text = task.group(1).strip() or None if task else text
+    return text
 
 
 def content_text(content: Any, kinds: frozenset[str] = frozenset({"text"})) -> str | None:

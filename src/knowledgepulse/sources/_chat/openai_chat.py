@@ -23,7 +23,10 @@ from typing import Any
 
 from knowledgepulse._util.jsonpath import as_string, describe_value
 from knowledgepulse.sources._chat import _row
+from knowledgepulse.sources._chat._openhands import openhands_finish
 from knowledgepulse.sources._chat._text import (
+    COMMAND_BLOCK,
+    RETURN_CODE,
     content_text,
     has_tags,
     has_xml_calls,
@@ -49,6 +52,8 @@ ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function
 TEXT_KINDS = frozenset({"text", "input_text", "output_text"})
 _REASONING_KINDS = frozenset({"reasoning"})
 _ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
+SHELL = "bash"
+"""The tool of mini-SWE-agent's commands (its one tool: a shell), as its own source names it."""
 
 
 def matches(messages: list[Any]) -> bool:
@@ -75,7 +80,7 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
     calls = _row.Calls(builder)
     last = last_assistant(messages)
     answered = False
-    ran_xml_call = False
+    ran: str | None = None  # what the last assistant turn ran: a user turn may be its output
     priming = primed(_kind(message) for message in messages)
     for index, message in enumerate(messages):
         if not isinstance(message, dict) or not one_of(message.get("role"), ROLES):
@@ -88,23 +93,70 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
         elif role in ("system", "developer"):
             system = system or text
         elif role == "user":
-            if has_tags(text):
-                tagged_results(calls, text or "")
-            elif objective is None and (words := users_words(text)):
-                objective = words
-            elif ran_xml_call:  # the environment answering the call ("OBSERVATION: ...")
-                calls.result(None, text)
-            else:  # the user answering the agent
-                calls.user(text)
-            ran_xml_call = False
+            objective = _tell_user(calls, text, objective, ran)
+            ran = None
         elif role == "assistant":
-            answered = _tell_assistant(calls, message, text, (index,), final=index == last)
-            ran_xml_call = has_xml_calls(text)
+            command = _command(messages, index, text)
+            if command is not None:
+                text = command[0]
+            answered = _tell_assistant(
+                calls, message, text, (index,), final=index == last and command is None
+            )
+            if command is not None:
+                calls.request(SHELL, {"command": command[1]})
+            ran = _COMMAND if command is not None else _XML if has_xml_calls(text) else None
         elif has_tags(text):
             tagged_results(calls, text or "")
         else:
             _tell_result(calls, message, text)
     return _row.Told(objective, answered or calls.answered, system)
+
+
+_COMMAND = "command"
+"""The last assistant turn ran mini-SWE-agent's command: the user turn is the shell's output."""
+_XML = "xml"
+"""The last assistant turn wrote ``<function=NAME>`` calls: the user turn is their result."""
+
+
+def _tell_user(
+    calls: _row.Calls, text: str | None, objective: str | None, ran: str | None
+) -> str | None:
+    """A user turn; returns the objective.
+
+    The turn is tool responses in tags, the objective, the output of what the assistant ran, or
+    the user answering the agent.
+    """
+    if has_tags(text):
+        tagged_results(calls, text or "")
+    elif objective is None and (words := users_words(text)):
+        return words
+    elif ran == _COMMAND:  # the shell's output: failed when its return code is not 0
+        code = RETURN_CODE.match(text or "")
+        calls.result(None, text, is_error=code is not None and code.group(1) != "0")
+    elif ran == _XML:  # the environment answering the call ("OBSERVATION: ...")
+        calls.result(None, text)
+    else:  # the user answering the agent
+        calls.user(text)
+    return objective
+
+
+def _command(messages: list[Any], index: int, text: str | None) -> tuple[str, str] | None:
+    """The thought and the command of mini-SWE-agent's reply, else ``None``.
+
+    mini-SWE-agent's messages kept as dataset rows (mini-coder's, SWE-smith's) write each
+    command as one fenced ``bash`` block in the assistant's text, and the environment answers as
+    the user, ``<returncode>N</returncode>`` first: only then is the block a command that ran
+    (a block in a reply the user answers is text, as is a second block, which the agent
+    refuses).
+    """
+    after = messages[index + 1] if index + 1 < len(messages) else None
+    if not isinstance(after, dict) or after.get("role") != "user" or text is None:
+        return None
+    output = content_text(after.get("content"), TEXT_KINDS)
+    blocks = COMMAND_BLOCK.findall(text) if output and RETURN_CODE.match(output) else []
+    if len(blocks) != 1 or messages[index].get("tool_calls"):
+        return None
+    return COMMAND_BLOCK.sub("", text).strip(), blocks[0]
 
 
 def _kind(message: Any) -> tuple[str, str | None]:
@@ -175,12 +227,23 @@ def assistant_text(calls: _row.Calls, text: str) -> tuple[str, bool]:
         calls.builder.thought(text)
     elif has_xml_calls(text):
         tagged, text = xml_calls(text)
-        calls.builder.thought(text)
+        if any(_closes_unsaid(call.name, call.arguments) for call in tagged):
+            # OpenHands' finish with an empty message (ADP's SFT rows close so): what the agent
+            # wrote with it is its last word, the answer, not a thought before a closing call.
+            calls.builder.answer(text)
+        else:
+            calls.builder.thought(text)
     else:
         return text, False
     for call in tagged:
         calls.request(call.name, call.arguments)
     return "", bool(tagged)
+
+
+def _closes_unsaid(name: str, arguments: Any) -> bool:
+    """Whether a call is OpenHands' ``finish`` with an empty ``message``."""
+    closing = openhands_finish(name, arguments)
+    return closing is not None and not closing.message.strip()
 
 
 def tagged_results(calls: _row.Calls, text: str) -> None:

@@ -60,7 +60,10 @@ SPEAKERS = SYSTEM | HUMAN | ASSISTANT | CALL | RESULT
 _HYPHENATED = {"function-call": "function_call", "function-response": "function_response"}
 _PAIR_KEYS = {"human": "human", "user": "human", "assistant": "gpt", "gpt": "gpt", "bot": "gpt"}
 """ms-swift's exchange keys (``MessagesPreprocessor``'s user and assistant roles) as speakers."""
-_COMMAND = re.compile(r"```[^\n`]*\n(.+?)\n?```\s*$", re.DOTALL)
+_COMMAND = re.compile(r"```([^\n`]*)\n(.+?)\n?```\s*$", re.DOTALL)
+_SHELLS = frozenset({"bash", "sh", "shell", "mswea_bash_command"})
+"""A fenced block's language that says its command runs in a shell (mini-SWE-agent's ``bash``):
+the call is of the shell, ``bash``, not of the command's first word (SWE-agent's tools)."""
 
 
 def _turn(value: Any) -> tuple[str, Any] | None:
@@ -120,7 +123,7 @@ def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
         found = _turn(turn)
         if found is None or found[0] not in SPEAKERS:
             raise PathError((index,), _not_a_turn(turn))
-        parsed.append(found)
+        parsed.append(_agents_turn(*found))
     instructions = _unprimed(parsed)
     speakers = [speaker for speaker, _ in parsed]
     last = max((i for i, s in enumerate(speakers) if s in ASSISTANT), default=-1)
@@ -142,20 +145,18 @@ def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
             actions = _actions(turn)
             if isinstance(turn.get("actions"), list):  # LLaVA-Plus: its reasoning first
                 calls.builder.thought(as_string(turn.get("thoughts")))
-            follows_call = index + 1 < len(parsed) and parsed[index + 1][0] in CALL
-            final = index == last and not follows_call and not actions
-            said = _tell_assistant(calls, text or "", final=final, agent=agent)
+            following = parsed[index + 1][0] if index + 1 < len(parsed) else None
+            final = index == last and following not in CALL and not actions
+            # An agent's command is answered by the user turn (SWE-agent's ``ai`` turns) or by an
+            # observation (mini-SWE-agent's replies in ADP's SFT rows).
+            ran = agent or following in RESULT
+            said = _tell_assistant(calls, text or "", final=final, agent=ran)
             for name, arguments in actions:
                 calls.request(name, arguments)
             # A call written in the text (OpenHands' `<function=...>`, as ADP's SFT rows hold it):
             # the human turn after it is its result ("EXECUTION RESULT of [...]"), as in chat rows.
             ran_command = said == "command" or bool(actions) or has_xml_calls(text)
             answered = answered or said == "answer"
-        elif speaker in CALL and _written_call(text):
-            # ADP's SFT rows keep the agent's turn, its thought and an OpenHands `<function=...>`
-            # call, as a function_call: told as that assistant turn, its result the next turn.
-            _tell_assistant(calls, text or "", final=False, agent=agent)
-            ran_command = True
         elif speaker in CALL:
             _tell_calls(calls, value, (index,))
         elif has_tags(text):
@@ -211,12 +212,13 @@ def _tell_assistant(calls: _row.Calls, text: str, *, final: bool, agent: bool) -
     """Tell an assistant turn; what it was: ``answer``, ``command`` (an agent's), or ``thought``."""
     rest, called = assistant_text(calls, text)
     command = _COMMAND.search(rest) if agent else None
-    if command is not None and final and "\n" in command.group(1).strip():
+    if command is not None and final and "\n" in command.group(2).strip():
         command = None  # a closing answer that ends in a block of code, not a command
     if command is not None:
         calls.builder.thought(rest[: command.start()])
-        line = command.group(1).strip()
-        calls.request(line.split(maxsplit=1)[0] if line else "command", {"command": line})
+        line = command.group(2).strip()
+        name = line.split(maxsplit=1)[0] if line else "command"
+        calls.request("bash" if command.group(1).strip() in _SHELLS else name, {"command": line})
         return "command"
     if final and not called and rest.strip():
         calls.builder.answer(rest)
@@ -241,9 +243,18 @@ def _actions(turn: Mapping[str, Any]) -> list[tuple[str, Any]]:
     ]
 
 
-def _written_call(text: str | None) -> bool:
-    """Whether a ``function_call`` turn is text holding ``<function=NAME>`` calls, not JSON."""
-    return has_xml_calls(text) and not (text or "").lstrip().startswith(("{", "["))
+def _agents_turn(speaker: str, value: Any) -> tuple[str, Any]:
+    """A turn, an agent's text labelled ``function_call`` read as the agent's (``gpt``) turn.
+
+    ADP's SFT rows (their older files) label every turn of the agent ``function_call``: its
+    thought with an OpenHands ``<function=NAME>`` call, and its text alone too (AgentInstruct's
+    scripted "OK.", a closing reply). A call's own value is JSON (or a Python literal: ``{...}``,
+    ``[...]``); text that is neither is what the agent wrote, its calls read from it as from any
+    assistant turn and the turn after them their result.
+    """
+    if speaker in CALL and isinstance(value, str) and not value.lstrip().startswith(("{", "[")):
+        return "gpt", value
+    return speaker, value
 
 
 def _tell_calls(calls: _row.Calls, value: Any, path: tuple[str | int, ...]) -> None:

@@ -26,13 +26,12 @@ the run's exception, when kept.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, TypeGuard
 
 from knowledgepulse._util.jsonpath import as_object
 from knowledgepulse.records import Problem, Record
-from knowledgepulse.sources._chat._text import content_text
+from knowledgepulse.sources._chat._text import COMMAND_BLOCK, RETURN_CODE, content_text
 from knowledgepulse.sources._envelope import UNDATED, TraceOptions, assemble
 from knowledgepulse.sources._sessions._documents import each_document, run_name
 from knowledgepulse.sources._steps import StepBuilder
@@ -47,12 +46,6 @@ FORMAT_ERROR = "FormatError"
 could not read (no command, several, or a call's arguments it could not parse)."""
 TOOL = "bash"
 """The one tool the agent has: its commands run in a shell."""
-_BLOCK = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTALL)
-"""A command block, as mini-SWE-agent's default action regex finds it."""
-_RETURN_CODE = re.compile(
-    r"\s*(?:<exception>.*?</exception>\s*)?<returncode>(-?\d+)</returncode>", re.DOTALL
-)
-"""How an output opens: the exception that stopped the command, if one did, then its code."""
 
 
 def recognises(value: Any) -> bool:
@@ -167,9 +160,9 @@ def _commands(message: Mapping[str, Any], text: str) -> tuple[str, list[str]]:
     if isinstance(calls, list) and calls:
         return text, [_argument(call) for call in calls if isinstance(call, Mapping)]
     actions = as_object(message.get("extra")).get("actions")
-    blocks = _BLOCK.findall(text)
+    blocks = COMMAND_BLOCK.findall(text)
     if len(blocks) == 1:  # the command is part of the text: the rest is the thought
-        return _BLOCK.sub("", text).strip(), [blocks[0]]
+        return COMMAND_BLOCK.sub("", text).strip(), [blocks[0]]
     if isinstance(actions, list) and actions:
         found = [a.get("command") for a in actions if isinstance(a, Mapping)]
         return text, [command for command in found if isinstance(command, str)]
@@ -192,7 +185,7 @@ def _return_code(text: str, extra: Mapping[str, Any]) -> int | None:
     code = extra.get("returncode")
     if isinstance(code, int) and not isinstance(code, bool):
         return code
-    found = _RETURN_CODE.match(text)
+    found = RETURN_CODE.match(text)
     return int(found.group(1)) if found else None
 
 
