@@ -183,6 +183,25 @@ class _Timeline:
         )
 
 
+def _chat_calls(timeline: _Timeline, calls: list[tuple[Any, Any]]) -> None:
+    """The calls of one assistant turn of a recorded conversation, in order.
+
+    smolagents' ``final_answer`` call (its ``ToolCallingAgent`` runs it itself, the model never
+    sees a result) is the answer: its ``answer`` argument. Of several Pydantic AI output calls in
+    one turn only the first is the answer (the others are "not used").
+    """
+    output_told = False
+    for name, arguments in calls:
+        if name == SMOLAGENTS_ANSWER:
+            said = json.loads(arguments) if isinstance(arguments, str) else arguments
+            timeline.text(str(said["answer"]) if isinstance(said, dict) and "answer" in said else None)
+        elif name == OUTPUT_TOOL and output_told:
+            continue
+        else:
+            output_told = output_told or name == OUTPUT_TOOL
+            _tool_or_finish(timeline, name, arguments)
+
+
 def _tool_or_finish(timeline: _Timeline, name: Any, arguments: Any) -> None:
     """A tool call; OpenHands' ``finish`` the answer (its ``message``), no tool."""
     finished = _finish_message(name, arguments)
@@ -286,10 +305,13 @@ def openai_chat(path: Path) -> list[Run]:
                 called_in_text = bool(_XML_CALL.search(text or ""))
                 for name in _XML_CALL.findall(text or ""):  # SWE-smith's calls in the text
                     timeline.tool(name)
-                for call in message.get("tool_calls") or []:
-                    _tool_or_finish(
-                        timeline, call["function"]["name"], call["function"].get("arguments")
-                    )
+                _chat_calls(
+                    timeline,
+                    [
+                        (call["function"]["name"], call["function"].get("arguments"))
+                        for call in message.get("tool_calls") or []
+                    ],
+                )
                 if message.get("function_call"):  # the legacy single call (ToolBench)
                     _legacy_call(timeline, message["function_call"])
                 for part in content if isinstance(content, list) else []:
@@ -358,7 +380,7 @@ def anthropic(path: Path) -> list[Run]:
                 if message["role"] == "assistant" and kind == "text":
                     timeline.text(block["text"])
                 if kind == "tool_use":
-                    timeline.tool(block["name"], block.get("input"))
+                    _chat_calls(timeline, [(block["name"], block.get("input"))])
                 if kind == "tool_result" and block.get("is_error"):
                     timeline.error()
         runs.append(timeline.facts(objective))
@@ -379,7 +401,7 @@ def openai_responses(path: Path) -> list[Run]:
             if kind == "message" and item.get("role") == "assistant":
                 timeline.text(_text(item["content"]))
             if kind == "function_call":
-                timeline.tool(item["name"], item.get("arguments"))
+                _chat_calls(timeline, [(item["name"], item.get("arguments"))])
             if kind == "function_call_output" and str(item.get("output")).startswith(_FAILED):
                 timeline.error()
         runs.append(timeline.facts(objective))

@@ -639,6 +639,58 @@ def test_pydantic_ai_output_tool_call_is_the_answer_not_a_tool(tmp_path: Path, s
     assert traces[0].trace.metadata.success is True
 
 
+def test_the_first_of_several_output_calls_in_a_turn_is_the_answer(tmp_path: Path) -> None:
+    """Pydantic AI processes the first output call of a turn, the others "not used".
+
+    OpenInference's pydantic-ai cassette records gpt-4o calling final_result twice at once.
+    """
+    calls = [
+        {
+            "id": f"c{n}",
+            "type": "function",
+            "function": {"name": "final_result", "arguments": json.dumps({"city": city})},
+        }
+        for n, city in enumerate(["Addis Ababa", "Suva"])
+    ]
+    row = {
+        "messages": [
+            {"role": "user", "content": "A capital?"},
+            {"role": "assistant", "content": None, "tool_calls": calls},
+        ]
+    }
+    path = tmp_path / "cassette.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    assert json.loads(traces[0].trace.outcome.result_summary) == {"city": "Addis Ababa"}
+    assert traces[0].trace.metadata.success is True
+
+
+def test_smolagents_final_answer_call_is_the_answer_not_a_tool(tmp_path: Path) -> None:
+    """smolagents' ToolCallingAgent ends on a ``final_answer`` call it runs itself.
+
+    The recorded conversation ends in that call, no result: its ``answer`` is the run's answer,
+    not a tool the model asked for and never got (OpenInference's smolagents cassette).
+    """
+    said = json.dumps({"answer": "A generic user avatar icon."})
+    call = {"id": "c1", "type": "function", "function": {"name": "final_answer", "arguments": said}}
+    row = {
+        "messages": [
+            {"role": "system", "content": "You are an expert assistant who can solve any task."},
+            {"role": "user", "content": "New task:\nDescribe what you see in this image."},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+        ]
+    }
+    path = tmp_path / "cassette.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    trace = traces[0].trace
+    assert trace.outcome.result_summary == "A generic user avatar icon."
+    assert trace.metadata.success is True
+    assert all(step.tool is None for step in trace.steps)
+
+
 def test_llama_factory_value_parts_give_reasoning_named_calls_and_split_results(
     tmp_path: Path,
 ) -> None:

@@ -83,6 +83,10 @@ class _Run:
     output: str | None = None
     """The text a run result gave as its output, said in the response at ``said_in``."""
     said_in: Loc | None = None
+    output_called: bool = False
+    """Whether the response read now called the output tool: the first call is the answer
+    (Pydantic AI processes it and answers later ones "Output tool not used - a final result
+    was already processed.")."""
 
 
 def recognises(value: Any) -> bool:
@@ -300,6 +304,7 @@ def _tell(run: _Run, message: Any, path: Loc) -> None:
             _tell_request_part(run, part, (*path, "parts", index), at)
         return
     calls_tools = any(_is_tool_call(part) for part in parts)
+    run.output_called = False
     said_output = calls_tools and path == run.said_in  # run_stream's output, said with calls
     texts: list[str] = []
     for index, part in enumerate(parts):
@@ -388,7 +393,9 @@ def _tell_response_part(
     elif kind in ("tool-call", "builtin-tool-call"):
         name = _name(part, path)
         if is_output_tool(name):
-            run.answer = as_text(part.get("args"))
+            if not run.output_called:
+                run.answer = as_text(part.get("args"))
+            run.output_called = True
         else:
             run.builder.tool_request(name, part.get("args"), call_id=_call_id(part), at=at)
     return None
