@@ -364,25 +364,39 @@ def _turns(value: Any, role: str) -> list[dict[str, Any]]:
 
 
 def anthropic(path: Path) -> list[Run]:
-    """Rows with Anthropic Messages ``messages`` (content blocks)."""
+    """Rows with Anthropic Messages ``messages`` (content blocks).
+
+    An assistant message's consecutive ``text`` blocks are one text (the API splits a reply
+    where a citation starts or ends). A server tool (``server_tool_use``, ``mcp_tool_use``) has
+    its result in the same message: a ``..._tool_result`` whose content holds an
+    ``error_code`` when it failed.
+    """
     runs = []
     for row in _rows(path):
         timeline, objective = _Timeline(), None
         for message in row["messages"]:
             content = message["content"]
             blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+            said: list[str] = []
             for block in blocks:
                 kind = block.get("type")
+                if message["role"] == "assistant" and kind == "text":
+                    said.append(block["text"])
+                    continue
+                timeline.text("".join(said))
+                said = []
                 if message["role"] == "user" and kind == "text" and objective is not None:
                     timeline.user(block["text"])
                 if message["role"] == "user" and kind == "text" and objective is None:
                     objective = block["text"]
-                if message["role"] == "assistant" and kind == "text":
-                    timeline.text(block["text"])
-                if kind == "tool_use":
+                if kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
                     _chat_calls(timeline, [(block["name"], block.get("input"))])
                 if kind == "tool_result" and block.get("is_error"):
                     timeline.error()
+                failed = isinstance(block.get("content"), dict) and "error_code" in block["content"]
+                if str(kind).endswith("_tool_result") and failed:
+                    timeline.error()
+            timeline.text("".join(said))
         runs.append(timeline.facts(objective))
     return runs
 

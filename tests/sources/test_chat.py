@@ -245,6 +245,73 @@ def test_anthropic_is_error_result_makes_the_next_tool_use_a_recovery() -> None:
     assert traces[1].trace.outcome.result_summary == "17% of 2,340 is 397.8."
 
 
+def _server_call(call_id: str, command: str) -> list[dict[str, Any]]:
+    """A code-execution server tool's call, as Anthropic returns it in the assistant message."""
+    return [
+        {
+            "type": "server_tool_use",
+            "id": call_id,
+            "name": "text_editor_code_execution",
+            "input": {"command": command, "path": "/tmp/hello.txt"},
+        }
+    ]
+
+
+def test_anthropic_server_tools_answer_in_their_message_and_texts_split_by_citations_join(
+    tmp_path: Path,
+) -> None:
+    """A server tool's call and result are blocks of one assistant message (Pydantic AI's
+    cassettes of Claude's code execution and web search): the text after them is the answer;
+    a result whose content is an ``error_code`` failed; text blocks split by citations are one.
+    Such a row has no client ``tool_use``: it is still Anthropic's, not ambiguous."""
+    failed = {"type": "text_editor_code_execution_tool_result_error", "error_code": "unavailable"}
+    viewed = {"type": "text_editor_code_execution_view_result", "content": "Hello, world!"}
+    row = {
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "Create and view the file."}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Doing both at once."},
+                    *_server_call("s1", "view"),
+                    {
+                        "type": "text_editor_code_execution_tool_result",
+                        "tool_use_id": "s1",
+                        "content": failed,
+                    },
+                    {"type": "text", "text": "Let me try again."},
+                    *_server_call("s2", "view"),
+                    {
+                        "type": "text_editor_code_execution_tool_result",
+                        "tool_use_id": "s2",
+                        "content": viewed,
+                    },
+                    {"type": "text", "text": "The file says ", "citations": None},
+                    {"type": "text", "text": "Hello, world!", "citations": [{"type": "x"}]},
+                ],
+            },
+        ]
+    }
+    path = tmp_path / "server_tools.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    assert source_of(traces[0])["format"] == "anthropic"
+    assert steps(traces[0]) == [
+        ("thought", None),
+        ("tool_call", "text_editor_code_execution"),
+        ("observation", "text_editor_code_execution"),
+        ("thought", None),
+        ("error_recovery", "text_editor_code_execution"),
+        ("observation", "text_editor_code_execution"),
+        ("thought", None),
+    ]
+    trace = traces[0].trace
+    assert trace.steps[2].content == "unavailable"
+    assert trace.outcome.result_summary == "The file says Hello, world!"
+    assert trace.metadata.success is True
+
+
 def test_sharegpt_function_call_and_observation_turns_and_toolace_bracket_calls() -> None:
     """Glaive-style function_call/observation turns; ToolACE's ``[Name(arg=...)]`` calls."""
     traces, problems = converted(DATA / "sharegpt.jsonl")

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from knowledgepulse._util.jsonpath import as_string, describe_value
-from knowledgepulse.sources._chat import _row
+from knowledgepulse.sources._chat import _row, anthropic
 from knowledgepulse.sources._chat._text import (
     content_text,
     has_tags,
@@ -48,7 +48,6 @@ CONTENT_HINT = (
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function", "ipython"})
 TEXT_KINDS = frozenset({"text", "input_text", "output_text"})
 _REASONING_KINDS = frozenset({"reasoning"})
-_ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
 
 
 def matches(messages: list[Any]) -> bool:
@@ -56,7 +55,7 @@ def matches(messages: list[Any]) -> bool:
     if not all(isinstance(m, dict) and one_of(m.get("role"), ROLES) for m in messages):
         return False
     return not any(
-        isinstance(part, dict) and one_of(part.get("type"), _ANTHROPIC_BLOCKS)
+        isinstance(part, dict) and anthropic.is_block(part.get("type"))
         for message in messages
         if isinstance(message.get("content"), list)
         for part in message["content"]
