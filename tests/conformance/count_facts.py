@@ -194,7 +194,9 @@ def _chat_calls(timeline: _Timeline, calls: list[tuple[Any, Any]]) -> None:
     for name, arguments in calls:
         if name == SMOLAGENTS_ANSWER:
             said = json.loads(arguments) if isinstance(arguments, str) else arguments
-            timeline.text(str(said["answer"]) if isinstance(said, dict) and "answer" in said else None)
+            timeline.text(
+                str(said["answer"]) if isinstance(said, dict) and "answer" in said else None
+            )
         elif name == OUTPUT_TOOL and output_told:
             continue
         else:
@@ -225,6 +227,10 @@ _XML_CALL = re.compile(r"<function=([^>\s]+)>.*?(?:</function>|$)", re.DOTALL)
 _XML_PARAMETER = re.compile(r"<parameter=([^>\s]+)>\n?(.*?)\n?</parameter>", re.DOTALL)
 """One of its arguments: the name, and the value between the tags (a newline each side off)."""
 _XML_WRITERS = frozenset({"gpt", "function_call"})
+_REACT_ACTION = re.compile(r"^Action: *(.+)\nAction Input:", re.MULTILINE)
+"""A ReAct agent's call in its text (LlamaIndex's ``ReActAgent``): the tool's name."""
+_REACT_ANSWER = re.compile(r"\A\s*Thought:.*^(?:Final )?Answer: *(.+)\Z", re.MULTILINE | re.DOTALL)
+"""A ReAct agent's closing text: ``Thought: ...``, then its ``Answer: ...``."""
 """The ShareGPT turns that write OpenHands' calls in ADP's SFT rows (its older ones mislabel the
 agent's turn ``function_call``)."""
 
@@ -300,26 +306,39 @@ def openai_chat(path: Path) -> list[Run]:
             if role == "function" and _toolbench_error(content):
                 timeline.error()
             if role == "assistant":
-                text = _text(content)
-                timeline.text(_XML_CALL.sub("", text) if text else text)
-                called_in_text = bool(_XML_CALL.search(text or ""))
-                for name in _XML_CALL.findall(text or ""):  # SWE-smith's calls in the text
-                    timeline.tool(name)
-                _chat_calls(
-                    timeline,
-                    [
-                        (call["function"]["name"], call["function"].get("arguments"))
-                        for call in message.get("tool_calls") or []
-                    ],
-                )
-                if message.get("function_call"):  # the legacy single call (ToolBench)
-                    _legacy_call(timeline, message["function_call"])
-                for part in content if isinstance(content, list) else []:
-                    if part.get("type") == "tool_call":
-                        timeline.tool(json.loads(part["value"])["name"])
+                called_in_text = _chat_assistant(timeline, message)
         success = row["reward"] >= 1 if "reward" in row else None
         runs.append(timeline.facts(objective, success))
     return runs
+
+
+def _chat_assistant(timeline: _Timeline, message: dict[str, Any]) -> bool:
+    """An assistant message of a chat row; whether its text wrote a call (SWE-smith's XML, a
+    ReAct agent's ``Action:``), whose result the next user turn is."""
+    content = message.get("content")
+    text = _text(content)
+    react = _REACT_ACTION.search(text or "")
+    closing = _REACT_ANSWER.search(text or "")
+    timeline.text(_XML_CALL.sub("", text) if text else text)
+    if closing:  # a ReAct agent's answer: what follows its "Answer:"
+        timeline.text(closing.group(1))
+    for name in _XML_CALL.findall(text or ""):  # SWE-smith's calls in the text
+        timeline.tool(name)
+    if react:  # a ReAct agent's call in its text
+        timeline.tool(react.group(1).strip())
+    _chat_calls(
+        timeline,
+        [
+            (call["function"]["name"], call["function"].get("arguments"))
+            for call in message.get("tool_calls") or []
+        ],
+    )
+    if message.get("function_call"):  # the legacy single call (ToolBench)
+        _legacy_call(timeline, message["function_call"])
+    for part in content if isinstance(content, list) else []:
+        if part.get("type") == "tool_call":
+            timeline.tool(json.loads(part["value"])["name"])
+    return bool(_XML_CALL.search(text or "")) or react is not None
 
 
 def prompt_completion(path: Path) -> list[Run]:

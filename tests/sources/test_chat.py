@@ -312,6 +312,46 @@ def test_anthropic_server_tools_answer_in_their_message_and_texts_split_by_citat
     assert trace.metadata.success is True
 
 
+def test_a_react_agents_text_calls_and_observations_are_tool_calls_and_results(
+    tmp_path: Path,
+) -> None:
+    """LlamaIndex's ReActAgent writes its calls as text and sends results as user turns.
+
+    (OpenLLMetry's LlamaIndex cassette.) ``Action:`` / ``Action Input:`` is the call, the
+    ``Observation:`` turn its result, not the user's reply; the answer follows ``Answer:``.
+    """
+    row = {
+        "messages": [
+            {"role": "system", "content": "You have access to the following tools: multiply"},
+            {"role": "user", "content": "What is 2 times 3?"},
+            {
+                "role": "assistant",
+                "content": (
+                    "Thought: I need a tool.\nAction: multiply\nAction Input: {'a': 2, 'b': 3}"
+                ),
+            },
+            {"role": "user", "content": "Observation: 6"},
+            {"role": "assistant", "content": "Thought: I can answer.\nAnswer: 2 times 3 is 6."},
+        ]
+    }
+    path = tmp_path / "react.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    trace = traces[0].trace
+    assert steps(traces[0]) == [
+        ("thought", None),
+        ("tool_call", "multiply"),
+        ("observation", "multiply"),
+        ("thought", None),
+        ("thought", None),
+    ]
+    assert trace.steps[1].input == {"a": 2, "b": 3}
+    assert trace.steps[2].content == "6"
+    assert trace.outcome.result_summary == "2 times 3 is 6."
+    assert trace.metadata.success is True
+
+
 def test_sharegpt_function_call_and_observation_turns_and_toolace_bracket_calls() -> None:
     """Glaive-style function_call/observation turns; ToolACE's ``[Name(arg=...)]`` calls."""
     traces, problems = converted(DATA / "sharegpt.jsonl")

@@ -227,7 +227,9 @@ def test_the_first_output_call_of_a_response_is_the_answer() -> None:
         ),
         request(
             ret("final_result", "Final result processed.", "c1"),
-            ret("final_result", "Output tool not used - a final result was already processed.", "c2"),
+            ret(
+                "final_result", "Output tool not used - a final result was already processed.", "c2"
+            ),
         ),
     ]
     converted = pai.to_trace(messages)

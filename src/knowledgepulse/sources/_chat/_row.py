@@ -671,8 +671,9 @@ class Calls:
     is the answer, its arguments the final output; its result ("Final result processed.") is
     dropped; so is smolagents' ``final_answer`` (its ``answer``). Of several output calls asked
     for at once, the first is the answer: Pydantic AI processes it and answers the others
-    "Output tool not used - a final result was already processed.". ToolBench's ``Finish`` call ends the run: with its ``final_answer`` when it gives
-    one, else (it gave up) with a terminal error that says so. OpenHands' ``finish`` call
+    "Output tool not used - a final result was already processed.". ToolBench's ``Finish``
+    call ends the run: with its ``final_answer`` when it gives one, else (it gave up) with a
+    terminal error that says so. OpenHands' ``finish`` call
     ends the run with its ``message`` as the answer (:func:`openhands_finish`); a result that
     answers it (by id) is dropped.
     """

@@ -32,6 +32,9 @@ from knowledgepulse.sources._chat._text import (
     one_of,
     primed,
     python_calls,
+    react_answer,
+    react_call,
+    react_observation,
     split_think,
     tool_calls,
     tool_responses,
@@ -92,13 +95,13 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
             elif objective is None and (words := users_words(text)):
                 objective = words
             elif ran_xml_call:  # the environment answering the call ("OBSERVATION: ...")
-                calls.result(None, text)
+                calls.result(None, react_observation(text or ""))
             else:  # the user answering the agent
                 calls.user(text)
             ran_xml_call = False
         elif role == "assistant":
             answered = _tell_assistant(calls, message, text, (index,), final=index == last)
-            ran_xml_call = has_xml_calls(text)
+            ran_xml_call = has_xml_calls(text) or react_call(text) is not None
         elif has_tags(text):
             tagged_results(calls, text or "")
         else:
@@ -175,6 +178,10 @@ def assistant_text(calls: _row.Calls, text: str) -> tuple[str, bool]:
     elif has_xml_calls(text):
         tagged, text = xml_calls(text)
         calls.builder.thought(text)
+    elif (react := react_call(text)) is not None:
+        call, text = react
+        calls.builder.thought(text)
+        tagged = [call]
     else:
         return text, False
     for call in tagged:
@@ -213,7 +220,10 @@ def _tell_assistant(
     legacy = message.get("function_call")
     in_parts = _part_calls(content)
     if final and not requested and not tagged and not legacy and not in_parts and text.strip():
-        builder.answer(text)
+        closing = react_answer(text)  # a ReAct agent's "Thought: ... Answer: ..."
+        if closing is not None:
+            builder.thought(closing[0])
+        builder.answer(text if closing is None else closing[1])
         return True
     first_id = requested[0].get("id") if requested and isinstance(requested[0], dict) else None
     own = text if isinstance(first_id, str) and first_id in builder.call_texts else None
