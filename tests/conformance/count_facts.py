@@ -2496,7 +2496,9 @@ def openai_agents(path: Path) -> list[Run]:
     a ``function`` span is a tool, a span with an ``error`` an error; an ``agent`` span's error,
     or a ``guardrail`` span that ``triggered``, means the run failed (the success label). An
     exported ``response`` span keeps no text: the model acted, its words unknown. A function span
-    under the same parent (the SDK's ``turn`` span) as a failed one was asked for with it.
+    under the same parent (the SDK's ``turn`` span) as a failed one was asked for with it. A
+    ``handoff`` span is the call of the SDK's handoff tool, ``transfer_to_<to_agent>`` (the
+    agent's name lowercased, each other character an underscore).
     """
     objects = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     spans = [o for o in objects if o["object"] == "trace.span"]
@@ -2514,6 +2516,8 @@ def openai_agents(path: Path) -> list[Run]:
                     timeline.text(_text(message.get("content")))
             if data["type"] == "response" and "output" not in data:
                 timeline.acted()
+            if data["type"] == "handoff" and data.get("to_agent"):  # the SDK's handoff tool
+                timeline.tool("transfer_to_" + re.sub(r"[^a-z0-9]", "_", data["to_agent"].lower()))
             if data["type"] == "function":
                 if span["parent_id"] in failed_turns:
                     timeline.beside(data["name"])

@@ -17,6 +17,10 @@ of the API the cassette recorded, which is a shape kp reads as dataset rows:
 Nothing else is changed: no message is edited, dropped or added. Streaming calls are skipped
 (their reply is a stream of events, not one message).
 
+With ``--traces`` the file is instead what the OpenAI Agents SDK's own trace exporter sent
+during the recording (``POST /v1/traces/ingest``, ``{"data": [...]}``): each exported trace and
+span, one a line, in the order sent: the ``openai-agents`` format.
+
 A Responses request that names a ``previous_response_id`` (Microsoft Agent Framework's, which
 lets the server keep the conversation) sends only what is new: the conversation is that
 response's own request and output, then these items. The chain is followed back through the
@@ -94,9 +98,27 @@ def _items(request: dict[str, Any]) -> list[Any]:
     return list(items)
 
 
+def exported(cassette: Path) -> list[dict[str, Any]]:
+    """The traces and spans the Agents SDK exported in a cassette, in the order sent."""
+    interactions = yaml.safe_load(cassette.read_text())["interactions"]
+    return [
+        item
+        for interaction in interactions
+        if interaction["request"]["uri"].split("?", maxsplit=1)[0].endswith("/traces/ingest")
+        for item in _json(interaction["request"].get("body"))["data"]
+    ]
+
+
 def main() -> None:
-    """Write the row of ``argv[1]`` (a cassette) to ``argv[2]`` (a JSON Lines file)."""
+    """Write the row of ``argv[1]`` (a cassette) to ``argv[2]`` (a JSON Lines file).
+
+    ``--traces`` (a third argument): the Agents SDK's exported traces and spans instead.
+    """
     cassette, out = Path(sys.argv[1]), Path(sys.argv[2])
+    if sys.argv[3:] == ["--traces"]:
+        lines = [json.dumps(item, ensure_ascii=False) for item in exported(cassette)]
+        out.write_text("".join(f"{line}\n" for line in lines))
+        return
     out.write_text(json.dumps(row(cassette), ensure_ascii=False) + "\n")
 
 

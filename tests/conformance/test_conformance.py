@@ -47,6 +47,14 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("openai-agents/responses_thinking_with_tool_calls.jsonl", "runs[0].objective"): (
         "'openai-agents run'"
     ),
+    # The SDK's own exporter sent these (OpenLLMetry's cassettes recorded the ingest requests):
+    # its response spans keep an id and usage, no text, so no span holds the user's words.
+    ("openai-agents/openllmetry_recipe_agents_hierarchy_ingest.jsonl", "runs[0].objective"): (
+        "'openai-agents run'"
+    ),
+    ("openai-agents/openllmetry_router_analytics_handoff_ingest.jsonl", "runs[0].objective"): (
+        "'openai-agents run'"
+    ),
     # The headless streams do not write the prompt they were given on the command line (the
     # session's own file keeps it): no record holds the user's words; the placeholder says so.
     ("claude-code/gleam_sdk_claude_2.1.7_stream_json.jsonl", "runs[0].objective"): (
@@ -128,6 +136,12 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
         "the objective is a placeholder ('openai-agents run'), not the user's request"
     ),
     ("openai-agents/responses_thinking_with_tool_calls.jsonl", 0): (
+        "the objective is a placeholder ('openai-agents run'), not the user's request"
+    ),
+    ("openai-agents/openllmetry_recipe_agents_hierarchy_ingest.jsonl", 0): (
+        "the objective is a placeholder ('openai-agents run'), not the user's request"
+    ),
+    ("openai-agents/openllmetry_router_analytics_handoff_ingest.jsonl", 0): (
         "the objective is a placeholder ('openai-agents run'), not the user's request"
     ),
     # GAIA's vampire riddle opens "You are Van Helsing, a renowned vampire hunter": the
