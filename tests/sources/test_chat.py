@@ -312,6 +312,39 @@ def test_anthropic_server_tools_answer_in_their_message_and_texts_split_by_citat
     assert trace.metadata.success is True
 
 
+def test_an_anthropic_system_message_among_the_turns_is_no_step(tmp_path: Path) -> None:
+    """The Messages API takes ``system`` messages mid-conversation (Pydantic AI's cassettes): an
+    instruction, neither the user's words nor a step; the row is still Anthropic's."""
+    row = {
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "Review my function."}]},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t1", "name": "style_guide", "input": {}}],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "t1", "content": "Be explicit."}
+                ],
+            },
+            {"role": "system", "content": [{"type": "text", "text": "Annotate every type."}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "Add type annotations."}]},
+        ]
+    }
+    path = tmp_path / "mid_system.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    assert source_of(traces[0])["format"] == "anthropic"
+    assert steps(traces[0]) == [
+        ("tool_call", "style_guide"),
+        ("observation", "style_guide"),
+        ("thought", None),
+    ]
+    assert traces[0].trace.outcome.result_summary == "Add type annotations."
+
+
 def test_a_react_agents_text_calls_and_observations_are_tool_calls_and_results(
     tmp_path: Path,
 ) -> None:

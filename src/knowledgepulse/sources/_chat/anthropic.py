@@ -31,6 +31,9 @@ CONTENT_HINT = (
     "names the messages column"
 )
 ROLES = frozenset({"user", "assistant"})
+_TURN_ROLES = ROLES | {"system"}
+"""A ``system`` message among the turns is an instruction given mid-conversation (the Messages
+API takes them; Pydantic AI sends a changed system prompt so): no step, no user's words."""
 _CALLS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 _BLOCKS = frozenset(
     {"tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use", "mcp_tool_use"}
@@ -48,7 +51,7 @@ def is_block(kind: Any) -> bool:
 
 def matches(messages: list[Any]) -> bool:
     """Whether a list is Anthropic messages: user/assistant turns with Anthropic blocks."""
-    if not all(isinstance(m, dict) and one_of(m.get("role"), ROLES) for m in messages):
+    if not all(isinstance(m, dict) and one_of(m.get("role"), _TURN_ROLES) for m in messages):
         return False
     return any(
         isinstance(block, dict) and is_block(block.get("type"))
@@ -71,7 +74,7 @@ def tell(
     last = last_assistant([m if n not in errors else None for n, m in enumerate(messages)])
     answered = False
     for index, message in enumerate(messages):
-        if not isinstance(message, dict) or not one_of(message.get("role"), ROLES):
+        if not isinstance(message, dict) or not one_of(message.get("role"), _TURN_ROLES):
             raise PathError(
                 (index,),
                 f"not an Anthropic message: {describe_value(message)}; expected "
@@ -86,6 +89,8 @@ def tell(
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         if index in errors:
             builder.error(content_text(content))
+            continue
+        if message["role"] == "system":
             continue
         if message["role"] == "user":
             for number, block in enumerate(blocks):
