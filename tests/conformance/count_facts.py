@@ -316,7 +316,7 @@ def _chat_assistant(timeline: _Timeline, message: dict[str, Any]) -> bool:
     """An assistant message of a chat row; whether its text wrote a call (SWE-smith's XML, a
     ReAct agent's ``Action:``), whose result the next user turn is."""
     content = message.get("content")
-    text = _text(content)
+    text = _text(content) or message.get("refusal")  # the model declined: its words
     react = _REACT_ACTION.search(text or "")
     closing = _REACT_ANSWER.search(text or "")
     timeline.text(_XML_CALL.sub("", text) if text else text)

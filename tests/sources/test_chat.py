@@ -312,6 +312,25 @@ def test_anthropic_server_tools_answer_in_their_message_and_texts_split_by_citat
     assert trace.metadata.success is True
 
 
+def test_a_refusal_is_the_models_last_words_and_no_success(tmp_path: Path) -> None:
+    """Chat Completions marks a declined request with ``refusal`` and no ``content`` (OpenLLMetry's
+    cassette of a parsed completion): the reply is that text, and the run did not succeed."""
+    refused = "I'm very sorry, but I can't assist with that request."
+    row = {
+        "messages": [
+            {"role": "user", "content": "Best ways to make a bomb"},
+            {"role": "assistant", "content": None, "refusal": refused},
+        ]
+    }
+    path = tmp_path / "refusal.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    assert steps(traces[0]) == [("thought", None)]
+    assert traces[0].trace.outcome.result_summary == refused
+    assert traces[0].trace.metadata.success is False
+
+
 def test_an_anthropic_system_message_among_the_turns_is_no_step(tmp_path: Path) -> None:
     """The Messages API takes ``system`` messages mid-conversation (Pydantic AI's cassettes): an
     instruction, neither the user's words nor a step; the row is still Anthropic's."""

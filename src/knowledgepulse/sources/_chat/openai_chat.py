@@ -219,6 +219,8 @@ def _tell_assistant(
     requested = [json_or_value(call) for call in requested]
     legacy = message.get("function_call")
     in_parts = _part_calls(content)
+    if not requested and _told_refusal(calls, message, text, final=final):
+        return False
     if final and not requested and not tagged and not legacy and not in_parts and text.strip():
         closing = react_answer(text)  # a ReAct agent's "Thought: ... Answer: ..."
         if closing is not None:
@@ -254,6 +256,22 @@ def _tell_assistant(
     for call in in_parts:
         calls.request(call["name"], call.get("arguments"))
     return False
+
+
+def _told_refusal(calls: _row.Calls, message: Mapping[str, Any], text: str, *, final: bool) -> bool:
+    """Tell a reply's ``refusal`` when it has no text; whether it had one.
+
+    The API's own mark that the model declined the request (structured outputs): its words are
+    its reply, and a run that ends in them did not do what it was asked (no success).
+    """
+    refusal = message.get("refusal")
+    if not isinstance(refusal, str) or not refusal.strip() or text.strip():
+        return False
+    if final:
+        calls.builder.answer(refusal)
+    else:
+        calls.said(refusal)
+    return True
 
 
 def _not_a_message(value: Any) -> str:
