@@ -154,7 +154,11 @@ class _Timeline:
 
     def user(self, text: str | None) -> None:
         """A user's turn after the first: the user speaking to the agent (no answer follows);
-        before the agent said or did anything, the rest of the request."""
+        before the agent said or did anything, the rest of the request. Pydantic AI's retry
+        prompt, sent as user text when it rejects a reply, is an error, no user's words."""
+        if _pydantic_retried(text):
+            self.error()
+            return
         if text and text.strip() and not self.events:
             self.asked.append(text)
         elif text and text.strip():
@@ -202,6 +206,17 @@ def _chat_calls(timeline: _Timeline, calls: list[tuple[Any, Any]]) -> None:
         else:
             output_told = output_told or name == OUTPUT_TOOL
             _tool_or_finish(timeline, name, arguments)
+
+
+_RETRY_END = "Fix the errors and try again."
+"""How Pydantic AI ends the retry prompt it sends the model (a tool's ``ModelRetry`` too)."""
+
+
+def _pydantic_retried(text: Any) -> bool:
+    """Whether a tool result or user text is Pydantic AI's retry prompt (or 2.x's feedback)."""
+    return isinstance(text, str) and (
+        text.rstrip().endswith(_RETRY_END) or text.startswith(_PYDANTIC_RETRY)
+    )
 
 
 def _tool_or_finish(timeline: _Timeline, name: Any, arguments: Any) -> None:
@@ -300,7 +315,9 @@ def openai_chat(path: Path) -> list[Run]:
             if role == "user" and objective is None:
                 objective = _text(content)
             if role == "tool" and (
-                str(content).startswith(_FAILED) or _EXCEPTION.match(str(content))
+                str(content).startswith(_FAILED)
+                or _EXCEPTION.match(str(content))
+                or _pydantic_retried(content)
             ):
                 timeline.error()  # a failed tool says so (tau-bench "Error: ...", crewAI)
             if role == "function" and _toolbench_error(content):
@@ -435,7 +452,10 @@ def openai_responses(path: Path) -> list[Run]:
                 timeline.text(_text(item["content"]))
             if kind == "function_call":
                 _chat_calls(timeline, [(item["name"], item.get("arguments"))])
-            if kind == "function_call_output" and str(item.get("output")).startswith(_FAILED):
+            output = item.get("output")
+            if kind == "function_call_output" and (
+                str(output).startswith(_FAILED) or _pydantic_retried(output)
+            ):
                 timeline.error()
         runs.append(timeline.facts(objective))
     return runs

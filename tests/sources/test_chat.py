@@ -312,6 +312,52 @@ def test_anthropic_server_tools_answer_in_their_message_and_texts_split_by_citat
     assert trace.metadata.success is True
 
 
+def test_pydantic_ais_retry_prompts_in_chat_rows_are_errors_not_the_users_words(
+    tmp_path: Path,
+) -> None:
+    """Pydantic AI tells the model of a reply it rejected in user text, and of a tool's
+    ``ModelRetry`` in the tool's result, both ending "Fix the errors and try again." (its
+    cassettes): evident errors, the model's next action their recovery, no user's reply."""
+    retry = "Validation feedback:\nPlain text responses are not permitted\n\nFix the errors and try again."
+    call = {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}
+    row = {
+        "messages": [
+            {"role": "user", "content": "Weather in New York?"},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {
+                "role": "tool",
+                "tool_call_id": "c1",
+                "content": 'Use "NYC".\n\nFix the errors and try again.',
+            },
+            {"role": "assistant", "content": "It is sunny."},
+            {"role": "user", "content": retry},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "c2",
+                        "type": "function",
+                        "function": {"name": "final_result", "arguments": '{"sky": "sunny"}'},
+                    }
+                ],
+            },
+        ]
+    }
+    path = tmp_path / "retries.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    assert steps(traces[0]) == [
+        ("tool_call", "get_weather"),
+        ("observation", "get_weather"),
+        ("error_recovery", None),
+        ("observation", None),
+        ("error_recovery", None),
+    ]
+    assert traces[0].trace.metadata.success is True
+
+
 def test_a_refusal_is_the_models_last_words_and_no_success(tmp_path: Path) -> None:
     """Chat Completions marks a declined request with ``refusal`` and no ``content`` (OpenLLMetry's
     cassette of a parsed completion): the reply is that text, and the run did not succeed."""

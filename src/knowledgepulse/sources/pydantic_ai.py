@@ -56,6 +56,28 @@ OUTPUT_TOOL = "final_result"
 """Pydantic AI's output tool: ``final_result`` (``final_result_<Type>`` for unions)."""
 
 
+RETRY_PROMPT_END = "Fix the errors and try again."
+"""How Pydantic AI ends every retry prompt it sends the model (``RetryPromptPart.model_response``):
+in its spans a retry is known by this text alone (the messages it saves say ``retry-prompt``)."""
+RETRY_FEEDBACK_START = (
+    "Your previous response failed the application's validation "
+    "(this is automated feedback, not a message from the user):"
+)
+"""How Pydantic AI 2.x opens the feedback on an output it rejected (``RetryFeedbackPart``, sent as
+user text: ``_RETRY_FEEDBACK_FRAMING`` in ``pydantic_ai/messages.py``), before its fenced errors."""
+
+
+def is_retry_prompt(value: Any) -> bool:
+    """Whether a tool result or user text is a Pydantic AI retry prompt (an evident error).
+
+    Its spans and the conversations it sends a model (recorded chat rows) carry it as text: a
+    ``retry-prompt`` part becomes a tool result, or user text when no tool is named.
+    """
+    return isinstance(value, str) and (
+        value.rstrip().endswith(RETRY_PROMPT_END) or value.lstrip().startswith(RETRY_FEEDBACK_START)
+    )
+
+
 def is_output_tool(name: str) -> bool:
     """Whether a tool is Pydantic AI's output tool: a call to it is the answer, not a tool call."""
     return name == OUTPUT_TOOL or name.startswith(f"{OUTPUT_TOOL}_")

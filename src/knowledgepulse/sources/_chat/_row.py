@@ -43,7 +43,7 @@ from knowledgepulse.sources._envelope import (
 from knowledgepulse.sources._registry import Source
 from knowledgepulse.sources._rows import DEFAULT_SUCCESS_THRESHOLD, RowOptions
 from knowledgepulse.sources._steps import StepBuilder, as_text
-from knowledgepulse.sources.pydantic_ai import is_output_tool
+from knowledgepulse.sources.pydantic_ai import is_output_tool, is_retry_prompt
 from knowledgepulse.sources.smolagents._run import FINAL_ANSWER_TOOL
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.item import finite_number
@@ -729,9 +729,13 @@ class Calls:
 
         The assistant text just before it is the ``respond`` call the turn answers (see
         :meth:`StepBuilder.user_turn`); the system reminders a coding agent adds are no words of
-        the user's.
+        the user's. Pydantic AI's retry prompt ("Validation feedback: ... Fix the errors and try
+        again."), sent as user text when it rejects a reply, is an evident error.
         """
         self.closing = False
+        if is_retry_prompt(text):  # Pydantic AI's feedback on a reply it rejected: no user's words
+            self.builder.error(text)
+            return
         self.builder.user_turn(users_words(text))
 
     def result(
@@ -751,8 +755,8 @@ class Calls:
         told = self.builder.failed_calls
         if is_error is None and told is not None and call_id is not None:
             is_error = call_id in told
-        if is_error is None:
-            failed = error_text(output)
+        if is_error is None:  # a tool's ModelRetry comes back as Pydantic AI's retry prompt
+            failed = error_text(output) or (output if is_retry_prompt(output) else None)
         else:
             failed = (as_text(output) or "error") if is_error else None
         if _answers(known):  # an output the agent rejected is an error; else "processed"
