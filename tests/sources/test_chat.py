@@ -318,7 +318,7 @@ def test_pydantic_ais_retry_prompts_in_chat_rows_are_errors_not_the_users_words(
     """Pydantic AI tells the model of a reply it rejected in user text, and of a tool's
     ``ModelRetry`` in the tool's result, both ending "Fix the errors and try again." (its
     cassettes): evident errors, the model's next action their recovery, no user's reply."""
-    retry = "Validation feedback:\nPlain text responses are not permitted\n\nFix the errors and try again."
+    retry = "Validation feedback:\nNo plain text, please.\n\nFix the errors and try again."
     call = {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}
     row = {
         "messages": [
