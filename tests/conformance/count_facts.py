@@ -154,7 +154,11 @@ class _Timeline:
 
     def user(self, text: str | None) -> None:
         """A user's turn after the first: the user speaking to the agent (no answer follows);
-        before the agent said or did anything, the rest of the request."""
+        before the agent said or did anything, the rest of the request. Pydantic AI's retry
+        prompt, sent as user text when it rejects a reply, is an error, no user's words."""
+        if _pydantic_retried(text):
+            self.error()
+            return
         if text and text.strip() and not self.events:
             self.asked.append(text)
         elif text and text.strip():
@@ -183,6 +187,38 @@ class _Timeline:
         )
 
 
+def _chat_calls(timeline: _Timeline, calls: list[tuple[Any, Any]]) -> None:
+    """The calls of one assistant turn of a recorded conversation, in order.
+
+    smolagents' ``final_answer`` call (its ``ToolCallingAgent`` runs it itself, the model never
+    sees a result) is the answer: its ``answer`` argument. Of several Pydantic AI output calls in
+    one turn only the first is the answer (the others are "not used").
+    """
+    output_told = False
+    for name, arguments in calls:
+        if name == SMOLAGENTS_ANSWER:
+            said = json.loads(arguments) if isinstance(arguments, str) else arguments
+            timeline.text(
+                str(said["answer"]) if isinstance(said, dict) and "answer" in said else None
+            )
+        elif name == OUTPUT_TOOL and output_told:
+            continue
+        else:
+            output_told = output_told or name == OUTPUT_TOOL
+            _tool_or_finish(timeline, name, arguments)
+
+
+_RETRY_END = "Fix the errors and try again."
+"""How Pydantic AI ends the retry prompt it sends the model (a tool's ``ModelRetry`` too)."""
+
+
+def _pydantic_retried(text: Any) -> bool:
+    """Whether a tool result or user text is Pydantic AI's retry prompt (or 2.x's feedback)."""
+    return isinstance(text, str) and (
+        text.rstrip().endswith(_RETRY_END) or text.startswith(_PYDANTIC_RETRY)
+    )
+
+
 def _tool_or_finish(timeline: _Timeline, name: Any, arguments: Any) -> None:
     """A tool call; OpenHands' ``finish`` the answer (its ``message``), no tool."""
     finished = _finish_message(name, arguments)
@@ -208,6 +244,10 @@ _XML_PARAMETER = re.compile(r"<parameter=([^>\s]+)>\n?(.*?)\n?</parameter>", re.
 _XML_WRITERS = frozenset({"gpt", "function_call"})
 """The ShareGPT turns that write OpenHands' calls in ADP's SFT rows (its older ones mislabel the
 agent's turn ``function_call``)."""
+_REACT_ACTION = re.compile(r"^Action: *(.+)\nAction Input:", re.MULTILINE)
+"""A ReAct agent's call in its text (LlamaIndex's ``ReActAgent``): the tool's name."""
+_REACT_ANSWER = re.compile(r"\A\s*Thought:.*^(?:Final )?Answer: *(.+)\Z", re.MULTILINE | re.DOTALL)
+"""A ReAct agent's closing text: ``Thought: ...``, then its ``Answer: ...``."""
 
 
 _ACKNOWLEDGEMENTS = ("ok", "i've understood")
@@ -284,20 +324,32 @@ def _chat_user(timeline: _Timeline, text: str | None, objective: str | None, ran
 
 
 def _chat_assistant(timeline: _Timeline, message: dict[str, Any]) -> str:
-    """An assistant turn's text and calls; ``"xml"`` when it wrote calls in its text."""
+    """An assistant turn's text and calls; ``"xml"`` when its text wrote a call (SWE-smith's
+    XML, a ReAct agent's ``Action:``), whose result the next user turn is."""
     content = message.get("content")
-    text = _text(content)
+    text = _text(content) or message.get("refusal")  # the model declined: its words
+    react = _REACT_ACTION.search(text or "")
+    closing = _REACT_ANSWER.search(text or "")
     timeline.text(_XML_CALL.sub("", text) if text else text)
+    if closing:  # a ReAct agent's answer: what follows its "Answer:"
+        timeline.text(closing.group(1))
     for name in _XML_CALL.findall(text or ""):  # SWE-smith's calls in the text
         timeline.tool(name)
-    for call in message.get("tool_calls") or []:
-        _tool_or_finish(timeline, call["function"]["name"], call["function"].get("arguments"))
+    if react:  # a ReAct agent's call in its text
+        timeline.tool(react.group(1).strip())
+    _chat_calls(
+        timeline,
+        [
+            (call["function"]["name"], call["function"].get("arguments"))
+            for call in message.get("tool_calls") or []
+        ],
+    )
     if message.get("function_call"):  # the legacy single call (ToolBench)
         _legacy_call(timeline, message["function_call"])
     for part in content if isinstance(content, list) else []:
         if part.get("type") == "tool_call":
             timeline.tool(json.loads(part["value"])["name"])
-    return "xml" if _XML_CALL.search(text or "") else ""
+    return "xml" if _XML_CALL.search(text or "") or react is not None else ""
 
 
 def openai_chat(path: Path) -> list[Run]:
@@ -336,7 +388,9 @@ def openai_chat(path: Path) -> list[Run]:
             elif role == "assistant":
                 ran = _chat_assistant(timeline, message)
             elif role == "tool" and (
-                _unlabelled(content).startswith(_FAILED) or _EXCEPTION.match(_unlabelled(content))
+                _unlabelled(content).startswith(_FAILED)
+                or _EXCEPTION.match(_unlabelled(content))
+                or _pydantic_retried(content)
             ):
                 timeline.error()  # a failed tool says so (tau-bench "Error: ...", crewAI)
             elif role == "function" and _toolbench_error(content):
@@ -388,25 +442,39 @@ def _turns(value: Any, role: str) -> list[dict[str, Any]]:
 
 
 def anthropic(path: Path) -> list[Run]:
-    """Rows with Anthropic Messages ``messages`` (content blocks)."""
+    """Rows with Anthropic Messages ``messages`` (content blocks).
+
+    An assistant message's consecutive ``text`` blocks are one text (the API splits a reply
+    where a citation starts or ends). A server tool (``server_tool_use``, ``mcp_tool_use``) has
+    its result in the same message: a ``..._tool_result`` whose content holds an
+    ``error_code`` when it failed.
+    """
     runs = []
     for row in _rows(path):
         timeline, objective = _Timeline(), None
         for message in row["messages"]:
             content = message["content"]
             blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+            said: list[str] = []
             for block in blocks:
                 kind = block.get("type")
+                if message["role"] == "assistant" and kind == "text":
+                    said.append(block["text"])
+                    continue
+                timeline.text("".join(said))
+                said = []
                 if message["role"] == "user" and kind == "text" and objective is not None:
                     timeline.user(block["text"])
                 if message["role"] == "user" and kind == "text" and objective is None:
                     objective = block["text"]
-                if message["role"] == "assistant" and kind == "text":
-                    timeline.text(block["text"])
-                if kind == "tool_use":
-                    timeline.tool(block["name"], block.get("input"))
+                if kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
+                    _chat_calls(timeline, [(block["name"], block.get("input"))])
                 if kind == "tool_result" and block.get("is_error"):
                     timeline.error()
+                failed = isinstance(block.get("content"), dict) and "error_code" in block["content"]
+                if str(kind).endswith("_tool_result") and failed:
+                    timeline.error()
+            timeline.text("".join(said))
         runs.append(timeline.facts(objective))
     return runs
 
@@ -425,8 +493,11 @@ def openai_responses(path: Path) -> list[Run]:
             if kind == "message" and item.get("role") == "assistant":
                 timeline.text(_text(item["content"]))
             if kind == "function_call":
-                timeline.tool(item["name"], item.get("arguments"))
-            if kind == "function_call_output" and str(item.get("output")).startswith(_FAILED):
+                _chat_calls(timeline, [(item["name"], item.get("arguments"))])
+            output = item.get("output")
+            if kind == "function_call_output" and (
+                str(output).startswith(_FAILED) or _pydantic_retried(output)
+            ):
                 timeline.error()
         runs.append(timeline.facts(objective))
     return runs
@@ -2599,7 +2670,9 @@ def openai_agents(path: Path) -> list[Run]:
     a ``function`` span is a tool, a span with an ``error`` an error; an ``agent`` span's error,
     or a ``guardrail`` span that ``triggered``, means the run failed (the success label). An
     exported ``response`` span keeps no text: the model acted, its words unknown. A function span
-    under the same parent (the SDK's ``turn`` span) as a failed one was asked for with it.
+    under the same parent (the SDK's ``turn`` span) as a failed one was asked for with it. A
+    ``handoff`` span is the call of the SDK's handoff tool, ``transfer_to_<to_agent>`` (the
+    agent's name lowercased, each other character an underscore).
     """
     objects = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     spans = [o for o in objects if o["object"] == "trace.span"]
@@ -2617,6 +2690,8 @@ def openai_agents(path: Path) -> list[Run]:
                     timeline.text(_text(message.get("content")))
             if data["type"] == "response" and "output" not in data:
                 timeline.acted()
+            if data["type"] == "handoff" and data.get("to_agent"):  # the SDK's handoff tool
+                timeline.tool("transfer_to_" + re.sub(r"[^a-z0-9]", "_", data["to_agent"].lower()))
             if data["type"] == "function":
                 if span["parent_id"] in failed_turns:
                     timeline.beside(data["name"])

@@ -16,6 +16,15 @@ of the API the cassette recorded, which is a shape kp reads as dataset rows:
 
 Nothing else is changed: no message is edited, dropped or added. Streaming calls are skipped
 (their reply is a stream of events, not one message).
+
+With ``--traces`` the file is instead what the OpenAI Agents SDK's own trace exporter sent
+during the recording (``POST /v1/traces/ingest``, ``{"data": [...]}``): each exported trace and
+span, one a line, in the order sent: the ``openai-agents`` format.
+
+A Responses request that names a ``previous_response_id`` (Microsoft Agent Framework's, which
+lets the server keep the conversation) sends only what is new: the conversation is that
+response's own request and output, then these items. The chain is followed back through the
+cassette's earlier calls, so the row is the whole run as the server held it.
 """
 
 from __future__ import annotations
@@ -52,6 +61,7 @@ def row(cassette: Path) -> dict[str, Any]:
     """The row of a cassette's last (non-streaming) model call and its reply."""
     interactions = yaml.safe_load(cassette.read_text())["interactions"]
     calls = []
+    replies: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}  # response id -> call
     for interaction in interactions:
         request = interaction["request"]
         api = _api(request["uri"])
@@ -59,7 +69,10 @@ def row(cassette: Path) -> dict[str, Any]:
         if api is None or not isinstance(body, dict) or body.get("stream"):
             continue
         response = interaction["response"]
-        calls.append((api, body, response.get("parsed_body") or _json(response["body"])))
+        reply = response.get("parsed_body") or _json(response["body"])
+        calls.append((api, body, reply))
+        if api == "openai-responses" and isinstance(reply, dict) and "id" in reply:
+            replies[reply["id"]] = (body, reply)
     api, request, reply = calls[-1]
     if api == "anthropic":
         messages = [*request["messages"], {"role": "assistant", "content": reply["content"]}]
@@ -68,16 +81,44 @@ def row(cassette: Path) -> dict[str, Any]:
     if api == "openai-chat":
         kept = {key: request[key] for key in ("tools",) if key in request}
         return {"messages": [*request["messages"], reply["choices"][0]["message"]], **kept}
-    items = request["input"]
-    if isinstance(items, str):  # a bare string is the user's message
-        items = [{"role": "user", "content": items}]
+    items = _items(request)
+    earlier = request.get("previous_response_id")
+    while earlier in replies:  # the server's conversation before this request
+        before, said = replies[earlier]
+        items = [*_items(before), *said["output"], *items]
+        earlier = before.get("previous_response_id")
     kept = {key: request[key] for key in ("instructions",) if key in request}
     return {"input": [*items, *reply["output"]], **kept}
 
 
+def _items(request: dict[str, Any]) -> list[Any]:
+    items = request["input"]
+    if isinstance(items, str):  # a bare string is the user's message
+        return [{"role": "user", "content": items}]
+    return list(items)
+
+
+def exported(cassette: Path) -> list[dict[str, Any]]:
+    """The traces and spans the Agents SDK exported in a cassette, in the order sent."""
+    interactions = yaml.safe_load(cassette.read_text())["interactions"]
+    return [
+        item
+        for interaction in interactions
+        if interaction["request"]["uri"].split("?", maxsplit=1)[0].endswith("/traces/ingest")
+        for item in _json(interaction["request"].get("body"))["data"]
+    ]
+
+
 def main() -> None:
-    """Write the row of ``argv[1]`` (a cassette) to ``argv[2]`` (a JSON Lines file)."""
+    """Write the row of ``argv[1]`` (a cassette) to ``argv[2]`` (a JSON Lines file).
+
+    ``--traces`` (a third argument): the Agents SDK's exported traces and spans instead.
+    """
     cassette, out = Path(sys.argv[1]), Path(sys.argv[2])
+    if sys.argv[3:] == ["--traces"]:
+        lines = [json.dumps(item, ensure_ascii=False) for item in exported(cassette)]
+        out.write_text("".join(f"{line}\n" for line in lines))
+        return
     out.write_text(json.dumps(row(cassette), ensure_ascii=False) + "\n")
 
 

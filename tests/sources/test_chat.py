@@ -245,6 +245,211 @@ def test_anthropic_is_error_result_makes_the_next_tool_use_a_recovery() -> None:
     assert traces[1].trace.outcome.result_summary == "17% of 2,340 is 397.8."
 
 
+def _server_call(call_id: str, command: str) -> list[dict[str, Any]]:
+    """A code-execution server tool's call, as Anthropic returns it in the assistant message."""
+    return [
+        {
+            "type": "server_tool_use",
+            "id": call_id,
+            "name": "text_editor_code_execution",
+            "input": {"command": command, "path": "/tmp/hello.txt"},
+        }
+    ]
+
+
+def test_anthropic_server_tools_answer_in_their_message_and_texts_split_by_citations_join(
+    tmp_path: Path,
+) -> None:
+    """A server tool's call and result are blocks of one assistant message (Pydantic AI's
+    cassettes of Claude's code execution and web search): the text after them is the answer;
+    a result whose content is an ``error_code`` failed; text blocks split by citations are one.
+    Such a row has no client ``tool_use``: it is still Anthropic's, not ambiguous."""
+    failed = {"type": "text_editor_code_execution_tool_result_error", "error_code": "unavailable"}
+    viewed = {"type": "text_editor_code_execution_view_result", "content": "Hello, world!"}
+    row = {
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "Create and view the file."}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Doing both at once."},
+                    *_server_call("s1", "view"),
+                    {
+                        "type": "text_editor_code_execution_tool_result",
+                        "tool_use_id": "s1",
+                        "content": failed,
+                    },
+                    {"type": "text", "text": "Let me try again."},
+                    *_server_call("s2", "view"),
+                    {
+                        "type": "text_editor_code_execution_tool_result",
+                        "tool_use_id": "s2",
+                        "content": viewed,
+                    },
+                    {"type": "text", "text": "The file says ", "citations": None},
+                    {"type": "text", "text": "Hello, world!", "citations": [{"type": "x"}]},
+                ],
+            },
+        ]
+    }
+    path = tmp_path / "server_tools.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    assert source_of(traces[0])["format"] == "anthropic"
+    assert steps(traces[0]) == [
+        ("thought", None),
+        ("tool_call", "text_editor_code_execution"),
+        ("observation", "text_editor_code_execution"),
+        ("thought", None),
+        ("error_recovery", "text_editor_code_execution"),
+        ("observation", "text_editor_code_execution"),
+        ("thought", None),
+    ]
+    trace = traces[0].trace
+    assert trace.steps[2].content == "unavailable"
+    assert trace.outcome.result_summary == "The file says Hello, world!"
+    assert trace.metadata.success is True
+
+
+def test_pydantic_ais_retry_prompts_in_chat_rows_are_errors_not_the_users_words(
+    tmp_path: Path,
+) -> None:
+    """Pydantic AI tells the model of a reply it rejected in user text, and of a tool's
+    ``ModelRetry`` in the tool's result, both ending "Fix the errors and try again." (its
+    cassettes): evident errors, the model's next action their recovery, no user's reply."""
+    retry = "Validation feedback:\nNo plain text, please.\n\nFix the errors and try again."
+    call = {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}
+    row = {
+        "messages": [
+            {"role": "user", "content": "Weather in New York?"},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {
+                "role": "tool",
+                "tool_call_id": "c1",
+                "content": 'Use "NYC".\n\nFix the errors and try again.',
+            },
+            {"role": "assistant", "content": "It is sunny."},
+            {"role": "user", "content": retry},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "c2",
+                        "type": "function",
+                        "function": {"name": "final_result", "arguments": '{"sky": "sunny"}'},
+                    }
+                ],
+            },
+        ]
+    }
+    path = tmp_path / "retries.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    assert steps(traces[0]) == [
+        ("tool_call", "get_weather"),
+        ("observation", "get_weather"),
+        ("error_recovery", None),
+        ("observation", None),
+        ("error_recovery", None),
+    ]
+    assert traces[0].trace.metadata.success is True
+
+
+def test_a_refusal_is_the_models_last_words_and_no_success(tmp_path: Path) -> None:
+    """Chat Completions marks a declined request with ``refusal`` and no ``content`` (OpenLLMetry's
+    cassette of a parsed completion): the reply is that text, and the run did not succeed."""
+    refused = "I'm very sorry, but I can't assist with that request."
+    row = {
+        "messages": [
+            {"role": "user", "content": "Best ways to make a bomb"},
+            {"role": "assistant", "content": None, "refusal": refused},
+        ]
+    }
+    path = tmp_path / "refusal.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    assert steps(traces[0]) == [("thought", None)]
+    assert traces[0].trace.outcome.result_summary == refused
+    assert traces[0].trace.metadata.success is False
+
+
+def test_an_anthropic_system_message_among_the_turns_is_no_step(tmp_path: Path) -> None:
+    """The Messages API takes ``system`` messages mid-conversation (Pydantic AI's cassettes): an
+    instruction, neither the user's words nor a step; the row is still Anthropic's."""
+    row = {
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "Review my function."}]},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t1", "name": "style_guide", "input": {}}],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "t1", "content": "Be explicit."}
+                ],
+            },
+            {"role": "system", "content": [{"type": "text", "text": "Annotate every type."}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "Add type annotations."}]},
+        ]
+    }
+    path = tmp_path / "mid_system.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    assert source_of(traces[0])["format"] == "anthropic"
+    assert steps(traces[0]) == [
+        ("tool_call", "style_guide"),
+        ("observation", "style_guide"),
+        ("thought", None),
+    ]
+    assert traces[0].trace.outcome.result_summary == "Add type annotations."
+
+
+def test_a_react_agents_text_calls_and_observations_are_tool_calls_and_results(
+    tmp_path: Path,
+) -> None:
+    """LlamaIndex's ReActAgent writes its calls as text and sends results as user turns.
+
+    (OpenLLMetry's LlamaIndex cassette.) ``Action:`` / ``Action Input:`` is the call, the
+    ``Observation:`` turn its result, not the user's reply; the answer follows ``Answer:``.
+    """
+    row = {
+        "messages": [
+            {"role": "system", "content": "You have access to the following tools: multiply"},
+            {"role": "user", "content": "What is 2 times 3?"},
+            {
+                "role": "assistant",
+                "content": (
+                    "Thought: I need a tool.\nAction: multiply\nAction Input: {'a': 2, 'b': 3}"
+                ),
+            },
+            {"role": "user", "content": "Observation: 6"},
+            {"role": "assistant", "content": "Thought: I can answer.\nAnswer: 2 times 3 is 6."},
+        ]
+    }
+    path = tmp_path / "react.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    trace = traces[0].trace
+    assert steps(traces[0]) == [
+        ("thought", None),
+        ("tool_call", "multiply"),
+        ("observation", "multiply"),
+        ("thought", None),
+        ("thought", None),
+    ]
+    assert trace.steps[1].input == {"a": 2, "b": 3}
+    assert trace.steps[2].content == "6"
+    assert trace.outcome.result_summary == "2 times 3 is 6."
+    assert trace.metadata.success is True
+
+
 def test_sharegpt_function_call_and_observation_turns_and_toolace_bracket_calls() -> None:
     """Glaive-style function_call/observation turns; ToolACE's ``[Name(arg=...)]`` calls."""
     traces, problems = converted(DATA / "sharegpt.jsonl")
@@ -637,6 +842,58 @@ def test_pydantic_ai_output_tool_call_is_the_answer_not_a_tool(tmp_path: Path, s
     ]
     assert json.loads(traces[0].trace.outcome.result_summary) == {"city": "Mexico City"}
     assert traces[0].trace.metadata.success is True
+
+
+def test_the_first_of_several_output_calls_in_a_turn_is_the_answer(tmp_path: Path) -> None:
+    """Pydantic AI processes the first output call of a turn, the others "not used".
+
+    OpenInference's pydantic-ai cassette records gpt-4o calling final_result twice at once.
+    """
+    calls = [
+        {
+            "id": f"c{n}",
+            "type": "function",
+            "function": {"name": "final_result", "arguments": json.dumps({"city": city})},
+        }
+        for n, city in enumerate(["Addis Ababa", "Suva"])
+    ]
+    row = {
+        "messages": [
+            {"role": "user", "content": "A capital?"},
+            {"role": "assistant", "content": None, "tool_calls": calls},
+        ]
+    }
+    path = tmp_path / "cassette.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    assert json.loads(traces[0].trace.outcome.result_summary) == {"city": "Addis Ababa"}
+    assert traces[0].trace.metadata.success is True
+
+
+def test_smolagents_final_answer_call_is_the_answer_not_a_tool(tmp_path: Path) -> None:
+    """smolagents' ToolCallingAgent ends on a ``final_answer`` call it runs itself.
+
+    The recorded conversation ends in that call, no result: its ``answer`` is the run's answer,
+    not a tool the model asked for and never got (OpenInference's smolagents cassette).
+    """
+    said = json.dumps({"answer": "A generic user avatar icon."})
+    call = {"id": "c1", "type": "function", "function": {"name": "final_answer", "arguments": said}}
+    row = {
+        "messages": [
+            {"role": "system", "content": "You are an expert assistant who can solve any task."},
+            {"role": "user", "content": "New task:\nDescribe what you see in this image."},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+        ]
+    }
+    path = tmp_path / "cassette.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    trace = traces[0].trace
+    assert trace.outcome.result_summary == "A generic user avatar icon."
+    assert trace.metadata.success is True
+    assert all(step.tool is None for step in trace.steps)
 
 
 def test_llama_factory_value_parts_give_reasoning_named_calls_and_split_results(

@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._steps import StepBuilder
-from knowledgepulse.sources.otel.build import RETRY_PROMPT_END, convert_spans
+from knowledgepulse.sources.otel.build import convert_spans
 from knowledgepulse.sources.otel.spans import Span
+from knowledgepulse.sources.pydantic_ai import RETRY_PROMPT_END
 
 ANSWER = "It is rainy in Paris."
 

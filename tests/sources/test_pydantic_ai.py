@@ -217,6 +217,25 @@ def test_the_output_tool_is_the_answer_not_a_tool() -> None:
     assert all(step.tool is None for step in converted.trace.steps)
 
 
+def test_the_first_output_call_of_a_response_is_the_answer() -> None:
+    """Of two output calls in one response Pydantic AI processes the first: it is the answer."""
+    messages = [
+        request(user("A capital?")),
+        response(
+            call("final_result", {"city": "Addis Ababa"}, "c1"),
+            call("final_result", {"city": "Suva"}, "c2"),
+        ),
+        request(
+            ret("final_result", "Final result processed.", "c1"),
+            ret(
+                "final_result", "Output tool not used - a final result was already processed.", "c2"
+            ),
+        ),
+    ]
+    converted = pai.to_trace(messages)
+    assert converted.trace.outcome.result_summary == '{"city": "Addis Ababa"}'
+
+
 def test_a_run_that_answers_through_the_output_tool_succeeded() -> None:
     """The output tool's "Final result processed." closes a run that answered: success true."""
     messages = [

@@ -56,6 +56,28 @@ OUTPUT_TOOL = "final_result"
 """Pydantic AI's output tool: ``final_result`` (``final_result_<Type>`` for unions)."""
 
 
+RETRY_PROMPT_END = "Fix the errors and try again."
+"""How Pydantic AI ends every retry prompt it sends the model (``RetryPromptPart.model_response``):
+in its spans a retry is known by this text alone (the messages it saves say ``retry-prompt``)."""
+RETRY_FEEDBACK_START = (
+    "Your previous response failed the application's validation "
+    "(this is automated feedback, not a message from the user):"
+)
+"""How Pydantic AI 2.x opens the feedback on an output it rejected (``RetryFeedbackPart``, sent as
+user text: ``_RETRY_FEEDBACK_FRAMING`` in ``pydantic_ai/messages.py``), before its fenced errors."""
+
+
+def is_retry_prompt(value: Any) -> bool:
+    """Whether a tool result or user text is a Pydantic AI retry prompt (an evident error).
+
+    Its spans and the conversations it sends a model (recorded chat rows) carry it as text: a
+    ``retry-prompt`` part becomes a tool result, or user text when no tool is named.
+    """
+    return isinstance(value, str) and (
+        value.rstrip().endswith(RETRY_PROMPT_END) or value.lstrip().startswith(RETRY_FEEDBACK_START)
+    )
+
+
 def is_output_tool(name: str) -> bool:
     """Whether a tool is Pydantic AI's output tool: a call to it is the answer, not a tool call."""
     return name == OUTPUT_TOOL or name.startswith(f"{OUTPUT_TOOL}_")
@@ -83,6 +105,10 @@ class _Run:
     output: str | None = None
     """The text a run result gave as its output, said in the response at ``said_in``."""
     said_in: Loc | None = None
+    output_called: bool = False
+    """Whether the response read now called the output tool: the first call is the answer
+    (Pydantic AI processes it and answers later ones "Output tool not used - a final result
+    was already processed.")."""
 
 
 def recognises(value: Any) -> bool:
@@ -300,6 +326,7 @@ def _tell(run: _Run, message: Any, path: Loc) -> None:
             _tell_request_part(run, part, (*path, "parts", index), at)
         return
     calls_tools = any(_is_tool_call(part) for part in parts)
+    run.output_called = False
     said_output = calls_tools and path == run.said_in  # run_stream's output, said with calls
     texts: list[str] = []
     for index, part in enumerate(parts):
@@ -388,7 +415,9 @@ def _tell_response_part(
     elif kind in ("tool-call", "builtin-tool-call"):
         name = _name(part, path)
         if is_output_tool(name):
-            run.answer = as_text(part.get("args"))
+            if not run.output_called:
+                run.answer = as_text(part.get("args"))
+            run.output_called = True
         else:
             run.builder.tool_request(name, part.get("args"), call_id=_call_id(part), at=at)
     return None

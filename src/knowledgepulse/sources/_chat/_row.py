@@ -43,7 +43,8 @@ from knowledgepulse.sources._envelope import (
 from knowledgepulse.sources._registry import Source
 from knowledgepulse.sources._rows import DEFAULT_SUCCESS_THRESHOLD, RowOptions
 from knowledgepulse.sources._steps import StepBuilder, as_text
-from knowledgepulse.sources.pydantic_ai import is_output_tool
+from knowledgepulse.sources.pydantic_ai import is_output_tool, is_retry_prompt
+from knowledgepulse.sources.smolagents._run import FINAL_ANSWER_TOOL
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.item import finite_number
 from knowledgepulse.trace.models import PRIVACY_LEVELS
@@ -636,6 +637,23 @@ _FINISH = "Finish"
 ``final_answer``) or ``give_up_and_restart``: how the run ends, not a tool call."""
 
 
+def _answers(name: str) -> bool:
+    """Whether a call is the answer, not a tool: Pydantic AI's output tool, smolagents' own.
+
+    smolagents' ``ToolCallingAgent`` ends a run by calling ``final_answer``, which it runs
+    itself and never reports to the model: a recorded conversation ends in that call.
+    """
+    return is_output_tool(name) or name == FINAL_ANSWER_TOOL
+
+
+def _answer_text(name: str, arguments: Any) -> str | None:
+    """The answer a closing call gives: ``final_answer``'s ``answer``; the output as it is."""
+    found = json_or_value(arguments)
+    if name == FINAL_ANSWER_TOOL and isinstance(found, Mapping) and "answer" in found:
+        return as_text(found["answer"])
+    return as_text(arguments)
+
+
 def _finish(name: str, arguments: Any) -> dict[str, Any] | None:
     """The arguments of a ToolBench ``Finish`` call, else ``None`` (any other call)."""
     if name != _FINISH:
@@ -651,8 +669,11 @@ class Calls:
     A result that names no call (ShareGPT observations, Hermes responses without a name) belongs
     to the earliest call not yet answered. A call to Pydantic AI's output tool (``final_result``)
     is the answer, its arguments the final output; its result ("Final result processed.") is
-    dropped. ToolBench's ``Finish`` call ends the run: with its ``final_answer`` when it gives
-    one, else (it gave up) with a terminal error that says so. OpenHands' ``finish`` call
+    dropped; so is smolagents' ``final_answer`` (its ``answer``). Of several output calls asked
+    for at once, the first is the answer: Pydantic AI processes it and answers the others
+    "Output tool not used - a final result was already processed.". ToolBench's ``Finish``
+    call ends the run: with its ``final_answer`` when it gives one, else (it gave up) with a
+    terminal error that says so. OpenHands' ``finish`` call
     ends the run with its ``message`` as the answer (:func:`openhands_finish`); a result that
     answers it (by id) is dropped.
     """
@@ -664,6 +685,9 @@ class Calls:
     """Whether the output tool (or a closing call) gave the answer, and so the run succeeded."""
     finished: set[str] = dataclasses.field(default_factory=set)
     """The ids of OpenHands' ``finish`` calls: no tool's, so no result of theirs is told."""
+    closing: bool = False
+    """Whether an output call was asked for since the last result or text: later ones in the
+    same turn are not used."""
 
     def request(
         self, name: str, arguments: Any = None, call_id: str | None = None, text: str | None = None
@@ -686,15 +710,18 @@ class Calls:
             return
         if call_id:
             self.names[call_id] = name
-        if is_output_tool(name):
-            self.builder.answer(as_text(arguments), said=False)
-            self.answered = self.builder.final_answer is not None
+        if _answers(name):
+            if not self.closing:
+                self.closing = True
+                self.builder.answer(_answer_text(name, arguments), said=False)
+                self.answered = self.builder.final_answer is not None
             return
         self.pending.append(name)
         self.builder.tool_request(name, arguments, call_id=call_id, text=text)
 
     def said(self, text: str | None) -> None:
         """The assistant's text to the user (not its reasoning): a user turn may answer it."""
+        self.closing = False
         self.builder.thought(text, said=True)
 
     def user(self, text: str | None) -> None:
@@ -702,8 +729,13 @@ class Calls:
 
         The assistant text just before it is the ``respond`` call the turn answers (see
         :meth:`StepBuilder.user_turn`); the system reminders a coding agent adds are no words of
-        the user's.
+        the user's. Pydantic AI's retry prompt ("Validation feedback: ... Fix the errors and try
+        again."), sent as user text when it rejects a reply, is an evident error.
         """
+        self.closing = False
+        if is_retry_prompt(text):  # Pydantic AI's feedback on a reply it rejected: no user's words
+            self.builder.error(text)
+            return
         self.builder.user_turn(users_words(text))
 
     def result(
@@ -715,6 +747,7 @@ class Calls:
         is_error: bool | None = None,
     ) -> None:
         """A tool's result; ``is_error`` when the format says, else the text is read for it."""
+        self.closing = False
         if call_id is not None and call_id in self.finished:
             return
         known = name or self.names.get(call_id or "") or (self.pending[0] if self.pending else "")
@@ -722,11 +755,11 @@ class Calls:
         told = self.builder.failed_calls
         if is_error is None and told is not None and call_id is not None:
             is_error = call_id in told
-        if is_error is None:
-            failed = error_text(output)
+        if is_error is None:  # a tool's ModelRetry comes back as Pydantic AI's retry prompt
+            failed = error_text(output) or (output if is_retry_prompt(output) else None)
         else:
             failed = (as_text(output) or "error") if is_error else None
-        if is_output_tool(known):  # an output the agent rejected is an error; else "processed"
+        if _answers(known):  # an output the agent rejected is an error; else "processed"
             self.builder.error(failed)
             self.answered = self.answered and not failed
             return

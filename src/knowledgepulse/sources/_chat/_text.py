@@ -33,6 +33,13 @@ _TOOL_RESPONSE = re.compile(r"<tool_response>\s*(.*?)\s*(?:</tool_response>|$)",
 _THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
 _XML_FUNCTION = re.compile(r"<function=([^>\s]+)>(.*?)(?:</function>|$)", re.DOTALL)
 _XML_PARAMETER = re.compile(r"<parameter=([^>\s]+)>(.*?)</parameter>", re.DOTALL)
+_REACT_CALL = re.compile(
+    r"^Action:[ \t]*(?P<name>[^\n]*?)[ \t]*\nAction Input:[ \t]*(?P<input>.*?)"
+    r"(?:\nObservation:.*)?\Z",
+    re.MULTILINE | re.DOTALL,
+)
+_REACT_ANSWER = re.compile(r"^(?:Final )?Answer:[ \t]*", re.MULTILINE)
+_REACT_OBSERVATION = "Observation:"
 _CALL_NAME = re.compile(r"(^\[|\),\s*)([A-Za-z_][\w .\-]*?)\(")
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 """What Claude Code adds to a user's turn for the model (a file changed, a todo list is empty)."""
@@ -224,6 +231,47 @@ def xml_calls(text: str) -> tuple[list[TaggedCall], str]:
         for name, body in _XML_FUNCTION.findall(text)
     ]
     return calls, _XML_FUNCTION.sub("", text).strip()
+
+
+def react_call(text: Any) -> tuple[TaggedCall, str] | None:
+    """The ReAct call that ends assistant text, and the text before it; else ``None``.
+
+    A ReAct agent that prompts for text, not native tool calls (LlamaIndex's ``ReActAgent``,
+    LangChain's ReAct prompt), has the model write ``Thought: ...``, then ``Action: NAME`` and
+    ``Action Input: ARGS`` (JSON, or a Python dict as LlamaIndex's examples show it), and sends
+    the tool's result back as ``Observation: ...``.
+    """
+    if not isinstance(text, str) or "\nAction Input:" not in text:
+        return None
+    found = _REACT_CALL.search(text)
+    if found is None or not found["name"]:
+        return None
+    body = found["input"].strip()
+    arguments = _json_or_python(body) if body else {}
+    arguments = arguments if isinstance(arguments, dict) else {"_raw": body}
+    return TaggedCall(found["name"], arguments), text[: found.start()].strip()
+
+
+def react_observation(text: str) -> str:
+    """A ReAct tool result, less the ``Observation:`` its agent writes before it."""
+    stripped = text.lstrip()
+    if stripped.startswith(_REACT_OBSERVATION):
+        return stripped.removeprefix(_REACT_OBSERVATION).strip()
+    return text
+
+
+def react_answer(text: str) -> tuple[str, str] | None:
+    """A ReAct agent's closing text split into its thought and its answer, else ``None``.
+
+    It opens ``Thought:`` and ends ``Answer: ...`` (LlamaIndex) or ``Final Answer: ...``
+    (LangChain): the answer is what follows.
+    """
+    if not text.lstrip().startswith("Thought:"):
+        return None
+    found = next(reversed(list(_REACT_ANSWER.finditer(text))), None)  # the last one
+    if found is None or not text[found.end() :].strip():
+        return None
+    return text[: found.start()].strip(), text[found.end() :].strip()
 
 
 def tool_calls(text: str) -> tuple[list[TaggedCall], str]:

@@ -49,6 +49,11 @@ def _definition(tool: Any) -> dict[str, Any] | None:
         # templates (that read ``parameters``) would leave out.
         schema = function.pop("input_schema")
         function = {**function, "parameters": schema}
+    if tool.get("type") not in (None, "function", "custom") and "parameters" not in function:
+        # A tool the provider defines and runs (Anthropic's ``{"type":
+        # "web_search_20250305", "name": "web_search"}``, its code execution): no schema is
+        # given, so it is no function definition a chat template could show.
+        return None
     return {"type": "function", "function": function}
 
 

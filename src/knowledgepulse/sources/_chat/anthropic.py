@@ -2,10 +2,17 @@
 
 The first user ``text`` is the objective, a later one the user's reply to the assistant text before
 it (a ``respond`` call, see :meth:`StepBuilder.user_turn`); assistant ``text`` and ``thinking``
-blocks are thoughts, the last assistant message without a ``tool_use`` the answer; a ``tool_use``
-block (``server_tool_use`` too) is a tool call, joined by ``tool_use_id`` with the ``tool_result``
-block that answers it (``web_search_tool_result`` and the other server results likewise); a result
-with ``is_error: true`` is an evident error.
+blocks are thoughts, the last assistant message's text after its last call the answer when no
+call of it waits for a result; a ``tool_use`` block (``server_tool_use`` and ``mcp_tool_use``
+too) is a tool call, joined by ``tool_use_id`` with the ``tool_result`` block that answers it
+(``web_search_tool_result`` and the other server results likewise); a result with
+``is_error: true``, or a server tool's result whose content is its ``..._error`` (an
+``error_code``), is an evident error.
+
+A server tool (web search, code execution, an MCP connector) runs inside the model's turn: its
+call and result are blocks of the same assistant message, and the text after them is what the
+model said next, the answer when nothing follows. Consecutive ``text`` blocks are one text: the
+API splits a reply's text where a citation starts or ends, and the reply is their concatenation.
 """
 
 from __future__ import annotations
@@ -24,16 +31,30 @@ CONTENT_HINT = (
     "names the messages column"
 )
 ROLES = frozenset({"user", "assistant"})
+_TURN_ROLES = ROLES | {"system"}
+"""A ``system`` message among the turns is an instruction given mid-conversation (the Messages
+API takes them; Pydantic AI sends a changed system prompt so): no step, no user's words."""
 _CALLS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
-_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use"})
+_BLOCKS = frozenset(
+    {"tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use", "mcp_tool_use"}
+)
+
+
+def is_block(kind: Any) -> bool:
+    """Whether a content part's type is Anthropic's own: a tool's call or result, thinking.
+
+    A server tool's result is named after its tool (``web_search_tool_result``,
+    ``bash_code_execution_tool_result``, ``mcp_tool_result``...): any ``..._tool_result``.
+    """
+    return one_of(kind, _BLOCKS) or (isinstance(kind, str) and kind.endswith("_tool_result"))
 
 
 def matches(messages: list[Any]) -> bool:
     """Whether a list is Anthropic messages: user/assistant turns with Anthropic blocks."""
-    if not all(isinstance(m, dict) and one_of(m.get("role"), ROLES) for m in messages):
+    if not all(isinstance(m, dict) and one_of(m.get("role"), _TURN_ROLES) for m in messages):
         return False
     return any(
-        isinstance(block, dict) and one_of(block.get("type"), _BLOCKS)
+        isinstance(block, dict) and is_block(block.get("type"))
         for message in messages
         if isinstance(message.get("content"), list)
         for block in message["content"]
@@ -53,7 +74,7 @@ def tell(
     last = last_assistant([m if n not in errors else None for n, m in enumerate(messages)])
     answered = False
     for index, message in enumerate(messages):
-        if not isinstance(message, dict) or not one_of(message.get("role"), ROLES):
+        if not isinstance(message, dict) or not one_of(message.get("role"), _TURN_ROLES):
             raise PathError(
                 (index,),
                 f"not an Anthropic message: {describe_value(message)}; expected "
@@ -68,6 +89,8 @@ def tell(
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         if index in errors:
             builder.error(content_text(content))
+            continue
+        if message["role"] == "system":
             continue
         if message["role"] == "user":
             for number, block in enumerate(blocks):
@@ -84,30 +107,64 @@ def tell(
 def _tell_assistant(
     calls: _row.Calls, blocks: list[Any], path: tuple[str | int, ...], *, last: bool
 ) -> bool:
-    """Tell an assistant message's blocks; whether its text is the final answer."""
+    """Tell an assistant message's blocks; whether its text is the final answer.
+
+    The text after the message's last call is the answer when the message is the last and every
+    call it made was answered in it (a server tool's): a client tool's result comes later.
+    """
     builder = calls.builder
-    final = last and not any(
-        isinstance(block, dict) and one_of(block.get("type"), _CALLS) for block in blocks
-    )
-    texts = []
+    texts: list[str] = []  # consecutive text blocks: one text
+    waiting: set[str | None] = set()  # the calls of this message not answered in it
     for number, block in enumerate(blocks):
         if not isinstance(block, dict):
             continue
         kind = block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+            continue
         if kind == "thinking" and isinstance(block.get("thinking"), str):
+            _say(calls, texts)
             builder.thought(block["thinking"])
-        elif kind == "text" and isinstance(block.get("text"), str):
-            if final:
-                texts.append(block["text"])
-            else:
-                calls.said(block["text"])
         elif one_of(kind, _CALLS):
+            _say(calls, texts)
             _request(calls, block, (*path, number))
+            waiting.add(non_empty(block.get("id")))
         elif isinstance(kind, str) and kind.endswith("_tool_result"):
-            calls.result(None, block.get("content"), call_id=non_empty(block.get("tool_use_id")))
+            _say(calls, texts)
+            call_id = non_empty(block.get("tool_use_id"))
+            waiting.discard(call_id)
+            content = block.get("content")
+            failed = _server_error(content) if kind != "tool_result" else None
+            calls.result(
+                None,
+                failed or content,
+                call_id=call_id,
+                is_error=True if failed is not None or block.get("is_error") is True else None,
+            )
+    if last and not waiting and texts:
+        builder.answer("".join(texts))
+        return True
+    _say(calls, texts)
+    return False
+
+
+def _say(calls: _row.Calls, texts: list[str]) -> None:
+    """Tell the text said so far (before a call, a result, thinking), and start a new one."""
     if texts:
-        builder.answer("\n".join(texts))
-    return bool(texts)
+        calls.said("".join(texts))
+        texts.clear()
+
+
+def _server_error(content: Any) -> str | None:
+    """A server tool's failure: its result's content is an ``..._error`` with an ``error_code``.
+
+    (``{"type": "web_search_tool_result_error", "error_code": "max_uses_exceeded"}``.)
+    """
+    if not isinstance(content, Mapping) or not isinstance(content.get("error_code"), str):
+        return None
+    message = content.get("error_message")
+    code: str = content["error_code"]
+    return f"{code}: {message}" if isinstance(message, str) and message else code
 
 
 def _user_block(calls: _row.Calls, block: Any, path: tuple[str | int, ...]) -> str | None:
@@ -136,4 +193,4 @@ def _request(calls: _row.Calls, block: Mapping[str, Any], path: tuple[str | int,
     calls.request(name, block.get("input"), non_empty(block.get("id")))
 
 
-__all__ = ["CONTENT_HINT", "matches", "tell"]
+__all__ = ["CONTENT_HINT", "is_block", "matches", "tell"]

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from knowledgepulse._util.jsonpath import as_string, describe_value
-from knowledgepulse.sources._chat import _row
+from knowledgepulse.sources._chat import _row, anthropic
 from knowledgepulse.sources._chat._openhands import openhands_finish
 from knowledgepulse.sources._chat._text import (
     COMMAND_BLOCK,
@@ -35,6 +35,9 @@ from knowledgepulse.sources._chat._text import (
     one_of,
     primed,
     python_calls,
+    react_answer,
+    react_call,
+    react_observation,
     split_think,
     tool_calls,
     tool_responses,
@@ -51,7 +54,6 @@ CONTENT_HINT = (
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function", "ipython"})
 TEXT_KINDS = frozenset({"text", "input_text", "output_text"})
 _REASONING_KINDS = frozenset({"reasoning"})
-_ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
 SHELL = "bash"
 """The tool of mini-SWE-agent's commands (its one tool: a shell), as its own source names it."""
 
@@ -61,7 +63,7 @@ def matches(messages: list[Any]) -> bool:
     if not all(isinstance(m, dict) and one_of(m.get("role"), ROLES) for m in messages):
         return False
     return not any(
-        isinstance(part, dict) and one_of(part.get("type"), _ANTHROPIC_BLOCKS)
+        isinstance(part, dict) and anthropic.is_block(part.get("type"))
         for message in messages
         if isinstance(message.get("content"), list)
         for part in message["content"]
@@ -104,7 +106,8 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
             )
             if command is not None:
                 calls.request(SHELL, {"command": command[1]})
-            ran = _COMMAND if command is not None else _XML if has_xml_calls(text) else None
+            called = has_xml_calls(text) or react_call(text) is not None
+            ran = _COMMAND if command is not None else _CALLED if called else None
         elif has_tags(text):
             tagged_results(calls, text or "")
         else:
@@ -114,8 +117,9 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
 
 _COMMAND = "command"
 """The last assistant turn ran mini-SWE-agent's command: the user turn is the shell's output."""
-_XML = "xml"
-"""The last assistant turn wrote ``<function=NAME>`` calls: the user turn is their result."""
+_CALLED = "called"
+"""The last assistant turn wrote its calls in its text (``<function=NAME>``, a ReAct agent's
+``Action:``): the user turn is their result."""
 
 
 def _tell_user(
@@ -133,8 +137,8 @@ def _tell_user(
     elif ran == _COMMAND:  # the shell's output: failed when its return code is not 0
         code = RETURN_CODE.match(text or "")
         calls.result(None, text, is_error=code is not None and code.group(1) != "0")
-    elif ran == _XML:  # the environment answering the call ("OBSERVATION: ...")
-        calls.result(None, text)
+    elif ran == _CALLED:  # the environment answering the call ("OBSERVATION: ...")
+        calls.result(None, react_observation(text or ""))
     else:  # the user answering the agent
         calls.user(text)
     return objective
@@ -233,6 +237,10 @@ def assistant_text(calls: _row.Calls, text: str) -> tuple[str, bool]:
             calls.builder.answer(text)
         else:
             calls.builder.thought(text)
+    elif (react := react_call(text)) is not None:
+        call, text = react
+        calls.builder.thought(text)
+        tagged = [call]
     else:
         return text, False
     for call in tagged:
@@ -276,8 +284,13 @@ def _tell_assistant(
     requested = [json_or_value(call) for call in requested]
     legacy = message.get("function_call")
     in_parts = _part_calls(content)
+    if not requested and _told_refusal(calls, message, text, final=final):
+        return False
     if final and not requested and not tagged and not legacy and not in_parts and text.strip():
-        builder.answer(text)
+        closing = react_answer(text)  # a ReAct agent's "Thought: ... Answer: ..."
+        if closing is not None:
+            builder.thought(closing[0])
+        builder.answer(text if closing is None else closing[1])
         return True
     first_id = requested[0].get("id") if requested and isinstance(requested[0], dict) else None
     own = text if isinstance(first_id, str) and first_id in builder.call_texts else None
@@ -308,6 +321,22 @@ def _tell_assistant(
     for call in in_parts:
         calls.request(call["name"], call.get("arguments"))
     return False
+
+
+def _told_refusal(calls: _row.Calls, message: Mapping[str, Any], text: str, *, final: bool) -> bool:
+    """Tell a reply's ``refusal`` when it has no text; whether it had one.
+
+    The API's own mark that the model declined the request (structured outputs): its words are
+    its reply, and a run that ends in them did not do what it was asked (no success).
+    """
+    refusal = message.get("refusal")
+    if not isinstance(refusal, str) or not refusal.strip() or text.strip():
+        return False
+    if final:
+        calls.builder.answer(refusal)
+    else:
+        calls.said(refusal)
+    return True
 
 
 def _not_a_message(value: Any) -> str:

@@ -22,7 +22,7 @@ from knowledgepulse.sources._steps import TOOL_FAILED, StepBuilder, as_text
 from knowledgepulse.sources.otel import messages as msg
 from knowledgepulse.sources.otel.dialects import View, read
 from knowledgepulse.sources.otel.spans import Span
-from knowledgepulse.sources.pydantic_ai import is_output_tool
+from knowledgepulse.sources.pydantic_ai import is_output_tool, is_retry_prompt
 from knowledgepulse.trace import TraceItem
 
 CONTENT_HINT = (
@@ -517,24 +517,6 @@ def _new_parts(view: View) -> list[dict[str, Any]]:
         default=-1,
     )
     return [part for message in history[last + 1 :] for part in message["parts"]]
-
-
-RETRY_PROMPT_END = "Fix the errors and try again."
-"""How Pydantic AI ends every retry prompt it sends the model (``RetryPromptPart.model_response``):
-in its spans a retry is known by this text alone (the messages it saves say ``retry-prompt``)."""
-RETRY_FEEDBACK_START = (
-    "Your previous response failed the application's validation "
-    "(this is automated feedback, not a message from the user):"
-)
-"""How Pydantic AI 2.x opens the feedback on an output it rejected (``RetryFeedbackPart``, sent as
-user text: ``_RETRY_FEEDBACK_FRAMING`` in ``pydantic_ai/messages.py``), before its fenced errors."""
-
-
-def is_retry_prompt(value: Any) -> bool:
-    """Whether a tool result or user text is a Pydantic AI retry prompt (an evident error)."""
-    return isinstance(value, str) and (
-        value.rstrip().endswith(RETRY_PROMPT_END) or value.lstrip().startswith(RETRY_FEEDBACK_START)
-    )
 
 
 def _response(part: dict[str, Any]) -> Any:
