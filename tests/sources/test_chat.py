@@ -450,6 +450,35 @@ def test_a_react_agents_text_calls_and_observations_are_tool_calls_and_results(
     assert trace.metadata.success is True
 
 
+def test_a_react_action_beside_a_native_call_is_that_call_once(tmp_path: Path) -> None:
+    """A message that calls its tool natively keeps its ReAct text as the thought that led there.
+
+    Before, a training row kp wrote of a LlamaIndex run (the thought ``Action: get_time`` with
+    the call beside it) read back with every call twice.
+    """
+    react = "Thought: I need the time.\nAction: get_time\nAction Input: {}"
+    call = {"id": "c1", "type": "function", "function": {"name": "get_time", "arguments": "{}"}}
+    row = {
+        "messages": [
+            {"role": "user", "content": "What time is it?"},
+            {"role": "assistant", "content": react, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": "noon"},
+            {"role": "assistant", "content": "It is noon."},
+        ]
+    }
+    path = tmp_path / "native.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    assert steps(traces[0]) == [
+        ("thought", None),
+        ("tool_call", "get_time"),
+        ("observation", "get_time"),
+        ("thought", None),  # the answer's
+    ]
+    assert traces[0].trace.outcome.result_summary == "It is noon."
+
+
 def test_sharegpt_function_call_and_observation_turns_and_toolace_bracket_calls() -> None:
     """Glaive-style function_call/observation turns; ToolACE's ``[Name(arg=...)]`` calls."""
     traces, problems = converted(DATA / "sharegpt.jsonl")

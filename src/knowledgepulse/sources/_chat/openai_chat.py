@@ -106,7 +106,8 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
             )
             if command is not None:
                 calls.request(SHELL, {"command": command[1]})
-            called = has_xml_calls(text) or react_call(text) is not None
+            native = bool(message.get("tool_calls"))
+            called = has_xml_calls(text) or (not native and react_call(text) is not None)
             ran = _COMMAND if command is not None else _CALLED if called else None
         elif has_tags(text):
             tagged_results(calls, text or "")
@@ -214,8 +215,12 @@ def _part_calls(content: Any) -> list[Mapping[str, Any]]:
     return found
 
 
-def assistant_text(calls: _row.Calls, text: str) -> tuple[str, bool]:
+def assistant_text(calls: _row.Calls, text: str, *, react: bool = True) -> tuple[str, bool]:
     """Tell an assistant text's ``<think>`` blocks and ``<tool_call>`` tags.
+
+    ``react``: a ReAct agent's ``Action:`` in the text is a call (not where the message calls
+    its tools natively: its text is then the thought that led to them, as a trace kp wrote has
+    it).
 
     Returns:
         The text left to tell, and whether the text called a tool.
@@ -237,8 +242,8 @@ def assistant_text(calls: _row.Calls, text: str) -> tuple[str, bool]:
             calls.builder.answer(text)
         else:
             calls.builder.thought(text)
-    elif (react := react_call(text)) is not None:
-        call, text = react
+    elif react and (written := react_call(text)) is not None:
+        call, text = written
         calls.builder.thought(text)
         tagged = [call]
     else:
@@ -275,8 +280,8 @@ def _tell_assistant(
             builder.thought(message[key])
     content = message.get("content")
     builder.thought(content_text(content, _REASONING_KINDS) if isinstance(content, list) else None)
-    text, tagged = assistant_text(calls, text or "")
     requested = json_or_value(message.get("tool_calls")) or []
+    text, tagged = assistant_text(calls, text or "", react=not requested)
     if not isinstance(requested, list):
         raise PathError(
             (*path, "tool_calls"), f"expected a list, found {describe_value(requested)}"
