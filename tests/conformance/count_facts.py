@@ -2806,8 +2806,7 @@ def tau2(path: Path) -> list[Run]:
                 for call in message.get("tool_calls") or []:
                     timeline.tool(call["name"])
             elif role == "tool" and message.get("requestor", "assistant") != "user":
-                if message.get("error"):
-                    timeline.error()
+                _tau2_result(timeline, message)
         if simulation.get("termination_reason") not in ("agent_stop", "user_stop"):
             timeline.error()
         if objective is None:
@@ -2824,6 +2823,12 @@ def tau2(path: Path) -> list[Run]:
         facts["final_answer"] = last_text
         runs.append(facts)
     return runs
+
+
+def _tau2_result(timeline: _Timeline, message: dict[str, Any]) -> None:
+    """A result of the agent's call: an error when tau2 flags it (no text rule)."""
+    if message.get("error"):
+        timeline.error()
 
 
 # --- the corpus ---------------------------------------------------------------------------

@@ -65,14 +65,19 @@ _TOLERANCE = 1e-6  # tau2's is_successful: (1 - 1e-6) <= reward <= (1 + 1e-6)
 
 
 def recognises(value: Any) -> bool:
-    """Whether a record is a tau2 ``Results`` file: ``info`` naming its agent or environment,
-    and a list of ``simulations``."""
+    """Whether a record is a tau2 ``Results`` file: ``info`` and a list of ``simulations``.
+
+    ``info`` must name its environment or its agent, as every ``tau2 run`` writes it.
+    """
     info = value.get("info") if isinstance(value, dict) else None
     return (
         isinstance(info, dict)
         and isinstance(value.get("simulations"), list)
         and isinstance(value.get("tasks", []), list)
-        and (isinstance(info.get("environment_info"), dict) or isinstance(info.get("agent_info"), dict))
+        and (
+            isinstance(info.get("environment_info"), dict)
+            or isinstance(info.get("agent_info"), dict)
+        )
     )
 
 
@@ -213,7 +218,9 @@ def _failed_calls(messages: list[Any]) -> frozenset[str]:
     return frozenset(
         message["id"]
         for message in messages
-        if _is_tool(message, "assistant") and message.get("error") and isinstance(message.get("id"), str)
+        if _is_tool(message, "assistant")
+        and message.get("error")
+        and isinstance(message.get("id"), str)
     )
 
 
@@ -224,7 +231,9 @@ def _names(messages: list[Any]) -> dict[str, str]:
         for message in messages
         if isinstance(message, dict) and message.get("role") == "assistant"
         for call in message.get("tool_calls") or []
-        if isinstance(call, dict) and isinstance(call.get("id"), str) and isinstance(call.get("name"), str)
+        if isinstance(call, dict)
+        and isinstance(call.get("id"), str)
+        and isinstance(call.get("name"), str)
     }
 
 
@@ -300,8 +309,10 @@ def _last_text(messages: list[Any]) -> str | None:
 
 
 def _scenario(task: Mapping[str, Any]) -> str | None:
-    """What the task says the agent is asked, where no user spoke: its ``ticket`` (solo mode),
-    else the user's ``reason_for_call`` or instructions."""
+    """What the task says the agent is asked, where no user spoke.
+
+    Its ``ticket`` (solo mode), else the user's ``reason_for_call`` or instructions.
+    """
     ticket = as_string(task.get("ticket"))
     if ticket:
         return ticket
@@ -320,8 +331,7 @@ def _reward(value: Any) -> float | None:
 
 
 def describe(first: Any, count: int) -> str:
-    """What a results file was read as: its domain, agent and user models, a trace per
-    simulation."""
+    """What a results file was read as: its domain, models, a trace per simulation."""
     info = as_object(first.get("info") if isinstance(first, dict) else None)
     domain = as_string(as_object(info.get("environment_info")).get("domain_name"))
     agent = as_string(as_object(info.get("agent_info")).get("llm"))
