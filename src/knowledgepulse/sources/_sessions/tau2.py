@@ -151,7 +151,7 @@ def _simulation(
     kept = [
         (at, chat)
         for at, message in enumerate(messages)
-        if not (at == 0 and _greeting(message)) and (chat := _chat(message, names))
+        if not (at == 0 and _greeting(message)) and (chat := _chat(message, names)) is not None
     ]
     try:
         told = openai_chat.tell([chat for _, chat in kept], builder)
@@ -171,7 +171,7 @@ def _simulation(
     return assemble(
         builder,
         source=SOURCE,
-        source_id=as_string(simulation.get("id")) or f"{domain}:{task_id}:{trial}",
+        source_id=as_string(simulation.get("id")) or f"{domain or SOURCE}:{task_id}:{trial}",
         success=reward is not None and abs(reward - 1.0) <= _TOLERANCE,
         options=options,
         objective=told.objective,
