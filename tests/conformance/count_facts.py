@@ -2769,6 +2769,68 @@ def _inspect_zip(path: Path) -> dict[str, Any]:
     return log
 
 
+_TAU2_GREETING = "Hi! How can I help you today?"
+"""tau2's orchestrator's opening line (``DEFAULT_FIRST_AGENT_MESSAGE``), sent in the agent's
+name before its model runs."""
+
+
+def tau2(path: Path) -> list[Run]:
+    """A tau2-bench results file (``{info, tasks, simulations}``): one run per simulation.
+
+    A simulation's ``messages`` in order: the orchestrator's opening greeting is none of the
+    agent's; the first user text is the objective, later ones the user's replies; an assistant
+    message's text then its ``tool_calls`` (``name``, no ``function`` wrapper). The simulated
+    user's own calls (a user message's ``tool_calls``) and the ``tool`` messages answering them
+    (``requestor: "user"``) never reach the agent: not counted. A ``tool`` message answering the
+    agent with ``error: true`` is a failed call. A simulation that ended other than by
+    ``agent_stop`` / ``user_stop`` ends in an error. Success is a reward of 1 (tau2's
+    ``is_successful``); the answer is the agent's last text.
+    """
+    results = json.loads(path.read_text())
+    tasks = {str(task["id"]): task for task in results.get("tasks") or []}
+    runs = []
+    for simulation in results["simulations"]:
+        timeline, objective, last_text = _Timeline(), None, None
+        for number, message in enumerate(simulation["messages"]):
+            role, content = message["role"], message.get("content")
+            said = content if isinstance(content, str) and content.strip() else None
+            if number == 0 and role == "assistant" and content == _TAU2_GREETING:
+                continue
+            if role == "user" and said is not None and objective is None:
+                objective = said
+            elif role == "user":
+                timeline.user(said)
+            elif role == "assistant":
+                timeline.text(said)
+                last_text = said or last_text
+                for call in message.get("tool_calls") or []:
+                    timeline.tool(call["name"])
+            elif role == "tool" and message.get("requestor", "assistant") != "user":
+                _tau2_result(timeline, message)
+        if simulation.get("termination_reason") not in ("agent_stop", "user_stop"):
+            timeline.error()
+        if objective is None:
+            task = tasks.get(str(simulation["task_id"]), {})
+            instructions = (task.get("user_scenario") or {}).get("instructions") or {}
+            objective = task.get("ticket") or instructions.get("reason_for_call")
+        reward = (simulation.get("reward_info") or {}).get("reward")
+        facts = timeline.facts(
+            objective,
+            reward is not None and abs(reward - 1.0) <= 1e-6,
+            trace_id=simulation["id"],
+            reward=reward,
+        )
+        facts["final_answer"] = last_text
+        runs.append(facts)
+    return runs
+
+
+def _tau2_result(timeline: _Timeline, message: dict[str, Any]) -> None:
+    """A result of the agent's call: an error when tau2 flags it (no text rule)."""
+    if message.get("error"):
+        timeline.error()
+
+
 # --- the corpus ---------------------------------------------------------------------------
 
 
@@ -2906,6 +2968,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "atif": atif,
     "adp": adp,
     "inspect-ai": inspect_ai,
+    "tau2": tau2,
     "pydantic-ai": pydantic_ai,
     "smolagents": smolagents,
     "openai-agents": openai_agents,

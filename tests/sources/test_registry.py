@@ -46,6 +46,7 @@ BUILT_IN = (
     "atif",
     "adp",
     "inspect-ai",
+    "tau2",
     "hermes",
     "anthropic",
     "openai-responses",

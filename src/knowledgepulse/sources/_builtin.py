@@ -29,6 +29,7 @@ from knowledgepulse.sources._sessions import (
     openhands,
     openhands_v1,
     swe_agent,
+    tau2,
 )
 from knowledgepulse.sources.langchain import _files as langsmith
 from knowledgepulse.sources.openai_agents import _files as agents_files
@@ -348,6 +349,24 @@ class InspectAI(Source):
     def mapping(self, first: Any, options: TraceOptions) -> dict[str, str]:
         """The same fields for every log: the samples' messages, ids, epochs and scores."""
         return dict(inspect_ai.MAPPING)
+
+
+@register_source("tau2")
+class Tau2(Source):
+    """tau2-bench results files (``tau2 run``'s JSON): a trace per simulation."""
+
+    shapes = "tau2-bench results files (info, tasks, simulations with messages and reward_info)"
+    content_hint = tau2.CONTENT_HINT
+    recognises = staticmethod(tau2.recognises)
+    convert = staticmethod(tau2.convert_records)
+
+    def describe(self, first: Any, count: int, options: TraceOptions) -> str:
+        """The run's domain and models; a trace per simulation."""
+        return tau2.describe(first, count)
+
+    def mapping(self, first: Any, options: TraceOptions) -> dict[str, str]:
+        """The same fields for every results file: the simulations' messages, ids and rewards."""
+        return dict(tau2.MAPPING)
 
 
 # Conversation datasets, one row a conversation.

@@ -1,0 +1,213 @@
+"""tau2-bench results files as traces: a trace per simulation.
+
+The files are the conformance corpus's real ones (tests/conformance/files/tau2, origins and
+licences in SOURCES.md there); a variant changes one part of a real file to reach a rule it does
+not show. The facts files cover objectives, tools, answers, rewards and labels; these the rest.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+from knowledgepulse.records import Problem
+from knowledgepulse.sources._inspect import inspect_file
+from knowledgepulse.sources._sessions.tau2 import GREETING
+from knowledgepulse.trace import ReasoningTrace, TraceItem
+from tests.sources.helpers import convert_file, recognise, source_of
+
+TAU2 = Path(__file__).parents[1] / "conformance" / "files" / "tau2"
+RESTAURANT = TAU2 / "restaurant_user_tools.json"
+"""Three simulations; the first two hold the simulated user's own ``request_payment`` calls."""
+HOTEL = TAU2 / "hotel_calle.json"
+"""Three simulations of three tasks; the first fails (reward 0.0) after two failed calls."""
+
+
+def results(path: Path = HOTEL) -> dict[str, Any]:
+    document = json.loads(path.read_text())
+    assert isinstance(document, dict)
+    return document
+
+
+def items(tmp_path: Path, document: dict[str, Any]) -> list[TraceItem | Problem]:
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(document))
+    return convert_file(path)
+
+
+def read(tmp_path: Path, document: dict[str, Any]) -> list[TraceItem]:
+    found = items(tmp_path, document)
+    assert [item for item in found if isinstance(item, Problem) and not item.warning] == []
+    return [item for item in found if isinstance(item, TraceItem)]
+
+
+def kinds(trace: ReasoningTrace) -> list[tuple[str, str | None]]:
+    return [(step.type, step.tool.name if step.tool else None) for step in trace.steps]
+
+
+def test_a_results_file_is_recognised_by_its_content() -> None:
+    """``info`` naming the environment or agent, and ``simulations``: no ``--from`` needed."""
+    assert recognise(results()) == "tau2"
+    assert recognise({"info": {}, "simulations": []}) is None
+    assert recognise({"simulations": [], "tasks": []}) is None
+
+
+def test_the_simulated_users_own_calls_are_no_steps_of_the_agent(tmp_path: Path) -> None:
+    """telecom's dual control: the user's calls and their results (``requestor: user``) never
+    reach the agent; they are left out, the user's words beside them kept, and counted."""
+    document = results(RESTAURANT)
+    simulation = document["simulations"][0]
+    said = [m for m in simulation["messages"] if m["role"] == "user" and m.get("tool_calls")]
+    assert said, "the real file holds the user's calls"
+    item = read(tmp_path, document)[0]
+    tools = {name for _, name in kinds(item.trace)}
+    assert "request_payment" not in tools
+    assert source_of(item)["user_tool_calls"] == 2
+    worded = [m["content"] for m in said if m.get("content")]
+    assert any(worded[0][:40] in str(step.content) for step in item.trace.steps)
+
+
+def test_a_failed_user_call_is_no_error_of_the_agents(tmp_path: Path) -> None:
+    """Only the agent's failed calls are errors: making every user call fail adds none."""
+    document = results(RESTAURANT)
+    before = read(tmp_path, document)[0].trace
+    for message in document["simulations"][0]["messages"]:
+        if message["role"] == "tool" and message.get("requestor") == "user":
+            message["error"] = True
+    after = read(tmp_path, document)[0].trace
+    assert kinds(after) == kinds(before)
+
+
+def test_a_failed_call_is_an_error_and_the_next_action_its_recovery(tmp_path: Path) -> None:
+    """A tool message with ``error: true`` carries its text; the agent's next action recovers."""
+    (trace, *_) = [item.trace for item in read(tmp_path, results())]
+    failed = next(
+        n
+        for n, step in enumerate(trace.steps)
+        if step.type == "observation" and str(step.content).startswith("Error")
+    )
+    assert kinds(trace)[failed - 1 : failed + 2][:2] == [
+        ("tool_call", "create_reservation"),
+        ("observation", "create_reservation"),
+    ]
+    assert trace.steps[failed + 1].type == "error_recovery"
+
+
+def test_a_result_without_the_error_flag_is_no_failure_whatever_it_says(tmp_path: Path) -> None:
+    """tau2 says which calls failed: ``Error:`` text without ``error: true`` is output."""
+    document = results()
+    for message in document["simulations"][0]["messages"]:
+        if message["role"] == "tool":
+            message["error"] = False
+    (trace, *_) = [item.trace for item in read(tmp_path, document)]
+    assert not any(step.type == "error_recovery" for step in trace.steps)
+
+
+def test_the_orchestrators_greeting_is_no_step_and_the_objective_is_the_users(
+    tmp_path: Path,
+) -> None:
+    """The first message, tau2's fixed greeting, is no output of the model's; the simulated
+    user's first message is the objective (the task's instructions are the user's script)."""
+    document = results()
+    simulation = document["simulations"][1]
+    assert simulation["messages"][0]["content"] == GREETING
+    trace = read(tmp_path, document)[1].trace
+    assert not any(step.content == GREETING for step in trace.steps)
+    assert trace.task.objective == simulation["messages"][1]["content"]
+
+
+def test_with_no_user_message_the_tasks_reason_for_call_is_the_objective(tmp_path: Path) -> None:
+    """Solo mode (no user): the task's ticket, else the scenario's ``reason_for_call``."""
+    document = results()
+    simulation = document["simulations"][1]
+    simulation["messages"] = [m for m in simulation["messages"] if m["role"] != "user"]
+    task = next(t for t in document["tasks"] if t["id"] == simulation["task_id"])
+    reason = task["user_scenario"]["instructions"]["reason_for_call"]
+    task["ticket"] = None
+    assert read(tmp_path, document)[1].trace.task.objective == reason
+    task["ticket"] = "Customer asks for a family room price."
+    assert read(tmp_path, document)[1].trace.task.objective == task["ticket"]
+
+
+def test_success_is_a_reward_of_one_as_tau2_counts_pass_k(tmp_path: Path) -> None:
+    """``reward_info.reward`` 1 succeeds, anything less fails; the reward rides on the item."""
+    document = results()
+    document["simulations"][1]["reward_info"]["reward"] = 0.5
+    found = read(tmp_path, document)
+    assert [item.trace.metadata.success for item in found] == [False, False, True]
+    assert [item.reward for item in found] == [0.0, 0.5, 1.0]
+
+
+def test_a_simulation_never_evaluated_fails_with_a_warning(tmp_path: Path) -> None:
+    document = results()
+    document["simulations"][1]["reward_info"] = None
+    item = read(tmp_path, document)[1]
+    assert item.trace.metadata.success is False
+    assert any("never evaluated" in text for text in item.warnings)
+
+
+def test_an_early_termination_ends_the_trace_in_an_error(tmp_path: Path) -> None:
+    """``max_steps`` (or ``too_many_errors``...): tau2 gives 0; the trace ends in that error."""
+    document = results()
+    simulation = document["simulations"][1]
+    simulation["termination_reason"] = "max_steps"
+    simulation["reward_info"]["reward"] = 0.0
+    trace = read(tmp_path, document)[1].trace
+    assert trace.metadata.success is False
+    assert "max_steps" in str(trace.steps[-1].content)
+
+
+def test_trials_of_a_task_group_as_one_task_of_the_domain(tmp_path: Path) -> None:
+    """Task ``<domain>/<task_id>``; each simulation's id its trace's; the trial kept."""
+    document = results()
+    again = copy.deepcopy(document["simulations"][2])
+    again["id"], again["trial"] = "second-trial", 1
+    document["simulations"].append(again)
+    found = read(tmp_path, document)
+    assert found[2].task == found[3].task == "hotel_calle/hotel_cheapest_room_for_two"
+    assert found[3].trace.id == "kp:trace:second-trial"
+    assert [source_of(item)["trial"] for item in found[2:]] == [0, 1]
+    assert found[0].trace.metadata.task_domain == "hotel_calle"
+
+
+def test_a_bad_simulation_is_a_problem_at_its_json_path_and_the_others_are_read(
+    tmp_path: Path,
+) -> None:
+    """A call with no name is located in its simulation's messages, by the file's own index."""
+    document = results()
+    messages = document["simulations"][0]["messages"]
+    at = next(n for n, m in enumerate(messages) if m["role"] == "assistant" and m["tool_calls"])
+    messages[at]["tool_calls"] = [{"id": "call_1", "arguments": {}}]
+    found = items(tmp_path, document)
+    (problem,) = [item for item in found if isinstance(item, Problem) and not item.warning]
+    assert problem.path is not None
+    assert problem.path.startswith(f"simulations[0].messages[{at}].tool_calls[0]")
+    assert len([item for item in found if isinstance(item, TraceItem)]) == 2
+
+
+def test_a_voice_simulation_without_messages_is_a_problem_that_says_why(tmp_path: Path) -> None:
+    document = results()
+    simulation = document["simulations"][0]
+    simulation["messages"], simulation["ticks"] = None, [{"tick_id": 0}]
+    problem = items(tmp_path, document)[0]
+    assert isinstance(problem, Problem)
+    assert "ticks" in problem.message
+    assert problem.path == "simulations[0].messages"
+
+
+def test_a_results_file_with_no_simulation_is_a_problem(tmp_path: Path) -> None:
+    document = results()
+    document["simulations"] = []
+    (problem,) = items(tmp_path, document)
+    assert isinstance(problem, Problem)
+    assert "holds no simulation" in problem.message
+
+
+def test_kp_inspect_says_what_the_file_was_read_as() -> None:
+    """``kp inspect``: the source, domain and models, and the fields each part is from."""
+    inspection = inspect_file(HOTEL)
+    assert inspection.source == "tau2"
+    assert "domain 'hotel_calle', agent gemini/gemma-3-27b-it" in str(inspection.read_as)
+    assert inspection.trace_id == "kp:trace:afb1e583-8052-4770-915c-a83e0a975c9a"
