@@ -47,6 +47,7 @@ BUILT_IN = (
     "adp",
     "inspect-ai",
     "hermes",
+    "gemini",
     "anthropic",
     "openai-responses",
     "openai-chat",

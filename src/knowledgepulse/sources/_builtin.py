@@ -12,7 +12,14 @@ from typing import Any
 
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources import pydantic_ai
-from knowledgepulse.sources._chat import anthropic, hermes, openai_chat, openai_responses, sharegpt
+from knowledgepulse.sources._chat import (
+    anthropic,
+    gemini,
+    hermes,
+    openai_chat,
+    openai_responses,
+    sharegpt,
+)
 from knowledgepulse.sources._chat._row import ChatSource
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._exports import jaeger, langfuse, mlflow, otel_js, phoenix
@@ -145,7 +152,7 @@ class Langfuse(Source):
     )
     content_hint = langfuse.CONTENT_HINT
     # An export row's input column holds a generation's messages: a chat row's, to them.
-    overrides = ("openai-chat", "openai-responses", "anthropic")
+    overrides = ("openai-chat", "openai-responses", "anthropic", "gemini")
     recognises = staticmethod(langfuse.recognises)
     convert = staticmethod(langfuse.convert_records)
 
@@ -158,7 +165,7 @@ class Phoenix(Source):
     content_hint = phoenix.CONTENT_HINT
     # A model call's row holds its request's messages in attributes.input.value (as the Agents
     # SDK's OpenInference spans write them): a chat row's, to the chat sources.
-    overrides = ("openai-chat", "openai-responses", "anthropic")
+    overrides = ("openai-chat", "openai-responses", "anthropic", "gemini")
     recognises = staticmethod(phoenix.recognises)
     convert = staticmethod(phoenix.convert_records)
 
@@ -268,11 +275,16 @@ class Codex(Source):
 
 @register_source("gemini-cli")
 class GeminiCli(Source):
-    """Gemini CLI sessions (``chats/session-*.json`` or ``.jsonl``), and ``gemini -p`` streams."""
+    """Gemini CLI sessions (``session-*.json`` or ``.jsonl``), streams, ``/chat save`` lists.
+
+    ``gemini -p`` streams its events; ``/chat save`` and ``/chat share`` write the API history
+    (a JSON list of contents).
+    """
 
     shapes = (
-        "Gemini CLI session JSON (sessionId, projectHash, messages of user and gemini turns), or "
-        "the stream-json events gemini -p prints"
+        "Gemini CLI session JSON (sessionId, projectHash, messages of user and gemini turns), "
+        "the stream-json events gemini -p prints, or a /chat save or /chat share JSON list of "
+        "Gemini API contents ({role: user|model, parts})"
     )
     content_hint = gemini_cli.CONTENT_HINT
     recognises = staticmethod(gemini_cli.recognises)
@@ -364,6 +376,24 @@ class Hermes(ChatSource):
     overrides = ("sharegpt", "openai-chat")  # its tags sit inside ShareGPT or chat turns
     matches = staticmethod(hermes.matches)
     tell = staticmethod(hermes.tell)
+
+
+@register_source("gemini")
+class Gemini(ChatSource):
+    """Gemini API contents (``{role: user|model, parts}``) in rows, a request's each.
+
+    A bare list of contents (Gemini CLI's ``/chat save`` and ``/chat share`` JSON) is one
+    conversation, no rows: the ``gemini-cli`` source reads it.
+    """
+
+    shapes = "dataset rows of contents (generateContent requests: contents, systemInstruction)"
+    fields = ("contents", "history", "messages")
+    system_fields = ("systemInstruction", "system_instruction")
+    framework = "gemini"
+    content_hint = gemini.CONTENT_HINT
+    overrides = ("sharegpt",)  # its model role and text parts read as ShareGPT turns too
+    matches = staticmethod(gemini.matches)
+    tell = staticmethod(gemini.tell)
 
 
 @register_source("anthropic")
