@@ -127,3 +127,10 @@ def test_a_content_that_is_no_content_is_a_located_problem_and_the_batch_goes_on
     assert isinstance(problem, Problem)
     assert "contents[1].parts[0].functionCall.name" in str(problem)
     assert isinstance(item, TraceItem)
+
+
+def test_a_bare_list_read_as_gemini_rows_is_a_problem_naming_its_reader() -> None:
+    items = convert_file(SHARED, source="gemini")
+    assert items
+    assert all(isinstance(item, Problem) for item in items)
+    assert "--from gemini-cli" in str(items[0])

@@ -20,7 +20,7 @@ from knowledgepulse.sources._chat import (
     openai_responses,
     sharegpt,
 )
-from knowledgepulse.sources._chat._row import ChatSource
+from knowledgepulse.sources._chat._row import ChatSource, convert_rows
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._exports import jaeger, langfuse, mlflow, otel_js, phoenix
 from knowledgepulse.sources._registry import REASONING_TRACE, Source, register_source
@@ -219,9 +219,15 @@ class SweAgent(Source):
 
 @register_source("mini-swe-agent")
 class MiniSweAgent(Source):
-    """mini-SWE-agent ``.traj.json`` files (``trajectory_format``, ``messages``, ``info``)."""
+    """mini-SWE-agent ``.traj.json`` files (``trajectory_format``, ``messages``, ``info``).
 
-    shapes = "mini-SWE-agent .traj.json files (trajectory_format, messages, info)"
+    Its tests' files are a bare list of the messages, the system prompt first.
+    """
+
+    shapes = (
+        "mini-SWE-agent .traj.json files (trajectory_format, messages, info), or a bare JSON "
+        "list of its messages opening with its system prompt"
+    )
     content_hint = mini_swe_agent.CONTENT_HINT
     overrides = ("openai-chat",)  # its messages are chat messages too
     recognises = staticmethod(mini_swe_agent.recognises)
@@ -394,6 +400,24 @@ class Gemini(ChatSource):
     overrides = ("sharegpt",)  # its model role and text parts read as ShareGPT turns too
     matches = staticmethod(gemini.matches)
     tell = staticmethod(gemini.tell)
+
+    def convert(self, records: Records, options: TraceOptions) -> Items:
+        """Every row as a trace; a record that is a content, no row, a problem saying why."""
+        return convert_rows(_no_contents(records), options, self)
+
+
+def _no_contents(records: Records) -> Iterator[Record | Problem]:
+    """The records, a bare content (a ``/chat save`` list's) a problem that names its reader."""
+    for item in records:
+        if isinstance(item, Record) and gemini.is_content(item.value):
+            yield item.problem(
+                (),
+                "a Gemini content, not a row of contents: a JSON list of contents (Gemini CLI's "
+                "/chat save or /chat share) is one conversation; read it with --from gemini-cli "
+                "(kp detects it without --from)",
+            )
+        else:
+            yield item
 
 
 @register_source("anthropic")
