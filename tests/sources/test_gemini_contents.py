@@ -134,3 +134,15 @@ def test_a_bare_list_read_as_gemini_rows_is_a_problem_naming_its_reader() -> Non
     assert items
     assert all(isinstance(item, Problem) for item in items)
     assert "--from gemini-cli" in str(items[0])
+
+
+def test_a_checkpoint_of_history_and_auth_type_is_a_row_of_its_history() -> None:
+    """``/chat save`` now writes ``{history, authType}`` (the bare list is its legacy form): one
+    row, its ``history`` the contents, read by the same rules."""
+    contents = json.loads(SHARED.read_text())
+    checkpoint = {"history": contents, "authType": "oauth-personal"}
+    assert recognise(checkpoint) == "gemini"
+    trace = one_trace(list(convert([checkpoint], source="gemini")))
+    shared = one_trace(convert_file(SHARED))
+    assert trace.task.objective == shared.task.objective
+    assert [step.type for step in trace.steps] == [step.type for step in shared.steps]

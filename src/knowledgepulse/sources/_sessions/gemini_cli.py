@@ -34,6 +34,7 @@ text: no message here; the call's own ``result`` is its observation).
 the conversation as the model's API holds it instead: a JSON list of Gemini contents, ``{role:
 user|model, parts}``, one a record here. That is one run, read by the Gemini contents reader
 (:mod:`knowledgepulse.sources._chat.gemini`), named after its file; it holds no time, no model.
+Newer versions write a checkpoint as ``{history, authType}``: a row of the ``gemini`` source.
 """
 
 from __future__ import annotations
