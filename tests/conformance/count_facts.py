@@ -1718,6 +1718,8 @@ def mini_swe_agent(path: Path) -> list[Run]:
     ``<exception>`` that stopped it, a timeout) failed.
     """
     document = json.loads(path.read_text())
+    if isinstance(document, list):  # the project's tests' bare list: no info, the submission last
+        document = {"messages": document, "info": _mini_bare_info(document)}
     timeline = _Timeline()
     messages = document["messages"]
     objective = next(message["content"] for message in messages if message["role"] == "user")
@@ -1739,6 +1741,22 @@ def mini_swe_agent(path: Path) -> list[Run]:
     info = document["info"]
     timeline.text(info.get("submission") or None)
     return [timeline.facts(objective, info["exit_status"] == "Submitted")]
+
+
+def _mini_bare_info(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """A bare message list's outcome: submitted when the last message is the output of the
+    command ``echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`` and holds a patch (an empty
+    submission resolves nothing)."""
+    asked = messages[-2]["content"] if len(messages) > 1 else ""
+    command = _COMMAND.findall(asked)
+    ended = (
+        messages[-1]["role"] == "user"
+        and command[-1:] != []
+        and command[-1].startswith("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT")
+    )
+    submission = messages[-1]["content"]
+    submitted = ended and bool(submission.strip())
+    return {"exit_status": "Submitted" if submitted else None, "submission": submission}
 
 
 _OPENHANDS_TOOLS = {
@@ -2383,6 +2401,13 @@ def gemini_cli(path: Path) -> list[Run]:
     """
     if path.read_text().startswith('{"type":"init"'):  # gemini -p --output-format stream-json
         return _gemini_stream(path)
+    if path.read_text().lstrip().startswith("["):  # /chat save, /chat share: the API's contents
+        return [_gemini_contents(json.loads(path.read_text()))]
+    return [_gemini_session(path)]
+
+
+def _gemini_session(path: Path) -> Run:
+    """A session file's one run (see :func:`gemini_cli`)."""
     session = _gemini_jsonl(path) if path.suffix == ".jsonl" else json.loads(path.read_text())
     timeline, objective = _Timeline(), None
     pending = False  # an error that no action has followed yet
@@ -2415,7 +2440,53 @@ def gemini_cli(path: Path) -> list[Run]:
         elif message["type"] == "error" and not pending:
             timeline.error()
             pending = True
-    return [timeline.facts(objective, trace_id=session["sessionId"])]
+    return timeline.facts(objective, trace_id=session["sessionId"])
+
+
+_GEMINI_CLI_OWN = ("<session_context>", "<hook_context>", "<state_snapshot>")
+"""How a user text of the API history starts that Gemini CLI wrote: its context, the summary its
+compression puts in place of the turns."""
+
+
+def gemini(path: Path) -> list[Run]:
+    """Rows of Gemini API ``contents`` (a ``generateContent`` request's, its reply appended)."""
+    return [_gemini_contents(row["contents"]) for row in _rows(path)]
+
+
+def _gemini_contents(contents: list[dict[str, Any]]) -> Run:
+    """Gemini contents: ``{role, parts}``. A user ``text`` part is the user's (the first the
+    objective) unless Gemini CLI wrote it; a model ``text`` part not marked ``thought`` is what
+    the model said (consecutive ones one text), a ``functionCall`` a tool; a ``functionResponse``
+    with an ``error``, or whose ``response`` holds one, an error. No label: success is ``None``."""
+    timeline, objective = _Timeline(), None
+    for content in contents:
+        said: list[str] = []
+        for part in content["parts"]:
+            if content["role"] == "model" and "text" in part and not part.get("thought"):
+                said.append(part["text"])
+                continue
+            timeline.text("".join(said))
+            said = []
+            if "functionCall" in part:
+                _chat_calls(
+                    timeline, [(part["functionCall"]["name"], part["functionCall"].get("args"))]
+                )
+            response = part.get("functionResponse")
+            if response is not None:
+                inner = response.get("response")
+                if "error" in response or (isinstance(inner, dict) and "error" in inner):
+                    timeline.error()
+            text = part.get("text") if content["role"] != "model" else None
+            if not isinstance(text, str) or not text.strip():
+                continue
+            if text.strip().startswith(_GEMINI_CLI_OWN) or text.strip() == _GEMINI_NUDGE:
+                continue
+            if objective is None:
+                objective = text
+            else:
+                timeline.user(text)
+        timeline.text("".join(said))
+    return timeline.facts(objective)
 
 
 def _gemini_stream(path: Path) -> list[Run]:
@@ -2965,6 +3036,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "cline": cline,
     "codex": codex,
     "gemini-cli": gemini_cli,
+    "gemini": gemini,
     "atif": atif,
     "adp": adp,
     "inspect-ai": inspect_ai,

@@ -12,7 +12,9 @@ of the API the cassette recorded, which is a shape kp reads as dataset rows:
 * OpenAI Chat Completions (``/chat/completions``): ``{"messages", "tools"}``, the reply's
   ``choices[0].message`` appended;
 * OpenAI Responses (``/responses``): ``{"input"}``, the reply's ``output`` items appended
-  (``instructions`` kept).
+  (``instructions`` kept);
+* Gemini (``:generateContent``): ``{"contents", "systemInstruction", "tools"}``, the first
+  candidate's ``content`` appended.
 
 Nothing else is changed: no message is edited, dropped or added. Streaming calls are skipped
 (their reply is a stream of events, not one message).
@@ -54,6 +56,8 @@ def _api(uri: str) -> str | None:
         return "openai-chat"
     if path.endswith("/responses"):
         return "openai-responses"
+    if path.endswith(":generateContent"):
+        return "gemini"
     return None
 
 
@@ -81,6 +85,10 @@ def row(cassette: Path) -> dict[str, Any]:
     if api == "openai-chat":
         kept = {key: request[key] for key in ("tools",) if key in request}
         return {"messages": [*request["messages"], reply["choices"][0]["message"]], **kept}
+    if api == "gemini":
+        contents = [*request["contents"], reply["candidates"][0]["content"]]
+        kept = {key: request[key] for key in ("systemInstruction", "tools") if key in request}
+        return {"contents": contents, **kept}
     items = _items(request)
     earlier = request.get("previous_response_id")
     while earlier in replies:  # the server's conversation before this request

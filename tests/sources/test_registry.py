@@ -48,6 +48,7 @@ BUILT_IN = (
     "inspect-ai",
     "tau2",
     "hermes",
+    "gemini",
     "anthropic",
     "openai-responses",
     "openai-chat",

@@ -164,6 +164,36 @@ def test_a_mini_swe_agent_reply_without_one_command_is_an_error_the_next_command
     assert after[0].tool.name == "bash"
 
 
+def test_a_bare_mini_swe_agent_message_list_is_one_run_ending_in_its_submission() -> None:
+    """mini-SWE-agent's tests keep a run as a bare list of messages: recognised by its system
+    prompt (the submit marker), each fenced command a ``bash`` call, a non-zero return code an
+    error, the submit command's output (the diff) the answer."""
+    path = MINI / "mini_test_data_github_issue.traj.json"
+    messages = json.loads(path.read_text())
+    assert recognise(messages[0]) == "mini-swe-agent"
+    assert recognise({"messages": messages}) == "openai-chat"  # a row of them stays a chat row
+    item = only(convert_file(path))
+    trace = item.trace
+    assert trace.id == "kp:trace:mini-swe-agent:mini_test_data_github_issue.traj"
+    assert trace.task.objective == messages[1]["content"]
+    assert steps(trace)[:3] == [("thought", None), ("tool_call", "bash"), ("observation", "bash")]
+    assert trace.steps[4].type == "error_recovery"  # after the failed cat (<returncode>1)
+    assert messages[-1]["content"].startswith(trace.outcome.result_summary.rstrip("…"))
+    assert trace.metadata.success is True
+    assert "exit_status" not in source_of(item)  # the list says none
+
+
+def test_a_bare_mini_swe_agent_list_with_an_empty_submission_did_not_succeed() -> None:
+    """The scripted local run submits nothing: no answer, no success; a list cut before the
+    submit command's output neither."""
+    trace = only(convert_file(MINI / "mini_test_data_local.traj.json")).trace
+    assert actions(trace) == ["bash", "bash"]
+    assert trace.metadata.success is False
+    messages = json.loads((MINI / "mini_test_data_github_issue.traj.json").read_text())
+    cut = only(list(convert(messages[:-1], source="mini-swe-agent"))).trace
+    assert cut.metadata.success is False
+
+
 def test_a_tool_calling_mini_swe_agent_run_reads_its_tool_calls_and_exit_message() -> None:
     """mini-SWE-agent 2's ``tool_calls`` are the commands; the ``exit`` message the last output."""
     path = MINI / "sqlfluff__sqlfluff-2419.traj.json"

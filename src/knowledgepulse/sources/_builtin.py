@@ -12,8 +12,15 @@ from typing import Any
 
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources import pydantic_ai
-from knowledgepulse.sources._chat import anthropic, hermes, openai_chat, openai_responses, sharegpt
-from knowledgepulse.sources._chat._row import ChatSource
+from knowledgepulse.sources._chat import (
+    anthropic,
+    gemini,
+    hermes,
+    openai_chat,
+    openai_responses,
+    sharegpt,
+)
+from knowledgepulse.sources._chat._row import ChatSource, convert_rows
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._exports import jaeger, langfuse, mlflow, otel_js, phoenix
 from knowledgepulse.sources._registry import REASONING_TRACE, Source, register_source
@@ -146,7 +153,7 @@ class Langfuse(Source):
     )
     content_hint = langfuse.CONTENT_HINT
     # An export row's input column holds a generation's messages: a chat row's, to them.
-    overrides = ("openai-chat", "openai-responses", "anthropic")
+    overrides = ("openai-chat", "openai-responses", "anthropic", "gemini")
     recognises = staticmethod(langfuse.recognises)
     convert = staticmethod(langfuse.convert_records)
 
@@ -159,7 +166,7 @@ class Phoenix(Source):
     content_hint = phoenix.CONTENT_HINT
     # A model call's row holds its request's messages in attributes.input.value (as the Agents
     # SDK's OpenInference spans write them): a chat row's, to the chat sources.
-    overrides = ("openai-chat", "openai-responses", "anthropic")
+    overrides = ("openai-chat", "openai-responses", "anthropic", "gemini")
     recognises = staticmethod(phoenix.recognises)
     convert = staticmethod(phoenix.convert_records)
 
@@ -213,9 +220,15 @@ class SweAgent(Source):
 
 @register_source("mini-swe-agent")
 class MiniSweAgent(Source):
-    """mini-SWE-agent ``.traj.json`` files (``trajectory_format``, ``messages``, ``info``)."""
+    """mini-SWE-agent ``.traj.json`` files (``trajectory_format``, ``messages``, ``info``).
 
-    shapes = "mini-SWE-agent .traj.json files (trajectory_format, messages, info)"
+    Its tests' files are a bare list of the messages, the system prompt first.
+    """
+
+    shapes = (
+        "mini-SWE-agent .traj.json files (trajectory_format, messages, info), or a bare JSON "
+        "list of its messages opening with its system prompt"
+    )
     content_hint = mini_swe_agent.CONTENT_HINT
     overrides = ("openai-chat",)  # its messages are chat messages too
     recognises = staticmethod(mini_swe_agent.recognises)
@@ -269,11 +282,16 @@ class Codex(Source):
 
 @register_source("gemini-cli")
 class GeminiCli(Source):
-    """Gemini CLI sessions (``chats/session-*.json`` or ``.jsonl``), and ``gemini -p`` streams."""
+    """Gemini CLI sessions (``session-*.json`` or ``.jsonl``), streams, ``/chat save`` lists.
+
+    ``gemini -p`` streams its events; ``/chat save`` and ``/chat share`` write the API history
+    (a JSON list of contents).
+    """
 
     shapes = (
-        "Gemini CLI session JSON (sessionId, projectHash, messages of user and gemini turns), or "
-        "the stream-json events gemini -p prints"
+        "Gemini CLI session JSON (sessionId, projectHash, messages of user and gemini turns), "
+        "the stream-json events gemini -p prints, or a /chat save or /chat share JSON list of "
+        "Gemini API contents ({role: user|model, parts})"
     )
     content_hint = gemini_cli.CONTENT_HINT
     recognises = staticmethod(gemini_cli.recognises)
@@ -383,6 +401,42 @@ class Hermes(ChatSource):
     overrides = ("sharegpt", "openai-chat")  # its tags sit inside ShareGPT or chat turns
     matches = staticmethod(hermes.matches)
     tell = staticmethod(hermes.tell)
+
+
+@register_source("gemini")
+class Gemini(ChatSource):
+    """Gemini API contents (``{role: user|model, parts}``) in rows, a request's each.
+
+    A bare list of contents (Gemini CLI's ``/chat save`` and ``/chat share`` JSON) is one
+    conversation, no rows: the ``gemini-cli`` source reads it.
+    """
+
+    shapes = "dataset rows of contents (generateContent requests: contents, systemInstruction)"
+    fields = ("contents", "history", "messages")
+    system_fields = ("systemInstruction", "system_instruction")
+    framework = "gemini"
+    content_hint = gemini.CONTENT_HINT
+    overrides = ("sharegpt",)  # its model role and text parts read as ShareGPT turns too
+    matches = staticmethod(gemini.matches)
+    tell = staticmethod(gemini.tell)
+
+    def convert(self, records: Records, options: TraceOptions) -> Items:
+        """Every row as a trace; a record that is a content, no row, a problem saying why."""
+        return convert_rows(_no_contents(records), options, self)
+
+
+def _no_contents(records: Records) -> Iterator[Record | Problem]:
+    """The records, a bare content (a ``/chat save`` list's) a problem that names its reader."""
+    for item in records:
+        if isinstance(item, Record) and gemini.is_content(item.value):
+            yield item.problem(
+                (),
+                "a Gemini content, not a row of contents: a JSON list of contents (Gemini CLI's "
+                "/chat save or /chat share) is one conversation; read it with --from gemini-cli "
+                "(kp detects it without --from)",
+            )
+        else:
+            yield item
 
 
 @register_source("anthropic")

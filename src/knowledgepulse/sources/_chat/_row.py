@@ -521,7 +521,8 @@ def _history(row: Mapping[str, Any], family: ChatSource) -> list[Any]:
 def _with_system(told: Told, row: Mapping[str, Any], fields: tuple[str, ...]) -> Told:
     """What the conversation told, with the row's system column when it opened with no system.
 
-    The column is text, or a list of text blocks (Anthropic's ``system`` parameter).
+    The column is text, a list of text blocks (Anthropic's ``system`` parameter), or a Content
+    of text parts (Gemini's ``systemInstruction``).
     """
     if told.system is not None:
         return told
@@ -533,6 +534,8 @@ def _with_system(told: Told, row: Mapping[str, Any], fields: tuple[str, ...]) ->
 def _system_text(value: Any) -> str | None:
     """A system column's text: text as it is, a list of text blocks (or its JSON) joined."""
     blocks = json_or_value(value)
+    if isinstance(blocks, Mapping) and isinstance(blocks.get("parts"), list):  # Gemini's Content
+        blocks = blocks["parts"]
     return content_text(blocks if isinstance(blocks, list) else value)
 
 

@@ -29,6 +29,12 @@ lines), recognised by its first line, the metadata; :mod:`.gemini_cli_lines` fol
 the ``ConversationRecord`` the JSON form holds, as the CLI's loader does, and it is read as above.
 Such a file also writes each call's result as a ``user`` message of ``functionResponse`` parts (no
 text: no message here; the call's own ``result`` is its observation).
+
+``/chat save <tag>`` (a checkpoint, ``checkpoint-<tag>.json``) and ``/chat share file.json`` write
+the conversation as the model's API holds it instead: a JSON list of Gemini contents, ``{role:
+user|model, parts}``, one a record here. That is one run, read by the Gemini contents reader
+(:mod:`knowledgepulse.sources._chat.gemini`), named after its file; it holds no time, no model.
+Newer versions write a checkpoint as ``{history, authType}``: a row of the ``gemini`` source.
 """
 
 from __future__ import annotations
@@ -43,11 +49,11 @@ from knowledgepulse._util.jsonpath import as_string, describe_value
 from knowledgepulse._util.times import iso_time
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.sources._chat import anthropic
-from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble
+from knowledgepulse.sources._chat import anthropic, gemini
+from knowledgepulse.sources._envelope import UNDATED, PathError, TraceOptions, assemble
 from knowledgepulse.sources._sessions import gemini_cli_lines as lines
 from knowledgepulse.sources._sessions import gemini_cli_stream as stream
-from knowledgepulse.sources._sessions._documents import each_document, first_record
+from knowledgepulse.sources._sessions._documents import each_document, first_record, run_name
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
 
@@ -70,10 +76,15 @@ it as a ``user`` message, but nobody typed it, so it is no reply of the user's."
 def recognises(value: Any) -> bool:
     """Whether a file's first record is a session or what ``gemini -p`` streams.
 
-    That is a ``ConversationRecord``, a ``.jsonl``'s metadata line, or the ``init`` event of
-    ``--output-format stream-json``.
+    That is a ``ConversationRecord``, a ``.jsonl``'s metadata line, the ``init`` event of
+    ``--output-format stream-json``, or the first content of a ``/chat save`` list.
     """
-    return _whole(value) or lines.recognises(value) or stream.recognises(value)
+    return (
+        _whole(value)
+        or lines.recognises(value)
+        or stream.recognises(value)
+        or gemini.is_content(value)
+    )
 
 
 def _whole(value: Any) -> bool:
@@ -98,6 +109,9 @@ def convert_records(
         return
     if first is not None and stream.recognises(first.value):
         yield from _convert_stream(rest, options)
+        return
+    if first is not None and gemini.is_content(first.value):
+        yield from _convert_contents(rest, options)
         return
     yield from each_document(
         rest,
@@ -158,6 +172,45 @@ def _convert_stream(
         yield session.problem(error.path, error.message)
     except ConversionError as error:
         yield session.problem((), str(error))
+
+
+def _convert_contents(
+    records: Iterable[Record | Problem], options: TraceOptions
+) -> Iterator[TraceItem | Problem]:
+    """A ``/chat save`` or ``/chat share`` list: its contents, one a record, as one run."""
+    read: list[Record] = []
+    for item in records:
+        if isinstance(item, Problem):
+            yield item
+        else:
+            read.append(item)
+    if not read:
+        return
+    builder = StepBuilder()
+    try:
+        told = gemini.tell([record.value for record in read], builder)
+        yield assemble(
+            builder,
+            source="gemini-cli",
+            source_id=run_name(Record(read[0].location, {})),
+            success=told.answered and builder.final_answer is not None,
+            options=options,
+            objective=told.objective,
+            created_at=UNDATED,
+            result_summary=builder.final_answer,
+            agent_id="gemini-cli",
+            framework="gemini-cli",
+            content_hint=CONTENT_HINT,
+            location=read[0].location,
+        )
+    except PathError as error:
+        match error.path:
+            case (int(index), *rest) if index < len(read):  # at the content's own record
+                yield read[index].problem(tuple(rest), error.message)
+            case _:
+                yield read[0].problem(error.path, error.message)
+    except ConversionError as error:
+        yield read[0].problem((), str(error))
 
 
 def _finish(record: Record, options: TraceOptions) -> TraceItem:

@@ -21,19 +21,26 @@ evaluation's verdict, kept elsewhere), so kp takes whether the run ended in its 
 ``exit_status`` of ``Submitted`` with a patch (an empty one resolves nothing); any other
 (``LimitsExceeded``, ``Timeout``, ``InternalServerError``...) is a terminal error whose text is
 the run's exception, when kept.
+
+mini-SWE-agent's own tests keep a run as its bare message list (``tests/test_data/*.traj.json``,
+what ``save_traj`` wrote before the format was named): a JSON list whose first message is the
+system prompt telling the model how to submit (``echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT``),
+each message a record. It has no ``info``: the output of the command that starts with that
+marker, the last message, is the submission, and the run ended in it.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping
+from functools import partial
 from typing import Any, TypeGuard
 
-from knowledgepulse._util.jsonpath import as_object
+from knowledgepulse._util.jsonpath import as_object, describe_value
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat._text import COMMAND_BLOCK, RETURN_CODE, content_text
-from knowledgepulse.sources._envelope import UNDATED, TraceOptions, assemble
-from knowledgepulse.sources._sessions._documents import each_document, run_name
+from knowledgepulse.sources._envelope import UNDATED, TraceOptions, assemble, finished
+from knowledgepulse.sources._sessions._documents import each_document, first_record, run_name
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
 
@@ -46,11 +53,18 @@ FORMAT_ERROR = "FormatError"
 could not read (no command, several, or a call's arguments it could not parse)."""
 TOOL = "bash"
 """The one tool the agent has: its commands run in a shell."""
+SUBMIT_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
+"""What the command that submits starts with (``echo ...``): the newer marker, then the first
+releases'. The system prompt names it, so a bare message list is told by it."""
 
 
 def recognises(value: Any) -> bool:
-    """Whether a file's first record is a mini-SWE-agent trajectory (its format, messages)."""
-    return (
+    """Whether a file's first record is a mini-SWE-agent trajectory, or opens a bare list.
+
+    A trajectory names its format and holds its messages; a bare list opens with the system
+    prompt (:func:`_opens_bare`).
+    """
+    return _opens_bare(value) or (
         isinstance(value, dict)
         and isinstance(value.get("trajectory_format"), str)
         and value["trajectory_format"].startswith(FORMAT)
@@ -58,12 +72,30 @@ def recognises(value: Any) -> bool:
     )
 
 
+def _opens_bare(value: Any) -> bool:
+    """Whether a record is the system message of a bare list: a prompt naming the submit marker.
+
+    No chat row is one (a row holds its messages in a column), so no other source reads it.
+    """
+    if not isinstance(value, dict) or value.get("role") != "system":
+        return False
+    content = value.get("content")
+    return isinstance(content, str) and any(f"echo {mark}" in content for mark in SUBMIT_MARKERS)
+
+
 def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
 ) -> Iterator[TraceItem | Problem]:
-    """Every trajectory in one file's records (a ``.traj.json`` holds one; JSON Lines many)."""
-    return each_document(
-        records,
+    """Every trajectory in one file's records (a ``.traj.json`` holds one; JSON Lines many).
+
+    A bare message list is one run: its records (the messages) are read together.
+    """
+    first, rest = first_record(records)
+    if first is not None and _opens_bare(first.value):
+        yield from _bare(rest, first, options)
+        return
+    yield from each_document(
+        rest,
         recognises,
         lambda record: _convert(record, options),
         what="a mini-SWE-agent trajectory",
@@ -71,7 +103,40 @@ def convert_records(
     )
 
 
-def _convert(record: Record, options: TraceOptions) -> TraceItem:
+def _bare(
+    records: Iterable[Record | Problem], first: Record, options: TraceOptions
+) -> Iterator[TraceItem | Problem]:
+    """A bare message list's one trace; a record that is no message is a problem, skipped."""
+    messages: list[Any] = []
+    for item in records:
+        if isinstance(item, Problem):
+            yield item
+        elif not isinstance(item.value, dict):
+            yield item.problem(
+                (), f"not a message: {describe_value(item.value)}; expected {{role, content}}"
+            )
+        else:
+            messages.append(item.value)
+    submission = _submission(messages)
+    document = {"messages": messages, "info": {"submission": submission}}
+    record = Record(first.location, document)
+    yield finished(partial(_convert, record, options, ended=submission is not None), first)
+
+
+def _submission(messages: list[Mapping[str, Any]]) -> str | None:
+    """A bare list's submission: its last message, when that answers the submit command."""
+    if len(messages) < 2 or messages[-1].get("role") != "user":
+        return None
+    asked = messages[-2]
+    text = content_text(asked.get("content")) or "" if asked.get("role") == "assistant" else ""
+    _, commands = _commands(asked, text)
+    if not any(c.strip().startswith(f"echo {m}") for c in commands for m in SUBMIT_MARKERS):
+        return None
+    return content_text(messages[-1].get("content")) or ""
+
+
+def _convert(record: Record, options: TraceOptions, *, ended: bool | None = None) -> TraceItem:
+    """One trajectory; ``ended``: whether the run submitted, where no ``exit_status`` says."""
     document: Mapping[str, Any] = record.value
     info = as_object(document.get("info"))
     messages = [m for m in document["messages"] if isinstance(m, Mapping)]
@@ -117,7 +182,7 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
             pending = []
     status = info.get("exit_status")
     submission = info.get("submission")
-    submitted = status == SUBMITTED
+    submitted = status == SUBMITTED if ended is None else ended
     if isinstance(status, str) and status and not submitted:
         reason = info.get("exception_str")
         why = f": {reason}" if isinstance(reason, str) and reason else ""

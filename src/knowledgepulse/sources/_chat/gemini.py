@@ -1,0 +1,180 @@
+"""Gemini API conversation history (``contents``: ``{role, parts}``) as traces.
+
+What a ``generateContent`` request sends as its ``contents``, what Gemini CLI's ``/chat save``
+checkpoints and ``/chat share file.json`` write (a bare list of them), and the rows datasets and
+recorded cassettes keep them in (``{contents, systemInstruction, tools}``). A ``user`` content's
+``text`` parts are the user's words (the first the objective, a later one a reply to the model);
+its ``functionResponse`` parts the results of the model's calls, joined by ``id`` where both
+sides have one, else by ``name`` in the order called. A ``model`` content's parts with
+``thought: true`` are thoughts, its other ``text`` what it said (the last model content's text,
+when no call of it waits, the final answer), its ``functionCall`` parts tool calls. A response
+with an ``error`` (``response.error``, as Gemini CLI and Pydantic AI send a failed tool's), or a
+``functionResponse`` with an ``error`` key, is an evident error.
+
+Gemini CLI puts its own words in the history as user text: the ``<session_context>`` it opens
+with (``<hook_context>`` likewise), the ``<state_snapshot>`` its compression leaves in place of
+the turns it summed up, and ``System: Please continue.`` after an empty reply: none is the
+user's (as in its session files, :mod:`~knowledgepulse.sources._sessions.gemini_cli`).
+
+The contents are told as Anthropic messages (text, thinking, tool_use, tool_result blocks), whose
+reading (:func:`~knowledgepulse.sources._chat.anthropic.tell`) is the same.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from knowledgepulse._util.jsonpath import as_string, describe_value, non_empty
+from knowledgepulse.sources._chat import _row, anthropic
+from knowledgepulse.sources._chat._text import one_of
+from knowledgepulse.sources._envelope import PathError
+from knowledgepulse.sources._steps import StepBuilder
+
+CONTENT_HINT = (
+    "the contents hold no text; check messages_field (kp: --messages-field) names the "
+    "contents column"
+)
+ROLES = frozenset({"user", "model", "function"})
+"""A content's roles: ``function`` is the v1beta API's first role for function responses."""
+NOT_THE_USERS = ("<session_context>", "<hook_context>", "<state_snapshot>")
+"""How a user text starts that Gemini CLI wrote itself: its context, its compression's summary."""
+CLIENTS_NUDGE = "System: Please continue."
+"""The whole user text Gemini CLI sends by itself when the model's reply came back empty."""
+
+
+def is_content(value: Any) -> bool:
+    """Whether a value is one Gemini ``Content``: a role of its own and a list of ``parts``."""
+    return (
+        isinstance(value, dict)
+        and one_of(value.get("role"), ROLES)
+        and isinstance(value.get("parts"), list)
+    )
+
+
+def matches(contents: list[Any]) -> bool:
+    """Whether a list is Gemini contents: every item a ``{role, parts}``, one at least."""
+    return bool(contents) and all(is_content(content) for content in contents)
+
+
+def tell(contents: list[Any], builder: StepBuilder) -> _row.Told:
+    """Tell the builder what Gemini contents hold (as the Anthropic messages they amount to)."""
+    return anthropic.tell(as_anthropic(contents), builder)
+
+
+def as_anthropic(contents: list[Any]) -> list[dict[str, Any]]:
+    """Gemini contents as Anthropic messages, their calls and results joined by id."""
+    ids = _Ids()
+    told: list[dict[str, Any]] = []
+    for index, content in enumerate(contents):
+        if not is_content(content):
+            raise PathError(
+                (index,),
+                f"not a Gemini content: {describe_value(content)}; expected "
+                "{role: user|model, parts: [...]}",
+            )
+        parts = content["parts"]
+        if content["role"] == "model":
+            blocks = [_model_part(ids, part, (index, "parts", n)) for n, part in enumerate(parts)]
+            told.append({"role": "assistant", "content": [b for b in blocks if b is not None]})
+        else:
+            blocks = [_user_part(ids, part, (index, "parts", n)) for n, part in enumerate(parts)]
+            told.append({"role": "user", "content": [b for b in blocks if b is not None]})
+    return told
+
+
+class _Ids:
+    """The calls' ids: a call's own, else one made; a result finds its call's by id or name."""
+
+    def __init__(self) -> None:
+        self.made = 0
+        self.waiting: defaultdict[str, deque[str]] = defaultdict(deque)  # name -> ids, oldest first
+
+    def call(self, name: str, own: str | None) -> str:
+        if own is None:
+            self.made += 1
+            own = f"gemini-call-{self.made}"
+        self.waiting[name].append(own)
+        return own
+
+    def result(self, name: str | None, own: str | None) -> str:
+        waiting = self.waiting[name or ""]
+        if own is not None and own in waiting:
+            waiting.remove(own)
+            return own
+        if waiting:  # no id, or one its call did not keep: the oldest call of that name
+            return waiting.popleft()
+        return own or f"gemini-result-of-{name}"
+
+
+def _model_part(ids: _Ids, part: Any, path: tuple[str | int, ...]) -> dict[str, Any] | None:
+    """A model part as a block: a thought, text or a call; ``None`` for what says nothing."""
+    if not isinstance(part, dict):
+        return None
+    call = part.get("functionCall")
+    if isinstance(call, dict):
+        name = call.get("name")
+        if not isinstance(name, str) or not name:
+            raise PathError(
+                (*path, "functionCall", "name"),
+                f"expected a function name, found {describe_value(name)}",
+            )
+        own = ids.call(name, non_empty(call.get("id")))
+        return {"type": "tool_use", "id": own, "name": name, "input": call.get("args")}
+    text = as_string(part.get("text"))
+    if text is None:
+        return None  # inline data, a file, executable code: no words
+    if part.get("thought") is True:
+        return {"type": "thinking", "thinking": text}
+    return {"type": "text", "text": text}
+
+
+def _user_part(ids: _Ids, part: Any, path: tuple[str | int, ...]) -> dict[str, Any] | None:
+    """A user part as a block: the user's text, or a call's result; ``None`` for the CLI's own."""
+    if not isinstance(part, dict):
+        return None
+    response = part.get("functionResponse")
+    if isinstance(response, dict):
+        return _result(ids, response, path)
+    text = as_string(part.get("text"))
+    if text is None or text.strip().startswith(NOT_THE_USERS) or text.strip() == CLIENTS_NUDGE:
+        return None
+    return {"type": "text", "text": text}
+
+
+def _result(ids: _Ids, response: Mapping[str, Any], path: tuple[str | int, ...]) -> dict[str, Any]:
+    """A ``functionResponse`` as a ``tool_result``: its output, or its error, failed."""
+    name = non_empty(response.get("name"))
+    answer = response.get("response")
+    inside = answer.get("error") if isinstance(answer, Mapping) else None
+    error = response.get("error") if response.get("error") is not None else inside
+    if error is not None:
+        text = _said(error)
+    elif isinstance(answer, Mapping) and set(answer) <= {"output", "result", "content"}:
+        # one key holding the output (Gemini CLI's output, the SDKs' result)
+        text = _said(next(iter(answer.values()), ""))
+    else:
+        text = _said(answer)
+    if name is None and response.get("id") is None:
+        raise PathError(
+            (*path, "functionResponse", "name"), "a functionResponse needs the name it answers"
+        )
+    return {
+        "type": "tool_result",
+        "tool_use_id": ids.result(name, non_empty(response.get("id"))),
+        "content": text,
+        "is_error": error is not None,
+    }
+
+
+def _said(value: Any) -> str:
+    """A response's value as text: text as it is, anything else as its JSON."""
+    if isinstance(value, str):
+        return value
+    return orjson.dumps(value).decode() if value is not None else ""
+
+
+__all__ = ["CONTENT_HINT", "as_anthropic", "is_content", "matches", "tell"]

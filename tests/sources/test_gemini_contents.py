@@ -1,0 +1,148 @@
+"""Gemini API contents (``{role, parts}``) as traces: rows (``gemini``) and bare lists.
+
+The files are the conformance corpus's real ones (tests/conformance/files/gemini and gemini-cli,
+origins and licences in SOURCES.md there): a Gemini CLI ``/chat share`` list and Pydantic AI's
+recorded ``generateContent`` requests as rows. A variant changes a real conversation to reach
+a rule it does not show. The facts files cover objectives, tools, recoveries and answers; these
+tests the steps, the rules and detection.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+from knowledgepulse.records import Problem
+from knowledgepulse.sources import convert
+from knowledgepulse.trace import ReasoningTrace, TraceItem
+from tests.sources.helpers import convert_file, recognise
+
+FILES = Path(__file__).parents[1] / "conformance" / "files"
+SHARED = FILES / "gemini-cli" / "gemini_cli_chat_trajectory.json"
+"""Gemini CLI's API history: its context, a compression summary, thoughts, calls, an error."""
+RETRY = FILES / "gemini" / "test_google_model_retry.jsonl"
+"""One row: ``get_capital`` fails (``response.error``), the call again, the answer."""
+OUTPUT = FILES / "gemini" / "test_google_tool_output.jsonl"
+"""One row: a call, then Pydantic AI's ``final_result`` output call (the answer)."""
+
+
+def one_trace(items: list[TraceItem | Problem]) -> ReasoningTrace:
+    assert [item for item in items if isinstance(item, Problem) and not item.warning] == []
+    (item,) = [item for item in items if isinstance(item, TraceItem)]
+    return item.trace
+
+
+def row(path: Path) -> dict[str, Any]:
+    found = json.loads(path.read_text().splitlines()[0])
+    assert isinstance(found, dict)
+    return found
+
+
+def kinds(trace: ReasoningTrace) -> list[tuple[str, str | None]]:
+    return [(step.type, step.tool.name if step.tool else None) for step in trace.steps]
+
+
+def test_a_chat_share_list_is_one_run_of_the_users_words_not_the_clis() -> None:
+    trace = one_trace(convert_file(SHARED))
+    assert trace.metadata.framework == "gemini-cli"
+    assert trace.id == "kp:trace:gemini_cli_chat_trajectory"
+    # <session_context> and <state_snapshot> are the CLI's: the first words typed are the task
+    assert trace.task.objective == "agent teams shouldn't persist, I want it to ask me every boot"
+    assert trace.steps[0].type == "thought"  # the model's "Got it." to the summary
+    assert (trace.steps[1].content or "").startswith(
+        "**Eliminating Team Persistence**"
+    )  # thought: true
+    assert kinds(trace)[3] == ("tool_call", "read_file")
+    assert trace.metadata.success is True
+    assert trace.outcome.result_summary is not None
+    assert trace.outcome.result_summary.startswith("I've updated the `TeamCreatorWizard`")
+
+
+def test_a_response_error_is_an_error_and_the_next_call_recovers() -> None:
+    trace = one_trace(list(convert([row(RETRY)], source="gemini")))
+    assert kinds(trace) == [
+        ("tool_call", "get_capital"),
+        ("observation", "get_capital"),
+        ("error_recovery", "get_capital"),
+        ("observation", "get_capital"),
+        ("thought", None),
+    ]
+    assert (trace.steps[1].content or "").startswith("The country is not supported.")
+    assert trace.outcome.result_summary == "Paris"
+
+
+def test_the_output_call_is_the_answer_and_the_system_instruction_is_read() -> None:
+    trace = one_trace(list(convert([row(OUTPUT)], source="gemini")))
+    assert trace.outcome.result_summary == '{"city": "Mexico City", "country": "Mexico"}'
+    document = row(RETRY)
+    system = document["systemInstruction"]["parts"][0]["text"]
+    document["contents"][0]["parts"] = [{"text": ""}]  # no user's words: the instruction stands
+    assert one_trace(list(convert([document], source="gemini"))).task.objective == system
+
+
+def test_calls_without_ids_meet_their_results_by_name_and_a_top_level_error_fails() -> None:
+    contents = [
+        {"role": "user", "parts": [{"text": "Weather in Paris and Rome?"}]},
+        {
+            "role": "model",
+            "parts": [
+                {"functionCall": {"name": "weather", "args": {"city": "Paris"}}},
+                {"functionCall": {"name": "time", "args": {}}},
+            ],
+        },
+        {
+            "role": "user",
+            "parts": [
+                {"functionResponse": {"name": "time", "response": {"output": "noon"}}},
+                {"functionResponse": {"name": "weather", "error": {"message": "rate limited"}}},
+            ],
+        },
+        {"role": "user", "parts": [{"text": "System: Please continue."}]},
+        {"role": "model", "parts": [{"text": "It is noon; the weather failed."}]},
+    ]
+    trace = one_trace(list(convert([{"contents": contents}], source="gemini")))
+    observed = {
+        s.tool.name: s.content or "" for s in trace.steps if s.type == "observation" and s.tool
+    }
+    assert observed["time"] == "noon"
+    assert "rate limited" in observed["weather"]
+    assert trace.outcome.result_summary == "It is noon; the weather failed."  # the nudge: no reply
+
+
+def test_detection_rows_are_gemini_a_bare_list_gemini_cli_sharegpt_gives_way() -> None:
+    document = row(RETRY)
+    assert recognise(document) == "gemini"
+    assert recognise(document["contents"][0]) == "gemini-cli"
+    openai_row = {"messages": [{"role": "user", "content": "hi"}]}
+    assert recognise(openai_row) == "openai-chat"
+
+
+def test_a_content_that_is_no_content_is_a_located_problem_and_the_batch_goes_on() -> None:
+    broken = copy.deepcopy(row(RETRY))
+    del broken["contents"][1]["parts"][0]["functionCall"]["name"]
+    items = list(convert([broken, row(OUTPUT)], source="gemini"))
+    problem, item = items
+    assert isinstance(problem, Problem)
+    assert "contents[1].parts[0].functionCall.name" in str(problem)
+    assert isinstance(item, TraceItem)
+
+
+def test_a_bare_list_read_as_gemini_rows_is_a_problem_naming_its_reader() -> None:
+    items = convert_file(SHARED, source="gemini")
+    assert items
+    assert all(isinstance(item, Problem) for item in items)
+    assert "--from gemini-cli" in str(items[0])
+
+
+def test_a_checkpoint_of_history_and_auth_type_is_a_row_of_its_history() -> None:
+    """``/chat save`` now writes ``{history, authType}`` (the bare list is its legacy form): one
+    row, its ``history`` the contents, read by the same rules."""
+    contents = json.loads(SHARED.read_text())
+    checkpoint = {"history": contents, "authType": "oauth-personal"}
+    assert recognise(checkpoint) == "gemini"
+    trace = one_trace(list(convert([checkpoint], source="gemini")))
+    shared = one_trace(convert_file(SHARED))
+    assert trace.task.objective == shared.task.objective
+    assert [step.type for step in trace.steps] == [step.type for step in shared.steps]
