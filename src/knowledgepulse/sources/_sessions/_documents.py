@@ -28,13 +28,23 @@ def each_document(
     A record that is not ``what`` is a problem naming the ``expected`` shape; a document that
     cannot be converted, a problem saying why; the others go on.
     """
+    for item in documents(records, recognises, what=what, expected=expected):
+        yield item if isinstance(item, Problem) else finished(partial(convert, item), item)
+
+
+def documents(
+    records: Iterable[Record | Problem],
+    recognises: Callable[[Any], bool],
+    *,
+    what: str,
+    expected: str,
+) -> Iterator[Record | Problem]:
+    """The records that are ``what``; any other is a problem naming the ``expected`` shape."""
     for item in records:
-        if isinstance(item, Problem):
+        if isinstance(item, Problem) or recognises(item.value):
             yield item
-        elif not recognises(item.value):
-            yield item.problem((), f"not {what}: {describe_value(item.value)}; expected {expected}")
         else:
-            yield finished(partial(convert, item), item)
+            yield item.problem((), f"not {what}: {describe_value(item.value)}; expected {expected}")
 
 
 def first_record(

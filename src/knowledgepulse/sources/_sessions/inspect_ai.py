@@ -41,6 +41,7 @@ from knowledgepulse.sources._chat import openai_chat
 from knowledgepulse.sources._chat._text import content_text
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
 from knowledgepulse.sources._rows import DEFAULT_SUCCESS_THRESHOLD
+from knowledgepulse.sources._sessions._documents import documents
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
 
@@ -67,15 +68,10 @@ def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
 ) -> Iterator[TraceItem | Problem]:
     """A trace per sample and epoch of each log; a log that holds no sample is a problem."""
-    for item in records:
+    expected = "{version, status, eval: {task, ...}, samples: [...]}"
+    for item in documents(records, recognises, what="an Inspect evaluation log", expected=expected):
         if isinstance(item, Problem):
             yield item
-        elif not recognises(item.value):
-            yield item.problem(
-                (),
-                f"not an Inspect evaluation log: {describe_value(item.value)}; expected "
-                "{version, status, eval: {task, ...}, samples: [...]}",
-            )
         else:
             yield from _log(item, options)
 

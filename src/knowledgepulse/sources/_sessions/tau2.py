@@ -54,6 +54,7 @@ from knowledgepulse.sources._envelope import (
     assemble,
     finished,
 )
+from knowledgepulse.sources._sessions._documents import documents
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
 
@@ -85,15 +86,10 @@ def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
 ) -> Iterator[TraceItem | Problem]:
     """A trace per simulation of each results file; a file with no simulation is a problem."""
-    for item in records:
+    expected = "{info: {environment_info, agent_info, ...}, tasks: [...], simulations: [...]}"
+    for item in documents(records, recognises, what="a tau2 results file", expected=expected):
         if isinstance(item, Problem):
             yield item
-        elif not recognises(item.value):
-            yield item.problem(
-                (),
-                f"not a tau2 results file: {describe_value(item.value)}; expected "
-                "{info: {environment_info, agent_info, ...}, tasks: [...], simulations: [...]}",
-            )
         else:
             yield from _results(item, options)
 
