@@ -116,12 +116,11 @@ def dump(document: Any, form: Form) -> bytes | None:
 
     if not document or not all(isinstance(row, dict) for row in document):
         return None
-    try:
-        table = pa.Table.from_pylist(document)
+    sink = io.BytesIO()
+    try:  # a struct left with no field (a mutant's emptied object) Parquet cannot write either
+        pq.write_table(pa.Table.from_pylist(document), sink)
     except (pa.ArrowException, ValueError, TypeError, OverflowError):
         return None
-    sink = io.BytesIO()
-    pq.write_table(table, sink)
     return sink.getvalue()
 
 

@@ -392,3 +392,13 @@ def test_a_stop_without_an_answer_says_its_description() -> None:
     stop = {**api("stop", answer=""), "description": "The settings page is open."}
     item = one(trajectory(user("Open the settings."), stop))
     assert item.trace.outcome.result_summary == "The settings page is open."
+
+
+def test_a_class_that_is_no_text_is_a_problem_at_its_place() -> None:
+    """``class_`` a list (a fuzzer's wrap): a problem naming the content item, never a crash.
+    (Before: a TypeError, as a list cannot be looked up among the classes.)"""
+    document = trajectory(user("Fix it."), {"class_": ["message_action"], "content": "x"})
+    (problem,) = list(convert([document], source="adp"))
+    assert isinstance(problem, Problem)
+    assert "content[1]" in str(problem)
+    assert "not an ADP action or observation" in str(problem)

@@ -1257,3 +1257,15 @@ def test_a_claude_code_record_whose_type_or_role_is_no_string_is_that_records_pr
     assert (problem.location.index, problem.path) == (2, path)
     (item,) = [item for item in items if isinstance(item, TraceItem)]
     assert item.trace.task.objective.startswith("This is from a different session file")
+
+
+def test_a_bare_list_whose_system_prompt_is_not_first_is_a_problem_per_message() -> None:
+    """Read as mini-SWE-agent with the list's order changed (the fuzzer's swap): each message is
+    a problem naming the trajectory expected, never a crash at the system prompt. (Before: a
+    KeyError, as the system prompt past the first record was taken for a trajectory.)"""
+    messages = json.loads((MINI / "mini_test_data_github_issue.traj.json").read_text())
+    swapped = [messages[1], messages[0], *messages[2:]]
+    found = list(convert(swapped, source="mini-swe-agent"))
+    assert found
+    assert all(isinstance(item, Problem) for item in found)
+    assert "not a mini-SWE-agent trajectory" in str(found[1])

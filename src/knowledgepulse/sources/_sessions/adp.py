@@ -51,7 +51,7 @@ from knowledgepulse._util.jsonpath import as_string, describe_value
 from knowledgepulse._util.text import counted
 from knowledgepulse._util.times import moment
 from knowledgepulse.records import Problem, Record
-from knowledgepulse.sources._chat._text import error_text, primed
+from knowledgepulse.sources._chat._text import error_text, one_of, primed
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble
 from knowledgepulse.sources._sessions._documents import each_document
 from knowledgepulse.sources._steps import StepBuilder, as_text
@@ -177,7 +177,7 @@ def _outcome(details: Mapping[str, Any]) -> bool | None:
 def _tell(content: list[Any], builder: StepBuilder) -> _Told:
     """Tell the builder a trajectory's content; the objective and the priming instructions."""
     for index, item in enumerate(content):
-        if not isinstance(item, dict) or item.get("class_") not in CLASSES:
+        if not isinstance(item, dict) or not one_of(item.get("class_"), CLASSES):
             raise PathError(
                 ("content", index),
                 f"not an ADP action or observation: {describe_value(item)}; expected an object "

@@ -64,7 +64,12 @@ def recognises(value: Any) -> bool:
     A trajectory names its format and holds its messages; a bare list opens with the system
     prompt (:func:`_opens_bare`).
     """
-    return _opens_bare(value) or (
+    return _opens_bare(value) or _is_trajectory(value)
+
+
+def _is_trajectory(value: Any) -> bool:
+    """Whether a record is a trajectory document: its format named, its messages held."""
+    return (
         isinstance(value, dict)
         and isinstance(value.get("trajectory_format"), str)
         and value["trajectory_format"].startswith(FORMAT)
@@ -96,7 +101,7 @@ def convert_records(
         return
     yield from each_document(
         rest,
-        recognises,
+        _is_trajectory,  # a bare list's system prompt past its first record is no trajectory
         lambda record: _convert(record, options),
         what="a mini-SWE-agent trajectory",
         expected='{trajectory_format: "mini-swe-agent-1.1", messages: [...], info: {...}}',
