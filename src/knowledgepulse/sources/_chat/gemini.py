@@ -40,10 +40,18 @@ CONTENT_HINT = (
 )
 ROLES = frozenset({"user", "model", "function"})
 """A content's roles: ``function`` is the v1beta API's first role for function responses."""
-NOT_THE_USERS = ("<session_context>", "<hook_context>", "<state_snapshot>")
-"""How a user text starts that Gemini CLI wrote itself: its context, its compression's summary."""
-CLIENTS_NUDGE = "System: Please continue."
-"""The whole user text Gemini CLI sends by itself when the model's reply came back empty."""
+_NOT_THE_USERS = ("<session_context>", "<hook_context>", "<state_snapshot>")
+"""How a user text starts that Gemini CLI wrote itself: the context it injects (its
+``isIgnoredUserContent`` names the first two), its compression's summary."""
+_CLIENTS_NUDGE = "System: Please continue."
+"""The whole of the user text Gemini CLI sends by itself when the model's reply came back empty
+or cut off (its client's retry of an invalid stream, since late 2025): nobody typed it."""
+
+
+def clis_own(text: str) -> bool:
+    """Whether a user text is Gemini CLI's own, not the user's: its context, its nudge."""
+    said = text.strip()
+    return said.startswith(_NOT_THE_USERS) or said == _CLIENTS_NUDGE
 
 
 def is_content(value: Any) -> bool:
@@ -140,7 +148,7 @@ def _user_part(ids: _Ids, part: Any, path: tuple[str | int, ...]) -> dict[str, A
     if isinstance(response, dict):
         return _result(ids, response, path)
     text = as_string(part.get("text"))
-    if text is None or text.strip().startswith(NOT_THE_USERS) or text.strip() == CLIENTS_NUDGE:
+    if text is None or clis_own(text):
         return None
     return {"type": "text", "text": text}
 
@@ -177,4 +185,4 @@ def _said(value: Any) -> str:
     return orjson.dumps(value).decode() if value is not None else ""
 
 
-__all__ = ["CONTENT_HINT", "as_anthropic", "is_content", "matches", "tell"]
+__all__ = ["CONTENT_HINT", "as_anthropic", "clis_own", "is_content", "matches", "tell"]

@@ -17,9 +17,10 @@ error (its ``response.error``), whose next action is its ``error_recovery``. An 
 (``[API Error: ...]``: the model's API failed) is an evident error met outside a tool, and a
 session that ends in one has no answer. Left out: ``info`` and ``warning`` messages (``Model set
 to ...``), and the user messages Gemini CLI writes itself: its ``<session_context>`` and
-``<hook_context>``, and ``System: Please continue.`` (sent when the model's reply came back
-empty). A user message's ``displayContent``, where it has one, is what the user typed (``/init``,
-whose prompt ``content`` holds): that is the user's text. A session file records no outcome, so
+``<hook_context>``, its compression's ``<state_snapshot>``, and ``System: Please continue.``
+(sent when the model's reply came back empty), as ``gemini.clis_own`` tells them. A user
+message's ``displayContent``, where it has one, is what the user typed (``/init``, whose prompt
+``content`` holds): that is the user's text. A session file records no outcome, so
 success is whether the session ends in the model's answer. The file names no CLI version: the model
 (``gemini-2.5-pro``) is kept.
 
@@ -50,7 +51,7 @@ from knowledgepulse._util.times import iso_time
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import anthropic, gemini
-from knowledgepulse.sources._envelope import UNDATED, PathError, TraceOptions, assemble
+from knowledgepulse.sources._envelope import UNDATED, PathError, TraceOptions, assemble, finished
 from knowledgepulse.sources._sessions import gemini_cli_lines as lines
 from knowledgepulse.sources._sessions import gemini_cli_stream as stream
 from knowledgepulse.sources._sessions._documents import each_document, first_record, run_name
@@ -62,15 +63,6 @@ CONTENT_HINT = (
 )
 FAILED = frozenset({"error", "cancelled"})
 """A tool call's ``status`` when it gave no result: it failed, or the user cancelled it."""
-_NOT_THE_USERS = ("<session_context>", "<hook_context>")
-"""How a user message starts that Gemini CLI wrote itself: the context it injects (its
-``isIgnoredUserContent`` names these). A user message's ``content`` is what the model was sent
-(a slash command the CLI ran itself sends nothing, and is no message): one that starts with
-``/`` or ``?``, which that function leaves out of its resume list too, still asked the model."""
-_CLIENTS_NUDGE = "System: Please continue."
-"""The whole of the user message Gemini CLI sends by itself when the model's reply came back
-empty or cut off (its client's retry of an invalid stream, since late 2025): the session records
-it as a ``user`` message, but nobody typed it, so it is no reply of the user's."""
 
 
 def recognises(value: Any) -> bool:
@@ -166,12 +158,7 @@ def _convert_stream(
     if first is None:
         return
     session = Record(Location(first.location.file, first.location.line), folded.session())
-    try:
-        yield _finish(session, options)
-    except PathError as error:
-        yield session.problem(error.path, error.message)
-    except ConversionError as error:
-        yield session.problem((), str(error))
+    yield finished(partial(_finish, session, options), session)
 
 
 def _convert_contents(
@@ -257,8 +244,10 @@ def _as_anthropic(messages: list[Any]) -> tuple[list[dict[str, Any]], set[int]]:
             # What the user typed, where the CLI sent the model something else for it: a slash
             # command's prompt (``/init``), a file an ``@path`` inlined. The chat shows it.
             text = _text(message.get("displayContent")) or text
-            said = text.strip() if text else ""
-            if said and not said.startswith(_NOT_THE_USERS) and said != _CLIENTS_NUDGE:
+            # The CLI's own words are no message (gemini.clis_own). A ``content`` is what the
+            # model was sent (a slash command the CLI ran itself sends nothing, and is no
+            # message): one that starts with ``/`` or ``?`` still asked the model.
+            if text and text.strip() and not gemini.clis_own(text):
                 told.append({"role": "user", "content": [{"type": "text", "text": text}]})
         elif kind == "gemini":
             told.extend(_model_turn(message, ("messages", index)))
