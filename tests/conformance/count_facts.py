@@ -1488,6 +1488,30 @@ def langsmith(path: Path) -> list[Run]:
     return runs
 
 
+def _tool_reported_failure(output: Any) -> bool:
+    """Whether a tool's output says the tool failed: an object whose ``status`` (or a key
+    ending ``_status``) is error/failed/failure, or holding a non-empty ``error``; else text that
+    starts with an error word (``Error``, ``Exception``, ``Traceback``, ``...Error:``)."""
+    value = _decoded(output)
+    if isinstance(value, dict):
+        for key, said in value.items():
+            if (key == "status" or key.endswith("_status")) and str(said).lower() in (
+                "error",
+                "failed",
+                "failure",
+            ):
+                return True
+        return value.get("error") not in (None, False, "", {}, [])
+    if not isinstance(value, str):
+        return False
+    first = value.lstrip().lower()
+    return first.startswith(("error", "exception", "traceback (most recent call last)")) or (
+        first.split(":", 1)[0].isidentifier()
+        and first.split(":", 1)[0].endswith("error")
+        and ":" in first
+    )
+
+
 def _decoded(value: Any) -> Any:
     """A Langfuse input or output: JSON text (often of JSON text again) decoded all the way."""
     while isinstance(value, str) and value.strip()[:1] in ("{", "[", '"'):
@@ -1605,7 +1629,8 @@ def langfuse(path: Path) -> list[Run]:
     a tool ran where an observation is a ``TOOL``, has a ``gen_ai.tool.name`` attribute, or is a
     ``SPAN`` named as a tool a generation asked for; the answer is the text the run returned (the
     trace's output, else the first output of a span that is no generation: crewAI's ``raw``), else
-    the last generation's when it came after every tool. ``level: ERROR`` is an error.
+    the last generation's when it came after every tool. ``level: ERROR`` is an error; so is a
+    tool whose output reports its own failure (``_tool_reported_failure``), at any level.
     """
     document = json.loads(path.read_text())
     trace = document["trace"]
@@ -1634,7 +1659,9 @@ def langfuse(path: Path) -> list[Run]:
             timeline.tool(named.removeprefix("execute_tool "), _decoded(observation.get("input")))
         if observation["type"] == "GENERATION" and observation is generations[-1]:
             timeline.text(_said(_decoded(observation.get("output"))))
-        if observation.get("level") == "ERROR":
+        if observation.get("level") == "ERROR" or (
+            ran_tool(observation) and _tool_reported_failure(observation.get("output"))
+        ):
             timeline.error()
     returned = trace.get("output") or next(  # the run's, else its outermost span's (crewAI's)
         (
