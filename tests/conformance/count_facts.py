@@ -793,13 +793,16 @@ def _any_agent_trace(document: dict[str, Any]) -> Run:
     Its spans are the SDK's (``context.trace_id`` a 128-bit integer). The request is the first
     user message of the first ``call_llm``'s ``gen_ai.input.messages``; each ``execute_tool``
     span a tool (its answering tools the answer: their ``answer`` argument); a model call's
-    ``gen_ai.output`` is text unless it lists ``tool.name`` calls.
+    ``gen_ai.output`` is text unless it lists ``tool.name`` calls. A last model call that lists
+    one call no ``execute_tool`` span ran, made after a reply of text, is LangGraph's structured
+    response (``generate_structured_response``): its ``tool.args`` are the answer.
     """
     if any("openinference.span.kind" in span["attributes"] for span in document["spans"]):
         return _console_runs(document["spans"], document.get("final_output"))[0]
     spans = sorted(document["spans"], key=lambda span: span["start_time"])
     timeline = _Timeline()
     objective = None
+    replies: list[Any] = []  # each model call's reply: its listed calls, or its text
     for span in spans:
         tags = span["attributes"]
         if span["status"]["status_code"] == "error":
@@ -812,11 +815,23 @@ def _any_agent_trace(document: dict[str, Any]) -> Run:
             listed = json.loads(output) if tags.get("gen_ai.output.type") == "json" else None
             if not (isinstance(listed, list) and listed and "tool.name" in listed[0]):
                 timeline.text(output)
+            replies.append(listed if isinstance(listed, list) else output)
         elif tags.get("gen_ai.operation.name") == "execute_tool":
+            replies.append(None)  # a tool ran after the model calls so far
             if tags["gen_ai.tool.name"] in _ANY_AGENT_ANSWERS:
                 timeline.text(json.loads(tags["gen_ai.tool.args"])["answer"])
             else:
                 timeline.tool(tags["gen_ai.tool.name"])
+    model_replies = [reply for reply in replies if reply is not None]
+    if (
+        len(model_replies) >= 2
+        and replies[-1] is model_replies[-1]
+        and isinstance(model_replies[-1], list)
+        and len(model_replies[-1]) == 1
+        and isinstance(model_replies[-2], str)
+    ):
+        args = model_replies[-1][0]["tool.args"]
+        timeline.text(args if isinstance(args, str) else json.dumps(args))
     trace_id = f"{spans[0]['context']['trace_id']:032x}"
     return timeline.facts(objective, trace_id=trace_id)
 
