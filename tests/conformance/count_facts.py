@@ -250,6 +250,51 @@ _REACT_ANSWER = re.compile(r"\A\s*Thought:.*^(?:Final )?Answer: *(.+)\Z", re.MUL
 """A ReAct agent's closing text: ``Thought: ...``, then its ``Answer: ...``."""
 
 
+_DECLARED = re.compile(r"(?:^|[\s\"'])(Action|ACTION|Act):", re.MULTILINE)
+"""AgentBench's instructions (AgentInstruct's rows) name the line the agent writes its action on:
+``ACTION: your next action`` (ALFWorld), ``Act: bash`` (OS), ``Action:`` (WebShop, DB)."""
+
+
+def _declared(messages: list[dict[str, Any]]) -> str | None:
+    """The action marker the instructions (the system message, else the first user's) declare."""
+    for roles in (("system",), ("user",)):
+        first = next((m for m in messages if m.get("role") in roles), None)
+        if first is not None:
+            found = _DECLARED.search(_text(first.get("content")) or "")
+            return found.group(1) if found else None
+    return None
+
+
+def _acted_on_line(timeline: _Timeline, text: str, marker: str) -> str | None:
+    """An agent's turn with its action on the declared line: the tool (the action's first word)
+    and ``"xml"`` (the user turn after it is the action's result); ``answer(X)``, ``finish`` or
+    ``Action: Answer`` + ``Final Answer: X`` end the run, X (or the text before) the answer.
+    ``None`` when the turn has no such line."""
+    lines = text.split("\n")
+    marked = [n for n, line in enumerate(lines) if line.strip().startswith(marker + ":")]
+    if not marked:
+        return None
+    at = marked[-1]
+    action = lines[at].strip()[len(marker) + 1 :].strip()
+    following = [line.strip() for line in lines[at + 1 :] if line.strip()]
+    if not action and following:  # WebShop writes the action on the line after "Action:"
+        action = following.pop(0)
+    word = re.match(r"[A-Za-z_][\w-]*", action)
+    if word is None:
+        return None
+    before = "\n".join(lines[:at]).strip()
+    if word.group(0).lower() in ("answer", "finish"):
+        inside = re.fullmatch(r"\s*[(\[](.*)[)\]]\s*", action[word.end() :], re.DOTALL)
+        final = [
+            line.split(":", 1)[1].strip() for line in following if line.startswith("Final Answer:")
+        ]
+        timeline.text(inside.group(1) if inside else final[0] if final else before)
+        return ""
+    timeline.text(before)
+    timeline.tool(word.group(0))
+    return "xml"
+
+
 _ACKNOWLEDGEMENTS = ("ok", "i've understood")
 
 
@@ -323,12 +368,23 @@ def _chat_user(timeline: _Timeline, text: str | None, objective: str | None, ran
     return objective
 
 
-def _chat_assistant(timeline: _Timeline, message: dict[str, Any]) -> str:
+def _chat_assistant(timeline: _Timeline, message: dict[str, Any], marker: str | None = None) -> str:
     """An assistant turn's text and calls; ``"xml"`` when its text wrote a call (SWE-smith's
-    XML, a ReAct agent's ``Action:``), whose result the next user turn is."""
+    XML, a ReAct agent's ``Action:``, the action on the line the instructions declared), whose
+    result the next user turn is."""
     content = message.get("content")
     text = _text(content) or message.get("refusal")  # the model declined: its words
     react = _REACT_ACTION.search(text or "")
+    if (
+        marker
+        and text
+        and not react
+        and not message.get("tool_calls")
+        and not _XML_CALL.search(text)
+    ):
+        acted = _acted_on_line(timeline, text, marker)
+        if acted is not None:
+            return acted
     closing = _REACT_ANSWER.search(text or "")
     timeline.text(_XML_CALL.sub("", text) if text else text)
     if closing:  # a ReAct agent's answer: what follows its "Answer:"
@@ -374,6 +430,7 @@ def openai_chat(path: Path) -> list[Run]:
     for row in _rows(path):
         timeline, objective = _Timeline(), None
         messages = row.get("messages") or row.get("traj") or row["conversations"]
+        marker = _declared(messages)
         skip = _priming([(m.get("role"), m.get("content")) for m in messages])
         ran = ""  # what the last assistant turn ran ("xml", "shell"): a user turn is its output
         kept = [m for n, m in enumerate(messages) if n not in skip]
@@ -386,7 +443,7 @@ def openai_chat(path: Path) -> list[Run]:
                 timeline.tool("bash")
                 ran = "shell"
             elif role == "assistant":
-                ran = _chat_assistant(timeline, message)
+                ran = _chat_assistant(timeline, message, marker)
             elif role == "tool" and (
                 _unlabelled(content).startswith(_FAILED)
                 or _EXCEPTION.match(_unlabelled(content))
