@@ -2552,17 +2552,29 @@ def gemini(path: Path) -> list[Run]:
     return [_gemini_contents(row["contents"]) for row in _rows(path)]
 
 
+def _model_words(part: dict[str, Any]) -> str | None:
+    """What a model part says: its text (not a thought), or its inline data as ``<mime type>``."""
+    if "text" in part and not part.get("thought"):
+        return str(part["text"])
+    if "inlineData" in part:
+        return f"<{part['inlineData'].get('mimeType') or 'unknown'}>"
+    return None
+
+
 def _gemini_contents(contents: list[dict[str, Any]]) -> Run:
     """Gemini contents: ``{role, parts}``. A user ``text`` part is the user's (the first the
     objective) unless Gemini CLI wrote it; a model ``text`` part not marked ``thought`` is what
     the model said (consecutive ones one text), a ``functionCall`` a tool; a ``functionResponse``
-    with an ``error``, or whose ``response`` holds one, an error. No label: success is ``None``."""
+    with an ``error``, or whose ``response`` holds one, an error. Gemini's code execution: an
+    ``executableCode`` part the tool ``code_execution``, its ``codeExecutionResult`` an error when
+    the outcome is not ``OUTCOME_OK``; the model's ``inlineData`` is said as ``<mime type>``.
+    No label: success is ``None``."""
     timeline, objective = _Timeline(), None
     for content in contents:
         said: list[str] = []
         for part in content["parts"]:
-            if content["role"] == "model" and "text" in part and not part.get("thought"):
-                said.append(part["text"])
+            if content["role"] == "model" and (words := _model_words(part)) is not None:
+                said.append(words)
                 continue
             timeline.text("".join(said))
             said = []
@@ -2570,6 +2582,11 @@ def _gemini_contents(contents: list[dict[str, Any]]) -> Run:
                 _chat_calls(
                     timeline, [(part["functionCall"]["name"], part["functionCall"].get("args"))]
                 )
+            if "executableCode" in part:
+                timeline.tool("code_execution")
+            outcome = part.get("codeExecutionResult", {}).get("outcome", "OUTCOME_OK")
+            if outcome != "OUTCOME_OK":
+                timeline.error()
             response = part.get("functionResponse")
             if response is not None:
                 inner = response.get("response")
