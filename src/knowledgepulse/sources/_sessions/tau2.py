@@ -186,9 +186,12 @@ def _read(
             if isinstance(simulation, dict) and simulation.get("ticks")
             else ""
         )
+        # A simulation file of the directory form is a row of its folder: say which one it is.
+        own = as_string(simulation.get("id")) if isinstance(simulation, dict) and not path else None
+        named = f"simulation {own}: " if own else ""
         return record.problem(
             (*path, "messages") if isinstance(simulation, dict) else path,
-            f"expected a simulation's list of messages, found {describe_value(found)}{why}",
+            f"{named}expected a simulation's list of messages, found {describe_value(found)}{why}",
         )
     tasks = _tasks(run.value.get("tasks")) if run is not None else {}
     task = tasks.get(str(simulation.get("task_id")), {})
