@@ -430,7 +430,12 @@ def openai_chat(path: Path) -> list[Run]:
     for row in _rows(path):
         timeline, objective = _Timeline(), None
         messages = row.get("messages") or row.get("traj") or row["conversations"]
-        marker = _declared(messages)
+        observed = any(  # the environment answers ReAct's "Action:" lines with "Observation:"
+            m.get("role") == "user"
+            and str(_text(m.get("content")) or "").lstrip().startswith("Observation:")
+            for m in messages
+        )
+        marker = _declared(messages) or ("Action" if observed else None)
         skip = _priming([(m.get("role"), m.get("content")) for m in messages])
         ran = ""  # what the last assistant turn ran ("xml", "shell"): a user turn is its output
         kept = [m for n, m in enumerate(messages) if n not in skip]

@@ -4,7 +4,7 @@ AgentBench tells the model, in the instructions it opens with, to write each act
 of its own (ALFWorld's ``ACTION: your next action``, the OS task's ``Act: bash`` then a fenced
 block, WebShop's ``Action:``, the DB task's ``Action: Answer`` then ``Final Answer: ...``), and the
 environment answers as the user. The files are the conformance corpus's real rows (origins in
-tests/conformance/files/SOURCES.md); a variant changes one part of a real row.
+tests/conformance/SOURCES.md); a variant changes one part of a real row.
 """
 
 from __future__ import annotations
@@ -86,3 +86,22 @@ def test_with_no_action_line_declared_the_text_stays_what_the_agent_said() -> No
     first = row["conversations"][0]
     first["content"] = first["content"].replace("ACTION", "MOVE")
     assert all(name in (None, "respond") for _, name in kinds(trace(row)))
+
+
+def test_actions_the_environment_answers_with_observation_are_calls_undeclared() -> None:
+    """The knowledge-graph task declares no action line, but its environment answers each
+    ``Action: get_relations(...)`` with ``Observation: ...``, ReAct's convention: calls too, and
+    the reply without that label (a call it could not run) still that call's result."""
+    second = trace(rows("kg")[1])
+    called = [name for kind, name in kinds(second) if kind == "tool_call"]
+    assert called[:5] == [
+        "get_relations",
+        "get_neighbors",
+        "get_relations",
+        "get_neighbors",
+        "intersection",
+    ]
+    failed = next(step for step in second.steps if "cannot be executed" in (step.content or ""))
+    assert failed.type == "observation"
+    assert failed.tool is not None
+    assert failed.tool.name == "get_relations"

@@ -271,6 +271,18 @@ def declared_action(instructions: str | None) -> str | None:
     return found[1] if found else None
 
 
+OBSERVED_ACTION = "Action"
+"""The action line of a conversation whose user turns answer with ``Observation: ...``: ReAct's
+convention (the environment's reply to the action), whatever the instructions said
+(AgentBench's knowledge-graph task describes its tools, and the agent writes ``Action:
+get_relations(...)``)."""
+
+
+def observes(text: str | None) -> bool:
+    """Whether a user turn is ReAct's ``Observation: ...``: the environment answering an action."""
+    return isinstance(text, str) and text.lstrip().startswith(_REACT_OBSERVATION)
+
+
 @dataclass(frozen=True, slots=True)
 class WrittenAction:
     """The action an assistant turn wrote on its declared line: a call, or the run's end."""

@@ -26,6 +26,7 @@ from knowledgepulse.sources._chat import _row, anthropic
 from knowledgepulse.sources._chat._openhands import openhands_finish
 from knowledgepulse.sources._chat._text import (
     COMMAND_BLOCK,
+    OBSERVED_ACTION,
     RETURN_CODE,
     acted,
     content_text,
@@ -34,6 +35,7 @@ from knowledgepulse.sources._chat._text import (
     has_xml_calls,
     json_or_value,
     last_assistant,
+    observes,
     one_of,
     primed,
     python_calls,
@@ -87,7 +89,9 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
     answered = False
     ran: str | None = None  # what the last assistant turn ran: a user turn may be its output
     priming = primed(_kind(message) for message in messages)
-    marker = declared_action(_instructions(messages))
+    marker = declared_action(_instructions(messages)) or (
+        OBSERVED_ACTION if any(_observation(message) for message in messages) else None
+    )
     for index, message in enumerate(messages):
         if not isinstance(message, dict) or not one_of(message.get("role"), ROLES):
             raise PathError((index,), _not_a_message(message))
@@ -154,6 +158,15 @@ def _tell_user(
     else:  # the user answering the agent
         calls.user(text)
     return objective
+
+
+def _observation(message: Any) -> bool:
+    """Whether a message is the user's ``Observation: ...``: the environment answering an action."""
+    return (
+        isinstance(message, dict)
+        and message.get("role") == "user"
+        and observes(content_text(message.get("content"), TEXT_KINDS))
+    )
 
 
 def _instructions(messages: list[Any]) -> str | None:

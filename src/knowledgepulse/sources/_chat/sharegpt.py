@@ -35,10 +35,12 @@ from knowledgepulse._util.jsonpath import as_string, describe_value
 from knowledgepulse.records.json_values import python_literal
 from knowledgepulse.sources._chat import _row, openai_chat
 from knowledgepulse.sources._chat._text import (
+    OBSERVED_ACTION,
     acted,
     declared_action,
     has_tags,
     has_xml_calls,
+    observes,
     one_of,
     primed,
     users_words,
@@ -127,7 +129,11 @@ def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
             raise PathError((index,), _not_a_turn(turn))
         parsed.append(_agents_turn(*found))
     # before the priming turns become the system's: they may declare the action line
-    marker = declared_action(_instructions(parsed))
+    marker = declared_action(_instructions(parsed)) or (
+        OBSERVED_ACTION
+        if any(speaker in HUMAN and observes(as_string(value)) for speaker, value in parsed)
+        else None
+    )
     instructions = _unprimed(parsed)
     speakers = [speaker for speaker, _ in parsed]
     last = max((i for i, s in enumerate(speakers) if s in ASSISTANT), default=-1)
