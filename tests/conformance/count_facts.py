@@ -250,6 +250,51 @@ _REACT_ANSWER = re.compile(r"\A\s*Thought:.*^(?:Final )?Answer: *(.+)\Z", re.MUL
 """A ReAct agent's closing text: ``Thought: ...``, then its ``Answer: ...``."""
 
 
+_DECLARED = re.compile(r"(?:^|[\s\"'])(Action|ACTION|Act):", re.MULTILINE)
+"""AgentBench's instructions (AgentInstruct's rows) name the line the agent writes its action on:
+``ACTION: your next action`` (ALFWorld), ``Act: bash`` (OS), ``Action:`` (WebShop, DB)."""
+
+
+def _declared(messages: list[dict[str, Any]]) -> str | None:
+    """The action marker the instructions (the system message, else the first user's) declare."""
+    for roles in (("system",), ("user",)):
+        first = next((m for m in messages if m.get("role") in roles), None)
+        if first is not None:
+            found = _DECLARED.search(_text(first.get("content")) or "")
+            return found.group(1) if found else None
+    return None
+
+
+def _acted_on_line(timeline: _Timeline, text: str, marker: str) -> str | None:
+    """An agent's turn with its action on the declared line: the tool (the action's first word)
+    and ``"xml"`` (the user turn after it is the action's result); ``answer(X)``, ``finish`` or
+    ``Action: Answer`` + ``Final Answer: X`` end the run, X (or the text before) the answer.
+    ``None`` when the turn has no such line."""
+    lines = text.split("\n")
+    marked = [n for n, line in enumerate(lines) if line.strip().startswith(marker + ":")]
+    if not marked:
+        return None
+    at = marked[-1]
+    action = lines[at].strip()[len(marker) + 1 :].strip()
+    following = [line.strip() for line in lines[at + 1 :] if line.strip()]
+    if not action and following:  # WebShop writes the action on the line after "Action:"
+        action = following.pop(0)
+    word = re.match(r"[A-Za-z_][\w-]*", action)
+    if word is None:
+        return None
+    before = "\n".join(lines[:at]).strip()
+    if word.group(0).lower() in ("answer", "finish"):
+        inside = re.fullmatch(r"\s*[(\[](.*)[)\]]\s*", action[word.end() :], re.DOTALL)
+        final = [
+            line.split(":", 1)[1].strip() for line in following if line.startswith("Final Answer:")
+        ]
+        timeline.text(inside.group(1) if inside else final[0] if final else before)
+        return ""
+    timeline.text(before)
+    timeline.tool(word.group(0))
+    return "xml"
+
+
 _ACKNOWLEDGEMENTS = ("ok", "i've understood")
 
 
@@ -323,12 +368,23 @@ def _chat_user(timeline: _Timeline, text: str | None, objective: str | None, ran
     return objective
 
 
-def _chat_assistant(timeline: _Timeline, message: dict[str, Any]) -> str:
+def _chat_assistant(timeline: _Timeline, message: dict[str, Any], marker: str | None = None) -> str:
     """An assistant turn's text and calls; ``"xml"`` when its text wrote a call (SWE-smith's
-    XML, a ReAct agent's ``Action:``), whose result the next user turn is."""
+    XML, a ReAct agent's ``Action:``, the action on the line the instructions declared), whose
+    result the next user turn is."""
     content = message.get("content")
     text = _text(content) or message.get("refusal")  # the model declined: its words
     react = _REACT_ACTION.search(text or "")
+    if (
+        marker
+        and text
+        and not react
+        and not message.get("tool_calls")
+        and not _XML_CALL.search(text)
+    ):
+        acted = _acted_on_line(timeline, text, marker)
+        if acted is not None:
+            return acted
     closing = _REACT_ANSWER.search(text or "")
     timeline.text(_XML_CALL.sub("", text) if text else text)
     if closing:  # a ReAct agent's answer: what follows its "Answer:"
@@ -374,6 +430,12 @@ def openai_chat(path: Path) -> list[Run]:
     for row in _rows(path):
         timeline, objective = _Timeline(), None
         messages = row.get("messages") or row.get("traj") or row["conversations"]
+        observed = any(  # the environment answers ReAct's "Action:" lines with "Observation:"
+            m.get("role") == "user"
+            and str(_text(m.get("content")) or "").lstrip().startswith("Observation:")
+            for m in messages
+        )
+        marker = _declared(messages) or ("Action" if observed else None)
         skip = _priming([(m.get("role"), m.get("content")) for m in messages])
         ran = ""  # what the last assistant turn ran ("xml", "shell"): a user turn is its output
         kept = [m for n, m in enumerate(messages) if n not in skip]
@@ -386,7 +448,7 @@ def openai_chat(path: Path) -> list[Run]:
                 timeline.tool("bash")
                 ran = "shell"
             elif role == "assistant":
-                ran = _chat_assistant(timeline, message)
+                ran = _chat_assistant(timeline, message, marker)
             elif role == "tool" and (
                 _unlabelled(content).startswith(_FAILED)
                 or _EXCEPTION.match(_unlabelled(content))
@@ -793,13 +855,16 @@ def _any_agent_trace(document: dict[str, Any]) -> Run:
     Its spans are the SDK's (``context.trace_id`` a 128-bit integer). The request is the first
     user message of the first ``call_llm``'s ``gen_ai.input.messages``; each ``execute_tool``
     span a tool (its answering tools the answer: their ``answer`` argument); a model call's
-    ``gen_ai.output`` is text unless it lists ``tool.name`` calls.
+    ``gen_ai.output`` is text unless it lists ``tool.name`` calls. A last model call that lists
+    one call no ``execute_tool`` span ran, made after a reply of text, is LangGraph's structured
+    response (``generate_structured_response``): its ``tool.args`` are the answer.
     """
     if any("openinference.span.kind" in span["attributes"] for span in document["spans"]):
         return _console_runs(document["spans"], document.get("final_output"))[0]
     spans = sorted(document["spans"], key=lambda span: span["start_time"])
     timeline = _Timeline()
     objective = None
+    replies: list[Any] = []  # each model call's reply: its listed calls, or its text
     for span in spans:
         tags = span["attributes"]
         if span["status"]["status_code"] == "error":
@@ -812,11 +877,23 @@ def _any_agent_trace(document: dict[str, Any]) -> Run:
             listed = json.loads(output) if tags.get("gen_ai.output.type") == "json" else None
             if not (isinstance(listed, list) and listed and "tool.name" in listed[0]):
                 timeline.text(output)
+            replies.append(listed if isinstance(listed, list) else output)
         elif tags.get("gen_ai.operation.name") == "execute_tool":
+            replies.append(None)  # a tool ran after the model calls so far
             if tags["gen_ai.tool.name"] in _ANY_AGENT_ANSWERS:
                 timeline.text(json.loads(tags["gen_ai.tool.args"])["answer"])
             else:
                 timeline.tool(tags["gen_ai.tool.name"])
+    model_replies = [reply for reply in replies if reply is not None]
+    if (
+        len(model_replies) >= 2
+        and replies[-1] is model_replies[-1]
+        and isinstance(model_replies[-1], list)
+        and len(model_replies[-1]) == 1
+        and isinstance(model_replies[-2], str)
+    ):
+        args = model_replies[-1][0]["tool.args"]
+        timeline.text(args if isinstance(args, str) else json.dumps(args))
     trace_id = f"{spans[0]['context']['trace_id']:032x}"
     return timeline.facts(objective, trace_id=trace_id)
 
@@ -1488,6 +1565,30 @@ def langsmith(path: Path) -> list[Run]:
     return runs
 
 
+def _tool_reported_failure(output: Any) -> bool:
+    """Whether a tool's output says the tool failed: an object whose ``status`` (or a key
+    ending ``_status``) is error/failed/failure, or holding a non-empty ``error``; else text that
+    starts with an error word (``Error``, ``Exception``, ``Traceback``, ``...Error:``)."""
+    value = _decoded(output)
+    if isinstance(value, dict):
+        for key, said in value.items():
+            if (key == "status" or key.endswith("_status")) and str(said).lower() in (
+                "error",
+                "failed",
+                "failure",
+            ):
+                return True
+        return value.get("error") not in (None, False, "", {}, [])
+    if not isinstance(value, str):
+        return False
+    first = value.lstrip().lower()
+    return first.startswith(("error", "exception", "traceback (most recent call last)")) or (
+        first.split(":", 1)[0].isidentifier()
+        and first.split(":", 1)[0].endswith("error")
+        and ":" in first
+    )
+
+
 def _decoded(value: Any) -> Any:
     """A Langfuse input or output: JSON text (often of JSON text again) decoded all the way."""
     while isinstance(value, str) and value.strip()[:1] in ("{", "[", '"'):
@@ -1605,7 +1706,8 @@ def langfuse(path: Path) -> list[Run]:
     a tool ran where an observation is a ``TOOL``, has a ``gen_ai.tool.name`` attribute, or is a
     ``SPAN`` named as a tool a generation asked for; the answer is the text the run returned (the
     trace's output, else the first output of a span that is no generation: crewAI's ``raw``), else
-    the last generation's when it came after every tool. ``level: ERROR`` is an error.
+    the last generation's when it came after every tool. ``level: ERROR`` is an error; so is a
+    tool whose output reports its own failure (``_tool_reported_failure``), at any level.
     """
     document = json.loads(path.read_text())
     trace = document["trace"]
@@ -1634,7 +1736,9 @@ def langfuse(path: Path) -> list[Run]:
             timeline.tool(named.removeprefix("execute_tool "), _decoded(observation.get("input")))
         if observation["type"] == "GENERATION" and observation is generations[-1]:
             timeline.text(_said(_decoded(observation.get("output"))))
-        if observation.get("level") == "ERROR":
+        if observation.get("level") == "ERROR" or (
+            ran_tool(observation) and _tool_reported_failure(observation.get("output"))
+        ):
             timeline.error()
     returned = trace.get("output") or next(  # the run's, else its outermost span's (crewAI's)
         (
@@ -2453,17 +2557,29 @@ def gemini(path: Path) -> list[Run]:
     return [_gemini_contents(row["contents"]) for row in _rows(path)]
 
 
+def _model_words(part: dict[str, Any]) -> str | None:
+    """What a model part says: its text (not a thought), or its inline data as ``<mime type>``."""
+    if "text" in part and not part.get("thought"):
+        return str(part["text"])
+    if "inlineData" in part:
+        return f"<{part['inlineData'].get('mimeType') or 'unknown'}>"
+    return None
+
+
 def _gemini_contents(contents: list[dict[str, Any]]) -> Run:
     """Gemini contents: ``{role, parts}``. A user ``text`` part is the user's (the first the
     objective) unless Gemini CLI wrote it; a model ``text`` part not marked ``thought`` is what
     the model said (consecutive ones one text), a ``functionCall`` a tool; a ``functionResponse``
-    with an ``error``, or whose ``response`` holds one, an error. No label: success is ``None``."""
+    with an ``error``, or whose ``response`` holds one, an error. Gemini's code execution: an
+    ``executableCode`` part the tool ``code_execution``, its ``codeExecutionResult`` an error when
+    the outcome is not ``OUTCOME_OK``; the model's ``inlineData`` is said as ``<mime type>``.
+    No label: success is ``None``."""
     timeline, objective = _Timeline(), None
     for content in contents:
         said: list[str] = []
         for part in content["parts"]:
-            if content["role"] == "model" and "text" in part and not part.get("thought"):
-                said.append(part["text"])
+            if content["role"] == "model" and (words := _model_words(part)) is not None:
+                said.append(words)
                 continue
             timeline.text("".join(said))
             said = []
@@ -2471,6 +2587,11 @@ def _gemini_contents(contents: list[dict[str, Any]]) -> Run:
                 _chat_calls(
                     timeline, [(part["functionCall"]["name"], part["functionCall"].get("args"))]
                 )
+            if "executableCode" in part:
+                timeline.tool("code_execution")
+            outcome = part.get("codeExecutionResult", {}).get("outcome", "OUTCOME_OK")
+            if outcome != "OUTCOME_OK":
+                timeline.error()
             response = part.get("functionResponse")
             if response is not None:
                 inner = response.get("response")

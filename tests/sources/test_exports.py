@@ -1163,3 +1163,38 @@ def test_phoenix_dataframe_saved_by_pandas_default_gives_the_same_trace(
     converted = only(path)
     assert source_of(converted)["format"] == "phoenix"
     assert converted.trace == only(DATA / "phoenix" / "spans_dataframe.jsonl").trace
+
+
+CSHARP = CORPUS / "langfuse" / "csharp-agent-with-gemini-2026-03-09.json"
+"""A C# agent's tool that returns ``{"response_status": "Error", "message": ...}`` at level
+DEFAULT (its span's status unset), then the model explains and answers."""
+
+
+def _with_tool_output(tmp_path: Path, output: Any) -> ReasoningTrace:
+    export = json.loads(CSHARP.read_text())
+    for observation in export["observations"]:
+        if observation["name"] == "get_custom_report" and observation["type"] == "TOOL":
+            observation["output"] = json.dumps(output)
+    path = tmp_path / "variant.json"
+    path.write_text(json.dumps(export))
+    return only(path).trace
+
+
+def test_a_langfuse_tool_that_reports_its_own_failure_is_an_error_at_any_level(
+    tmp_path: Path,
+) -> None:
+    """Langfuse keeps a span at DEFAULT whether its status was OK or unset: a tool's output
+    that says it failed (a ``status``/``..._status`` of error, an ``error``, text starting
+    ``Error``) is the error, its message the observation; the model's next reply recovers."""
+    trace = only(CSHARP).trace
+    assert steps(trace)[:3] == [
+        ("tool_call", "get_custom_report"),
+        ("observation", "get_custom_report"),
+        ("error_recovery", None),
+    ]
+    assert (trace.steps[1].content or "").startswith("ERROR: No data found for dimensions")
+    adk = {"status": "error", "error_message": "Weather for 'Atlantis' is not available."}
+    assert _with_tool_output(tmp_path, adk).steps[2].type == "error_recovery"
+    assert _with_tool_output(tmp_path, "Error: quota exceeded").steps[2].type == "error_recovery"
+    for fine in ({"status": "success", "report": []}, {"response_status": "NoDataFound"}):
+        assert _with_tool_output(tmp_path, fine).steps[2].type == "thought"

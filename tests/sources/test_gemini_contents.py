@@ -146,3 +146,62 @@ def test_a_checkpoint_of_history_and_auth_type_is_a_row_of_its_history() -> None
     shared = one_trace(convert_file(SHARED))
     assert trace.task.objective == shared.task.objective
     assert [step.type for step in trace.steps] == [step.type for step in shared.steps]
+
+
+def test_code_execution_is_a_call_and_its_result_a_failed_outcome_an_error() -> None:
+    """``executableCode`` (run on Google's side, in the model's turn) is a ``code_execution``
+    call, the ``codeExecutionResult`` after it its observation; an outcome other than
+    ``OUTCOME_OK`` is an evident error, and the next run of code recovers from it."""
+    code = "print(sum(primes(50)))"
+    contents = [
+        {"role": "user", "parts": [{"text": "What is the sum of the first 50 primes?"}]},
+        {
+            "role": "model",
+            "parts": [
+                {"text": "Let me compute it."},
+                {"executableCode": {"language": "PYTHON", "code": code[:-1]}},
+                {"codeExecutionResult": {"outcome": "OUTCOME_FAILED", "output": "SyntaxError"}},
+                {"executableCode": {"language": "PYTHON", "code": code}},
+                {"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "5117\n"}},
+                {"text": "The sum is 5117."},
+            ],
+        },
+    ]
+    trace = one_trace(list(convert([{"contents": contents}], source="gemini")))
+    assert kinds(trace) == [
+        ("thought", None),
+        ("tool_call", "code_execution"),
+        ("observation", "code_execution"),
+        ("error_recovery", "code_execution"),
+        ("observation", "code_execution"),
+        ("thought", None),
+    ]
+    assert trace.steps[3].input == {"language": "PYTHON", "code": code}
+    assert trace.steps[2].content == "OUTCOME_FAILED: SyntaxError"
+    assert trace.steps[4].content == "5117\n"
+    assert trace.outcome.result_summary == "The sum is 5117."  # not "Let me compute it." too
+
+
+def test_the_models_inline_data_is_said_and_the_users_dropped() -> None:
+    """An image the model made is no text: said as Gemini CLI shows it (``<image/png>``), so an
+    answer that is an image is not lost; the user's image is a binary part of the request."""
+    contents = [
+        {
+            "role": "user",
+            "parts": [
+                {"inlineData": {"mimeType": "image/jpeg", "data": "/9j/4AAQ"}},
+                {"text": "Draw this cat as a cartoon."},
+            ],
+        },
+        {
+            "role": "model",
+            "parts": [
+                {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo"}},
+                {"fileData": {"mimeType": "image/png", "fileUri": "gs://bucket/cat.png"}},
+            ],
+        },
+    ]
+    trace = one_trace(list(convert([{"contents": contents}], source="gemini")))
+    assert trace.task.objective == "Draw this cat as a cartoon."
+    assert trace.outcome.result_summary == "<image/png>[File Data: gs://bucket/cat.png]"
+    assert "iVBOR" not in trace.model_dump_json()

@@ -13,10 +13,13 @@ import dataclasses
 import json
 from typing import Any
 
+from knowledgepulse import sources
+from knowledgepulse.records import Problem
 from knowledgepulse.sources.otel import messages as msg
 from knowledgepulse.sources.otel import to_trace
 from knowledgepulse.sources.otel.spans import Span
 from knowledgepulse.trace import ReasoningTrace
+from tests.sources.helpers import CORPUS
 from tests.sources.test_otel_dialects import span, steps
 
 ASKED = "What year is it in New York? Write it to a file."
@@ -226,3 +229,63 @@ def test_a_workflow_that_returns_a_chat_completion_of_tool_calls_answers_nothing
         attributes={**workflow.attributes, "traceloop.entity.output": json.dumps(completion)},
     )
     assert to_trace([said, chat]).trace.outcome.result_summary == "It ships today."
+
+
+STRUCTURED = CORPUS / "otlp" / "any_agent_2025-07-08_langchain_structured_trace.json"
+"""any-agent's LangGraph run with an output type: its text reply, then one more model call
+whose reply is one call of the schema (``Steps``) that no tool runs."""
+
+
+def _kinds(trace: ReasoningTrace) -> list[tuple[str, str | None]]:
+    return [(step.type, step.tool.name if step.tool else None) for step in trace.steps]
+
+
+def _structured(change: Any = None) -> ReasoningTrace:
+    document = json.loads(STRUCTURED.read_text())
+    if change is not None:
+        change(document["spans"])
+    (item,) = sources.convert([document], source="otlp")
+    assert not isinstance(item, Problem), item
+    return item.trace
+
+
+def test_langgraphs_structured_response_call_is_the_answer_not_a_call_that_never_ran() -> None:
+    """``generate_structured_response`` puts the agent's text answer into the schema by a forced
+    call: its arguments are the answer (as Pydantic AI's ``final_result``), no ``tool_call``."""
+    trace = _structured()
+    assert _kinds(trace) == [
+        ("tool_call", "get_current_time"),
+        ("observation", "get_current_time"),
+        ("tool_call", "write_file"),
+        ("observation", "write_file"),
+        ("thought", None),
+        ("thought", None),
+    ]
+    answer = json.loads(trace.outcome.result_summary or "")
+    assert [step["number"] for step in answer["steps"]] == [1, 2, 3]
+    assert trace.steps[-1].content == trace.outcome.result_summary
+
+
+def test_a_call_after_a_text_reply_that_a_tool_then_runs_is_a_call() -> None:
+    """The same call answered by a tool span after it is a tool the agent ran."""
+
+    def ran(spans: list[dict[str, Any]]) -> None:
+        asked = spans[-2]
+        tool = json.loads(json.dumps(spans[1]))  # a tool span, moved after the last model call
+        tool["name"] = "execute_tool Steps"
+        tool["attributes"]["gen_ai.tool.name"] = "Steps"
+        tool["start_time"] = tool["end_time"] = asked["end_time"]
+        tool["context"]["span_id"] += 1  # a span of its own
+        spans.insert(len(spans) - 1, tool)
+
+    assert ("tool_call", "Steps") in _kinds(_structured(ran))
+
+
+def test_a_lone_unanswered_call_with_no_text_reply_before_it_stays_a_call() -> None:
+    """A model call asked for a call and the run ended (cut short): no answer made of it."""
+
+    def cut(spans: list[dict[str, Any]]) -> None:
+        del spans[-3]  # the text reply: the call now follows a tool's result
+
+    trace = _structured(cut)
+    assert _kinds(trace)[-1] == ("tool_call", "Steps")

@@ -211,3 +211,52 @@ def test_kp_inspect_says_what_the_file_was_read_as() -> None:
     assert inspection.source == "tau2"
     assert "domain 'hotel_calle', agent gemini/gemma-3-27b-it" in str(inspection.read_as)
     assert inspection.trace_id == "kp:trace:afb1e583-8052-4770-915c-a83e0a975c9a"
+
+
+def run_folder(tmp_path: Path, document: dict[str, Any]) -> Path:
+    """``document`` saved as tau2's directory form (``Results.save(format="dir")``): its
+    metadata in ``results.json`` (no ``simulations``), each simulation in
+    ``simulations/<id>.json``."""
+    folder = tmp_path / "run"
+    (folder / "simulations").mkdir(parents=True)
+    simulations = document.pop("simulations")
+    index = [{"id": s["id"], "task_id": s["task_id"], "trial": s["trial"]} for s in simulations]
+    (folder / "results.json").write_text(json.dumps({**document, "simulation_index": index}))
+    for simulation in simulations:
+        (folder / "simulations" / f"{simulation['id']}.json").write_text(json.dumps(simulation))
+    (folder / "simulations" / ".sim_unfinished.json").write_text("{")  # tau2's temporary file
+    return folder
+
+
+def test_the_directory_form_reads_as_the_results_file_it_was_saved_from(tmp_path: Path) -> None:
+    """A run folder (or its simulations folder) is one input: the same traces, tasks, domain and
+    agent as the single file, each simulation located at its own record."""
+    single = read(tmp_path, results())
+    folder = run_folder(tmp_path, results())
+    for given in (folder, folder / "simulations"):
+        found = convert_file(given)
+        assert [item for item in found if isinstance(item, Problem)] == []
+        traces = [item for item in found if isinstance(item, TraceItem)]
+        assert [t.trace.model_dump() for t in traces] == [t.trace.model_dump() for t in single]
+        assert [t.location.index for t in traces] == [1, 2, 3]
+
+
+def test_a_lone_simulation_file_is_read_as_tau2_not_as_chat_rows(tmp_path: Path) -> None:
+    """``simulations/<id>.json`` alone: its id, task_id and termination_reason make it tau2's;
+    read without the run's domain and tasks, and the warning says so."""
+    simulation = results()["simulations"][1]
+    assert recognise(simulation) == "tau2"
+    path = tmp_path / f"{simulation['id']}.json"
+    path.write_text(json.dumps(simulation))
+    [item] = convert_file(path)
+    assert isinstance(item, TraceItem)
+    assert item.trace.metadata.success is True
+    assert item.task == simulation["task_id"]
+    assert any("results.json" in warning for warning in item.warnings)
+
+
+def test_the_directory_forms_results_json_alone_says_to_give_the_folder(tmp_path: Path) -> None:
+    folder = run_folder(tmp_path, results())
+    [problem] = convert_file(folder / "results.json")
+    assert isinstance(problem, Problem)
+    assert "simulations folder" in problem.message

@@ -79,8 +79,8 @@ class Source:
     """An open input: its display name and its (decompressed) bytes.
 
     A folder made of parts (a Hugging Face ``save_to_disk`` folder, a persisted OpenHands
-    conversation: :mod:`records._parted`) is opened as its files (``parts``), read in turn as
-    one input; its own stream is empty.
+    conversation, a tau2-bench run: :mod:`records._parted`) is opened as its files (``parts``),
+    read in turn as one input; its own stream is empty.
     """
 
     name: str
@@ -128,8 +128,8 @@ def input_files(paths: Iterable[str | Path]) -> list[str | Path]:
     starting with a dot left out (``.git``, an editor's files), as ``~/.codex/sessions/`` or a
     Claude Code project's folder holds them; a link to a folder is not followed (it may lead
     back up the tree), a link to a file is read. A folder made of parts (a Hugging Face
-    ``save_to_disk`` folder, a persisted OpenHands conversation) stays one input, at any depth
-    (:func:`open_source` reads it as one); so does a file or ``-``.
+    ``save_to_disk`` folder, a persisted OpenHands conversation, a tau2 run) stays one input, at
+    any depth (:func:`open_source` reads it as one); so does a file or ``-``.
 
     Raises:
         InputFileError: a folder holds no file kp reads, or one in it cannot be listed (its

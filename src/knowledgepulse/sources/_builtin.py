@@ -371,10 +371,14 @@ class InspectAI(Source):
 
 @register_source("tau2")
 class Tau2(Source):
-    """tau2-bench results files (``tau2 run``'s JSON): a trace per simulation."""
+    """tau2-bench results files (``tau2 run``'s JSON, or its run folder): a trace per simulation."""
 
-    shapes = "tau2-bench results files (info, tasks, simulations with messages and reward_info)"
+    shapes = (
+        "tau2-bench results files (info, tasks, simulations with messages and reward_info), "
+        "a run folder of results.json and simulations/*.json, or one such simulation"
+    )
     content_hint = tau2.CONTENT_HINT
+    overrides = ("openai-chat",)  # a simulation's messages are chat messages too
     recognises = staticmethod(tau2.recognises)
     convert = staticmethod(tau2.convert_records)
 

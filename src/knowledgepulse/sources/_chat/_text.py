@@ -252,6 +252,89 @@ def react_call(text: Any) -> tuple[TaggedCall, str] | None:
     return TaggedCall(found["name"], arguments), text[: found.start()].strip()
 
 
+_DECLARED_ACTION = re.compile(r"(?:^|[\s\"'])(Action|ACTION|Act):", re.MULTILINE)
+"""How instructions declare a text action protocol: the line the model is to write its action on
+(AgentBench's tasks, as AgentInstruct's rows hold them: ALFWorld's ``ACTION: your next action``,
+the OS task's ``Act: bash``, the DB task's ``Action: Operation``; WebShop's ``Action:``)."""
+_ACTION_NAME = re.compile(r"[A-Za-z_][\w-]*")
+_ACTION_ARGUMENT = re.compile(r"\A\s*[(\[](.*)[)\]]\s*\Z", re.DOTALL)
+_ACTION_CODE = re.compile(r"```[\w-]*\n(.*?)\n?```", re.DOTALL)
+_FINAL_ANSWER = re.compile(r"^\s*Final Answer:[ \t]*(.+)", re.MULTILINE | re.DOTALL)
+_ENDING_ACTIONS = frozenset({"answer", "finish"})
+"""The actions that end the run instead of calling a tool (``Act: answer(3)``, ``Act: finish``,
+``Action: Answer`` then ``Final Answer: ...``; ReAct's ``Finish[...]``)."""
+
+
+def declared_action(instructions: str | None) -> str | None:
+    """The marker of the action line the instructions tell the model to write, else ``None``."""
+    found = _DECLARED_ACTION.search(instructions or "")
+    return found[1] if found else None
+
+
+OBSERVED_ACTION = "Action"
+"""The action line of a conversation whose user turns answer with ``Observation: ...``: ReAct's
+convention (the environment's reply to the action), whatever the instructions said
+(AgentBench's knowledge-graph task describes its tools, and the agent writes ``Action:
+get_relations(...)``)."""
+
+
+def observes(text: str | None) -> bool:
+    """Whether a user turn is ReAct's ``Observation: ...``: the environment answering an action."""
+    return isinstance(text, str) and text.lstrip().startswith(_REACT_OBSERVATION)
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenAction:
+    """The action an assistant turn wrote on its declared line: a call, or the run's end."""
+
+    thought: str
+    """The turn's text before the action line."""
+    call: TaggedCall | None
+    """The tool called: the action's first word, its text (and code block) the input; ``None``
+    for an action that ends the run."""
+    answer: str | None = None
+    """What an ending action gives as the answer (``answer(3)``: ``3``), if anything."""
+
+
+def written_action(text: Any, marker: str | None) -> WrittenAction | None:
+    """The action an assistant turn wrote on the line ``marker`` declares (its last), else ``None``.
+
+    An AgentBench agent writes its reasoning, then ``ACTION: go to cabinet 1`` (or ``Act: bash``
+    and a fenced block of code; WebShop's ``Action:`` and the action on the next line), and the
+    environment answers as the user: the action's first word names the tool.
+    """
+    if marker is None or not isinstance(text, str) or f"{marker}:" not in text:
+        return None
+    lines = text.splitlines()
+    at = next(
+        (n for n in range(len(lines) - 1, -1, -1) if lines[n].lstrip().startswith(f"{marker}:")),
+        None,
+    )
+    if at is None:
+        return None
+    action, after = lines[at].lstrip()[len(marker) + 1 :].strip(), at + 1
+    while not action and after < len(lines):  # the action on the lines after the marker
+        action, after = lines[after].strip(), after + 1
+    name = _ACTION_NAME.match(action)
+    if name is None:
+        return None
+    thought, rest = "\n".join(lines[:at]).strip(), "\n".join(lines[after:])
+    if name[0].casefold() in _ENDING_ACTIONS:
+        argument = _ACTION_ARGUMENT.match(action[name.end() :])
+        final = _FINAL_ANSWER.search(rest)
+        said = argument[1] if argument else final[1] if final else None
+        return WrittenAction(thought, None, said.strip() if said and said.strip() else None)
+    code = _ACTION_CODE.search(rest)
+    arguments = {"action": action, **({"code": code[1]} if code else {})}
+    return WrittenAction(thought, TaggedCall(name[0], arguments))
+
+
+def acted(text: Any, marker: str | None) -> bool:
+    """Whether an assistant turn called a tool on its declared action line."""
+    written = written_action(text, marker)
+    return written is not None and written.call is not None
+
+
 def react_observation(text: str) -> str:
     """A ReAct tool result, less the ``Observation:`` its agent writes before it."""
     stripped = text.lstrip()

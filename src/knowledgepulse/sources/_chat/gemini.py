@@ -11,6 +11,16 @@ when no call of it waits, the final answer), its ``functionCall`` parts tool cal
 with an ``error`` (``response.error``, as Gemini CLI and Pydantic AI send a failed tool's), or a
 ``functionResponse`` with an ``error`` key, is an evident error.
 
+Gemini's code execution tool (``tools: [{codeExecution: {}}]``) runs the model's code on
+Google's side, within the model's turn: a model content's ``executableCode`` part (``{language,
+code}``) is a call of ``code_execution``, and the ``codeExecutionResult`` part after it
+(``{outcome, output}``) its observation, an evident error when its ``outcome`` is other than
+``OUTCOME_OK`` (``OUTCOME_FAILED``, ``OUTCOME_DEADLINE_EXCEEDED``). The model's own
+``inlineData`` and ``fileData`` parts (an image it made) are no text, and their bytes are not
+kept; they are said as Gemini CLI's ``partToString`` shows them (``<image/png>``, ``[File
+Data: uri]``), so that an answer that is an image is no empty answer. The user's are dropped, as
+every chat reader drops the binary parts of a request.
+
 Gemini CLI puts its own words in the history as user text: the ``<session_context>`` it opens
 with (``<hook_context>`` likewise), the ``<state_snapshot>`` its compression leaves in place of
 the turns it summed up, and ``System: Please continue.`` after an empty reply: none is the
@@ -38,6 +48,10 @@ CONTENT_HINT = (
     "the contents hold no text; check messages_field (kp: --messages-field) names the "
     "contents column"
 )
+CODE_EXECUTION = "code_execution"
+"""The name of Gemini's code execution tool (``Tool.code_execution``; ``codeExecution`` in REST)."""
+_SUCCEEDED = "OUTCOME_OK"
+"""The one ``codeExecutionResult.outcome`` that is no failure."""
 ROLES = frozenset({"user", "model", "function"})
 """A content's roles: ``function`` is the v1beta API's first role for function responses."""
 _NOT_THE_USERS = ("<session_context>", "<hook_context>", "<state_snapshot>")
@@ -132,9 +146,15 @@ def _model_part(ids: _Ids, part: Any, path: tuple[str | int, ...]) -> dict[str, 
             )
         own = ids.call(name, non_empty(call.get("id")))
         return {"type": "tool_use", "id": own, "name": name, "input": call.get("args")}
+    code = part.get("executableCode")
+    if isinstance(code, dict):  # run by Google within this turn: a server tool's call
+        own = ids.call(CODE_EXECUTION, non_empty(code.get("id")))
+        return {"type": "server_tool_use", "id": own, "name": CODE_EXECUTION, "input": code}
+    if isinstance(part.get("codeExecutionResult"), dict):
+        return _code_result(ids, part["codeExecutionResult"], "code_execution_tool_result")
     text = as_string(part.get("text"))
     if text is None:
-        return None  # inline data, a file, executable code: no words
+        return _media(part)
     if part.get("thought") is True:
         return {"type": "thinking", "thinking": text}
     return {"type": "text", "text": text}
@@ -147,6 +167,8 @@ def _user_part(ids: _Ids, part: Any, path: tuple[str | int, ...]) -> dict[str, A
     response = part.get("functionResponse")
     if isinstance(response, dict):
         return _result(ids, response, path)
+    if isinstance(part.get("codeExecutionResult"), dict):  # sent back as the user's
+        return _code_result(ids, part["codeExecutionResult"], "tool_result")
     text = as_string(part.get("text"))
     if text is None or clis_own(text):
         return None
@@ -176,6 +198,38 @@ def _result(ids: _Ids, response: Mapping[str, Any], path: tuple[str | int, ...])
         "content": text,
         "is_error": error is not None,
     }
+
+
+def _code_result(ids: _Ids, result: Mapping[str, Any], kind: str) -> dict[str, Any]:
+    """A ``codeExecutionResult`` as the result of the code run before it.
+
+    Its ``output`` is the observation; an ``outcome`` other than ``OUTCOME_OK`` is a failure,
+    its text the outcome and what the code printed (a traceback).
+    """
+    output = _said(result.get("output"))
+    outcome = as_string(result.get("outcome"))
+    failed = outcome is not None and outcome != _SUCCEEDED
+    return {
+        "type": kind,
+        "tool_use_id": ids.result(CODE_EXECUTION, non_empty(result.get("id"))),
+        "content": f"{outcome}: {output}" if failed and output else (outcome if failed else output),
+        "is_error": failed,
+    }
+
+
+def _media(part: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The model's inline data or file, said as Gemini CLI says it; ``None`` for anything else.
+
+    The bytes are dropped (a trace keeps no binary part); the note keeps that the model gave one.
+    """
+    inline = part.get("inlineData")
+    if isinstance(inline, dict):
+        return {"type": "text", "text": f"<{as_string(inline.get('mimeType')) or 'unknown'}>"}
+    file = part.get("fileData")
+    if isinstance(file, dict):
+        uri = as_string(file.get("fileUri"))
+        return {"type": "text", "text": f"[File Data: {uri}]" if uri else "[File Data]"}
+    return None
 
 
 def _said(value: Any) -> str:

@@ -26,12 +26,16 @@ from knowledgepulse.sources._chat import _row, anthropic
 from knowledgepulse.sources._chat._openhands import openhands_finish
 from knowledgepulse.sources._chat._text import (
     COMMAND_BLOCK,
+    OBSERVED_ACTION,
     RETURN_CODE,
+    acted,
     content_text,
+    declared_action,
     has_tags,
     has_xml_calls,
     json_or_value,
     last_assistant,
+    observes,
     one_of,
     primed,
     python_calls,
@@ -42,6 +46,7 @@ from knowledgepulse.sources._chat._text import (
     tool_calls,
     tool_responses,
     users_words,
+    written_action,
     xml_calls,
 )
 from knowledgepulse.sources._envelope import PathError
@@ -84,6 +89,9 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
     answered = False
     ran: str | None = None  # what the last assistant turn ran: a user turn may be its output
     priming = primed(_kind(message) for message in messages)
+    marker = declared_action(_instructions(messages)) or (
+        OBSERVED_ACTION if any(_observation(message) for message in messages) else None
+    )
     for index, message in enumerate(messages):
         if not isinstance(message, dict) or not one_of(message.get("role"), ROLES):
             raise PathError((index,), _not_a_message(message))
@@ -102,12 +110,19 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
             if command is not None:
                 text = command[0]
             answered = _tell_assistant(
-                calls, message, text, (index,), final=index == last and command is None
+                calls,
+                message,
+                text,
+                (index,),
+                final=index == last and command is None,
+                marker=marker,
             )
             if command is not None:
                 calls.request(SHELL, {"command": command[1]})
             native = bool(message.get("tool_calls"))
-            called = has_xml_calls(text) or (not native and react_call(text) is not None)
+            called = has_xml_calls(text) or (
+                not native and (react_call(text) is not None or acted(text, marker))
+            )
             ran = _COMMAND if command is not None else _CALLED if called else None
         elif has_tags(text):
             tagged_results(calls, text or "")
@@ -143,6 +158,24 @@ def _tell_user(
     else:  # the user answering the agent
         calls.user(text)
     return objective
+
+
+def _observation(message: Any) -> bool:
+    """Whether a message is the user's ``Observation: ...``: the environment answering an action."""
+    return (
+        isinstance(message, dict)
+        and message.get("role") == "user"
+        and observes(content_text(message.get("content"), TEXT_KINDS))
+    )
+
+
+def _instructions(messages: list[Any]) -> str | None:
+    """The instructions the model was given: the system prompt, else the first user turn."""
+    for role in (("system", "developer"), ("user",)):
+        for message in messages:
+            if isinstance(message, dict) and message.get("role") in role:
+                return content_text(message.get("content"), TEXT_KINDS)
+    return None
 
 
 def _command(messages: list[Any], index: int, text: str | None) -> tuple[str, str] | None:
@@ -215,12 +248,16 @@ def _part_calls(content: Any) -> list[Mapping[str, Any]]:
     return found
 
 
-def assistant_text(calls: _row.Calls, text: str, *, react: bool = True) -> tuple[str, bool]:
+def assistant_text(
+    calls: _row.Calls, text: str, *, react: bool = True, marker: str | None = None
+) -> tuple[str, bool]:
     """Tell an assistant text's ``<think>`` blocks and ``<tool_call>`` tags.
 
     ``react``: a ReAct agent's ``Action:`` in the text is a call (not where the message calls
     its tools natively: its text is then the thought that led to them, as a trace kp wrote has
-    it).
+    it). ``marker``: the action line the instructions declared (:func:`declared_action`): the
+    action written on it is a call, or the run's end (``answer(...)``: the text left is the
+    answer; ``finish``: the text before it is).
 
     Returns:
         The text left to tell, and whether the text called a tool.
@@ -246,6 +283,14 @@ def assistant_text(calls: _row.Calls, text: str, *, react: bool = True) -> tuple
         call, text = written
         calls.builder.thought(text)
         tagged = [call]
+    elif react and (action := written_action(text, marker)) is not None:
+        if action.call is None:  # the run's end: its answer, else what the turn said before it
+            if action.answer is None:
+                return action.thought, False
+            calls.builder.thought(action.thought)
+            return action.answer, False
+        calls.builder.thought(action.thought)
+        tagged = [action.call]
     else:
         return text, False
     for call in tagged:
@@ -272,6 +317,7 @@ def _tell_assistant(
     path: tuple[str | int, ...],
     *,
     final: bool,
+    marker: str | None = None,
 ) -> bool:
     """An assistant message, whose ``content``'s text :func:`tell` has read already."""
     builder = calls.builder
@@ -281,7 +327,7 @@ def _tell_assistant(
     content = message.get("content")
     builder.thought(content_text(content, _REASONING_KINDS) if isinstance(content, list) else None)
     requested = json_or_value(message.get("tool_calls")) or []
-    text, tagged = assistant_text(calls, text or "", react=not requested)
+    text, tagged = assistant_text(calls, text or "", react=not requested, marker=marker)
     if not isinstance(requested, list):
         raise PathError(
             (*path, "tool_calls"), f"expected a list, found {describe_value(requested)}"

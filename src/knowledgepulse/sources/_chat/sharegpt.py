@@ -35,8 +35,12 @@ from knowledgepulse._util.jsonpath import as_string, describe_value
 from knowledgepulse.records.json_values import python_literal
 from knowledgepulse.sources._chat import _row, openai_chat
 from knowledgepulse.sources._chat._text import (
+    OBSERVED_ACTION,
+    acted,
+    declared_action,
     has_tags,
     has_xml_calls,
+    observes,
     one_of,
     primed,
     users_words,
@@ -124,6 +128,12 @@ def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
         if found is None or found[0] not in SPEAKERS:
             raise PathError((index,), _not_a_turn(turn))
         parsed.append(_agents_turn(*found))
+    # before the priming turns become the system's: they may declare the action line
+    marker = declared_action(_instructions(parsed)) or (
+        OBSERVED_ACTION
+        if any(speaker in HUMAN and observes(as_string(value)) for speaker, value in parsed)
+        else None
+    )
     instructions = _unprimed(parsed)
     speakers = [speaker for speaker, _ in parsed]
     last = max((i for i, s in enumerate(speakers) if s in ASSISTANT), default=-1)
@@ -150,12 +160,14 @@ def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
             # An agent's command is answered by the user turn (SWE-agent's ``ai`` turns) or by an
             # observation (mini-SWE-agent's replies in ADP's SFT rows).
             ran = agent or following in RESULT
-            said = _tell_assistant(calls, text or "", final=final, agent=ran)
+            said = _tell_assistant(calls, text or "", final=final, agent=ran, marker=marker)
             for name, arguments in actions:
                 calls.request(name, arguments)
             # A call written in the text (OpenHands' `<function=...>`, as ADP's SFT rows hold it):
             # the human turn after it is its result ("EXECUTION RESULT of [...]"), as in chat rows.
-            ran_command = said == "command" or bool(actions) or has_xml_calls(text)
+            ran_command = (
+                said == "command" or bool(actions) or has_xml_calls(text) or acted(text, marker)
+            )
             answered = answered or said == "answer"
         elif speaker in CALL:
             _tell_calls(calls, value, (index,))
@@ -164,6 +176,15 @@ def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
         else:
             calls.result(None, value)
     return _row.Told(objective, answered or calls.answered, system)
+
+
+def _instructions(parsed: list[tuple[str, Any]]) -> str | None:
+    """The instructions the model was given: the system turn, else the first human turn."""
+    for speakers in (SYSTEM, HUMAN):
+        for speaker, value in parsed:
+            if speaker in speakers:
+                return as_string(value)
+    return None
 
 
 def _tell_human(
@@ -208,9 +229,11 @@ def _kind(speaker: str) -> str:
     return "other"
 
 
-def _tell_assistant(calls: _row.Calls, text: str, *, final: bool, agent: bool) -> str:
+def _tell_assistant(
+    calls: _row.Calls, text: str, *, final: bool, agent: bool, marker: str | None = None
+) -> str:
     """Tell an assistant turn; what it was: ``answer``, ``command`` (an agent's), or ``thought``."""
-    rest, called = assistant_text(calls, text)
+    rest, called = assistant_text(calls, text, marker=marker)
     command = _COMMAND.search(rest) if agent else None
     if command is not None and final and "\n" in command.group(2).strip():
         command = None  # a closing answer that ends in a block of code, not a command

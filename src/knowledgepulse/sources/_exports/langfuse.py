@@ -10,7 +10,13 @@ as a tool the model called) a tool execution, a ``RETRIEVER`` a retrieval, an ``
 agent; ``CHAIN`` and the other ``SPAN`` observations are plumbing, read through. ``level:
 ERROR`` marks a failure, ``statusMessage`` its text; an ``EVENT`` at that level is an error of its
 own (its text the status message, else its output or input), which the next action recovers
-from; other events say nothing. When Langfuse ingested OTel spans, the span's own attributes
+from; other events say nothing. A tool observation below ``ERROR`` whose output says it failed
+is an error as well: Langfuse keeps an OTel span at ``DEFAULT`` whether its status was OK or
+unset, so the level says nothing of a tool that reported its failure as its result (a C#
+agent's ``{"response_status": "Error", "message": ...}``, Google ADK's ``{"status": "error",
+"error_message": ...}``); the output is read as a chat row's result is (``_text.error_text``),
+or an object whose ``status`` (or ``..._status``) is ``error`` or ``failed``, its ``message``
+the error's text. When Langfuse ingested OTel spans, the span's own attributes
 sit in ``metadata.attributes``: they win (OpenInference, GenAI...), and what Langfuse made of
 the span fills in what they leave out. The trace's ``input`` gives
 the objective and its ``output`` the answer.
@@ -38,6 +44,7 @@ from typing import Any
 from knowledgepulse._util.jsonpath import Loc, as_string, describe_value, non_empty
 from knowledgepulse._util.times import aware, iso_time
 from knowledgepulse.records import Problem, Record
+from knowledgepulse.sources._chat._text import error_text
 from knowledgepulse.sources._envelope import (
     CONFIDENCE_KEY,
     DOMAIN_KEY,
@@ -354,6 +361,8 @@ def _span(
     message = item.get("statusMessage")
     if item.get("type") == "EVENT" and _failed(item) and not message:  # its output or input
         message = as_text(_first(item.get("output"), item.get("input"), item.get("name")))
+    reported = None if _failed(item) else _reported_failure(item, metadata, tools)
+    message = message or reported
     span = Span(
         trace_id=own_trace,
         span_id=hex_id(item.get("id"), ("id",), 8),
@@ -361,7 +370,7 @@ def _span(
         name=str(item.get("name") or item.get("type") or ""),
         start_ns=time_ns(item.get("startTime")),
         end_ns=time_ns(item.get("endTime")),
-        error=_failed(item),
+        error=_failed(item) or reported is not None,
         status_message=non_empty(message),
         attributes=dotted(_object(metadata.get("attributes"))),
         scope=as_string(scope),
@@ -513,6 +522,38 @@ def _requested_tools(observations: Iterable[Any]) -> set[str]:
                     if part.get("type") == "tool_call" and part.get("name")
                 )
     return names
+
+
+_FAILED_STATUSES = frozenset({"error", "failed", "failure"})
+"""What a tool's own ``status`` says when it failed (casefolded)."""
+_MESSAGES = ("message", "error_message", "error", "detail")
+"""Where a result that says it failed says why, in order."""
+
+
+def _reported_failure(
+    item: Mapping[str, Any], metadata: Mapping[str, Any], tools: set[str]
+) -> str | None:
+    """Why a tool observation's output says the tool failed; ``None`` when it does not.
+
+    Only a tool's: a model's or an agent's output saying "error" is what it said.
+    """
+    kind, name = item.get("type"), item.get("name")
+    attributes = _object(metadata.get("attributes"))
+    ran = (
+        kind in ("TOOL", "RETRIEVER")
+        or (kind == "SPAN" and isinstance(name, str) and name in tools)
+        or attributes.get("gen_ai.operation.name") == "execute_tool"
+    )
+    if not ran:
+        return None
+    output = msg.loads(item.get("output"))
+    if isinstance(output, dict):
+        statuses = [v for k, v in output.items() if k == "status" or k.endswith("_status")]
+        if any(isinstance(v, str) and v.casefold() in _FAILED_STATUSES for v in statuses):
+            why = next((output[key] for key in _MESSAGES if output.get(key)), None)
+            return why if isinstance(why, str) else as_text(output)
+    said = error_text(output)
+    return None if said is None else as_text(said)
 
 
 def _first(*values: Any) -> Any:

@@ -7,6 +7,13 @@ one trace: its id the simulation's ``id``, its task ``<domain>/<task_id>`` (``ta
 where the run names no domain), so that the trials of a task group as one task and two domains'
 task ``"0"`` never do.
 
+tau2's directory form (``Results.save(format="dir")``, its voice runs' default) writes the
+run's ``results.json`` without its simulations, and each simulation to
+``simulations/<id>.json``; the run's folder is one input (``records._parted``), its
+``results.json`` first, and each simulation after it is read with that run's ``info`` and
+``tasks``, as the single file's. A simulation file alone (its ``id``, ``task_id`` and
+``termination_reason``: tau2's, no chat row) is read without them, with a warning.
+
 A simulation's ``messages`` are tau2's ``Message`` list, close to OpenAI Chat messages; they are
 told to the Chat Completions reader once tau2's own shapes are put in its terms: a call is
 ``{id, name, arguments, requestor}`` (no ``function`` wrapper), and a ``tool`` message answers
@@ -66,14 +73,23 @@ _TOLERANCE = 1e-6  # tau2's is_successful: (1 - 1e-6) <= reward <= (1 + 1e-6)
 
 
 def recognises(value: Any) -> bool:
-    """Whether a record is a tau2 ``Results`` file: ``info`` and a list of ``simulations``.
+    """Whether a record is a tau2 ``Results`` file, or one simulation of the directory form.
 
-    ``info`` must name its environment or its agent, as every ``tau2 run`` writes it.
+    A results file has ``info`` naming its environment or its agent, as every ``tau2 run``
+    writes it, and its ``simulations`` (left out of the directory form's ``results.json``).
+    """
+    return is_results(value) or is_simulation(value)
+
+
+def is_results(value: Any) -> bool:
+    """A ``Results`` document: ``info`` naming its environment or agent, ``tasks``, ``simulations``.
+
+    The directory form's ``results.json`` is the same document without its ``simulations``.
     """
     info = value.get("info") if isinstance(value, dict) else None
     return (
         isinstance(info, dict)
-        and isinstance(value.get("simulations"), list)
+        and isinstance(value.get("simulations", []), list)
         and isinstance(value.get("tasks", []), list)
         and (
             isinstance(info.get("environment_info"), dict)
@@ -82,49 +98,107 @@ def recognises(value: Any) -> bool:
     )
 
 
+def is_simulation(value: Any) -> bool:
+    """One ``SimulationRun``: what the directory form writes to ``simulations/<id>.json``.
+
+    Its ``id``, ``task_id`` and ``termination_reason`` (all three required by tau2's model) and
+    its ``messages`` (or a voice run's ``ticks``): no chat row names a termination.
+    """
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("id"), str)
+        and value.get("task_id") is not None
+        and isinstance(value.get("termination_reason"), str)
+        and (isinstance(value.get("messages"), list) or isinstance(value.get("ticks"), list))
+    )
+
+
 def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
 ) -> Iterator[TraceItem | Problem]:
-    """A trace per simulation of each results file; a file with no simulation is a problem."""
-    expected = "{info: {environment_info, agent_info, ...}, tasks: [...], simulations: [...]}"
+    """A trace per simulation of each results file; a file with no simulation is a problem.
+
+    The directory form comes as its ``results.json`` and then its simulations, one a record
+    (``records._parted``): each is read with the run's ``info`` and ``tasks``. A simulation
+    file read alone is read without them, with a warning.
+    """
+    expected = (
+        "{info: {environment_info, agent_info, ...}, tasks: [...], simulations: [...]}, or one "
+        "simulation {id, task_id, termination_reason, messages: [...]}"
+    )
+    run: Record | None = None  # the results file the simulations that follow belong to
+    unread: Record | None = None  # a results file holding no simulation, none following yet
     for item in documents(records, recognises, what="a tau2 results file", expected=expected):
         if isinstance(item, Problem):
             yield item
+        elif is_simulation(item.value):
+            unread = None
+            yield _read(item, (), item.value, run, options)
         else:
+            if unread is not None:
+                yield _no_simulation(unread)
+            run = item
+            unread = None if item.value.get("simulations") else item
             yield from _results(item, options)
+    if unread is not None:
+        yield _no_simulation(unread)
 
 
-def _results(record: Record, options: TraceOptions) -> Iterator[TraceItem | Problem]:
-    simulations = record.value["simulations"]
-    if not simulations:
-        yield record.problem(
+def _no_simulation(record: Record) -> Problem:
+    """Why a results file with no simulation after it gives no trace."""
+    if "simulations" in record.value and not record.value.get("simulation_index"):
+        return record.problem(
             ("simulations",),
             "no run to read: the results file holds no simulation (the run stopped before its "
             "first one finished): run it again, or resume it with tau2 run --auto-resume",
         )
-        return
-    tasks = _tasks(record.value.get("tasks"))
+    return record.problem(
+        (),
+        "no run to read: this is the results.json of tau2's directory form, whose simulations "
+        "are files in the simulations folder beside it: give kp the folder holding both (the "
+        "run's folder), and it reads each simulation with the run's tasks",
+    )
+
+
+def _results(record: Record, options: TraceOptions) -> Iterator[TraceItem | Problem]:
+    simulations = record.value.get("simulations") or []
     for index, simulation in enumerate(simulations):
-        if not isinstance(simulation, dict) or not isinstance(simulation.get("messages"), list):
-            found = simulation.get("messages") if isinstance(simulation, dict) else simulation
-            where = (
-                ("simulations", index, "messages")
-                if isinstance(simulation, dict)
-                else ("simulations", index)
-            )
-            why = (
-                "; a full-duplex (voice) simulation keeps ticks instead: convert it with "
-                "tau2's get_messages() first"
-                if isinstance(simulation, dict) and simulation.get("ticks")
-                else ""
-            )
-            yield record.problem(
-                where,
-                f"expected a simulation's list of messages, found {describe_value(found)}{why}",
-            )
-            continue
-        task = tasks.get(str(simulation.get("task_id")), {})
-        yield finished(partial(_simulation, record, index, task, options), record)
+        yield _read(record, ("simulations", index), simulation, record, options)
+
+
+def _read(
+    record: Record,
+    path: tuple[str | int, ...],
+    simulation: Any,
+    run: Record | None,
+    options: TraceOptions,
+) -> TraceItem | Problem:
+    """One simulation (at ``path`` in ``record``) as a trace, or why it cannot be one.
+
+    ``run``: the results file it belongs to (its ``info`` and ``tasks``); ``None`` when the
+    simulation is read alone.
+    """
+    if not isinstance(simulation, dict) or not isinstance(simulation.get("messages"), list):
+        found = simulation.get("messages") if isinstance(simulation, dict) else simulation
+        why = (
+            "; a full-duplex (voice) simulation keeps ticks instead: convert it with "
+            "tau2's get_messages() first"
+            if isinstance(simulation, dict) and simulation.get("ticks")
+            else ""
+        )
+        # A simulation file of the directory form is a row of its folder: say which one it is.
+        own = as_string(simulation.get("id")) if isinstance(simulation, dict) and not path else None
+        named = f"simulation {own}: " if own else ""
+        return record.problem(
+            (*path, "messages") if isinstance(simulation, dict) else path,
+            f"{named}expected a simulation's list of messages, found {describe_value(found)}{why}",
+        )
+    tasks = _tasks(run.value.get("tasks")) if run is not None else {}
+    task = tasks.get(str(simulation.get("task_id")), {})
+    info = as_object(run.value.get("info")) if run is not None else {}
+    return finished(
+        partial(_simulation, record, path, simulation, info, task, options=options), record
+    )
 
 
 def _tasks(value: Any) -> dict[str, Mapping[str, Any]]:
@@ -137,10 +211,14 @@ def _tasks(value: Any) -> dict[str, Mapping[str, Any]]:
 
 
 def _simulation(
-    record: Record, index: int, task: Mapping[str, Any], options: TraceOptions
+    record: Record,
+    path: tuple[str | int, ...],
+    simulation: Mapping[str, Any],
+    info: Mapping[str, Any],
+    task: Mapping[str, Any],
+    *,
+    options: TraceOptions,
 ) -> TraceItem:
-    info = as_object(record.value.get("info"))
-    simulation = record.value["simulations"][index]
     messages = simulation["messages"]
     builder = StepBuilder(failed_calls=_failed_calls(messages))
     names = _names(messages)
@@ -154,12 +232,15 @@ def _simulation(
     except PathError as wrong:  # its index counts the kept messages: say the simulation's
         at = wrong.path[0] if wrong.path else None
         where = (kept[at][0], *wrong.path[1:]) if isinstance(at, int) and at < len(kept) else ()
-        raise PathError(("simulations", index, "messages", *where), wrong.message) from wrong
+        raise PathError((*path, "messages", *where), wrong.message) from wrong
     termination = as_string(simulation.get("termination_reason"))
     if termination is not None and termination not in STOPPED:
         builder.error(f"the simulation ended early: {termination}", terminal=True)
     reward = _reward(simulation.get("reward_info"))
-    warnings = () if reward is not None else (_UNEVALUATED,)
+    warnings = (
+        *(() if reward is not None else (_UNEVALUATED,)),
+        *((_ALONE,) if not info else ()),
+    )
     domain = as_string(as_object(info.get("environment_info")).get("domain_name"))
     task_id = simulation.get("task_id")
     trial = simulation.get("trial")
@@ -185,7 +266,8 @@ def _simulation(
             "user_tool_calls": _user_calls(messages),
         },
         content_hint=CONTENT_HINT,
-        location=Location(record.location.file, record.location.line),
+        # A simulation of the directory form is its own record (its row in the run's folder).
+        location=Location(record.location.file, record.location.line) if path else record.location,
         task=f"{domain}/{task_id}" if domain else str(task_id),
         reward=reward,
         system=told.system,
@@ -193,6 +275,10 @@ def _simulation(
 
 
 _UNEVALUATED = "the simulation has no reward_info (it was never evaluated): read as a failure"
+_ALONE = (
+    "a simulation file read without its run's results.json (tau2's directory form): no domain, "
+    "agent or task beside it; give kp the run's folder to read them"
+)
 
 
 GREETING = "Hi! How can I help you today?"
@@ -328,6 +414,12 @@ def _reward(value: Any) -> float | None:
 
 def describe(first: Any, count: int) -> str:
     """What a results file was read as: its domain, models, a trace per simulation."""
+    if is_simulation(first):
+        return (
+            f"read as {SOURCE} ({counted(count, 'trace')}: one simulation of tau2's directory "
+            "form, without its run's results.json); steps from messages, success from "
+            "reward_info.reward"
+        )
     info = as_object(first.get("info") if isinstance(first, dict) else None)
     domain = as_string(as_object(info.get("environment_info")).get("domain_name"))
     agent = as_string(as_object(info.get("agent_info")).get("llm"))

@@ -298,7 +298,47 @@ def _answer(ordered: list[_Read], agent: _Read | None) -> str | None:
         output = [part for part in calls if is_output_tool(str(part.get("name") or ""))]
         if output:  # Pydantic AI's output tool: its arguments are the final output
             return as_text(output[-1].get("arguments")) or None
+        extracted = _extraction(ordered)
+        if extracted is not None:  # the structured output, asked for after the answer
+            return as_text(extracted[1].get("arguments")) or None
     return None
+
+
+def _extraction(ordered: list[_Read]) -> tuple[int, dict[str, Any]] | None:
+    """The model call that put the agent's answer into a structured output, and its one call.
+
+    LangGraph's prebuilt agent given a ``response_format`` ends its loop when the model replies
+    with text and no call (the answer), then asks the model once more, its reply forced into a
+    call of the schema (``generate_structured_response``: ``with_structured_output`` by function
+    calling). No tool runs it: its arguments are the run's structured output, as Pydantic AI's
+    ``final_result``'s are, and no tool call. So: the last model call asks for one call and
+    nothing else, no tool span starts after it, the model call before it replied in text alone,
+    and what it was sent last (where recorded) is that reply, no user's turn or tool result.
+    """
+    inferences = sorted(
+        (n for n, item in enumerate(ordered) if item.view.role == "inference"),
+        key=lambda n: ordered[n].span.start_ns or 0,
+    )
+    if len(inferences) < 2:  # the answer, then its extraction
+        return None
+    last, before = ordered[inferences[-1]], ordered[inferences[-2]]
+    parts = _output_parts(last.view)
+    said = _output_parts(before.view)
+    started = last.span.start_ns or 0
+    ran_after = any(
+        item.view.role == "tool" and (item.span.start_ns or 0) >= started for item in ordered
+    )
+    sent = last.view.input_messages or []
+    if (
+        len(parts) != 1
+        or parts[0].get("type") != "tool_call"
+        or not any(part.get("type") == "text" for part in said)
+        or any(part.get("type") in ("tool_call", "server_tool_call") for part in said)
+        or ran_after
+        or (sent and sent[-1].get("role") not in msg.ASSISTANT_ROLES)
+    ):
+        return None
+    return inferences[-1], parts[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,6 +352,7 @@ class _Context:
     any_execution: bool
     unlinked: Counter[str]  # per tool name, the spans of it that recorded an outcome, no call id
     answer_tools: frozenset[str]  # tools whose call is the answer (smolagents' final_answer)
+    extraction: int | None  # the model call whose one call is the structured answer (LangGraph's)
 
 
 def _tell(builder: StepBuilder, ordered: list[_Read], answer: str | None) -> None:
@@ -342,6 +383,7 @@ def _tell(builder: StepBuilder, ordered: list[_Read], answer: str | None) -> Non
         ),
         # an answering call may tell the answer itself (any-agent's: an inference)
         answer_tools=frozenset(item.view.tool_name or "" for item in ordered if item.view.answers),
+        extraction=extracted[0] if (extracted := _extraction(ordered)) is not None else None,
     )
     servers = _mcp_servers(ordered)
     # Told by start time (ties in tree order): a model call's request is told before the tool
@@ -401,7 +443,7 @@ def _tell_inference(builder: StepBuilder, index: int, item: _Read, context: _Con
             builder.thought(context.lead, at=at)
         elif kind in ("tool_call", "server_tool_call"):
             name = str(part.get("name") or "")
-            if is_output_tool(name) or name in context.answer_tools:
+            if is_output_tool(name) or name in context.answer_tools or index == context.extraction:
                 continue  # the answer, told as the answer
             builder.tool_request(name, part.get("arguments"), call_id=call_id, at=at)
             requested = True

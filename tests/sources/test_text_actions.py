@@ -1,0 +1,107 @@
+"""Actions written on the line the instructions declare (AgentBench's tasks, AgentInstruct's rows).
+
+AgentBench tells the model, in the instructions it opens with, to write each action on a line
+of its own (ALFWorld's ``ACTION: your next action``, the OS task's ``Act: bash`` then a fenced
+block, WebShop's ``Action:``, the DB task's ``Action: Answer`` then ``Final Answer: ...``), and the
+environment answers as the user. The files are the conformance corpus's real rows (origins in
+tests/conformance/SOURCES.md); a variant changes one part of a real row.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from knowledgepulse import sources
+from knowledgepulse.records import Problem
+from knowledgepulse.trace import ReasoningTrace
+from tests.sources.helpers import CORPUS
+
+CHAT = CORPUS / "openai-chat"
+
+
+def rows(name: str) -> list[dict[str, Any]]:
+    found = json.loads((CHAT / f"agentinstruct_{name}_raw_sample.json").read_text())
+    assert isinstance(found, list)
+    return found
+
+
+def trace(row: dict[str, Any], source: str = "openai-chat") -> ReasoningTrace:
+    found = list(sources.convert([row], source=source))
+    assert [item for item in found if isinstance(item, Problem) and not item.warning] == []
+    (item,) = [item for item in found if not isinstance(item, Problem)]
+    return item.trace
+
+
+def kinds(found: ReasoningTrace) -> list[tuple[str, str | None]]:
+    return [(step.type, step.tool.name if step.tool else None) for step in found.steps]
+
+
+def test_an_os_action_is_a_bash_call_its_code_the_input_and_the_shell_its_observation() -> None:
+    row = rows("os")[1]
+    found = trace(row)
+    assert kinds(found)[:3] == [("thought", None), ("tool_call", "bash"), ("observation", "bash")]
+    assert found.steps[1].input == {"action": "bash", "code": "ls /etc"}
+    assert (found.steps[2].content or "").startswith("The output of the OS:")
+    assert found.outcome.result_summary == "3"  # "Act: answer(3)"
+
+
+def test_alfworlds_actions_are_calls_named_by_their_verb() -> None:
+    found = trace(rows("alfworld")[0])
+    called = [name for kind, name in kinds(found) if kind == "tool_call"]
+    assert called[:4] == ["go", "take", "go", "put"]
+    assert found.steps[1].input == {"action": "go to shelf 1"}
+    assert not any(kind == "tool_call" and name == "respond" for kind, name in kinds(found))
+
+
+def test_webshops_action_on_the_line_after_its_marker_is_read() -> None:
+    found = trace(rows("webshop")[0])
+    assert [name for kind, name in kinds(found) if kind == "tool_call"] == [
+        "search",
+        "click",
+        "click",
+    ]
+
+
+def test_the_db_tasks_answer_action_gives_its_final_answer() -> None:
+    assert trace(rows("db")[0]).outcome.result_summary == '["none"]'
+
+
+def test_sharegpt_turns_of_the_same_row_read_the_same() -> None:
+    """THUDM/AgentInstruct on Hugging Face keeps ``from`` / ``value`` turns."""
+    row = rows("os")[1]
+    speakers = {"user": "human", "assistant": "gpt"}
+    shared = {
+        "conversations": [
+            {"from": speakers[turn["role"]], "value": turn["content"]}
+            for turn in row["conversations"]
+        ]
+    }
+    assert kinds(trace(shared, "sharegpt")) == kinds(trace(row))
+
+
+def test_with_no_action_line_declared_the_text_stays_what_the_agent_said() -> None:
+    """An ``ACTION:`` line the instructions never asked for is text: the user answers it."""
+    row = rows("alfworld")[0]
+    first = row["conversations"][0]
+    first["content"] = first["content"].replace("ACTION", "MOVE")
+    assert all(name in (None, "respond") for _, name in kinds(trace(row)))
+
+
+def test_actions_the_environment_answers_with_observation_are_calls_undeclared() -> None:
+    """The knowledge-graph task declares no action line, but its environment answers each
+    ``Action: get_relations(...)`` with ``Observation: ...``, ReAct's convention: calls too, and
+    the reply without that label (a call it could not run) still that call's result."""
+    second = trace(rows("kg")[1])
+    called = [name for kind, name in kinds(second) if kind == "tool_call"]
+    assert called[:5] == [
+        "get_relations",
+        "get_neighbors",
+        "get_relations",
+        "get_neighbors",
+        "intersection",
+    ]
+    failed = next(step for step in second.steps if "cannot be executed" in (step.content or ""))
+    assert failed.type == "observation"
+    assert failed.tool is not None
+    assert failed.tool.name == "get_relations"
