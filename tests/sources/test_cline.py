@@ -240,3 +240,94 @@ def test_a_real_tasks_printed_environment_tags_are_no_reply() -> None:
         "Ah non tu te moques d",
         "Non tu veux juste les",
     ]
+
+
+def native(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:
+    return {"type": "tool_use", "id": call_id, "name": name, "input": arguments}
+
+
+def test_cline_3s_native_calls_answered_by_text_sections_get_their_results(
+    tmp_path: Path,
+) -> None:
+    """Cline 3.x calls tools natively (``tool_use``) but answers them as before, with text
+    sections (``[read_file for 'a.py'] Result:``), no ``tool_result``. Before, a section answered
+    only an XML call: every native call lost its result, silently. ``use_subagents``' section is
+    ``[subagents] Result:``, a word no call has: it answers the oldest call still waiting."""
+    trace = read_history(
+        tmp_path,
+        [
+            task(),
+            {"role": "assistant", "content": [native("s1", "use_subagents", prompt_1="look")]},
+            results("[subagents] Result:\nSubagent results:\nTotal: 1"),
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Reading both."},
+                    native("r1", "read_file", path="a.py"),
+                    native("r2", "read_file", path="b.py"),
+                ],
+            },
+            results(
+                "[read_file for 'a.py'] Result:", "x = 1", "[read_file for 'b.py'] Result:", "y"
+            ),
+        ],
+    )
+    assert shape(trace) == [
+        ("tool_call", "use_subagents"),
+        ("observation", "use_subagents"),
+        ("thought", None),
+        ("tool_call", "read_file"),
+        ("observation", "read_file"),
+        ("tool_call", "read_file"),
+        ("observation", "read_file"),
+    ]
+    assert [step.content for step in trace.steps if step.type == "observation"] == [
+        "Subagent results:\nTotal: 1",
+        "x = 1",
+        "y",
+    ]
+
+
+def test_cline_focus_chain_reminders_and_completion_notes_are_no_words_of_anyones(
+    tmp_path: Path,
+) -> None:
+    """Cline's focus chain adds reminders for the model (``# task_progress RECOMMENDED``,
+    ``# TODO LIST UPDATE REQUIRED``...) as text blocks of their own, and a resumed task says
+    ``(The user did not provide a new message...)``: before, outside a result they were the
+    user's replies. A completion's section holds Cline's ``Done`` and the output of the command
+    it offered to run, then the user's ``<feedback>``: the feedback alone is the reply."""
+    reminder = "\n# task_progress RECOMMENDED\n\nWhen starting a new task, include a todo list."
+    todo = "\n\n\t\t\t\t# TODO LIST UPDATE REQUIRED - You MUST include the task_progress parameter"
+    resumed = "[TASK RESUMPTION] This task was interrupted 3 days ago."
+    silent = "(The user did not provide a new message. Consider asking them how to proceed.)"
+    done = native("c1", "attempt_completion", result="Fixed.")
+    feedback = (
+        "The user has provided feedback on the results. Consider their input to continue the "
+        "task, and then attempt completion again."
+    )
+    trace = read_history(
+        tmp_path,
+        [
+            task(),
+            {"role": "assistant", "content": [native("r1", "read_file", path="a.py")]},
+            results("[read_file for 'a.py'] Result:", "x = 1", todo),
+            {"role": "assistant", "content": [native("q1", "ask_followup_question", question="?")]},
+            results(resumed, silent, reminder),
+            {"role": "assistant", "content": [done]},
+            results(
+                "[attempt_completion] Result: Done",
+                "Command failed with exit code 1.\nOutput:\nEADDRINUSE",
+                feedback,
+                "<feedback>\nport 9002 is taken\n</feedback>",
+            ),
+        ],
+    )
+    assert shape(trace) == [
+        ("tool_call", "read_file"),
+        ("observation", "read_file"),
+        ("tool_call", "ask_followup_question"),
+        ("tool_call", RESPOND),
+        ("observation", RESPOND),
+    ]
+    assert trace.steps[1].content == "x = 1"
+    assert trace.steps[4].content == "port 9002 is taken"

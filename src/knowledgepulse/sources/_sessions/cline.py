@@ -115,6 +115,13 @@ _RESUMED = re.compile(r"\A\s*(?:\[TASK RESUMPTION\]|New instructions for task co
 """How the extension opens a resumed task's message (the user's new words in it)."""
 _NOT_EXECUTED = re.compile(r"\A\s*Tool \[[a-z_]+\] was not executed because")
 _FEEDBACK = re.compile(r"<(feedback|user_message)>\s*(.*?)\s*</\1>", re.DOTALL)
+_REMINDER = re.compile(
+    r"\A\s*(?:# task_progress\b|# TODO LIST UPDATE REQUIRED"
+    r"|\(The user did not provide a new message\.)"
+)
+"""Text blocks Cline adds for the model alone, no words of the user's nor a tool's: its focus
+chain's reminders (``# task_progress RECOMMENDED``, ``# task_progress List (Optional - Plan
+Mode)``, ``# TODO LIST UPDATE REQUIRED``...) and a resumed task's note that the user said nothing."""
 _NO_TOOL = re.compile(r"\A\s*\[ERROR\] You did not use a tool")
 _FAILED = re.compile(
     r"\A\s*(?:The tool execution failed with the following error|The user denied this operation"
@@ -277,6 +284,11 @@ def _assistant(
             reading.completions.add(str(block.get("id")))
             out.append({"type": _ANSWER, "text": as_string(result) or ""})
         else:
+            if kind == "tool_use":
+                # Cline 3.x's native calls are answered, as its XML ones are, by text sections
+                # ("[read_file for 'a.py'] Result:"), not tool_result blocks: the call waits for
+                # its section like an XML call (a tool_result block, if one comes, answers by id).
+                reading.pending.append((str(block.get("name")), str(block.get("id"))))
             out.append(block)
     return out
 
@@ -369,8 +381,8 @@ def _user(reading: _Reading, blocks: list[Any], *, first: bool) -> None:
         text = _ENVIRONMENT.sub("", block["text"]).strip()
         if text != block["text"].strip() or _RESUMED.match(text):
             current = None  # the results end: the environment, or the user's new words
-        if not text or _NOT_EXECUTED.match(text):
-            continue  # the extension's own note that a second call did not run
+        if not text or _NOT_EXECUTED.match(text) or _REMINDER.match(text):
+            continue  # the extension's own notes: a second call did not run, a reminder
         header = _RESULT.match(text)
         if header is not None:
             current = _answering(reading, header.group(1), names)
@@ -378,7 +390,9 @@ def _user(reading: _Reading, blocks: list[Any], *, first: bool) -> None:
         if current == _DROPPED:
             continue
         if current is not None and names[current] == COMPLETION:
-            out.extend({"type": "text", "text": words} for words in _replies(text))
+            # The user's words on a completion are in <feedback>; the rest of its section is
+            # Cline's ("Done", the output of the command the completion offered to run).
+            out.extend({"type": "text", "text": words} for words in _feedback(text))
         elif current is not None:
             sections.setdefault(current, []).extend([text] if text else [])
         elif _NO_TOOL.match(text):  # an error met outside a tool: a message of its own
@@ -409,9 +423,17 @@ def _answering(reading: _Reading, name: str, names: dict[str, str]) -> str:
     if name == COMPLETION:
         names[COMPLETION] = COMPLETION
         return COMPLETION
-    # A second section for a call answered here (a sub-task's report), else none: dropped.
+    # A second section for a call answered here (a sub-task's report).
     answered = [call_id for call_id, called in names.items() if called == name]
-    return answered[-1] if answered else _DROPPED
+    if answered:
+        return answered[-1]
+    # A section whose header names no waiting call answers the oldest one still waiting: Cline
+    # describes a few tools by another word (use_subagents' result is "[subagents] Result:").
+    if reading.pending:
+        pending, call_id = reading.pending.pop(0)
+        names[call_id] = pending
+        return call_id
+    return _DROPPED  # a section that answers no call the file shows: left out
 
 
 def _xml_result(call_id: str, texts: list[str]) -> dict[str, Any]:
@@ -433,9 +455,13 @@ def _native_result(reading: _Reading, block: Mapping[str, Any]) -> dict[str, Any
     return {"type": "text", "text": "\n".join(_replies(_ENVIRONMENT.sub("", text or "")))}
 
 
+def _feedback(text: str) -> list[str]:
+    return [words for _, words in _FEEDBACK.findall(text) if words.strip()]
+
+
 def _replies(text: str) -> list[str]:
     """The user's words in a text the extension wrote around them (``<feedback>``...)."""
-    found = [words for _, words in _FEEDBACK.findall(text) if words.strip()]
+    found = _feedback(text)
     if found:
         return found
     if text.lstrip().startswith(("[TASK RESUMPTION]", "The user has provided feedback")):
