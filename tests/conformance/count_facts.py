@@ -2704,8 +2704,13 @@ def _smolagents_messages(row: dict[str, Any]) -> Run:
     ``tool-call`` message before it is a call of NAME (a tool that raised keeps no other
     trace). The row's ``answer`` is what the run returned; a run out of steps
     (``Error:\\nReached max steps.``) was given it by one more model call. No success label.
+    A row with no message is a run that raised before its first step (a model call refused):
+    its ``answer`` is that exception's text, an error, no answer; the task is the ``question``.
     """
     timeline, objective, out_of_steps, before = _Timeline(), None, False, None
+    if not row["intermediate_steps"]:
+        timeline.error()
+        return timeline.facts(row["question"])
     for message in row["intermediate_steps"]:
         role, said = message["role"], _text(message["content"]) or ""
         raised = re.match(r"Error:\nError executing tool '([^']+)'", said)

@@ -121,7 +121,8 @@ _REMINDER = re.compile(
 )
 """Text blocks Cline adds for the model alone, no words of the user's nor a tool's: its focus
 chain's reminders (``# task_progress RECOMMENDED``, ``# task_progress List (Optional - Plan
-Mode)``, ``# TODO LIST UPDATE REQUIRED``...) and a resumed task's note that the user said nothing."""
+Mode)``, ``# TODO LIST UPDATE REQUIRED``...) and a resumed task's note that the user said
+nothing."""
 _NO_TOOL = re.compile(r"\A\s*\[ERROR\] You did not use a tool")
 _FAILED = re.compile(
     r"\A\s*(?:The tool execution failed with the following error|The user denied this operation"
