@@ -19,7 +19,9 @@ are read by the Anthropic Messages reader once the extension's own wrapping is t
   ``[ERROR] You did not use a tool...`` an evident error outside a tool. A call left unclosed
   (the extension stopped the model after the first tool: ``[Response interrupted by a tool use
   result...]``) never ran, and is text;
-* with native tool calling the same tools are ``tool_use`` and ``tool_result`` blocks;
+* with native tool calling the same tools are ``tool_use`` blocks, answered by ``tool_result``
+  blocks or (Cline 3.x) by the same text sections; the focus chain's reminders to the model
+  (``# task_progress RECOMMENDED``...) are no one's words;
 * ``attempt_completion``'s ``result`` is the answer, no tool; feedback the user gives on it
   (``<feedback>``), the new instructions of a resumed task (``<user_message>``) and a Roo Code
   sub-task's report (``[new_task completed] Result:``, the result of its ``new_task`` call) are
