@@ -331,3 +331,18 @@ def test_cline_focus_chain_reminders_and_completion_notes_are_no_words_of_anyone
     ]
     assert trace.steps[1].content == "x = 1"
     assert trace.steps[4].content == "port 9002 is taken"
+
+
+def test_a_history_without_ts_starts_when_its_cline_task_id_says(tmp_path: Path) -> None:
+    """Cline names a task by its start, ``Date.now()`` in milliseconds; a history without ``ts``
+    (Cline before 3.x, or its messages' ``ts`` left out) started then, not at the epoch. A Roo
+    Code task's id is a UUID: no time."""
+    first = {key: value for key, value in task().items() if key != "ts"}
+    done = said("<attempt_completion>\n<result>done</result>\n</attempt_completion>")
+    cline = read_history(
+        tmp_path, [first, done], name="tasks/1769053680585/api_conversation_history.json"
+    )
+    assert cline.metadata.created_at.isoformat() == "2026-01-22T03:48:00.585000+00:00"
+    uuid = "tasks/ac8aa7b4-319c-4925-a139-4f4adca81921/api_conversation_history.json"
+    roo = read_history(tmp_path, [first, done], name=uuid)
+    assert roo.metadata.created_at.year == 1970

@@ -192,20 +192,34 @@ def _finish(task: _Task, options: TraceOptions) -> TraceItem:
     builder = StepBuilder()
     told = anthropic.tell(messages, builder, errors=errors)
     location = task.first.location
+    task_id = _task_id(location.file)
     return assemble(
         builder,
         source="cline",
-        source_id=_task_id(location.file),
+        source_id=task_id,
         success=told.answered and builder.final_answer is not None,
         options=options,
         objective=told.objective,
-        created_at=task.started,
+        created_at=task.started if task.started is not None else _created(task_id),
         result_summary=builder.final_answer,
         agent_id="cline",
         framework="cline",
         content_hint=CONTENT_HINT,
         location=Location(location.file, location.line),
     )
+
+
+_MILLISECONDS = re.compile(r"\A1\d{12}\Z")
+"""A task id Cline made of the time it started (``Date.now()``, milliseconds: 2001 to 2286)."""
+
+
+def _created(task_id: str) -> float | None:
+    """When the task started, by its id, else ``None``.
+
+    Cline names a task by its start time in milliseconds, which is all the time a history
+    without ``ts`` (Cline before 3.x) holds. Roo Code's ids are UUIDs: no time.
+    """
+    return int(task_id) / 1000 if _MILLISECONDS.match(task_id) else None
 
 
 def _task_id(file: str | None) -> str:
