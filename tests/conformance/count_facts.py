@@ -2616,7 +2616,8 @@ def pydantic_ai(path: Path) -> list[Run]:
     the agent rejected) are errors. The file has no success field:
     the run succeeded when it ended in its answer (text, or the output tool's arguments, which
     Pydantic AI acknowledges with a last request) and no message's ``state`` says otherwise than
-    ``complete``.
+    ``complete``. A ``builtin-tool-call`` is a tool the model's provider ran (web search, code
+    execution), its ``builtin-tool-return`` in the same response.
     """
     runs: list[list[dict[str, Any]]] = []
     for message in json.loads(path.read_text()):
@@ -2646,7 +2647,7 @@ def _pydantic_ai_run(messages: list[dict[str, Any]]) -> Run:
                     timeline.user(said)
             if kind == "text":
                 timeline.text(part["content"])
-            if kind == "tool-call":
+            if kind in ("tool-call", "builtin-tool-call"):  # builtin: run by the provider
                 timeline.tool(part["tool_name"], part.get("args"))
             if kind in _RETRIED or part.get("outcome", "success") != "success":
                 timeline.error()

@@ -339,6 +339,63 @@ def pydantic_ai_more_runs(cassettes: Path) -> None:
     _write(OUT / "pydantic-ai" / "openai_native_output.json", _indented(answered))
 
 
+RESPONSES_WEB_SEARCH = (
+    PYDANTIC_AI + "test_openai_responses/test_openai_responses_model_web_search_tool.yaml"
+)
+RESPONSES_CODE_EXECUTION = (
+    PYDANTIC_AI
+    + "test_openai_responses/test_openai_responses_thinking_with_code_execution_tool.yaml"
+)
+
+
+def pydantic_ai_native_tool_runs(cassettes: Path) -> None:
+    """Two recordings of the Responses API through Pydantic AI's ``OpenAIResponsesModel`` (the
+    recorded responses served as they are), as the recordings' own tests define the agents: the
+    provider's tools, run by the model's provider, not by Pydantic AI (``builtin-tool-call`` and
+    ``builtin-tool-return`` parts), beside its reasoning (``thinking`` parts, their summaries).
+
+    * ``responses_web_search``: gpt-5 searches the web (``NativeTool(WebSearchTool())``) for the
+      weather in San Francisco, then answers;
+    * ``responses_thinking_code_execution``: gpt-5 (reasoning summaries ``detailed``) runs code
+      (``NativeTool(CodeExecutionTool())``) for an arithmetic question, then answers.
+    """
+    from openai import AsyncOpenAI
+    from pydantic_ai import Agent
+    from pydantic_ai.capabilities.native_tool import NativeTool
+    from pydantic_ai.models.openai import OpenAIResponsesModel, OpenAIResponsesModelSettings
+    from pydantic_ai.native_tools import CodeExecutionTool, WebSearchTool
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    def provider(cassette: str) -> OpenAIProvider:
+        answer = responses_transport(cassettes / cassette)
+        client = AsyncOpenAI(
+            api_key="-", http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(answer))
+        )
+        return OpenAIProvider(openai_client=client)
+
+    searching: Agent[None, str] = Agent(
+        OpenAIResponsesModel("gpt-5", provider=provider(RESPONSES_WEB_SEARCH)),
+        instructions="You are a helpful assistant.",
+        capabilities=[NativeTool(WebSearchTool())],
+    )
+    result = asyncio.run(searching.run("What is the weather in San Francisco today?"))
+    _write(OUT / "pydantic-ai" / "responses_web_search.json", _indented(result))
+
+    settings = OpenAIResponsesModelSettings(
+        openai_reasoning_summary="detailed",
+        openai_reasoning_effort="low",
+        openai_include_code_execution_outputs=True,
+    )
+    computing: Agent[None, str] = Agent(
+        OpenAIResponsesModel(
+            "gpt-5", provider=provider(RESPONSES_CODE_EXECUTION), settings=settings
+        ),
+        capabilities=[NativeTool(CodeExecutionTool())],
+    )
+    result = asyncio.run(computing.run("what is 65465-6544 * 65464-6+1.02255"))
+    _write(OUT / "pydantic-ai" / "responses_thinking_code_execution.json", _indented(result))
+
+
 def _indented(result: Any) -> str:
     """A Pydantic AI run's ``all_messages_json()``, indented as the other files are."""
     return json.dumps(json.loads(result.all_messages_json()), indent=1) + "\n"
@@ -1565,6 +1622,7 @@ def main() -> None:
     cassettes = Path(sys.argv[1])
     pydantic_ai_runs(cassettes)
     pydantic_ai_more_runs(cassettes)
+    pydantic_ai_native_tool_runs(cassettes)
     smolagents_runs(cassettes)
     openai_agents_runs(cassettes)
     openai_agents_more_runs(cassettes)

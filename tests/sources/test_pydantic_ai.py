@@ -248,6 +248,36 @@ def test_a_run_that_answers_through_the_output_tool_succeeded() -> None:
     assert converted.trace.outcome.confidence == 0.8
 
 
+def test_a_providers_own_tool_returns_in_its_response_and_the_text_after_is_the_answer() -> None:
+    """A native tool (web search, code execution) is run by the model's provider within the
+    response: ``builtin-tool-call``, then its ``builtin-tool-return`` in the same response, then
+    the text. Before, the return was dropped (no observation), and the text, said beside a call,
+    was a thought: a run that answered was no success."""
+    searched = {**call("web_search", {"query": "weather SF"}, "ws_1")}
+    searched["part_kind"] = "builtin-tool-call"
+    found = {**ret("web_search", {"status": "completed"}, "ws_1"), "timestamp": "2025-01-01"}
+    found["part_kind"] = "builtin-tool-return"
+    messages = [
+        request(user("Weather in SF?"), at="2025-09-16T10:00:00Z"),
+        response(
+            {"content": "I should search.", "part_kind": "thinking"},
+            searched,
+            found,
+            text("Sunny, 73°F."),
+            at="2025-09-16T10:00:05Z",
+        ),
+    ]
+    converted = pai.to_trace(messages)
+    assert [(s.type, s.tool.name if s.tool else None) for s in converted.trace.steps] == [
+        ("thought", None),  # in the order of the response's parts, not the return's own time
+        ("tool_call", "web_search"),
+        ("observation", "web_search"),
+        ("thought", None),
+    ]
+    assert converted.trace.outcome.result_summary == "Sunny, 73°F."
+    assert converted.trace.metadata.success is True
+
+
 def test_a_run_that_ends_in_a_request_did_not_succeed() -> None:
     """Without a final response the run did not finish: success false, confidence 0.2."""
     messages = [

@@ -6,7 +6,8 @@ One line after a run::
 
 Pydantic AI keeps a run as a list of messages: a ``request`` (``system-prompt``, ``user-prompt``,
 ``tool-return``, ``retry-prompt``, ``retry-feedback`` parts) alternating with a ``response``
-(``text``, ``thinking``, ``tool-call``, ``builtin-tool-call`` parts). Their JSON
+(``text``, ``thinking``, ``tool-call``, and the provider's own tools' ``builtin-tool-call`` with
+its ``builtin-tool-return`` in the same response). Their JSON
 (``ModelMessagesTypeAdapter.dump_json``) is read without importing pydantic_ai. The mapping
 (``docs/integrations.md``): the first user prompt is the objective; ``thinking`` and ``text`` are
 thoughts, the last response's text the answer; a ``tool-call`` and its ``tool-return`` (same
@@ -325,7 +326,7 @@ def _tell(run: _Run, message: Any, path: Loc) -> None:
         for index, part in enumerate(parts):
             _tell_request_part(run, part, (*path, "parts", index), at)
         return
-    calls_tools = any(_is_tool_call(part) for part in parts)
+    calls_tools = _waits_on_tools(parts)
     run.output_called = False
     said_output = calls_tools and path == run.said_in  # run_stream's output, said with calls
     texts: list[str] = []
@@ -359,6 +360,21 @@ def _closes_output(kind: str, parts: list[Mapping[str, Any]]) -> bool:
     )
 
 
+def _waits_on_tools(parts: list[Mapping[str, Any]]) -> bool:
+    """Whether a response asks for tools that run after it (its text then is no answer).
+
+    A ``builtin-tool-call`` (web search, code execution) is run by the model's provider within
+    the response: its ``builtin-tool-return`` is in the same response, and the text after it
+    can be the answer (before, that text was a thought and a run ending in it no success).
+    """
+    answered = {_call_id(part) for part in parts if part["part_kind"] == "builtin-tool-return"}
+    return any(
+        _is_tool_call(part)
+        and not (part["part_kind"] == "builtin-tool-call" and _call_id(part) in answered)
+        for part in parts
+    )
+
+
 def _is_tool_call(part: Mapping[str, Any]) -> bool:
     name = part.get("tool_name")
     return (
@@ -376,19 +392,7 @@ def _tell_request_part(run: _Run, part: Mapping[str, Any], path: Loc, at: dateti
         if run.objective is None and text:
             run.objective = text
     elif kind in ("tool-return", "builtin-tool-return"):
-        name = _name(part, path)
-        if is_output_tool(name) and part.get("outcome", "success") == "success":
-            return  # "Final result processed."
-        content = part.get("content")
-        outcome = part.get("outcome")  # a list or an object is no outcome, not a set lookup
-        failed = isinstance(outcome, str) and outcome in _FAILED_OUTCOMES
-        run.builder.tool_result(
-            name,
-            output=None if failed else content,
-            error=_error_text(content) if failed else None,
-            call_id=_call_id(part),
-            at=when,
-        )
+        _tell_return(run, part, path, when)
     elif kind == "retry-prompt":
         text = _error_text(part.get("content"))
         tool = part.get("tool_name")
@@ -398,6 +402,23 @@ def _tell_request_part(run: _Run, part: Mapping[str, Any], path: Loc, at: dateti
             run.builder.error(text, at=when)
     elif kind == "retry-feedback":
         run.builder.error(_error_text(part.get("content")), at=when)
+
+
+def _tell_return(run: _Run, part: Mapping[str, Any], path: Loc, at: datetime | None) -> None:
+    """A tool's return: its observation, or its error when its ``outcome`` says it failed."""
+    name = _name(part, path)
+    if is_output_tool(name) and part.get("outcome", "success") == "success":
+        return  # "Final result processed."
+    content = part.get("content")
+    outcome = part.get("outcome")  # a list or an object is no outcome, not a set lookup
+    failed = isinstance(outcome, str) and outcome in _FAILED_OUTCOMES
+    run.builder.tool_result(
+        name,
+        output=None if failed else content,
+        error=_error_text(content) if failed else None,
+        call_id=_call_id(part),
+        at=at,
+    )
 
 
 def _tell_response_part(
@@ -420,6 +441,10 @@ def _tell_response_part(
             run.output_called = True
         else:
             run.builder.tool_request(name, part.get("args"), call_id=_call_id(part), at=at)
+    elif kind == "builtin-tool-return":
+        # The provider ran the tool: its return is in the response, in the order of its parts
+        # (the part's own timestamp is when Pydantic AI read it, before the response's own).
+        _tell_return(run, part, path, at)
     return None
 
 
