@@ -252,13 +252,23 @@ def test_cline_3s_native_calls_answered_by_text_sections_get_their_results(
     """Cline 3.x calls tools natively (``tool_use``) but answers them as before, with text
     sections (``[read_file for 'a.py'] Result:``), no ``tool_result``. Before, a section answered
     only an XML call: every native call lost its result, silently. ``use_subagents``' section is
-    ``[subagents] Result:``, a word no call has: it answers the oldest call still waiting."""
+    ``[subagents] Result:``, a word no call has: it answers the waiting call whose name holds it."""
     trace = read_history(
         tmp_path,
         [
             task(),
-            {"role": "assistant", "content": [native("s1", "use_subagents", prompt_1="look")]},
-            results("[subagents] Result:\nSubagent results:\nTotal: 1"),
+            {
+                "role": "assistant",
+                "content": [
+                    native("l1", "list_files", path="."),
+                    native("s1", "use_subagents", prompt_1="look"),
+                ],
+            },
+            results(
+                "[subagents] Result:\nSubagent results:\nTotal: 1",
+                "[list_files for '.'] Result:",
+                "a.py",
+            ),
             {
                 "role": "assistant",
                 "content": [
@@ -273,6 +283,8 @@ def test_cline_3s_native_calls_answered_by_text_sections_get_their_results(
         ],
     )
     assert shape(trace) == [
+        ("tool_call", "list_files"),
+        ("observation", "list_files"),
         ("tool_call", "use_subagents"),
         ("observation", "use_subagents"),
         ("thought", None),
@@ -282,6 +294,7 @@ def test_cline_3s_native_calls_answered_by_text_sections_get_their_results(
         ("observation", "read_file"),
     ]
     assert [step.content for step in trace.steps if step.type == "observation"] == [
+        "a.py",
         "Subagent results:\nTotal: 1",
         "x = 1",
         "y",

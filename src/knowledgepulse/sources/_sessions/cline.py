@@ -444,10 +444,12 @@ def _answering(reading: _Reading, name: str, names: dict[str, str]) -> str:
     answered = [call_id for call_id, called in names.items() if called == name]
     if answered:
         return answered[-1]
-    # A section whose header names no waiting call answers the oldest one still waiting: Cline
-    # describes a few tools by another word (use_subagents' result is "[subagents] Result:").
+    # A section whose header names no waiting call answers the waiting call whose name holds
+    # its word, else the oldest one still waiting: Cline describes a few tools by another word
+    # (use_subagents' result is "[subagents] Result:").
     if reading.pending:
-        pending, call_id = reading.pending.pop(0)
+        index = next((n for n, (called, _) in enumerate(reading.pending) if name in called), 0)
+        pending, call_id = reading.pending.pop(index)
         names[call_id] = pending
         return call_id
     return _DROPPED  # a section that answers no call the file shows: left out
