@@ -2620,10 +2620,17 @@ def pydantic_ai(path: Path) -> list[Run]:
     execution), its ``builtin-tool-return`` in the same response.
     """
     runs: list[list[dict[str, Any]]] = []
+    current = None
     for message in json.loads(path.read_text()):
         run_id = message.get("run_id")
-        if not runs or (run_id is not None and run_id != runs[-1][0].get("run_id")):
+        # a run given deferred_tool_results resumes the one before: no user prompt, the
+        # approved calls' returns first; the same task
+        resumes = message["kind"] == "request" and all(
+            part["part_kind"] != "user-prompt" for part in message["parts"]
+        )
+        if not runs or (run_id is not None and run_id != current and not resumes):
             runs.append([])
+        current = run_id or current
         runs[-1].append(message)
     return [_pydantic_ai_run(messages) for messages in runs]
 

@@ -396,6 +396,38 @@ def pydantic_ai_native_tool_runs(cassettes: Path) -> None:
     _write(OUT / "pydantic-ai" / "responses_thinking_code_execution.json", _indented(result))
 
 
+def pydantic_ai_approval_run(cassettes: Path) -> None:
+    """The recording of ``get_temperature`` (gpt-4.1-mini) through Pydantic AI with the tool
+    needing approval (``requires_approval=True``, output ``[str, DeferredToolRequests]``): the
+    run stops at the call; a second run, given the approval (``deferred_tool_results``) and the
+    first's messages, runs the tool and gets the answer. The second run's
+    ``all_messages_json()`` is kept: both runs, each message with its ``run_id``."""
+    from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport(cassettes / TEMPERATURE)))
+    agent: Agent[None, str | DeferredToolRequests] = Agent(
+        OpenAIChatModel("gpt-4.1-mini", provider=OpenAIProvider(api_key="-", http_client=client)),
+        instructions="You are a helpful assistant.",
+        output_type=[str, DeferredToolRequests],
+    )
+
+    @agent.tool_plain(requires_approval=True)
+    async def get_temperature(city: str) -> float:
+        return 20.0
+
+    stopped = asyncio.run(agent.run("What is the temperature in Tokyo?"))
+    assert isinstance(stopped.output, DeferredToolRequests)
+    approved = DeferredToolResults(
+        approvals={c.tool_call_id: True for c in stopped.output.approvals}
+    )
+    resumed = asyncio.run(
+        agent.run(message_history=stopped.all_messages(), deferred_tool_results=approved)
+    )
+    _write(OUT / "pydantic-ai" / "approval_then_resumed.json", _indented(resumed))
+
+
 def _indented(result: Any) -> str:
     """A Pydantic AI run's ``all_messages_json()``, indented as the other files are."""
     return json.dumps(json.loads(result.all_messages_json()), indent=1) + "\n"
@@ -1623,6 +1655,7 @@ def main() -> None:
     pydantic_ai_runs(cassettes)
     pydantic_ai_more_runs(cassettes)
     pydantic_ai_native_tool_runs(cassettes)
+    pydantic_ai_approval_run(cassettes)
     smolagents_runs(cassettes)
     openai_agents_runs(cassettes)
     openai_agents_more_runs(cassettes)

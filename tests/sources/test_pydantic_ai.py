@@ -278,6 +278,32 @@ def test_a_providers_own_tool_returns_in_its_response_and_the_text_after_is_the_
     assert converted.trace.metadata.success is True
 
 
+def test_a_run_resumed_with_approvals_is_the_same_trace_as_the_run_it_resumes() -> None:
+    """A run stopped for a tool awaiting approval (``DeferredToolRequests``) is resumed by a run
+    given ``deferred_tool_results``: a new ``run_id``, its request the approved call's return and
+    no user prompt. Before, it was a trace of its own: its objective a placeholder, its call with
+    no input, and the first run, which the second completes, no success of either's."""
+    first, second = {"run_id": "r1"}, {"run_id": "r2"}
+    messages = [
+        {**request(user("Temperature in Tokyo?")), **first},
+        {**response(call("get_temperature", {"city": "Tokyo"}, "c1")), **first},
+        {**request(ret("get_temperature", 20.0, "c1")), **second},
+        {**response(text("It is 20 degrees.")), **second},
+    ]
+    converted = pai.to_trace(messages)
+    assert kinds(converted) == ["tool_call", "observation", "thought"]
+    assert converted.trace.task.objective == "Temperature in Tokyo?"
+    assert converted.trace.steps[0].input == {"city": "Tokyo"}
+    assert converted.trace.metadata.success is True
+    third = {"run_id": "r3"}
+    again = [
+        *messages,
+        {**request(user("And Osaka?")), **third},
+        {**response(text("22.")), **third},
+    ]
+    assert pai.to_trace(again).trace.task.objective == "And Osaka?"  # a new prompt: a new run
+
+
 def test_a_run_that_ends_in_a_request_did_not_succeed() -> None:
     """Without a final response the run did not finish: success false, confidence 0.2."""
     messages = [

@@ -213,17 +213,35 @@ def _runs(messages: Sequence[Any]) -> list[tuple[int, list[Any]]]:
     After ``agent.run(prompt, message_history=earlier.all_messages())``, ``all_messages()``
     holds the earlier runs first (each message keeps the ``run_id`` of the run that made it): the
     model's context, but each run is a trace of its own. Messages with no ``run_id`` (Pydantic
-    AI before 1.x) stay with the run before them.
+    AI before 1.x) stay with the run before them, and so does a run that resumes the one before
+    (see :func:`_resumes`).
     """
     found: list[tuple[int, list[Any]]] = []
     current: str | None = None
     for index, message in enumerate(messages):
         run_id = _run_id(message)
-        if not found or (run_id is not None and run_id != current):
+        if not found or (run_id is not None and run_id != current and not _resumes(message)):
             found.append((index, []))
-            current = run_id
+        current = run_id or current
         found[-1][1].append(message)
     return found
+
+
+def _resumes(message: Any) -> bool:
+    """Whether a run's first message resumes the run before it rather than starting a task.
+
+    A run stopped for tools awaiting approval (its output ``DeferredToolRequests``) is resumed
+    by a run given ``deferred_tool_results``: its first request holds those calls' returns and no
+    user prompt. It is the same task, its calls made before, its answer after: one trace (read
+    apart, the first ended in no answer and the second had no request, nor its calls' input).
+    """
+    parts = as_object(message).get("parts")
+    return (
+        as_object(message).get("kind") == "request"
+        and isinstance(parts, list)
+        and bool(parts)
+        and not any(as_object(part).get("part_kind") == "user-prompt" for part in parts)
+    )
 
 
 def _run_id(message: Any) -> str | None:
@@ -257,7 +275,8 @@ def convert_records(
                 yield _finish_record(run, options, item)
             continue
         run_id = _run_id(item.value)
-        if shared_first is not None and run_id is not None and run_id != shared.run_id:
+        starts = run_id is not None and run_id != shared.run_id and not _resumes(item.value)
+        if shared_first is not None and starts:
             yield _finish_record(shared, options, shared_first)  # the next run's messages
             shared, shared_first = _Run(), None
         try:
