@@ -2660,7 +2660,13 @@ def _pydantic_ai_run(messages: list[dict[str, Any]]) -> Run:
                 timeline.error()
     facts = timeline.facts(objective)
     complete = all(message.get("state", "complete") == "complete" for message in messages)
-    facts["success"] = complete and facts["final_answer"] is not None
+    last = messages[-1]
+    # an output of a file type (``BinaryImage``): a last response giving a file, no function call
+    gave_file = last["kind"] == "response" and any(
+        part["part_kind"] == "file" for part in last["parts"]
+    )
+    asked = any(part["part_kind"] == "tool-call" for part in last["parts"])
+    facts["success"] = complete and (facts["final_answer"] is not None or (gave_file and not asked))
     return facts
 
 

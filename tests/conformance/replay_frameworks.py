@@ -396,6 +396,47 @@ def pydantic_ai_native_tool_runs(cassettes: Path) -> None:
     _write(OUT / "pydantic-ai" / "responses_thinking_code_execution.json", _indented(result))
 
 
+RESPONSES_IMAGE = (
+    PYDANTIC_AI + "test_openai_responses/test_openai_responses_image_generation_with_tools.yaml"
+)
+
+
+def pydantic_ai_image_output_run(cassettes: Path) -> None:
+    """gpt-5 through the Responses API (``OpenAIResponsesModel``, the recorded responses served
+    as they are) calls ``get_animal``, then the provider's image generation, whose image is the
+    run's output (``output_type=BinaryImage``): a ``file`` part, no text. The image's base64
+    data is cut to its first 64 characters (the file is 2 MB otherwise)."""
+    from openai import AsyncOpenAI
+    from pydantic_ai import Agent, BinaryImage
+    from pydantic_ai.models.openai import OpenAIResponsesModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    answer = responses_transport(cassettes / RESPONSES_IMAGE)
+    client = AsyncOpenAI(
+        api_key="-", http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(answer))
+    )
+    agent = Agent(
+        OpenAIResponsesModel("gpt-5", provider=OpenAIProvider(openai_client=client)),
+        output_type=BinaryImage,
+    )
+
+    @agent.tool_plain
+    async def get_animal() -> str:
+        return "axolotl"
+
+    result = asyncio.run(
+        agent.run("Generate an image of the animal returned by the get_animal tool.")
+    )
+    messages = json.loads(result.all_messages_json())
+    for part in (part for message in messages for part in message["parts"]):
+        content = part.get("content")
+        for key, value in content.items() if isinstance(content, dict) else []:
+            if isinstance(value, str) and len(value) > 2000:  # the image, base64
+                content[key] = value[:64]
+    path = OUT / "pydantic-ai" / "responses_image_generation_with_tools.json"
+    _write(path, json.dumps(messages, indent=1) + "\n")
+
+
 def pydantic_ai_approval_run(cassettes: Path) -> None:
     """The recording of ``get_temperature`` (gpt-4.1-mini) through Pydantic AI with the tool
     needing approval (``requires_approval=True``, output ``[str, DeferredToolRequests]``): the
@@ -1656,6 +1697,7 @@ def main() -> None:
     pydantic_ai_more_runs(cassettes)
     pydantic_ai_native_tool_runs(cassettes)
     pydantic_ai_approval_run(cassettes)
+    pydantic_ai_image_output_run(cassettes)
     smolagents_runs(cassettes)
     openai_agents_runs(cassettes)
     openai_agents_more_runs(cassettes)

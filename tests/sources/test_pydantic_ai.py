@@ -304,6 +304,25 @@ def test_a_run_resumed_with_approvals_is_the_same_trace_as_the_run_it_resumes() 
     assert pai.to_trace(again).trace.task.objective == "And Osaka?"  # a new prompt: a new run
 
 
+def test_a_run_whose_output_is_a_file_succeeded_with_no_text_answer() -> None:
+    """``output_type=BinaryImage``: the last response gives the image (a ``file`` part) and no
+    text. Before, a run that gave its output was no success, for want of a text answer."""
+    image = {"content": {"data": "iVBORw0KGgo", "media_type": "image/png"}, "part_kind": "file"}
+    messages = [request(user("Draw an axolotl.")), response(text("Here."), image)]
+    converted = pai.to_trace(messages)
+    assert converted.trace.metadata.success is True
+    drawn = [
+        request(user("Draw an axolotl.")),
+        response(call("get_animal", {}, "c1")),
+        request(ret("get_animal", "axolotl", "c1")),
+        response(image),
+    ]
+    assert pai.to_trace(drawn).trace.metadata.success is True
+    assert pai.to_trace(drawn).trace.outcome.result_summary == "completed"
+    asking = [*drawn[:3], response(image, call("draw", {}, "c2"))]
+    assert pai.to_trace(asking).trace.metadata.success is False  # a tool still to run
+
+
 def test_a_run_that_ends_in_a_request_did_not_succeed() -> None:
     """Without a final response the run did not finish: success false, confidence 0.2."""
     messages = [

@@ -106,6 +106,9 @@ class _Run:
     output: str | None = None
     """The text a run result gave as its output, said in the response at ``said_in``."""
     said_in: Loc | None = None
+    gave_file: bool = False
+    """Whether the last response gave a file and asked for no tool: an output of a file type
+    (``output_type=BinaryImage``), which no text says; the run still answered."""
     output_called: bool = False
     """Whether the response read now called the output tool: the first call is the answer
     (Pydantic AI processes it and answers later ones "Output tool not used - a final result
@@ -346,6 +349,7 @@ def _tell(run: _Run, message: Any, path: Loc) -> None:
             _tell_request_part(run, part, (*path, "parts", index), at)
         return
     calls_tools = _waits_on_tools(parts)
+    run.gave_file = not calls_tools and any(part["part_kind"] == "file" for part in parts)
     run.output_called = False
     said_output = calls_tools and path == run.said_in  # run_stream's output, said with calls
     texts: list[str] = []
@@ -475,7 +479,8 @@ def _finish(
         run.builder.thought(run.last_text, at=run.last_text_at)
     run.builder.answer(answer)
     if success is None:
-        success = run.last_kind == "response" and answer is not None and not run.incomplete
+        answered = answer is not None or run.gave_file
+        success = run.last_kind == "response" and answered and not run.incomplete
     source_id = run.run_id or run.digest.hexdigest()[:32]
     return assemble(
         run.builder,
