@@ -437,6 +437,45 @@ def pydantic_ai_image_output_run(cassettes: Path) -> None:
     _write(path, json.dumps(messages, indent=1) + "\n")
 
 
+def pydantic_ai_spans_native_tool_run(cassettes: Path) -> None:
+    """``responses_web_search`` again (gpt-5's web search, the provider's own tool), traced by
+    Pydantic AI's own instrumentation (``Agent.instrument_all``, GenAI spans, no OpenInference):
+    the reply's ``tool_call`` and ``tool_call_response`` parts marked ``builtin``."""
+    from openai import AsyncOpenAI
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from pydantic_ai import Agent
+    from pydantic_ai.capabilities.native_tool import NativeTool
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+    from pydantic_ai.models.openai import OpenAIResponsesModel
+    from pydantic_ai.native_tools import WebSearchTool
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    sys.path.insert(0, str(Path(__file__).parents[2]))
+    from tests.integrations.otel_helpers import otlp_json
+
+    answer = responses_transport(cassettes / RESPONSES_WEB_SEARCH)
+    client = AsyncOpenAI(
+        api_key="-", http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(answer))
+    )
+    searching: Agent[None, str] = Agent(
+        OpenAIResponsesModel("gpt-5", provider=OpenAIProvider(openai_client=client)),
+        instructions="You are a helpful assistant.",
+        capabilities=[NativeTool(WebSearchTool())],
+    )
+    provider = TracerProvider()
+    exporter = InMemorySpanExporter()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    Agent.instrument_all(InstrumentationSettings(tracer_provider=provider))
+    try:
+        asyncio.run(searching.run("What is the weather in San Francisco today?"))
+    finally:
+        Agent.instrument_all(False)
+    document = json.dumps(otlp_json(exporter.get_finished_spans()), indent=1)
+    _write(OUT / "otlp" / "pydantic_ai_responses_web_search.json", document + "\n")
+
+
 def pydantic_ai_approval_run(cassettes: Path) -> None:
     """The recording of ``get_temperature`` (gpt-4.1-mini) through Pydantic AI with the tool
     needing approval (``requires_approval=True``, output ``[str, DeferredToolRequests]``): the
@@ -1698,6 +1737,7 @@ def main() -> None:
     pydantic_ai_native_tool_runs(cassettes)
     pydantic_ai_approval_run(cassettes)
     pydantic_ai_image_output_run(cassettes)
+    pydantic_ai_spans_native_tool_run(cassettes)
     smolagents_runs(cassettes)
     openai_agents_runs(cassettes)
     openai_agents_more_runs(cassettes)
