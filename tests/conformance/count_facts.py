@@ -2677,7 +2677,8 @@ def smolagents(path: Path) -> list[Run]:
     (``model_output_message.tool_calls``: smolagents keeps a call that failed only there), a
     ``final_answer`` call's ``answer`` the answer; its ``error`` is an error. A run out of steps
     (``AgentMaxStepsError``) is given its answer by one more model call: the answer, then the
-    error that ended the run. ``state`` is the success label.
+    error that ended the run. ``state`` is the success label. A CodeAgent calls ``final_answer``
+    inside its code: the step marked ``is_final_answer`` holds the answer as its ``action_output``.
     """
     if path.suffix == ".jsonl":
         return [_smolagents_messages(row) for row in _rows(path)]
@@ -2697,6 +2698,10 @@ def smolagents(path: Path) -> list[Run]:
                 timeline.text(str(answer))
             else:
                 timeline.tool(call["function"]["name"])
+        called = [call["function"]["name"] for call in asked or []]
+        if step.get("is_final_answer") and SMOLAGENTS_ANSWER not in called:
+            # a CodeAgent calls final_answer inside its code: the step's output is the answer
+            timeline.text(str(step.get("action_output")))
         error = step.get("error")
         if error and error.get("type") == "AgentMaxStepsError":
             timeline.text(str(step.get("action_output")))

@@ -14,7 +14,8 @@ the run itself:
 
 * Pydantic AI (``OpenAIChatModel``): ``result.all_messages_json()``;
 * smolagents (``OpenAIModel``, ``ToolCallingAgent``): ``agent.run(..., return_full_result=True)``'s
-  ``RunResult.dict()`` (the memory steps and the run's state);
+  ``RunResult.dict()`` (the memory steps and the run's state); a ``CodeAgent`` too, served the
+  replies a row of smolagents' own benchmark recorded (``smolagents_code_agent_run``);
 * OpenAI Agents SDK (``OpenAIChatCompletionsModel``): each ``Trace.export()`` and
   ``Span.export()`` a processor receives, one a line, as the SDK's exporter sends them;
 * the Agents SDK, LangGraph (``create_react_agent`` over ``langchain_openai.ChatOpenAI``) and
@@ -51,6 +52,10 @@ the run itself:
   recorded responses served as they are): exported (``openai_agents_responses_runs``) and
   traced by OpenInference (``openinference_responses_runs``); and the Langfuse SDK's own spans
   (``langfuse`` 5.0.4: ``@observe`` and its OpenAI wrapper, ``langfuse_sdk_run``).
+
+* Pydantic AI on the Responses API (``OpenAIResponsesModel``, the recorded responses served as
+  they are): the provider's own tools (web search, code execution, image generation), in its
+  messages and its own spans; and a tool needing approval, the run resumed with it.
 
 These packages are no dependency of knowledgepulse: install them beside it to replay (``pip
 install --no-deps --target DIR ...`` and ``PYTHONPATH=DIR``).
@@ -582,6 +587,39 @@ def smolagents_runs(cassettes: Path) -> None:
 
 
 # --- the OpenAI Agents SDK -------------------------------------------------------------------
+
+
+SMOLAGENTS_CODE_MATH = Path(__file__).parent / "files/smolagents/benchmark_code_math_gpt-4o.jsonl"
+
+
+def smolagents_code_agent_run() -> None:
+    """A CodeAgent run of smolagents' own benchmark (gpt-4o on MATH, the corpus's
+    ``smolagents/benchmark_code_math_gpt-4o.jsonl``, its third row) replayed: the model's
+    recorded replies (the row's ``assistant`` messages) served in order to smolagents 1.26's
+    ``CodeAgent`` (``max_steps=10``), which runs their code itself: a reply without a code blob
+    (a parsing error), a disallowed ``import sympy``, a variable never defined, the result, then
+    ``final_answer(8)`` in code. ``RunResult.dict()`` kept (``code_action``, ``observations``)."""
+    from smolagents import CodeAgent
+    from smolagents.models import ChatMessage, MessageRole, Model
+
+    row = json.loads(SMOLAGENTS_CODE_MATH.read_text().splitlines()[2])
+    said = [
+        "".join(part["text"] for part in message["content"])
+        for message in row["intermediate_steps"]
+        if message["role"] == "assistant"
+    ]
+
+    class Recorded(Model):  # type: ignore[misc]
+        """The recorded replies, in order."""
+
+        def generate(self, messages: Any, stop_sequences: Any = None, **kwargs: Any) -> Any:
+            return ChatMessage(role=MessageRole.ASSISTANT, content=said.pop(0))
+
+    agent = CodeAgent(tools=[], model=Recorded(model_id="gpt-4o"), max_steps=10, verbosity_level=0)
+    task = row["question"]
+    result = agent.run(task, return_full_result=True)
+    document = json.dumps(result.dict(), indent=1, default=str)
+    _write(OUT / "smolagents" / "code_agent_math_replayed.json", document + "\n")
 
 
 def _exported_processor() -> Any:
@@ -1739,6 +1777,7 @@ def main() -> None:
     pydantic_ai_image_output_run(cassettes)
     pydantic_ai_spans_native_tool_run(cassettes)
     smolagents_runs(cassettes)
+    smolagents_code_agent_run()
     openai_agents_runs(cassettes)
     openai_agents_more_runs(cassettes)
     openai_agents_guardrail_run()
