@@ -359,3 +359,23 @@ def test_a_history_without_ts_starts_when_its_cline_task_id_says(tmp_path: Path)
     uuid = "tasks/ac8aa7b4-319c-4925-a139-4f4adca81921/api_conversation_history.json"
     roo = read_history(tmp_path, [first, done], name=uuid)
     assert roo.metadata.created_at.year == 1970
+
+
+def test_cline_3s_newer_tools_written_as_xml_are_calls(tmp_path: Path) -> None:
+    """Cline 3.x added ``web_search``, ``use_subagents``, ``use_skill``, ``act_mode_respond``
+    and ``generate_explanation`` (src/shared/tools.ts); a model without native tool calling
+    writes them as XML tags like the others. Before, their tags were text: no call."""
+    trace = read_history(
+        tmp_path,
+        [
+            task(),
+            said("Searching.\n<web_search>\n<query>otel genai</query>\n</web_search>"),
+            results("[web_search for 'otel genai'] Result:", "3 results"),
+        ],
+    )
+    assert shape(trace) == [
+        ("thought", None),
+        ("tool_call", "web_search"),
+        ("observation", "web_search"),
+    ]
+    assert trace.steps[1].input == {"query": "otel genai"}

@@ -57,6 +57,7 @@ TOOLS = frozenset(
     {
         # Cline's (src/shared/tools.ts) and Roo Code's (packages/types/src/tool.ts), all versions.
         "access_mcp_resource",
+        "act_mode_respond",
         "apply_diff",
         "apply_patch",
         "ask_followup_question",
@@ -69,6 +70,7 @@ TOOLS = frozenset(
         "execute_command",
         "fetch_instructions",
         "focus_chain",
+        "generate_explanation",
         "generate_image",
         "insert_content",
         "list_code_definition_names",
@@ -87,8 +89,11 @@ TOOLS = frozenset(
         "summarize_task",
         "switch_mode",
         "update_todo_list",
+        "use_skill",
         "use_mcp_tool",
+        "use_subagents",
         "web_fetch",
+        "web_search",
         "write_to_file",
     }
 )
