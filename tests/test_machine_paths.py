@@ -18,7 +18,8 @@ MACHINE_PATH = re.compile(
     r"|/Users/[\w.-]+/"
     r"|(?<![\w.])/root/"
     r"|(?<![\w.])/work/"
-    r"|[A-Za-z]:(?:\\\\|\\|/)Users(?:\\\\|\\|/)\w"
+    # a drive letter stands alone: in "edit:/Users/..." (a Cline tool's query) it is a word's end
+    r"|(?<!\w)[A-Za-z]:(?:\\\\|\\|/)Users(?:\\\\|\\|/)\w"
     r"|/(?:lib|Lib)/(?:python3\.\d+/)?site-packages/"
 )
 # A temporary folder is a fine example in a command line; in a recorded payload it is the

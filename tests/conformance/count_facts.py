@@ -2737,13 +2737,21 @@ def pydantic_ai(path: Path) -> list[Run]:
     the agent rejected) are errors. The file has no success field:
     the run succeeded when it ended in its answer (text, or the output tool's arguments, which
     Pydantic AI acknowledges with a last request) and no message's ``state`` says otherwise than
-    ``complete``.
+    ``complete``. A ``builtin-tool-call`` is a tool the model's provider ran (web search, code
+    execution), its ``builtin-tool-return`` in the same response.
     """
     runs: list[list[dict[str, Any]]] = []
+    current = None
     for message in json.loads(path.read_text()):
         run_id = message.get("run_id")
-        if not runs or (run_id is not None and run_id != runs[-1][0].get("run_id")):
+        # a run given deferred_tool_results resumes the one before: no user prompt, the
+        # approved calls' returns first; the same task
+        resumes = message["kind"] == "request" and all(
+            part["part_kind"] != "user-prompt" for part in message["parts"]
+        )
+        if not runs or (run_id is not None and run_id != current and not resumes):
             runs.append([])
+        current = run_id or current
         runs[-1].append(message)
     return [_pydantic_ai_run(messages) for messages in runs]
 
@@ -2767,13 +2775,19 @@ def _pydantic_ai_run(messages: list[dict[str, Any]]) -> Run:
                     timeline.user(said)
             if kind == "text":
                 timeline.text(part["content"])
-            if kind == "tool-call":
+            if kind in ("tool-call", "builtin-tool-call"):  # builtin: run by the provider
                 timeline.tool(part["tool_name"], part.get("args"))
             if kind in _RETRIED or part.get("outcome", "success") != "success":
                 timeline.error()
     facts = timeline.facts(objective)
     complete = all(message.get("state", "complete") == "complete" for message in messages)
-    facts["success"] = complete and facts["final_answer"] is not None
+    last = messages[-1]
+    # an output of a file type (``BinaryImage``): a last response giving a file, no function call
+    gave_file = last["kind"] == "response" and any(
+        part["part_kind"] == "file" for part in last["parts"]
+    )
+    asked = any(part["part_kind"] == "tool-call" for part in last["parts"])
+    facts["success"] = complete and (facts["final_answer"] is not None or (gave_file and not asked))
     return facts
 
 
@@ -2784,7 +2798,8 @@ def smolagents(path: Path) -> list[Run]:
     (``model_output_message.tool_calls``: smolagents keeps a call that failed only there), a
     ``final_answer`` call's ``answer`` the answer; its ``error`` is an error. A run out of steps
     (``AgentMaxStepsError``) is given its answer by one more model call: the answer, then the
-    error that ended the run. ``state`` is the success label.
+    error that ended the run. ``state`` is the success label. A CodeAgent calls ``final_answer``
+    inside its code: the step marked ``is_final_answer`` holds the answer as its ``action_output``.
     """
     if path.suffix == ".jsonl":
         return [_smolagents_messages(row) for row in _rows(path)]
@@ -2804,6 +2819,10 @@ def smolagents(path: Path) -> list[Run]:
                 timeline.text(str(answer))
             else:
                 timeline.tool(call["function"]["name"])
+        called = [call["function"]["name"] for call in asked or []]
+        if step.get("is_final_answer") and SMOLAGENTS_ANSWER not in called:
+            # a CodeAgent calls final_answer inside its code: the step's output is the answer
+            timeline.text(str(step.get("action_output")))
         error = step.get("error")
         if error and error.get("type") == "AgentMaxStepsError":
             timeline.text(str(step.get("action_output")))
@@ -2825,8 +2844,13 @@ def _smolagents_messages(row: dict[str, Any]) -> Run:
     ``tool-call`` message before it is a call of NAME (a tool that raised keeps no other
     trace). The row's ``answer`` is what the run returned; a run out of steps
     (``Error:\\nReached max steps.``) was given it by one more model call. No success label.
+    A row with no message is a run that raised before its first step (a model call refused):
+    its ``answer`` is that exception's text, an error, no answer; the task is the ``question``.
     """
     timeline, objective, out_of_steps, before = _Timeline(), None, False, None
+    if not row["intermediate_steps"]:
+        timeline.error()
+        return timeline.facts(row["question"])
     for message in row["intermediate_steps"]:
         role, said = message["role"], _text(message["content"]) or ""
         raised = re.match(r"Error:\nError executing tool '([^']+)'", said)

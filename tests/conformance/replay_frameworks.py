@@ -14,7 +14,8 @@ the run itself:
 
 * Pydantic AI (``OpenAIChatModel``): ``result.all_messages_json()``;
 * smolagents (``OpenAIModel``, ``ToolCallingAgent``): ``agent.run(..., return_full_result=True)``'s
-  ``RunResult.dict()`` (the memory steps and the run's state);
+  ``RunResult.dict()`` (the memory steps and the run's state); a ``CodeAgent`` too, served the
+  replies a row of smolagents' own benchmark recorded (``smolagents_code_agent_run``);
 * OpenAI Agents SDK (``OpenAIChatCompletionsModel``): each ``Trace.export()`` and
   ``Span.export()`` a processor receives, one a line, as the SDK's exporter sends them;
 * the Agents SDK, LangGraph (``create_react_agent`` over ``langchain_openai.ChatOpenAI``) and
@@ -51,6 +52,10 @@ the run itself:
   recorded responses served as they are): exported (``openai_agents_responses_runs``) and
   traced by OpenInference (``openinference_responses_runs``); and the Langfuse SDK's own spans
   (``langfuse`` 5.0.4: ``@observe`` and its OpenAI wrapper, ``langfuse_sdk_run``).
+
+* Pydantic AI on the Responses API (``OpenAIResponsesModel``, the recorded responses served as
+  they are): the provider's own tools (web search, code execution, image generation), in its
+  messages and its own spans; and a tool needing approval, the run resumed with it.
 
 These packages are no dependency of knowledgepulse: install them beside it to replay (``pip
 install --no-deps --target DIR ...`` and ``PYTHONPATH=DIR``).
@@ -339,6 +344,175 @@ def pydantic_ai_more_runs(cassettes: Path) -> None:
     _write(OUT / "pydantic-ai" / "openai_native_output.json", _indented(answered))
 
 
+RESPONSES_WEB_SEARCH = (
+    PYDANTIC_AI + "test_openai_responses/test_openai_responses_model_web_search_tool.yaml"
+)
+RESPONSES_CODE_EXECUTION = (
+    PYDANTIC_AI
+    + "test_openai_responses/test_openai_responses_thinking_with_code_execution_tool.yaml"
+)
+
+
+def pydantic_ai_native_tool_runs(cassettes: Path) -> None:
+    """Two recordings of the Responses API through Pydantic AI's ``OpenAIResponsesModel`` (the
+    recorded responses served as they are), as the recordings' own tests define the agents: the
+    provider's tools, run by the model's provider, not by Pydantic AI (``builtin-tool-call`` and
+    ``builtin-tool-return`` parts), beside its reasoning (``thinking`` parts, their summaries).
+
+    * ``responses_web_search``: gpt-5 searches the web (``NativeTool(WebSearchTool())``) for the
+      weather in San Francisco, then answers;
+    * ``responses_thinking_code_execution``: gpt-5 (reasoning summaries ``detailed``) runs code
+      (``NativeTool(CodeExecutionTool())``) for an arithmetic question, then answers.
+    """
+    from openai import AsyncOpenAI
+    from pydantic_ai import Agent
+    from pydantic_ai.capabilities.native_tool import NativeTool
+    from pydantic_ai.models.openai import OpenAIResponsesModel, OpenAIResponsesModelSettings
+    from pydantic_ai.native_tools import CodeExecutionTool, WebSearchTool
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    def provider(cassette: str) -> OpenAIProvider:
+        answer = responses_transport(cassettes / cassette)
+        client = AsyncOpenAI(
+            api_key="-", http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(answer))
+        )
+        return OpenAIProvider(openai_client=client)
+
+    searching: Agent[None, str] = Agent(
+        OpenAIResponsesModel("gpt-5", provider=provider(RESPONSES_WEB_SEARCH)),
+        instructions="You are a helpful assistant.",
+        capabilities=[NativeTool(WebSearchTool())],
+    )
+    result = asyncio.run(searching.run("What is the weather in San Francisco today?"))
+    _write(OUT / "pydantic-ai" / "responses_web_search.json", _indented(result))
+
+    settings = OpenAIResponsesModelSettings(
+        openai_reasoning_summary="detailed",
+        openai_reasoning_effort="low",
+        openai_include_code_execution_outputs=True,
+    )
+    computing: Agent[None, str] = Agent(
+        OpenAIResponsesModel(
+            "gpt-5", provider=provider(RESPONSES_CODE_EXECUTION), settings=settings
+        ),
+        capabilities=[NativeTool(CodeExecutionTool())],
+    )
+    result = asyncio.run(computing.run("what is 65465-6544 * 65464-6+1.02255"))
+    _write(OUT / "pydantic-ai" / "responses_thinking_code_execution.json", _indented(result))
+
+
+RESPONSES_IMAGE = (
+    PYDANTIC_AI + "test_openai_responses/test_openai_responses_image_generation_with_tools.yaml"
+)
+
+
+def pydantic_ai_image_output_run(cassettes: Path) -> None:
+    """gpt-5 through the Responses API (``OpenAIResponsesModel``, the recorded responses served
+    as they are) calls ``get_animal``, then the provider's image generation, whose image is the
+    run's output (``output_type=BinaryImage``): a ``file`` part, no text. The image's base64
+    data is cut to its first 64 characters (the file is 2 MB otherwise)."""
+    from openai import AsyncOpenAI
+    from pydantic_ai import Agent, BinaryImage
+    from pydantic_ai.models.openai import OpenAIResponsesModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    answer = responses_transport(cassettes / RESPONSES_IMAGE)
+    client = AsyncOpenAI(
+        api_key="-", http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(answer))
+    )
+    agent = Agent(
+        OpenAIResponsesModel("gpt-5", provider=OpenAIProvider(openai_client=client)),
+        output_type=BinaryImage,
+    )
+
+    @agent.tool_plain
+    async def get_animal() -> str:
+        return "axolotl"
+
+    result = asyncio.run(
+        agent.run("Generate an image of the animal returned by the get_animal tool.")
+    )
+    messages = json.loads(result.all_messages_json())
+    for part in (part for message in messages for part in message["parts"]):
+        content = part.get("content")
+        for key, value in content.items() if isinstance(content, dict) else []:
+            if isinstance(value, str) and len(value) > 2000:  # the image, base64
+                content[key] = value[:64]
+    path = OUT / "pydantic-ai" / "responses_image_generation_with_tools.json"
+    _write(path, json.dumps(messages, indent=1) + "\n")
+
+
+def pydantic_ai_spans_native_tool_run(cassettes: Path) -> None:
+    """``responses_web_search`` again (gpt-5's web search, the provider's own tool), traced by
+    Pydantic AI's own instrumentation (``Agent.instrument_all``, GenAI spans, no OpenInference):
+    the reply's ``tool_call`` and ``tool_call_response`` parts marked ``builtin``."""
+    from openai import AsyncOpenAI
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from pydantic_ai import Agent
+    from pydantic_ai.capabilities.native_tool import NativeTool
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+    from pydantic_ai.models.openai import OpenAIResponsesModel
+    from pydantic_ai.native_tools import WebSearchTool
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    sys.path.insert(0, str(Path(__file__).parents[2]))
+    from tests.integrations.otel_helpers import otlp_json
+
+    answer = responses_transport(cassettes / RESPONSES_WEB_SEARCH)
+    client = AsyncOpenAI(
+        api_key="-", http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(answer))
+    )
+    searching: Agent[None, str] = Agent(
+        OpenAIResponsesModel("gpt-5", provider=OpenAIProvider(openai_client=client)),
+        instructions="You are a helpful assistant.",
+        capabilities=[NativeTool(WebSearchTool())],
+    )
+    provider = TracerProvider()
+    exporter = InMemorySpanExporter()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    Agent.instrument_all(InstrumentationSettings(tracer_provider=provider))
+    try:
+        asyncio.run(searching.run("What is the weather in San Francisco today?"))
+    finally:
+        Agent.instrument_all(False)
+    document = json.dumps(otlp_json(exporter.get_finished_spans()), indent=1)
+    _write(OUT / "otlp" / "pydantic_ai_responses_web_search.json", document + "\n")
+
+
+def pydantic_ai_approval_run(cassettes: Path) -> None:
+    """The recording of ``get_temperature`` (gpt-4.1-mini) through Pydantic AI with the tool
+    needing approval (``requires_approval=True``, output ``[str, DeferredToolRequests]``): the
+    run stops at the call; a second run, given the approval (``deferred_tool_results``) and the
+    first's messages, runs the tool and gets the answer. The second run's
+    ``all_messages_json()`` is kept: both runs, each message with its ``run_id``."""
+    from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport(cassettes / TEMPERATURE)))
+    agent: Agent[None, str | DeferredToolRequests] = Agent(
+        OpenAIChatModel("gpt-4.1-mini", provider=OpenAIProvider(api_key="-", http_client=client)),
+        instructions="You are a helpful assistant.",
+        output_type=[str, DeferredToolRequests],
+    )
+
+    @agent.tool_plain(requires_approval=True)
+    async def get_temperature(city: str) -> float:
+        return 20.0
+
+    stopped = asyncio.run(agent.run("What is the temperature in Tokyo?"))
+    assert isinstance(stopped.output, DeferredToolRequests)
+    approved = DeferredToolResults(
+        approvals={c.tool_call_id: True for c in stopped.output.approvals}
+    )
+    resumed = asyncio.run(
+        agent.run(message_history=stopped.all_messages(), deferred_tool_results=approved)
+    )
+    _write(OUT / "pydantic-ai" / "approval_then_resumed.json", _indented(resumed))
+
+
 def _indented(result: Any) -> str:
     """A Pydantic AI run's ``all_messages_json()``, indented as the other files are."""
     return json.dumps(json.loads(result.all_messages_json()), indent=1) + "\n"
@@ -413,6 +587,39 @@ def smolagents_runs(cassettes: Path) -> None:
 
 
 # --- the OpenAI Agents SDK -------------------------------------------------------------------
+
+
+SMOLAGENTS_CODE_MATH = Path(__file__).parent / "files/smolagents/benchmark_code_math_gpt-4o.jsonl"
+
+
+def smolagents_code_agent_run() -> None:
+    """A CodeAgent run of smolagents' own benchmark (gpt-4o on MATH, the corpus's
+    ``smolagents/benchmark_code_math_gpt-4o.jsonl``, its third row) replayed: the model's
+    recorded replies (the row's ``assistant`` messages) served in order to smolagents 1.26's
+    ``CodeAgent`` (``max_steps=10``), which runs their code itself: a reply without a code blob
+    (a parsing error), a disallowed ``import sympy``, a variable never defined, the result, then
+    ``final_answer(8)`` in code. ``RunResult.dict()`` kept (``code_action``, ``observations``)."""
+    from smolagents import CodeAgent
+    from smolagents.models import ChatMessage, MessageRole, Model
+
+    row = json.loads(SMOLAGENTS_CODE_MATH.read_text().splitlines()[2])
+    said = [
+        "".join(part["text"] for part in message["content"])
+        for message in row["intermediate_steps"]
+        if message["role"] == "assistant"
+    ]
+
+    class Recorded(Model):  # type: ignore[misc]
+        """The recorded replies, in order."""
+
+        def generate(self, messages: Any, stop_sequences: Any = None, **kwargs: Any) -> Any:
+            return ChatMessage(role=MessageRole.ASSISTANT, content=said.pop(0))
+
+    agent = CodeAgent(tools=[], model=Recorded(model_id="gpt-4o"), max_steps=10, verbosity_level=0)
+    task = row["question"]
+    result = agent.run(task, return_full_result=True)
+    document = json.dumps(result.dict(), indent=1, default=str)
+    _write(OUT / "smolagents" / "code_agent_math_replayed.json", document + "\n")
 
 
 def _exported_processor() -> Any:
@@ -1565,7 +1772,12 @@ def main() -> None:
     cassettes = Path(sys.argv[1])
     pydantic_ai_runs(cassettes)
     pydantic_ai_more_runs(cassettes)
+    pydantic_ai_native_tool_runs(cassettes)
+    pydantic_ai_approval_run(cassettes)
+    pydantic_ai_image_output_run(cassettes)
+    pydantic_ai_spans_native_tool_run(cassettes)
     smolagents_runs(cassettes)
+    smolagents_code_agent_run()
     openai_agents_runs(cassettes)
     openai_agents_more_runs(cassettes)
     openai_agents_guardrail_run()

@@ -410,6 +410,39 @@ def test_an_anthropic_system_message_among_the_turns_is_no_step(tmp_path: Path) 
     assert traces[0].trace.outcome.result_summary == "Add type annotations."
 
 
+def test_a_tool_result_whose_content_is_a_list_of_no_blocks_is_that_list(tmp_path: Path) -> None:
+    """Cline 4's SDK sessions (``<id>.messages.json``) write the list a tool returned as the
+    ``tool_result``'s content (``read_files``: ``[{"query", "result"}]``): no block has a type.
+    Before, read as text blocks it was nothing, and the call lost its result silently."""
+    returned = [{"query": "a.tsx:1-2", "result": "1 | export {}"}]
+    row = {
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "Read a.tsx."}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": "t1", "name": "read_files", "input": {"files": []}}
+                ],
+            },
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t1", "content": returned}],
+            },
+            {"role": "assistant", "content": [{"type": "text", "text": "It exports nothing."}]},
+        ]
+    }
+    path = tmp_path / "sdk.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    assert steps(traces[0]) == [
+        ("tool_call", "read_files"),
+        ("observation", "read_files"),
+        ("thought", None),
+    ]
+    assert "1 | export {}" in (traces[0].trace.steps[1].content or "")
+
+
 def test_a_react_agents_text_calls_and_observations_are_tool_calls_and_results(
     tmp_path: Path,
 ) -> None:

@@ -240,3 +240,142 @@ def test_a_real_tasks_printed_environment_tags_are_no_reply() -> None:
         "Ah non tu te moques d",
         "Non tu veux juste les",
     ]
+
+
+def native(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:
+    return {"type": "tool_use", "id": call_id, "name": name, "input": arguments}
+
+
+def test_cline_3s_native_calls_answered_by_text_sections_get_their_results(
+    tmp_path: Path,
+) -> None:
+    """Cline 3.x calls tools natively (``tool_use``) but answers them as before, with text
+    sections (``[read_file for 'a.py'] Result:``), no ``tool_result``. Before, a section answered
+    only an XML call: every native call lost its result, silently. ``use_subagents``' section is
+    ``[subagents] Result:``, a word no call has: it answers the waiting call whose name holds it."""
+    trace = read_history(
+        tmp_path,
+        [
+            task(),
+            {
+                "role": "assistant",
+                "content": [
+                    native("l1", "list_files", path="."),
+                    native("s1", "use_subagents", prompt_1="look"),
+                ],
+            },
+            results(
+                "[subagents] Result:\nSubagent results:\nTotal: 1",
+                "[list_files for '.'] Result:",
+                "a.py",
+            ),
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Reading both."},
+                    native("r1", "read_file", path="a.py"),
+                    native("r2", "read_file", path="b.py"),
+                ],
+            },
+            results(
+                "[read_file for 'a.py'] Result:", "x = 1", "[read_file for 'b.py'] Result:", "y"
+            ),
+        ],
+    )
+    assert shape(trace) == [
+        ("tool_call", "list_files"),
+        ("observation", "list_files"),
+        ("tool_call", "use_subagents"),
+        ("observation", "use_subagents"),
+        ("thought", None),
+        ("tool_call", "read_file"),
+        ("observation", "read_file"),
+        ("tool_call", "read_file"),
+        ("observation", "read_file"),
+    ]
+    assert [step.content for step in trace.steps if step.type == "observation"] == [
+        "a.py",
+        "Subagent results:\nTotal: 1",
+        "x = 1",
+        "y",
+    ]
+
+
+def test_cline_focus_chain_reminders_and_completion_notes_are_no_words_of_anyones(
+    tmp_path: Path,
+) -> None:
+    """Cline's focus chain adds reminders for the model (``# task_progress RECOMMENDED``,
+    ``# TODO LIST UPDATE REQUIRED``...) as text blocks of their own, and a resumed task says
+    ``(The user did not provide a new message...)``: before, outside a result they were the
+    user's replies. A completion's section holds Cline's ``Done`` and the output of the command
+    it offered to run, then the user's ``<feedback>``: the feedback alone is the reply."""
+    reminder = "\n# task_progress RECOMMENDED\n\nWhen starting a new task, include a todo list."
+    todo = "\n\n\t\t\t\t# TODO LIST UPDATE REQUIRED - You MUST include the task_progress parameter"
+    resumed = "[TASK RESUMPTION] This task was interrupted 3 days ago."
+    silent = "(The user did not provide a new message. Consider asking them how to proceed.)"
+    done = native("c1", "attempt_completion", result="Fixed.")
+    feedback = (
+        "The user has provided feedback on the results. Consider their input to continue the "
+        "task, and then attempt completion again."
+    )
+    trace = read_history(
+        tmp_path,
+        [
+            task(),
+            {"role": "assistant", "content": [native("r1", "read_file", path="a.py")]},
+            results("[read_file for 'a.py'] Result:", "x = 1", todo),
+            {"role": "assistant", "content": [native("q1", "ask_followup_question", question="?")]},
+            results(resumed, silent, reminder),
+            {"role": "assistant", "content": [done]},
+            results(
+                "[attempt_completion] Result: Done",
+                "Command failed with exit code 1.\nOutput:\nEADDRINUSE",
+                feedback,
+                "<feedback>\nport 9002 is taken\n</feedback>",
+            ),
+        ],
+    )
+    assert shape(trace) == [
+        ("tool_call", "read_file"),
+        ("observation", "read_file"),
+        ("tool_call", "ask_followup_question"),
+        ("tool_call", RESPOND),
+        ("observation", RESPOND),
+    ]
+    assert trace.steps[1].content == "x = 1"
+    assert trace.steps[4].content == "port 9002 is taken"
+
+
+def test_a_history_without_ts_starts_when_its_cline_task_id_says(tmp_path: Path) -> None:
+    """Cline names a task by its start, ``Date.now()`` in milliseconds; a history without ``ts``
+    (Cline before 3.x, or its messages' ``ts`` left out) started then, not at the epoch. A Roo
+    Code task's id is a UUID: no time."""
+    first = {key: value for key, value in task().items() if key != "ts"}
+    done = said("<attempt_completion>\n<result>done</result>\n</attempt_completion>")
+    cline = read_history(
+        tmp_path, [first, done], name="tasks/1769053680585/api_conversation_history.json"
+    )
+    assert cline.metadata.created_at.isoformat() == "2026-01-22T03:48:00.585000+00:00"
+    uuid = "tasks/ac8aa7b4-319c-4925-a139-4f4adca81921/api_conversation_history.json"
+    roo = read_history(tmp_path, [first, done], name=uuid)
+    assert roo.metadata.created_at.year == 1970
+
+
+def test_cline_3s_newer_tools_written_as_xml_are_calls(tmp_path: Path) -> None:
+    """Cline 3.x added ``web_search``, ``use_subagents``, ``use_skill``, ``act_mode_respond``
+    and ``generate_explanation`` (src/shared/tools.ts); a model without native tool calling
+    writes them as XML tags like the others. Before, their tags were text: no call."""
+    trace = read_history(
+        tmp_path,
+        [
+            task(),
+            said("Searching.\n<web_search>\n<query>otel genai</query>\n</web_search>"),
+            results("[web_search for 'otel genai'] Result:", "3 results"),
+        ],
+    )
+    assert shape(trace) == [
+        ("thought", None),
+        ("tool_call", "web_search"),
+        ("observation", "web_search"),
+    ]
+    assert trace.steps[1].input == {"query": "otel genai"}

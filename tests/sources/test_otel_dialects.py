@@ -585,6 +585,38 @@ def test_hosted_server_tool_calls_are_tool_steps() -> None:
     ]
 
 
+def test_pydantic_ais_builtin_tool_response_in_its_reply_is_the_result() -> None:
+    """Pydantic AI's spans write a tool its model's provider ran (web search) as a ``tool_call``
+    and a ``tool_call_response`` marked ``builtin`` in the assistant's own message. Before, the
+    response was no result: the call had no observation."""
+    said = {"type": "text", "content": "Sunny."}
+    asked = {"type": "tool_call", "id": "ws_1", "name": "web_search", "builtin": True}
+    answered = {"type": "tool_call_response", "id": "ws_1", "name": "web_search", "builtin": True}
+    chat = span(
+        "chat gpt-5",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.output.messages": messages(
+                {
+                    "role": "assistant",
+                    "parts": [
+                        {**asked, "arguments": {"query": "weather SF"}},
+                        {**answered, "result": {"status": "completed"}},
+                        said,
+                    ],
+                }
+            ),
+        },
+        start=1,
+    )
+    trace = to_trace([chat]).trace
+    assert steps(trace) == [
+        ("tool_call", "web_search", 'web_search {"query":"weather SF"}'),
+        ("observation", "web_search", '{"status": "completed"}'),
+        ("thought", None, "Sunny."),
+    ]
+
+
 def test_step_content_and_summaries_are_bounded() -> None:
     """A huge tool result is cut: content at 8 KB, output_summary at 500 characters."""
     tool = span(

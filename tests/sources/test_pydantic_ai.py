@@ -248,6 +248,81 @@ def test_a_run_that_answers_through_the_output_tool_succeeded() -> None:
     assert converted.trace.outcome.confidence == 0.8
 
 
+def test_a_providers_own_tool_returns_in_its_response_and_the_text_after_is_the_answer() -> None:
+    """A native tool (web search, code execution) is run by the model's provider within the
+    response: ``builtin-tool-call``, then its ``builtin-tool-return`` in the same response, then
+    the text. Before, the return was dropped (no observation), and the text, said beside a call,
+    was a thought: a run that answered was no success."""
+    searched = {**call("web_search", {"query": "weather SF"}, "ws_1")}
+    searched["part_kind"] = "builtin-tool-call"
+    found = {**ret("web_search", {"status": "completed"}, "ws_1"), "timestamp": "2025-01-01"}
+    found["part_kind"] = "builtin-tool-return"
+    messages = [
+        request(user("Weather in SF?"), at="2025-09-16T10:00:00Z"),
+        response(
+            {"content": "I should search.", "part_kind": "thinking"},
+            searched,
+            found,
+            text("Sunny, 73°F."),
+            at="2025-09-16T10:00:05Z",
+        ),
+    ]
+    converted = pai.to_trace(messages)
+    assert [(s.type, s.tool.name if s.tool else None) for s in converted.trace.steps] == [
+        ("thought", None),  # in the order of the response's parts, not the return's own time
+        ("tool_call", "web_search"),
+        ("observation", "web_search"),
+        ("thought", None),
+    ]
+    assert converted.trace.outcome.result_summary == "Sunny, 73°F."
+    assert converted.trace.metadata.success is True
+
+
+def test_a_run_resumed_with_approvals_is_the_same_trace_as_the_run_it_resumes() -> None:
+    """A run stopped for a tool awaiting approval (``DeferredToolRequests``) is resumed by a run
+    given ``deferred_tool_results``: a new ``run_id``, its request the approved call's return and
+    no user prompt. Before, it was a trace of its own: its objective a placeholder, its call with
+    no input, and the first run, which the second completes, no success of either's."""
+    first, second = {"run_id": "r1"}, {"run_id": "r2"}
+    messages = [
+        {**request(user("Temperature in Tokyo?")), **first},
+        {**response(call("get_temperature", {"city": "Tokyo"}, "c1")), **first},
+        {**request(ret("get_temperature", 20.0, "c1")), **second},
+        {**response(text("It is 20 degrees.")), **second},
+    ]
+    converted = pai.to_trace(messages)
+    assert kinds(converted) == ["tool_call", "observation", "thought"]
+    assert converted.trace.task.objective == "Temperature in Tokyo?"
+    assert converted.trace.steps[0].input == {"city": "Tokyo"}
+    assert converted.trace.metadata.success is True
+    third = {"run_id": "r3"}
+    again = [
+        *messages,
+        {**request(user("And Osaka?")), **third},
+        {**response(text("22.")), **third},
+    ]
+    assert pai.to_trace(again).trace.task.objective == "And Osaka?"  # a new prompt: a new run
+
+
+def test_a_run_whose_output_is_a_file_succeeded_with_no_text_answer() -> None:
+    """``output_type=BinaryImage``: the last response gives the image (a ``file`` part) and no
+    text. Before, a run that gave its output was no success, for want of a text answer."""
+    image = {"content": {"data": "iVBORw0KGgo", "media_type": "image/png"}, "part_kind": "file"}
+    messages = [request(user("Draw an axolotl.")), response(text("Here."), image)]
+    converted = pai.to_trace(messages)
+    assert converted.trace.metadata.success is True
+    drawn = [
+        request(user("Draw an axolotl.")),
+        response(call("get_animal", {}, "c1")),
+        request(ret("get_animal", "axolotl", "c1")),
+        response(image),
+    ]
+    assert pai.to_trace(drawn).trace.metadata.success is True
+    assert pai.to_trace(drawn).trace.outcome.result_summary == "completed"
+    asking = [*drawn[:3], response(image, call("draw", {}, "c2"))]
+    assert pai.to_trace(asking).trace.metadata.success is False  # a tool still to run
+
+
 def test_a_run_that_ends_in_a_request_did_not_succeed() -> None:
     """Without a final response the run did not finish: success false, confidence 0.2."""
     messages = [

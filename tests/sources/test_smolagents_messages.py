@@ -275,3 +275,27 @@ def test_a_tool_error_full_of_brace_colons_is_parsed_a_bounded_number_of_times(
     found = _messages._failed_call("Error executing tool 'x' with arguments {'a': (" + "}: " * 5000)
     assert found == {"tool_calls": [{"function": {"name": "x", "arguments": None}}]}
     assert 0 < len(calls) <= _messages._TRIED_ENDS
+
+
+def test_the_lines_tool_calling_agent_appends_a_call_are_no_thought(tmp_path: Path) -> None:
+    """Since 1.20 ToolCallingAgent appends to a step's model output a line a call it ran
+    (``Tool call <id>: calling '<name>' with arguments: {...}``): its own restatement of the
+    call. Before, each was a thought of the model's; the model's own words before them stay."""
+    arguments = {"query": "Deshayes retirement"}
+    appended = f"Tool call call_1: calling 'web_search' with arguments: {arguments}"
+    messages = [
+        said("assistant", f"I will search for it.\n{appended}"),
+        calling("web_search", arguments, "call_1"),
+        said("tool-response", "Observation:\nHe retired in 1842."),
+        said(
+            "assistant",
+            "Tool call call_9: calling 'final_answer' with arguments: {'answer': '1842'}",
+        ),
+        calling("final_answer", {"answer": "1842"}, "call_9"),
+        said("tool-response", "Observation:\n1842"),
+    ]
+    (item,) = read(tmp_path, row(messages, "1842"))
+    assert isinstance(item, TraceItem)
+    steps = [(step.type, step.content) for step in item.trace.steps if step.tool is None]
+    assert steps == [("thought", "I will search for it."), ("thought", "1842")]
+    assert item.trace.outcome.result_summary == "1842"

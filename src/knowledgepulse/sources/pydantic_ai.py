@@ -6,7 +6,8 @@ One line after a run::
 
 Pydantic AI keeps a run as a list of messages: a ``request`` (``system-prompt``, ``user-prompt``,
 ``tool-return``, ``retry-prompt``, ``retry-feedback`` parts) alternating with a ``response``
-(``text``, ``thinking``, ``tool-call``, ``builtin-tool-call`` parts). Their JSON
+(``text``, ``thinking``, ``tool-call``, and the provider's own tools' ``builtin-tool-call`` with
+its ``builtin-tool-return`` in the same response). Their JSON
 (``ModelMessagesTypeAdapter.dump_json``) is read without importing pydantic_ai. The mapping
 (``docs/integrations.md``): the first user prompt is the objective; ``thinking`` and ``text`` are
 thoughts, the last response's text the answer; a ``tool-call`` and its ``tool-return`` (same
@@ -105,6 +106,9 @@ class _Run:
     output: str | None = None
     """The text a run result gave as its output, said in the response at ``said_in``."""
     said_in: Loc | None = None
+    gave_file: bool = False
+    """Whether the last response gave a file and asked for no tool: an output of a file type
+    (``output_type=BinaryImage``), which no text says; the run still answered."""
     output_called: bool = False
     """Whether the response read now called the output tool: the first call is the answer
     (Pydantic AI processes it and answers later ones "Output tool not used - a final result
@@ -212,17 +216,35 @@ def _runs(messages: Sequence[Any]) -> list[tuple[int, list[Any]]]:
     After ``agent.run(prompt, message_history=earlier.all_messages())``, ``all_messages()``
     holds the earlier runs first (each message keeps the ``run_id`` of the run that made it): the
     model's context, but each run is a trace of its own. Messages with no ``run_id`` (Pydantic
-    AI before 1.x) stay with the run before them.
+    AI before 1.x) stay with the run before them, and so does a run that resumes the one before
+    (see :func:`_resumes`).
     """
     found: list[tuple[int, list[Any]]] = []
     current: str | None = None
     for index, message in enumerate(messages):
         run_id = _run_id(message)
-        if not found or (run_id is not None and run_id != current):
+        if not found or (run_id is not None and run_id != current and not _resumes(message)):
             found.append((index, []))
-            current = run_id
+        current = run_id or current
         found[-1][1].append(message)
     return found
+
+
+def _resumes(message: Any) -> bool:
+    """Whether a run's first message resumes the run before it rather than starting a task.
+
+    A run stopped for tools awaiting approval (its output ``DeferredToolRequests``) is resumed
+    by a run given ``deferred_tool_results``: its first request holds those calls' returns and no
+    user prompt. It is the same task, its calls made before, its answer after: one trace (read
+    apart, the first ended in no answer and the second had no request, nor its calls' input).
+    """
+    parts = as_object(message).get("parts")
+    return (
+        as_object(message).get("kind") == "request"
+        and isinstance(parts, list)
+        and bool(parts)
+        and not any(as_object(part).get("part_kind") == "user-prompt" for part in parts)
+    )
 
 
 def _run_id(message: Any) -> str | None:
@@ -256,7 +278,8 @@ def convert_records(
                 yield _finish_record(run, options, item)
             continue
         run_id = _run_id(item.value)
-        if shared_first is not None and run_id is not None and run_id != shared.run_id:
+        starts = run_id is not None and run_id != shared.run_id and not _resumes(item.value)
+        if shared_first is not None and starts:
             yield _finish_record(shared, options, shared_first)  # the next run's messages
             shared, shared_first = _Run(), None
         try:
@@ -325,7 +348,8 @@ def _tell(run: _Run, message: Any, path: Loc) -> None:
         for index, part in enumerate(parts):
             _tell_request_part(run, part, (*path, "parts", index), at)
         return
-    calls_tools = any(_is_tool_call(part) for part in parts)
+    calls_tools = _waits_on_tools(parts)
+    run.gave_file = not calls_tools and any(part["part_kind"] == "file" for part in parts)
     run.output_called = False
     said_output = calls_tools and path == run.said_in  # run_stream's output, said with calls
     texts: list[str] = []
@@ -359,6 +383,21 @@ def _closes_output(kind: str, parts: list[Mapping[str, Any]]) -> bool:
     )
 
 
+def _waits_on_tools(parts: list[Mapping[str, Any]]) -> bool:
+    """Whether a response asks for tools that run after it (its text then is no answer).
+
+    A ``builtin-tool-call`` (web search, code execution) is run by the model's provider within
+    the response: its ``builtin-tool-return`` is in the same response, and the text after it
+    can be the answer (before, that text was a thought and a run ending in it no success).
+    """
+    answered = {_call_id(part) for part in parts if part["part_kind"] == "builtin-tool-return"}
+    return any(
+        _is_tool_call(part)
+        and not (part["part_kind"] == "builtin-tool-call" and _call_id(part) in answered)
+        for part in parts
+    )
+
+
 def _is_tool_call(part: Mapping[str, Any]) -> bool:
     name = part.get("tool_name")
     return (
@@ -376,19 +415,7 @@ def _tell_request_part(run: _Run, part: Mapping[str, Any], path: Loc, at: dateti
         if run.objective is None and text:
             run.objective = text
     elif kind in ("tool-return", "builtin-tool-return"):
-        name = _name(part, path)
-        if is_output_tool(name) and part.get("outcome", "success") == "success":
-            return  # "Final result processed."
-        content = part.get("content")
-        outcome = part.get("outcome")  # a list or an object is no outcome, not a set lookup
-        failed = isinstance(outcome, str) and outcome in _FAILED_OUTCOMES
-        run.builder.tool_result(
-            name,
-            output=None if failed else content,
-            error=_error_text(content) if failed else None,
-            call_id=_call_id(part),
-            at=when,
-        )
+        _tell_return(run, part, path, when)
     elif kind == "retry-prompt":
         text = _error_text(part.get("content"))
         tool = part.get("tool_name")
@@ -398,6 +425,23 @@ def _tell_request_part(run: _Run, part: Mapping[str, Any], path: Loc, at: dateti
             run.builder.error(text, at=when)
     elif kind == "retry-feedback":
         run.builder.error(_error_text(part.get("content")), at=when)
+
+
+def _tell_return(run: _Run, part: Mapping[str, Any], path: Loc, at: datetime | None) -> None:
+    """A tool's return: its observation, or its error when its ``outcome`` says it failed."""
+    name = _name(part, path)
+    if is_output_tool(name) and part.get("outcome", "success") == "success":
+        return  # "Final result processed."
+    content = part.get("content")
+    outcome = part.get("outcome")  # a list or an object is no outcome, not a set lookup
+    failed = isinstance(outcome, str) and outcome in _FAILED_OUTCOMES
+    run.builder.tool_result(
+        name,
+        output=None if failed else content,
+        error=_error_text(content) if failed else None,
+        call_id=_call_id(part),
+        at=at,
+    )
 
 
 def _tell_response_part(
@@ -420,6 +464,10 @@ def _tell_response_part(
             run.output_called = True
         else:
             run.builder.tool_request(name, part.get("args"), call_id=_call_id(part), at=at)
+    elif kind == "builtin-tool-return":
+        # The provider ran the tool: its return is in the response, in the order of its parts
+        # (the part's own timestamp is when Pydantic AI read it, before the response's own).
+        _tell_return(run, part, path, at)
     return None
 
 
@@ -431,7 +479,8 @@ def _finish(
         run.builder.thought(run.last_text, at=run.last_text_at)
     run.builder.answer(answer)
     if success is None:
-        success = run.last_kind == "response" and answer is not None and not run.incomplete
+        answered = answer is not None or run.gave_file
+        success = run.last_kind == "response" and answered and not run.incomplete
     source_id = run.run_id or run.digest.hexdigest()[:32]
     return assemble(
         run.builder,

@@ -180,10 +180,28 @@ def _user_block(calls: _row.Calls, block: Any, path: tuple[str | int, ...]) -> s
             raise PathError(
                 (*path, "tool_use_id"), "a tool_result needs the tool_use_id it answers"
             )
-        content = block.get("content")
-        text = content_text(content) if isinstance(content, list) else content
-        calls.result(None, text, call_id=call_id, is_error=block.get("is_error") is True)
+        output = _result_output(block.get("content"))
+        calls.result(None, output, call_id=call_id, is_error=block.get("is_error") is True)
     return None
+
+
+def _result_output(content: Any) -> Any:
+    """A ``tool_result``'s output: its text, or the value itself when it is no content blocks.
+
+    Cline 4's SDK sessions write the list a tool returned (``read_files``: ``[{"query",
+    "result"}]``) as the content: no block has a ``type``, and the list is the output (read as
+    text it was nothing, and the call lost its result).
+    """
+    if not isinstance(content, list):
+        return content
+    text = content_text(content)
+    if text is None and content and not any(_typed(part) for part in content):
+        return content
+    return text
+
+
+def _typed(part: Any) -> bool:
+    return isinstance(part, dict) and "type" in part
 
 
 def _request(calls: _row.Calls, block: Mapping[str, Any], path: tuple[str | int, ...]) -> None:

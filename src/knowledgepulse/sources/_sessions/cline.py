@@ -19,7 +19,9 @@ are read by the Anthropic Messages reader once the extension's own wrapping is t
   ``[ERROR] You did not use a tool...`` an evident error outside a tool. A call left unclosed
   (the extension stopped the model after the first tool: ``[Response interrupted by a tool use
   result...]``) never ran, and is text;
-* with native tool calling the same tools are ``tool_use`` and ``tool_result`` blocks;
+* with native tool calling the same tools are ``tool_use`` blocks, answered by ``tool_result``
+  blocks or (Cline 3.x) by the same text sections; the focus chain's reminders to the model
+  (``# task_progress RECOMMENDED``...) are no one's words;
 * ``attempt_completion``'s ``result`` is the answer, no tool; feedback the user gives on it
   (``<feedback>``), the new instructions of a resumed task (``<user_message>``) and a Roo Code
   sub-task's report (``[new_task completed] Result:``, the result of its ``new_task`` call) are
@@ -55,6 +57,7 @@ TOOLS = frozenset(
     {
         # Cline's (src/shared/tools.ts) and Roo Code's (packages/types/src/tool.ts), all versions.
         "access_mcp_resource",
+        "act_mode_respond",
         "apply_diff",
         "apply_patch",
         "ask_followup_question",
@@ -67,6 +70,7 @@ TOOLS = frozenset(
         "execute_command",
         "fetch_instructions",
         "focus_chain",
+        "generate_explanation",
         "generate_image",
         "insert_content",
         "list_code_definition_names",
@@ -85,8 +89,11 @@ TOOLS = frozenset(
         "summarize_task",
         "switch_mode",
         "update_todo_list",
+        "use_skill",
         "use_mcp_tool",
+        "use_subagents",
         "web_fetch",
+        "web_search",
         "write_to_file",
     }
 )
@@ -115,6 +122,14 @@ _RESUMED = re.compile(r"\A\s*(?:\[TASK RESUMPTION\]|New instructions for task co
 """How the extension opens a resumed task's message (the user's new words in it)."""
 _NOT_EXECUTED = re.compile(r"\A\s*Tool \[[a-z_]+\] was not executed because")
 _FEEDBACK = re.compile(r"<(feedback|user_message)>\s*(.*?)\s*</\1>", re.DOTALL)
+_REMINDER = re.compile(
+    r"\A\s*(?:# task_progress\b|# TODO LIST UPDATE REQUIRED"
+    r"|\(The user did not provide a new message\.)"
+)
+"""Text blocks Cline adds for the model alone, no words of the user's nor a tool's: its focus
+chain's reminders (``# task_progress RECOMMENDED``, ``# task_progress List (Optional - Plan
+Mode)``, ``# TODO LIST UPDATE REQUIRED``...) and a resumed task's note that the user said
+nothing."""
 _NO_TOOL = re.compile(r"\A\s*\[ERROR\] You did not use a tool")
 _FAILED = re.compile(
     r"\A\s*(?:The tool execution failed with the following error|The user denied this operation"
@@ -182,20 +197,34 @@ def _finish(task: _Task, options: TraceOptions) -> TraceItem:
     builder = StepBuilder()
     told = anthropic.tell(messages, builder, errors=errors)
     location = task.first.location
+    task_id = _task_id(location.file)
     return assemble(
         builder,
         source="cline",
-        source_id=_task_id(location.file),
+        source_id=task_id,
         success=told.answered and builder.final_answer is not None,
         options=options,
         objective=told.objective,
-        created_at=task.started,
+        created_at=task.started if task.started is not None else _created(task_id),
         result_summary=builder.final_answer,
         agent_id="cline",
         framework="cline",
         content_hint=CONTENT_HINT,
         location=Location(location.file, location.line),
     )
+
+
+_MILLISECONDS = re.compile(r"\A1\d{12}\Z")
+"""A task id Cline made of the time it started (``Date.now()``, milliseconds: 2001 to 2286)."""
+
+
+def _created(task_id: str) -> float | None:
+    """When the task started, by its id, else ``None``.
+
+    Cline names a task by its start time in milliseconds, which is all the time a history
+    without ``ts`` (Cline before 3.x) holds. Roo Code's ids are UUIDs: no time.
+    """
+    return int(task_id) / 1000 if _MILLISECONDS.match(task_id) else None
 
 
 def _task_id(file: str | None) -> str:
@@ -277,6 +306,11 @@ def _assistant(
             reading.completions.add(str(block.get("id")))
             out.append({"type": _ANSWER, "text": as_string(result) or ""})
         else:
+            if kind == "tool_use":
+                # Cline 3.x's native calls are answered, as its XML ones are, by text sections
+                # ("[read_file for 'a.py'] Result:"), not tool_result blocks: the call waits for
+                # its section like an XML call (a tool_result block, if one comes, answers by id).
+                reading.pending.append((str(block.get("name")), str(block.get("id"))))
             out.append(block)
     return out
 
@@ -369,8 +403,8 @@ def _user(reading: _Reading, blocks: list[Any], *, first: bool) -> None:
         text = _ENVIRONMENT.sub("", block["text"]).strip()
         if text != block["text"].strip() or _RESUMED.match(text):
             current = None  # the results end: the environment, or the user's new words
-        if not text or _NOT_EXECUTED.match(text):
-            continue  # the extension's own note that a second call did not run
+        if not text or _NOT_EXECUTED.match(text) or _REMINDER.match(text):
+            continue  # the extension's own notes: a second call did not run, a reminder
         header = _RESULT.match(text)
         if header is not None:
             current = _answering(reading, header.group(1), names)
@@ -378,7 +412,9 @@ def _user(reading: _Reading, blocks: list[Any], *, first: bool) -> None:
         if current == _DROPPED:
             continue
         if current is not None and names[current] == COMPLETION:
-            out.extend({"type": "text", "text": words} for words in _replies(text))
+            # The user's words on a completion are in <feedback>; the rest of its section is
+            # Cline's ("Done", the output of the command the completion offered to run).
+            out.extend({"type": "text", "text": words} for words in _feedback(text))
         elif current is not None:
             sections.setdefault(current, []).extend([text] if text else [])
         elif _NO_TOOL.match(text):  # an error met outside a tool: a message of its own
@@ -409,9 +445,19 @@ def _answering(reading: _Reading, name: str, names: dict[str, str]) -> str:
     if name == COMPLETION:
         names[COMPLETION] = COMPLETION
         return COMPLETION
-    # A second section for a call answered here (a sub-task's report), else none: dropped.
+    # A second section for a call answered here (a sub-task's report).
     answered = [call_id for call_id, called in names.items() if called == name]
-    return answered[-1] if answered else _DROPPED
+    if answered:
+        return answered[-1]
+    # A section whose header names no waiting call answers the waiting call whose name holds
+    # its word, else the oldest one still waiting: Cline describes a few tools by another word
+    # (use_subagents' result is "[subagents] Result:").
+    if reading.pending:
+        index = next((n for n, (called, _) in enumerate(reading.pending) if name in called), 0)
+        pending, call_id = reading.pending.pop(index)
+        names[call_id] = pending
+        return call_id
+    return _DROPPED  # a section that answers no call the file shows: left out
 
 
 def _xml_result(call_id: str, texts: list[str]) -> dict[str, Any]:
@@ -433,9 +479,13 @@ def _native_result(reading: _Reading, block: Mapping[str, Any]) -> dict[str, Any
     return {"type": "text", "text": "\n".join(_replies(_ENVIRONMENT.sub("", text or "")))}
 
 
+def _feedback(text: str) -> list[str]:
+    return [words for _, words in _FEEDBACK.findall(text) if words.strip()]
+
+
 def _replies(text: str) -> list[str]:
     """The user's words in a text the extension wrote around them (``<feedback>``...)."""
-    found = [words for _, words in _FEEDBACK.findall(text) if words.strip()]
+    found = _feedback(text)
     if found:
         return found
     if text.lstrip().startswith(("[TASK RESUMPTION]", "The user has provided feedback")):

@@ -447,12 +447,24 @@ def _tell_inference(builder: StepBuilder, index: int, item: _Read, context: _Con
                 continue  # the answer, told as the answer
             builder.tool_request(name, part.get("arguments"), call_id=call_id, at=at)
             requested = True
-        elif kind == "server_tool_call_response" and call_id:
+        elif _provider_ran(part) and call_id:
             name = context.names.get(call_id, "")
             builder.tool_result(name, output=_response(part), call_id=call_id)
     if requested and context.skip is not None and context.skip[0] == index:
         builder.answer_in_this_turn()  # said with the tool calls it asked for
     _tell_tool_responses(builder, view, context, at)
+
+
+def _provider_ran(part: dict[str, Any]) -> bool:
+    """Whether an output part is the result of a tool the model's provider ran in its reply.
+
+    The conventions' ``server_tool_call_response``, or Pydantic AI's ``tool_call_response``
+    marked ``builtin`` (web search, code execution), in the assistant's own message.
+    """
+    kind = part.get("type")
+    return kind == "server_tool_call_response" or (
+        kind == "tool_call_response" and part.get("builtin") is True
+    )
 
 
 def _tell_tool_responses(

@@ -184,8 +184,8 @@ def tell(run: Run, step: Any, path: Loc) -> None:
 
 
 def _tell_action(run: Run, step: Mapping[str, Any], path: Loc, at: float | None) -> None:
-    run.builder.thought(text(step.get("model_output")), at=at)
     calls = _calls(step, path)
+    run.builder.thought(_model_said(text(step.get("model_output")), calls), at=at)
     tools = [call for call in calls if call[0] != FINAL_ANSWER_TOOL]
     latency = duration_ms(step.get("timing"))
     error = step_error(step.get("error"), (*path, "error"))
@@ -211,6 +211,25 @@ def _tell_action(run: Run, step: Mapping[str, Any], path: Loc, at: float | None)
         answer = next((_answer(args) for name, args, _ in calls if name == FINAL_ANSWER_TOOL), None)
         run.answer = answer or text(step.get("action_output")) or text(observations)
         run.answered = run.answered or bool(step.get("is_final_answer"))
+
+
+def _model_said(output: str | None, calls: list[tuple[str, Any, str | None]]) -> str | None:
+    """What the model said in a step: its output without what ToolCallingAgent appends to it.
+
+    Since 1.20 the agent adds a line a call it ran, ``Tool call <id>: calling '<name>' with
+    arguments: ...``, after the model's own text: a restatement of the call, no words of the
+    model's (read as a thought, each call had a thought of its own before it).
+    """
+    if not output:
+        return output
+    cuts = [
+        found
+        for name, _, call_id in calls
+        if call_id is not None
+        and (found := output.find(f"Tool call {call_id}: calling '{name}' with arguments: ")) >= 0
+        and (found == 0 or output[found - 1] == "\n")
+    ]
+    return output[: min(cuts)].rstrip() if cuts else output
 
 
 def _calls(step: Mapping[str, Any], path: Loc) -> list[tuple[str, Any, str | None]]:
