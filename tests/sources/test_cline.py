@@ -379,3 +379,19 @@ def test_cline_3s_newer_tools_written_as_xml_are_calls(tmp_path: Path) -> None:
         ("observation", "web_search"),
     ]
     assert trace.steps[1].input == {"query": "otel genai"}
+
+
+def test_an_assistant_block_of_no_type_or_no_object_is_passed_over_as_the_anthropic_reader_does(
+    tmp_path: Path,
+) -> None:
+    # Found by bench/fuzz_pipelines.py: a block without "type" beside Cline's own crashed the
+    # reader with a KeyError. Blocks of no known kind are left to the Anthropic rows' reader,
+    # which passes over what is not a block (a later Anthropic block kind, say).
+    answer = "<attempt_completion>\n<result>done</result>\n</attempt_completion>"
+    odd = {
+        "role": "assistant",
+        "content": [{"text": "no type"}, 5, {"type": "text", "text": answer}],
+    }
+    trace = read_history(tmp_path, [task(), odd])
+    assert trace.outcome.result_summary == "done"
+    assert shape(trace) == shape(read_history(tmp_path, [task(), said(answer)], name="plain.json"))

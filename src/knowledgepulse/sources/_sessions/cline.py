@@ -293,7 +293,8 @@ def _assistant(
     """An assistant message's blocks; its text outside calls ``_said``, a result ``_answer``."""
     out: list[dict[str, Any]] = []
     for block in blocks:
-        if not isinstance(block, dict):
+        if not isinstance(block, dict):  # for the Anthropic reader to say what it is
+            out.append(block)
             continue
         kind = block.get("type")
         if kind == "text" and isinstance(block.get("text"), str):
@@ -328,16 +329,16 @@ def _spoken(blocks: list[dict[str, Any]], last: bool) -> list[dict[str, Any]]:
     ``attempt_completion``, whose result alone is the answer, and in a last message that
     calls nothing: the task ended without completing, and that text is no answer.
     """
-    answering = any(block["type"] == _ANSWER for block in blocks)
-    calling = any(block["type"] == "tool_use" for block in blocks)
-    said = not answering and (calling or not last)
+    kinds = [block.get("type") if isinstance(block, dict) else None for block in blocks]
+    answering = _ANSWER in kinds
+    said = not answering and ("tool_use" in kinds or not last)
     return [
         {"type": "text", "text": block["text"]}
-        if block["type"] == _ANSWER or (block["type"] == _SAID and said)
+        if kind == _ANSWER or (kind == _SAID and said)
         else {"type": "thinking", "thinking": block["text"]}
-        if block["type"] == _SAID
+        if kind == _SAID
         else block
-        for block in blocks
+        for block, kind in zip(blocks, kinds, strict=True)
     ]
 
 
