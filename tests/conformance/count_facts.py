@@ -1329,6 +1329,8 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
         if untraced and operation == "chat":  # no tool span: what the model calls and is sent
             _untraced_tools(timeline, tags, told)
         failed = str(tags.get("error")).lower() == "true" or tags.get("otel.status_code") == "ERROR"
+        # A LangChain tool's result is its ToolMessage (MLflow's GenAI translator): "error" fails it
+        failed = failed or _tool_message_failed(tags.get("gen_ai.tool.call.result"))
         if operation == "chat" and objective is None and "gen_ai.input.messages" in tags:
             asked = _newest_user if one_turn else _first_user
             objective = asked(tags["gen_ai.input.messages"])
@@ -1391,6 +1393,8 @@ def mlflow(path: Path) -> list[Run]:
             kind = attribute(span, "mlflow.spanType")
             if kind == "TOOL":
                 timeline.tool(attribute(span, "mlflow.spanFunctionName") or span["name"])
+                if _tool_message_failed(attribute(span, "mlflow.spanOutputs")):
+                    timeline.error()  # LangGraph's ToolNode caught it: the span ends OK
             elif kind in ("CHAT_MODEL", "LLM"):
                 reply = attribute(span, "mlflow.spanOutputs") or {}
                 choices = reply.get("choices") or [{}] if isinstance(reply, dict) else [{}]
@@ -1400,7 +1404,8 @@ def mlflow(path: Path) -> list[Run]:
         asked = attribute(root, "mlflow.spanInputs")
         objective = asked if isinstance(asked, str) else None
         if isinstance(asked, dict):
-            users = [m["content"] for m in asked.get("messages", []) if m.get("role") == "user"]
+            turns = [_langchain_turn(m) for m in asked.get("messages", [])]
+            users = [text for role, text in turns if role in ("user", "human")]
             objective = asked.get("question") or (users[-1] if users else None)
         answer = attribute(root, "mlflow.spanOutputs")
         if isinstance(answer, str):
@@ -1476,16 +1481,62 @@ def langsmith(path: Path) -> list[Run]:
         for child in children:
             if child.get("run_type") == "tool":
                 timeline.tool(child["name"])
-            if child.get("error"):
+                if child.get("error") or _tool_message_failed((child.get("outputs") or {}).get("output")):
+                    timeline.error()
+            elif child.get("error"):
                 timeline.error()
-        messages = root.get("inputs", {}).get("messages", [])
-        objective = next((_text(m["content"]) for m in messages if m.get("role") == "user"), None)
+            elif child.get("run_type") == "llm":
+                timeline.text(_llm_run_text(child.get("outputs") or {}))
+        inputs = root.get("inputs", {})
+        messages = inputs.get("messages", [])
+        objective = inputs.get("question") or next(
+            (text for role, text in map(_langchain_turn, messages) if role in ("user", "human")),
+            None,
+        )
         outputs = root.get("outputs") or {}
         choices = outputs.get("choices") or [{}]
         message = choices[0].get("message", {})
-        timeline.text(_text(message.get("content")))
+        graph_said = [_langchain_turn(m) for m in outputs.get("messages", [])]
+        said = [text for role, text in graph_said if role in ("ai", "assistant")]
+        answer = _text(message.get("content")) or outputs.get("output") or (said[-1] if said else None)
+        if answer and not (timeline.events and timeline.events[-1] == ("text", answer)):
+            timeline.text(answer if isinstance(answer, str) else None)
         runs.append(timeline.facts(objective, not root.get("error"), trace_id=root["id"]))
     return runs
+
+
+def _langchain_turn(message: Any) -> tuple[Any, str | None]:
+    """A LangChain message as (role, text): a ``("user", text)`` pair as LangGraph is given
+    one, ``{"role", "content"}``, or LangChain's dump of a message (``{"type": "human", ...}``)."""
+    if isinstance(message, list | tuple) and len(message) == 2:
+        return message[0], _text(message[1])
+    if isinstance(message, dict):
+        return message.get("role") or message.get("type"), _text(message.get("content"))
+    return None, None
+
+
+def _llm_run_text(outputs: dict[str, Any]) -> str | None:
+    """The text an LLM run's model replied: a Chat Completion's, or LangChain's generation's."""
+    choices = outputs.get("choices")
+    if isinstance(choices, list) and choices:
+        return _text((choices[0].get("message") or {}).get("content"))
+    generations = outputs.get("generations")
+    if isinstance(generations, list) and generations and generations[0]:
+        return _text(generations[0][0].get("text"))
+    return None
+
+
+def _tool_message_failed(value: Any) -> bool:
+    """A LangChain ``ToolMessage`` (its fields, or its dump's ``kwargs``) whose ``status`` is
+    ``error``: how LangGraph's ``ToolNode`` hands back what a tool raised."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return False
+    if isinstance(value, dict) and isinstance(value.get("kwargs"), dict):
+        value = value["kwargs"]
+    return isinstance(value, dict) and value.get("type") == "tool" and value.get("status") == "error"
 
 
 def _decoded(value: Any) -> Any:

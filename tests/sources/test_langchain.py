@@ -644,3 +644,32 @@ def test_domain_and_confidence_arguments_reach_every_file_trace() -> None:
         0.5,
         "argument",
     )
+
+
+# The SDK's own batches of agent runs (tests/conformance/langsmith_runs.py)
+
+
+@pytest.mark.parametrize("name", ["langgraph_google_model_retry", "traceable_google_model_retry"])
+def test_an_agent_s_posted_runs_give_its_tools_its_error_and_the_recovery(name: str) -> None:
+    """What the LangSmith SDK posts of a LangGraph agent (a tool run whose output is the
+    ``ToolMessage`` with ``status`` "error") and of a ``@traceable`` loop (a tool run with an
+    ``error``): the failed call's text observed, the next call its recovery, the answer once."""
+    item = only_trace(CORPUS / "langsmith" / f"{name}.json")
+    assert item.trace.task.objective == "What is the capital of France?"
+    assert shape(item) == [
+        ("tool_call", "get_capital"),
+        ("observation", "get_capital"),
+        ("error_recovery", "get_capital"),
+        ("observation", "get_capital"),
+        ("thought", None),
+    ]
+    assert "La France" in item.trace.steps[1].content
+    assert item.trace.outcome.result_summary == "The capital of France is Paris."
+    assert item.trace.metadata.success is True
+
+
+def test_a_traceable_run_that_ends_in_its_tool_s_error_fails_with_that_error_once() -> None:
+    item = only_trace(CORPUS / "langsmith" / "traceable_tool_raises.json")
+    assert item.trace.task.objective == "What is the capital of France?"
+    assert shape(item) == [("tool_call", "get_capital"), ("observation", "get_capital")]
+    assert item.trace.metadata.success is False

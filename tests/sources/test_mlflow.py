@@ -256,6 +256,50 @@ def test_a_record_that_is_no_trace_says_what_was_expected() -> None:
     assert "expected an MLflow trace" in problem.message
 
 
+LANGGRAPH = FILES / "langgraph_google_model_retry.json"
+"""LangGraph's ReAct agent traced by ``mlflow.langchain.autolog()`` (MLflow 3.17.2)."""
+
+
+def test_a_langchain_tool_s_toolmessage_output_is_its_content_and_its_error_status_a_failure() -> (
+    None
+):
+    """``mlflow.langchain.autolog()`` keeps a tool's output as the ``ToolMessage`` it returned;
+    LangGraph's ``ToolNode`` catches what the tool raised and answers with ``status: "error"``,
+    the span ending OK. Before, the observation was the message's JSON dump (ids, metadata)
+    and the failure went unseen: the retry was a plain ``tool_call``, no ``error_recovery``."""
+    spans = json.loads(LANGGRAPH.read_text())["data"]["spans"]
+    tools = [span for span in spans if json.loads(span["attributes"]["mlflow.spanType"]) == "TOOL"]
+    first = json.loads(tools[0]["attributes"]["mlflow.spanOutputs"])
+    assert (first["type"], first["status"], tools[0]["status"]["code"]) == (
+        "tool",
+        "error",
+        "STATUS_CODE_OK",
+    )
+    (trace,) = traces(LANGGRAPH)
+    assert trace.task.objective == "What is the capital of France?"
+    assert steps(trace) == RETRY
+    observed = [step.content for step in trace.steps if step.type == "observation"]
+    assert observed == ['The country is not supported. Use "La France" instead.', "Paris"]
+    assert trace.outcome.result_summary == "The capital of France is Paris."
+    assert trace.metadata.success is True
+
+
+def test_mlflow_s_genai_semconv_export_reads_as_the_mlflow_trace_it_translates() -> None:
+    """MLflow 3.17's GenAI translator (``MLFLOW_ENABLE_OTEL_GENAI_SEMCONV``) sends the spans in
+    the conventions: ``gen_ai.tool.call.result`` is JSON text, a text result a JSON string
+    (``"Paris"``: the text is Paris, not the quoted string), and a LangChain tool's result the
+    ``ToolMessage`` dump, read as ``mlflow.spanOutputs`` is."""
+    for name in ("openai_agent", "langgraph"):
+        path = CORPUS / "otlp" / f"mlflow_genai_semconv_{name}_google_model_retry.json"
+        (item,) = convert_file(path)
+        assert isinstance(item, TraceItem)
+        assert item.trace.task.objective == "What is the capital of France?"
+        assert steps(item.trace) == RETRY, name
+        observed = [step.content for step in item.trace.steps if step.type == "observation"]
+        assert observed[-1] == "Paris", name
+        assert item.trace.outcome.result_summary == "The capital of France is Paris."
+
+
 def test_mlflow_spans_sent_over_otlp_read_the_same_through_the_otlp_source() -> None:
     """MLflow's OTLP exporter sends the same ``mlflow.*`` attributes: the otlp source reads them."""
     path = CORPUS / "otlp" / "mlflow_openai_agent_google_model_retry.json"

@@ -162,7 +162,7 @@ def _openinference(span: Span, attrs: Mapping[str, Any], view: View) -> None:
             tool_name=tool_name,
             call_id=non_blank(attrs.get("tool_call.id")),
             arguments=_called_with(called),
-            result=attrs.get("output.value"),
+            result=msg.tool_output(attrs.get("output.value")),
             error=msg.tool_failure(attrs.get("output.value")),
             answers=tool_name == FINAL_ANSWER_TOOL and _smolagents_call(called),
         )
@@ -305,9 +305,24 @@ def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
             tool_name=name or span.name.removeprefix("execute_tool").strip() or span.name,
             call_id=_model_call_id(attrs),
             arguments=msg.loads(attrs.get("gen_ai.tool.call.arguments")),
-            result=attrs.get("gen_ai.tool.call.result"),
+            # A LangChain tool's result is the ToolMessage it returned (MLflow's GenAI
+            # translator of ``mlflow.langchain.autolog()``'s spans): read as in its own dialects.
+            result=msg.tool_output(_tool_call_result(attrs.get("gen_ai.tool.call.result"))),
+            error=msg.tool_failure(attrs.get("gen_ai.tool.call.result")),
             mcp_server=_server(attrs) if view.is_mcp else None,
         )
+
+
+def _tool_call_result(value: Any) -> Any:
+    """``gen_ai.tool.call.result`` as the tool returned it: the conventions type it ``any``, and
+    a span holds it as JSON text, so a result that was text may arrive as a JSON string
+    (MLflow's GenAI translator writes ``"Paris"`` with its quotes): that string is the text.
+    Other values stay as recorded."""
+    if isinstance(value, str) and value.strip()[:1] == '"':
+        loaded = msg.loads(value)
+        if isinstance(loaded, str):
+            return loaded
+    return value
 
 
 _ANY_AGENT_CALL = "call_llm"
@@ -758,7 +773,15 @@ def _mlflow(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     else:
         view.fill(role=role)
         if role == "tool":
-            view.fill(tool_name=non_blank(span.name), arguments=inputs, result=outputs)
+            # ``mlflow.langchain.autolog()`` keeps a LangChain tool's output as the ToolMessage
+            # it returned: its content is the result, its ``status`` "error" (LangGraph's
+            # ``ToolNode`` catching what the tool raised; the span ends OK) the failure.
+            view.fill(
+                tool_name=non_blank(span.name),
+                arguments=inputs,
+                result=msg.tool_output(outputs),
+                error=msg.tool_failure(outputs),
+            )
 
 
 def _mlflow_messages(inputs: Any) -> list[msg.Message]:
