@@ -1481,7 +1481,9 @@ def langsmith(path: Path) -> list[Run]:
         for child in children:
             if child.get("run_type") == "tool":
                 timeline.tool(child["name"])
-                if child.get("error") or _tool_message_failed((child.get("outputs") or {}).get("output")):
+                if child.get("error") or _tool_message_failed(
+                    (child.get("outputs") or {}).get("output")
+                ):
                     timeline.error()
             elif child.get("error"):
                 timeline.error()
@@ -1498,7 +1500,9 @@ def langsmith(path: Path) -> list[Run]:
         message = choices[0].get("message", {})
         graph_said = [_langchain_turn(m) for m in outputs.get("messages", [])]
         said = [text for role, text in graph_said if role in ("ai", "assistant")]
-        answer = _text(message.get("content")) or outputs.get("output") or (said[-1] if said else None)
+        answer = (
+            _text(message.get("content")) or outputs.get("output") or (said[-1] if said else None)
+        )
         if answer and not (timeline.events and timeline.events[-1] == ("text", answer)):
             timeline.text(answer if isinstance(answer, str) else None)
         runs.append(timeline.facts(objective, not root.get("error"), trace_id=root["id"]))
@@ -1536,7 +1540,9 @@ def _tool_message_failed(value: Any) -> bool:
             return False
     if isinstance(value, dict) and isinstance(value.get("kwargs"), dict):
         value = value["kwargs"]
-    return isinstance(value, dict) and value.get("type") == "tool" and value.get("status") == "error"
+    return (
+        isinstance(value, dict) and value.get("type") == "tool" and value.get("status") == "error"
+    )
 
 
 def _decoded(value: Any) -> Any:

@@ -62,7 +62,7 @@ CAPITAL_TOOL = {
 def _posted(name: str) -> Iterator[Any]:
     """A LangSmith client whose HTTP session is mocked; on exit, the batches it posted are
     written to ``OUT / name`` as a JSON list, the making machine's folders cut from them."""
-    from langsmith import Client  # type: ignore[import-not-found]
+    from langsmith import Client
     from langsmith import schemas as ls_schemas
 
     session = mock.MagicMock()
@@ -96,12 +96,12 @@ def _posted(name: str) -> Iterator[Any]:
 def langgraph_run(cassettes: Path) -> None:
     """LangGraph's ReAct agent traced by the SDK's ``LangChainTracer``."""
     import httpx2
-    from langchain_core.tools import ToolException, tool  # type: ignore[import-not-found]
-    from langchain_core.tracers import LangChainTracer  # type: ignore[import-not-found]
+    from langchain_core.tools import ToolException, tool
+    from langchain_core.tracers import LangChainTracer
     from langchain_openai import ChatOpenAI  # type: ignore[import-not-found]
-    from langgraph.prebuilt import create_react_agent  # type: ignore[import-not-found]
+    from langgraph.prebuilt import create_react_agent
 
-    @tool("get_capital")  # type: ignore[untyped-decorator]
+    @tool("get_capital")
     def get_capital(country: str) -> str:
         """Get the capital of a country.
 
@@ -120,22 +120,24 @@ def langgraph_run(cassettes: Path) -> None:
         tracer.wait_for_futures()
 
 
-def _traceable_agent(cassettes: Path, ls_client: Any, *, hand_back_errors: bool) -> Callable[..., Any]:
+def _traceable_agent(
+    cassettes: Path, ls_client: Any, *, hand_back_errors: bool
+) -> Callable[..., Any]:
     """A ``@traceable`` tool-calling loop over ``wrap_openai``'s client, as LangSmith's
     tracing guide writes one; the tool a ``@traceable(run_type="tool")`` function."""
     import httpx2
     import openai
     from langsmith import traceable
-    from langsmith.wrappers import wrap_openai  # type: ignore[import-not-found]
+    from langsmith.wrappers import wrap_openai
 
     http = httpx2.Client(transport=httpx2.MockTransport(transport(cassettes / GOOGLE_RETRY)))
-    model = wrap_openai(openai.OpenAI(api_key="-", http_client=http))
+    model: Any = wrap_openai(openai.OpenAI(api_key="-", http_client=http))
 
-    @traceable(run_type="tool", client=ls_client)  # type: ignore[untyped-decorator]
+    @traceable(run_type="tool", client=ls_client)
     def get_capital(country: str) -> str:
         return str(_capital(country, ValueError))
 
-    @traceable(name="chatbot", client=ls_client)  # type: ignore[untyped-decorator]
+    @traceable(name="chatbot", client=ls_client)
     def chatbot(question: str) -> str:
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": "You are a helpful chatbot."},
@@ -158,19 +160,24 @@ def _traceable_agent(cassettes: Path, ls_client: Any, *, hand_back_errors: bool)
                     result = f"Error: {error}"
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
 
-    return chatbot  # type: ignore[no-any-return]
+    return chatbot
 
 
 def traceable_runs(cassettes: Path) -> None:
     """The ``@traceable`` agent: the error handed back, then not caught."""
     from langsmith import tracing_context
 
-    with _posted("traceable_google_model_retry.json") as ls_client:
-        with tracing_context(enabled=True, client=ls_client):
-            _traceable_agent(cassettes, ls_client, hand_back_errors=True)(ASKED)
-    with _posted("traceable_tool_raises.json") as ls_client:
-        with tracing_context(enabled=True, client=ls_client), contextlib.suppress(ValueError):
-            _traceable_agent(cassettes, ls_client, hand_back_errors=False)(ASKED)
+    with (
+        _posted("traceable_google_model_retry.json") as ls_client,
+        tracing_context(enabled=True, client=ls_client),
+    ):
+        _traceable_agent(cassettes, ls_client, hand_back_errors=True)(ASKED)
+    with (
+        _posted("traceable_tool_raises.json") as ls_client,
+        tracing_context(enabled=True, client=ls_client),
+        contextlib.suppress(ValueError),
+    ):
+        _traceable_agent(cassettes, ls_client, hand_back_errors=False)(ASKED)
 
 
 if __name__ == "__main__":

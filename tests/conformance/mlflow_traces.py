@@ -327,12 +327,12 @@ def _langgraph(cassettes: Path) -> Any:
     """LangGraph's ReAct agent over ``ChatOpenAI``, served the ``get_capital`` retry; the tool
     raises ``ToolException`` on "France", whose text ``ToolNode`` hands back to the model."""
     import httpx2
-    from langchain_core.tools import ToolException, tool  # type: ignore[import-not-found]
+    from langchain_core.tools import ToolException, tool
     from langchain_openai import ChatOpenAI  # type: ignore[import-not-found]
-    from langgraph.prebuilt import create_react_agent  # type: ignore[import-not-found]
-    from replay_frameworks import _capital  # type: ignore[import-not-found]
+    from langgraph.prebuilt import create_react_agent
+    from replay_frameworks import _capital
 
-    @tool("get_capital")  # type: ignore[untyped-decorator]
+    @tool("get_capital")
     def get_capital(country: str) -> str:
         """Get the capital of a country.
 

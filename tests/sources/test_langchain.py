@@ -663,7 +663,7 @@ def test_an_agent_s_posted_runs_give_its_tools_its_error_and_the_recovery(name: 
         ("observation", "get_capital"),
         ("thought", None),
     ]
-    assert "La France" in item.trace.steps[1].content
+    assert "La France" in str(item.trace.steps[1].content)
     assert item.trace.outcome.result_summary == "The capital of France is Paris."
     assert item.trace.metadata.success is True
 

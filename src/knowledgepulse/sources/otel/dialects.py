@@ -314,10 +314,12 @@ def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
 
 
 def _tool_call_result(value: Any) -> Any:
-    """``gen_ai.tool.call.result`` as the tool returned it: the conventions type it ``any``, and
-    a span holds it as JSON text, so a result that was text may arrive as a JSON string
-    (MLflow's GenAI translator writes ``"Paris"`` with its quotes): that string is the text.
-    Other values stay as recorded."""
+    """``gen_ai.tool.call.result`` as the tool returned it.
+
+    The conventions type it ``any``, and a span holds it as JSON text, so a result that was
+    text may arrive as a JSON string (MLflow's GenAI translator writes ``"Paris"`` with its
+    quotes): that string is the text. Other values stay as recorded.
+    """
     if isinstance(value, str) and value.strip()[:1] == '"':
         loaded = msg.loads(value)
         if isinstance(loaded, str):

@@ -177,10 +177,12 @@ def tool_failure(value: Any) -> str | None:
 
 
 def tool_output(value: Any) -> Any:
-    """A tool span's result as the model was given it: a LangChain ``ToolMessage``'s content
-    (its dump is how LangChain's instrumentations record what a tool returned: the message's
-    ids and metadata are no output), else the value as it is. A failed one gives none: its
-    text is the error (``tool_failure``), told once."""
+    """A tool span's result as the model was given it.
+
+    A LangChain ``ToolMessage``'s content (its dump is how LangChain's instrumentations record
+    what a tool returned: the message's ids and metadata are no output), else the value as it
+    is. A failed one gives none: its text is the error (``tool_failure``), told once.
+    """
     message = _tool_message(value)
     if message is None:
         return value
