@@ -673,3 +673,38 @@ def test_a_traceable_run_that_ends_in_its_tool_s_error_fails_with_that_error_onc
     assert item.trace.task.objective == "What is the capital of France?"
     assert shape(item) == [("tool_call", "get_capital"), ("observation", "get_capital")]
     assert item.trace.metadata.success is False
+
+
+def test_pages_of_the_runs_query_read_as_the_runs_they_list(tmp_path: Path) -> None:
+    """``POST /runs/query`` (what ``client.list_runs`` pages through, and what one fetches with
+    curl) answers ``{"runs": [...], "cursors": {...}}``: its runs, flat and linked by
+    ``parent_run_id``, are the same trace as the batches that posted them, however paged.
+    Before, such a page was no file kp knew."""
+    posted = CORPUS / "langsmith" / "langgraph_google_model_retry.json"
+    runs = [run for batch in json.loads(posted.read_text("utf-8")) for run in batch["post"]]
+    page = tmp_path / "runs_query.json"
+    page.write_text(json.dumps({"runs": runs, "cursors": {"next": None}}), "utf-8")
+    assert recognise(json.loads(page.read_text("utf-8"))) == "langsmith"
+    pages = tmp_path / "runs_query_pages.jsonl"
+    pages.write_text(
+        "".join(
+            json.dumps({"runs": part, "cursors": {"next": None}}) + "\n"
+            for part in (runs[:9], runs[9:])
+        ),
+        "utf-8",
+    )
+    expected = only_trace(posted).trace
+    assert only_trace(page).trace == expected
+    assert only_trace(pages).trace == expected
+
+
+def test_a_runs_page_whose_run_is_none_is_located_and_the_rest_is_read(tmp_path: Path) -> None:
+    page = tmp_path / "page.json"
+    runs = [run("chain", "agent", inputs={"input": "Hi"}, outputs={"output": "Hello"}), 7]
+    page.write_text(json.dumps({"runs": runs}), "utf-8")
+    items = converted(page)
+    (problem,) = [item for item in items if isinstance(item, Problem)]
+    assert problem.path == "runs[1]"
+    assert "not a LangSmith run" in problem.message
+    (trace,) = [item for item in items if isinstance(item, TraceItem)]
+    assert trace.trace.task.objective == "Hi"
