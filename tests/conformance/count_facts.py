@@ -1366,7 +1366,7 @@ def mlflow(path: Path) -> list[Run]:
     label.
     """
     runs = []
-    for trace in _rows(path):
+    for trace in _mlflow_traces(path):
         info, spans = trace["info"], trace["data"]["spans"]
 
         def own(span: dict[str, Any]) -> str:
@@ -1414,6 +1414,19 @@ def mlflow(path: Path) -> list[Run]:
         trace_id = info.get("trace_id", info.get("request_id"))
         runs.append(timeline.facts(objective, state == "OK", trace_id=trace_id))
     return runs
+
+
+def _mlflow_traces(path: Path) -> Iterator[dict[str, Any]]:
+    """The traces of an MLflow file: ``Trace.to_json()`` dumps, or ``mlflow.search_traces()``'s
+    dataframe saved by pandas, whose ``trace`` column holds each whole trace as JSON text (by
+    rows, or by columns: ``{"trace": {row: text}}``)."""
+    for row in _rows(path):
+        if "info" in row:
+            yield row
+        elif isinstance(row.get("trace"), dict):  # the dataframe by columns
+            yield from (json.loads(text) for text in row["trace"].values())
+        else:
+            yield json.loads(row["trace"])
 
 
 def phoenix(path: Path) -> list[Run]:

@@ -323,6 +323,48 @@ def langgraph_main(cassettes: Path) -> None:
     print(f"wrote 1 trace to {path.relative_to(ROOT)}")
 
 
+def _scrubbed(value: Any) -> Any:
+    """Every text in a JSON value with the making machine's folders cut, as ``_dumped`` does."""
+    if isinstance(value, str):
+        text = value.replace(str(ROOT) + "/", "").replace(f"file://{STORE}/", "file:///mlruns/")
+        return re.sub(r'[^"\s\\]*/site-packages/', "site-packages/", text)
+    if isinstance(value, list):
+        return [_scrubbed(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _scrubbed(item) for key, item in value.items()}
+    return value
+
+
+def search_main(cassettes: Path) -> None:
+    """The retry and the temperature runs again, in an experiment of their own, then fetched as
+    ``mlflow.search_traces()`` gives them: its dataframe (a row a trace: ``trace_id``, the whole
+    trace as JSON text in ``trace``, ``request``, ``response``, ``spans``...) saved by pandas
+    as JSON Lines of records (``files/mlflow/search_traces_records.jsonl``) and by its default,
+    by columns (``files/mlflow/search_traces_columns.json``)."""
+    import mlflow
+
+    mlflow.set_tracking_uri(f"file://{STORE}")
+    experiment = mlflow.set_experiment("kp-mlflow-search-traces")
+    mlflow.openai.autolog()
+    tools = _traced_tools()
+    for cassette, model, system, tool, question in (
+        (GOOGLE_RETRY, "gemini-2.5-pro", "You are a helpful chatbot.", CAPITAL_TOOL,
+         "What is the capital of France?"),
+        (TEMPERATURE, "gpt-4.1-mini", "You are a helpful assistant.", TEMPERATURE_TOOL,
+         "What is the temperature in Tokyo?"),
+    ):  # fmt: skip
+        _agent(_client(cassettes / cassette), model, system, [tool], tools, hand_back_errors=True)(
+            question
+        )
+    frame = mlflow.search_traces(experiment_ids=[experiment.experiment_id])
+    lines = frame.to_json(orient="records", lines=True).splitlines()
+    records = "".join(json.dumps(_scrubbed(json.loads(line))) + "\n" for line in lines)
+    (OUT / "search_traces_records.jsonl").write_text(records)
+    columns = _scrubbed(json.loads(frame.to_json()))
+    (OUT / "search_traces_columns.json").write_text(json.dumps(columns, indent=1) + "\n")
+    print(f"wrote {len(frame)} traces twice to {OUT.relative_to(ROOT)}/search_traces_*")
+
+
 def _langgraph(cassettes: Path) -> Any:
     """LangGraph's ReAct agent over ``ChatOpenAI``, served the ``get_capital`` retry; the tool
     raises ``ToolException`` on "France", whose text ``ToolNode`` hands back to the model."""
@@ -355,6 +397,8 @@ if __name__ == "__main__":
         otlp_main(Path(sys.argv[1]), genai_semconv=True)
     elif sys.argv[2:] == ["--langgraph-genai-semconv"]:
         otlp_main(Path(sys.argv[1]), genai_semconv=True, langgraph=True)
+    elif sys.argv[2:] == ["--search-traces"]:
+        search_main(Path(sys.argv[1]))
     elif sys.argv[2:] == ["--langgraph"]:
         langgraph_main(Path(sys.argv[1]))
     else:

@@ -300,6 +300,42 @@ def test_mlflow_s_genai_semconv_export_reads_as_the_mlflow_trace_it_translates()
         assert item.trace.outcome.result_summary == "The capital of France is Paris."
 
 
+def test_search_traces_dataframe_saved_by_pandas_reads_each_row_s_trace(tmp_path: Path) -> None:
+    """``mlflow.search_traces()`` returns a dataframe whose ``trace`` column is each whole trace
+    as JSON text; saved by pandas, as rows (JSON Lines) or by columns (its default), it is the
+    same traces as their dumps. Before, neither form was a file kp knew."""
+    rows = FILES / "search_traces_records.jsonl"
+    columns = FILES / "search_traces_columns.json"
+    dumped = tmp_path / "dumps.jsonl"
+    dumped.write_text(
+        "".join(json.loads(line)["trace"] + "\n" for line in rows.read_text().splitlines())
+    )
+    expected = [trace.model_dump() for trace in traces(dumped)]
+    assert [trace.model_dump() for trace in traces(rows)] == expected
+    assert [trace.model_dump() for trace in traces(columns)] == expected
+    temperature, retry = traces(rows)
+    assert retry.task.objective == "What is the capital of France?"
+    assert steps(retry) == RETRY
+    assert temperature.outcome.result_summary.startswith("The temperature in Tokyo")
+
+
+def test_a_dataframe_row_whose_trace_is_no_trace_is_located(tmp_path: Path) -> None:
+    path = tmp_path / "rows.jsonl"
+    good = json.loads(MLFLOW3.read_text().splitlines()[2])
+    path.write_text(
+        json.dumps({"trace_id": "tr-1", "trace": json.dumps(good)})
+        + "\n"
+        + json.dumps({"trace_id": "tr-2", "trace": json.dumps({"info": {}})})
+        + "\n"
+    )
+    items = convert_file(path, source="mlflow")
+    (problem,) = [item for item in items if isinstance(item, Problem)]
+    assert problem.location is not None
+    assert problem.location.line == 2
+    assert "an MLflow trace" in problem.message
+    assert len([item for item in items if isinstance(item, TraceItem)]) == 1
+
+
 def test_mlflow_spans_sent_over_otlp_read_the_same_through_the_otlp_source() -> None:
     """MLflow's OTLP exporter sends the same ``mlflow.*`` attributes: the otlp source reads them."""
     path = CORPUS / "otlp" / "mlflow_openai_agent_google_model_retry.json"
