@@ -365,6 +365,27 @@ def search_main(cassettes: Path) -> None:
     print(f"wrote {len(frame)} traces twice to {OUT.relative_to(ROOT)}/search_traces_*")
 
 
+def agents_main(cassettes: Path) -> None:
+    """The OpenAI Agents SDK's chatbot (``replay_frameworks.retrying_chatbot``: its
+    ``get_capital`` raises on "France", the SDK hands the error text back to the model) traced
+    by ``mlflow.openai.autolog()``, which sets MLflow's own processor of the SDK's traces: the
+    SDK's agent, generation and function spans as MLflow spans
+    (``files/mlflow/openai_agents_sdk_google_model_retry.json``)."""
+    import asyncio
+
+    import mlflow
+    from agents import Runner
+    from replay_frameworks import retrying_chatbot
+
+    mlflow.set_tracking_uri(f"file://{STORE}")
+    mlflow.set_experiment("kp-mlflow-traces")
+    mlflow.openai.autolog()
+    asyncio.run(Runner.run(retrying_chatbot(cassettes), "What is the capital of France?"))
+    path = OUT / "openai_agents_sdk_google_model_retry.json"
+    path.write_text(_dumped(str(mlflow.get_last_active_trace_id())) + "\n")
+    print(f"wrote 1 trace to {path.relative_to(ROOT)}")
+
+
 def _langgraph(cassettes: Path) -> Any:
     """LangGraph's ReAct agent over ``ChatOpenAI``, served the ``get_capital`` retry; the tool
     raises ``ToolException`` on "France", whose text ``ToolNode`` hands back to the model."""
@@ -397,6 +418,8 @@ if __name__ == "__main__":
         otlp_main(Path(sys.argv[1]), genai_semconv=True)
     elif sys.argv[2:] == ["--langgraph-genai-semconv"]:
         otlp_main(Path(sys.argv[1]), genai_semconv=True, langgraph=True)
+    elif sys.argv[2:] == ["--agents-sdk"]:
+        agents_main(Path(sys.argv[1]))
     elif sys.argv[2:] == ["--search-traces"]:
         search_main(Path(sys.argv[1]))
     elif sys.argv[2:] == ["--langgraph"]:

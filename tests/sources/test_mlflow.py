@@ -300,6 +300,16 @@ def test_mlflow_s_genai_semconv_export_reads_as_the_mlflow_trace_it_translates()
         assert item.trace.outcome.result_summary == "The capital of France is Paris."
 
 
+def test_the_agents_sdk_traced_by_mlflow_reads_each_model_call_once() -> None:
+    """``mlflow.openai.autolog()``'s processor of the Agents SDK: each model call is the SDK's
+    ``Generation`` span around the client's ``AsyncCompletions``, both ``CHAT_MODEL``."""
+    (trace,) = traces(FILES / "openai_agents_sdk_google_model_retry.json")
+    assert trace.task.objective == "What is the capital of France?"
+    assert steps(trace) == RETRY
+    assert trace.outcome.result_summary == "The capital of France is Paris."
+    assert trace.metadata.success is True
+
+
 def test_search_traces_dataframe_saved_by_pandas_reads_each_row_s_trace(tmp_path: Path) -> None:
     """``mlflow.search_traces()`` returns a dataframe whose ``trace`` column is each whole trace
     as JSON text; saved by pandas, as rows (JSON Lines) or by columns (its default), it is the
