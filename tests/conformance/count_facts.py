@@ -892,6 +892,7 @@ def otlp(path: Path) -> list[Run]:
         runs.extend(
             _claude_code_spans_run(trace_id, named)
             or _mlflow_spans_run(trace_id, named)
+            or _langsmith_spans_run(trace_id, named)
             or _genai_run(trace_id, named)
             or _openinference_run(trace_id, named)
             or _langfuse_run(trace_id, named)
@@ -933,6 +934,47 @@ def _mlflow_spans_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) ->
         timeline.text(answer)
     failed = agent.get("otel.status_code") == "ERROR"
     return [timeline.facts(objective, not failed, trace_id=trace_id)]
+
+
+def _langsmith_spans_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
+    """A run from the LangSmith SDK's spans in its OTel mode (``langsmith.span.kind``), or none.
+
+    Each span a run: ``gen_ai.prompt`` / ``gen_ai.completion`` its inputs and outputs as JSON.
+    The first span (the root run, which starts first) asks (its ``question``, else the user's
+    message of its ``messages``) and answers (its ``output``, else the last AI message of its
+    ``messages``); a ``tool`` span is a call of its ``gen_ai.tool.name``, failed when its status
+    is ERROR or its output is a ToolMessage with ``status`` "error"; an ``llm`` span's reply text
+    (a Chat Completion's, or LangChain's generation's) is the model speaking.
+    """
+    if not any("langsmith.span.kind" in tags for _, tags in spans):
+        return []
+
+    def value(tags: dict[str, Any], key: str) -> Any:
+        text = tags.get(key)
+        return json.loads(text) if isinstance(text, str) else (text or {})
+
+    timeline = _Timeline()
+    root = spans[0][1]
+    for name, tags in spans:
+        kind = tags.get("langsmith.span.kind")
+        failed = tags.get("otel.status_code") == "ERROR" and not tags.get(_FAILED_WITHIN)
+        if kind == "tool":
+            timeline.tool(tags.get("gen_ai.tool.name") or name)
+            failed = failed or _tool_message_failed(value(tags, "gen_ai.completion").get("output"))
+        elif kind == "llm":
+            timeline.text(_llm_run_text(value(tags, "gen_ai.completion")))
+        if failed:
+            timeline.error()
+    asked = value(root, "gen_ai.prompt")
+    turns = [_langchain_turn(m) for m in asked.get("messages", [])]
+    users = [text for role, text in turns if role in ("user", "human")]
+    objective = asked.get("question") or (users[0] if users else None)
+    outputs = value(root, "gen_ai.completion")
+    said = [t for role, t in map(_langchain_turn, outputs.get("messages", [])) if role == "ai"]
+    answer = outputs.get("output") or (said[-1] if said else None)
+    if answer and not (timeline.events and timeline.events[-1] == ("text", answer)):
+        timeline.text(answer)
+    return [timeline.facts(objective, root.get("otel.status_code") != "ERROR", trace_id=trace_id)]
 
 
 def _claude_code_spans_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:

@@ -95,9 +95,20 @@ def _posted(name: str) -> Iterator[Any]:
 
 def langgraph_run(cassettes: Path) -> None:
     """LangGraph's ReAct agent traced by the SDK's ``LangChainTracer``."""
+    from langchain_core.tracers import LangChainTracer
+
+    graph = _graph(cassettes)
+    with _posted("langgraph_google_model_retry.json") as ls_client:
+        tracer = LangChainTracer(client=ls_client, project_name="kp-langsmith-runs")
+        graph.invoke({"messages": [("user", ASKED)]}, config={"callbacks": [tracer]})
+        tracer.wait_for_futures()
+
+
+def _graph(cassettes: Path) -> Any:
+    """LangGraph's ReAct agent over ``ChatOpenAI``, served the recording; its tool raises a
+    ``ToolException`` on "France", whose text ``ToolNode`` hands back to the model."""
     import httpx2
     from langchain_core.tools import ToolException, tool
-    from langchain_core.tracers import LangChainTracer
     from langchain_openai import ChatOpenAI  # type: ignore[import-not-found]
     from langgraph.prebuilt import create_react_agent
 
@@ -113,11 +124,7 @@ def langgraph_run(cassettes: Path) -> None:
     get_capital.handle_tool_error = True  # the error text goes back to the model
     client = httpx2.Client(transport=httpx2.MockTransport(transport(cassettes / GOOGLE_RETRY)))
     llm = ChatOpenAI(model="gemini-2.5-pro", api_key="-", http_client=client)
-    graph = create_react_agent(llm, [get_capital], prompt="You are a helpful chatbot.")
-    with _posted("langgraph_google_model_retry.json") as ls_client:
-        tracer = LangChainTracer(client=ls_client, project_name="kp-langsmith-runs")
-        graph.invoke({"messages": [("user", ASKED)]}, config={"callbacks": [tracer]})
-        tracer.wait_for_futures()
+    return create_react_agent(llm, [get_capital], prompt="You are a helpful chatbot.")
 
 
 def _traceable_agent(
@@ -180,7 +187,57 @@ def traceable_runs(cassettes: Path) -> None:
         _traceable_agent(cassettes, ls_client, hand_back_errors=False)(ASKED)
 
 
+def otel_runs(cassettes: Path) -> None:
+    """The same two agents with the SDK in its OpenTelemetry mode (``LANGSMITH_OTEL_ENABLED``,
+    ``LANGSMITH_OTEL_ONLY``): each run an OTel span with ``langsmith.*`` and ``gen_ai.*``
+    attributes (``gen_ai.prompt`` / ``gen_ai.completion`` the run's inputs and outputs as JSON),
+    given to an in-memory exporter instead of LangSmith's OTLP endpoint, written as the OTel
+    JSON file exporter writes OTLP (``files/otlp/langsmith_otel_*.json``)."""
+    import os
+
+    from langchain_core.tracers import LangChainTracer
+    from langsmith import Client, tracing_context
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    sys.path.insert(0, str(ROOT))
+    from tests.integrations.otel_helpers import otlp_json
+
+    os.environ.update({"LANGSMITH_OTEL_ENABLED": "true", "LANGSMITH_OTEL_ONLY": "true"})
+    for name, run in (
+        ("traceable_google_model_retry", "traceable"),
+        ("langgraph_google_model_retry", "langgraph"),
+    ):
+        exporter = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+        ls_client = Client(
+            api_key="-",
+            api_url="http://127.0.0.1:9",
+            session=mock.MagicMock(),
+            otel_tracer_provider=provider,
+        )
+        with tracing_context(enabled=True, client=ls_client):
+            if run == "traceable":
+                _traceable_agent(cassettes, ls_client, hand_back_errors=True)(ASKED)
+            else:
+                tracer = LangChainTracer(client=ls_client, project_name="kp-langsmith-runs")
+                _graph(cassettes).invoke(
+                    {"messages": [("user", ASKED)]}, config={"callbacks": [tracer]}
+                )
+                tracer.wait_for_futures()
+        ls_client.flush()
+        provider.force_flush()
+        text = json.dumps(otlp_json(exporter.get_finished_spans()), indent=1)
+        text = re.sub(r'[^"\s\\]*/site-packages/', "site-packages/", text)
+        path = OUT.parent / "otlp" / f"langsmith_otel_{name}.json"
+        path.write_text(text.replace(str(ROOT) + "/", "") + "\n")
+        print(f"wrote {len(exporter.get_finished_spans())} spans to {path.relative_to(ROOT)}")
+
+
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).parent))
     langgraph_run(Path(sys.argv[1]))
     traceable_runs(Path(sys.argv[1]))
+    otel_runs(Path(sys.argv[1]))

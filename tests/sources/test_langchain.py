@@ -708,3 +708,25 @@ def test_a_runs_page_whose_run_is_none_is_located_and_the_rest_is_read(tmp_path:
     assert "not a LangSmith run" in problem.message
     (trace,) = [item for item in items if isinstance(item, TraceItem)]
     assert trace.trace.task.objective == "Hi"
+
+
+@pytest.mark.parametrize("name", ["traceable_google_model_retry", "langgraph_google_model_retry"])
+def test_the_sdk_s_opentelemetry_mode_reads_as_its_runs(name: str) -> None:
+    """With ``LANGSMITH_OTEL_ENABLED`` the SDK sends each run as a span (``langsmith.span.kind``,
+    ``gen_ai.prompt`` / ``gen_ai.completion`` its inputs and outputs as JSON): the same trace as
+    the runs it posts. Before, ``gen_ai.prompt`` was read as OpenLIT's text: LangGraph's
+    objective was the graph's name, the tools had no arguments and no results, calls with no
+    name appeared, and the answer was "completed"."""
+    (item,) = convert_file(CORPUS / "otlp" / f"langsmith_otel_{name}.json")
+    assert isinstance(item, TraceItem)
+    (posted,) = convert_file(CORPUS / "langsmith" / f"{name}.json")
+    assert isinstance(posted, TraceItem)
+    assert item.trace.task.objective == posted.trace.task.objective
+    assert shape(item) == shape(posted)
+    tools = [step for step in item.trace.steps if step.tool]
+    assert [step.input for step in tools if step.type != "observation"] == [
+        {"country": "France"},
+        {"country": "La France"},
+    ]
+    assert tools[-1].content == "Paris"
+    assert item.trace.outcome.result_summary == posted.trace.outcome.result_summary
