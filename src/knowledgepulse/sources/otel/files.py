@@ -29,8 +29,8 @@ from knowledgepulse.trace import TraceItem
 
 _SHAPES = (
     "expected an OTLP JSON object with resourceSpans (as the OTel file exporter writes, one a "
-    "line; Tempo's batches too) or one span as the SDK's ConsoleSpanExporter writes it (with "
-    "context.trace_id)"
+    "line; Tempo's batches too, or its v2 API's {trace: {resourceSpans}}) or one span as the "
+    "SDK's ConsoleSpanExporter writes it (with context.trace_id)"
 )
 
 
@@ -39,7 +39,25 @@ def recognises(value: Any) -> bool:
 
     One span, or a list of them under ``spans``.
     """
-    return is_otlp(value) or is_console_span(value) or bool(_listed_spans(value))
+    return (
+        is_otlp(value)
+        or is_otlp(_tempo_trace(value))
+        or is_console_span(value)
+        or bool(_listed_spans(value))
+    )
+
+
+_TEMPO_TRACE = "trace"
+
+
+def _tempo_trace(value: Any) -> Any:
+    """The trace of Grafana Tempo's v2 trace-by-id answer, else ``None``.
+
+    ``GET /api/v2/traces/{id}`` (what Grafana's Tempo data source asks for) wraps the trace in a
+    ``TraceByIDResponse``: ``{"trace": {"resourceSpans": [...]}, "metrics", "status",
+    "message"}``; ``/api/traces/{id}`` answers the trace itself.
+    """
+    return value.get(_TEMPO_TRACE) if isinstance(value, dict) else None
 
 
 def _listed_spans(value: Any) -> list[Any]:
@@ -132,6 +150,14 @@ def _gather(
 
 def value_spans(value: Any) -> Iterator[tuple[Span | SpanError, Loc]]:
     """Each span of an OTLP document or a console span, or a :class:`SpanError` (as ``SpansOf``)."""
+    if not is_otlp(value) and is_otlp(_tempo_trace(value)):
+        for inner, loc in value_spans(value[_TEMPO_TRACE]):
+            if isinstance(inner, SpanError):
+                error = SpanError((_TEMPO_TRACE, *inner.loc), inner.message)
+                yield error, error.loc
+            else:
+                yield inner, (_TEMPO_TRACE, *loc)
+        return
     if is_otlp(value):
         for found in document_spans(value):
             if isinstance(found, SpanError):
