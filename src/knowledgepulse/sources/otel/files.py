@@ -148,15 +148,20 @@ def _gather(
             spans.append(found)
 
 
+def _wrapped_spans(value: Any, key: str) -> Iterator[tuple[Span | SpanError, Loc]]:
+    """The spans of a document held under ``key``, each located inside it."""
+    for inner, loc in value_spans(value):
+        if isinstance(inner, SpanError):
+            error = SpanError((key, *inner.loc), inner.message)
+            yield error, error.loc
+        else:
+            yield inner, (key, *loc)
+
+
 def value_spans(value: Any) -> Iterator[tuple[Span | SpanError, Loc]]:
     """Each span of an OTLP document or a console span, or a :class:`SpanError` (as ``SpansOf``)."""
     if not is_otlp(value) and is_otlp(_tempo_trace(value)):
-        for inner, loc in value_spans(value[_TEMPO_TRACE]):
-            if isinstance(inner, SpanError):
-                error = SpanError((_TEMPO_TRACE, *inner.loc), inner.message)
-                yield error, error.loc
-            else:
-                yield inner, (_TEMPO_TRACE, *loc)
+        yield from _wrapped_spans(value[_TEMPO_TRACE], _TEMPO_TRACE)
         return
     if is_otlp(value):
         for found in document_spans(value):
