@@ -854,6 +854,8 @@ def otlp(path: Path) -> list[Run]:
     under ``instrumentationLibrarySpans``, OTLP's name before 1.0): a run per trace id with
     GenAI spans."""
     documents = list(_rows(path))  # JSON Lines, one document, or a list of documents
+    # A query API's answer holds the trace: Tempo's v2 {"trace": ...}, Jaeger's API v3 {"result"}
+    documents = [d.get("trace") or d.get("result") or d for d in documents]
     if documents and "spans" in documents[0]:  # any-agent's AgentTrace
         return [_any_agent_trace(document) for document in documents]
     if documents and "context" in documents[0]:  # a list of the Python SDK's spans as JSON
@@ -878,7 +880,7 @@ def otlp(path: Path) -> list[Run]:
                     failed.append(span["spanId"])
                 parents[span["spanId"]] = span.get("parentSpanId") or ""
                 tagged[span["spanId"]] = tags
-                entry = (int(span["startTimeUnixNano"]), span["name"], tags)
+                entry = (int(span.get("startTimeUnixNano", 0)), span["name"], tags)
                 found.setdefault(_hex(span["traceId"]), []).append(entry)
     for span_id in failed:  # the spans above a failed one: that error going up, if they fail
         parent = parents.get(span_id)

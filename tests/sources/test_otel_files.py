@@ -637,3 +637,20 @@ def test_a_bad_span_in_tempo_s_v2_answer_is_located_inside_its_trace(tmp_path: P
     problems = [item for item in convert_file(path) if isinstance(item, Problem)]
     assert problems
     assert problems[0].path.startswith("trace.batches[0]")
+
+
+def test_jaeger_s_api_v3_answer_reads_as_the_otlp_trace_it_wraps(tmp_path: Path) -> None:
+    """Jaeger v2's ``GET /api/v3/traces/{id}`` answers ``{"result": {"resourceSpans": [...]}}``
+    (its own snapshot in the corpus has no GenAI span: read, then skipped with a warning); a
+    GenAI trace so wrapped is the trace. Before, neither was a file kp knew."""
+    snapshot = CORPUS / "otlp" / "jaeger_apiv3_GetTrace.json"
+    assert recognise(json.loads(snapshot.read_text())) == "otlp"
+    (warned,) = convert_file(snapshot)
+    assert isinstance(warned, Problem)
+    assert warned.warning
+    assert "no GenAI span" in warned.message
+    plain = CORPUS / "otlp" / "mlflow_genai_semconv_openai_agent_google_model_retry.json"
+    wrapped = tmp_path / "v3.json"
+    wrapped.write_text(json.dumps({"result": json.loads(plain.read_text())}))
+    expected = [item.trace for item in convert_file(plain) if isinstance(item, TraceItem)]
+    assert [item.trace for item in convert_file(wrapped) if isinstance(item, TraceItem)] == expected

@@ -29,8 +29,9 @@ from knowledgepulse.trace import TraceItem
 
 _SHAPES = (
     "expected an OTLP JSON object with resourceSpans (as the OTel file exporter writes, one a "
-    "line; Tempo's batches too, or its v2 API's {trace: {resourceSpans}}) or one span as the "
-    "SDK's ConsoleSpanExporter writes it (with context.trace_id)"
+    "line; Tempo's batches too, its v2 API's {trace: {resourceSpans}}, Jaeger's API v3's "
+    "{result: {resourceSpans}}) or one span as the SDK's ConsoleSpanExporter writes it (with "
+    "context.trace_id)"
 )
 
 
@@ -41,23 +42,25 @@ def recognises(value: Any) -> bool:
     """
     return (
         is_otlp(value)
-        or is_otlp(_tempo_trace(value))
+        or _wrapper(value) is not None
         or is_console_span(value)
         or bool(_listed_spans(value))
     )
 
 
-_TEMPO_TRACE = "trace"
+_WRAPPERS = ("trace", "result")
+"""The keys query APIs wrap an OTLP trace in. Grafana Tempo's ``GET /api/v2/traces/{id}`` (what
+Grafana's Tempo data source asks for) answers a ``TraceByIDResponse``, ``{"trace":
+{"resourceSpans": [...]}, "metrics", "status", "message"}`` (``/api/traces/{id}`` answers the
+trace itself); Jaeger's API v3 (``GET /api/v3/traces/{id}``, its gRPC gateway) answers
+``{"result": {"resourceSpans": [...]}}``, one such object per chunk of its stream."""
 
 
-def _tempo_trace(value: Any) -> Any:
-    """The trace of Grafana Tempo's v2 trace-by-id answer, else ``None``.
-
-    ``GET /api/v2/traces/{id}`` (what Grafana's Tempo data source asks for) wraps the trace in a
-    ``TraceByIDResponse``: ``{"trace": {"resourceSpans": [...]}, "metrics", "status",
-    "message"}``; ``/api/traces/{id}`` answers the trace itself.
-    """
-    return value.get(_TEMPO_TRACE) if isinstance(value, dict) else None
+def _wrapper(value: Any) -> str | None:
+    """The key under which a query API's answer holds its OTLP trace, else ``None``."""
+    if not isinstance(value, dict) or is_otlp(value):
+        return None
+    return next((key for key in _WRAPPERS if is_otlp(value.get(key))), None)
 
 
 def _listed_spans(value: Any) -> list[Any]:
@@ -160,8 +163,9 @@ def _wrapped_spans(value: Any, key: str) -> Iterator[tuple[Span | SpanError, Loc
 
 def value_spans(value: Any) -> Iterator[tuple[Span | SpanError, Loc]]:
     """Each span of an OTLP document or a console span, or a :class:`SpanError` (as ``SpansOf``)."""
-    if not is_otlp(value) and is_otlp(_tempo_trace(value)):
-        yield from _wrapped_spans(value[_TEMPO_TRACE], _TEMPO_TRACE)
+    wrapper = _wrapper(value)
+    if wrapper is not None:
+        yield from _wrapped_spans(value[wrapper], wrapper)
         return
     if is_otlp(value):
         for found in document_spans(value):
