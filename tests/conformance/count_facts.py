@@ -931,6 +931,8 @@ def otlp(path: Path) -> list[Run]:
     under ``instrumentationLibrarySpans``, OTLP's name before 1.0): a run per trace id with
     GenAI spans."""
     documents = list(_rows(path))  # JSON Lines, one document, or a list of documents
+    # A query API's answer holds the trace: Tempo's v2 {"trace": ...}, Jaeger's API v3 {"result"}
+    documents = [d.get("trace") or d.get("result") or d for d in documents]
     if documents and "spans" in documents[0]:  # any-agent's AgentTrace
         return [_any_agent_trace(document) for document in documents]
     if documents and "context" in documents[0]:  # a list of the Python SDK's spans as JSON
@@ -955,7 +957,7 @@ def otlp(path: Path) -> list[Run]:
                     failed.append(span["spanId"])
                 parents[span["spanId"]] = span.get("parentSpanId") or ""
                 tagged[span["spanId"]] = tags
-                entry = (int(span["startTimeUnixNano"]), span["name"], tags)
+                entry = (int(span.get("startTimeUnixNano", 0)), span["name"], tags)
                 found.setdefault(_hex(span["traceId"]), []).append(entry)
     for span_id in failed:  # the spans above a failed one: that error going up, if they fail
         parent = parents.get(span_id)
@@ -969,6 +971,7 @@ def otlp(path: Path) -> list[Run]:
         runs.extend(
             _claude_code_spans_run(trace_id, named)
             or _mlflow_spans_run(trace_id, named)
+            or _langsmith_spans_run(trace_id, named)
             or _genai_run(trace_id, named)
             or _openinference_run(trace_id, named)
             or _langfuse_run(trace_id, named)
@@ -1010,6 +1013,47 @@ def _mlflow_spans_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) ->
         timeline.text(answer)
     failed = agent.get("otel.status_code") == "ERROR"
     return [timeline.facts(objective, not failed, trace_id=trace_id)]
+
+
+def _langsmith_spans_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
+    """A run from the LangSmith SDK's spans in its OTel mode (``langsmith.span.kind``), or none.
+
+    Each span a run: ``gen_ai.prompt`` / ``gen_ai.completion`` its inputs and outputs as JSON.
+    The first span (the root run, which starts first) asks (its ``question``, else the user's
+    message of its ``messages``) and answers (its ``output``, else the last AI message of its
+    ``messages``); a ``tool`` span is a call of its ``gen_ai.tool.name``, failed when its status
+    is ERROR or its output is a ToolMessage with ``status`` "error"; an ``llm`` span's reply text
+    (a Chat Completion's, or LangChain's generation's) is the model speaking.
+    """
+    if not any("langsmith.span.kind" in tags for _, tags in spans):
+        return []
+
+    def value(tags: dict[str, Any], key: str) -> Any:
+        text = tags.get(key)
+        return json.loads(text) if isinstance(text, str) else (text or {})
+
+    timeline = _Timeline()
+    root = spans[0][1]
+    for name, tags in spans:
+        kind = tags.get("langsmith.span.kind")
+        failed = tags.get("otel.status_code") == "ERROR" and not tags.get(_FAILED_WITHIN)
+        if kind == "tool":
+            timeline.tool(tags.get("gen_ai.tool.name") or name)
+            failed = failed or _tool_message_failed(value(tags, "gen_ai.completion").get("output"))
+        elif kind == "llm":
+            timeline.text(_llm_run_text(value(tags, "gen_ai.completion")))
+        if failed:
+            timeline.error()
+    asked = value(root, "gen_ai.prompt")
+    turns = [_langchain_turn(m) for m in asked.get("messages", [])]
+    users = [text for role, text in turns if role in ("user", "human")]
+    objective = asked.get("question") or (users[0] if users else None)
+    outputs = value(root, "gen_ai.completion")
+    said = [t for role, t in map(_langchain_turn, outputs.get("messages", [])) if role == "ai"]
+    answer = outputs.get("output") or (said[-1] if said else None)
+    if answer and not (timeline.events and timeline.events[-1] == ("text", answer)):
+        timeline.text(answer)
+    return [timeline.facts(objective, root.get("otel.status_code") != "ERROR", trace_id=trace_id)]
 
 
 def _claude_code_spans_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
@@ -1406,6 +1450,8 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
         if untraced and operation == "chat":  # no tool span: what the model calls and is sent
             _untraced_tools(timeline, tags, told)
         failed = str(tags.get("error")).lower() == "true" or tags.get("otel.status_code") == "ERROR"
+        # A LangChain tool's result is its ToolMessage (MLflow's GenAI translator): "error" fails it
+        failed = failed or _tool_message_failed(tags.get("gen_ai.tool.call.result"))
         if operation == "chat" and objective is None and "gen_ai.input.messages" in tags:
             asked = _newest_user if one_turn else _first_user
             objective = asked(tags["gen_ai.input.messages"])
@@ -1441,7 +1487,7 @@ def mlflow(path: Path) -> list[Run]:
     label.
     """
     runs = []
-    for trace in _rows(path):
+    for trace in _mlflow_traces(path):
         info, spans = trace["info"], trace["data"]["spans"]
 
         def own(span: dict[str, Any]) -> str:
@@ -1468,6 +1514,8 @@ def mlflow(path: Path) -> list[Run]:
             kind = attribute(span, "mlflow.spanType")
             if kind == "TOOL":
                 timeline.tool(attribute(span, "mlflow.spanFunctionName") or span["name"])
+                if _tool_message_failed(attribute(span, "mlflow.spanOutputs")):
+                    timeline.error()  # LangGraph's ToolNode caught it: the span ends OK
             elif kind in ("CHAT_MODEL", "LLM"):
                 reply = attribute(span, "mlflow.spanOutputs") or {}
                 choices = reply.get("choices") or [{}] if isinstance(reply, dict) else [{}]
@@ -1477,7 +1525,8 @@ def mlflow(path: Path) -> list[Run]:
         asked = attribute(root, "mlflow.spanInputs")
         objective = asked if isinstance(asked, str) else None
         if isinstance(asked, dict):
-            users = [m["content"] for m in asked.get("messages", []) if m.get("role") == "user"]
+            turns = [_langchain_turn(m) for m in asked.get("messages", [])]
+            users = [text for role, text in turns if role in ("user", "human")]
             objective = asked.get("question") or (users[-1] if users else None)
         answer = attribute(root, "mlflow.spanOutputs")
         if isinstance(answer, str):
@@ -1486,6 +1535,19 @@ def mlflow(path: Path) -> list[Run]:
         trace_id = info.get("trace_id", info.get("request_id"))
         runs.append(timeline.facts(objective, state == "OK", trace_id=trace_id))
     return runs
+
+
+def _mlflow_traces(path: Path) -> Iterator[dict[str, Any]]:
+    """The traces of an MLflow file: ``Trace.to_json()`` dumps, or ``mlflow.search_traces()``'s
+    dataframe saved by pandas, whose ``trace`` column holds each whole trace as JSON text (by
+    rows, or by columns: ``{"trace": {row: text}}``)."""
+    for row in _rows(path):
+        if "info" in row:
+            yield row
+        elif isinstance(row.get("trace"), dict):  # the dataframe by columns
+            yield from (json.loads(text) for text in row["trace"].values())
+        else:
+            yield json.loads(row["trace"])
 
 
 def phoenix(path: Path) -> list[Run]:
@@ -1553,14 +1615,30 @@ def langsmith(path: Path) -> list[Run]:
         for child in children:
             if child.get("run_type") == "tool":
                 timeline.tool(child["name"])
-            if child.get("error"):
+                if child.get("error") or _tool_message_failed(
+                    (child.get("outputs") or {}).get("output")
+                ):
+                    timeline.error()
+            elif child.get("error"):
                 timeline.error()
-        messages = root.get("inputs", {}).get("messages", [])
-        objective = next((_text(m["content"]) for m in messages if m.get("role") == "user"), None)
+            elif child.get("run_type") == "llm":
+                timeline.text(_llm_run_text(child.get("outputs") or {}))
+        inputs = root.get("inputs", {})
+        messages = inputs.get("messages", [])
+        objective = inputs.get("question") or next(
+            (text for role, text in map(_langchain_turn, messages) if role in ("user", "human")),
+            None,
+        )
         outputs = root.get("outputs") or {}
         choices = outputs.get("choices") or [{}]
         message = choices[0].get("message", {})
-        timeline.text(_text(message.get("content")))
+        graph_said = [_langchain_turn(m) for m in outputs.get("messages", [])]
+        said = [text for role, text in graph_said if role in ("ai", "assistant")]
+        answer = (
+            _text(message.get("content")) or outputs.get("output") or (said[-1] if said else None)
+        )
+        if answer and not (timeline.events and timeline.events[-1] == ("text", answer)):
+            timeline.text(answer if isinstance(answer, str) else None)
         runs.append(timeline.facts(objective, not root.get("error"), trace_id=root["id"]))
     return runs
 
@@ -1586,6 +1664,42 @@ def _tool_reported_failure(output: Any) -> bool:
         first.split(":", 1)[0].isidentifier()
         and first.split(":", 1)[0].endswith("error")
         and ":" in first
+    )
+
+
+def _langchain_turn(message: Any) -> tuple[Any, str | None]:
+    """A LangChain message as (role, text): a ``("user", text)`` pair as LangGraph is given
+    one, ``{"role", "content"}``, or LangChain's dump of a message (``{"type": "human", ...}``)."""
+    if isinstance(message, list | tuple) and len(message) == 2:
+        return message[0], _text(message[1])
+    if isinstance(message, dict):
+        return message.get("role") or message.get("type"), _text(message.get("content"))
+    return None, None
+
+
+def _llm_run_text(outputs: dict[str, Any]) -> str | None:
+    """The text an LLM run's model replied: a Chat Completion's, or LangChain's generation's."""
+    choices = outputs.get("choices")
+    if isinstance(choices, list) and choices:
+        return _text((choices[0].get("message") or {}).get("content"))
+    generations = outputs.get("generations")
+    if isinstance(generations, list) and generations and generations[0]:
+        return _text(generations[0][0].get("text"))
+    return None
+
+
+def _tool_message_failed(value: Any) -> bool:
+    """A LangChain ``ToolMessage`` (its fields, or its dump's ``kwargs``) whose ``status`` is
+    ``error``: how LangGraph's ``ToolNode`` hands back what a tool raised."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return False
+    if isinstance(value, dict) and isinstance(value.get("kwargs"), dict):
+        value = value["kwargs"]
+    return (
+        isinstance(value, dict) and value.get("type") == "tool" and value.get("status") == "error"
     )
 
 

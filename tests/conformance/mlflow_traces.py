@@ -47,6 +47,8 @@ from replay_frameworks import GOOGLE_RETRY, TEMPERATURE, transport  # type: igno
 
 OUT = Path(__file__).parent / "files" / "mlflow"
 ROOT = Path(__file__).parents[2]
+STORE = Path("/tmp/mlflow-traces-runs")
+"""The local file store the runs are kept in: a scratch folder, written ``/mlruns`` in the dumps."""
 
 CAPITAL_TOOL = {
     "type": "function",
@@ -145,13 +147,14 @@ def _dumped(trace_id: str) -> str:
     import mlflow
 
     text = mlflow.get_trace(trace_id).to_json().replace(str(ROOT) + "/", "")
+    text = text.replace(f"file://{STORE}/", "file:///mlruns/")  # the scratch store's folder
     return re.sub(r'[^"\s\\]*/site-packages/', "site-packages/", text)
 
 
 def main(cassettes: Path) -> None:
     import mlflow
 
-    mlflow.set_tracking_uri(f"file://{Path('/tmp/mlflow-traces-runs').resolve()}")
+    mlflow.set_tracking_uri(f"file://{STORE}")
     mlflow.set_experiment("kp-mlflow-traces")
     mlflow.openai.autolog()
     tools = _traced_tools()
@@ -248,30 +251,42 @@ def _hex_ids(document: dict[str, Any]) -> dict[str, Any]:
     return document
 
 
-def otlp_main(cassettes: Path) -> None:
+def otlp_main(cassettes: Path, *, genai_semconv: bool = False, langgraph: bool = False) -> None:
     """The retry run again, its spans sent by MLflow's OTLP exporter to a local endpoint.
 
     ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`` set, MLflow 3 sends its spans over OTLP/HTTP instead of
     to the tracking store; what it sent is written as the collector's file exporter writes OTLP
-    JSON (``files/otlp/mlflow_openai_agent_google_model_retry.json``).
+    JSON (``files/otlp/mlflow_openai_agent_google_model_retry.json``). With ``genai_semconv``
+    (``MLFLOW_ENABLE_OTEL_GENAI_SEMCONV=true``, MLflow 3.17's translator), the spans are sent in
+    the GenAI semantic conventions instead of ``mlflow.*``: ``invoke_agent`` / ``chat`` /
+    ``execute_tool`` operations, ``gen_ai.input.messages`` / ``gen_ai.output.messages``
+    (``files/otlp/mlflow_genai_semconv_openai_agent_google_model_retry.json``). With
+    ``langgraph``, the run is ``langgraph_main``'s, traced by ``mlflow.langchain.autolog()``
+    (``files/otlp/mlflow_genai_semconv_langgraph_google_model_retry.json``).
     """
     import os
 
     endpoint, received = _collector()
     os.environ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] = endpoint
     os.environ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] = "http/protobuf"
+    if genai_semconv:
+        os.environ["MLFLOW_ENABLE_OTEL_GENAI_SEMCONV"] = "true"
     import mlflow
 
-    mlflow.openai.autolog()
-    retry = _agent(
-        _client(cassettes / GOOGLE_RETRY),
-        "gemini-2.5-pro",
-        "You are a helpful chatbot.",
-        [CAPITAL_TOOL],
-        _traced_tools(),
-        hand_back_errors=True,
-    )
-    retry("What is the capital of France?")
+    if langgraph:
+        mlflow.langchain.autolog()
+        _langgraph(cassettes).invoke({"messages": [("user", "What is the capital of France?")]})
+    else:
+        mlflow.openai.autolog()
+        retry = _agent(
+            _client(cassettes / GOOGLE_RETRY),
+            "gemini-2.5-pro",
+            "You are a helpful chatbot.",
+            [CAPITAL_TOOL],
+            _traced_tools(),
+            hand_back_errors=True,
+        )
+        retry("What is the capital of France?")
     mlflow.flush_trace_async_logging()
     from opentelemetry import trace
 
@@ -284,14 +299,130 @@ def otlp_main(cassettes: Path) -> None:
     documents = [_hex_ids(document) for document in received]
     text = json.dumps(documents[0] if len(documents) == 1 else documents, indent=1)
     text = re.sub(r'[^"\s\\]*/site-packages/', "site-packages/", text.replace(str(ROOT) + "/", ""))
-    path = OUT.parent / "otlp" / "mlflow_openai_agent_google_model_retry.json"
+    prefix = "mlflow_genai_semconv_" if genai_semconv else "mlflow_"
+    agent = "langgraph" if langgraph else "openai_agent"
+    path = OUT.parent / "otlp" / f"{prefix}{agent}_google_model_retry.json"
     path.write_text(text + "\n")
     print(f"wrote {len(documents)} OTLP requests to {path.relative_to(ROOT)}")
+
+
+def langgraph_main(cassettes: Path) -> None:
+    """LangGraph's ReAct agent (``create_react_agent`` over ``langchain_openai.ChatOpenAI``)
+    traced by ``mlflow.langchain.autolog()``, served the ``get_capital`` retry: MLflow's own
+    spans of LangChain's callbacks (``LangGraph`` and its nodes ``CHAIN``, ``ChatOpenAI``
+    ``CHAT_MODEL``, ``get_capital`` ``TOOL``), fetched and dumped as the other traces
+    (``files/mlflow/langgraph_google_model_retry.json``)."""
+    import mlflow
+
+    mlflow.set_tracking_uri(f"file://{STORE}")
+    mlflow.set_experiment("kp-mlflow-traces")
+    mlflow.langchain.autolog()
+    _langgraph(cassettes).invoke({"messages": [("user", "What is the capital of France?")]})
+    path = OUT / "langgraph_google_model_retry.json"
+    path.write_text(_dumped(str(mlflow.get_last_active_trace_id())) + "\n")
+    print(f"wrote 1 trace to {path.relative_to(ROOT)}")
+
+
+def _scrubbed(value: Any) -> Any:
+    """Every text in a JSON value with the making machine's folders cut, as ``_dumped`` does."""
+    if isinstance(value, str):
+        text = value.replace(str(ROOT) + "/", "").replace(f"file://{STORE}/", "file:///mlruns/")
+        return re.sub(r'[^"\s\\]*/site-packages/', "site-packages/", text)
+    if isinstance(value, list):
+        return [_scrubbed(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _scrubbed(item) for key, item in value.items()}
+    return value
+
+
+def search_main(cassettes: Path) -> None:
+    """The retry and the temperature runs again, in an experiment of their own, then fetched as
+    ``mlflow.search_traces()`` gives them: its dataframe (a row a trace: ``trace_id``, the whole
+    trace as JSON text in ``trace``, ``request``, ``response``, ``spans``...) saved by pandas
+    as JSON Lines of records (``files/mlflow/search_traces_records.jsonl``) and by its default,
+    by columns (``files/mlflow/search_traces_columns.json``)."""
+    import mlflow
+
+    mlflow.set_tracking_uri(f"file://{STORE}")
+    experiment = mlflow.set_experiment("kp-mlflow-search-traces")
+    mlflow.openai.autolog()
+    tools = _traced_tools()
+    for cassette, model, system, tool, question in (
+        (GOOGLE_RETRY, "gemini-2.5-pro", "You are a helpful chatbot.", CAPITAL_TOOL,
+         "What is the capital of France?"),
+        (TEMPERATURE, "gpt-4.1-mini", "You are a helpful assistant.", TEMPERATURE_TOOL,
+         "What is the temperature in Tokyo?"),
+    ):  # fmt: skip
+        _agent(_client(cassettes / cassette), model, system, [tool], tools, hand_back_errors=True)(
+            question
+        )
+    frame = mlflow.search_traces(experiment_ids=[experiment.experiment_id])
+    lines = frame.to_json(orient="records", lines=True).splitlines()
+    records = "".join(json.dumps(_scrubbed(json.loads(line))) + "\n" for line in lines)
+    (OUT / "search_traces_records.jsonl").write_text(records)
+    columns = _scrubbed(json.loads(frame.to_json()))
+    (OUT / "search_traces_columns.json").write_text(json.dumps(columns, indent=1) + "\n")
+    print(f"wrote {len(frame)} traces twice to {OUT.relative_to(ROOT)}/search_traces_*")
+
+
+def agents_main(cassettes: Path) -> None:
+    """The OpenAI Agents SDK's chatbot (``replay_frameworks.retrying_chatbot``: its
+    ``get_capital`` raises on "France", the SDK hands the error text back to the model) traced
+    by ``mlflow.openai.autolog()``, which sets MLflow's own processor of the SDK's traces: the
+    SDK's agent, generation and function spans as MLflow spans
+    (``files/mlflow/openai_agents_sdk_google_model_retry.json``)."""
+    import asyncio
+
+    import mlflow
+    from agents import Runner
+    from replay_frameworks import retrying_chatbot
+
+    mlflow.set_tracking_uri(f"file://{STORE}")
+    mlflow.set_experiment("kp-mlflow-traces")
+    mlflow.openai.autolog()
+    asyncio.run(Runner.run(retrying_chatbot(cassettes), "What is the capital of France?"))
+    path = OUT / "openai_agents_sdk_google_model_retry.json"
+    path.write_text(_dumped(str(mlflow.get_last_active_trace_id())) + "\n")
+    print(f"wrote 1 trace to {path.relative_to(ROOT)}")
+
+
+def _langgraph(cassettes: Path) -> Any:
+    """LangGraph's ReAct agent over ``ChatOpenAI``, served the ``get_capital`` retry; the tool
+    raises ``ToolException`` on "France", whose text ``ToolNode`` hands back to the model."""
+    import httpx2
+    from langchain_core.tools import ToolException, tool
+    from langchain_openai import ChatOpenAI  # type: ignore[import-not-found]
+    from langgraph.prebuilt import create_react_agent
+    from replay_frameworks import _capital
+
+    @tool("get_capital")
+    def get_capital(country: str) -> str:
+        """Get the capital of a country.
+
+        Args:
+            country: The country name.
+        """
+        return str(_capital(country, ToolException))
+
+    get_capital.handle_tool_error = True  # the error text goes back to the model
+    client = httpx2.Client(transport=httpx2.MockTransport(transport(cassettes / GOOGLE_RETRY)))
+    llm = ChatOpenAI(model="gemini-2.5-pro", api_key="-", http_client=client)
+    return create_react_agent(llm, [get_capital], prompt="You are a helpful chatbot.")
 
 
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).parent))
     if sys.argv[2:] == ["--otlp"]:
         otlp_main(Path(sys.argv[1]))
+    elif sys.argv[2:] == ["--genai-semconv"]:
+        otlp_main(Path(sys.argv[1]), genai_semconv=True)
+    elif sys.argv[2:] == ["--langgraph-genai-semconv"]:
+        otlp_main(Path(sys.argv[1]), genai_semconv=True, langgraph=True)
+    elif sys.argv[2:] == ["--agents-sdk"]:
+        agents_main(Path(sys.argv[1]))
+    elif sys.argv[2:] == ["--search-traces"]:
+        search_main(Path(sys.argv[1]))
+    elif sys.argv[2:] == ["--langgraph"]:
+        langgraph_main(Path(sys.argv[1]))
     else:
         main(Path(sys.argv[1]))

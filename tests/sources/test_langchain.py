@@ -644,3 +644,89 @@ def test_domain_and_confidence_arguments_reach_every_file_trace() -> None:
         0.5,
         "argument",
     )
+
+
+# The SDK's own batches of agent runs (tests/conformance/langsmith_runs.py)
+
+
+@pytest.mark.parametrize("name", ["langgraph_google_model_retry", "traceable_google_model_retry"])
+def test_an_agent_s_posted_runs_give_its_tools_its_error_and_the_recovery(name: str) -> None:
+    """What the LangSmith SDK posts of a LangGraph agent (a tool run whose output is the
+    ``ToolMessage`` with ``status`` "error") and of a ``@traceable`` loop (a tool run with an
+    ``error``): the failed call's text observed, the next call its recovery, the answer once."""
+    item = only_trace(CORPUS / "langsmith" / f"{name}.json")
+    assert item.trace.task.objective == "What is the capital of France?"
+    assert shape(item) == [
+        ("tool_call", "get_capital"),
+        ("observation", "get_capital"),
+        ("error_recovery", "get_capital"),
+        ("observation", "get_capital"),
+        ("thought", None),
+    ]
+    assert "La France" in str(item.trace.steps[1].content)
+    assert item.trace.outcome.result_summary == "The capital of France is Paris."
+    assert item.trace.metadata.success is True
+
+
+def test_a_traceable_run_that_ends_in_its_tool_s_error_fails_with_that_error_once() -> None:
+    item = only_trace(CORPUS / "langsmith" / "traceable_tool_raises.json")
+    assert item.trace.task.objective == "What is the capital of France?"
+    assert shape(item) == [("tool_call", "get_capital"), ("observation", "get_capital")]
+    assert item.trace.metadata.success is False
+
+
+def test_pages_of_the_runs_query_read_as_the_runs_they_list(tmp_path: Path) -> None:
+    """``POST /runs/query`` (what ``client.list_runs`` pages through, and what one fetches with
+    curl) answers ``{"runs": [...], "cursors": {...}}``: its runs, flat and linked by
+    ``parent_run_id``, are the same trace as the batches that posted them, however paged.
+    Before, such a page was no file kp knew."""
+    posted = CORPUS / "langsmith" / "langgraph_google_model_retry.json"
+    runs = [run for batch in json.loads(posted.read_text("utf-8")) for run in batch["post"]]
+    page = tmp_path / "runs_query.json"
+    page.write_text(json.dumps({"runs": runs, "cursors": {"next": None}}), "utf-8")
+    assert recognise(json.loads(page.read_text("utf-8"))) == "langsmith"
+    pages = tmp_path / "runs_query_pages.jsonl"
+    pages.write_text(
+        "".join(
+            json.dumps({"runs": part, "cursors": {"next": None}}) + "\n"
+            for part in (runs[:9], runs[9:])
+        ),
+        "utf-8",
+    )
+    expected = only_trace(posted).trace
+    assert only_trace(page).trace == expected
+    assert only_trace(pages).trace == expected
+
+
+def test_a_runs_page_whose_run_is_none_is_located_and_the_rest_is_read(tmp_path: Path) -> None:
+    page = tmp_path / "page.json"
+    runs = [run("chain", "agent", inputs={"input": "Hi"}, outputs={"output": "Hello"}), 7]
+    page.write_text(json.dumps({"runs": runs}), "utf-8")
+    items = converted(page)
+    (problem,) = [item for item in items if isinstance(item, Problem)]
+    assert problem.path == "runs[1]"
+    assert "not a LangSmith run" in problem.message
+    (trace,) = [item for item in items if isinstance(item, TraceItem)]
+    assert trace.trace.task.objective == "Hi"
+
+
+@pytest.mark.parametrize("name", ["traceable_google_model_retry", "langgraph_google_model_retry"])
+def test_the_sdk_s_opentelemetry_mode_reads_as_its_runs(name: str) -> None:
+    """With ``LANGSMITH_OTEL_ENABLED`` the SDK sends each run as a span (``langsmith.span.kind``,
+    ``gen_ai.prompt`` / ``gen_ai.completion`` its inputs and outputs as JSON): the same trace as
+    the runs it posts. Before, ``gen_ai.prompt`` was read as OpenLIT's text: LangGraph's
+    objective was the graph's name, the tools had no arguments and no results, calls with no
+    name appeared, and the answer was "completed"."""
+    (item,) = convert_file(CORPUS / "otlp" / f"langsmith_otel_{name}.json")
+    assert isinstance(item, TraceItem)
+    (posted,) = convert_file(CORPUS / "langsmith" / f"{name}.json")
+    assert isinstance(posted, TraceItem)
+    assert item.trace.task.objective == posted.trace.task.objective
+    assert shape(item) == shape(posted)
+    tools = [step for step in item.trace.steps if step.tool]
+    assert [step.input for step in tools if step.type != "observation"] == [
+        {"country": "France"},
+        {"country": "La France"},
+    ]
+    assert tools[-1].content == "Paris"
+    assert item.trace.outcome.result_summary == posted.trace.outcome.result_summary

@@ -256,6 +256,96 @@ def test_a_record_that_is_no_trace_says_what_was_expected() -> None:
     assert "expected an MLflow trace" in problem.message
 
 
+LANGGRAPH = FILES / "langgraph_google_model_retry.json"
+"""LangGraph's ReAct agent traced by ``mlflow.langchain.autolog()`` (MLflow 3.17.2)."""
+
+
+def test_a_langchain_tool_s_toolmessage_output_is_its_content_and_its_error_status_a_failure() -> (
+    None
+):
+    """``mlflow.langchain.autolog()`` keeps a tool's output as the ``ToolMessage`` it returned;
+    LangGraph's ``ToolNode`` catches what the tool raised and answers with ``status: "error"``,
+    the span ending OK. Before, the observation was the message's JSON dump (ids, metadata)
+    and the failure went unseen: the retry was a plain ``tool_call``, no ``error_recovery``."""
+    spans = json.loads(LANGGRAPH.read_text())["data"]["spans"]
+    tools = [span for span in spans if json.loads(span["attributes"]["mlflow.spanType"]) == "TOOL"]
+    first = json.loads(tools[0]["attributes"]["mlflow.spanOutputs"])
+    assert (first["type"], first["status"], tools[0]["status"]["code"]) == (
+        "tool",
+        "error",
+        "STATUS_CODE_OK",
+    )
+    (trace,) = traces(LANGGRAPH)
+    assert trace.task.objective == "What is the capital of France?"
+    assert steps(trace) == RETRY
+    observed = [step.content for step in trace.steps if step.type == "observation"]
+    assert observed == ['The country is not supported. Use "La France" instead.', "Paris"]
+    assert trace.outcome.result_summary == "The capital of France is Paris."
+    assert trace.metadata.success is True
+
+
+def test_mlflow_s_genai_semconv_export_reads_as_the_mlflow_trace_it_translates() -> None:
+    """MLflow 3.17's GenAI translator (``MLFLOW_ENABLE_OTEL_GENAI_SEMCONV``) sends the spans in
+    the conventions: ``gen_ai.tool.call.result`` is JSON text, a text result a JSON string
+    (``"Paris"``: the text is Paris, not the quoted string), and a LangChain tool's result the
+    ``ToolMessage`` dump, read as ``mlflow.spanOutputs`` is."""
+    for name in ("openai_agent", "langgraph"):
+        path = CORPUS / "otlp" / f"mlflow_genai_semconv_{name}_google_model_retry.json"
+        (item,) = convert_file(path)
+        assert isinstance(item, TraceItem)
+        assert item.trace.task.objective == "What is the capital of France?"
+        assert steps(item.trace) == RETRY, name
+        observed = [step.content for step in item.trace.steps if step.type == "observation"]
+        assert observed[-1] == "Paris", name
+        assert item.trace.outcome.result_summary == "The capital of France is Paris."
+
+
+def test_the_agents_sdk_traced_by_mlflow_reads_each_model_call_once() -> None:
+    """``mlflow.openai.autolog()``'s processor of the Agents SDK: each model call is the SDK's
+    ``Generation`` span around the client's ``AsyncCompletions``, both ``CHAT_MODEL``."""
+    (trace,) = traces(FILES / "openai_agents_sdk_google_model_retry.json")
+    assert trace.task.objective == "What is the capital of France?"
+    assert steps(trace) == RETRY
+    assert trace.outcome.result_summary == "The capital of France is Paris."
+    assert trace.metadata.success is True
+
+
+def test_search_traces_dataframe_saved_by_pandas_reads_each_row_s_trace(tmp_path: Path) -> None:
+    """``mlflow.search_traces()`` returns a dataframe whose ``trace`` column is each whole trace
+    as JSON text; saved by pandas, as rows (JSON Lines) or by columns (its default), it is the
+    same traces as their dumps. Before, neither form was a file kp knew."""
+    rows = FILES / "search_traces_records.jsonl"
+    columns = FILES / "search_traces_columns.json"
+    dumped = tmp_path / "dumps.jsonl"
+    dumped.write_text(
+        "".join(json.loads(line)["trace"] + "\n" for line in rows.read_text().splitlines())
+    )
+    expected = [trace.model_dump() for trace in traces(dumped)]
+    assert [trace.model_dump() for trace in traces(rows)] == expected
+    assert [trace.model_dump() for trace in traces(columns)] == expected
+    temperature, retry = traces(rows)
+    assert retry.task.objective == "What is the capital of France?"
+    assert steps(retry) == RETRY
+    assert temperature.outcome.result_summary.startswith("The temperature in Tokyo")
+
+
+def test_a_dataframe_row_whose_trace_is_no_trace_is_located(tmp_path: Path) -> None:
+    path = tmp_path / "rows.jsonl"
+    good = json.loads(MLFLOW3.read_text().splitlines()[2])
+    path.write_text(
+        json.dumps({"trace_id": "tr-1", "trace": json.dumps(good)})
+        + "\n"
+        + json.dumps({"trace_id": "tr-2", "trace": json.dumps({"info": {}})})
+        + "\n"
+    )
+    items = convert_file(path, source="mlflow")
+    (problem,) = [item for item in items if isinstance(item, Problem)]
+    assert problem.location is not None
+    assert problem.location.line == 2
+    assert "an MLflow trace" in problem.message
+    assert len([item for item in items if isinstance(item, TraceItem)]) == 1
+
+
 def test_mlflow_spans_sent_over_otlp_read_the_same_through_the_otlp_source() -> None:
     """MLflow's OTLP exporter sends the same ``mlflow.*`` attributes: the otlp source reads them."""
     path = CORPUS / "otlp" / "mlflow_openai_agent_google_model_retry.json"

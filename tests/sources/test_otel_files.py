@@ -607,3 +607,50 @@ def test_an_any_agent_trace_reads_its_calls_tools_and_structured_answer(tmp_path
         "get_current_time"
     ]
     assert trace.outcome.result_summary == '{"year": 2025}'
+
+
+def test_tempo_s_v2_trace_by_id_answer_reads_as_the_trace_it_wraps(tmp_path: Path) -> None:
+    """Grafana Tempo's ``GET /api/v2/traces/{id}`` (what Grafana's Tempo data source asks for)
+    answers a ``TraceByIDResponse``: ``{"trace": {"batches" or "resourceSpans"}, "metrics",
+    "status"}``. It is the trace it wraps; before, it was no file kp knew."""
+    for name in (
+        "agentevals_tempo_export_with_batches",
+        "mlflow_genai_semconv_langgraph_google_model_retry",
+    ):
+        plain = CORPUS / "otlp" / f"{name}.json"
+        wrapped = tmp_path / f"{name}_v2.json"
+        answer = {"trace": json.loads(plain.read_text()), "metrics": {}, "status": "COMPLETE"}
+        wrapped.write_text(json.dumps(answer))
+        assert recognise(answer) == "otlp"
+        expected = [item.trace for item in convert_file(plain) if isinstance(item, TraceItem)]
+        read = [item.trace for item in convert_file(wrapped) if isinstance(item, TraceItem)]
+        assert read == expected != []
+
+
+def test_a_bad_span_in_tempo_s_v2_answer_is_located_inside_its_trace(tmp_path: Path) -> None:
+    document = json.loads(
+        (CORPUS / "otlp" / "agentevals_tempo_export_with_batches.json").read_text()
+    )
+    document["batches"][0]["instrumentationLibrarySpans"][0]["spans"][0] = 7
+    path = tmp_path / "v2.json"
+    path.write_text(json.dumps({"trace": document, "status": "COMPLETE"}))
+    problems = [item for item in convert_file(path) if isinstance(item, Problem)]
+    assert problems
+    assert problems[0].path.startswith("trace.batches[0]")
+
+
+def test_jaeger_s_api_v3_answer_reads_as_the_otlp_trace_it_wraps(tmp_path: Path) -> None:
+    """Jaeger v2's ``GET /api/v3/traces/{id}`` answers ``{"result": {"resourceSpans": [...]}}``
+    (its own snapshot in the corpus has no GenAI span: read, then skipped with a warning); a
+    GenAI trace so wrapped is the trace. Before, neither was a file kp knew."""
+    snapshot = CORPUS / "otlp" / "jaeger_apiv3_GetTrace.json"
+    assert recognise(json.loads(snapshot.read_text())) == "otlp"
+    (warned,) = convert_file(snapshot)
+    assert isinstance(warned, Problem)
+    assert warned.warning
+    assert "no GenAI span" in warned.message
+    plain = CORPUS / "otlp" / "mlflow_genai_semconv_openai_agent_google_model_retry.json"
+    wrapped = tmp_path / "v3.json"
+    wrapped.write_text(json.dumps({"result": json.loads(plain.read_text())}))
+    expected = [item.trace for item in convert_file(plain) if isinstance(item, TraceItem)]
+    assert [item.trace for item in convert_file(wrapped) if isinstance(item, TraceItem)] == expected

@@ -104,9 +104,12 @@ class Otlp(Source):
 
 @register_source("langsmith")
 class LangSmith(Source):
-    """LangSmith and LangChain runs: a run with ``child_runs``, a list, or ingest batches."""
+    """LangSmith and LangChain runs: a run with ``child_runs``, a list, a page, or batches."""
 
-    shapes = "a LangSmith run with child_runs, a list of runs, or {post, patch} payloads"
+    shapes = (
+        "a LangSmith run with child_runs, a list of runs, a {runs} page of the runs query, "
+        "or {post, patch} payloads"
+    )
     content_hint = langsmith.CONTENT_HINT
     recognises = staticmethod(langsmith.recognises)
     convert = staticmethod(langsmith.convert_records)

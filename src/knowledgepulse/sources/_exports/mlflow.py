@@ -1,8 +1,11 @@
 """MLflow Tracing exports (``Trace.to_json()``, ``mlflow.get_trace``): a trace per MLflow trace.
 
 A trace is ``{"info": {...}, "data": {"spans": [...]}}``; a file holds one, a list of them, JSON
-Lines of them (``mlflow traces get`` writes one), or pages of them as ``mlflow traces search
---output json`` prints them (``{"traces": [...], "next_page_token"}``). Two forms:
+Lines of them (``mlflow traces get`` writes one), pages of them as ``mlflow traces search
+--output json`` prints them (``{"traces": [...], "next_page_token"}``), or the dataframe
+``mlflow.search_traces()`` returns saved by pandas: its rows (``to_json(orient="records")``,
+JSON Lines or a list), each holding the whole trace as JSON text in its ``trace`` column, or the
+dataframe by columns (pandas' default ``to_json()``: ``{"trace": {row: text}, ...}``). Two forms:
 
 * MLflow 3 (trace schema 3): ``info`` has ``trace_id`` (``tr-...``), ``state`` (``OK``,
   ``ERROR``, ``IN_PROGRESS``), ``trace_metadata`` and ``trace_location``; a span has
@@ -32,6 +35,7 @@ from typing import Any
 
 from knowledgepulse._util.jsonpath import Loc, as_object, describe_value, non_empty
 from knowledgepulse.records import Problem, Record
+from knowledgepulse.records.json_values import parsed_json
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources.otel.build import CONTENT_HINT
 from knowledgepulse.sources.otel.files import convert_span_records
@@ -61,11 +65,53 @@ _SHAPE = (
 def recognises(value: Any) -> bool:
     """Whether a record is an MLflow trace (``info`` with its id, ``data`` with ``spans``).
 
-    Or a page of them, as ``mlflow traces search --output json`` prints it: ``{"traces": [...]}``.
+    Or a page of them, as ``mlflow traces search --output json`` prints it: ``{"traces": [...]}``;
+    or a row of ``mlflow.search_traces()``'s dataframe, or that dataframe by columns.
     """
     if isinstance(value, dict) and isinstance(value.get("traces"), list):
         return _is_trace(next(iter(value["traces"]), None))
-    return _is_trace(value)
+    if _by_columns(value):
+        return _is_trace(_parsed(next(iter(value[_TRACE_COLUMN].values()), None)))
+    return _is_trace(value) or _is_trace(_row_trace(value))
+
+
+_TRACE_COLUMN = "trace"
+"""``mlflow.search_traces()``'s column of the whole trace (``Trace.to_json()``, MLflow 3); the
+others (``request``, ``response``, ``spans``...) are views of it."""
+
+
+def _row_trace(value: Any) -> Any:
+    """The trace a dataframe row holds in its ``trace`` column, else ``None``.
+
+    The cell is JSON text, or already parsed; a row needs its ``trace_id`` (MLflow 2:
+    ``request_id``) column too.
+    """
+    if not isinstance(value, dict) or not ("trace_id" in value or "request_id" in value):
+        return None
+    return _parsed(value.get(_TRACE_COLUMN))
+
+
+def _parsed(trace: Any) -> Any:
+    """A ``trace`` cell: the trace's JSON text parsed, or the object already parsed."""
+    if isinstance(trace, str):
+        try:
+            return parsed_json(trace)
+        except (ValueError, RecursionError):
+            return None
+    return trace if isinstance(trace, dict) else None
+
+
+def _by_columns(value: Any) -> bool:
+    """Whether a record is ``search_traces()``'s dataframe as pandas writes it by default.
+
+    That is by columns, ``{column: {row: value}}``, its ``trace`` column among them.
+    """
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get(_TRACE_COLUMN), dict)
+        and isinstance(value.get("trace_id", value.get("request_id")), dict)
+        and all(isinstance(column, dict) for column in value.values())
+    )
 
 
 def _is_trace(value: Any) -> bool:
@@ -91,6 +137,11 @@ def _spans(value: Any) -> Iterator[tuple[Span | SpanError, Loc]]:
     if isinstance(value, dict) and isinstance(value.get("traces"), list):
         for n, trace in enumerate(value["traces"]):
             yield from _trace_spans(trace, ("traces", n))
+    elif _by_columns(value):
+        for row, text in value[_TRACE_COLUMN].items():
+            yield from _trace_spans(_parsed(text) or text, (_TRACE_COLUMN, row))
+    elif not _is_trace(value) and _row_trace(value) is not None:
+        yield from _trace_spans(_row_trace(value), (_TRACE_COLUMN,))
     else:
         yield from _trace_spans(value, ())
 

@@ -2,9 +2,11 @@
 
 A file may hold a root run with its ``child_runs`` nested (``read_run(load_child_runs=True)``,
 our own :func:`dump_run`), runs one per element or line with ``parent_run_id`` links
-(``client.list_runs``), or the batches the LangSmith SDK posts (``{"post": [...], "patch":
-[...]}``: a patch updates the run posted with its id, which a JS SDK patch gives only at the
-end of its ``dotted_order``). All runs of a file go into one pool; the
+(``client.list_runs``), pages of runs as the REST API's ``POST /runs/query`` answers them
+(``{"runs": [...], "cursors": {...}}``, what ``list_runs`` pages through; a rule's webhook posts
+``{"rule_id", "runs": [...]}`` alike), or the batches the LangSmith SDK posts (``{"post": [...],
+"patch": [...]}``: a patch updates the run posted with its id, which a JS SDK patch gives only at
+the end of its ``dotted_order``). All runs of a file go into one pool; the
 trees are rebuilt from it, children ordered by start time (else ``dotted_order``, else file
 order), and each root is one trace.
 """
@@ -31,6 +33,8 @@ from knowledgepulse.trace import TraceItem
 
 _RUN_KEYS = ("run_type", "child_runs", "inputs", "outputs", "dotted_order")
 _BATCH_KEYS = ("post", "patch")
+_PAGE_KEY = "runs"
+"""The list of runs in a page of the REST API's ``POST /runs/query`` (and a webhook's payload)."""
 _NO_TIME = float("inf")
 _NOWHERE = Location("<runs>")
 
@@ -43,11 +47,25 @@ def recognises(value: Any) -> bool:
         return False
     if _is_run(value):
         return True
+    if _is_page(value):
+        return True
     present = [key for key in _BATCH_KEYS if key in value]
     return bool(present) and all(
         isinstance(value[key], list)
         and all(isinstance(run, Mapping) and _patch_id(run) is not None for run in value[key])
         for key in present
+    )
+
+
+def _is_page(value: Mapping[str, Any]) -> bool:
+    """A page of runs (``{"runs": [...], "cursors"}``): its first run a LangSmith run."""
+    runs = value.get(_PAGE_KEY)
+    return (
+        not _looks_like_run(value)
+        and isinstance(runs, list)
+        and bool(runs)
+        and isinstance(runs[0], Mapping)
+        and _is_run(runs[0])
     )
 
 
@@ -85,6 +103,11 @@ class _Pool:
         if isinstance(value, list):
             for index, run in enumerate(value):
                 yield from self.add_run(record, run, (index,))
+        elif isinstance(value, Mapping) and _is_page(value):
+            # A page of the runs query: its runs are a flat list, linked by parent_run_id (the
+            # pages of one query, a JSON line each, are read as one pool).
+            for index, run in enumerate(value[_PAGE_KEY]):
+                yield from self.add_run(record, run, (_PAGE_KEY, index))
         elif (
             isinstance(value, Mapping)
             and not _looks_like_run(value)
@@ -366,7 +389,8 @@ def _patch_id(run: Mapping[str, Any]) -> str | None:
 def _not_a_run(value: Any) -> str:
     return (
         f"not a LangSmith run: {describe_value(value)}; expected an object with run_type, "
-        'inputs, outputs (and child_runs), or a {"post": [...], "patch": [...]} batch'
+        'inputs, outputs (and child_runs), a {"runs": [...]} page of the runs query, or a '
+        '{"post": [...], "patch": [...]} batch'
     )
 
 

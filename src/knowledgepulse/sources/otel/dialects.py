@@ -162,7 +162,7 @@ def _openinference(span: Span, attrs: Mapping[str, Any], view: View) -> None:
             tool_name=tool_name,
             call_id=non_blank(attrs.get("tool_call.id")),
             arguments=_called_with(called),
-            result=attrs.get("output.value"),
+            result=msg.tool_output(attrs.get("output.value")),
             error=msg.tool_failure(attrs.get("output.value")),
             answers=tool_name == FINAL_ANSWER_TOOL and _smolagents_call(called),
         )
@@ -305,9 +305,26 @@ def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
             tool_name=name or span.name.removeprefix("execute_tool").strip() or span.name,
             call_id=_model_call_id(attrs),
             arguments=msg.loads(attrs.get("gen_ai.tool.call.arguments")),
-            result=attrs.get("gen_ai.tool.call.result"),
+            # A LangChain tool's result is the ToolMessage it returned (MLflow's GenAI
+            # translator of ``mlflow.langchain.autolog()``'s spans): read as in its own dialects.
+            result=msg.tool_output(_tool_call_result(attrs.get("gen_ai.tool.call.result"))),
+            error=msg.tool_failure(attrs.get("gen_ai.tool.call.result")),
             mcp_server=_server(attrs) if view.is_mcp else None,
         )
+
+
+def _tool_call_result(value: Any) -> Any:
+    """``gen_ai.tool.call.result`` as the tool returned it.
+
+    The conventions type it ``any``, and a span holds it as JSON text, so a result that was
+    text may arrive as a JSON string (MLflow's GenAI translator writes ``"Paris"`` with its
+    quotes): that string is the text. Other values stay as recorded.
+    """
+    if isinstance(value, str) and value.strip()[:1] == '"':
+        loaded = msg.loads(value)
+        if isinstance(loaded, str):
+            return loaded
+    return value
 
 
 _ANY_AGENT_CALL = "call_llm"
@@ -727,27 +744,37 @@ def _mlflow(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     kind = msg.loads(attrs.get(_MLFLOW_TYPE))
     if not isinstance(kind, str):
         return
-    role = _MLFLOW_ROLES.get(kind.upper())
+    inputs, outputs = msg.loads(attrs.get(_MLFLOW_INPUTS)), msg.loads(attrs.get(_MLFLOW_OUTPUTS))
+    _typed_run(span, kind.upper(), (inputs, outputs, msg.messages(attrs.get(_MLFLOW_CHAT))), view)
+
+
+def _typed_run(span: Span, kind: str, io: tuple[Any, Any, list[msg.Message]], view: View) -> None:
+    """A span that records a traced function's type, arguments and return value.
+
+    As MLflow's and LangSmith's do: the type (MLflow's, upper case) gives the role; ``io``, the
+    arguments, the return value and a chat span's conversation (MLflow 2's), what a run, a model
+    call or a tool said.
+    """
+    inputs, outputs, chat = io
+    role = _MLFLOW_ROLES.get(kind)
     if role is None:
         role = "agent" if span.parent_id is None else "other"
-    inputs, outputs = msg.loads(attrs.get(_MLFLOW_INPUTS)), msg.loads(attrs.get(_MLFLOW_OUTPUTS))
     if role == "agent":
         asked = _mlflow_messages(inputs)
         view.fill(
             role=role,
-            agent_name=span.name if kind.upper() == "AGENT" else None,
+            agent_name=span.name if kind == "AGENT" else None,
             input_text=msg.last_user_text(asked) or _mlflow_input_text(inputs),
             output_text=_mlflow_output_text(outputs),
         )
     elif role == "inference":
-        chat = msg.messages(attrs.get(_MLFLOW_CHAT))
         replied = _mlflow_reply(outputs)
         view.fill(
             role=role,
             input_messages=_mlflow_messages(inputs) or _before_reply(chat),
             output_messages=replied or _after_request(chat),
         )
-    elif kind.upper() == "RETRIEVER":
+    elif kind == "RETRIEVER":
         view.fill(
             role=role,
             retrieval=True,
@@ -758,7 +785,48 @@ def _mlflow(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     else:
         view.fill(role=role)
         if role == "tool":
-            view.fill(tool_name=non_blank(span.name), arguments=inputs, result=outputs)
+            # ``mlflow.langchain.autolog()`` keeps a LangChain tool's output as the ToolMessage
+            # it returned: its content is the result, its ``status`` "error" (LangGraph's
+            # ``ToolNode`` catching what the tool raised; the span ends OK) the failure.
+            view.fill(
+                tool_name=non_blank(span.name),
+                arguments=inputs,
+                result=msg.tool_output(outputs),
+                error=msg.tool_failure(outputs),
+            )
+
+
+_LANGSMITH_KIND = "langsmith.span.kind"
+
+
+def _langsmith(span: Span, attrs: Mapping[str, Any], view: View) -> None:
+    """The LangSmith SDK's own spans, in its OpenTelemetry mode (``LANGSMITH_OTEL_ENABLED``).
+
+    A run is a span: ``langsmith.span.kind`` its run type (``chain``, ``llm``, ``tool``,
+    ``retriever``...), ``gen_ai.prompt`` and ``gen_ai.completion`` its inputs and outputs as
+    JSON (a model call's request and response, a LangChain ``ChatResult``, a tool's arguments
+    and result; not OpenLIT's text of the same names), read as MLflow's typed spans are. A
+    value that is no object is kept as ``{"output": value}``, as the SDK keeps a run's.
+    """
+    kind = attrs.get(_LANGSMITH_KIND)
+    if not isinstance(kind, str):
+        return
+    inputs, outputs = (
+        msg.loads(attrs.get("gen_ai.prompt")),
+        msg.loads(attrs.get("gen_ai.completion")),
+    )
+    if isinstance(inputs, dict) and _is_batch(inputs.get("messages")):
+        inputs = {**inputs, "messages": inputs["messages"][0]}  # a chat model's batch of one
+    if kind == "tool" and isinstance(outputs, dict) and set(outputs) == {"output"}:
+        outputs = outputs["output"]
+    _typed_run(span, kind.upper(), (inputs, outputs, []), view)
+    if view.role == "tool":
+        view.fill(tool_name=non_blank(attrs.get("gen_ai.tool.name")))
+
+
+def _is_batch(messages: Any) -> bool:
+    """LangChain's chat model run inputs: ``messages`` as a batch, a list of message lists."""
+    return isinstance(messages, list) and len(messages) == 1 and isinstance(messages[0], list)
 
 
 def _mlflow_messages(inputs: Any) -> list[msg.Message]:
@@ -907,6 +975,7 @@ _DIALECTS: tuple[Callable[[Span, Mapping[str, Any], View], None], ...] = (
     _beeai,
     _openinference,
     _any_agent,
+    _langsmith,  # before the conventions: its gen_ai.prompt is the run's inputs, as JSON
     _genai,
     _adk,
     _legacy,

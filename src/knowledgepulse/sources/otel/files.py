@@ -29,7 +29,8 @@ from knowledgepulse.trace import TraceItem
 
 _SHAPES = (
     "expected an OTLP JSON object with resourceSpans (as the OTel file exporter writes, one a "
-    "line; Tempo's batches too) or one span as the SDK's ConsoleSpanExporter writes it (with "
+    "line; Tempo's batches too, its v2 API's {trace: {resourceSpans}}, Jaeger's API v3's "
+    "{result: {resourceSpans}}) or one span as the SDK's ConsoleSpanExporter writes it (with "
     "context.trace_id)"
 )
 
@@ -39,7 +40,27 @@ def recognises(value: Any) -> bool:
 
     One span, or a list of them under ``spans``.
     """
-    return is_otlp(value) or is_console_span(value) or bool(_listed_spans(value))
+    return (
+        is_otlp(value)
+        or _wrapper(value) is not None
+        or is_console_span(value)
+        or bool(_listed_spans(value))
+    )
+
+
+_WRAPPERS = ("trace", "result")
+"""The keys query APIs wrap an OTLP trace in. Grafana Tempo's ``GET /api/v2/traces/{id}`` (what
+Grafana's Tempo data source asks for) answers a ``TraceByIDResponse``, ``{"trace":
+{"resourceSpans": [...]}, "metrics", "status", "message"}`` (``/api/traces/{id}`` answers the
+trace itself); Jaeger's API v3 (``GET /api/v3/traces/{id}``, its gRPC gateway) answers
+``{"result": {"resourceSpans": [...]}}``, one such object per chunk of its stream."""
+
+
+def _wrapper(value: Any) -> str | None:
+    """The key under which a query API's answer holds its OTLP trace, else ``None``."""
+    if not isinstance(value, dict) or is_otlp(value):
+        return None
+    return next((key for key in _WRAPPERS if is_otlp(value.get(key))), None)
 
 
 def _listed_spans(value: Any) -> list[Any]:
@@ -130,8 +151,22 @@ def _gather(
             spans.append(found)
 
 
+def _wrapped_spans(value: Any, key: str) -> Iterator[tuple[Span | SpanError, Loc]]:
+    """The spans of a document held under ``key``, each located inside it."""
+    for inner, loc in value_spans(value):
+        if isinstance(inner, SpanError):
+            error = SpanError((key, *inner.loc), inner.message)
+            yield error, error.loc
+        else:
+            yield inner, (key, *loc)
+
+
 def value_spans(value: Any) -> Iterator[tuple[Span | SpanError, Loc]]:
     """Each span of an OTLP document or a console span, or a :class:`SpanError` (as ``SpansOf``)."""
+    wrapper = _wrapper(value)
+    if wrapper is not None:
+        yield from _wrapped_spans(value[wrapper], wrapper)
+        return
     if is_otlp(value):
         for found in document_spans(value):
             if isinstance(found, SpanError):

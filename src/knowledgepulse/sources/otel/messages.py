@@ -145,23 +145,48 @@ def _is_agentchat_message(item: Mapping[str, Any]) -> bool:
     )
 
 
-def tool_failure(value: Any) -> str | None:
-    """The text of a LangChain ``ToolMessage`` whose ``status`` is ``error``, else ``None``.
+def _tool_message(value: Any) -> dict[str, Any] | None:
+    """The fields of a LangChain ``ToolMessage`` a tool's span gives as its result, else ``None``.
 
-    That is how LangGraph's ``ToolNode`` reports a tool that raised; either of LangChain's dumps
-    (``{"type", "data"}``, or its class with ``kwargs``) is read.
+    Any of LangChain's dumps is read: ``messages_to_dict``'s ``{"type": "tool", "data"}``, its
+    class with ``kwargs`` (``dumpd``), or the message's own fields (pydantic's ``model_dump``,
+    as ``mlflow.langchain.autolog()`` keeps a tool's output: ``{"content", "type": "tool",
+    "tool_call_id", "status"}``).
     """
     loaded = loads(value)
     if not isinstance(loaded, dict):
         return None
     if loaded.get("type") == "constructor" and isinstance(loaded.get("kwargs"), dict):
-        loaded = loaded["kwargs"]
+        loaded = loaded["kwargs"] if _langchain_message(loaded).get("role") == "tool" else {}
     elif _is_message_dict(loaded):
-        loaded = loaded["data"]
-    if loaded.get("type") != "tool" or loaded.get("status") != "error":
+        loaded = loaded["data"] if loaded.get("type") == "tool" else {}
+    elif loaded.get("type") != "tool" or "tool_call_id" not in loaded:
         return None
-    content = loaded.get("content")
-    return non_empty(content) or TOOL_FAILED
+    return loaded if "content" in loaded else None
+
+
+def tool_failure(value: Any) -> str | None:
+    """The text of a LangChain ``ToolMessage`` whose ``status`` is ``error``, else ``None``.
+
+    That is how LangGraph's ``ToolNode`` reports a tool that raised (its span ends OK).
+    """
+    message = _tool_message(value)
+    if message is None or message.get("status") != "error":
+        return None
+    return non_empty(message.get("content")) or TOOL_FAILED
+
+
+def tool_output(value: Any) -> Any:
+    """A tool span's result as the model was given it.
+
+    A LangChain ``ToolMessage``'s content (its dump is how LangChain's instrumentations record
+    what a tool returned: the message's ids and metadata are no output), else the value as it
+    is. A failed one gives none: its text is the error (``tool_failure``), told once.
+    """
+    message = _tool_message(value)
+    if message is None:
+        return value
+    return None if message.get("status") == "error" else message.get("content")
 
 
 def _langchain_message(item: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -1,0 +1,243 @@
+"""Make LangSmith run payloads: agent runs traced by the LangSmith SDK, as it sends them.
+
+Run by hand from the repository root (never by the test suite), in a virtual environment of its
+own, with the cassettes laid out as ``replay_frameworks.py`` says::
+
+    python3.11 -m venv /tmp/ls
+    /tmp/ls/bin/pip install langsmith langgraph langchain-openai httpx2 pyyaml
+    /tmp/ls/bin/python tests/conformance/langsmith_runs.py CASSETTES
+
+The corpus held only ``wrap_openai``'s payloads (one LLM run each, the SDK's own test data); no
+public file under a licence holds the runs of an agent, its tools and their errors as the SDK
+posts them. So these runs make them, the model replies those public VCR cassettes recorded served
+in order through an ``httpx2.MockTransport`` (``replay_frameworks``' ``transport``): no network.
+The SDK's client is given a mocked HTTP session, as the SDK's own tests do to write its test
+data (``python/tests/integration_tests/wrappers/test_openai.py``'s ``_collect_requests``), and
+each JSON body it posts to ``/runs/batch`` (``{"post": [...], "patch": [...]}``) is kept, in the
+order sent: the file is the JSON list of them.
+
+* ``langgraph_google_model_retry.json``: LangGraph's ReAct agent (``create_react_agent`` over
+  ``langchain_openai.ChatOpenAI``) traced by the SDK's ``LangChainTracer``: ``get_capital``
+  raises a ``ToolException`` on "France" (LangChain hands its text back to the model, the tool
+  run ends with the error's text as its output, no run ``error``), the call again for
+  "La France", then the answer.
+* ``traceable_google_model_retry.json``: the same recording through a ``@traceable`` agent loop
+  over the SDK's ``wrap_openai`` client, the tool a ``@traceable(run_type="tool")`` function that
+  raises: its run has an ``error`` (the agent hands the text back to the model).
+* ``traceable_tool_raises.json``: the same, but the agent does not catch the tool's error: the
+  run ends in it (the tool's and the root's runs have an ``error``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+from replay_frameworks import GOOGLE_RETRY, _capital, transport  # type: ignore[import-not-found]
+
+OUT = Path(__file__).parent / "files" / "langsmith"
+ROOT = Path(__file__).parents[2]
+ASKED = "What is the capital of France?"
+CAPITAL_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_capital",
+        "description": "Get the capital of a country.",
+        "parameters": {
+            "type": "object",
+            "properties": {"country": {"type": "string", "description": "The country name."}},
+            "required": ["country"],
+        },
+    },
+}
+
+
+@contextlib.contextmanager
+def _posted(name: str) -> Iterator[Any]:
+    """A LangSmith client whose HTTP session is mocked; on exit, the batches it posted are
+    written to ``OUT / name`` as a JSON list, the making machine's folders cut from them."""
+    from langsmith import Client
+    from langsmith import schemas as ls_schemas
+
+    session = mock.MagicMock()
+    # The JSON batch endpoint (the SDK's default elsewhere is multipart): JSON bodies to keep.
+    config = {
+        "use_multipart_endpoint": False,
+        "scale_up_qsize_trigger": 1000,
+        "scale_up_nthreads_limit": 16,
+        "scale_down_nempty_trigger": 4,
+        "size_limit": 100,
+        "size_limit_bytes": 20_971_520,
+    }
+    info = ls_schemas.LangSmithInfo(batch_ingest_config=config)
+    client = Client(api_key="-", api_url="http://127.0.0.1:9", session=session, info=info)
+    yield client
+    client.flush()
+    batches = [
+        json.loads(call.kwargs["data"])
+        for call in session.request.call_args_list
+        if str(call.args[1] if len(call.args) > 1 else call.kwargs.get("url")).endswith(
+            "/runs/batch"
+        )
+    ]
+    text = json.dumps(batches, indent=1).replace(str(ROOT) + "/", "")
+    text = re.sub(r'[^"\s\\]*/site-packages/', "site-packages/", text)
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / name).write_text(text + "\n")
+    print(f"wrote {len(batches)} batches to {(OUT / name).relative_to(ROOT)}")
+
+
+def langgraph_run(cassettes: Path) -> None:
+    """LangGraph's ReAct agent traced by the SDK's ``LangChainTracer``."""
+    from langchain_core.tracers import LangChainTracer
+
+    graph = _graph(cassettes)
+    with _posted("langgraph_google_model_retry.json") as ls_client:
+        tracer = LangChainTracer(client=ls_client, project_name="kp-langsmith-runs")
+        graph.invoke({"messages": [("user", ASKED)]}, config={"callbacks": [tracer]})
+        tracer.wait_for_futures()
+
+
+def _graph(cassettes: Path) -> Any:
+    """LangGraph's ReAct agent over ``ChatOpenAI``, served the recording; its tool raises a
+    ``ToolException`` on "France", whose text ``ToolNode`` hands back to the model."""
+    import httpx2
+    from langchain_core.tools import ToolException, tool
+    from langchain_openai import ChatOpenAI  # type: ignore[import-not-found]
+    from langgraph.prebuilt import create_react_agent
+
+    @tool("get_capital")
+    def get_capital(country: str) -> str:
+        """Get the capital of a country.
+
+        Args:
+            country: The country name.
+        """
+        return str(_capital(country, ToolException))
+
+    get_capital.handle_tool_error = True  # the error text goes back to the model
+    client = httpx2.Client(transport=httpx2.MockTransport(transport(cassettes / GOOGLE_RETRY)))
+    llm = ChatOpenAI(model="gemini-2.5-pro", api_key="-", http_client=client)
+    return create_react_agent(llm, [get_capital], prompt="You are a helpful chatbot.")
+
+
+def _traceable_agent(
+    cassettes: Path, ls_client: Any, *, hand_back_errors: bool
+) -> Callable[..., Any]:
+    """A ``@traceable`` tool-calling loop over ``wrap_openai``'s client, as LangSmith's
+    tracing guide writes one; the tool a ``@traceable(run_type="tool")`` function."""
+    import httpx2
+    import openai
+    from langsmith import traceable
+    from langsmith.wrappers import wrap_openai
+
+    http = httpx2.Client(transport=httpx2.MockTransport(transport(cassettes / GOOGLE_RETRY)))
+    model: Any = wrap_openai(openai.OpenAI(api_key="-", http_client=http))
+
+    @traceable(run_type="tool", client=ls_client)
+    def get_capital(country: str) -> str:
+        return str(_capital(country, ValueError))
+
+    @traceable(name="chatbot", client=ls_client)
+    def chatbot(question: str) -> str:
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": "You are a helpful chatbot."},
+            {"role": "user", "content": question},
+        ]
+        while True:
+            reply = model.chat.completions.create(
+                model="gemini-2.5-pro", messages=messages, tools=[CAPITAL_TOOL]
+            )
+            message = reply.choices[0].message
+            if not message.tool_calls:
+                return str(message.content)
+            messages.append(message.model_dump(exclude_none=True))
+            for call in message.tool_calls:
+                try:
+                    result = get_capital(**json.loads(call.function.arguments))
+                except ValueError as error:
+                    if not hand_back_errors:
+                        raise
+                    result = f"Error: {error}"
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+
+    return chatbot
+
+
+def traceable_runs(cassettes: Path) -> None:
+    """The ``@traceable`` agent: the error handed back, then not caught."""
+    from langsmith import tracing_context
+
+    with (
+        _posted("traceable_google_model_retry.json") as ls_client,
+        tracing_context(enabled=True, client=ls_client),
+    ):
+        _traceable_agent(cassettes, ls_client, hand_back_errors=True)(ASKED)
+    with (
+        _posted("traceable_tool_raises.json") as ls_client,
+        tracing_context(enabled=True, client=ls_client),
+        contextlib.suppress(ValueError),
+    ):
+        _traceable_agent(cassettes, ls_client, hand_back_errors=False)(ASKED)
+
+
+def otel_runs(cassettes: Path) -> None:
+    """The same two agents with the SDK in its OpenTelemetry mode (``LANGSMITH_OTEL_ENABLED``,
+    ``LANGSMITH_OTEL_ONLY``): each run an OTel span with ``langsmith.*`` and ``gen_ai.*``
+    attributes (``gen_ai.prompt`` / ``gen_ai.completion`` the run's inputs and outputs as JSON),
+    given to an in-memory exporter instead of LangSmith's OTLP endpoint, written as the OTel
+    JSON file exporter writes OTLP (``files/otlp/langsmith_otel_*.json``)."""
+    import os
+
+    from langchain_core.tracers import LangChainTracer
+    from langsmith import Client, tracing_context
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    sys.path.insert(0, str(ROOT))
+    from tests.integrations.otel_helpers import otlp_json
+
+    os.environ.update({"LANGSMITH_OTEL_ENABLED": "true", "LANGSMITH_OTEL_ONLY": "true"})
+    for name, run in (
+        ("traceable_google_model_retry", "traceable"),
+        ("langgraph_google_model_retry", "langgraph"),
+    ):
+        exporter = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+        ls_client = Client(
+            api_key="-",
+            api_url="http://127.0.0.1:9",
+            session=mock.MagicMock(),
+            otel_tracer_provider=provider,
+        )
+        with tracing_context(enabled=True, client=ls_client):
+            if run == "traceable":
+                _traceable_agent(cassettes, ls_client, hand_back_errors=True)(ASKED)
+            else:
+                tracer = LangChainTracer(client=ls_client, project_name="kp-langsmith-runs")
+                _graph(cassettes).invoke(
+                    {"messages": [("user", ASKED)]}, config={"callbacks": [tracer]}
+                )
+                tracer.wait_for_futures()
+        ls_client.flush()
+        provider.force_flush()
+        text = json.dumps(otlp_json(exporter.get_finished_spans()), indent=1)
+        text = re.sub(r'[^"\s\\]*/site-packages/', "site-packages/", text)
+        path = OUT.parent / "otlp" / f"langsmith_otel_{name}.json"
+        path.write_text(text.replace(str(ROOT) + "/", "") + "\n")
+        print(f"wrote {len(exporter.get_finished_spans())} spans to {path.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).parent))
+    langgraph_run(Path(sys.argv[1]))
+    traceable_runs(Path(sys.argv[1]))
+    otel_runs(Path(sys.argv[1]))
