@@ -667,6 +667,22 @@ def alpaca(path: Path) -> list[Run]:
     return runs
 
 
+def xlam(path: Path) -> list[Run]:
+    """xLAM's (APIGen's) rows: a ``query``, the ``tools`` offered, and the ``answers``: the calls
+    to make for it, a list of ``{"name", "arguments"}`` (JSON text in the released file).
+
+    The card: each answer is a call the query needs, verified by running it; the row keeps no
+    result and no reply, so the run is the query and its calls, no answer, and no label.
+    """
+    runs = []
+    for row in _rows(path):
+        timeline = _Timeline()
+        for call in _json(row["answers"]):
+            timeline.tool(_json(call)["name"])
+        runs.append(timeline.facts(row["query"], None))
+    return runs
+
+
 def _roles(messages: list[dict[str, Any]]) -> list[tuple[Any, Any]]:
     return [(m["role"], m["content"]) for m in messages]
 
@@ -3025,6 +3041,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "prompt-completion": prompt_completion,
     "preference": preference,
     "alpaca": alpaca,
+    "xlam": xlam,
     "anthropic": anthropic,
     "openai-responses": openai_responses,
     "sharegpt": sharegpt,

@@ -473,7 +473,8 @@ class OpenAIChat(ChatSource):
     A row's text columns are read as its messages too (TRL's standard prompt/completion and
     preference rows; alpaca's ``instruction``, ``input``, ``output`` and ``history``, SFT,
     preference and KTO rows; Dolly's ``response`` and ``context``; ms-swift's ``query``,
-    ``response`` and ``history``): :meth:`text_turn`.
+    ``response`` and ``history``): :meth:`text_turn`. xLAM's ``query`` is followed by its
+    ``answers``, the calls made for it: :meth:`calls_turn`.
     """
 
     shapes = (
@@ -488,6 +489,7 @@ class OpenAIChat(ChatSource):
     matches = staticmethod(openai_chat.matches)
     tell = staticmethod(openai_chat.tell)
     text_turn = staticmethod(openai_chat.text_message)
+    calls_turn = staticmethod(openai_chat.calls_message)
 
 
 @register_source("sharegpt")

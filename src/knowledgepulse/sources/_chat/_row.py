@@ -95,6 +95,11 @@ ALPACA_REPLIES = ("output", "response")
 """An alpaca row's reply to its ``instruction`` (Stanford Alpaca's rows, LLaMA-Factory's SFT and
 KTO rows: ``output``; Dolly's and torchtune's instruct rows: ``response``), read when the row has
 no preferred reply (``chosen``)."""
+CALLS_COLUMN = "answers"
+"""xLAM's (APIGen's) rows: the calls the model makes for their ``query``, a list of ``{"name",
+"arguments"}`` (or its JSON text), read after the query as one assistant turn of those calls.
+No result follows them (the rows keep none), so the run ends in its calls, as a chat row whose
+last turn is the target call does (Azure AI Foundry's SFT rows)."""
 MESSAGES_THEN_TEXT = ("input", "output")
 """NVIDIA's Nemotron post-training rows: the conversation as messages in ``input``, the reply as
 text in ``output`` (an alpaca row's ``input`` is text: never its conversation)."""
@@ -155,6 +160,13 @@ class ChatSource(Source):
         """A turn of this format saying ``text`` as ``role`` (``user`` or ``assistant``).
 
         ``None`` (the default): the format keeps no bare text, so a text column is not read.
+        """
+        return None
+
+    def calls_turn(self, calls: list[tuple[str, Any]], /) -> Any:
+        """A turn of this format in which the assistant calls these ``(name, arguments)``.
+
+        ``None`` (the default): the format keeps no such turn, so xLAM's ``answers`` is not read.
         """
         return None
 
@@ -271,7 +283,9 @@ def _follower(row: Mapping[str, Any], column: str, family: ChatSource) -> str | 
         return MESSAGES_THEN_TEXT[1]
     if column not in ALPACA_REQUESTS:
         return None
-    return next((name for name in ALPACA_REPLIES if name in row), None)
+    reply = next((name for name in ALPACA_REPLIES if name in row), None)
+    # xLAM's query has no reply: the calls made for it are the model's turn.
+    return reply or (CALLS_COLUMN if column == "query" and CALLS_COLUMN in row else None)
 
 
 def _opening(row: Mapping[str, Any], column: str, family: ChatSource) -> list[Any] | None:
@@ -297,6 +311,10 @@ def _alpaca_query(row: Mapping[str, Any]) -> Any:
 def _following(row: Mapping[str, Any], column: str, family: ChatSource) -> list[Any] | None:
     """The turns a column read after the conversation holds: a list, one turn, or a reply's text."""
     value = json_or_value(row.get(column))
+    if column == CALLS_COLUMN:
+        calls = _named_calls(value)
+        turn = family.calls_turn(calls) if calls else None
+        return None if turn is None else [turn]
     if isinstance(value, list):
         return value
     if isinstance(value, dict) and column == REPLY_COLUMN:  # LLaMA-Factory's: the one turn
@@ -305,6 +323,20 @@ def _following(row: Mapping[str, Any], column: str, family: ChatSource) -> list[
         turn = family.text_turn("assistant", value)
         return None if turn is None else [turn]
     return None
+
+
+def _named_calls(value: Any) -> list[tuple[str, Any]] | None:
+    """The calls of xLAM's ``answers``, each one's name and arguments; ``None`` if one is unnamed.
+
+    An empty list (xLAM's irrelevance rows: no tool fits, no call is right) is no turn: the row
+    then holds the question alone, no run.
+    """
+    if not isinstance(value, list):
+        return None
+    calls = [json_or_value(call) for call in value]
+    if not all(isinstance(call, dict) and isinstance(call.get("name"), str) for call in calls):
+        return None
+    return [(call["name"], json_or_value(call.get("arguments"))) for call in calls]
 
 
 def convert_rows(
@@ -476,6 +508,12 @@ def _conversation(
             )
         columns = dataclasses.replace(columns, messages=found)
     messages = _opening(row, columns.messages, family)
+    if messages is None and _follower(row, columns.messages, family) == CALLS_COLUMN:
+        raise PathError(
+            (CALLS_COLUMN,),
+            f"expected a list of calls, each {{name, arguments}}, found "
+            f"{describe_value(row[CALLS_COLUMN])}",
+        )
     if messages is None:
         raise PathError(
             (columns.messages,),

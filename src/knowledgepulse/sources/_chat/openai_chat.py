@@ -75,6 +75,18 @@ def text_message(role: str, text: str) -> dict[str, str]:
     return {"role": role, "content": text}
 
 
+def calls_message(calls: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An assistant message calling these ``(name, arguments)`` (xLAM's ``answers``), no ids."""
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"type": "function", "function": {"name": name, "arguments": arguments}}
+            for name, arguments in calls
+        ],
+    }
+
+
 def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
     """Tell the builder what Chat Completions messages hold."""
     objective: str | None = None
