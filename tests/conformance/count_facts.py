@@ -607,7 +607,8 @@ def preference(path: Path) -> list[Run]:
     text; its KTO demo, ``messages`` and a boolean ``label`` (its ShareGPT preference rows are
     counted by :func:`sharegpt`). TRL: ``prompt`` then ``chosen`` or ``completion`` (each a text
     or messages), or ``chosen`` messages alone (the prompt implicit); KTO's boolean ``label``.
-    LLaMA-Factory v1: ``chosen_messages`` (and ``rejected_messages``), ``value`` parts.
+    LLaMA-Factory v1: ``chosen_messages`` (and ``rejected_messages``), ``value`` parts. NVIDIA's
+    rows (When2Call's): ``messages``, then ``chosen_response`` (and ``rejected_response``).
     ``rejected`` is the reply the dataset does not prefer: no turn of the run. ``label``
     (``kto_tag``) is the success.
     """
@@ -624,6 +625,10 @@ def preference(path: Path) -> list[Run]:
                 *([("user", prompt)] if isinstance(prompt, str) else _roles(prompt)),
                 *([("assistant", reply)] if isinstance(reply, str) else _roles(reply)),
             ]
+        elif "chosen_response" in row:  # NVIDIA's (When2Call): one assistant message, or text
+            reply = row["chosen_response"]
+            said = reply["content"] if isinstance(reply, dict) else reply
+            turns = [*_roles(row["messages"]), ("assistant", said)]
         else:  # LLaMA-Factory v1's ``chosen_messages``, with ``value`` parts
             chosen = row.get("messages") or row.get("chosen_messages") or row["chosen"]
             turns = [(who, _text(content)) for who, content in _roles(chosen)]

@@ -1591,3 +1591,62 @@ def test_an_alpaca_rows_text_input_is_never_its_conversation() -> None:
     """An ``input`` text beside ``output`` (no ``instruction``) is not a conversation."""
     row = {"input": "What is presented on image?", "output": "PyTorch logo."}
     assert [item for item in sources.convert([row]) if isinstance(item, TraceItem)] == []
+
+
+def _nemotron_row(results: str) -> dict[str, Any]:
+    """Llama-Nemotron's post-training shape: ``input`` messages, the reply as text in ``output``;
+    the calls in ``<TOOLCALL>`` lists, their results in a ``<TOOL_RESPONSE>`` list."""
+    return {
+        "input": [
+            {"role": "user", "content": "Weather in Paris and Rome?"},
+            {
+                "role": "assistant",
+                "content": (
+                    'Checking both.<TOOLCALL>[{"name": "get_weather", "arguments": {"city": '
+                    '"Paris"}}, {"name": "get_weather", "arguments": {"city": "Rome"}}]</TOOLCALL>'
+                ),
+            },
+            {"role": "user", "content": results},
+        ],
+        "output": "It is 21 in Paris and 25 in Rome.",
+    }
+
+
+def test_nemotron_toolcall_lists_are_calls_and_tool_response_lists_their_results() -> None:
+    row = _nemotron_row('<TOOL_RESPONSE>[{"temp": 21}, {"temp": 25}]</TOOL_RESPONSE>')
+    (item,) = (i for i in sources.convert([row]) if isinstance(i, TraceItem))
+    assert steps(item) == [
+        ("thought", None),
+        ("tool_call", "get_weather"),
+        ("observation", "get_weather"),
+        ("tool_call", "get_weather"),
+        ("observation", "get_weather"),
+        ("thought", None),
+    ]
+    assert [step.input for step in item.trace.steps if step.type == "tool_call"] == [
+        {"city": "Paris"},
+        {"city": "Rome"},
+    ]
+    assert item.trace.outcome.result_summary == row["output"]
+    assert item.trace.metadata.success is True
+
+
+def test_a_reply_that_is_only_a_toolcall_list_is_a_call_not_the_answer() -> None:
+    """The target of a Nemotron tool-calling row: its ``output`` is the call, no answer."""
+    row = {
+        "input": [{"role": "user", "content": "Weather in Paris?"}],
+        "output": '<TOOLCALL>[{"name": "get_weather", "arguments": {"city": "Paris"}}]</TOOLCALL>',
+    }
+    (item,) = (i for i in sources.convert([row]) if isinstance(i, TraceItem))
+    assert steps(item) == [("tool_call", "get_weather")]
+    assert item.trace.metadata.success is False
+
+
+def test_sharegpt_turns_with_nemotron_tags_read_the_same() -> None:
+    row = _nemotron_row('<TOOL_RESPONSE>[{"temp": 21}, {"temp": 25}]</TOOL_RESPONSE>')
+    speaker = {"user": "human", "assistant": "gpt"}
+    turns = [{"from": speaker[m["role"]], "value": m["content"]} for m in row["input"]]
+    turns.append({"from": "gpt", "value": row["output"]})
+    (item,) = (i for i in sources.convert([{"conversations": turns}]) if isinstance(i, TraceItem))
+    assert [tool for kind, tool in steps(item) if kind == "tool_call"] == ["get_weather"] * 2
+    assert item.trace.outcome.result_summary == row["output"]

@@ -78,11 +78,14 @@ LABEL_FIELDS = ("kto_tag", "label")
 """Unpaired preference rows' (KTO: TRL's, LLaMA-Factory's) desirable flag, read as the success
 when it is a boolean: a ``label`` of another kind (a class, a name) says nothing of the run."""
 DOMAIN_FIELDS = ("task_domain", "domain", "category")
-REPLY_COLUMN = "chosen"
+REPLY_COLUMNS = ("chosen", "chosen_response")
 """A preference row's preferred reply (DPO, ORPO: TRL's and LLaMA-Factory's rows), read after
-the conversation as its completion; LLaMA-Factory keeps it as one turn, TRL as messages or text."""
-PASSED_OVER = frozenset({"rejected", "rejected_messages"})
-"""A preference row's dispreferred reply (ms-swift: ``rejected_messages``): never the trace."""
+the conversation as its completion; LLaMA-Factory keeps it as one turn, TRL as messages or text.
+NVIDIA's preference rows (NeMo-Aligner's DPO data, When2Call's) name it ``chosen_response``: one
+assistant message beside the ``messages``, or a text."""
+PASSED_OVER = frozenset({"rejected", "rejected_messages", "rejected_response"})
+"""A preference row's dispreferred reply (ms-swift: ``rejected_messages``; NVIDIA's:
+``rejected_response``): never the trace."""
 ALPACA_REQUESTS = ("instruction", "query")
 """An alpaca row's request (LLaMA-Factory's ``prompt`` column), its ``input`` after it; ms-swift's
 query-response rows name it ``query`` (their reply ``response``, their ``history`` alpaca's)."""
@@ -277,8 +280,9 @@ def _follower(row: Mapping[str, Any], column: str, family: ChatSource) -> str | 
     """The column read after ``column``: the family's pair's second, else a preferred reply."""
     if family.continued and column == family.continued[0] and family.continued[1] in row:
         return family.continued[1]
-    if column != REPLY_COLUMN and REPLY_COLUMN in row:
-        return REPLY_COLUMN
+    reply = next((name for name in REPLY_COLUMNS if name in row), None)
+    if reply is not None and column != reply:
+        return reply
     if column == MESSAGES_THEN_TEXT[0] and MESSAGES_THEN_TEXT[1] in row:
         return MESSAGES_THEN_TEXT[1]
     if column not in ALPACA_REQUESTS:
@@ -317,7 +321,7 @@ def _following(row: Mapping[str, Any], column: str, family: ChatSource) -> list[
         return None if turn is None else [turn]
     if isinstance(value, list):
         return value
-    if isinstance(value, dict) and column == REPLY_COLUMN:  # LLaMA-Factory's: the one turn
+    if isinstance(value, dict) and column in REPLY_COLUMNS:  # LLaMA-Factory's: the one turn
         return [value]
     if isinstance(value, str):
         turn = family.text_turn("assistant", value)

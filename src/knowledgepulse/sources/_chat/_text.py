@@ -30,6 +30,12 @@ _ERROR_START = re.compile(
 )
 _TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _TOOL_RESPONSE = re.compile(r"<tool_response>\s*(.*?)\s*(?:</tool_response>|$)", re.DOTALL)
+_LISTED_CALLS = re.compile(r"<TOOLCALL>\s*(.*?)\s*(?:</TOOLCALL>|$)", re.DOTALL)
+_LISTED_RESPONSES = re.compile(r"<TOOL_RESPONSE>\s*(.*?)\s*(?:</TOOL_RESPONSE>|$)", re.DOTALL)
+"""NVIDIA Nemotron's tags (its chat templates; Llama-Nemotron's post-training rows, When2Call's):
+the model writes ``<TOOLCALL>[{"name": ..., "arguments": ...}, ...]</TOOLCALL>``, a JSON list of
+its calls, and the results come back as ``<TOOL_RESPONSE>[...]</TOOL_RESPONSE>``, one a call, in
+order."""
 _THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
 _XML_FUNCTION = re.compile(r"<function=([^>\s]+)>(.*?)(?:</function>|$)", re.DOTALL)
 _XML_PARAMETER = re.compile(r"<parameter=([^>\s]+)>(.*?)</parameter>", re.DOTALL)
@@ -151,6 +157,16 @@ class TaggedCall:
 def has_tags(text: Any) -> bool:
     """Whether text holds Hermes ``<tool_call>`` or ``<tool_response>`` tags."""
     return isinstance(text, str) and ("<tool_call>" in text or "<tool_response>" in text)
+
+
+def has_listed_calls(text: Any) -> bool:
+    """Whether text holds Nemotron's ``<TOOLCALL>`` list of calls."""
+    return isinstance(text, str) and "<TOOLCALL>" in text
+
+
+def has_result_tags(text: Any) -> bool:
+    """Whether a turn's text holds tool results in tags: Hermes' or Nemotron's."""
+    return has_tags(text) or (isinstance(text, str) and "<TOOL_RESPONSE>" in text)
 
 
 def split_think(text: str) -> tuple[list[str], str]:
@@ -289,6 +305,24 @@ def tool_calls(text: str) -> tuple[list[TaggedCall], str]:
     return calls, _TOOL_CALL.sub("", text).strip()
 
 
+def listed_calls(text: str) -> tuple[list[TaggedCall], str]:
+    """The calls of Nemotron's ``<TOOLCALL>`` lists in assistant text, and the text outside.
+
+    A list that cannot be read is one call of ``tool`` holding its text (as a Hermes block).
+    """
+    calls: list[TaggedCall] = []
+    for body in _LISTED_CALLS.findall(text):
+        parsed = _json_or_python(body)
+        listed = [_tagged_call(call) for call in parsed] if isinstance(parsed, list) else []
+        if listed and all(listed):
+            calls.extend(call for call in listed if call is not None)
+        elif (single := _tagged_call(parsed)) is not None:
+            calls.append(single)
+        elif body:
+            calls.append(TaggedCall("tool", {"_raw": body}))
+    return calls, _LISTED_CALLS.sub("", text).strip()
+
+
 _ESCAPED_ENDS = re.compile(r"^(?:\\n|\s)+|(?:\\n|\s)+$")
 """Newlines written as the two characters ``\\n`` around a call (hermes-function-calling-v1's
 extraction rows: ``<tool_call>\\n{...}\\n</tool_call>``)."""
@@ -311,13 +345,21 @@ def _tagged_call(parsed: Any) -> TaggedCall | None:
 
 
 def tool_responses(text: str) -> Iterator[tuple[str | None, Any]]:
-    """The ``<tool_response>`` blocks of a turn: the tool's name (when said) and content."""
+    """The results in a turn's tags, each its tool's name (when said) and content.
+
+    Each ``<tool_response>`` block (Hermes'), then each item of Nemotron's ``<TOOL_RESPONSE>``
+    lists (no name: they answer the calls in order).
+    """
     for body in _TOOL_RESPONSE.findall(text):
         parsed = _json_or_python(body)
         if isinstance(parsed, dict) and isinstance(parsed.get("name"), str):
             yield parsed["name"], parsed.get("content", parsed)
         else:
             yield None, parsed if parsed is not None else body
+    for body in _LISTED_RESPONSES.findall(text):  # Nemotron's: a list, a result a call
+        parsed = _json_or_python(body)
+        for result in parsed if isinstance(parsed, list) else [parsed if parsed else body]:
+            yield None, result
 
 
 def _json_or_python(body: str) -> Any:

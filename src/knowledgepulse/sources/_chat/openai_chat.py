@@ -7,7 +7,8 @@ blocks) are thoughts, the last assistant message without a tool call the answer;
 ``tool_calls[]`` entry (and the legacy ``function_call``) is a tool call whose ``arguments`` string
 is parsed, joined by ``tool_call_id`` with the ``tool`` message that answers it (``function``
 messages by name). Hermes ``<tool_call>`` / ``<tool_response>`` tags in the text are read as calls
-and results. LLaMA-Factory writes content parts with a ``value``: ``reasoning`` parts are thoughts,
+and results, as are NVIDIA Nemotron's ``<TOOLCALL>`` / ``<TOOL_RESPONSE>`` lists. LLaMA-Factory
+writes content parts with a ``value``: ``reasoning`` parts are thoughts,
 a ``tool_call`` part's value is a ``{"name", "arguments"}`` call, and one ``tool`` message may
 answer several calls with a JSON list of ``{"name", "content", "tool_call_id"}``. TRL's
 conversational prompt/completion rows and RL rollouts (``verifiers``) keep the ``prompt`` messages
@@ -28,10 +29,13 @@ from knowledgepulse.sources._chat._text import (
     COMMAND_BLOCK,
     RETURN_CODE,
     content_text,
+    has_listed_calls,
+    has_result_tags,
     has_tags,
     has_xml_calls,
     json_or_value,
     last_assistant,
+    listed_calls,
     one_of,
     primed,
     python_calls,
@@ -121,7 +125,7 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
             native = bool(message.get("tool_calls"))
             called = has_xml_calls(text) or (not native and react_call(text) is not None)
             ran = _COMMAND if command is not None else _CALLED if called else None
-        elif has_tags(text):
+        elif has_result_tags(text):
             tagged_results(calls, text or "")
         else:
             _tell_result(calls, message, text)
@@ -143,7 +147,7 @@ def _tell_user(
     The turn is tool responses in tags, the objective, the output of what the assistant ran, or
     the user answering the agent.
     """
-    if has_tags(text):
+    if has_result_tags(text):
         tagged_results(calls, text or "")
     elif objective is None and (words := users_words(text)):
         return words
@@ -246,6 +250,9 @@ def assistant_text(calls: _row.Calls, text: str, *, react: bool = True) -> tuple
     elif has_tags(text):
         tagged, text = tool_calls(text)
         calls.builder.thought(text)
+    elif has_listed_calls(text):
+        tagged, text = listed_calls(text)
+        calls.builder.thought(text)
     elif has_xml_calls(text):
         tagged, text = xml_calls(text)
         if any(_closes_unsaid(call.name, call.arguments) for call in tagged):
@@ -272,7 +279,7 @@ def _closes_unsaid(name: str, arguments: Any) -> bool:
 
 
 def tagged_results(calls: _row.Calls, text: str) -> None:
-    """Tell the ``<tool_response>`` blocks of a turn."""
+    """Tell the results in a turn's tags (Hermes' ``<tool_response>``, Nemotron's lists)."""
     for name, content in tool_responses(text):
         calls.result(name, content)
 
