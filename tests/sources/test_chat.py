@@ -1650,3 +1650,71 @@ def test_sharegpt_turns_with_nemotron_tags_read_the_same() -> None:
     (item,) = (i for i in sources.convert([{"conversations": turns}]) if isinstance(i, TraceItem))
     assert [tool for kind, tool in steps(item) if kind == "tool_call"] == ["get_weather"] * 2
     assert item.trace.outcome.result_summary == row["output"]
+
+
+GLAIVE_ROW = {
+    # Row 25475 of glaiveai/glaive-function-calling-v2 (Apache-2.0), as its file holds it.
+    "system": (
+        "SYSTEM: You are a helpful assistant with access to the following functions. Use them if "
+        'required -\n{\n    "name": "detect_language",\n    "description": "Detect the language '
+        'of a given text",\n    "parameters": {}\n}\n'
+    ),
+    "chat": (
+        "USER: I have a text here and I am not sure what language it is. Can you help me identify "
+        "it?\n\n\nASSISTANT: Of course, I can help with that. Please provide me with the text. "
+        '<|endoftext|>\n\n\nUSER: Here it is - "Je suis un étudiant"\n\n\nASSISTANT: '
+        '<functioncall> {"name": "detect_language", "arguments": \'{"text": "Je suis un '
+        'étudiant"}\'} <|endoftext|>\n\n\nFUNCTION RESPONSE: {"language": "French"}\n\n\n'
+        "ASSISTANT: The text you provided is in French. <|endoftext|>\n\n\n"
+    ),
+}
+
+
+def test_a_glaive_transcript_is_read_turn_by_turn_its_functioncall_a_call() -> None:
+    """Glaive v2's ``chat`` text: ``USER:`` / ``ASSISTANT:`` / ``FUNCTION RESPONSE:`` turns, the
+    call written after ``<functioncall>`` with its arguments as single-quoted JSON text."""
+    (item,) = (i for i in sources.convert([GLAIVE_ROW]) if isinstance(i, TraceItem))
+    trace = item.trace
+    assert trace.task.objective == (
+        "I have a text here and I am not sure what language it is. Can you help me identify it?"
+    )
+    assert steps(item) == [
+        ("tool_call", "respond"),  # what the assistant said, answered by the user
+        ("observation", "respond"),
+        ("tool_call", "detect_language"),
+        ("observation", "detect_language"),
+        ("thought", None),
+    ]
+    assert trace.steps[2].input == {"text": "Je suis un étudiant"}
+    assert trace.steps[3].content == '{"language": "French"}'
+    assert trace.outcome.result_summary == "The text you provided is in French."
+    assert "<|endoftext|>" not in " ".join(str(step.content) for step in trace.steps)
+
+
+def test_glaive_speakers_written_inline_split_the_turns_as_axolotl_splits_them() -> None:
+    """axolotl's own fixture of the format writes the turns on one line."""
+    row = {
+        "system": "SYSTEM: This is a system prompt",
+        "chat": (
+            "USER: Can you book a flight for me from New York to London? ASSISTANT: I'm sorry, "
+            "but I don't have the capability to book flights.  <|endoftext|>"
+        ),
+    }
+    (item,) = (i for i in sources.convert([row]) if isinstance(i, TraceItem))
+    assert item.trace.task.objective == "Can you book a flight for me from New York to London?"
+    assert item.trace.outcome.result_summary == (
+        "I'm sorry, but I don't have the capability to book flights."
+    )
+
+
+def test_a_glaive_call_that_cannot_be_read_stays_the_assistants_text() -> None:
+    """Some rows cut a call short: it is no call, and the text says what was written."""
+    row = {"chat": 'USER: Lyrics?\n\n\nASSISTANT: <functioncall> {"name": "get_lyrics", "argu'}
+    (item,) = (i for i in sources.convert([row]) if isinstance(i, TraceItem))
+    assert steps(item) == [("thought", None)]
+    assert "<functioncall>" in str(item.trace.steps[0].content)
+
+
+def test_a_chat_column_of_other_text_is_no_conversation() -> None:
+    row = {"chat": "User: hello there", "summary": "greeting"}
+    assert [i for i in sources.convert([row]) if isinstance(i, TraceItem)] == []

@@ -13,6 +13,7 @@ from typing import Any
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources import pydantic_ai
 from knowledgepulse.sources._chat import (
+    _glaive,
     anthropic,
     gemini,
     hermes,
@@ -474,7 +475,8 @@ class OpenAIChat(ChatSource):
     preference rows; alpaca's ``instruction``, ``input``, ``output`` and ``history``, SFT,
     preference and KTO rows; Dolly's ``response`` and ``context``; ms-swift's ``query``,
     ``response`` and ``history``): :meth:`text_turn`. xLAM's ``query`` is followed by its
-    ``answers``, the calls made for it: :meth:`calls_turn`.
+    ``answers``, the calls made for it: :meth:`calls_turn`. Glaive's ``chat`` transcript is read
+    as the messages it writes out: :meth:`transcript`.
     """
 
     shapes = (
@@ -490,6 +492,7 @@ class OpenAIChat(ChatSource):
     tell = staticmethod(openai_chat.tell)
     text_turn = staticmethod(openai_chat.text_message)
     calls_turn = staticmethod(openai_chat.calls_message)
+    transcript = staticmethod(_glaive.transcript_messages)
 
 
 @register_source("sharegpt")

@@ -103,6 +103,9 @@ CALLS_COLUMN = "answers"
 "arguments"}`` (or its JSON text), read after the query as one assistant turn of those calls.
 No result follows them (the rows keep none), so the run ends in its calls, as a chat row whose
 last turn is the target call does (Azure AI Foundry's SFT rows)."""
+TRANSCRIPT_COLUMN = "chat"
+"""Glaive's function-calling rows: the whole conversation as one text of ``USER:`` /
+``ASSISTANT:`` / ``FUNCTION RESPONSE:`` turns (:mod:`._glaive`)."""
 MESSAGES_THEN_TEXT = ("input", "output")
 """NVIDIA's Nemotron post-training rows: the conversation as messages in ``input``, the reply as
 text in ``output`` (an alpaca row's ``input`` is text: never its conversation)."""
@@ -163,6 +166,13 @@ class ChatSource(Source):
         """A turn of this format saying ``text`` as ``role`` (``user`` or ``assistant``).
 
         ``None`` (the default): the format keeps no bare text, so a text column is not read.
+        """
+        return None
+
+    def transcript(self, text: str, /) -> list[Any] | None:
+        """The turns of a conversation kept as one text (Glaive's ``chat``), in this format.
+
+        ``None`` (the default): the format reads no such text.
         """
         return None
 
@@ -296,6 +306,8 @@ def _opening(row: Mapping[str, Any], column: str, family: ChatSource) -> list[An
     """A column's conversation; a prompt's text as the user's turn, when a reply follows it."""
     value = row[column]
     found = conversation(value)
+    if found is None and column == TRANSCRIPT_COLUMN and isinstance(value, str):
+        return family.transcript(value)
     if found is not None or column not in TEXT_OPENINGS or not isinstance(value, str):
         return found
     then = _follower(row, column, family)

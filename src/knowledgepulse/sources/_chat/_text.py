@@ -263,7 +263,7 @@ def react_call(text: Any) -> tuple[TaggedCall, str] | None:
     if found is None or not found["name"]:
         return None
     body = found["input"].strip()
-    arguments = _json_or_python(body) if body else {}
+    arguments = json_or_python(body) if body else {}
     arguments = arguments if isinstance(arguments, dict) else {"_raw": body}
     return TaggedCall(found["name"], arguments), text[: found.start()].strip()
 
@@ -297,7 +297,7 @@ def tool_calls(text: str) -> tuple[list[TaggedCall], str]:
         if has_xml_calls(body):
             calls.extend(xml_calls(body)[0])
             continue
-        call = _tagged_call(_json_or_python(_ESCAPED_ENDS.sub("", body)))
+        call = _tagged_call(json_or_python(_ESCAPED_ENDS.sub("", body)))
         if call is not None:
             calls.append(call)
         elif body:
@@ -312,7 +312,7 @@ def listed_calls(text: str) -> tuple[list[TaggedCall], str]:
     """
     calls: list[TaggedCall] = []
     for body in _LISTED_CALLS.findall(text):
-        parsed = _json_or_python(body)
+        parsed = json_or_python(body)
         listed = [_tagged_call(call) for call in parsed] if isinstance(parsed, list) else []
         if listed and all(listed):
             calls.extend(call for call in listed if call is not None)
@@ -351,18 +351,18 @@ def tool_responses(text: str) -> Iterator[tuple[str | None, Any]]:
     lists (no name: they answer the calls in order).
     """
     for body in _TOOL_RESPONSE.findall(text):
-        parsed = _json_or_python(body)
+        parsed = json_or_python(body)
         if isinstance(parsed, dict) and isinstance(parsed.get("name"), str):
             yield parsed["name"], parsed.get("content", parsed)
         else:
             yield None, parsed if parsed is not None else body
     for body in _LISTED_RESPONSES.findall(text):  # Nemotron's: a list, a result a call
-        parsed = _json_or_python(body)
+        parsed = json_or_python(body)
         for result in parsed if isinstance(parsed, list) else [parsed if parsed else body]:
             yield None, result
 
 
-def _json_or_python(body: str) -> Any:
+def json_or_python(body: str) -> Any:
     try:
         return orjson.loads(body)
     except orjson.JSONDecodeError:
