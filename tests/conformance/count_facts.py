@@ -480,11 +480,22 @@ def anthropic(path: Path) -> list[Run]:
 
 
 def openai_responses(path: Path) -> list[Run]:
-    """Rows with OpenAI Responses ``input`` items (a failed call's output says so first)."""
+    """Rows with OpenAI Responses ``input`` items (a failed call's output says so first).
+
+    NeMo Gym's rollouts keep the request made (``responses_create_params``: its ``input``, items
+    or the user's text) and the response (``response``: its ``output`` items), then the rollout's
+    ``reward`` (its docs: 1.0 when the task was done, 0.0 when not).
+    """
     runs = []
     for row in _rows(path):
         timeline, objective = _Timeline(), None
-        for item in row["input"]:
+        items = row.get("input") or []
+        if "responses_create_params" in row:
+            asked = row["responses_create_params"]["input"]
+            if isinstance(asked, str):
+                asked = [{"type": "message", "role": "user", "content": asked}]
+            items = [*asked, *row["response"]["output"]]
+        for item in items:
             kind = item.get("type", "message")
             if kind == "message" and item.get("role") == "user" and objective is not None:
                 timeline.user(_text(item["content"]))
@@ -499,7 +510,10 @@ def openai_responses(path: Path) -> list[Run]:
                 str(output).startswith(_FAILED) or _pydantic_retried(output)
             ):
                 timeline.error()
-        runs.append(timeline.facts(objective))
+        if "responses_create_params" in row:
+            runs.append(timeline.facts(objective, reward=row.get("reward")))
+        else:
+            runs.append(timeline.facts(objective))
     return runs
 
 

@@ -18,7 +18,7 @@ from knowledgepulse.records import Problem
 from knowledgepulse.sources import RowOptions, TraceOptions
 from knowledgepulse.sources._chat._text import tool_calls
 from knowledgepulse.trace import TraceItem
-from tests.sources.helpers import convert_file, has_text, source_of
+from tests.sources.helpers import CORPUS, convert_file, has_text, source_of
 
 DATA = Path(__file__).parent / "data" / "chat"
 
@@ -1718,3 +1718,59 @@ def test_a_glaive_call_that_cannot_be_read_stays_the_assistants_text() -> None:
 def test_a_chat_column_of_other_text_is_no_conversation() -> None:
     row = {"chat": "User: hello there", "summary": "greeting"}
     assert [i for i in sources.convert([row]) if isinstance(i, TraceItem)] == []
+
+
+GYM = CORPUS / "openai-responses"
+
+
+def _gym_row(asked: Any, **columns: Any) -> dict[str, Any]:
+    """A NeMo Gym rollout: the Responses request made, the response, the rollout's reward."""
+    output = [
+        {"type": "function_call", "call_id": "c1", "name": "search", "arguments": '{"q": "x"}'},
+        {"type": "function_call_output", "call_id": "c1", "output": "found x"},
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "It is x."}],
+        },
+    ]
+    return {
+        "responses_create_params": {"input": asked, "tools": [], "temperature": 1.0},
+        "response": {"id": "resp_1", "object": "response", "output": output},
+        **columns,
+    }
+
+
+def test_a_nemo_gym_rollout_is_its_request_then_its_response_and_its_reward_the_success() -> None:
+    asked = [{"type": "message", "role": "user", "content": "What is x?"}]
+    rows = [
+        _gym_row(asked, reward=1.0, _ng_task_index=3, _ng_rollout_index=0, id="q-3"),
+        _gym_row(asked, reward=0.0, _ng_task_index=3, _ng_rollout_index=1, id="q-3"),
+    ]
+    items = [i for i in sources.convert(rows) if isinstance(i, TraceItem)]
+    assert [steps(item) for item in items] == [
+        [("tool_call", "search"), ("observation", "search"), ("thought", None)]
+    ] * 2
+    assert [item.trace.task.objective for item in items] == ["What is x?"] * 2
+    assert [item.trace.metadata.success for item in items] == [True, False]
+    assert [item.reward for item in items] == [1.0, 0.0]
+    # the task's index (and its item's id) is the same in each rollout: the task, not the run
+    assert [source_of(item)["task"] for item in items] == ["3", "3"]
+    assert len({item.trace.id for item in items}) == 2
+
+
+def test_a_nemo_gym_request_of_text_alone_is_the_users_message() -> None:
+    (item,) = (i for i in sources.convert([_gym_row("What is x?")]) if isinstance(i, TraceItem))
+    assert item.trace.task.objective == "What is x?"
+    assert item.trace.outcome.result_summary == "It is x."
+
+
+def test_nemo_gyms_own_rollouts_read_their_tool_calls_and_rewards() -> None:
+    path = GYM / "nemo_gym_workplace_assistant_rollouts.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    items = [i for i in sources.read([path]) if isinstance(i, TraceItem)]
+    assert [item.trace.metadata.success for item in items] == [r["reward"] >= 0.5 for r in rows]
+    called = [
+        [o["name"] for o in r["response"]["output"] if o["type"] == "function_call"] for r in rows
+    ]
+    assert [[t for kind, t in steps(item) if kind == "tool_call"] for item in items] == called

@@ -461,6 +461,8 @@ class OpenAIResponses(ChatSource):
     fields = ("items", "input", "output", "messages")
     framework = "openai"
     continued = ("input", "output")
+    # NeMo Gym's rollouts: the Responses request made, then the response it got.
+    wrapped = (("responses_create_params", "input"), ("response", "output"))
     content_hint = openai_responses.CONTENT_HINT
     overrides = ("openai-chat",)  # its messages are chat messages too
     matches = staticmethod(openai_responses.matches)

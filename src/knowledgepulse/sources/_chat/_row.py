@@ -60,6 +60,8 @@ TASK_FIELDS = (
     "prompt_id",
 )
 ROLLOUT_ID_FIELDS = tuple(name for name in ID_FIELDS if name != "id")
+GYM_TASK_FIELD = "_ng_task_index"
+"""NeMo Gym's rollouts: the index of the task a rollout is of (``_ng_rollout_index`` the try)."""
 ROLLOUT_TASK_FIELDS = ("example_id", "id", *(name for name in TASK_FIELDS if name != "example_id"))
 """A prompt/completion row's: verifiers wrote the example a rollout is of as ``id`` (later
 ``example_id``), repeated for each rollout, so ``id`` names its task there, not the run."""
@@ -158,6 +160,10 @@ class ChatSource(Source):
     framework: ClassVar[str] = ""
     """The ``metadata.framework`` of its traces."""
     continued: ClassVar[tuple[str, str] | None] = None
+    wrapped: ClassVar[tuple[tuple[str, str], tuple[str, str]] | None] = None
+    """A request column and a reply column that each hold an object, and the key of each that
+    holds its part of the conversation (NeMo Gym's rollouts: ``responses_create_params``'s
+    ``input``, then ``response``'s ``output``)."""
     """A pair of columns read one after the other (Responses: ``input`` then ``output``)."""
     system_fields: ClassVar[tuple[str, ...]] = ()
     """Columns holding the system prompt beside the conversation, read when it opens with none."""
@@ -290,6 +296,8 @@ def _follower(row: Mapping[str, Any], column: str, family: ChatSource) -> str | 
     """The column read after ``column``: the family's pair's second, else a preferred reply."""
     if family.continued and column == family.continued[0] and family.continued[1] in row:
         return family.continued[1]
+    if family.wrapped and column == family.wrapped[0][0] and family.wrapped[1][0] in row:
+        return family.wrapped[1][0]
     reply = next((name for name in REPLY_COLUMNS if name in row), None)
     if reply is not None and column != reply:
         return reply
@@ -305,6 +313,12 @@ def _follower(row: Mapping[str, Any], column: str, family: ChatSource) -> str | 
 def _opening(row: Mapping[str, Any], column: str, family: ChatSource) -> list[Any] | None:
     """A column's conversation; a prompt's text as the user's turn, when a reply follows it."""
     value = row[column]
+    if family.wrapped and column == family.wrapped[0][0]:
+        # A request's input: its items, or its text, the user's one message.
+        asked = _wrapped(value, family.wrapped[0][1])
+        if isinstance(asked, str):
+            return [{"type": "message", "role": "user", "content": asked}]
+        return asked if isinstance(asked, list) else None
     found = conversation(value)
     if found is None and column == TRANSCRIPT_COLUMN and isinstance(value, str):
         return family.transcript(value)
@@ -326,6 +340,9 @@ def _alpaca_query(row: Mapping[str, Any]) -> Any:
 
 def _following(row: Mapping[str, Any], column: str, family: ChatSource) -> list[Any] | None:
     """The turns a column read after the conversation holds: a list, one turn, or a reply's text."""
+    if family.wrapped and column == family.wrapped[1][0]:
+        found = _wrapped(row.get(column), family.wrapped[1][1])
+        return found if isinstance(found, list) else None
     value = json_or_value(row.get(column))
     if column == CALLS_COLUMN:
         calls = _named_calls(value)
@@ -339,6 +356,18 @@ def _following(row: Mapping[str, Any], column: str, family: ChatSource) -> list[
         turn = family.text_turn("assistant", value)
         return None if turn is None else [turn]
     return None
+
+
+def _wrapped(value: Any, key: str) -> Any:
+    """The part of an object column (or its JSON text) under ``key``: a list, text, or ``None``.
+
+    Text is returned as it is: a request's input may be the user's text alone.
+    """
+    found = json_or_value(value)
+    inner = json_or_value(found.get(key)) if isinstance(found, dict) else None
+    if isinstance(inner, list):
+        return inner
+    return inner if isinstance(inner, str) and inner.strip() else None
 
 
 def _named_calls(value: Any) -> list[tuple[str, Any]] | None:
@@ -415,6 +444,10 @@ def _columns(row: Mapping[str, Any], said: RowOptions, family: ChatSource) -> Co
         # prompt/completion rollouts: verifiers' `id` (later `example_id`)
         # names the example, the same in each of its rollouts: the task, not the run.
         ids, tasks = ROLLOUT_ID_FIELDS, ROLLOUT_TASK_FIELDS
+    if family.wrapped is not None and then == family.wrapped[1][0]:
+        # NeMo Gym's rollouts: the task's index (and any `id` of its item) is the same in
+        # each rollout of a task.
+        ids, tasks = ROLLOUT_ID_FIELDS, (GYM_TASK_FIELD, *ROLLOUT_TASK_FIELDS)
     return Columns(
         messages=messages,
         id=said.id_field or _first_present(row, ids),
