@@ -1774,3 +1774,12 @@ def test_nemo_gyms_own_rollouts_read_their_tool_calls_and_rewards() -> None:
         [o["name"] for o in r["response"]["output"] if o["type"] == "function_call"] for r in rows
     ]
     assert [[t for kind, t in steps(item) if kind == "tool_call"] for item in items] == called
+
+
+def test_a_nemo_gym_request_of_plain_chat_messages_is_known_by_its_typed_response() -> None:
+    """The request's messages carry no ``type`` (chat messages); the response's items do."""
+    row = _gym_row([{"role": "user", "content": "What is x?"}], reward=1.0)
+    (item,) = (i for i in sources.convert([row]) if isinstance(i, TraceItem))
+    assert source_of(item)["format"] == "openai-responses"
+    assert item.trace.task.objective == "What is x?"
+    assert steps(item)[0] == ("tool_call", "search")

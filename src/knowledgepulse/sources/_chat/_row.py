@@ -287,6 +287,10 @@ def messages_column(row: Mapping[str, Any], family: ChatSource) -> str | None:
         if name in PASSED_OVER:
             continue
         found = _opening(row, name, family)
+        if found and family.wrapped and name == family.wrapped[0][0]:
+            # A request of plain chat messages (NeMo Gym's: role and content, no type) is known
+            # for Responses items by the response's typed items that follow it.
+            found = found + (_following(row, family.wrapped[1][0], family) or [])
         if found and family.matches(found):
             return str(name)
     return None
