@@ -449,9 +449,9 @@ def _columns(row: Mapping[str, Any], said: RowOptions, family: ChatSource) -> Co
         # names the example, the same in each of its rollouts: the task, not the run.
         ids, tasks = ROLLOUT_ID_FIELDS, ROLLOUT_TASK_FIELDS
     if family.wrapped is not None and then == family.wrapped[1][0]:
-        # NeMo Gym's rollouts: the task's index (and any `id` of its item) is the same in
-        # each rollout of a task.
-        ids, tasks = ROLLOUT_ID_FIELDS, (GYM_TASK_FIELD, *ROLLOUT_TASK_FIELDS)
+        # NeMo Gym's rollouts: the task's index, and any id its item carries (`id`, `row_id`),
+        # is the same in each rollout of a task; no column names the rollout: its row does.
+        ids, tasks = (), (GYM_TASK_FIELD, *ROLLOUT_TASK_FIELDS)
     return Columns(
         messages=messages,
         id=said.id_field or _first_present(row, ids),
