@@ -1653,7 +1653,8 @@ def test_sharegpt_turns_with_nemotron_tags_read_the_same() -> None:
 
 
 GLAIVE_ROW = {
-    # Row 25475 of glaiveai/glaive-function-calling-v2 (Apache-2.0), as its file holds it.
+    # Row 25475 of glaiveai/glaive-function-calling-v2 (Apache-2.0, Glaive AI), its chat as the
+    # file holds it; the function's definition in the system column shortened.
     "system": (
         "SYSTEM: You are a helpful assistant with access to the following functions. Use them if "
         'required -\n{\n    "name": "detect_language",\n    "description": "Detect the language '
