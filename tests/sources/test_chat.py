@@ -1690,6 +1690,8 @@ def test_a_glaive_transcript_is_read_turn_by_turn_its_functioncall_a_call() -> N
     assert trace.steps[3].content == '{"language": "French"}'
     assert trace.outcome.result_summary == "The text you provided is in French."
     assert "<|endoftext|>" not in " ".join(str(step.content) for step in trace.steps)
+    # the system column is the system prompt, less Glaive's label
+    assert item.system == GLAIVE_ROW["system"].removeprefix("SYSTEM:").strip()
 
 
 def test_glaive_speakers_written_inline_split_the_turns_as_axolotl_splits_them() -> None:

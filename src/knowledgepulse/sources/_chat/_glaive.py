@@ -22,6 +22,7 @@ _SPEAKER = re.compile(r"(?:^|(?<=\s))(USER|ASSISTANT|FUNCTION RESPONSE): ")
 ``": "`` wherever they stand (the dataset opens each turn a line; fixtures write them inline),
 here only at the start or after a space, so that no word ending in one is cut."""
 _ROLES = {"USER": "user", "ASSISTANT": "assistant", "FUNCTION RESPONSE": "tool"}
+_SYSTEM_LABEL = "SYSTEM:"
 _END = "<|endoftext|>"
 _CALL = "<functioncall>"
 
@@ -31,12 +32,19 @@ def is_transcript(text: Any) -> bool:
     return isinstance(text, str) and text.lstrip().startswith("USER:")
 
 
-def transcript_messages(text: str) -> list[dict[str, Any]] | None:
-    """The turns of a Glaive transcript as Chat Completions messages; ``None`` if it is none."""
+def transcript_messages(text: str, system: Any = None) -> list[dict[str, Any]] | None:
+    """The turns of a Glaive transcript as Chat Completions messages; ``None`` if it is none.
+
+    The row's ``system`` text opens them, less its ``SYSTEM:`` label (a label, not words of the
+    prompt, as axolotl's reader drops it).
+    """
     if not is_transcript(text):
         return None
     marks = list(_SPEAKER.finditer(text))
     messages = []
+    if isinstance(system, str) and system.strip():
+        prompt = system.strip().removeprefix(_SYSTEM_LABEL).strip()
+        messages.append({"role": "system", "content": prompt})
     for mark, after in zip(marks, [*marks[1:], None], strict=True):
         said = text[mark.end() : after.start() if after else len(text)].strip()
         role = _ROLES[mark.group(1)]

@@ -108,6 +108,8 @@ last turn is the target call does (Azure AI Foundry's SFT rows)."""
 TRANSCRIPT_COLUMN = "chat"
 """Glaive's function-calling rows: the whole conversation as one text of ``USER:`` /
 ``ASSISTANT:`` / ``FUNCTION RESPONSE:`` turns (:mod:`._glaive`)."""
+TRANSCRIPT_SYSTEM = "system"
+"""The system prompt beside Glaive's transcript (``SYSTEM: ...``, its label no word of it)."""
 MESSAGES_THEN_TEXT = ("input", "output")
 """NVIDIA's Nemotron post-training rows: the conversation as messages in ``input``, the reply as
 text in ``output`` (an alpaca row's ``input`` is text: never its conversation)."""
@@ -175,10 +177,11 @@ class ChatSource(Source):
         """
         return None
 
-    def transcript(self, text: str, /) -> list[Any] | None:
+    def transcript(self, text: str, system: Any, /) -> list[Any] | None:
         """The turns of a conversation kept as one text (Glaive's ``chat``), in this format.
 
-        ``None`` (the default): the format reads no such text.
+        The row's ``system`` column opens them. ``None`` (the default): the format reads no
+        such text.
         """
         return None
 
@@ -325,7 +328,7 @@ def _opening(row: Mapping[str, Any], column: str, family: ChatSource) -> list[An
         return asked if isinstance(asked, list) else None
     found = conversation(value)
     if found is None and column == TRANSCRIPT_COLUMN and isinstance(value, str):
-        return family.transcript(value)
+        return family.transcript(value, row.get(TRANSCRIPT_SYSTEM))
     if found is not None or column not in TEXT_OPENINGS or not isinstance(value, str):
         return found
     then = _follower(row, column, family)
