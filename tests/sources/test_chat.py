@@ -1642,6 +1642,13 @@ def test_a_reply_that_is_only_a_toolcall_list_is_a_call_not_the_answer() -> None
     assert item.trace.metadata.success is False
 
 
+def test_an_empty_toolcall_list_calls_nothing() -> None:
+    row = {"input": [{"role": "user", "content": "Hi"}], "output": "Hello!<TOOLCALL>[]</TOOLCALL>"}
+    (item,) = (i for i in sources.convert([row]) if isinstance(i, TraceItem))
+    assert [kind for kind, _ in steps(item)] == ["thought"]
+    assert item.trace.outcome.result_summary == "Hello!"
+
+
 def test_sharegpt_turns_with_nemotron_tags_read_the_same() -> None:
     row = _nemotron_row('<TOOL_RESPONSE>[{"temp": 21}, {"temp": 25}]</TOOL_RESPONSE>')
     speaker = {"user": "human", "assistant": "gpt"}

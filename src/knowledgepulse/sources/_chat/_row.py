@@ -162,11 +162,11 @@ class ChatSource(Source):
     framework: ClassVar[str] = ""
     """The ``metadata.framework`` of its traces."""
     continued: ClassVar[tuple[str, str] | None] = None
+    """A pair of columns read one after the other (Responses: ``input`` then ``output``)."""
     wrapped: ClassVar[tuple[tuple[str, str], tuple[str, str]] | None] = None
     """A request column and a reply column that each hold an object, and the key of each that
     holds its part of the conversation (NeMo Gym's rollouts: ``responses_create_params``'s
     ``input``, then ``response``'s ``output``)."""
-    """A pair of columns read one after the other (Responses: ``input`` then ``output``)."""
     system_fields: ClassVar[tuple[str, ...]] = ()
     """Columns holding the system prompt beside the conversation, read when it opens with none."""
 

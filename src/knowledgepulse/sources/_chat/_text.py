@@ -313,6 +313,8 @@ def listed_calls(text: str) -> tuple[list[TaggedCall], str]:
     calls: list[TaggedCall] = []
     for body in _LISTED_CALLS.findall(text):
         parsed = json_or_python(body)
+        if parsed == []:  # an empty list calls nothing
+            continue
         listed = [_tagged_call(call) for call in parsed] if isinstance(parsed, list) else []
         if listed and all(listed):
             calls.extend(call for call in listed if call is not None)
@@ -363,6 +365,7 @@ def tool_responses(text: str) -> Iterator[tuple[str | None, Any]]:
 
 
 def json_or_python(body: str) -> Any:
+    """A tag's or a call's body as JSON, else as a Python literal; ``None`` when neither."""
     try:
         return orjson.loads(body)
     except orjson.JSONDecodeError:

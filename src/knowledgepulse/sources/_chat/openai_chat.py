@@ -252,6 +252,8 @@ def assistant_text(calls: _row.Calls, text: str, *, react: bool = True) -> tuple
         calls.builder.thought(text)
     elif has_listed_calls(text):
         tagged, text = listed_calls(text)
+        if not tagged:  # an empty list: the text beside it is all the turn said
+            return text, False
         calls.builder.thought(text)
     elif has_xml_calls(text):
         tagged, text = xml_calls(text)
