@@ -542,11 +542,22 @@ def anthropic(path: Path) -> list[Run]:
 
 
 def openai_responses(path: Path) -> list[Run]:
-    """Rows with OpenAI Responses ``input`` items (a failed call's output says so first)."""
+    """Rows with OpenAI Responses ``input`` items (a failed call's output says so first).
+
+    NeMo Gym's rollouts keep the request made (``responses_create_params``: its ``input``, items
+    or the user's text) and the response (``response``: its ``output`` items), then the rollout's
+    ``reward`` (its docs: 1.0 when the task was done, 0.0 when not).
+    """
     runs = []
     for row in _rows(path):
         timeline, objective = _Timeline(), None
-        for item in row["input"]:
+        items = row.get("input") or []
+        if "responses_create_params" in row:
+            asked = row["responses_create_params"]["input"]
+            if isinstance(asked, str):
+                asked = [{"type": "message", "role": "user", "content": asked}]
+            items = [*asked, *row["response"]["output"]]
+        for item in items:
             kind = item.get("type", "message")
             if kind == "message" and item.get("role") == "user" and objective is not None:
                 timeline.user(_text(item["content"]))
@@ -561,7 +572,10 @@ def openai_responses(path: Path) -> list[Run]:
                 str(output).startswith(_FAILED) or _pydantic_retried(output)
             ):
                 timeline.error()
-        runs.append(timeline.facts(objective))
+        if "responses_create_params" in row:
+            runs.append(timeline.facts(objective, reward=row.get("reward")))
+        else:
+            runs.append(timeline.facts(objective))
     return runs
 
 
@@ -669,7 +683,8 @@ def preference(path: Path) -> list[Run]:
     text; its KTO demo, ``messages`` and a boolean ``label`` (its ShareGPT preference rows are
     counted by :func:`sharegpt`). TRL: ``prompt`` then ``chosen`` or ``completion`` (each a text
     or messages), or ``chosen`` messages alone (the prompt implicit); KTO's boolean ``label``.
-    LLaMA-Factory v1: ``chosen_messages`` (and ``rejected_messages``), ``value`` parts.
+    LLaMA-Factory v1: ``chosen_messages`` (and ``rejected_messages``), ``value`` parts. NVIDIA's
+    rows (When2Call's): ``messages``, then ``chosen_response`` (and ``rejected_response``).
     ``rejected`` is the reply the dataset does not prefer: no turn of the run. ``label``
     (``kto_tag``) is the success.
     """
@@ -686,6 +701,10 @@ def preference(path: Path) -> list[Run]:
                 *([("user", prompt)] if isinstance(prompt, str) else _roles(prompt)),
                 *([("assistant", reply)] if isinstance(reply, str) else _roles(reply)),
             ]
+        elif "chosen_response" in row:  # NVIDIA's (When2Call): one assistant message, or text
+            reply = row["chosen_response"]
+            said = reply["content"] if isinstance(reply, dict) else reply
+            turns = [*_roles(row["messages"]), ("assistant", said)]
         else:  # LLaMA-Factory v1's ``chosen_messages``, with ``value`` parts
             chosen = row.get("messages") or row.get("chosen_messages") or row["chosen"]
             turns = [(who, _text(content)) for who, content in _roles(chosen)]
@@ -726,6 +745,22 @@ def alpaca(path: Path) -> list[Run]:
             else:
                 timeline.user(text)  # the user speaking again
         runs.append(timeline.facts(turns[0], None))
+    return runs
+
+
+def xlam(path: Path) -> list[Run]:
+    """xLAM's (APIGen's) rows: a ``query``, the ``tools`` offered, and the ``answers``: the calls
+    to make for it, a list of ``{"name", "arguments"}`` (JSON text in the released file).
+
+    The card: each answer is a call the query needs, verified by running it; the row keeps no
+    result and no reply, so the run is the query and its calls, no answer, and no label.
+    """
+    runs = []
+    for row in _rows(path):
+        timeline = _Timeline()
+        for call in _json(row["answers"]):
+            timeline.tool(_json(call)["name"])
+        runs.append(timeline.facts(row["query"], None))
     return runs
 
 
@@ -3284,6 +3319,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "prompt-completion": prompt_completion,
     "preference": preference,
     "alpaca": alpaca,
+    "xlam": xlam,
     "anthropic": anthropic,
     "openai-responses": openai_responses,
     "sharegpt": sharegpt,

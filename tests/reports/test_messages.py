@@ -531,3 +531,36 @@ def test_a_recovery_from_an_error_met_outside_a_tool_is_not_the_earlier_calls() 
     assert row["kp_failed_calls"] == []
     assert row["kp_error_turns"] == [0]
     assert step_kinds(read_back(row)) == step_kinds(trace)
+
+
+def test_an_answer_that_recovers_from_a_failed_call_is_written_once() -> None:
+    """The reply after a failed call is its ``error_recovery`` and the answer: one last turn, and
+    the call marked failed, so that it reads back as the same recovery."""
+    row = {
+        "messages": [
+            {"role": "user", "content": "Weather in Paris?"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "Error: city not found"},
+            {"role": "assistant", "content": "Paris was not found."},
+        ]
+    }
+    (item,) = list(convert([row]))
+    trace = item.trace  # type: ignore[union-attr]
+    assert [step.type for step in trace.steps][-1] == "error_recovery"
+    written = chat_row(trace)
+    said = [m.get("content") for m in written["messages"] if m["role"] == "assistant"]
+    assert said.count("Paris was not found.") == 1
+    assert written["kp_failed_calls"] == ["call_0"]
+    again = read_back(written)
+    assert [step.type for step in again.steps] == [step.type for step in trace.steps]
+    assert again.outcome.result_summary == "Paris was not found."

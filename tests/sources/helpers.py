@@ -56,6 +56,7 @@ SHAPE_FOLDERS = {
     "prompt-completion": "openai-chat",
     "preference": "openai-chat",
     "alpaca": "openai-chat",
+    "xlam": "openai-chat",
 }
 """Corpus folders named after a shape of rows, and the source that reads that shape."""
 FIRST_FILES = {

@@ -74,10 +74,61 @@ def test_ms_swift_query_rows_ask_their_history_first_then_their_query() -> None:
     assert [step.content for step in items[2].trace.steps][1:4] == ["CCCCC", "DDDDD", "EEEEE"]
 
 
-def test_a_query_without_a_reply_column_is_no_conversation() -> None:
-    """A ``query`` alone (xLAM's rows: ``query``, ``tools``, ``answers``) is not read as alpaca."""
+def test_a_query_without_a_reply_or_a_call_is_no_conversation() -> None:
+    """A ``query`` alone is not read as alpaca; nor an xLAM row whose ``answers`` calls nothing
+    (its irrelevance rows: no tool fits): the question alone, no run."""
     row = {"query": "Weather in Paris?", "tools": "[]", "answers": "[]"}
     assert [item for item in convert([row]) if isinstance(item, TraceItem)] == []
+
+
+XLAM_ROW = {
+    "id": 0,
+    "query": "Where can I find live giveaways for beta access and games?",
+    "answers": (
+        '[{"name": "live_giveaways_by_type", "arguments": {"type": "beta"}}, '
+        '{"name": "live_giveaways_by_type", "arguments": {"type": "game"}}]'
+    ),
+    "tools": (
+        '[{"name": "live_giveaways_by_type", "description": "Retrieve live giveaways.", '
+        '"parameters": {"type": {"description": "The type.", "type": "str", "default": "game"}}}]'
+    ),
+}
+"""xLAM-function-calling-60k's first row as the released file keeps it: JSON text columns."""
+
+
+def test_an_xlam_row_is_its_query_then_its_calls_with_no_result_and_no_answer() -> None:
+    """xLAM's ``answers`` are the calls the query needs; the row keeps no result nor reply, so
+    the trace ends in them, unanswered, as a chat row whose last turn is the target call."""
+    (item,) = only_traces([XLAM_ROW])
+    trace = item.trace
+    assert trace.id == "kp:trace:0"
+    assert trace.task.objective == XLAM_ROW["query"]
+    assert [(step.type, step.tool and step.tool.name, step.input) for step in trace.steps] == [
+        ("tool_call", "live_giveaways_by_type", {"type": "beta"}),
+        ("tool_call", "live_giveaways_by_type", {"type": "game"}),
+    ]
+    assert trace.metadata.success is False  # no label, and no answer
+    assert [tool["function"]["name"] for tool in item.tools] == ["live_giveaways_by_type"]
+
+
+def test_the_xlam_card_lists_its_calls_as_values_and_they_read_the_same() -> None:
+    path = CORPUS / "xlam" / "xlam_function_calling_60k_card_example.json"
+    (row,) = json.loads(path.read_text())
+    (item,) = (item for item in read([path]) if isinstance(item, TraceItem))
+    assert [step.tool.name for step in item.trace.steps if step.tool] == [
+        call["name"] for call in row["answers"]
+    ]
+    called = [call["arguments"] for call in row["answers"]]
+    assert [step.input for step in item.trace.steps] == called
+
+
+def test_an_xlam_row_whose_answers_are_no_calls_is_a_located_problem() -> None:
+    rows = [XLAM_ROW, {**XLAM_ROW, "id": 1, "answers": '[{"arguments": {}}]'}]
+    items = list(convert(rows))
+    assert isinstance(items[0], TraceItem)
+    assert isinstance(items[1], Problem)
+    assert "answers" in str(items[1])
+    assert "name, arguments" in str(items[1])
 
 
 def test_output_is_the_reply_when_a_row_has_a_response_column_too() -> None:

@@ -18,7 +18,7 @@ from knowledgepulse.records import Problem
 from knowledgepulse.sources import RowOptions, TraceOptions
 from knowledgepulse.sources._chat._text import tool_calls
 from knowledgepulse.trace import TraceItem
-from tests.sources.helpers import convert_file, has_text, source_of
+from tests.sources.helpers import CORPUS, convert_file, has_text, source_of
 
 DATA = Path(__file__).parent / "data" / "chat"
 
@@ -1624,3 +1624,205 @@ def test_an_alpaca_rows_text_input_is_never_its_conversation() -> None:
     """An ``input`` text beside ``output`` (no ``instruction``) is not a conversation."""
     row = {"input": "What is presented on image?", "output": "PyTorch logo."}
     assert [item for item in sources.convert([row]) if isinstance(item, TraceItem)] == []
+
+
+def _nemotron_row(results: str) -> dict[str, Any]:
+    """Llama-Nemotron's post-training shape: ``input`` messages, the reply as text in ``output``;
+    the calls in ``<TOOLCALL>`` lists, their results in a ``<TOOL_RESPONSE>`` list."""
+    return {
+        "input": [
+            {"role": "user", "content": "Weather in Paris and Rome?"},
+            {
+                "role": "assistant",
+                "content": (
+                    'Checking both.<TOOLCALL>[{"name": "get_weather", "arguments": {"city": '
+                    '"Paris"}}, {"name": "get_weather", "arguments": {"city": "Rome"}}]</TOOLCALL>'
+                ),
+            },
+            {"role": "user", "content": results},
+        ],
+        "output": "It is 21 in Paris and 25 in Rome.",
+    }
+
+
+def test_nemotron_toolcall_lists_are_calls_and_tool_response_lists_their_results() -> None:
+    row = _nemotron_row('<TOOL_RESPONSE>[{"temp": 21}, {"temp": 25}]</TOOL_RESPONSE>')
+    (item,) = (i for i in sources.convert([row]) if isinstance(i, TraceItem))
+    assert steps(item) == [
+        ("thought", None),
+        ("tool_call", "get_weather"),
+        ("observation", "get_weather"),
+        ("tool_call", "get_weather"),
+        ("observation", "get_weather"),
+        ("thought", None),
+    ]
+    assert [step.input for step in item.trace.steps if step.type == "tool_call"] == [
+        {"city": "Paris"},
+        {"city": "Rome"},
+    ]
+    assert item.trace.outcome.result_summary == row["output"]
+    assert item.trace.metadata.success is True
+
+
+def test_a_reply_that_is_only_a_toolcall_list_is_a_call_not_the_answer() -> None:
+    """The target of a Nemotron tool-calling row: its ``output`` is the call, no answer."""
+    row = {
+        "input": [{"role": "user", "content": "Weather in Paris?"}],
+        "output": '<TOOLCALL>[{"name": "get_weather", "arguments": {"city": "Paris"}}]</TOOLCALL>',
+    }
+    (item,) = (i for i in sources.convert([row]) if isinstance(i, TraceItem))
+    assert steps(item) == [("tool_call", "get_weather")]
+    assert item.trace.metadata.success is False
+
+
+def test_an_empty_toolcall_list_calls_nothing() -> None:
+    row = {"input": [{"role": "user", "content": "Hi"}], "output": "Hello!<TOOLCALL>[]</TOOLCALL>"}
+    (item,) = (i for i in sources.convert([row]) if isinstance(i, TraceItem))
+    assert [kind for kind, _ in steps(item)] == ["thought"]
+    assert item.trace.outcome.result_summary == "Hello!"
+
+
+def test_sharegpt_turns_with_nemotron_tags_read_the_same() -> None:
+    row = _nemotron_row('<TOOL_RESPONSE>[{"temp": 21}, {"temp": 25}]</TOOL_RESPONSE>')
+    speaker = {"user": "human", "assistant": "gpt"}
+    turns = [{"from": speaker[m["role"]], "value": m["content"]} for m in row["input"]]
+    turns.append({"from": "gpt", "value": row["output"]})
+    (item,) = (i for i in sources.convert([{"conversations": turns}]) if isinstance(i, TraceItem))
+    assert [tool for kind, tool in steps(item) if kind == "tool_call"] == ["get_weather"] * 2
+    assert item.trace.outcome.result_summary == row["output"]
+
+
+GLAIVE_ROW = {
+    # Row 25475 of glaiveai/glaive-function-calling-v2 (Apache-2.0, Glaive AI), its chat as the
+    # file holds it; the function's definition in the system column shortened.
+    "system": (
+        "SYSTEM: You are a helpful assistant with access to the following functions. Use them if "
+        'required -\n{\n    "name": "detect_language",\n    "description": "Detect the language '
+        'of a given text",\n    "parameters": {}\n}\n'
+    ),
+    "chat": (
+        "USER: I have a text here and I am not sure what language it is. Can you help me identify "
+        "it?\n\n\nASSISTANT: Of course, I can help with that. Please provide me with the text. "
+        '<|endoftext|>\n\n\nUSER: Here it is - "Je suis un étudiant"\n\n\nASSISTANT: '
+        '<functioncall> {"name": "detect_language", "arguments": \'{"text": "Je suis un '
+        'étudiant"}\'} <|endoftext|>\n\n\nFUNCTION RESPONSE: {"language": "French"}\n\n\n'
+        "ASSISTANT: The text you provided is in French. <|endoftext|>\n\n\n"
+    ),
+}
+
+
+def test_a_glaive_transcript_is_read_turn_by_turn_its_functioncall_a_call() -> None:
+    """Glaive v2's ``chat`` text: ``USER:`` / ``ASSISTANT:`` / ``FUNCTION RESPONSE:`` turns, the
+    call written after ``<functioncall>`` with its arguments as single-quoted JSON text."""
+    (item,) = (i for i in sources.convert([GLAIVE_ROW]) if isinstance(i, TraceItem))
+    trace = item.trace
+    assert trace.task.objective == (
+        "I have a text here and I am not sure what language it is. Can you help me identify it?"
+    )
+    assert steps(item) == [
+        ("tool_call", "respond"),  # what the assistant said, answered by the user
+        ("observation", "respond"),
+        ("tool_call", "detect_language"),
+        ("observation", "detect_language"),
+        ("thought", None),
+    ]
+    assert trace.steps[2].input == {"text": "Je suis un étudiant"}
+    assert trace.steps[3].content == '{"language": "French"}'
+    assert trace.outcome.result_summary == "The text you provided is in French."
+    assert "<|endoftext|>" not in " ".join(str(step.content) for step in trace.steps)
+    # the system column is the system prompt, less Glaive's label
+    assert item.system == GLAIVE_ROW["system"].removeprefix("SYSTEM:").strip()
+
+
+def test_glaive_speakers_written_inline_split_the_turns_as_axolotl_splits_them() -> None:
+    """axolotl's own fixture of the format writes the turns on one line."""
+    row = {
+        "system": "SYSTEM: This is a system prompt",
+        "chat": (
+            "USER: Can you book a flight for me from New York to London? ASSISTANT: I'm sorry, "
+            "but I don't have the capability to book flights.  <|endoftext|>"
+        ),
+    }
+    (item,) = (i for i in sources.convert([row]) if isinstance(i, TraceItem))
+    assert item.trace.task.objective == "Can you book a flight for me from New York to London?"
+    assert item.trace.outcome.result_summary == (
+        "I'm sorry, but I don't have the capability to book flights."
+    )
+
+
+def test_a_glaive_call_that_cannot_be_read_stays_the_assistants_text() -> None:
+    """Some rows cut a call short: it is no call, and the text says what was written."""
+    row = {"chat": 'USER: Lyrics?\n\n\nASSISTANT: <functioncall> {"name": "get_lyrics", "argu'}
+    (item,) = (i for i in sources.convert([row]) if isinstance(i, TraceItem))
+    assert steps(item) == [("thought", None)]
+    assert "<functioncall>" in str(item.trace.steps[0].content)
+
+
+def test_a_chat_column_of_other_text_is_no_conversation() -> None:
+    row = {"chat": "User: hello there", "summary": "greeting"}
+    assert [i for i in sources.convert([row]) if isinstance(i, TraceItem)] == []
+
+
+GYM = CORPUS / "openai-responses"
+
+
+def _gym_row(asked: Any, **columns: Any) -> dict[str, Any]:
+    """A NeMo Gym rollout: the Responses request made, the response, the rollout's reward."""
+    output = [
+        {"type": "function_call", "call_id": "c1", "name": "search", "arguments": '{"q": "x"}'},
+        {"type": "function_call_output", "call_id": "c1", "output": "found x"},
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "It is x."}],
+        },
+    ]
+    return {
+        "responses_create_params": {"input": asked, "tools": [], "temperature": 1.0},
+        "response": {"id": "resp_1", "object": "response", "output": output},
+        **columns,
+    }
+
+
+def test_a_nemo_gym_rollout_is_its_request_then_its_response_and_its_reward_the_success() -> None:
+    asked = [{"type": "message", "role": "user", "content": "What is x?"}]
+    rows = [
+        _gym_row(asked, reward=1.0, _ng_task_index=3, _ng_rollout_index=0, id="q-3"),
+        _gym_row(asked, reward=0.0, _ng_task_index=3, _ng_rollout_index=1, id="q-3"),
+    ]
+    items = [i for i in sources.convert(rows) if isinstance(i, TraceItem)]
+    assert [steps(item) for item in items] == [
+        [("tool_call", "search"), ("observation", "search"), ("thought", None)]
+    ] * 2
+    assert [item.trace.task.objective for item in items] == ["What is x?"] * 2
+    assert [item.trace.metadata.success for item in items] == [True, False]
+    assert [item.reward for item in items] == [1.0, 0.0]
+    # the task's index (and its item's id) is the same in each rollout: the task, not the run
+    assert [source_of(item)["task"] for item in items] == ["3", "3"]
+    assert len({item.trace.id for item in items}) == 2
+
+
+def test_a_nemo_gym_request_of_text_alone_is_the_users_message() -> None:
+    (item,) = (i for i in sources.convert([_gym_row("What is x?")]) if isinstance(i, TraceItem))
+    assert item.trace.task.objective == "What is x?"
+    assert item.trace.outcome.result_summary == "It is x."
+
+
+def test_nemo_gyms_own_rollouts_read_their_tool_calls_and_rewards() -> None:
+    path = GYM / "nemo_gym_workplace_assistant_rollouts.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    items = [i for i in sources.read([path]) if isinstance(i, TraceItem)]
+    assert [item.trace.metadata.success for item in items] == [r["reward"] >= 0.5 for r in rows]
+    called = [
+        [o["name"] for o in r["response"]["output"] if o["type"] == "function_call"] for r in rows
+    ]
+    assert [[t for kind, t in steps(item) if kind == "tool_call"] for item in items] == called
+
+
+def test_a_nemo_gym_request_of_plain_chat_messages_is_known_by_its_typed_response() -> None:
+    """The request's messages carry no ``type`` (chat messages); the response's items do."""
+    row = _gym_row([{"role": "user", "content": "What is x?"}], reward=1.0)
+    (item,) = (i for i in sources.convert([row]) if isinstance(i, TraceItem))
+    assert source_of(item)["format"] == "openai-responses"
+    assert item.trace.task.objective == "What is x?"
+    assert steps(item)[0] == ("tool_call", "search")

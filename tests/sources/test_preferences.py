@@ -169,3 +169,23 @@ def test_ms_swift_exchanges_are_two_turns_each_and_its_system_column_the_system(
     assert [answer(i) for i in items] == [r["conversation"][-1]["assistant"] for r in rows]
     assert [i.system for i in items] == ["00000", None, None]
     assert [source_of(i)["format"] for i in items] == ["sharegpt"] * 3
+
+
+WHEN2CALL = CORPUS / "preference" / "when2call_readme_preference_example.json"
+
+
+def test_nvidias_chosen_response_is_the_answer_and_its_rejected_response_no_part() -> None:
+    """When2Call's (NeMo-Aligner's) rows: ``messages``, then ``chosen_response`` (one assistant
+    message) and ``rejected_response``, here a ``<TOOLCALL>`` the dataset does not prefer."""
+    row = json.loads(WHEN2CALL.read_text())
+    (item,) = (item for item in read([WHEN2CALL]) if isinstance(item, TraceItem))
+    assert item.trace.task.objective == row["messages"][0]["content"]
+    assert item.trace.outcome.result_summary == row["chosen_response"]["content"]
+    assert [step.type for step in item.trace.steps] == ["thought"]  # no call of the rejected one
+    text = {
+        "messages": row["messages"],
+        "chosen_response": "Which domain?",
+        "rejected_response": "x",
+    }
+    (told,) = traces([text])
+    assert told.trace.outcome.result_summary == "Which domain?"

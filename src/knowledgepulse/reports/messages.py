@@ -97,9 +97,13 @@ def chat_row(
     messages.append({"role": "user", "content": trace.task.objective})
     answer = trace.outcome.result_summary
     steps = list(trace.steps)
+    # The answer as the last step: a thought, or the reply that recovers from a failed call
+    # (an ``error_recovery`` with no tool): written once, as the last turn, either way.
     answer_step = (
-        steps[-1].type == "thought" and (steps[-1].content or "").strip() == answer.strip()
-    )
+        steps[-1].type == "thought"
+        or (steps[-1].type == "error_recovery" and steps[-1].tool is None)
+    ) and (steps[-1].content or "").strip() == answer.strip()
+    told = list(steps)  # with the answer: the step that says a failed call was recovered
     if answer_step:
         steps.pop()  # the answer, told once, last
     row = _Row(messages)
@@ -114,7 +118,7 @@ def chat_row(
         elif step.type in ("tool_call", "error_recovery") and step.tool is not None:
             row.call(step)
         elif step.type == "observation":
-            row.observation(step, steps[index + 1 :])
+            row.observation(step, told[index + 1 :])
         elif (step.content or "").strip():
             messages.append({"role": "assistant", "content": step.content})
     # The summary a run that stopped at a call or its result is given is no turn of the model's:

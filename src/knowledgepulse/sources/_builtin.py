@@ -13,6 +13,7 @@ from typing import Any
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources import pydantic_ai
 from knowledgepulse.sources._chat import (
+    _glaive,
     anthropic,
     gemini,
     hermes,
@@ -467,6 +468,8 @@ class OpenAIResponses(ChatSource):
     fields = ("items", "input", "output", "messages")
     framework = "openai"
     continued = ("input", "output")
+    # NeMo Gym's rollouts: the Responses request made, then the response it got.
+    wrapped = (("responses_create_params", "input"), ("response", "output"))
     content_hint = openai_responses.CONTENT_HINT
     overrides = ("openai-chat",)  # its messages are chat messages too
     matches = staticmethod(openai_responses.matches)
@@ -480,7 +483,9 @@ class OpenAIChat(ChatSource):
     A row's text columns are read as its messages too (TRL's standard prompt/completion and
     preference rows; alpaca's ``instruction``, ``input``, ``output`` and ``history``, SFT,
     preference and KTO rows; Dolly's ``response`` and ``context``; ms-swift's ``query``,
-    ``response`` and ``history``): :meth:`text_turn`.
+    ``response`` and ``history``): :meth:`text_turn`. xLAM's ``query`` is followed by its
+    ``answers``, the calls made for it: :meth:`calls_turn`. Glaive's ``chat`` transcript is read
+    as the messages it writes out: :meth:`transcript`.
     """
 
     shapes = (
@@ -495,6 +500,8 @@ class OpenAIChat(ChatSource):
     matches = staticmethod(openai_chat.matches)
     tell = staticmethod(openai_chat.tell)
     text_turn = staticmethod(openai_chat.text_message)
+    calls_turn = staticmethod(openai_chat.calls_message)
+    transcript = staticmethod(_glaive.transcript_messages)
 
 
 @register_source("sharegpt")

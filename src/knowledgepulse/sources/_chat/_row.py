@@ -60,6 +60,8 @@ TASK_FIELDS = (
     "prompt_id",
 )
 ROLLOUT_ID_FIELDS = tuple(name for name in ID_FIELDS if name != "id")
+GYM_TASK_FIELD = "_ng_task_index"
+"""NeMo Gym's rollouts: the index of the task a rollout is of (``_ng_rollout_index`` the try)."""
 ROLLOUT_TASK_FIELDS = ("example_id", "id", *(name for name in TASK_FIELDS if name != "example_id"))
 """A prompt/completion row's: verifiers wrote the example a rollout is of as ``id`` (later
 ``example_id``), repeated for each rollout, so ``id`` names its task there, not the run."""
@@ -78,11 +80,14 @@ LABEL_FIELDS = ("kto_tag", "label")
 """Unpaired preference rows' (KTO: TRL's, LLaMA-Factory's) desirable flag, read as the success
 when it is a boolean: a ``label`` of another kind (a class, a name) says nothing of the run."""
 DOMAIN_FIELDS = ("task_domain", "domain", "category")
-REPLY_COLUMN = "chosen"
+REPLY_COLUMNS = ("chosen", "chosen_response")
 """A preference row's preferred reply (DPO, ORPO: TRL's and LLaMA-Factory's rows), read after
-the conversation as its completion; LLaMA-Factory keeps it as one turn, TRL as messages or text."""
-PASSED_OVER = frozenset({"rejected", "rejected_messages"})
-"""A preference row's dispreferred reply (ms-swift: ``rejected_messages``): never the trace."""
+the conversation as its completion; LLaMA-Factory keeps it as one turn, TRL as messages or text.
+NVIDIA's preference rows (NeMo-Aligner's DPO data, When2Call's) name it ``chosen_response``: one
+assistant message beside the ``messages``, or a text."""
+PASSED_OVER = frozenset({"rejected", "rejected_messages", "rejected_response"})
+"""A preference row's dispreferred reply (ms-swift: ``rejected_messages``; NVIDIA's:
+``rejected_response``): never the trace."""
 ALPACA_REQUESTS = ("instruction", "query")
 """An alpaca row's request (LLaMA-Factory's ``prompt`` column), its ``input`` after it; ms-swift's
 query-response rows name it ``query`` (their reply ``response``, their ``history`` alpaca's)."""
@@ -95,6 +100,16 @@ ALPACA_REPLIES = ("output", "response")
 """An alpaca row's reply to its ``instruction`` (Stanford Alpaca's rows, LLaMA-Factory's SFT and
 KTO rows: ``output``; Dolly's and torchtune's instruct rows: ``response``), read when the row has
 no preferred reply (``chosen``)."""
+CALLS_COLUMN = "answers"
+"""xLAM's (APIGen's) rows: the calls the model makes for their ``query``, a list of ``{"name",
+"arguments"}`` (or its JSON text), read after the query as one assistant turn of those calls.
+No result follows them (the rows keep none), so the run ends in its calls, as a chat row whose
+last turn is the target call does (Azure AI Foundry's SFT rows)."""
+TRANSCRIPT_COLUMN = "chat"
+"""Glaive's function-calling rows: the whole conversation as one text of ``USER:`` /
+``ASSISTANT:`` / ``FUNCTION RESPONSE:`` turns (:mod:`._glaive`)."""
+TRANSCRIPT_SYSTEM = "system"
+"""The system prompt beside Glaive's transcript (``SYSTEM: ...``, its label no word of it)."""
 MESSAGES_THEN_TEXT = ("input", "output")
 """NVIDIA's Nemotron post-training rows: the conversation as messages in ``input``, the reply as
 text in ``output`` (an alpaca row's ``input`` is text: never its conversation)."""
@@ -148,6 +163,10 @@ class ChatSource(Source):
     """The ``metadata.framework`` of its traces."""
     continued: ClassVar[tuple[str, str] | None] = None
     """A pair of columns read one after the other (Responses: ``input`` then ``output``)."""
+    wrapped: ClassVar[tuple[tuple[str, str], tuple[str, str]] | None] = None
+    """A request column and a reply column that each hold an object, and the key of each that
+    holds its part of the conversation (NeMo Gym's rollouts: ``responses_create_params``'s
+    ``input``, then ``response``'s ``output``)."""
     system_fields: ClassVar[tuple[str, ...]] = ()
     """Columns holding the system prompt beside the conversation, read when it opens with none."""
 
@@ -155,6 +174,21 @@ class ChatSource(Source):
         """A turn of this format saying ``text`` as ``role`` (``user`` or ``assistant``).
 
         ``None`` (the default): the format keeps no bare text, so a text column is not read.
+        """
+        return None
+
+    def transcript(self, text: str, system: Any, /) -> list[Any] | None:
+        """The turns of a conversation kept as one text (Glaive's ``chat``), in this format.
+
+        The row's ``system`` column opens them. ``None`` (the default): the format reads no
+        such text.
+        """
+        return None
+
+    def calls_turn(self, calls: list[tuple[str, Any]], /) -> Any:
+        """A turn of this format in which the assistant calls these ``(name, arguments)``.
+
+        ``None`` (the default): the format keeps no such turn, so xLAM's ``answers`` is not read.
         """
         return None
 
@@ -256,6 +290,10 @@ def messages_column(row: Mapping[str, Any], family: ChatSource) -> str | None:
         if name in PASSED_OVER:
             continue
         found = _opening(row, name, family)
+        if found and family.wrapped and name == family.wrapped[0][0]:
+            # A request of plain chat messages (NeMo Gym's: role and content, no type) is known
+            # for Responses items by the response's typed items that follow it.
+            found = found + (_following(row, family.wrapped[1][0], family) or [])
         if found and family.matches(found):
             return str(name)
     return None
@@ -265,19 +303,32 @@ def _follower(row: Mapping[str, Any], column: str, family: ChatSource) -> str | 
     """The column read after ``column``: the family's pair's second, else a preferred reply."""
     if family.continued and column == family.continued[0] and family.continued[1] in row:
         return family.continued[1]
-    if column != REPLY_COLUMN and REPLY_COLUMN in row:
-        return REPLY_COLUMN
+    if family.wrapped and column == family.wrapped[0][0] and family.wrapped[1][0] in row:
+        return family.wrapped[1][0]
+    reply = next((name for name in REPLY_COLUMNS if name in row), None)
+    if reply is not None and column != reply:
+        return reply
     if column == MESSAGES_THEN_TEXT[0] and MESSAGES_THEN_TEXT[1] in row:
         return MESSAGES_THEN_TEXT[1]
     if column not in ALPACA_REQUESTS:
         return None
-    return next((name for name in ALPACA_REPLIES if name in row), None)
+    reply = next((name for name in ALPACA_REPLIES if name in row), None)
+    # xLAM's query has no reply: the calls made for it are the model's turn.
+    return reply or (CALLS_COLUMN if column == "query" and CALLS_COLUMN in row else None)
 
 
 def _opening(row: Mapping[str, Any], column: str, family: ChatSource) -> list[Any] | None:
     """A column's conversation; a prompt's text as the user's turn, when a reply follows it."""
     value = row[column]
+    if family.wrapped and column == family.wrapped[0][0]:
+        # A request's input: its items, or its text, the user's one message.
+        asked = _wrapped(value, family.wrapped[0][1])
+        if isinstance(asked, str):
+            return [{"type": "message", "role": "user", "content": asked}]
+        return asked if isinstance(asked, list) else None
     found = conversation(value)
+    if found is None and column == TRANSCRIPT_COLUMN and isinstance(value, str):
+        return family.transcript(value, row.get(TRANSCRIPT_SYSTEM))
     if found is not None or column not in TEXT_OPENINGS or not isinstance(value, str):
         return found
     then = _follower(row, column, family)
@@ -296,15 +347,48 @@ def _alpaca_query(row: Mapping[str, Any]) -> Any:
 
 def _following(row: Mapping[str, Any], column: str, family: ChatSource) -> list[Any] | None:
     """The turns a column read after the conversation holds: a list, one turn, or a reply's text."""
+    if family.wrapped and column == family.wrapped[1][0]:
+        found = _wrapped(row.get(column), family.wrapped[1][1])
+        return found if isinstance(found, list) else None
     value = json_or_value(row.get(column))
+    if column == CALLS_COLUMN:
+        calls = _named_calls(value)
+        turn = family.calls_turn(calls) if calls else None
+        return None if turn is None else [turn]
     if isinstance(value, list):
         return value
-    if isinstance(value, dict) and column == REPLY_COLUMN:  # LLaMA-Factory's: the one turn
+    if isinstance(value, dict) and column in REPLY_COLUMNS:  # LLaMA-Factory's: the one turn
         return [value]
     if isinstance(value, str):
         turn = family.text_turn("assistant", value)
         return None if turn is None else [turn]
     return None
+
+
+def _wrapped(value: Any, key: str) -> Any:
+    """The part of an object column (or its JSON text) under ``key``: a list, text, or ``None``.
+
+    Text is returned as it is: a request's input may be the user's text alone.
+    """
+    found = json_or_value(value)
+    inner = json_or_value(found.get(key)) if isinstance(found, dict) else None
+    if isinstance(inner, list):
+        return inner
+    return inner if isinstance(inner, str) and inner.strip() else None
+
+
+def _named_calls(value: Any) -> list[tuple[str, Any]] | None:
+    """The calls of xLAM's ``answers``, each one's name and arguments; ``None`` if one is unnamed.
+
+    An empty list (xLAM's irrelevance rows: no tool fits, no call is right) is no turn: the row
+    then holds the question alone, no run.
+    """
+    if not isinstance(value, list):
+        return None
+    calls = [json_or_value(call) for call in value]
+    if not all(isinstance(call, dict) and isinstance(call.get("name"), str) for call in calls):
+        return None
+    return [(call["name"], json_or_value(call.get("arguments"))) for call in calls]
 
 
 def convert_rows(
@@ -367,6 +451,10 @@ def _columns(row: Mapping[str, Any], said: RowOptions, family: ChatSource) -> Co
         # prompt/completion rollouts: verifiers' `id` (later `example_id`)
         # names the example, the same in each of its rollouts: the task, not the run.
         ids, tasks = ROLLOUT_ID_FIELDS, ROLLOUT_TASK_FIELDS
+    if family.wrapped is not None and then == family.wrapped[1][0]:
+        # NeMo Gym's rollouts: the task's index, and any id its item carries (`id`, `row_id`),
+        # is the same in each rollout of a task; no column names the rollout: its row does.
+        ids, tasks = (), (GYM_TASK_FIELD, *ROLLOUT_TASK_FIELDS)
     return Columns(
         messages=messages,
         id=said.id_field or _first_present(row, ids),
@@ -476,6 +564,12 @@ def _conversation(
             )
         columns = dataclasses.replace(columns, messages=found)
     messages = _opening(row, columns.messages, family)
+    if messages is None and _follower(row, columns.messages, family) == CALLS_COLUMN:
+        raise PathError(
+            (CALLS_COLUMN,),
+            f"expected a list of calls, each {{name, arguments}}, found "
+            f"{describe_value(row[CALLS_COLUMN])}",
+        )
     if messages is None:
         raise PathError(
             (columns.messages,),

@@ -30,6 +30,12 @@ _ERROR_START = re.compile(
 )
 _TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _TOOL_RESPONSE = re.compile(r"<tool_response>\s*(.*?)\s*(?:</tool_response>|$)", re.DOTALL)
+_LISTED_CALLS = re.compile(r"<TOOLCALL>\s*(.*?)\s*(?:</TOOLCALL>|$)", re.DOTALL)
+_LISTED_RESPONSES = re.compile(r"<TOOL_RESPONSE>\s*(.*?)\s*(?:</TOOL_RESPONSE>|$)", re.DOTALL)
+"""NVIDIA Nemotron's tags (its chat templates; Llama-Nemotron's post-training rows, When2Call's):
+the model writes ``<TOOLCALL>[{"name": ..., "arguments": ...}, ...]</TOOLCALL>``, a JSON list of
+its calls, and the results come back as ``<TOOL_RESPONSE>[...]</TOOL_RESPONSE>``, one a call, in
+order."""
 _THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
 _XML_FUNCTION = re.compile(r"<function=([^>\s]+)>(.*?)(?:</function>|$)", re.DOTALL)
 _XML_PARAMETER = re.compile(r"<parameter=([^>\s]+)>(.*?)</parameter>", re.DOTALL)
@@ -153,6 +159,16 @@ def has_tags(text: Any) -> bool:
     return isinstance(text, str) and ("<tool_call>" in text or "<tool_response>" in text)
 
 
+def has_listed_calls(text: Any) -> bool:
+    """Whether text holds Nemotron's ``<TOOLCALL>`` list of calls."""
+    return isinstance(text, str) and "<TOOLCALL>" in text
+
+
+def has_result_tags(text: Any) -> bool:
+    """Whether a turn's text holds tool results in tags: Hermes' or Nemotron's."""
+    return has_tags(text) or (isinstance(text, str) and "<TOOL_RESPONSE>" in text)
+
+
 def split_think(text: str) -> tuple[list[str], str]:
     """``<think>`` blocks (reasoning) and the text left outside them."""
     if "<think>" not in text:  # most text: two regex passes spared
@@ -247,7 +263,7 @@ def react_call(text: Any) -> tuple[TaggedCall, str] | None:
     if found is None or not found["name"]:
         return None
     body = found["input"].strip()
-    arguments = _json_or_python(body) if body else {}
+    arguments = json_or_python(body) if body else {}
     arguments = arguments if isinstance(arguments, dict) else {"_raw": body}
     return TaggedCall(found["name"], arguments), text[: found.start()].strip()
 
@@ -364,12 +380,32 @@ def tool_calls(text: str) -> tuple[list[TaggedCall], str]:
         if has_xml_calls(body):
             calls.extend(xml_calls(body)[0])
             continue
-        call = _tagged_call(_json_or_python(_ESCAPED_ENDS.sub("", body)))
+        call = _tagged_call(json_or_python(_ESCAPED_ENDS.sub("", body)))
         if call is not None:
             calls.append(call)
         elif body:
             calls.append(TaggedCall("tool", {"_raw": body}))
     return calls, _TOOL_CALL.sub("", text).strip()
+
+
+def listed_calls(text: str) -> tuple[list[TaggedCall], str]:
+    """The calls of Nemotron's ``<TOOLCALL>`` lists in assistant text, and the text outside.
+
+    A list that cannot be read is one call of ``tool`` holding its text (as a Hermes block).
+    """
+    calls: list[TaggedCall] = []
+    for body in _LISTED_CALLS.findall(text):
+        parsed = json_or_python(body)
+        if parsed == []:  # an empty list calls nothing
+            continue
+        listed = [_tagged_call(call) for call in parsed] if isinstance(parsed, list) else []
+        if listed and all(listed):
+            calls.extend(call for call in listed if call is not None)
+        elif (single := _tagged_call(parsed)) is not None:
+            calls.append(single)
+        elif body:
+            calls.append(TaggedCall("tool", {"_raw": body}))
+    return calls, _LISTED_CALLS.sub("", text).strip()
 
 
 _ESCAPED_ENDS = re.compile(r"^(?:\\n|\s)+|(?:\\n|\s)+$")
@@ -394,16 +430,25 @@ def _tagged_call(parsed: Any) -> TaggedCall | None:
 
 
 def tool_responses(text: str) -> Iterator[tuple[str | None, Any]]:
-    """The ``<tool_response>`` blocks of a turn: the tool's name (when said) and content."""
+    """The results in a turn's tags, each its tool's name (when said) and content.
+
+    Each ``<tool_response>`` block (Hermes'), then each item of Nemotron's ``<TOOL_RESPONSE>``
+    lists (no name: they answer the calls in order).
+    """
     for body in _TOOL_RESPONSE.findall(text):
-        parsed = _json_or_python(body)
+        parsed = json_or_python(body)
         if isinstance(parsed, dict) and isinstance(parsed.get("name"), str):
             yield parsed["name"], parsed.get("content", parsed)
         else:
             yield None, parsed if parsed is not None else body
+    for body in _LISTED_RESPONSES.findall(text):  # Nemotron's: a list, a result a call
+        parsed = json_or_python(body)
+        for result in parsed if isinstance(parsed, list) else [parsed if parsed else body]:
+            yield None, result
 
 
-def _json_or_python(body: str) -> Any:
+def json_or_python(body: str) -> Any:
+    """A tag's or a call's body as JSON, else as a Python literal; ``None`` when neither."""
     try:
         return orjson.loads(body)
     except orjson.JSONDecodeError:

@@ -7,7 +7,8 @@ blocks) are thoughts, the last assistant message without a tool call the answer;
 ``tool_calls[]`` entry (and the legacy ``function_call``) is a tool call whose ``arguments`` string
 is parsed, joined by ``tool_call_id`` with the ``tool`` message that answers it (``function``
 messages by name). Hermes ``<tool_call>`` / ``<tool_response>`` tags in the text are read as calls
-and results. LLaMA-Factory writes content parts with a ``value``: ``reasoning`` parts are thoughts,
+and results, as are NVIDIA Nemotron's ``<TOOLCALL>`` / ``<TOOL_RESPONSE>`` lists. LLaMA-Factory
+writes content parts with a ``value``: ``reasoning`` parts are thoughts,
 a ``tool_call`` part's value is a ``{"name", "arguments"}`` call, and one ``tool`` message may
 answer several calls with a JSON list of ``{"name", "content", "tool_call_id"}``. TRL's
 conversational prompt/completion rows and RL rollouts (``verifiers``) keep the ``prompt`` messages
@@ -28,13 +29,17 @@ from knowledgepulse.sources._chat._text import (
     COMMAND_BLOCK,
     OBSERVED_ACTION,
     RETURN_CODE,
+    TaggedCall,
     acted,
     content_text,
     declared_action,
+    has_listed_calls,
+    has_result_tags,
     has_tags,
     has_xml_calls,
     json_or_value,
     last_assistant,
+    listed_calls,
     observes,
     one_of,
     primed,
@@ -78,6 +83,18 @@ def matches(messages: list[Any]) -> bool:
 def text_message(role: str, text: str) -> dict[str, str]:
     """A row's text column as a message: a standard (not conversational) row's prompt or reply."""
     return {"role": role, "content": text}
+
+
+def calls_message(calls: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An assistant message calling these ``(name, arguments)`` (xLAM's ``answers``), no ids."""
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"type": "function", "function": {"name": name, "arguments": arguments}}
+            for name, arguments in calls
+        ],
+    }
 
 
 def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
@@ -124,7 +141,7 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
                 not native and (react_call(text) is not None or acted(text, marker))
             )
             ran = _COMMAND if command is not None else _CALLED if called else None
-        elif has_tags(text):
+        elif has_result_tags(text):
             tagged_results(calls, text or "")
         else:
             _tell_result(calls, message, text)
@@ -146,7 +163,7 @@ def _tell_user(
     The turn is tool responses in tags, the objective, the output of what the assistant ran, or
     the user answering the agent.
     """
-    if has_tags(text):
+    if has_result_tags(text):
         tagged_results(calls, text or "")
     elif objective is None and (words := users_words(text)):
         return words
@@ -265,37 +282,68 @@ def assistant_text(
     thinks, text = split_think(text)
     for think in thinks:
         calls.builder.thought(think)
-    bracketed = python_calls(text) if text.startswith("[") else None
-    if bracketed:
-        tagged = bracketed
-    elif has_tags(text):
+    found = _tagged_calls(calls, text)
+    if found is None and react:
+        found = _written_calls(calls, text, marker)
+    if found is None:
+        return text, False
+    if isinstance(found, str):
+        return found, False
+    for call in found:
+        calls.request(call.name, call.arguments)
+    return "", bool(found)
+
+
+def _tagged_calls(calls: _row.Calls, text: str) -> list[TaggedCall] | str | None:
+    """The calls an assistant text writes in a syntax of their own, the text beside them told.
+
+    ToolACE's ``[f(x=1)]``, Hermes' ``<tool_call>``, Nemotron's ``<TOOLCALL>`` lists, the
+    ``<function=NAME>`` XML; the text left to tell when it called nothing (an empty list);
+    ``None`` when it writes none of them.
+    """
+    if text.startswith("[") and (bracketed := python_calls(text)):
+        return bracketed
+    if has_tags(text):
         tagged, text = tool_calls(text)
-        calls.builder.thought(text)
+    elif has_listed_calls(text):
+        tagged, text = listed_calls(text)
+        if not tagged:  # an empty list: the text beside it is all the turn said
+            return text
     elif has_xml_calls(text):
         tagged, text = xml_calls(text)
         if any(_closes_unsaid(call.name, call.arguments) for call in tagged):
             # OpenHands' finish with an empty message (ADP's SFT rows close so): what the agent
             # wrote with it is its last word, the answer, not a thought before a closing call.
             calls.builder.answer(text)
-        else:
-            calls.builder.thought(text)
-    elif react and (written := react_call(text)) is not None:
+            return tagged
+    else:
+        return None
+    calls.builder.thought(text)
+    return tagged
+
+
+def _written_calls(
+    calls: _row.Calls, text: str, marker: str | None
+) -> list[TaggedCall] | str | None:
+    """The call a text protocol writes on a line (ReAct's ``Action:``, a declared action line).
+
+    The thought before it told; the text left to tell when the action ends the run (its
+    answer, else what the turn said before it); ``None`` when the text writes no action.
+    """
+    if (written := react_call(text)) is not None:
         call, text = written
         calls.builder.thought(text)
-        tagged = [call]
-    elif react and (action := written_action(text, marker)) is not None:
-        if action.call is None:  # the run's end: its answer, else what the turn said before it
-            if action.answer is None:
-                return action.thought, False
-            calls.builder.thought(action.thought)
-            return action.answer, False
+        return [call]
+    action = written_action(text, marker)
+    if action is None:
+        return None
+    if action.call is None:  # the run's end: its answer, else what the turn said before it
+        if action.answer is None:
+            return action.thought
         calls.builder.thought(action.thought)
-        tagged = [action.call]
-    else:
-        return text, False
-    for call in tagged:
-        calls.request(call.name, call.arguments)
-    return "", bool(tagged)
+        return action.answer
+    calls.builder.thought(action.thought)
+    return [action.call]
 
 
 def _closes_unsaid(name: str, arguments: Any) -> bool:
@@ -305,7 +353,7 @@ def _closes_unsaid(name: str, arguments: Any) -> bool:
 
 
 def tagged_results(calls: _row.Calls, text: str) -> None:
-    """Tell the ``<tool_response>`` blocks of a turn."""
+    """Tell the results in a turn's tags (Hermes' ``<tool_response>``, Nemotron's lists)."""
     for name, content in tool_responses(text):
         calls.result(name, content)
 

@@ -10,7 +10,8 @@ spelt ``function-call`` / ``function-response``; a call may be a Python literal)
 ``function_call`` turn of text with OpenHands' ``<function=NAME>`` calls (ADP's SFT rows) is the
 assistant's turn that wrote them: its text a thought, its calls tool calls (``finish`` the
 answer), and the turn after it, ``observation`` or ``human``, their result. Hermes
-``<tool_call>`` / ``<tool_response>`` tags inside turns are read as calls and results.
+``<tool_call>`` / ``<tool_response>`` tags inside turns are read as calls and results (Nemotron's
+``<TOOLCALL>`` / ``<TOOL_RESPONSE>`` lists too).
 
 Agent variants: turns keyed ``role`` / ``content`` or ``role`` / ``text`` (SWE-agent
 trajectories, with ``ai`` turns), under ``conversations``, ``conversation`` or ``trajectory``.
@@ -38,7 +39,7 @@ from knowledgepulse.sources._chat._text import (
     OBSERVED_ACTION,
     acted,
     declared_action,
-    has_tags,
+    has_result_tags,
     has_xml_calls,
     observes,
     one_of,
@@ -171,7 +172,7 @@ def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
             answered = answered or said == "answer"
         elif speaker in CALL:
             _tell_calls(calls, value, (index,))
-        elif has_tags(text):
+        elif has_result_tags(text):
             tagged_results(calls, text or "")
         else:
             calls.result(None, value)
@@ -196,7 +197,7 @@ def _tell_human(
     the user's reply to the agent.
     """
     text = as_string(value)
-    if has_tags(text):
+    if has_result_tags(text):
         tagged_results(calls, text or "")
     elif objective is None:
         return users_words(text)
