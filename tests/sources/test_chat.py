@@ -1826,3 +1826,22 @@ def test_a_nemo_gym_request_of_plain_chat_messages_is_known_by_its_typed_respons
     assert source_of(item)["format"] == "openai-responses"
     assert item.trace.task.objective == "What is x?"
     assert steps(item)[0] == ("tool_call", "search")
+
+
+def test_responses_rows_whose_input_is_plain_chat_messages_are_read_from_the_input() -> None:
+    """The Responses API takes ``input`` messages without ``type`` (``EasyInputMessage``).
+
+    Before, such an ``input`` was passed over for the typed ``output`` alone: the user's request
+    was lost and the objective a placeholder. As NeMo Gym's request, the typed items after the
+    messages say they are Responses items.
+    """
+    row = {
+        "input": [{"role": "user", "content": "Find the weather in Paris"}],
+        "output": [
+            {"type": "function_call", "call_id": "c1", "name": "weather", "arguments": "{}"},
+        ],
+    }
+    (item,) = (i for i in sources.convert([row]) if isinstance(i, TraceItem))
+    assert source_of(item)["format"] == "openai-responses"
+    assert item.trace.task.objective == "Find the weather in Paris"
+    assert steps(item) == [("tool_call", "weather")]

@@ -290,10 +290,10 @@ def messages_column(row: Mapping[str, Any], family: ChatSource) -> str | None:
         if name in PASSED_OVER:
             continue
         found = _opening(row, name, family)
-        if found and family.wrapped and name == family.wrapped[0][0]:
-            # A request of plain chat messages (NeMo Gym's: role and content, no type) is known
-            # for Responses items by the response's typed items that follow it.
-            found = found + (_following(row, family.wrapped[1][0], family) or [])
+        if found and not family.matches(found) and (follower := _follower(row, name, family)):
+            # Plain chat messages (role and content, no type: NeMo Gym's request, an `input`
+            # column) are known for Responses items by the typed items of the reply after them.
+            found = found + (_following(row, follower, family) or [])
         if found and family.matches(found):
             return str(name)
     return None
