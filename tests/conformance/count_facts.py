@@ -567,6 +567,8 @@ def openai_responses(path: Path) -> list[Run]:
                 timeline.text(_text(item["content"]))
             if kind == "function_call":
                 _chat_calls(timeline, [(item["name"], item.get("arguments"))])
+            elif kind.endswith("_call"):  # a hosted tool (code_interpreter_call...): its type
+                timeline.tool(item["name"] if kind in ("custom_tool_call", "mcp_call") else kind)
             output = item.get("output")
             if kind == "function_call_output" and (
                 str(output).startswith(_FAILED) or _pydantic_retried(output)

@@ -1845,3 +1845,47 @@ def test_responses_rows_whose_input_is_plain_chat_messages_are_read_from_the_inp
     assert source_of(item)["format"] == "openai-responses"
     assert item.trace.task.objective == "Find the weather in Paris"
     assert steps(item) == [("tool_call", "weather")]
+
+
+def test_responses_hosted_calls_keep_their_code_and_outputs_and_say_images_by_their_type() -> None:
+    """The code interpreter's ``code`` is its input and its ``outputs`` (logs, images) its result,
+    matched by the call's id (an earlier call came back with ``outputs: null``); the image
+    generator's base64 ``result`` is said ``<image/jpeg>``, never kept as text."""
+    png = "data:image/png;base64,iVBORw0KGgo"
+    row = {
+        "input": [
+            {"role": "user", "content": "Chart y=x^2"},
+            {"type": "code_interpreter_call", "id": "ci_1", "code": "plot()", "outputs": None},
+            {
+                "type": "code_interpreter_call",
+                "id": "ci_2",
+                "code": "plot(style='neon')",
+                "outputs": [{"type": "logs", "logs": "saved"}, {"type": "image", "url": png}],
+            },
+            {
+                "type": "image_generation_call",
+                "id": "ig_1",
+                "result": "/9j/4AAQ",
+                "output_format": "jpeg",
+            },
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Done."}],
+            },
+        ]
+    }
+    (item,) = (i for i in sources.convert([row]) if isinstance(i, TraceItem))
+    trace = item.trace
+    assert steps(item) == [
+        ("tool_call", "code_interpreter_call"),
+        ("tool_call", "code_interpreter_call"),
+        ("observation", "code_interpreter_call"),
+        ("tool_call", "image_generation_call"),
+        ("observation", "image_generation_call"),
+        ("thought", None),
+    ]
+    assert trace.steps[1].input == {"code": "plot(style='neon')"}
+    assert trace.steps[2].content == "saved\n<image/png>"
+    assert trace.steps[4].content == "<image/jpeg>"
+    assert "base64" not in item.trace.model_dump_json()

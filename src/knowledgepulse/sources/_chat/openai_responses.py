@@ -105,18 +105,52 @@ def _request(
     if not isinstance(name, str) or not name:
         raise PathError((*path, "name"), f"expected a tool name, found {describe_value(name)}")
     call_id = item.get("call_id") or item.get("id")
-    # Parquet gives every item every key of the column's struct: the first one set.
-    arguments = next(
-        (item[key] for key in ("arguments", "input", "action") if item.get(key) is not None), None
-    )
+    # Parquet gives every item every key of the column's struct: the first one set. The code
+    # interpreter's input is its ``code``, file search's its ``queries``.
+    arguments = next((item[key] for key in _INPUTS if item.get(key) is not None), None)
+    if kind == "code_interpreter_call" and isinstance(arguments, str):
+        arguments = {"code": arguments}
     calls.request(name, arguments, as_string(call_id))
     # Hosted and MCP calls carry their own result.
     if kind not in {"function_call", "custom_tool_call"}:
         error = item.get("error")
+        result = _hosted_result(item)
         if error:
             calls.result(name, error, call_id=None, is_error=True)
-        elif item.get("output") is not None or item.get("results") is not None:
-            calls.result(name, item.get("output", item.get("results")))
+        elif result is not None:
+            # By its id: an earlier call of the same tool may have come back with nothing.
+            calls.result(name, result, call_id=as_string(call_id))
+
+
+_INPUTS = ("arguments", "input", "action", "code", "queries")
+
+
+def _hosted_result(item: Mapping[str, Any]) -> Any:
+    """What a hosted call gave back: its ``output`` or ``results``, else the media it made.
+
+    The code interpreter's ``outputs`` are logs and images, the image generator's ``result`` an
+    image in base64: an image is said by its type (``<image/png>``, as Gemini CLI says one), its
+    bytes never kept as text.
+    """
+    if item.get("output") is not None or item.get("results") is not None:
+        return item.get("output", item.get("results"))
+    outputs = item.get("outputs")
+    if isinstance(outputs, list) and outputs:
+        return "\n".join(filter(None, map(_interpreter_output, outputs)))
+    if isinstance(item.get("result"), str) and item["result"]:
+        return f"<image/{as_string(item.get('output_format')) or 'png'}>"
+    return None
+
+
+def _interpreter_output(output: Any) -> str | None:
+    """A code interpreter output's text: its logs, or an image said by its type."""
+    if not isinstance(output, dict):
+        return as_string(output)
+    if output.get("type") == "image":
+        url = as_string(output.get("url")) or ""
+        media = url.removeprefix("data:").split(";", 1)[0] if url.startswith("data:") else ""
+        return f"<{media or 'image'}>"
+    return as_string(output.get("logs"))
 
 
 __all__ = ["CONTENT_HINT", "matches", "tell"]
