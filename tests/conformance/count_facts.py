@@ -1877,8 +1877,14 @@ def langfuse(path: Path) -> list[Run]:
             or (observation["type"] == "SPAN" and observation["name"] in asked)
         )
 
+    # A client that traced only its model calls (the Anthropic Messages API's, through the
+    # SDK's wrapper) ran each tool a generation asked for: its result opens the next request.
+    untraced = not any(ran_tool(o) for o in observations)
     timeline = _Timeline()
     for observation in observations:
+        if untraced and observation["type"] == "GENERATION":
+            for name in _called(_decoded(observation.get("output"))):
+                timeline.tool(name)
         if ran_tool(observation):
             named = _beeai_call(observation) or _tool_named(observation)
             # an output tool's arguments are its observation's input (the final output)

@@ -205,15 +205,14 @@ def _export(rows: list[dict[str, Any]]) -> dict[str, Any]:
         }
         for row in rows
     ]
-    root = next(
-        (
-            n
-            for n, row in enumerate(rows)
-            if not row.get("parent_observation_id") or row.get("is_root_observation") is True
-        ),
-        0,
-    )
-    observation = observations[root]
+    marked = [n for n, row in enumerate(rows) if row.get("is_root_observation") is True]
+    roots = marked or [n for n, row in enumerate(rows) if not row.get("parent_observation_id")]
+    root = roots[0] if roots else 0
+    # Several roots (a client that traced only its model calls, each a root generation) say
+    # nothing of the run's input and output, as a page of the same observations says nothing
+    # (:func:`_lone_roots`): the first root's output was read as the answer, the model's words
+    # before its first tool call.
+    observation = observations[root] if len(roots) == 1 else {}
     starts = [o["startTime"] for o in observations if isinstance(o.get("startTime"), datetime)]
     trace = {
         "id": rows[root]["trace_id"],
@@ -445,6 +444,12 @@ def _attributes(
     return {}
 
 
+_PYTHON_NONE = "None"
+"""Python's ``str(None)``: OpenLIT writes a reply that has no text (tool calls only) as its
+``str`` of the message's content, so Agno's run traced by it reaches Langfuse with a generation
+whose output is ``"None"``: no words of the model, no thought."""
+
+
 def _messages(value: Any, role: str) -> list[Any]:
     """A generation's input or output as chat messages: text is one message of ``role``.
 
@@ -453,6 +458,8 @@ def _messages(value: Any, role: str) -> list[Any]:
     """
     loaded = msg.loads(value)
     if isinstance(loaded, str):
+        if role == "assistant" and loaded.strip() == _PYTHON_NONE:
+            return []
         turns = msg.transcript(loaded)
         if turns is not None:
             return turns
