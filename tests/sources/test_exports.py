@@ -795,9 +795,7 @@ def test_langfuse_generation_output_none_as_python_writes_it_is_no_thought(
                 input="user: What is trending?",
                 output="None",
             ),
-            _observation(
-                "ag1", "t1", "TOOL", 2, name="search", input={"q": "trends"}, output="[]"
-            ),
+            _observation("ag1", "t1", "TOOL", 2, name="search", input={"q": "trends"}, output="[]"),
             _observation("ag1", "g2", "GENERATION", 3, output="None of them, says the search."),
         ],
     }
