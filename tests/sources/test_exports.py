@@ -253,6 +253,26 @@ def test_langfuse_export_rows_of_several_roots_give_the_run_no_root_s_output(
     assert _same_trace(trace) == _same_trace(only(CORPUS / "langfuse" / name).trace)
 
 
+@pytest.mark.parametrize("lines", [False, True])
+def test_langfuse_observations_table_export_reads_as_the_trace_export(
+    tmp_path: Path, lines: bool
+) -> None:
+    """The UI's batch export of the observations table: the API's observations one by one.
+
+    JSON is an array of them, JSON Lines one a line, each with its trace's context and scores
+    beside it (``traceName``, ``traceTags``, ``userId``, ``scores``, ``comments``); kp said
+    "not a trace file this tool knows" of every row.
+    """
+    name = "langgraph-python-2025-08-22.json"
+    observations = json.loads((CORPUS / "langfuse" / name).read_text())["observations"]
+    context: dict[str, Any] = {"traceName": "LangGraph", "traceTags": [], "userId": None}
+    rows = [{**item, **context, "scores": {}, "comments": []} for item in observations]
+    table = tmp_path / ("observations.jsonl" if lines else "observations.json")
+    table.write_text("\n".join(map(json.dumps, rows)) if lines else json.dumps(rows))
+    assert all(recognise(row) == "langfuse" for row in rows)
+    assert _same_trace(only(table).trace) == _same_trace(only(CORPUS / "langfuse" / name).trace)
+
+
 ENRICHED = DATA / "langfuse" / "observations_v2.parquet"
 """The JSON fixtures' traces as Langfuse's enriched observations export (make_observations_v2)."""
 

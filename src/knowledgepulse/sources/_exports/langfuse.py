@@ -3,7 +3,8 @@
 One trace is ``{"trace": {...}, "observations": [...]}`` (the UI's export), or a trace object
 with its ``observations`` inline (``GET /api/public/traces/{id}``); a file holds one, a list, or
 a page ``{"data": [...], "meta": {...}}`` of traces or of observations
-(``GET /api/public/observations``), which are grouped by ``traceId``. Each observation becomes a
+(``GET /api/public/observations``), or observations one by one (the UI's export of the
+observations table), which are grouped by ``traceId``. Each observation becomes a
 span of the OpenTelemetry model: a ``GENERATION`` is a model call (its ``input`` the messages
 sent, its ``output`` the reply: thoughts and tool-call requests), a ``TOOL`` (or a ``SPAN`` named
 as a tool the model called) a tool execution, a ``RETRIEVER`` a retrieval, an ``AGENT`` the
@@ -82,7 +83,18 @@ def recognises(value: Any) -> bool:
     if isinstance(value, dict) and isinstance(value.get("data"), list):
         first = next(iter(value["data"]), None)
         return _is_trace(first) or _is_observation(first)
-    return _is_export(value) or _is_trace(value) or _is_row(value)
+    return _is_export(value) or _is_trace(value) or _is_row(value) or _is_table_row(value)
+
+
+def _is_table_row(value: Any) -> bool:
+    """An observation on its own: a row of the UI's batch export of the observations table.
+
+    Its JSON (an array) and JSON Lines files hold the API's observations one by one (each with
+    its trace's ``traceName``, ``traceTags``, ``userId`` and its scores); a trace's observations
+    are grouped by ``traceId`` as a page's are. An id and a start time, beside the type and
+    trace id, tell one from a record that merely has a ``type``.
+    """
+    return _is_observation(value) and "id" in value and "startTime" in value
 
 
 def _is_row(value: Any) -> bool:
