@@ -220,10 +220,10 @@ def _export(rows: list[dict[str, Any]]) -> dict[str, Any]:
     marked = [n for n, row in enumerate(rows) if row.get("is_root_observation") is True]
     roots = marked or [n for n, row in enumerate(rows) if not row.get("parent_observation_id")]
     root = roots[0] if roots else 0
-    # Several roots (a client that traced only its model calls, each a root generation) say
-    # nothing of the run's input and output, as a page of the same observations says nothing
-    # (:func:`_lone_roots`): the first root's output was read as the answer, the model's words
-    # before its first tool call.
+    # Several roots (a client that traced only its model calls, each a root generation), or
+    # none (the root left out), say nothing of the run's input and output, as a page of the
+    # same observations says nothing (:func:`_lone_roots`): the first root's output was read
+    # as the answer, the model's words before its first tool call.
     observation = observations[root] if len(roots) == 1 else {}
     starts = [o["startTime"] for o in observations if isinstance(o.get("startTime"), datetime)]
     trace = {
