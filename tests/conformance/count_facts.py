@@ -1009,11 +1009,37 @@ def otlp(path: Path) -> list[Run]:
             _claude_code_spans_run(trace_id, named)
             or _mlflow_spans_run(trace_id, named)
             or _langsmith_spans_run(trace_id, named)
+            or _ai_sdk_spans_run(trace_id, named)
             or _genai_run(trace_id, named)
             or _openinference_run(trace_id, named)
             or _langfuse_run(trace_id, named)
         )
     return runs
+
+
+def _ai_sdk_spans_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
+    """A run from the Vercel AI SDK's spans sent over OTLP (``ai.operationId``), or none.
+
+    As ``otel_js`` reads the SDK's spans: the first ``ai.prompt`` (or ``ai.prompt.messages``)
+    asks, each ``ai.toolCall`` span calls ``ai.toolCall.name``, a failed span is an error, and
+    the first span (the SDK's call, which starts first) answers with its ``ai.response.text``.
+    """
+    if not any("ai.operationId" in tags for _, tags in spans):
+        return []
+    if spans[0][0].startswith("ai.embed"):  # an embedding call is no agent run
+        return []
+    timeline = _Timeline()
+    objective = None
+    for name, tags in spans:
+        if objective is None and ("ai.prompt" in tags or "ai.prompt.messages" in tags):
+            objective = _first_user(tags.get("ai.prompt", tags.get("ai.prompt.messages")))
+        if name == "ai.toolCall":
+            timeline.tool(tags["ai.toolCall.name"])
+        if tags.get("otel.status_code") == "ERROR":
+            timeline.error()
+    root = spans[0][1]
+    timeline.text(root.get("ai.response.text", root.get("ai.response.object")) or None)
+    return [timeline.facts(objective, trace_id=trace_id)]
 
 
 def _mlflow_spans_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
@@ -1879,8 +1905,14 @@ def langfuse(path: Path) -> list[Run]:
             or (observation["type"] == "SPAN" and observation["name"] in asked)
         )
 
+    # A client that traced only its model calls (the Anthropic Messages API's, through the
+    # SDK's wrapper) ran each tool a generation asked for: its result opens the next request.
+    untraced = not any(ran_tool(o) for o in observations)
     timeline = _Timeline()
     for observation in observations:
+        if untraced and observation["type"] == "GENERATION":
+            for name in _called(_decoded(observation.get("output"))):
+                timeline.tool(name)
         if ran_tool(observation):
             named = _beeai_call(observation) or _tool_named(observation)
             # an output tool's arguments are its observation's input (the final output)

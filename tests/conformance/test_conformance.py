@@ -212,13 +212,13 @@ LANGFUSE_VARIANT_GAPS: dict[tuple[str, str, str], str] = {
     # Langfuse takes a trace's output from its root observation (kp reads a page's lone root
     # and the rows' root so): the app's function returned the joke with its evaluation.
     ("langfuse/pydantic-ai-tools-2025-12-04.json", "page", "runs[0].final_answer"): "JSON",
+    ("langfuse/pydantic-ai-tools-2025-12-04.json", "table", "runs[0].final_answer"): "JSON",
     ("langfuse/pydantic-ai-tools-2025-12-04.json", "rows", "runs[0].final_answer"): "JSON",
-    # Three root observations: the rows' trace takes the first root's output (a JSON list).
-    ("langfuse/seeder-openai-assistants-2024-05-29.json", "rows", "runs[0].final_answer"): "JSON",
     # The agent's span (whose output is the trace's) hangs under a span the export left out, so
     # it is no root: the answer is the final_result call's arguments, the same comment wrapped
     # as ``{"input": ...}`` rather than the agent's ``{"response": ...}``.
     ("langfuse/csharp-agent-with-gemini-2026-03-09.json", "page", "runs[0].final_answer"): "JSON",
+    ("langfuse/csharp-agent-with-gemini-2026-03-09.json", "table", "runs[0].final_answer"): "JSON",
     ("langfuse/csharp-agent-with-gemini-2026-03-09.json", "rows", "runs[0].final_answer"): "JSON",
 }
 """(file, how its observations were fetched, fact) -> what kp gets wrong on that variant."""
@@ -405,7 +405,8 @@ def test_every_corpus_trace_written_as_a_trace_file_reads_back_as_itself(
 
 
 def test_langfuse_observations_fetched_without_their_trace_keep_the_facts(tmp_path: Path) -> None:
-    """Each Langfuse export's observations alone (an API page, blob storage rows) give its facts.
+    """Each Langfuse export's observations alone (an API page, the UI's observations table
+    export, blob storage rows) give its facts.
 
     Without the trace object the objective is the user's message inside the observations: not
     AutoGen's model call input as OpenLIT flattens it (``system: You are...\nuser: Say 'Hello
@@ -417,8 +418,8 @@ def test_langfuse_observations_fetched_without_their_trace_keep_the_facts(tmp_pa
             continue
         observations = json.loads(path.read_text())["observations"]
         facts = json.loads(facts_path.read_text())
-        for how in ("page", "rows"):
-            fetched = tmp_path / f"{path.stem}.{how}.{'json' if how == 'page' else 'jsonl'}"
+        for how in ("page", "table", "rows"):
+            fetched = tmp_path / f"{path.stem}.{how}.{'jsonl' if how == 'rows' else 'json'}"
             fetched.write_text(langfuse_fetched(observations, how))
             traces = [item.trace for item in read([fetched]) if not isinstance(item, Problem)]
             failing.update(

@@ -115,10 +115,13 @@ _LANGFUSE_ROW_COLUMNS = {
 
 
 def langfuse_fetched(observations: list[dict[str, Any]], how: str) -> str:
-    """A trace's observations as the public API's page of them (``page``), or as blob storage
+    """A trace's observations as the public API's page of them (``page``), as the UI's batch
+    export of the observations table (``table``: a JSON array of them), or as blob storage
     rows (JSON Lines, nested values as JSON text)."""
     if how == "page":
         return json.dumps({"data": observations, "meta": {"page": 1}})
+    if how == "table":
+        return json.dumps(observations)
     return "\n".join(
         json.dumps(
             {

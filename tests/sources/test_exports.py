@@ -234,6 +234,45 @@ def test_langfuse_observations_page_reads_as_the_export_rows_of_the_same_observa
     assert _same_trace(only(page).trace) == _same_trace(only(rows).trace)
 
 
+def test_langfuse_export_rows_of_several_roots_give_the_run_no_root_s_output(
+    tmp_path: Path,
+) -> None:
+    """Rows of a client that traced only its model calls: each generation a root of its own.
+
+    None of them stands for the run (an API page of the same observations says so too): the
+    answer is the last reply, not the first root's words before its first tool call.
+    """
+    name = "anthropic-messages-api-2026-03-25.json"
+    observations = json.loads((CORPUS / "langfuse" / name).read_text())["observations"]
+    rows = tmp_path / "observations.jsonl"
+    rows.write_text(langfuse_fetched(observations, "rows"))
+    trace = only(rows).trace
+    assert trace.outcome.result_summary.startswith("Here's an overview of the repository:")
+    assert trace.task.objective == "Can you help me with the code in this repository?"
+    assert [name for _, name in steps(trace) if name] == ["Read"] * 8
+    assert _same_trace(trace) == _same_trace(only(CORPUS / "langfuse" / name).trace)
+
+
+@pytest.mark.parametrize("lines", [False, True])
+def test_langfuse_observations_table_export_reads_as_the_trace_export(
+    tmp_path: Path, lines: bool
+) -> None:
+    """The UI's batch export of the observations table: the API's observations one by one.
+
+    JSON is an array of them, JSON Lines one a line, each with its trace's context and scores
+    beside it (``traceName``, ``traceTags``, ``userId``, ``scores``, ``comments``); kp said
+    "not a trace file this tool knows" of every row.
+    """
+    name = "langgraph-python-2025-08-22.json"
+    observations = json.loads((CORPUS / "langfuse" / name).read_text())["observations"]
+    context: dict[str, Any] = {"traceName": "LangGraph", "traceTags": [], "userId": None}
+    rows = [{**item, **context, "scores": {}, "comments": []} for item in observations]
+    table = tmp_path / ("observations.jsonl" if lines else "observations.json")
+    table.write_text("\n".join(map(json.dumps, rows)) if lines else json.dumps(rows))
+    assert all(recognise(row) == "langfuse" for row in rows)
+    assert _same_trace(only(table).trace) == _same_trace(only(CORPUS / "langfuse" / name).trace)
+
+
 ENRICHED = DATA / "langfuse" / "observations_v2.parquet"
 """The JSON fixtures' traces as Langfuse's enriched observations export (make_observations_v2)."""
 
@@ -754,6 +793,39 @@ def test_langfuse_generation_output_as_anthropic_content_blocks(tmp_path: Path) 
         ("tool_call", 'Bash {"command":"ls"}'),
         ("observation", "README.md\nsrc"),
         ("thought", "Two entries: README.md and src."),
+    ]
+
+
+def test_langfuse_generation_output_none_as_python_writes_it_is_no_thought(
+    tmp_path: Path,
+) -> None:
+    """OpenLIT writes a reply of tool calls only as ``str(None)``: no words of the model.
+
+    Agno's run as Langfuse keeps it (``langfuse/agno-2025-06-11.json``): kp read a thought
+    ``None`` before the search; a model that answers the word in a sentence is still read.
+    """
+    export = {
+        "trace": {"id": "ag1", "timestamp": "2025-01-01T00:00:00Z", "input": "What is trending?"},
+        "observations": [
+            _observation(
+                "ag1",
+                "g1",
+                "GENERATION",
+                1,
+                input="user: What is trending?",
+                output="None",
+            ),
+            _observation("ag1", "t1", "TOOL", 2, name="search", input={"q": "trends"}, output="[]"),
+            _observation("ag1", "g2", "GENERATION", 3, output="None of them, says the search."),
+        ],
+    }
+    path = tmp_path / "agno.json"
+    path.write_text(json.dumps(export))
+    trace = only(path).trace
+    assert [(step.type, step.content) for step in trace.steps] == [
+        ("tool_call", 'search {"q":"trends"}'),
+        ("observation", "[]"),
+        ("thought", "None of them, says the search."),
     ]
 
 

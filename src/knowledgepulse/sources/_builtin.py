@@ -152,8 +152,9 @@ class Langfuse(Source):
     """A Langfuse trace export, the public API's traces or observations, or export rows."""
 
     shapes = (
-        "a trace export ({trace, observations}), the public API's traces or observations, or "
-        "the blob storage export's observation rows (Parquet, JSON Lines)"
+        "a trace export ({trace, observations}), the public API's traces or observations, the "
+        "observations table's export (JSON, JSON Lines), or the blob storage export's "
+        "observation rows (Parquet, JSON Lines)"
     )
     content_hint = langfuse.CONTENT_HINT
     # An export row's input column holds a generation's messages: a chat row's, to them.

@@ -3,7 +3,8 @@
 One trace is ``{"trace": {...}, "observations": [...]}`` (the UI's export), or a trace object
 with its ``observations`` inline (``GET /api/public/traces/{id}``); a file holds one, a list, or
 a page ``{"data": [...], "meta": {...}}`` of traces or of observations
-(``GET /api/public/observations``), which are grouped by ``traceId``. Each observation becomes a
+(``GET /api/public/observations``), or observations one by one (the UI's export of the
+observations table), which are grouped by ``traceId``. Each observation becomes a
 span of the OpenTelemetry model: a ``GENERATION`` is a model call (its ``input`` the messages
 sent, its ``output`` the reply: thoughts and tool-call requests), a ``TOOL`` (or a ``SPAN`` named
 as a tool the model called) a tool execution, a ``RETRIEVER`` a retrieval, an ``AGENT`` the
@@ -82,7 +83,18 @@ def recognises(value: Any) -> bool:
     if isinstance(value, dict) and isinstance(value.get("data"), list):
         first = next(iter(value["data"]), None)
         return _is_trace(first) or _is_observation(first)
-    return _is_export(value) or _is_trace(value) or _is_row(value)
+    return _is_export(value) or _is_trace(value) or _is_row(value) or _is_table_row(value)
+
+
+def _is_table_row(value: Any) -> bool:
+    """An observation on its own: a row of the UI's batch export of the observations table.
+
+    Its JSON (an array) and JSON Lines files hold the API's observations one by one (each with
+    its trace's ``traceName``, ``traceTags``, ``userId`` and its scores); a trace's observations
+    are grouped by ``traceId`` as a page's are. An id and a start time, beside the type and
+    trace id, tell one from a record that merely has a ``type``.
+    """
+    return _is_observation(value) and "id" in value and "startTime" in value
 
 
 def _is_row(value: Any) -> bool:
@@ -205,15 +217,14 @@ def _export(rows: list[dict[str, Any]]) -> dict[str, Any]:
         }
         for row in rows
     ]
-    root = next(
-        (
-            n
-            for n, row in enumerate(rows)
-            if not row.get("parent_observation_id") or row.get("is_root_observation") is True
-        ),
-        0,
-    )
-    observation = observations[root]
+    marked = [n for n, row in enumerate(rows) if row.get("is_root_observation") is True]
+    roots = marked or [n for n, row in enumerate(rows) if not row.get("parent_observation_id")]
+    root = roots[0] if roots else 0
+    # Several roots (a client that traced only its model calls, each a root generation), or
+    # none (the root left out), say nothing of the run's input and output, as a page of the
+    # same observations says nothing (:func:`_lone_roots`): the first root's output was read
+    # as the answer, the model's words before its first tool call.
+    observation = observations[root] if len(roots) == 1 else {}
     starts = [o["startTime"] for o in observations if isinstance(o.get("startTime"), datetime)]
     trace = {
         "id": rows[root]["trace_id"],
@@ -445,6 +456,12 @@ def _attributes(
     return {}
 
 
+_PYTHON_NONE = "None"
+"""Python's ``str(None)``: OpenLIT writes a reply that has no text (tool calls only) as its
+``str`` of the message's content, so Agno's run traced by it reaches Langfuse with a generation
+whose output is ``"None"``: no words of the model, no thought."""
+
+
 def _messages(value: Any, role: str) -> list[Any]:
     """A generation's input or output as chat messages: text is one message of ``role``.
 
@@ -453,6 +470,8 @@ def _messages(value: Any, role: str) -> list[Any]:
     """
     loaded = msg.loads(value)
     if isinstance(loaded, str):
+        if role == "assistant" and loaded.strip() == _PYTHON_NONE:
+            return []
         turns = msg.transcript(loaded)
         if turns is not None:
             return turns
