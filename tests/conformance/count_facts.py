@@ -1936,7 +1936,8 @@ def swe_agent_traj(path: Path) -> list[Run]:
     A user turn marked ``is_demo`` is a demonstration of another task SWE-agent shows the model
     before the issue, not the issue. A demonstration kept as its ``history`` alone has no
     ``info`` and no label: its actions are the assistant turns' ``action``, and when the last
-    is ``submit``, the observation answering it is the submission.
+    is ``submit``, the observation answering it is the submission. A CTF challenge's
+    environment answers a rejected flag's ``submit`` with ``Wrong flag!``: a failed call.
     """
     document = json.loads(path.read_text())
     timeline = _Timeline()
@@ -1959,6 +1960,8 @@ def swe_agent_traj(path: Path) -> list[Run]:
     for step in steps:
         command = step["action"].strip().split()
         timeline.tool(command[0] if command else "")
+        if command[:1] == ["submit"] and (step["observation"] or "").strip() == "Wrong flag!":
+            timeline.error()  # EnIGMA's environment rejected the flag submitted
     if "info" not in document:
         ends_in_submit = bool(steps) and steps[-1]["action"].strip().split()[:1] == ["submit"]
         timeline.text(steps[-1]["observation"] if ends_in_submit else None)
