@@ -27,12 +27,14 @@ MACHINE_PATH = re.compile(
 RECORDED_TMP = re.compile(r"(?<![\w.])/tmp/[\w.-]+")
 RECORDED = {".json", ".jsonl"}
 # The conformance corpus keeps third-party runs as they were recorded: the paths in them are the
-# recording agents' sandboxes (`/root/`, `/tmp/...`) and placeholders (`C:\\Users\\Username`),
+# recording agents' sandboxes (`/root/`, `/tmp/...`, OpenHands' runtime user's `/home/openhands/`)
+# and placeholders (`C:\\Users\\Username`),
 # not a machine of ours; a real person's home folder in one is replaced by `/Users/user/`
 # (tests/conformance/SOURCES.md says where). Only those are let through there.
 THIRD_PARTY = "tests/conformance/files/"
 SANDBOX = re.compile(
-    r"/root/|/tmp/[\w.-]+|/Users/user/|/home/user/|[A-Za-z]:(?:\\\\|\\|/)Users(?:\\\\|\\|/)U"
+    r"/root/|/tmp/[\w.-]+|/Users/user/|/home/(?:user|openhands)/"
+    r"|[A-Za-z]:(?:\\\\|\\|/)Users(?:\\\\|\\|/)U"
 )
 # Files that hold such paths on purpose: the redactor's tests and data (a home-folder path is a
 # kind of personal data it finds), and this file's own examples of what the check finds.

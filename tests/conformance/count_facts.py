@@ -99,10 +99,19 @@ _SMOLAGENTS_TASK = re.compile(
 """The task inside smolagents' own prompts: its task step (``New task:``) and planning prompts."""
 
 
+_OPENHANDS_TASK = "--------------------- NEW TASK DESCRIPTION ---------------------\n"
+"""OpenHands' banner before the task, where a worked example of another task opens its prompt
+(a model without native tool calls); the task ends at the next line of dashes."""
+
+
 def _asked(text: str | None) -> str | None:
-    """The user's request: the task itself where smolagents' prompt wraps it."""
+    """The user's request: the task itself where smolagents' or OpenHands' prompt wraps it."""
     found = _SMOLAGENTS_TASK.search(text or "")
-    return (found.group(1) or found.group(2)).strip() if found else text
+    if found:
+        return (found.group(1) or found.group(2)).strip()
+    if text and _OPENHANDS_TASK in text:
+        return text.split(_OPENHANDS_TASK, 1)[1].split("\n---------------------", 1)[0]
+    return text
 
 
 def _text(content: Any) -> str | None:
@@ -422,7 +431,9 @@ def openai_chat(path: Path) -> list[Run]:
     result is ``{"error", "response"}``
     (a failure when ``error`` is set), and its ``Finish`` call ends the run: its ``final_answer``
     is the answer (``give_answer``), or there is none (``give_up_and_restart``). OpenHands' rows
-    (SWE-Gym) end on a ``finish`` call whose ``message`` is the answer. mini-SWE-agent's rows
+    (SWE-Gym) end on a ``finish`` call whose ``message`` is the answer; OpenHands' LLM call logs
+    (LiteLLM's: ``messages``, ``tools``, ``response``) hold the reply in ``response.choices``,
+    after the messages. mini-SWE-agent's rows
     (mini-coder's) write each command as a fenced ``bash`` block, and the shell answers as the
     user, ``<returncode>N</returncode>`` first: a ``bash`` call, failed when N is not 0.
     """
@@ -430,6 +441,9 @@ def openai_chat(path: Path) -> list[Run]:
     for row in _rows(path):
         timeline, objective = _Timeline(), None
         messages = row.get("messages") or row.get("traj") or row["conversations"]
+        response = row.get("response")  # a logged call's (LiteLLM's log): the reply comes last
+        if isinstance(response, dict) and response.get("choices"):
+            messages = [*messages, response["choices"][0]["message"]]
         observed = any(  # the environment answers ReAct's "Action:" lines with "Observation:"
             m.get("role") == "user"
             and str(_text(m.get("content")) or "").lstrip().startswith("Observation:")
@@ -1956,7 +1970,8 @@ def swe_agent_traj(path: Path) -> list[Run]:
     A user turn marked ``is_demo`` is a demonstration of another task SWE-agent shows the model
     before the issue, not the issue. A demonstration kept as its ``history`` alone has no
     ``info`` and no label: its actions are the assistant turns' ``action``, and when the last
-    is ``submit``, the observation answering it is the submission.
+    is ``submit``, the observation answering it is the submission. A CTF challenge's
+    environment answers a rejected flag's ``submit`` with ``Wrong flag!``: a failed call.
     """
     document = json.loads(path.read_text())
     timeline = _Timeline()
@@ -1979,6 +1994,8 @@ def swe_agent_traj(path: Path) -> list[Run]:
     for step in steps:
         command = step["action"].strip().split()
         timeline.tool(command[0] if command else "")
+        if command[:1] == ["submit"] and (step["observation"] or "").strip() == "Wrong flag!":
+            timeline.error()  # EnIGMA's environment rejected the flag submitted
     if "info" not in document:
         ends_in_submit = bool(steps) and steps[-1]["action"].strip().split()[:1] == ["submit"]
         timeline.text(steps[-1]["observation"] if ends_in_submit else None)

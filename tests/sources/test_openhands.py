@@ -389,3 +389,66 @@ def test_a_flattened_message_after_the_agent_acted_is_the_agents(tmp_path: Path)
         ("thought", None),
     ]
     assert item.trace.outcome.result_summary == "Done: a.py is fixed."
+
+
+def _paired_row() -> dict[str, Any]:
+    """A row as OpenHands' SWE-bench example output of 2024 keeps it
+    (``evaluation/benchmarks/swe_bench/examples/example_agent_output.jsonl``, its first row,
+    sphinx-doc__sphinx-8721, the texts shortened): ``history`` of ``[action, observation]``
+    pairs without id, source or cause, a command's exit code in its ``extras``, and the verdict
+    in ``test_result.result.resolved`` (1 or 0)."""
+    thought = "It seems there was an error in the edit command I issued."
+
+    def ran(command: str, thought: str, output: str, code: int) -> list[dict[str, Any]]:
+        return [
+            {
+                "action": "run",
+                "args": {"command": command, "background": False, "thought": thought},
+                "message": f"Running command: {command}",
+            },
+            {
+                "observation": "run",
+                "content": output,
+                "extras": {"command_id": -1, "command": command, "exit_code": code},
+                "message": f"Command `{command}` executed with exit code {code}.",
+            },
+        ]
+
+    return {
+        "instance_id": "sphinx-doc__sphinx-8721",
+        "instruction": "Please fix the following issue for the repository in /workspace/s.\n"
+        "# Problem Statement\nviewcode creates pages for epub even if "
+        "`viewcode_enable_epub=False` on `make html epub`",
+        "git_patch": "diff --git a/sphinx/ext/viewcode.py b/sphinx/ext/viewcode.py",
+        "metadata": {"agent_class": "CodeActAgent", "model_name": "gpt-4-1106-preview"},
+        "history": [
+            ran("search_dir x /w", "First, I will search.", "Found 5 matches", 0),
+            ran("edit /w/viewcode.py 160:178", "I will edit.", "-bash: syntax error", 127),
+            ran("edit 160:178 <<EOF", thought, "File updated.", 0),
+            [
+                {"action": "finish", "args": {"outputs": {}, "thought": ""}, "message": "Done"},
+                {"observation": "null", "content": "", "extras": {}, "message": "No observation"},
+            ],
+        ],
+        "test_result": {"result": {"test_errored": 0, "test_timeout": 0, "resolved": 0}},
+    }
+
+
+def test_a_2024_rows_action_observation_pairs_are_read_as_their_events(tmp_path: Path) -> None:
+    """Each pair's observation answers its action; exit code 127 fails the call, the next
+    action recovers; ``resolved: 0`` is the verdict, whatever ``finish`` said."""
+    row = _paired_row()
+    path = written(tmp_path, [row], "output.jsonl")
+    assert recognise(row) == "openhands"
+    (item,) = traces_of(path)
+    trace = item.trace
+    assert trace.id == "kp:trace:openhands:sphinx-doc__sphinx-8721"
+    assert trace.task.objective == row["instruction"]
+    assert tools(trace) == ["execute_bash"] * 3
+    recovery = [step for step in trace.steps if step.type == "error_recovery"]
+    assert [step.input for step in recovery] == [{"command": "edit 160:178 <<EOF"}]
+    assert "-bash: syntax error" in [step.content for step in trace.steps]
+    assert trace.metadata.success is False
+    row["test_result"]["result"]["resolved"] = 1
+    (resolved,) = traces_of(written(tmp_path, [row], "resolved.jsonl"))
+    assert resolved.trace.metadata.success is True

@@ -1269,3 +1269,23 @@ def test_a_bare_list_whose_system_prompt_is_not_first_is_a_problem_per_message()
     assert found
     assert all(isinstance(item, Problem) for item in found)
     assert "not a mini-SWE-agent trajectory" in str(found[1])
+
+
+def test_a_submit_the_ctf_environment_answers_wrong_flag_failed_the_next_recovers() -> None:
+    """EnIGMA's eps demonstration: five ``submit``s answered ``Wrong flag!`` (SWE-agent's
+    environment rejecting the flag), each a failed call the next action recovers from; the sixth
+    is accepted, its flag the submission."""
+    path = SWE / "ctf_crypto_eps.traj"
+    document = json.loads(path.read_text())
+    (item,) = (item for item in convert_file(path) if isinstance(item, TraceItem))
+    trace = item.trace
+    rejected = [turn for turn in document["trajectory"] if turn["observation"] == "Wrong flag!"]
+    assert len(rejected) == 5
+    recoveries = [step for step in trace.steps if step.type == "error_recovery"]
+    assert len(recoveries) == 5
+    assert all(step.tool is not None and step.tool.name == "submit" for step in recoveries)
+    failed = [step for step in trace.steps if step.content == "Wrong flag!"]
+    assert [step.type for step in failed] == ["observation"] * 5
+    assert trace.outcome is not None
+    assert trace.outcome.result_summary == document["info"]["submission"]
+    assert trace.metadata.success is True

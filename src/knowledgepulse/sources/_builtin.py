@@ -496,6 +496,7 @@ class OpenAIChat(ChatSource):
     fields = ("messages", "conversation", "chat", "prompt", "instruction", "query", "chosen")
     framework = "openai"
     continued = ("prompt", "completion")
+    completion = "response"  # a logged call's reply (LiteLLM's logs: messages, then response)
     system_fields = ("system", "system_prompt")  # alpaca rows' (LLaMA-Factory's), Nemotron's
     content_hint = openai_chat.CONTENT_HINT
     matches = staticmethod(openai_chat.matches)

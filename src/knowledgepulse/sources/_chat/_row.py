@@ -167,6 +167,10 @@ class ChatSource(Source):
     """A request column and a reply column that each hold an object, and the key of each that
     holds its part of the conversation (NeMo Gym's rollouts: ``responses_create_params``'s
     ``input``, then ``response``'s ``output``)."""
+    completion: ClassVar[str | None] = None
+    """A column holding the API's response object to the request in the messages column, whose
+    ``choices[0].message`` is the reply (LiteLLM's call logs, as OpenHands writes them:
+    ``messages``, ``tools``, ``response``): the conversation's last turn, read after them."""
     system_fields: ClassVar[tuple[str, ...]] = ()
     """Columns holding the system prompt beside the conversation, read when it opens with none."""
 
@@ -310,6 +314,15 @@ def _follower(row: Mapping[str, Any], column: str, family: ChatSource) -> str | 
         return reply
     if column == MESSAGES_THEN_TEXT[0] and MESSAGES_THEN_TEXT[1] in row:
         return MESSAGES_THEN_TEXT[1]
+    if (
+        family.completion
+        and column != family.completion
+        and column not in ALPACA_REQUESTS
+        and _chosen_message(row.get(family.completion)) is not None
+    ):
+        # A logged call: without its response, the run would end before the model's last
+        # reply (the `finish` call that answers) and be read as unanswered.
+        return family.completion
     if column not in ALPACA_REQUESTS:
         return None
     reply = next((name for name in ALPACA_REPLIES if name in row), None)
@@ -351,6 +364,9 @@ def _following(row: Mapping[str, Any], column: str, family: ChatSource) -> list[
         found = _wrapped(row.get(column), family.wrapped[1][1])
         return found if isinstance(found, list) else None
     value = json_or_value(row.get(column))
+    reply = _chosen_message(value) if column == family.completion else None
+    if reply is not None:
+        return [reply]
     if column == CALLS_COLUMN:
         calls = _named_calls(value)
         turn = family.calls_turn(calls) if calls else None
@@ -363,6 +379,19 @@ def _following(row: Mapping[str, Any], column: str, family: ChatSource) -> list[
         turn = family.text_turn("assistant", value)
         return None if turn is None else [turn]
     return None
+
+
+def _chosen_message(value: Any) -> Mapping[str, Any] | None:
+    """A Chat Completions response's reply: its first choice's ``message``; else ``None``.
+
+    Only a response object (``choices``, each a ``message``) is one: an alpaca row's
+    ``response`` text is its reply of another kind (:data:`ALPACA_REPLIES`).
+    """
+    found = json_or_value(value)
+    choices = found.get("choices") if isinstance(found, dict) else None
+    first = choices[0] if isinstance(choices, list) and choices else None
+    message = first.get("message") if isinstance(first, dict) else None
+    return message if isinstance(message, dict) and message.get("role") == "assistant" else None
 
 
 def _wrapped(value: Any, key: str) -> Any:

@@ -10,6 +10,8 @@ action it answers. An action the model asked for keeps ``tool_call_metadata``: t
 called it (``function_name``), the call's id and the model's response. OpenHands' resolver (2024)
 wrote its rows' events as their memory (``event_to_memory``: no id, source or cause, arguments and
 extras beside the kind): each is read as the event it was, in order (see :func:`_unflattened`).
+Its SWE-bench rows of 2024 kept ``history`` as ``[action, observation]`` pairs of events without
+id, source or cause (:func:`_paired`): each pair is read as its two events, in order.
 
 The mapping, as OpenHands means its events:
 
@@ -37,12 +39,13 @@ The mapping, as OpenHands means its events:
   ``agent_state_changed`` to ``error`` ends the run with its reason.
 
 Success. A row's ``test_result`` may hold the evaluation's verdict (``report.resolved``, or
-``resolved``): that is the outcome. Without one (a saved trajectory; a row before evaluation,
-whose ``test_result`` holds only the patch), kp takes how the run ended, since that is all the
-file says: a row's ``error`` (``Agent reached maximum iteration``...), a ``reject``, or an
-agent in ``error`` state is a failure; a ``finish`` is a success unless its ``task_completed``
-says ``false`` or ``partial``; a run that ends on the agent's message (awaiting the user) is a
-success, as an unlabelled chat row ending on its answer. The confidence stays the default.
+``resolved``; in 2024's rows ``result.resolved``, 1 or 0): that is the outcome. Without one
+(a saved trajectory; a row before evaluation, whose ``test_result`` holds only the patch), kp
+takes how the run ended, since that is all the file says: a row's ``error`` (``Agent reached
+maximum iteration``...), a ``reject``, or an agent in ``error`` state is a failure; a ``finish``
+is a success unless its ``task_completed`` says ``false`` or ``partial``; a run that ends on the
+agent's message (awaiting the user) is a success, as an unlabelled chat row ending on its
+answer. The confidence stays the default.
 """
 
 from __future__ import annotations
@@ -173,7 +176,45 @@ def _events_key(value: Any) -> str | None:
     events = value.get(key)
     if not isinstance(events, list) or not events:
         return None
-    return key if event_problem(events[0]) is None or _remembered(events[0]) else None
+    first = events[0][0] if _paired(events[0]) else events[0]
+    return key if event_problem(first) is None or _remembered(first) or _bare(first) else None
+
+
+def _paired(value: Any) -> bool:
+    """Whether a history entry is an ``[action, observation]`` pair.
+
+    OpenHands' evaluation rows of 2024 (OpenDevin's ``state.history``, as its SWE-bench example
+    output keeps it) hold each step as the action and the observation that answered it, two
+    events without id, source or cause.
+    """
+    return (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(event, dict) for event in value)
+        and isinstance(value[0].get("action"), str)
+    )
+
+
+def _unpaired(events: list[Any]) -> list[Any]:
+    """A history's events in order, each ``[action, observation]`` pair as its two events."""
+    found: list[Any] = []
+    for entry in events:
+        found += entry if _paired(entry) else [entry]
+    return found
+
+
+def _bare(value: Any) -> bool:
+    """Whether a value is an event as ``event_to_dict`` wrote it, less its id and timestamp.
+
+    The pairs' events (:func:`_paired`) keep their ``args`` (``extras``), unlike the memory
+    (:func:`_remembered`), but no id, timestamp or cause: each is given its place, and an
+    observation the action before it, as the memory's are.
+    """
+    if not isinstance(value, dict) or {"id", "timestamp"} & value.keys():
+        return False
+    if isinstance(value.get("action"), str):
+        return isinstance(value.get("args"), dict)
+    return isinstance(value.get("observation"), str) and isinstance(value.get("extras", {}), dict)
 
 
 def _remembered(value: Any) -> bool:
@@ -201,15 +242,21 @@ def _unflattened(events: list[Any]) -> list[Any]:
     cause: int | None = None
     acted = False
     for number, event in enumerate(events):
-        if not _remembered(event):
+        bare = _bare(event)
+        if not (bare or _remembered(event)):
             found.append(event)
         elif isinstance(event.get("action"), str):
             kind = event["action"]
             source = "agent" if acted or kind != "message" else "user"
             acted = acted or kind != "message"
-            args = {name: value for name, value in event.items() if name != "action"}
-            found.append({"id": number, "source": source, "action": kind, "args": args})
+            if bare:
+                found.append({**event, "id": number, "source": event.get("source", source)})
+            else:
+                args = {name: value for name, value in event.items() if name != "action"}
+                found.append({"id": number, "source": source, "action": kind, "args": args})
             cause = number
+        elif bare:
+            found.append({"source": "environment", **event, "id": number, "cause": cause})
         else:
             extras = {k: v for k, v in event.items() if k not in ("observation", "content")}
             found.append(
@@ -256,7 +303,7 @@ def convert_records(
 def _document(record: Record, key: str, options: TraceOptions) -> Iterator[TraceItem | Problem]:
     """A row's (or an export's) trace; each entry that is no event a problem at its path."""
     events = []
-    for number, event in enumerate(_unflattened(record.value[key])):
+    for number, event in enumerate(_unflattened(_unpaired(record.value[key]))):
         problem = event_problem(event)
         if problem is None:
             events.append(event)
@@ -485,7 +532,9 @@ def _failure(kind: str, event: Mapping[str, Any], content: str) -> str | None:
         return content or said or f"OpenHands' {kind} observation"
     if event.get("success") is False:
         return content if content.strip() else said or "the command failed"
-    code = as_object(as_object(event.get("extras")).get("metadata")).get("exit_code")
+    extras = as_object(event.get("extras"))
+    # A command's exit code: in its metadata since late 2024; before, an extra of its own.
+    code = as_object(extras.get("metadata")).get("exit_code", extras.get("exit_code"))
     if "success" not in event and isinstance(code, int) and code != 0:
         return content if content.strip() else said or f"the command exited with code {code}"
     if content.startswith(EDITOR_ERROR):
@@ -509,7 +558,15 @@ def _success(run: _Run, row: Mapping[str, Any] | None, *, failed: bool) -> bool:
 def resolved(test_result: Any) -> bool | None:
     """Whether the evaluation says the task is resolved (``report.resolved``, ``resolved``)."""
     result = as_object(test_result)
-    for found in (as_object(result.get("report")).get("resolved"), result.get("resolved")):
+    verdicts = (
+        as_object(result.get("report")).get("resolved"),
+        result.get("resolved"),
+        # OpenHands' SWE-bench rows of 2024: `test_result.result.resolved`, 1 or 0.
+        as_object(result.get("result")).get("resolved"),
+    )
+    for found in verdicts:
         if isinstance(found, bool):
             return found
+        if isinstance(found, int) and found in (0, 1):
+            return found == 1
     return None

@@ -6,9 +6,10 @@ A ``.traj`` holds the run's ``trajectory`` (one entry per turn: ``thought``, ``a
 that is not a demonstration (``is_demo``), i.e. the issue; each turn's ``thought`` is a thought,
 its ``action`` a tool call named by the command's first word, whose arguments are the rest of the
 command line (or, for function-calling runs, the arguments of the history's ``tool_calls``), and
-its ``observation`` the result. Each turn is a call of its own, even where its call id repeats an
-earlier turn's (SWE-agent's replayed demonstrations reuse them). The submission is the final
-answer.
+its ``observation`` the result (a ``submit`` the environment answers ``Wrong flag!``, a CTF
+challenge's rejected flag, failed). Each turn is a call of its own, even where its call id
+repeats an earlier turn's (SWE-agent's replayed demonstrations reuse them). The submission is the
+final answer.
 
 A demonstration SWE-agent shows the model (``trajectories/demonstrations/*.traj``) may keep only
 its ``history``, SWE-agent's own messages (each with its ``agent`` and ``message_type``): its
@@ -44,6 +45,10 @@ _MESSAGE_KEYS = frozenset({"role", "agent", "message_type"})
 """What SWE-agent writes in every message of its ``history``."""
 SUBMIT = "submit"
 """The command a run ends in its submission with."""
+WRONG_FLAG = "Wrong flag!"
+"""What SWE-agent's environment answers a ``submit`` whose flag its CTF challenge rejects
+(EnIGMA, ``SWEEnv.step``): the submission failed and the run goes on, the agent's next action
+recovering from it."""
 
 
 def recognises(value: Any) -> bool:
@@ -133,10 +138,13 @@ def _tell_turn(builder: StepBuilder, turn: Any, call: Mapping[str, Any] | None) 
     function = call.get("function") if call is not None else None
     arguments = as_object(function).get("arguments")
     call_id = call.get("id") if call is not None else None
+    output = turn.get("observation")
+    rejected = name == SUBMIT and isinstance(output, str) and output.strip() == WRONG_FLAG
     builder.tool_result(
         name,
         arguments=arguments if arguments is not None else (rest or None),
-        output=turn.get("observation"),
+        output=None if rejected else output,
+        error=output if rejected else None,
         call_id=as_string(call_id),
         latency_ms=_latency(turn.get("execution_time")),
         distinct=True,  # each turn is a call of its own, though its id may repeat an earlier one
