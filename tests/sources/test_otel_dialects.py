@@ -1767,3 +1767,81 @@ def test_beeai_event_spans_give_the_react_agents_calls_not_its_emitters_lifecycl
         ("thought", None, "It is 17C in Rome."),
     ]
     assert trace.outcome.result_summary == "It is 17C in Rome."
+
+
+def test_adk_code_execution_parts_are_a_provider_run_call_and_its_result() -> None:
+    """Gemini's code execution in an ADK ``call_llm`` reply (``executable_code``, then its
+    ``code_execution_result``, snake case as ADK dumps its pydantic models) is a call of
+    ``code_execution`` and its observation, read as the Gemini chat reader reads them: an
+    outcome other than ``OUTCOME_OK`` is the call's failure."""
+    agent = span("invoke_agent coder", {"gen_ai.operation.name": "invoke_agent"}, start=0)
+    asked = {"role": "user", "parts": [{"text": "Sum of the first 10 primes?"}]}
+    reply = {
+        "role": "model",
+        "parts": [
+            {"executable_code": {"language": "PYTHON", "code": "print(primes(10))"}},
+            {
+                "code_execution_result": {
+                    "outcome": "OUTCOME_FAILED",
+                    "output": "NameError: name 'primes' is not defined",
+                }
+            },
+            {"executable_code": {"language": "PYTHON", "code": "print(sum([2, 3, 5]))"}},
+            {"code_execution_result": {"outcome": "OUTCOME_OK", "output": "10\n"}},
+            {"text": "The sum is 129."},
+        ],
+    }
+    model = span(
+        "call_llm",
+        {
+            "gen_ai.system": "gcp.vertex.agent",
+            "gcp.vertex.agent.llm_request": json.dumps({"contents": [asked]}),
+            "gcp.vertex.agent.llm_response": json.dumps({"content": reply}),
+        },
+        start=1,
+        parent=agent,
+    )
+    trace = to_trace([agent, model]).trace
+    assert [(kind, tool) for kind, tool, _ in steps(trace)] == [
+        ("tool_call", "code_execution"),
+        ("observation", "code_execution"),
+        ("error_recovery", "code_execution"),
+        ("observation", "code_execution"),
+        ("thought", None),  # the answer
+    ]
+    failed, ran = (step for step in trace.steps if step.type == "observation")
+    assert failed.content == "OUTCOME_FAILED: NameError: name 'primes' is not defined"
+    assert ran.content == "10\n"
+    assert trace.steps[0].input == {"language": "PYTHON", "code": "print(primes(10))"}
+    assert trace.outcome.result_summary == "The sum is 129."
+
+
+def test_genai_camel_case_code_execution_parts_read_as_in_the_gemini_chat_reader() -> None:
+    """The REST spelling (``executableCode``, ``codeExecutionResult``) in a model call's output
+    messages gives the same call and observation as the Gemini chat reader does."""
+    reply = {
+        "role": "model",
+        "parts": [
+            {"executableCode": {"language": "PYTHON", "code": "print(2 + 2)"}},
+            {"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "4\n"}},
+            {"text": "4"},
+        ],
+    }
+    model = span(
+        "chat gemini-2.5-flash",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.input.messages": messages(
+                {"role": "user", "parts": [{"type": "text", "content": "2 + 2?"}]}
+            ),
+            "gen_ai.output.messages": messages(reply),
+        },
+        start=1,
+    )
+    trace = to_trace([model]).trace
+    assert steps(trace) == [
+        ("tool_call", "code_execution", steps(trace)[0][2]),
+        ("observation", "code_execution", "4\n"),
+        ("thought", None, "4"),
+    ]
+    assert trace.outcome.result_summary == "4"

@@ -447,9 +447,14 @@ def _tell_inference(builder: StepBuilder, index: int, item: _Read, context: _Con
                 continue  # the answer, told as the answer
             builder.tool_request(name, part.get("arguments"), call_id=call_id, at=at)
             requested = True
-        elif _provider_ran(part) and call_id:
-            name = context.names.get(call_id, "")
-            builder.tool_result(name, output=_response(part), call_id=call_id)
+        elif _provider_ran(part) and (call_id or part.get("name")):
+            # by its call's id, else by the tool's name (Gemini's code execution: no id)
+            name = context.names.get(call_id or "", "") or str(part.get("name") or "")
+            output = _response(part)
+            if part.get("is_error"):  # Gemini's code that failed (its outcome says so)
+                builder.tool_result(name, error=as_text(output) or TOOL_FAILED, call_id=call_id)
+            else:
+                builder.tool_result(name, output=output, call_id=call_id)
     if requested and context.skip is not None and context.skip[0] == index:
         builder.answer_in_this_turn()  # said with the tool calls it asked for
     _tell_tool_responses(builder, view, context, at)
