@@ -1845,3 +1845,83 @@ def test_genai_camel_case_code_execution_parts_read_as_in_the_gemini_chat_reader
         ("thought", None, "4"),
     ]
     assert trace.outcome.result_summary == "4"
+
+
+@pytest.mark.parametrize(
+    ("attributes", "why"),
+    [
+        (  # Google ADK's execute_tool span: the tool returned its failure as its response
+            {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "get_weather",
+                "gcp.vertex.agent.tool_call_args": json.dumps({"city": "Atlantis"}),
+                "gcp.vertex.agent.tool_response": json.dumps(
+                    {"status": "error", "error_message": "no city named Atlantis"}
+                ),
+            },
+            "no city named Atlantis",
+        ),
+        (  # an OpenInference TOOL span whose output is a C# agent's failed response
+            {
+                "openinference.span.kind": "TOOL",
+                "tool.name": "get_weather",
+                "input.value": json.dumps({"city": "Atlantis"}),
+                "output.value": json.dumps(
+                    {"response_status": "Error", "message": "no city named Atlantis"}
+                ),
+            },
+            "no city named Atlantis",
+        ),
+        (  # an {"error": ...} object, as a chat row's result that failed
+            {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "get_weather",
+                "gen_ai.tool.call.result": json.dumps({"error": "timeout"}),
+            },
+            "timeout",
+        ),
+    ],
+)
+def test_a_tool_span_that_ended_ok_but_reports_its_failure_is_a_failed_call(
+    attributes: dict[str, Any], why: str
+) -> None:
+    """A tool span's status says nothing of a tool that reported its failure as its result: the
+    result is read by the test a Langfuse tool observation's output is (``reported_failure``),
+    and the agent's next action recovers from it."""
+    agent = span("invoke_agent weather", {"gen_ai.operation.name": "invoke_agent"}, start=0)
+    tool = span("execute_tool get_weather", attributes, start=1, parent=agent)
+    model = span(
+        "chat gemini",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.output.messages": messages(
+                {"role": "assistant", "parts": [{"type": "text", "content": "No such city."}]}
+            ),
+        },
+        start=2,
+        parent=agent,
+    )
+    trace = to_trace([agent, tool, model]).trace
+    assert [(kind, name) for kind, name, _ in steps(trace)] == [
+        ("tool_call", "get_weather"),
+        ("observation", "get_weather"),
+        ("error_recovery", None),
+    ]
+    assert why in (trace.steps[0].output_summary or "")
+
+
+def test_a_tool_span_whose_result_has_a_status_that_is_no_failure_is_no_error() -> None:
+    """``{"status": "success"}`` is a result like any other: no error, no recovery."""
+    agent = span("invoke_agent weather", {"gen_ai.operation.name": "invoke_agent"}, start=0)
+    tool = span(
+        "execute_tool get_weather",
+        {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "get_weather",
+            "gen_ai.tool.call.result": json.dumps({"status": "success", "report": "Sunny"}),
+        },
+        start=1,
+        parent=agent,
+    )
+    trace = to_trace([agent, tool]).trace
+    assert [kind for kind, _, _ in steps(trace)] == ["tool_call", "observation"]

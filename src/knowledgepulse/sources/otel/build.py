@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from knowledgepulse.errors import ConversionError
-from knowledgepulse.sources._chat._text import error_text
+from knowledgepulse.sources._chat._text import reported_failure
 from knowledgepulse.sources._envelope import CONFIDENCE_KEY, DOMAIN_KEY, TraceOptions, assemble
 from knowledgepulse.sources._steps import TOOL_FAILED, StepBuilder, as_text
 from knowledgepulse.sources.otel import messages as msg
@@ -482,7 +482,9 @@ def _tell_tool_responses(
             continue  # the tool's own span says more (its time, its status)
         name = context.names.get(call_id or "", "") or str(part.get("name") or "")
         output = _response(part)
-        failed = is_retry_prompt(output) or part.get("is_error") or error_text(output)
+        failed = (
+            is_retry_prompt(output) or part.get("is_error") or reported_failure(msg.loads(output))
+        )
         ran = context.unlinked[name] > 0
         context.unlinked[name] -= ran
         if ran and not failed:
@@ -524,11 +526,14 @@ def _tell_tool(
         if retried or view.error:
             builder.error(as_text(view.result) if retried else view.error, at=_seconds(item.span))
         return
+    # A span that ended OK, whose result says the tool failed (ADK's {"status": "error"}, an
+    # {"error": ...} object): the same test as a Langfuse tool observation's output.
+    reported = None if retried or view.error else reported_failure(msg.loads(view.result))
     builder.tool_result(
         view.tool_name or item.span.name,
         arguments=view.arguments,
         output=None if retried else view.result,
-        error=as_text(view.result) if retried else view.error,
+        error=as_text(view.result) if retried else (view.error or reported),
         call_id=view.call_id,
         at=_seconds(item.span),
         latency_ms=None if view.instant else _latency_ms(item.span),
