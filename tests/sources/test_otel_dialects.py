@@ -1925,3 +1925,37 @@ def test_a_tool_span_whose_result_has_a_status_that_is_no_failure_is_no_error() 
     )
     trace = to_trace([agent, tool]).trace
     assert [kind for kind, _, _ in steps(trace)] == ["tool_call", "observation"]
+
+
+def test_a_tool_result_the_model_was_sent_without_a_value_is_an_observation() -> None:
+    """Pydantic AI leaves a None return's ``result`` out of the ``tool_call_response`` part the
+    next model call is sent; with no tool span to tell it, the part is still the tool's return:
+    an observation (``null``), not a call that never ran."""
+    sent = messages(
+        {"role": "user", "parts": [{"type": "text", "content": "Lights off"}]},
+        {
+            "role": "assistant",
+            "parts": [{"type": "tool_call", "id": "c1", "name": "lights_off", "arguments": {}}],
+        },
+        {
+            "role": "user",
+            "parts": [{"type": "tool_call_response", "id": "c1", "name": "lights_off"}],
+        },
+    )
+    model = span(
+        "chat gpt-4o",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.input.messages": sent,
+            "gen_ai.output.messages": messages(
+                {"role": "assistant", "parts": [{"type": "text", "content": "Done."}]}
+            ),
+        },
+        start=1,
+    )
+    trace = to_trace([model]).trace
+    assert steps(trace) == [
+        ("tool_call", "lights_off", "lights_off"),
+        ("observation", "lights_off", "null"),
+        ("thought", None, "Done."),
+    ]

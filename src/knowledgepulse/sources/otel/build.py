@@ -503,7 +503,9 @@ def _tell_tool_responses(
         if failed:
             builder.tool_result(name, error=as_text(output) or TOOL_FAILED, call_id=call_id)
         else:
-            builder.tool_result(name, output=output, call_id=call_id)
+            # The model was sent this result: one with no value (Pydantic AI leaves out a
+            # None return's) is still the tool's return, an observation.
+            builder.tool_result(name, output=output, call_id=call_id, returned=True)
 
 
 def _tell_tool(
