@@ -536,3 +536,12 @@ def test_a_tool_that_returns_none_is_an_observation_of_null() -> None:
         ("thought", None, "Done."),
     ]
     assert steps[0].output_summary == "null"
+
+
+def test_the_recorded_null_return_of_a_real_run_is_its_observation() -> None:
+    """A real Pydantic AI 1.0 run (the corpus's): ``get_player_name`` returned ``null``."""
+    path = Path(__file__).parents[1] / "conformance" / "files" / "pydantic-ai"
+    recorded = json.loads((path / "strands_fork_gemini_tools_and_output.json").read_text())
+    steps = pai.to_trace(recorded).trace.steps
+    observed = [(s.tool.name, s.content) for s in steps if s.type == "observation" and s.tool]
+    assert ("get_player_name", "null") in observed
