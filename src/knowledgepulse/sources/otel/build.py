@@ -19,6 +19,7 @@ from knowledgepulse.errors import ConversionError
 from knowledgepulse.sources._chat._text import reported_failure
 from knowledgepulse.sources._envelope import CONFIDENCE_KEY, DOMAIN_KEY, TraceOptions, assemble
 from knowledgepulse.sources._steps import TOOL_FAILED, StepBuilder, as_text
+from knowledgepulse.sources._structured import is_structured_extraction
 from knowledgepulse.sources.otel import messages as msg
 from knowledgepulse.sources.otel.dialects import View, read
 from knowledgepulse.sources.otel.spans import Span
@@ -307,13 +308,8 @@ def _answer(ordered: list[_Read], agent: _Read | None) -> str | None:
 def _extraction(ordered: list[_Read]) -> tuple[int, dict[str, Any]] | None:
     """The model call that put the agent's answer into a structured output, and its one call.
 
-    LangGraph's prebuilt agent given a ``response_format`` ends its loop when the model replies
-    with text and no call (the answer), then asks the model once more, its reply forced into a
-    call of the schema (``generate_structured_response``: ``with_structured_output`` by function
-    calling). No tool runs it: its arguments are the run's structured output, as Pydantic AI's
-    ``final_result``'s are, and no tool call. So: the last model call asks for one call and
-    nothing else, no tool span starts after it, the model call before it replied in text alone,
-    and what it was sent last (where recorded) is that reply, no user's turn or tool result.
+    LangGraph's ``generate_structured_response``, by the rule the LangSmith runs reader reads
+    it by too (:func:`~knowledgepulse.sources._structured.is_structured_extraction`).
     """
     inferences = sorted(
         (n for n, item in enumerate(ordered) if item.view.role == "inference"),
@@ -323,19 +319,16 @@ def _extraction(ordered: list[_Read]) -> tuple[int, dict[str, Any]] | None:
         return None
     last, before = ordered[inferences[-1]], ordered[inferences[-2]]
     parts = _output_parts(last.view)
-    said = _output_parts(before.view)
     started = last.span.start_ns or 0
     ran_after = any(
         item.view.role == "tool" and (item.span.start_ns or 0) >= started for item in ordered
     )
     sent = last.view.input_messages or []
-    if (
-        len(parts) != 1
-        or parts[0].get("type") != "tool_call"
-        or not any(part.get("type") == "text" for part in said)
-        or any(part.get("type") in ("tool_call", "server_tool_call") for part in said)
-        or ran_after
-        or (sent and sent[-1].get("role") not in msg.ASSISTANT_ROLES)
+    if not is_structured_extraction(
+        [str(part.get("type")) for part in parts],
+        [str(part.get("type")) for part in _output_parts(before.view)],
+        ran_after=ran_after,
+        sent_last_by_model=sent[-1].get("role") in msg.ASSISTANT_ROLES if sent else None,
     ):
         return None
     return inferences[-1], parts[0]
