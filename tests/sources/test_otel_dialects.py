@@ -1959,3 +1959,63 @@ def test_a_tool_result_the_model_was_sent_without_a_value_is_an_observation() ->
         ("observation", "lights_off", "null"),
         ("thought", None, "Done."),
     ]
+
+
+def _langgraph_spans(*, node_metadata: bool) -> list[Span]:
+    root = span(
+        "weather_agent",
+        {
+            "openinference.span.kind": "CHAIN",
+            "input.value": json.dumps({"messages": [["user", "Sun?"]]}),
+        },
+        start=0,
+    )
+    metadata = {"langgraph_node": "agent", "langgraph_step": 1} if node_metadata else {}
+    node = span(
+        "agent",
+        {"openinference.span.kind": "CHAIN", "metadata": json.dumps(metadata)},
+        start=1,
+        parent=root,
+    )
+    model = span(
+        "ChatOpenAI",
+        {
+            "openinference.span.kind": "LLM",
+            "llm.input_messages.0.message.role": "user",
+            "llm.input_messages.0.message.content": "Sun?",
+            "llm.output_messages.0.message.role": "assistant",
+            "llm.output_messages.0.message.content": "Yes.",
+            "metadata": json.dumps(metadata),
+        },
+        start=2,
+        parent=node,
+    )
+    return [root, node, model]
+
+
+def test_a_langgraph_graphs_run_names_the_agent_by_the_graphs_name() -> None:
+    """LangGraph runs a graph as a chain named by the graph (``LangGraph`` by default,
+    ``create_react_agent(name=...)``), its nodes' runs marked ``langgraph_node``: with no agent
+    span naming one, that name is the agent's (as the LangSmith runs reader takes it)."""
+    assert to_trace(_langgraph_spans(node_metadata=True)).trace.metadata.agent_id == "weather_agent"
+    # a chain that runs no LangGraph node is no graph: its name says nothing of an agent
+    assert to_trace(_langgraph_spans(node_metadata=False)).trace.metadata.agent_id is None
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "otlp/openinference_langgraph_google_model_retry.json",
+        "otlp/langsmith_otel_langgraph_google_model_retry.json",
+        "mlflow/langgraph_google_model_retry.json",
+    ],
+)
+def test_real_langgraph_runs_traced_by_openinference_mlflow_langsmith_otel_name_their_agent(
+    name: str,
+) -> None:
+    """The corpus's LangGraph runs (a graph compiled with no name: ``LangGraph``)."""
+    path = Path(__file__).parents[1] / "conformance" / "files" / name
+    items = list(convert_file(path))
+    assert [item.trace.metadata.agent_id for item in items if isinstance(item, TraceItem)] == [
+        "LangGraph"
+    ]

@@ -623,7 +623,36 @@ def _agent_id(ordered: list[_Read], agent: _Read | None) -> str | None:
             return agent_id
         if agent.view.agent_name:
             return agent.view.agent_name
-    return next((item.view.agent_name for item in ordered if item.view.agent_name), None)
+    named = next((item.view.agent_name for item in ordered if item.view.agent_name), None)
+    if named is None and agent is not None and _is_langgraph_run(ordered, agent):
+        return agent.span.name
+    return named
+
+
+_LANGGRAPH_NODE = "langgraph_node"
+"""The metadata key LangGraph gives the run of each node of a graph (with ``langgraph_step``)."""
+
+
+def _is_langgraph_run(ordered: list[_Read], agent: _Read) -> bool:
+    """Whether the run's span is a LangGraph graph's own run, named by the graph.
+
+    LangGraph runs a compiled graph as a chain named by the graph's ``name`` (``LangGraph`` by
+    default; ``create_react_agent(name=...)``, ``compile(name=...)`` set it), its nodes' runs
+    inside it carrying ``langgraph_node`` in their metadata, as OpenInference, MLflow and
+    LangSmith record them (a ``metadata`` attribute, or ``langsmith.metadata.*``). That name is
+    the agent's where no agent span names one, as the LangSmith runs reader takes it.
+    """
+    if _langgraph_node(agent.span) or not agent.span.name:
+        return False  # a node's run, not the graph's
+    return any(_langgraph_node(item.span) for item in ordered if item is not agent)
+
+
+def _langgraph_node(span: Span) -> bool:
+    attributes = span.attributes
+    metadata = msg.loads(attributes.get("metadata"))
+    if isinstance(metadata, dict) and _LANGGRAPH_NODE in metadata:
+        return True
+    return any(key.endswith(f"metadata.{_LANGGRAPH_NODE}") for key in attributes)
 
 
 def _untold_failure(ordered: list[_Read], top: _Read) -> str | None:
