@@ -730,3 +730,78 @@ def test_the_sdk_s_opentelemetry_mode_reads_as_its_runs(name: str) -> None:
     ]
     assert tools[-1].content == "Paris"
     assert item.trace.outcome.result_summary == posted.trace.outcome.result_summary
+
+
+def _structured_tree(*, ran_after: bool = False) -> dict[str, Any]:
+    """A LangGraph prebuilt agent given a ``response_format``: a tool, the text reply, then
+    ``generate_structured_response``'s model call forced into one call of the schema."""
+    asked = ai("", [{"name": "get_weather", "args": {"city": "sf"}, "id": "c1"}])
+    reply = ai("It's always sunny in sf.")
+    structured = {"conditions": "sunny"}
+    extract = ai("", [{"name": "WeatherResponse", "args": structured, "id": "c2"}])
+    children = [
+        llm("agent", asked, "2025-01-01T00:00:01Z"),
+        run(
+            "tool",
+            "get_weather",
+            start_time="2025-01-01T00:00:02Z",
+            inputs={"city": "sf"},
+            outputs={"output": "It's always sunny in sf"},
+            extra={"tool_call_id": "c1"},
+        ),
+        llm("agent", reply, "2025-01-01T00:00:03Z"),
+        run(
+            "chain",
+            "generate_structured_response",
+            start_time="2025-01-01T00:00:04Z",
+            child_runs=[
+                {
+                    **llm("ChatOpenAI", extract, "2025-01-01T00:00:04Z"),
+                    "inputs": {"messages": [[["user", "weather in sf?"], reply]]},
+                }
+            ],
+        ),
+    ]
+    if ran_after:  # the same call, run by a tool after it: a call like any other
+        children.append(
+            run(
+                "tool",
+                "WeatherResponse",
+                start_time="2025-01-01T00:00:05Z",
+                inputs=structured,
+                outputs={"output": "ok"},
+                extra={"tool_call_id": "c2"},
+            )
+        )
+    return run(
+        "chain",
+        "LangGraph",
+        inputs={"messages": [["user", "weather in sf?"]]},
+        outputs={
+            "messages": [["user", "weather in sf?"], asked, reply],
+            "structured_response": structured,
+        },
+        child_runs=children,
+    )
+
+
+def test_langgraphs_structured_response_call_is_the_answer_as_the_span_reader_reads_it() -> None:
+    """``generate_structured_response``'s forced call, after the agent's text reply, is the
+    structured output: the answer (its arguments), no tool call that never ran; the text reply
+    stays a thought. The rule is the span reader's (``_structured.is_structured_extraction``)."""
+    item = lc.to_trace(_structured_tree())
+    assert shape(item) == [
+        ("tool_call", "get_weather"),
+        ("observation", "get_weather"),
+        ("thought", None),
+        ("thought", None),
+    ]
+    assert item.trace.steps[2].content == "It's always sunny in sf."
+    assert json.loads(item.trace.outcome.result_summary or "") == {"conditions": "sunny"}
+    assert item.trace.steps[-1].content == item.trace.outcome.result_summary
+
+
+def test_a_forced_call_that_a_tool_then_runs_stays_a_call() -> None:
+    item = lc.to_trace(_structured_tree(ran_after=True))
+    assert ("tool_call", "WeatherResponse") in shape(item)
+    assert item.trace.outcome.result_summary == "It's always sunny in sf."

@@ -1767,3 +1767,255 @@ def test_beeai_event_spans_give_the_react_agents_calls_not_its_emitters_lifecycl
         ("thought", None, "It is 17C in Rome."),
     ]
     assert trace.outcome.result_summary == "It is 17C in Rome."
+
+
+def test_adk_code_execution_parts_are_a_provider_run_call_and_its_result() -> None:
+    """Gemini's code execution in an ADK ``call_llm`` reply (``executable_code``, then its
+    ``code_execution_result``, snake case as ADK dumps its pydantic models) is a call of
+    ``code_execution`` and its observation, read as the Gemini chat reader reads them: an
+    outcome other than ``OUTCOME_OK`` is the call's failure."""
+    agent = span("invoke_agent coder", {"gen_ai.operation.name": "invoke_agent"}, start=0)
+    asked = {"role": "user", "parts": [{"text": "Sum of the first 10 primes?"}]}
+    reply = {
+        "role": "model",
+        "parts": [
+            {"executable_code": {"language": "PYTHON", "code": "print(primes(10))"}},
+            {
+                "code_execution_result": {
+                    "outcome": "OUTCOME_FAILED",
+                    "output": "NameError: name 'primes' is not defined",
+                }
+            },
+            {"executable_code": {"language": "PYTHON", "code": "print(sum([2, 3, 5]))"}},
+            {"code_execution_result": {"outcome": "OUTCOME_OK", "output": "10\n"}},
+            {"text": "The sum is 129."},
+        ],
+    }
+    model = span(
+        "call_llm",
+        {
+            "gen_ai.system": "gcp.vertex.agent",
+            "gcp.vertex.agent.llm_request": json.dumps({"contents": [asked]}),
+            "gcp.vertex.agent.llm_response": json.dumps({"content": reply}),
+        },
+        start=1,
+        parent=agent,
+    )
+    trace = to_trace([agent, model]).trace
+    assert [(kind, tool) for kind, tool, _ in steps(trace)] == [
+        ("tool_call", "code_execution"),
+        ("observation", "code_execution"),
+        ("error_recovery", "code_execution"),
+        ("observation", "code_execution"),
+        ("thought", None),  # the answer
+    ]
+    failed, ran = (step for step in trace.steps if step.type == "observation")
+    assert failed.content == "OUTCOME_FAILED: NameError: name 'primes' is not defined"
+    assert ran.content == "10\n"
+    assert trace.steps[0].input == {"language": "PYTHON", "code": "print(primes(10))"}
+    assert trace.outcome.result_summary == "The sum is 129."
+
+
+def test_genai_camel_case_code_execution_parts_read_as_in_the_gemini_chat_reader() -> None:
+    """The REST spelling (``executableCode``, ``codeExecutionResult``) in a model call's output
+    messages gives the same call and observation as the Gemini chat reader does."""
+    reply = {
+        "role": "model",
+        "parts": [
+            {"executableCode": {"language": "PYTHON", "code": "print(2 + 2)"}},
+            {"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "4\n"}},
+            {"text": "4"},
+        ],
+    }
+    model = span(
+        "chat gemini-2.5-flash",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.input.messages": messages(
+                {"role": "user", "parts": [{"type": "text", "content": "2 + 2?"}]}
+            ),
+            "gen_ai.output.messages": messages(reply),
+        },
+        start=1,
+    )
+    trace = to_trace([model]).trace
+    assert steps(trace) == [
+        ("tool_call", "code_execution", steps(trace)[0][2]),
+        ("observation", "code_execution", "4\n"),
+        ("thought", None, "4"),
+    ]
+    assert trace.outcome.result_summary == "4"
+
+
+@pytest.mark.parametrize(
+    ("attributes", "why"),
+    [
+        (  # Google ADK's execute_tool span: the tool returned its failure as its response
+            {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "get_weather",
+                "gcp.vertex.agent.tool_call_args": json.dumps({"city": "Atlantis"}),
+                "gcp.vertex.agent.tool_response": json.dumps(
+                    {"status": "error", "error_message": "no city named Atlantis"}
+                ),
+            },
+            "no city named Atlantis",
+        ),
+        (  # an OpenInference TOOL span whose output is a C# agent's failed response
+            {
+                "openinference.span.kind": "TOOL",
+                "tool.name": "get_weather",
+                "input.value": json.dumps({"city": "Atlantis"}),
+                "output.value": json.dumps(
+                    {"response_status": "Error", "message": "no city named Atlantis"}
+                ),
+            },
+            "no city named Atlantis",
+        ),
+        (  # an {"error": ...} object, as a chat row's result that failed
+            {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "get_weather",
+                "gen_ai.tool.call.result": json.dumps({"error": "timeout"}),
+            },
+            "timeout",
+        ),
+    ],
+)
+def test_a_tool_span_that_ended_ok_but_reports_its_failure_is_a_failed_call(
+    attributes: dict[str, Any], why: str
+) -> None:
+    """A tool span's status says nothing of a tool that reported its failure as its result: the
+    result is read by the test a Langfuse tool observation's output is (``reported_failure``),
+    and the agent's next action recovers from it."""
+    agent = span("invoke_agent weather", {"gen_ai.operation.name": "invoke_agent"}, start=0)
+    tool = span("execute_tool get_weather", attributes, start=1, parent=agent)
+    model = span(
+        "chat gemini",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.output.messages": messages(
+                {"role": "assistant", "parts": [{"type": "text", "content": "No such city."}]}
+            ),
+        },
+        start=2,
+        parent=agent,
+    )
+    trace = to_trace([agent, tool, model]).trace
+    assert [(kind, name) for kind, name, _ in steps(trace)] == [
+        ("tool_call", "get_weather"),
+        ("observation", "get_weather"),
+        ("error_recovery", None),
+    ]
+    assert why in (trace.steps[0].output_summary or "")
+
+
+def test_a_tool_span_whose_result_has_a_status_that_is_no_failure_is_no_error() -> None:
+    """``{"status": "success"}`` is a result like any other: no error, no recovery."""
+    agent = span("invoke_agent weather", {"gen_ai.operation.name": "invoke_agent"}, start=0)
+    tool = span(
+        "execute_tool get_weather",
+        {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "get_weather",
+            "gen_ai.tool.call.result": json.dumps({"status": "success", "report": "Sunny"}),
+        },
+        start=1,
+        parent=agent,
+    )
+    trace = to_trace([agent, tool]).trace
+    assert [kind for kind, _, _ in steps(trace)] == ["tool_call", "observation"]
+
+
+def test_a_tool_result_the_model_was_sent_without_a_value_is_an_observation() -> None:
+    """Pydantic AI leaves a None return's ``result`` out of the ``tool_call_response`` part the
+    next model call is sent; with no tool span to tell it, the part is still the tool's return:
+    an observation (``null``), not a call that never ran."""
+    sent = messages(
+        {"role": "user", "parts": [{"type": "text", "content": "Lights off"}]},
+        {
+            "role": "assistant",
+            "parts": [{"type": "tool_call", "id": "c1", "name": "lights_off", "arguments": {}}],
+        },
+        {
+            "role": "user",
+            "parts": [{"type": "tool_call_response", "id": "c1", "name": "lights_off"}],
+        },
+    )
+    model = span(
+        "chat gpt-4o",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.input.messages": sent,
+            "gen_ai.output.messages": messages(
+                {"role": "assistant", "parts": [{"type": "text", "content": "Done."}]}
+            ),
+        },
+        start=1,
+    )
+    trace = to_trace([model]).trace
+    assert steps(trace) == [
+        ("tool_call", "lights_off", "lights_off"),
+        ("observation", "lights_off", "null"),
+        ("thought", None, "Done."),
+    ]
+
+
+def _langgraph_spans(*, node_metadata: bool) -> list[Span]:
+    root = span(
+        "weather_agent",
+        {
+            "openinference.span.kind": "CHAIN",
+            "input.value": json.dumps({"messages": [["user", "Sun?"]]}),
+        },
+        start=0,
+    )
+    metadata = {"langgraph_node": "agent", "langgraph_step": 1} if node_metadata else {}
+    node = span(
+        "agent",
+        {"openinference.span.kind": "CHAIN", "metadata": json.dumps(metadata)},
+        start=1,
+        parent=root,
+    )
+    model = span(
+        "ChatOpenAI",
+        {
+            "openinference.span.kind": "LLM",
+            "llm.input_messages.0.message.role": "user",
+            "llm.input_messages.0.message.content": "Sun?",
+            "llm.output_messages.0.message.role": "assistant",
+            "llm.output_messages.0.message.content": "Yes.",
+            "metadata": json.dumps(metadata),
+        },
+        start=2,
+        parent=node,
+    )
+    return [root, node, model]
+
+
+def test_a_langgraph_graphs_run_names_the_agent_by_the_graphs_name() -> None:
+    """LangGraph runs a graph as a chain named by the graph (``LangGraph`` by default,
+    ``create_react_agent(name=...)``), its nodes' runs marked ``langgraph_node``: with no agent
+    span naming one, that name is the agent's (as the LangSmith runs reader takes it)."""
+    assert to_trace(_langgraph_spans(node_metadata=True)).trace.metadata.agent_id == "weather_agent"
+    # a chain that runs no LangGraph node is no graph: its name says nothing of an agent
+    assert to_trace(_langgraph_spans(node_metadata=False)).trace.metadata.agent_id is None
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "otlp/openinference_langgraph_google_model_retry.json",
+        "otlp/langsmith_otel_langgraph_google_model_retry.json",
+        "mlflow/langgraph_google_model_retry.json",
+    ],
+)
+def test_real_langgraph_runs_traced_by_openinference_mlflow_langsmith_otel_name_their_agent(
+    name: str,
+) -> None:
+    """The corpus's LangGraph runs (a graph compiled with no name: ``LangGraph``)."""
+    path = Path(__file__).parents[1] / "conformance" / "files" / name
+    items = list(convert_file(path))
+    assert [item.trace.metadata.agent_id for item in items if isinstance(item, TraceItem)] == [
+        "LangGraph"
+    ]

@@ -517,3 +517,31 @@ def test_a_conversation_continued_with_message_history_gives_one_trace_per_run(
     *_, nothing = convert_file(lines, source="pydantic-ai")
     assert isinstance(nothing, Problem)
     assert "no step" in str(nothing)
+
+
+def test_a_tool_that_returns_none_is_an_observation_of_null() -> None:
+    """A tool that returns nothing gives a ``tool-return`` whose ``content`` is null; Pydantic
+    AI still sends the model that return (``model_response_str``: the JSON ``null``), so the
+    call has its observation, ``null``, as its ``running tool`` span's ``tool_response`` reads."""
+    messages = [
+        request(user("Turn the lights off")),
+        response(call("lights_off", {}, "c1")),
+        request(ret("lights_off", None, "c1")),
+        response(text("Done.")),
+    ]
+    steps = pai.to_trace(messages).trace.steps
+    assert [(s.type, s.tool.name if s.tool else None, s.content) for s in steps] == [
+        ("tool_call", "lights_off", "lights_off"),
+        ("observation", "lights_off", "null"),
+        ("thought", None, "Done."),
+    ]
+    assert steps[0].output_summary == "null"
+
+
+def test_the_recorded_null_return_of_a_real_run_is_its_observation() -> None:
+    """A real Pydantic AI 1.0 run (the corpus's): ``get_player_name`` returned ``null``."""
+    path = Path(__file__).parents[1] / "conformance" / "files" / "pydantic-ai"
+    recorded = json.loads((path / "strands_fork_gemini_tools_and_output.json").read_text())
+    steps = pai.to_trace(recorded).trace.steps
+    observed = [(s.tool.name, s.content) for s in steps if s.type == "observation" and s.tool]
+    assert ("get_player_name", "null") in observed

@@ -1289,3 +1289,35 @@ def test_a_submit_the_ctf_environment_answers_wrong_flag_failed_the_next_recover
     assert trace.outcome is not None
     assert trace.outcome.result_summary == document["info"]["submission"]
     assert trace.metadata.success is True
+
+
+def test_claude_code_record_types_kp_does_not_know_are_passed_over_with_one_warning_each() -> None:
+    """A record of a type kp does not know (a newer Claude Code's) is passed over with a warning,
+    one a type, saying how many; Claude Code's own non-message records are passed over silently."""
+    records = lines(CLAUDE / "spotter_claude_2.1.38_rejected_parallel_calls.jsonl")
+    session = records[1]["sessionId"]
+    known = [
+        {"type": "summary", "summary": "A title", "leafUuid": "u1"},
+        {"type": "custom-title", "customTitle": "Mine", "sessionId": session},
+        {"type": "last-prompt", "lastPrompt": "hi", "sessionId": session},
+        {"type": "progress", "sessionId": session, "parentUuid": None, "uuid": "p1"},
+    ]
+    plain = [item for item in convert(records, source="claude-code") if isinstance(item, TraceItem)]
+    silent = [
+        item
+        for item in convert([*records, *known], source="claude-code")
+        if isinstance(item, TraceItem)
+    ]
+    assert [item.warnings for item in silent] == [item.warnings for item in plain]
+    novel = [{"type": "attachment-2099", "sessionId": session, "uuid": f"n{n}"} for n in range(3)]
+    novel.append({"type": "shiny", "sessionId": session, "uuid": "s1"})
+    (item,) = [
+        item
+        for item in convert([*records, *novel], source="claude-code")
+        if isinstance(item, TraceItem)
+    ]
+    told = [text for text in item.warnings if "a type kp does not know" in text]
+    assert len(told) == 2
+    assert told[0].startswith("3 records of type 'attachment-2099'")
+    assert told[1].startswith("1 record of type 'shiny'")
+    assert item.trace == plain[0].trace

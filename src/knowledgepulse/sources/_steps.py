@@ -180,6 +180,7 @@ class _ToolEvent:
     error: str | None = None
     latency_ms: float | None = None
     mcp_server: str | None = None
+    returned: bool = False  # the source records the tool's return, which may be null
     requested: bool = False
     executed: bool = False
     text: str | None = None  # the step's text, when the source gave one (else name and input)
@@ -413,8 +414,15 @@ class StepBuilder:
         latency_ms: float | None = None,
         mcp_server: str | None = None,
         distinct: bool = False,
+        returned: bool = False,
     ) -> None:
         """A tool's execution and its result (``error``: the failure's text, when it failed).
+
+        ``returned``: the source records the tool's return itself, even a null one (Pydantic
+        AI's ``tool-return`` whose ``content`` is ``null``, a tool that returns nothing): the
+        model was sent a result (Pydantic AI sends ``null``), so an ``observation`` is written,
+        ``null`` its text. Without it a null output is no result (a handoff: nothing came back,
+        or a call that never ran).
 
         It joins the request with the same call id, else the first request of that name not yet
         executed; its own start time, when known, places the merged step. A ``distinct``
@@ -439,6 +447,7 @@ class StepBuilder:
             tool.arguments = arguments
         if output is not None:
             tool.output = output
+        tool.returned = tool.returned or returned
         if error:
             tool.error = error
         # An end before the start (clocks of two machines apart) tells no duration: unknown,
@@ -527,7 +536,7 @@ class StepBuilder:
 
         def observe(tool: _ToolEvent) -> None:
             nonlocal after_error, failed_turn
-            if not tool.error and tool.output is None:
+            if not tool.error and tool.output is None and not tool.returned:
                 return  # nothing came back (a handoff): no observation
             steps.append(_observation(_result_text(tool), tool.name))
             if tool.error:
@@ -671,8 +680,8 @@ def _tool_step(tool: _ToolEvent, *, recovery: bool) -> dict[str, Any]:
         step["tool"]["mcp_server"] = tool.mcp_server
     if arguments is not None:
         step["input"] = arguments
-    if tool.error or tool.output is not None:
-        step["output_summary"] = summary(tool.error or as_text(tool.output))
+    if tool.error or tool.output is not None or tool.returned:
+        step["output_summary"] = summary(tool.error or _result_text(tool))
     if tool.latency_ms is not None:
         step["latency_ms"] = float(tool.latency_ms)
     return step
@@ -683,7 +692,8 @@ def _result_text(tool: _ToolEvent) -> str:
     text = as_text(tool.output) if tool.output is not None else ""
     if tool.error:
         return tool.error if not text or tool.error in text else f"{tool.error}\n{text}"
-    return text
+    # a null the tool returned, as the JSON ``null`` it was sent as
+    return as_text(None) if tool.output is None and tool.returned else text
 
 
 def _observation(text: str, tool: str | None = None) -> dict[str, Any]:

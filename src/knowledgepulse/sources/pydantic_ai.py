@@ -441,6 +441,7 @@ def _tell_return(run: _Run, part: Mapping[str, Any], path: Loc, at: datetime | N
         error=_error_text(content) if failed else None,
         call_id=_call_id(part),
         at=at,
+        returned=not failed,  # a return of None is sent to the model (null): an observation
     )
 
 

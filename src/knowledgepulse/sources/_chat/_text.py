@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from knowledgepulse.records.json_values import json_value, python_literal
+from knowledgepulse.sources._steps import as_text
 
 _ERROR_START = re.compile(
     # OpenHands' function-calling converter labels each tool message "OBSERVATION:" first
@@ -137,6 +138,29 @@ def error_text(output: Any) -> str | None:
         if isinstance(parsed, dict) and _object_error(parsed) is not None:
             return output
     return None
+
+
+_FAILED_STATUSES = frozenset({"error", "failed", "failure"})
+"""What a tool's own ``status`` says when it failed (casefolded)."""
+_FAILURE_MESSAGES = ("message", "error_message", "error", "detail")
+"""Where a result that says it failed says why, in order."""
+
+
+def reported_failure(output: Any) -> str | None:
+    """Why a tool's result (parsed from its JSON) says the tool failed; ``None`` when it does not.
+
+    The one test of a tool observation whose status says nothing (Langfuse's ``DEFAULT`` level,
+    an OTel tool span that ended OK): an object whose ``status`` (or ``..._status``) is
+    ``error`` or ``failed`` (a C# agent's ``{"response_status": "Error", "message": ...}``,
+    Google ADK's ``{"status": "error", "error_message": ...}``), its ``message`` (else
+    ``error_message``, ``error``, ``detail``) the text; else what :func:`error_text` finds.
+    """
+    if isinstance(output, Mapping):
+        statuses = [v for k, v in output.items() if k == "status" or str(k).endswith("_status")]
+        if any(isinstance(v, str) and v.casefold() in _FAILED_STATUSES for v in statuses):
+            why = next((output[key] for key in _FAILURE_MESSAGES if output.get(key)), None)
+            return why if isinstance(why, str) else as_text(output)
+    return error_text(output)
 
 
 def _object_error(value: Mapping[str, Any]) -> str | None:

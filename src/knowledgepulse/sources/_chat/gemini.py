@@ -201,20 +201,29 @@ def _result(ids: _Ids, response: Mapping[str, Any], path: tuple[str | int, ...])
 
 
 def _code_result(ids: _Ids, result: Mapping[str, Any], kind: str) -> dict[str, Any]:
-    """A ``codeExecutionResult`` as the result of the code run before it.
+    """A ``codeExecutionResult`` as the result of the code run before it."""
+    text, failed = code_outcome(result)
+    return {
+        "type": kind,
+        "tool_use_id": ids.result(CODE_EXECUTION, non_empty(result.get("id"))),
+        "content": text,
+        "is_error": failed,
+    }
+
+
+def code_outcome(result: Mapping[str, Any]) -> tuple[str, bool]:
+    """A ``codeExecutionResult``'s observation, and whether the code failed.
 
     Its ``output`` is the observation; an ``outcome`` other than ``OUTCOME_OK`` is a failure,
-    its text the outcome and what the code printed (a traceback).
+    its text the outcome and what the code printed (a traceback). The one reading of it: the
+    span reader (:mod:`~knowledgepulse.sources.otel.messages`) reads Google ADK's the same way.
     """
     output = _said(result.get("output"))
     outcome = as_string(result.get("outcome"))
     failed = outcome is not None and outcome != _SUCCEEDED
-    return {
-        "type": kind,
-        "tool_use_id": ids.result(CODE_EXECUTION, non_empty(result.get("id"))),
-        "content": f"{outcome}: {output}" if failed and output else (outcome if failed else output),
-        "is_error": failed,
-    }
+    if not failed:
+        return output, False
+    return (f"{outcome}: {output}" if output else str(outcome)), True
 
 
 def _media(part: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -239,4 +248,13 @@ def _said(value: Any) -> str:
     return orjson.dumps(value).decode() if value is not None else ""
 
 
-__all__ = ["CONTENT_HINT", "as_anthropic", "clis_own", "is_content", "matches", "tell"]
+__all__ = [
+    "CODE_EXECUTION",
+    "CONTENT_HINT",
+    "as_anthropic",
+    "clis_own",
+    "code_outcome",
+    "is_content",
+    "matches",
+    "tell",
+]

@@ -45,7 +45,7 @@ from typing import Any
 from knowledgepulse._util.jsonpath import Loc, as_string, describe_value, non_empty
 from knowledgepulse._util.times import aware, iso_time
 from knowledgepulse.records import Problem, Record
-from knowledgepulse.sources._chat._text import error_text
+from knowledgepulse.sources._chat._text import reported_failure
 from knowledgepulse.sources._envelope import (
     CONFIDENCE_KEY,
     DOMAIN_KEY,
@@ -543,18 +543,13 @@ def _requested_tools(observations: Iterable[Any]) -> set[str]:
     return names
 
 
-_FAILED_STATUSES = frozenset({"error", "failed", "failure"})
-"""What a tool's own ``status`` says when it failed (casefolded)."""
-_MESSAGES = ("message", "error_message", "error", "detail")
-"""Where a result that says it failed says why, in order."""
-
-
 def _reported_failure(
     item: Mapping[str, Any], metadata: Mapping[str, Any], tools: set[str]
 ) -> str | None:
     """Why a tool observation's output says the tool failed; ``None`` when it does not.
 
-    Only a tool's: a model's or an agent's output saying "error" is what it said.
+    Only a tool's: a model's or an agent's output saying "error" is what it said. The test is
+    the one the span reader applies to a tool span's result (:func:`reported_failure`).
     """
     kind, name = item.get("type"), item.get("name")
     attributes = _object(metadata.get("attributes"))
@@ -563,16 +558,7 @@ def _reported_failure(
         or (kind == "SPAN" and isinstance(name, str) and name in tools)
         or attributes.get("gen_ai.operation.name") == "execute_tool"
     )
-    if not ran:
-        return None
-    output = msg.loads(item.get("output"))
-    if isinstance(output, dict):
-        statuses = [v for k, v in output.items() if k == "status" or k.endswith("_status")]
-        if any(isinstance(v, str) and v.casefold() in _FAILED_STATUSES for v in statuses):
-            why = next((output[key] for key in _MESSAGES if output.get(key)), None)
-            return why if isinstance(why, str) else as_text(output)
-    said = error_text(output)
-    return None if said is None else as_text(said)
+    return reported_failure(msg.loads(item.get("output"))) if ran else None
 
 
 def _first(*values: Any) -> Any:

@@ -50,6 +50,7 @@ says so.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -70,6 +71,21 @@ TURNS = frozenset({"user", "assistant"})
 """The record types that carry a message."""
 STREAMED = frozenset({"system", "user", "assistant", "result", "stream_event", "rate_limit_event"})
 """The record types of ``--output-format stream-json`` (they name the ``session_id``)."""
+NOT_STEPS = frozenset(
+    {
+        "summary",  # a session's title, for the resume list
+        "custom-title",  # the title /rename gave it
+        "file-history-snapshot",  # the files' backups, for undo
+        "queue-operation",  # a prompt queued, then taken
+        "system",  # Claude Code's notes: compaction, a local command, an API retry, hooks
+        "progress",  # a hook's or a sub-agent's progress (2.1), its messages in their own files
+        "last-prompt",  # the prompt the session's input box held
+        "permission-mode",  # the mode the session runs in
+        "turn_end",  # a turn's end
+    }
+)
+"""Claude Code's own record types that hold no message of the conversation: passed over in
+silence (as are stream-json's others); a type in neither set is passed over with a warning."""
 NO_PROMPT = (
     f"{PLACEHOLDER_OBJECTIVE}: claude -p --output-format stream-json does not write the "
     "prompt it was given (the session's file, ~/.claude/projects/<project>/<session>.jsonl, "
@@ -99,6 +115,8 @@ class _Session:
     """The indexes in :attr:`messages` of Claude Code's records that the model's API failed."""
     calls: set[str] = field(default_factory=set)
     """The ids of the ``tool_use`` blocks the session's assistant messages hold so far."""
+    unknown: Counter[str] = field(default_factory=Counter)
+    """The records of a type kp does not know that were passed over, by type."""
 
 
 def recognises(value: Any) -> bool:
@@ -132,6 +150,7 @@ def convert_records(
     """One trace per session of one file's records, in the order the sessions start."""
     sessions: dict[str, _Session] = {}
     chains: dict[str, str] = {}
+    unknown: dict[str, Counter[str]] = {}  # record types kp does not know, by sessionId
     for item in records:
         if isinstance(item, Problem):
             yield item
@@ -140,7 +159,17 @@ def convert_records(
             _tell(sessions, chains, item)
         except PathError as error:
             yield item.problem(error.path, error.message)
-    for session_id, session in sessions.items():
+            continue
+        kind = item.value.get("type") if isinstance(item.value, dict) else None
+        if isinstance(kind, str) and kind not in TURNS | STREAMED | NOT_STEPS:
+            own = item.value.get("sessionId", item.value.get("session_id"))
+            unknown.setdefault(own if isinstance(own, str) else "", Counter())[kind] += 1
+    for number, (session_id, session) in enumerate(sessions.items()):
+        # A session's own unknown records; those of no session read, the first session's.
+        counts = unknown.pop(session_id, Counter())
+        if number == 0:
+            counts += sum((c for k, c in unknown.items() if k not in sessions), Counter())
+        session.unknown = counts
         yield finished(partial(_finish, session_id, session, options), session.first)
 
 
@@ -466,11 +495,23 @@ def _finish(session_id: str, session: _Session, options: TraceOptions) -> TraceI
         result_summary=answer,
         agent_id="claude-code",
         framework="claude-code",
-        warnings=(NO_PROMPT,) if session.streamed and not told.objective else (),
+        warnings=(
+            *((NO_PROMPT,) if session.streamed and not told.objective else ()),
+            *_unknown_types(session.unknown),
+        ),
         source_extra={**extra, "dialect": "stream-json"} if session.streamed else extra or None,
         content_hint=CONTENT_HINT,
         location=Location(session.first.location.file, session.first.location.line),
     )
+
+
+def _unknown_types(counts: Counter[str]) -> list[str]:
+    """One warning a record type kp does not know, with how many records of it were passed over."""
+    return [
+        f"{count} record{'s' if count != 1 else ''} of type {kind!r}, a type kp does not know, "
+        "passed over (a newer Claude Code's? kp reads user and assistant records)"
+        for kind, count in sorted(counts.items())
+    ]
 
 
 def _ended(result: Mapping[str, Any], builder: StepBuilder) -> tuple[bool, str | None]:

@@ -23,7 +23,8 @@ from knowledgepulse.sources._envelope import (
     TraceOptions,
     assemble,
 )
-from knowledgepulse.sources._steps import TOOL_FAILED, StepBuilder
+from knowledgepulse.sources._steps import TOOL_FAILED, StepBuilder, as_text
+from knowledgepulse.sources._structured import is_structured_extraction
 from knowledgepulse.sources.langchain._messages import (
     Message,
     as_message,
@@ -90,6 +91,7 @@ def convert_tree(root: RunNode, options: TraceOptions) -> TraceItem:
             break
         nodes.append((node, inside_tool))
     walk.answer_run = _answer_run(nodes)
+    walk.extraction = _extraction(nodes)
     for node, inside_tool in nodes:
         walk.visit(node.run, inside_tool=inside_tool)
     walk.settle_error_messages()
@@ -117,7 +119,12 @@ def convert_tree(root: RunNode, options: TraceOptions) -> TraceItem:
         objective=_objective(run.get("inputs")) or walk.first_user_text,
         fallback_objective=_name(run),
         created_at=moment(run.get("start_time")),
-        result_summary=result or walk.answer or (PAUSED if walk.interrupted else None),
+        # The structured output is the run's answer (the root's last AI text is the reply it
+        # was made of), as the span reader takes it.
+        result_summary=(walk.answer if walk.extraction is not None else None)
+        or result
+        or walk.answer
+        or (PAUSED if walk.interrupted else None),
         agent_id=_name(run),
         framework="langgraph" if walk.langgraph else "langchain",
         metadata=_metadata(run),
@@ -132,6 +139,7 @@ class _Walk:
 
     builder: StepBuilder = field(default_factory=StepBuilder)
     answer_run: int | None = None
+    extraction: int | None = None  # the model run whose one call is the structured answer
     answer: str | None = None
     first_user_text: str | None = None
     langgraph: bool = False
@@ -178,6 +186,10 @@ class _Walk:
                 self.builder.answer(message.text, at=at)
             else:
                 self.builder.thought(message.text, at=at)
+            if id(run) == self.extraction:  # LangGraph's structured response: the answer
+                self.answer = as_text(message.tool_calls[0].arguments)
+                self.builder.answer(self.answer, at=at, said=False)
+                continue
             for call in message.tool_calls:
                 self.builder.tool_request(call.name, call.arguments, call_id=call.call_id, at=at)
                 if call.call_id:
@@ -280,6 +292,41 @@ def _answer_run(nodes: list[tuple[RunNode, bool]]) -> int | None:
     if any(message.tool_calls for message in messages):
         return None
     return id(last) if any(message.text for message in messages) else None
+
+
+def _extraction(nodes: list[tuple[RunNode, bool]]) -> int | None:
+    """The model run that put the agent's answer into a structured output.
+
+    LangGraph's ``generate_structured_response``, by the rule the span reader reads it by
+    (:func:`~knowledgepulse.sources._structured.is_structured_extraction`).
+    """
+    models = [
+        n for n, (node, inside) in enumerate(nodes) if not inside and _kind(node.run) in _MODEL_RUNS
+    ]
+    if len(models) < 2:  # the answer, then its extraction
+        return None
+    last, before = nodes[models[-1]][0].run, nodes[models[-2]][0].run
+    ran_after = any(
+        _kind(node.run) in _TOOL_RUNS and not inside for node, inside in nodes[models[-1] + 1 :]
+    )
+    sent = message_list(as_object(last.get("inputs")).get("messages"))
+    extracted = is_structured_extraction(
+        _part_kinds(last),
+        _part_kinds(before),
+        ran_after=ran_after,
+        sent_last_by_model=sent[-1].role == "ai" if sent else None,
+    )
+    return id(last) if extracted else None
+
+
+def _part_kinds(run: Mapping[str, Any]) -> list[str]:
+    """What a model run replied with, as the kinds of the GenAI parts it amounts to."""
+    kinds: list[str] = []
+    for message in model_output(run.get("outputs")):
+        kinds += ["reasoning"] * len(message.reasoning)
+        kinds += ["text"] if message.text else []
+        kinds += ["tool_call"] * len(message.tool_calls)
+    return kinds
 
 
 def _objective(inputs: Any) -> str | None:

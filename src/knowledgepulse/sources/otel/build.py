@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from knowledgepulse.errors import ConversionError
-from knowledgepulse.sources._chat._text import error_text
+from knowledgepulse.sources._chat._text import reported_failure
 from knowledgepulse.sources._envelope import CONFIDENCE_KEY, DOMAIN_KEY, TraceOptions, assemble
 from knowledgepulse.sources._steps import TOOL_FAILED, StepBuilder, as_text
+from knowledgepulse.sources._structured import is_structured_extraction
 from knowledgepulse.sources.otel import messages as msg
 from knowledgepulse.sources.otel.dialects import View, read
 from knowledgepulse.sources.otel.spans import Span
@@ -307,13 +308,8 @@ def _answer(ordered: list[_Read], agent: _Read | None) -> str | None:
 def _extraction(ordered: list[_Read]) -> tuple[int, dict[str, Any]] | None:
     """The model call that put the agent's answer into a structured output, and its one call.
 
-    LangGraph's prebuilt agent given a ``response_format`` ends its loop when the model replies
-    with text and no call (the answer), then asks the model once more, its reply forced into a
-    call of the schema (``generate_structured_response``: ``with_structured_output`` by function
-    calling). No tool runs it: its arguments are the run's structured output, as Pydantic AI's
-    ``final_result``'s are, and no tool call. So: the last model call asks for one call and
-    nothing else, no tool span starts after it, the model call before it replied in text alone,
-    and what it was sent last (where recorded) is that reply, no user's turn or tool result.
+    LangGraph's ``generate_structured_response``, by the rule the LangSmith runs reader reads
+    it by too (:func:`~knowledgepulse.sources._structured.is_structured_extraction`).
     """
     inferences = sorted(
         (n for n, item in enumerate(ordered) if item.view.role == "inference"),
@@ -323,19 +319,16 @@ def _extraction(ordered: list[_Read]) -> tuple[int, dict[str, Any]] | None:
         return None
     last, before = ordered[inferences[-1]], ordered[inferences[-2]]
     parts = _output_parts(last.view)
-    said = _output_parts(before.view)
     started = last.span.start_ns or 0
     ran_after = any(
         item.view.role == "tool" and (item.span.start_ns or 0) >= started for item in ordered
     )
     sent = last.view.input_messages or []
-    if (
-        len(parts) != 1
-        or parts[0].get("type") != "tool_call"
-        or not any(part.get("type") == "text" for part in said)
-        or any(part.get("type") in ("tool_call", "server_tool_call") for part in said)
-        or ran_after
-        or (sent and sent[-1].get("role") not in msg.ASSISTANT_ROLES)
+    if not is_structured_extraction(
+        [str(part.get("type")) for part in parts],
+        [str(part.get("type")) for part in _output_parts(before.view)],
+        ran_after=ran_after,
+        sent_last_by_model=sent[-1].get("role") in msg.ASSISTANT_ROLES if sent else None,
     ):
         return None
     return inferences[-1], parts[0]
@@ -447,9 +440,14 @@ def _tell_inference(builder: StepBuilder, index: int, item: _Read, context: _Con
                 continue  # the answer, told as the answer
             builder.tool_request(name, part.get("arguments"), call_id=call_id, at=at)
             requested = True
-        elif _provider_ran(part) and call_id:
-            name = context.names.get(call_id, "")
-            builder.tool_result(name, output=_response(part), call_id=call_id)
+        elif _provider_ran(part) and (call_id or part.get("name")):
+            # by its call's id, else by the tool's name (Gemini's code execution: no id)
+            name = context.names.get(call_id or "", "") or str(part.get("name") or "")
+            output = _response(part)
+            if part.get("is_error"):  # Gemini's code that failed (its outcome says so)
+                builder.tool_result(name, error=as_text(output) or TOOL_FAILED, call_id=call_id)
+            else:
+                builder.tool_result(name, output=output, call_id=call_id)
     if requested and context.skip is not None and context.skip[0] == index:
         builder.answer_in_this_turn()  # said with the tool calls it asked for
     _tell_tool_responses(builder, view, context, at)
@@ -477,7 +475,9 @@ def _tell_tool_responses(
             continue  # the tool's own span says more (its time, its status)
         name = context.names.get(call_id or "", "") or str(part.get("name") or "")
         output = _response(part)
-        failed = is_retry_prompt(output) or part.get("is_error") or error_text(output)
+        failed = (
+            is_retry_prompt(output) or part.get("is_error") or reported_failure(msg.loads(output))
+        )
         ran = context.unlinked[name] > 0
         context.unlinked[name] -= ran
         if ran and not failed:
@@ -496,7 +496,9 @@ def _tell_tool_responses(
         if failed:
             builder.tool_result(name, error=as_text(output) or TOOL_FAILED, call_id=call_id)
         else:
-            builder.tool_result(name, output=output, call_id=call_id)
+            # The model was sent this result: one with no value (Pydantic AI leaves out a
+            # None return's) is still the tool's return, an observation.
+            builder.tool_result(name, output=output, call_id=call_id, returned=True)
 
 
 def _tell_tool(
@@ -519,11 +521,14 @@ def _tell_tool(
         if retried or view.error:
             builder.error(as_text(view.result) if retried else view.error, at=_seconds(item.span))
         return
+    # A span that ended OK, whose result says the tool failed (ADK's {"status": "error"}, an
+    # {"error": ...} object): the same test as a Langfuse tool observation's output.
+    reported = None if retried or view.error else reported_failure(msg.loads(view.result))
     builder.tool_result(
         view.tool_name or item.span.name,
         arguments=view.arguments,
         output=None if retried else view.result,
-        error=as_text(view.result) if retried else view.error,
+        error=as_text(view.result) if retried else (view.error or reported),
         call_id=view.call_id,
         at=_seconds(item.span),
         latency_ms=None if view.instant else _latency_ms(item.span),
@@ -618,7 +623,36 @@ def _agent_id(ordered: list[_Read], agent: _Read | None) -> str | None:
             return agent_id
         if agent.view.agent_name:
             return agent.view.agent_name
-    return next((item.view.agent_name for item in ordered if item.view.agent_name), None)
+    named = next((item.view.agent_name for item in ordered if item.view.agent_name), None)
+    if named is None and agent is not None and _is_langgraph_run(ordered, agent):
+        return agent.span.name
+    return named
+
+
+_LANGGRAPH_NODE = "langgraph_node"
+"""The metadata key LangGraph gives the run of each node of a graph (with ``langgraph_step``)."""
+
+
+def _is_langgraph_run(ordered: list[_Read], agent: _Read) -> bool:
+    """Whether the run's span is a LangGraph graph's own run, named by the graph.
+
+    LangGraph runs a compiled graph as a chain named by the graph's ``name`` (``LangGraph`` by
+    default; ``create_react_agent(name=...)``, ``compile(name=...)`` set it), its nodes' runs
+    inside it carrying ``langgraph_node`` in their metadata, as OpenInference, MLflow and
+    LangSmith record them (a ``metadata`` attribute, or ``langsmith.metadata.*``). That name is
+    the agent's where no agent span names one, as the LangSmith runs reader takes it.
+    """
+    if _langgraph_node(agent.span) or not agent.span.name:
+        return False  # a node's run, not the graph's
+    return any(_langgraph_node(item.span) for item in ordered if item is not agent)
+
+
+def _langgraph_node(span: Span) -> bool:
+    attributes = span.attributes
+    metadata = msg.loads(attributes.get("metadata"))
+    if isinstance(metadata, dict) and _LANGGRAPH_NODE in metadata:
+        return True
+    return any(key.endswith(f"metadata.{_LANGGRAPH_NODE}") for key in attributes)
 
 
 def _untold_failure(ordered: list[_Read], top: _Read) -> str | None:

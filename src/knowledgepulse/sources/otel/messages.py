@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from knowledgepulse._util.jsonpath import non_empty
+from knowledgepulse.sources._chat import gemini
 from knowledgepulse.sources._steps import TOOL_FAILED
 
 Message = dict[str, Any]
@@ -210,10 +211,34 @@ def _part(raw: Any) -> dict[str, Any] | None:
 
 
 def _gemini_part(raw: Mapping[str, Any]) -> dict[str, Any] | None:
-    """A Gemini / Google ADK part: ``text`` (a ``thought``), ``function_call`` or its response."""
+    """A Gemini / Google ADK part: ``text`` (a ``thought``), ``function_call`` or its response.
+
+    Code the model ran with Gemini's code execution tool (``executable_code``) and its result
+    (``code_execution_result``) are a call the provider ran in the model's turn and its result,
+    read as the Gemini chat reader reads them (:func:`gemini.code_outcome`). A result without an
+    id answers the code before it, by the tool's name.
+    """
     call = raw.get("function_call", raw.get("functionCall"))
     if isinstance(call, dict):
         return tool_call(call.get("id"), call.get("name"), call.get("args"))
+    code = raw.get("executable_code", raw.get("executableCode"))
+    if isinstance(code, dict):
+        return {
+            "type": "server_tool_call",
+            "id": non_empty(code.get("id")),
+            "name": gemini.CODE_EXECUTION,
+            "arguments": code,
+        }
+    ran = raw.get("code_execution_result", raw.get("codeExecutionResult"))
+    if isinstance(ran, dict):
+        text, failed = gemini.code_outcome(ran)
+        return {
+            "type": "server_tool_call_response",
+            "id": non_empty(ran.get("id")),
+            "name": gemini.CODE_EXECUTION,
+            "response": text,
+            "is_error": failed,
+        }
     response = raw.get("function_response", raw.get("functionResponse"))
     if isinstance(response, dict):
         return {
