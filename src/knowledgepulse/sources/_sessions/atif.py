@@ -426,6 +426,10 @@ def to_atif(trace: ReasoningTrace) -> dict[str, Any]:
             own = step.content if says_more_than_the_call(step) else None
             # What the agent said with the call is the message of a step of its own, first.
             if current is None or "observation" in current or (own and not _is_fresh(current)):
+                if current is not None and "observation" in current:
+                    # A step's results answer its own calls: the calls of a step whose results
+                    # are written wait no more (one that came back with nothing, say).
+                    unanswered = []
                 current = {"source": "agent", "message": ""}
                 later.append(current)
             call_id = f"call_{step.step_id}"
