@@ -25,6 +25,7 @@ import ast
 import base64
 import json
 import re
+import sys
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -103,6 +104,19 @@ def _asked(text: str | None) -> str | None:
     """The user's request: the task itself where smolagents' prompt wraps it."""
     found = _SMOLAGENTS_TASK.search(text or "")
     return (found.group(1) or found.group(2)).strip() if found else text
+
+
+_OPENHANDS_TASK = re.compile(
+    r"-+ NEW TASK DESCRIPTION -+\n(.*?)\n-+ END OF NEW TASK DESCRIPTION -+", re.DOTALL
+)
+"""The task where OpenHands, for a model without native tool calls, puts a worked example of
+another task before it (``IN_CONTEXT_LEARNING_EXAMPLE_PREFIX`` / ``..._SUFFIX``)."""
+
+
+def _openhands_task(text: str | None) -> str | None:
+    """The user's task, less OpenHands' worked example around it when there is one."""
+    found = _OPENHANDS_TASK.search(text or "")
+    return found.group(1).strip() if found else text
 
 
 def _text(content: Any) -> str | None:
@@ -2836,16 +2850,18 @@ def atif(path: Path) -> list[Run]:
     OpenAgents' ``tbench`` writes its own ``1.4``: calls ``{id, name}``, each result a
     ``system`` step ``Tool result for <id>`` whose ``observation.result.success`` false is an
     error, written before the agent step that lists the call (the step's message came after
-    its calls); ``extra.success`` its label. OpenHands' ``finish`` call is its answer.
+    its calls); ``extra.success`` its label. OpenHands' ``finish`` call is its answer; without
+    native tool calls, OpenHands writes its calls into its message (``<function=NAME>``), and
+    its worked example before the task of a user step is none of the user's.
     """
     document = json.loads(path.read_text())
     timeline, objective, answered = _Timeline(), None, set()
     for step in document["steps"]:
         if step["source"] == "user":
             if objective is None:
-                objective = _text(step.get("message"))
+                objective = _openhands_task(_text(step.get("message")))
             else:
-                timeline.user(_text(step.get("message")))
+                timeline.user(_openhands_task(_text(step.get("message"))))
         result = (step.get("observation") or {}).get("result")
         if step["source"] == "system" and isinstance(result, dict):
             answered.add(step["message"].removeprefix("Tool result for "))
@@ -2853,6 +2869,9 @@ def atif(path: Path) -> list[Run]:
                 timeline.error()
         if step["source"] == "agent":
             calls = step.get("tool_calls") or []
+            message = _text(step.get("message"))
+            if not calls and _written_calls(timeline, message or ""):
+                continue  # OpenHands without native tool calls: its calls in its message
             ids = [call.get("tool_call_id", call.get("id")) for call in calls]
             after = bool(calls) and all(call_id in answered for call_id in ids)
             if not after:
@@ -3122,12 +3141,33 @@ def inspect_ai(path: Path) -> list[Run]:
     return runs
 
 
+_ZSTD = 93
+"""The zip method of Zstandard, which later Inspect versions pack ``.eval`` members with."""
+
+
+def _member(path: Path, archive: zipfile.ZipFile, name: str) -> bytes:
+    """A member's bytes; a Zstandard one (which zipfile reads from Python 3.14 on) unpacked
+    from its local header's data with the ``zstandard`` package."""
+    info = archive.getinfo(name)
+    if info.compress_type != _ZSTD or sys.version_info >= (3, 14):
+        return archive.read(name)
+    import zstandard  # only the logs packed so need it
+
+    with path.open("rb") as raw:
+        raw.seek(info.header_offset + 26)
+        skip = int.from_bytes(raw.read(2), "little") + int.from_bytes(raw.read(2), "little")
+        raw.seek(info.header_offset + 30 + skip)
+        packed = raw.read(info.compress_size)
+    data: bytes = zstandard.ZstdDecompressor().decompressobj().decompress(packed)
+    return data
+
+
 def _inspect_zip(path: Path) -> dict[str, Any]:
     """An ``.eval`` zip's ``header.json`` with its ``samples/*.json`` members, by epoch then id."""
     with zipfile.ZipFile(path) as archive:
-        log: dict[str, Any] = json.loads(archive.read("header.json"))
+        log: dict[str, Any] = json.loads(_member(path, archive, "header.json"))
         members = [name for name in archive.namelist() if name.startswith("samples/")]
-        samples = [json.loads(archive.read(name)) for name in members]
+        samples = [json.loads(_member(path, archive, name)) for name in members]
     log["samples"] = sorted(
         samples, key=lambda sample: (sample["epoch"], str(sample["id"]).zfill(20))
     )

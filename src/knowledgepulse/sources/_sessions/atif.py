@@ -45,6 +45,7 @@ from knowledgepulse.sources._chat._text import (
     content_text,
     error_text,
     has_xml_calls,
+    users_words,
     xml_calls,
 )
 from knowledgepulse.sources._envelope import (
@@ -147,10 +148,15 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
         started = started or at
         text = content_text(step.get("message"))  # text, or (ATIF v1.6) text parts
         if step.get("source") == "user":
+            # Harbor keeps the user's message as the agent sent it to the model: OpenHands
+            # without native function calling puts a worked example of another task before
+            # the task (between banners), Claude Code its system reminders; neither is the
+            # user's words.
+            words = users_words(text)
             if objective is None:
-                objective = text
+                objective = words
             else:  # the user speaks again: answering the agent, or with more to do
-                builder.user_turn(text, at=at)
+                builder.user_turn(words, at=at)
         if step.get("source") == "system":
             _tell_tool_result(builder, step, text, names, at)
         if step.get("source") == "agent":
