@@ -2852,40 +2852,70 @@ def atif(path: Path) -> list[Run]:
     error, written before the agent step that lists the call (the step's message came after
     its calls); ``extra.success`` its label. OpenHands' ``finish`` call is its answer; without
     native tool calls, OpenHands writes its calls into its message (``<function=NAME>``), and
-    its worked example before the task of a user step is none of the user's.
+    its worked example before the task of a user step is none of the user's. Harbor's own
+    conversions keep what Codex and Claude Code wrote in the user's name as user steps (see
+    :func:`_atif_users_words`), and a failed Claude Code ``tool_result`` as a result's
+    ``extra.tool_result_is_error``.
     """
     document = json.loads(path.read_text())
     timeline, objective, answered = _Timeline(), None, set()
+    codex = (document.get("agent") or {}).get("name") == "codex"  # Harbor's Codex conversion
     for step in document["steps"]:
         if step["source"] == "user":
-            if objective is None:
-                objective = _openhands_task(_text(step.get("message")))
+            words = _atif_users_words(_text(step.get("message")), codex=codex)
+            if words is None:
+                pass
+            elif objective is None:
+                objective = words
             else:
-                timeline.user(_openhands_task(_text(step.get("message"))))
+                timeline.user(words)
         result = (step.get("observation") or {}).get("result")
         if step["source"] == "system" and isinstance(result, dict):
             answered.add(step["message"].removeprefix("Tool result for "))
             if result.get("success") is False:
                 timeline.error()
         if step["source"] == "agent":
-            calls = step.get("tool_calls") or []
-            message = _text(step.get("message"))
-            if not calls and _written_calls(timeline, message or ""):
-                continue  # OpenHands without native tool calls: its calls in its message
-            ids = [call.get("tool_call_id", call.get("id")) for call in calls]
-            after = bool(calls) and all(call_id in answered for call_id in ids)
-            if not after:
-                timeline.text(_text(step.get("message")))
-            for call in calls:
-                _tool_or_finish(
-                    timeline, call.get("function_name", call.get("name")), call.get("arguments")
-                )
-            if after:
-                timeline.text(_text(step.get("message")))
+            _atif_agent_step(timeline, step, answered)
     success = (document.get("extra") or {}).get("success")
     facts = timeline.facts(objective, trace_id=document.get("session_id"))
     facts["success"] = success if isinstance(success, bool) else None
     return [facts]
+
+
+def _atif_agent_step(timeline: _Timeline, step: dict[str, Any], answered: set[str]) -> None:
+    """An agent step's message, calls and failed results (see :func:`atif`)."""
+    calls = step.get("tool_calls") or []
+    message = _text(step.get("message"))
+    if not calls and _written_calls(timeline, message or ""):
+        return  # OpenHands without native tool calls: its calls in its message
+    ids = [call.get("tool_call_id", call.get("id")) for call in calls]
+    after = bool(calls) and all(call_id in answered for call_id in ids)
+    if not after:
+        timeline.text(message)
+    for call in calls:
+        _tool_or_finish(
+            timeline, call.get("function_name", call.get("name")), call.get("arguments")
+        )
+    # Harbor's Claude Code conversion keeps a failed tool_result's flag; the calls of one model
+    # turn (one step) that fail together are one error, as in the session (:func:`claude_code`).
+    results = (step.get("observation") or {}).get("results") or []
+    if any((result.get("extra") or {}).get("tool_result_is_error") is True for result in results):
+        timeline.error()
+    if after:
+        timeline.text(message)
+
+
+def _atif_users_words(text: str | None, *, codex: bool) -> str | None:
+    """A user step's words: none where the agent wrote it (Claude Code's interruption note; in
+    a Codex run, its context and AGENTS.md instructions, joined into one text by Harbor's
+    conversion); OpenHands' task without its worked example; Codex's IDE request without the
+    IDE's context."""
+    text = _openhands_task(text)
+    if text is None or _INTERRUPTED.fullmatch(text.strip()) or (codex and _codex_own(text)):
+        return None
+    if codex and _IDE_REQUEST in text:
+        return text.split(_IDE_REQUEST, 1)[1].strip()
+    return text
 
 
 # --- agent frameworks' own serialisations ------------------------------------------------

@@ -54,3 +54,41 @@ def test_a_later_user_step_is_the_users_words_less_what_the_agent_added() -> Non
     assert trace.task.objective == TASK
     said = [step.content for step in trace.steps if step.type == "observation"]
     assert said[-1] == "Now delete it."
+
+
+HARBOR_CLAUDE = CORPUS / "atif" / "harbor_0.26_claude_code_2.1.39_sibling_error.json"
+"""Harbor 0.26's conversion of a Claude Code sub-agent whose two calls fail together."""
+HARBOR_CODEX = CORPUS / "atif" / "harbor_0.26_codex_0.39_ide_context.json"
+"""Harbor 0.26's conversion of a Codex rollout: its environment context a user step."""
+HARBOR_INTERRUPTED = CORPUS / "atif" / "harbor_0.26_claude_code_2.1.38_interrupted.json"
+"""Harbor 0.26's conversion of a Claude Code session the user interrupted."""
+
+
+def test_a_result_harbor_flags_as_a_claude_code_error_is_the_calls_error() -> None:
+    """Before: the failed ``Bash`` and ``Read`` read as plain observations, no error, no
+    recovery; now ``extra.tool_result_is_error`` makes each its call's error, and the model's
+    next call after them (its fixed ``Bash``) the recovery."""
+    trace = only(convert_file(HARBOR_CLAUDE)).trace
+    recoveries = [step for step in trace.steps if step.type == "error_recovery"]
+    assert [step.tool.name for step in recoveries if step.tool] == ["Bash"]
+    before = trace.steps[: trace.steps.index(recoveries[0])]
+    said = [step.content or "" for step in before if step.type == "observation"]
+    assert "Sibling tool call errored" in said[-2] + said[-1]
+
+
+def test_what_codex_wrote_in_the_users_name_is_no_objective() -> None:
+    """Before: the objective was Codex's ``<environment_context>`` block and the request a
+    ``respond`` turn; now the request is the objective, less the IDE's context around it."""
+    trace = only(convert_file(HARBOR_CODEX)).trace
+    assert trace.task.objective.startswith("幫我檢查一下 go.mod")
+    assert "<environment_context>" not in trace.task.objective
+    assert "My request for Codex" not in trace.task.objective
+    assert not [step for step in trace.steps if step.tool and step.tool.name == "respond"]
+
+
+def test_claude_codes_interruption_note_is_no_turn_of_the_user() -> None:
+    """Before: ``[Request interrupted by user for tool use]`` was the user's reply (a
+    ``respond`` observation); now it is no step, and the run, stopped, did not succeed."""
+    trace = only(convert_file(HARBOR_INTERRUPTED)).trace
+    assert not [step for step in trace.steps if step.tool and step.tool.name == "respond"]
+    assert trace.metadata.success is False
