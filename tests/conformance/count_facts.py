@@ -25,6 +25,7 @@ import ast
 import base64
 import json
 import re
+import sys
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -112,6 +113,19 @@ def _asked(text: str | None) -> str | None:
     if text and _OPENHANDS_TASK in text:
         return text.split(_OPENHANDS_TASK, 1)[1].split("\n---------------------", 1)[0]
     return text
+
+
+_OPENHANDS_TASK = re.compile(
+    r"-+ NEW TASK DESCRIPTION -+\n(.*?)\n-+ END OF NEW TASK DESCRIPTION -+", re.DOTALL
+)
+"""The task where OpenHands, for a model without native tool calls, puts a worked example of
+another task before it (``IN_CONTEXT_LEARNING_EXAMPLE_PREFIX`` / ``..._SUFFIX``)."""
+
+
+def _openhands_task(text: str | None) -> str | None:
+    """The user's task, less OpenHands' worked example around it when there is one."""
+    found = _OPENHANDS_TASK.search(text or "")
+    return found.group(1).strip() if found else text
 
 
 def _text(content: Any) -> str | None:
@@ -2887,37 +2901,72 @@ def atif(path: Path) -> list[Run]:
     OpenAgents' ``tbench`` writes its own ``1.4``: calls ``{id, name}``, each result a
     ``system`` step ``Tool result for <id>`` whose ``observation.result.success`` false is an
     error, written before the agent step that lists the call (the step's message came after
-    its calls); ``extra.success`` its label. OpenHands' ``finish`` call is its answer.
+    its calls); ``extra.success`` its label. OpenHands' ``finish`` call is its answer; without
+    native tool calls, OpenHands writes its calls into its message (``<function=NAME>``), and
+    its worked example before the task of a user step is none of the user's. Harbor's own
+    conversions keep what Codex and Claude Code wrote in the user's name as user steps (see
+    :func:`_atif_users_words`), and a failed Claude Code ``tool_result`` as a result's
+    ``extra.tool_result_is_error``.
     """
     document = json.loads(path.read_text())
     timeline, objective, answered = _Timeline(), None, set()
+    codex = (document.get("agent") or {}).get("name") == "codex"  # Harbor's Codex conversion
     for step in document["steps"]:
         if step["source"] == "user":
-            if objective is None:
-                objective = _text(step.get("message"))
+            words = _atif_users_words(_text(step.get("message")), codex=codex)
+            if words is None:
+                pass
+            elif objective is None:
+                objective = words
             else:
-                timeline.user(_text(step.get("message")))
+                timeline.user(words)
         result = (step.get("observation") or {}).get("result")
         if step["source"] == "system" and isinstance(result, dict):
             answered.add(step["message"].removeprefix("Tool result for "))
             if result.get("success") is False:
                 timeline.error()
         if step["source"] == "agent":
-            calls = step.get("tool_calls") or []
-            ids = [call.get("tool_call_id", call.get("id")) for call in calls]
-            after = bool(calls) and all(call_id in answered for call_id in ids)
-            if not after:
-                timeline.text(_text(step.get("message")))
-            for call in calls:
-                _tool_or_finish(
-                    timeline, call.get("function_name", call.get("name")), call.get("arguments")
-                )
-            if after:
-                timeline.text(_text(step.get("message")))
+            _atif_agent_step(timeline, step, answered)
     success = (document.get("extra") or {}).get("success")
     facts = timeline.facts(objective, trace_id=document.get("session_id"))
     facts["success"] = success if isinstance(success, bool) else None
     return [facts]
+
+
+def _atif_agent_step(timeline: _Timeline, step: dict[str, Any], answered: set[str]) -> None:
+    """An agent step's message, calls and failed results (see :func:`atif`)."""
+    calls = step.get("tool_calls") or []
+    message = _text(step.get("message"))
+    if not calls and _written_calls(timeline, message or ""):
+        return  # OpenHands without native tool calls: its calls in its message
+    ids = [call.get("tool_call_id", call.get("id")) for call in calls]
+    after = bool(calls) and all(call_id in answered for call_id in ids)
+    if not after:
+        timeline.text(message)
+    for call in calls:
+        _tool_or_finish(
+            timeline, call.get("function_name", call.get("name")), call.get("arguments")
+        )
+    # Harbor's Claude Code conversion keeps a failed tool_result's flag; the calls of one model
+    # turn (one step) that fail together are one error, as in the session (:func:`claude_code`).
+    results = (step.get("observation") or {}).get("results") or []
+    if any((result.get("extra") or {}).get("tool_result_is_error") is True for result in results):
+        timeline.error()
+    if after:
+        timeline.text(message)
+
+
+def _atif_users_words(text: str | None, *, codex: bool) -> str | None:
+    """A user step's words: none where the agent wrote it (Claude Code's interruption note; in
+    a Codex run, its context and AGENTS.md instructions, joined into one text by Harbor's
+    conversion); OpenHands' task without its worked example; Codex's IDE request without the
+    IDE's context."""
+    text = _openhands_task(text)
+    if text is None or _INTERRUPTED.fullmatch(text.strip()) or (codex and _codex_own(text)):
+        return None
+    if codex and _IDE_REQUEST in text:
+        return text.split(_IDE_REQUEST, 1)[1].strip()
+    return text
 
 
 # --- agent frameworks' own serialisations ------------------------------------------------
@@ -3173,12 +3222,33 @@ def inspect_ai(path: Path) -> list[Run]:
     return runs
 
 
+_ZSTD = 93
+"""The zip method of Zstandard, which later Inspect versions pack ``.eval`` members with."""
+
+
+def _member(path: Path, archive: zipfile.ZipFile, name: str) -> bytes:
+    """A member's bytes; a Zstandard one (which zipfile reads from Python 3.14 on) unpacked
+    from its local header's data with the ``zstandard`` package."""
+    info = archive.getinfo(name)
+    if info.compress_type != _ZSTD or sys.version_info >= (3, 14):
+        return archive.read(name)
+    import zstandard  # only the logs packed so need it
+
+    with path.open("rb") as raw:
+        raw.seek(info.header_offset + 26)
+        skip = int.from_bytes(raw.read(2), "little") + int.from_bytes(raw.read(2), "little")
+        raw.seek(info.header_offset + 30 + skip)
+        packed = raw.read(info.compress_size)
+    data: bytes = zstandard.ZstdDecompressor().decompressobj().decompress(packed)
+    return data
+
+
 def _inspect_zip(path: Path) -> dict[str, Any]:
     """An ``.eval`` zip's ``header.json`` with its ``samples/*.json`` members, by epoch then id."""
     with zipfile.ZipFile(path) as archive:
-        log: dict[str, Any] = json.loads(archive.read("header.json"))
+        log: dict[str, Any] = json.loads(_member(path, archive, "header.json"))
         members = [name for name in archive.namelist() if name.startswith("samples/")]
-        samples = [json.loads(archive.read(name)) for name in members]
+        samples = [json.loads(_member(path, archive, name)) for name in members]
     log["samples"] = sorted(
         samples, key=lambda sample: (sample["epoch"], str(sample["id"]).zfill(20))
     )

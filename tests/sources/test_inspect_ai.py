@@ -9,6 +9,7 @@ not show. The facts files cover objectives, tools, answers and labels; these tes
 from __future__ import annotations
 
 import copy
+import importlib
 import json
 import zipfile
 from pathlib import Path
@@ -269,6 +270,60 @@ def test_a_damaged_sample_member_is_a_problem_naming_it_and_the_others_are_read(
     data = bytearray(path.read_bytes())
     start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
     for at in range(start + 10, start + info.compress_size - 10, 7):
+        data[at] ^= 0xFF
+    path.write_bytes(bytes(data))
+    found = convert_file(path)
+    (problem,) = [item for item in found if isinstance(item, Problem) and not item.warning]
+    assert str(problem).startswith(f"{path}: samples/2_epoch_1.json: cannot be read (")
+    assert sum(isinstance(item, TraceItem) for item in found) == 3
+
+
+ZSTD = INSPECT / "inspect_rl_tldr_rollout_zstd.eval"
+"""inspect_ai 0.3.211's ``.eval``: every member packed with Zstandard (zip method 93)."""
+
+
+def test_a_log_packed_with_zstandard_reads_its_samples() -> None:
+    """Before: ``header.json: cannot be read (That compression method is not supported)`` and
+    no trace (Python's zipfile unpacks method 93 from 3.14 on); now each sample is a trace."""
+    with zipfile.ZipFile(ZSTD) as archive:
+        assert {info.compress_type for info in archive.infolist()} == {93}
+    found = convert_file(ZSTD)
+    assert not [item for item in found if isinstance(item, Problem)]
+    traces = [item.trace for item in found if isinstance(item, TraceItem)]
+    assert len(traces) == 4
+    assert all(trace.task.objective.startswith("SUBREDDIT: r/") for trace in traces)
+    assert all(trace.metadata.success is False for trace in traces)  # rewards below 0.5
+
+
+def test_a_zstandard_log_without_the_package_says_how_to_read_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where neither this Python nor an installed package unpacks Zstandard, each member is a
+    problem that says what to install or how to give the log as JSON."""
+    real = importlib.import_module
+
+    def without_zstandard(name: str, package: str | None = None) -> Any:
+        if name == "zstandard":
+            raise ImportError(name)
+        return real(name, package)
+
+    monkeypatch.setattr(importlib, "import_module", without_zstandard)
+    found = convert_file(ZSTD)
+    problems = [str(item) for item in found if isinstance(item, Problem) and not item.warning]
+    assert problems
+    assert problems[0].startswith(f"{ZSTD}: header.json: cannot be read (")
+    assert "pip install zstandard" in problems[0]
+    assert "inspect log convert --to json" in problems[0]
+
+
+def test_a_zstandard_member_whose_data_is_damaged_is_a_problem_naming_it(tmp_path: Path) -> None:
+    """A bad block in one Zstandard sample costs that sample, as a deflated one's does."""
+    path = tmp_path / "damaged.eval"
+    data = bytearray(ZSTD.read_bytes())
+    with zipfile.ZipFile(ZSTD) as archive:
+        info = archive.getinfo("samples/2_epoch_1.json")
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    for at in range(start + 20, start + info.compress_size - 10, 5):
         data[at] ^= 0xFF
     path.write_bytes(bytes(data))
     found = convert_file(path)

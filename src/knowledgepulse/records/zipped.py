@@ -7,13 +7,17 @@ reader does (``inspect log convert --to json`` writes the same document): the he
 ``status`` of ``started`` where it has none, and ``samples`` sorted by epoch, then id (a
 numeric id as a number); a member written twice (a re-run sample) counts once, its last copy.
 A member that cannot be read (damaged) or is not JSON is a problem naming it, and the other
-samples are read.
+samples are read. Inspect AI packs its members with Zstandard (zip method 93) in its later
+versions (0.3.211 does): the standard library unpacks that from Python 3.14 on, and before it
+:func:`_unzstd` does with the ``zstandard`` package where it is installed.
 """
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
+import struct
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -37,6 +41,15 @@ _BROKEN = (
     OSError,
 )
 """What reading a damaged zip, or one packed as the standard library cannot unpack, raises."""
+ZSTD_METHOD = 93
+"""Zstandard's zip compression method (PKWARE's APPNOTE 4.4.5)."""
+_LOCAL_HEADER = struct.Struct("<4s22xHH")
+"""A zip member's local header: its signature, then (past 22 bytes) its name's and extra
+field's lengths, which its data follows."""
+_NO_ZSTD = (
+    "is packed with Zstandard, which Python unpacks from 3.14 on: install the zstandard "
+    "package (pip install zstandard), or give kp the log as JSON (inspect log convert --to json)"
+)
 
 
 def read_zip(stream: BinaryIO, name: str) -> Iterator[Record | Problem]:
@@ -70,7 +83,7 @@ def _log(
 
     def member(path: str) -> Any:
         try:
-            data = archive.read(path)
+            data = _read(archive, path)
         except _BROKEN as error:  # a damaged member (its data, its CRC) or an unread packing
             problems.append(Problem(Location(name), path, f"cannot be read ({error})"))
             return None
@@ -90,6 +103,46 @@ def _log(
     samples = [sample for path in paths if (sample := member(path)) is not None]
     log["samples"] = sorted(samples, key=_sample_order)
     return log, problems
+
+
+def _read(archive: zipfile.ZipFile, path: str) -> bytes:
+    """A member's bytes; one packed with Zstandard where this Python's zipfile cannot unpack it."""
+    try:
+        return archive.read(path)
+    except NotImplementedError:
+        info = archive.getinfo(path)
+        if info.compress_type != ZSTD_METHOD:
+            raise
+        return _unzstd(archive, info)
+
+
+def _unzstd(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """A Zstandard-packed member unpacked with the ``zstandard`` package, its size and CRC checked.
+
+    Raises:
+        NotImplementedError: the package is not installed (how to read the log said).
+        zipfile.BadZipFile: the member's header, size or CRC is not what the archive says.
+    """
+    try:
+        zstandard: Any = importlib.import_module("zstandard")
+    except ImportError:
+        raise NotImplementedError(_NO_ZSTD) from None
+    stream = archive.fp
+    if stream is None:  # the archive is closed: nothing to read
+        raise zipfile.BadZipFile(f"{info.filename}: the archive is closed")
+    stream.seek(info.header_offset)
+    signature, name_length, extra_length = _LOCAL_HEADER.unpack(stream.read(_LOCAL_HEADER.size))
+    if signature != ZIP_MAGIC:
+        raise zipfile.BadZipFile(f"{info.filename}: bad local header")
+    stream.seek(info.header_offset + _LOCAL_HEADER.size + name_length + extra_length)
+    packed = stream.read(info.compress_size)
+    try:
+        data: bytes = zstandard.ZstdDecompressor().decompressobj().decompress(packed)
+    except zstandard.ZstdError as error:
+        raise zipfile.BadZipFile(f"{info.filename}: {error}") from None
+    if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
+        raise zipfile.BadZipFile(f"Bad CRC-32 or size for file {info.filename!r}")
+    return data
 
 
 def _sample_order(sample: Any) -> tuple[str, str]:

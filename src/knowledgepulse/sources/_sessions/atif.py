@@ -45,6 +45,7 @@ from knowledgepulse.sources._chat._text import (
     content_text,
     error_text,
     has_xml_calls,
+    users_words,
     xml_calls,
 )
 from knowledgepulse.sources._envelope import (
@@ -55,6 +56,8 @@ from knowledgepulse.sources._envelope import (
     assemble,
 )
 from knowledgepulse.sources._sessions._documents import each_document
+from knowledgepulse.sources._sessions.claude_code import interrupted
+from knowledgepulse.sources._sessions.codex import codex_users_words
 from knowledgepulse.sources._steps import (
     RESPOND,
     StepBuilder,
@@ -67,6 +70,8 @@ from knowledgepulse.trace.models import ReasoningTrace
 CONTENT_HINT = "Harbor writes every step's message into the trajectory"
 SOURCES = ("agent", "system", "user")
 """The step sources ATIF defines."""
+CODEX = "codex"
+"""``agent.name`` of the trajectories Harbor converts from Codex's rollouts."""
 SCHEMA_PREFIX = "ATIF-"
 """How ``schema_version`` starts (``ATIF-v1.4``... ``ATIF-v1.7``)."""
 
@@ -139,6 +144,7 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
         if step.get("source") == "system" and (call_id := _answered(step)) is not None
     }
     completed = True  # what the last finish call said of the task (none: done)
+    codex = as_object(document.get("agent")).get("name") == CODEX
     for number, step in enumerate(steps):
         if step.get("source") not in SOURCES:
             warnings.append(_unknown_source(number, step))
@@ -147,10 +153,17 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
         started = started or at
         text = content_text(step.get("message"))  # text, or (ATIF v1.6) text parts
         if step.get("source") == "user":
-            if objective is None:
-                objective = text
+            # Harbor keeps the user's messages as the agent sent them to the model: OpenHands
+            # without native function calling puts a worked example of another task before
+            # the task (between banners), Claude Code its system reminders; none is the
+            # user's words (:func:`_users_words`).
+            words = _users_words(text, codex=codex)
+            if words is None:  # what the agent wrote itself: no turn of the user's
+                pass
+            elif objective is None:
+                objective = words
             else:  # the user speaks again: answering the agent, or with more to do
-                builder.user_turn(text, at=at)
+                builder.user_turn(words, at=at)
         if step.get("source") == "system":
             _tell_tool_result(builder, step, text, names, at)
         if step.get("source") == "agent":
@@ -257,12 +270,17 @@ def _tell_agent(
         source_call = result.get("source_call_id")
         if source_call is not None and source_call in closed:  # a finish's: the run ended
             continue
+        # A failed call's output is its error (the next action its recovery).
+        error = (as_text(output) or "the tool reported a failure") if _failed(result) else None
+        said = None if error else output
         if isinstance(source_call, str) and source_call in names:
             pending = [call for call in pending if call[0] != source_call]
-            builder.tool_result(names[source_call], output=output, call_id=source_call, at=at)
+            builder.tool_result(
+                names[source_call], output=said, error=error, call_id=source_call, at=at
+            )
         elif pending:
             call_id, name, _ = pending.pop(0)
-            builder.tool_result(name, output=output, call_id=call_id, at=at)
+            builder.tool_result(name, output=said, error=error, call_id=call_id, at=at)
         else:  # feedback that answers no call: an error when it says so, or kp wrote it one
             told = as_text(output) if output is not None else None
             builder.error(told if kp_wrote else error_text(told), at=at)
@@ -270,6 +288,33 @@ def _tell_agent(
         builder.answer(finish.message, at=at)
         return finish.completed
     return None
+
+
+def _users_words(text: str | None, *, codex: bool) -> str | None:
+    """A user step's words, ``None`` where the agent wrote the whole message itself.
+
+    Harbor converts Codex's rollouts keeping the messages Codex writes in the user's name (its
+    ``<environment_context>``, the AGENTS.md instructions) as ``user`` steps (and the IDE
+    extension's context around a request), read so where the agent is Harbor's ``codex`` (a
+    user's own request may be one tagged block), and Claude Code's sessions keeping its
+    ``[Request interrupted by user]`` notes; the user's request is another step.
+    """
+    words = users_words(text)
+    if words is None or interrupted(words):
+        return None
+    return codex_users_words(words) if codex else words
+
+
+def _failed(result: Mapping[str, Any]) -> bool:
+    """Whether a result says its call failed.
+
+    Harbor's conversion of Claude Code's sessions keeps a ``tool_result``'s ``is_error`` as
+    ``extra.tool_result_is_error`` (ATIF has no field for it), and its
+    ``tool_result_metadata.is_error``.
+    """
+    extra = as_object(result.get("extra"))
+    metadata = as_object(extra.get("tool_result_metadata"))
+    return extra.get("tool_result_is_error") is True or metadata.get("is_error") is True
 
 
 def _answered(step: Mapping[str, Any]) -> str | None:

@@ -401,6 +401,14 @@ _NOTIFICATION = re.compile(r"\s*<task-notification>")
 status and summary), in a user record of its own."""
 
 
+def interrupted(text: str) -> bool:
+    """Whether a user message is Claude Code's note that the user stopped the model.
+
+    No words of the user's: a trajectory converted from a session keeps it as a user message.
+    """
+    return _INTERRUPTED.fullmatch(text) is not None
+
+
 def _text(content: Any) -> str:
     if isinstance(content, str):
         return content

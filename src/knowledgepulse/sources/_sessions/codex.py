@@ -301,6 +301,26 @@ def _request(item: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return item if len(kept) == len(parts) else {**item, "content": kept}
 
 
+_CONTEXT_BLOCKS = re.compile(
+    r"(?:\s*(?:<([a-z_ ]+)>[\s\S]*?</\1>"
+    r"|# AGENTS\.md instructions for [^\n]*\n[\s\S]*?<INSTRUCTIONS>[\s\S]*?</INSTRUCTIONS>))+\s*"
+)
+"""Codex's own parts of a user message (:data:`_CONTEXT`) one after another: a message whose
+parts a converter joined into one text."""
+
+
+def codex_users_words(text: str) -> str | None:
+    """A user message's words where Codex may have written it, ``None`` where it wrote it all.
+
+    Its environment context and AGENTS.md instructions (alone, or joined into one text, as a
+    trajectory converted from a rollout keeps them) are not the user's; the IDE extension's
+    context around the request is left out.
+    """
+    if _CONTEXT.match(text) or _CONTEXT_BLOCKS.fullmatch(text):
+        return None
+    return _users_words(text)
+
+
 def _users_words(text: str) -> str:
     """A user's text without the IDE extension's context around it (open tabs, files)."""
     return text.split(_IDE_REQUEST, 1)[1].strip() if _IDE_REQUEST in text else text

@@ -1,0 +1,94 @@
+"""Harbor's ATIF trajectories of coding agents: a user step holds what the agent sent the model.
+
+The file is the conformance corpus's (tests/conformance/files/atif, origin and licence in
+SOURCES.md there); a variant changes one part of it to reach a rule it does not show.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from knowledgepulse.sources import convert
+from knowledgepulse.trace import TraceItem
+from tests.sources.helpers import CORPUS, convert_file
+
+NO_FUNCTION_CALLING = CORPUS / "atif" / "harbor_openhands_no_function_calling.json"
+"""OpenHands 1.1.0 without native function calling: its worked example around the task, its
+calls written into its messages (``<function=execute_bash>``, ``<function=finish>``)."""
+TASK = 'Create a file called hello.txt with "Hello, world!" as the content.'
+
+
+def only(items: list[Any]) -> TraceItem:
+    (item,) = items
+    assert isinstance(item, TraceItem)
+    return item
+
+
+def test_openhands_worked_example_around_the_task_is_no_part_of_the_objective() -> None:
+    """Before: the objective was the example's opening ("Here's a running example of how to
+    perform a task..."), 6 KB of another task; now it is the task between the banners."""
+    trace = only(convert_file(NO_FUNCTION_CALLING)).trace
+    assert trace.task.objective == TASK
+    assert [step.tool.name for step in trace.steps if step.type == "tool_call" and step.tool] == [
+        "execute_bash"
+    ]
+    answer = "Task complete. Created /app/hello.txt with 'Hello, world!'"
+    assert trace.outcome.result_summary == answer
+    assert trace.metadata.success is True
+
+
+def test_a_later_user_step_is_the_users_words_less_what_the_agent_added() -> None:
+    """A user step after the first is the user's turn: Claude Code's system reminders in it
+    (Harbor keeps them as the agent sent them) are no words of the user's."""
+    document: dict[str, Any] = copy.deepcopy(json.loads(NO_FUNCTION_CALLING.read_text()))
+    document["steps"].append(
+        {
+            "step_id": len(document["steps"]) + 1,
+            "source": "user",
+            "message": "<system-reminder>The file changed.</system-reminder>\nNow delete it.",
+        }
+    )
+    trace = only(list(convert([document], source="atif"))).trace
+    assert trace.task.objective == TASK
+    said = [step.content for step in trace.steps if step.type == "observation"]
+    assert said[-1] == "Now delete it."
+
+
+HARBOR_CLAUDE = CORPUS / "atif" / "harbor_0.26_claude_code_2.1.39_sibling_error.json"
+"""Harbor 0.26's conversion of a Claude Code sub-agent whose two calls fail together."""
+HARBOR_CODEX = CORPUS / "atif" / "harbor_0.26_codex_0.39_ide_context.json"
+"""Harbor 0.26's conversion of a Codex rollout: its environment context a user step."""
+HARBOR_INTERRUPTED = CORPUS / "atif" / "harbor_0.26_claude_code_2.1.38_interrupted.json"
+"""Harbor 0.26's conversion of a Claude Code session the user interrupted."""
+
+
+def test_a_result_harbor_flags_as_a_claude_code_error_is_the_calls_error() -> None:
+    """Before: the failed ``Bash`` and ``Read`` read as plain observations, no error, no
+    recovery; now ``extra.tool_result_is_error`` makes each its call's error, and the model's
+    next call after them (its fixed ``Bash``) the recovery."""
+    trace = only(convert_file(HARBOR_CLAUDE)).trace
+    recoveries = [step for step in trace.steps if step.type == "error_recovery"]
+    assert [step.tool.name for step in recoveries if step.tool] == ["Bash"]
+    before = trace.steps[: trace.steps.index(recoveries[0])]
+    said = [step.content or "" for step in before if step.type == "observation"]
+    assert "Sibling tool call errored" in said[-2] + said[-1]
+
+
+def test_what_codex_wrote_in_the_users_name_is_no_objective() -> None:
+    """Before: the objective was Codex's ``<environment_context>`` block and the request a
+    ``respond`` turn; now the request is the objective, less the IDE's context around it."""
+    trace = only(convert_file(HARBOR_CODEX)).trace
+    assert trace.task.objective.startswith("幫我檢查一下 go.mod")
+    assert "<environment_context>" not in trace.task.objective
+    assert "My request for Codex" not in trace.task.objective
+    assert not [step for step in trace.steps if step.tool and step.tool.name == "respond"]
+
+
+def test_claude_codes_interruption_note_is_no_turn_of_the_user() -> None:
+    """Before: ``[Request interrupted by user for tool use]`` was the user's reply (a
+    ``respond`` observation); now it is no step, and the run, stopped, did not succeed."""
+    trace = only(convert_file(HARBOR_INTERRUPTED)).trace
+    assert not [step for step in trace.steps if step.tool and step.tool.name == "respond"]
+    assert trace.metadata.success is False
