@@ -100,19 +100,12 @@ _SMOLAGENTS_TASK = re.compile(
 """The task inside smolagents' own prompts: its task step (``New task:``) and planning prompts."""
 
 
-_OPENHANDS_TASK = "--------------------- NEW TASK DESCRIPTION ---------------------\n"
-"""OpenHands' banner before the task, where a worked example of another task opens its prompt
-(a model without native tool calls); the task ends at the next line of dashes."""
-
-
 def _asked(text: str | None) -> str | None:
     """The user's request: the task itself where smolagents' or OpenHands' prompt wraps it."""
     found = _SMOLAGENTS_TASK.search(text or "")
     if found:
         return (found.group(1) or found.group(2)).strip()
-    if text and _OPENHANDS_TASK in text:
-        return text.split(_OPENHANDS_TASK, 1)[1].split("\n---------------------", 1)[0]
-    return text
+    return _openhands_task(text)
 
 
 _OPENHANDS_TASK = re.compile(
