@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
+from mlflow_traces import _langgraph  # type: ignore[import-not-found]  # the same agent
 from replay_frameworks import GOOGLE_RETRY, _capital, transport  # type: ignore[import-not-found]
 
 OUT = Path(__file__).parent / "files" / "langsmith"
@@ -97,34 +98,11 @@ def langgraph_run(cassettes: Path) -> None:
     """LangGraph's ReAct agent traced by the SDK's ``LangChainTracer``."""
     from langchain_core.tracers import LangChainTracer
 
-    graph = _graph(cassettes)
+    graph = _langgraph(cassettes)
     with _posted("langgraph_google_model_retry.json") as ls_client:
         tracer = LangChainTracer(client=ls_client, project_name="kp-langsmith-runs")
         graph.invoke({"messages": [("user", ASKED)]}, config={"callbacks": [tracer]})
         tracer.wait_for_futures()
-
-
-def _graph(cassettes: Path) -> Any:
-    """LangGraph's ReAct agent over ``ChatOpenAI``, served the recording; its tool raises a
-    ``ToolException`` on "France", whose text ``ToolNode`` hands back to the model."""
-    import httpx2
-    from langchain_core.tools import ToolException, tool
-    from langchain_openai import ChatOpenAI  # type: ignore[import-not-found]
-    from langgraph.prebuilt import create_react_agent
-
-    @tool("get_capital")
-    def get_capital(country: str) -> str:
-        """Get the capital of a country.
-
-        Args:
-            country: The country name.
-        """
-        return str(_capital(country, ToolException))
-
-    get_capital.handle_tool_error = True  # the error text goes back to the model
-    client = httpx2.Client(transport=httpx2.MockTransport(transport(cassettes / GOOGLE_RETRY)))
-    llm = ChatOpenAI(model="gemini-2.5-pro", api_key="-", http_client=client)
-    return create_react_agent(llm, [get_capital], prompt="You are a helpful chatbot.")
 
 
 def _traceable_agent(
@@ -223,7 +201,7 @@ def otel_runs(cassettes: Path) -> None:
                 _traceable_agent(cassettes, ls_client, hand_back_errors=True)(ASKED)
             else:
                 tracer = LangChainTracer(client=ls_client, project_name="kp-langsmith-runs")
-                _graph(cassettes).invoke(
+                _langgraph(cassettes).invoke(
                     {"messages": [("user", ASKED)]}, config={"callbacks": [tracer]}
                 )
                 tracer.wait_for_futures()
