@@ -330,3 +330,27 @@ def test_a_zstandard_member_whose_data_is_damaged_is_a_problem_naming_it(tmp_pat
     (problem,) = [item for item in found if isinstance(item, Problem) and not item.warning]
     assert str(problem).startswith(f"{path}: samples/2_epoch_1.json: cannot be read (")
     assert sum(isinstance(item, TraceItem) for item in found) == 3
+
+
+def test_a_zstandard_member_bigger_than_its_archive_says_is_a_problem_unpacked_no_further(
+    tmp_path: Path,
+) -> None:
+    """A member that unpacks past the size its archive gives (a bomb, or a damaged archive) is
+    read one byte past that size, never whole, and is a problem naming it."""
+    member = b"samples/2_epoch_1.json"
+    data = bytearray(ZSTD.read_bytes())
+    # The central directory's entry of the member: its uncompressed size 24 bytes in, its name
+    # 46 bytes in (what zipfile reads, PKWARE's APPNOTE 4.3.12).
+    entry = next(
+        at
+        for at in range(len(data))
+        if data[at : at + 4] == b"PK\x01\x02" and data[at + 46 : at + 46 + len(member)] == member
+    )
+    data[entry + 24 : entry + 28] = (100).to_bytes(4, "little")
+    path = tmp_path / "bomb.eval"
+    path.write_bytes(bytes(data))
+    found = convert_file(path)
+    (problem,) = [item for item in found if isinstance(item, Problem) and not item.warning]
+    assert str(problem).startswith(f"{path}: samples/2_epoch_1.json: cannot be read (")
+    assert "size" in str(problem)
+    assert sum(isinstance(item, TraceItem) for item in found) == 3

@@ -137,7 +137,10 @@ def _unzstd(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
     stream.seek(info.header_offset + _LOCAL_HEADER.size + name_length + extra_length)
     packed = stream.read(info.compress_size)
     try:
-        data: bytes = zstandard.ZstdDecompressor().decompressobj().decompress(packed)
+        # At most one byte past the size the archive gives: a member lying about it (a bomb)
+        # is refused by the size check below without being unpacked whole.
+        with zstandard.ZstdDecompressor().stream_reader(packed) as reader:
+            data: bytes = reader.read(info.file_size + 1)
     except zstandard.ZstdError as error:
         raise zipfile.BadZipFile(f"{info.filename}: {error}") from None
     if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
