@@ -272,10 +272,7 @@ def test_a_damaged_sample_member_is_a_problem_naming_it_and_the_others_are_read(
     for at in range(start + 10, start + info.compress_size - 10, 7):
         data[at] ^= 0xFF
     path.write_bytes(bytes(data))
-    found = convert_file(path)
-    (problem,) = [item for item in found if isinstance(item, Problem) and not item.warning]
-    assert str(problem).startswith(f"{path}: samples/2_epoch_1.json: cannot be read (")
-    assert sum(isinstance(item, TraceItem) for item in found) == 3
+    _only_the_sample_unread(path)
 
 
 ZSTD = INSPECT / "inspect_rl_tldr_rollout_zstd.eval"
@@ -326,10 +323,7 @@ def test_a_zstandard_member_whose_data_is_damaged_is_a_problem_naming_it(tmp_pat
     for at in range(start + 20, start + info.compress_size - 10, 5):
         data[at] ^= 0xFF
     path.write_bytes(bytes(data))
-    found = convert_file(path)
-    (problem,) = [item for item in found if isinstance(item, Problem) and not item.warning]
-    assert str(problem).startswith(f"{path}: samples/2_epoch_1.json: cannot be read (")
-    assert sum(isinstance(item, TraceItem) for item in found) == 3
+    _only_the_sample_unread(path)
 
 
 def test_a_zstandard_member_bigger_than_its_archive_says_is_a_problem_unpacked_no_further(
@@ -349,8 +343,14 @@ def test_a_zstandard_member_bigger_than_its_archive_says_is_a_problem_unpacked_n
     data[entry + 24 : entry + 28] = (100).to_bytes(4, "little")
     path = tmp_path / "bomb.eval"
     path.write_bytes(bytes(data))
+    assert "size" in str(_only_the_sample_unread(path))
+
+
+def _only_the_sample_unread(path: Path) -> Problem:
+    """The one problem of a log whose sample ``2_epoch_1`` was damaged: it names that member,
+    and the log's other 3 samples are read."""
     found = convert_file(path)
     (problem,) = [item for item in found if isinstance(item, Problem) and not item.warning]
     assert str(problem).startswith(f"{path}: samples/2_epoch_1.json: cannot be read (")
-    assert "size" in str(problem)
     assert sum(isinstance(item, TraceItem) for item in found) == 3
+    return problem
