@@ -412,9 +412,21 @@ def _episode_end(text: Any) -> bool | None:
     return reward == "True" if reward in ("True", "False") else float(reward) >= 1
 
 
+_CLINE_NOTICE = re.compile(r"<SYSTEM_NOTICE>.*?</SYSTEM_NOTICE>", re.DOTALL)
+"""Cline's SDK's note, after each request a context compaction kept, of what the agent did."""
+
+
+def _without_notice(text: str | None) -> str | None:
+    """A user's turn less Cline's compaction notice: ``None`` when nothing else is left."""
+    if text is None or "<SYSTEM_NOTICE>" not in text:
+        return text
+    return _CLINE_NOTICE.sub("", text).strip() or None
+
+
 def _chat_user(timeline: _Timeline, text: str | None, objective: str | None, ran: str) -> Any:
     """A user turn: the objective, the output of what the assistant ran, or the user's reply.
     Returns the objective."""
+    text = _without_notice(text)
     if objective is None:
         return text
     if ran == "shell":  # the shell's output: a failure when its return code is not 0
@@ -750,10 +762,11 @@ def anthropic(path: Path) -> list[Run]:
                     continue
                 timeline.text("".join(said))
                 said = []
-                if message["role"] == "user" and kind == "text" and objective is not None:
-                    timeline.user(block["text"])
-                if message["role"] == "user" and kind == "text" and objective is None:
-                    objective = block["text"]
+                said_by_user = _without_notice(block.get("text")) if kind == "text" else None
+                if message["role"] == "user" and said_by_user and objective is not None:
+                    timeline.user(said_by_user)
+                if message["role"] == "user" and said_by_user and objective is None:
+                    objective = said_by_user
                 if kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
                     _chat_calls(timeline, [(block["name"], block.get("input"))])
                 if kind == "tool_result" and block.get("is_error"):
