@@ -180,6 +180,28 @@ def test_an_evaluation_row_is_one_trace_and_a_non_zero_exit_code_fails_the_call(
     assert second.trace.steps[-1].type == "observation"
 
 
+def test_an_evaluation_row_with_an_empty_history_is_said_so_and_the_others_are_read(
+    tmp_path: Path,
+) -> None:
+    """OpenHands/benchmarks writes ``history: []`` for a run that recorded no event (two rows
+    of OpenAgentSafety's ``output.critic_attempt_1.jsonl``): no trace, and the problem names the
+    row and its error; before, it was "not an OpenHands V1 event" (V0: "needs a source"), as
+    if the row were a stray event. The rows around it are read, V1's and V0's alike."""
+    v0 = OPENHANDS / "multi_swe_bench_ponyc_output.jsonl"
+    for rows in (lines(ROWS), lines(v0)):
+        empty = {**rows[0], "instance_id": "safety-flattening", "history": [], "error": None}
+        failed = {**empty, "instance_id": "safety-delete-root", "error": "the sandbox died"}
+        found = convert_file(jsonl(tmp_path, [rows[0], empty, failed, *rows[1:]]))
+        traces = [item for item in found if isinstance(item, TraceItem)]
+        problems = [str(item) for item in found if isinstance(item, Problem) and not item.warning]
+        assert len(traces) == len(rows)
+        assert len(problems) == 2
+        assert "history is empty (safety-flattening): the run recorded no event" in problems[0]
+        assert "(safety-delete-root)" in problems[1]
+        assert problems[1].endswith("the row's error: the sandbox died")
+        assert ":2:" in problems[0] and ":3:" in problems[1]
+
+
 def test_an_agent_error_event_fails_its_call_and_a_rejection_too(tmp_path: Path) -> None:
     events = folder_events(PWD)
     observation = events[3]

@@ -187,6 +187,8 @@ def _convert_v1(
             yield from _row(item, options)
         elif _is_state(item.value):
             state = item.value
+        elif (problem := openhands.empty_row_problem(item.value)) is not None:
+            yield item.problem((), problem)
         elif (problem := event_problem(item.value)) is not None:
             yield item.problem((), problem)
         else:
