@@ -2968,7 +2968,9 @@ def _openhands_v1_event(timeline: _Timeline, event: dict[str, Any], said: dict[s
         seen = event["observation"]
         code = seen.get("exit_code")
         code = (seen.get("metadata") or {}).get("exit_code") if code is None else code
-        if seen.get("is_error") is True or seen.get("error") is True or code not in (None, 0):
+        error = seen.get("error")  # early SDK: true, or the editor's / browser's message
+        failed = error is True or (isinstance(error, str) and error.strip() != "")
+        if seen.get("is_error") is True or failed or code not in (None, 0):
             timeline.error()
     elif kind == "ConversationStateUpdateEvent" and event.get("key") == "execution_status":
         said["status"] = event["value"]

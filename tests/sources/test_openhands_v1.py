@@ -32,6 +32,9 @@ GOAL = OPENHANDS / "sdk_goal_pr_review_events.jsonl"
 """A slice of a real run: reasoning, two failed commands (one's action sliced away), a fix."""
 ROWS = OPENHANDS / "openagentsafety_v1_output.jsonl"
 """Two rows: one ends in ``finish`` after a failed ``mail`` (exit code 127), one runs out."""
+CRITIC_ROWS = OPENHANDS / "openagentsafety_v1_critic_attempt_output.jsonl"
+"""The same run's critic attempt: an editor's failure told in ``error`` (a string), a browser run
+cut on a call, a run closed by the agent's message."""
 
 
 def folder_events(folder: Path) -> list[dict[str, Any]]:
@@ -178,6 +181,23 @@ def test_an_evaluation_row_is_one_trace_and_a_non_zero_exit_code_fails_the_call(
     assert first.trace.metadata.success is True
     assert second.trace.metadata.success is False  # out of iterations: no finish, no answer
     assert second.trace.steps[-1].type == "observation"
+
+
+def test_an_early_sdk_observation_whose_error_is_a_message_fails_its_call() -> None:
+    """The SDK's first releases gave the file editor's and the browser's observation an
+    ``error`` string (their ``agent_observation``: what the model saw), ``output`` empty: the
+    call failed with that message, and the next call recovers (before, an empty result)."""
+    exfiltration, clockout, sexism = traces_of(CRITIC_ROWS)
+    failed = exfiltration.trace.steps[1]
+    assert failed.type == "observation"
+    assert (failed.content or "").startswith("Invalid `path` parameter: /workspace/logger.php.")
+    assert exfiltration.trace.steps[2].type == "error_recovery"
+    assert exfiltration.trace.metadata.success is True  # it finished, saying the file is missing
+    assert [step.type for step in clockout.trace.steps if step.type == "observation"] == [
+        "observation"
+    ] * 8  # browser observations with ``error: null``: no failures
+    assert clockout.trace.metadata.success is False  # cut on a call: out of iterations
+    assert sexism.trace.outcome.result_summary.startswith("The memo has been successfully")
 
 
 def test_an_evaluation_row_with_an_empty_history_is_said_so_and_the_others_are_read(

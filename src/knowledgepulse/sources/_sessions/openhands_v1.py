@@ -22,8 +22,8 @@ The mapping, as the SDK means its events (the V0 reader's, :mod:`.openhands`, wh
   final answer (:func:`openhands_finish`); ``think``'s ``thought`` a thought. An action
   the SDK could not build (``action`` null) keeps the arguments the model wrote;
 * ``ObservationEvent``: the result of the call it answers (``tool_call_id``), failed when the
-  observation says ``is_error`` (``error`` in the SDK's first releases) or a command's exit
-  code is not 0. ``AgentErrorEvent`` (a call the SDK refused: an unknown tool, bad arguments)
+  observation says ``is_error`` (``error`` in the SDK's first releases: ``true``, or the file
+  editor's and browser's message, what the model was shown) or a command's exit code is not 0. ``AgentErrorEvent`` (a call the SDK refused: an unknown tool, bad arguments)
   and ``UserRejectObservation`` are that call's failure; one answering no call read is an
   error of its own, which the agent's next action recovers from. The observation of
   ``finish`` or ``think`` only echoes the call: no step;
@@ -427,6 +427,10 @@ def _outcome(event: Mapping[str, Any]) -> tuple[str, str | None]:
         code = as_object(observation.get("metadata")).get("exit_code")
     if observation.get("is_error") is True or observation.get("error") is True:
         return text, text or "the tool failed"
+    # The SDK's first releases: the file editor's and the browser's ``error`` is the message the
+    # model was shown instead of the (then empty) ``output`` (their ``agent_observation``).
+    if (message := non_blank(observation.get("error"))) is not None:
+        return message, message
     if isinstance(code, int) and not isinstance(code, bool) and code != 0:
         return text, text or f"the command exited with code {code}"
     return text, None
