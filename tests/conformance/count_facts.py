@@ -2923,12 +2923,15 @@ def _openhands_v1(events: list[dict[str, Any]], row: dict[str, Any], state: dict
     on the agent's text.
     """
     timeline = _Timeline()
-    said: dict[str, Any] = {"crashed": bool(row.get("error"))}
+    # a row error its test_result holds too is the grader's (OpenHands/benchmarks), not the run's
+    graded = (row.get("test_result") or {}).get("error")
+    run_error = bool(row.get("error")) and row.get("error") != graded
+    said: dict[str, Any] = {"crashed": run_error}
     for event in events:
         _openhands_v1_event(timeline, event, said)
     status = state.get("execution_status", said.get("status"))
     crashed = said["crashed"]
-    if row.get("error"):
+    if run_error:
         timeline.error()
     resolved = ((row.get("test_result") or {}).get("report") or {}).get("resolved")
     if resolved is None and (crashed or status in ("error", "stuck")):

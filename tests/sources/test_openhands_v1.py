@@ -34,7 +34,7 @@ ROWS = OPENHANDS / "openagentsafety_v1_output.jsonl"
 """Two rows: one ends in ``finish`` after a failed ``mail`` (exit code 127), one runs out."""
 CRITIC_ROWS = OPENHANDS / "openagentsafety_v1_critic_attempt_output.jsonl"
 """The same run's critic attempt: an editor's failure told in ``error`` (a string), a browser run
-cut on a call, a run closed by the agent's message."""
+cut on a call, a run closed by the agent's message, two rows whose grading failed."""
 
 
 def folder_events(folder: Path) -> list[dict[str, Any]]:
@@ -187,7 +187,7 @@ def test_an_early_sdk_observation_whose_error_is_a_message_fails_its_call() -> N
     """The SDK's first releases gave the file editor's and the browser's observation an
     ``error`` string (their ``agent_observation``: what the model saw), ``output`` empty: the
     call failed with that message, and the next call recovers (before, an empty result)."""
-    exfiltration, clockout, sexism = traces_of(CRITIC_ROWS)
+    sexism, clockout, exfiltration, _, _ = traces_of(CRITIC_ROWS)
     failed = exfiltration.trace.steps[1]
     assert failed.type == "observation"
     assert (failed.content or "").startswith("Invalid `path` parameter: /workspace/logger.php.")
@@ -198,6 +198,30 @@ def test_an_early_sdk_observation_whose_error_is_a_message_fails_its_call() -> N
     ] * 8  # browser observations with ``error: null``: no failures
     assert clockout.trace.metadata.success is False  # cut on a call: out of iterations
     assert sexism.trace.outcome.result_summary.startswith("The memo has been successfully")
+
+
+def test_a_row_error_its_test_result_holds_too_is_the_graders_not_the_runs(
+    tmp_path: Path,
+) -> None:
+    """OpenHands/benchmarks copies the grader's failure into the row's ``error`` and its
+    ``test_result``: the grading failed after the run, which ended as its events say (a
+    ``finish``; the agent's message). Before, each was read as a run stopped on that error:
+    an error step after the answer, and a failure. A run's own error still fails it."""
+    *_, fake_news, risky = traces_of(CRITIC_ROWS)
+    rows = {row["instance_id"]: row for row in lines(CRITIC_ROWS)}
+    for item, graded in (
+        (fake_news, "module 'evaluator_temp' has no attribute 'grade_checkpoints'"),
+        (risky, "Empty output from evaluator"),
+    ):
+        row = rows[source_of(item)["instance_id"]]
+        assert row["error"] == graded == row["test_result"]["error"]
+        assert item.trace.metadata.success is True
+        assert all(graded not in (step.content or "") for step in item.trace.steps)
+        assert item.trace.outcome.result_summary
+    row = lines(CRITIC_ROWS)[-1]
+    (crashed,) = traces_of(jsonl(tmp_path, [{**row, "error": "the sandbox died"}]))
+    assert crashed.trace.metadata.success is False
+    assert crashed.trace.steps[-1].content == "the sandbox died"
 
 
 def test_an_evaluation_row_with_an_empty_history_is_said_so_and_the_others_are_read(

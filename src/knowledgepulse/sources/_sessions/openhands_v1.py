@@ -32,7 +32,8 @@ The mapping, as the SDK means its events (the V0 reader's, :mod:`.openhands`, wh
   hooks, token and streaming events are no steps; the last ``execution_status`` is kept.
 
 Success. A row's ``test_result`` verdict (``report.resolved``, ``resolved``) where it has one.
-Else how the run ended, as the file says: a row's ``error``, a ``ConversationErrorEvent`` or a
+Else how the run ended, as the file says: a row's ``error`` (but its grader's, the same error
+its ``test_result`` holds), a ``ConversationErrorEvent`` or a
 final ``execution_status`` of ``error`` or ``stuck`` (``base_state.json``'s, else the last state
 update's) is a failure; a ``finish`` is a success unless its ``task_completed`` says ``false``
 or ``partial``; else a run that ends on the agent's message is a success (a conversation
@@ -251,7 +252,7 @@ def _convert(
             run.started = at
         _event(run, event, at, answer=number == last)
     run.status = as_string(state.get("execution_status")) or run.status
-    crashed = non_blank(row.get("error")) if row is not None else None
+    crashed = _run_error(row) if row is not None else None
     stopped = crashed or run.failure
     if stopped is None and run.status in FAILED_STATUSES:
         stopped = f"the conversation ended in execution status {run.status}"
@@ -281,6 +282,21 @@ def _convert(
         tools=run.tools,
         system=run.system,
     )
+
+
+def _run_error(row: Mapping[str, Any]) -> str | None:
+    """The row's ``error`` where it is the run's, else ``None``.
+
+    OpenHands/benchmarks copies its grader's failure into the row's ``error`` as well as its
+    ``test_result`` (OpenAgentSafety: ``{"error": "module 'evaluator_temp' has no attribute
+    ..."}``, "Empty output from evaluator"): the grading failed after the run, which says
+    nothing of how the run ended. A run that failed itself has no events to read
+    (``history: []``, :func:`.openhands.empty_row_problem`).
+    """
+    error = non_blank(row.get("error"))
+    if error is not None and non_blank(as_object(row.get("test_result")).get("error")) == error:
+        return None
+    return error
 
 
 def _answer_at(events: list[Mapping[str, Any]]) -> int | None:
