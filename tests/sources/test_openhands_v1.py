@@ -243,7 +243,8 @@ def test_an_evaluation_row_with_an_empty_history_is_said_so_and_the_others_are_r
         assert "history is empty (safety-flattening): the run recorded no event" in problems[0]
         assert "(safety-delete-root)" in problems[1]
         assert problems[1].endswith("the row's error: the sandbox died")
-        assert ":2:" in problems[0] and ":3:" in problems[1]
+        assert ":2:" in problems[0]
+        assert ":3:" in problems[1]
 
 
 def test_an_agent_error_event_fails_its_call_and_a_rejection_too(tmp_path: Path) -> None:

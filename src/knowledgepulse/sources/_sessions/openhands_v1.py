@@ -23,8 +23,9 @@ The mapping, as the SDK means its events (the V0 reader's, :mod:`.openhands`, wh
   the SDK could not build (``action`` null) keeps the arguments the model wrote;
 * ``ObservationEvent``: the result of the call it answers (``tool_call_id``), failed when the
   observation says ``is_error`` (``error`` in the SDK's first releases: ``true``, or the file
-  editor's and browser's message, what the model was shown) or a command's exit code is not 0. ``AgentErrorEvent`` (a call the SDK refused: an unknown tool, bad arguments)
-  and ``UserRejectObservation`` are that call's failure; one answering no call read is an
+  editor's and browser's message, what the model was shown) or a command's exit code is not
+  0. ``AgentErrorEvent`` (a call the SDK refused: an unknown tool, bad arguments) and
+  ``UserRejectObservation`` are that call's failure; one answering no call read is an
   error of its own, which the agent's next action recovers from. The observation of
   ``finish`` or ``think`` only echoes the call: no step;
 * ``ConversationErrorEvent``: the run stopped on an error (its ``code`` and ``detail``);
@@ -188,9 +189,9 @@ def _convert_v1(
             yield from _row(item, options)
         elif _is_state(item.value):
             state = item.value
-        elif (problem := openhands.empty_row_problem(item.value)) is not None:
-            yield item.problem((), problem)
-        elif (problem := event_problem(item.value)) is not None:
+        elif (
+            problem := openhands.empty_row_problem(item.value) or event_problem(item.value)
+        ) is not None:
             yield item.problem((), problem)
         else:
             events.append(item)
