@@ -324,8 +324,8 @@ def test_claude_codes_reminder_block_before_the_request_is_not_the_objective() -
 
 CLINE_NOTICE = (
     "<SYSTEM_NOTICE>\nEarlier context was compacted. Summary of your actions after the request "
-    "above:\nFiles read:\n/home/user/app/sidebar.tsx:462-480\n\nFiles edited:\n"
-    "/home/user/app/sidebar.tsx:467-477\n\nCommands ran:\n</SYSTEM_NOTICE>"
+    "above:\nFiles read:\nsrc/app/sidebar.tsx:462-480\n\nFiles edited:\n"
+    "src/app/sidebar.tsx:467-477\n\nCommands ran:\n</SYSTEM_NOTICE>"
 )
 """What Cline's SDK puts after each request a context compaction keeps (its basic compaction),
 as in its fixture ``sdk/packages/core/fixtures/session/basic.compaction.json``."""
