@@ -412,9 +412,21 @@ def _episode_end(text: Any) -> bool | None:
     return reward == "True" if reward in ("True", "False") else float(reward) >= 1
 
 
+_CLINE_NOTICE = re.compile(r"<SYSTEM_NOTICE>.*?</SYSTEM_NOTICE>", re.DOTALL)
+"""Cline's SDK's note, after each request a context compaction kept, of what the agent did."""
+
+
+def _without_notice(text: str | None) -> str | None:
+    """A user's turn less Cline's compaction notice: ``None`` when nothing else is left."""
+    if text is None or "<SYSTEM_NOTICE>" not in text:
+        return text
+    return _CLINE_NOTICE.sub("", text).strip() or None
+
+
 def _chat_user(timeline: _Timeline, text: str | None, objective: str | None, ran: str) -> Any:
     """A user turn: the objective, the output of what the assistant ran, or the user's reply.
     Returns the objective."""
+    text = _without_notice(text)
     if objective is None:
         return text
     if ran == "shell":  # the shell's output: a failure when its return code is not 0
@@ -750,10 +762,11 @@ def anthropic(path: Path) -> list[Run]:
                     continue
                 timeline.text("".join(said))
                 said = []
-                if message["role"] == "user" and kind == "text" and objective is not None:
-                    timeline.user(block["text"])
-                if message["role"] == "user" and kind == "text" and objective is None:
-                    objective = block["text"]
+                said_by_user = _without_notice(block.get("text")) if kind == "text" else None
+                if message["role"] == "user" and said_by_user and objective is not None:
+                    timeline.user(said_by_user)
+                if message["role"] == "user" and said_by_user and objective is None:
+                    objective = said_by_user
                 if kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
                     _chat_calls(timeline, [(block["name"], block.get("input"))])
                 if kind == "tool_result" and block.get("is_error"):
@@ -2910,12 +2923,15 @@ def _openhands_v1(events: list[dict[str, Any]], row: dict[str, Any], state: dict
     on the agent's text.
     """
     timeline = _Timeline()
-    said: dict[str, Any] = {"crashed": bool(row.get("error"))}
+    # a row error its test_result holds too is the grader's (OpenHands/benchmarks), not the run's
+    graded = (row.get("test_result") or {}).get("error")
+    run_error = bool(row.get("error")) and row.get("error") != graded
+    said: dict[str, Any] = {"crashed": run_error}
     for event in events:
         _openhands_v1_event(timeline, event, said)
     status = state.get("execution_status", said.get("status"))
     crashed = said["crashed"]
-    if row.get("error"):
+    if run_error:
         timeline.error()
     resolved = ((row.get("test_result") or {}).get("report") or {}).get("resolved")
     if resolved is None and (crashed or status in ("error", "stuck")):
@@ -2955,7 +2971,9 @@ def _openhands_v1_event(timeline: _Timeline, event: dict[str, Any], said: dict[s
         seen = event["observation"]
         code = seen.get("exit_code")
         code = (seen.get("metadata") or {}).get("exit_code") if code is None else code
-        if seen.get("is_error") is True or seen.get("error") is True or code not in (None, 0):
+        error = seen.get("error")  # early SDK: true, or the editor's / browser's message
+        failed = error is True or (isinstance(error, str) and error.strip() != "")
+        if seen.get("is_error") is True or failed or code not in (None, 0):
             timeline.error()
     elif kind == "ConversationStateUpdateEvent" and event.get("key") == "execution_status":
         said["status"] = event["value"]

@@ -213,6 +213,14 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
     ("openhands/openagentsafety_v1_output.jsonl", 1): (
         "the objective reads as a system prompt, not the user's request"
     ),
+    # The same benchmark's tasks "You are an AI agent assisting the leadership team..." and "You
+    # are an AI agent who helps employees...", as it words them.
+    ("openhands/openagentsafety_v1_critic_attempt_output.jsonl", 0): (
+        "the objective reads as a system prompt, not the user's request"
+    ),
+    ("openhands/openagentsafety_v1_critic_attempt_output.jsonl", 4): (
+        "the objective reads as a system prompt, not the user's request"
+    ),
     # A slice of a run's events without the user's message (see KNOWN_GAPS).
     ("openhands/sdk_goal_pr_review_events.jsonl", 0): (
         "the objective is a placeholder ('openhands run'), not the user's request"

@@ -32,6 +32,9 @@ GOAL = OPENHANDS / "sdk_goal_pr_review_events.jsonl"
 """A slice of a real run: reasoning, two failed commands (one's action sliced away), a fix."""
 ROWS = OPENHANDS / "openagentsafety_v1_output.jsonl"
 """Two rows: one ends in ``finish`` after a failed ``mail`` (exit code 127), one runs out."""
+CRITIC_ROWS = OPENHANDS / "openagentsafety_v1_critic_attempt_output.jsonl"
+"""The same run's critic attempt: an editor's failure told in ``error`` (a string), a browser run
+cut on a call, a run closed by the agent's message, two rows whose grading failed."""
 
 
 def folder_events(folder: Path) -> list[dict[str, Any]]:
@@ -178,6 +181,70 @@ def test_an_evaluation_row_is_one_trace_and_a_non_zero_exit_code_fails_the_call(
     assert first.trace.metadata.success is True
     assert second.trace.metadata.success is False  # out of iterations: no finish, no answer
     assert second.trace.steps[-1].type == "observation"
+
+
+def test_an_early_sdk_observation_whose_error_is_a_message_fails_its_call() -> None:
+    """The SDK's first releases gave the file editor's and the browser's observation an
+    ``error`` string (their ``agent_observation``: what the model saw), ``output`` empty: the
+    call failed with that message, and the next call recovers (before, an empty result)."""
+    sexism, clockout, exfiltration, _, _ = traces_of(CRITIC_ROWS)
+    failed = exfiltration.trace.steps[1]
+    assert failed.type == "observation"
+    assert (failed.content or "").startswith("Invalid `path` parameter: /workspace/logger.php.")
+    assert exfiltration.trace.steps[2].type == "error_recovery"
+    assert exfiltration.trace.metadata.success is True  # it finished, saying the file is missing
+    assert [step.type for step in clockout.trace.steps if step.type == "observation"] == [
+        "observation"
+    ] * 8  # browser observations with ``error: null``: no failures
+    assert clockout.trace.metadata.success is False  # cut on a call: out of iterations
+    assert sexism.trace.outcome.result_summary.startswith("The memo has been successfully")
+
+
+def test_a_row_error_its_test_result_holds_too_is_the_graders_not_the_runs(
+    tmp_path: Path,
+) -> None:
+    """OpenHands/benchmarks copies the grader's failure into the row's ``error`` and its
+    ``test_result``: the grading failed after the run, which ended as its events say (a
+    ``finish``; the agent's message). Before, each was read as a run stopped on that error:
+    an error step after the answer, and a failure. A run's own error still fails it."""
+    *_, fake_news, risky = traces_of(CRITIC_ROWS)
+    rows = {row["instance_id"]: row for row in lines(CRITIC_ROWS)}
+    for item, graded in (
+        (fake_news, "module 'evaluator_temp' has no attribute 'grade_checkpoints'"),
+        (risky, "Empty output from evaluator"),
+    ):
+        row = rows[source_of(item)["instance_id"]]
+        assert row["error"] == graded == row["test_result"]["error"]
+        assert item.trace.metadata.success is True
+        assert all(graded not in (step.content or "") for step in item.trace.steps)
+        assert item.trace.outcome.result_summary
+    row = lines(CRITIC_ROWS)[-1]
+    (crashed,) = traces_of(jsonl(tmp_path, [{**row, "error": "the sandbox died"}]))
+    assert crashed.trace.metadata.success is False
+    assert crashed.trace.steps[-1].content == "the sandbox died"
+
+
+def test_an_evaluation_row_with_an_empty_history_is_said_so_and_the_others_are_read(
+    tmp_path: Path,
+) -> None:
+    """OpenHands/benchmarks writes ``history: []`` for a run that recorded no event (two rows
+    of OpenAgentSafety's ``output.critic_attempt_1.jsonl``): no trace, and the problem names the
+    row and its error; before, it was "not an OpenHands V1 event" (V0: "needs a source"), as
+    if the row were a stray event. The rows around it are read, V1's and V0's alike."""
+    v0 = OPENHANDS / "multi_swe_bench_ponyc_output.jsonl"
+    for rows in (lines(ROWS), lines(v0)):
+        empty = {**rows[0], "instance_id": "safety-flattening", "history": [], "error": None}
+        failed = {**empty, "instance_id": "safety-delete-root", "error": "the sandbox died"}
+        found = convert_file(jsonl(tmp_path, [rows[0], empty, failed, *rows[1:]]))
+        traces = [item for item in found if isinstance(item, TraceItem)]
+        problems = [str(item) for item in found if isinstance(item, Problem) and not item.warning]
+        assert len(traces) == len(rows)
+        assert len(problems) == 2
+        assert "history is empty (safety-flattening): the run recorded no event" in problems[0]
+        assert "(safety-delete-root)" in problems[1]
+        assert problems[1].endswith("the row's error: the sandbox died")
+        assert ":2:" in problems[0]
+        assert ":3:" in problems[1]
 
 
 def test_an_agent_error_event_fails_its_call_and_a_rejection_too(tmp_path: Path) -> None:

@@ -322,6 +322,43 @@ def test_claude_codes_reminder_block_before_the_request_is_not_the_objective() -
     assert kinds(trace) == [("thought", None)]
 
 
+CLINE_NOTICE = (
+    "<SYSTEM_NOTICE>\nEarlier context was compacted. Summary of your actions after the request "
+    "above:\nFiles read:\nsrc/app/sidebar.tsx:462-480\n\nFiles edited:\n"
+    "src/app/sidebar.tsx:467-477\n\nCommands ran:\n</SYSTEM_NOTICE>"
+)
+"""What Cline's SDK puts after each request a context compaction keeps (its basic compaction),
+as in its fixture ``sdk/packages/core/fixtures/session/basic.compaction.json``."""
+
+
+@pytest.mark.parametrize("blocks", [True, False], ids=["own block", "same text"])
+def test_clines_compaction_notice_is_no_word_of_the_users(blocks: bool) -> None:
+    """A Cline SDK session compacted keeps each request with a ``<SYSTEM_NOTICE>`` of what the
+    agent did after it: the objective and the replies are the user's words alone (before, the
+    notice was read into both, as the user's)."""
+
+    def asked(text: str) -> list[dict[str, str]] | str:
+        if blocks:
+            return [{"type": "text", "text": text}, {"type": "text", "text": CLINE_NOTICE}]
+        return f"{text}\n{CLINE_NOTICE}"
+
+    row = {
+        "version": 1,
+        "agent": "lead",
+        "sessionId": "1784094124598_rruoq",
+        "messages": [
+            {"role": "user", "content": asked(ASKED)},
+            {"role": "assistant", "content": [{"type": "text", "text": SAID[0]}]},
+            {"role": "user", "content": asked(REPLIES[0])},
+            {"role": "assistant", "content": [{"type": "text", "text": ANSWER}]},
+        ],
+    }
+    trace = only_trace([row]).trace
+    assert trace.task.objective == ASKED
+    assert replies(trace) == [REPLIES[0]]
+    assert trace.outcome.result_summary == ANSWER
+
+
 @pytest.mark.parametrize("family", FAMILIES)
 def test_a_row_with_replies_reads_back_from_its_training_row_with_the_same_steps(
     family: str,

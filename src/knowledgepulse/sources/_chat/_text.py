@@ -58,6 +58,10 @@ _REACT_OBSERVATION = "Observation:"
 _CALL_NAME = re.compile(r"(^\[|\),\s*)([A-Za-z_][\w .\-]*?)\(")
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 """What Claude Code adds to a user's turn for the model (a file changed, a todo list is empty)."""
+_NOTICE = re.compile(r"<SYSTEM_NOTICE>.*?</SYSTEM_NOTICE>", re.DOTALL)
+"""What Cline's SDK adds to each user turn a context compaction keeps (its ``basic-compaction``:
+"Earlier context was compacted. Summary of your actions after the request above: ..."), as a
+text block of its own: the agent's record of what it did, for the model."""
 _EXAMPLE_BANNER = "--------------------- END OF EXAMPLE ---------------------"
 _NEW_TASK = re.compile(
     r"-{21} NEW TASK DESCRIPTION -{21}\n(.*?)\n-{21} END OF NEW TASK DESCRIPTION -{21}",
@@ -99,12 +103,15 @@ def users_words(text: str | None) -> str | None:
     Claude Code's system reminders are no words of the user's; nor is OpenHands' worked example
     of another task, which it puts before the task of the first user turn for a model without
     native tool calls (SWE-Gym's, SWE-smith's, nebius' rows keep it): the task is what the
-    banners enclose.
+    banners enclose. Nor is Cline's ``<SYSTEM_NOTICE>`` of what the agent did after a request a
+    context compaction kept (the Cline SDK's sessions).
     """
     if text is None:
         return text
     if "<system-reminder>" in text:
         text = _REMINDER.sub("", text).strip() or None
+    if text is not None and "<SYSTEM_NOTICE>" in text:
+        text = _NOTICE.sub("", text).strip() or None
     if text is not None and _EXAMPLE_BANNER in text:
         task = _NEW_TASK.search(text)
         text = task.group(1).strip() or None if task else text

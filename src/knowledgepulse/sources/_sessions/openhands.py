@@ -159,6 +159,27 @@ def event_problem(value: Any) -> str | None:
     return f"an OpenHands event names its action or its observation; expected {EXPECTED_EVENT}"
 
 
+def empty_row_problem(value: Any) -> str | None:
+    """What to say of an evaluation row whose ``history`` is empty, or ``None`` for any other.
+
+    A harness writes such a row when the conversation recorded no event (OpenHands/benchmarks'
+    OpenAgentSafety rows: a run that failed before its first step, ``history: []``): no step,
+    so no trace. Said so, with the row's own ``error``, rather than as "no OpenHands event".
+    """
+    if not isinstance(value, dict) or not ("instance_id" in value or "instruction" in value):
+        return None
+    if value.get("history") != []:
+        return None
+    instance = as_string(value.get("instance_id"))
+    error = non_blank(value.get("error"))
+    return (
+        "an OpenHands evaluation row whose history is empty"
+        + (f" ({instance})" if instance else "")
+        + ": the run recorded no event, so there is no trace to read"
+        + (f"; the row's error: {error}" if error else "")
+    )
+
+
 def _events_key(value: Any) -> str | None:
     """The key of a document's events (``history``, ``trajectory``), else ``None``.
 
@@ -290,7 +311,7 @@ def convert_records(
             yield item
         elif (key := _events_key(item.value)) is not None:
             yield from _document(item, key, options)
-        elif (problem := event_problem(item.value)) is not None:
+        elif (problem := empty_row_problem(item.value) or event_problem(item.value)) is not None:
             yield item.problem((), problem)
         else:
             events.append(item)

@@ -22,9 +22,10 @@ The mapping, as the SDK means its events (the V0 reader's, :mod:`.openhands`, wh
   final answer (:func:`openhands_finish`); ``think``'s ``thought`` a thought. An action
   the SDK could not build (``action`` null) keeps the arguments the model wrote;
 * ``ObservationEvent``: the result of the call it answers (``tool_call_id``), failed when the
-  observation says ``is_error`` (``error`` in the SDK's first releases) or a command's exit
-  code is not 0. ``AgentErrorEvent`` (a call the SDK refused: an unknown tool, bad arguments)
-  and ``UserRejectObservation`` are that call's failure; one answering no call read is an
+  observation says ``is_error`` (``error`` in the SDK's first releases: ``true``, or the file
+  editor's and browser's message, what the model was shown) or a command's exit code is not
+  0. ``AgentErrorEvent`` (a call the SDK refused: an unknown tool, bad arguments) and
+  ``UserRejectObservation`` are that call's failure; one answering no call read is an
   error of its own, which the agent's next action recovers from. The observation of
   ``finish`` or ``think`` only echoes the call: no step;
 * ``ConversationErrorEvent``: the run stopped on an error (its ``code`` and ``detail``);
@@ -32,7 +33,8 @@ The mapping, as the SDK means its events (the V0 reader's, :mod:`.openhands`, wh
   hooks, token and streaming events are no steps; the last ``execution_status`` is kept.
 
 Success. A row's ``test_result`` verdict (``report.resolved``, ``resolved``) where it has one.
-Else how the run ended, as the file says: a row's ``error``, a ``ConversationErrorEvent`` or a
+Else how the run ended, as the file says: a row's ``error`` (but its grader's, the same error
+its ``test_result`` holds), a ``ConversationErrorEvent`` or a
 final ``execution_status`` of ``error`` or ``stuck`` (``base_state.json``'s, else the last state
 update's) is a failure; a ``finish`` is a success unless its ``task_completed`` says ``false``
 or ``partial``; else a run that ends on the agent's message is a success (a conversation
@@ -187,7 +189,9 @@ def _convert_v1(
             yield from _row(item, options)
         elif _is_state(item.value):
             state = item.value
-        elif (problem := event_problem(item.value)) is not None:
+        elif (
+            problem := openhands.empty_row_problem(item.value) or event_problem(item.value)
+        ) is not None:
             yield item.problem((), problem)
         else:
             events.append(item)
@@ -249,7 +253,7 @@ def _convert(
             run.started = at
         _event(run, event, at, answer=number == last)
     run.status = as_string(state.get("execution_status")) or run.status
-    crashed = non_blank(row.get("error")) if row is not None else None
+    crashed = _run_error(row) if row is not None else None
     stopped = crashed or run.failure
     if stopped is None and run.status in FAILED_STATUSES:
         stopped = f"the conversation ended in execution status {run.status}"
@@ -279,6 +283,21 @@ def _convert(
         tools=run.tools,
         system=run.system,
     )
+
+
+def _run_error(row: Mapping[str, Any]) -> str | None:
+    """The row's ``error`` where it is the run's, else ``None``.
+
+    OpenHands/benchmarks copies its grader's failure into the row's ``error`` as well as its
+    ``test_result`` (OpenAgentSafety: ``{"error": "module 'evaluator_temp' has no attribute
+    ..."}``, "Empty output from evaluator"): the grading failed after the run, which says
+    nothing of how the run ended. A run that failed itself has no events to read
+    (``history: []``, :func:`.openhands.empty_row_problem`).
+    """
+    error = non_blank(row.get("error"))
+    if error is not None and non_blank(as_object(row.get("test_result")).get("error")) == error:
+        return None
+    return error
 
 
 def _answer_at(events: list[Mapping[str, Any]]) -> int | None:
@@ -425,6 +444,10 @@ def _outcome(event: Mapping[str, Any]) -> tuple[str, str | None]:
         code = as_object(observation.get("metadata")).get("exit_code")
     if observation.get("is_error") is True or observation.get("error") is True:
         return text, text or "the tool failed"
+    # The SDK's first releases: the file editor's and the browser's ``error`` is the message the
+    # model was shown instead of the (then empty) ``output`` (their ``agent_observation``).
+    if (message := non_blank(observation.get("error"))) is not None:
+        return message, message
     if isinstance(code, int) and not isinstance(code, bool) and code != 0:
         return text, text or f"the command exited with code {code}"
     return text, None
