@@ -776,7 +776,8 @@ def openai_responses(path: Path) -> list[Run]:
     A Response object alone (``object: "response"``, as vercel/ai keeps the API's replies) is
     its ``output`` items, no user's message. An ``mcp_approval_request`` is a call of its
     ``name``; an ``mcp_approval_response`` with ``approve: false`` an error, as is an ``*_output``
-    of status ``failed`` or a shell command's outcome other than exit code 0.
+    of status ``failed`` or a shell command's outcome other than exit code 0, a hosted call of
+    status ``failed`` and an ``mcp_list_tools`` with an ``error`` (its server's tools not listed).
     """
     runs = []
     for row in _rows(path):
@@ -824,11 +825,14 @@ def _responses_items(row: dict[str, Any]) -> list[Any]:
 
 
 def _responses_output_failed(item: dict[str, Any], kind: str) -> bool:
-    """A refused MCP approval (``approve: false``), or a client-run call's output that failed:
+    """A refused MCP approval (``approve: false``), an MCP server's tools not listed (an
+    ``mcp_list_tools`` with an ``error``), or a client-run call's output that failed:
     ``status: failed`` (a patch that did not apply), or a ``shell_call_output`` chunk whose
     ``outcome`` is a timeout or a non-zero exit."""
     if kind == "mcp_approval_response":
         return item.get("approve") is False
+    if kind == "mcp_list_tools":  # the API could not list the MCP server's tools
+        return bool(item.get("error"))
     if not kind.endswith("_call_output"):
         return False
     if item.get("status") == "failed":
@@ -847,7 +851,9 @@ def _responses_hosted(timeline: _Timeline, item: dict[str, Any], kind: str) -> N
     error. The image generator's image (base64 in ``result``) is output the user sees: said by
     its type, ``<image/png>``."""
     timeline.tool(item["name"] if kind in ("custom_tool_call", "mcp_call") else kind)
-    if item.get("error"):  # an MCP server's (or hosted tool's) failure, in the call itself
+    # An MCP server's (or hosted tool's) failure, in the call itself: its ``error``, or the
+    # ``status`` openai-python's types give these calls when they failed, ``failed``.
+    if item.get("error") or item.get("status") == "failed":
         timeline.error()
     if kind == "image_generation_call" and item.get("result"):
         timeline.text(f"<image/{item.get('output_format') or 'png'}>")
