@@ -412,6 +412,13 @@ def _episode_end(text: Any) -> bool | None:
     return reward == "True" if reward in ("True", "False") else float(reward) >= 1
 
 
+def _invented(message: dict[str, Any]) -> bool:
+    """An assistant turn after ``finish[X]`` that is an ``Observation: ...`` line: the agent
+    writing the environment's reply itself (FireAct keeps five), after the episode ended."""
+    text = str(_text(message.get("content")) or "")
+    return not message.get("tool_calls") and text.lstrip().startswith("Observation:")
+
+
 def _chat_user(timeline: _Timeline, text: str | None, objective: str | None, ran: str) -> Any:
     """A user turn: the objective, the output of what the assistant ran, or the user's reply.
     Returns the objective."""
@@ -518,6 +525,8 @@ def openai_chat(path: Path) -> list[Run]:
             role, content = message.get("role"), message.get("content")
             if role == "user" and ran == "ended" and _episode_end(_text(content)) is not None:
                 verdict = _episode_end(_text(content))
+            elif role == "assistant" and ran == "ended" and _invented(message):
+                continue  # ReAct's observations are the environment's: no answer, no action
             elif role == "user":
                 objective = _chat_user(timeline, _text(content), objective, ran)
             elif role == "assistant" and _shell_command(message, kept[n + 1 : n + 2]):
