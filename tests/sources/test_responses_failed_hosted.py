@@ -105,3 +105,14 @@ def test_an_mcp_server_whose_tools_could_not_be_listed_is_an_error_and_a_listed_
     assert trace.steps[0].content == (
         "dmcp: Error retrieving tool list from MCP server: 'dmcp'. Http 424"
     )
+
+
+def test_an_mcp_call_is_named_by_its_tool_and_keeps_its_server() -> None:
+    # before: the server (``server_label``) was dropped; the Agents SDK's reader keeps it
+    trace = trace_of(mcp_reply())
+    call = trace.steps[0]
+    assert call.tool is not None
+    assert (call.tool.name, call.tool.mcp_server) == ("web_search_exa", "dmcp")
+    hosted = trace_of(search_row()).steps[0].tool  # a hosted call has its type as its name
+    assert hosted is not None
+    assert (hosted.name, hosted.mcp_server) == ("web_search_call", None)

@@ -184,6 +184,9 @@ def _image_answer(items: list[Any], kinds: list[str | None], last_call: int) -> 
 def _request(
     calls: _row.Calls, item: Mapping[str, Any], kind: str, path: tuple[str | int, ...]
 ) -> None:
+    # A hosted call is named by its type (``web_search_call``): the item names no tool
+    # otherwise (its ``action.type``, ``search`` or ``open_page``, is what the one tool did;
+    # the request's ``tools`` entry, ``web_search`` or ``web_search_preview``, is not kept).
     named = ("function_call", "custom_tool_call", "mcp_call")
     name = item.get("name") if kind in named else kind
     if not isinstance(name, str) or not name:
@@ -211,14 +214,16 @@ def _outcome(calls: _row.Calls, item: Mapping[str, Any], name: str, call_id: str
     """
     error = mcp_error_text(item.get("error"))
     result = _hosted_result(item)
+    # An MCP call's tool is its ``name``; the server that has it, its ``server_label``.
+    server = as_string(item.get("server_label")) if item.get("type") == "mcp_call" else None
     if error:
-        calls.result(name, error, call_id=None, is_error=True)
+        calls.result(name, error, call_id=None, is_error=True, mcp_server=server)
     elif item.get("status") == "failed":
         said = result if result not in (None, "") else f"{item.get('type')} failed"
-        calls.result(name, said, call_id=call_id, is_error=True)
+        calls.result(name, said, call_id=call_id, is_error=True, mcp_server=server)
     elif result is not None:
         # By its id: an earlier call of the same tool may have come back with nothing.
-        calls.result(name, result, call_id=call_id)
+        calls.result(name, result, call_id=call_id, mcp_server=server)
 
 
 def _list_failed(calls: _row.Calls, item: Mapping[str, Any]) -> None:
