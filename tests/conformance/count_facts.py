@@ -3434,11 +3434,19 @@ def codex(path: Path) -> list[Run]:
             if payload["role"] == "assistant":
                 timeline.text(_text(payload["content"]))
         elif kind.endswith("_call"):
-            named = kind in ("function_call", "custom_tool_call", "mcp_call")
-            timeline.tool(payload["name"] if named else kind)
+            _codex_call(timeline, payload, kind)
         elif kind.endswith("_call_output") and _codex_failed(payload["output"]):
             timeline.error()
     return [timeline.facts(objective or said, trace_id=session)]
+
+
+def _codex_call(timeline: _Timeline, payload: dict[str, Any], kind: str) -> None:
+    """A call item: a function's by its ``name``, a hosted one's by its type; a hosted call
+    that failed (its ``error``, its ``status: failed``) an error, as in Responses rows."""
+    named = kind in ("function_call", "custom_tool_call", "mcp_call")
+    timeline.tool(payload["name"] if named else kind)
+    if payload.get("error") or payload.get("status") == "failed":
+        timeline.error()
 
 
 def _codex_completed(records: list[dict[str, Any]]) -> list[Run]:
