@@ -423,6 +423,13 @@ def _without_notice(text: str | None) -> str | None:
     return _CLINE_NOTICE.sub("", text).strip() or None
 
 
+def _invented(message: dict[str, Any]) -> bool:
+    """An assistant turn after ``finish[X]`` that is an ``Observation: ...`` line: the agent
+    writing the environment's reply itself (FireAct keeps five), after the episode ended."""
+    text = str(_text(message.get("content")) or "")
+    return not message.get("tool_calls") and text.lstrip().startswith("Observation:")
+
+
 def _chat_user(timeline: _Timeline, text: str | None, objective: str | None, ran: str) -> Any:
     """A user turn: the objective, the output of what the assistant ran, or the user's reply.
     Returns the objective."""
@@ -530,6 +537,8 @@ def openai_chat(path: Path) -> list[Run]:
             role, content = message.get("role"), message.get("content")
             if role == "user" and ran == "ended" and _episode_end(_text(content)) is not None:
                 verdict = _episode_end(_text(content))
+            elif role == "assistant" and ran == "ended" and _invented(message):
+                continue  # ReAct's observations are the environment's: no answer, no action
             elif role == "user":
                 objective = _chat_user(timeline, _text(content), objective, ran)
             elif role == "assistant" and _shell_command(message, kept[n + 1 : n + 2]):
@@ -789,7 +798,8 @@ def openai_responses(path: Path) -> list[Run]:
     A Response object alone (``object: "response"``, as vercel/ai keeps the API's replies) is
     its ``output`` items, no user's message. An ``mcp_approval_request`` is a call of its
     ``name``; an ``mcp_approval_response`` with ``approve: false`` an error, as is an ``*_output``
-    of status ``failed`` or a shell command's outcome other than exit code 0.
+    of status ``failed`` or a shell command's outcome other than exit code 0, a hosted call of
+    status ``failed`` and an ``mcp_list_tools`` with an ``error`` (its server's tools not listed).
     """
     runs = []
     for row in _rows(path):
@@ -837,11 +847,14 @@ def _responses_items(row: dict[str, Any]) -> list[Any]:
 
 
 def _responses_output_failed(item: dict[str, Any], kind: str) -> bool:
-    """A refused MCP approval (``approve: false``), or a client-run call's output that failed:
+    """A refused MCP approval (``approve: false``), an MCP server's tools not listed (an
+    ``mcp_list_tools`` with an ``error``), or a client-run call's output that failed:
     ``status: failed`` (a patch that did not apply), or a ``shell_call_output`` chunk whose
     ``outcome`` is a timeout or a non-zero exit."""
     if kind == "mcp_approval_response":
         return item.get("approve") is False
+    if kind == "mcp_list_tools":  # the API could not list the MCP server's tools
+        return bool(item.get("error"))
     if not kind.endswith("_call_output"):
         return False
     if item.get("status") == "failed":
@@ -860,7 +873,9 @@ def _responses_hosted(timeline: _Timeline, item: dict[str, Any], kind: str) -> N
     error. The image generator's image (base64 in ``result``) is output the user sees: said by
     its type, ``<image/png>``."""
     timeline.tool(item["name"] if kind in ("custom_tool_call", "mcp_call") else kind)
-    if item.get("error"):  # an MCP server's (or hosted tool's) failure, in the call itself
+    # An MCP server's (or hosted tool's) failure, in the call itself: its ``error``, or the
+    # ``status`` openai-python's types give these calls when they failed, ``failed``.
+    if item.get("error") or item.get("status") == "failed":
         timeline.error()
     if kind == "image_generation_call" and item.get("result"):
         timeline.text(f"<image/{item.get('output_format') or 'png'}>")
@@ -3437,11 +3452,19 @@ def codex(path: Path) -> list[Run]:
             if payload["role"] == "assistant":
                 timeline.text(_text(payload["content"]))
         elif kind.endswith("_call"):
-            named = kind in ("function_call", "custom_tool_call", "mcp_call")
-            timeline.tool(payload["name"] if named else kind)
+            _codex_call(timeline, payload, kind)
         elif kind.endswith("_call_output") and _codex_failed(payload["output"]):
             timeline.error()
     return [timeline.facts(objective or said, trace_id=session)]
+
+
+def _codex_call(timeline: _Timeline, payload: dict[str, Any], kind: str) -> None:
+    """A call item: a function's by its ``name``, a hosted one's by its type; a hosted call
+    that failed (its ``error``, its ``status: failed``) an error, as in Responses rows."""
+    named = kind in ("function_call", "custom_tool_call", "mcp_call")
+    timeline.tool(payload["name"] if named else kind)
+    if payload.get("error") or payload.get("status") == "failed":
+        timeline.error()
 
 
 def _codex_completed(records: list[dict[str, Any]]) -> list[Run]:

@@ -579,3 +579,45 @@ def test_a_workflow_name_the_user_gave_is_still_the_objective_of_last_resort() -
     ]
     head = {"object": "trace", "id": spans[0]["trace_id"], "workflow_name": "Homework triage"}
     assert oa.convert_spans(head, spans).trace.task.objective == "Homework triage"
+
+
+def test_a_failed_mcp_call_and_an_unlisted_mcp_server_are_errors() -> None:
+    """openai-python's types: an ``mcp_call`` may end ``status: failed`` with no ``error``, or
+    with an ``McpToolCallError`` object; an ``mcp_list_tools`` ``error`` says the server could
+    not list its tools."""
+    listed = {
+        "type": "mcp_list_tools",
+        "id": "mcpl_1",
+        "server_label": "files",
+        "tools": [],
+        "error": "Http 424",
+    }
+    failed: dict[str, Any] = {
+        "type": "mcp_call",
+        "id": "mcp_1",
+        "name": "read_file",
+        "arguments": '{"path": "a"}',
+        "server_label": "files",
+        "status": "failed",
+        "error": {"type": "http_error", "code": 502, "message": "Bad Gateway"},
+    }
+    retried = {**failed, "id": "mcp_2", "status": "completed", "error": None, "output": "text"}
+    response = {"type": "response", "response_id": "r", "output": [listed, failed, retried]}
+    converted = only_trace([head(), agent(), span(2, response, at=1.0)])
+    # before: the listing's error made no step, and the failed call's object error was lost
+    assert [(s.type, s.tool.name if s.tool else None) for s in converted.trace.steps] == [
+        ("observation", None),
+        ("error_recovery", "read_file"),
+        ("observation", "read_file"),
+        ("error_recovery", "read_file"),
+        ("observation", "read_file"),
+    ]
+    assert [s.content for s in converted.trace.steps[::2]] == [
+        "files: Http 424",
+        "Bad Gateway",
+        "text",
+    ]
+    failed["error"] = None  # no error to say why: its status says it failed all the same
+    converted = only_trace([head(), agent(), span(2, {**response, "output": [failed]}, at=1.0)])
+    assert [s.type for s in converted.trace.steps] == ["tool_call", "observation"]
+    assert converted.trace.steps[1].content == "read_file failed"

@@ -151,3 +151,52 @@ def test_a_state_resumed_from_items_is_read_whole_not_as_responses_rows(tmp_path
     converted = read(tmp_path, value)
     assert converted.trace.task.objective == "Weather in Paris?"
     assert converted.trace.outcome.result_summary == "Still sunny."
+
+
+def test_the_sdks_shell_and_patch_outputs_are_their_text_and_a_failed_one_an_error(
+    tmp_path: Path,
+) -> None:
+    """The SDK writes its shell tool's result as a ``shell_call_output`` (each command's chunk,
+    its ``outcome``) and keeps the text the model was sent as the item's ``output``; an executor
+    that raised, or a patch that did not apply, is ``status: failed``."""
+    shell = {
+        "type": "shell_call",
+        "call_id": "s1",
+        "action": {"commands": ["ls missing"]},
+        "status": "completed",
+    }
+    chunk = {
+        "stdout": "",
+        "stderr": "ls: missing: No such file or directory",
+        "outcome": {"type": "exit", "exit_code": 2},
+    }
+    raw = {"type": "shell_call_output", "call_id": "s1", "output": [chunk], "status": "completed"}
+    said = "ls: missing: No such file or directory"
+    shell_out = {"type": "tool_call_output_item", "agent": AGENT, "raw_item": raw, "output": said}
+    patch_raw = {"type": "apply_patch_call_output", "call_id": "p1", "status": "failed"}
+    patch = {
+        "type": "apply_patch_call",
+        "call_id": "p1",
+        "operation": {"type": "update_file", "path": "a.py", "diff": "@@"},
+        "status": "completed",
+    }
+    items = [
+        {"type": "tool_call_item", "agent": AGENT, "raw_item": shell},
+        shell_out,
+        {"type": "tool_call_item", "agent": AGENT, "raw_item": patch},
+        {"type": "tool_call_output_item", "agent": AGENT, "raw_item": patch_raw, "output": ""},
+        message("Neither worked."),
+    ]
+    converted = read(tmp_path, state(items))
+    # before: both outputs were plain observations, the run as if nothing had failed
+    assert kinds(converted) == [
+        ("tool_call", "shell"),
+        ("observation", "shell"),
+        ("error_recovery", "apply_patch"),
+        ("observation", "apply_patch"),
+        ("error_recovery", None),
+    ]
+    steps = converted.trace.steps
+    assert (steps[1].content, steps[3].content) == (said, "apply_patch failed")
+    chunk["outcome"] = {"type": "exit", "exit_code": 0}
+    assert ("error_recovery", "apply_patch") not in kinds(read(tmp_path, state(items)))

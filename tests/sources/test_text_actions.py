@@ -154,6 +154,30 @@ def test_the_episodes_end_reads_the_same_in_sharegpt_turns() -> None:
     assert found.metadata.success is False
 
 
+def test_an_episodes_end_the_agent_wrote_itself_is_its_text_and_finish_still_the_answer() -> None:
+    """FireAct rows 240 and 994: after ``finish[X]`` GPT-4 wrote ``Observation: Episode
+    finished, reward = 1`` as its own turn, then the environment gave its verdict. ReAct's
+    observations are the environment's: the agent's is its own text, no answer and no reply the
+    environment's line answers; X is the answer and the environment's reward the verdict."""
+    for number, answer, rewarded in ((5, "no", False), (6, "B", True)):
+        row = fireact(number)
+        invented = row["messages"][-2]
+        assert invented["role"] == "assistant"
+        assert invented["content"].startswith("Observation: Episode finished")
+        found = trace(row)
+        # before: the agent's line was a respond call answered by the environment's, no answer
+        # was left ("failed"), and row 994, rewarded 1, no success
+        assert not any(name == "respond" for _, name in kinds(found))
+        assert kinds(found)[-2:] == [("thought", None), ("thought", None)]
+        assert found.steps[-2].content == invented["content"]
+        assert found.outcome.result_summary == answer
+        assert found.metadata.success is rewarded
+        speakers = {"user": "human", "assistant": "gpt"}
+        turns = [{"from": speakers[m["role"]], "value": m["content"]} for m in row["messages"]]
+        shared = trace({"conversations": turns}, "sharegpt")
+        assert (shared.outcome.result_summary, shared.metadata.success) == (answer, rewarded)
+
+
 def test_an_observation_after_an_answer_that_is_no_episodes_end_is_still_the_users_turn() -> None:
     """Only the environment's closing line is read as it: other words after ``finish[X]`` are
     the user answering the agent, as before."""

@@ -989,8 +989,12 @@ class Calls:
         *,
         call_id: str | None = None,
         is_error: bool | None = None,
+        mcp_server: str | None = None,
     ) -> None:
-        """A tool's result; ``is_error`` when the format says, else the text is read for it."""
+        """A tool's result; ``is_error`` when the format says, else the text is read for it.
+
+        ``mcp_server``: the MCP server that ran it, where the format names one.
+        """
         self.closing = False
         if call_id is not None and call_id in self.finished:
             return
@@ -1010,5 +1014,9 @@ class Calls:
         if known in self.pending:
             self.pending.remove(known)
         self.builder.tool_result(
-            known, output=None if failed else output, error=failed, call_id=call_id
+            known,
+            output=None if failed else output,
+            error=failed,
+            call_id=call_id,
+            mcp_server=mcp_server,
         )

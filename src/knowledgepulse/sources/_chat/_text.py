@@ -434,6 +434,27 @@ def ended(text: Any, marker: str | None) -> bool:
     return written is not None and written.call is None
 
 
+def invented_observations(turns: Iterable[tuple[bool, str | None]], marker: str | None) -> set[int]:
+    """The agent's turns that write an ``Observation: ...`` after the run's end (``finish[X]``).
+
+    ``turns``: whether each turn is the agent's text alone (no native call), and its text. In
+    ReAct the environment answers each action with an observation, and ``finish[X]`` ends the
+    episode: the environment's ``Observation: Episode finished, reward = R`` is the last word.
+    An agent's turn between the two that is itself an ``Observation:`` line (FireAct's rows keep
+    five: GPT-4 writing ``Observation: Episode finished, reward = 1`` before the environment's
+    ``reward = 0``) is no action and no answer, and closes nothing: the agent's own text,
+    invented, as a model's completion that writes observations is (:func:`react_transcript`).
+    """
+    found: set[int] = set()
+    ended_run = False  # the agent's turn before ended the run on its action line
+    for index, (agents, text) in enumerate(turns):
+        if agents and ended_run and observes(text):
+            found.add(index)  # the run stays ended: the environment's reply still closes it
+        else:
+            ended_run = agents and ended(text, marker)
+    return found
+
+
 _EPISODE_END = re.compile(
     r"\A\s*Episode finished, reward = (?P<reward>True|False|-?\d+(?:\.\d*)?)\.?\s*\Z"
 )

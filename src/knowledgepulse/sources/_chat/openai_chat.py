@@ -41,6 +41,7 @@ from knowledgepulse.sources._chat._text import (
     has_result_tags,
     has_tags,
     has_xml_calls,
+    invented_observations,
     json_or_value,
     last_assistant,
     listed_calls,
@@ -206,19 +207,33 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
     objective: str | None = None
     system: str | None = None
     calls = _row.Calls(builder)
-    last = last_assistant(messages)
     answered = False
     ran: str | None = None  # what the last assistant turn ran: a user turn may be its output
     priming = primed(_kind(message) for message in messages)
     marker = declared_action(_instructions(messages)) or (
         OBSERVED_ACTION if any(_observation(message) for message in messages) else None
     )
+    invented = invented_observations(
+        (
+            (
+                isinstance(m, dict) and m.get("role") == "assistant" and not m.get("tool_calls"),
+                content_text(m.get("content"), TEXT_KINDS) if isinstance(m, dict) else None,
+            )
+            for m in messages
+        ),
+        marker,
+    )
+    last = last_assistant([None if n in invented else m for n, m in enumerate(messages)])
     for index, message in enumerate(messages):
         if not isinstance(message, dict) or not one_of(message.get("role"), ROLES):
             raise PathError((index,), _not_a_message(message))
         role = message["role"]
         text = content_text(message.get("content"), TEXT_KINDS)
-        if priming is not None and index in priming:
+        if index in invented:
+            # The agent wrote the environment's reply to its finish[X] itself: its own text,
+            # no answer (X is), and the episode stays ended: the environment's reply closes it.
+            builder.thought(text)
+        elif priming is not None and index in priming:
             # The instructions the model is primed with, then its "Ok." or a worked problem:
             # the system prompt.
             system = "\n\n".join(filter(None, (system, text))) if index == priming.start else system

@@ -13,7 +13,9 @@ without text, as gpt-5 sends) answers with that image, said by its type (``<imag
 Gemini reader says an image the model made), not with nothing.
 
 An ``mcp_list_tools`` item is the tools an MCP server offers, fetched by the API itself when the
-server is configured: no call the model made, so no step (as a request's ``tools`` are none).
+server is configured: no call the model made, so no step (as a request's ``tools`` are none),
+unless its ``error`` says the server could not list them: an evident error of the run's. A hosted
+call of status ``failed`` (or an ``mcp_call`` with an ``error``) is its call's failure.
 A hosted MCP tool that needs approval comes as an ``mcp_approval_request`` (its ``name`` and
 ``arguments``): the model's call, waiting for the user. The user's ``mcp_approval_response``
 that refuses it (``approve: false``) is that call's failure; the ``mcp_call`` that runs an
@@ -27,13 +29,14 @@ then ``stderr``), not its chunks' JSON.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeGuard
+from typing import Any
 
 from knowledgepulse._util.jsonpath import as_string, describe_value
 from knowledgepulse.sources._chat import _row
 from knowledgepulse.sources._chat._text import content_text, users_words
 from knowledgepulse.sources._chat.openai_chat import TEXT_KINDS
 from knowledgepulse.sources._envelope import PathError
+from knowledgepulse.sources._hosted import mcp_error_text, output_failed, shell_chunks, shell_text
 from knowledgepulse.sources._steps import StepBuilder
 
 CONTENT_HINT = (
@@ -142,6 +145,8 @@ def _tool_item(
         held.add(str(item.get("id")))
     elif kind == "mcp_approval_response":
         _approval(calls, item, held)
+    elif kind == "mcp_list_tools":
+        _list_failed(calls, item)
     elif kind == "mcp_call" and as_string(item.get("approval_request_id")) in held:
         # the approved request run: its result, the call already told
         _outcome(calls, item, str(item.get("name")), as_string(item["approval_request_id"]))
@@ -149,11 +154,11 @@ def _tool_item(
         _request(calls, item, kind, path)
     elif kind.endswith("_call_output"):
         output = item.get("output")
-        failed = True if _failed(item.get("status"), output) else None
-        if kind == "shell_call_output" and _chunks(output):
+        failed = True if output_failed(item.get("status"), output) else None
+        if kind == "shell_call_output" and shell_chunks(output):
             # the outcome says whether it failed: a stderr line of "Error" in a command that
             # exited 0 is no failure of the call's
-            failed, output = bool(failed), _shell_text(output)
+            failed, output = bool(failed), shell_text(output)
         calls.result(None, output, call_id=as_string(item.get("call_id")), is_error=failed)
 
 
@@ -179,6 +184,9 @@ def _image_answer(items: list[Any], kinds: list[str | None], last_call: int) -> 
 def _request(
     calls: _row.Calls, item: Mapping[str, Any], kind: str, path: tuple[str | int, ...]
 ) -> None:
+    # A hosted call is named by its type (``web_search_call``): the item names no tool
+    # otherwise (its ``action.type``, ``search`` or ``open_page``, is what the one tool did;
+    # the request's ``tools`` entry, ``web_search`` or ``web_search_preview``, is not kept).
     named = ("function_call", "custom_tool_call", "mcp_call")
     name = item.get("name") if kind in named else kind
     if not isinstance(name, str) or not name:
@@ -196,14 +204,39 @@ def _request(
 
 
 def _outcome(calls: _row.Calls, item: Mapping[str, Any], name: str, call_id: str | None) -> None:
-    """A hosted or MCP call's own result (or error), told as its call's."""
-    error = item.get("error")
+    """A hosted or MCP call's own result (or error), told as its call's.
+
+    An ``mcp_call``'s ``error`` says it failed; so does the ``status`` ``failed`` that the web
+    search, file search, code interpreter, image generator and MCP calls may end in (their types
+    in openai-python), often with no ``error`` to say why: the call's failure all the same, said
+    by what it left (a code interpreter's logs) or else as ``<type> failed``. ``incomplete`` is
+    not: the response stopped (its token limit) before the call ended, no failure of the tool's.
+    """
+    error = mcp_error_text(item.get("error"))
     result = _hosted_result(item)
+    # An MCP call's tool is its ``name``; the server that has it, its ``server_label``.
+    server = as_string(item.get("server_label")) if item.get("type") == "mcp_call" else None
     if error:
-        calls.result(name, error, call_id=None, is_error=True)
+        calls.result(name, error, call_id=None, is_error=True, mcp_server=server)
+    elif item.get("status") == "failed":
+        said = result if result not in (None, "") else f"{item.get('type')} failed"
+        calls.result(name, said, call_id=call_id, is_error=True, mcp_server=server)
     elif result is not None:
         # By its id: an earlier call of the same tool may have come back with nothing.
-        calls.result(name, result, call_id=call_id)
+        calls.result(name, result, call_id=call_id, mcp_server=server)
+
+
+def _list_failed(calls: _row.Calls, item: Mapping[str, Any]) -> None:
+    """An ``mcp_list_tools`` whose ``error`` says the server could not list its tools.
+
+    No call of the model's, but an evident error of the run's (the server's tools were not
+    there to call), as a model call that failed is: an observation carrying it, the model's next
+    action its recovery.
+    """
+    error = as_string(item.get("error"))
+    if error and error.strip():
+        label = as_string(item.get("server_label"))
+        calls.builder.error(f"{label}: {error}" if label else error)
 
 
 def _approval(calls: _row.Calls, item: Mapping[str, Any], held: set[str]) -> None:
@@ -213,45 +246,6 @@ def _approval(calls: _row.Calls, item: Mapping[str, Any], held: set[str]) -> Non
         reason = as_string(item.get("reason"))
         said = f"not approved: {reason}" if reason else "not approved"
         calls.result(None, said, call_id=request, is_error=True)
-
-
-def _failed(status: Any, output: Any) -> bool:
-    """Whether a call's output says it failed: status ``failed``, or a shell command's outcome.
-
-    ``apply_patch_call_output`` (and the other client-run calls') ``status`` is ``completed`` or
-    ``failed``; a ``shell_call_output``'s ``output`` is one chunk a command, each with its
-    ``outcome``: an ``exit`` with its ``exit_code``, or a ``timeout``.
-    """
-    if status == "failed":
-        return True
-    if not isinstance(output, list):
-        return False
-    outcomes = [chunk.get("outcome") for chunk in output if isinstance(chunk, dict)]
-    return any(
-        isinstance(outcome, dict)
-        and (
-            outcome.get("type") == "timeout"
-            or (outcome.get("type") == "exit" and outcome.get("exit_code") not in (0, None))
-        )
-        for outcome in outcomes
-    )
-
-
-def _chunks(output: Any) -> TypeGuard[list[dict[str, Any]]]:
-    """Whether a shell output is its chunks (a list of objects), as the API sends it."""
-    return isinstance(output, list) and all(isinstance(chunk, dict) for chunk in output)
-
-
-def _shell_text(output: list[dict[str, Any]]) -> str:
-    """What the shell printed, as the agent read it: each command's ``stdout``, then ``stderr``.
-
-    A ``shell_call_output``'s ``output`` is one chunk a command (``stdout``, ``stderr``, and the
-    ``outcome`` that :func:`_failed` reads), not text: told as its JSON it would bury the words
-    in keys. The printed text is the observation, as Codex's shell results (its ``stdout``, its
-    ``aggregated_output``) are.
-    """
-    streams = (chunk.get(key) for chunk in output for key in ("stdout", "stderr"))
-    return "\n".join(text.rstrip("\n") for text in streams if isinstance(text, str) and text)
 
 
 # An apply_patch_call's input is its ``operation`` (create / update / delete a file, its diff).

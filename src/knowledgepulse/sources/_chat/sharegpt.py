@@ -44,6 +44,7 @@ from knowledgepulse.sources._chat._text import (
     ended,
     has_result_tags,
     has_xml_calls,
+    invented_observations,
     observes,
     one_of,
     primed,
@@ -141,7 +142,12 @@ def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
     )
     instructions = _unprimed(parsed)
     speakers = [speaker for speaker, _ in parsed]
-    last = max((i for i, s in enumerate(speakers) if s in ASSISTANT), default=-1)
+    invented = invented_observations(
+        ((speaker in ASSISTANT, as_string(value)) for speaker, value in parsed), marker
+    )
+    last = max(
+        (i for i, s in enumerate(speakers) if s in ASSISTANT and i not in invented), default=-1
+    )
     agent = "ai" in speakers
     calls = _row.Calls(builder)
     objective: str | None = None
@@ -157,8 +163,11 @@ def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
             before = _ENDED if ended_run else _COMMAND_RAN if ran_command else None
             objective = _tell_human(calls, value, objective, ran=before)
             ran_command = False
-        elif speaker in ASSISTANT and _told_turn_calls(calls, turns[index], parsed, index):
-            continue  # the whole turn was its calls (GLM-4's, ChatGLM3's)
+        elif speaker in ASSISTANT and (
+            _told_invented(calls, text, invented=index in invented)
+            or _told_turn_calls(calls, turns[index], parsed, index)
+        ):
+            continue  # an observation it wrote itself, or the whole turn was its calls (GLM-4's)
         elif speaker in ASSISTANT:
             turn = turns[index]  # a turn object: _turn read it
             actions = _actions(turn)
@@ -188,6 +197,17 @@ def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
     # The environment's "Episode finished, reward = 0": the answer it ended with was wrong.
     answered = (answered or calls.answered) and calls.verdict is not False
     return _row.Told(objective, answered, system)
+
+
+def _told_invented(calls: _row.Calls, text: str | None, *, invented: bool) -> bool:
+    """Tell an invented observation as the agent's own text, no answer; whether it was one.
+
+    It is an agent's turn that wrote the environment's closing reply itself
+    (:func:`invented_observations`).
+    """
+    if invented:
+        calls.builder.thought(text)
+    return invented
 
 
 def _instructions(parsed: list[tuple[str, Any]]) -> str | None:

@@ -15,10 +15,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from knowledgepulse._util.jsonpath import as_object, non_empty
+from knowledgepulse._util.jsonpath import as_object, non_blank, non_empty
+from knowledgepulse.sources._hosted import mcp_error_text
 from knowledgepulse.sources._steps import StepBuilder, Timestamp, as_text
 
-EntryKind = Literal["thought", "message", "request", "hosted", "output"]
+EntryKind = Literal["thought", "message", "request", "hosted", "output", "error"]
 
 _HOSTED = {
     # Server-side tools: the call and its result are in the model's own output.
@@ -50,7 +51,8 @@ class Entry:
 
     ``thought``: reasoning text; ``message``: assistant text (a thought, or the final answer);
     ``request``: a tool call the SDK will run; ``hosted``: a server-side tool call with its result;
-    ``output``: a tool's result, joined to its request by ``call_id``.
+    ``output``: a tool's result, joined to its request by ``call_id``; ``error``: an evident
+    error no call of the model's met (an MCP server whose tools could not be listed).
     """
 
     kind: EntryKind
@@ -109,17 +111,13 @@ def output_item_entries(item: Any) -> list[Entry]:
         )
         return [Entry("thought", text=text)] if text else []
     if kind == "mcp_call":
-        return [
-            Entry(
-                "hosted",
-                name=non_empty(item.get("name")) or "mcp_call",
-                arguments=item.get("arguments"),
-                output=item.get("output"),
-                error=non_empty(item.get("error")),
-                call_id=non_empty(item.get("id")),
-                mcp_server=non_empty(item.get("server_label")),
-            )
-        ]
+        return [_mcp_call(item)]
+    if kind == "mcp_list_tools":
+        # The API's listing of an MCP server's tools: no call of the model's, no step, unless
+        # its ``error`` says the server could not list them, an evident error of the run's.
+        error, label = non_blank(item.get("error")), non_empty(item.get("server_label"))
+        said = f"{label}: {error}" if label and error else error
+        return [Entry("error", text=said)] if said else []
     if kind in _HOSTED:
         return [_hosted(item, _HOSTED[kind])]
     if kind in _LOCAL:
@@ -128,6 +126,27 @@ def output_item_entries(item: Any) -> list[Entry]:
         call_id = non_empty(item.get("call_id")) or non_empty(item.get("id"))
         return [Entry("request", name=name, arguments=arguments, call_id=call_id)]
     return []
+
+
+def _mcp_call(item: Mapping[str, Any]) -> Entry:
+    """A hosted MCP call with its result, or its failure.
+
+    The failure is its ``error`` (text, or openai-python's ``McpToolCallError`` object, said by
+    its message), or, with none to say why, its ``status`` ``failed``.
+    """
+    name = non_empty(item.get("name")) or "mcp_call"
+    error = mcp_error_text(item.get("error"))
+    if not error and item.get("status") == "failed":
+        error = f"{name} failed"
+    return Entry(
+        "hosted",
+        name=name,
+        arguments=item.get("arguments"),
+        output=item.get("output"),
+        error=as_text(error) if error else None,
+        call_id=non_empty(item.get("id")),
+        mcp_server=non_empty(item.get("server_label")),
+    )
 
 
 def _hosted(item: Mapping[str, Any], name: str) -> Entry:
@@ -208,7 +227,7 @@ def final_answer_index(entries: Sequence[Entry]) -> int | None:
         kind = entries[index].kind
         if kind == "message":
             return index
-        if kind in ("request", "hosted", "output"):
+        if kind in ("request", "hosted", "output", "error"):
             return None
     return None
 
@@ -228,6 +247,8 @@ def tell(
             builder.thought(entry.text, at=at)
         elif entry.kind == "request":
             builder.tool_request(entry.name, entry.arguments, call_id=entry.call_id, at=at)
+        elif entry.kind == "error":
+            builder.error(entry.text, at=at)
         else:
             builder.tool_result(
                 entry.name,

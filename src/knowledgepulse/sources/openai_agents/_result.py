@@ -3,9 +3,10 @@
 ``result.new_items`` holds the run's reasoning, messages, tool calls and their outputs (merged by
 ``call_id``), and handoffs; ``result.input`` the objective; ``result.final_output`` the answer.
 It holds no timings and no span errors: a failed tool is recognised by the SDK's default failure
-wording (``An error occurred while running the tool...``). A tool with its own
-``failure_error_function`` is better captured live with :func:`processor`, which sees the span's
-error.
+wording (``An error occurred while running the tool...``), or by the raw output the SDK's shell
+and apply_patch tools answer with (``status: failed``, a command's non-zero exit). A tool with
+its own ``failure_error_function`` is better captured live with :func:`processor`, which sees
+the span's error.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from knowledgepulse._util.jsonpath import as_object, as_string, non_empty
 from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.sources._envelope import TraceOptions, assemble
+from knowledgepulse.sources._hosted import output_failed
 from knowledgepulse.sources._steps import StepBuilder, as_text
 from knowledgepulse.sources.openai_agents._items import (
     Entry,
@@ -124,7 +126,7 @@ def _entries(items: list[Any]) -> list[Entry]:
     for item in items:
         kind = getattr(item, "type", None)
         raw = plain(getattr(item, "raw_item", None))
-        if kind in ("message_output_item", "reasoning_item"):
+        if kind in ("message_output_item", "reasoning_item", "mcp_list_tools_item"):
             entries.extend(output_item_entries(raw))
         elif kind in ("tool_call_item", "handoff_call_item"):
             found = output_item_entries(raw) or [_unknown_call(item, raw)]
@@ -176,13 +178,31 @@ def _output(item: Any, raw: Any, names: Mapping[str, str]) -> Entry:
     if value is None and isinstance(raw, Mapping):
         value = raw.get("output")
     text = output_text(plain(value))
+    name = names.get(call_id or "", "tool")
+    failed = is_sdk_tool_error(text) or _client_call_failed(raw)
     return Entry(
         "output",
-        name=names.get(call_id or "", "tool"),
+        name=name,
         output=text,
-        error=text if is_sdk_tool_error(text) else None,
+        error=(text or f"{name} failed") if failed else None,
         call_id=call_id,
     )
+
+
+def _client_call_failed(raw: Any) -> bool:
+    """Whether the raw output of a tool the SDK runs itself says it failed.
+
+    The SDK writes its shell and apply_patch tools' outputs as the Responses items they answer
+    with: ``status: failed`` when the executor raised (or a patch did not apply), and, for the
+    shell, each command's chunk with its ``outcome`` (a non-zero exit, a timeout). The item's
+    ``output`` is the text the model was sent (what the commands printed), read as it is.
+    """
+    item = as_object(raw)
+    kind = item.get("type")
+    # (a ``local_shell_call_output`` is the executor's text alone, its status never ``failed``)
+    if kind not in ("shell_call_output", "apply_patch_call_output"):
+        return False
+    return output_failed(item.get("status"), item.get("output"))
 
 
 def _agent_name(result: Any) -> str | None:

@@ -1,0 +1,78 @@
+"""What OpenAI's Responses items say of a call's failure, read alike by every reader of them.
+
+The Responses rows (``sources._chat.openai_responses``) and the Agents SDK (its spans' response
+output, its ``RunResult`` and ``RunState`` items) carry the same items: a hosted or MCP call's
+``error`` and ``status``, a client-run call's output (``shell_call_output``,
+``apply_patch_call_output``) with its ``status`` and, for the shell, the chunks of what each
+command printed and how it ended. The field meanings are openai-python's types
+(``types/responses``); reading them here once keeps the two readers from drifting apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeGuard
+
+
+def mcp_error_text(error: Any) -> Any:
+    """An ``mcp_call``'s ``error``: text, or (openai-python's ``McpToolCallError``) an object.
+
+    A protocol or HTTP error says it in its ``message``, a tool's execution error in its
+    ``content`` (the MCP result's content blocks, their ``text``); another shape is told as it
+    is, so no error is lost.
+    """
+    if not isinstance(error, Mapping):
+        return error
+    message = error.get("message")
+    if isinstance(message, str) and message.strip():
+        return message
+    content = error.get("content")
+    parts = content if isinstance(content, list) else []
+    texts = [part["text"] for part in parts if isinstance(part, Mapping) and _text(part)]
+    return "\n".join(texts) or content or error
+
+
+def _text(part: Mapping[str, Any]) -> bool:
+    return isinstance(part.get("text"), str) and bool(part["text"])
+
+
+def output_failed(status: Any, output: Any) -> bool:
+    """Whether a client-run call's output says it failed: status ``failed``, or its outcome.
+
+    ``apply_patch_call_output`` (and the other client-run calls') ``status`` is ``completed`` or
+    ``failed``; a ``shell_call_output``'s ``output`` is one chunk a command, each with its
+    ``outcome``: an ``exit`` with its ``exit_code``, or a ``timeout``.
+    """
+    if status == "failed":
+        return True
+    if not isinstance(output, list):
+        return False
+    outcomes = [chunk.get("outcome") for chunk in output if isinstance(chunk, dict)]
+    return any(
+        isinstance(outcome, dict)
+        and (
+            outcome.get("type") == "timeout"
+            or (outcome.get("type") == "exit" and outcome.get("exit_code") not in (0, None))
+        )
+        for outcome in outcomes
+    )
+
+
+def shell_chunks(output: Any) -> TypeGuard[list[dict[str, Any]]]:
+    """Whether a shell output is its chunks (a list of objects), as the API sends it."""
+    return isinstance(output, list) and all(isinstance(chunk, dict) for chunk in output)
+
+
+def shell_text(output: list[dict[str, Any]]) -> str:
+    """What the shell printed, as the agent read it: each command's ``stdout``, then ``stderr``.
+
+    A ``shell_call_output``'s ``output`` is one chunk a command (``stdout``, ``stderr``, and the
+    ``outcome`` that :func:`output_failed` reads), not text: told as its JSON it would bury the
+    words in keys. The printed text is the observation, as Codex's shell results (its
+    ``stdout``, its ``aggregated_output``) are.
+    """
+    streams = (chunk.get(key) for chunk in output for key in ("stdout", "stderr"))
+    return "\n".join(text.rstrip("\n") for text in streams if isinstance(text, str) and text)
+
+
+__all__ = ["mcp_error_text", "output_failed", "shell_chunks", "shell_text"]
