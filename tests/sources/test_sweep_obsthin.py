@@ -136,3 +136,58 @@ def test_phoenix_s_pxi_sub_agent_turn_is_observed_after_the_sub_agent() -> None:
     assert kinds[delegated - 1] == ("thought", None)  # the sub-agent's last reply
     assert kinds[delegated + 1 :] == [("thought", None)]  # the turn's answer
     assert trace.task.objective == ASKED
+
+
+def test_a_tool_span_s_input_and_output_in_sentry_s_names_are_its_arguments_and_result() -> None:
+    """Sentry's AI agents module writes ``gen_ai.tool.input`` / ``gen_ai.tool.output`` on its
+    ``execute_tool`` spans (jaeger-ui's GenAI fixture too): before, the result was lost."""
+    chat = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.input.messages": '[{"role": "user", "content": "CPU spike on the API pod?"}]',
+    }
+    asks = span("chat", {**chat, "gen_ai.output.messages": "[]"}, start=1)
+    tool = span(
+        "execute_tool get_pod_metrics",
+        {
+            "gen_ai.tool.name": "get_pod_metrics",
+            "gen_ai.tool.call.id": "call-1",
+            "gen_ai.tool.input": '{"pod": "api-7f9d8b"}',
+            "gen_ai.tool.output": '{"goroutines": 18432}',
+        },
+        start=2,
+    )
+    said = '[{"role": "assistant", "content": "A goroutine leak."}]'
+    answers = span("chat", {**chat, "gen_ai.output.messages": said}, start=3)
+    trace = to_trace([asks, tool, answers]).trace
+    call = next(step for step in trace.steps if step.type == "tool_call")
+    assert call.input == {"pod": "api-7f9d8b"}
+    assert [(kind, name) for kind, name, _ in steps(trace)] == [
+        ("tool_call", "get_pod_metrics"),
+        ("observation", "get_pod_metrics"),
+        ("thought", None),
+    ]
+    assert '"goroutines": 18432' in steps(trace)[1][2]
+
+
+def test_a_sentry_tool_output_that_says_it_failed_is_a_failed_call() -> None:
+    tool = span(
+        "execute_tool scale",
+        {
+            "gen_ai.tool.name": "scale",
+            "gen_ai.tool.input": "{}",
+            "gen_ai.tool.output": '{"status": "error", "message": "quota exceeded"}',
+        },
+        start=2,
+    )
+    reply = '[{"role": "assistant", "content": "Scaling failed: quota."}]'
+    answers = span(
+        "chat",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.input.messages": '[{"role": "user", "content": "Scale the API."}]',
+            "gen_ai.output.messages": reply,
+        },
+        start=3,
+    )
+    trace = to_trace([tool, answers]).trace
+    assert [kind for kind, _, _ in steps(trace)] == ["tool_call", "observation", "error_recovery"]
