@@ -525,7 +525,11 @@ class StepBuilder:
         # What ran inside the tool ran before its result came back, whatever the clocks say: a
         # sub-agent's spans written on another machine's clock may end after the tool's own.
         inner = _seconds(inside_until)
-        if inner is not None and _seconds(at) is not None and (tool.ended or inner) <= inner:
+        if (
+            inner is not None
+            and _seconds(at) is not None
+            and (tool.ended is None or tool.ended < inner)
+        ):
             tool.ended = inner
         if mcp_server:
             tool.mcp_server = mcp_server
