@@ -2008,7 +2008,56 @@ _SERVED = "kp.test.served"
 
 def _said_anything(tags: dict[str, Any]) -> bool:
     """Whether a span carries a model's reply in the conventions' attributes."""
-    return "gen_ai.output.messages" in tags or bool(_flattened(tags, "gen_ai.completion"))
+    return (
+        "gen_ai.output.messages" in tags
+        or bool(_flattened(tags, "gen_ai.completion"))
+        or _plain(tags, "gen_ai.completion") is not None
+    )
+
+
+def _plain(tags: dict[str, Any], key: str) -> str | None:
+    """A ``gen_ai.prompt`` / ``gen_ai.completion`` written as text, not JSON (OpenLIT's,
+    jaeger-ui's GenAI fixture's): the prompt as it was sent, the reply as it was said."""
+    value = tags.get(key)
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        json.loads(value)
+    except ValueError:
+        return value
+    return None
+
+
+def _prompted(tags: dict[str, Any]) -> str | None:
+    """The user's words of a prompt in the older flattened attributes, or written as text."""
+    if _flattened(tags, "gen_ai.prompt"):
+        return _first_user(_flattened(tags, "gen_ai.prompt"))
+    text = _plain(tags, "gen_ai.prompt")
+    return _prompt_asked(text) if text is not None else None
+
+
+def _said_as_text(tags: dict[str, Any]) -> bool:
+    """Whether a model call's reply is in the older flattened attributes, or written as text."""
+    return (
+        bool(_flattened(tags, "gen_ai.completion")) or _plain(tags, "gen_ai.completion") is not None
+    )
+
+
+_PROMPT_TURN = re.compile(r"^(system|user|assistant|tool): ", re.MULTILINE)
+"""A turn of a chat OpenLIT flattened into a prompt's text, one ``role: text`` a line."""
+
+
+def _prompt_asked(text: str) -> str:
+    """The user's words in a prompt written as text: its first ``user:`` turn where the text is
+    a flattened chat, else all of it."""
+    turns = list(_PROMPT_TURN.finditer(text))
+    if not turns or turns[0].start() != 0:
+        return text.strip()
+    for number, turn in enumerate(turns):
+        if turn.group(1) == "user":
+            end = turns[number + 1].start() if number + 1 < len(turns) else len(text)
+            return text[turn.end() : end].strip()
+    return text.strip()
 
 
 def _adk_call(name: str, tags: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -2207,8 +2256,8 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
         if operation == "chat" and objective is None and "gen_ai.input.messages" in tags:
             asked = _newest_user if one_turn else _first_user
             objective = asked(tags["gen_ai.input.messages"])
-        if operation == "chat" and objective is None and _flattened(tags, "gen_ai.prompt"):
-            objective = _first_user(_flattened(tags, "gen_ai.prompt"))
+        if operation == "chat" and objective is None:
+            objective = _prompted(tags)
         if operation == "chat" and _rejected(tags.get("gen_ai.input.messages")):
             timeline.error()
         if operation in ("execute_tool", "retrieval") and not tags.get(_SERVED):
@@ -2218,8 +2267,11 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
             _model_said(timeline, _last_assistant(tags["gen_ai.output.messages"]))
             for arguments in _output_tool_calls(tags["gen_ai.output.messages"]):
                 timeline.tool(OUTPUT_TOOL, arguments)
-        if operation == "chat" and _flattened(tags, "gen_ai.completion"):
-            timeline.text(_last_assistant(_flattened(tags, "gen_ai.completion")))
+        if operation == "chat" and _said_as_text(tags):
+            timeline.text(
+                _last_assistant(_flattened(tags, "gen_ai.completion"))
+                or _plain(tags, "gen_ai.completion")
+            )
         if failed and not tags.get(_FAILED_WITHIN):
             timeline.error()
         root_failed = root_failed or (failed and operation == "invoke_agent")

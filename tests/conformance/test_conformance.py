@@ -207,6 +207,11 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
     ("openai-responses/logfire_openai_agents_function_tool_exception.jsonl", 0): (
         "steps [0] call a tool with no real name (empty, '?', 'tool' or a step type)"
     ),
+    # jaeger-ui's GenAI fixture sends its model one prompt as text, no roles: "You are an SRE
+    # assistant. Analyse the following incident: ...", the persona and the request together.
+    ("otlp/jaeger_ui_genai_agent_trace.json", 0): (
+        "the objective reads as a system prompt, not the user's request"
+    ),
     # OpenAgentSafety's BI task opens "You are an AI assistant supporting the Business
     # Intelligence (BI) team": the task as the benchmark words it, which reads like a system
     # prompt.

@@ -477,8 +477,12 @@ class StepBuilder:
         mcp_server: str | None = None,
         distinct: bool = False,
         returned: bool = False,
+        inside_until: Timestamp = None,
     ) -> None:
         """A tool's execution and its result (``error``: the failure's text, when it failed).
+
+        ``inside_until``: when the last step that ran inside the tool ended (an agent called as
+        a tool), where that is later than the tool's own end: the observation follows them.
 
         ``returned``: the source records the tool's return itself, even a null one (Pydantic
         AI's ``tool-return`` whose ``content`` is ``null``, a tool that returns nothing): the
@@ -518,6 +522,15 @@ class StepBuilder:
             tool.latency_ms = latency_ms
             start = _seconds(at)
             tool.ended = None if start is None else start + tool.latency_ms / 1000
+        # What ran inside the tool ran before its result came back, whatever the clocks say: a
+        # sub-agent's spans written on another machine's clock may end after the tool's own.
+        inner = _seconds(inside_until)
+        if (
+            inner is not None
+            and _seconds(at) is not None
+            and (tool.ended is None or tool.ended < inner)
+        ):
+            tool.ended = inner
         if mcp_server:
             tool.mcp_server = mcp_server
 

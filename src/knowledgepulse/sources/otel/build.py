@@ -551,7 +551,31 @@ def _tell_tool(
         latency_ms=None if view.instant else _latency_ms(item.span),
         mcp_server=view.mcp_server or servers.get(index),
         distinct=True,  # each tool span is a call, even where two share a call id
+        inside_until=_inside_until(ordered, index),
     )
+
+
+def _inside_until(ordered: list[_Read], index: int) -> float | None:
+    """When the last step-telling span inside ``ordered[index]`` (a tool's span) ended.
+
+    An agent called as a tool runs its model calls and tools inside the tool's span, so its
+    result comes back after them. Phoenix's PXI fixture writes its sub-agent's spans after the
+    tool's own end (each span a second, one after another), as clocks of two machines apart
+    would: by the times alone the tool was observed before the sub-agent had started. Only spans
+    that tell steps count: an HTTP call left running in the background says nothing of when the
+    tool's result came back.
+    """
+    inside = {index}
+    latest: int | None = None
+    for number in range(index + 1, len(ordered)):
+        item = ordered[number]
+        if item.parent not in inside:
+            break  # in tree order a span's descendants follow it, together
+        inside.add(number)
+        end = item.span.end_ns
+        if item.view.role != "other" and end is not None and (latest is None or end > latest):
+            latest = end
+    return latest / 1e9 if latest is not None else None
 
 
 def _mcp_servers(ordered: list[_Read]) -> dict[int, str]:

@@ -507,6 +507,16 @@ def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
             arguments=msg.loads(call.get("arguments")),
             result=msg.converse_result(response.get("response")),
         )
+        # Sentry's AI agents module names a tool's arguments and result ``gen_ai.tool.input``
+        # and ``gen_ai.tool.output`` (its SDKs write them on ``execute_tool`` spans, its
+        # JavaScript SDK's being OpenTelemetry spans; jaeger-ui's GenAI fixture has them too):
+        # before, the call's result was lost, a tool_call with no observation.
+        written = attrs.get("gen_ai.tool.output")
+        view.fill(
+            arguments=msg.loads(attrs.get("gen_ai.tool.input")),
+            result=msg.tool_output(written),
+            error=msg.tool_failure(written),
+        )
         # Koog 0.3 (JetBrains/koog, agents-features-opentelemetry) names its tool spans
         # ``tool.<name>``, with no operation (see _names_its_tool), and keeps the call's
         # arguments and result in OpenInference's ``input.value`` / ``output.value``, without
