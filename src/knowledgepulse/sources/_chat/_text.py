@@ -232,7 +232,17 @@ def split_think(text: str, *, unopened: bool = False) -> tuple[list[str], str]:
     if "<think>" not in text:  # most text: two regex passes spared
         return opened, text
     thoughts = [block.strip() for block in _THINK.findall(text) if block.strip()]
-    return opened + thoughts, _THINK.sub("", text)
+    text = _THINK.sub("", text)
+    # A reply whose reasoning an agent wrote as a block of its own before the model's text
+    # (hermes-agent's trajectories: ``<think>\n{reasoning}\n</think>\n{content}``, the block
+    # empty when the server parsed none out), that text having begun inside the template's block
+    # (Qwen served without a reasoning parser): its ``</think>`` is left after the blocks, and
+    # what comes before it is reasoning as well.
+    closing = text.find("</think>") if unopened else -1
+    if closing >= 0 and text[closing + len("</think>") :].strip():
+        before, text = text[:closing].strip(), text[closing + len("</think>") :]
+        thoughts += [before] if before else []
+    return opened + thoughts, text
 
 
 _ACKNOWLEDGED = re.compile(
@@ -396,7 +406,10 @@ def written_action(text: Any, marker: str | None) -> WrittenAction | None:
         (n for n in range(len(lines) - 1, -1, -1) if lines[n].lstrip().startswith(f"{marker}:")),
         None,
     )
-    if at is None:
+    # A turn that writes the observation after its action (a scratch pad's Goal / Action /
+    # Observation / Reflection, written once the call ran, then the reply) records an action
+    # taken, no call of its own: the environment's reply would have been the next turn.
+    if at is None or any(line.lstrip().startswith("Observation:") for line in lines[at + 1 :]):
         return None
     action, after = lines[at].lstrip()[len(marker) + 1 :].strip(), at + 1
     while not action and after < len(lines):  # the action on the lines after the marker
