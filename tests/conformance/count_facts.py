@@ -923,7 +923,7 @@ def sharegpt(path: Path) -> list[Run]:
                 shell = command.group(1) in ("bash", "sh", "mswea_bash_command")
                 timeline.tool("bash" if shell else command.group(2).split()[0])
             elif who in ("gpt", "assistant", "ai"):
-                timeline.text(value)
+                timeline.text(_THINKING.sub("", value))  # a <think> block: reasoning, no answer
             if who in ("function_call", "function-call"):  # function-calling-chatml: hyphens
                 try:
                     call = json.loads(value)
