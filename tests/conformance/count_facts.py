@@ -435,6 +435,8 @@ def _chat_assistant(timeline: _Timeline, message: dict[str, Any], marker: str | 
     are tools named by their ``type``, before the text."""
     content = message.get("content")
     text = _text(content) or message.get("refusal")  # the model declined: its words
+    # Hermes' <scratch_pad> (Goal, Actions, Observation, Reflection): its planning, no answer
+    text = _THINKING.sub("", text) if isinstance(text, str) and "<scratch_pad>" in text else text
     react = _REACT_ACTION.search(text or "")
     for executed in message.get("executed_tools") or []:
         timeline.tool(executed.get("type") or executed.get("name"))
@@ -1152,8 +1154,9 @@ def _roles(messages: list[dict[str, Any]]) -> list[tuple[Any, Any]]:
 
 
 _TAGGED_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
-_THINKING = re.compile(r"<think>.*?</think>", re.DOTALL)
-"""hermes-agent's reasoning before a reply: no text of the answer."""
+_THINKING = re.compile(r"<(think|scratch_pad)>.*?</\1>", re.DOTALL)
+"""hermes-agent's reasoning before a reply, and Hermes' ``<scratch_pad>`` planning: no text of
+the answer."""
 
 
 def hermes(path: Path) -> list[Run]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from knowledgepulse.records import Problem
 from knowledgepulse.sources._chat._text import split_think
@@ -123,13 +124,67 @@ def test_fenced_call_objects_are_calls_of_the_tools_they_name() -> None:
     assert (item.trace.outcome.result_summary or "").startswith("The deployment and automation")
 
 
-def test_an_action_line_with_its_observation_written_after_it_is_no_call() -> None:
-    """MarketDataGenie's multi-turn example: the system prompt names a Goal / Action /
-    Observation / Reflection framework, and a reply after the call ran writes its scratch pad
-    with ``Action: rates = functions.rates(...)`` and the ``Observation:`` it saw. Before: a
-    second call of ``rates`` whose result was the user's next request; now the reply is what
-    the agent said (``respond``), the user's request its reply, and the calls are the two the
-    messages made."""
+def _chat_row(tmp_path: Path, messages: list[dict[str, Any]]) -> Path:
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps({"messages": messages}) + "\n")
+    return path
+
+
+def _rates(call_id: str, base: str) -> dict[str, Any]:
+    arguments = json.dumps({"base": base})
+    function = {"name": "rates", "arguments": arguments}
+    return {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"id": call_id, "function": function}],
+    }
+
+
+def test_an_action_line_with_its_observation_written_after_it_is_no_call(tmp_path: Path) -> None:
+    """The system prompt names a Goal / Action / Observation / Reflection framework; a reply
+    written after the call ran records ``Action: rates = functions.rates(...)`` with the
+    ``Observation:`` it saw, then the answer. Before (MarketDataGenie's example, its scratch pad
+    not yet read as reasoning): a second call of ``rates`` whose result was the user's next
+    request; now the reply is what the agent said (``respond``) and the request its reply."""
+    recorded = (
+        "Goal: fetch the rates.\nAction: rates = functions.rates(base='GBP')\n"
+        "Observation: USD 1.27\nReflection: done.\n\nOne pound is 1.27 dollars."
+    )
+    path = _chat_row(
+        tmp_path,
+        [
+            {
+                "role": "system",
+                "content": "Use Goal -> Action -> Observation -> Reflection.\n"
+                "The Action is a Python call, e.g. Action: r = functions.rates(base='EUR')",
+            },
+            {"role": "user", "content": "Rates with GBP as the base?"},
+            _rates("call_1", "GBP"),
+            {"role": "tool", "tool_call_id": "call_1", "content": "{'USD': 1.27}"},
+            {"role": "assistant", "content": recorded},
+            {"role": "user", "content": "And with USD as the base?"},
+            _rates("call_2", "USD"),
+            {"role": "tool", "tool_call_id": "call_2", "content": "{'GBP': 0.79}"},
+            {"role": "assistant", "content": "One dollar is 0.79 pounds."},
+        ],
+    )
+    (item,) = _traces(path)
+    assert [name for kind, name in _steps(item) if kind == "tool_call"] == [
+        "rates",
+        "respond",
+        "rates",
+    ]
+    assert [s.content for s in item.trace.steps if s.tool and s.tool.name == "respond"][1] == (
+        "And with USD as the base?"
+    )
+    assert item.trace.outcome.result_summary == "One dollar is 0.79 pounds."
+
+
+def test_hermes_scratch_pad_is_reasoning_not_the_answer() -> None:
+    """Hermes' function-calling prompt has the model plan in a ``<scratch_pad>`` (Goal, Actions,
+    Observation, Reflection) before its calls or its reply (MarketDataGenie's multi-turn
+    example). Before: each reply, scratch pad and all, was the answer; now the pad is a thought
+    and the answer the text after it."""
     path = CORPUS / "openai-chat" / "marketdatagenie_hermes_fc_v2_api_calls_task_id_0.json"
     (item,) = _traces(path)
     assert [name for kind, name in _steps(item) if kind == "tool_call"] == [
@@ -137,7 +192,7 @@ def test_an_action_line_with_its_observation_written_after_it_is_no_call() -> No
         "respond",
         "rates",
     ]
-    assert _steps(item)[3:5] == [("tool_call", "respond"), ("observation", "respond")]
-    assert item.trace.steps[4].content == (
-        "I would like to see the currency rates in XML format with 'USD' as the base."
-    )
+    answer = (item.trace.outcome.result_summary or "").strip()
+    assert answer.startswith("The live currency conversion rates with 'USD' as the base")
+    assert "<scratch_pad>" not in answer
+    assert (item.trace.steps[0].content or "").startswith("Goal: Fetch live currency conversion")
