@@ -310,6 +310,8 @@ def _acted_on_line(timeline: _Timeline, text: str, marker: str) -> str | None:
     at = marked[-1]
     action = lines[at].strip()[len(marker) + 1 :].strip()
     following = [line.strip() for line in lines[at + 1 :] if line.strip()]
+    if any(line.startswith("Observation:") for line in following):
+        return None  # the observation written after it: an action already taken, told as text
     if not action and following:  # WebShop writes the action on the line after "Action:"
         action = following.pop(0)
     word = re.match(r"[A-Za-z_][\w-]*", action)
@@ -452,6 +454,8 @@ def _chat_assistant(timeline: _Timeline, message: dict[str, Any], marker: str | 
     are tools named by their ``type``, before the text."""
     content = message.get("content")
     text = _text(content) or message.get("refusal")  # the model declined: its words
+    # Hermes' <scratch_pad> (Goal, Actions, Observation, Reflection): its planning, no answer
+    text = _THINKING.sub("", text) if isinstance(text, str) and "<scratch_pad>" in text else text
     react = _REACT_ACTION.search(text or "")
     for executed in message.get("executed_tools") or []:
         timeline.tool(executed.get("type") or executed.get("name"))
@@ -938,10 +942,9 @@ def sharegpt(path: Path) -> list[Run]:
                 ran = True  # the turn after it, observation or human, is the calls' result
                 continue
             answered = n + 1 < len(kept) and kept[n + 1][0] == "observation"
-            called = _glm_call(value) if who == "assistant" and answered else None
-            if called is not None:
-                timeline.tool(called)  # GLM-4: the call's JSON is the whole turn
-                continue
+            followed = n + 1 < len(kept) and kept[n + 1][0] in ("observation", "tool", "function")
+            if followed and _whole_turn_calls(timeline, who, value):
+                continue  # the result turn after it answers the calls
             command = _FENCED.search(value) if who == "ai" or answered else None
             if who in ("gpt", "assistant", "ai", "human", "user"):
                 ran = command is not None
@@ -950,7 +953,7 @@ def sharegpt(path: Path) -> list[Run]:
                 shell = command.group(1) in ("bash", "sh", "mswea_bash_command")
                 timeline.tool("bash" if shell else command.group(2).split()[0])
             elif who in ("gpt", "assistant", "ai"):
-                timeline.text(value)
+                timeline.text(_THINKING.sub("", value))  # a <think> block: reasoning, no answer
             if who in ("function_call", "function-call"):  # function-calling-chatml: hyphens
                 try:
                     call = json.loads(value)
@@ -961,13 +964,59 @@ def sharegpt(path: Path) -> list[Run]:
     return runs
 
 
-def _glm_call(value: str) -> str | None:
-    """The tool a GLM-4 assistant turn calls: the turn is ``{"name": ..., "arguments": ...}``."""
+def _whole_turn_calls(timeline: _Timeline, who: Any, value: str) -> bool:
+    """Tell a turn that is calls as a whole, a result turn after it; whether it was.
+
+    GLM-4's (and hermes-function-calling's) call JSON as an assistant's whole turn, or fenced
+    blocks each an object naming its tool (:func:`_fenced_call_names`).
+    """
+    called = _glm_call(value) if who in ("assistant", "gpt") else None
+    fenced = _fenced_call_names(value) if called is None else None
+    if fenced is not None:
+        timeline.text(value[: value.index("```")])
+    for name in called or fenced or []:
+        timeline.tool(name)
+    return bool(called or fenced)
+
+
+def _glm_call(value: str) -> list[str] | None:
+    """The tools a GLM-4 assistant turn calls: the turn is ``{"name": ..., "arguments": ...}``;
+    or, as hermes-function-calling's ShareGPT examples keep the API's reply, a list of Chat
+    Completions tool calls ``{"id", "function": {"name", "arguments"}}``."""
     try:
         call = json.loads(value)
     except ValueError:
         return None
-    return call["name"] if isinstance(call, dict) and "arguments" in call else None
+    if isinstance(call, dict) and "arguments" in call:
+        return [call["name"]]
+    if (
+        isinstance(call, list)
+        and call
+        and all(isinstance(item, dict) and "arguments" in item.get("function", {}) for item in call)
+    ):
+        return [item["function"]["name"] for item in call]
+    return None
+
+
+_FENCED_BLOCK = re.compile(r"```[^\n`]*\n(.*?)\n?```", re.DOTALL)
+
+
+def _fenced_call_names(value: str) -> list[str] | None:
+    """The tools of a turn that is fenced blocks each holding a call object (MarketDataGenie's
+    ```` ```tool_call\n{'arguments': ..., 'name': ...}``` ````, a Python literal), else ``None``."""
+    blocks = _FENCED_BLOCK.findall(value)
+    if not blocks or _FENCED_BLOCK.sub("", value[value.index("```") :]).strip():
+        return None
+    names = []
+    for block in blocks:
+        try:
+            call = ast.literal_eval(block.strip())
+        except (ValueError, SyntaxError):
+            return None
+        if not isinstance(call, dict) or not isinstance(call.get("name"), str):
+            return None
+        names.append(call["name"])
+    return names
 
 
 def _sharegpt_turns(row: dict[str, Any]) -> list[tuple[Any, Any]]:
@@ -1133,8 +1182,9 @@ def _roles(messages: list[dict[str, Any]]) -> list[tuple[Any, Any]]:
 
 
 _TAGGED_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
-_THINKING = re.compile(r"<think>.*?</think>", re.DOTALL)
-"""hermes-agent's reasoning before a reply: no text of the answer."""
+_THINKING = re.compile(r"<(think|scratch_pad)>.*?</\1>", re.DOTALL)
+"""hermes-agent's reasoning before a reply, and Hermes' ``<scratch_pad>`` planning: no text of
+the answer."""
 
 
 def hermes(path: Path) -> list[Run]:

@@ -45,7 +45,10 @@ _LISTED_RESPONSES = re.compile(r"<TOOL_RESPONSE>\s*(.*?)\s*(?:</TOOL_RESPONSE>|$
 the model writes ``<TOOLCALL>[{"name": ..., "arguments": ...}, ...]</TOOLCALL>``, a JSON list of
 its calls, and the results come back as ``<TOOL_RESPONSE>[...]</TOOL_RESPONSE>``, one a call, in
 order."""
-_THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
+_THINK = re.compile(r"<(think|scratch_pad)>(.*?)</\1>", re.DOTALL)
+"""Reasoning written in the reply: ``<think>`` blocks, and the ``<scratch_pad>`` in which
+Hermes' function-calling prompt (NousResearch's model cards, its datasets' generators) has the
+model plan its calls (Goal, Actions, Observation, Reflection) before the reply or the calls."""
 _XML_FUNCTION = re.compile(r"<function=([^>\s]+)>(.*?)(?:</function>|$)", re.DOTALL)
 _XML_PARAMETER = re.compile(r"<parameter=([^>\s]+)>(.*?)</parameter>", re.DOTALL)
 _REACT_CALL = re.compile(
@@ -222,7 +225,7 @@ def has_result_tags(text: Any) -> bool:
 
 
 def split_think(text: str, *, unopened: bool = False) -> tuple[list[str], str]:
-    """``<think>`` blocks (reasoning) and the text left outside them.
+    """``<think>`` (and ``<scratch_pad>``) blocks, reasoning, and the text left outside them.
 
     ``unopened``: the reply may close a block it never opened (``...</think>answer``), having
     begun inside it: Qwen3's and DeepSeek-R1's chat templates open ``<think>`` in the prompt,
@@ -236,10 +239,20 @@ def split_think(text: str, *, unopened: bool = False) -> tuple[list[str], str]:
         before, after = text[:closing].strip(), text[closing + len("</think>") :]
         if after.strip():
             text, opened = after, [before] if before else []
-    if "<think>" not in text:  # most text: two regex passes spared
+    if "<think>" not in text and "<scratch_pad>" not in text:  # most text: regex passes spared
         return opened, text
-    thoughts = [block.strip() for block in _THINK.findall(text) if block.strip()]
-    return opened + thoughts, _THINK.sub("", text)
+    thoughts = [found[2].strip() for found in _THINK.finditer(text) if found[2].strip()]
+    text = _THINK.sub("", text)
+    # A reply whose reasoning an agent wrote as a block of its own before the model's text
+    # (hermes-agent's trajectories: ``<think>\n{reasoning}\n</think>\n{content}``, the block
+    # empty when the server parsed none out), that text having begun inside the template's block
+    # (Qwen served without a reasoning parser): its ``</think>`` is left after the blocks, and
+    # what comes before it is reasoning as well.
+    closing = text.find("</think>") if unopened else -1
+    if closing >= 0 and text[closing + len("</think>") :].strip():
+        before, text = text[:closing].strip(), text[closing + len("</think>") :]
+        thoughts += [before] if before else []
+    return opened + thoughts, text
 
 
 _ACKNOWLEDGED = re.compile(
@@ -403,7 +416,10 @@ def written_action(text: Any, marker: str | None) -> WrittenAction | None:
         (n for n in range(len(lines) - 1, -1, -1) if lines[n].lstrip().startswith(f"{marker}:")),
         None,
     )
-    if at is None:
+    # A turn that writes the observation after its action (a scratch pad's Goal / Action /
+    # Observation / Reflection, written once the call ran, then the reply) records an action
+    # taken, no call of its own: the environment's reply would have been the next turn.
+    if at is None or any(line.lstrip().startswith("Observation:") for line in lines[at + 1 :]):
         return None
     action, after = lines[at].lstrip()[len(marker) + 1 :].strip(), at + 1
     while not action and after < len(lines):  # the action on the lines after the marker

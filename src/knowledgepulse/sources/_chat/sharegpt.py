@@ -45,6 +45,7 @@ from knowledgepulse.sources._chat._text import (
     has_result_tags,
     has_xml_calls,
     invented_observations,
+    json_or_python,
     observes,
     one_of,
     primed,
@@ -71,6 +72,7 @@ _HYPHENATED = {"function-call": "function_call", "function-response": "function_
 _PAIR_KEYS = {"human": "human", "user": "human", "assistant": "gpt", "gpt": "gpt", "bot": "gpt"}
 """ms-swift's exchange keys (``MessagesPreprocessor``'s user and assistant roles) as speakers."""
 _COMMAND = re.compile(r"```([^\n`]*)\n(.+?)\n?```\s*$", re.DOTALL)
+_FENCED = re.compile(r"```[^\n`]*\n(.*?)\n?```", re.DOTALL)
 _SHELLS = frozenset({"bash", "sh", "shell", "mswea_bash_command"})
 """A fenced block's language that says its command runs in a shell (mini-SWE-agent's ``bash``):
 the call is of the shell, ``bash``, not of the command's first word (SWE-agent's tools)."""
@@ -184,7 +186,11 @@ def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
             # A call written in the text (OpenHands' `<function=...>`, as ADP's SFT rows hold it):
             # the human turn after it is its result ("EXECUTION RESULT of [...]"), as in chat rows.
             ran_command = (
-                said == "command" or bool(actions) or has_xml_calls(text) or acted(text, marker)
+                said == "command"
+                or (said == _CALLED and following not in RESULT)  # else that turn answers them
+                or bool(actions)
+                or has_xml_calls(text)
+                or acted(text, marker)
             )
             answered = answered or said == "answer"
             ended_run = not ran_command and ended(text, marker)
@@ -219,6 +225,8 @@ def _instructions(parsed: list[tuple[str, Any]]) -> str | None:
     return None
 
 
+_CALLED = "called"
+"""The agent's turn was calls written as objects (:func:`_fenced_calls`)."""
 _COMMAND_RAN = "command"
 """The agent's turn before ran a command: the human turn is its output."""
 _ENDED = "ended"
@@ -275,8 +283,20 @@ def _kind(speaker: str) -> str:
 def _tell_assistant(
     calls: _row.Calls, text: str, *, final: bool, agent: bool, marker: str | None = None
 ) -> str:
-    """Tell an assistant turn; what it was: ``answer``, ``command`` (an agent's), or ``thought``."""
-    rest, called = assistant_text(calls, text, marker=marker)
+    """Tell an assistant turn; what it was.
+
+    ``answer``, ``command`` (an agent's), ``called`` (fenced call objects), or ``thought``.
+    """
+    # A ShareGPT turn keeps no reasoning apart: its text may have begun inside a ``<think>`` block
+    # the chat template opened, as a chat message's may.
+    rest, called = assistant_text(calls, text, marker=marker, reasoned=False)
+    fenced = _fenced_calls(rest) if agent else None
+    if fenced is not None:
+        start, named = fenced
+        calls.builder.thought(rest[:start])
+        for name, arguments, call_id in named:
+            calls.request(name, arguments, call_id)
+        return _CALLED
     command = _COMMAND.search(rest) if agent else None
     if command is not None and final and "\n" in command.group(2).strip():
         command = None  # a closing answer that ends in a block of code, not a command
@@ -291,6 +311,23 @@ def _tell_assistant(
         return "answer"
     calls.said(rest)
     return "thought"
+
+
+def _fenced_calls(text: str) -> tuple[int, list[tuple[str, Any, str | None]]] | None:
+    r"""Calls written as objects in the fenced blocks that end a turn, and where the first opens.
+
+    Some function-calling rows fence each call, ```` ```tool_call\n{'name': ..., 'arguments':
+    ...}``` ```` (MarketDataGenie's hermes-function-calling ShareGPT format), the result turn
+    after them: each block is a call of the tool it names, not a command whose first word
+    (``{'arguments':``) names it. ``None`` unless every block is such an object.
+    """
+    blocks = list(_FENCED.finditer(text))
+    if not blocks or _FENCED.sub("", text[blocks[0].start() :]).strip():
+        return None  # text between or after the blocks: not a turn of calls
+    named = [_named_call(json_or_python(block.group(1).strip())) for block in blocks]
+    if not all(named):
+        return None
+    return blocks[0].start(), [call for call in named if call is not None]
 
 
 def _actions(turn: Mapping[str, Any]) -> list[tuple[str, Any]]:
@@ -331,13 +368,33 @@ def _tell_calls(calls: _row.Calls, value: Any, path: tuple[str | int, ...]) -> N
         except orjson.JSONDecodeError:
             parsed = _python_call(value, path)
     for call in parsed if isinstance(parsed, list) else [parsed]:
-        name = call.get("name") if isinstance(call, dict) else None
-        if not isinstance(call, dict) or not isinstance(name, str) or not name:
+        named = _named_call(call)
+        if named is None:
             raise PathError(
                 (*path, "value"),
                 f"expected a function call with a name, found {describe_value(call)}",
             )
-        calls.request(name, call.get("arguments", call.get("parameters")))
+        calls.request(*named)
+
+
+def _named_call(call: Any) -> tuple[str, Any, str | None] | None:
+    """A call object's name, arguments and id; ``None`` when it names no function.
+
+    ``{"name", "arguments"}`` (or ``parameters``), as GLM-4's and LLaMA-Factory's rows write it,
+    or a Chat Completions tool call, ``{"id", "function": {"name", "arguments"}}``, as rows that
+    keep the API's ``tool_calls`` list as the turn's text have it (NousResearch's
+    hermes-function-calling examples in ShareGPT form).
+    """
+    if not isinstance(call, dict):
+        return None
+    function = call.get("function")
+    named = function if isinstance(function, dict) and "name" in function else call
+    name = named.get("name")
+    if not isinstance(name, str) or not name:
+        return None
+    call_id = call.get("id") if named is function else None
+    arguments = named.get("arguments", named.get("parameters"))
+    return name, arguments, call_id if isinstance(call_id, str) and call_id else None
 
 
 def _told_turn_calls(
@@ -381,9 +438,9 @@ def _glm3_call(turn: Any, text: str | None) -> TaggedCall | None:
 def _json_calls(value: Any, after: list[tuple[str, Any]]) -> bool:
     """Whether an assistant turn is a call, as GLM-4's fine-tuning rows write one.
 
-    All of it a JSON object with a ``name`` and its ``arguments`` (or a list of them), and a
-    result turn after it; text that only looks so, with no result after it, stays the
-    assistant's words.
+    All of it a JSON object with a ``name`` and its ``arguments`` (or a list of them; or Chat
+    Completions tool calls, :func:`_named_call`), and a result turn after it; text that only
+    looks so, with no result after it, stays the assistant's words.
     """
     if not after or after[0][0] not in RESULT or not isinstance(value, str):
         return False
@@ -394,10 +451,12 @@ def _json_calls(value: Any, after: list[tuple[str, Any]]) -> bool:
     except orjson.JSONDecodeError:
         return False
     return bool(parsed) and all(
-        isinstance(call, dict)
-        and isinstance(call.get("name"), str)
-        and bool(call["name"])
-        and ("arguments" in call or "parameters" in call)
+        _named_call(call) is not None
+        and any(
+            "arguments" in named or "parameters" in named
+            for named in (call, call.get("function"))
+            if isinstance(named, dict)
+        )
         for call in (parsed if isinstance(parsed, list) else [parsed])
     )
 
