@@ -411,11 +411,16 @@ def write_split(
     written: dict[str, Path] = {}
     suffix = "parquet" if form == "parquet" else "jsonl"
     schema = table_schema(result.data)  # a Dataset's features, an Arrow table's types
+    # A set of no row keeps the rows' columns (their files'), as the others have them.
+    rows = all(item.row is not None for part in result.fractions for item in result.items_in(part))
+    columns_of = files if rows else ()
     # All the sets or none: a Ctrl-C between two sets leaves neither, nor a directory made.
     with made_directory(directory), together():
         for part in result.fractions:
             path = directory / f"{part}.{suffix}"
-            with item_writer(path, form, (), clean=result.unread.clean, schema=schema) as out:
+            with item_writer(
+                path, form, (), clean=result.unread.clean, schema=schema, inputs=columns_of
+            ) as out:
                 for item in result.items_in(part):
                     out.write_as_read(item)
             written[part] = path

@@ -413,6 +413,8 @@ class ItemWriter:
         schema: the Arrow schema of the table in memory the rows came from
             (:func:`table_schema`), which Parquet rows keep (training rows have fixed
             columns). Every result's ``write_to`` passes its input's.
+        inputs: the files dataset rows are read from: a Parquet output of no row has their
+            columns (or ``schema``'s), then the added ones, as one of their rows would.
     """
 
     def __init__(
@@ -425,6 +427,7 @@ class ItemWriter:
         unread: UnreadRows | None = None,
         clean: Callable[[Record], Record] | None = None,
         schema: Any = None,
+        inputs: Sequence[str | Path] = (),
     ) -> None:
         self._stream: Any = stream
         self._form = form
@@ -438,7 +441,7 @@ class ItemWriter:
         if unread is not None and clean is None:
             clean = unread.clean  # set when the run redacts
         self._rows = (
-            RowWriter("parquet", stream, added, fields, clean, schema=schema)
+            RowWriter("parquet", stream, added, fields, clean, schema=schema, inputs=inputs)
             if form == "parquet"
             else None
         )
@@ -668,12 +671,15 @@ def item_writer(
     unread: UnreadRows | None = None,
     clean: Callable[[Record], Record] | None = None,
     schema: Any = None,
+    inputs: Sequence[str | Path] = (),
 ) -> Iterator[ItemWriter]:
     """An :class:`ItemWriter` to a text stream, or to a file that appears when the block ends.
 
     ``messages``: the items as training rows in chat form; ``unread``: the rows that gave no
     trace, written in their places; ``clean``: what cleans a Parquet schema's metadata;
-    ``schema``: the types of the table in memory the rows came from (see :class:`ItemWriter`).
+    ``schema``: the types of the table in memory the rows came from; ``inputs``: the files
+    dataset rows are read from (both: the columns of a Parquet output of no row, see
+    :class:`ItemWriter`).
 
     The file replaces ``target`` atomically, and only when the block completes (an error
     leaves the old one). Parquet needs a file.
@@ -695,7 +701,14 @@ def item_writer(
     with (
         atomic_binary(target) as binary,
         ItemWriter(
-            binary, form, added, messages=messages, unread=unread, clean=clean, schema=schema
+            binary,
+            form,
+            added,
+            messages=messages,
+            unread=unread,
+            clean=clean,
+            schema=schema,
+            inputs=inputs,
         ) as writer,
     ):
         yield writer
@@ -856,16 +869,18 @@ def scores_writer(
     rows: WriteForm | None = None,
     unread: UnreadRows | None = None,
     explain: bool = False,
+    inputs: Sequence[str | Path] = (),
 ) -> Iterator[Callable[[ScoredItem], None]]:
     """Where scored items go as they come: back in their own form, or into a report.
 
     ``rows``: the form the items are written back in, annotated (``unread``: the rows that gave
-    no trace, in their places); else a ``report`` (``json``, ``jsonl``, ``csv``, ``html``:
+    no trace, in their places; ``inputs``: the files they are read from, whose columns a
+    Parquet output of no row keeps); else a ``report`` (``json``, ``jsonl``, ``csv``, ``html``:
     :func:`~knowledgepulse.reports.value_formats.report_writer`) that ends, when the block
     completes, with ``problems``' tally and the problems it kept.
     """
     if rows is not None:
-        with item_writer(target, rows, ANNOTATED_COLUMNS, unread=unread) as items:
+        with item_writer(target, rows, ANNOTATED_COLUMNS, unread=unread, inputs=inputs) as items:
             yield items.write
         return
     with text_output(target) as stream:
