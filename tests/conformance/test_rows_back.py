@@ -39,7 +39,8 @@ def _key(row: dict[str, Any]) -> str:
 
 
 def _own(table: pa.Table, names: list[str]) -> list[dict[str, Any]]:
-    return table.select(names).to_pylist()
+    rows: list[dict[str, Any]] = table.select(names).to_pylist()
+    return rows
 
 
 def _assert_shard_columns(shard: pa.Table, written: pa.Table) -> None:

@@ -40,7 +40,7 @@ from knowledgepulse.runs.write import (
     UnreadRows,
     WriteForm,
     item_writer,
-    redacted_like,
+    rows_like,
     table_schema,
 )
 from knowledgepulse.sources import TraceOptions
@@ -140,7 +140,7 @@ class SplitResult:
         Raises:
             ValueError: ``part`` is not a part of this split.
         """
-        return redacted_like(self.data, self.items_in(part))
+        return rows_like(self.data, self.items_in(part), redacted=self.redactor is not None)
 
     def write_to(
         self,

@@ -245,7 +245,7 @@ def redacted_like(data: Any, items: Sequence[TraceItem | Record]) -> Any:
     kind = table_kind(data)
     if kind == "pandas":
         index = data.index[[_position(item) for item in items]]
-        return type(data)(records, index=index, columns=data.columns)
+        return _typed_like(type(data)(records, index=index, columns=data.columns), data)
     if kind == "arrow":
         return type(data).from_pylist(records, schema=data.schema)
     if kind == "datasets":  # by column: ``from_list`` of no records has no columns to type
@@ -255,6 +255,47 @@ def redacted_like(data: Any, items: Sequence[TraceItem | Record]) -> Any:
         )
         return _formatted_like(rows, data)
     return records
+
+
+def rows_like(data: Any, items: Sequence[TraceItem | Record], *, redacted: bool) -> Any:
+    """The items' rows as ``data`` came, in their order (:func:`redacted_like`).
+
+    A table's rows not ``redacted`` are taken from it, as :func:`annotated_like` takes them:
+    its own values, index and column types, not a table made again of the rows as read (a
+    DataFrame's categorical or nullable integer column came back as objects or floats).
+    """
+    kind = table_kind(data)
+    if kind is None or redacted:
+        return redacted_like(data, items)
+    return _rows_at(data, kind, [_position(item) for item in items])
+
+
+def _typed_like(frame: Any, data: Any) -> Any:
+    """``frame``, a DataFrame made of ``data``'s rows, with ``data``'s column types again.
+
+    Made of row dicts, a categorical column comes back as objects, a nullable integer one
+    (``Int64``) as objects or floats, a ``string`` one as objects: each is cast back, a
+    category its redaction made (an e-mail's marker) added to the column's categories rather
+    than lost. A column whose values no longer fit its type (or that holds objects) stays.
+    """
+    import pandas as pd  # noqa: PLC0415 - imported already: a DataFrame was given
+
+    for name, dtype in data.dtypes.items():
+        if name not in frame.columns or frame[name].dtype == dtype or str(dtype) == "object":
+            continue
+        kind = dtype
+        if isinstance(dtype, pd.CategoricalDtype):
+            known = set(dtype.categories)
+            new = [value for value in pd.unique(frame[name].dropna()) if value not in known]
+            kind = pd.CategoricalDtype([*dtype.categories, *new], ordered=dtype.ordered)
+        try:
+            if frame[name].isna().all():  # typed by nothing (NaT alone: naive datetimes)
+                frame[name] = pd.Series(index=frame.index, dtype=kind)
+            else:
+                frame[name] = frame[name].astype(kind)
+        except (TypeError, ValueError, ArithmeticError):
+            continue  # kept as made: its values are no longer all of the type
+    return frame
 
 
 def _record_value(item: TraceItem | Record) -> Any:
