@@ -280,6 +280,8 @@ def _typed_like(frame: Any, data: Any) -> Any:
     """
     import pandas as pd  # noqa: PLC0415 - imported already: a DataFrame was given
 
+    if not frame.columns.is_unique:  # a name of two columns: frame[name] is no one column
+        return frame
     for name, dtype in data.dtypes.items():
         if name not in frame.columns or frame[name].dtype == dtype or str(dtype) == "object":
             continue
