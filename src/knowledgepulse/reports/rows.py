@@ -151,7 +151,8 @@ def _warn_as_json(as_json: Mapping[str, str]) -> None:
     for name, where in as_json.items():
         _log.warning(
             "warning: %s; so the column %r is written as JSON text (Parquet's JSON type, which "
-            "pyarrow, datasets and kp read back as the values written), in every row",
+            "datasets and kp read back as the values written, pyarrow as their JSON text), in "
+            "every row",
             where,
             name,
         )
