@@ -10,7 +10,9 @@ pyarrow alone, never by kp's reader.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -102,3 +104,32 @@ def test_a_python_selection_of_none_keeps_the_tables_columns(tmp_path: Path) -> 
     picked = runs.select(table, budget=0, scorer=TraceValueScorer(embedder=None))
     picked.write_to(tmp_path / "best.parquet")
     assert_same_columns(tmp_path / "best.parquet", SCORED)
+
+
+def test_a_saved_datasets_split_sets_are_parquet_of_its_schema(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """A save_to_disk folder is a table, as a Dataset is: its sets were JSON Lines before, its
+    types and features lost; each set (the empty one too) now has its schema, the rows theirs."""
+    folder = Path(__file__).parents[2] / "examples" / "datasets" / "openai_chat_hf"
+    (arrow_file,) = folder.glob("*.arrow")
+    with pa.memory_map(str(arrow_file)) as data:
+        given = pa.ipc.open_stream(data).read_all()
+    args = ["split", str(folder), "--by", "task", "--no-embedder", "--test", "0.3"]
+    run = kp(*args, "--validation", "0.01", "-o", str(tmp_path / "sets"))
+    assert run.code == 0, run.err
+    parts = sorted((tmp_path / "sets").iterdir())
+    assert [part.name for part in parts] == ["test.parquet", "train.parquet", "validation.parquet"]
+    # Parquet names a list's item "element" (Arrow IPC "item"): the same type, cast as is.
+    tables = [pq.read_table(part).cast(given.schema) for part in parts]
+    for part, table in zip(parts, tables, strict=True):
+        assert pq.read_schema(part).names == given.schema.names
+        assert pq.read_schema(part).metadata == given.schema.metadata
+        assert table.schema.equals(given.schema, check_metadata=True)
+    back = pa.concat_tables(tables).to_pylist()
+    assert sorted(map(_parsed, back), key=str) == sorted(map(_parsed, given.to_pylist()), key=str)
+
+
+def _parsed(row: dict[str, Any]) -> dict[str, Any]:
+    """A row with its messages' JSON text (``datasets``' Json) as the values: written again."""
+    return {**row, "trajectory": [json.loads(text) for text in row["trajectory"]]}

@@ -863,8 +863,9 @@ class RowWriter:
     def _file_schema(self, name: str) -> Any:
         """The schema of a Parquet or Arrow file (a ``save_to_disk`` folder's); else ``None``."""
         try:
-            parquet = starts_with(name, MAGIC)
-            return self._pq.read_schema(name) if parquet else file_schema(name)
+            if Path(name).is_file() and starts_with(name, MAGIC):
+                return self._pq.read_schema(name)
+            return file_schema(name)  # an Arrow file, or a save_to_disk folder's first one
         except (OSError, ValueError):
             return None
 

@@ -28,6 +28,7 @@ from knowledgepulse.curation import score_corpus
 from knowledgepulse.curation.splits import BY_TASK, PARTS, assign_groups
 from knowledgepulse.errors import OutputError, ScorerParameterError, Setting
 from knowledgepulse.records import Problem
+from knowledgepulse.records.arrow import file_schema
 from knowledgepulse.records.readers import SUFFIX_FORMATS, is_parquet_name
 from knowledgepulse.reports.curation import split_summary
 from knowledgepulse.reports.redaction import redaction_tail
@@ -405,8 +406,11 @@ def write_split(
     directory = Path(directory)
     files = [str(path) for path in files_of(result.data) or ()]
     inputs = tuple(files if inputs is None else inputs)
-    if form is None:  # a table (a Parquet file's, or one in memory) stays one, as rows do
-        form = "parquet" if table_kind(result.data) is not None else row_format(None, files)
+    if form is None:  # a table (a Parquet or Arrow file's, or one in memory) stays one
+        # An Arrow file or a save_to_disk folder is a table as a Dataset is: its sets as JSON
+        # Lines lost its types (a ClassLabel, an Image, a timestamp), which Parquet keeps.
+        table = table_kind(result.data) is not None or bool(files and file_schema(files[0]))
+        form = "parquet" if table else row_format(None, files)
     parts = check_split_directory(directory, inputs)
     written: dict[str, Path] = {}
     suffix = "parquet" if form == "parquet" else "jsonl"
