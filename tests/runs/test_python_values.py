@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -139,3 +140,47 @@ def test_an_eval_case_given_as_a_dict_is_checked_as_a_case_files_is(kind: str) -
     assert [(p.path, p.message.startswith(BAD[kind][2])) for p in read.problems] == [
         (f"actual.extra{BAD[kind][1]}", True)
     ]
+
+
+MESSAGES = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+LISTS_WITH_NAN = {
+    # pandas makes a list of integers with a null a float array with NaN there.
+    "int list with a null": pa.array([[1, None], [2]], pa.list_(pa.int64())),
+    # A float list holds NaN (and infinity) as values: a logprob, a loss.
+    "float list with NaN": pa.array([[0.5, math.nan], [-math.inf]], pa.list_(pa.float64())),
+    "struct with a NaN": pa.array([{"scores": [math.nan]}, {"scores": None}]),
+}
+
+
+@pytest.mark.parametrize("form", ["arrow", "pandas", "datasets"])
+@pytest.mark.parametrize("extra", LISTS_WITH_NAN)
+@pytest.mark.parametrize("call", CALLS)
+def test_a_tables_nan_inside_a_column_is_its_value_not_a_refusal(
+    form: str, extra: str, call: str
+) -> None:
+    """A table's row with NaN inside a column reads as the Parquet file of the table does.
+
+    Each such row was refused whole before (``extra[1]: NaN and infinite numbers are not valid
+    JSON``), in a DataFrame, an Arrow table and a ``Dataset`` alike, while ``kp score`` of the
+    same table's Parquet file read it: its conversation had nothing wrong.
+    """
+    import datasets
+
+    table = pa.table({"messages": [MESSAGES, MESSAGES], "extra": LISTS_WITH_NAN[extra]})
+    data: Any = {
+        "arrow": table,
+        "pandas": table.to_pandas(),
+        "datasets": datasets.Dataset(table),
+    }[form]
+    told: list[Problem] = []
+    CALLS[call](data, told.append)
+    assert [p.message for p in told if not p.warning] == []
+
+
+def test_nan_inside_a_row_dicts_column_is_still_refused() -> None:
+    """Row dicts are JSON values, as a file's lines are: NaN inside a column is no JSON."""
+    told: list[Problem] = []
+    kp.score(
+        [{"messages": MESSAGES, "extra": [1.0, math.nan]}], scorer=_scorer(), on_problem=told.append
+    )
+    assert [(p.path, p.message.startswith(BAD["nan"][2])) for p in told] == [("extra[1]", True)]

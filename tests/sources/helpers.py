@@ -64,6 +64,7 @@ FIRST_FILES = {
     files[0]: SHAPE_FOLDERS.get(folder.name, folder.name)
     for folder in sorted(CORPUS.iterdir())
     if folder.is_dir()
+    and folder.name != "rows"  # rows kp reads no run from, given back (test_rows_back.py)
     and (files := sorted(p for p in folder.iterdir() if not p.name.endswith(".facts.json")))
 }
 """The first file of each folder of the conformance corpus, and the source that reads it."""

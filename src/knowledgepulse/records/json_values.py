@@ -363,15 +363,18 @@ _LEAVES = (str, bool, datetime.date, datetime.time, enum.Enum, uuid.UUID, type(N
 pydantic write it), besides numbers."""
 
 
-def check_python(value: Any, *, bytes_ok: bool = False) -> None:
+def check_python(value: Any, *, bytes_ok: bool = False, nan_ok: bool = False) -> None:
     """A ``JsonError`` at the path of what a value made in Python holds that a JSON file cannot.
 
     The checks of a file's values (:func:`loads`): NaN or an infinite number (a row's own column
     may be NaN: pandas' missing value, read as none), an integer past a double, a nesting past
     :data:`MAX_NESTING`; and what only Python can make: a reference cycle, a set, an object.
     Kept: datetimes, ``Decimal``, NumPy and pandas values, and with ``bytes_ok`` bytes (an Arrow
-    binary column). orjson vets a value at C speed; only one it refuses, or that may hold a NaN
-    (written as ``null``) or nest too deep, is walked in Python to say where.
+    binary column). With ``nan_ok`` (a table's row) a NaN or infinite float is kept at any
+    depth: a float column's own value, or pandas' missing one in a list (a list of integers
+    with a null is a float array with NaN), read as the Parquet file of the same table is.
+    orjson vets a value at C speed; only one it refuses, or that may hold a NaN (written as
+    ``null``) or nest too deep, is walked in Python to say where.
     """
     try:
         text = orjson.dumps(
@@ -382,14 +385,14 @@ def check_python(value: Any, *, bytes_ok: bool = False) -> None:
     except orjson.JSONEncodeError:
         text = None
     if text is None or text.count(b"{") + text.count(b"[") > MAX_NESTING:
-        _walk_python(value, bytes_ok=bytes_ok)
-    elif b"null" in text:
+        _walk_python(value, bytes_ok=bytes_ok, nan_ok=nan_ok)
+    elif b"null" in text and not nan_ok:
         # orjson writes NaN as null: json's encoder (C too) refuses one, a row's missing cells
         # aside; 5 times faster than the walk, which runs only when it does.
         try:
             json.dumps(_present(value), allow_nan=False, check_circular=False, default=_as_listed)
         except ValueError:
-            _walk_python(value, bytes_ok=bytes_ok)
+            _walk_python(value, bytes_ok=bytes_ok, nan_ok=nan_ok)
 
 
 def json_text(value: Any) -> str:
@@ -471,7 +474,7 @@ def _fits(value: int) -> bool:
     return True
 
 
-def _walk_python(value: Any, *, bytes_ok: bool) -> None:
+def _walk_python(value: Any, *, bytes_ok: bool, nan_ok: bool = False) -> None:
     """:func:`check_python`'s walk: the first problem in document order, raised at its path."""
     for item, loc in nodes(value, lists=(list, tuple)):
         if isinstance(item, dict) and not all(isinstance(key, str) for key in item):
@@ -480,6 +483,8 @@ def _walk_python(value: Any, *, bytes_ok: bool) -> None:
             told, where = _cycle_or_deep(value, loc)
             raise JsonError(told, path=format_path(where))
         problem = _problem(item, bytes_ok=bytes_ok)
+        if problem == NOT_FINITE and nan_ok:
+            continue
         if problem is not None and not _missing_cell(item, loc):
             raise JsonError(problem, path=format_path(loc) if loc else "")
 

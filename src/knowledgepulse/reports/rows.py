@@ -151,7 +151,8 @@ def _warn_as_json(as_json: Mapping[str, str]) -> None:
     for name, where in as_json.items():
         _log.warning(
             "warning: %s; so the column %r is written as JSON text (Parquet's JSON type, which "
-            "pyarrow, datasets and kp read back as the values written), in every row",
+            "datasets and kp read back as the values written, pyarrow as their JSON text), in "
+            "every row",
             where,
             name,
         )
@@ -568,7 +569,8 @@ class RowWriter:
     (``--redact``'s, as a row's) cleans the key-value metadata the schema keeps from the rows'
     Parquet files, its own and each column's: a producer's notes are text as any other.
     :meth:`write_document` writes trace documents instead: a table of traces, without the
-    ``kp_`` columns (:func:`_document_schema`).
+    ``kp_`` columns (:func:`_document_schema`). ``inputs``: the files the rows are read from,
+    whose columns (``schema``'s, for a table in memory) a Parquet output of no row keeps.
     """
 
     def __init__(
@@ -580,10 +582,12 @@ class RowWriter:
         clean: Callable[[Record], Record] | None = None,
         *,
         schema: Any = None,
+        inputs: Sequence[str | Path] = (),
     ) -> None:
         self._stream: Any = stream
         self._parquet = fmt == "parquet"
         self._given = schema  # the in-memory table's the rows came from (a Dataset's)
+        self._inputs = tuple(str(name) for name in inputs)
         self._added = added
         self._fields = fields
         self._clean = clean
@@ -842,11 +846,7 @@ class RowWriter:
             else:
                 by_file.setdefault(location.file, []).append((location, row))
         for name, rows in by_file.items():
-            try:
-                parquet = starts_with(name, MAGIC)
-                schemas.append(self._pq.read_schema(name) if parquet else file_schema(name))
-            except (OSError, ValueError):
-                schemas.append(None)
+            schemas.append(self._file_schema(name))
             if schemas[-1] is None:
                 others += rows
         # Rows of a table given in memory have its types, not those of their values.
@@ -860,6 +860,39 @@ class RowWriter:
         schema = pa.schema(kept + self._added_fields(), metadata=found[0].metadata)
         return schema if self._clean is None else self._cleaned(schema), emptied
 
+    def _file_schema(self, name: str) -> Any:
+        """The schema of a Parquet or Arrow file (a ``save_to_disk`` folder's); else ``None``."""
+        try:
+            if Path(name).is_file() and starts_with(name, MAGIC):
+                return self._pq.read_schema(name)
+            return file_schema(name)  # an Arrow file, or a save_to_disk folder's first one
+        except (OSError, ValueError):
+            return None
+
+    def _empty_schema(self) -> Any:
+        """The schema of an output of no row: its rows' columns where known, then ``kp_``'s.
+
+        A set no row went to (a split's empty validation set, ``kp select`` choosing none) is
+        read with the others: written with the ``kp_`` columns alone, it had none of the
+        dataset's, and loading the sets together failed on their differing schemas. The
+        columns are those of the table in memory the rows came from, else of the input files
+        (Parquet, Arrow), as a batch of their rows would have had; none known (JSON rows,
+        training rows' fixed columns): the ``kp_`` columns alone, as before.
+        """
+        known = self._given
+        if known is None and self._fields is None:
+            found = [schema for schema in map(self._file_schema, self._inputs) if schema]
+            try:
+                known = self._pa.unify_schemas(found) if found else None
+            except (TypeError, ValueError):  # a column typed two ways: no one schema
+                known = None
+        if known is None or self._fields is not None:
+            return self._fixed_schema()
+        kept = [field for field in known if field.name not in self._added]
+        schema = self._pa.schema(kept + self._added_fields(), metadata=known.metadata)
+        where = Location(self._inputs[0] if self._inputs else "rows")
+        return schema if self._clean is None else self._cleaned(schema, where)
+
     def _fixed_schema(self) -> Any:
         """The columns ``fields`` fixes (if any), then the ``kp_`` ones."""
         fixed = self._fields(self._pa) if self._fields is not None else []
@@ -868,9 +901,13 @@ class RowWriter:
     def _added_fields(self) -> list[Any]:
         return [self._pa.field(name, COLUMN_TYPES[name]) for name in self._added]
 
-    def _cleaned(self, schema: Any) -> Any:
-        """``schema`` with its metadata, its fields' and its columns' names cleaned by ``clean``."""
-        location, clean = self._pending[0][0], self._clean
+    def _cleaned(self, schema: Any, location: Location | None = None) -> Any:
+        """``schema`` with its metadata, its fields' and its columns' names cleaned by ``clean``.
+
+        ``location``: where the problems of cleaning are told (default: the first row's).
+        """
+        location = self._pending[0][0] if location is None else location
+        clean = self._clean
         if clean is None:
             return schema
 
@@ -966,8 +1003,8 @@ class RowWriter:
         self._flush()
         if self._writer is not None:
             self._writer.close()
-        else:  # no row at all: an empty file with the kp_ columns alone (or fixed ones first)
-            self._pq.ParquetWriter(self._stream, self._fixed_schema()).close()
+        else:  # no row at all: an empty file of the rows' columns (:meth:`_empty_schema`)
+            self._pq.ParquetWriter(self._stream, self._empty_schema()).close()
 
     def __enter__(self) -> RowWriter:
         return self

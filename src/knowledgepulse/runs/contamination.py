@@ -34,7 +34,14 @@ from knowledgepulse.records.readers import check_stdin_once, read_records
 from knowledgepulse.reports.curation import decontamination_summary
 from knowledgepulse.reports.redaction import redaction_tail
 from knowledgepulse.runs.curate import DEDUPE_THRESHOLD
-from knowledgepulse.runs.inputs import RunInput, items_of, paths_of, readable_twice, rows_of
+from knowledgepulse.runs.inputs import (
+    RunInput,
+    files_of,
+    items_of,
+    paths_of,
+    readable_twice,
+    rows_of,
+)
 from knowledgepulse.runs.read import (
     OnProblem,
     TraceSettings,
@@ -209,7 +216,13 @@ class DecontaminationResult:
         form = output_form(target, inputs, rows=rows, messages=messages)
         schema = table_schema(self.data)  # a Dataset's features, an Arrow table's types
         with item_writer(
-            target, form, (), messages=messages, unread=self.unread, schema=schema
+            target,
+            form,
+            (),
+            messages=messages,
+            unread=self.unread,
+            schema=schema,
+            inputs=(files_of(self.data) or ()) if rows else (),
         ) as out:
             for item in self.kept:
                 out.write_as_read(item)

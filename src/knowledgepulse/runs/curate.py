@@ -58,6 +58,7 @@ from knowledgepulse.runs.inputs import (
     RunInput,
     files_of,
     items_of,
+    of_table,
     readable_twice,
     rows_of,
     to_reread,
@@ -259,7 +260,8 @@ class SelectionResult:
             ParameterConflictError: Parquet rows to a stream.
         """
         target = target_of(target)
-        form = output_form(target, inputs, rows=_gives_rows(self.corpus), messages=messages)
+        rows = _gives_rows(self.corpus)
+        form = output_form(target, inputs, rows=rows, messages=messages)
         with (
             young_collections_only(),
             item_writer(
@@ -268,6 +270,7 @@ class SelectionResult:
                 messages=messages,
                 unread=self.unread,
                 schema=table_schema(self.data),
+                inputs=(files_of(self.data) or ()) if rows else (),
             ) as out,
         ):
             for place, scored in self.to_write(rows=not messages):
@@ -445,7 +448,12 @@ class DedupeResult:
             with (
                 young_collections_only(),
                 item_writer(
-                    target, form, added, unread=self.unread, schema=table_schema(self.data)
+                    target,
+                    form,
+                    added,
+                    unread=self.unread,
+                    schema=table_schema(self.data),
+                    inputs=files_of(self.data) or (),
                 ) as rows,
             ):
                 written = self.to_write(rows=True)
@@ -903,7 +911,9 @@ def _corpus(
                 # A row refused in the first reading (its problem told then) gave no item.
                 else lambda: (
                     record
-                    for record in located(rows_of(again_data), ROWS_NAME)
+                    for record in located(
+                        rows_of(again_data), ROWS_NAME, table=of_table(again_data)
+                    )
                     if isinstance(record, Record)
                 )
             )

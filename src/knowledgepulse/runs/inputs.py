@@ -109,6 +109,7 @@ def items_of(
         options=with_task_column(options, task_field),
         name=name,
         notes=notes,
+        table=of_table(data),
     )
     # A problem quotes the value it refuses, as a file's does (read_items cleans those).
     return with_tasks(without_secrets(_mixing_told(items, mixed), messages), task_field)
@@ -279,6 +280,14 @@ def table_kind(data: Any) -> str | None:
     if hasattr(data, "to_batches") and hasattr(data, "append_column"):
         return "arrow"
     return None
+
+
+def of_table(data: Any) -> bool:
+    """Whether ``data``'s rows are a table's (:func:`table_kind`, or other Arrow data).
+
+    Such rows are read as the Parquet file of the same table is (``sources._read.located``).
+    """
+    return table_kind(data) is not None or arrow.gives_arrow(data)
 
 
 def readable_twice(data: Any) -> Any:

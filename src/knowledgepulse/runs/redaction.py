@@ -307,7 +307,7 @@ def redact_files(
     rows = first is None or first.row is not None  # none: Parquet stays Parquet
     form = form if rows else output_form(target, files, rows=False)
     with together():  # the output and the report both, or neither (a Ctrl-C between them)
-        with item_writer(target, form, (), unread=unread) as out:
+        with item_writer(target, form, (), unread=unread, inputs=files if rows else ()) as out:
             for item in redact_items(again, redactor, found=found, rows_only=rows):
                 if rows:
                     out.write_row(item, {})

@@ -190,7 +190,13 @@ def score_files(
             else:
                 assert target is not None  # refused by _check
                 with scores_writer(
-                    target, output_format, sink, rows=writes, unread=unread, explain=explain
+                    target,
+                    output_format,
+                    sink,
+                    rows=writes,
+                    unread=unread,
+                    explain=explain,
+                    inputs=files,
                 ) as emit:
                     for result in tallied(results, done.tally, scored):
                         emit(result)

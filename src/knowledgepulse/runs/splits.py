@@ -28,6 +28,7 @@ from knowledgepulse.curation import score_corpus
 from knowledgepulse.curation.splits import BY_TASK, PARTS, assign_groups
 from knowledgepulse.errors import OutputError, ScorerParameterError, Setting
 from knowledgepulse.records import Problem
+from knowledgepulse.records.arrow import file_schema
 from knowledgepulse.records.readers import SUFFIX_FORMATS, is_parquet_name
 from knowledgepulse.reports.curation import split_summary
 from knowledgepulse.reports.redaction import redaction_tail
@@ -40,7 +41,7 @@ from knowledgepulse.runs.write import (
     UnreadRows,
     WriteForm,
     item_writer,
-    redacted_like,
+    rows_like,
     table_schema,
 )
 from knowledgepulse.sources import TraceOptions
@@ -140,7 +141,7 @@ class SplitResult:
         Raises:
             ValueError: ``part`` is not a part of this split.
         """
-        return redacted_like(self.data, self.items_in(part))
+        return rows_like(self.data, self.items_in(part), redacted=self.redactor is not None)
 
     def write_to(
         self,
@@ -405,17 +406,25 @@ def write_split(
     directory = Path(directory)
     files = [str(path) for path in files_of(result.data) or ()]
     inputs = tuple(files if inputs is None else inputs)
-    if form is None:  # a table (a Parquet file's, or one in memory) stays one, as rows do
-        form = "parquet" if table_kind(result.data) is not None else row_format(None, files)
+    if form is None:  # a table (a Parquet or Arrow file's, or one in memory) stays one
+        # An Arrow file or a save_to_disk folder is a table as a Dataset is: its sets as JSON
+        # Lines lost its types (a ClassLabel, an Image, a timestamp), which Parquet keeps.
+        table = table_kind(result.data) is not None or bool(files and file_schema(files[0]))
+        form = "parquet" if table else row_format(None, files)
     parts = check_split_directory(directory, inputs)
     written: dict[str, Path] = {}
     suffix = "parquet" if form == "parquet" else "jsonl"
     schema = table_schema(result.data)  # a Dataset's features, an Arrow table's types
+    # A set of no row keeps the rows' columns (their files'), as the others have them.
+    rows = all(item.row is not None for part in result.fractions for item in result.items_in(part))
+    columns_of = files if rows else ()
     # All the sets or none: a Ctrl-C between two sets leaves neither, nor a directory made.
     with made_directory(directory), together():
         for part in result.fractions:
             path = directory / f"{part}.{suffix}"
-            with item_writer(path, form, (), clean=result.unread.clean, schema=schema) as out:
+            with item_writer(
+                path, form, (), clean=result.unread.clean, schema=schema, inputs=columns_of
+            ) as out:
                 for item in result.items_in(part):
                     out.write_as_read(item)
             written[part] = path

@@ -245,7 +245,7 @@ def redacted_like(data: Any, items: Sequence[TraceItem | Record]) -> Any:
     kind = table_kind(data)
     if kind == "pandas":
         index = data.index[[_position(item) for item in items]]
-        return type(data)(records, index=index, columns=data.columns)
+        return _typed_like(type(data)(records, index=index, columns=data.columns), data)
     if kind == "arrow":
         return type(data).from_pylist(records, schema=data.schema)
     if kind == "datasets":  # by column: ``from_list`` of no records has no columns to type
@@ -255,6 +255,49 @@ def redacted_like(data: Any, items: Sequence[TraceItem | Record]) -> Any:
         )
         return _formatted_like(rows, data)
     return records
+
+
+def rows_like(data: Any, items: Sequence[TraceItem | Record], *, redacted: bool) -> Any:
+    """The items' rows as ``data`` came, in their order (:func:`redacted_like`).
+
+    A table's rows not ``redacted`` are taken from it, as :func:`annotated_like` takes them:
+    its own values, index and column types, not a table made again of the rows as read (a
+    DataFrame's categorical or nullable integer column came back as objects or floats).
+    """
+    kind = table_kind(data)
+    if kind is None or redacted:
+        return redacted_like(data, items)
+    return _rows_at(data, kind, [_position(item) for item in items])
+
+
+def _typed_like(frame: Any, data: Any) -> Any:
+    """``frame``, a DataFrame made of ``data``'s rows, with ``data``'s column types again.
+
+    Made of row dicts, a categorical column comes back as objects, a nullable integer one
+    (``Int64``) as objects or floats, a ``string`` one as objects: each is cast back, a
+    category its redaction made (an e-mail's marker) added to the column's categories rather
+    than lost. A column whose values no longer fit its type (or that holds objects) stays.
+    """
+    import pandas as pd  # noqa: PLC0415 - imported already: a DataFrame was given
+
+    if not frame.columns.is_unique:  # a name of two columns: frame[name] is no one column
+        return frame
+    for name, dtype in data.dtypes.items():
+        if name not in frame.columns or frame[name].dtype == dtype or str(dtype) == "object":
+            continue
+        kind = dtype
+        if isinstance(dtype, pd.CategoricalDtype):
+            known = set(dtype.categories)
+            new = [value for value in pd.unique(frame[name].dropna()) if value not in known]
+            kind = pd.CategoricalDtype([*dtype.categories, *new], ordered=dtype.ordered)
+        try:
+            if frame[name].isna().all():  # typed by nothing (NaT alone: naive datetimes)
+                frame[name] = pd.Series(index=frame.index, dtype=kind)
+            else:
+                frame[name] = frame[name].astype(kind)
+        except (TypeError, ValueError, ArithmeticError):
+            continue  # kept as made: its values are no longer all of the type
+    return frame
 
 
 def _record_value(item: TraceItem | Record) -> Any:
@@ -413,6 +456,8 @@ class ItemWriter:
         schema: the Arrow schema of the table in memory the rows came from
             (:func:`table_schema`), which Parquet rows keep (training rows have fixed
             columns). Every result's ``write_to`` passes its input's.
+        inputs: the files dataset rows are read from: a Parquet output of no row has their
+            columns (or ``schema``'s), then the added ones, as one of their rows would.
     """
 
     def __init__(
@@ -425,6 +470,7 @@ class ItemWriter:
         unread: UnreadRows | None = None,
         clean: Callable[[Record], Record] | None = None,
         schema: Any = None,
+        inputs: Sequence[str | Path] = (),
     ) -> None:
         self._stream: Any = stream
         self._form = form
@@ -438,7 +484,7 @@ class ItemWriter:
         if unread is not None and clean is None:
             clean = unread.clean  # set when the run redacts
         self._rows = (
-            RowWriter("parquet", stream, added, fields, clean, schema=schema)
+            RowWriter("parquet", stream, added, fields, clean, schema=schema, inputs=inputs)
             if form == "parquet"
             else None
         )
@@ -668,12 +714,15 @@ def item_writer(
     unread: UnreadRows | None = None,
     clean: Callable[[Record], Record] | None = None,
     schema: Any = None,
+    inputs: Sequence[str | Path] = (),
 ) -> Iterator[ItemWriter]:
     """An :class:`ItemWriter` to a text stream, or to a file that appears when the block ends.
 
     ``messages``: the items as training rows in chat form; ``unread``: the rows that gave no
     trace, written in their places; ``clean``: what cleans a Parquet schema's metadata;
-    ``schema``: the types of the table in memory the rows came from (see :class:`ItemWriter`).
+    ``schema``: the types of the table in memory the rows came from; ``inputs``: the files
+    dataset rows are read from (both: the columns of a Parquet output of no row, see
+    :class:`ItemWriter`).
 
     The file replaces ``target`` atomically, and only when the block completes (an error
     leaves the old one). Parquet needs a file.
@@ -695,7 +744,14 @@ def item_writer(
     with (
         atomic_binary(target) as binary,
         ItemWriter(
-            binary, form, added, messages=messages, unread=unread, clean=clean, schema=schema
+            binary,
+            form,
+            added,
+            messages=messages,
+            unread=unread,
+            clean=clean,
+            schema=schema,
+            inputs=inputs,
         ) as writer,
     ):
         yield writer
@@ -856,16 +912,18 @@ def scores_writer(
     rows: WriteForm | None = None,
     unread: UnreadRows | None = None,
     explain: bool = False,
+    inputs: Sequence[str | Path] = (),
 ) -> Iterator[Callable[[ScoredItem], None]]:
     """Where scored items go as they come: back in their own form, or into a report.
 
     ``rows``: the form the items are written back in, annotated (``unread``: the rows that gave
-    no trace, in their places); else a ``report`` (``json``, ``jsonl``, ``csv``, ``html``:
+    no trace, in their places; ``inputs``: the files they are read from, whose columns a
+    Parquet output of no row keeps); else a ``report`` (``json``, ``jsonl``, ``csv``, ``html``:
     :func:`~knowledgepulse.reports.value_formats.report_writer`) that ends, when the block
     completes, with ``problems``' tally and the problems it kept.
     """
     if rows is not None:
-        with item_writer(target, rows, ANNOTATED_COLUMNS, unread=unread) as items:
+        with item_writer(target, rows, ANNOTATED_COLUMNS, unread=unread, inputs=inputs) as items:
             yield items.write
         return
     with text_output(target) as stream:

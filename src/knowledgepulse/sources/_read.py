@@ -99,6 +99,7 @@ def convert(
     options: TraceOptions | None = None,
     name: str = "rows",
     notes: Notes | None = None,
+    table: bool = False,
 ) -> Iterator[TraceItem | Problem]:
     """Records held in memory as trace items (each row's ``row`` the record it came from).
 
@@ -112,6 +113,9 @@ def convert(
         options: the domain, confidence and row columns of converted traces.
         name: what locations and row-number ids call the records (``kp:trace:<name>:<row>``).
         notes: told what the source says about the records.
+        table: the records are a table's rows (a DataFrame's, a ``Dataset``'s, made into
+            dicts), as Arrow data is: a NaN in them is the table's own value (see
+            :func:`located`).
 
     Raises:
         SettingTypeError: ``records`` is a mapping (a ``DatasetDict`` of splits, say), a text or
@@ -128,29 +132,39 @@ def convert(
     # Not iterated: a DataFrame iterates its columns, a RecordBatchReader its batches.
     if arrow.gives_arrow(records):
         records = arrow.stream_rows(arrow.arrow_stream(records, "records"))
+        table = True
+    # A datasets.Dataset (or IterableDataset), told by its features: a table's rows too.
+    table = table or hasattr(records, "features")
     iterable_of(records, "records", "a list of records (parsed JSON values or row dicts)")
     reading = _Reading(source, options or TraceOptions(), notes)
-    yield from reading.file(name, located(records, name))
+    yield from reading.file(name, located(records, name, table=table))
     reading.close()
 
 
-def located(records: Iterable[Any], name: str) -> Iterator[Record | Problem]:
+def located(
+    records: Iterable[Any], name: str, *, table: bool = False
+) -> Iterator[Record | Problem]:
     """Records held in memory as :func:`convert` reads them: row ``n`` of ``name`` each.
 
     Each is checked as a file's record is: one that no JSON file could hold (NaN, a cycle, a set)
-    is a problem at its row and path, as a bad line of a file is, and the rest are read.
+    is a problem at its row and path, as a bad line of a file is, and the rest are read. The
+    rows of a ``table`` are read as the Parquet file of the same table is: a NaN anywhere in a
+    dataset row is a float column's value (or pandas' missing one: a list of integers with a
+    null is a float array with NaN there), not a refusal of the row (whose conversation had
+    nothing wrong).
     """
     for index, value in enumerate(records):
         location = Location.of_row(name, index, in_memory=True)
         record = dict(value) if isinstance(value, Mapping) else value
         try:
+            document = is_trace_document(record)
             # A dataset row's binary column (an image's bytes) is its own; not a trace's field.
-            check_python(record, bytes_ok=not is_trace_document(record))
+            check_python(record, bytes_ok=not document, nan_ok=table and not document)
         except JsonError as problem:
             # With its row, as a file's bad line has its place: a run that gives rows back keeps
             # it (one no writer could write, a cycle, as an empty row), a list of them too.
             kept = Record(location, record if writable(record) else {})
-            row = isinstance(record, Mapping) and not is_trace_document(record)
+            row = isinstance(record, Mapping) and not document
             yield Problem(location, problem.path, problem.message, record=kept, row=row)
             continue
         yield Record(location, record)

@@ -1,0 +1,80 @@
+"""A DataFrame's rows come back from ``split`` and ``redact`` with its column types.
+
+``split(frame).rows(part)`` and ``redact(frame).data`` made a new DataFrame of the rows as read:
+a categorical column came back as objects, a nullable integer one (``Int64``) as floats or
+objects, a ``string`` one as objects, while ``annotate``, ``select`` and ``dedupe`` gave the
+frame's own rows. Now a split's sets are the frame's rows (its values, index and types), and a
+redacted frame has the frame's types wherever its values still fit them. Checked with pandas'
+own dtypes and values, never kp's reader.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from knowledgepulse import runs
+from knowledgepulse.redact.items import Redactor
+
+SHARD = (
+    Path(__file__).parents[1]
+    / "conformance"
+    / "files"
+    / "openai-chat"
+    / "llamafactory_mllm_example_test-0.parquet"
+)
+
+
+def _frame(numbers: list[int | None], labels: list[str]) -> pd.DataFrame:
+    """The real shard's three rows, with columns of the types pandas keeps apart."""
+    frame = pq.read_table(SHARD).to_pandas()
+    frame.index = pd.Index(["r0", "r1", "r2"], name="row")
+    frame["label"] = pd.Categorical(labels, categories=["cat", "dog", "eel"])
+    frame["count"] = pd.array(numbers, dtype="Int64")
+    frame["note"] = pd.array(["contact me@example.com", None, "plain"], dtype="string")
+    frame["when"] = pd.to_datetime(["2026-01-01", "2026-01-02", None], utc=True)
+    frame["flag"] = pd.array([True, None, False], dtype="boolean")
+    return frame
+
+
+TYPED = ["label", "count", "note", "when", "flag"]
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    numbers=st.lists(st.one_of(st.none(), st.integers(-(2**40), 2**40)), min_size=3, max_size=3),
+    labels=st.lists(st.sampled_from(["cat", "dog", "eel"]), min_size=3, max_size=3),
+)
+def test_a_splits_sets_are_the_frames_own_rows(
+    numbers: list[int | None], labels: list[str]
+) -> None:
+    frame = _frame(numbers, labels)
+    result = runs.split(frame, test=0.34, by="task", seed=0)
+    sets = [result.rows(part) for part in result.fractions]
+    for rows in sets:
+        assert list(rows.columns) == list(frame.columns)
+        assert list(rows.dtypes) == list(frame.dtypes)
+    together = pd.concat(sets).loc[frame.index]
+    pd.testing.assert_frame_equal(together[TYPED], frame[TYPED])
+
+
+@pytest.mark.parametrize("redacting", ["redact", "split"])
+def test_a_redacted_frame_keeps_its_column_types(redacting: str) -> None:
+    """The cleaned texts in their columns, the types as they were (the marker a new category)."""
+    frame = _frame([1, None, 3], ["cat", "dog", "cat"])
+    if redacting == "redact":
+        back = runs.redact(frame, level="aggregated").data
+    else:
+        redactor = Redactor("aggregated")
+        result = runs.split(frame, test=0.34, by="task", seed=0, redact=redactor)
+        back = pd.concat(result.rows(part) for part in result.fractions).loc[frame.index]
+    assert list(back.index) == list(frame.index)
+    assert list(back.dtypes[TYPED]) == list(frame.dtypes[TYPED])
+    assert back["note"].tolist()[1:] == [pd.NA, "plain"]
+    assert "me@example.com" not in str(back["note"].tolist()[0])
+    assert back["count"].tolist() == [1, pd.NA, 3]
