@@ -360,9 +360,15 @@ def corpus_files(only: str = "") -> list[tuple[str, Path]]:
     """(source, file) for each conformance file whose ``folder/name`` contains ``only``.
 
     A conversation folder (OpenHands V1's) is no file to mutate; V1 events are in JSON Lines ones.
+    The ``rows`` folder's shards hold no run of a known source: they are read by ``auto`` alone.
     """
     return [
-        (SHAPE_FOLDERS.get(path.parent.name, path.parent.name), path)
+        (
+            "auto"
+            if path.parent.name == "rows"
+            else SHAPE_FOLDERS.get(path.parent.name, path.parent.name),
+            path,
+        )
         for path in sorted(CORPUS.glob("*/*"))
         if path.is_file()
         and not path.name.endswith(".facts.json")
