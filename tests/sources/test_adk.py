@@ -297,3 +297,19 @@ def test_a_case_with_no_turn_of_the_agents_is_a_problem_the_others_convert() -> 
     assert "no turn of the agent's" in problems[0].message
     assert "conversation_scenario" in problems[1].message
     assert sum(isinstance(item, TraceItem) for item in found) == 1
+
+
+def test_a_bad_part_is_a_problem_at_its_event() -> None:
+    """A ``function_call`` without a name: said where it is in the file, the batch goes on."""
+    session = document(CART)
+    call = next(
+        part
+        for event in session["events"]
+        for part in (event.get("content") or {}).get("parts") or []
+        if part.get("function_call")
+    )
+    call["function_call"]["name"] = None
+    (problem,) = items(session)
+    assert isinstance(problem, Problem)
+    assert problem.path.startswith("events[11].content.parts[1].functionCall.name")
+    assert "expected a function name" in problem.message

@@ -262,9 +262,11 @@ def _trace(
     try:
         messages = gemini.as_anthropic(contents)
     except PathError as error:
-        index, *inside = error.path
-        origin = origins[index] if isinstance(index, int) else ()
-        raise PathError((*origin, *inside), error.message) from None
+        match error.path:
+            case (int(index), *inside) if index < len(origins):  # at the event it came from
+                raise PathError((*origins[index], *inside), error.message) from None
+            case _:
+                raise
     builder = StepBuilder()
     told = anthropic.tell(messages, builder, errors=errors)
     return assemble(
