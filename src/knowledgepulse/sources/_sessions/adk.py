@@ -43,7 +43,7 @@ from knowledgepulse.trace import TraceItem
 
 SOURCE = "adk"
 CONTENT_HINT = "ADK keeps each event's content in the session; check the file is a whole session"
-Path = tuple[str | int, ...]
+JsonPath = tuple[str | int, ...]
 
 
 def recognises(value: Any) -> bool:
@@ -89,7 +89,7 @@ def _session_trace(record: Record, options: TraceOptions) -> TraceItem:
     """One session: its events' contents, in order, as one run."""
     session = record.value
     contents: list[Any] = []
-    origins: list[Path] = []
+    origins: list[JsonPath] = []
     errors: set[int] = set()
     for index, event in enumerate(session["events"]):
         _event(event, ("events", index), contents, origins, errors)
@@ -111,7 +111,7 @@ def _session_trace(record: Record, options: TraceOptions) -> TraceItem:
 
 def _case_trace(record: Record, index: int, case: Any, options: TraceOptions) -> TraceItem:
     """One eval case: its invocations' user content, intermediate data and final response."""
-    at: Path = ("eval_cases", index)
+    at: JsonPath = ("eval_cases", index)
     turns = gemini.field(case, "conversation") if isinstance(case, dict) else None
     if not isinstance(turns, list):
         raise PathError(
@@ -120,7 +120,7 @@ def _case_trace(record: Record, index: int, case: Any, options: TraceOptions) ->
             "conversation_scenario (a user simulator's plan) holds no run to read",
         )
     contents: list[Any] = []
-    origins: list[Path] = []
+    origins: list[JsonPath] = []
     errors: set[int] = set()
     for n, turn in enumerate(turns):
         _invocation(as_object(turn), (*at, "conversation", n), contents, origins, errors)
@@ -152,7 +152,7 @@ def _case_trace(record: Record, index: int, case: Any, options: TraceOptions) ->
 
 
 def _event(
-    event: Any, path: Path, contents: list[Any], origins: list[Path], errors: set[int]
+    event: Any, path: JsonPath, contents: list[Any], origins: list[JsonPath], errors: set[int]
 ) -> None:
     """An event's content, or its error; nothing for a state change or a streamed chunk."""
     if not isinstance(event, dict) or event.get("partial") is True:
@@ -164,17 +164,19 @@ def _event(
         contents.append(_content(content, author))
         origins.append((*path, "content"))
     if failed:
-        code = as_string(gemini.field(event, "errorCode"))
-        why = as_string(gemini.field(event, "errorMessage"))
+        said = (gemini.field(event, "errorCode"), gemini.field(event, "errorMessage"))
         errors.add(len(contents))
-        contents.append(
-            {"role": "model", "parts": [{"text": ": ".join(filter(None, (code, why)))}]}
-        )
+        text = ": ".join(str(value) for value in said if value)
+        contents.append({"role": "model", "parts": [{"text": text}]})
         origins.append(path)
 
 
 def _invocation(
-    turn: Mapping[str, Any], path: Path, contents: list[Any], origins: list[Path], errors: set[int]
+    turn: Mapping[str, Any],
+    path: JsonPath,
+    contents: list[Any],
+    origins: list[JsonPath],
+    errors: set[int],
 ) -> None:
     """An invocation of an eval case as contents: the user's, what happened, the response."""
     said = gemini.field(turn, "userContent")
@@ -248,7 +250,7 @@ def _listed(value: Any) -> list[Any]:
 
 def _trace(
     contents: list[Any],
-    origins: list[Path],
+    origins: list[JsonPath],
     errors: set[int],
     record: Record,
     options: TraceOptions,
