@@ -3744,6 +3744,82 @@ _GEMINI_CLI_OWN = ("<session_context>", "<hook_context>", "<state_snapshot>")
 compression puts in place of the turns."""
 
 
+def adk(path: Path) -> list[Run]:
+    """Google ADK's files: a session (``{id, app_name, events}``), one run; an eval set
+    (``{eval_set_id, eval_cases}``), a run per case with a conversation. See :func:`_adk_turn`.
+    No verdict in either (an eval case is a reference): success is ``None``."""
+    document = json.loads(path.read_text())
+    if "events" in document:
+        timeline, asked = _Timeline(), list[str]()
+        for event in document["events"]:
+            _adk_event(timeline, asked, event)
+        return [timeline.facts(asked[0] if asked else None, trace_id=document["id"])]
+    runs = []
+    for case in document["eval_cases"]:
+        if "conversation" not in case:
+            continue  # a user simulator's scenario: nothing ran
+        timeline, asked = _Timeline(), list[str]()
+        for turn in case["conversation"]:
+            _adk_turn(timeline, asked, turn.get("user_content"), "user")
+            data = turn.get("intermediate_data") or {}
+            for event in data.get("invocation_events") or []:
+                _adk_event(timeline, asked, event)
+            for _author, parts in data.get("intermediate_responses") or []:
+                _adk_turn(timeline, asked, {"role": "model", "parts": parts}, "agent")
+            calls = [{"function_call": call} for call in data.get("tool_uses") or []]
+            _adk_turn(timeline, asked, {"role": "model", "parts": calls}, "agent")
+            answers = [{"function_response": r} for r in data.get("tool_responses") or []]
+            _adk_turn(timeline, asked, {"role": "user", "parts": answers}, "agent")
+            _adk_turn(timeline, asked, turn.get("final_response"), "agent")
+        trace_id = f"{document['eval_set_id']}/{case['eval_id']}"
+        runs.append(timeline.facts(asked[0] if asked else None, trace_id=trace_id))
+    return runs
+
+
+def _adk_event(timeline: _Timeline, asked: list[str], event: dict[str, Any]) -> None:
+    """An ADK event: a streamed chunk (``partial``) is not kept by ADK; an ``error_code`` or
+    ``error_message`` is an error; its ``content`` a Gemini content."""
+    if event.get("partial"):
+        return
+    _adk_turn(timeline, asked, event.get("content"), event.get("author"))
+    if event.get("error_code") or event.get("error_message"):
+        timeline.error()
+
+
+def _adk_turn(timeline: _Timeline, asked: list[str], content: Any, author: Any) -> None:
+    """A Gemini content in an ADK file. The user's text (role ``user``, or no role and the
+    user's author) the request or a reply; the model's text (not a thought) what it said, its
+    ``function_call`` a tool; a ``function_response`` whose ``response`` has ``status: error``
+    (ADK's tools' convention) or an ``error`` an error."""
+    if not isinstance(content, dict):
+        return
+    said = []
+    users = content.get("role") == "user" or (not content.get("role") and author == "user")
+    for raw in content.get("parts") or []:
+        part = {key: value for key, value in raw.items() if value is not None}
+        call, response = part.get("function_call"), part.get("function_response")
+        if "text" in part and not part.get("thought") and not users:
+            said.append(part["text"])
+            continue
+        timeline.text("".join(said))
+        said = []
+        if call is not None:
+            timeline.tool(call["name"])
+        if response is not None:
+            inner = response.get("response")
+            failed = isinstance(inner, dict) and (
+                "error" in inner or inner.get("status") == "error"
+            )
+            if failed or response.get("error"):
+                timeline.error()
+        if users and isinstance(part.get("text"), str) and part["text"].strip():
+            if asked:
+                timeline.user(part["text"])
+            else:
+                asked.append(part["text"])
+    timeline.text("".join(said))
+
+
 def gemini(path: Path) -> list[Run]:
     """Rows of Gemini API ``contents`` (a ``generateContent`` request's, its reply appended)."""
     return [_gemini_contents(row["contents"]) for row in _rows(path)]
@@ -4578,6 +4654,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "cline": cline,
     "codex": codex,
     "gemini-cli": gemini_cli,
+    "adk": adk,
     "gemini": gemini,
     "atif": atif,
     "adp": adp,

@@ -31,6 +31,7 @@ BUILT_IN = (
     "openai-agents",
     "smolagents",
     "pydantic-ai",
+    "adk",
     "langfuse",
     "phoenix",
     "jaeger",

@@ -27,6 +27,7 @@ from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._exports import jaeger, langfuse, mlflow, otel_js, phoenix
 from knowledgepulse.sources._registry import REASONING_TRACE, Source, register_source
 from knowledgepulse.sources._sessions import (
+    adk,
     adp,
     atif,
     claude_code,
@@ -149,6 +150,32 @@ class PydanticAI(Source):
     content_hint = pydantic_ai.CONTENT_HINT
     recognises = staticmethod(pydantic_ai.recognises)
     convert = staticmethod(pydantic_ai.convert_records)
+
+
+@register_source("adk")
+class Adk(Source):
+    """Google ADK's own files: a saved session, or an eval set (``*.evalset.json``)."""
+
+    shapes = (
+        "a Google ADK session ({id, app_name, user_id, state, events}, as adk web and adk "
+        "api_server serve it), or an ADK eval set ({eval_set_id, eval_cases: [{conversation}]}, "
+        "*.evalset.json and the older *.test.json): a trace per session, per eval case"
+    )
+    content_hint = adk.CONTENT_HINT
+    recognises = staticmethod(adk.recognises)
+    convert = staticmethod(adk.convert_records)
+
+    def describe(self, first: Any, count: int, options: TraceOptions) -> str:
+        """A session or an eval set; an eval case is a reference run, no verdict."""
+        return adk.describe(first, count)
+
+    def evidence(self, value: Any) -> str:
+        """A session's events, or an eval set's cases."""
+        return adk.evidence(value)
+
+    def mapping(self, first: Any, options: TraceOptions) -> dict[str, str]:
+        """The fields a session's or an eval case's trace is read from."""
+        return adk.mapping(first)
 
 
 @register_source("langfuse")

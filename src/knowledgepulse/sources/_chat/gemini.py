@@ -138,11 +138,12 @@ class _Ids:
         return own or f"gemini-result-of-{name}"
 
 
-def _field(part: Mapping[str, Any], name: str) -> Any:
+def field(part: Mapping[str, Any], name: str) -> Any:
     """A part's field by its JSON name, else its proto name (``functionCall``, ``function_call``).
 
     Proto3's JSON mapping accepts both names, so a request may hold either; a null under one (an
-    SDK's dump of every field) leaves the other to be read.
+    SDK's dump of every field) leaves the other to be read. Google ADK's models are the same:
+    snake case in the files it saves, camel case (their alias) in what its API server sends.
     """
     value = part.get(name)
     return part.get(_proto_name(name)) if value is None else value
@@ -158,7 +159,7 @@ def _model_part(ids: _Ids, part: Any, path: tuple[str | int, ...]) -> dict[str, 
     """A model part as a block: a thought, text or a call; ``None`` for what says nothing."""
     if not isinstance(part, dict):
         return None
-    call = _field(part, "functionCall")
+    call = field(part, "functionCall")
     if isinstance(call, dict):
         name = call.get("name")
         if not isinstance(name, str) or not name:
@@ -168,11 +169,11 @@ def _model_part(ids: _Ids, part: Any, path: tuple[str | int, ...]) -> dict[str, 
             )
         own = ids.call(name, non_empty(call.get("id")))
         return {"type": "tool_use", "id": own, "name": name, "input": call.get("args")}
-    code = _field(part, "executableCode")
+    code = field(part, "executableCode")
     if isinstance(code, dict):  # run by Google within this turn: a server tool's call
         own = ids.call(CODE_EXECUTION, non_empty(code.get("id")))
         return {"type": "server_tool_use", "id": own, "name": CODE_EXECUTION, "input": code}
-    ran = _field(part, "codeExecutionResult")
+    ran = field(part, "codeExecutionResult")
     if isinstance(ran, dict):
         return _code_result(ids, ran, "code_execution_tool_result")
     text = as_string(part.get("text"))
@@ -187,10 +188,10 @@ def _user_part(ids: _Ids, part: Any, path: tuple[str | int, ...]) -> dict[str, A
     """A user part as a block: the user's text, or a call's result; ``None`` for the CLI's own."""
     if not isinstance(part, dict):
         return None
-    response = _field(part, "functionResponse")
+    response = field(part, "functionResponse")
     if isinstance(response, dict):
         return _result(ids, response, path)
-    ran = _field(part, "codeExecutionResult")
+    ran = field(part, "codeExecutionResult")
     if isinstance(ran, dict):  # sent back as the user's
         return _code_result(ids, ran, "tool_result")
     text = as_string(part.get("text"))
@@ -255,12 +256,12 @@ def _media(part: Mapping[str, Any]) -> dict[str, Any] | None:
 
     The bytes are dropped (a trace keeps no binary part); the note keeps that the model gave one.
     """
-    inline = _field(part, "inlineData")
+    inline = field(part, "inlineData")
     if isinstance(inline, dict):
-        return {"type": "text", "text": f"<{as_string(_field(inline, 'mimeType')) or 'unknown'}>"}
-    file = _field(part, "fileData")
+        return {"type": "text", "text": f"<{as_string(field(inline, 'mimeType')) or 'unknown'}>"}
+    file = field(part, "fileData")
     if isinstance(file, dict):
-        uri = as_string(_field(file, "fileUri"))
+        uri = as_string(field(file, "fileUri"))
         return {"type": "text", "text": f"[File Data: {uri}]" if uri else "[File Data]"}
     return None
 
@@ -278,6 +279,7 @@ __all__ = [
     "as_anthropic",
     "clis_own",
     "code_outcome",
+    "field",
     "is_content",
     "matches",
     "tell",

@@ -1,0 +1,315 @@
+"""Google ADK's own files (a saved session, an eval set) as traces.
+
+The files are the conformance corpus's real ones (tests/conformance/files/adk, origins and licences
+in SOURCES.md there); a variant changes one event of a real file to reach a rule it does not show
+(no file found holds a failed tool or a model error). The facts files cover objectives, tools and
+answers; these tests the steps themselves.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from knowledgepulse.records import Problem
+from knowledgepulse.sources import convert
+from knowledgepulse.sources._registry import detect
+from knowledgepulse.trace import ReasoningTrace, TraceItem
+from tests.sources.helpers import convert_file, source_of
+
+ADK = Path(__file__).parents[1] / "conformance" / "files" / "adk"
+CART = ADK / "adk_samples_customer_service_123.session.json"
+"""A session of eleven user turns; ``modify_cart`` and cart lookups, text beside each call."""
+SHOPPING = ADK / "adk_samples_shopping_image_search_denim_skirt.session.json"
+"""A session with events of state changes only (no content), and ``long_running_tool_ids``."""
+ORDERS = ADK / "adk_python_ecommerce_order_query.test.json"
+"""An eval set: four invocations whose ``tool_uses`` hold the calls, no ``tool_responses``."""
+ROLL_DIE = ADK / "adk_python_hello_world_roll_die.test.json"
+"""An eval case whose last invocation ends in a ``roll_die`` call and an empty response."""
+CONCIERGE = ADK / "adk_samples_travel_concierge_intrip.test.json"
+"""An eval case with the sub-agents' ``intermediate_responses``."""
+
+
+def document(path: Path) -> dict[str, Any]:
+    value = json.loads(path.read_text())
+    assert isinstance(value, dict)
+    return value
+
+
+def items(value: Any) -> list[TraceItem | Problem]:
+    return list(convert([value], source="adk"))
+
+
+def one_trace(found: list[TraceItem | Problem]) -> ReasoningTrace:
+    assert [item for item in found if isinstance(item, Problem) and not item.warning] == []
+    (item,) = [item for item in found if isinstance(item, TraceItem)]
+    return item.trace
+
+
+def kinds(trace: ReasoningTrace) -> list[tuple[str, str | None]]:
+    return [(step.type, step.tool.name if step.tool else None) for step in trace.steps]
+
+
+def calls(trace: ReasoningTrace) -> list[str]:
+    return [name for kind, name in kinds(trace) if kind in ("tool_call", "error_recovery") and name]
+
+
+def test_a_session_and_an_eval_set_are_detected_as_adk() -> None:
+    """Nothing else claims them: before this source kp refused both."""
+    for path in (CART, SHOPPING, ORDERS, ROLL_DIE):
+        assert [source.name for source in detect(document(path))] == ["adk"]
+
+
+def test_a_session_is_one_trace_its_calls_in_order_and_its_last_text_the_answer() -> None:
+    """The user's first words the objective, the app the agent, its id the trace's."""
+    (item,) = convert_file(CART)
+    assert isinstance(item, TraceItem)
+    trace = item.trace
+    assert trace.task.objective == "hi"
+    assert [name for name in calls(trace) if name != "respond"] == [
+        "modify_cart",
+        "access_cart_information",
+        "check_product_availability",
+        "access_cart_information",
+        "modify_cart",
+        "access_cart_information",
+    ]
+    assert trace.id == "kp:trace:f7e81523-cd34-4202-821e-a1f44d9cef94"
+    assert trace.metadata.agent_id == "customer_service_agent"
+    assert source_of(item)["user_id"] == "test_user"
+    assert (trace.outcome.result_summary or "").startswith("I apologize, it seems like")
+    assert trace.metadata.success is True
+
+
+def test_events_without_content_say_nothing() -> None:
+    """ADK's state-change events (``actions.state_delta`` only) are no step, no turn."""
+    trace = one_trace(convert_file(SHOPPING))
+    assert trace.task.objective == "I really like this one, can you help me find something similar?"
+    assert calls(trace)[:2] == ["search", "respond"]
+
+
+def _camel(value: Any) -> Any:
+    """A value with its keys as ADK's API server writes them (the models' camel-case aliases)."""
+    if isinstance(value, dict):
+        return {re.sub(r"_([a-z])", lambda m: m[1].upper(), k): _camel(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_camel(item) for item in value]
+    return value
+
+
+def test_what_the_api_server_serves_in_camel_case_reads_the_same() -> None:
+    """``GET /apps/{app}/users/{user}/sessions/{id}``: ``appName``, ``functionCall``..."""
+    snake = one_trace(convert_file(CART))
+    camel = one_trace(items(_camel(document(CART))))
+    assert kinds(camel) == kinds(snake)
+    assert camel.outcome.result_summary == snake.outcome.result_summary
+    assert camel.metadata.agent_id == "customer_service_agent"
+
+
+def _response(session: dict[str, Any], name: str) -> dict[str, Any]:
+    """The first function response of ``name`` in a session's events."""
+    for event in session["events"]:
+        for part in (event.get("content") or {}).get("parts") or []:
+            response = part.get("function_response")
+            if response and response["name"] == name:
+                assert isinstance(response, dict)
+                return response
+    raise AssertionError(name)
+
+
+def test_a_tools_status_error_is_an_error_and_the_next_call_the_recovery() -> None:
+    """ADK's tools report a failure as ``{"status": "error", "error_message": ...}``."""
+    session = document(CART)
+    _response(session, "modify_cart")["response"] = {
+        "status": "error",
+        "error_message": "Product not found: arbequina-olive",
+    }
+    trace = one_trace(items(session))
+    failed = next(
+        n
+        for n, step in enumerate(trace.steps)
+        if step.content == "Product not found: arbequina-olive"
+    )
+    assert kinds(trace)[failed] == ("observation", "modify_cart")
+    recovery = next(step for step in trace.steps[failed + 1 :] if step.type != "thought")
+    assert (recovery.type, recovery.tool and recovery.tool.name) == (
+        "error_recovery",
+        "access_cart_information",
+    )
+
+
+def test_an_events_error_code_is_an_error_and_a_session_ending_in_it_failed() -> None:
+    """The model's call failed (``MALFORMED_FUNCTION_CALL``): an error outside a tool."""
+    session = document(CART)
+    last = session["events"][-1]
+    failed = {
+        "author": last["author"],
+        "invocation_id": last["invocation_id"],
+        "error_code": "MALFORMED_FUNCTION_CALL",
+        "error_message": "Malformed function call: print(default_api.modify_cart(",
+        "timestamp": last["timestamp"] + 1,
+    }
+    session["events"] = [*session["events"][:-1], failed]
+    trace = one_trace(items(session))
+    assert trace.steps[-1].content == (
+        "MALFORMED_FUNCTION_CALL: Malformed function call: print(default_api.modify_cart("
+    )
+    assert trace.metadata.success is False
+    assert trace.outcome.result_summary != last["content"]["parts"][0]["text"]
+
+
+def test_a_streamed_chunk_is_no_step() -> None:
+    """A ``partial`` event is a piece of the text the next one holds whole."""
+    session = document(CART)
+    last = copy.deepcopy(session["events"][-1])
+    last["partial"] = True
+    last["content"]["parts"][0]["text"] = "I apolog"
+    session["events"].insert(len(session["events"]) - 1, last)
+    assert kinds(one_trace(items(session))) == kinds(one_trace(convert_file(CART)))
+
+
+def test_an_eval_case_is_a_trace_of_its_invocations_a_reference_run() -> None:
+    """The calls of ``tool_uses`` in order; the last ``final_response`` the answer; no verdict."""
+    (item,) = convert_file(ORDERS)
+    assert isinstance(item, TraceItem)
+    trace = item.trace
+    assert (
+        trace.task.objective
+        == "Send an email to user user_a whose email address is alice@example.com"
+    )
+    assert [name for name in calls(trace) if name != "respond"] == [
+        "send_email",
+        "get_order_status",
+        "get_order_ids_for_user",
+        "get_order_status",
+        "get_order_status",
+        "cancel_order",
+        "get_order_ids_for_user",
+    ]
+    assert trace.outcome.result_summary == "User user_b has placed one order with order ID 2.\n"
+    assert source_of(item)["reference"] is True
+    assert source_of(item)["eval_id"].endswith("order_query.test.json")
+
+
+def test_an_eval_case_ending_in_a_call_has_no_answer() -> None:
+    """``roll_die``'s reference response is one empty part: the case ends in the call."""
+    trace = one_trace(convert_file(ROLL_DIE))
+    assert kinds(trace)[-1] == ("tool_call", "roll_die")
+    assert trace.metadata.success is False
+
+
+def test_the_sub_agents_intermediate_responses_are_thoughts() -> None:
+    """``[author, parts]``: what a sub-agent said on the way, never the answer."""
+    case = document(CONCIERGE)["eval_cases"][0]
+    said = [
+        part["text"]
+        for turn in case["conversation"]
+        for _author, parts in turn["intermediate_data"]["intermediate_responses"]
+        for part in parts
+        if part.get("text")
+    ]
+    assert said
+    trace = one_trace(convert_file(CONCIERGE))
+    thoughts = [step.content for step in trace.steps if step.type == "thought"]
+    assert all(text in thoughts for text in said)
+    assert trace.outcome.result_summary not in said
+
+
+def test_invocation_events_are_read_as_a_sessions_events() -> None:
+    """ADK's newer ``intermediate_data``: the invocation's events, calls and results in order."""
+    case = {
+        "eval_id": "weather",
+        "conversation": [
+            {
+                "invocation_id": "e-1",
+                "user_content": {"parts": [{"text": "Weather in Paris?"}]},  # no role: the user's
+                "intermediate_data": {
+                    "invocation_events": [
+                        {
+                            "author": "weather_agent",
+                            "content": {
+                                "role": "model",
+                                "parts": [{"function_call": {"id": "c1", "name": "get_weather"}}],
+                            },
+                        },
+                        {
+                            "author": "weather_agent",
+                            "content": {
+                                "parts": [
+                                    {
+                                        "function_response": {
+                                            "id": "c1",
+                                            "name": "get_weather",
+                                            "response": {
+                                                "status": "error",
+                                                "error_message": "down",
+                                            },
+                                        }
+                                    }
+                                ]
+                            },
+                        },
+                        {
+                            "author": "weather_agent",
+                            "content": {
+                                "role": "model",
+                                "parts": [{"function_call": {"id": "c2", "name": "search"}}],
+                            },
+                        },
+                    ]
+                },
+                "final_response": {"role": "model", "parts": [{"text": "Sunny, 21 C."}]},
+            }
+        ],
+    }
+    trace = one_trace(items({"eval_set_id": "s", "eval_cases": [case]}))
+    assert trace.task.objective == "Weather in Paris?"
+    assert kinds(trace) == [
+        ("tool_call", "get_weather"),
+        ("observation", "get_weather"),
+        ("error_recovery", "search"),
+        ("thought", None),
+    ]
+    assert trace.steps[1].content == "down"
+    assert trace.outcome.result_summary == "Sunny, 21 C."
+    assert trace.id == "kp:trace:s/weather"
+
+
+def test_a_case_with_no_turn_of_the_agents_is_a_problem_the_others_convert() -> None:
+    """A case written by hand (prompts and rubrics) or a user simulator's scenario: no run."""
+    eval_set = document(ROLL_DIE)
+    real = eval_set["eval_cases"][0]
+    written = {
+        "eval_id": "rubrics",
+        "conversation": [{"user_content": {"parts": [{"text": "Hi"}]}}],
+    }
+    scenario = {"eval_id": "sim", "conversation_scenario": {"starting_prompt": "Hi"}}
+    eval_set["eval_cases"] = [written, real, scenario]
+    found = items(eval_set)
+    problems = [item for item in found if isinstance(item, Problem)]
+    assert [problem.path for problem in problems] == [
+        "eval_cases[0].conversation",
+        "eval_cases[2]",
+    ]
+    assert "no turn of the agent's" in problems[0].message
+    assert "conversation_scenario" in problems[1].message
+    assert sum(isinstance(item, TraceItem) for item in found) == 1
+
+
+def test_a_bad_part_is_a_problem_at_its_event() -> None:
+    """A ``function_call`` without a name: said where it is in the file, the batch goes on."""
+    session = document(CART)
+    call = next(
+        part
+        for event in session["events"]
+        for part in (event.get("content") or {}).get("parts") or []
+        if part.get("function_call")
+    )
+    call["function_call"]["name"] = None
+    (problem,) = items(session)
+    assert isinstance(problem, Problem)
+    assert problem.path.startswith("events[11].content.parts[1].functionCall.name")
+    assert "expected a function name" in problem.message
