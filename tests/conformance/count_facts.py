@@ -1338,11 +1338,7 @@ def otlp(path: Path) -> list[Run]:
     documents = list(_rows(path))  # JSON Lines, one document, or a list of documents
     # A query API's answer holds the trace: Tempo's v2 {"trace": ...}, Jaeger's API v3 {"result"}
     documents = [d.get("trace") or d.get("result") or d for d in documents]
-    # AgentCore's Evaluate API input ({"sessionSpans": [...]}) or CloudWatch's documents, a line
-    # each: one span or log record a document, flattened beside its resource and scope.
-    items = [i for d in documents for i in d.get("sessionSpans", [d] if "traceId" in d else [])]
-    if items:
-        documents = [_cloudwatch_document(items)]
+    documents = _unflattened(documents)
     if documents and "spans" in documents[0]:  # any-agent's AgentTrace
         return [_any_agent_trace(document) for document in documents]
     if documents and "context" in documents[0]:  # a list of the Python SDK's spans as JSON
@@ -1396,6 +1392,14 @@ def otlp(path: Path) -> list[Run]:
             or _langfuse_run(trace_id, named)
         )
     return runs
+
+
+def _unflattened(documents: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """AgentCore's Evaluate API input (``{"sessionSpans": [...]}``) or CloudWatch's documents, a
+    line each (one span or log record a document, flattened beside its resource and scope), as
+    one OTLP document; other documents as they are."""
+    items = [i for d in documents for i in d.get("sessionSpans", [d] if "traceId" in d else [])]
+    return [_cloudwatch_document(items)] if items else documents
 
 
 def _asked_genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
