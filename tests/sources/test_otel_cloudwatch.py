@@ -237,3 +237,16 @@ def test_the_corpus_agentcore_file_reads_the_failed_tool_and_the_answer() -> Non
     failed = next(trace for trace in traces if trace.task.objective.startswith("calculate"))
     assert [step.type for step in failed.steps][:2] == ["tool_call", "observation"]
     assert failed.steps[-1].type == "error_recovery"
+
+
+def test_log_records_without_their_spans_are_a_warning_that_says_what_to_export(
+    tmp_path: Path,
+) -> None:
+    """The runtime's log group exported alone: no run, and the user is told why (was: 0 traces
+    and nothing said)."""
+    logs = [document for document in _strands_run() if "body" in document]
+    items = _converted(tmp_path, "otel-rt-logs.jsonl", "\n".join(map(json.dumps, logs)))
+    (problem,) = items
+    assert isinstance(problem, Problem)
+    assert problem.warning
+    assert "aws/spans" in problem.message

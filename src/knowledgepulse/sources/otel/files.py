@@ -133,7 +133,19 @@ def convert_span_records(
     traces: dict[str, list[Span]] = {}
     first: dict[str, tuple[Record, Loc]] = {}
     logged: dict[SpanKey, dict[str, Any]] = {}
-    yield from _gather(records, spans_of, traces, first, logged)
+    logged_at: dict[str, tuple[Record, Loc]] = {}
+    yield from _gather(records, spans_of, traces, first, (logged, logged_at))
+    for trace_id, (record, loc) in logged_at.items():
+        if trace_id not in first:
+            # ADOT's log records alone (the runtime's log group exported without aws/spans):
+            # without the spans there is no run to give them to. Said, not silently no trace.
+            yield record.problem(
+                loc,
+                f"trace {trace_id}: log records of its spans but none of its spans (CloudWatch "
+                "keeps the spans in the aws/spans log group and their messages in the runtime's "
+                "otel-rt-logs: put both in the file); skipped",
+                warning=True,
+            )
     for trace_id in list(traces):
         # Each trace's spans are let go once it is converted: a file's peak memory is its spans
         # and one trace, not every trace.
@@ -169,11 +181,12 @@ def _gather(
     spans_of: SpansOf,
     traces: dict[str, list[Span]],
     first: dict[str, tuple[Record, Loc]],
-    logged: dict[SpanKey, dict[str, Any]],
+    logs: tuple[dict[SpanKey, dict[str, Any]], dict[str, tuple[Record, Loc]]],
 ) -> Iterator[Problem]:
     """Every span of the records into ``traces``, each trace's first place into ``first``.
 
-    The content of log records that stand alone (ADOT's) goes into ``logged``, by span.
+    The content of log records that stand alone (ADOT's) goes into ``logs[0]``, by span, and
+    the first place of each trace's such records into ``logs[1]``.
 
     Only the spans outlive this: a parsed record (a whole file, for OTLP JSON) is let go here, as
     soon as its spans are read, and a trace's place keeps the record's location, not its value.
@@ -184,7 +197,8 @@ def _gather(
             continue
         for found, loc in spans_of(item.value):
             if isinstance(found, LoggedContent):
-                merge_content(logged.setdefault(found.key, {}), found.attributes)
+                merge_content(logs[0].setdefault(found.key, {}), found.attributes)
+                logs[1].setdefault(found.key[0], (replace(item, value=None, raw=None), loc))
                 continue
             if isinstance(found, SpanError):
                 yield item.problem(found.loc, found.message)
