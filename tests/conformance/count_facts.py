@@ -29,6 +29,7 @@ import sys
 import tempfile
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -1387,6 +1388,7 @@ def otlp(path: Path) -> list[Run]:
     documents = list(_rows(path))  # JSON Lines, one document, or a list of documents
     # A query API's answer holds the trace: Tempo's v2 {"trace": ...}, Jaeger's API v3 {"result"}
     documents = [d.get("trace") or d.get("result") or d for d in documents]
+    documents = _unflattened(documents)
     if documents and "spans" in documents[0]:  # any-agent's AgentTrace
         return [_any_agent_trace(document) for document in documents]
     if documents and "context" in documents[0]:  # a list of the Python SDK's spans as JSON
@@ -1435,11 +1437,101 @@ def otlp(path: Path) -> list[Run]:
             or _langsmith_spans_run(trace_id, named)
             or _ai_sdk_spans_run(trace_id, named)
             or _traceloop_run(trace_id, named)
-            or _genai_run(trace_id, named)
+            or _asked_genai_run(trace_id, named)
             or _openinference_run(trace_id, named)
             or _langfuse_run(trace_id, named)
         )
     return runs
+
+
+def _unflattened(documents: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """AgentCore's Evaluate API input (``{"sessionSpans": [...]}``) or CloudWatch's documents, a
+    line each (one span or log record a document, flattened beside its resource and scope), as
+    one OTLP document; other documents as they are."""
+    items = [i for d in documents for i in d.get("sessionSpans", [d] if "traceId" in d else [])]
+    return [_cloudwatch_document(items)] if items else documents
+
+
+def _asked_genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
+    """The GenAI run, unless it asks nothing and OpenInference spans tell the run: ADOT's
+    botocore instrumentation adds a contentless GenAI ``chat`` span under each OpenInference
+    model call (AgentCore), which alone is no run."""
+    found = _genai_run(trace_id, spans)
+    if found and all(run["objective"] is None for run in found):
+        return _openinference_run(trace_id, spans) or found
+    return found
+
+
+def _cloudwatch_document(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """CloudWatch's span and log documents (ADOT's, ``aws/spans`` and ``otel-rt-logs``), or the
+    Python SDK's spans as JSON, as one OTLP document: ``resourceSpans`` and ``resourceLogs``.
+
+    ADOT takes each span's messages (its message events, ``input.value``...) into one log record
+    of that span whose body is ``{"input": {"messages": [{"content", "role"}]}, "output": ...}``:
+    an event's content is the event's attributes (Strands': ``content``, a reply's ``message``,
+    each JSON of Converse blocks), an attribute's its text. The user's message and the reply
+    are given to the span as the conventions' messages (an OpenInference span's as
+    ``input.value`` / ``output.value``), as a log record's ``gen_ai.input.messages`` would be.
+    """
+
+    def kv(values: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{"key": k, "value": {"v": v}} for k, v in values.items()]
+
+    spans, kinds = [], {}
+    for item in items:
+        if "body" in item or ("name" not in item):
+            continue
+        context = item.get("context", {})
+        start = item.get("startTimeUnixNano")
+        if start is None:
+            when = datetime.fromisoformat(str(item["start_time"]).replace("Z", "+00:00"))
+            start = int(when.timestamp() * 1_000_000) * 1000
+        code = str(item.get("status", {}).get("code", item.get("status", {}).get("status_code")))
+        span = {
+            "traceId": str(context.get("trace_id") or item["traceId"]).removeprefix("0x"),
+            "spanId": str(context.get("span_id") or item["spanId"]).removeprefix("0x"),
+            "parentSpanId": str(
+                item.get("parentSpanId") or item.get("parent_id") or ""
+            ).removeprefix("0x"),
+            "name": item["name"],
+            "startTimeUnixNano": start,
+            "status": {"code": 2 if code.upper() == "ERROR" else 0},
+            "attributes": kv(item.get("attributes", {})),
+            "events": [
+                {"name": e["name"], "attributes": kv(e.get("attributes", {}))}
+                for e in item.get("events", [])
+            ],
+        }
+        kinds[(span["traceId"], span["spanId"])] = item.get("attributes", {})
+        spans.append(span)
+    records = []
+    for item in items:
+        body = item.get("body")
+        if not isinstance(body, dict) or not ({"input", "output"} & set(body)):
+            continue
+        key = (item["traceId"], item["spanId"])
+        openinference = "openinference.span.kind" in kinds.get(key, {})
+        given: dict[str, Any] = {}
+        for side, role in (("input", "user"), ("output", "assistant")):
+            for message in body.get(side, {}).get("messages", []):
+                content = message.get("content")
+                said = None
+                if isinstance(content, dict) and side == "input" and message.get("role") == role:
+                    said = _said_as(content.get("content"), role)
+                elif isinstance(content, dict) and "message" in content:
+                    said = _said_as(content["message"], role)
+                elif isinstance(content, str) and openinference:
+                    given.setdefault(f"{side}.value", content)
+                elif isinstance(content, str) and content.startswith("[{"):
+                    said = content
+                if said is not None and f"gen_ai.{side}.messages" not in given:
+                    given[f"gen_ai.{side}.messages"] = said
+        attributes = [{"key": k, "value": {"stringValue": v}} for k, v in given.items()]
+        records.append({"traceId": key[0], "spanId": key[1], "attributes": attributes})
+    return {
+        "resourceSpans": [{"scopeSpans": [{"spans": spans}]}],
+        "resourceLogs": [{"scopeLogs": [{"logRecords": records}]}],
+    }
 
 
 def _ai_sdk_spans_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
@@ -1669,7 +1761,12 @@ def _logged(documents: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, 
                 for record in scope.get("logRecords", []):
                     tags = {a["key"]: _any(a.get("value", {})) for a in record["attributes"]}
                     given = found.setdefault((record["traceId"], record["spanId"]), {})
-                    for key in ("gen_ai.input.messages", "gen_ai.output.messages"):
+                    for key in (
+                        "gen_ai.input.messages",
+                        "gen_ai.output.messages",
+                        "input.value",  # ADOT's records of OpenInference spans' (above)
+                        "output.value",
+                    ):
                         if key in tags:
                             given[key] = tags[key]
     return found
@@ -2322,7 +2419,9 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
                 _last_assistant(_flattened(tags, "gen_ai.completion"))
                 or _plain(tags, "gen_ai.completion")
             )
-        if failed and not tags.get(_FAILED_WITHIN):
+        # Strands marks a tool that failed with its own status (the span ends OK), even when
+        # what failed inside it is a span of no GenAI (a boto3 call the tool made)
+        if (failed and not tags.get(_FAILED_WITHIN)) or tags.get("gen_ai.tool.status") == "error":
             timeline.error()
         root_failed = root_failed or (failed and operation == "invoke_agent")
     agent_asked = _agent_words(timeline, genai)

@@ -94,11 +94,12 @@ def _own_values(location: Location) -> Problem:
 
 @register_source("otlp")
 class Otlp(Source):
-    """OTLP JSON and JSON Lines (Tempo's batches too), and the SDK's console span output."""
+    """OTLP JSON and JSON Lines, console spans, and CloudWatch's (ADOT's) span documents."""
 
     shapes = (
         "OTLP JSON or JSON Lines (the OTel file exporter, a collector's file exporter; "
-        "Tempo's exports) or the Python SDK's console exporter output"
+        "Tempo's exports), the Python SDK's console exporter output, or CloudWatch's span and "
+        "log documents (aws/spans, one a line; Bedrock AgentCore's {sessionSpans})"
     )
     content_hint = otel_build.CONTENT_HINT
     recognises = staticmethod(otel_files.recognises)

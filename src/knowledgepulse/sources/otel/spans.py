@@ -148,6 +148,78 @@ def otlp_spans(value: Mapping[str, Any]) -> Iterator[tuple[Span, Loc] | SpanErro
                     yield SpanError((*loc, *error.loc), error.message)
 
 
+def is_flat_span(value: Any) -> bool:
+    """Whether a record is one span as AWS writes it to CloudWatch's ``aws/spans`` log group.
+
+    The ADOT (AWS Distro for OpenTelemetry) span document, one a log event, which Transaction
+    Search, Bedrock AgentCore's observability and its Evaluate API (``sessionSpans``) give back:
+    OTLP's span fields flattened beside its ``resource`` and ``scope`` (``traceId``, ``spanId``,
+    ``name``, ``startTimeUnixNano`` as a number, ``durationNano``), the attributes and the
+    resource's attributes as plain JSON objects, the status code by name (``UNSET``). The rule:
+    OTLP's span keys at the top (``traceId``, ``spanId``, ``name`` and a start time) with no
+    ``resourceSpans`` around them.
+    """
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("traceId"), str)
+        and isinstance(value.get("spanId"), str)
+        and isinstance(value.get("name"), str)
+        and "startTimeUnixNano" in value
+        and not is_otlp(value)
+    )
+
+
+def is_flat_log(value: Any) -> bool:
+    """Whether a record is one log record as ADOT writes it beside its spans (``otel-rt-logs``).
+
+    The same flattening as :func:`is_flat_span`: a log record's fields (``timeUnixNano``, a
+    plain ``body``, ``traceId`` / ``spanId`` of the span it belongs to) beside its ``resource``
+    and ``scope``. The GenAI content of the spans is there: ADOT moves it out of the spans.
+    """
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("traceId"), str)
+        and isinstance(value.get("spanId"), str)
+        and "body" in value
+        and "name" not in value
+        and ("timeUnixNano" in value or "observedTimeUnixNano" in value)
+    )
+
+
+def flat_span(value: Mapping[str, Any]) -> Span:
+    """A span as ADOT writes it to CloudWatch (:func:`is_flat_span`): plain attribute values.
+
+    Raises:
+        SpanError: its ids are missing or unreadable.
+    """
+    parent = value.get("parentSpanId")
+    status = as_object(value.get("status"))
+    scope = as_object(value.get("scope")).get("name")
+    return Span(
+        trace_id=hex_id(value.get("traceId"), ("traceId",), 16),
+        span_id=hex_id(value.get("spanId"), ("spanId",), 8),
+        parent_id=None if parent in (None, "") else hex_id(parent, ("parentSpanId",), 8),
+        name=str(value.get("name") or ""),
+        start_ns=_nanos(value.get("startTimeUnixNano")),
+        end_ns=_nanos(value.get("endTimeUnixNano")),
+        error=is_error_code(status.get("code")),
+        ok=is_ok_code(status.get("code")),
+        status_message=non_empty(status.get("message")),
+        attributes=dict(as_object(value.get("attributes"))),
+        events=tuple(
+            SpanEvent(
+                str(event.get("name", "")),
+                dict(as_object(event.get("attributes"))),
+                _nanos(event.get("timeUnixNano")),
+            )
+            for event in as_list(value.get("events"))
+            if isinstance(event, dict)
+        ),
+        resource=dict(as_object(as_object(value.get("resource")).get("attributes"))),
+        scope=scope if isinstance(scope, str) else None,
+    )
+
+
 def console_span(value: Mapping[str, Any]) -> Span:
     """A span in the SDK console / OpenInference shape.
 
