@@ -16,28 +16,34 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from knowledgepulse._util.jsonpath import as_object, non_blank, non_empty
-from knowledgepulse.sources._hosted import mcp_error_text
+from knowledgepulse.sources._hosted import mcp_error_text, tool_name
 from knowledgepulse.sources._steps import StepBuilder, Timestamp, as_text
 
 EntryKind = Literal["thought", "message", "request", "hosted", "output", "error"]
 
-_HOSTED = {
+# Each call is named by the one rule of every reader of Responses items (``_hosted.tool_name``):
+# its ``name``, else its type less ``_call`` (``web_search``), as the SDK's tool classes are.
+_HOSTED = frozenset(
     # Server-side tools: the call and its result are in the model's own output.
-    "web_search_call": "web_search",
-    "file_search_call": "file_search",
-    "code_interpreter_call": "code_interpreter",
-    "image_generation_call": "image_generation",
-    "tool_search_call": "tool_search",
-}
-_LOCAL = {
+    {
+        "web_search_call",
+        "file_search_call",
+        "code_interpreter_call",
+        "image_generation_call",
+        "tool_search_call",
+    }
+)
+_LOCAL = frozenset(
     # Tools the SDK runs itself: a function span (named after the tool) records the execution.
-    "function_call": None,
-    "custom_tool_call": None,
-    "computer_call": "computer",
-    "local_shell_call": "local_shell",
-    "shell_call": "shell",
-    "apply_patch_call": "apply_patch",
-}
+    {
+        "function_call",
+        "custom_tool_call",
+        "computer_call",
+        "local_shell_call",
+        "shell_call",
+        "apply_patch_call",
+    }
+)
 SDK_TOOL_ERROR_PREFIXES = (
     "An error occurred while running the tool",
     "An error occurred while parsing tool arguments",
@@ -119,9 +125,9 @@ def output_item_entries(item: Any) -> list[Entry]:
         said = f"{label}: {error}" if label and error else error
         return [Entry("error", text=said)] if said else []
     if kind in _HOSTED:
-        return [_hosted(item, _HOSTED[kind])]
+        return [_hosted(item, tool_name(item) or "tool")]
     if kind in _LOCAL:
-        name = non_empty(item.get("name")) or _LOCAL[kind] or "tool"
+        name = tool_name(item) or "tool"
         arguments = item.get("arguments", item.get("input", item.get("action")))
         call_id = non_empty(item.get("call_id")) or non_empty(item.get("id"))
         return [Entry("request", name=name, arguments=arguments, call_id=call_id)]
@@ -134,7 +140,7 @@ def _mcp_call(item: Mapping[str, Any]) -> Entry:
     The failure is its ``error`` (text, or openai-python's ``McpToolCallError`` object, said by
     its message), or, with none to say why, its ``status`` ``failed``.
     """
-    name = non_empty(item.get("name")) or "mcp_call"
+    name = tool_name(item) or "mcp_call"
     error = mcp_error_text(item.get("error"))
     if not error and item.get("status") == "failed":
         error = f"{name} failed"

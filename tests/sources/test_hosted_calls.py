@@ -1,0 +1,120 @@
+"""One reading of OpenAI's hosted calls (and of MCP servers) in every reader that meets them.
+
+The Responses rows, the Agents SDK (its response spans, its ``RunResult`` / ``RunState`` items)
+and Codex rollouts carry the same Responses items; Anthropic's Messages carry MCP connector
+calls. A hosted call is named as its tool is in the request's ``tools`` list (openai-python's
+``types/responses/tool.py``) and by the Agents SDK's tool classes: ``web_search``, not the
+item's type ``web_search_call``. The calls are the conformance
+corpus's real ones (origins and licences in tests/conformance/SOURCES.md), changed where a rule
+needs a variant.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from knowledgepulse import sources
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.sources import TraceOptions
+from knowledgepulse.sources._hosted import tool_name
+from knowledgepulse.sources.openai_agents import _files as oa_files
+from knowledgepulse.trace import ReasoningTrace, TraceItem
+from tests.sources.helpers import convert_file
+
+FILES = Path(__file__).parents[1] / "conformance" / "files"
+SEARCH = (
+    FILES
+    / "openai-responses"
+    / "test_openai_responses_model_web_search_tool_with_allowed_domains.jsonl"
+)
+"""Four ``web_search_call`` items (status ``completed``), then the answer ``14195730``."""
+CODEX = FILES / "codex" / "codemie_codex_tui_0.125.jsonl"
+"""A Codex 0.125 rollout whose model searched the web (``web_search_call`` items)."""
+TRACE_ID = "trace_" + "0" * 31 + "1"
+
+
+def only(items: list[Any]) -> ReasoningTrace:
+    assert [i for i in items if isinstance(i, Problem) and not i.warning] == []
+    (item,) = (i for i in items if isinstance(i, TraceItem))
+    return item.trace
+
+
+def responses_trace(row: dict[str, Any]) -> ReasoningTrace:
+    return only(list(sources.convert([row], source="openai-responses")))
+
+
+def agents_trace(output: list[dict[str, Any]]) -> ReasoningTrace:
+    """An Agents SDK export whose one response span's output is ``output``."""
+    objects: list[dict[str, Any]] = [
+        {"object": "trace", "id": TRACE_ID, "workflow_name": "Agent workflow"},
+        {
+            "object": "trace.span",
+            "id": "span_1",
+            "trace_id": TRACE_ID,
+            "parent_id": None,
+            "started_at": "2025-01-01T00:00:00+00:00",
+            "ended_at": "2025-01-01T00:00:05+00:00",
+            "span_data": {"type": "agent", "name": "Assistant"},
+            "error": None,
+        },
+        {
+            "object": "trace.span",
+            "id": "span_2",
+            "trace_id": TRACE_ID,
+            "parent_id": "span_1",
+            "started_at": "2025-01-01T00:00:01+00:00",
+            "ended_at": "2025-01-01T00:00:02+00:00",
+            "span_data": {"type": "response", "response_id": "r", "output": output},
+            "error": None,
+        },
+    ]
+    records = [Record(Location("t.jsonl", n, n - 1), o) for n, o in enumerate(objects, 1)]
+    (converted,) = oa_files.convert_records(records, TraceOptions())
+    assert isinstance(converted, TraceItem), converted
+    return converted.trace
+
+
+def searches() -> list[dict[str, Any]]:
+    row = json.loads(SEARCH.read_text().splitlines()[0])
+    return [item for item in row["input"] if item.get("type") == "web_search_call"]
+
+
+def tools(trace: ReasoningTrace) -> list[tuple[str, str | None]]:
+    return [(step.type, step.tool.name) for step in trace.steps if step.tool is not None]
+
+
+@pytest.mark.parametrize(
+    ("kind", "name"),
+    [
+        ("web_search_call", "web_search"),
+        ("file_search_call", "file_search"),
+        ("code_interpreter_call", "code_interpreter"),
+        ("image_generation_call", "image_generation"),
+        ("computer_call", "computer"),
+        ("local_shell_call", "local_shell"),
+        ("shell_call", "shell"),
+        ("apply_patch_call", "apply_patch"),
+        ("tool_search_call", "tool_search"),
+    ],
+)
+def test_a_call_item_names_its_tool_as_the_requests_tools_list_does(kind: str, name: str) -> None:
+    assert tool_name({"type": kind}) == name
+
+
+def test_a_named_call_keeps_its_name() -> None:
+    for kind in ("function_call", "custom_tool_call", "mcp_call", "mcp_approval_request"):
+        assert tool_name({"type": kind, "name": "lookup"}) == "lookup"
+
+
+def test_a_web_search_has_one_name_in_the_responses_the_agents_sdk_and_the_codex_readers() -> None:
+    first = searches()[0]
+    # before: web_search_call (Responses, Codex) but web_search (Agents SDK)
+    assert tools(responses_trace({"input": [first]}))[0] == ("tool_call", "web_search")
+    assert tools(agents_trace([first]))[0] == ("tool_call", "web_search")
+    names = {name for _, name in tools(only(convert_file(CODEX)))}
+    assert "web_search" in names
+    assert "web_search_call" not in names
