@@ -885,7 +885,8 @@ def _responses_hosted(timeline: _Timeline, item: dict[str, Any], kind: str) -> N
     in ``result``) is output the user sees: said by its type, ``<image/png>``."""
     timeline.tool(_responses_tool(item))
     # An MCP server's (or hosted tool's) failure, in the call itself: its ``error``, or the
-    # ``status`` openai-python's types give these calls when they failed, ``failed``.
+    # ``status`` openai-python's types give these calls when they failed, ``failed``; not
+    # ``incomplete``, a response that stopped before the call ended (no result to fail).
     if item.get("error") or item.get("status") == "failed":
         timeline.error()
     if kind == "image_generation_call" and item.get("result"):

@@ -4,13 +4,15 @@ The Responses rows, the Agents SDK (its response spans, its ``RunResult`` / ``Ru
 and Codex rollouts carry the same Responses items; Anthropic's Messages carry MCP connector
 calls. A hosted call is named as its tool is in the request's ``tools`` list (openai-python's
 ``types/responses/tool.py``) and by the Agents SDK's tool classes: ``web_search``, not the
-item's type ``web_search_call``. The calls are the conformance
+item's type ``web_search_call``; an ``incomplete`` one (the response stopped before it ended)
+is no failure; an MCP call keeps the server that has its tool. The calls are the conformance
 corpus's real ones (origins and licences in tests/conformance/SOURCES.md), changed where a rule
 needs a variant.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -118,3 +120,20 @@ def test_a_web_search_has_one_name_in_the_responses_the_agents_sdk_and_the_codex
     names = {name for _, name in tools(only(convert_file(CODEX)))}
     assert "web_search" in names
     assert "web_search_call" not in names
+
+
+def test_an_incomplete_hosted_call_is_no_error_in_either_reader() -> None:
+    first, second = copy.deepcopy(searches()[:2])
+    first["status"] = "incomplete"  # the response stopped before the call ended
+    # before: the Agents SDK's reader told it as failed (an error the next search recovered)
+    for trace in (agents_trace([first, second]), responses_trace({"input": [first, second]})):
+        assert "error_recovery" not in [step.type for step in trace.steps]
+        assert "web_search incomplete" not in [step.content for step in trace.steps]
+    first["status"] = "failed"  # a failure the format says: an error in both
+    for trace in (agents_trace([first, second]), responses_trace({"input": [first, second]})):
+        assert [step.type for step in trace.steps][:3] == [
+            "tool_call",
+            "observation",
+            "error_recovery",
+        ]
+        assert trace.steps[1].content == "web_search failed"

@@ -3,7 +3,7 @@
 The Responses rows (``sources._chat.openai_responses``, which Codex rollouts are read by too)
 and the Agents SDK (its spans' response output, its ``RunResult`` and ``RunState`` items) carry
 the same items: a call's tool (:func:`tool_name`), a hosted or MCP call's ``error`` and
-``status``, a client-run call's output (``shell_call_output``,
+``status`` (:func:`call_failed`), a client-run call's output (``shell_call_output``,
 ``apply_patch_call_output``) with its ``status`` and, for the shell, the chunks of what each
 command printed and how it ended. The field meanings are openai-python's types
 (``types/responses``); reading them here once keeps the readers from drifting apart.
@@ -41,6 +41,20 @@ def tool_name(item: Mapping[str, Any]) -> str | None:
     if isinstance(kind, str) and kind.endswith(_CALL) and len(kind) > len(_CALL):
         return kind.removesuffix(_CALL)
     return None
+
+
+def call_failed(item: Mapping[str, Any]) -> bool:
+    """Whether a hosted or MCP call's ``status`` says it failed: ``failed``, nothing else.
+
+    openai-python's types give the hosted calls a ``status``: ``in_progress``, ``searching`` /
+    ``interpreting`` / ``generating`` / ``calling``, ``completed``, then ``failed`` (all but the
+    tool search's) or ``incomplete`` (the file search's, the code interpreter's, the tool
+    search's, the MCP call's; the web search and image generator have none). ``incomplete``
+    says the response stopped (its token limit, a content filter: its ``incomplete_details``)
+    before the call ended: no failure of the tool's and no observation of one, so no error
+    unless the item says one (an ``mcp_call``'s ``error``, read by :func:`mcp_error_text`).
+    """
+    return item.get("status") == "failed"
 
 
 def mcp_error_text(error: Any) -> Any:
@@ -105,6 +119,7 @@ def shell_text(output: list[dict[str, Any]]) -> str:
 
 
 __all__ = [
+    "call_failed",
     "mcp_error_text",
     "output_failed",
     "shell_chunks",

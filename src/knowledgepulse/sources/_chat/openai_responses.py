@@ -18,7 +18,8 @@ Gemini reader says an image the model made), not with nothing.
 An ``mcp_list_tools`` item is the tools an MCP server offers, fetched by the API itself when the
 server is configured: no call the model made, so no step (as a request's ``tools`` are none),
 unless its ``error`` says the server could not list them: an evident error of the run's. A hosted
-call of status ``failed`` (or an ``mcp_call`` with an ``error``) is its call's failure.
+call of status ``failed`` (or an ``mcp_call`` with an ``error``) is its call's failure; one of
+status ``incomplete`` (the response stopped before the call ended) is not.
 A hosted MCP tool that needs approval comes as an ``mcp_approval_request`` (its ``name`` and
 ``arguments``): the model's call, waiting for the user. The user's
 ``mcp_approval_response`` that refuses it (``approve: false``) is that call's failure; the
@@ -41,6 +42,7 @@ from knowledgepulse.sources._chat._text import content_text, users_words
 from knowledgepulse.sources._chat.openai_chat import TEXT_KINDS
 from knowledgepulse.sources._envelope import PathError
 from knowledgepulse.sources._hosted import (
+    call_failed,
     mcp_error_text,
     output_failed,
     shell_chunks,
@@ -218,7 +220,7 @@ def _outcome(calls: _row.Calls, item: Mapping[str, Any], name: str, call_id: str
     search, file search, code interpreter, image generator and MCP calls may end in (their types
     in openai-python), often with no ``error`` to say why: the call's failure all the same, said
     by what it left (a code interpreter's logs) or else as ``<tool> failed``. ``incomplete`` is
-    not: the response stopped (its token limit) before the call ended, no failure of the tool's.
+    not (see :func:`_hosted.call_failed`).
     """
     error = mcp_error_text(item.get("error"))
     result = _hosted_result(item)
@@ -226,7 +228,7 @@ def _outcome(calls: _row.Calls, item: Mapping[str, Any], name: str, call_id: str
     server = as_string(item.get("server_label")) if item.get("type") == "mcp_call" else None
     if error:
         calls.result(name, error, call_id=None, is_error=True, mcp_server=server)
-    elif item.get("status") == "failed":
+    elif call_failed(item):
         said = result if result not in (None, "") else f"{name} failed"
         calls.result(name, said, call_id=call_id, is_error=True, mcp_server=server)
     elif result is not None:

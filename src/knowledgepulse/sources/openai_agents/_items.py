@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from knowledgepulse._util.jsonpath import as_object, non_blank, non_empty
-from knowledgepulse.sources._hosted import mcp_error_text, tool_name
+from knowledgepulse.sources._hosted import call_failed, mcp_error_text, tool_name
 from knowledgepulse.sources._steps import StepBuilder, Timestamp, as_text
 
 EntryKind = Literal["thought", "message", "request", "hosted", "output", "error"]
@@ -138,11 +138,12 @@ def _mcp_call(item: Mapping[str, Any]) -> Entry:
     """A hosted MCP call with its result, or its failure.
 
     The failure is its ``error`` (text, or openai-python's ``McpToolCallError`` object, said by
-    its message), or, with none to say why, its ``status`` ``failed``.
+    its message), or, with none to say why, its ``status`` ``failed`` (``incomplete`` is none,
+    see :func:`_hosted.call_failed`).
     """
     name = tool_name(item) or "mcp_call"
     error = mcp_error_text(item.get("error"))
-    if not error and item.get("status") == "failed":
+    if not error and call_failed(item):
         error = f"{name} failed"
     return Entry(
         "hosted",
@@ -156,6 +157,11 @@ def _mcp_call(item: Mapping[str, Any]) -> Entry:
 
 
 def _hosted(item: Mapping[str, Any], name: str) -> Entry:
+    """A server-side tool's call with its result; failed only when its ``status`` says so.
+
+    ``incomplete`` (the response stopped before the call ended) is no failure, as the Responses
+    reader reads it: :func:`_hosted.call_failed` is the one rule.
+    """
     arguments: Any = item.get("action")
     if arguments is None and "queries" in item:
         arguments = {"queries": item.get("queries")}
@@ -164,13 +170,12 @@ def _hosted(item: Mapping[str, Any], name: str) -> Entry:
     if arguments is None:  # a tool search's query (``tool_search_call``) is its arguments
         arguments = item.get("arguments")
     output = item.get("results", item.get("outputs"))
-    failed = item.get("status") in ("failed", "incomplete")
     return Entry(
         "hosted",
         name=name,
         arguments=arguments,
         output=output if output else None,
-        error=f"{name} {item.get('status')}" if failed else None,
+        error=f"{name} failed" if call_failed(item) else None,
         call_id=non_empty(item.get("id")),
     )
 
