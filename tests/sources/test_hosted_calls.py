@@ -36,6 +36,10 @@ SEARCH = (
 """Four ``web_search_call`` items (status ``completed``), then the answer ``14195730``."""
 CODEX = FILES / "codex" / "codemie_codex_tui_0.125.jsonl"
 """A Codex 0.125 rollout whose model searched the web (``web_search_call`` items)."""
+APPROVAL = FILES / "openai-responses" / "vercel_ai_openai_mcp_tool_approval_1.json"
+"""A Response whose ``mcp_approval_request`` asks to run ``create_short_url`` on ``zip1``."""
+ANTHROPIC_MCP = FILES / "anthropic" / "test_anthropic_mcp_servers.jsonl"
+"""Two ``mcp_tool_use`` calls of ``ask_question`` on the ``deepwiki`` server, with results."""
 TRACE_ID = "trace_" + "0" * 31 + "1"
 
 
@@ -137,3 +141,27 @@ def test_an_incomplete_hosted_call_is_no_error_in_either_reader() -> None:
             "error_recovery",
         ]
         assert trace.steps[1].content == "web_search failed"
+
+
+def test_an_anthropic_mcp_call_keeps_its_server() -> None:
+    trace = only(convert_file(ANTHROPIC_MCP))
+    called = [step.tool for step in trace.steps if step.tool and step.type == "tool_call"]
+    called = [tool for tool in called if tool.name != "respond"]  # the user answered
+    assert [tool.name for tool in called] == ["ask_question"] * 2
+    # before: None (``server_name`` dropped), where the OpenAI readers keep ``server_label``
+    assert [tool.mcp_server for tool in called] == ["deepwiki"] * 2
+
+
+def test_a_refused_mcp_approval_request_keeps_its_server() -> None:
+    reply = json.loads(APPROVAL.read_text())
+    request = next(i for i in reply["output"] if i["type"] == "mcp_approval_request")
+    refused = {"type": "mcp_approval_response", "approval_request_id": request["id"]}
+    trace = responses_trace({"input": [*reply["output"], {**refused, "approve": False}]})
+    assert [(step.type, step.content) for step in trace.steps][1] == (
+        "observation",
+        "not approved",
+    )
+    call = trace.steps[0].tool
+    assert call is not None
+    # before: None, the server of a refused call dropped (an observation names only the tool)
+    assert (call.name, call.mcp_server) == ("create_short_url", "zip1")

@@ -19,9 +19,10 @@ An ``mcp_list_tools`` item is the tools an MCP server offers, fetched by the API
 server is configured: no call the model made, so no step (as a request's ``tools`` are none),
 unless its ``error`` says the server could not list them: an evident error of the run's. A hosted
 call of status ``failed`` (or an ``mcp_call`` with an ``error``) is its call's failure; one of
-status ``incomplete`` (the response stopped before the call ended) is not.
+status ``incomplete`` (the response stopped before the call ended) is not. An MCP call keeps the
+server that has its tool (``server_label``) as the tool's ``mcp_server``.
 A hosted MCP tool that needs approval comes as an ``mcp_approval_request`` (its ``name`` and
-``arguments``): the model's call, waiting for the user. The user's
+``arguments``, its ``server_label``): the model's call, waiting for the user. The user's
 ``mcp_approval_response`` that refuses it (``approve: false``) is that call's failure; the
 ``mcp_call`` that runs an approved one names the request (``approval_request_id``) and is its
 result, not a second call.
@@ -207,10 +208,16 @@ def _request(calls: _row.Calls, item: Mapping[str, Any], path: tuple[str | int, 
     arguments = next((item[key] for key in _INPUTS if item.get(key) is not None), None)
     if kind == "code_interpreter_call" and isinstance(arguments, str):
         arguments = {"code": arguments}
-    calls.request(name, arguments, as_string(call_id))
+    calls.request(name, arguments, as_string(call_id), mcp_server=_server(item))
     # Hosted and MCP calls carry their own result; an approval request waits for its answer.
     if kind not in {"function_call", "custom_tool_call", _APPROVAL}:
         _outcome(calls, item, name, as_string(call_id))
+
+
+def _server(item: Mapping[str, Any]) -> str | None:
+    """The MCP server an MCP call (or its approval request) is of: its ``server_label``."""
+    mcp = item.get("type") in ("mcp_call", _APPROVAL)
+    return as_string(item.get("server_label")) if mcp else None
 
 
 def _outcome(calls: _row.Calls, item: Mapping[str, Any], name: str, call_id: str | None) -> None:
@@ -225,7 +232,7 @@ def _outcome(calls: _row.Calls, item: Mapping[str, Any], name: str, call_id: str
     error = mcp_error_text(item.get("error"))
     result = _hosted_result(item)
     # An MCP call's tool is its ``name``; the server that has it, its ``server_label``.
-    server = as_string(item.get("server_label")) if item.get("type") == "mcp_call" else None
+    server = _server(item)
     if error:
         calls.result(name, error, call_id=None, is_error=True, mcp_server=server)
     elif call_failed(item):
