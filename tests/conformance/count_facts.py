@@ -2541,12 +2541,19 @@ def _langsmith_timeline(children: list[dict[str, Any]]) -> tuple[_Timeline, bool
 
 def _langsmith_model_run(timeline: _Timeline, outputs: dict[str, Any], tool_runs: set[str]) -> None:
     """A model run's text; and a Responses call (the Agents SDK's, by LangSmith's processor)
-    that no tool run ran: a handoff (``transfer_to_<agent>``), still a call."""
+    that no tool run ran: a handoff (``transfer_to_<agent>``), still a call; a call the API ran
+    itself (``web_search_call``...) named as in Responses rows (:func:`_responses_tool`), an
+    error when it failed (its ``error``, its ``status: failed``)."""
     timeline.text(_llm_run_text(outputs) or _responses_said(outputs.get("output")))
     items = outputs.get("output")
     for item in items if isinstance(items, list) else []:
-        if item.get("type") == "function_call" and item["name"] not in tool_runs:
+        kind = str(item.get("type"))
+        if kind == "function_call" and item["name"] not in tool_runs:
             timeline.tool(item["name"])
+        elif kind.endswith("_call") and kind not in ("function_call", "custom_tool_call"):
+            timeline.tool(_responses_tool(item))
+            if item.get("error") or item.get("status") == "failed":
+                timeline.error()
 
 
 def _first_human_dump(children: list[dict[str, Any]]) -> str | None:

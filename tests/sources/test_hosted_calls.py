@@ -111,9 +111,16 @@ def test_a_call_item_names_its_tool_as_the_requests_tools_list_does(kind: str, n
     assert tool_name({"type": kind}) == name
 
 
-def test_a_named_call_keeps_its_name() -> None:
+def test_a_named_call_keeps_its_name_and_no_call_names_none() -> None:
     for kind in ("function_call", "custom_tool_call", "mcp_call", "mcp_approval_request"):
         assert tool_name({"type": kind, "name": "lookup"}) == "lookup"
+    others: list[dict[str, Any]] = [
+        {"type": "message"},
+        {"type": "_call"},
+        {"type": {}},
+        {"type": ["x_call"]},
+    ]
+    assert [tool_name(other) for other in others] == [None] * 4
 
 
 def test_a_web_search_has_one_name_in_the_responses_the_agents_sdk_and_the_codex_readers() -> None:
@@ -165,3 +172,30 @@ def test_a_refused_mcp_approval_request_keeps_its_server() -> None:
     assert call is not None
     # before: None, the server of a refused call dropped (an observation names only the tool)
     assert (call.name, call.mcp_server) == ("create_short_url", "zip1")
+
+
+def test_a_hosted_call_in_a_langsmith_agents_sdk_run_is_named_as_the_other_readers_name_it(
+    tmp_path: Path,
+) -> None:
+    """LangSmith's Agents SDK processor keeps a model call's ``{"output": [items]}`` as the API
+    sent them: a web search beside the handoff is a call of ``web_search``, as in every reader
+    of Responses items (the SDK runs no tool for it); one that failed is an error."""
+    batches = json.loads((FILES / "langsmith" / "openai_agents_handoff.json").read_text())
+    search = searches()[0]
+    for batch in batches:
+        for run in (*batch.get("post", []), *batch.get("patch", [])):
+            output = (run.get("outputs") or {}).get("output")
+            if run["run_type"] == "llm" and output and output[0]["type"] == "function_call":
+                output.insert(0, search)
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps(batches))
+    trace = only(list(sources.read(path, source="langsmith")))
+    # before: the output list held an item the reader did not know: neither call was read
+    assert tools(trace) == [("tool_call", "web_search"), ("tool_call", "transfer_to_handoff_agent")]
+    assert trace.outcome.result_summary == "2 + 2 = 4"
+    search["status"] = "failed"
+    path.write_text(json.dumps(batches))
+    trace = only(list(sources.read(path, source="langsmith")))
+    assert tools(trace)[:2] == [("tool_call", "web_search"), ("observation", "web_search")]
+    assert trace.steps[1].content == "web_search failed"
+    assert trace.steps[2].type == "error_recovery"  # the handoff after it

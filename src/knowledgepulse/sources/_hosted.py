@@ -35,10 +35,12 @@ def tool_name(item: Mapping[str, Any]) -> str | None:
     (``web_search_preview``). ``None`` when the item names no tool.
     """
     kind = item.get("type")
+    if not isinstance(kind, str):  # a list or an object names no item type
+        return None
     if kind in _NAMED:
         name = item.get("name")
         return name if isinstance(name, str) and name else None
-    if isinstance(kind, str) and kind.endswith(_CALL) and len(kind) > len(_CALL):
+    if kind.endswith(_CALL) and len(kind) > len(_CALL):
         return kind.removesuffix(_CALL)
     return None
 
