@@ -873,13 +873,25 @@ def _responses_output_failed(item: dict[str, Any], kind: str) -> bool:
     )
 
 
+def _responses_tool(item: dict[str, Any]) -> str:
+    """The tool a Responses call item calls: its ``name`` (a function's, a custom tool's, an MCP
+    tool's), else as the request's ``tools`` list names it: each hosted or client-run call's
+    type is its tool's ``type`` there (openai-python's ``types/responses/tool.py``) followed by
+    ``_call`` (``web_search_call`` is a call of ``web_search``, ``computer_call`` of
+    ``computer``), the names the Agents SDK's tool classes have."""
+    if item.get("name"):
+        return str(item["name"])
+    return str(item["type"]).removesuffix("_call")
+
+
 def _responses_hosted(timeline: _Timeline, item: dict[str, Any], kind: str) -> None:
-    """A hosted tool (``code_interpreter_call``...), named by its type; an ``error`` in it an
-    error. The image generator's image (base64 in ``result``) is output the user sees: said by
-    its type, ``<image/png>``."""
-    timeline.tool(item["name"] if kind in ("custom_tool_call", "mcp_call") else kind)
+    """A hosted tool (``code_interpreter_call``...), named as the request's ``tools`` name it
+    (:func:`_responses_tool`); an ``error`` in it an error. The image generator's image (base64
+    in ``result``) is output the user sees: said by its type, ``<image/png>``."""
+    timeline.tool(_responses_tool(item))
     # An MCP server's (or hosted tool's) failure, in the call itself: its ``error``, or the
-    # ``status`` openai-python's types give these calls when they failed, ``failed``.
+    # ``status`` openai-python's types give these calls when they failed, ``failed``; not
+    # ``incomplete``, a response that stopped before the call ended (no result to fail).
     if item.get("error") or item.get("status") == "failed":
         timeline.error()
     if kind == "image_generation_call" and item.get("result"):
@@ -2678,12 +2690,19 @@ def _langsmith_timeline(children: list[dict[str, Any]]) -> tuple[_Timeline, bool
 
 def _langsmith_model_run(timeline: _Timeline, outputs: dict[str, Any], tool_runs: set[str]) -> None:
     """A model run's text; and a Responses call (the Agents SDK's, by LangSmith's processor)
-    that no tool run ran: a handoff (``transfer_to_<agent>``), still a call."""
+    that no tool run ran: a handoff (``transfer_to_<agent>``), still a call; a call the API ran
+    itself (``web_search_call``...) named as in Responses rows (:func:`_responses_tool`), an
+    error when it failed (its ``error``, its ``status: failed``)."""
     timeline.text(_llm_run_text(outputs) or _responses_said(outputs.get("output")))
     items = outputs.get("output")
     for item in items if isinstance(items, list) else []:
-        if item.get("type") == "function_call" and item["name"] not in tool_runs:
+        kind = str(item.get("type"))
+        if kind == "function_call" and item["name"] not in tool_runs:
             timeline.tool(item["name"])
+        elif kind.endswith("_call") and kind not in ("function_call", "custom_tool_call"):
+            timeline.tool(_responses_tool(item))
+            if item.get("error") or item.get("status") == "failed":
+                timeline.error()
 
 
 def _first_human_dump(children: list[dict[str, Any]]) -> str | None:
@@ -3660,10 +3679,10 @@ def codex(path: Path) -> list[Run]:
 
 
 def _codex_call(timeline: _Timeline, payload: dict[str, Any], kind: str) -> None:
-    """A call item: a function's by its ``name``, a hosted one's by its type; a hosted call
-    that failed (its ``error``, its ``status: failed``) an error, as in Responses rows."""
-    named = kind in ("function_call", "custom_tool_call", "mcp_call")
-    timeline.tool(payload["name"] if named else kind)
+    """A call item: a function's by its ``name``, a hosted one's as the request's ``tools``
+    name it (:func:`_responses_tool`); a hosted call that failed (its ``error``, its ``status:
+    failed``) an error, as in Responses rows."""
+    timeline.tool(_responses_tool(payload))
     if payload.get("error") or payload.get("status") == "failed":
         timeline.error()
 
@@ -4388,8 +4407,9 @@ def _agents_exports(text: str) -> list[Run]:
 def _agents_run_state(state: dict[str, Any]) -> Run:
     """A saved ``RunState`` (``to_json()``): its ``generated_items`` in order.
 
-    A ``tool_call_item`` is a call (the raw item's ``name``, else its ``type``), a server tool
-    search (``tool_search_call_item``) the call ``tool_search``; a ``message_output_item`` the
+    A ``tool_call_item`` is a call (the raw item's ``name``, else its tool as the request's
+    ``tools`` name it, :func:`_responses_tool`), a server tool search
+    (``tool_search_call_item``) the call ``tool_search``; a ``message_output_item`` the
     model's text; an output in the SDK's failure wording an error. The run ended only when its
     items end in a message and no step waits (``current_step`` null): a state holds no output.
     """
@@ -4399,7 +4419,7 @@ def _agents_run_state(state: dict[str, Any]) -> Run:
     for item in items:
         raw = item.get("raw_item") or {}
         if item["type"] == "tool_call_item":
-            timeline.tool(raw.get("name") or raw["type"])
+            timeline.tool(_responses_tool(raw))
         if item["type"] == "tool_search_call_item":
             timeline.tool("tool_search")
         if item["type"] == "message_output_item":

@@ -108,7 +108,7 @@ def test_responses_items_read_input_then_output_and_an_error_output_gives_a_reco
     ]
     assert first.trace.metadata.success is True  # reward 0.9 >= 0.5
     assert traces[1].trace.metadata.success is False  # reward 0.2
-    assert steps(traces[1])[0] == ("tool_call", "web_search_call")
+    assert steps(traces[1])[0] == ("tool_call", "web_search")
 
 
 def test_the_agents_sdk_message_for_a_tool_that_raised_is_an_error(tmp_path: Path) -> None:
@@ -1891,11 +1891,11 @@ def test_responses_hosted_calls_keep_their_code_and_outputs_and_say_images_by_th
     (item,) = (i for i in sources.convert([row]) if isinstance(i, TraceItem))
     trace = item.trace
     assert steps(item) == [
-        ("tool_call", "code_interpreter_call"),
-        ("tool_call", "code_interpreter_call"),
-        ("observation", "code_interpreter_call"),
-        ("tool_call", "image_generation_call"),
-        ("observation", "image_generation_call"),
+        ("tool_call", "code_interpreter"),
+        ("tool_call", "code_interpreter"),
+        ("observation", "code_interpreter"),
+        ("tool_call", "image_generation"),
+        ("observation", "image_generation"),
         ("thought", None),
     ]
     assert trace.steps[1].input == {"code": "plot(style='neon')"}
@@ -1919,9 +1919,9 @@ def test_responses_code_interpreter_that_printed_nothing_is_an_empty_observation
         return steps(item)
 
     ran = told(called([], "completed"))
-    assert ran == [("tool_call", "code_interpreter_call"), ("observation", "code_interpreter_call")]
-    assert told(called(None, "completed")) == [("tool_call", "code_interpreter_call")]
-    assert told(called([], "in_progress")) == [("tool_call", "code_interpreter_call")]
+    assert ran == [("tool_call", "code_interpreter"), ("observation", "code_interpreter")]
+    assert told(called(None, "completed")) == [("tool_call", "code_interpreter")]
+    assert told(called([], "in_progress")) == [("tool_call", "code_interpreter")]
 
 
 def test_turbo_alignments_bot_is_the_assistant() -> None:

@@ -106,7 +106,7 @@ def test_a_refused_approval_is_the_calls_failure_and_an_approved_runs_result_no_
 def test_an_apply_patch_call_keeps_its_operation_and_a_failed_output_is_an_error() -> None:
     # before: the call's input was empty, the patch lost
     trace = trace_of(reply(PATCH))
-    assert kinds(trace) == [("tool_call", "apply_patch_call")]
+    assert kinds(trace) == [("tool_call", "apply_patch")]
     assert trace.steps[0].input is not None
     assert trace.steps[0].input["path"] == "shopping-checklist.md"
     row = copy.deepcopy(reply(PATCH))
@@ -114,14 +114,14 @@ def test_an_apply_patch_call_keeps_its_operation_and_a_failed_output_is_an_error
     output = {"type": "apply_patch_call_output", "call_id": call["call_id"], "status": "failed"}
     row = {"input": [{"role": "user", "content": "Make a list"}, call, output, _said("Failed.")]}
     trace = trace_of(row)
-    assert kinds(trace)[1:] == [("observation", "apply_patch_call"), ("error_recovery", None)]
+    assert kinds(trace)[1:] == [("observation", "apply_patch"), ("error_recovery", None)]
 
 
 def test_a_shell_output_that_exited_non_zero_is_an_error_and_exit_zero_is_none() -> None:
     trace = trace_of(reply(SHELL))
     assert kinds(trace) == [
-        ("tool_call", "shell_call"),
-        ("observation", "shell_call"),
+        ("tool_call", "shell"),
+        ("observation", "shell"),
         ("thought", None),
     ]
     row = copy.deepcopy(reply(SHELL))
@@ -147,7 +147,7 @@ def test_a_shell_output_is_what_the_commands_printed_stdout_then_stderr() -> Non
             ]
     trace = trace_of(row)
     # every command exited 0: "Error" in what it printed is no failure of the call
-    assert kinds(trace)[1] == ("observation", "shell_call")
+    assert kinds(trace)[1] == ("observation", "shell")
     assert trace.steps[1].content == "Error: no such file\ndone"
     row["output"][1]["output"][1]["outcome"] = {"type": "timeout"}
     trace = trace_of(row)

@@ -45,17 +45,17 @@ def search_row() -> dict[str, Any]:
 
 def test_a_web_search_that_failed_with_no_error_is_an_error_and_the_next_search_recovers() -> None:
     row = search_row()
-    assert kinds(trace_of(row))[:2] == [("tool_call", "web_search_call")] * 2
+    assert kinds(trace_of(row))[:2] == [("tool_call", "web_search")] * 2
     first = next(i for i in row["input"] if i.get("type") == "web_search_call")
     first["status"] = "failed"
     trace = trace_of(row)
     # before: the failed search was a plain call, and the run went on as if it had not failed
     assert kinds(trace)[:3] == [
-        ("tool_call", "web_search_call"),
-        ("observation", "web_search_call"),
-        ("error_recovery", "web_search_call"),
+        ("tool_call", "web_search"),
+        ("observation", "web_search"),
+        ("error_recovery", "web_search"),
     ]
-    assert trace.steps[1].content == "web_search_call failed"
+    assert trace.steps[1].content == "web_search failed"
 
 
 def test_an_incomplete_or_completed_search_is_no_error() -> None:
@@ -88,7 +88,7 @@ def test_an_mcp_call_that_failed_says_its_errors_message_not_its_json() -> None:
     assert trace_of(reply).steps[1].content == "rate limited"
     call["error"] = None  # failed, and no error to say why: still its failure
     trace = trace_of(reply)
-    assert trace.steps[1].content == "mcp_call failed"
+    assert trace.steps[1].content == "web_search_exa failed"
     assert trace.steps[2].type == "error_recovery"
 
 
@@ -113,6 +113,6 @@ def test_an_mcp_call_is_named_by_its_tool_and_keeps_its_server() -> None:
     call = trace.steps[0]
     assert call.tool is not None
     assert (call.tool.name, call.tool.mcp_server) == ("web_search_exa", "dmcp")
-    hosted = trace_of(search_row()).steps[0].tool  # a hosted call has its type as its name
+    hosted = trace_of(search_row()).steps[0].tool  # a hosted call: its tool as the request names it
     assert hosted is not None
-    assert (hosted.name, hosted.mcp_server) == ("web_search_call", None)
+    assert (hosted.name, hosted.mcp_server) == ("web_search", None)

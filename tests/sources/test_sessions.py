@@ -528,7 +528,7 @@ def test_a_codex_rollout_is_one_trace_of_its_response_items() -> None:
     trace = only(convert_file(CODEX / "agent_sessions_small.jsonl")).trace
     assert trace.id == "kp:trace:019fc8be-3658-7ca3-9e29-000000000000"
     assert trace.task.objective == "List the files"
-    assert tools(trace) == ["shell", "shell", "tool_search_call", "web_search_call"]
+    assert tools(trace) == ["shell", "shell", "tool_search", "web_search"]
     assert trace.outcome.result_summary == "Found 2 files."
     assert trace.metadata.framework == "codex"
 
@@ -609,7 +609,7 @@ def test_a_failed_codex_command_then_the_next_call_is_an_error_recovery(output: 
     assert kinds.count("error_recovery") == 1
     recovery = trace.steps[kinds.index("error_recovery")]
     assert recovery.tool is not None
-    assert recovery.tool.name == "tool_search_call"
+    assert recovery.tool.name == "tool_search"
 
 
 def test_codexs_refusal_of_an_empty_patch_is_an_error_the_next_call_recovers() -> None:

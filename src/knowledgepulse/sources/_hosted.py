@@ -1,17 +1,62 @@
-"""What OpenAI's Responses items say of a call's failure, read alike by every reader of them.
+"""What OpenAI's Responses items say of a call, read alike by every reader of them.
 
-The Responses rows (``sources._chat.openai_responses``) and the Agents SDK (its spans' response
-output, its ``RunResult`` and ``RunState`` items) carry the same items: a hosted or MCP call's
-``error`` and ``status``, a client-run call's output (``shell_call_output``,
+The Responses rows (``sources._chat.openai_responses``, which Codex rollouts are read by too)
+and the Agents SDK (its spans' response output, its ``RunResult`` and ``RunState`` items) carry
+the same items: a call's tool (:func:`tool_name`), a hosted or MCP call's ``error`` and
+``status`` (:func:`call_failed`), a client-run call's output (``shell_call_output``,
 ``apply_patch_call_output``) with its ``status`` and, for the shell, the chunks of what each
 command printed and how it ended. The field meanings are openai-python's types
-(``types/responses``); reading them here once keeps the two readers from drifting apart.
+(``types/responses``); reading them here once keeps the readers from drifting apart.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, TypeGuard
+
+_NAMED = frozenset({"function_call", "custom_tool_call", "mcp_call", "mcp_approval_request"})
+"""The call items that carry their tool's ``name`` (a function, a custom tool, an MCP tool)."""
+_CALL = "_call"
+
+
+def tool_name(item: Mapping[str, Any]) -> str | None:
+    """The tool a Responses call item calls, named as the request's ``tools`` list names it.
+
+    A function's, a custom tool's and an MCP tool's call (and an MCP approval request) carry
+    the tool's ``name``. Any other call is of a tool the API offers (hosted: ``web_search_call``,
+    ``file_search_call``, ``code_interpreter_call``, ``image_generation_call``,
+    ``tool_search_call``) or the client runs (``computer_call``, ``local_shell_call``,
+    ``shell_call``, ``apply_patch_call``): the item's type is its tool's ``type`` in the
+    request's ``tools`` (openai-python's ``types/responses/tool.py``: ``web_search``,
+    ``computer``, ``local_shell``...) with ``_call`` after it, so the tool's name is the type
+    less ``_call``, as the Agents SDK names these tools (``WebSearchTool.name`` is
+    ``web_search``; its ``ComputerTool`` is traced as ``computer``). Only one tool of a kind is
+    offered to a request, so the name stands for it whatever version the request named
+    (``web_search_preview``). ``None`` when the item names no tool.
+    """
+    kind = item.get("type")
+    if not isinstance(kind, str):  # a list or an object names no item type
+        return None
+    if kind in _NAMED:
+        name = item.get("name")
+        return name if isinstance(name, str) and name else None
+    if kind.endswith(_CALL) and len(kind) > len(_CALL):
+        return kind.removesuffix(_CALL)
+    return None
+
+
+def call_failed(item: Mapping[str, Any]) -> bool:
+    """Whether a hosted or MCP call's ``status`` says it failed: ``failed``, nothing else.
+
+    openai-python's types give the hosted calls a ``status``: ``in_progress``, ``searching`` /
+    ``interpreting`` / ``generating`` / ``calling``, ``completed``, then ``failed`` (all but the
+    tool search's) or ``incomplete`` (the file search's, the code interpreter's, the tool
+    search's, the MCP call's; the web search and image generator have none). ``incomplete``
+    says the response stopped (its token limit, a content filter: its ``incomplete_details``)
+    before the call ended: no failure of the tool's and no observation of one, so no error
+    unless the item says one (an ``mcp_call``'s ``error``, read by :func:`mcp_error_text`).
+    """
+    return item.get("status") == "failed"
 
 
 def mcp_error_text(error: Any) -> Any:
@@ -75,4 +120,11 @@ def shell_text(output: list[dict[str, Any]]) -> str:
     return "\n".join(text.rstrip("\n") for text in streams if isinstance(text, str) and text)
 
 
-__all__ = ["mcp_error_text", "output_failed", "shell_chunks", "shell_text"]
+__all__ = [
+    "call_failed",
+    "mcp_error_text",
+    "output_failed",
+    "shell_chunks",
+    "shell_text",
+    "tool_name",
+]

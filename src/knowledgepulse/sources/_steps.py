@@ -438,11 +438,13 @@ class StepBuilder:
         call_id: str | None = None,
         at: Timestamp = None,
         text: str | None = None,
+        mcp_server: str | None = None,
     ) -> None:
         """A tool call the model asked for; merged with its execution when one is told.
 
         ``text``: the step's own text (what the agent said with the call), where the source
-        keeps one; else the step's text is the call's name and arguments.
+        keeps one; else the step's text is the call's name and arguments. ``mcp_server``: the
+        MCP server that has the tool, where the call names it.
         """
         when = _seconds(at)
         if not self._in_turn or when != self._turn_at:  # told after anything else, or later
@@ -463,6 +465,8 @@ class StepBuilder:
         if text and text.strip():
             self._seen_text = True
             tool.text = text
+        if mcp_server:
+            tool.mcp_server = mcp_server
 
     def tool_result(
         self,

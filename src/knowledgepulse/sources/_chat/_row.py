@@ -924,9 +924,19 @@ class Calls:
     finished, reward = 0"), when it gave one: a wrong answer is no success."""
 
     def request(
-        self, name: str, arguments: Any = None, call_id: str | None = None, text: str | None = None
+        self,
+        name: str,
+        arguments: Any = None,
+        call_id: str | None = None,
+        text: str | None = None,
+        *,
+        mcp_server: str | None = None,
     ) -> None:
-        """A tool call the assistant asked for (``text``: its step's own text, if kept)."""
+        """A tool call the assistant asked for (``text``: its step's own text, if kept).
+
+        ``mcp_server``: the MCP server that has the tool, where the call names one: kept with
+        the call itself, so a call that never ran (refused, unanswered) keeps it too.
+        """
         finish = _finish(name, arguments)
         if finish is not None:
             if finish["return_type"] == "give_answer":
@@ -951,7 +961,9 @@ class Calls:
                 self.answered = self.builder.final_answer is not None
             return
         self.pending.append(name)
-        self.builder.tool_request(name, arguments, call_id=call_id, text=text)
+        self.builder.tool_request(
+            name, arguments, call_id=call_id, text=text, mcp_server=mcp_server
+        )
 
     def said(self, text: str | None) -> None:
         """The assistant's text to the user (not its reasoning): a user turn may answer it."""

@@ -11,7 +11,8 @@ too) is a tool call, joined by ``tool_use_id`` with the ``tool_result`` block th
 
 A server tool (web search, code execution, an MCP connector) runs inside the model's turn: its
 call and result are blocks of the same assistant message, and the text after them is what the
-model said next, the answer when nothing follows. Consecutive ``text`` blocks are one text: the
+model said next, the answer when nothing follows. An ``mcp_tool_use`` keeps its
+``server_name`` as its tool's MCP server. Consecutive ``text`` blocks are one text: the
 API splits a reply's text where a citation starts or ends, and the reply is their concatenation.
 """
 
@@ -230,7 +231,11 @@ def _request(calls: _row.Calls, block: Mapping[str, Any], path: tuple[str | int,
     name = block.get("name")
     if not isinstance(name, str) or not name:
         raise PathError((*path, "name"), f"expected a tool name, found {describe_value(name)}")
-    calls.request(name, block.get("input"), non_empty(block.get("id")))
+    # An MCP connector's call names the server that has its tool (``server_name``, one of the
+    # request's ``mcp_servers``): kept as the tool's MCP server, as the OpenAI readers keep an
+    # ``mcp_call``'s ``server_label``. Its ``mcp_tool_result`` names only the call it answers.
+    server = non_empty(block.get("server_name")) if block.get("type") == "mcp_tool_use" else None
+    calls.request(name, block.get("input"), non_empty(block.get("id")), mcp_server=server)
 
 
 __all__ = ["CONTENT_HINT", "is_block", "matches", "tell"]

@@ -5,7 +5,10 @@ before it (a ``respond`` call, see :meth:`StepBuilder.user_turn`); ``reasoning``
 summary, else their content) and assistant messages are thoughts, the last assistant message after
 the last call the answer; ``function_call`` (and ``custom_tool_call``, ``mcp_call``, hosted
 ``*_call`` items) are tool calls, joined by ``call_id`` with their ``*_output`` items. A row with
-both ``input`` and ``output`` lists is read as the input followed by the output.
+both ``input`` and ``output`` lists is read as the input followed by the output. A call is named
+by its ``name``, or (a hosted or client-run call, which names none) as its tool is in the
+request's ``tools`` list: its type less ``_call`` (``web_search``, ``code_interpreter``,
+``shell``, ``apply_patch``...), as the Agents SDK names them (see :func:`_hosted.tool_name`).
 
 An ``image_generation_call`` is an output item: the image it made is shown to the user as part of
 the response. A response that ends on one (nothing after it but reasoning and assistant messages
@@ -15,11 +18,14 @@ Gemini reader says an image the model made), not with nothing.
 An ``mcp_list_tools`` item is the tools an MCP server offers, fetched by the API itself when the
 server is configured: no call the model made, so no step (as a request's ``tools`` are none),
 unless its ``error`` says the server could not list them: an evident error of the run's. A hosted
-call of status ``failed`` (or an ``mcp_call`` with an ``error``) is its call's failure.
+call of status ``failed`` (or an ``mcp_call`` with an ``error``) is its call's failure; one of
+status ``incomplete`` (the response stopped before the call ended) is not. An MCP call keeps the
+server that has its tool (``server_label``) as the tool's ``mcp_server``.
 A hosted MCP tool that needs approval comes as an ``mcp_approval_request`` (its ``name`` and
-``arguments``): the model's call, waiting for the user. The user's ``mcp_approval_response``
-that refuses it (``approve: false``) is that call's failure; the ``mcp_call`` that runs an
-approved one names the request (``approval_request_id``) and is its result, not a second call.
+``arguments``, its ``server_label``): the model's call, waiting for the user. The user's
+``mcp_approval_response`` that refuses it (``approve: false``) is that call's failure; the
+``mcp_call`` that runs an approved one names the request (``approval_request_id``) and is its
+result, not a second call.
 An ``apply_patch_call`` says what to change in its ``operation``; an ``*_output`` of status
 ``failed`` (the patch did not apply) is an error, as is a ``shell_call_output`` whose command
 exited non-zero or timed out; the shell's observation is what its commands printed (``stdout``,
@@ -36,7 +42,14 @@ from knowledgepulse.sources._chat import _row
 from knowledgepulse.sources._chat._text import content_text, users_words
 from knowledgepulse.sources._chat.openai_chat import TEXT_KINDS
 from knowledgepulse.sources._envelope import PathError
-from knowledgepulse.sources._hosted import mcp_error_text, output_failed, shell_chunks, shell_text
+from knowledgepulse.sources._hosted import (
+    call_failed,
+    mcp_error_text,
+    output_failed,
+    shell_chunks,
+    shell_text,
+    tool_name,
+)
 from knowledgepulse.sources._steps import StepBuilder
 
 CONTENT_HINT = (
@@ -141,7 +154,7 @@ def _tool_item(
 ) -> None:
     """A call, a call's output, or an MCP approval's request or answer; other items say nothing."""
     if kind == _APPROVAL:
-        _request(calls, item, "mcp_call", path)
+        _request(calls, item, path)
         held.add(str(item.get("id")))
     elif kind == "mcp_approval_response":
         _approval(calls, item, held)
@@ -151,7 +164,7 @@ def _tool_item(
         # the approved request run: its result, the call already told
         _outcome(calls, item, str(item.get("name")), as_string(item["approval_request_id"]))
     elif kind.endswith("_call"):
-        _request(calls, item, kind, path)
+        _request(calls, item, path)
     elif kind.endswith("_call_output"):
         output = item.get("output")
         failed = True if output_failed(item.get("status"), output) else None
@@ -181,26 +194,30 @@ def _image_answer(items: list[Any], kinds: list[str | None], last_call: int) -> 
     return made if isinstance(made, str) and made.startswith("<image/") else None
 
 
-def _request(
-    calls: _row.Calls, item: Mapping[str, Any], kind: str, path: tuple[str | int, ...]
-) -> None:
-    # A hosted call is named by its type (``web_search_call``): the item names no tool
-    # otherwise (its ``action.type``, ``search`` or ``open_page``, is what the one tool did;
-    # the request's ``tools`` entry, ``web_search`` or ``web_search_preview``, is not kept).
-    named = ("function_call", "custom_tool_call", "mcp_call")
-    name = item.get("name") if kind in named else kind
-    if not isinstance(name, str) or not name:
-        raise PathError((*path, "name"), f"expected a tool name, found {describe_value(name)}")
+def _request(calls: _row.Calls, item: Mapping[str, Any], path: tuple[str | int, ...]) -> None:
+    # A hosted call is named as its tool is in the request's ``tools`` (``web_search`` for a
+    # ``web_search_call``), by the one rule every reader of these items names it by.
+    kind = str(item.get("type"))
+    name = tool_name(item)
+    if name is None:
+        found = describe_value(item.get("name"))
+        raise PathError((*path, "name"), f"expected a tool name, found {found}")
     call_id = item.get("call_id") or item.get("id")
     # Parquet gives every item every key of the column's struct: the first one set. The code
     # interpreter's input is its ``code``, file search's its ``queries``.
     arguments = next((item[key] for key in _INPUTS if item.get(key) is not None), None)
     if kind == "code_interpreter_call" and isinstance(arguments, str):
         arguments = {"code": arguments}
-    calls.request(name, arguments, as_string(call_id))
+    calls.request(name, arguments, as_string(call_id), mcp_server=_server(item))
     # Hosted and MCP calls carry their own result; an approval request waits for its answer.
-    if kind not in {"function_call", "custom_tool_call"} and item.get("type") != _APPROVAL:
+    if kind not in {"function_call", "custom_tool_call", _APPROVAL}:
         _outcome(calls, item, name, as_string(call_id))
+
+
+def _server(item: Mapping[str, Any]) -> str | None:
+    """The MCP server an MCP call (or its approval request) is of: its ``server_label``."""
+    mcp = item.get("type") in ("mcp_call", _APPROVAL)
+    return as_string(item.get("server_label")) if mcp else None
 
 
 def _outcome(calls: _row.Calls, item: Mapping[str, Any], name: str, call_id: str | None) -> None:
@@ -209,17 +226,17 @@ def _outcome(calls: _row.Calls, item: Mapping[str, Any], name: str, call_id: str
     An ``mcp_call``'s ``error`` says it failed; so does the ``status`` ``failed`` that the web
     search, file search, code interpreter, image generator and MCP calls may end in (their types
     in openai-python), often with no ``error`` to say why: the call's failure all the same, said
-    by what it left (a code interpreter's logs) or else as ``<type> failed``. ``incomplete`` is
-    not: the response stopped (its token limit) before the call ended, no failure of the tool's.
+    by what it left (a code interpreter's logs) or else as ``<tool> failed``. ``incomplete`` is
+    not (see :func:`_hosted.call_failed`).
     """
     error = mcp_error_text(item.get("error"))
     result = _hosted_result(item)
     # An MCP call's tool is its ``name``; the server that has it, its ``server_label``.
-    server = as_string(item.get("server_label")) if item.get("type") == "mcp_call" else None
+    server = _server(item)
     if error:
         calls.result(name, error, call_id=None, is_error=True, mcp_server=server)
-    elif item.get("status") == "failed":
-        said = result if result not in (None, "") else f"{item.get('type')} failed"
+    elif call_failed(item):
+        said = result if result not in (None, "") else f"{name} failed"
         calls.result(name, said, call_id=call_id, is_error=True, mcp_server=server)
     elif result is not None:
         # By its id: an earlier call of the same tool may have come back with nothing.

@@ -16,6 +16,7 @@ from typing import Any
 
 from knowledgepulse._util.jsonpath import as_object, as_string, non_empty
 from knowledgepulse.sources._chat._text import one_of
+from knowledgepulse.sources._hosted import call_failed, mcp_error_text, tool_name
 
 # LangChain class names and role spellings, to one role each.
 _ROLES = {
@@ -211,13 +212,14 @@ def responses_reply(value: Any) -> Message | None:
     The LangSmith SDK's Agents SDK processor records a model call's ``outputs`` (and the
     workflow's) as ``{"output": [items]}``: ``message`` items with ``output_text`` parts,
     ``reasoning`` items with a ``summary``, ``function_call`` items (a handoff is one, named
-    ``transfer_to_<agent>``). ``None`` when the list is not such items.
+    ``transfer_to_<agent>``), and the calls of the tools the API runs itself (``web_search_call``,
+    ``mcp_call``...), named as every reader of Responses items names them
+    (:func:`_hosted.tool_name`: ``web_search``), no tool run running them: one that failed is
+    a failed call. ``None`` when the list is not such items.
     """
     if not isinstance(value, list) or not value:
         return None
-    if not all(
-        isinstance(item, Mapping) and one_of(item.get("type"), _RESPONSES_ITEMS) for item in value
-    ):
+    if not all(isinstance(item, Mapping) and _responses_item(item) for item in value):
         return None
     texts: list[str] = []
     reasoning: list[str] = []
@@ -231,9 +233,34 @@ def responses_reply(value: Any) -> Message | None:
         elif kind in _RESPONSES_CALLS and isinstance(item.get("name"), str) and item["name"]:
             arguments = item.get("arguments", item.get("input"))
             calls.append(ToolCall(item["name"], arguments, non_empty(item.get("call_id"))))
+        elif (name := tool_name(item)) is not None and kind not in _RESPONSES_CALLS:
+            calls.append(_hosted_call(item, name))
     if not (texts or reasoning or calls):
         return None
     return Message("ai", "\n".join(texts) or None, tuple(reasoning), tuple(calls))
+
+
+def _responses_item(item: Mapping[str, Any]) -> bool:
+    """Whether an item is one :func:`responses_reply` reads: a message, reasoning, a call."""
+    return one_of(item.get("type"), _RESPONSES_ITEMS) or tool_name(item) is not None
+
+
+def _hosted_call(item: Mapping[str, Any], name: str) -> ToolCall:
+    """A call the API ran itself (or holds for approval): its input, and its failure, if any.
+
+    Its failure is the Responses reader's: an ``mcp_call``'s ``error``, or the ``status``
+    ``failed`` (``incomplete``, the response stopped before the call ended, is none).
+    """
+    arguments = next(
+        (item[key] for key in ("arguments", "input", "action", "code", "queries") if key in item),
+        None,
+    )
+    error = mcp_error_text(item.get("error"))
+    if error and not isinstance(error, str):  # an error object with no text: told as it is
+        error = json.dumps(error, ensure_ascii=False, default=str)
+    failed = error or (f"{name} failed" if call_failed(item) else None)
+    call_id = non_empty(item.get("call_id")) or non_empty(item.get("id"))
+    return ToolCall(name, arguments, call_id, error=failed)
 
 
 def _list(value: Any) -> list[Any]:

@@ -16,28 +16,34 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from knowledgepulse._util.jsonpath import as_object, non_blank, non_empty
-from knowledgepulse.sources._hosted import mcp_error_text
+from knowledgepulse.sources._hosted import call_failed, mcp_error_text, tool_name
 from knowledgepulse.sources._steps import StepBuilder, Timestamp, as_text
 
 EntryKind = Literal["thought", "message", "request", "hosted", "output", "error"]
 
-_HOSTED = {
+# Each call is named by the one rule of every reader of Responses items (``_hosted.tool_name``):
+# its ``name``, else its type less ``_call`` (``web_search``), as the SDK's tool classes are.
+_HOSTED = frozenset(
     # Server-side tools: the call and its result are in the model's own output.
-    "web_search_call": "web_search",
-    "file_search_call": "file_search",
-    "code_interpreter_call": "code_interpreter",
-    "image_generation_call": "image_generation",
-    "tool_search_call": "tool_search",
-}
-_LOCAL = {
+    {
+        "web_search_call",
+        "file_search_call",
+        "code_interpreter_call",
+        "image_generation_call",
+        "tool_search_call",
+    }
+)
+_LOCAL = frozenset(
     # Tools the SDK runs itself: a function span (named after the tool) records the execution.
-    "function_call": None,
-    "custom_tool_call": None,
-    "computer_call": "computer",
-    "local_shell_call": "local_shell",
-    "shell_call": "shell",
-    "apply_patch_call": "apply_patch",
-}
+    {
+        "function_call",
+        "custom_tool_call",
+        "computer_call",
+        "local_shell_call",
+        "shell_call",
+        "apply_patch_call",
+    }
+)
 SDK_TOOL_ERROR_PREFIXES = (
     "An error occurred while running the tool",
     "An error occurred while parsing tool arguments",
@@ -119,9 +125,9 @@ def output_item_entries(item: Any) -> list[Entry]:
         said = f"{label}: {error}" if label and error else error
         return [Entry("error", text=said)] if said else []
     if kind in _HOSTED:
-        return [_hosted(item, _HOSTED[kind])]
+        return [_hosted(item, tool_name(item) or "tool")]
     if kind in _LOCAL:
-        name = non_empty(item.get("name")) or _LOCAL[kind] or "tool"
+        name = tool_name(item) or "tool"
         arguments = item.get("arguments", item.get("input", item.get("action")))
         call_id = non_empty(item.get("call_id")) or non_empty(item.get("id"))
         return [Entry("request", name=name, arguments=arguments, call_id=call_id)]
@@ -132,11 +138,12 @@ def _mcp_call(item: Mapping[str, Any]) -> Entry:
     """A hosted MCP call with its result, or its failure.
 
     The failure is its ``error`` (text, or openai-python's ``McpToolCallError`` object, said by
-    its message), or, with none to say why, its ``status`` ``failed``.
+    its message), or, with none to say why, its ``status`` ``failed`` (``incomplete`` is none,
+    see :func:`_hosted.call_failed`).
     """
-    name = non_empty(item.get("name")) or "mcp_call"
+    name = tool_name(item) or "mcp_call"
     error = mcp_error_text(item.get("error"))
-    if not error and item.get("status") == "failed":
+    if not error and call_failed(item):
         error = f"{name} failed"
     return Entry(
         "hosted",
@@ -150,6 +157,11 @@ def _mcp_call(item: Mapping[str, Any]) -> Entry:
 
 
 def _hosted(item: Mapping[str, Any], name: str) -> Entry:
+    """A server-side tool's call with its result; failed only when its ``status`` says so.
+
+    ``incomplete`` (the response stopped before the call ended) is no failure, as the Responses
+    reader reads it: :func:`_hosted.call_failed` is the one rule.
+    """
     arguments: Any = item.get("action")
     if arguments is None and "queries" in item:
         arguments = {"queries": item.get("queries")}
@@ -158,13 +170,12 @@ def _hosted(item: Mapping[str, Any], name: str) -> Entry:
     if arguments is None:  # a tool search's query (``tool_search_call``) is its arguments
         arguments = item.get("arguments")
     output = item.get("results", item.get("outputs"))
-    failed = item.get("status") in ("failed", "incomplete")
     return Entry(
         "hosted",
         name=name,
         arguments=arguments,
         output=output if output else None,
-        error=f"{name} {item.get('status')}" if failed else None,
+        error=f"{name} failed" if call_failed(item) else None,
         call_id=non_empty(item.get("id")),
     )
 

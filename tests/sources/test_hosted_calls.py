@@ -1,0 +1,201 @@
+"""One reading of OpenAI's hosted calls (and of MCP servers) in every reader that meets them.
+
+The Responses rows, the Agents SDK (its response spans, its ``RunResult`` / ``RunState`` items)
+and Codex rollouts carry the same Responses items; Anthropic's Messages carry MCP connector
+calls. A hosted call is named as its tool is in the request's ``tools`` list (openai-python's
+``types/responses/tool.py``) and by the Agents SDK's tool classes: ``web_search``, not the
+item's type ``web_search_call``; an ``incomplete`` one (the response stopped before it ended)
+is no failure; an MCP call keeps the server that has its tool. The calls are the conformance
+corpus's real ones (origins and licences in tests/conformance/SOURCES.md), changed where a rule
+needs a variant.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from knowledgepulse import sources
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.sources import TraceOptions
+from knowledgepulse.sources._hosted import tool_name
+from knowledgepulse.sources.openai_agents import _files as oa_files
+from knowledgepulse.trace import ReasoningTrace, TraceItem
+from tests.sources.helpers import convert_file
+
+FILES = Path(__file__).parents[1] / "conformance" / "files"
+SEARCH = (
+    FILES
+    / "openai-responses"
+    / "test_openai_responses_model_web_search_tool_with_allowed_domains.jsonl"
+)
+"""Four ``web_search_call`` items (status ``completed``), then the answer ``14195730``."""
+CODEX = FILES / "codex" / "codemie_codex_tui_0.125.jsonl"
+"""A Codex 0.125 rollout whose model searched the web (``web_search_call`` items)."""
+APPROVAL = FILES / "openai-responses" / "vercel_ai_openai_mcp_tool_approval_1.json"
+"""A Response whose ``mcp_approval_request`` asks to run ``create_short_url`` on ``zip1``."""
+ANTHROPIC_MCP = FILES / "anthropic" / "test_anthropic_mcp_servers.jsonl"
+"""Two ``mcp_tool_use`` calls of ``ask_question`` on the ``deepwiki`` server, with results."""
+TRACE_ID = "trace_" + "0" * 31 + "1"
+
+
+def only(items: list[Any]) -> ReasoningTrace:
+    assert [i for i in items if isinstance(i, Problem) and not i.warning] == []
+    (item,) = (i for i in items if isinstance(i, TraceItem))
+    return item.trace
+
+
+def responses_trace(row: dict[str, Any]) -> ReasoningTrace:
+    return only(list(sources.convert([row], source="openai-responses")))
+
+
+def agents_trace(output: list[dict[str, Any]]) -> ReasoningTrace:
+    """An Agents SDK export whose one response span's output is ``output``."""
+    objects: list[dict[str, Any]] = [
+        {"object": "trace", "id": TRACE_ID, "workflow_name": "Agent workflow"},
+        {
+            "object": "trace.span",
+            "id": "span_1",
+            "trace_id": TRACE_ID,
+            "parent_id": None,
+            "started_at": "2025-01-01T00:00:00+00:00",
+            "ended_at": "2025-01-01T00:00:05+00:00",
+            "span_data": {"type": "agent", "name": "Assistant"},
+            "error": None,
+        },
+        {
+            "object": "trace.span",
+            "id": "span_2",
+            "trace_id": TRACE_ID,
+            "parent_id": "span_1",
+            "started_at": "2025-01-01T00:00:01+00:00",
+            "ended_at": "2025-01-01T00:00:02+00:00",
+            "span_data": {"type": "response", "response_id": "r", "output": output},
+            "error": None,
+        },
+    ]
+    records = [Record(Location("t.jsonl", n, n - 1), o) for n, o in enumerate(objects, 1)]
+    (converted,) = oa_files.convert_records(records, TraceOptions())
+    assert isinstance(converted, TraceItem), converted
+    return converted.trace
+
+
+def searches() -> list[dict[str, Any]]:
+    row = json.loads(SEARCH.read_text().splitlines()[0])
+    return [item for item in row["input"] if item.get("type") == "web_search_call"]
+
+
+def tools(trace: ReasoningTrace) -> list[tuple[str, str | None]]:
+    return [(step.type, step.tool.name) for step in trace.steps if step.tool is not None]
+
+
+@pytest.mark.parametrize(
+    ("kind", "name"),
+    [
+        ("web_search_call", "web_search"),
+        ("file_search_call", "file_search"),
+        ("code_interpreter_call", "code_interpreter"),
+        ("image_generation_call", "image_generation"),
+        ("computer_call", "computer"),
+        ("local_shell_call", "local_shell"),
+        ("shell_call", "shell"),
+        ("apply_patch_call", "apply_patch"),
+        ("tool_search_call", "tool_search"),
+    ],
+)
+def test_a_call_item_names_its_tool_as_the_requests_tools_list_does(kind: str, name: str) -> None:
+    assert tool_name({"type": kind}) == name
+
+
+def test_a_named_call_keeps_its_name_and_no_call_names_none() -> None:
+    for kind in ("function_call", "custom_tool_call", "mcp_call", "mcp_approval_request"):
+        assert tool_name({"type": kind, "name": "lookup"}) == "lookup"
+    others: list[dict[str, Any]] = [
+        {"type": "message"},
+        {"type": "_call"},
+        {"type": {}},
+        {"type": ["x_call"]},
+    ]
+    assert [tool_name(other) for other in others] == [None] * 4
+
+
+def test_a_web_search_has_one_name_in_the_responses_the_agents_sdk_and_the_codex_readers() -> None:
+    first = searches()[0]
+    # before: web_search_call (Responses, Codex) but web_search (Agents SDK)
+    assert tools(responses_trace({"input": [first]}))[0] == ("tool_call", "web_search")
+    assert tools(agents_trace([first]))[0] == ("tool_call", "web_search")
+    names = {name for _, name in tools(only(convert_file(CODEX)))}
+    assert "web_search" in names
+    assert "web_search_call" not in names
+
+
+def test_an_incomplete_hosted_call_is_no_error_in_either_reader() -> None:
+    first, second = copy.deepcopy(searches()[:2])
+    first["status"] = "incomplete"  # the response stopped before the call ended
+    # before: the Agents SDK's reader told it as failed (an error the next search recovered)
+    for trace in (agents_trace([first, second]), responses_trace({"input": [first, second]})):
+        assert "error_recovery" not in [step.type for step in trace.steps]
+        assert "web_search incomplete" not in [step.content for step in trace.steps]
+    first["status"] = "failed"  # a failure the format says: an error in both
+    for trace in (agents_trace([first, second]), responses_trace({"input": [first, second]})):
+        assert [step.type for step in trace.steps][:3] == [
+            "tool_call",
+            "observation",
+            "error_recovery",
+        ]
+        assert trace.steps[1].content == "web_search failed"
+
+
+def test_an_anthropic_mcp_call_keeps_its_server() -> None:
+    trace = only(convert_file(ANTHROPIC_MCP))
+    called = [step.tool for step in trace.steps if step.tool and step.type == "tool_call"]
+    called = [tool for tool in called if tool.name != "respond"]  # the user answered
+    assert [tool.name for tool in called] == ["ask_question"] * 2
+    # before: None (``server_name`` dropped), where the OpenAI readers keep ``server_label``
+    assert [tool.mcp_server for tool in called] == ["deepwiki"] * 2
+
+
+def test_a_refused_mcp_approval_request_keeps_its_server() -> None:
+    reply = json.loads(APPROVAL.read_text())
+    request = next(i for i in reply["output"] if i["type"] == "mcp_approval_request")
+    refused = {"type": "mcp_approval_response", "approval_request_id": request["id"]}
+    trace = responses_trace({"input": [*reply["output"], {**refused, "approve": False}]})
+    assert [(step.type, step.content) for step in trace.steps][1] == (
+        "observation",
+        "not approved",
+    )
+    call = trace.steps[0].tool
+    assert call is not None
+    # before: None, the server of a refused call dropped (an observation names only the tool)
+    assert (call.name, call.mcp_server) == ("create_short_url", "zip1")
+
+
+def test_a_hosted_call_in_a_langsmith_agents_sdk_run_is_named_as_the_other_readers_name_it(
+    tmp_path: Path,
+) -> None:
+    """LangSmith's Agents SDK processor keeps a model call's ``{"output": [items]}`` as the API
+    sent them: a web search beside the handoff is a call of ``web_search``, as in every reader
+    of Responses items (the SDK runs no tool for it); one that failed is an error."""
+    batches = json.loads((FILES / "langsmith" / "openai_agents_handoff.json").read_text())
+    search = searches()[0]
+    for batch in batches:
+        for run in (*batch.get("post", []), *batch.get("patch", [])):
+            output = (run.get("outputs") or {}).get("output")
+            if run["run_type"] == "llm" and output and output[0]["type"] == "function_call":
+                output.insert(0, search)
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps(batches))
+    trace = only(list(sources.read(path, source="langsmith")))
+    # before: the output list held an item the reader did not know: neither call was read
+    assert tools(trace) == [("tool_call", "web_search"), ("tool_call", "transfer_to_handoff_agent")]
+    assert trace.outcome.result_summary == "2 + 2 = 4"
+    search["status"] = "failed"
+    path.write_text(json.dumps(batches))
+    trace = only(list(sources.read(path, source="langsmith")))
+    assert tools(trace)[:2] == [("tool_call", "web_search"), ("observation", "web_search")]
+    assert trace.steps[1].content == "web_search failed"
+    assert trace.steps[2].type == "error_recovery"  # the handoff after it
