@@ -8,10 +8,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
+from knowledgepulse.records import Problem
 from knowledgepulse.sources.otel import to_trace
 from knowledgepulse.sources.otel.spans import Span
+from knowledgepulse.trace import TraceItem
+from tests.sources.helpers import CORPUS, convert_file
 from tests.sources.test_otel_dialects import span, steps
 
 ASKED = "How do I send spans from Go to Jaeger?"
@@ -80,3 +84,65 @@ def test_a_tool_the_model_call_runs_inside_ran_around_it_not_after() -> None:
     )
     trace = to_trace([root, delegate, _chat(1, delegate)]).trace
     assert trace.outcome.result_summary == SAID
+
+
+def _read(path: Path) -> list[TraceItem]:
+    items = list(convert_file(path))
+    assert not [item for item in items if isinstance(item, Problem)]
+    return [item for item in items if isinstance(item, TraceItem)]
+
+
+def _results(item: TraceItem) -> list[tuple[str | None, str]]:
+    return [
+        (step.tool.name if step.tool else None, step.content or "")
+        for step in item.trace.steps
+        if step.type == "observation"
+    ]
+
+
+def test_one_fenced_response_block_of_named_lines_answers_each_call_by_name() -> None:
+    """Before: the whole block was the first call's result, the second call had none."""
+    path = CORPUS / "conversation" / "marketdatagenie_hermes_fc_sharegpt_new_format.json"
+    (item,) = _read(path)
+    results = _results(item)
+    assert [name for name, _ in results] == [
+        "deploy_smart_contract",
+        "execute_contract_automation",
+    ]
+    assert "0xbe9Acb19b4F920e9B5f8938fCb42559F2Ce13249" in results[0][1]
+    assert "next_execution_date" not in results[0][1]
+    assert "2023-03-31" in results[1][1]
+
+
+def _hermes_row(tmp_path: Path, results: str, *, asked: str = "Weather in Paris and Oslo?") -> Path:
+    calls = "".join(
+        f'<tool_call>\n{{"name": "{name}", "arguments": {{"city": "{city}"}}}}\n</tool_call>\n'
+        for name, city in (("weather", "Paris"), ("time", "Oslo"))
+    )
+    row = {
+        "conversations": [
+            {"from": "human", "value": asked},
+            {"from": "gpt", "value": calls},
+            {"from": "tool", "value": results},
+            {"from": "gpt", "value": "Sunny in Paris; it is noon in Oslo."},
+        ]
+    }
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    return path
+
+
+_LINES = '{"name": "time", "content": "noon"}\n{"name": "weather", "content": "sunny"}'
+
+
+def test_a_tagged_response_block_of_named_lines_answers_each_call_by_name(tmp_path: Path) -> None:
+    """The same rule in Hermes' tags: each line names its call, and is paired with it."""
+    (item,) = _read(_hermes_row(tmp_path, f"<tool_response>\n{_LINES}\n</tool_response>"))
+    assert _results(item) == [("weather", "sunny"), ("time", "noon")]
+
+
+def test_a_fenced_block_among_other_words_is_no_result(tmp_path: Path) -> None:
+    """Only a turn of fenced blocks alone is results: words around one quote it."""
+    quoted = f"Here is what came back:\n```tool_response\n{_LINES}\n```\nThanks."
+    (item,) = _read(_hermes_row(tmp_path, quoted))
+    assert _results(item) == [("weather", quoted)]
