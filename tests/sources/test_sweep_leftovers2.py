@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from knowledgepulse import sources
 from knowledgepulse.records import Problem
 from knowledgepulse.sources.otel import to_trace
 from knowledgepulse.sources.otel.spans import Span
@@ -146,3 +147,87 @@ def test_a_fenced_block_among_other_words_is_no_result(tmp_path: Path) -> None:
     quoted = f"Here is what came back:\n```tool_response\n{_LINES}\n```\nThanks."
     (item,) = _read(_hermes_row(tmp_path, quoted))
     assert _results(item) == [("weather", quoted)]
+
+
+def _problems_and_traces(path: Path) -> tuple[list[str], list[TraceItem]]:
+    items = list(sources.read([path]))
+    problems = [str(item) for item in items if isinstance(item, Problem) and not item.warning]
+    return problems, [item for item in items if isinstance(item, TraceItem)]
+
+
+def _jsonl(tmp_path: Path, rows: list[Any], name: str = "rows.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+def test_an_openhands_file_whose_first_row_has_an_empty_history_says_so(tmp_path: Path) -> None:
+    """Before: row 1 was "not a trace file this tool knows" (the rest read as OpenHands')."""
+    rows = CORPUS / "openhands" / "openagentsafety_v1_output.jsonl"
+    read = [json.loads(line) for line in rows.read_text().splitlines()]
+    empty = {**read[0], "instance_id": "safety-flattening", "history": [], "error": "it died"}
+    problems, traces = _problems_and_traces(_jsonl(tmp_path, [empty, *read]))
+    assert len(traces) == len(read)
+    assert len(problems) == 1
+    assert (
+        ":1: an OpenHands evaluation row whose history is empty (safety-flattening)"
+        in (problems[0])
+    )
+    assert problems[0].endswith("the row's error: it died")
+
+
+def test_chat_rows_whose_first_conversation_is_empty_say_so(tmp_path: Path) -> None:
+    """openai-chat's and ShareGPT's rows alike: the empty row is its column's, not unknown."""
+    said: list[tuple[dict[str, Any], dict[str, Any]]] = [
+        (
+            {"messages": []},
+            {
+                "messages": [
+                    {"role": "user", "content": "hi"},
+                    {"role": "assistant", "content": "hello"},
+                ]
+            },
+        ),
+        (
+            {"conversations": []},
+            {
+                "conversations": [
+                    {"from": "human", "value": "hi"},
+                    {"from": "gpt", "value": "hello"},
+                ]
+            },
+        ),
+    ]
+    for empty, full in said:
+        problems, traces = _problems_and_traces(_jsonl(tmp_path, [empty, full]))
+        column = next(iter(empty))
+        assert [trace.trace.outcome.result_summary for trace in traces] == ["hello"]
+        assert problems == [
+            f"{tmp_path / 'rows.jsonl'}:1: column {column!r} holds no message: an object with "
+            f"keys {column}; a conversation of no message is no trace"
+        ]
+
+
+def test_a_stray_first_line_is_said_by_the_source_alone_and_costs_the_session_nothing(
+    tmp_path: Path,
+) -> None:
+    """Each held record is given to the source alone: Gemini CLI reads a JSON Lines session by
+    its header, which the stray line before it must not stand in for."""
+    session = CORPUS / "gemini-cli" / "gemini_cli_0.61.0_missing_file.jsonl"
+    path = tmp_path / "session.jsonl"
+    path.write_text('{"hello": "world"}\n' + session.read_text())
+    problems, traces = _problems_and_traces(path)
+    (alone,) = _problems_and_traces(session)[1]
+    assert [item.trace for item in traces] == [alone.trace]
+    assert len(problems) == 1
+    assert ":1: not a Gemini CLI session: an object with keys hello" in problems[0]
+
+
+def test_records_no_source_knows_stay_unknown_when_none_decides() -> None:
+    problems = list(sources.convert([{"hello": "world"}, {"history": []}]))
+    assert [
+        str(problem).split(": not a trace file this tool knows")[0] for problem in problems
+    ] == [
+        "rows:1",
+        "rows:2",
+    ]
