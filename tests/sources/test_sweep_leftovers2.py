@@ -2,7 +2,12 @@
 
 * jaeger-ui's flame graph fixture: a ``chat`` span's words, then a ``web_search`` and a
   retrieval, and no model call after them. Words that tools follow were said before acting (a
-  thought); a run that ends on a tool's result has no final answer.
+  thought); a run that ends on a tool's result has no final answer (LangSmith's runs alike).
+* MarketDataGenie's ShareGPT rows answer two parallel calls in one fenced ``tool_response``
+  block, one object a line, each naming its call: each line is its call's result, by name.
+* A file whose first record says nothing of its form (an OpenHands evaluation row whose
+  ``history`` is empty, a conversation of no message) was that row's "not a trace file this
+  tool knows"; the source the next record decides now says what is wrong with it.
 """
 
 from __future__ import annotations
@@ -13,10 +18,12 @@ from typing import Any
 
 from knowledgepulse import sources
 from knowledgepulse.records import Problem
+from knowledgepulse.sources import langchain as lc
 from knowledgepulse.sources.otel import to_trace
 from knowledgepulse.sources.otel.spans import Span
 from knowledgepulse.trace import TraceItem
 from tests.sources.helpers import CORPUS, convert_file
+from tests.sources.test_langchain import ai, llm, run
 from tests.sources.test_otel_dialects import span, steps
 
 ASKED = "How do I send spans from Go to Jaeger?"
@@ -85,6 +92,28 @@ def test_a_tool_the_model_call_runs_inside_ran_around_it_not_after() -> None:
     )
     trace = to_trace([root, delegate, _chat(1, delegate)]).trace
     assert trace.outcome.result_summary == SAID
+
+
+def test_a_langsmith_model_run_a_tool_ran_after_gave_no_answer() -> None:
+    """The same rule in LangSmith's runs: the model's words, then a tool, and no model after."""
+    tool = run(
+        "tool",
+        "search",
+        start_time="2025-01-01T00:00:02Z",
+        inputs={"q": "it"},
+        outputs={"output": "found"},
+    )
+    tree = run(
+        "chain",
+        "agent",
+        inputs={"messages": [["user", "find it"]]},
+        child_runs=[llm("m1", ai("Let me look."), "2025-01-01T00:00:01Z"), tool],
+    )
+    item = lc.to_trace(tree)
+    assert [step.type for step in item.trace.steps] == ["thought", "tool_call", "observation"]
+    assert item.trace.outcome.result_summary == "completed"
+    tree["child_runs"] = [tool, llm("m2", ai("Found it."), "2025-01-01T00:00:03Z")]
+    assert lc.to_trace(tree).trace.outcome.result_summary == "Found it."
 
 
 def _read(path: Path) -> list[TraceItem]:
