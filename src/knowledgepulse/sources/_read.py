@@ -8,6 +8,7 @@ source says about a whole file (what it read it as, the columns it guessed) goes
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from itertools import chain
@@ -203,6 +204,8 @@ class _Reading:
         if found is None:  # an empty file, or nothing any source knows
             yield from (problem for problem in lead.records if isinstance(problem, Problem))
             return
+        yield from said_by(found, lead.held, self.options)
+        lead.held = []
         named = self.source not in ("auto", REASONING_TRACE)
         if named and found.name == REASONING_TRACE:
             self.note(
@@ -328,6 +331,8 @@ class Lead:
         source: the source that reads the file; ``None``: no record decides one.
         first: the record that decided it (a named source's: the first record), or ``None``.
         records: the problems not yet given and the deciding record, in order, for the source.
+        held: the records before those that no source recognised, and the problems between
+            them, for the source to say what is wrong with each (:func:`said_by`).
         claimed: whether a source claimed one of its records (a named source claims them all;
             two claiming one decide nothing): the file is of a form kp knows.
     """
@@ -337,6 +342,8 @@ class Lead:
         self.first: Record | None = None
         self.records: list[Record | Problem] = []
         self.claimed = False
+        self.held: list[Record | Problem] = []
+        self.holding = 0  # how many records no source recognised went into ``held``
 
 
 def decide(records: Iterator[Record | Problem], source: str, lead: Lead) -> Iterator[Problem]:
@@ -347,9 +354,13 @@ def decide(records: Iterator[Record | Problem], source: str, lead: Lead) -> Iter
     that record is a ``ReasoningTrace`` document, always read as itself (a file of them given
     beside a dataset's rows named by their source: ``kp dedupe --from sharegpt --against``). With
     ``auto``, the first record a source recognises decides (a plugin's ``recognises()`` asked
-    guarded, by :func:`detect`); each record before it that none recognises is a problem of its
-    own, yielded with the problems before it, so one stray line never costs the traces after it.
-    A record two sources claim decides nothing: the file needs a name.
+    guarded, by :func:`detect`), so one stray line never costs the traces after it. The records
+    before it that none recognises say nothing of the file's form (an evaluation row whose
+    ``history`` is empty, a conversation of no messages): up to :data:`UNDECIDED_HELD` of them
+    are held, with the problems between them, in ``lead.held``, for the source that decides to
+    say what is wrong with each (:func:`said_by`); past that bound, or with no source deciding,
+    each is a problem of its own ("not a trace file this tool knows"), yielded in order with
+    the problems around it. A record two sources claim decides nothing: the file needs a name.
 
     Raises:
         UnknownSourceError: ``source`` is not a registered source.
@@ -367,14 +378,63 @@ def decide(records: Iterator[Record | Problem], source: str, lead: Lead) -> Iter
             lead.records.append(record)
             lead.first, lead.source = record, candidates[0]
             return
-        yield from (problem for problem in lead.records if isinstance(problem, Problem))
-        lead.records = []
-        # A row of some shape, as far as anyone knows: written back with its error unless
-        # its file turns out to give traces (UnreadRows).
-        yield replace(record.problem((), undecided(record.value, candidates)), row=True)
+        if not candidates and lead.holding < UNDECIDED_HELD:
+            lead.held.extend([*lead.records, record])
+            lead.records = []
+            lead.holding += 1
+            continue
+        yield from _undecided([*lead.held, *lead.records])
+        lead.held, lead.records = [], []
+        lead.holding = UNDECIDED_HELD  # past the bound: none held from now on
+        yield _undecided_row(record, candidates)
         if candidates:  # claimed by several: the rest of the file is theirs too
             return
+    yield from _undecided(lead.held)
+    lead.held = []
     lead.source = named
+
+
+UNDECIDED_HELD = 100
+"""How many records no source recognises are held for the record that decides the file's source
+(:func:`decide`): a record can be megabytes."""
+
+
+def _undecided(records: list[Record | Problem]) -> Iterator[Problem]:
+    """The problems of records held before no source decided: theirs, and each record's."""
+    for record in records:
+        yield _undecided_row(record, []) if isinstance(record, Record) else record
+
+
+def _undecided_row(record: Record, candidates: list[Source]) -> Problem:
+    # A row of some shape, as far as anyone knows: written back with its error unless its file
+    # turns out to give traces (UnreadRows).
+    return replace(record.problem((), undecided(record.value, candidates)), row=True)
+
+
+def said_by(
+    source: Source, held: list[Record | Problem], options: TraceOptions
+) -> Iterator[Problem]:
+    """What ``source`` says of each record held before it was decided (:func:`decide`).
+
+    Each is given to the source alone, never with the file's other records: a source may read a
+    file by its first record (Gemini CLI's JSON Lines session by its header), and a record that
+    says nothing of the form must not be that one. The first error it says is the record's
+    problem (an OpenHands row whose ``history`` is empty says so, with the row's error; a
+    session's reader, given one line, says next that its run holds no step, which the file's
+    run does not), as where such a record comes later in a file; a source that gives a trace of
+    it (no source recognised it), or says nothing, leaves it "not a trace file this tool knows".
+    """
+    for record in held:
+        if not isinstance(record, Record):
+            yield record
+            continue
+        said: TraceItem | Problem | None = None
+        with contextlib.suppress(Exception, SystemExit):  # a plugin's bug: kp says it
+            said = next(iter(source.convert([record], options)), None)
+        if isinstance(said, Problem) and not said.warning:
+            yield replace(said, record=said.record or record, row=True)
+        else:
+            yield _undecided_row(record, [])
 
 
 STRAY_LEAD = 100

@@ -317,6 +317,22 @@ def messages_column(row: Mapping[str, Any], family: ChatSource) -> str | None:
     return None
 
 
+def _empty_column(row: Mapping[str, Any], family: ChatSource) -> str | None:
+    """What to say of a row whose usual messages column is there and empty, else ``None``.
+
+    A conversation of no message (``{"messages": []}``, a run that recorded nothing) is no
+    trace; the column is the right one, so the message does not ask for another.
+    """
+    for name in (name for name in family.fields if name in row):
+        value = json_or_value(row[name])
+        if value is None or (isinstance(value, list | str) and not value):
+            return (
+                f"column {name!r} holds no message: {describe_value(row)}; a conversation of "
+                "no message is no trace"
+            )
+    return None
+
+
 def _stray_turn(row: Mapping[str, Any], family: ChatSource) -> str | None:
     """Where a usual column's conversation stops being the family's, when one turn is to blame.
 
@@ -527,9 +543,13 @@ def _columns(row: Mapping[str, Any], said: RowOptions, family: ChatSource) -> Co
         )
     messages = said.messages_field or messages_column(row, family)
     if messages is None:
-        return _stray_turn(row, family) or (
-            f"no column holds {family.name} messages: {describe_value(row)}; "
-            "name it with messages_field (kp: --messages-field)"
+        return (
+            _stray_turn(row, family)
+            or _empty_column(row, family)
+            or (
+                f"no column holds {family.name} messages: {describe_value(row)}; "
+                "name it with messages_field (kp: --messages-field)"
+            )
         )
     then = _follower(row, messages, family) if messages in row else None
     ids: tuple[str, ...] = ID_FIELDS

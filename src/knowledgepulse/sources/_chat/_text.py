@@ -39,6 +39,10 @@ _EXIT_CODE = re.compile(r"\n[ \t]*Exit code:[ \t]*(-?\d+)\s*\Z")
 appends ``Exit code: N`` to the command's output): a code other than 0 is a failed command."""
 _TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _TOOL_RESPONSE = re.compile(r"<tool_response>\s*(.*?)\s*(?:</tool_response>|$)", re.DOTALL)
+_FENCED_RESPONSE = re.compile(r"```tool_response[ \t]*\n(.*?)\n?```", re.DOTALL)
+"""Hermes' ``<tool_response>`` written as a fenced block (MarketDataGenie's ShareGPT rows, the
+fenced protocol of ``@ai-sdk-tool/parser``'s Gemma middleware): read as the tag is, where the
+turn is such blocks alone (a turn that quotes one among other words is no result)."""
 _LISTED_CALLS = re.compile(r"<TOOLCALL>\s*(.*?)\s*(?:</TOOLCALL>|$)", re.DOTALL)
 _LISTED_RESPONSES = re.compile(r"<TOOL_RESPONSE>\s*(.*?)\s*(?:</TOOL_RESPONSE>|$)", re.DOTALL)
 """NVIDIA Nemotron's tags (its chat templates; Llama-Nemotron's post-training rows, When2Call's):
@@ -220,8 +224,21 @@ def has_listed_calls(text: Any) -> bool:
 
 
 def has_result_tags(text: Any) -> bool:
-    """Whether a turn's text holds tool results in tags: Hermes' or Nemotron's."""
-    return has_tags(text) or (isinstance(text, str) and "<TOOL_RESPONSE>" in text)
+    """Whether a turn holds tool results in tags: Hermes' (or its fenced blocks), Nemotron's."""
+    return (
+        has_tags(text)
+        or (isinstance(text, str) and "<TOOL_RESPONSE>" in text)
+        or bool(_fenced_responses(text))
+    )
+
+
+def _fenced_responses(text: Any) -> list[str]:
+    """The bodies of a turn's fenced ``tool_response`` blocks, where the turn is them alone."""
+    if not isinstance(text, str) or "```tool_response" not in text:
+        return []
+    if _FENCED_RESPONSE.sub("", text).strip():
+        return []
+    return _FENCED_RESPONSE.findall(text)
 
 
 def split_think(text: str, *, unopened: bool = False) -> tuple[list[str], str]:
@@ -641,19 +658,37 @@ def _tagged_call(parsed: Any) -> TaggedCall | None:
 def tool_responses(text: str) -> Iterator[tuple[str | None, Any]]:
     """The results in a turn's tags, each its tool's name (when said) and content.
 
-    Each ``<tool_response>`` block (Hermes'), then each item of Nemotron's ``<TOOL_RESPONSE>``
-    lists (no name: they answer the calls in order).
+    Each ``<tool_response>`` block (Hermes', or the same fenced: a turn of ```` ```tool_response
+    ```` blocks alone), then each item of Nemotron's ``<TOOL_RESPONSE>`` lists (no name: they
+    answer the calls in order).
     """
-    for body in _TOOL_RESPONSE.findall(text):
-        parsed = json_or_python(body)
-        if isinstance(parsed, dict) and isinstance(parsed.get("name"), str):
-            yield parsed["name"], parsed.get("content", parsed)
-        else:
-            yield None, parsed if parsed is not None else body
+    for body in [*_TOOL_RESPONSE.findall(text), *_fenced_responses(text)]:
+        yield from _named_results(body)
     for body in _LISTED_RESPONSES.findall(text):  # Nemotron's: a list, a result a call
         parsed = json_or_python(body)
         for result in parsed if isinstance(parsed, list) else [parsed if parsed else body]:
             yield None, result
+
+
+def _named_results(body: str) -> Iterator[tuple[str | None, Any]]:
+    """One response block's results: each its tool's name (when said) and content.
+
+    A block is one result, ``{"name", "content"}``; or, where every line of it is such an
+    object, one result a line: MarketDataGenie's rows answer two parallel calls in one block,
+    a line each, each line naming its call, so each is paired with its call by name, as two
+    blocks would be.
+    """
+    parsed = json_or_python(body)
+    if isinstance(parsed, dict) and isinstance(parsed.get("name"), str):
+        yield parsed["name"], parsed.get("content", parsed)
+        return
+    lines = [line.strip() for line in body.splitlines() if line.strip()]
+    each = [json_or_python(line) for line in lines] if len(lines) > 1 else []
+    if each and all(isinstance(item, dict) and isinstance(item.get("name"), str) for item in each):
+        for item in each:
+            yield item["name"], item.get("content", item)
+        return
+    yield None, parsed if parsed is not None else body
 
 
 def json_or_python(body: str) -> Any:

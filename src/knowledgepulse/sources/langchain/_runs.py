@@ -398,21 +398,34 @@ def model_output(outputs: Any) -> list[Message]:
 
 
 def _answer_run(nodes: list[tuple[RunNode, bool]]) -> int | None:
-    """The model run whose text is the final answer: the last one, when it calls no tool."""
+    """The model run whose text is the final answer: the last one, when it calls no tool.
+
+    Nor when a tool ran after it (no model run read its result): its words were said before
+    acting, a thought, and the run ends on a tool's result, with no answer (as in spans).
+    """
     last: Mapping[str, Any] | None = None
+    ran_after = False
     for node, inside_tool in nodes:
         if (
             not inside_tool
             and _kind(node.run) in _MODEL_RUNS
             and model_output(node.run.get("outputs"))
         ):
-            last = node.run
-    if last is None:
+            last, ran_after = node.run, False
+        elif not inside_tool and _kind(node.run) in _TOOL_RUNS and not _middleware(node.run):
+            ran_after = last is not None
+    if last is None or ran_after:
         return None
     messages = model_output(last.get("outputs"))
     if any(message.tool_calls for message in messages):
         return None
     return id(last) if any(message.text for message in messages) else None
+
+
+def _middleware(run: Mapping[str, Any]) -> bool:
+    """Whether a tool run is a guardrail's check (LangSmith's Agents SDK processor's), no call."""
+    metadata = as_object(as_object(run.get("extra")).get("metadata"))
+    return metadata.get("ls_agent_type") == "middleware"
 
 
 def _extraction(nodes: list[tuple[RunNode, bool]]) -> int | None:

@@ -300,6 +300,11 @@ def _answer(ordered: list[_Read], agent: _Read | None) -> str | None:
     if inferences:
         last = inferences[-1].view.output_messages or []
         calls = [part for m in last for part in m["parts"] if part.get("type") == "tool_call"]
+        if not calls and _tool_ran_after(ordered, inferences[-1]):
+            # Tools ran after the model's last words, and no model call read their results:
+            # those words were said before acting (a thought), and the run ends on a tool's
+            # result, with no answer (jaeger-ui's fixture: a chat, then a search, a retrieval).
+            return None
         if not calls:
             return msg.last_assistant_text(last)
         output = [part for part in calls if is_output_tool(str(part.get("name") or ""))]
@@ -309,6 +314,26 @@ def _answer(ordered: list[_Read], agent: _Read | None) -> str | None:
         if extracted is not None:  # the structured output, asked for after the answer
             return as_text(extracted[1].get("arguments")) or None
     return None
+
+
+def _tool_ran_after(ordered: list[_Read], call: _Read) -> bool:
+    """Whether a tool span (a retrieval too) started at or after a model call started.
+
+    A tool span the call runs inside (an agent called as a tool) ran around it, not after it.
+    """
+    around: set[int] = set()
+    parent = call.parent
+    while parent is not None and parent not in around:
+        around.add(parent)
+        parent = ordered[parent].parent
+    started = call.span.start_ns
+    return started is not None and any(
+        item.view.role == "tool"
+        and n not in around
+        and item.span.start_ns is not None
+        and item.span.start_ns >= started
+        for n, item in enumerate(ordered)
+    )
 
 
 def _extraction(ordered: list[_Read]) -> tuple[int, dict[str, Any]] | None:
