@@ -2692,12 +2692,16 @@ def _langsmith_model_run(timeline: _Timeline, outputs: dict[str, Any], tool_runs
     """A model run's text; and a Responses call (the Agents SDK's, by LangSmith's processor)
     that no tool run ran: a handoff (``transfer_to_<agent>``), still a call; a call the API ran
     itself (``web_search_call``...) named as in Responses rows (:func:`_responses_tool`), an
-    error when it failed (its ``error``, its ``status: failed``)."""
+    error when it failed (its ``error``, its ``status: failed``); an ``mcp_list_tools`` (the
+    API fetching an MCP server's tools) no call, an error when its ``error`` says the server's
+    tools were not listed."""
     timeline.text(_llm_run_text(outputs) or _responses_said(outputs.get("output")))
     items = outputs.get("output")
     for item in items if isinstance(items, list) else []:
         kind = str(item.get("type"))
-        if kind == "function_call" and item["name"] not in tool_runs:
+        if kind == "mcp_list_tools" and item.get("error"):
+            timeline.error()
+        elif kind == "function_call" and item["name"] not in tool_runs:
             timeline.tool(item["name"])
         elif kind.endswith("_call") and kind not in ("function_call", "custom_tool_call"):
             timeline.tool(_responses_tool(item))

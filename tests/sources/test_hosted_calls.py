@@ -199,3 +199,36 @@ def test_a_hosted_call_in_a_langsmith_agents_sdk_run_is_named_as_the_other_reade
     assert tools(trace)[:2] == [("tool_call", "web_search"), ("observation", "web_search")]
     assert trace.steps[1].content == "web_search failed"
     assert trace.steps[2].type == "error_recovery"  # the handoff after it
+
+
+def listed_tools() -> dict[str, Any]:
+    """The corpus's real ``mcp_list_tools`` item: the tools the ``dmcp`` server offers."""
+    response = json.loads(
+        (FILES / "openai-responses" / "vercel_ai_openai_mcp_tool_1.json").read_text()
+    )
+    (item,) = (i for i in response["output"] if i["type"] == "mcp_list_tools")
+    return dict(item)
+
+
+def test_an_mcp_tool_list_in_a_langsmith_agents_sdk_run_is_no_step(tmp_path: Path) -> None:
+    """An ``mcp_list_tools`` item (the API fetching an MCP server's tools) is no call of the
+    model's, as in the Responses reader, and leaves the items beside it read; its ``error`` (the
+    server could not list them) is an error of the run's."""
+    batches = json.loads((FILES / "langsmith" / "openai_agents_handoff.json").read_text())
+    listed = listed_tools()
+    for batch in batches:
+        for run in (*batch.get("post", []), *batch.get("patch", [])):
+            output = (run.get("outputs") or {}).get("output")
+            if run["run_type"] == "llm" and output and output[0]["type"] == "function_call":
+                output.insert(0, listed)
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps(batches))
+    trace = only(list(sources.read(path, source="langsmith")))
+    # before: the list held an item the reader did not know: the handoff call was not read
+    assert tools(trace) == [("tool_call", "transfer_to_handoff_agent")]
+    assert trace.outcome.result_summary == "2 + 2 = 4"
+    listed["error"] = "Error retrieving tool list from MCP server: 'dmcp'. Http status code: 424"
+    path.write_text(json.dumps(batches))
+    trace = only(list(sources.read(path, source="langsmith")))
+    errors = [step for step in trace.steps if step.type == "observation" and step.tool is None]
+    assert [step.content for step in errors] == [f"dmcp: {listed['error']}"]
