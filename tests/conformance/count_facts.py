@@ -2513,6 +2513,7 @@ def mlflow(path: Path) -> list[Run]:
                 reply = attribute(span, "mlflow.spanOutputs") or {}
                 choices = reply.get("choices") or [{}] if isinstance(reply, dict) else [{}]
                 timeline.text((choices[0].get("message") or {}).get("content"))
+                _hosted_calls(timeline, reply.get("output") if isinstance(reply, dict) else None)
             if failed(span) and own(span) not in failing:
                 timeline.error()
         asked = attribute(root, "mlflow.spanInputs")
@@ -2535,6 +2536,31 @@ def mlflow(path: Path) -> list[Run]:
         trace_id = info.get("trace_id", info.get("request_id"))
         runs.append(timeline.facts(objective, state == "OK", trace_id=trace_id))
     return runs
+
+
+_CLIENT_RUN = frozenset(
+    {
+        "function_call",
+        "custom_tool_call",
+        "computer_call",
+        "local_shell_call",
+        "shell_call",
+        "apply_patch_call",
+    }
+)
+"""The Responses calls the client runs (a ``TOOL`` span of its own, an ``*_output`` item)."""
+
+
+def _hosted_calls(timeline: _Timeline, items: Any) -> None:
+    """The calls the API ran itself among a response's ``output`` items (no span runs them):
+    each a tool named as in Responses rows (:func:`_responses_tool`), an error when it failed
+    (an ``mcp_call``'s ``error``, a ``status`` of ``failed``)."""
+    for item in items if isinstance(items, list) else []:
+        kind = str(item.get("type")) if isinstance(item, dict) else ""
+        if kind.endswith("_call") and kind not in _CLIENT_RUN:
+            timeline.tool(_responses_tool(item))
+            if item.get("error") or item.get("status") == "failed":
+                timeline.error()
 
 
 def _mlflow_traces(path: Path) -> Iterator[dict[str, Any]]:

@@ -232,3 +232,57 @@ def test_an_mcp_tool_list_in_a_langsmith_agents_sdk_run_is_no_step(tmp_path: Pat
     trace = only(list(sources.read(path, source="langsmith")))
     errors = [step for step in trace.steps if step.type == "observation" and step.tool is None]
     assert [step.content for step in errors] == [f"dmcp: {listed['error']}"]
+
+
+MLFLOW_RESPONSES = FILES / "mlflow" / "openai_responses_parallel_tool_error.json"
+"""``client.responses.create`` traced by ``mlflow.openai.autolog()``: two ``get_location`` calls,
+the first failing, then the answer."""
+
+
+def mlflow_with_hosted(tmp_path: Path, hosted: list[dict[str, Any]]) -> Path:
+    """The MLflow trace with ``hosted`` calls before the first response's function calls."""
+    document = json.loads(MLFLOW_RESPONSES.read_text())
+    span = next(s for s in document["data"]["spans"] if s["name"] == "Responses")
+    outputs = json.loads(span["attributes"]["mlflow.spanOutputs"])
+    outputs["output"][:0] = hosted
+    span["attributes"]["mlflow.spanOutputs"] = json.dumps(outputs)
+    path = tmp_path / MLFLOW_RESPONSES.name
+    path.write_text(json.dumps(document))
+    return path
+
+
+def test_a_hosted_call_in_an_mlflow_response_is_a_call_with_its_own_result(
+    tmp_path: Path,
+) -> None:
+    """A response's output (``mlflow.openai.autolog()``, a ``ResponsesAgent``'s) holds the calls
+    the API ran itself: each a call named as every reader of Responses items names it, with the
+    result it carries (an MCP call's ``output``); a failed one (``status: failed``, an MCP
+    call's ``error``) is an error, an ``incomplete`` one none."""
+    response = json.loads(
+        (FILES / "openai-responses" / "vercel_ai_openai_mcp_tool_1.json").read_text()
+    )
+    (mcp,) = (i for i in response["output"] if i["type"] == "mcp_call")
+    search = searches()[0]
+    path = mlflow_with_hosted(tmp_path, [search, mcp])
+    trace = only(convert_file(path, source="mlflow"))
+    # before: both dropped, the two get_location calls the trace's first steps
+    assert tools(trace)[:3] == [
+        ("tool_call", "web_search"),
+        ("tool_call", "web_search_exa"),
+        ("observation", "web_search_exa"),
+    ]
+    assert (trace.steps[2].content or "").startswith(mcp["output"][:200])  # kept, clipped
+    failed = {**search, "status": "failed"}
+    refused = {
+        **mcp,
+        "status": "failed",
+        "error": {"type": "mcp_tool_execution_error", "message": "quota"},
+    }
+    trace = only(convert_file(mlflow_with_hosted(tmp_path, [failed, refused]), source="mlflow"))
+    observed = [
+        (s.tool.name, s.content) for s in trace.steps[:4] if s.type == "observation" and s.tool
+    ]
+    assert observed == [("web_search", "web_search failed"), ("web_search_exa", "quota")]
+    incomplete = {**search, "status": "incomplete"}
+    trace = only(convert_file(mlflow_with_hosted(tmp_path, [incomplete]), source="mlflow"))
+    assert tools(trace)[:2] == [("tool_call", "web_search"), ("tool_call", "get_location")]
