@@ -4440,15 +4440,24 @@ def _agents_run_state(state: dict[str, Any]) -> Run:
     A ``tool_call_item`` is a call (the raw item's ``name``, else its tool as the request's
     ``tools`` name it, :func:`_responses_tool`), a server tool search
     (``tool_search_call_item``) the call ``tool_search``; a ``message_output_item`` the
-    model's text; an output in the SDK's failure wording an error. The run ended only when its
+    model's text; an output in the SDK's failure wording an error. A hosted MCP approval is read
+    as in Responses rows: an ``mcp_approval_request_item`` a call of its ``name``, an
+    ``mcp_approval_response_item`` with ``approve: false`` an error, the ``mcp_call`` that runs
+    an approved request (its ``approval_request_id``) no second call. The run ended only when its
     items end in a message and no step waits (``current_step`` null): a state holds no output.
     """
     original = state["original_input"]
     objective = original if isinstance(original, str) else _first_user(original)
     timeline, items = _Timeline(), state["generated_items"]
+    asked = set()
     for item in items:
         raw = item.get("raw_item") or {}
-        if item["type"] == "tool_call_item":
+        if item["type"] == "mcp_approval_request_item":
+            asked.add(raw.get("id"))
+            timeline.tool(_responses_tool(raw))
+        if item["type"] == "mcp_approval_response_item" and raw.get("approve") is False:
+            timeline.error()
+        if item["type"] == "tool_call_item" and raw.get("approval_request_id") not in asked:
             timeline.tool(_responses_tool(raw))
         if item["type"] == "tool_search_call_item":
             timeline.tool("tool_search")

@@ -286,3 +286,55 @@ def test_a_hosted_call_in_an_mlflow_response_is_a_call_with_its_own_result(
     incomplete = {**search, "status": "incomplete"}
     trace = only(convert_file(mlflow_with_hosted(tmp_path, [incomplete]), source="mlflow"))
     assert tools(trace)[:2] == [("tool_call", "web_search"), ("tool_call", "get_location")]
+
+
+PENDING = FILES / "openai-agents" / "run_state_resume_v1_13_pending_tool_approval.json"
+"""A saved ``RunState`` (SDK 1.13) whose run stopped for a function tool's approval."""
+
+
+def run_state_with(tmp_path: Path, items: list[dict[str, Any]]) -> ReasoningTrace:
+    """The saved state with ``items`` as its run items, ended (no next step, no interruption)."""
+    state = json.loads(PENDING.read_text())
+    state["generated_items"] = items
+    state["current_step"] = {"type": "next_step_final_output", "output": "done"}
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(state))
+    converted = [i for i in sources.read(path, source="openai-agents") if isinstance(i, TraceItem)]
+    return converted[0].trace
+
+
+def test_an_agents_sdk_hosted_mcp_approval_is_read_as_the_responses_reader_reads_it(
+    tmp_path: Path,
+) -> None:
+    """A ``RunResult``'s (a ``RunState``'s) ``mcp_approval_request_item`` is the model's call
+    of the MCP tool with its server; an ``mcp_approval_response_item`` refusing it that call's
+    failure; the ``mcp_call`` that runs an approved one is its result, not a second call."""
+    reply = json.loads(APPROVAL.read_text())
+    request = next(i for i in reply["output"] if i["type"] == "mcp_approval_request")
+    agent = {"name": "compat-agent"}
+    asked = {"type": "mcp_approval_request_item", "raw_item": request, "agent": agent}
+    answer = {"type": "mcp_approval_response", "approval_request_id": request["id"]}
+    refused = {"type": "mcp_approval_response_item", "agent": agent}
+    refused["raw_item"] = {**answer, "approve": False, "reason": "not now"}
+    trace = run_state_with(tmp_path, [asked, refused])
+    # before: neither item read, no step
+    assert tools(trace) == [("tool_call", "create_short_url"), ("observation", "create_short_url")]
+    call = trace.steps[0].tool
+    assert call is not None
+    assert call.mcp_server == "zip1"
+    assert trace.steps[1].content == "not approved: not now"
+    approved = {**refused, "raw_item": {**answer, "approve": True}}
+    ran = {
+        "type": "mcp_call",
+        "id": "mcp_1",
+        "approval_request_id": request["id"],
+        "name": request["name"],
+        "arguments": request["arguments"],
+        "server_label": "zip1",
+        "output": "https://zip1.io/abc",
+        "status": "completed",
+    }
+    ran_item = {"type": "tool_call_item", "raw_item": ran, "agent": agent}
+    trace = run_state_with(tmp_path, [asked, approved, ran_item])
+    assert tools(trace) == [("tool_call", "create_short_url"), ("observation", "create_short_url")]
+    assert trace.steps[1].content == "https://zip1.io/abc"
