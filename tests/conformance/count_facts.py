@@ -2513,6 +2513,7 @@ def mlflow(path: Path) -> list[Run]:
                 reply = attribute(span, "mlflow.spanOutputs") or {}
                 choices = reply.get("choices") or [{}] if isinstance(reply, dict) else [{}]
                 timeline.text((choices[0].get("message") or {}).get("content"))
+                _hosted_calls(timeline, reply.get("output") if isinstance(reply, dict) else None)
             if failed(span) and own(span) not in failing:
                 timeline.error()
         asked = attribute(root, "mlflow.spanInputs")
@@ -2535,6 +2536,31 @@ def mlflow(path: Path) -> list[Run]:
         trace_id = info.get("trace_id", info.get("request_id"))
         runs.append(timeline.facts(objective, state == "OK", trace_id=trace_id))
     return runs
+
+
+_CLIENT_RUN = frozenset(
+    {
+        "function_call",
+        "custom_tool_call",
+        "computer_call",
+        "local_shell_call",
+        "shell_call",
+        "apply_patch_call",
+    }
+)
+"""The Responses calls the client runs (a ``TOOL`` span of its own, an ``*_output`` item)."""
+
+
+def _hosted_calls(timeline: _Timeline, items: Any) -> None:
+    """The calls the API ran itself among a response's ``output`` items (no span runs them):
+    each a tool named as in Responses rows (:func:`_responses_tool`), an error when it failed
+    (an ``mcp_call``'s ``error``, a ``status`` of ``failed``)."""
+    for item in items if isinstance(items, list) else []:
+        kind = str(item.get("type")) if isinstance(item, dict) else ""
+        if kind.endswith("_call") and kind not in _CLIENT_RUN:
+            timeline.tool(_responses_tool(item))
+            if item.get("error") or item.get("status") == "failed":
+                timeline.error()
 
 
 def _mlflow_traces(path: Path) -> Iterator[dict[str, Any]]:
@@ -2692,12 +2718,16 @@ def _langsmith_model_run(timeline: _Timeline, outputs: dict[str, Any], tool_runs
     """A model run's text; and a Responses call (the Agents SDK's, by LangSmith's processor)
     that no tool run ran: a handoff (``transfer_to_<agent>``), still a call; a call the API ran
     itself (``web_search_call``...) named as in Responses rows (:func:`_responses_tool`), an
-    error when it failed (its ``error``, its ``status: failed``)."""
+    error when it failed (its ``error``, its ``status: failed``); an ``mcp_list_tools`` (the
+    API fetching an MCP server's tools) no call, an error when its ``error`` says the server's
+    tools were not listed."""
     timeline.text(_llm_run_text(outputs) or _responses_said(outputs.get("output")))
     items = outputs.get("output")
     for item in items if isinstance(items, list) else []:
         kind = str(item.get("type"))
-        if kind == "function_call" and item["name"] not in tool_runs:
+        if kind == "mcp_list_tools" and item.get("error"):
+            timeline.error()
+        elif kind == "function_call" and item["name"] not in tool_runs:
             timeline.tool(item["name"])
         elif kind.endswith("_call") and kind not in ("function_call", "custom_tool_call"):
             timeline.tool(_responses_tool(item))
@@ -4410,15 +4440,24 @@ def _agents_run_state(state: dict[str, Any]) -> Run:
     A ``tool_call_item`` is a call (the raw item's ``name``, else its tool as the request's
     ``tools`` name it, :func:`_responses_tool`), a server tool search
     (``tool_search_call_item``) the call ``tool_search``; a ``message_output_item`` the
-    model's text; an output in the SDK's failure wording an error. The run ended only when its
+    model's text; an output in the SDK's failure wording an error. A hosted MCP approval is read
+    as in Responses rows: an ``mcp_approval_request_item`` a call of its ``name``, an
+    ``mcp_approval_response_item`` with ``approve: false`` an error, the ``mcp_call`` that runs
+    an approved request (its ``approval_request_id``) no second call. The run ended only when its
     items end in a message and no step waits (``current_step`` null): a state holds no output.
     """
     original = state["original_input"]
     objective = original if isinstance(original, str) else _first_user(original)
     timeline, items = _Timeline(), state["generated_items"]
+    asked = set()
     for item in items:
         raw = item.get("raw_item") or {}
-        if item["type"] == "tool_call_item":
+        if item["type"] == "mcp_approval_request_item":
+            asked.add(raw.get("id"))
+            timeline.tool(_responses_tool(raw))
+        if item["type"] == "mcp_approval_response_item" and raw.get("approve") is False:
+            timeline.error()
+        if item["type"] == "tool_call_item" and raw.get("approval_request_id") not in asked:
             timeline.tool(_responses_tool(raw))
         if item["type"] == "tool_search_call_item":
             timeline.tool("tool_search")

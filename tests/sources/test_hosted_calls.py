@@ -199,3 +199,142 @@ def test_a_hosted_call_in_a_langsmith_agents_sdk_run_is_named_as_the_other_reade
     assert tools(trace)[:2] == [("tool_call", "web_search"), ("observation", "web_search")]
     assert trace.steps[1].content == "web_search failed"
     assert trace.steps[2].type == "error_recovery"  # the handoff after it
+
+
+def listed_tools() -> dict[str, Any]:
+    """The corpus's real ``mcp_list_tools`` item: the tools the ``dmcp`` server offers."""
+    response = json.loads(
+        (FILES / "openai-responses" / "vercel_ai_openai_mcp_tool_1.json").read_text()
+    )
+    (item,) = (i for i in response["output"] if i["type"] == "mcp_list_tools")
+    return dict(item)
+
+
+def test_an_mcp_tool_list_in_a_langsmith_agents_sdk_run_is_no_step(tmp_path: Path) -> None:
+    """An ``mcp_list_tools`` item (the API fetching an MCP server's tools) is no call of the
+    model's, as in the Responses reader, and leaves the items beside it read; its ``error`` (the
+    server could not list them) is an error of the run's."""
+    batches = json.loads((FILES / "langsmith" / "openai_agents_handoff.json").read_text())
+    listed = listed_tools()
+    for batch in batches:
+        for run in (*batch.get("post", []), *batch.get("patch", [])):
+            output = (run.get("outputs") or {}).get("output")
+            if run["run_type"] == "llm" and output and output[0]["type"] == "function_call":
+                output.insert(0, listed)
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps(batches))
+    trace = only(list(sources.read(path, source="langsmith")))
+    # before: the list held an item the reader did not know: the handoff call was not read
+    assert tools(trace) == [("tool_call", "transfer_to_handoff_agent")]
+    assert trace.outcome.result_summary == "2 + 2 = 4"
+    listed["error"] = "Error retrieving tool list from MCP server: 'dmcp'. Http status code: 424"
+    path.write_text(json.dumps(batches))
+    trace = only(list(sources.read(path, source="langsmith")))
+    errors = [step for step in trace.steps if step.type == "observation" and step.tool is None]
+    assert [step.content for step in errors] == [f"dmcp: {listed['error']}"]
+
+
+MLFLOW_RESPONSES = FILES / "mlflow" / "openai_responses_parallel_tool_error.json"
+"""``client.responses.create`` traced by ``mlflow.openai.autolog()``: two ``get_location`` calls,
+the first failing, then the answer."""
+
+
+def mlflow_with_hosted(tmp_path: Path, hosted: list[dict[str, Any]]) -> Path:
+    """The MLflow trace with ``hosted`` calls before the first response's function calls."""
+    document = json.loads(MLFLOW_RESPONSES.read_text())
+    span = next(s for s in document["data"]["spans"] if s["name"] == "Responses")
+    outputs = json.loads(span["attributes"]["mlflow.spanOutputs"])
+    outputs["output"][:0] = hosted
+    span["attributes"]["mlflow.spanOutputs"] = json.dumps(outputs)
+    path = tmp_path / MLFLOW_RESPONSES.name
+    path.write_text(json.dumps(document))
+    return path
+
+
+def test_a_hosted_call_in_an_mlflow_response_is_a_call_with_its_own_result(
+    tmp_path: Path,
+) -> None:
+    """A response's output (``mlflow.openai.autolog()``, a ``ResponsesAgent``'s) holds the calls
+    the API ran itself: each a call named as every reader of Responses items names it, with the
+    result it carries (an MCP call's ``output``); a failed one (``status: failed``, an MCP
+    call's ``error``) is an error, an ``incomplete`` one none."""
+    response = json.loads(
+        (FILES / "openai-responses" / "vercel_ai_openai_mcp_tool_1.json").read_text()
+    )
+    (mcp,) = (i for i in response["output"] if i["type"] == "mcp_call")
+    search = searches()[0]
+    path = mlflow_with_hosted(tmp_path, [search, mcp])
+    trace = only(convert_file(path, source="mlflow"))
+    # before: both dropped, the two get_location calls the trace's first steps
+    assert tools(trace)[:3] == [
+        ("tool_call", "web_search"),
+        ("tool_call", "web_search_exa"),
+        ("observation", "web_search_exa"),
+    ]
+    assert (trace.steps[2].content or "").startswith(mcp["output"][:200])  # kept, clipped
+    failed = {**search, "status": "failed"}
+    refused = {
+        **mcp,
+        "status": "failed",
+        "error": {"type": "mcp_tool_execution_error", "message": "quota"},
+    }
+    trace = only(convert_file(mlflow_with_hosted(tmp_path, [failed, refused]), source="mlflow"))
+    observed = [
+        (s.tool.name, s.content) for s in trace.steps[:4] if s.type == "observation" and s.tool
+    ]
+    assert observed == [("web_search", "web_search failed"), ("web_search_exa", "quota")]
+    incomplete = {**search, "status": "incomplete"}
+    trace = only(convert_file(mlflow_with_hosted(tmp_path, [incomplete]), source="mlflow"))
+    assert tools(trace)[:2] == [("tool_call", "web_search"), ("tool_call", "get_location")]
+
+
+PENDING = FILES / "openai-agents" / "run_state_resume_v1_13_pending_tool_approval.json"
+"""A saved ``RunState`` (SDK 1.13) whose run stopped for a function tool's approval."""
+
+
+def run_state_with(tmp_path: Path, items: list[dict[str, Any]]) -> ReasoningTrace:
+    """The saved state with ``items`` as its run items, ended (no next step, no interruption)."""
+    state = json.loads(PENDING.read_text())
+    state["generated_items"] = items
+    state["current_step"] = {"type": "next_step_final_output", "output": "done"}
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(state))
+    converted = [i for i in sources.read(path, source="openai-agents") if isinstance(i, TraceItem)]
+    return converted[0].trace
+
+
+def test_an_agents_sdk_hosted_mcp_approval_is_read_as_the_responses_reader_reads_it(
+    tmp_path: Path,
+) -> None:
+    """A ``RunResult``'s (a ``RunState``'s) ``mcp_approval_request_item`` is the model's call
+    of the MCP tool with its server; an ``mcp_approval_response_item`` refusing it that call's
+    failure; the ``mcp_call`` that runs an approved one is its result, not a second call."""
+    reply = json.loads(APPROVAL.read_text())
+    request = next(i for i in reply["output"] if i["type"] == "mcp_approval_request")
+    agent = {"name": "compat-agent"}
+    asked = {"type": "mcp_approval_request_item", "raw_item": request, "agent": agent}
+    answer = {"type": "mcp_approval_response", "approval_request_id": request["id"]}
+    refused = {"type": "mcp_approval_response_item", "agent": agent}
+    refused["raw_item"] = {**answer, "approve": False, "reason": "not now"}
+    trace = run_state_with(tmp_path, [asked, refused])
+    # before: neither item read, no step
+    assert tools(trace) == [("tool_call", "create_short_url"), ("observation", "create_short_url")]
+    call = trace.steps[0].tool
+    assert call is not None
+    assert call.mcp_server == "zip1"
+    assert trace.steps[1].content == "not approved: not now"
+    approved = {**refused, "raw_item": {**answer, "approve": True}}
+    ran = {
+        "type": "mcp_call",
+        "id": "mcp_1",
+        "approval_request_id": request["id"],
+        "name": request["name"],
+        "arguments": request["arguments"],
+        "server_label": "zip1",
+        "output": "https://zip1.io/abc",
+        "status": "completed",
+    }
+    ran_item = {"type": "tool_call_item", "raw_item": ran, "agent": agent}
+    trace = run_state_with(tmp_path, [asked, approved, ran_item])
+    assert tools(trace) == [("tool_call", "create_short_url"), ("observation", "create_short_url")]
+    assert trace.steps[1].content == "https://zip1.io/abc"

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
+from knowledgepulse._util.jsonpath import as_string
+
 _NAMED = frozenset({"function_call", "custom_tool_call", "mcp_call", "mcp_approval_request"})
 """The call items that carry their tool's ``name`` (a function, a custom tool, an MCP tool)."""
 _CALL = "_call"
@@ -120,8 +122,47 @@ def shell_text(output: list[dict[str, Any]]) -> str:
     return "\n".join(text.rstrip("\n") for text in streams if isinstance(text, str) and text)
 
 
+def hosted_result(item: Mapping[str, Any]) -> Any:
+    """What a hosted call gave back: its ``output`` or ``results``, else the media it made.
+
+    The code interpreter's ``outputs`` are logs and images (none: an empty result, see
+    :func:`_ran`), the image generator's ``result`` an image in base64: an image is said by its
+    type (``<image/png>``, as Gemini CLI says one), its bytes never kept as text.
+    """
+    if item.get("output") is not None or item.get("results") is not None:
+        return item.get("output", item.get("results"))
+    outputs = item.get("outputs")
+    if isinstance(outputs, list) and (outputs or _ran(item)):
+        return "\n".join(filter(None, map(_interpreter_output, outputs)))
+    if isinstance(item.get("result"), str) and item["result"]:
+        return f"<image/{as_string(item.get('output_format')) or 'png'}>"
+    return None
+
+
+def _ran(item: Mapping[str, Any]) -> bool:
+    """Whether a code interpreter call's empty ``outputs`` says it ran and printed nothing.
+
+    The API sends ``outputs`` as ``null`` when they were not asked for (``include``) or are not
+    there yet; a list is what the code printed and drew, so a completed call's empty one is an
+    empty result (an empty observation, as an empty ``function_call_output`` is), not no result.
+    """
+    return item.get("type") == "code_interpreter_call" and item.get("status") in ("completed", None)
+
+
+def _interpreter_output(output: Any) -> str | None:
+    """A code interpreter output's text: its logs, or an image said by its type."""
+    if not isinstance(output, dict):
+        return as_string(output)
+    if output.get("type") == "image":
+        url = as_string(output.get("url")) or ""
+        media = url.removeprefix("data:").split(";", 1)[0] if url.startswith("data:") else ""
+        return f"<{media or 'image'}>"
+    return as_string(output.get("logs"))
+
+
 __all__ = [
     "call_failed",
+    "hosted_result",
     "mcp_error_text",
     "output_failed",
     "shell_chunks",

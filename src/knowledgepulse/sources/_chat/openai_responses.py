@@ -44,6 +44,7 @@ from knowledgepulse.sources._chat.openai_chat import TEXT_KINDS
 from knowledgepulse.sources._envelope import PathError
 from knowledgepulse.sources._hosted import (
     call_failed,
+    hosted_result,
     mcp_error_text,
     output_failed,
     shell_chunks,
@@ -190,7 +191,7 @@ def _image_answer(items: list[Any], kinds: list[str | None], last_call: int) -> 
             return None
         if (content_text(item.get("content"), TEXT_KINDS | {"refusal"}) or "").strip():
             return None
-    made = _hosted_result(items[last_call])
+    made = hosted_result(items[last_call])
     return made if isinstance(made, str) and made.startswith("<image/") else None
 
 
@@ -230,7 +231,7 @@ def _outcome(calls: _row.Calls, item: Mapping[str, Any], name: str, call_id: str
     not (see :func:`_hosted.call_failed`).
     """
     error = mcp_error_text(item.get("error"))
-    result = _hosted_result(item)
+    result = hosted_result(item)
     # An MCP call's tool is its ``name``; the server that has it, its ``server_label``.
     server = _server(item)
     if error:
@@ -267,44 +268,6 @@ def _approval(calls: _row.Calls, item: Mapping[str, Any], held: set[str]) -> Non
 
 # An apply_patch_call's input is its ``operation`` (create / update / delete a file, its diff).
 _INPUTS = ("arguments", "input", "action", "code", "queries", "operation")
-
-
-def _hosted_result(item: Mapping[str, Any]) -> Any:
-    """What a hosted call gave back: its ``output`` or ``results``, else the media it made.
-
-    The code interpreter's ``outputs`` are logs and images (none: an empty result, see
-    :func:`_ran`), the image generator's ``result`` an image in base64: an image is said by its
-    type (``<image/png>``, as Gemini CLI says one), its bytes never kept as text.
-    """
-    if item.get("output") is not None or item.get("results") is not None:
-        return item.get("output", item.get("results"))
-    outputs = item.get("outputs")
-    if isinstance(outputs, list) and (outputs or _ran(item)):
-        return "\n".join(filter(None, map(_interpreter_output, outputs)))
-    if isinstance(item.get("result"), str) and item["result"]:
-        return f"<image/{as_string(item.get('output_format')) or 'png'}>"
-    return None
-
-
-def _ran(item: Mapping[str, Any]) -> bool:
-    """Whether a code interpreter call's empty ``outputs`` says it ran and printed nothing.
-
-    The API sends ``outputs`` as ``null`` when they were not asked for (``include``) or are not
-    there yet; a list is what the code printed and drew, so a completed call's empty one is an
-    empty result (an empty observation, as an empty ``function_call_output`` is), not no result.
-    """
-    return item.get("type") == "code_interpreter_call" and item.get("status") in ("completed", None)
-
-
-def _interpreter_output(output: Any) -> str | None:
-    """A code interpreter output's text: its logs, or an image said by its type."""
-    if not isinstance(output, dict):
-        return as_string(output)
-    if output.get("type") == "image":
-        url = as_string(output.get("url")) or ""
-        media = url.removeprefix("data:").split(";", 1)[0] if url.startswith("data:") else ""
-        return f"<{media or 'image'}>"
-    return as_string(output.get("logs"))
 
 
 __all__ = ["CONTENT_HINT", "matches", "tell"]

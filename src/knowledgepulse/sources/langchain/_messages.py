@@ -65,6 +65,8 @@ class Message:
         tool_call_id: for a tool message, the call it answers.
         status: for a tool message, ``success`` or ``error``.
         name: the message's ``name`` (a tool message's tool).
+        errors: errors the reply reports that are no call's (an MCP server that could not
+            list its tools), errors of the run's.
     """
 
     role: str
@@ -74,6 +76,7 @@ class Message:
     tool_call_id: str | None = None
     status: str | None = None
     name: str | None = None
+    errors: tuple[str, ...] = ()
 
 
 def as_message(value: Any) -> Message | None:
@@ -203,7 +206,8 @@ def _valid_calls(value: Any) -> list[ToolCall]:
 
 
 _RESPONSES_CALLS = frozenset({"function_call", "custom_tool_call"})
-_RESPONSES_ITEMS = frozenset({"message", "reasoning", *_RESPONSES_CALLS})
+_LIST_TOOLS = "mcp_list_tools"
+_RESPONSES_ITEMS = frozenset({"message", "reasoning", _LIST_TOOLS, *_RESPONSES_CALLS})
 
 
 def responses_reply(value: Any) -> Message | None:
@@ -215,7 +219,9 @@ def responses_reply(value: Any) -> Message | None:
     ``transfer_to_<agent>``), and the calls of the tools the API runs itself (``web_search_call``,
     ``mcp_call``...), named as every reader of Responses items names them
     (:func:`_hosted.tool_name`: ``web_search``), no tool run running them: one that failed is
-    a failed call. ``None`` when the list is not such items.
+    a failed call. An ``mcp_list_tools`` item (the tools an MCP server offers, fetched by the
+    API itself) is no call, as in the Responses reader; its ``error`` (the server could not
+    list them) is an error of the run's. ``None`` when the list is not such items.
     """
     if not isinstance(value, list) or not value:
         return None
@@ -224,9 +230,12 @@ def responses_reply(value: Any) -> Message | None:
     texts: list[str] = []
     reasoning: list[str] = []
     calls: list[ToolCall] = []
+    errors: list[str] = []
     for item in value:
         kind = item["type"]
-        if kind == "message" and item.get("role", "assistant") == "assistant":
+        if kind == _LIST_TOOLS:
+            errors += _list_error(item)
+        elif kind == "message" and item.get("role", "assistant") == "assistant":
             texts += _content(item.get("content"))[0]
         elif kind == "reasoning":
             reasoning += _reasoning_text(item)
@@ -235,9 +244,19 @@ def responses_reply(value: Any) -> Message | None:
             calls.append(ToolCall(item["name"], arguments, non_empty(item.get("call_id"))))
         elif (name := tool_name(item)) is not None and kind not in _RESPONSES_CALLS:
             calls.append(_hosted_call(item, name))
-    if not (texts or reasoning or calls):
+    if not (texts or reasoning or calls or errors):
         return None
-    return Message("ai", "\n".join(texts) or None, tuple(reasoning), tuple(calls))
+    text = "\n".join(texts) or None
+    return Message("ai", text, tuple(reasoning), tuple(calls), errors=tuple(errors))
+
+
+def _list_error(item: Mapping[str, Any]) -> list[str]:
+    """An ``mcp_list_tools`` item's ``error``, said with its server (``server_label``)."""
+    error = as_string(item.get("error"))
+    if not error or not error.strip():
+        return []
+    label = as_string(item.get("server_label"))
+    return [f"{label}: {error}" if label else error]
 
 
 def _responses_item(item: Mapping[str, Any]) -> bool:

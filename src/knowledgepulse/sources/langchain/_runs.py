@@ -230,6 +230,8 @@ class _Walk:
             # A failure inside a tool belongs to the tool: its own error says it once.
             self.builder.error(f"{_name(run)}: {error}", at=moment(run.get("end_time")) or at)
         for message in model_output(run.get("outputs")):
+            for listed in message.errors:  # an MCP server that could not list its tools
+                self.builder.error(listed, at=at)
             for reasoning in message.reasoning:
                 self.builder.thought(reasoning, at=at)
             if message.text and id(run) == self.answer_run and not message.tool_calls:
@@ -241,14 +243,18 @@ class _Walk:
                 self.answer = as_text(message.tool_calls[0].arguments)
                 self.builder.answer(self.answer, at=at, said=False)
                 continue
-            for call in message.tool_calls:
-                self.builder.tool_request(call.name, call.arguments, call_id=call.call_id, at=at)
+            self._calls(message, at)
+
+    def _calls(self, message: Message, at: datetime | None) -> None:
+        """The calls a model's reply asks for; one the API ran and that failed, with its error."""
+        for call in message.tool_calls:
+            self.builder.tool_request(call.name, call.arguments, call_id=call.call_id, at=at)
+            if call.call_id:
+                self.requested[call.call_id] = call.name
+            if call.error:
+                self.builder.tool_result(call.name, error=call.error, call_id=call.call_id)
                 if call.call_id:
-                    self.requested[call.call_id] = call.name
-                if call.error:
-                    self.builder.tool_result(call.name, error=call.error, call_id=call.call_id)
-                    if call.call_id:
-                        self.failed.add(call.call_id)
+                    self.failed.add(call.call_id)
 
     def _untraced_results(self, history: list[Message], raw: Any) -> None:
         """The results of calls no tool run recorded, as the next model call was sent them.

@@ -257,7 +257,13 @@ def tell(
         elif entry.kind in ("thought", "message"):
             builder.thought(entry.text, at=at)
         elif entry.kind == "request":
-            builder.tool_request(entry.name, entry.arguments, call_id=entry.call_id, at=at)
+            builder.tool_request(
+                entry.name,
+                entry.arguments,
+                call_id=entry.call_id,
+                at=at,
+                mcp_server=entry.mcp_server,
+            )
         elif entry.kind == "error":
             builder.error(entry.text, at=at)
         else:

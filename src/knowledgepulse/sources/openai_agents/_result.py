@@ -20,7 +20,7 @@ from typing import Any
 from knowledgepulse._util.jsonpath import as_object, as_string, non_empty
 from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.sources._envelope import TraceOptions, assemble
-from knowledgepulse.sources._hosted import output_failed
+from knowledgepulse.sources._hosted import output_failed, tool_name
 from knowledgepulse.sources._steps import StepBuilder, as_text
 from knowledgepulse.sources.openai_agents._items import (
     Entry,
@@ -123,11 +123,19 @@ def result_trace(
 def _entries(items: list[Any]) -> list[Entry]:
     entries: list[Entry] = []
     names: dict[str, str] = {}
+    held: set[str] = set()  # the ids of the MCP approval requests told as calls
     for item in items:
         kind = getattr(item, "type", None)
         raw = plain(getattr(item, "raw_item", None))
         if kind in ("message_output_item", "reasoning_item", "mcp_list_tools_item"):
             entries.extend(output_item_entries(raw))
+        elif kind in _APPROVAL_ITEMS:
+            entries.extend(_approval(kind, as_object(raw), names, held))
+        elif kind == "tool_call_item" and _approved_run(raw, held):
+            # the approved request run (its ``approval_request_id``): its result, not a call
+            ran = output_item_entries(raw)[0]
+            request = str(as_object(raw)["approval_request_id"])
+            entries.append(dataclasses.replace(ran, kind="output", call_id=request))
         elif kind in ("tool_call_item", "handoff_call_item"):
             found = output_item_entries(raw) or [_unknown_call(item, raw)]
             for entry in found:
@@ -141,6 +149,45 @@ def _entries(items: list[Any]) -> list[Entry]:
         elif kind == "tool_search_output_item":
             _search_output(entries, raw)
     return entries
+
+
+_APPROVAL_ITEMS = ("mcp_approval_request_item", "mcp_approval_response_item")
+
+
+def _approval(
+    kind: str, raw: Mapping[str, Any], names: dict[str, str], held: set[str]
+) -> list[Entry]:
+    """A hosted MCP approval, read as the Responses reader reads its items.
+
+    The request (an ``mcp_approval_request``: the tool's ``name``, its ``arguments``, the
+    ``server_label`` of its server) is the model's call of the tool, waiting for the user; the
+    user's response (``mcp_approval_response``) that refuses it (``approve: false``, and its
+    ``reason``) is that call's failure. An approval is no step of its own: the ``mcp_call`` that
+    runs an approved request is its result.
+    """
+    if kind == "mcp_approval_request_item":
+        request = non_empty(raw.get("id"))
+        name = tool_name(raw) or "mcp"
+        if request:
+            names[request] = name
+            held.add(request)
+        server = non_empty(raw.get("server_label"))
+        arguments = raw.get("arguments")
+        return [
+            Entry("request", name=name, arguments=arguments, call_id=request, mcp_server=server)
+        ]
+    request = non_empty(raw.get("approval_request_id"))
+    if raw.get("approve") is not False or request not in held:
+        return []
+    reason = non_empty(raw.get("reason"))
+    said = f"not approved: {reason}" if reason else "not approved"
+    return [Entry("output", name=names[request], error=said, call_id=request)]
+
+
+def _approved_run(raw: Any, held: set[str]) -> bool:
+    """Whether a run item is the ``mcp_call`` that ran an approval request told as a call."""
+    item = as_object(raw)
+    return item.get("type") == "mcp_call" and item.get("approval_request_id") in held
 
 
 def _search_output(entries: list[Entry], raw: Any) -> None:

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from knowledgepulse._util.jsonpath import as_object, non_blank
 from knowledgepulse.sources._envelope import dspy_fields
+from knowledgepulse.sources._hosted import call_failed, hosted_result, mcp_error_text, tool_name
 from knowledgepulse.sources._steps import TOOL_FAILED, as_text, python_dict, python_fields
 from knowledgepulse.sources.otel import messages as msg
 from knowledgepulse.sources.otel._haystack import is_chat_message
@@ -1151,9 +1152,14 @@ def _responses_item(item: Mapping[str, Any]) -> dict[str, Any]:
 
     A ``function_call`` item is the model asking for a tool (an assistant message with that
     call), a ``function_call_output`` its result (a tool message): the calls of one response
-    are one turn's, so a failed one's siblings are no recovery.
+    are one turn's, so a failed one's siblings are no recovery. A call the API ran itself
+    (``web_search_call``, ``file_search_call``, ``mcp_call``...) is read as :func:`_hosted_call`.
     """
     kind = item.get("type")
+    if isinstance(kind, str) and kind.endswith("_call") and kind != "function_call":
+        hosted = _hosted_call(item)
+        if hosted is not None:
+            return hosted
     if kind == "function_call":
         function = {"name": item.get("name"), "arguments": item.get("arguments")}
         return {
@@ -1172,6 +1178,58 @@ def _responses_item(item: Mapping[str, Any]) -> dict[str, Any]:
         for block in content
     ]
     return {**item, "content": texts}
+
+
+_CLIENT_CALLS = frozenset(
+    {"custom_tool_call", "computer_call", "local_shell_call", "shell_call", "apply_patch_call"}
+)
+"""Calls the client runs, their results in ``*_output`` items of their own: no result here."""
+
+
+def _hosted_call(item: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A call the API ran itself, in a response's output, as the assistant's own parts.
+
+    The call (named as every reader of Responses items names it, :func:`_hosted.tool_name`:
+    ``web_search``, an MCP call by its tool) and the result it carries (its ``results``,
+    ``output``, what the code printed), failed as the Responses reader reads it: an
+    ``mcp_call``'s ``error``, else the ``status`` ``failed`` (:func:`_hosted.call_failed`;
+    ``incomplete`` is none). The conventions' server tool parts keep them: no tool span runs
+    such a call. A call the client runs (``shell_call``...) is ``None``, left to be read with
+    the rest of what the client said.
+    """
+    name = tool_name(item)
+    if name is None or item.get("type") in _CLIENT_CALLS:
+        return None
+    call_id = item.get("call_id") or item.get("id")
+    arguments = next((item[key] for key in _HOSTED_INPUTS if item.get(key) is not None), None)
+    if item.get("type") == "code_interpreter_call" and isinstance(arguments, str):
+        arguments = {"code": arguments}  # as the Responses reader gives it
+    parts: list[dict[str, Any]] = [
+        {"type": "server_tool_call", "id": call_id, "name": name, "arguments": arguments}
+    ]
+    error = mcp_error_text(item.get("error"))
+    result = hosted_result(item)
+    if error or call_failed(item):
+        said = error or (result if result not in (None, "") else f"{name} failed")
+        parts.append(_server_response(call_id, name, said, failed=True))
+    elif result is not None:
+        parts.append(_server_response(call_id, name, result, failed=False))
+    return {"role": "assistant", "parts": parts}
+
+
+_HOSTED_INPUTS = ("arguments", "action", "code", "queries", "input")
+"""Where a hosted call keeps its input: an MCP call's ``arguments``, a web search's ``action``,
+the code interpreter's ``code``, a file search's ``queries``."""
+
+
+def _server_response(call_id: Any, name: str, result: Any, *, failed: bool) -> dict[str, Any]:
+    return {
+        "type": "server_tool_call_response",
+        "id": call_id,
+        "name": name,
+        "response": result,
+        "is_error": failed,
+    }
 
 
 def _mlflow_input_text(inputs: Any) -> str | None:
