@@ -313,3 +313,19 @@ def test_a_bad_part_is_a_problem_at_its_event() -> None:
     assert isinstance(problem, Problem)
     assert problem.path.startswith("events[11].content.parts[1].functionCall.name")
     assert "expected a function name" in problem.message
+
+
+def test_an_eval_cases_malformed_user_content_is_a_problem_at_its_place_not_a_crash() -> None:
+    """Found by ``bench/fuzz_loaders.py --structured``: ``parts`` that is no list, or a ``role``
+    that is no name, was a ``TypeError``; now the first is said at its place and the second
+    reads as content without a role (the author decides, as for a hand-written case)."""
+    no_parts = document(ORDERS)
+    no_parts["eval_cases"][0]["conversation"][2]["user_content"]["parts"] = True
+    (problem, *_) = items(no_parts)
+    assert isinstance(problem, Problem)
+    assert "conversation[2].user_content" in problem.path
+    assert "not a Gemini content" in problem.message
+
+    odd_role = document(ORDERS)
+    odd_role["eval_cases"][0]["conversation"][1]["user_content"]["role"] = ["user"]
+    assert calls(one_trace(items(odd_role))) == calls(one_trace(items(document(ORDERS))))

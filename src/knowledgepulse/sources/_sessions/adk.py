@@ -35,7 +35,7 @@ from knowledgepulse._util.text import counted
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import anthropic, gemini
-from knowledgepulse.sources._chat._text import reported_failure
+from knowledgepulse.sources._chat._text import one_of, reported_failure
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
 from knowledgepulse.sources._sessions._documents import documents
 from knowledgepulse.sources._steps import StepBuilder
@@ -124,7 +124,7 @@ def _case_trace(record: Record, index: int, case: Any, options: TraceOptions) ->
     errors: set[int] = set()
     for n, turn in enumerate(turns):
         _invocation(as_object(turn), (*at, "conversation", n), contents, origins, errors)
-    if all(content["role"] == "user" for content in contents):
+    if all(content.get("role") == "user" for content in contents):
         raise PathError(
             (*at, "conversation"),
             "no turn of the agent's in this eval case (no final_response, no intermediate_data): "
@@ -222,12 +222,16 @@ def _content(content: Mapping[str, Any], author: str | None) -> dict[str, Any]:
     Without one, the author says: the user's, else the agent's, whose function responses ADK
     sends as the user's (as the Gemini API takes them).
     """
-    parts = [p for p in content.get("parts") or [] if isinstance(p, dict)]
+    parts = content.get("parts")
+    if not isinstance(parts, list):
+        return dict(content)  # the Gemini reader says what is wrong, at its place
     role = content.get("role")
-    if role not in gemini.ROLES:
-        answers = any(gemini.field(p, "functionResponse") is not None for p in parts)
+    if not one_of(role, gemini.ROLES):
+        answers = any(
+            isinstance(p, dict) and gemini.field(p, "functionResponse") is not None for p in parts
+        )
         role = "user" if author == "user" or answers else "model"
-    return {"role": role, "parts": [_failed(part) for part in parts]}
+    return {"role": role, "parts": [_failed(p) if isinstance(p, dict) else p for p in parts]}
 
 
 def _failed(part: dict[str, Any]) -> dict[str, Any]:
