@@ -156,23 +156,11 @@ def _case_trace(record: Record, index: int, case: Any, options: TraceOptions) ->
             f"an eval case without a recorded conversation: {describe_value(case)}; a "
             "conversation_scenario (a user simulator's plan) holds no run to read",
         )
-    paths = [(*at, "conversation", n) for n in range(len(turns))]
-    set_id = as_string(gemini.field(record.value, "evalSetId")) or "eval-set"
-    case_id = as_string(gemini.field(case, "evalId")) or str(index)
-    app = as_string(gemini.field(as_object(gemini.field(case, "sessionInput")), "appName"))
-    extra = {"eval_set_id": set_id, "eval_id": case_id, "reference": True}
-    created = gemini.field(case, "creationTimestamp")
-    return _turns_trace(
-        turns,
-        paths,
-        at,
-        record,
-        options,
-        source_id=f"{set_id}/{case_id}",
-        created=created,
-        app=app,
-        extra=extra,
-    )
+    pairs = [((*at, "conversation", n), turn) for n, turn in enumerate(turns)]
+    app = gemini.field(as_object(gemini.field(case, "sessionInput")), "appName")
+    ids = _ids(record.value, case, index)
+    extra = {"eval_set_id": ids[0], "eval_id": ids[1], "reference": True}
+    return _turns_trace(record, options, at, pairs, ids, case, app, extra)
 
 
 def _result_trace(
@@ -180,68 +168,56 @@ def _result_trace(
 ) -> TraceItem:
     """One case of an eval result: its actual invocations, with ADK's verdict and metrics."""
     at: JsonPath = ("eval_case_results", index)
-    scored = gemini.field(as_object(case), "evalMetricResultPerInvocation")
-    per = [as_object(entry) for entry in _listed(scored)]
-    turns = [gemini.field(entry, "actualInvocation") for entry in per]
-    paths = [
-        (*at, "eval_metric_result_per_invocation", n, "actual_invocation")
-        for n in range(len(turns))
+    per = _listed(gemini.field(as_object(case), "evalMetricResultPerInvocation"))
+    pairs = [
+        ((*at, "eval_metric_result_per_invocation", n, "actual_invocation"), actual)
+        for n, entry in enumerate(per)
+        if (actual := gemini.field(as_object(entry), "actualInvocation")) is not None
     ]
-    if not turns:
-        raise PathError(at, "a case result without eval_metric_result_per_invocation: no run kept")
-    set_id = as_string(gemini.field(result, "evalSetId")) or "eval-set"
-    case_id = as_string(gemini.field(case, "evalId")) or str(index)
+    if not pairs:
+        raise PathError(at, "a case result without an actual_invocation: no run was kept")
     status = gemini.field(case, "finalEvalStatus")
-    metrics = {
-        as_string(gemini.field(m, "metricName")) or str(n): {
-            "score": gemini.field(m, "score"),
-            "threshold": gemini.field(m, "threshold"),
-            "eval_status": _STATUS.get(gemini.field(m, "evalStatus")),
-        }
-        for n, m in enumerate(
-            map(as_object, _listed(gemini.field(case, "overallEvalMetricResults")))
-        )
-    }
+    overall = [as_object(m) for m in _listed(gemini.field(case, "overallEvalMetricResults"))]
+    ids = _ids(result, case, index)
     extra = {
         "eval_set_result_id": gemini.field(result, "evalSetResultId"),
-        "eval_set_id": set_id,
-        "eval_id": case_id,
+        "eval_set_id": ids[0],
+        "eval_id": ids[1],
         "session_id": gemini.field(case, "sessionId"),
         "eval_status": _STATUS.get(status, "not evaluated"),
-        "metrics": metrics or None,
+        "metrics": {
+            str(gemini.field(m, "metricName")): {
+                "score": gemini.field(m, "score"),
+                "threshold": gemini.field(m, "threshold"),
+                "eval_status": _STATUS.get(gemini.field(m, "evalStatus")),
+            }
+            for m in overall
+        }
+        or None,
     }
-    details = as_object(gemini.field(case, "sessionDetails"))
-    app = as_string(gemini.field(details, "appName"))
-    created = gemini.field(result, "creationTimestamp")
+    app = gemini.field(as_object(gemini.field(case, "sessionDetails")), "appName")
     verdict = {1: True, 2: False}.get(status) if isinstance(status, int) else None
-    return _turns_trace(
-        turns,
-        paths,
-        at,
-        record,
-        options,
-        source_id=f"{set_id}/{case_id}",
-        created=created,
-        app=app,
-        extra=extra,
-        verdict=verdict,
-    )
+    return _turns_trace(record, options, at, pairs, ids, result, app, extra, verdict)
 
 
 _STATUS = {1: "passed", 2: "failed", 3: "not evaluated"}
 """ADK's ``EvalStatus``, as its files write it (an integer)."""
 
 
-def _turns_trace(
-    turns: list[Any],
-    paths: list[JsonPath],
-    at: JsonPath,
+def _ids(document: Any, case: Any, index: int) -> tuple[str, str]:
+    """The eval set's id and the case's: ``eval_set_id``, ``eval_id``."""
+    set_id = as_string(gemini.field(document, "evalSetId")) or "eval-set"
+    return set_id, as_string(gemini.field(case, "evalId")) or str(index)
+
+
+def _turns_trace(  # noqa: PLR0917 (the parts of a case's trace, each named at its caller)
     record: Record,
     options: TraceOptions,
-    *,
-    source_id: str,
-    created: Any,
-    app: str | None,
+    at: JsonPath,
+    pairs: list[tuple[JsonPath, Any]],
+    ids: tuple[str, str],
+    dated: Any,
+    app: Any,
     extra: dict[str, Any],
     verdict: bool | None = None,
 ) -> TraceItem:
@@ -249,7 +225,7 @@ def _turns_trace(
     contents: list[Any] = []
     origins: list[JsonPath] = []
     errors: set[int] = set()
-    for turn, path in zip(turns, paths, strict=True):
+    for path, turn in pairs:
         _invocation(as_object(turn), path, contents, origins, errors)
     if all(content["role"] == "user" for content in contents):
         raise PathError(
@@ -257,6 +233,7 @@ def _turns_trace(
             "no turn of the agent's in this eval case (no final_response, no intermediate_data): "
             "a case written by hand holds the user's prompts only; record one from a session",
         )
+    created = gemini.field(dated, "creationTimestamp")
     try:
         return _trace(
             contents,
@@ -264,9 +241,9 @@ def _turns_trace(
             errors,
             record,
             options,
-            source_id=source_id,
+            source_id="/".join(ids),
             created_at=created if isinstance(created, int | float) and created > 0 else None,
-            agent=app,
+            agent=as_string(app),
             extra=extra,
             verdict=verdict,
         )
