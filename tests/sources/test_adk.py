@@ -356,12 +356,15 @@ def test_an_eval_result_is_a_trace_per_case_its_actual_run_and_adk_verdict() -> 
     result = eval_result(ORDERS, [2])
     (reference,) = items(document(ORDERS))
     (item,) = items(result)
-    assert isinstance(item, TraceItem) and isinstance(reference, TraceItem)
+    assert isinstance(item, TraceItem)
+    assert isinstance(reference, TraceItem)
     assert kinds(item.trace) == kinds(reference.trace)
     assert item.trace.task.objective == reference.trace.task.objective
-    assert reference.trace.metadata.success and not item.trace.metadata.success
+    assert reference.trace.metadata.success
+    assert not item.trace.metadata.success
     extra = source_of(item)
-    assert extra["eval_status"] == "failed" and "reference" not in extra
+    assert extra["eval_status"] == "failed"
+    assert "reference" not in extra
     assert extra["metrics"] == {
         "tool_trajectory_avg_score": {"score": 0.5, "threshold": 1.0, "eval_status": "failed"}
     }
@@ -375,12 +378,15 @@ def test_an_eval_result_written_as_a_json_string_is_read_as_the_object(tmp_path:
     assert [source.name for source in detect(json.dumps(result))] == ["adk"]
     (item,) = convert_file(path)
     (same,) = items(result)
-    assert isinstance(item, TraceItem) and isinstance(same, TraceItem)
-    assert kinds(item.trace) == kinds(same.trace) and item.trace.metadata.success
+    assert isinstance(item, TraceItem)
+    assert isinstance(same, TraceItem)
+    assert kinds(item.trace) == kinds(same.trace)
+    assert item.trace.metadata.success
 
 
 def test_a_case_not_evaluated_says_so_and_is_read_as_a_reference_run() -> None:
     """Status 3 (no metric ran) is no verdict: success is whether the run ends in an answer."""
     (item,) = items(eval_result(ORDERS, [3]))
     assert isinstance(item, TraceItem)
-    assert item.trace.metadata.success and source_of(item)["eval_status"] == "not evaluated"
+    assert item.trace.metadata.success
+    assert source_of(item)["eval_status"] == "not evaluated"
