@@ -329,3 +329,80 @@ def test_an_eval_cases_malformed_user_content_is_a_problem_at_its_place_not_a_cr
     odd_role = document(ORDERS)
     odd_role["eval_cases"][0]["conversation"][1]["user_content"]["role"] = ["user"]
     assert calls(one_trace(items(odd_role))) == calls(one_trace(items(document(ORDERS))))
+
+
+def eval_result(path: Path, statuses: list[int]) -> dict[str, Any]:
+    """An eval result (``*.evalset_result.json``) as ADK's ``EvalSetResult`` writes it, whose
+    case results ran a real eval set's conversations: no public result file under a licence
+    that lets it be kept was found (the shape: adk-python's ``evaluation/eval_result.py``)."""
+    eval_set = document(path)
+    cases = eval_set["eval_cases"][: len(statuses)]
+    return {
+        "eval_set_result_id": "app_set_1764535556.37",
+        "eval_set_result_name": "app_set_1764535556.37",
+        "eval_set_id": eval_set["eval_set_id"],
+        "eval_case_results": [
+            {
+                "eval_set_file": eval_set["eval_set_id"],
+                "eval_set_id": eval_set["eval_set_id"],
+                "eval_id": case["eval_id"],
+                "final_eval_status": status,
+                "eval_metric_results": None,
+                "overall_eval_metric_results": [
+                    {"metric_name": "tool_trajectory_avg_score", "threshold": 1.0, "score": 0.5}
+                    | {"eval_status": status, "details": {"rubric_scores": None}}
+                ],
+                "eval_metric_result_per_invocation": [
+                    {"actual_invocation": turn, "expected_invocation": turn}
+                    for turn in case["conversation"]
+                ],
+                "session_id": "___eval___session___1",
+                "session_details": None,
+                "user_id": "eval_user",
+            }
+            for case, status in zip(cases, statuses, strict=True)
+        ],
+        "creation_timestamp": 1764535556.37,
+    }
+
+
+def test_an_eval_result_is_a_trace_per_case_its_actual_run_and_adk_verdict() -> None:
+    """The actual invocations read as an eval set's (the same steps); success is ADK's
+    ``final_eval_status`` (2 failed, though the run answered), the metrics kept beside it."""
+    result = eval_result(ORDERS, [2])
+    (reference,) = items(document(ORDERS))
+    (item,) = items(result)
+    assert isinstance(item, TraceItem)
+    assert isinstance(reference, TraceItem)
+    assert kinds(item.trace) == kinds(reference.trace)
+    assert item.trace.task.objective == reference.trace.task.objective
+    assert reference.trace.metadata.success
+    assert not item.trace.metadata.success
+    extra = source_of(item)
+    assert extra["eval_status"] == "failed"
+    assert "reference" not in extra
+    assert extra["metrics"] == {
+        "tool_trajectory_avg_score": {"score": 0.5, "threshold": 1.0, "eval_status": "failed"}
+    }
+
+
+def test_an_eval_result_written_as_a_json_string_is_read_as_the_object(tmp_path: Path) -> None:
+    """ADK's local results manager wrote ``json.dumps(model_dump_json())``: a JSON string."""
+    result = eval_result(ROLL_DIE, [1])
+    path = tmp_path / "app_set_1764535556.37.evalset_result.json"
+    path.write_text(json.dumps(json.dumps(result)))
+    assert [source.name for source in detect(json.dumps(result))] == ["adk"]
+    (item,) = convert_file(path)
+    (same,) = items(result)
+    assert isinstance(item, TraceItem)
+    assert isinstance(same, TraceItem)
+    assert kinds(item.trace) == kinds(same.trace)
+    assert item.trace.metadata.success
+
+
+def test_a_case_not_evaluated_says_so_and_is_read_as_a_reference_run() -> None:
+    """Status 3 (no metric ran) is no verdict: success is whether the run ends in an answer."""
+    (item,) = items(eval_result(ORDERS, [3]))
+    assert isinstance(item, TraceItem)
+    assert item.trace.metadata.success
+    assert source_of(item)["eval_status"] == "not evaluated"

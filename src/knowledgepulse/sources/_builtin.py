@@ -155,12 +155,13 @@ class PydanticAI(Source):
 
 @register_source("adk")
 class Adk(Source):
-    """Google ADK's own files: a saved session, or an eval set (``*.evalset.json``)."""
+    """Google ADK's own files: a saved session, an eval set (``*.evalset.json``) or its result."""
 
     shapes = (
         "a Google ADK session ({id, app_name, user_id, state, events}, as adk web and adk "
         "api_server serve it), or an ADK eval set ({eval_set_id, eval_cases: [{conversation}]}, "
-        "*.evalset.json and the older *.test.json): a trace per session, per eval case"
+        "*.evalset.json and the older *.test.json), or its result (*.evalset_result.json, "
+        "{eval_set_result_id, eval_case_results}): a trace per session, per eval case"
     )
     content_hint = adk.CONTENT_HINT
     recognises = staticmethod(adk.recognises)

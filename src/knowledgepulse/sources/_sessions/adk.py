@@ -22,10 +22,19 @@ what ADK recorded from a session ("add session to eval set") as the reference th
 scored against, no verdict: success is whether it ends in an answer. A case that holds no turn of
 the agent's (written by hand: prompts and rubrics only, or a user simulator's scenario) is a
 problem. Every field is read in snake case or camel case (:func:`gemini.field`).
+
+An eval result (``*.evalset_result.json``, which ``adk eval`` and ``adk web`` write under
+``.adk/eval_history/``: ``{eval_set_result_id, eval_set_id, eval_case_results}``) is a trace per
+case result, told from its ``eval_metric_result_per_invocation[].actual_invocation`` (the run that
+happened, read as an eval case's invocations; the ``expected_invocation`` is the reference it was
+scored against). Success is ADK's verdict, ``final_eval_status``: 1 passed, 2 failed; 3 (not
+evaluated: no metric ran) is no verdict, read as a reference run is. The metrics' results
+(``overall_eval_metric_results``: name, score, threshold, status) are kept in ``metadata.source``.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Mapping
 from functools import partial
 from typing import Any
@@ -47,8 +56,30 @@ JsonPath = tuple[str | int, ...]
 
 
 def recognises(value: Any) -> bool:
-    """Whether a record is an ADK session or eval set."""
-    return _session(value) or _eval_set(value)
+    """Whether a record is an ADK session, eval set or eval result."""
+    return _session(value) or _eval_set(value) or _result(_decoded(value))
+
+
+def _result(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and isinstance(gemini.field(value, "evalCaseResults"), list)
+        and gemini.field(value, "evalSetResultId") is not None
+    )
+
+
+def _decoded(value: Any) -> Any:
+    """A record that is a JSON string holding an eval result, as the object it holds.
+
+    ADK's local results manager wrote ``json.dumps(result.model_dump_json())`` (and reads it back
+    with ``json.load`` then ``model_validate_json``): the file is a JSON string of the JSON.
+    """
+    if isinstance(value, str) and value.lstrip().startswith("{"):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
 
 
 def _session(value: Any) -> bool:
@@ -73,10 +104,16 @@ def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
 ) -> Iterator[TraceItem | Problem]:
     """A trace per session, and per eval case of an eval set; what is neither, a problem."""
-    expected = "an ADK session {id, app_name, events} or eval set {eval_set_id, eval_cases}"
+    expected = (
+        "an ADK session {id, app_name, events}, eval set {eval_set_id, eval_cases} or eval "
+        "result {eval_set_result_id, eval_case_results}"
+    )
     for item in documents(records, recognises, what="an ADK file", expected=expected):
         if isinstance(item, Problem):
             yield item
+        elif _result(result := _decoded(item.value)):
+            for index, case in enumerate(gemini.field(result, "evalCaseResults")):
+                yield finished(partial(_result_trace, item, result, index, case, options), item)
         elif _session(item.value):
             yield finished(partial(_session_trace, item, options), item)
         else:
@@ -119,22 +156,84 @@ def _case_trace(record: Record, index: int, case: Any, options: TraceOptions) ->
             f"an eval case without a recorded conversation: {describe_value(case)}; a "
             "conversation_scenario (a user simulator's plan) holds no run to read",
         )
+    pairs = [((*at, "conversation", n), turn) for n, turn in enumerate(turns)]
+    app = gemini.field(as_object(gemini.field(case, "sessionInput")), "appName")
+    ids = _ids(record.value, case, index)
+    extra = {"eval_set_id": ids[0], "eval_id": ids[1], "reference": True}
+    return _turns_trace(record, options, at, pairs, ids, case, app, extra)
+
+
+def _result_trace(
+    record: Record, result: Any, index: int, case: Any, options: TraceOptions
+) -> TraceItem:
+    """One case of an eval result: its actual invocations, with ADK's verdict and metrics."""
+    at: JsonPath = ("eval_case_results", index)
+    per = _listed(gemini.field(as_object(case), "evalMetricResultPerInvocation"))
+    pairs = [
+        ((*at, "eval_metric_result_per_invocation", n, "actual_invocation"), actual)
+        for n, entry in enumerate(per)
+        if (actual := gemini.field(as_object(entry), "actualInvocation")) is not None
+    ]
+    if not pairs:
+        raise PathError(at, "a case result without an actual_invocation: no run was kept")
+    status = gemini.field(case, "finalEvalStatus")
+    overall = [as_object(m) for m in _listed(gemini.field(case, "overallEvalMetricResults"))]
+    ids = _ids(result, case, index)
+    extra = {
+        "eval_set_result_id": gemini.field(result, "evalSetResultId"),
+        "eval_set_id": ids[0],
+        "eval_id": ids[1],
+        "session_id": gemini.field(case, "sessionId"),
+        "eval_status": _STATUS.get(status, "not evaluated"),
+        "metrics": {
+            str(gemini.field(m, "metricName")): {
+                "score": gemini.field(m, "score"),
+                "threshold": gemini.field(m, "threshold"),
+                "eval_status": _STATUS.get(gemini.field(m, "evalStatus")),
+            }
+            for m in overall
+        }
+        or None,
+    }
+    app = gemini.field(as_object(gemini.field(case, "sessionDetails")), "appName")
+    verdict = {1: True, 2: False}.get(status) if isinstance(status, int) else None
+    return _turns_trace(record, options, at, pairs, ids, result, app, extra, verdict)
+
+
+_STATUS = {1: "passed", 2: "failed", 3: "not evaluated"}
+"""ADK's ``EvalStatus``, as its files write it (an integer)."""
+
+
+def _ids(document: Any, case: Any, index: int) -> tuple[str, str]:
+    """The eval set's id and the case's: ``eval_set_id``, ``eval_id``."""
+    set_id = as_string(gemini.field(document, "evalSetId")) or "eval-set"
+    return set_id, as_string(gemini.field(case, "evalId")) or str(index)
+
+
+def _turns_trace(  # noqa: PLR0917 (the parts of a case's trace, each named at its caller)
+    record: Record,
+    options: TraceOptions,
+    at: JsonPath,
+    pairs: list[tuple[JsonPath, Any]],
+    ids: tuple[str, str],
+    dated: Any,
+    app: Any,
+    extra: dict[str, Any],
+    verdict: bool | None = None,
+) -> TraceItem:
+    """Invocations as one trace: an eval case's conversation, or an eval result's actual run."""
     contents: list[Any] = []
     origins: list[JsonPath] = []
     errors: set[int] = set()
-    for n, turn in enumerate(turns):
-        _invocation(as_object(turn), (*at, "conversation", n), contents, origins, errors)
+    for path, turn in pairs:
+        _invocation(as_object(turn), path, contents, origins, errors)
     if all(content.get("role") == "user" for content in contents):
         raise PathError(
             (*at, "conversation"),
             "no turn of the agent's in this eval case (no final_response, no intermediate_data): "
             "a case written by hand holds the user's prompts only; record one from a session",
         )
-    eval_set = record.value
-    set_id = as_string(gemini.field(eval_set, "evalSetId")) or "eval-set"
-    case_id = as_string(gemini.field(case, "evalId")) or str(index)
-    app = as_string(gemini.field(as_object(gemini.field(case, "sessionInput")), "appName"))
-    created = gemini.field(case, "creationTimestamp")
+    created = gemini.field(dated, "creationTimestamp")
     try:
         return _trace(
             contents,
@@ -142,12 +241,13 @@ def _case_trace(record: Record, index: int, case: Any, options: TraceOptions) ->
             errors,
             record,
             options,
-            source_id=f"{set_id}/{case_id}",
+            source_id="/".join(ids),
             created_at=created if isinstance(created, int | float) and created > 0 else None,
-            agent=app,
-            extra={"eval_set_id": set_id, "eval_id": case_id, "reference": True},
+            agent=as_string(app),
+            extra=extra,
+            verdict=verdict,
         )
-    except ConversionError as error:  # said at the case, not at the whole eval set
+    except ConversionError as error:  # said at the case, not at the whole file
         raise PathError(at, str(error)) from None
 
 
@@ -263,8 +363,12 @@ def _trace(
     created_at: float | None,
     agent: str | None,
     extra: dict[str, Any],
+    verdict: bool | None = None,
 ) -> TraceItem:
-    """The contents told by the Gemini reader (a problem at the event it came from)."""
+    """The contents told by the Gemini reader (a problem at the event it came from).
+
+    Success is the ``verdict`` where ADK gave one, else whether the run ends in an answer.
+    """
     try:
         messages = gemini.as_anthropic(contents)
     except PathError as error:
@@ -279,7 +383,9 @@ def _trace(
         builder,
         source=SOURCE,
         source_id=source_id,
-        success=told.answered and builder.final_answer is not None,
+        success=(
+            told.answered and builder.final_answer is not None if verdict is None else verdict
+        ),
         options=options,
         objective=told.objective,
         created_at=created_at,
@@ -299,6 +405,12 @@ def describe(first: Any, count: int) -> str:
             f"read as {SOURCE} ({counted(count, 'trace')}: an ADK session); steps from "
             "events[].content, success: whether it ends in the model's answer"
         )
+    if _result(_decoded(first)):
+        return (
+            f"read as {SOURCE} ({counted(count, 'trace')}: a trace per case of an ADK eval "
+            "result); steps from eval_metric_result_per_invocation[].actual_invocation, success "
+            "from final_eval_status (3, not evaluated: whether it ends in an answer)"
+        )
     return (
         f"read as {SOURCE} ({counted(count, 'trace')}: a trace per eval case of an ADK eval "
         "set, a reference run, no verdict); steps from conversation[]; success: whether it "
@@ -310,6 +422,13 @@ def mapping(first: Any) -> dict[str, str]:
     """The fields a session's or an eval case's trace is read from."""
     if _session(first):
         return {"steps": "events[].content", "id": "id", "created_at": "events[].timestamp"}
+    if _result(_decoded(first)):
+        return {
+            "steps": "eval_case_results[].eval_metric_result_per_invocation[].actual_invocation",
+            "id": "eval_set_id/eval_case_results[].eval_id",
+            "success": "eval_case_results[].final_eval_status",
+            "created_at": "creation_timestamp",
+        }
     return {
         "steps": "eval_cases[].conversation[]",
         "id": "eval_set_id/eval_cases[].eval_id",
@@ -321,6 +440,9 @@ def evidence(value: Any) -> str:
     """Which of ADK's files a record is, by the keys that make it one."""
     if _session(value):
         return f"{describe_value(value)}, as in an ADK session (events of author, invocation_id)"
+    if _result(result := _decoded(value)):
+        held = "a JSON string holding " if isinstance(value, str) else ""
+        return f"{held}{describe_value(result)}, as in an ADK eval result (eval_case_results)"
     return f"{describe_value(value)}, as in an ADK eval set (eval_set_id, eval_cases)"
 
 
