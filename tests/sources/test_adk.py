@@ -406,3 +406,13 @@ def test_a_case_not_evaluated_says_so_and_is_read_as_a_reference_run() -> None:
     assert isinstance(item, TraceItem)
     assert item.trace.metadata.success
     assert source_of(item)["eval_status"] == "not evaluated"
+
+
+def test_ids_and_scores_of_another_type_are_not_kept_as_they_are() -> None:
+    """Found by fuzzing: a ``user_id`` of 2**64 went into ``metadata.source`` as it was, a
+    number no JSON writer of 64 bits holds. ADK's ids are strings and its scores numbers."""
+    session = document(CART)
+    session["user_id"] = 2**64
+    (item,) = items(session)
+    assert isinstance(item, TraceItem)
+    assert "user_id" not in source_of(item)

@@ -49,6 +49,7 @@ from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, 
 from knowledgepulse.sources._sessions._documents import documents
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
+from knowledgepulse.trace.item import finite_number
 
 SOURCE = "adk"
 CONTENT_HINT = "ADK keeps each event's content in the session; check the file is a whole session"
@@ -142,7 +143,7 @@ def _session_trace(record: Record, options: TraceOptions) -> TraceItem:
         source_id=as_string(session.get("id")) or app or "adk-session",
         created_at=started,
         agent=app,
-        extra={"user_id": gemini.field(session, "userId")},
+        extra={"user_id": as_string(gemini.field(session, "userId"))},
     )
 
 
@@ -180,15 +181,15 @@ def _result_trace(
     overall = [as_object(m) for m in _listed(gemini.field(case, "overallEvalMetricResults"))]
     ids = _ids(result, case, index)
     extra = {
-        "eval_set_result_id": gemini.field(result, "evalSetResultId"),
+        "eval_set_result_id": as_string(gemini.field(result, "evalSetResultId")),
         "eval_set_id": ids[0],
         "eval_id": ids[1],
-        "session_id": gemini.field(case, "sessionId"),
+        "session_id": as_string(gemini.field(case, "sessionId")),
         "eval_status": _STATUS.get(status, "not evaluated"),
         "metrics": {
             str(gemini.field(m, "metricName")): {
-                "score": gemini.field(m, "score"),
-                "threshold": gemini.field(m, "threshold"),
+                "score": finite_number(gemini.field(m, "score")),
+                "threshold": finite_number(gemini.field(m, "threshold")),
                 "eval_status": _STATUS.get(gemini.field(m, "evalStatus")),
             }
             for m in overall
