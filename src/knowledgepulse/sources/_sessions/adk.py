@@ -161,7 +161,7 @@ def _case_trace(record: Record, index: int, case: Any, options: TraceOptions) ->
     app = gemini.field(as_object(gemini.field(case, "sessionInput")), "appName")
     ids = _ids(record.value, case, index)
     extra = {"eval_set_id": ids[0], "eval_id": ids[1], "reference": True}
-    return _turns_trace(record, options, at, pairs, ids, case, app, extra)
+    return _turns_trace(record, options, at, pairs, ids=ids, dated=case, app=app, extra=extra)
 
 
 def _result_trace(
@@ -198,7 +198,9 @@ def _result_trace(
     }
     app = gemini.field(as_object(gemini.field(case, "sessionDetails")), "appName")
     verdict = {1: True, 2: False}.get(status) if isinstance(status, int) else None
-    return _turns_trace(record, options, at, pairs, ids, result, app, extra, verdict)
+    return _turns_trace(
+        record, options, at, pairs, ids=ids, dated=result, app=app, extra=extra, verdict=verdict
+    )
 
 
 _STATUS = {1: "passed", 2: "failed", 3: "not evaluated"}
@@ -211,11 +213,12 @@ def _ids(document: Any, case: Any, index: int) -> tuple[str, str]:
     return set_id, as_string(gemini.field(case, "evalId")) or str(index)
 
 
-def _turns_trace(  # noqa: PLR0917 (the parts of a case's trace, each named at its caller)
+def _turns_trace(
     record: Record,
     options: TraceOptions,
     at: JsonPath,
     pairs: list[tuple[JsonPath, Any]],
+    *,
     ids: tuple[str, str],
     dated: Any,
     app: Any,
