@@ -338,3 +338,30 @@ def test_an_agents_sdk_hosted_mcp_approval_is_read_as_the_responses_reader_reads
     trace = run_state_with(tmp_path, [asked, approved, ran_item])
     assert tools(trace) == [("tool_call", "create_short_url"), ("observation", "create_short_url")]
     assert trace.steps[1].content == "https://zip1.io/abc"
+
+
+def hosted_items(name: str, kind: str) -> list[dict[str, Any]]:
+    """The corpus's real ``kind`` items of a Responses row file, in the order they came."""
+    lines = (FILES / "openai-responses" / name).read_text().splitlines()
+    rows = [json.loads(line) for line in lines if line.strip()]
+    return [item for row in rows for item in row["input"] if item.get("type") == kind]
+
+
+def test_an_agents_sdk_hosted_result_is_read_as_the_responses_reader_reads_it() -> None:
+    """A response span's code interpreter call is observed by what the code printed (its
+    ``outputs``' logs), an image generator's by the image it made said by its type: the one
+    reading of a hosted call's result (``_hosted.hosted_result``) every reader of Responses
+    items shares, not the outputs' JSON nor nothing."""
+    ran = "pydantic_ai_responses_code_execution_return_image.jsonl"
+    printed = hosted_items(ran, "code_interpreter_call")[-1]  # the second run: it printed a warning
+    drew = "pydantic_ai_responses_image_generation_jpeg.jsonl"
+    (drawn,) = hosted_items(drew, "image_generation_call")
+    trace = agents_trace([printed, drawn])
+    observed = [(s.tool.name, s.content) for s in trace.steps if s.type == "observation" and s.tool]
+    logs = printed["outputs"][0]["logs"]
+    # before: the outputs' JSON ("[{'logs': ...") and no observation of the image at all
+    assert [name for name, _ in observed] == ["code_interpreter", "image_generation"]
+    assert (observed[0][1] or "").startswith(logs.rstrip("\n")[:100])
+    assert "'logs'" not in (observed[0][1] or "")
+    assert observed[1][1] == "<image/jpeg>"
+    assert responses_trace({"input": [printed, drawn]}).steps[1].content == observed[0][1]
