@@ -79,6 +79,30 @@ def mcp_error_text(error: Any) -> Any:
     return "\n".join(texts) or content or error
 
 
+def refusal(item: Mapping[str, Any]) -> str | None:
+    """What an ``mcp_approval_response`` that refuses its request says; ``None`` if it approves.
+
+    A hosted MCP tool that needs approval comes as an ``mcp_approval_request`` (the model's
+    call, waiting); the user's response with ``approve: false`` (and its ``reason``) is that
+    call's failure, said as ``not approved[: reason]``.
+    """
+    if item.get("approve") is not False:
+        return None
+    reason = as_string(item.get("reason"))
+    return f"not approved: {reason}" if reason else "not approved"
+
+
+def approved_request(item: Mapping[str, Any]) -> str | None:
+    """The approval request an ``mcp_call`` runs (its ``approval_request_id``), if any.
+
+    The call that runs an approved request is that request's result, not a second call.
+    """
+    if item.get("type") != "mcp_call":
+        return None
+    request = as_string(item.get("approval_request_id"))
+    return request or None
+
+
 def _text(part: Mapping[str, Any]) -> bool:
     return isinstance(part.get("text"), str) and bool(part["text"])
 
@@ -161,10 +185,12 @@ def _interpreter_output(output: Any) -> str | None:
 
 
 __all__ = [
+    "approved_request",
     "call_failed",
     "hosted_result",
     "mcp_error_text",
     "output_failed",
+    "refusal",
     "shell_chunks",
     "shell_text",
     "tool_name",
