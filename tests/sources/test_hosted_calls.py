@@ -426,3 +426,17 @@ def test_an_mcp_approval_in_an_mlflow_response_is_read_as_the_responses_reader_r
     assert short[0][0] == "tool_call"
     assert short[1:] == [("observation", "https://zip1.io/abc")]
     assert "error_recovery" not in [s.type for s in trace.steps[:2]]
+
+
+def test_a_hosted_result_is_its_results_when_its_output_is_null() -> None:
+    """A Parquet column's struct gives every Responses item every key: a file search's
+    ``results`` come with the ``output`` of null that the MCP call's key leaves, and are its
+    result all the same, in every reader (``_hosted.hosted_result``)."""
+    search = copy.deepcopy(searches()[0])
+    found = [{"file_id": "file_1", "filename": "notes.txt", "score": 0.9, "text": "14195730"}]
+    search.update(type="file_search_call", queries=["the number"], results=found, output=None)
+    for trace in (responses_trace({"input": [search]}), agents_trace([search])):
+        observed = [s.content for s in trace.steps if s.type == "observation"]
+        # before: no observation (the null ``output`` taken for the result)
+        assert len(observed) == 1
+        assert "14195730" in (observed[0] or "")

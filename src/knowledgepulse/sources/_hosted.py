@@ -153,8 +153,11 @@ def hosted_result(item: Mapping[str, Any]) -> Any:
     :func:`_ran`), the image generator's ``result`` an image in base64: an image is said by its
     type (``<image/png>``, as Gemini CLI says one), its bytes never kept as text.
     """
-    if item.get("output") is not None or item.get("results") is not None:
-        return item.get("output", item.get("results"))
+    # The first of the two that is set: a Parquet column's struct gives every item every key,
+    # so a file search's ``results`` may come with an ``output`` of null (an MCP call's key).
+    for key in ("output", "results"):
+        if item.get(key) is not None:
+            return item[key]
     outputs = item.get("outputs")
     if isinstance(outputs, list) and (outputs or _ran(item)):
         return "\n".join(filter(None, map(_interpreter_output, outputs)))
