@@ -2496,6 +2496,7 @@ def mlflow(path: Path) -> list[Run]:
         failing = {parent(span) for span in spans if failed(span) and parent(span) != own(span)}
         timeline = _Timeline()
         root = next(span for span in spans if not parent(span))
+        approvals: dict[str, bool] = {}  # MCP approval requests asked: whether refused yet
         for span in sorted(spans, key=start):
             kind = attribute(span, "mlflow.spanType")
             if kind == "TOOL":
@@ -2513,7 +2514,12 @@ def mlflow(path: Path) -> list[Run]:
                 reply = attribute(span, "mlflow.spanOutputs") or {}
                 choices = reply.get("choices") or [{}] if isinstance(reply, dict) else [{}]
                 timeline.text((choices[0].get("message") or {}).get("content"))
-                _hosted_calls(timeline, reply.get("output") if isinstance(reply, dict) else None)
+                sent = attribute(span, "mlflow.spanInputs")
+                _refusals(
+                    timeline, sent.get("input") if isinstance(sent, dict) else None, approvals
+                )
+                output = reply.get("output") if isinstance(reply, dict) else None
+                _hosted_calls(timeline, output, approvals)
             if failed(span) and own(span) not in failing:
                 timeline.error()
         asked = attribute(root, "mlflow.spanInputs")
@@ -2551,16 +2557,35 @@ _CLIENT_RUN = frozenset(
 """The Responses calls the client runs (a ``TOOL`` span of its own, an ``*_output`` item)."""
 
 
-def _hosted_calls(timeline: _Timeline, items: Any) -> None:
+def _hosted_calls(timeline: _Timeline, items: Any, approvals: dict[str, bool]) -> None:
     """The calls the API ran itself among a response's ``output`` items (no span runs them):
     each a tool named as in Responses rows (:func:`_responses_tool`), an error when it failed
-    (an ``mcp_call``'s ``error``, a ``status`` of ``failed``)."""
+    (an ``mcp_call``'s ``error``, a ``status`` of ``failed``). An ``mcp_approval_request`` is
+    the call of its ``name`` (waiting for the user); the ``mcp_call`` that runs an approved one
+    (its ``approval_request_id``) is its result, no second call."""
     for item in items if isinstance(items, list) else []:
         kind = str(item.get("type")) if isinstance(item, dict) else ""
-        if kind.endswith("_call") and kind not in _CLIENT_RUN:
+        if kind == "mcp_approval_request":
+            approvals.setdefault(str(item.get("id")), False)
             timeline.tool(_responses_tool(item))
+        elif kind.endswith("_call") and kind not in _CLIENT_RUN:
+            if item.get("approval_request_id") not in approvals:
+                timeline.tool(_responses_tool(item))
             if item.get("error") or item.get("status") == "failed":
                 timeline.error()
+
+
+def _refusals(timeline: _Timeline, items: Any, approvals: dict[str, bool]) -> None:
+    """The ``mcp_approval_response`` items a request sends back that refuse (``approve: false``)
+    a request asked before: each that call's failure, once (a later request's history may send
+    it again)."""
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict) or item.get("type") != "mcp_approval_response":
+            continue
+        request = str(item.get("approval_request_id"))
+        if item.get("approve") is False and approvals.get(request) is False:
+            approvals[request] = True
+            timeline.error()
 
 
 def _mlflow_traces(path: Path) -> Iterator[dict[str, Any]]:

@@ -338,3 +338,105 @@ def test_an_agents_sdk_hosted_mcp_approval_is_read_as_the_responses_reader_reads
     trace = run_state_with(tmp_path, [asked, approved, ran_item])
     assert tools(trace) == [("tool_call", "create_short_url"), ("observation", "create_short_url")]
     assert trace.steps[1].content == "https://zip1.io/abc"
+
+
+def hosted_items(name: str, kind: str) -> list[dict[str, Any]]:
+    """The corpus's real ``kind`` items of a Responses row file, in the order they came."""
+    lines = (FILES / "openai-responses" / name).read_text().splitlines()
+    rows = [json.loads(line) for line in lines if line.strip()]
+    return [item for row in rows for item in row["input"] if item.get("type") == kind]
+
+
+def test_an_agents_sdk_hosted_result_is_read_as_the_responses_reader_reads_it() -> None:
+    """A response span's code interpreter call is observed by what the code printed (its
+    ``outputs``' logs), an image generator's by the image it made said by its type: the one
+    reading of a hosted call's result (``_hosted.hosted_result``) every reader of Responses
+    items shares, not the outputs' JSON nor nothing."""
+    ran = "pydantic_ai_responses_code_execution_return_image.jsonl"
+    printed = hosted_items(ran, "code_interpreter_call")[-1]  # the second run: it printed a warning
+    drew = "pydantic_ai_responses_image_generation_jpeg.jsonl"
+    (drawn,) = hosted_items(drew, "image_generation_call")
+    trace = agents_trace([printed, drawn])
+    observed = [(s.tool.name, s.content) for s in trace.steps if s.type == "observation" and s.tool]
+    logs = printed["outputs"][0]["logs"]
+    # before: the outputs' JSON ("[{'logs': ...") and no observation of the image at all
+    assert [name for name, _ in observed] == ["code_interpreter", "image_generation"]
+    assert (observed[0][1] or "").startswith(logs.rstrip("\n")[:100])
+    assert "'logs'" not in (observed[0][1] or "")
+    assert observed[1][1] == "<image/jpeg>"
+    assert responses_trace({"input": [printed, drawn]}).steps[1].content == observed[0][1]
+
+
+def mlflow_with_approval(
+    tmp_path: Path, answer: dict[str, Any], ran: list[dict[str, Any]]
+) -> ReasoningTrace:
+    """The MLflow trace whose first response asks for the corpus's real MCP approval (its
+    ``mcp_list_tools``, ``mcp_approval_request``), the next request sending ``answer`` back
+    (after the history, the request among it) and the next response starting with ``ran``."""
+    document = json.loads(MLFLOW_RESPONSES.read_text())
+    first, second = (s for s in document["data"]["spans"] if s["name"] == "Responses")
+    asked = [i for i in json.loads(APPROVAL.read_text())["output"] if i["type"] != "reasoning"]
+    outputs = json.loads(first["attributes"]["mlflow.spanOutputs"])
+    outputs["output"][:0] = asked
+    first["attributes"]["mlflow.spanOutputs"] = json.dumps(outputs)
+    inputs = json.loads(second["attributes"]["mlflow.spanInputs"])
+    inputs["input"][1:1] = asked
+    inputs["input"].append(answer)
+    second["attributes"]["mlflow.spanInputs"] = json.dumps(inputs)
+    outputs = json.loads(second["attributes"]["mlflow.spanOutputs"])
+    outputs["output"][:0] = ran
+    second["attributes"]["mlflow.spanOutputs"] = json.dumps(outputs)
+    path = tmp_path / MLFLOW_RESPONSES.name
+    path.write_text(json.dumps(document))
+    return only(convert_file(path, source="mlflow"))
+
+
+def test_an_mcp_approval_in_an_mlflow_response_is_read_as_the_responses_reader_reads_it(
+    tmp_path: Path,
+) -> None:
+    """An ``mcp_approval_request`` in a response's output is the model's call of the MCP tool,
+    with its server; the next request's ``mcp_approval_response`` refusing it that call's
+    failure; the ``mcp_call`` that runs an approved one (its ``approval_request_id``) its
+    result, not a second call: as in Responses rows and the Agents SDK's items."""
+    request = next(i for i in json.loads(APPROVAL.read_text())["output"] if "name" in i)
+    answer = {"type": "mcp_approval_response", "approval_request_id": request["id"]}
+    refused = {**answer, "approve": False, "reason": "not now"}
+    trace = mlflow_with_approval(tmp_path, refused, [])
+    called = [step for step in trace.steps if step.type == "tool_call" and step.tool]
+    # before: the request and its refusal dropped, no call of create_short_url
+    tool = called[0].tool
+    assert tool is not None
+    assert (tool.name, tool.mcp_server) == ("create_short_url", "zip1")
+    assert called[0].input == json.loads(request["arguments"])
+    refusal = [s for s in trace.steps if s.tool and s.tool.name == "create_short_url"][1:]
+    assert [(s.type, s.content) for s in refusal] == [("observation", "not approved: not now")]
+    run = {
+        "type": "mcp_call",
+        "id": "mcp_1",
+        "approval_request_id": request["id"],
+        "name": request["name"],
+        "arguments": request["arguments"],
+        "server_label": "zip1",
+        "output": "https://zip1.io/abc",
+        "status": "completed",
+    }
+    trace = mlflow_with_approval(tmp_path, {**answer, "approve": True}, [run])
+    # before: the request dropped, the run a call of its own
+    short = [(s.type, s.content) for s in trace.steps if s.tool and s.tool.name == run["name"]]
+    assert short[0][0] == "tool_call"
+    assert short[1:] == [("observation", "https://zip1.io/abc")]
+    assert "error_recovery" not in [s.type for s in trace.steps[:2]]
+
+
+def test_a_hosted_result_is_its_results_when_its_output_is_null() -> None:
+    """A Parquet column's struct gives every Responses item every key: a file search's
+    ``results`` come with the ``output`` of null that the MCP call's key leaves, and are its
+    result all the same, in every reader (``_hosted.hosted_result``)."""
+    search = copy.deepcopy(searches()[0])
+    found = [{"file_id": "file_1", "filename": "notes.txt", "score": 0.9, "text": "14195730"}]
+    search.update(type="file_search_call", queries=["the number"], results=found, output=None)
+    for trace in (responses_trace({"input": [search]}), agents_trace([search])):
+        observed = [s.content for s in trace.steps if s.type == "observation"]
+        # before: no observation (the null ``output`` taken for the result)
+        assert len(observed) == 1
+        assert "14195730" in (observed[0] or "")

@@ -79,6 +79,30 @@ def mcp_error_text(error: Any) -> Any:
     return "\n".join(texts) or content or error
 
 
+def refusal(item: Mapping[str, Any]) -> str | None:
+    """What an ``mcp_approval_response`` that refuses its request says; ``None`` if it approves.
+
+    A hosted MCP tool that needs approval comes as an ``mcp_approval_request`` (the model's
+    call, waiting); the user's response with ``approve: false`` (and its ``reason``) is that
+    call's failure, said as ``not approved[: reason]``.
+    """
+    if item.get("approve") is not False:
+        return None
+    reason = as_string(item.get("reason"))
+    return f"not approved: {reason}" if reason else "not approved"
+
+
+def approved_request(item: Mapping[str, Any]) -> str | None:
+    """The approval request an ``mcp_call`` runs (its ``approval_request_id``), if any.
+
+    The call that runs an approved request is that request's result, not a second call.
+    """
+    if item.get("type") != "mcp_call":
+        return None
+    request = as_string(item.get("approval_request_id"))
+    return request or None
+
+
 def _text(part: Mapping[str, Any]) -> bool:
     return isinstance(part.get("text"), str) and bool(part["text"])
 
@@ -129,8 +153,11 @@ def hosted_result(item: Mapping[str, Any]) -> Any:
     :func:`_ran`), the image generator's ``result`` an image in base64: an image is said by its
     type (``<image/png>``, as Gemini CLI says one), its bytes never kept as text.
     """
-    if item.get("output") is not None or item.get("results") is not None:
-        return item.get("output", item.get("results"))
+    # The first of the two that is set: a Parquet column's struct gives every item every key,
+    # so a file search's ``results`` may come with an ``output`` of null (an MCP call's key).
+    for key in ("output", "results"):
+        if item.get(key) is not None:
+            return item[key]
     outputs = item.get("outputs")
     if isinstance(outputs, list) and (outputs or _ran(item)):
         return "\n".join(filter(None, map(_interpreter_output, outputs)))
@@ -161,10 +188,12 @@ def _interpreter_output(output: Any) -> str | None:
 
 
 __all__ = [
+    "approved_request",
     "call_failed",
     "hosted_result",
     "mcp_error_text",
     "output_failed",
+    "refusal",
     "shell_chunks",
     "shell_text",
     "tool_name",

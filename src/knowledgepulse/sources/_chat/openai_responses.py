@@ -43,10 +43,12 @@ from knowledgepulse.sources._chat._text import content_text, users_words
 from knowledgepulse.sources._chat.openai_chat import TEXT_KINDS
 from knowledgepulse.sources._envelope import PathError
 from knowledgepulse.sources._hosted import (
+    approved_request,
     call_failed,
     hosted_result,
     mcp_error_text,
     output_failed,
+    refusal,
     shell_chunks,
     shell_text,
     tool_name,
@@ -161,9 +163,9 @@ def _tool_item(
         _approval(calls, item, held)
     elif kind == "mcp_list_tools":
         _list_failed(calls, item)
-    elif kind == "mcp_call" and as_string(item.get("approval_request_id")) in held:
+    elif approved_request(item) in held:
         # the approved request run: its result, the call already told
-        _outcome(calls, item, str(item.get("name")), as_string(item["approval_request_id"]))
+        _outcome(calls, item, str(item.get("name")), approved_request(item))
     elif kind.endswith("_call"):
         _request(calls, item, path)
     elif kind.endswith("_call_output"):
@@ -259,10 +261,8 @@ def _list_failed(calls: _row.Calls, item: Mapping[str, Any]) -> None:
 
 def _approval(calls: _row.Calls, item: Mapping[str, Any], held: set[str]) -> None:
     """The user's answer to an approval request: a refusal is the held call's failure."""
-    request = as_string(item.get("approval_request_id"))
-    if item.get("approve") is False and request in held:
-        reason = as_string(item.get("reason"))
-        said = f"not approved: {reason}" if reason else "not approved"
+    request, said = as_string(item.get("approval_request_id")), refusal(item)
+    if said and request in held:
         calls.result(None, said, call_id=request, is_error=True)
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from knowledgepulse._util.jsonpath import as_object, non_blank, non_empty
-from knowledgepulse.sources._hosted import call_failed, mcp_error_text, tool_name
+from knowledgepulse.sources._hosted import call_failed, hosted_result, mcp_error_text, tool_name
 from knowledgepulse.sources._steps import StepBuilder, Timestamp, as_text
 
 EntryKind = Literal["thought", "message", "request", "hosted", "output", "error"]
@@ -160,7 +160,11 @@ def _hosted(item: Mapping[str, Any], name: str) -> Entry:
     """A server-side tool's call with its result; failed only when its ``status`` says so.
 
     ``incomplete`` (the response stopped before the call ended) is no failure, as the Responses
-    reader reads it: :func:`_hosted.call_failed` is the one rule.
+    reader reads it: :func:`_hosted.call_failed` is the one rule. The result is read as every
+    reader of Responses items reads it (:func:`_hosted.hosted_result`): a file search's
+    ``results``, the text of what the code interpreter printed (its ``outputs``' logs, not their
+    JSON), the image the image generator made said by its type (``<image/png>``), never its
+    base64 bytes as text.
     """
     arguments: Any = item.get("action")
     if arguments is None and "queries" in item:
@@ -169,12 +173,11 @@ def _hosted(item: Mapping[str, Any], name: str) -> Entry:
         arguments = {"code": item.get("code")}
     if arguments is None:  # a tool search's query (``tool_search_call``) is its arguments
         arguments = item.get("arguments")
-    output = item.get("results", item.get("outputs"))
     return Entry(
         "hosted",
         name=name,
         arguments=arguments,
-        output=output if output else None,
+        output=hosted_result(item),
         error=f"{name} failed" if call_failed(item) else None,
         call_id=non_empty(item.get("id")),
     )

@@ -20,7 +20,7 @@ from typing import Any
 from knowledgepulse._util.jsonpath import as_object, as_string, non_empty
 from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.sources._envelope import TraceOptions, assemble
-from knowledgepulse.sources._hosted import output_failed, tool_name
+from knowledgepulse.sources._hosted import approved_request, output_failed, refusal, tool_name
 from knowledgepulse.sources._steps import StepBuilder, as_text
 from knowledgepulse.sources.openai_agents._items import (
     Entry,
@@ -176,18 +176,15 @@ def _approval(
         return [
             Entry("request", name=name, arguments=arguments, call_id=request, mcp_server=server)
         ]
-    request = non_empty(raw.get("approval_request_id"))
-    if raw.get("approve") is not False or request not in held:
+    request, said = non_empty(raw.get("approval_request_id")), refusal(raw)
+    if said is None or request not in held:
         return []
-    reason = non_empty(raw.get("reason"))
-    said = f"not approved: {reason}" if reason else "not approved"
     return [Entry("output", name=names[request], error=said, call_id=request)]
 
 
 def _approved_run(raw: Any, held: set[str]) -> bool:
     """Whether a run item is the ``mcp_call`` that ran an approval request told as a call."""
-    item = as_object(raw)
-    return item.get("type") == "mcp_call" and item.get("approval_request_id") in held
+    return approved_request(as_object(raw)) in held
 
 
 def _search_output(entries: list[Entry], raw: Any) -> None:

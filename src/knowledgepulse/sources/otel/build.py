@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from knowledgepulse._util.jsonpath import as_string
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.sources._chat._text import reported_failure
 from knowledgepulse.sources._envelope import (
@@ -476,16 +477,28 @@ def _tell_inference(builder: StepBuilder, index: int, item: _Read, context: _Con
             name = str(part.get("name") or "")
             if is_output_tool(name) or name in context.answer_tools or index == context.extraction:
                 continue  # the answer, told as the answer
-            builder.tool_request(name, part.get("arguments"), call_id=call_id, at=at)
+            # A hosted MCP call (OpenAI's ``mcp_call``, read by ``dialects``) names its server.
+            server = as_string(part.get("mcp_server"))
+            builder.tool_request(
+                name, part.get("arguments"), call_id=call_id, at=at, mcp_server=server
+            )
             requested = True
         elif _provider_ran(part) and (call_id or part.get("name")):
             # by its call's id, else by the tool's name (Gemini's code execution: no id)
             name = context.names.get(call_id or "", "") or str(part.get("name") or "")
             output = _response(part)
-            if part.get("is_error"):  # Gemini's code that failed (its outcome says so)
-                builder.tool_result(name, error=as_text(output) or TOOL_FAILED, call_id=call_id)
-            else:
-                builder.tool_result(name, output=output, call_id=call_id)
+            # The result of a call no output holds (an approved MCP call whose request was
+            # not traced) keeps the call's arguments and server, where it has them.
+            arguments, server = part.get("arguments"), as_string(part.get("mcp_server"))
+            failed = bool(part.get("is_error"))  # Gemini's code that failed (its outcome says so)
+            builder.tool_result(
+                name,
+                arguments=arguments,
+                output=None if failed else output,
+                error=(as_text(output) or TOOL_FAILED) if failed else None,
+                call_id=call_id,
+                mcp_server=server,
+            )
     if requested and context.skip is not None and context.skip[0] == index:
         builder.answer_in_this_turn()  # said with the tool calls it asked for
     _tell_tool_responses(builder, view, context, at)

@@ -19,9 +19,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from knowledgepulse._util.jsonpath import as_object, non_blank
+from knowledgepulse._util.jsonpath import as_object, as_string, non_blank
 from knowledgepulse.sources._envelope import dspy_fields
-from knowledgepulse.sources._hosted import call_failed, hosted_result, mcp_error_text, tool_name
+from knowledgepulse.sources._hosted import (
+    approved_request,
+    call_failed,
+    hosted_result,
+    mcp_error_text,
+    refusal,
+    tool_name,
+)
 from knowledgepulse.sources._steps import TOOL_FAILED, as_text, python_dict, python_fields
 from knowledgepulse.sources.otel import messages as msg
 from knowledgepulse.sources.otel._haystack import is_chat_message
@@ -1153,9 +1160,12 @@ def _responses_item(item: Mapping[str, Any]) -> dict[str, Any]:
     A ``function_call`` item is the model asking for a tool (an assistant message with that
     call), a ``function_call_output`` its result (a tool message): the calls of one response
     are one turn's, so a failed one's siblings are no recovery. A call the API ran itself
-    (``web_search_call``, ``file_search_call``, ``mcp_call``...) is read as :func:`_hosted_call`.
+    (``web_search_call``, ``file_search_call``, ``mcp_call``...) is read as :func:`_hosted_call`,
+    an MCP approval's request or response as :func:`_approval`.
     """
     kind = item.get("type")
+    if kind in ("mcp_approval_request", "mcp_approval_response"):
+        return _approval(item)
     if isinstance(kind, str) and kind.endswith("_call") and kind != "function_call":
         hosted = _hosted_call(item)
         if hosted is not None:
@@ -1204,17 +1214,52 @@ def _hosted_call(item: Mapping[str, Any]) -> dict[str, Any] | None:
     arguments = next((item[key] for key in _HOSTED_INPUTS if item.get(key) is not None), None)
     if item.get("type") == "code_interpreter_call" and isinstance(arguments, str):
         arguments = {"code": arguments}  # as the Responses reader gives it
-    parts: list[dict[str, Any]] = [
-        {"type": "server_tool_call", "id": call_id, "name": name, "arguments": arguments}
-    ]
+    server = _mcp_server(item)
+    call = {"type": "server_tool_call", "id": call_id, "name": name, "arguments": arguments}
+    parts: list[dict[str, Any]] = [{**call, "mcp_server": server}]
+    request = approved_request(item)
+    if request is not None:
+        # The run of an approved request (an earlier response's ``mcp_approval_request``, the
+        # call): its result, joined by the request's id, not a second call.
+        call_id, parts = request, []
     error = mcp_error_text(item.get("error"))
     result = hosted_result(item)
     if error or call_failed(item):
         said = error or (result if result not in (None, "") else f"{name} failed")
-        parts.append(_server_response(call_id, name, said, failed=True))
+        parts.append(_server_response(call_id, name, said, failed=True, server=server))
     elif result is not None:
-        parts.append(_server_response(call_id, name, result, failed=False))
+        parts.append(_server_response(call_id, name, result, failed=False, server=server))
+    if request is not None:  # its arguments kept, for a request no span's output holds
+        parts = [{**part, "arguments": arguments} for part in parts]
     return {"role": "assistant", "parts": parts}
+
+
+def _approval(item: Mapping[str, Any]) -> dict[str, Any]:
+    """An MCP approval, read as the Responses reader and the Agents SDK reader read it.
+
+    A hosted MCP tool that needs the user's approval is asked for by an
+    ``mcp_approval_request`` in a response's output (the tool's ``name``, its ``arguments``,
+    the ``server_label`` of its server): the model's call of the tool, with its server. The
+    ``mcp_approval_response`` the next request's input sends back is that call's failure when
+    it refuses (``approve: false``: ``not approved[: reason]``, a tool result the model is
+    given), nothing when it approves: the ``mcp_call`` that then runs it is its result
+    (:func:`_hosted_call`).
+    """
+    if item.get("type") == "mcp_approval_request":
+        call = {"type": "server_tool_call", "id": item.get("id"), "name": tool_name(item)}
+        parts = [{**call, "arguments": item.get("arguments"), "mcp_server": _mcp_server(item)}]
+        return {"role": "assistant", "parts": parts}
+    said = refusal(item)
+    if said is None:
+        return {}  # approved: no step of its own
+    response = {"type": "tool_call_response", "id": item.get("approval_request_id")}
+    return {"role": "tool", "parts": [{**response, "response": said, "is_error": True}]}
+
+
+def _mcp_server(item: Mapping[str, Any]) -> str | None:
+    """The MCP server an MCP call (or its approval request) is of: its ``server_label``."""
+    mcp = item.get("type") in ("mcp_call", "mcp_approval_request")
+    return as_string(item.get("server_label")) if mcp else None
 
 
 _HOSTED_INPUTS = ("arguments", "action", "code", "queries", "input")
@@ -1222,13 +1267,16 @@ _HOSTED_INPUTS = ("arguments", "action", "code", "queries", "input")
 the code interpreter's ``code``, a file search's ``queries``."""
 
 
-def _server_response(call_id: Any, name: str, result: Any, *, failed: bool) -> dict[str, Any]:
+def _server_response(
+    call_id: Any, name: str, result: Any, *, failed: bool, server: str | None
+) -> dict[str, Any]:
     return {
         "type": "server_tool_call_response",
         "id": call_id,
         "name": name,
         "response": result,
         "is_error": failed,
+        "mcp_server": server,
     }
 
 
