@@ -979,7 +979,7 @@ def test_a_tool_named_finish_without_a_text_message_stays_a_tool_call_in_atif(
 @pytest.mark.parametrize(
     ("call", "said"),
     [
-        ({"function_name": ""}, "has function_name an empty string, not a tool's name"),
+        ({"function_name": None}, "has function_name null, not a tool's name"),
         ({"tool_call_id": 7}, "has tool_call_id a number, not text"),
         ("financial_search", "is a string, not a call"),
     ],
@@ -1009,6 +1009,22 @@ def test_an_error_met_outside_a_tool_written_as_atif_reads_back_as_that_error() 
     written_by_harbor = to_atif(trace)
     del written_by_harbor["extra"]["knowledgepulse"]  # no kp: feedback that says no error
     assert [i for i in convert([written_by_harbor], source="atif") if isinstance(i, Problem)]
+
+
+def test_a_call_whose_tool_went_unnamed_written_as_atif_reads_back() -> None:
+    """Found by ``bench/fuzz_pipelines.py`` (law ``atif-back``): a span whose tool name was no
+    OTLP value gave a call named ``""`` (kp warns of it); ``--to atif`` wrote it so, and reading
+    that file back left the call out, then refused the trace as holding no step. The call's id
+    joins it to its result; the empty name reads back as it was written, warned of again."""
+    trace = ReasoningTrace.model_validate(
+        trace_json(step_list=[{"step_id": 0, "type": "tool_call", "tool": {"name": ""}}])
+    )
+    found = list(convert([to_atif(trace)], source="atif"))
+    assert [p.warning for p in found if isinstance(p, Problem)] == [True]  # the name's warning
+    (item,) = [item for item in found if isinstance(item, TraceItem)]
+    assert [(step.type, step.tool.name if step.tool else None) for step in item.trace.steps] == [
+        ("tool_call", "")
+    ]
 
 
 RECOVERED = step_list(

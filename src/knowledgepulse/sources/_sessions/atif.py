@@ -434,13 +434,15 @@ def _call(call: Any) -> tuple[str, str, Any] | str:
     """(call id, tool name, arguments) of a tool call, or why it is none.
 
     ATIF's ``tool_call_id`` and ``function_name``, or the ``id`` and ``name`` OpenAgents'
-    ``tbench`` writes.
+    ``tbench`` writes. An empty ``function_name`` is a call whose tool went unnamed where the run
+    was recorded (kp writes one so, of a source that lost the name, and warns of it, as it does
+    reading this one): its id still joins it to its result.
     """
     if not isinstance(call, Mapping):
         return f"is {describe_value(call)}, not a call"
     call_id = call.get("tool_call_id", call.get("id"))
     name = call.get("function_name", call.get("name"))
-    if not (isinstance(name, str) and name):
+    if not isinstance(name, str):
         return f"has function_name {describe_value(name)}, not a tool's name"
     if not isinstance(call_id, str):
         return f"has tool_call_id {describe_value(call_id)}, not text"
