@@ -79,6 +79,33 @@ def mcp_error_text(error: Any) -> Any:
     return "\n".join(texts) or content or error
 
 
+def failure(item: Mapping[str, Any], name: str, left: Any = None) -> Any:
+    """Why a hosted or MCP call failed, or ``None`` when it did not.
+
+    Its ``error`` (an ``mcp_call``'s text, or its object's, :func:`mcp_error_text`); else, when
+    its ``status`` is ``failed`` (:func:`call_failed`), often with no ``error`` to say why, what
+    it ``left`` (a code interpreter's logs, :func:`hosted_result`), else ``<name> failed``.
+    """
+    error = mcp_error_text(item.get("error"))
+    if error:
+        return error
+    if call_failed(item):
+        return left if left not in (None, "") else f"{name} failed"
+    return None
+
+
+def list_tools_error(item: Mapping[str, Any]) -> str | None:
+    """An ``mcp_list_tools`` item's ``error``, said with its server; ``None`` when it has none.
+
+    The error says the server's tools could not be listed (``server_label`` names the server).
+    """
+    error = as_string(item.get("error"))
+    if not error or not error.strip():
+        return None
+    label = as_string(item.get("server_label"))
+    return f"{label}: {error}" if label else error
+
+
 def refusal(item: Mapping[str, Any]) -> str | None:
     """What an ``mcp_approval_response`` that refuses its request says; ``None`` if it approves.
 
@@ -190,7 +217,9 @@ def _interpreter_output(output: Any) -> str | None:
 __all__ = [
     "approved_request",
     "call_failed",
+    "failure",
     "hosted_result",
+    "list_tools_error",
     "mcp_error_text",
     "output_failed",
     "refusal",

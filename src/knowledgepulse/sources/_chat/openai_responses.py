@@ -44,8 +44,9 @@ from knowledgepulse.sources._chat.openai_chat import TEXT_KINDS
 from knowledgepulse.sources._envelope import PathError
 from knowledgepulse.sources._hosted import (
     approved_request,
-    call_failed,
+    failure,
     hosted_result,
+    list_tools_error,
     mcp_error_text,
     output_failed,
     refusal,
@@ -232,15 +233,16 @@ def _outcome(calls: _row.Calls, item: Mapping[str, Any], name: str, call_id: str
     by what it left (a code interpreter's logs) or else as ``<tool> failed``. ``incomplete`` is
     not (see :func:`_hosted.call_failed`).
     """
-    error = mcp_error_text(item.get("error"))
     result = hosted_result(item)
     # An MCP call's tool is its ``name``; the server that has it, its ``server_label``.
     server = _server(item)
-    if error:
-        calls.result(name, error, call_id=None, is_error=True, mcp_server=server)
-    elif call_failed(item):
-        said = result if result not in (None, "") else f"{name} failed"
-        calls.result(name, said, call_id=call_id, is_error=True, mcp_server=server)
+    said = failure(item, name, result)
+    if said is not None:
+        # An ``error`` is joined to the call waiting, a failed ``status`` to the call by its id.
+        errored = bool(mcp_error_text(item.get("error")))
+        calls.result(
+            name, said, call_id=None if errored else call_id, is_error=True, mcp_server=server
+        )
     elif result is not None:
         # By its id: an earlier call of the same tool may have come back with nothing.
         calls.result(name, result, call_id=call_id, mcp_server=server)
@@ -253,10 +255,9 @@ def _list_failed(calls: _row.Calls, item: Mapping[str, Any]) -> None:
     there to call), as a model call that failed is: an observation carrying it, the model's next
     action its recovery.
     """
-    error = as_string(item.get("error"))
-    if error and error.strip():
-        label = as_string(item.get("server_label"))
-        calls.builder.error(f"{label}: {error}" if label else error)
+    said = list_tools_error(item)
+    if said is not None:
+        calls.builder.error(said)
 
 
 def _approval(calls: _row.Calls, item: Mapping[str, Any], held: set[str]) -> None:

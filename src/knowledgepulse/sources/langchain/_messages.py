@@ -16,7 +16,7 @@ from typing import Any
 
 from knowledgepulse._util.jsonpath import as_object, as_string, non_empty
 from knowledgepulse.sources._chat._text import one_of
-from knowledgepulse.sources._hosted import call_failed, mcp_error_text, tool_name
+from knowledgepulse.sources._hosted import failure, list_tools_error, tool_name
 
 # LangChain class names and role spellings, to one role each.
 _ROLES = {
@@ -252,11 +252,8 @@ def responses_reply(value: Any) -> Message | None:
 
 def _list_error(item: Mapping[str, Any]) -> list[str]:
     """An ``mcp_list_tools`` item's ``error``, said with its server (``server_label``)."""
-    error = as_string(item.get("error"))
-    if not error or not error.strip():
-        return []
-    label = as_string(item.get("server_label"))
-    return [f"{label}: {error}" if label else error]
+    said = list_tools_error(item)
+    return [] if said is None else [said]
 
 
 def _responses_item(item: Mapping[str, Any]) -> bool:
@@ -274,10 +271,9 @@ def _hosted_call(item: Mapping[str, Any], name: str) -> ToolCall:
         (item[key] for key in ("arguments", "input", "action", "code", "queries") if key in item),
         None,
     )
-    error = mcp_error_text(item.get("error"))
-    if error and not isinstance(error, str):  # an error object with no text: told as it is
-        error = json.dumps(error, ensure_ascii=False, default=str)
-    failed = error or (f"{name} failed" if call_failed(item) else None)
+    failed = failure(item, name)
+    if failed is not None and not isinstance(failed, str):  # an error object with no text
+        failed = json.dumps(failed, ensure_ascii=False, default=str)
     call_id = non_empty(item.get("call_id")) or non_empty(item.get("id"))
     return ToolCall(name, arguments, call_id, error=failed)
 

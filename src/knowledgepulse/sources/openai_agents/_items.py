@@ -15,8 +15,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from knowledgepulse._util.jsonpath import as_object, non_blank, non_empty
-from knowledgepulse.sources._hosted import call_failed, hosted_result, mcp_error_text, tool_name
+from knowledgepulse._util.jsonpath import as_object, non_empty
+from knowledgepulse.sources._hosted import (
+    call_failed,
+    failure,
+    hosted_result,
+    list_tools_error,
+    tool_name,
+)
 from knowledgepulse.sources._steps import StepBuilder, Timestamp, as_text
 
 EntryKind = Literal["thought", "message", "request", "hosted", "output", "error"]
@@ -121,8 +127,7 @@ def output_item_entries(item: Any) -> list[Entry]:
     if kind == "mcp_list_tools":
         # The API's listing of an MCP server's tools: no call of the model's, no step, unless
         # its ``error`` says the server could not list them, an evident error of the run's.
-        error, label = non_blank(item.get("error")), non_empty(item.get("server_label"))
-        said = f"{label}: {error}" if label and error else error
+        said = list_tools_error(item)
         return [Entry("error", text=said)] if said else []
     if kind in _HOSTED:
         return [_hosted(item, tool_name(item) or "tool")]
@@ -142,9 +147,7 @@ def _mcp_call(item: Mapping[str, Any]) -> Entry:
     see :func:`_hosted.call_failed`).
     """
     name = tool_name(item) or "mcp_call"
-    error = mcp_error_text(item.get("error"))
-    if not error and call_failed(item):
-        error = f"{name} failed"
+    error = failure(item, name)
     return Entry(
         "hosted",
         name=name,

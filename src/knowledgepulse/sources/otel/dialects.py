@@ -23,9 +23,8 @@ from knowledgepulse._util.jsonpath import as_object, as_string, non_blank
 from knowledgepulse.sources._envelope import dspy_fields
 from knowledgepulse.sources._hosted import (
     approved_request,
-    call_failed,
+    failure,
     hosted_result,
-    mcp_error_text,
     refusal,
     tool_name,
 )
@@ -1222,10 +1221,9 @@ def _hosted_call(item: Mapping[str, Any]) -> dict[str, Any] | None:
         # The run of an approved request (an earlier response's ``mcp_approval_request``, the
         # call): its result, joined by the request's id, not a second call.
         call_id, parts = request, []
-    error = mcp_error_text(item.get("error"))
     result = hosted_result(item)
-    if error or call_failed(item):
-        said = error or (result if result not in (None, "") else f"{name} failed")
+    said = failure(item, name, result)
+    if said is not None:
         parts.append(_server_response(call_id, name, said, failed=True, server=server))
     elif result is not None:
         parts.append(_server_response(call_id, name, result, failed=False, server=server))
