@@ -186,6 +186,29 @@ def is_flat_log(value: Any) -> bool:
     )
 
 
+_TELEMETRY_KEYS = frozenset(
+    {"traceId", "spanId", "trace_id", "span_id", "context", "resourceSpans", "resourceLogs", "body"}
+)
+"""Keys a span or log record of any shape read here holds: a line with none is no telemetry."""
+
+
+def is_app_log_line(value: Any) -> bool:
+    """Whether a record is the application's own log line, as a runtime's log group holds them.
+
+    Bedrock AgentCore's runtime log group takes the container's output beside ADOT's log
+    records: the ``bedrock_agentcore`` app's JSON logger writes ``{"timestamp", "level",
+    "message", "logger", "requestId", "sessionId"}`` a line (``Invocation completed
+    successfully``), which an export of the group keeps among the records. The rule: a
+    ``level`` and a ``message`` in text, and none of a span's or log record's keys.
+    """
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("level"), str)
+        and isinstance(value.get("message"), str)
+        and _TELEMETRY_KEYS.isdisjoint(value)
+    )
+
+
 def flat_span(value: Mapping[str, Any]) -> Span:
     """A span as ADOT writes it to CloudWatch (:func:`is_flat_span`): plain attribute values.
 
