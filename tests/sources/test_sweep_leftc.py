@@ -2,6 +2,9 @@
 
 * An MCP tool's ``observation`` names the server its result came from, as its ``tool_call``
   does (the schema's ``Tool``, name and ``mcp_server``, is the same on every step type).
+* Phoenix's PXI ends a call the user refused to approve with an output, not an error: its
+  ``approval`` marker (``{"decision": "rejected"}``), which Phoenix's server copies to the span
+  as ``pxi.approval.decision``, says the call failed.
 * Bedrock AgentCore's runtime log group holds the application's own JSON log lines beside
   ADOT's log records: by design, so an export of the group keeps them; they are left out with
   one warning for the file, not refused line by line.
@@ -11,12 +14,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from knowledgepulse.records import Problem
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
 from tests.sources.helpers import CORPUS, convert_file
 
+PXI = CORPUS / "otlp" / "phoenix_pxi_suggestion_mixed_annotation_config.json"
 AGENTCORE = CORPUS / "otlp" / "agentcore_toolkit_strands_openai_cloudwatch.jsonl"
 APP_LINE = {
     "timestamp": "2025-11-18T07:43:54.057Z",
@@ -80,3 +85,72 @@ def test_a_line_with_a_traceid_is_never_taken_for_an_app_log_line(tmp_path: Path
     refused = [(p.location.line, p.warning) for p in problems if "not a span record" in p.message]
     assert refused == [(2, False)]
     assert not any("own log" in p.message for p in problems)
+
+
+def _kinds(trace: TraceItem) -> list[tuple[str, str | None]]:
+    return [(step.type, step.tool.name if step.tool else None) for step in trace.trace.steps]
+
+
+def test_a_call_the_user_refused_in_pxi_failed_and_the_next_action_recovers() -> None:
+    traces, _ = _items(PXI)
+    [trace] = traces
+    kinds = _kinds(trace)
+    refused = kinds.index(("observation", "update_annotation_config"))
+    assert trace.trace.steps[refused].content == "redacted message"  # the output's message
+    later = [kind for kind in kinds[refused + 1 :] if kind[0] != "thought"]
+    assert later[0] == ("error_recovery", "ask_user")
+    assert ("tool_call", "update_annotation_config") in later  # accepted the second time
+    assert trace.trace.metadata.success is True  # the run went on and answered
+
+
+def _pxi_turn(tmp_path: Path, output: dict[str, Any], attributes: dict[str, str]) -> Path:
+    """One PXI turn in Phoenix's span JSON: the agent, a gated tool, the agent's reply."""
+
+    def span(n: int, name: str, kind: str, parent: str | None, tags: dict[str, Any]) -> Any:
+        return {
+            "name": name,
+            "context": {"trace_id": "t1", "span_id": f"s{n}"},
+            "span_kind": kind,
+            "parent_id": parent,
+            "start_time": f"2026-07-24T12:00:0{n}+00:00",
+            "end_time": f"2026-07-24T12:00:0{n + 1}+00:00",
+            "status_code": "OK",
+            "attributes": tags,
+        }
+
+    spans = [
+        span(0, "pxi.turn", "AGENT", None, {"input.value": "make a dataset"}),
+        span(1, "create_dataset", "TOOL", "s0", {"output.value": json.dumps(output), **attributes}),
+        span(2, "claude", "LLM", "s0", {"output.value": "Nothing was written."}),
+    ]
+    path = tmp_path / "pxi.json"
+    path.write_text(json.dumps(spans), encoding="utf-8")
+    return path
+
+
+def _call_failed(path: Path) -> bool:
+    traces, _ = _items(path)
+    [trace] = traces
+    return any(step.type == "error_recovery" for step in trace.trace.steps)
+
+
+def test_the_marker_in_the_output_alone_says_the_refusal(tmp_path: Path) -> None:
+    """The marker in the tool's output, where the span has no attribute of it (an exporter
+    of the browser's spans, not Phoenix's server)."""
+    marked = {
+        "status": "rejected",
+        "message": "You rejected it.",
+        "approval": {"decision": "rejected", "source": "user"},
+    }
+    assert _call_failed(_pxi_turn(tmp_path, marked, {}))
+
+
+def test_an_accepted_call_and_a_bare_rejected_status_are_no_failure(tmp_path: Path) -> None:
+    accepted = {
+        "status": "accepted",
+        "acceptedBy": "user",
+        "approval": {"decision": "accepted", "source": "user"},
+    }
+    assert not _call_failed(_pxi_turn(tmp_path, accepted, {"pxi.approval.decision": "accepted"}))
+    # A tool's status of "rejected" with no marker is a value (an order's, a claim's).
+    assert not _call_failed(_pxi_turn(tmp_path, {"status": "rejected"}, {}))
