@@ -5,6 +5,8 @@
 * Phoenix's PXI ends a call the user refused to approve with an output, not an error: its
   ``approval`` marker (``{"decision": "rejected"}``), which Phoenix's server copies to the span
   as ``pxi.approval.decision``, says the call failed.
+* An OTLP attribute whose value is no ``AnyValue`` (a bare ``"value": "search"``) is outside
+  the encoding: not guessed at, but said, naming the attribute and the span.
 * Bedrock AgentCore's runtime log group holds the application's own JSON log lines beside
   ADOT's log records: by design, so an export of the group keeps them; they are left out with
   one warning for the file, not refused line by line.
@@ -154,3 +156,46 @@ def test_an_accepted_call_and_a_bare_rejected_status_are_no_failure(tmp_path: Pa
     assert not _call_failed(_pxi_turn(tmp_path, accepted, {"pxi.approval.decision": "accepted"}))
     # A tool's status of "rejected" with no marker is a value (an order's, a claim's).
     assert not _call_failed(_pxi_turn(tmp_path, {"status": "rejected"}, {}))
+
+
+def _otlp_tool_span(tmp_path: Path, attributes: list[dict[str, Any]]) -> Path:
+    span = {
+        "traceId": "0102030405060708090a0b0c0d0e0f10",
+        "spanId": "0102030405060708",
+        "name": "execute_tool search",
+        "startTimeUnixNano": "1000000000",
+        "endTimeUnixNano": "2000000000",
+        "attributes": [
+            {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+            {"key": "gen_ai.tool.call.result", "value": {"stringValue": "found"}},
+            *attributes,
+        ],
+        "events": [{"name": "note", "attributes": [{"key": "n", "value": 3}]}],
+    }
+    document = {"resourceSpans": [{"scopeSpans": [{"scope": {"name": "x"}, "spans": [span]}]}]}
+    path = tmp_path / "spans.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
+def test_an_attribute_with_no_any_value_is_said_with_its_span(tmp_path: Path) -> None:
+    bare = [{"key": "gen_ai.tool.name", "value": "search"}]
+    traces, _ = _items(_otlp_tool_span(tmp_path, bare))
+    [trace] = traces
+    [warning] = [w for w in trace.warnings if "AnyValue" in w]
+    assert warning.startswith("span 'execute_tool search' (0102030405060708): attribute(s) ")
+    assert "gen_ai.tool.name, n hold no OTLP AnyValue" in warning  # the event's too
+
+
+def test_an_empty_any_value_is_otlps_no_value_and_says_nothing(tmp_path: Path) -> None:
+    tagged = [{"key": "gen_ai.tool.name", "value": {"stringValue": "search"}}]
+    empty = [{"key": "gen_ai.tool.description", "value": {}}]
+    path = _otlp_tool_span(tmp_path, [*tagged, *empty])
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["events"] = []
+    path.write_text(json.dumps(data), encoding="utf-8")
+    traces, _ = _items(path)
+    [trace] = traces
+    assert not [w for w in trace.warnings if "AnyValue" in w]
+    assert trace.trace.steps[0].tool is not None
+    assert trace.trace.steps[0].tool.name == "search"

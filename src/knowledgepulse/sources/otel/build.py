@@ -97,7 +97,7 @@ def convert_spans(
         framework=top.scope or next((item.span.scope for item in ordered if item.span.scope), None),
         metadata=_metadata(root, top),
         content_hint=CONTENT_HINT,
-        warnings=(*_shared_ids(spans), *((AWAITING,) if awaiting else ())),
+        warnings=(*_shared_ids(spans), *_unread(spans), *((AWAITING,) if awaiting else ())),
     )
 
 
@@ -264,6 +264,21 @@ def _shared_ids(spans: Sequence[Span]) -> tuple[str, ...]:
         f"{count + 1} different spans have the span id {span_id}: each is read, and the spans "
         "whose parent it is hang under the first"
         for span_id, count in shared.items()
+    )
+
+
+def _unread(spans: Sequence[Span]) -> tuple[str, ...]:
+    """A warning for each span with attributes whose value is no OTLP ``AnyValue`` (unread).
+
+    Such a value (``"value": "search"``, not ``{"stringValue": "search"}``) is outside OTLP
+    JSON: kp does not guess what it was, and says which attribute of which span it left unread
+    (a tool's name unread leaves its call unnamed).
+    """
+    return tuple(
+        f"span {span.name!r} ({span.span_id}): attribute(s) {', '.join(sorted(set(span.unread)))} "
+        'hold no OTLP AnyValue ({"stringValue": ...}, {"intValue": ...}...): not read'
+        for span in spans
+        if span.unread
     )
 
 
