@@ -1815,12 +1815,12 @@ def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -
     The objective is the ``task`` of an AGENT span's input (smolagents' run arguments), or its
     ``messages`` text (crewAI's ``Agent.kickoff``), else the
     first user message a model call (``LLM``) was sent; a ``RETRIEVER`` span is a tool of its
-    name (the retriever's); a ``TOOL`` span is a tool, failed when its status is ERROR or its
-    output a LangChain tool message with
-    ``status: "error"``; a model call's output text is text, and its call of Pydantic AI's output
-    tool the answer; a model call whose last input message is Pydantic AI's feedback on a
-    rejected output (``_PYDANTIC_RETRY``) follows an error; the trace's first span failing fails
-    the run.
+    name (the retriever's); a ``TOOL`` span is a tool, failed when its status is ERROR, its
+    output a LangChain tool message with ``status: "error"``, or its ``pxi.approval.decision``
+    ``rejected`` (Phoenix's PXI: the user refused the call it asked approval for); a model
+    call's output text is text, and its call of Pydantic AI's output tool the answer; a model
+    call whose last input message is Pydantic AI's feedback on a rejected output
+    (``_PYDANTIC_RETRY``) follows an error; the trace's first span failing fails the run.
 
     smolagents' ``final_answer`` tool is the run's answer (its output), not a tool.
 
@@ -1875,6 +1875,7 @@ def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -
         if kind == "TOOL" and (
             tags.get("otel.status_code") == "ERROR"
             or _langchain_tool_failed(tags.get("output.value"))
+            or tags.get("pxi.approval.decision") == "rejected"  # the user refused PXI's call
         ):
             timeline.error()
         if kind == "LLM":

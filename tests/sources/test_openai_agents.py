@@ -135,7 +135,7 @@ def test_the_sdk_mcp_snapshot_names_the_mcp_server_and_skips_the_listings() -> N
         {
             "type": "observation",
             "content": "{'type': 'text', 'text': 'result_test_tool_1_{}'}",
-            "tool": {"name": "test_tool_1"},
+            "tool": {"name": "test_tool_1", "mcp_server": "fake_mcp_server"},
             "output_summary": "{'type': 'text', 'text': 'result_test_tool_1_{}'}",
         },
     ]

@@ -622,7 +622,7 @@ class StepBuilder:
             nonlocal after_error, failed_turn
             if not tool.error and tool.output is None and not tool.returned:
                 return  # nothing came back (a handoff): no observation
-            steps.append(_observation(_result_text(tool), tool.name))
+            steps.append(_observation(_result_text(tool), tool.name, tool.mcp_server))
             if tool.error:
                 after_error, failed_turn = True, tool.turn
 
@@ -780,10 +780,18 @@ def _result_text(tool: _ToolEvent) -> str:
     return as_text(None) if tool.output is None and tool.returned else text
 
 
-def _observation(text: str, tool: str | None = None) -> dict[str, Any]:
-    """An ``observation`` step of ``text``: a tool's result, an error, a user's turn."""
+def _observation(
+    text: str, tool: str | None = None, mcp_server: str | None = None
+) -> dict[str, Any]:
+    """An ``observation`` step of ``text``: a tool's result, an error, a user's turn.
+
+    A result names the server of an MCP tool as its call does: the schema's ``Tool`` (name and
+    ``mcp_server``) is the same on every step type, and the result came from that server.
+    """
     step: dict[str, Any] = {"type": "observation", "content": bounded(text)}
     if tool is not None:
         step["tool"] = {"name": tool}
+        if mcp_server:
+            step["tool"]["mcp_server"] = mcp_server
     step["output_summary"] = summary(text)
     return step

@@ -97,7 +97,7 @@ def convert_spans(
         framework=top.scope or next((item.span.scope for item in ordered if item.span.scope), None),
         metadata=_metadata(root, top),
         content_hint=CONTENT_HINT,
-        warnings=(*_shared_ids(spans), *((AWAITING,) if awaiting else ())),
+        warnings=(*_shared_ids(spans), *_unread(spans), *((AWAITING,) if awaiting else ())),
     )
 
 
@@ -264,6 +264,21 @@ def _shared_ids(spans: Sequence[Span]) -> tuple[str, ...]:
         f"{count + 1} different spans have the span id {span_id}: each is read, and the spans "
         "whose parent it is hang under the first"
         for span_id, count in shared.items()
+    )
+
+
+def _unread(spans: Sequence[Span]) -> tuple[str, ...]:
+    """A warning for each span with attributes whose value is no OTLP ``AnyValue`` (unread).
+
+    Such a value (``"value": "search"``, not ``{"stringValue": "search"}``) is outside OTLP
+    JSON: kp does not guess what it was, and says which attribute of which span it left unread
+    (a tool's name unread leaves its call unnamed).
+    """
+    return tuple(
+        f"span {span.name!r} ({span.span_id}): attribute(s) {', '.join(sorted(set(span.unread)))} "
+        'hold no OTLP AnyValue ({"stringValue": ...}, {"intValue": ...}...): not read'
+        for span in spans
+        if span.unread
     )
 
 
@@ -578,7 +593,11 @@ def _tell_tool(
         return
     # A span that ended OK, whose result says the tool failed (ADK's {"status": "error"}, an
     # {"error": ...} object): the same test as a Langfuse tool observation's output.
-    reported = None if retried or view.error else reported_failure(msg.loads(view.result))
+    reported = (
+        None
+        if retried or view.error
+        else reported_failure(msg.loads(view.result)) or _refused(item.span, view.result)
+    )
     builder.tool_result(
         view.tool_name or item.span.name,
         arguments=view.arguments,
@@ -591,6 +610,33 @@ def _tell_tool(
         distinct=True,  # each tool span is a call, even where two share a call id
         inside_until=_inside_until(ordered, index),
     )
+
+
+_PXI_DECISION = "pxi.approval.decision"
+"""The attribute Phoenix's server promotes a PXI tool's approval decision to (``accepted`` or
+``rejected``: ``src/phoenix/server/agents/approval.py``)."""
+
+
+def _refused(span: Span, result: Any) -> str | None:
+    """Why a call did not run when the user refused the approval it waited for (Phoenix's PXI).
+
+    PXI's approval-gated tools (``create_dataset``, ``add_spans_to_dataset``...) end the call
+    with an output, not an error, when the user rejects it: ``{"status": "rejected", "message":
+    "You rejected the proposed dataset change, so nothing was written.", "approval":
+    {"decision": "rejected", "source": "user"}}``; the ``approval`` marker is their contract,
+    which the server copies to the span as ``pxi.approval.decision``. A refused call failed, as
+    a refused MCP approval or Pydantic AI's ``denied`` do; its text is the output's message.
+    (An output of the older PXI with no marker, ``{"status": "rejected"}`` alone, is not read
+    so: a tool's ``status`` of ``rejected`` is a value of many domains, an order's or a
+    claim's, and no failure of the tool's.)
+    """
+    loaded = msg.loads(result)
+    marker = loaded.get("approval") if isinstance(loaded, dict) else None
+    decided = marker.get("decision") if isinstance(marker, dict) else None
+    if span.attributes.get(_PXI_DECISION) != "rejected" and decided != "rejected":
+        return None
+    said = loaded.get("message") if isinstance(loaded, dict) else None
+    return said if isinstance(said, str) and said.strip() else "the user rejected the call"
 
 
 def _inside_until(ordered: list[_Read], index: int) -> float | None:

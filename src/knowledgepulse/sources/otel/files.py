@@ -30,6 +30,7 @@ from knowledgepulse.sources.otel.spans import (
     SpanError,
     console_span,
     flat_span,
+    is_app_log_line,
     is_console_span,
     is_flat_log,
     is_flat_span,
@@ -45,6 +46,20 @@ _SHAPES = (
     "traceId, spanId, name, startTimeUnixNano beside resource and scope; AgentCore's "
     "{sessionSpans: [...]} too)"
 )
+
+
+class AppLogLineError(SpanError):
+    """A line of the application's own log (:func:`is_app_log_line`): no span, by design.
+
+    A runtime's log group holds it beside the log records of the spans, so an export of the
+    group has it: it is left out, said once for the file, not refused line by line.
+    """
+
+    def __init__(self) -> None:
+        super().__init__((), "the application's own log line")
+
+
+_NOT_A_SPAN = f"not a span record: {_SHAPES}"
 
 
 def recognises(value: Any) -> bool:
@@ -191,6 +206,7 @@ def _gather(
     Only the spans outlive this: a parsed record (a whole file, for OTLP JSON) is let go here, as
     soon as its spans are read, and a trace's place keeps the record's location, not its value.
     """
+    app_lines: list[Record] = []  # the app's own log lines: the first kept, to say where
     for item in records:
         if isinstance(item, Problem):
             yield item
@@ -200,6 +216,9 @@ def _gather(
                 merge_content(logs[0].setdefault(found.key, {}), found.attributes)
                 logs[1].setdefault(found.key[0], (replace(item, value=None, raw=None), loc))
                 continue
+            if isinstance(found, AppLogLineError):
+                app_lines.append(replace(item, value=None, raw=None))
+                continue
             if isinstance(found, SpanError):
                 yield item.problem(found.loc, found.message)
                 continue
@@ -208,6 +227,14 @@ def _gather(
                 spans = traces[found.trace_id] = []
                 first[found.trace_id] = (replace(item, value=None, raw=None), loc)
             spans.append(found)
+    if app_lines:
+        yield app_lines[0].problem(
+            (),
+            f"{len(app_lines)} line(s) of the application's own log ({{level, message...}}, as "
+            "a runtime's log group holds them beside the spans' log records): no spans; left "
+            "out",
+            warning=True,
+        )
 
 
 def _wrapped_spans(value: Any, key: str) -> Iterator[tuple[Span | SpanError | LoggedContent, Loc]]:
@@ -274,4 +301,4 @@ def value_spans(value: Any) -> Iterator[tuple[Span | SpanError | LoggedContent, 
         except SpanError as error:
             yield error, ("spans", n, *error.loc)
     if not listed:
-        yield SpanError((), f"not a span record: {_SHAPES}"), ()
+        yield (AppLogLineError() if is_app_log_line(value) else SpanError((), _NOT_A_SPAN)), ()

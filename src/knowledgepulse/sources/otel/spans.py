@@ -59,6 +59,9 @@ class Span:
         events: its events.
         resource: the resource's attributes.
         scope: the instrumentation scope's name (``pydantic-ai``...).
+        unread: the keys of its OTLP attributes (and its events') whose value is no ``AnyValue``
+            kp can read (a bare ``"value": "search"`` for ``{"stringValue": "search"}``): kept
+            with no value, and said (a warning), never dropped without a word.
     """
 
     trace_id: str
@@ -74,6 +77,7 @@ class Span:
     events: tuple[SpanEvent, ...] = ()
     resource: Mapping[str, Any] = field(default_factory=dict)
     scope: str | None = None
+    unread: tuple[str, ...] = ()
 
 
 _HEX = re.compile(r"(?:0x)?([0-9a-fA-F]+)")
@@ -183,6 +187,29 @@ def is_flat_log(value: Any) -> bool:
         and "body" in value
         and "name" not in value
         and ("timeUnixNano" in value or "observedTimeUnixNano" in value)
+    )
+
+
+_TELEMETRY_KEYS = frozenset(
+    {"traceId", "spanId", "trace_id", "span_id", "context", "resourceSpans", "resourceLogs", "body"}
+)
+"""Keys a span or log record of any shape read here holds: a line with none is no telemetry."""
+
+
+def is_app_log_line(value: Any) -> bool:
+    """Whether a record is the application's own log line, as a runtime's log group holds them.
+
+    Bedrock AgentCore's runtime log group takes the container's output beside ADOT's log
+    records: the ``bedrock_agentcore`` app's JSON logger writes ``{"timestamp", "level",
+    "message", "logger", "requestId", "sessionId"}`` a line (``Invocation completed
+    successfully``), which an export of the group keeps among the records. The rule: a
+    ``level`` and a ``message`` in text, and none of a span's or log record's keys.
+    """
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("level"), str)
+        and isinstance(value.get("message"), str)
+        and _TELEMETRY_KEYS.isdisjoint(value)
     )
 
 
@@ -335,6 +362,15 @@ def _otlp_span(raw: Any, resource: Mapping[str, Any], scope: str | None) -> Span
         ),
         resource=resource,
         scope=scope,
+        unread=(
+            *unread_keys(raw.get("attributes")),
+            *(
+                key
+                for event in as_list(raw.get("events"))
+                if isinstance(event, dict)
+                for key in unread_keys(event.get("attributes"))
+            ),
+        ),
     )
 
 
@@ -413,6 +449,23 @@ def key_values(value: Any) -> dict[str, Any]:
         for entry in as_list(value)
         if isinstance(entry, dict) and isinstance(entry.get("key"), str)
     }
+
+
+def unread_keys(value: Any) -> tuple[str, ...]:
+    """The keys of an OTLP ``KeyValue`` list whose value is no ``AnyValue`` kp can read.
+
+    OTLP JSON tags every value (``{"stringValue": "search"}``); a bare one (``"value":
+    "search"``, as some hand-written exporters do) is outside the encoding, and an empty
+    ``AnyValue`` (``{}``) is OTLP's way to say no value, no fault.
+    """
+    return tuple(
+        entry["key"]
+        for entry in as_list(value)
+        if isinstance(entry, dict)
+        and isinstance(entry.get("key"), str)
+        and entry.get("value") not in (None, {})
+        and any_value(entry.get("value")) is None
+    )
 
 
 def any_value(value: Any) -> Any:
