@@ -3961,7 +3961,7 @@ def _pi_branch(header: dict[str, Any], entries: list[Any]) -> list[Any]:
     if not (isinstance(header.get("version"), int) and header["version"] >= 2):
         return entries
     by_id = {entry["id"]: entry for entry in entries if "id" in entry}
-    walk, branch = [e for e in entries if "id" in e][-1:], []
+    walk, branch = [e for e in entries if "id" in e][-1:], list[Any]()
     while walk:
         branch.insert(0, walk[0])
         walk = [by_id[walk[0]["parentId"]]] if walk[0].get("parentId") in by_id else []

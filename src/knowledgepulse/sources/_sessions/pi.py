@@ -136,7 +136,9 @@ def branch(header: Mapping[str, Any], entries: list[Record]) -> list[Record]:
 
 def _finish(session: _Session, options: TraceOptions) -> TraceItem:
     header = session.header
-    messages = [(e, e.value["message"]) for e in branch(header, session.entries) if _is_message(e)]
+    messages = [
+        (e, e.value.get("message")) for e in branch(header, session.entries) if _is_message(e)
+    ]
     told, errors, origin = messages_of(messages)
     builder = StepBuilder()
     said = tell(told, builder, errors, origin)
@@ -201,7 +203,7 @@ def messages_of(
     errors: set[int] = set()
     origin: list[Record] = []
     answered = {
-        m.get("toolCallId")
+        as_string(m.get("toolCallId"))
         for _, m in messages
         if isinstance(m, dict) and m.get("role") == "toolResult"
     }
@@ -290,7 +292,7 @@ def _assistant(
                 if thought
                 else {"type": "text", "text": text}
             )
-        elif kind == "toolCall" and (not cut or block.get("id") in answered):
+        elif kind == "toolCall" and (not cut or as_string(block.get("id")) in answered):
             blocks.append(
                 {
                     "type": "tool_use",

@@ -30,6 +30,7 @@ from typing import Any
 
 from knowledgepulse._util.jsonpath import as_string, describe_value, non_empty
 from knowledgepulse._util.text import counted
+from knowledgepulse._util.times import epoch_time
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat._text import json_or_value
 from knowledgepulse.sources._envelope import UNDATED, TraceOptions, assemble, finished
@@ -110,10 +111,8 @@ def _finish(session: _Session, options: TraceOptions) -> TraceItem:
     extra: dict[str, Any] = {"harness": header.get("harness")} if header else {}
     if model:
         extra["model"] = model
-    times = [m.get("timestamp") for _, m in messages if isinstance(m, dict)]
-    started = next(
-        (t for t in times if isinstance(t, int | float) and not isinstance(t, bool)), None
-    )
+    times = [epoch_time(m.get("timestamp")) for _, m in messages if isinstance(m, dict)]
+    started = next((t for t in times if t is not None), None)
     location = session.first.location
     harness = non_empty(header.get("harness"))
     return assemble(
@@ -123,7 +122,7 @@ def _finish(session: _Session, options: TraceOptions) -> TraceItem:
         success=said.answered and builder.final_answer is not None,
         options=options,
         objective=said.objective,
-        created_at=started / 1000 if started is not None else UNDATED,
+        created_at=started or UNDATED,
         result_summary=builder.final_answer,
         agent_id=harness or "sts",
         framework="sts",
