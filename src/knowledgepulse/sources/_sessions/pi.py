@@ -58,6 +58,8 @@ MAPPING = {
     "success": "whether the last assistant message is its answer (stopReason stop)",
     "created_at": "the header's timestamp",
 }
+TREE_VERSION = 2
+"""The session version since which entries link to their parent (``id``, ``parentId``)."""
 UNRUN = frozenset({"error", "aborted"})
 """The ``stopReason`` of an assistant message whose calls did not run: the stream ended first."""
 
@@ -119,8 +121,7 @@ def branch(header: Mapping[str, Any], entries: list[Record]) -> list[Record]:
     A version 2 or later session: from the last entry with an ``id`` up its ``parentId`` links
     (an entry whose parent is not in the file is the root, as Pi takes it); version 1: all.
     """
-    version = header.get("version")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 2:
+    if not _tree(header.get("version")):
         return entries
     by_id = {e.value["id"]: e for e in entries if isinstance(e.value.get("id"), str)}
     leaf = next((e for e in reversed(entries) if isinstance(e.value.get("id"), str)), None)
@@ -132,6 +133,11 @@ def branch(header: Mapping[str, Any], entries: list[Record]) -> list[Record]:
         parent = leaf.value.get("parentId")
         leaf = by_id.get(parent) if isinstance(parent, str) else None
     return path[::-1]
+
+
+def _tree(version: Any) -> bool:
+    """Whether a header's ``version`` is one whose entries form a tree."""
+    return isinstance(version, int) and not isinstance(version, bool) and version >= TREE_VERSION
 
 
 def _finish(session: _Session, options: TraceOptions) -> TraceItem:
@@ -334,9 +340,10 @@ def _text(content: Any) -> str | None:
 
 
 def describe(first: Any, count: int) -> str:
-    """``read as pi (1 trace)``, the header's version, and where success comes from."""
+    """``read as pi (1 trace)``, the header's version, the entries read, where success is from."""
     version = first.get("version", 1) if isinstance(first, dict) else 1
+    read = "the branch from its last entry" if _tree(version) else "its entries in order"
     return (
-        f"read as pi ({counted(count, 'trace')}): a Pi session, version {version}, the branch "
-        "from its last entry; success is whether it ends in the assistant's answer"
+        f"read as pi ({counted(count, 'trace')}): a Pi session, version {version}, {read}; "
+        "success is whether it ends in the assistant's answer"
     )
