@@ -26,7 +26,7 @@ HEADER = {
     "version": 3,
     "id": "019e88ac-c864-7eb4-8ee0-85cd75c8dcc6",
     "timestamp": "2026-06-02T14:11:25.412Z",
-    "cwd": "/work/project",
+    "cwd": "/srv/project",
 }
 
 
