@@ -3918,6 +3918,82 @@ _GEMINI_CLI_OWN = ("<session_context>", "<hook_context>", "<state_snapshot>")
 compression puts in place of the turns."""
 
 
+def pi(path: Path) -> list[Run]:
+    """A Pi session (``~/.pi/agent/sessions/*/*.jsonl``): one run, a header line then entries.
+
+    Version 2 and later link the entries by ``id`` / ``parentId``: the run is the branch from the
+    file's last entry up to the root (Pi resumes there); version 1 (no ``version``) is every
+    entry in order. Of ``message`` entries: ``user`` text (a string, or ``text`` blocks joined by
+    newlines) is the user's, but for a turn the user took back (its reply ``aborted`` with no
+    content, another user turn next); an ``assistant``'s ``text`` blocks are its text, its
+    ``toolCall`` blocks tools; one that ended ``error`` or ``aborted`` said nothing final (its
+    calls with no result never ran), and ``error`` is an error; a ``toolResult`` with
+    ``isError`` an error. No label: success is ``None``.
+    """
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    header = lines[0]
+    messages = [e["message"] for e in _pi_branch(header, lines[1:]) if e["type"] == "message"]
+    answered = {m.get("toolCallId") for m in messages if m["role"] == "toolResult"}
+    timeline, objective = _Timeline(), None
+    for at, message in enumerate(messages):
+        if _pi_taken_back(messages[at : at + 3]):
+            continue  # the reply after it is skipped as empty
+        if message["role"] == "user":
+            content = message["content"]
+            texts = (
+                [content]
+                if isinstance(content, str)
+                else [b["text"] for b in content if b["type"] == "text"]
+            )
+            text = "\n".join(texts)
+            if text.strip() and objective is None:
+                objective = text
+            elif text.strip():
+                timeline.user(text)
+        elif message["role"] == "assistant":
+            _pi_assistant(timeline, message, answered)
+        elif message["role"] == "toolResult" and message.get("isError"):
+            timeline.error()
+    return [timeline.facts(objective, trace_id=header["id"])]
+
+
+def _pi_branch(header: dict[str, Any], entries: list[Any]) -> list[Any]:
+    """The entries of a Pi session's run (see :func:`pi`), root first."""
+    if not (isinstance(header.get("version"), int) and header["version"] >= 2):
+        return entries
+    by_id = {entry["id"]: entry for entry in entries if "id" in entry}
+    walk, branch = [e for e in entries if "id" in e][-1:], list[Any]()
+    while walk:
+        branch.insert(0, walk[0])
+        walk = [by_id[walk[0]["parentId"]]] if walk[0].get("parentId") in by_id else []
+    return branch
+
+
+def _pi_taken_back(messages: list[Any]) -> bool:
+    """Whether the first of three Pi messages is a user turn the user took back."""
+    return (
+        len(messages) == 3
+        and messages[0]["role"] == "user"
+        and messages[1].get("stopReason") == "aborted"
+        and not messages[1].get("content")
+        and messages[2]["role"] == "user"
+    )
+
+
+def _pi_assistant(timeline: _Timeline, message: dict[str, Any], answered: set[Any]) -> None:
+    """A Pi assistant message: its text and calls; cut off (``error``, ``aborted``), no answer."""
+    cut = message.get("stopReason") in ("error", "aborted")
+    for block in message["content"]:
+        if block["type"] == "text" and cut and block["text"].strip():
+            timeline.acted()
+        elif block["type"] == "text":
+            timeline.text(block["text"])
+        elif block["type"] == "toolCall" and (not cut or block["id"] in answered):
+            timeline.tool(block["name"])
+    if message.get("stopReason") == "error":
+        timeline.error()
+
+
 def adk(path: Path) -> list[Run]:
     """Google ADK's files: a session (``{id, app_name, events}``), one run; an eval set
     (``{eval_set_id, eval_cases}``), a run per case with a conversation. See :func:`_adk_turn`.
@@ -4838,6 +4914,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "cline": cline,
     "codex": codex,
     "gemini-cli": gemini_cli,
+    "pi": pi,
     "adk": adk,
     "gemini": gemini,
     "atif": atif,

@@ -44,6 +44,8 @@ BUILT_IN = (
     "codex",
     "gemini-cli",
     "cline",
+    "pi",
+    "sts",
     "atif",
     "adp",
     "inspect-ai",

@@ -38,6 +38,8 @@ from knowledgepulse.sources._sessions import (
     mini_swe_agent,
     openhands,
     openhands_v1,
+    pi,
+    sts,
     swe_agent,
     tau2,
 )
@@ -359,6 +361,48 @@ class Cline(Source):
     overrides = ("conversation",)  # its task's messages are a conversation's, the first tagged
     recognises = staticmethod(cline.recognises)
     convert = staticmethod(cline.convert_records)
+
+
+@register_source("pi")
+class Pi(Source):
+    """Pi's sessions (``~/.pi/agent/sessions/*/*.jsonl``): a header, then a tree of entries."""
+
+    shapes = (
+        "Pi session JSONL (a {type: session, version, id, cwd} header, then message entries "
+        "linked by id and parentId)"
+    )
+    content_hint = pi.CONTENT_HINT
+    recognises = staticmethod(pi.recognises)
+    convert = staticmethod(pi.convert_records)
+
+    def describe(self, first: Any, count: int, options: TraceOptions) -> str:
+        """The session's version, the branch read, and where success comes from."""
+        return pi.describe(first, count)
+
+    def mapping(self, first: Any, options: TraceOptions) -> dict[str, str]:
+        """The same fields for every session: its header and the messages of its branch."""
+        return dict(pi.MAPPING)
+
+
+@register_source("sts")
+class Sts(Source):
+    """The Hugging Face Hub's Session Trace Simple Format: a ``harness`` header, then messages."""
+
+    shapes = (
+        "Session Trace Simple Format JSONL (a {type: session, harness, id} header, then "
+        "{type: message, message: {role, content, reasoningContent, toolCalls}} lines)"
+    )
+    content_hint = sts.CONTENT_HINT
+    recognises = staticmethod(sts.recognises)
+    convert = staticmethod(sts.convert_records)
+
+    def describe(self, first: Any, count: int, options: TraceOptions) -> str:
+        """The harness that wrote the session, and where success comes from."""
+        return sts.describe(first, count)
+
+    def mapping(self, first: Any, options: TraceOptions) -> dict[str, str]:
+        """The same fields for every session: its header and its messages."""
+        return dict(sts.MAPPING)
 
 
 @register_source("atif")

@@ -1,0 +1,349 @@
+"""Pi's session files (``~/.pi/agent/sessions/--<cwd>--/<time>_<uuid>.jsonl``) as traces.
+
+Pi (badlogic/pi-mono's coding agent, ``@mariozechner/pi-coding-agent``) appends a session as
+JSON Lines: a header ``{"type": "session", "version", "id", "timestamp", "cwd"}`` (no
+``version`` in version 1), then entries. A ``message`` entry holds one of the agent's messages:
+``user`` (``content`` text, or ``text`` and ``image`` blocks), ``assistant`` (``text``,
+``thinking`` and ``toolCall`` blocks ``{id, name, arguments}``, its ``stopReason``: ``stop``,
+``toolUse``, ``length``, ``error`` or ``aborted``, with an ``errorMessage``), ``toolResult``
+(``toolCallId``, ``toolName``, ``content`` blocks, ``isError``). Other entries are the session's
+settings and notes: ``model_change``, ``thinking_level_change``, ``compaction`` (the summary put
+in place of the turns before it), ``branch_summary`` (the summary of a branch the user left),
+``custom`` and ``custom_message`` (an extension's), ``label``, ``session_info``.
+
+Since version 2 the entries form a tree (``id``, ``parentId``): the user may go back to an earlier
+entry and go on from there in the same file. The session is the branch the agent resumes, as
+Pi's ``SessionManager`` rebuilds it: from the file's last entry up its ``parentId`` links to the
+root; the other branches are left out. Version 1 wrote the entries one after another: all of them,
+in order (Pi's migration links them so). The turns before a compaction on that branch ran, and are
+read; the compaction's summary is Pi's, no step.
+
+The messages are read as Anthropic Messages (the Anthropic reader): the first user text is the
+objective, a later one the user's reply to the assistant text before it; ``thinking`` and text are
+thoughts, the last assistant text after its last call the answer; a ``toolCall`` joined by id with
+its ``toolResult`` is a tool call and its observation, an evident error when ``isError`` (the next
+action is its ``error_recovery``). An assistant message that ended in ``error`` (the provider's
+API failed: ``errorMessage``) is an evident error met outside a tool, never the answer; one the
+user stopped (``aborted``) is no error of the agent's, as Claude Code's interrupted turn: what it
+streamed before is thoughts, never the answer. The calls either wrote but never ran (no result
+answers them) are left out. Not read: ``bashExecution`` messages (a command the user ran with
+``!``), ``custom`` (``hookMessage`` before version 3) messages, the summaries, images. A session
+records no outcome, so success is whether it ends in the assistant's answer.
+
+The Hub's Session Trace Simple Format (:mod:`.sts`) writes messages of its own shape, turned into
+these by :func:`messages_of`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from knowledgepulse._util.jsonpath import as_string, describe_value, non_empty
+from knowledgepulse._util.text import counted
+from knowledgepulse._util.times import iso_time
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.sources._chat import _row, anthropic
+from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
+from knowledgepulse.sources._steps import StepBuilder
+from knowledgepulse.trace import TraceItem
+
+CONTENT_HINT = "Pi writes the messages of every session into ~/.pi/agent/sessions/*/*.jsonl"
+MAPPING = {
+    "steps": "the message entries of the branch from the last entry to the root",
+    "id": "the header's id",
+    "success": "whether the last assistant message is its answer (stopReason stop)",
+    "created_at": "the header's timestamp",
+}
+TREE_VERSION = 2
+"""The session version since which entries link to their parent (``id``, ``parentId``)."""
+UNRUN = frozenset({"error", "aborted"})
+"""The ``stopReason`` of an assistant message whose calls did not run: the stream ended first."""
+
+
+def recognises(value: Any) -> bool:
+    """Whether a file's first record is a Pi session's header.
+
+    Pi's header names the working folder (``cwd``) in every version; the Hub's Session Trace
+    Simple Format's names a ``harness`` and no ``cwd`` (a Pi header may name a harness too, as the
+    Hub asks a harness that writes Pi's format to).
+    """
+    return (
+        isinstance(value, dict)
+        and value.get("type") == "session"
+        and isinstance(value.get("id"), str)
+        and isinstance(value.get("cwd"), str)
+    )
+
+
+@dataclass
+class _Session:
+    """A file's header and entries, as read so far."""
+
+    first: Record
+    header: Mapping[str, Any] = field(default_factory=dict)
+    entries: list[Record] = field(default_factory=list)
+
+
+def convert_records(
+    records: Iterable[Record | Problem], options: TraceOptions
+) -> Iterator[TraceItem | Problem]:
+    """The one trace of a session file; a line that is no JSON is a problem, the rest read."""
+    session: _Session | None = None
+    for item in records:
+        if isinstance(item, Problem):
+            yield item  # Pi skips a line it cannot parse: kp says so
+            continue
+        if session is None:
+            session = _Session(item)
+            if recognises(item.value):
+                session.header = item.value
+                continue
+        if isinstance(item.value, dict):
+            session.entries.append(item)
+        else:
+            yield item.problem(
+                (), f"not a Pi session entry: {describe_value(item.value)}; expected {{type, ...}}"
+            )
+    if session is not None:
+        try:
+            yield finished(partial(_finish, session, options), session.first)
+        except Located as error:  # at the entry the message was read from
+            yield error.record.problem(("message",), error.message)
+
+
+def branch(header: Mapping[str, Any], entries: list[Record]) -> list[Record]:
+    """The entries of the session's current branch, root first (see the module's docstring).
+
+    A version 2 or later session: from the last entry with an ``id`` up its ``parentId`` links
+    (an entry whose parent is not in the file is the root, as Pi takes it); version 1: all.
+    """
+    if not _tree(header.get("version")):
+        return entries
+    by_id = {e.value["id"]: e for e in entries if isinstance(e.value.get("id"), str)}
+    leaf = next((e for e in reversed(entries) if isinstance(e.value.get("id"), str)), None)
+    path: list[Record] = []
+    seen: set[str] = set()
+    while leaf is not None and leaf.value["id"] not in seen:
+        seen.add(leaf.value["id"])
+        path.append(leaf)
+        parent = leaf.value.get("parentId")
+        leaf = by_id.get(parent) if isinstance(parent, str) else None
+    return path[::-1]
+
+
+def _tree(version: Any) -> bool:
+    """Whether a header's ``version`` is one whose entries form a tree."""
+    return isinstance(version, int) and not isinstance(version, bool) and version >= TREE_VERSION
+
+
+def _finish(session: _Session, options: TraceOptions) -> TraceItem:
+    header = session.header
+    messages = [
+        (e, e.value.get("message")) for e in branch(header, session.entries) if _is_message(e)
+    ]
+    told, errors, origin = messages_of(messages)
+    builder = StepBuilder()
+    said = tell(told, builder, errors, origin)
+    models = [m.get("model") for _, m in messages if m.get("role") == "assistant"]
+    model = next((name for name in reversed(models) if isinstance(name, str) and name), None)
+    extra: dict[str, Any] = {"version": header.get("version", 1)}
+    if model:
+        extra["model"] = model
+    location = session.first.location
+    return assemble(
+        builder,
+        source="pi",
+        source_id=non_empty(header.get("id")) or Path(location.file).stem,
+        success=said.answered and builder.final_answer is not None,
+        options=options,
+        objective=said.objective,
+        created_at=iso_time(header.get("timestamp")),
+        result_summary=builder.final_answer,
+        agent_id="pi",
+        framework="pi",
+        source_extra=extra,
+        content_hint=CONTENT_HINT,
+        location=Location(location.file, location.line),
+    )
+
+
+def tell(
+    told: list[dict[str, Any]], builder: StepBuilder, errors: set[int], origin: list[Record]
+) -> _row.Told:
+    """Tell the builder what :func:`messages_of` made; a message it cannot read, at its entry."""
+    try:
+        return anthropic.tell(told, builder, errors=errors)
+    except PathError as error:
+        match error.path:
+            case (int(index), *_) if index < len(origin):
+                raise Located(origin[index], error.message) from error
+            case _:
+                raise
+
+
+class Located(Exception):  # noqa: N818 - no error of the caller's: a problem's place
+    """A message that cannot be read, at the entry it was read from, not the file's first line."""
+
+    def __init__(self, record: Record, message: str) -> None:
+        super().__init__(message)
+        self.record = record
+        self.message = message
+
+
+def _is_message(entry: Record) -> bool:
+    return bool(entry.value.get("type") == "message")
+
+
+def messages_of(
+    messages: list[tuple[Record, Any]],
+) -> tuple[list[dict[str, Any]], set[int], list[Record]]:
+    """Pi messages as Anthropic messages, the indexes of its API errors, and each one's entry.
+
+    A message that is no object, or names no ``role``, is an error at its entry.
+    """
+    told: list[dict[str, Any]] = []
+    errors: set[int] = set()
+    origin: list[Record] = []
+    answered = {
+        as_string(m.get("toolCallId"))
+        for _, m in messages
+        if isinstance(m, dict) and m.get("role") == "toolResult"
+    }
+
+    withdrawn = _withdrawn([m for _, m in messages])
+    for at, (entry, message) in enumerate(messages):
+        if at in withdrawn:
+            continue
+        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+            raise Located(
+                entry,
+                f"not a Pi message: {describe_value(message)}; expected "
+                "{role: user|assistant|toolResult, content, ...}",
+            )
+        role = message["role"]
+        if role == "user":
+            text = _text(message.get("content"))
+            if text is not None and text.strip():
+                told.append({"role": "user", "content": [{"type": "text", "text": text}]})
+                origin.append(entry)
+        elif role == "assistant":
+            said, failure = _assistant(message, answered)
+            if said is not None:
+                told.append(said)
+                origin.append(entry)
+            if failure is not None:  # the provider's API failed: an error outside a tool
+                errors.add(len(told))
+                told.append({"role": "assistant", "content": [{"type": "text", "text": failure}]})
+                origin.append(entry)
+        elif role == "toolResult" and told and _results(told[-1]):
+            told[-1]["content"].append(_result(message))  # one turn's results: one message
+        elif role == "toolResult":
+            told.append({"role": "user", "content": [_result(message)]})
+            origin.append(entry)
+        # bashExecution (the user's own command), custom / hookMessage (an extension's), the
+        # summaries, and roles a later version adds: no turn of the user's or the model's
+    return told, errors, origin
+
+
+def _withdrawn(messages: list[Any]) -> set[int]:
+    """The user turns the user took back, and the replies they stopped: no turn of either.
+
+    A user message whose reply the user stopped (``aborted``) before it said or did anything,
+    and another user message next: the user sent the request again, or another, in its place.
+    """
+    found: set[int] = set()
+    for at in range(len(messages) - 2):
+        turn, reply, then = messages[at : at + 3]
+        if (
+            _role(turn) == "user"
+            and _role(reply) == "assistant"
+            and reply.get("stopReason") == "aborted"
+            and not reply.get("content")
+            and _role(then) == "user"
+        ):
+            found |= {at, at + 1}
+    return found
+
+
+def _role(message: Any) -> Any:
+    return message.get("role") if isinstance(message, dict) else None
+
+
+def _assistant(
+    message: Mapping[str, Any], answered: set[Any]
+) -> tuple[dict[str, Any] | None, str | None]:
+    """An assistant message as an Anthropic one (``None``: it said nothing), and its failure.
+
+    The calls of one that ended before they ran (``error``, ``aborted``) are left out but those a
+    result answers; its text is a thought (it was cut off), never the answer.
+    """
+    stopped = as_string(message.get("stopReason"))
+    cut = stopped in UNRUN
+    blocks: list[dict[str, Any]] = []
+    content = message.get("content")
+    for part in content if isinstance(content, list) else [content]:
+        block = {"type": "text", "text": part} if isinstance(part, str) else part
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        text = block.get("text") if kind == "text" else block.get("thinking")
+        if kind in ("text", "thinking") and isinstance(text, str) and text.strip():
+            thought = kind == "thinking" or cut
+            blocks.append(
+                {"type": "thinking", "thinking": text}
+                if thought
+                else {"type": "text", "text": text}
+            )
+        elif kind == "toolCall" and (not cut or as_string(block.get("id")) in answered):
+            blocks.append(
+                {
+                    "type": "tool_use",
+                    "id": as_string(block.get("id")),
+                    "name": block.get("name"),
+                    "input": block.get("arguments"),
+                }
+            )
+    told = {"role": "assistant", "content": blocks} if blocks else None
+    if stopped != "error":
+        return told, None
+    return told, as_string(message.get("errorMessage")) or "the model's request failed"
+
+
+def _results(message: Mapping[str, Any]) -> bool:
+    """Whether an Anthropic message is a turn's tool results."""
+    return bool(message["role"] == "user" and message["content"][0]["type"] == "tool_result")
+
+
+def _result(message: Mapping[str, Any]) -> dict[str, Any]:
+    """A ``toolResult`` as the ``tool_result`` block that answers its call."""
+    return {
+        "type": "tool_result",
+        "tool_use_id": as_string(message.get("toolCallId")),
+        "content": _text(message.get("content")) or "",
+        "is_error": message.get("isError") is True,
+    }
+
+
+def _text(content: Any) -> str | None:
+    """A message's text: a string, or its ``text`` blocks joined (images have none)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return None
+    texts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+    found = [text for text in texts if isinstance(text, str)]
+    return "\n".join(found) if found else None
+
+
+def describe(first: Any, count: int) -> str:
+    """``read as pi (1 trace)``, the header's version, the entries read, where success is from."""
+    version = first.get("version", 1) if isinstance(first, dict) else 1
+    read = "the branch from its last entry" if _tree(version) else "its entries in order"
+    return (
+        f"read as pi ({counted(count, 'trace')}): a Pi session, version {version}, {read}; "
+        "success is whether it ends in the assistant's answer"
+    )
