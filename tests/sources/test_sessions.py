@@ -997,6 +997,23 @@ def test_an_atif_call_kp_cannot_read_is_left_out_with_a_warning_naming_it(
     assert not [step for step in item.trace.steps if step.tool]
 
 
+def test_thoughts_a_user_turn_follows_unsaid_read_back_as_thoughts_from_atif() -> None:
+    """A reply stopped while it only thought, then the user's next request (Pi's ``aborted``
+    turn, Anthropic thinking): the thoughts are written as reasoning, not as a message, which
+    read back was a ``respond`` call the user answered (the agent never said it)."""
+    written = step_list("thought", "thought", ("observation", "respond"), "thought")
+    trace = ReasoningTrace.model_validate(trace_json(step_list=written))
+    atif = to_atif(trace)
+    assert [step.get("reasoning_content") for step in atif["steps"][1:3]] == [
+        "step 0: thought",
+        "step 1: thought",
+    ]
+    back = only(list(convert([atif], source="atif"))).trace
+    assert [(s.type, s.tool and s.tool.name, s.content) for s in back.steps] == [
+        (s.type, s.tool and s.tool.name, s.content) for s in trace.steps
+    ]
+
+
 def test_an_error_met_outside_a_tool_written_as_atif_reads_back_as_that_error() -> None:
     """A run that failed before any reply (mini-SWE-agent's first model call raising) keeps its
     one error through kp convert --to atif: a result without a call, read back as an error."""

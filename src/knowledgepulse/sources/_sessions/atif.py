@@ -498,21 +498,22 @@ _ACTIONS = frozenset({"tool_call", "error_recovery"})
 def to_atif(trace: ReasoningTrace) -> dict[str, Any]:
     """A ``ReasoningTrace`` as an ATIF trajectory (``kp convert --to atif``).
 
-    The objective is the first ``user`` step; the steps follow as ``agent`` steps: a thought
-    opens one (its ``message``), the tool calls after it are its ``tool_calls``, and the
-    observations after them its ``observation`` results, joined by call id (``call_<step_id>``).
-    An observation that follows no call (an error the run reported) is a result without a
-    call (in a step of its own after a message, which read back would follow it), but a
-    ``respond`` observation that answers no call (the user speaking after a tool's result) is a
-    ``user`` step. What the agent said with a call (:func:`says_more_than_the_call`: a
-    ``respond`` call's message to the user) is the ``message`` of the agent step the call
-    opens. The domain and confidence go in the root's ``extra`` under ``kp.task_domain`` and
-    ``kp.confidence`` (which the reader takes back); what else ATIF has no field for (success,
-    the result summary, each step's type, the calls whose step's message is their own text)
-    under ``extra.knowledgepulse``. Read back, the objective, the tool calls and what was said with
-    them, the final answer, success, the domain and the confidence are the trace's, and so are
-    its steps' types while the list fits the steps read (one a step, differing only in which
-    calls and thoughts are recoveries).
+    The objective is the first ``user`` step; the steps follow as ``agent`` steps: a thought opens
+    one (its ``message``), the tool calls after it are its ``tool_calls``, and the observations
+    after them its ``observation`` results, joined by call id (``call_<step_id>``). An observation
+    that follows no call (an error the run reported) is a result without a call (in a step of its
+    own after a message, which read back would follow it), but a ``respond`` observation that
+    answers no call (the user speaking after a tool's result) is a ``user`` step, and the thoughts
+    just before it, which the user did not see, are their agent steps' ``reasoning_content``
+    (:func:`_unsaid`). What the agent said with a call (:func:`says_more_than_the_call`: a
+    ``respond`` call's message to the user) is the ``message`` of the agent step the call opens. The
+    domain and confidence go in the root's ``extra`` under ``kp.task_domain`` and ``kp.confidence``
+    (which the reader takes back); what else ATIF has no field for (success, the result summary,
+    each step's type, the calls whose step's message is their own text) under
+    ``extra.knowledgepulse``. Read back, the objective, the tool calls and what was said with them,
+    the final answer, success, the domain and the confidence are the trace's, and so are its steps'
+    types while the list fits the steps read (one a step, differing only in which calls and thoughts
+    are recoveries).
     """
     later: list[dict[str, Any]] = []
     current: dict[str, Any] | None = None
@@ -528,6 +529,7 @@ def to_atif(trace: ReasoningTrace) -> dict[str, Any]:
             named = (call for call in unanswered if call["function_name"] == name)
             answered = next(named if name is not None else reversed(unanswered), None)
             if answered is None and name == RESPOND:  # the user's turn, answering no call
+                _unsaid(later)
                 later.append({"source": "user", "message": text})
                 current, unanswered = None, []
                 continue
@@ -592,6 +594,21 @@ def to_atif(trace: ReasoningTrace) -> dict[str, Any]:
             },
         },
     }
+
+
+def _unsaid(written: list[dict[str, Any]]) -> None:
+    """The thoughts just before a user's turn that answers no call, as their steps' reasoning.
+
+    A reply the user saw is a ``respond`` call (what kp reads of a message a user step
+    answers); thoughts the user's turn follows with no such call were the agent's own (a
+    reasoning model's thinking, a reply stopped before it said a word). Written as messages,
+    they would read back as that call.
+    """
+    for step in reversed(written):
+        spoke_only = not {"tool_calls", "observation", "reasoning_content"} & step.keys()
+        if step["source"] != "agent" or not step["message"] or not spoke_only:
+            return
+        step["reasoning_content"], step["message"] = step["message"], ""
 
 
 def _is_fresh(step: Mapping[str, Any]) -> bool:
