@@ -3686,6 +3686,56 @@ def _codex_failed(output: Any) -> bool:
     return failed
 
 
+def droid(path: Path) -> list[Run]:
+    """A Factory Droid session JSONL: one run, its ``session_start`` line then ``message`` lines.
+
+    A message holds Anthropic content blocks: ``text`` (a user's, less Droid's
+    ``<system-reminder>`` blocks), ``tool_use`` a tool, ``tool_result`` its result, failed when
+    it sets ``is_error`` or, setting none, when its text opens with ``Error:`` (how Droid's tools
+    word a failure). Lines name their ``parentId``: when every message but the first names an
+    earlier line, the run is the chain of parents from the last message (a branch left beside it
+    is no longer the session); else every message, in file order.
+    """
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    header, rest = lines[0], lines[1:]
+    messages = [r for r in rest if r.get("type") == "message"]
+    parent_of = {r["id"]: r.get("parentId") for r in rest if isinstance(r.get("id"), str)}
+    known = set(parent_of) | {header["id"]}
+    if len(messages) > 1 and all(m.get("parentId") in known for m in messages[1:]):
+        chain, at = set(), messages[-1]["id"]
+        while at is not None and at not in chain:
+            chain.add(at)
+            at = parent_of.get(at)
+        messages = [m for m in messages if m["id"] in chain]
+    timeline, objective = _Timeline(), None
+    for record in messages:
+        message = record["message"]
+        content = message["content"]
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+        for block in blocks:
+            kind = block.get("type")
+            if message["role"] == "user" and kind == "text":
+                said = _REMINDER.sub("", block["text"]).strip()
+                if objective is None and said:
+                    objective = said
+                elif said:
+                    timeline.user(said)
+            elif kind == "text":
+                timeline.text(block["text"])
+            elif kind == "tool_use":
+                timeline.tool(block["name"])
+            elif kind == "tool_result":
+                output = block.get("content")
+                text = output if isinstance(output, str) else _text(output) or ""
+                if block.get("is_error") or ("is_error" not in block and _droid_failed(text)):
+                    timeline.error()
+    return [timeline.facts(objective)]
+
+
+def _droid_failed(text: str) -> bool:
+    return text.lstrip().startswith("Error:")
+
+
 def codex(path: Path) -> list[Run]:
     """A Codex rollout: its ``response_item`` lines are Responses items; one run a file.
 
@@ -4836,6 +4886,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "claude-code": claude_code,
     "cline": cline,
     "codex": codex,
+    "droid": droid,
     "gemini-cli": gemini_cli,
     "adk": adk,
     "gemini": gemini,

@@ -33,6 +33,7 @@ from knowledgepulse.sources._sessions import (
     claude_code,
     cline,
     codex,
+    droid,
     gemini_cli,
     inspect_ai,
     mini_swe_agent,
@@ -345,6 +346,19 @@ class GeminiCli(Source):
     content_hint = gemini_cli.CONTENT_HINT
     recognises = staticmethod(gemini_cli.recognises)
     convert = staticmethod(gemini_cli.convert_records)
+
+
+@register_source("droid")
+class Droid(Source):
+    """Factory Droid sessions (``~/.factory/sessions/<workspace>/<session>.jsonl``)."""
+
+    shapes = (
+        "Factory Droid session JSONL (a session_start line with id and title, then message "
+        "lines of Anthropic content blocks, todo_state and compaction_state lines)"
+    )
+    content_hint = droid.CONTENT_HINT
+    recognises = staticmethod(droid.recognises)
+    convert = staticmethod(droid.convert_records)
 
 
 @register_source("cline")
