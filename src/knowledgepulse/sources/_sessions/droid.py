@@ -36,9 +36,9 @@ from typing import Any
 
 from knowledgepulse._util.jsonpath import as_string, describe_value, non_empty
 from knowledgepulse._util.times import iso_time
+from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import anthropic
-from knowledgepulse.errors import ConversionError
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
@@ -90,8 +90,11 @@ def convert_records(
             continue
         if session is None:
             if not recognises(item.value):
-                yield item.problem((), f"not a Factory Droid session header: "
-                                   f"{describe_value(item.value)}; expected {EXPECTED}")
+                yield item.problem(
+                    (),
+                    f"not a Factory Droid session header: "
+                    f"{describe_value(item.value)}; expected {EXPECTED}",
+                )
                 continue
             session = _Session(item)
             continue
@@ -103,7 +106,7 @@ def convert_records(
         return
     try:
         yield _finish(session, options)
-    except _Located as error:  # a message's problem, at the line it was read from
+    except _LocatedError as error:  # a message's problem, at the line it was read from
         yield error.record.problem(error.path, error.message)
     except PathError as error:
         yield session.header.problem(error.path, error.message)
@@ -115,8 +118,9 @@ def _take(session: _Session, record: Record) -> None:
     """Note one line after the header: a message is kept, Droid's other lines passed over."""
     value = record.value
     if not isinstance(value, dict) or not isinstance(value.get("type"), str):
-        raise PathError((), f"not a Factory Droid session line: {describe_value(value)}; "
-                        f"expected {EXPECTED}")
+        raise PathError(
+            (), f"not a Factory Droid session line: {describe_value(value)}; expected {EXPECTED}"
+        )
     own = non_empty(value.get("id"))
     if own is not None:
         session.links[own] = as_string(value.get("parentId"))
@@ -169,7 +173,7 @@ def _finish(session: _Session, options: TraceOptions) -> TraceItem:
     except PathError as error:
         match error.path:
             case (int(index), *rest) if index < len(turns):  # at the line it was read from
-                raise _Located(turns[index], ("message", *rest), error.message) from None
+                raise _LocatedError(turns[index], ("message", *rest), error.message) from None
             case _:
                 raise
     header = session.header.value
@@ -191,7 +195,7 @@ def _finish(session: _Session, options: TraceOptions) -> TraceItem:
     )
 
 
-class _Located(PathError):
+class _LocatedError(PathError):
     """A message's problem, told at the line it was read from (not the header's)."""
 
     def __init__(self, record: Record, path: tuple[str | int, ...], message: str) -> None:
