@@ -3736,6 +3736,65 @@ def _droid_failed(text: str) -> bool:
     return text.lstrip().startswith("Error:")
 
 
+_HERMES_REVIEW = (
+    "Review the conversation above and update the skill library",
+    "Review the conversation above and consider saving to memory",
+)
+_HERMES_NOTE = re.compile(r"\A\s*\[System note:[^\]]*\]\s*")
+
+
+def hermes_agent(path: Path) -> list[Run]:
+    """Hermes Agent sessions: a ``session_<id>.json`` log, or ``hermes sessions export`` lines.
+
+    Each session's ``messages`` are Chat Completions messages: a user text, an assistant's text
+    and ``tool_calls``, a ``tool`` result, failed when it is a JSON object with an ``error``
+    (Hermes' tools say ``{"success": false, "error": ...}``; a command's non-zero ``exit_code``
+    with ``error: null`` is the command's outcome). Hermes' own messages are no turns: its
+    compaction summary (an assistant text opening ``[CONTEXT COMPACTION``), the ``[System note:
+    ...]`` heading a user text, and its background review (the user message ``Review the
+    conversation above and ...`` and every message after it up to the next user message).
+    """
+    text = path.read_text()
+    sessions = (
+        [json.loads(line) for line in text.splitlines() if line.strip()]
+        if path.suffix == ".jsonl"
+        else [json.loads(text)]
+    )
+    return [_hermes_session(session["messages"]) for session in sessions]
+
+
+def _hermes_session(messages: list[dict[str, Any]]) -> Run:
+    timeline, objective, reviewing = _Timeline(), None, False
+    for message in messages:
+        role, content = message.get("role"), message.get("content")
+        if role == "user" and isinstance(content, str) and content.startswith(_HERMES_REVIEW):
+            reviewing = True
+            continue
+        if reviewing and role != "user":
+            continue
+        reviewing = False
+        if role == "user":
+            said = _HERMES_NOTE.sub("", content or "").strip()
+            if objective is None and said:
+                objective = said
+            elif said:
+                timeline.user(said)
+        elif role == "assistant":
+            if isinstance(content, str) and content.startswith("[CONTEXT COMPACTION"):
+                continue
+            timeline.text(content)
+            for call in message.get("tool_calls") or []:
+                timeline.tool(call["function"]["name"])
+        elif role == "tool":
+            try:
+                result = json.loads(content or "")
+            except ValueError:
+                result = None
+            if isinstance(result, dict) and result.get("error"):
+                timeline.error()
+    return timeline.facts(objective)
+
+
 def codex(path: Path) -> list[Run]:
     """A Codex rollout: its ``response_item`` lines are Responses items; one run a file.
 
@@ -4888,6 +4947,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "codex": codex,
     "droid": droid,
     "gemini-cli": gemini_cli,
+    "hermes-agent": hermes_agent,
     "adk": adk,
     "gemini": gemini,
     "atif": atif,

@@ -35,6 +35,7 @@ from knowledgepulse.sources._sessions import (
     codex,
     droid,
     gemini_cli,
+    hermes_agent,
     inspect_ai,
     mini_swe_agent,
     openhands,
@@ -359,6 +360,24 @@ class Droid(Source):
     content_hint = droid.CONTENT_HINT
     recognises = staticmethod(droid.recognises)
     convert = staticmethod(droid.convert_records)
+
+
+@register_source("hermes-agent")
+class HermesAgent(Source):
+    """Hermes Agent sessions: ``~/.hermes/sessions/session_<id>.json``, ``hermes sessions export``.
+
+    Its batch runner's ShareGPT rows (``save_trajectories``) are the ``hermes`` source's.
+    """
+
+    shapes = (
+        "Hermes Agent session logs (session_id, platform, session_start, messages of Chat "
+        "Completions turns), or the lines hermes sessions export writes (id, source, "
+        "started_at, end_reason, messages)"
+    )
+    content_hint = hermes_agent.CONTENT_HINT
+    overrides = ("openai-chat", "conversation")  # its messages are chat messages too
+    recognises = staticmethod(hermes_agent.recognises)
+    convert = staticmethod(hermes_agent.convert_records)
 
 
 @register_source("cline")
