@@ -89,7 +89,7 @@ def test_the_background_review_is_left_out_and_the_answer_before_it_stands() -> 
     item = one_trace(REVIEW)
     assert not any("Review the conversation above" in text for text in contents(item))
     assert item.trace.metadata.success is True
-    assert (item.trace.outcome.result_summary or "").startswith("✅ **已补充完整！**")
+    assert (item.trace.outcome.result_summary or "").startswith("✅ **已补充完整")
 
 
 def test_the_curators_turns_after_the_review_prompt_are_left_out_too(tmp_path: Path) -> None:
@@ -113,7 +113,7 @@ def test_the_curators_turns_after_the_review_prompt_are_left_out_too(tmp_path: P
     path.write_text(json.dumps({**session, "messages": [*session["messages"], *curator]}))
     item = one_trace(path)
     assert "skills_list" not in {s.tool.name for s in item.trace.steps if s.tool}
-    assert (item.trace.outcome.result_summary or "").startswith("✅ **已补充完整！**")
+    assert (item.trace.outcome.result_summary or "").startswith("✅ **已补充完整")
 
 
 def test_a_session_that_ends_on_a_result_has_no_answer() -> None:
