@@ -250,8 +250,11 @@ def _extra(header: Mapping[str, Any], messages: list[Mapping[str, Any]]) -> dict
     title = non_empty(header.get("sessionTitle")) or non_empty(header.get("title"))
     if title is not None:
         extra["title"] = title
-    if isinstance(header.get("version"), str | int) and not isinstance(header["version"], bool):
-        extra["version"] = header["version"]
+    version = header.get("version")
+    if isinstance(version, str) or (  # the format's number (2), or Droid's own ("0.81.0")
+        isinstance(version, int) and not isinstance(version, bool) and abs(version) < 2**53
+    ):
+        extra["version"] = version
     models = [as_string(m.get("model")) for m in messages if m.get("role") == "assistant"]
     model = next((m for m in reversed(models) if m), None) or as_string(header.get("model"))
     if model:

@@ -46,6 +46,7 @@ from knowledgepulse._util.jsonpath import as_string, non_empty
 from knowledgepulse._util.times import iso_time
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import openai_chat
+from knowledgepulse.sources._chat._text import one_of
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble
 from knowledgepulse.sources._sessions._documents import each_document
 from knowledgepulse.sources._steps import StepBuilder
@@ -163,7 +164,7 @@ def _conversation(messages: list[Any]) -> tuple[list[Any], list[int]]:
         reviewing = False
         if role == "assistant" and isinstance(content, str) and content.startswith(COMPACTION):
             continue
-        if isinstance(message, dict) and role not in _ROLES:
+        if isinstance(message, dict) and not one_of(role, _ROLES):
             continue
         noted = role == "user" and isinstance(content, str) and _NOTE.match(content)
         kept.append({**message, "content": _NOTE.sub("", content)} if noted else message)
