@@ -166,10 +166,17 @@ def _conversation(messages: list[Any]) -> tuple[list[Any], list[int]]:
             continue
         if isinstance(message, dict) and not one_of(role, _ROLES):
             continue
-        noted = role == "user" and isinstance(content, str) and _NOTE.match(content)
-        kept.append({**message, "content": _NOTE.sub("", content)} if noted else message)
+        kept.append(_without_note(message) if role == "user" else message)
         origins.append(index)
     return kept, origins
+
+
+def _without_note(message: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A user turn less the ``[System note: ...]`` Hermes put at its head, if it did."""
+    content = message.get("content")
+    if isinstance(content, str) and _NOTE.match(content):
+        return {**message, "content": _NOTE.sub("", content)}
+    return message
 
 
 def _seconds(session: Mapping[str, Any]) -> float | None:
