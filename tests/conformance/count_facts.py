@@ -3782,6 +3782,8 @@ def _hermes_session(messages: list[dict[str, Any]]) -> Run:
         elif role == "assistant":
             if isinstance(content, str) and content.startswith("[CONTEXT COMPACTION"):
                 continue
+            if message.get("_compressed_summary"):
+                continue
             timeline.text(content)
             for call in message.get("tool_calls") or []:
                 timeline.tool(call["function"]["name"])

@@ -160,3 +160,21 @@ def test_a_broken_message_is_a_problem_at_its_place_and_the_next_session_reads(
     assert len(problems) == 1
     assert problems[0].location.line == 1
     assert problems[0].path.startswith("messages[5]")
+
+
+def test_an_export_rows_calls_as_json_text_and_its_flagged_summary_read_as_a_logs(
+    tmp_path: Path,
+) -> None:
+    """The store keeps ``tool_calls`` as JSON text and flags a compaction's summary row."""
+    line = exported(log(MERGE))
+    for message in line["messages"]:
+        if message.get("tool_calls"):
+            message["tool_calls"] = json.dumps(message["tool_calls"])
+        if str(message.get("content")).startswith("[CONTEXT COMPACTION"):
+            message["content"] = "Earlier turns were compacted."
+            message["_compressed_summary"] = 1
+    path = tmp_path / "export.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    item, from_log = one_trace(path), one_trace(MERGE)
+    steps = [(s.type, s.tool.name if s.tool else None) for s in item.trace.steps]
+    assert steps == [(s.type, s.tool.name if s.tool else None) for s in from_log.trace.steps]

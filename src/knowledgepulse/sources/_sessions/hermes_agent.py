@@ -10,7 +10,8 @@ of it that kp reads, one session a record:
 * what ``hermes sessions export`` writes (JSON Lines, one session a line, as
   ``SessionDB.export_session`` builds it): the store's session row (``id``, ``source``,
   ``model``, ``started_at`` and ``ended_at`` in Unix seconds, ``end_reason``, ``parent_session_id``
-  when a context compression continued an earlier session) and its ``messages`` rows.
+  when a context compression continued an earlier session) and its ``messages`` rows (their
+  ``tool_calls`` a list, or the JSON text the store keeps).
 
 The messages are Chat Completions messages (``role`` ``user``, ``assistant``, ``tool``;
 ``tool_calls`` with ``function.name`` and ``arguments``; the model's ``reasoning`` beside its
@@ -24,12 +25,14 @@ agent's next action its ``error_recovery``. A terminal result's non-zero ``exit_
 
 What Hermes writes into the conversation itself is no turn: its context compression's summary
 (an assistant message ``[CONTEXT COMPACTION — REFERENCE ONLY] ...``, standing for the turns it
-replaced, which the file no longer holds), its ``[System note: ...]`` to the model at the
-head of a user turn (the user's words after it are the turn), and its background review (a user
-message ``Review the conversation above and update the skill library`` / ``... consider saving to
-memory``: a forked curator's pass, whose turns older builds wrote into the session; they are left
-out up to the user's next message, as Hermes' own loader leaves them out on resume). A session
-records no outcome, so success is whether it ends in the assistant's answer.
+replaced, which the file no longer holds; an export's row of it is flagged
+``_compressed_summary``), its ``[System note: ...]`` to the model at the head of a user turn (the
+user's words after it are the turn), and its background review: a user message ``Review the
+conversation above and update the skill library`` (or ``... consider saving to memory``) that
+starts a forked curator's pass, whose turns older builds wrote into the session. Hermes' own loader
+leaves out the prompt and the reply after it on resume; kp leaves out every turn of the pass, up
+to the user's next message. A session records no outcome, so success is whether it ends in the
+assistant's answer.
 
 The ShareGPT rows Hermes Agent's batch runner saves (``save_trajectories``, ``<tool_call>`` tags in
 the text) are the ``hermes`` source's business.
@@ -162,13 +165,24 @@ def _conversation(messages: list[Any]) -> tuple[list[Any], list[int]]:
         if reviewing and role != "user":
             continue
         reviewing = False
-        if role == "assistant" and isinstance(content, str) and content.startswith(COMPACTION):
+        if _summary(message):
             continue
         if isinstance(message, dict) and not one_of(role, _ROLES):
             continue
         kept.append(_without_note(message) if role == "user" else message)
         origins.append(index)
     return kept, origins
+
+
+def _summary(message: Any) -> bool:
+    """Whether a message is Hermes' compaction summary: so worded, or so flagged in the store."""
+    if not isinstance(message, dict):
+        return False
+    content = message.get("content")
+    worded = isinstance(content, str) and content.startswith(COMPACTION)
+    return message.get("_compressed_summary") in (True, 1) or (
+        message.get("role") == "assistant" and worded
+    )
 
 
 def _without_note(message: Mapping[str, Any]) -> Mapping[str, Any]:
