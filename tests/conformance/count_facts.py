@@ -3763,6 +3763,13 @@ def hermes_agent(path: Path) -> list[Run]:
     return [_hermes_session(session["messages"]) for session in sessions]
 
 
+def _hermes_summary(message: dict[str, Any]) -> bool:
+    """Hermes' compaction summary: an assistant text so opening, or a row flagged so."""
+    content = message.get("content")
+    worded = isinstance(content, str) and content.startswith("[CONTEXT COMPACTION")
+    return worded or bool(message.get("_compressed_summary"))
+
+
 def _hermes_session(messages: list[dict[str, Any]]) -> Run:
     timeline, objective, reviewing = _Timeline(), None, False
     for message in messages:
@@ -3780,9 +3787,7 @@ def _hermes_session(messages: list[dict[str, Any]]) -> Run:
             elif said:
                 timeline.user(said)
         elif role == "assistant":
-            if isinstance(content, str) and content.startswith("[CONTEXT COMPACTION"):
-                continue
-            if message.get("_compressed_summary"):
+            if _hermes_summary(message):
                 continue
             timeline.text(content)
             for call in message.get("tool_calls") or []:
