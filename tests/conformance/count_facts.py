@@ -3687,6 +3687,122 @@ def _codex_failed(output: Any) -> bool:
     return failed
 
 
+def droid(path: Path) -> list[Run]:
+    """A Factory Droid session JSONL: one run, its ``session_start`` line then ``message`` lines.
+
+    A message holds Anthropic content blocks: ``text`` (a user's, less Droid's
+    ``<system-reminder>`` blocks), ``tool_use`` a tool, ``tool_result`` its result, failed when
+    it sets ``is_error`` or, setting none, when its text opens with ``Error:`` (how Droid's tools
+    word a failure). Lines name their ``parentId``: when every message but the first names an
+    earlier line, the run is the chain of parents from the last message (a branch left beside it
+    is no longer the session); else every message, in file order.
+    """
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    header, rest = lines[0], lines[1:]
+    messages = [r for r in rest if r.get("type") == "message"]
+    parent_of = {r["id"]: r.get("parentId") for r in rest if isinstance(r.get("id"), str)}
+    known = set(parent_of) | {header["id"]}
+    if len(messages) > 1 and all(m.get("parentId") in known for m in messages[1:]):
+        chain, at = set(), messages[-1]["id"]
+        while at is not None and at not in chain:
+            chain.add(at)
+            at = parent_of.get(at)
+        messages = [m for m in messages if m["id"] in chain]
+    timeline, objective = _Timeline(), None
+    for record in messages:
+        message = record["message"]
+        content = message["content"]
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+        for block in blocks:
+            kind = block.get("type")
+            if message["role"] == "user" and kind == "text":
+                said = _REMINDER.sub("", block["text"]).strip()
+                if objective is None and said:
+                    objective = said
+                elif said:
+                    timeline.user(said)
+            elif kind == "text":
+                timeline.text(block["text"])
+            elif kind == "tool_use":
+                timeline.tool(block["name"])
+            elif kind == "tool_result":
+                output = block.get("content")
+                text = output if isinstance(output, str) else _text(output) or ""
+                if block.get("is_error") or ("is_error" not in block and _droid_failed(text)):
+                    timeline.error()
+    return [timeline.facts(objective)]
+
+
+def _droid_failed(text: str) -> bool:
+    return text.lstrip().startswith("Error:")
+
+
+_HERMES_REVIEW = (
+    "Review the conversation above and update the skill library",
+    "Review the conversation above and consider saving to memory",
+)
+_HERMES_NOTE = re.compile(r"\A\s*\[System note:[^\]]*\]\s*")
+
+
+def hermes_agent(path: Path) -> list[Run]:
+    """Hermes Agent sessions: a ``session_<id>.json`` log, or ``hermes sessions export`` lines.
+
+    Each session's ``messages`` are Chat Completions messages: a user text, an assistant's text
+    and ``tool_calls``, a ``tool`` result, failed when it is a JSON object with an ``error``
+    (Hermes' tools say ``{"success": false, "error": ...}``; a command's non-zero ``exit_code``
+    with ``error: null`` is the command's outcome). Hermes' own messages are no turns: its
+    compaction summary (an assistant text opening ``[CONTEXT COMPACTION``), the ``[System note:
+    ...]`` heading a user text, and its background review (the user message ``Review the
+    conversation above and ...`` and every message after it up to the next user message).
+    """
+    text = path.read_text()
+    sessions = (
+        [json.loads(line) for line in text.splitlines() if line.strip()]
+        if path.suffix == ".jsonl"
+        else [json.loads(text)]
+    )
+    return [_hermes_session(session["messages"]) for session in sessions]
+
+
+def _hermes_summary(message: dict[str, Any]) -> bool:
+    """Hermes' compaction summary: an assistant text so opening, or a row flagged so."""
+    content = message.get("content")
+    worded = isinstance(content, str) and content.startswith("[CONTEXT COMPACTION")
+    return worded or bool(message.get("_compressed_summary"))
+
+
+def _hermes_session(messages: list[dict[str, Any]]) -> Run:
+    timeline, objective, reviewing = _Timeline(), None, False
+    for message in messages:
+        role, content = message.get("role"), message.get("content")
+        if role == "user" and isinstance(content, str) and content.startswith(_HERMES_REVIEW):
+            reviewing = True
+            continue
+        if reviewing and role != "user":
+            continue
+        reviewing = False
+        if role == "user":
+            said = _HERMES_NOTE.sub("", content or "").strip()
+            if objective is None and said:
+                objective = said
+            elif said:
+                timeline.user(said)
+        elif role == "assistant":
+            if _hermes_summary(message):
+                continue
+            timeline.text(content)
+            for call in message.get("tool_calls") or []:
+                timeline.tool(call["function"]["name"])
+        elif role == "tool":
+            try:
+                result = json.loads(content or "")
+            except ValueError:
+                result = None
+            if isinstance(result, dict) and result.get("error"):
+                timeline.error()
+    return timeline.facts(objective)
+
+
 def codex(path: Path) -> list[Run]:
     """A Codex rollout: its ``response_item`` lines are Responses items; one run a file.
 
@@ -4913,8 +5029,10 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "claude-code": claude_code,
     "cline": cline,
     "codex": codex,
+    "droid": droid,
     "gemini-cli": gemini_cli,
     "pi": pi,
+    "hermes-agent": hermes_agent,
     "adk": adk,
     "gemini": gemini,
     "atif": atif,

@@ -43,6 +43,8 @@ BUILT_IN = (
     "claude-code",
     "codex",
     "gemini-cli",
+    "droid",
+    "hermes-agent",
     "cline",
     "pi",
     "sts",

@@ -33,7 +33,9 @@ from knowledgepulse.sources._sessions import (
     claude_code,
     cline,
     codex,
+    droid,
     gemini_cli,
+    hermes_agent,
     inspect_ai,
     mini_swe_agent,
     openhands,
@@ -347,6 +349,37 @@ class GeminiCli(Source):
     content_hint = gemini_cli.CONTENT_HINT
     recognises = staticmethod(gemini_cli.recognises)
     convert = staticmethod(gemini_cli.convert_records)
+
+
+@register_source("droid")
+class Droid(Source):
+    """Factory Droid sessions (``~/.factory/sessions/<workspace>/<session>.jsonl``)."""
+
+    shapes = (
+        "Factory Droid session JSONL (a session_start line with id and title, then message "
+        "lines of Anthropic content blocks, todo_state and compaction_state lines)"
+    )
+    content_hint = droid.CONTENT_HINT
+    recognises = staticmethod(droid.recognises)
+    convert = staticmethod(droid.convert_records)
+
+
+@register_source("hermes-agent")
+class HermesAgent(Source):
+    """Hermes Agent sessions: ``~/.hermes/sessions/session_<id>.json``, ``hermes sessions export``.
+
+    Its batch runner's ShareGPT rows (``save_trajectories``) are the ``hermes`` source's.
+    """
+
+    shapes = (
+        "Hermes Agent session logs (session_id, platform, session_start, messages of Chat "
+        "Completions turns), or the lines hermes sessions export writes (id, source, "
+        "started_at, end_reason, messages)"
+    )
+    content_hint = hermes_agent.CONTENT_HINT
+    overrides = ("openai-chat", "conversation")  # its messages are chat messages too
+    recognises = staticmethod(hermes_agent.recognises)
+    convert = staticmethod(hermes_agent.convert_records)
 
 
 @register_source("cline")
