@@ -3872,7 +3872,38 @@ def gemini_cli(path: Path) -> list[Run]:
         return _gemini_stream(path)
     if path.read_text().lstrip().startswith("["):  # /chat save, /chat share: the API's contents
         return [_gemini_contents(json.loads(path.read_text()))]
+    if '"parentUuid"' in path.read_text().split("\n", 1)[0]:  # Qwen Code, the fork's own JSONL
+        return [_qwen_code(path)]
     return [_gemini_session(path)]
+
+
+def _qwen_code(path: Path) -> Run:
+    """A Qwen Code session (``chats/<sessionId>.jsonl``): one ``ChatRecord`` a line, a tree by
+    ``parentUuid``. The run is the chain walked back from the last record (no rewind was written
+    here: every record is on it), a repeated ``uuid`` its first record's; its ``user`` records of
+    ``provenance`` ``real_user`` (or none, with no subtype), ``assistant`` and ``tool_result``
+    records hold Gemini contents, read as :func:`_gemini_contents` reads them. ``system`` records
+    are the CLI's telemetry and notes: nothing."""
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    by_uuid: dict[str, dict[str, Any]] = {}
+    for record in records:
+        by_uuid.setdefault(record["uuid"], record)
+    chain: list[dict[str, Any]] = []
+    uuid = records[-1]["uuid"]
+    while uuid in by_uuid and by_uuid[uuid] not in chain:
+        chain.insert(0, by_uuid[uuid])
+        uuid = by_uuid[uuid].get("parentUuid")
+    contents = [
+        record["message"]
+        for record in chain
+        if record["type"] in ("assistant", "tool_result")
+        or (
+            record["type"] == "user"
+            and record.get("provenance", "real_user" if not record.get("subtype") else None)
+            == "real_user"
+        )
+    ]
+    return _gemini_contents(contents, trace_id=records[0]["sessionId"])
 
 
 def _gemini_session(path: Path) -> Run:
@@ -4017,7 +4048,7 @@ _GEMINI_JSON_NAMES = {
 """A part's proto field names and their JSON names (proto3's JSON parsers take both)."""
 
 
-def _gemini_contents(contents: list[dict[str, Any]]) -> Run:
+def _gemini_contents(contents: list[dict[str, Any]], trace_id: str | None = None) -> Run:
     """Gemini contents: ``{role, parts}``. A user ``text`` part is the user's (the first the
     objective) unless Gemini CLI wrote it; a model ``text`` part not marked ``thought`` is what
     the model said (consecutive ones one text), a ``functionCall`` a tool; a ``functionResponse``
@@ -4060,7 +4091,7 @@ def _gemini_contents(contents: list[dict[str, Any]]) -> Run:
             else:
                 timeline.user(text)
         timeline.text("".join(said))
-    return timeline.facts(objective)
+    return timeline.facts(objective, trace_id=trace_id)
 
 
 def _gemini_stream(path: Path) -> list[Run]:
