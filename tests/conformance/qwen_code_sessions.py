@@ -11,7 +11,8 @@ Completions chunks (a request without tools, as a title's, gets a short text). T
 real tools in a scratch project and its ``ChatRecordingService`` writes
 ``~/.qwen/projects/<project>/chats/<sessionId>.jsonl``; each is copied into
 ``files/gemini-cli/`` with the run's folders renamed (``HOME`` :data:`HOME`, the project
-``/home/user/project``). A run of two prompts sends the second with ``--continue``.
+the folder ``project`` in it). A run of two prompts sends the second with ``--continue``; a run of
+:data:`STREAMED` is made again with ``--output-format stream-json``, what it prints kept.
 """
 
 from __future__ import annotations
@@ -122,7 +123,14 @@ class _Model(http.server.BaseHTTPRequestHandler):
         self.wfile.write(f"data: {closing}\n\ndata: [DONE]\n\n".encode())
 
 
-def _run(root: Path, name: str, prompts: list[str], replies: list[dict[str, Any]]) -> None:
+STREAMED = ("tool_errors",)
+"""The runs also made with ``--output-format stream-json``: what the CLI prints is kept (in
+``files/claude-code/``: the records are Claude Code's stream-json), not its session file."""
+
+
+def _run(
+    root: Path, name: str, prompts: list[str], replies: list[dict[str, Any]], streamed: bool
+) -> None:
     home, project = root / name / "home", root / name / "project"
     shutil.rmtree(root / name, ignore_errors=True)
     project.mkdir(parents=True)
@@ -143,14 +151,22 @@ def _run(root: Path, name: str, prompts: list[str], replies: list[dict[str, Any]
         "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1",
     }
     cli = root / "node_modules" / "@qwen-code" / "qwen-code" / "cli.js"
+    printed = []
     for number, prompt in enumerate(prompts):
         again = ["--continue"] if number else []
+        again += ["--output-format", "stream-json"] if streamed else []
         command = ["node", str(cli), "-p", prompt, "--yolo", "--auth-type", "openai", *again]
-        subprocess.run(command, cwd=project, env=env, check=True, timeout=300)
+        run = subprocess.run(
+            command, cwd=project, env=env, check=True, timeout=300, capture_output=True, text=True
+        )
+        printed.append(run.stdout)
     server.shutdown()
     (written,) = (home / ".qwen" / "projects").glob("*/chats/*.jsonl")
-    text = written.read_text().replace(str(project), f"{HOME}/project").replace(str(home), HOME)
-    (OUT / f"qwen_code_{VERSION}_{name}.jsonl").write_text(text)
+    text = "".join(printed) if streamed else written.read_text()
+    text = text.replace(str(project), f"{HOME}/project").replace(str(home), HOME)
+    folder = OUT.parent / "claude-code" if streamed else OUT
+    kind = "stream_" if streamed else ""
+    (folder / f"qwen_code_{VERSION}_{kind}{name}.jsonl").write_text(text)
 
 
 def main(root: Path) -> None:
@@ -158,7 +174,9 @@ def main(root: Path) -> None:
     npm = ["npm", "install", f"@qwen-code/qwen-code@{VERSION}", "--prefix", str(root)]
     subprocess.run([*npm, "--no-audit", "--no-fund"], check=True)
     for name, (prompts, replies) in RUNS.items():
-        _run(root, name, prompts, replies)
+        _run(root, name, prompts, replies, streamed=False)
+        if name in STREAMED:
+            _run(root, name, prompts, replies, streamed=True)
 
 
 if __name__ == "__main__":

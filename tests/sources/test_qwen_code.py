@@ -132,3 +132,19 @@ def test_parts_that_are_no_list_are_reported_at_their_record(tmp_path: Path) -> 
     assert problem.location.line == 4
     assert problem.path == "message.parts"
     assert [item for item in items if isinstance(item, TraceItem)]
+
+
+def test_what_qwen_p_prints_is_claude_codes_stream_json_of_qwen_code() -> None:
+    """``qwen -p --output-format stream-json`` prints Claude Code's records; its ``init`` names
+    ``qwen_code_version``, so the trace is Qwen Code's, not Claude Code's."""
+    path = GEMINI.parent / "claude-code" / "qwen_code_0.24.4_stream_tool_errors.jsonl"
+    (item,) = [item for item in convert_file(path) if isinstance(item, TraceItem)]
+    trace = item.trace
+    assert trace.metadata.agent_id == "qwen-code"
+    assert trace.metadata.framework == "qwen-code"
+    assert [name for kind, name in kinds(trace) if kind in ("tool_call", "error_recovery")] == [
+        "list_directory",
+        "read_file",
+        "read_file",
+    ]
+    assert trace.outcome.result_summary == "notes.txt has 3 lines: one, two and three."

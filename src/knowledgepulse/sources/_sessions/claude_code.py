@@ -112,6 +112,9 @@ SYNTHETIC = "<synthetic>"
 """The model Claude Code names in a message it wrote itself: an API error (``isApiErrorMessage``,
 ``API Error: 529 Overloaded``, a rate limit, an expired login), or a note such as ``No response
 requested.``."""
+_STREAMING_CLIS = (("claude-code", "claude_code_version"), ("qwen-code", "qwen_code_version"))
+"""The CLIs whose headless ``--output-format stream-json`` is Claude Code's, by the key of their
+version in its ``init`` record: Qwen Code (``qwen -p``) prints the same records."""
 _COMMAND_TAG = re.compile(r"<command-(name|message|args)>([\s\S]*?)</command-\1>")
 """A tag of a slash command's record: its name, Claude Code's status message, its arguments."""
 
@@ -124,6 +127,8 @@ class _Session:
     messages: list[Mapping[str, Any]] = field(default_factory=list)
     started: datetime | None = None
     version: str | None = None
+    agent: str = "claude-code"
+    """The CLI that wrote it: Qwen Code prints Claude Code's ``stream-json`` too (its init says)."""
     streamed: bool = False
     """Whether it was read from ``stream-json`` output (see the module's docstring)."""
     result: Mapping[str, Any] | None = None
@@ -229,8 +234,10 @@ def _from_stream(sessions: dict[str, _Session], record: Record) -> Mapping[str, 
     kind = value["type"]
     if kind == "system" and value.get("subtype") == "init":
         session = sessions.setdefault(session_id, _Session(record, streamed=True))
-        version = value.get("claude_code_version")
-        session.version = session.version or as_string(version)
+        for agent, key in _STREAMING_CLIS:
+            if as_string(value.get(key)):
+                session.agent, session.version = agent, session.version or value[key]
+                break
     elif kind == "result":
         sessions.setdefault(session_id, _Session(record, streamed=True)).result = value
     if kind not in TURNS:
@@ -659,8 +666,8 @@ def _finish(session_id: str, session: _Session, options: TraceOptions) -> TraceI
         objective=told.objective,
         created_at=session.started,
         result_summary=answer,
-        agent_id="claude-code",
-        framework="claude-code",
+        agent_id=session.agent,
+        framework=session.agent,
         warnings=(
             *((NO_PROMPT,) if session.streamed and not told.objective else ()),
             *_unknown_types(session.unknown),
