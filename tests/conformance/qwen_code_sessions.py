@@ -2,17 +2,18 @@
 
 Run by hand from the repository root (never by the test suite), with node 20 and npm::
 
-    python tests/conformance/qwen_code_sessions.py /tmp/qwen
+    python tests/conformance/qwen_code_sessions.py /tmp/qwen [VERSION]
 
-It installs ``@qwen-code/qwen-code@0.24.4`` from npm into that folder, then runs it headless
-(``-p``, ``--yolo``, ``--auth-type openai``, ``OPENAI_MODEL=qwen3-coder-plus``) against a local
-OpenAI-compatible endpoint that serves :data:`RUNS`' replies in order, streamed as Chat
-Completions chunks (a request without tools, as a title's, gets a short text). The CLI runs its
-real tools in a scratch project and its ``ChatRecordingService`` writes
-``~/.qwen/projects/<project>/chats/<sessionId>.jsonl``; each is copied into
-``files/gemini-cli/`` with the run's folders renamed (``HOME`` :data:`HOME`, the project
-the folder ``project`` in it). A run of two prompts sends the second with ``--continue``; a run of
-:data:`STREAMED` is made again with ``--output-format stream-json``, what it prints kept.
+It installs ``@qwen-code/qwen-code@0.24.4`` (or VERSION, whose runs :data:`OLDER` holds) from
+npm into that folder, then runs it headless (``-p``, ``--yolo``, ``--auth-type openai``,
+``OPENAI_MODEL=qwen3-coder-plus``) against a local OpenAI-compatible endpoint that serves
+:data:`RUNS`' replies in order, streamed as Chat Completions chunks (a request without tools, as
+a title's, gets a short text). The CLI runs its real tools in a scratch project and its
+``ChatRecordingService`` writes ``~/.qwen/projects/<project>/chats/<sessionId>.jsonl``; each is
+copied into ``files/gemini-cli/`` with the run's folders renamed (``HOME`` :data:`HOME`, the
+project the folder ``project`` in it). A run of two prompts sends the second with
+``--continue``; a run of :data:`STREAMED` is made again with ``--output-format stream-json``,
+what it prints kept.
 """
 
 from __future__ import annotations
@@ -86,6 +87,27 @@ RUNS: dict[str, tuple[list[str], list[dict[str, Any]]]] = {
 }
 
 
+OLDER: dict[str, dict[str, tuple[list[str], list[dict[str, Any]]]]] = {
+    # 0.7.1 (January 2026) writes no `provenance`, and its read_file takes absolute_path.
+    "0.7.1": {
+        "no_provenance": (
+            ["How many lines does notes.txt have?"],
+            [
+                {
+                    "reasoning": "I should list the folder first.",
+                    "content": "I will list the folder.",
+                    "calls": [_call("call_1", "list_directory", path="PROJECT")],
+                },
+                {"calls": [_call("call_2", "read_file", path="PROJECT/notes.txt")]},
+                {"calls": [_call("call_3", "read_file", absolute_path="PROJECT/notes.txt")]},
+                {"content": "notes.txt has 3 lines: one, two and three."},
+            ],
+        )
+    }
+}
+"""Runs of older versions (``python qwen_code_sessions.py ROOT VERSION``)."""
+
+
 class _Model(http.server.BaseHTTPRequestHandler):
     replies: ClassVar[list[dict[str, Any]]] = []
 
@@ -129,7 +151,13 @@ STREAMED = ("tool_errors",)
 
 
 def _run(
-    root: Path, name: str, prompts: list[str], replies: list[dict[str, Any]], streamed: bool
+    root: Path,
+    name: str,
+    prompts: list[str],
+    replies: list[dict[str, Any]],
+    *,
+    streamed: bool,
+    version: str = VERSION,
 ) -> None:
     home, project = root / name / "home", root / name / "project"
     shutil.rmtree(root / name, ignore_errors=True)
@@ -166,18 +194,18 @@ def _run(
     text = text.replace(str(project), f"{HOME}/project").replace(str(home), HOME)
     folder = OUT.parent / "claude-code" if streamed else OUT
     kind = "stream_" if streamed else ""
-    (folder / f"qwen_code_{VERSION}_{kind}{name}.jsonl").write_text(text)
+    (folder / f"qwen_code_{version}_{kind}{name}.jsonl").write_text(text)
 
 
-def main(root: Path) -> None:
+def main(root: Path, version: str = VERSION) -> None:
     root.mkdir(parents=True, exist_ok=True)
-    npm = ["npm", "install", f"@qwen-code/qwen-code@{VERSION}", "--prefix", str(root)]
+    npm = ["npm", "install", f"@qwen-code/qwen-code@{version}", "--prefix", str(root)]
     subprocess.run([*npm, "--no-audit", "--no-fund"], check=True)
-    for name, (prompts, replies) in RUNS.items():
-        _run(root, name, prompts, replies, streamed=False)
-        if name in STREAMED:
+    for name, (prompts, replies) in OLDER.get(version, RUNS).items():
+        _run(root, name, prompts, replies, streamed=False, version=version)
+        if name in STREAMED and version == VERSION:
             _run(root, name, prompts, replies, streamed=True)
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    main(Path(sys.argv[1]), *sys.argv[2:3])

@@ -148,3 +148,11 @@ def test_what_qwen_p_prints_is_claude_codes_stream_json_of_qwen_code() -> None:
         "read_file",
     ]
     assert trace.outcome.result_summary == "notes.txt has 3 lines: one, two and three."
+
+
+def test_an_older_session_without_provenance_is_read_alike() -> None:
+    """Qwen Code 0.7 writes no ``provenance``: a ``user`` record with no subtype is the user's."""
+    trace = one_trace(convert_file(GEMINI / "qwen_code_0.7.1_no_provenance.jsonl"))
+    assert trace.task.objective == "How many lines does notes.txt have?"
+    assert [kind for kind, _ in kinds(trace)].count("error_recovery") == 1
+    assert trace.outcome.result_summary == "notes.txt has 3 lines: one, two and three."
