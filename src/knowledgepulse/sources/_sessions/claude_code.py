@@ -101,6 +101,13 @@ NO_PROMPT = (
     "prompt it was given (the session's file, ~/.claude/projects/<project>/<session>.jsonl, "
     "keeps it; kp reads that too)"
 )
+_NO_PROMPTS = {
+    "claude-code": NO_PROMPT,
+    "qwen-code": f"{PLACEHOLDER_OBJECTIVE}: qwen -p --output-format stream-json does not write "
+    "the prompt it was given (the session's file, "
+    "~/.qwen/projects/<project>/chats/<sessionId>.jsonl, keeps it; kp reads that too)",
+}
+"""Where each CLI that prints this stream keeps the prompt it does not print."""
 WARMUP_PROMPT = "Warmup"
 """The prompt of the sub-agent runs Claude Code 2.0 starts itself, to fill the model's prompt
 cache before the user's first request (each an ``agent-<agentId>.jsonl`` of its own)."""
@@ -669,7 +676,7 @@ def _finish(session_id: str, session: _Session, options: TraceOptions) -> TraceI
         agent_id=session.agent,
         framework=session.agent,
         warnings=(
-            *((NO_PROMPT,) if session.streamed and not told.objective else ()),
+            *((_NO_PROMPTS[session.agent],) if session.streamed and not told.objective else ()),
             *_unknown_types(session.unknown),
         ),
         source_extra={**extra, "dialect": "stream-json"} if session.streamed else extra or None,
