@@ -4056,11 +4056,13 @@ def _gemini_contents(contents: list[dict[str, Any]], trace_id: str | None = None
     ``executableCode`` part the tool ``code_execution``, its ``codeExecutionResult`` an error when
     the outcome is not ``OUTCOME_OK``; the model's ``inlineData`` is said as ``<mime type>``.
     No label: success is ``None``. A part's fields may have their proto names (``function_call``,
-    ``function_response``, as simonw/llm-gemini sends them): the same fields."""
+    ``function_response``, as simonw/llm-gemini sends them): the same fields. The user parts from
+    ``--- Content from referenced files ---`` to ``--- End of content ---`` are the files Gemini
+    CLI and Qwen Code inline for an ``@path`` the user typed: nothing."""
     timeline, objective = _Timeline(), None
     for content in contents:
         said: list[str] = []
-        for raw in content["parts"]:
+        for raw in _typed_parts(content):
             part = {_GEMINI_JSON_NAMES.get(key, key): value for key, value in raw.items()}
             if content["role"] == "model" and (words := _model_words(part)) is not None:
                 said.append(words)
@@ -4092,6 +4094,19 @@ def _gemini_contents(contents: list[dict[str, Any]], trace_id: str | None = None
                 timeline.user(text)
         timeline.text("".join(said))
     return timeline.facts(objective, trace_id=trace_id)
+
+
+def _typed_parts(content: dict[str, Any]) -> list[dict[str, Any]]:
+    """A content's parts less the files the CLI inlined for an ``@path`` of the user's."""
+    kept, inlined = [], False
+    for part in content["parts"]:
+        marker = str(part.get("text", "")).strip() if content["role"] != "model" else ""
+        inlined = inlined or marker == "--- Content from referenced files ---"
+        if not inlined:
+            kept.append(part)
+        elif marker == "--- End of content ---":
+            inlined = False
+    return kept
 
 
 def _gemini_stream(path: Path) -> list[Run]:

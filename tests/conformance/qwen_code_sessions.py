@@ -65,6 +65,11 @@ RUNS: dict[str, tuple[list[str], list[dict[str, Any]]]] = {
             {"content": "notes.txt has 3 lines and todo.md 2: notes.txt is longer."},
         ],
     ),
+    # `@notes.txt`: the CLI inlines the file in the user's content, between its markers.
+    "at_file": (
+        ["How many lines has @notes.txt?"],
+        [{"content": "It has 3 lines: one, two and three."}],
+    ),
     "continued": (
         ["What is in todo.md?", "Add a third item, 'ship', to it."],
         [

@@ -156,3 +156,31 @@ def test_an_older_session_without_provenance_is_read_alike() -> None:
     assert trace.task.objective == "How many lines does notes.txt have?"
     assert [kind for kind, _ in kinds(trace)].count("error_recovery") == 1
     assert trace.outcome.result_summary == "notes.txt has 3 lines: one, two and three."
+
+
+def test_the_files_inlined_for_an_at_path_are_no_part_of_the_objective() -> None:
+    """``@notes.txt``: the CLI inlines the file after the typed text, between its markers."""
+    trace = one_trace(convert_file(GEMINI / "qwen_code_0.24.4_at_file.jsonl"))
+    assert trace.task.objective == "How many lines has @notes.txt?"
+    assert trace.outcome.result_summary == "It has 3 lines: one, two and three."
+
+
+def test_a_chat_save_list_loses_its_inlined_files_alike(tmp_path: Path) -> None:
+    """The same parts in a ``/chat save`` list of contents (Gemini CLI's, Qwen Code's): the
+    markers with no end close at the content's end."""
+    contents = [
+        {
+            "role": "user",
+            "parts": [
+                {"text": "Sum up @a.md"},
+                {"text": "\n--- Content from referenced files ---"},
+                {"text": "\nContent from @a.md:\n"},
+                {"text": "# A"},
+            ],
+        },
+        {"role": "model", "parts": [{"text": "A heading."}]},
+    ]
+    path = tmp_path / "checkpoint-a.json"
+    path.write_text(json.dumps(contents))
+    trace = one_trace(convert_file(path))
+    assert trace.task.objective == "Sum up @a.md"
