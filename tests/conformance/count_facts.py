@@ -3883,7 +3883,8 @@ def _qwen_code(path: Path) -> Run:
     here: every record is on it), a repeated ``uuid`` its first record's; its ``user`` records of
     ``provenance`` ``real_user`` (or none, with no subtype), ``assistant`` and ``tool_result``
     records hold Gemini contents, read as :func:`_gemini_contents` reads them. ``system`` records
-    are the CLI's telemetry and notes: nothing."""
+    are the CLI's telemetry and notes: nothing, but the ``qwen-code.api_error`` event, the model's
+    API failing: an error."""
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     by_uuid: dict[str, dict[str, Any]] = {}
     for record in records:
@@ -3893,16 +3894,7 @@ def _qwen_code(path: Path) -> Run:
     while uuid in by_uuid and by_uuid[uuid] not in chain:
         chain.insert(0, by_uuid[uuid])
         uuid = by_uuid[uuid].get("parentUuid")
-    contents = [
-        record["message"]
-        for record in chain
-        if record["type"] in ("assistant", "tool_result")
-        or (
-            record["type"] == "user"
-            and record.get("provenance", "real_user" if not record.get("subtype") else None)
-            == "real_user"
-        )
-    ]
+    contents = [turn for record in chain if (turn := _qwen_turn(record)) is not None]
     return _gemini_contents(contents, trace_id=records[0]["sessionId"])
 
 
@@ -4094,6 +4086,19 @@ def _gemini_contents(contents: list[dict[str, Any]], trace_id: str | None = None
                 timeline.user(text)
         timeline.text("".join(said))
     return timeline.facts(objective, trace_id=trace_id)
+
+
+def _qwen_turn(record: dict[str, Any]) -> dict[str, Any] | None:
+    """A Qwen Code record's Gemini content. The API failing is said as a result that failed, which
+    :func:`_gemini_contents` counts as one error and nothing else."""
+    event = (record.get("systemPayload") or {}).get("uiEvent") or {}
+    if record["type"] == "system":
+        failed = {"role": "user", "parts": [{"functionResponse": {"error": "API error"}}]}
+        return failed if event.get("event.name") == "qwen-code.api_error" else None
+    if record["type"] == "user":
+        legacy = "real_user" if not record.get("subtype") else None
+        return record["message"] if record.get("provenance", legacy) == "real_user" else None
+    return record["message"] if record["type"] in ("assistant", "tool_result") else None
 
 
 def _typed_parts(content: dict[str, Any]) -> list[dict[str, Any]]:

@@ -184,3 +184,39 @@ def test_a_chat_save_list_loses_its_inlined_files_alike(tmp_path: Path) -> None:
     path.write_text(json.dumps(contents))
     trace = one_trace(convert_file(path))
     assert trace.task.objective == "Sum up @a.md"
+
+
+def test_the_api_failing_is_an_error_and_a_session_ending_in_it_failed() -> None:
+    """No message says so: the ``qwen-code.api_error`` telemetry record is the one trace of it."""
+    trace = one_trace(convert_file(GEMINI / "qwen_code_0.24.4_api_error.jsonl"))
+    assert trace.task.objective == "Say hi."
+    assert [(step.type, step.content) for step in trace.steps] == [
+        ("observation", "[API Error: 400 The model `qwen3-coder-plus` does not exist]")
+    ]
+    assert trace.metadata.success is False
+
+
+def test_a_retried_api_error_is_recovered_by_the_next_reply(tmp_path: Path) -> None:
+    lines = lines_of(ERRORS)
+    failed = {
+        **lines[1],
+        "uuid": "failed",
+        "type": "system",
+        "subtype": "ui_telemetry",
+        "systemPayload": {"uiEvent": {"event.name": "qwen-code.api_error", "error_message": "429"}},
+    }
+    failed.pop("message", None)
+    lines[1] = {**lines[1], "parentUuid": "failed"}
+    failed["parentUuid"] = lines[0]["uuid"]
+    trace = one_trace(
+        convert_file(write_lines(tmp_path / "s.jsonl", [lines[0], failed, *lines[1:]]))
+    )
+    assert trace.steps[0].content == "[API Error: 429]"
+    # The next action recovers it: the model's call after its thoughts (list_directory).
+    assert kinds(trace)[1:5] == [
+        ("thought", None),
+        ("thought", None),
+        ("error_recovery", "list_directory"),
+        ("observation", "list_directory"),
+    ]
+    assert trace.metadata.success is True

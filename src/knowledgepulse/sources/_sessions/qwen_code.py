@@ -14,7 +14,10 @@ fragment of the first whose parts follow its own. Its contents are then read as 
 list is (:mod:`knowledgepulse.sources._chat.gemini`): the first user text the objective, a
 ``functionResponse`` holding an ``error`` a failed call. A ``user`` record the CLI wrote itself
 (a ``notification``, ``cron`` or goal prompt: its ``provenance`` is not ``real_user``) is no
-turn of the user's. One file is one session, one trace, its id the ``sessionId``.
+turn of the user's. The model's API failing leaves no message, only the ``ui_telemetry``
+record of its ``qwen-code.api_error`` event: an evident error met outside a tool, whose next
+action recovers it (a session that ends in one failed). One file is one session, one trace, its
+id the ``sessionId``.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from knowledgepulse._util.jsonpath import as_string, describe_value
 from knowledgepulse._util.times import iso_time
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Problem, Record
-from knowledgepulse.sources._chat import gemini
+from knowledgepulse.sources._chat import anthropic, gemini
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
@@ -97,18 +100,14 @@ def convert_records(
     if not chain:
         return
     turns: list[tuple[Record, dict[str, Any]]] = []
-    for record in chain:
-        content = _content(record)
-        if content is not None and not isinstance(content["parts"], list):
-            yield record.problem(
-                ("message", "parts"),
-                f"expected a list of parts, found {describe_value(content['parts'])}",
-            )
-        elif content is not None:
-            turns.append((record, content))
+    failures: list[tuple[int, str]] = []  # (the number of contents before it, what it says)
+    yield from _read_turns(chain, turns, failures)
     builder = StepBuilder()
     try:
-        told = gemini.tell([content for _, content in turns], builder)
+        messages, errors = _with_failures(
+            gemini.as_anthropic([content for _, content in turns]), failures
+        )
+        told = anthropic.tell(messages, builder, errors=errors)
         models = [record.value.get("model") for record, _ in turns]
         model = next((name for name in reversed(models) if as_string(name)), None)
         yield assemble(
@@ -134,6 +133,61 @@ def convert_records(
                 yield chain[0].problem(error.path, error.message)
     except ConversionError as error:
         yield chain[0].problem((), str(error))
+
+
+def _read_turns(
+    chain: list[Record],
+    turns: list[tuple[Record, dict[str, Any]]],
+    failures: list[tuple[int, str]],
+) -> Iterator[Problem]:
+    """Fill ``turns`` with the chain's contents and ``failures`` with its API errors, in order.
+
+    A record whose parts are no list is a problem, and no turn.
+    """
+    for record in chain:
+        failure = _api_error(record.value)
+        if failure is not None:
+            failures.append((len(turns), failure))
+        content = _content(record)
+        if content is not None and not isinstance(content["parts"], list):
+            yield record.problem(
+                ("message", "parts"),
+                f"expected a list of parts, found {describe_value(content['parts'])}",
+            )
+        elif content is not None:
+            turns.append((record, content))
+
+
+def _api_error(value: Mapping[str, Any]) -> str | None:
+    """What a failed model call says, as the CLI shows it (``[API Error: ...]``); else ``None``.
+
+    Qwen Code keeps no message for it: the ``ui_telemetry`` record of its ``api_error`` event is
+    the session's one trace of the model's API failing (a run that ends so has no answer).
+    """
+    payload = value.get("systemPayload")
+    event = payload.get("uiEvent") if isinstance(payload, dict) else None
+    if value["type"] != "system" or not isinstance(event, dict):
+        return None
+    if event.get("event.name") != "qwen-code.api_error":
+        return None
+    return f"[API Error: {as_string(event.get('error_message')) or 'unknown error'}]"
+
+
+def _with_failures(
+    messages: list[dict[str, Any]], failures: list[tuple[int, str]]
+) -> tuple[list[dict[str, Any]], set[int]]:
+    """The messages with each API failure where it was met, and the indexes of those failures."""
+    told: list[dict[str, Any]] = []
+    errors: set[int] = set()
+    pending = list(failures)
+    for index, message in enumerate([*messages, None]):
+        while pending and pending[0][0] == index:
+            errors.add(len(told))
+            told.append({"role": "assistant", "content": [{"type": "text", "text": pending[0][1]}]})
+            pending.pop(0)
+        if message is not None:
+            told.append(message)
+    return told, errors
 
 
 def _conversation(value: Mapping[str, Any]) -> bool:
