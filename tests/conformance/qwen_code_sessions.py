@@ -162,7 +162,7 @@ class _Model(http.server.BaseHTTPRequestHandler):
         self.wfile.write(f"data: {closing}\n\ndata: [DONE]\n\n".encode())
 
 
-STREAMED = ("tool_errors",)
+STREAMED = ("tool_errors", "api_error")
 """The runs also made with ``--output-format stream-json``: what the CLI prints is kept (in
 ``files/claude-code/``: the records are Claude Code's stream-json), not its session file."""
 

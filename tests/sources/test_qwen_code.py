@@ -220,3 +220,12 @@ def test_a_retried_api_error_is_recovered_by_the_next_reply(tmp_path: Path) -> N
         ("observation", "list_directory"),
     ]
     assert trace.metadata.success is True
+
+
+def test_a_failed_stream_result_says_its_error_message() -> None:
+    """Qwen Code's failed ``result`` holds ``error: {message}`` (Claude Code's, ``errors``)."""
+    path = GEMINI.parent / "claude-code" / "qwen_code_0.24.4_stream_api_error.jsonl"
+    (item,) = [item for item in convert_file(path) if isinstance(item, TraceItem)]
+    last = item.trace.steps[-1]
+    assert last.content == "[API Error: 400 The model `qwen3-coder-plus` does not exist]"
+    assert item.trace.metadata.success is False

@@ -698,8 +698,8 @@ def _ended(result: Mapping[str, Any], builder: StepBuilder) -> tuple[bool, str |
     """How a stream's ``result`` record says the run ended: its success and its answer.
 
     An ``is_error`` result, or a ``subtype`` other than ``success`` (``error_max_turns``,
-    ``error_during_execution``), failed: its text (its ``errors``, else what it says) is a
-    terminal error.
+    ``error_during_execution``), failed: its text (its ``errors``, or Qwen Code's ``error``
+    ``{message}``, else what it says) is a terminal error.
     """
     text = result.get("result")
     text = non_blank(text)
@@ -710,6 +710,9 @@ def _ended(result: Mapping[str, Any], builder: StepBuilder) -> tuple[bool, str |
         return True, text or builder.final_answer
     errors = result.get("errors")
     listed = [e for e in errors if isinstance(e, str)] if isinstance(errors, list) else []
+    error = result.get("error")  # Qwen Code's result says its one error as {message}
+    told = non_blank(error.get("message")) if isinstance(error, dict) else None
+    listed = listed or ([told] if told else [])
     subtype = result.get("subtype")
     builder.no_answer()  # the last text was said before the run failed: no answer
     said = "\n".join(listed) or text or f"the run ended with {subtype}"
