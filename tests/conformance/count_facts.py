@@ -3989,7 +3989,30 @@ def gemini_cli(path: Path) -> list[Run]:
         return _gemini_stream(path)
     if path.read_text().lstrip().startswith("["):  # /chat save, /chat share: the API's contents
         return [_gemini_contents(json.loads(path.read_text()))]
+    if '"parentUuid"' in path.read_text().split("\n", 1)[0]:  # Qwen Code, the fork's own JSONL
+        return [_qwen_code(path)]
     return [_gemini_session(path)]
+
+
+def _qwen_code(path: Path) -> Run:
+    """A Qwen Code session (``chats/<sessionId>.jsonl``): one ``ChatRecord`` a line, a tree by
+    ``parentUuid``. The run is the chain walked back from the last record (no rewind was written
+    here: every record is on it), a repeated ``uuid`` its first record's; its ``user`` records of
+    ``provenance`` ``real_user`` (or none, with no subtype), ``assistant`` and ``tool_result``
+    records hold Gemini contents, read as :func:`_gemini_contents` reads them. ``system`` records
+    are the CLI's telemetry and notes: nothing, but the ``qwen-code.api_error`` event, the model's
+    API failing: an error."""
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    by_uuid: dict[str, dict[str, Any]] = {}
+    for record in records:
+        by_uuid.setdefault(record["uuid"], record)
+    chain: list[dict[str, Any]] = []
+    uuid = records[-1]["uuid"]
+    while uuid in by_uuid and by_uuid[uuid] not in chain:
+        chain.insert(0, by_uuid[uuid])
+        uuid = by_uuid[uuid].get("parentUuid")
+    contents = [turn for record in chain if (turn := _qwen_turn(record)) is not None]
+    return _gemini_contents(contents, trace_id=records[0]["sessionId"])
 
 
 def _gemini_session(path: Path) -> Run:
@@ -4210,7 +4233,7 @@ _GEMINI_JSON_NAMES = {
 """A part's proto field names and their JSON names (proto3's JSON parsers take both)."""
 
 
-def _gemini_contents(contents: list[dict[str, Any]]) -> Run:
+def _gemini_contents(contents: list[dict[str, Any]], trace_id: str | None = None) -> Run:
     """Gemini contents: ``{role, parts}``. A user ``text`` part is the user's (the first the
     objective) unless Gemini CLI wrote it; a model ``text`` part not marked ``thought`` is what
     the model said (consecutive ones one text), a ``functionCall`` a tool; a ``functionResponse``
@@ -4218,11 +4241,13 @@ def _gemini_contents(contents: list[dict[str, Any]]) -> Run:
     ``executableCode`` part the tool ``code_execution``, its ``codeExecutionResult`` an error when
     the outcome is not ``OUTCOME_OK``; the model's ``inlineData`` is said as ``<mime type>``.
     No label: success is ``None``. A part's fields may have their proto names (``function_call``,
-    ``function_response``, as simonw/llm-gemini sends them): the same fields."""
+    ``function_response``, as simonw/llm-gemini sends them): the same fields. The user parts from
+    ``--- Content from referenced files ---`` to ``--- End of content ---`` are the files Gemini
+    CLI and Qwen Code inline for an ``@path`` the user typed: nothing."""
     timeline, objective = _Timeline(), None
     for content in contents:
         said: list[str] = []
-        for raw in content["parts"]:
+        for raw in _typed_parts(content):
             part = {_GEMINI_JSON_NAMES.get(key, key): value for key, value in raw.items()}
             if content["role"] == "model" and (words := _model_words(part)) is not None:
                 said.append(words)
@@ -4253,7 +4278,33 @@ def _gemini_contents(contents: list[dict[str, Any]]) -> Run:
             else:
                 timeline.user(text)
         timeline.text("".join(said))
-    return timeline.facts(objective)
+    return timeline.facts(objective, trace_id=trace_id)
+
+
+def _qwen_turn(record: dict[str, Any]) -> dict[str, Any] | None:
+    """A Qwen Code record's Gemini content. The API failing is said as a result that failed, which
+    :func:`_gemini_contents` counts as one error and nothing else."""
+    event = (record.get("systemPayload") or {}).get("uiEvent") or {}
+    if record["type"] == "system":
+        failed = {"role": "user", "parts": [{"functionResponse": {"error": "API error"}}]}
+        return failed if event.get("event.name") == "qwen-code.api_error" else None
+    if record["type"] == "user":
+        legacy = "real_user" if not record.get("subtype") else None
+        return record["message"] if record.get("provenance", legacy) == "real_user" else None
+    return record["message"] if record["type"] in ("assistant", "tool_result") else None
+
+
+def _typed_parts(content: dict[str, Any]) -> list[dict[str, Any]]:
+    """A content's parts less the files the CLI inlined for an ``@path`` of the user's."""
+    kept, inlined = [], False
+    for part in content["parts"]:
+        marker = str(part.get("text", "")).strip() if content["role"] != "model" else ""
+        inlined = inlined or marker == "--- Content from referenced files ---"
+        if not inlined:
+            kept.append(part)
+        elif marker == "--- End of content ---":
+            inlined = False
+    return kept
 
 
 def _gemini_stream(path: Path) -> list[Run]:

@@ -105,6 +105,12 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("claude-code/untether_claude_2.1.285_autocompact.jsonl", "runs[0].objective"): (
         "'claude-code run'"
     ),
+    ("claude-code/qwen_code_0.24.4_stream_tool_errors.jsonl", "runs[0].objective"): (
+        "'qwen-code run'"
+    ),
+    ("claude-code/qwen_code_0.24.4_stream_api_error.jsonl", "runs[0].objective"): (
+        "'qwen-code run'"
+    ),
     ("codex/agentcmd_codex_exec_json_cat.jsonl", "runs[0].objective"): "'codex run'",
     ("codex/agentcmd_codex_exec_json_file_change.jsonl", "runs[0].objective"): "'codex run'",
     ("codex/agentcmd_codex_exec_json_ls.jsonl", "runs[0].objective"): "'codex run'",
@@ -245,6 +251,12 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
     ),
     ("claude-code/untether_claude_2.1.285_autocompact.jsonl", 0): (
         "the objective is a placeholder ('claude-code run'), not the user's request"
+    ),
+    ("claude-code/qwen_code_0.24.4_stream_tool_errors.jsonl", 0): (
+        "the objective is a placeholder ('qwen-code run'), not the user's request"
+    ),
+    ("claude-code/qwen_code_0.24.4_stream_api_error.jsonl", 0): (
+        "the objective is a placeholder ('qwen-code run'), not the user's request"
     ),
     ("codex/agentcmd_codex_exec_json_cat.jsonl", 0): (
         "the objective is a placeholder ('codex run'), not the user's request"

@@ -338,15 +338,18 @@ class GeminiCli(Source):
     """Gemini CLI sessions (``session-*.json`` or ``.jsonl``), streams, ``/chat save`` lists.
 
     ``gemini -p`` streams its events; ``/chat save`` and ``/chat share`` write the API history
-    (a JSON list of contents).
+    (a JSON list of contents). Its fork Qwen Code's sessions (``chats/<sessionId>.jsonl``) too.
     """
 
     shapes = (
         "Gemini CLI session JSON (sessionId, projectHash, messages of user and gemini turns), "
         "the stream-json events gemini -p prints, or a /chat save or /chat share JSON list of "
-        "Gemini API contents ({role: user|model, parts})"
+        "Gemini API contents ({role: user|model, parts}); Qwen Code session JSONL (uuid, "
+        "parentUuid, sessionId records whose message holds Gemini parts)"
     )
     content_hint = gemini_cli.CONTENT_HINT
+    # A Qwen Code record has a Claude Code record's identity fields, but Gemini parts.
+    overrides = ("claude-code",)
     recognises = staticmethod(gemini_cli.recognises)
     convert = staticmethod(gemini_cli.convert_records)
 

@@ -24,7 +24,9 @@ every chat reader drops the binary parts of a request.
 Gemini CLI puts its own words in the history as user text: the ``<session_context>`` it opens
 with (``<hook_context>`` likewise), the ``<state_snapshot>`` its compression leaves in place of
 the turns it summed up, and ``System: Please continue.`` after an empty reply: none is the
-user's (as in its session files, :mod:`~knowledgepulse.sources._sessions.gemini_cli`).
+user's (as in its session files, :mod:`~knowledgepulse.sources._sessions.gemini_cli`). Nor are
+the files it inlines for a prompt's ``@path``, the parts between ``--- Content from referenced
+files ---`` and ``--- End of content ---``: the user typed the ``@path`` before them.
 
 Each part's field is read by its JSON name (``functionCall``) or its proto name
 (``function_call``): the protocol buffers' JSON mapping has parsers take both, so the API takes
@@ -109,9 +111,38 @@ def as_anthropic(contents: list[Any]) -> list[dict[str, Any]]:
             blocks = [_model_part(ids, part, (index, "parts", n)) for n, part in enumerate(parts)]
             told.append({"role": "assistant", "content": [b for b in blocks if b is not None]})
         else:
-            blocks = [_user_part(ids, part, (index, "parts", n)) for n, part in enumerate(parts)]
+            inlined = _inlined(parts)
+            blocks = [
+                _user_part(ids, part, (index, "parts", n))
+                for n, part in enumerate(parts)
+                if n not in inlined
+            ]
             told.append({"role": "user", "content": [b for b in blocks if b is not None]})
     return told
+
+
+_INLINED_FROM = "--- Content from referenced files ---"
+_INLINED_TO = "--- End of content ---"
+"""The text parts between which Gemini CLI (and its fork Qwen Code) inlines the files a prompt
+names with ``@path`` (its ``atCommandProcessor``): the user typed the ``@path``, not the files."""
+
+
+def _inlined(parts: list[Any]) -> set[int]:
+    """The indexes of a user content's parts that are files the CLI inlined for ``@path``.
+
+    From a part that is :data:`_INLINED_FROM` alone through the next that is :data:`_INLINED_TO`
+    (or the content's end): the session file's ``displayContent`` (Gemini CLI) or its
+    ``at_command`` record (Qwen Code) keeps what was typed, the part before them.
+    """
+    said = [
+        (as_string(part.get("text")) or "").strip() if isinstance(part, dict) else ""
+        for part in parts
+    ]
+    if _INLINED_FROM not in said:
+        return set()
+    start = said.index(_INLINED_FROM)
+    end = next((n for n in range(start + 1, len(said)) if said[n] == _INLINED_TO), len(said) - 1)
+    return set(range(start, end + 1))
 
 
 class _Ids:

@@ -101,6 +101,13 @@ NO_PROMPT = (
     "prompt it was given (the session's file, ~/.claude/projects/<project>/<session>.jsonl, "
     "keeps it; kp reads that too)"
 )
+_NO_PROMPTS = {
+    "claude-code": NO_PROMPT,
+    "qwen-code": f"{PLACEHOLDER_OBJECTIVE}: qwen -p --output-format stream-json does not write "
+    "the prompt it was given (the session's file, "
+    "~/.qwen/projects/<project>/chats/<sessionId>.jsonl, keeps it; kp reads that too)",
+}
+"""Where each CLI that prints this stream keeps the prompt it does not print."""
 WARMUP_PROMPT = "Warmup"
 """The prompt of the sub-agent runs Claude Code 2.0 starts itself, to fill the model's prompt
 cache before the user's first request (each an ``agent-<agentId>.jsonl`` of its own)."""
@@ -112,6 +119,9 @@ SYNTHETIC = "<synthetic>"
 """The model Claude Code names in a message it wrote itself: an API error (``isApiErrorMessage``,
 ``API Error: 529 Overloaded``, a rate limit, an expired login), or a note such as ``No response
 requested.``."""
+_STREAMING_CLIS = (("claude-code", "claude_code_version"), ("qwen-code", "qwen_code_version"))
+"""The CLIs whose headless ``--output-format stream-json`` is Claude Code's, by the key of their
+version in its ``init`` record: Qwen Code (``qwen -p``) prints the same records."""
 _COMMAND_TAG = re.compile(r"<command-(name|message|args)>([\s\S]*?)</command-\1>")
 """A tag of a slash command's record: its name, Claude Code's status message, its arguments."""
 
@@ -124,6 +134,8 @@ class _Session:
     messages: list[Mapping[str, Any]] = field(default_factory=list)
     started: datetime | None = None
     version: str | None = None
+    agent: str = "claude-code"
+    """The CLI that wrote it: Qwen Code prints Claude Code's ``stream-json`` too (its init says)."""
     streamed: bool = False
     """Whether it was read from ``stream-json`` output (see the module's docstring)."""
     result: Mapping[str, Any] | None = None
@@ -229,8 +241,10 @@ def _from_stream(sessions: dict[str, _Session], record: Record) -> Mapping[str, 
     kind = value["type"]
     if kind == "system" and value.get("subtype") == "init":
         session = sessions.setdefault(session_id, _Session(record, streamed=True))
-        version = value.get("claude_code_version")
-        session.version = session.version or as_string(version)
+        for agent, key in _STREAMING_CLIS:
+            if as_string(value.get(key)):
+                session.agent, session.version = agent, session.version or value[key]
+                break
     elif kind == "result":
         sessions.setdefault(session_id, _Session(record, streamed=True)).result = value
     if kind not in TURNS:
@@ -659,10 +673,10 @@ def _finish(session_id: str, session: _Session, options: TraceOptions) -> TraceI
         objective=told.objective,
         created_at=session.started,
         result_summary=answer,
-        agent_id="claude-code",
-        framework="claude-code",
+        agent_id=session.agent,
+        framework=session.agent,
         warnings=(
-            *((NO_PROMPT,) if session.streamed and not told.objective else ()),
+            *((_NO_PROMPTS[session.agent],) if session.streamed and not told.objective else ()),
             *_unknown_types(session.unknown),
         ),
         source_extra={**extra, "dialect": "stream-json"} if session.streamed else extra or None,
@@ -684,8 +698,8 @@ def _ended(result: Mapping[str, Any], builder: StepBuilder) -> tuple[bool, str |
     """How a stream's ``result`` record says the run ended: its success and its answer.
 
     An ``is_error`` result, or a ``subtype`` other than ``success`` (``error_max_turns``,
-    ``error_during_execution``), failed: its text (its ``errors``, else what it says) is a
-    terminal error.
+    ``error_during_execution``), failed: its text (its ``errors``, or Qwen Code's ``error``
+    ``{message}``, else what it says) is a terminal error.
     """
     text = result.get("result")
     text = non_blank(text)
@@ -696,6 +710,9 @@ def _ended(result: Mapping[str, Any], builder: StepBuilder) -> tuple[bool, str |
         return True, text or builder.final_answer
     errors = result.get("errors")
     listed = [e for e in errors if isinstance(e, str)] if isinstance(errors, list) else []
+    error = result.get("error")  # Qwen Code's result says its one error as {message}
+    told = non_blank(error.get("message")) if isinstance(error, dict) else None
+    listed = listed or ([told] if told else [])
     subtype = result.get("subtype")
     builder.no_answer()  # the last text was said before the run failed: no answer
     said = "\n".join(listed) or text or f"the run ended with {subtype}"

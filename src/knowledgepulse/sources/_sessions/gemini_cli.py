@@ -36,6 +36,9 @@ the conversation as the model's API holds it instead: a JSON list of Gemini cont
 user|model, parts}``, one a record here. That is one run, read by the Gemini contents reader
 (:mod:`knowledgepulse.sources._chat.gemini`), named after its file; it holds no time, no model.
 Newer versions write a checkpoint as ``{history, authType}``: a row of the ``gemini`` source.
+
+Its fork Qwen Code writes sessions as JSON Lines of its own (``ChatRecord``s whose ``message`` is
+a Gemini content, chained by ``parentUuid``): :mod:`.qwen_code` reads them.
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ from knowledgepulse.sources._chat._text import one_of
 from knowledgepulse.sources._envelope import UNDATED, PathError, TraceOptions, assemble, finished
 from knowledgepulse.sources._sessions import gemini_cli_lines as lines
 from knowledgepulse.sources._sessions import gemini_cli_stream as stream
+from knowledgepulse.sources._sessions import qwen_code
 from knowledgepulse.sources._sessions._documents import each_document, first_record, run_name
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
@@ -76,6 +80,7 @@ def recognises(value: Any) -> bool:
         or lines.recognises(value)
         or stream.recognises(value)
         or gemini.is_content(value)
+        or qwen_code.recognises(value)
     )
 
 
@@ -104,6 +109,9 @@ def convert_records(
         return
     if first is not None and gemini.is_content(first.value):
         yield from _convert_contents(rest, options)
+        return
+    if first is not None and qwen_code.recognises(first.value):
+        yield from qwen_code.convert_records(rest, options)
         return
     yield from each_document(
         rest,
