@@ -160,6 +160,8 @@ class Told:
     answered: bool
     """Whether it ends in the assistant's answer (the success when no column says)."""
     system: str | None = None
+    unread: tuple[str, ...] = ()
+    """Warnings: what the messages hold that the format's reader does not read."""
 
 
 class ChatSource(Source):
@@ -669,6 +671,7 @@ def _convert_row(
         result_summary=builder.final_answer,
         framework=family.framework,
         metadata=kept,
+        warnings=told.unread,
         source_extra={"row": record.location.index} if as_row else None,
         content_hint=family.content_hint,
         location=record.location,

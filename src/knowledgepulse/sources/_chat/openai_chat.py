@@ -71,6 +71,10 @@ BOT = "bot"
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function", "ipython", BOT})
 TEXT_KINDS = frozenset({"text", "input_text", "output_text"})
 _REASONING_KINDS = frozenset({"reasoning"})
+_MEDIA_KINDS = frozenset(
+    {"image", "image_url", "input_image", "audio", "input_audio", "video", "video_url", "file"}
+)
+"""Parts that hold no text (a picture, a sound, a file): passed over knowingly, no step."""
 SHELL = "bash"
 """The tool of mini-SWE-agent's commands (its one tool: a shell), as its own source names it."""
 
@@ -268,7 +272,38 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
             _tell_result(calls, message, text)
     # The environment's "Episode finished, reward = 0": the answer it ended with was wrong.
     answered = (answered or calls.answered) and calls.verdict is not False
-    return _row.Told(objective, answered, system)
+    return _row.Told(objective, answered, system, _unread_parts(messages))
+
+
+def _unread_parts(messages: list[Any]) -> tuple[str, ...]:
+    """A warning naming the content parts of types no reader here reads, and where they are.
+
+    A part of another agent's own (Goose's ``toolRequest`` and ``toolResponse``) may hold the
+    run's calls and results: the trace goes on without them, but said, not lost unseen.
+    """
+    unread: dict[str, list[int]] = {}
+    for index, message in enumerate(messages):
+        content = message.get("content") if isinstance(message, dict) else None
+        for part in content if isinstance(content, list) else []:
+            kind = part.get("type") if isinstance(part, dict) else None
+            if isinstance(kind, str) and not _read_part(kind):
+                unread.setdefault(kind, []).append(index)
+    if not unread:
+        return ()
+    where = "; ".join(
+        f"{kind!r} in message(s) {', '.join(map(str, at[:5]))}{' and more' * (len(at) > 5)}"
+        for kind, at in unread.items()
+    )
+    return (
+        f"content parts of a type no chat format kp reads ({where}) are not read: what they "
+        "hold (a call, its result) is not in the trace",
+    )
+
+
+def _read_part(kind: str) -> bool:
+    """Whether a content part's type is one the chat readers read or pass over knowingly."""
+    known = (TEXT_KINDS, _REASONING_KINDS, _GENAI_KINDS, _MEDIA_KINDS)
+    return any(kind in kinds for kinds in known) or anthropic.is_block(kind)
 
 
 _COMMAND = "command"
