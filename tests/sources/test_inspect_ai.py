@@ -161,6 +161,17 @@ def test_a_log_with_no_sample_is_a_problem_that_says_why(tmp_path: Path) -> None
     assert "log_samples=False" in problem.message
 
 
+def test_a_log_of_an_empty_dataset_says_nothing_was_run(tmp_path: Path) -> None:
+    """A dataset of no sample (``eval.dataset.samples`` 0, as Langtrace's example logged an empty
+    one) ran nothing: the problem says so, not that samples went unlogged."""
+    document = log(VERSION_1)
+    document["eval"]["dataset"]["samples"], document["samples"] = 0, None
+    (problem,) = items(tmp_path, document)
+    assert isinstance(problem, Problem)
+    assert "dataset held no sample" in problem.message
+    assert "log_samples=False" not in problem.message
+
+
 @pytest.mark.parametrize(
     ("value", "number"),
     [("C", 1.0), ("P", 0.5), ("I", 0.0), ("N", 0.0), (True, 1.0), ("yes", 1.0), ("0.7", 0.7)],

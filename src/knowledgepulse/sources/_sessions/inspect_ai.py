@@ -85,9 +85,15 @@ def _log(record: Record, options: TraceOptions) -> Iterator[TraceItem | Problem]
     samples = log.get("samples")
     ended = _ended(log)
     if not isinstance(samples, list) or not samples:
+        # A dataset of no sample (Langtrace's example read an empty one) ran nothing: the log
+        # says so in ``eval.dataset.samples``, and rerunning with samples logged would not help
+        dataset = as_object(as_object(log.get("eval")).get("dataset"))
         why = (
             f"the evaluation {ended} before it logged a sample: fix that and run it again"
             if ended
+            else "the evaluation's dataset held no sample (eval.dataset.samples is 0): nothing "
+            "was run; give the task a dataset with samples"
+            if dataset.get("samples") == 0
             else "the log holds no sample (written with log_samples=False, it keeps only the "
             "results): run the evaluation again with samples logged"
         )
