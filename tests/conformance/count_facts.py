@@ -4787,7 +4787,9 @@ def inspect_ai(path: Path) -> list[Run]:
             timeline.text(
                 output.get("completion") or _text(choices[0].get("message", {}).get("content"))
             )
-        values = [score.get("value") for score in (sample.get("scores") or {}).values()]
+        # a log of version 1 keeps its one scorer's Score as ``score``
+        scores = sample.get("scores") or ({"score": sample["score"]} if "score" in sample else {})
+        values = [score.get("value") for score in scores.values()]
         label = values[0] if values else None
         success = (
             label >= 0.5

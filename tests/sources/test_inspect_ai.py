@@ -161,6 +161,17 @@ def test_a_log_with_no_sample_is_a_problem_that_says_why(tmp_path: Path) -> None
     assert "log_samples=False" in problem.message
 
 
+def test_a_log_of_an_empty_dataset_says_nothing_was_run(tmp_path: Path) -> None:
+    """A dataset of no sample (``eval.dataset.samples`` 0, as Langtrace's example logged an empty
+    one) ran nothing: the problem says so, not that samples went unlogged."""
+    document = log(VERSION_1)
+    document["eval"]["dataset"]["samples"], document["samples"] = 0, None
+    (problem,) = items(tmp_path, document)
+    assert isinstance(problem, Problem)
+    assert "dataset held no sample" in problem.message
+    assert "log_samples=False" not in problem.message
+
+
 @pytest.mark.parametrize(
     ("value", "number"),
     [("C", 1.0), ("P", 0.5), ("I", 0.0), ("N", 0.0), (True, 1.0), ("yes", 1.0), ("0.7", 0.7)],
@@ -393,3 +404,29 @@ def test_a_call_id_reused_in_a_later_turn_names_a_new_call(tmp_path: Path) -> No
     (trace,) = traces(tmp_path, document)
     calls = [step.type for step in trace.steps if step.type in ("tool_call", "error_recovery")]
     assert calls == ["tool_call", "tool_call", "tool_call", "error_recovery"]
+
+
+VERSION_1 = INSPECT / "langtrace_security_guide_v1_critique_incorrect.json"
+"""A log of version 1 (inspect_ai 0.3.14, Langtrace's example): its one sample's ``score`` is
+``I``, the improved answer graded incorrect."""
+
+
+def test_a_version_1_logs_one_score_is_its_label(tmp_path: Path) -> None:
+    """Version 1 keeps the one scorer's ``Score`` as ``score``: ``I`` fails the sample, though it
+    ends in its answer (before, the score went unread and the sample passed); ``C`` passes it."""
+    document = log(VERSION_1)
+    assert "scores" not in document["samples"][0]
+    (trace,) = traces(tmp_path, document)
+    assert trace.outcome.result_summary.startswith("Improved Answer:")
+    assert trace.metadata.success is False
+    document["samples"][0]["score"]["value"] = "C"
+    (trace,) = traces(tmp_path, document)
+    assert trace.metadata.success is True
+
+
+def test_scores_win_over_a_score_where_a_sample_has_both(tmp_path: Path) -> None:
+    """``scores`` is the later format's field: where it is there, ``score`` is not read."""
+    document = log(POPULARITY)
+    document["samples"][0]["score"] = {"value": "C"}
+    (trace,) = traces(tmp_path, document)
+    assert trace.metadata.success is False

@@ -19,10 +19,11 @@ no message holds it: its ``completion``, else its first choice's message, as Ins
 a sample whose messages hold no model turn at all, as Inspect's human agent leaves them, has
 that output as its one step).
 
-Success is the sample's scores, read as Inspect's ``value_to_float`` reads them: ``C`` 1,
-``P`` 0.5, ``I`` and ``N`` 0, booleans, numbers and numeric text as they are, ``yes``/``true``
-1 and ``no``/``false`` 0; the first scorer whose value reads so is the reward, a success at or
-above 0.5 (the rows' default threshold). A sample with no readable score succeeded when it
+Success is the sample's scores (a log of version 1 keeps its one scorer's as ``score``), read
+as Inspect's ``value_to_float`` reads them: ``C`` 1, ``P`` 0.5, ``I`` and ``N`` 0, booleans,
+numbers and numeric text as they are, ``yes``/``true`` 1 and ``no``/``false`` 0; the first
+scorer whose value reads so is the reward, a success at or above 0.5 (the rows' default
+threshold). A sample with no readable score succeeded when it
 ends in the answer. A sample's ``error`` (the solver raised, a limit was hit) ends its trace in
 that error, a failure; a log whose ``status`` is not ``success`` warns on each of its samples,
 and one with no sample is a problem that says why.
@@ -84,9 +85,15 @@ def _log(record: Record, options: TraceOptions) -> Iterator[TraceItem | Problem]
     samples = log.get("samples")
     ended = _ended(log)
     if not isinstance(samples, list) or not samples:
+        # A dataset of no sample (Langtrace's example read an empty one) ran nothing: the log
+        # says so in ``eval.dataset.samples``, and rerunning with samples logged would not help
+        dataset = as_object(as_object(log.get("eval")).get("dataset"))
         why = (
             f"the evaluation {ended} before it logged a sample: fix that and run it again"
             if ended
+            else "the evaluation's dataset held no sample (eval.dataset.samples is 0): nothing "
+            "was run; give the task a dataset with samples"
+            if dataset.get("samples") == 0
             else "the log holds no sample (written with log_samples=False, it keeps only the "
             "results): run the evaluation again with samples logged"
         )
@@ -137,7 +144,7 @@ def _sample(
     error = as_string(as_object(sample.get("error")).get("message"))
     if error is not None:  # the solver raised or a limit was hit: the run ends there
         builder.error(f"the sample failed: {error}", terminal=True)
-    reward = _reward(sample.get("scores"))
+    reward = _reward(_scores(sample))
     answered = told.answered and builder.final_answer is not None
     passed = reward is not None and reward >= DEFAULT_SUCCESS_THRESHOLD
     sample_id, epoch = sample.get("id"), sample.get("epoch", 1)
@@ -249,6 +256,18 @@ def _input_text(value: Any) -> str | None:
     return None
 
 
+def _scores(sample: dict[str, Any]) -> Any:
+    """A sample's scores by scorer.
+
+    Logs of version 1 (Inspect before mid-2024, one scorer a task) keep the one ``Score`` as
+    ``score``: without reading it, an incorrect answer (``I``) passed as a run that ends in its
+    answer.
+    """
+    if "scores" not in sample and isinstance(sample.get("score"), dict):
+        return {"score": sample["score"]}
+    return sample.get("scores")
+
+
 def _reward(scores: Any) -> float | None:
     """The first score whose value reads as a number (``value_to_float``'s way), else ``None``."""
     for score in as_object(scores).values():
@@ -293,7 +312,7 @@ MAPPING = {
     "steps": "samples[].messages",
     "id": "eval.run_id, samples[].id, samples[].epoch",
     "task": "eval.task, samples[].id",
-    "success": "samples[].scores",
+    "success": "samples[].scores (version 1: samples[].score)",
     "created_at": "samples[].started_at, else eval.created",
 }
 """The fields each part of a trace is read from (``kp inspect``)."""
