@@ -5001,8 +5001,9 @@ def _rows(path: Path) -> Iterator[dict[str, Any]]:
 def opentraces(path: Path) -> list[Run]:
     """opentraces TraceRecords, one a line: the main agent's run, then one run a sub-agent's.
 
-    Steps whose ``call_type`` is ``warmup`` are no run's; those whose ``call_type`` is
-    ``subagent`` are the run of the sub-agent their ``parent_step`` names. Success is the main
+    Steps whose ``call_type`` is ``warmup`` count for nothing; a step with a ``parent_step``
+    whose ``call_type`` is not ``main`` is of the run of the sub-agent its ``parent_step``
+    names (a sub-agent of warm-ups alone has none). Success is the main
     run's ``outcome.success``, else ``outcome.terminal_state`` (only ``goal_reached`` is
     success), else none.
     """
@@ -5013,12 +5014,13 @@ def opentraces(path: Path) -> list[Run]:
         record = json.loads(line)
         groups: dict[Any, list[dict[str, Any]]] = {None: []}
         for step in record["steps"]:
-            if step.get("call_type") == "warmup":
-                continue
-            sub = step.get("call_type") == "subagent" and isinstance(step.get("parent_step"), int)
+            sub = step.get("call_type") != "main" and isinstance(step.get("parent_step"), int)
             groups.setdefault(step["parent_step"] if sub else None, []).append(step)
         outcome = record.get("outcome") or {}
-        for key, steps in groups.items():
+        for key, all_steps in groups.items():
+            steps = [step for step in all_steps if step.get("call_type") != "warmup"]
+            if key is not None and not steps:  # a sub-agent's warm-up alone: no run
+                continue
             success = None
             if key is None and isinstance(outcome.get("success"), bool):
                 success = outcome["success"]

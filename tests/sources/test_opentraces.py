@@ -24,6 +24,8 @@ LEGACY = OPENTRACES / "opentraces_legacy_world_v033.jsonl"
 """Schema 0.3.0, written by opentraces 0.3.3: an ``Edit`` call, then the answer."""
 TRAILS = OPENTRACES / "opentraces_trace_trails_corpus_v1.jsonl"
 """Schema 0.7.0: a ``Bash`` call, then a ``user`` step."""
+PREVIEW = OPENTRACES / "opentraces_preview_0.1.0_find_folder.jsonl"
+"""Schema 0.1.0, a real session: the request, a thinking line marked warm-up, a call, the answer."""
 
 
 def record(path: Path) -> dict[str, Any]:
@@ -50,7 +52,7 @@ def kinds(item: TraceItem) -> list[str]:
 
 
 def test_every_schema_version_in_use_is_recognised_and_atifs_trajectories_are_not() -> None:
-    for path in (CAPTURE, LEGACY, TRAILS):
+    for path in (CAPTURE, LEGACY, TRAILS, PREVIEW):
         assert recognise(record(path)) == "opentraces"
     legacy = record(LEGACY)
     assert recognise({**legacy, "schema_version": "ATIF-v1.6"}) != "opentraces"
@@ -92,6 +94,22 @@ def test_warm_up_steps_and_withheld_reasoning_are_no_steps() -> None:
     assert not any("redacted" in (step.content or "") for step in trace.steps)
     assert trace.metadata.success is False  # it ends on the call's result, no answer
     assert trace.metadata.created_at.isoformat().startswith("2026-04-29T10:23:00")
+
+
+def test_a_thinking_line_marked_warm_up_keeps_its_reasoning() -> None:
+    (item,) = traces(PREVIEW)
+    assert kinds(item) == ["thought", "tool_call", "observation", "thought"]
+    assert (item.trace.steps[0].content or "").startswith("The user wants me to search")
+    assert (item.trace.outcome.result_summary or "").startswith("Here are the relevant paths")
+    assert item.trace.metadata.success is True
+    assert source_of(item)["schema_version"] == "0.1.0"
+
+
+def test_a_subagents_warm_up_alone_is_no_trace(tmp_path: Path) -> None:
+    value = copy.deepcopy(record(PREVIEW))
+    value["steps"][1]["parent_step"] = 1  # the thinking line, as a sub-agent's warm-up
+    (item,) = traces(written(tmp_path, value))
+    assert kinds(item) == ["tool_call", "observation", "thought"]
 
 
 def test_a_user_step_after_the_call_answers_the_agent() -> None:

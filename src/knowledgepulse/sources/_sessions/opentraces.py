@@ -16,7 +16,9 @@ The mapping: the main agent's first user step's words are the objective (``task.
 is the parser's copy of it, cut short, and stands in where no user step is left), a later one a
 user's turn (:meth:`StepBuilder.user_turn`); system steps are instructions (the step's
 ``system_prompt_hash`` names its prompt in ``system_prompts``), warm-up steps no step of the run
-(Claude Code's meta messages, its cache-priming calls). An agent step's reasoning is a thought
+(Claude Code's meta messages, its cache-priming calls), but for an agent step's reasoning: the
+capture calls a model call warm-up by its few output tokens, which a line of Claude Code's holding
+only the call's thinking has too. An agent step's reasoning is a thought
 (not the placeholder a provider leaves where it withheld it), its content a thought, or the
 final answer when it is the run's last agent step that says or calls anything and calls
 nothing; each call a ``tool_call`` joined with the observation that names it. An observation's
@@ -56,7 +58,7 @@ ROLES = ("system", "user", "agent")
 NO_RESULT = "no_result"
 """An observation's ``error`` for a call no result came back for: not a failure of the tool."""
 WARMUP = "warmup"
-SUBAGENT = "subagent"
+MAIN = "main"
 TERMINAL_STATES = ("goal_reached", "interrupted", "error", "abandoned")
 """``outcome.terminal_state``'s values (0.2.0): only ``goal_reached`` is success."""
 MAPPING = {
@@ -120,17 +122,23 @@ Numbered = list[tuple[int, Mapping[str, Any]]]
 def _runs(steps: list[Any]) -> dict[int | None, Numbered]:
     """The main run's steps (key ``None``), then each sub-agent's, by the step that started it.
 
-    Warm-up steps are no run's. The main run is there even with no step (a record whose steps
-    are all sub-agents' or warm-ups gives its problem, no step, rather than nothing).
+    A step with a ``parent_step`` that is not the main agent's (``call_type`` ``subagent``, or a
+    sub-agent's warm-up) is its sub-agent's; a sub-agent with warm-ups alone ran no turn. The
+    main run is there even with no step (a record whose steps are all sub-agents' gives its
+    problem, no step, rather than nothing).
     """
     runs: dict[int | None, Numbered] = {None: []}
     for number, step in enumerate(steps):
-        if not isinstance(step, Mapping) or step.get("call_type") == WARMUP:
+        if not isinstance(step, Mapping):
             continue
         parent = step.get("parent_step")
-        subagent = step.get("call_type") == SUBAGENT and isinstance(parent, int)
+        subagent = isinstance(parent, int) and step.get("call_type") != MAIN
         runs.setdefault(parent if subagent else None, []).append((number, step))
-    return runs
+    return {
+        key: run
+        for key, run in runs.items()
+        if key is None or any(step.get("call_type") != WARMUP for _, step in run)
+    }
 
 
 def _finish(record: Record, key: int | None, steps: Numbered, options: TraceOptions) -> TraceItem:
@@ -141,13 +149,23 @@ def _finish(record: Record, key: int | None, steps: Numbered, options: TraceOpti
     started: datetime | None = None
     names = {call_id: name for _, step in steps for call_id, name, _ in _calls(step, warnings=None)}
     last = max(
-        (n for n, step in steps if step.get("role") == "agent" and _acts(step)), default=None
+        (
+            n
+            for n, step in steps
+            if step.get("role") == "agent" and step.get("call_type") != WARMUP and _acts(step)
+        ),
+        default=None,
     )
     for number, step in steps:
         role = step.get("role")
         at = iso_time(step.get("timestamp"))
         started = started or at
-        if role == "user":
+        warmup = step.get("call_type") == WARMUP
+        if warmup and role == "agent":
+            _tell_reasoning(builder, step, at)
+        elif warmup:
+            continue
+        elif role == "user":
             words = _words(step.get("content"))
             if words is not None and objective is None:
                 objective = words
@@ -258,6 +276,13 @@ def _calls(step: Mapping[str, Any], *, warnings: list[str] | None) -> list[tuple
     return found
 
 
+def _tell_reasoning(builder: StepBuilder, step: Mapping[str, Any], at: datetime | None) -> None:
+    """An agent step's reasoning, a thought: not the placeholder left where it was withheld."""
+    reasoning = as_string(step.get("reasoning_content"))
+    if reasoning and not _WITHHELD.fullmatch(reasoning.strip()):
+        builder.thought(reasoning, at=at)
+
+
 def _tell_agent(
     builder: StepBuilder,
     number: int,
@@ -269,9 +294,7 @@ def _tell_agent(
     final: bool,
 ) -> None:
     """An agent step: its reasoning and content, its calls, the observations answering them."""
-    reasoning = as_string(step.get("reasoning_content"))
-    if reasoning and not _WITHHELD.fullmatch(reasoning.strip()):
-        builder.thought(reasoning, at=at)
+    _tell_reasoning(builder, step, at)
     found: list[str] = []
     calls = _calls(step, warnings=found)
     warnings += [f"steps[{number}].{warning}" for warning in found]
