@@ -64,7 +64,7 @@ TERMINAL_STATES = ("goal_reached", "interrupted", "error", "abandoned")
 MAPPING = {
     "steps": "steps (role, content, reasoning_content, tool_calls, observations)",
     "id": "trace_id",
-    "success": "outcome.success, else outcome.terminal_state, else whether it ends in the answer",
+    "success": "outcome.success or terminal_state, else whether it ends in the answer",
     "created_at": "timestamp_start",
 }
 
