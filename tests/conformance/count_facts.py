@@ -5051,6 +5051,65 @@ def _rows(path: Path) -> Iterator[dict[str, Any]]:
     yield from [document] if isinstance(document, dict) else document  # one row, or a list
 
 
+def opentraces(path: Path) -> list[Run]:
+    """opentraces TraceRecords, one a line: the main agent's run, then one run a sub-agent's.
+
+    Steps whose ``call_type`` is ``warmup`` count for nothing; a step with a ``parent_step``
+    whose ``call_type`` is not ``main`` is of the run of the sub-agent its ``parent_step``
+    names (a sub-agent of warm-ups alone has none). Success is the main
+    run's ``outcome.success``, else ``outcome.terminal_state`` (only ``goal_reached`` is
+    success), else none.
+    """
+    runs: list[Run] = []
+    for line in path.read_text().splitlines():
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        groups: dict[Any, list[dict[str, Any]]] = {None: []}
+        for step in record["steps"]:
+            sub = step.get("call_type") != "main" and isinstance(step.get("parent_step"), int)
+            groups.setdefault(step["parent_step"] if sub else None, []).append(step)
+        outcome = record.get("outcome") or {}
+        for key, all_steps in groups.items():
+            steps = [step for step in all_steps if step.get("call_type") != "warmup"]
+            if key is not None and not steps:  # a sub-agent's warm-up alone: no run
+                continue
+            success = None
+            if key is None and isinstance(outcome.get("success"), bool):
+                success = outcome["success"]
+            elif key is None and outcome.get("terminal_state") is not None:
+                success = outcome["terminal_state"] == "goal_reached"
+            described = (record.get("task") or {}).get("description") if key is None else None
+            runs.append(_opentraces_run(steps, described, success))
+    return runs
+
+
+def _opentraces_run(steps: list[dict[str, Any]], described: Any, success: bool | None) -> Run:
+    """One run's steps. A ``user`` step's ``content`` is the user's (less Claude Code's
+    ``<system-reminder>`` blocks; its ``[Request interrupted by user]`` note none): the first
+    the objective (``described``, the record's ``task.description``, where none is left), the
+    later ones replies. An ``agent`` step's ``content`` is text, each of its ``tool_calls`` a
+    tool, then each of its ``observations`` whose ``error`` is set an error, but ``no_result``
+    (no result came back)."""
+    timeline, objective = _Timeline(), None
+    for step in steps:
+        content = step.get("content")
+        if step["role"] == "user":
+            said = _REMINDER.sub("", content).strip() if isinstance(content, str) else ""
+            if said and not _INTERRUPTED.fullmatch(said) and objective is None:
+                objective = said
+            elif said and not _INTERRUPTED.fullmatch(said):
+                timeline.user(said)
+        elif step["role"] == "agent":
+            timeline.text(content if isinstance(content, str) else None)
+            for call in step.get("tool_calls") or []:
+                timeline.tool(call["tool_name"])
+            for observation in step.get("observations") or []:
+                if observation.get("error") and observation["error"] != "no_result":
+                    timeline.error()
+    return timeline.facts(objective or described, success)
+
+
 def _group(items: list[Any], key: Callable[[Any], str]) -> dict[str, list[Any]]:
     groups: dict[str, list[Any]] = {}
     for item in items:
@@ -5089,6 +5148,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "adk": adk,
     "gemini": gemini,
     "atif": atif,
+    "opentraces": opentraces,
     "adp": adp,
     "inspect-ai": inspect_ai,
     "tau2": tau2,

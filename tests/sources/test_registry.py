@@ -48,6 +48,7 @@ BUILT_IN = (
     "cline",
     "pi",
     "sts",
+    "opentraces",
     "atif",
     "adp",
     "inspect-ai",

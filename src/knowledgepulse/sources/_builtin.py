@@ -40,6 +40,7 @@ from knowledgepulse.sources._sessions import (
     mini_swe_agent,
     openhands,
     openhands_v1,
+    opentraces,
     pi,
     sts,
     swe_agent,
@@ -439,6 +440,31 @@ class Sts(Source):
     def mapping(self, first: Any, options: TraceOptions) -> dict[str, str]:
         """The same fields for every session: its header and its messages."""
         return dict(sts.MAPPING)
+
+
+@register_source("opentraces")
+class OpenTraces(Source):
+    """opentraces.ai's ``TraceRecord`` JSON Lines (``schema_version: 0.x``), as datasets hold."""
+
+    shapes = (
+        "opentraces TraceRecord JSONL (schema_version 0.x, trace_id, agent, task, steps of "
+        "role, content, tool_calls and observations, outcome)"
+    )
+    content_hint = opentraces.CONTENT_HINT
+    recognises = staticmethod(opentraces.recognises)
+    convert = staticmethod(opentraces.convert_records)
+
+    def describe(self, first: Any, count: int, options: TraceOptions) -> str:
+        """The schema version, sub-agents' traces, and where success comes from."""
+        return opentraces.describe(first, count)
+
+    def evidence(self, value: Any) -> str:
+        """Its ``0.x`` schema version beside its ``trace_id`` and ``steps``."""
+        return opentraces.evidence(value)
+
+    def mapping(self, first: Any, options: TraceOptions) -> dict[str, str]:
+        """The same fields for every record."""
+        return dict(opentraces.MAPPING)
 
 
 @register_source("atif")
