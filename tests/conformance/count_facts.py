@@ -4047,8 +4047,11 @@ def pi(path: Path) -> list[Run]:
     ``isError`` an error. No label: success is ``None``.
     """
     lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    header = lines[0]
-    messages = [e["message"] for e in _pi_branch(header, lines[1:]) if e["type"] == "message"]
+    header = lines[0] if lines[0]["type"] == "session" else {}
+    if any(line["type"] in _PI_EVENTS for line in lines):
+        messages = _pi_printed(lines)
+    else:
+        messages = [e["message"] for e in _pi_branch(header, lines[1:]) if e["type"] == "message"]
     answered = {m.get("toolCallId") for m in messages if m["role"] == "toolResult"}
     timeline, objective = _Timeline(), None
     for at, message in enumerate(messages):
@@ -4070,7 +4073,42 @@ def pi(path: Path) -> list[Run]:
             _pi_assistant(timeline, message, answered)
         elif message["role"] == "toolResult" and message.get("isError"):
             timeline.error()
-    return [timeline.facts(objective, trace_id=header["id"])]
+    return [timeline.facts(objective, trace_id=header.get("id", path.stem))]
+
+
+_PI_EVENTS = ("agent_start", "turn_start", "message_end", "tool_execution_end", "agent_end")
+"""Some of the events ``pi --mode json`` prints (after the session's header, since Pi 0.45)."""
+
+
+def _pi_printed(events: list[Any]) -> list[Any]:
+    """The messages ``pi --mode json`` printed: each ``message_end``'s, in order. A tool run no
+    ``toolResult`` message answers (a cut stream) is its ``tool_execution_end``'s result, and its
+    ``tool_execution_start`` the call when no assistant message holds it."""
+    ends = [event["message"] for event in events if event["type"] == "message_end"]
+    results = [m["toolCallId"] for m in ends if m["role"] == "toolResult"]
+    calls = [
+        block["id"]
+        for m in ends
+        if m["role"] == "assistant"
+        for block in m["content"]
+        if block["type"] == "toolCall"
+    ]
+    messages = []
+    for event in events:
+        if event["type"] == "message_end":
+            messages.append(event["message"])
+        elif event["type"] == "tool_execution_start" and event["toolCallId"] not in calls + results:
+            call = {"type": "toolCall", "id": event["toolCallId"], "name": event["toolName"]}
+            messages.append({"role": "assistant", "content": [call], "stopReason": "toolUse"})
+        elif event["type"] == "tool_execution_end" and event["toolCallId"] not in results:
+            messages.append(
+                {
+                    "role": "toolResult",
+                    "toolCallId": event["toolCallId"],
+                    "isError": event["isError"],
+                }
+            )
+    return messages
 
 
 def _pi_branch(header: dict[str, Any], entries: list[Any]) -> list[Any]:

@@ -112,6 +112,9 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("codex/untether_codex_0.157_web_search.jsonl", "runs[0].objective"): "'codex run'",
     ("codex/untether_codex_turn_failed.jsonl", "runs[0].objective"): "'codex run'",
     ("codex/relay_codex_0.155_exec_json_spawn_agent.jsonl", "runs[0].objective"): "'codex run'",
+    # takopi cut these Pi streams to the events its runner reads: no user message is left.
+    ("pi/takopi_pi_stream_error.jsonl", "runs[0].objective"): "'pi run'",
+    ("pi/takopi_pi_stream_success.jsonl", "runs[0].objective"): "'pi run'",
     # Its second session is an `init` and an error `result`: no message at all.
     ("claude-code/untether_claude_stream_json_two_sessions.jsonl", "runs[1].objective"): (
         "'claude-code run'"
@@ -257,6 +260,12 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
     ),
     ("codex/untether_codex_0.157_resume.jsonl", 0): (
         "the objective is a placeholder ('codex run'), not the user's request"
+    ),
+    ("pi/takopi_pi_stream_error.jsonl", 0): (
+        "the objective is a placeholder ('pi run'), not the user's request"
+    ),
+    ("pi/takopi_pi_stream_success.jsonl", 0): (
+        "the objective is a placeholder ('pi run'), not the user's request"
     ),
     ("codex/untether_codex_0.157_web_search.jsonl", 0): (
         "the objective is a placeholder ('codex run'), not the user's request"

@@ -398,11 +398,12 @@ class Cline(Source):
 
 @register_source("pi")
 class Pi(Source):
-    """Pi's sessions (``~/.pi/agent/sessions/*/*.jsonl``): a header, then a tree of entries."""
+    """Pi's sessions (``~/.pi/agent/sessions/*/*.jsonl``), and what ``pi --mode json`` prints."""
 
     shapes = (
         "Pi session JSONL (a {type: session, version, id, cwd} header, then message entries "
-        "linked by id and parentId)"
+        "linked by id and parentId), or the events pi --mode json prints (agent_start, "
+        "message_end, tool_execution_end...)"
     )
     content_hint = pi.CONTENT_HINT
     recognises = staticmethod(pi.recognises)
