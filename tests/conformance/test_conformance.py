@@ -105,6 +105,8 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("claude-code/untether_claude_2.1.285_autocompact.jsonl", "runs[0].objective"): (
         "'claude-code run'"
     ),
+    ("claude-code/untether_amp_stream_success.jsonl", "runs[0].objective"): "'claude-code run'",
+    ("claude-code/untether_amp_stream_error.jsonl", "runs[0].objective"): "'claude-code run'",
     ("codex/agentcmd_codex_exec_json_cat.jsonl", "runs[0].objective"): "'codex run'",
     ("codex/agentcmd_codex_exec_json_file_change.jsonl", "runs[0].objective"): "'codex run'",
     ("codex/agentcmd_codex_exec_json_ls.jsonl", "runs[0].objective"): "'codex run'",
@@ -247,6 +249,12 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
         "the objective is a placeholder ('claude-code run'), not the user's request"
     ),
     ("claude-code/untether_claude_2.1.285_autocompact.jsonl", 0): (
+        "the objective is a placeholder ('claude-code run'), not the user's request"
+    ),
+    ("claude-code/untether_amp_stream_success.jsonl", 0): (
+        "the objective is a placeholder ('claude-code run'), not the user's request"
+    ),
+    ("claude-code/untether_amp_stream_error.jsonl", 0): (
         "the objective is a placeholder ('claude-code run'), not the user's request"
     ),
     ("codex/agentcmd_codex_exec_json_cat.jsonl", 0): (

@@ -1,5 +1,6 @@
 """Coding agents' headless output: ``codex exec --json`` and ``claude -p --output-format
-stream-json``, read as dialects of the ``codex`` and ``claude-code`` sources.
+stream-json`` (and Amp's ``--stream-json``, the same protocol), read as dialects of the ``codex``
+and ``claude-code`` sources.
 
 The files are the conformance corpus's real ones (tests/conformance/files, origins and licences
 in SOURCES.md there); variants change or add lines of the shape the real ones have, to reach a
@@ -27,6 +28,7 @@ CORPUS = Path(__file__).parents[1] / "conformance" / "files"
 CODEX_LS = CORPUS / "codex" / "agentcmd_codex_exec_json_ls.jsonl"
 CODEX_PATCH = CORPUS / "codex" / "agentcmd_codex_exec_json_file_change.jsonl"
 CLAUDE_STREAM = CORPUS / "claude-code" / "gleam_sdk_claude_2.1.7_stream_json.jsonl"
+AMP_ERROR = CORPUS / "claude-code" / "untether_amp_stream_error.jsonl"
 
 
 def lines(path: Path) -> list[dict[str, Any]]:
@@ -374,6 +376,15 @@ def test_a_claude_stream_error_result_is_a_terminal_error_and_a_failed_run(
     assert trace.steps[-1].type == "observation"
     said = result.get("errors", [result.get("result")])[0]
     assert said is None or trace.steps[-1].content == said
+
+
+def test_an_amp_stream_error_result_says_why_in_its_error_text() -> None:
+    """Amp's failed ``result`` has an empty ``result`` and its reason in ``error``."""
+    trace = only(convert_file(AMP_ERROR)).trace
+    assert trace.metadata.success is False
+    assert [(step.type, step.content) for step in trace.steps] == [
+        ("observation", "Authentication failed")
+    ]
 
 
 @pytest.mark.parametrize(

@@ -53,7 +53,8 @@ said it: ``--output-format json`` writes the result alone), and an ``is_error`` 
 run. ``stream_event`` records (partial messages) repeat what the complete messages say, and
 ``rate_limit_event`` records are the account's usage: left out. The prompt given on the
 command line is no record: the objective is then the envelope's placeholder, with a warning that
-says so.
+says so. Amp's ``amp -x --stream-json`` prints the same protocol (its ``session_id`` the thread's
+``T-...`` id, no ``claude_code_version``; a failed ``result`` says why in ``error``): read alike.
 """
 
 from __future__ import annotations
@@ -684,8 +685,8 @@ def _ended(result: Mapping[str, Any], builder: StepBuilder) -> tuple[bool, str |
     """How a stream's ``result`` record says the run ended: its success and its answer.
 
     An ``is_error`` result, or a ``subtype`` other than ``success`` (``error_max_turns``,
-    ``error_during_execution``), failed: its text (its ``errors``, else what it says) is a
-    terminal error.
+    ``error_during_execution``), failed: its text (its ``errors``, else what it says, else Amp's
+    ``error``) is a terminal error.
     """
     text = result.get("result")
     text = non_blank(text)
@@ -698,7 +699,9 @@ def _ended(result: Mapping[str, Any], builder: StepBuilder) -> tuple[bool, str |
     listed = [e for e in errors if isinstance(e, str)] if isinstance(errors, list) else []
     subtype = result.get("subtype")
     builder.no_answer()  # the last text was said before the run failed: no answer
-    said = "\n".join(listed) or text or f"the run ended with {subtype}"
+    # Amp's --stream-json, Claude Code's protocol, says why in an ``error`` text of its own
+    reason = non_blank(result.get("error"))
+    said = "\n".join(listed) or text or reason or f"the run ended with {subtype}"
     if builder.error_texts[-1:] != [said]:  # not the API error the last message told again
         builder.error(said, terminal=True)
     return False, None
