@@ -107,6 +107,9 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ),
     ("claude-code/untether_amp_stream_success.jsonl", "runs[0].objective"): "'claude-code run'",
     ("claude-code/untether_amp_stream_error.jsonl", "runs[0].objective"): "'claude-code run'",
+    ("claude-code/maestro_qwen_code_0.15.6_stream_json.jsonl", "runs[0].objective"): (
+        "'claude-code run'"
+    ),
     ("codex/agentcmd_codex_exec_json_cat.jsonl", "runs[0].objective"): "'codex run'",
     ("codex/agentcmd_codex_exec_json_file_change.jsonl", "runs[0].objective"): "'codex run'",
     ("codex/agentcmd_codex_exec_json_ls.jsonl", "runs[0].objective"): "'codex run'",
@@ -255,6 +258,9 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
         "the objective is a placeholder ('claude-code run'), not the user's request"
     ),
     ("claude-code/untether_amp_stream_error.jsonl", 0): (
+        "the objective is a placeholder ('claude-code run'), not the user's request"
+    ),
+    ("claude-code/maestro_qwen_code_0.15.6_stream_json.jsonl", 0): (
         "the objective is a placeholder ('claude-code run'), not the user's request"
     ),
     ("codex/agentcmd_codex_exec_json_cat.jsonl", 0): (

@@ -1,5 +1,5 @@
 """Coding agents' headless output: ``codex exec --json`` and ``claude -p --output-format
-stream-json`` (and Amp's ``--stream-json``, the same protocol), read as dialects of the ``codex``
+stream-json`` (and Amp's and Qwen Code's, the same protocol), read as dialects of the ``codex``
 and ``claude-code`` sources.
 
 The files are the conformance corpus's real ones (tests/conformance/files, origins and licences
@@ -29,6 +29,7 @@ CODEX_LS = CORPUS / "codex" / "agentcmd_codex_exec_json_ls.jsonl"
 CODEX_PATCH = CORPUS / "codex" / "agentcmd_codex_exec_json_file_change.jsonl"
 CLAUDE_STREAM = CORPUS / "claude-code" / "gleam_sdk_claude_2.1.7_stream_json.jsonl"
 AMP_ERROR = CORPUS / "claude-code" / "untether_amp_stream_error.jsonl"
+QWEN_STREAM = CORPUS / "claude-code" / "maestro_qwen_code_0.15.6_stream_json.jsonl"
 
 
 def lines(path: Path) -> list[dict[str, Any]]:
@@ -376,6 +377,24 @@ def test_a_claude_stream_error_result_is_a_terminal_error_and_a_failed_run(
     assert trace.steps[-1].type == "observation"
     said = result.get("errors", [result.get("result")])[0]
     assert said is None or trace.steps[-1].content == said
+
+
+def test_a_qwen_code_error_result_says_why_in_its_error_object() -> None:
+    """Qwen Code's failed ``result`` (Claude Code's protocol) says why in ``error.message``."""
+    records = lines(QWEN_STREAM)
+    records[-1] = {
+        **records[-1],
+        "subtype": "error_during_execution",
+        "is_error": True,
+        "error": {"type": "Error", "message": "Reached max session turns"},
+    }
+    del records[-1]["result"]
+    trace = only(list(convert(records))).trace
+    assert trace.metadata.success is False
+    assert (trace.steps[-1].type, trace.steps[-1].content) == (
+        "observation",
+        "Reached max session turns",
+    )
 
 
 def test_an_amp_stream_error_result_says_why_in_its_error_text() -> None:

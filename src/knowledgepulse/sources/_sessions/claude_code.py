@@ -54,7 +54,12 @@ run. ``stream_event`` records (partial messages) repeat what the complete messag
 ``rate_limit_event`` records are the account's usage: left out. The prompt given on the
 command line is no record: the objective is then the envelope's placeholder, with a warning that
 says so. Amp's ``amp -x --stream-json`` prints the same protocol (its ``session_id`` the thread's
-``T-...`` id, no ``claude_code_version``; a failed ``result`` says why in ``error``): read alike.
+``T-...`` id, no ``claude_code_version``; a failed ``result`` says why in an ``error`` text), and
+so does Qwen Code's ``qwen -p --output-format stream-json`` (its ``init`` names a
+``qwen_code_version``; a failed ``result``'s ``error`` is ``{type, message}``; its
+``--output-format json``, one JSON list of the same messages): read alike. Qwen Code, as Gemini
+CLI, tells a failed model call as assistant text (``[API Error: ...]``) in a run whose ``result``
+succeeded: kp reads the text as it is.
 """
 
 from __future__ import annotations
@@ -685,8 +690,8 @@ def _ended(result: Mapping[str, Any], builder: StepBuilder) -> tuple[bool, str |
     """How a stream's ``result`` record says the run ended: its success and its answer.
 
     An ``is_error`` result, or a ``subtype`` other than ``success`` (``error_max_turns``,
-    ``error_during_execution``), failed: its text (its ``errors``, else what it says, else Amp's
-    ``error``) is a terminal error.
+    ``error_during_execution``), failed: its text (its ``errors``, else what it says, else the
+    ``error`` Amp and Qwen Code give) is a terminal error.
     """
     text = result.get("result")
     text = non_blank(text)
@@ -699,8 +704,10 @@ def _ended(result: Mapping[str, Any], builder: StepBuilder) -> tuple[bool, str |
     listed = [e for e in errors if isinstance(e, str)] if isinstance(errors, list) else []
     subtype = result.get("subtype")
     builder.no_answer()  # the last text was said before the run failed: no answer
-    # Amp's --stream-json, Claude Code's protocol, says why in an ``error`` text of its own
-    reason = non_blank(result.get("error"))
+    # Amp's and Qwen Code's streams, Claude Code's protocol, say why in an ``error`` of their own:
+    # Amp's a text, Qwen Code's ``{type, message}``
+    error = result.get("error")
+    reason = non_blank(error.get("message") if isinstance(error, dict) else error)
     said = "\n".join(listed) or text or reason or f"the run ended with {subtype}"
     if builder.error_texts[-1:] != [said]:  # not the API error the last message told again
         builder.error(said, terminal=True)
