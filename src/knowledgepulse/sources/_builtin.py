@@ -313,7 +313,7 @@ class ClaudeCode(Source):
 
     shapes = (
         "Claude Code session JSONL (type, message, sessionId records), or the stream-json "
-        "that claude -p prints"
+        "that claude -p prints (and Amp's and Qwen Code's, the same protocol)"
     )
     content_hint = claude_code.CONTENT_HINT
     recognises = staticmethod(claude_code.recognises)
@@ -402,7 +402,7 @@ class Pi(Source):
 
     shapes = (
         "Pi session JSONL (a {type: session, version, id, cwd} header, then message entries "
-        "linked by id and parentId), or the events pi --mode json prints (agent_start, "
+        "linked by id and parentId), or the events pi prints in its json mode (agent_start, "
         "message_end, tool_execution_end...)"
     )
     content_hint = pi.CONTENT_HINT
