@@ -3484,6 +3484,8 @@ def claude_code(path: Path) -> list[Run]:
     longer the conversation.
     """
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    if any(r.get("type") in ("tool_call", "thinking") for r in records):
+        return [_cursor_stream(records)]
     if "session_id" in records[0]:
         return _claude_stream(records)
     records = _not_rewound(records)
@@ -3641,6 +3643,35 @@ def _claude_stream(records: list[dict[str, Any]]) -> list[Run]:
                 facts["final_answer"] = result["result"]
         runs.append(facts)
     return runs
+
+
+def _cursor_stream(records: list[dict[str, Any]]) -> Run:
+    """``cursor-agent -p --output-format stream-json``: Claude Code's records (the ``user`` one
+    the prompt), and Cursor's ``tool_call`` records: a ``started`` one a call of the tool its
+    ``tool_call`` key names less ``ToolCall``; a ``completed`` one whose ``result`` is no
+    ``success``, or whose shell ``exitCode`` is not 0, an error. The closing ``result`` is the
+    label; its text runs all the assistant's texts together, so the answer is the last text."""
+    timeline, objective = _Timeline(), None
+    for record in records:
+        if record["type"] == "user":
+            objective = objective or record["message"]["content"][0]["text"]
+        elif record["type"] == "assistant":
+            timeline.text(record["message"]["content"][0]["text"])
+        elif record["type"] == "tool_call" and record["subtype"] == "started":
+            (key,) = record["tool_call"]
+            timeline.tool(key.removesuffix("ToolCall"))
+        elif record["type"] == "tool_call":
+            (body,) = record["tool_call"].values()
+            outcome = body["result"]
+            if "success" not in outcome or outcome["success"].get("exitCode", 0) != 0:
+                timeline.error()
+    facts = timeline.facts(objective, trace_id=records[0]["session_id"])
+    result = records[-1]
+    facts["success"] = result["subtype"] == "success" and not result["is_error"]
+    if not facts["success"]:
+        facts["errors"] += 1
+        facts["final_answer"] = None
+    return facts
 
 
 _IDE_REQUEST = "## My request for Codex:"

@@ -313,7 +313,7 @@ class ClaudeCode(Source):
 
     shapes = (
         "Claude Code session JSONL (type, message, sessionId records), or the stream-json "
-        "that claude -p prints (and Amp's and Qwen Code's, the same protocol)"
+        "that claude -p prints (and Amp's, Qwen Code's and Cursor's CLI's, the same protocol)"
     )
     content_hint = claude_code.CONTENT_HINT
     recognises = staticmethod(claude_code.recognises)
