@@ -239,7 +239,7 @@ def _tree(version: Any) -> bool:
 
 def _finish(session: _Session, options: TraceOptions) -> TraceItem:
     header = session.header
-    printed = any(e.value.get("type") in EVENTS for e in session.entries)
+    printed = any(as_string(e.value.get("type")) in EVENTS for e in session.entries)
     messages = (
         streamed(session.entries)
         if printed
