@@ -3484,6 +3484,8 @@ def claude_code(path: Path) -> list[Run]:
     longer the conversation.
     """
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    if any(r.get("type") in ("tool_call", "thinking") for r in records):
+        return [_cursor_stream(records)]
     if "session_id" in records[0]:
         return _claude_stream(records)
     records = _not_rewound(records)
@@ -3641,6 +3643,35 @@ def _claude_stream(records: list[dict[str, Any]]) -> list[Run]:
                 facts["final_answer"] = result["result"]
         runs.append(facts)
     return runs
+
+
+def _cursor_stream(records: list[dict[str, Any]]) -> Run:
+    """``cursor-agent -p --output-format stream-json``: Claude Code's records (the ``user`` one
+    the prompt), and Cursor's ``tool_call`` records: a ``started`` one a call of the tool its
+    ``tool_call`` key names less ``ToolCall``; a ``completed`` one whose ``result`` is no
+    ``success``, or whose shell ``exitCode`` is not 0, an error. The closing ``result`` is the
+    label; its text runs all the assistant's texts together, so the answer is the last text."""
+    timeline, objective = _Timeline(), None
+    for record in records:
+        if record["type"] == "user":
+            objective = objective or record["message"]["content"][0]["text"]
+        elif record["type"] == "assistant":
+            timeline.text(record["message"]["content"][0]["text"])
+        elif record["type"] == "tool_call" and record["subtype"] == "started":
+            (key,) = record["tool_call"]
+            timeline.tool(key.removesuffix("ToolCall"))
+        elif record["type"] == "tool_call":
+            (body,) = record["tool_call"].values()
+            outcome = body["result"]
+            if "success" not in outcome or outcome["success"].get("exitCode", 0) != 0:
+                timeline.error()
+    facts = timeline.facts(objective, trace_id=records[0]["session_id"])
+    result = records[-1]
+    facts["success"] = result["subtype"] == "success" and not result["is_error"]
+    if not facts["success"]:
+        facts["errors"] += 1
+        facts["final_answer"] = None
+    return facts
 
 
 _IDE_REQUEST = "## My request for Codex:"
@@ -4070,8 +4101,11 @@ def pi(path: Path) -> list[Run]:
     ``isError`` an error. No label: success is ``None``.
     """
     lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    header = lines[0]
-    messages = [e["message"] for e in _pi_branch(header, lines[1:]) if e["type"] == "message"]
+    header = lines[0] if lines[0]["type"] == "session" else {}
+    if any(line["type"] in _PI_EVENTS for line in lines):
+        messages = _pi_printed(lines)
+    else:
+        messages = [e["message"] for e in _pi_branch(header, lines[1:]) if e["type"] == "message"]
     answered = {m.get("toolCallId") for m in messages if m["role"] == "toolResult"}
     timeline, objective = _Timeline(), None
     for at, message in enumerate(messages):
@@ -4093,7 +4127,42 @@ def pi(path: Path) -> list[Run]:
             _pi_assistant(timeline, message, answered)
         elif message["role"] == "toolResult" and message.get("isError"):
             timeline.error()
-    return [timeline.facts(objective, trace_id=header["id"])]
+    return [timeline.facts(objective, trace_id=header.get("id", path.stem))]
+
+
+_PI_EVENTS = ("agent_start", "turn_start", "message_end", "tool_execution_end", "agent_end")
+"""Some of the events ``pi --mode json`` prints (after the session's header, since Pi 0.45)."""
+
+
+def _pi_printed(events: list[Any]) -> list[Any]:
+    """The messages ``pi --mode json`` printed: each ``message_end``'s, in order. A tool run no
+    ``toolResult`` message answers (a cut stream) is its ``tool_execution_end``'s result, and its
+    ``tool_execution_start`` the call when no assistant message holds it."""
+    ends = [event["message"] for event in events if event["type"] == "message_end"]
+    results = [m["toolCallId"] for m in ends if m["role"] == "toolResult"]
+    calls = [
+        block["id"]
+        for m in ends
+        if m["role"] == "assistant"
+        for block in m["content"]
+        if block["type"] == "toolCall"
+    ]
+    messages = []
+    for event in events:
+        if event["type"] == "message_end":
+            messages.append(event["message"])
+        elif event["type"] == "tool_execution_start" and event["toolCallId"] not in calls + results:
+            call = {"type": "toolCall", "id": event["toolCallId"], "name": event["toolName"]}
+            messages.append({"role": "assistant", "content": [call], "stopReason": "toolUse"})
+        elif event["type"] == "tool_execution_end" and event["toolCallId"] not in results:
+            messages.append(
+                {
+                    "role": "toolResult",
+                    "toolCallId": event["toolCallId"],
+                    "isError": event["isError"],
+                }
+            )
+    return messages
 
 
 def _pi_branch(header: dict[str, Any], entries: list[Any]) -> list[Any]:

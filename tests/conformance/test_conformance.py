@@ -110,6 +110,10 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ),
     ("claude-code/qwen_code_0.24.4_stream_api_error.jsonl", "runs[0].objective"): (
         "'qwen-code run'"
+    ("claude-code/untether_amp_stream_success.jsonl", "runs[0].objective"): "'claude-code run'",
+    ("claude-code/untether_amp_stream_error.jsonl", "runs[0].objective"): "'claude-code run'",
+    ("claude-code/maestro_qwen_code_0.15.6_stream_json.jsonl", "runs[0].objective"): (
+        "'claude-code run'"
     ),
     ("codex/agentcmd_codex_exec_json_cat.jsonl", "runs[0].objective"): "'codex run'",
     ("codex/agentcmd_codex_exec_json_file_change.jsonl", "runs[0].objective"): "'codex run'",
@@ -118,6 +122,9 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("codex/untether_codex_0.157_web_search.jsonl", "runs[0].objective"): "'codex run'",
     ("codex/untether_codex_turn_failed.jsonl", "runs[0].objective"): "'codex run'",
     ("codex/relay_codex_0.155_exec_json_spawn_agent.jsonl", "runs[0].objective"): "'codex run'",
+    # takopi cut these Pi streams to the events its runner reads: no user message is left.
+    ("pi/takopi_pi_stream_error.jsonl", "runs[0].objective"): "'pi run'",
+    ("pi/takopi_pi_stream_success.jsonl", "runs[0].objective"): "'pi run'",
     # Its second session is an `init` and an error `result`: no message at all.
     ("claude-code/untether_claude_stream_json_two_sessions.jsonl", "runs[1].objective"): (
         "'claude-code run'"
@@ -257,6 +264,14 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
     ),
     ("claude-code/qwen_code_0.24.4_stream_api_error.jsonl", 0): (
         "the objective is a placeholder ('qwen-code run'), not the user's request"
+    ("claude-code/untether_amp_stream_success.jsonl", 0): (
+        "the objective is a placeholder ('claude-code run'), not the user's request"
+    ),
+    ("claude-code/untether_amp_stream_error.jsonl", 0): (
+        "the objective is a placeholder ('claude-code run'), not the user's request"
+    ),
+    ("claude-code/maestro_qwen_code_0.15.6_stream_json.jsonl", 0): (
+        "the objective is a placeholder ('claude-code run'), not the user's request"
     ),
     ("codex/agentcmd_codex_exec_json_cat.jsonl", 0): (
         "the objective is a placeholder ('codex run'), not the user's request"
@@ -269,6 +284,12 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
     ),
     ("codex/untether_codex_0.157_resume.jsonl", 0): (
         "the objective is a placeholder ('codex run'), not the user's request"
+    ),
+    ("pi/takopi_pi_stream_error.jsonl", 0): (
+        "the objective is a placeholder ('pi run'), not the user's request"
+    ),
+    ("pi/takopi_pi_stream_success.jsonl", 0): (
+        "the objective is a placeholder ('pi run'), not the user's request"
     ),
     ("codex/untether_codex_0.157_web_search.jsonl", 0): (
         "the objective is a placeholder ('codex run'), not the user's request"

@@ -4,7 +4,8 @@ The corpus (tests/conformance/files/pi) holds version 1 and version 3 sessions t
 the shapes here are those Pi's ``SessionManager`` writes (a tree the user went back in, a
 compaction, an API error, a stopped reply, the user's own ``!`` command) and those the Hub's
 Session Trace Simple Format page gives (its example; llama.cpp's web UI export, a tree under
-``currNode``). No real STS file was found in a public repository.
+``currNode``). No real STS file was found in a public repository. The corpus's ``pi --mode json``
+streams are takopi's, with no header (Pi before 0.45): the header Pi prints since is here.
 """
 
 from __future__ import annotations
@@ -266,6 +267,106 @@ def test_a_message_that_is_not_one_is_a_problem_at_its_line(tmp_path: Path) -> N
 )
 def test_pi_and_sts_headers_are_told_apart(header: dict[str, Any], expected: str | None) -> None:
     assert recognise(header) == expected
+
+
+def printed(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """A message as ``pi --mode json`` prints it: a start, a delta, its end."""
+    update = {"type": "message_update", "message": message, "assistantMessageEvent": {}}
+    return [
+        {"type": "message_start", "message": message},
+        update,
+        {"type": "message_end", "message": message},
+    ]
+
+
+def test_a_printed_stream_with_its_header_reads_the_messages_at_their_end(tmp_path: Path) -> None:
+    """Since Pi 0.45 ``pi --mode json`` prints the session's header first, then its events."""
+    asked = said(text("Counting."), call("c1", cmd="ls"), stop="toolUse")
+    trace = read(
+        tmp_path,
+        [
+            HEADER,
+            {"type": "agent_start"},
+            {"type": "turn_start"},
+            *printed(user("count the files")),
+            *printed(asked),
+            {"type": "tool_execution_start", "toolCallId": "c1", "toolName": "bash", "args": {}},
+            {
+                "type": "tool_execution_end",
+                "toolCallId": "c1",
+                "toolName": "bash",
+                "result": {"content": [text("3 files")]},
+                "isError": False,
+            },
+            *printed(result("c1", "3 files")),
+            {"type": "turn_end", "message": asked, "toolResults": [result("c1", "3 files")]},
+            *printed(said(text("There are 3 files."))),
+            {"type": "agent_end", "messages": [user("count the files"), asked]},
+        ],
+    )
+    assert trace.task.objective == "count the files"
+    assert shape(trace) == [
+        ("thought", None),
+        ("tool_call", "bash"),
+        ("observation", "bash"),
+        ("thought", None),
+    ]
+    assert trace.outcome.result_summary == "There are 3 files."
+    assert trace.metadata.success is True
+    assert trace.id == f"kp:trace:{HEADER['id']}"
+    assert trace.model_dump()["metadata"]["source"]["printed"] == "pi --mode json"
+
+
+def test_a_tool_run_no_message_holds_is_read_from_its_execution_events(tmp_path: Path) -> None:
+    """A stream cut to some events (no header, no ``toolResult`` message): the runs stand in."""
+    trace = read(
+        tmp_path,
+        [
+            {"type": "agent_start"},
+            *printed(user("write notes")),
+            {"type": "tool_execution_start", "toolCallId": "w", "toolName": "write", "args": {}},
+            {
+                "type": "tool_execution_end",
+                "toolCallId": "w",
+                "toolName": "write",
+                "result": {"content": [text("permission denied")]},
+                "isError": True,
+            },
+            {"type": "tool_execution_start", "toolCallId": "w2", "toolName": "write", "args": {}},
+            {
+                "type": "tool_execution_end",
+                "toolCallId": "w2",
+                "toolName": "write",
+                "isError": False,
+            },
+            {"type": "message_end", "message": said(text("Wrote notes.md."))},
+        ],
+        name="run.jsonl",
+    )
+    assert [step.type for step in trace.steps] == [
+        "tool_call",
+        "observation",
+        "error_recovery",
+        "observation",
+        "thought",
+    ]
+    assert trace.steps[1].content == "permission denied"
+    assert trace.id == "kp:trace:run"
+    assert trace.outcome.result_summary == "Wrote notes.md."
+
+
+@pytest.mark.parametrize(
+    ("first", "expected"),
+    [
+        ({"type": "agent_start"}, "pi"),
+        ({"type": "agent_start", "agent": "other"}, None),  # Pi's carries nothing else
+        ({"type": "turn_start"}, None),
+    ],
+)
+def test_a_headerless_stream_is_pis_by_its_bare_agent_start(
+    first: dict[str, Any], expected: str | None
+) -> None:
+    assert recognise(first) == expected
 
 
 STS_EXAMPLE: list[dict[str, Any]] = [

@@ -1,5 +1,6 @@
 """Coding agents' headless output: ``codex exec --json`` and ``claude -p --output-format
-stream-json``, read as dialects of the ``codex`` and ``claude-code`` sources.
+stream-json`` (and Amp's, Qwen Code's and Cursor's CLI's, the same protocol), read as dialects of
+the ``codex`` and ``claude-code`` sources.
 
 The files are the conformance corpus's real ones (tests/conformance/files, origins and licences
 in SOURCES.md there); variants change or add lines of the shape the real ones have, to reach a
@@ -27,6 +28,9 @@ CORPUS = Path(__file__).parents[1] / "conformance" / "files"
 CODEX_LS = CORPUS / "codex" / "agentcmd_codex_exec_json_ls.jsonl"
 CODEX_PATCH = CORPUS / "codex" / "agentcmd_codex_exec_json_file_change.jsonl"
 CLAUDE_STREAM = CORPUS / "claude-code" / "gleam_sdk_claude_2.1.7_stream_json.jsonl"
+AMP_ERROR = CORPUS / "claude-code" / "untether_amp_stream_error.jsonl"
+QWEN_STREAM = CORPUS / "claude-code" / "maestro_qwen_code_0.15.6_stream_json.jsonl"
+CURSOR_STREAM = CORPUS / "claude-code" / "cursor_hack_cursor_agent_direct-sleep.jsonl"
 
 
 def lines(path: Path) -> list[dict[str, Any]]:
@@ -376,6 +380,33 @@ def test_a_claude_stream_error_result_is_a_terminal_error_and_a_failed_run(
     assert said is None or trace.steps[-1].content == said
 
 
+def test_a_qwen_code_error_result_says_why_in_its_error_object() -> None:
+    """Qwen Code's failed ``result`` (Claude Code's protocol) says why in ``error.message``."""
+    records = lines(QWEN_STREAM)
+    records[-1] = {
+        **records[-1],
+        "subtype": "error_during_execution",
+        "is_error": True,
+        "error": {"type": "Error", "message": "Reached max session turns"},
+    }
+    del records[-1]["result"]
+    trace = only(list(convert(records))).trace
+    assert trace.metadata.success is False
+    assert (trace.steps[-1].type, trace.steps[-1].content) == (
+        "observation",
+        "Reached max session turns",
+    )
+
+
+def test_an_amp_stream_error_result_says_why_in_its_error_text() -> None:
+    """Amp's failed ``result`` has an empty ``result`` and its reason in ``error``."""
+    trace = only(convert_file(AMP_ERROR)).trace
+    assert trace.metadata.success is False
+    assert [(step.type, step.content) for step in trace.steps] == [
+        ("observation", "Authentication failed")
+    ]
+
+
 @pytest.mark.parametrize(
     "flag",
     [
@@ -517,3 +548,61 @@ def test_a_placeholder_objective_its_source_explains_is_said_once(path: Path) ->
     ]
     assert len(said) == 1, said
     assert "placeholder (" not in said[0]  # the source's words, not the law's
+
+
+def test_a_cursor_stream_reads_its_thinking_calls_and_last_text() -> None:
+    """Cursor's ``thinking`` deltas are one thought, its ``tool_call`` pairs calls and results;
+    its ``result`` runs the texts together, so the answer is the last one."""
+    trace = only(convert_file(CURSOR_STREAM)).trace
+    assert [(step.type, step.tool.name if step.tool else None) for step in trace.steps] == [
+        ("thought", None),
+        ("thought", None),
+        ("tool_call", "shell"),
+        ("observation", "shell"),
+        ("tool_call", "shell"),
+        ("observation", "shell"),
+        ("thought", None),
+    ]
+    assert (trace.steps[0].content or "").startswith("**Planning sequential commands**")
+    assert trace.steps[2].input is not None
+    assert trace.steps[2].input["command"] == "sleep 5"
+    assert trace.outcome.result_summary == (
+        "Both commands have finished running: first `sleep 5`, then `sleep 3`, with no other "
+        "actions taken."
+    )
+    assert trace.metadata.success is True
+
+
+@pytest.mark.parametrize(
+    ("result", "said"),
+    [
+        ({"success": {"command": "false", "exitCode": 1, "stdout": "", "stderr": "boom"}}, "boom"),
+        ({"error": {"errorMessage": "File not found"}}, "File not found"),
+        ({"rejected": {}}, "rejected"),
+    ],
+)
+def test_a_failed_cursor_call_is_an_error_the_next_action_recovers(
+    result: dict[str, Any], said: str
+) -> None:
+    records = lines(CURSOR_STREAM)
+    completed = next(r for r in records if r.get("subtype") == "completed" and "tool_call" in r)
+    completed["tool_call"]["shellToolCall"]["result"] = result
+    trace = only(list(convert(records))).trace
+    kinds = [step.type for step in trace.steps]
+    assert kinds[2:5] == ["tool_call", "observation", "error_recovery"]
+    assert trace.steps[3].content == said
+
+
+def test_a_cursor_call_of_another_tool_names_itself() -> None:
+    records = lines(CURSOR_STREAM)
+    for record in records:
+        if record.get("type") == "tool_call":
+            call = {"name": "mcp_search", "arguments": '{"q": "sleep"}'}
+            if record["subtype"] == "completed":
+                call["result"] = {"success": {"content": "found"}}  # type: ignore[assignment]
+            record["tool_call"] = {"function": call}
+    trace = only(list(convert(records))).trace
+    assert trace.steps[2].tool is not None
+    assert trace.steps[2].tool.name == "mcp_search"
+    assert trace.steps[2].input == {"q": "sleep"}
+    assert trace.steps[3].content == "found"

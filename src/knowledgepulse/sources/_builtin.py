@@ -314,7 +314,7 @@ class ClaudeCode(Source):
 
     shapes = (
         "Claude Code session JSONL (type, message, sessionId records), or the stream-json "
-        "that claude -p prints"
+        "that claude -p prints (and Amp's, Qwen Code's and Cursor's CLI's, the same protocol)"
     )
     content_hint = claude_code.CONTENT_HINT
     recognises = staticmethod(claude_code.recognises)
@@ -402,11 +402,12 @@ class Cline(Source):
 
 @register_source("pi")
 class Pi(Source):
-    """Pi's sessions (``~/.pi/agent/sessions/*/*.jsonl``): a header, then a tree of entries."""
+    """Pi's sessions (``~/.pi/agent/sessions/*/*.jsonl``), and what ``pi --mode json`` prints."""
 
     shapes = (
         "Pi session JSONL (a {type: session, version, id, cwd} header, then message entries "
-        "linked by id and parentId)"
+        "linked by id and parentId), or the events pi prints in its json mode (agent_start, "
+        "message_end, tool_execution_end...)"
     )
     content_hint = pi.CONTENT_HINT
     recognises = staticmethod(pi.recognises)

@@ -53,7 +53,17 @@ said it: ``--output-format json`` writes the result alone), and an ``is_error`` 
 run. ``stream_event`` records (partial messages) repeat what the complete messages say, and
 ``rate_limit_event`` records are the account's usage: left out. The prompt given on the
 command line is no record: the objective is then the envelope's placeholder, with a warning that
-says so.
+says so. Amp's ``amp -x --stream-json`` prints the same protocol (its ``session_id`` the thread's
+``T-...`` id, no ``claude_code_version``; a failed ``result`` says why in an ``error`` text), and
+so does Qwen Code's ``qwen -p --output-format stream-json`` (its ``init`` names a
+``qwen_code_version``; a failed ``result``'s ``error`` is ``{type, message}``; its
+``--output-format json``, one JSON list of the same messages): read alike. Qwen Code, as Gemini
+CLI, tells a failed model call as assistant text (``[API Error: ...]``) in a run whose ``result``
+succeeded: kp reads the text as it is. Cursor's CLI (``cursor-agent -p --output-format
+stream-json``) prints the protocol too (its ``init`` names the ``apiKeySource``, no tools; a
+``user`` record echoes the prompt), with records of its own, ``tool_call`` and ``thinking``, read
+by :mod:`.cursor_cli`; its ``result`` text runs all the assistant's texts together, so the answer
+is the last one. Not read: the partial messages ``--stream-partial-output`` adds.
 """
 
 from __future__ import annotations
@@ -72,14 +82,19 @@ from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import anthropic
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
 from knowledgepulse.sources._invariants import PLACEHOLDER_OBJECTIVE
+from knowledgepulse.sources._sessions import cursor_cli
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
 
 CONTENT_HINT = "Claude Code writes the messages of every session into its .jsonl"
 TURNS = frozenset({"user", "assistant"})
 """The record types that carry a message."""
-STREAMED = frozenset({"system", "user", "assistant", "result", "stream_event", "rate_limit_event"})
-"""The record types of ``--output-format stream-json`` (they name the ``session_id``)."""
+STREAMED = frozenset(
+    {"system", "user", "assistant", "result", "stream_event", "rate_limit_event"}
+    | cursor_cli.RECORDS
+)
+"""The record types of ``--output-format stream-json`` (they name the ``session_id``), and those
+Cursor's CLI adds to it."""
 NOT_STEPS = frozenset(
     {
         "summary",  # a session's title, for the resume list
@@ -151,6 +166,8 @@ class _Session:
     read from."""
     prompts: dict[str, str] = field(default_factory=dict)
     """The prompt the user typed under each ``parentUuid``: a second one there is a rewind."""
+    thinking: list[str] = field(default_factory=list)
+    """The pieces of Cursor's ``thinking`` records since the last ``completed`` one."""
 
 
 def recognises(value: Any) -> bool:
@@ -247,6 +264,13 @@ def _from_stream(sessions: dict[str, _Session], record: Record) -> Mapping[str, 
                 break
     elif kind == "result":
         sessions.setdefault(session_id, _Session(record, streamed=True)).result = value
+    message = value.get("message")
+    if kind in cursor_cli.RECORDS:
+        session = sessions.setdefault(session_id, _Session(record, streamed=True))
+        message = _thought(session, value) if kind == "thinking" else cursor_cli.message(value)
+        if message is None:
+            return None
+        kind = message["role"]
     if kind not in TURNS:
         return None
     parent = value.get("parent_tool_use_id")
@@ -255,12 +279,25 @@ def _from_stream(sessions: dict[str, _Session], record: Record) -> Mapping[str, 
     sessions.setdefault(session_id, _Session(record, streamed=True))
     return {
         "type": kind,
-        "message": value.get("message"),
+        "message": message,
         "sessionId": session_id,
         "timestamp": value.get("timestamp"),
         "isMeta": value.get("isSynthetic") is True,  # Claude Code's text, not the user's
         "isApiErrorMessage": _api_error(value),
     }
+
+
+def _thought(session: _Session, value: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Cursor's ``thinking`` pieces, kept until its ``completed`` one: then one thinking block."""
+    text = value.get("text")
+    if value.get("subtype") != "completed":
+        if isinstance(text, str):
+            session.thinking.append(text)
+        return None
+    said, session.thinking = "".join(session.thinking), []
+    if not said.strip():
+        return None
+    return {"role": "assistant", "content": [{"type": "thinking", "thinking": said}]}
 
 
 def _tell(
@@ -698,8 +735,8 @@ def _ended(result: Mapping[str, Any], builder: StepBuilder) -> tuple[bool, str |
     """How a stream's ``result`` record says the run ended: its success and its answer.
 
     An ``is_error`` result, or a ``subtype`` other than ``success`` (``error_max_turns``,
-    ``error_during_execution``), failed: its text (its ``errors``, or Qwen Code's ``error``
-    ``{message}``, else what it says) is a terminal error.
+    ``error_during_execution``), failed: its text (its ``errors``, else what it says, else the
+    ``error`` Amp and Qwen Code give) is a terminal error.
     """
     text = result.get("result")
     text = non_blank(text)
@@ -707,15 +744,19 @@ def _ended(result: Mapping[str, Any], builder: StepBuilder) -> tuple[bool, str |
     if not failed:
         if builder.final_answer is None:  # no message said it (`--output-format json`: no message)
             builder.answer(text)
-        return True, text or builder.final_answer
+        said = builder.final_answer
+        if text and said and text != said and text.endswith(said):
+            return True, said  # Cursor's result is all the run's texts run together: the last
+        return True, text or said
     errors = result.get("errors")
     listed = [e for e in errors if isinstance(e, str)] if isinstance(errors, list) else []
-    error = result.get("error")  # Qwen Code's result says its one error as {message}
-    told = non_blank(error.get("message")) if isinstance(error, dict) else None
-    listed = listed or ([told] if told else [])
     subtype = result.get("subtype")
     builder.no_answer()  # the last text was said before the run failed: no answer
-    said = "\n".join(listed) or text or f"the run ended with {subtype}"
+    # Amp's and Qwen Code's streams, Claude Code's protocol, say why in an ``error`` of their own:
+    # Amp's a text, Qwen Code's ``{type, message}``
+    error = result.get("error")
+    reason = non_blank(error.get("message") if isinstance(error, dict) else error)
+    said = "\n".join(listed) or text or reason or f"the run ended with {subtype}"
     if builder.error_texts[-1:] != [said]:  # not the API error the last message told again
         builder.error(said, terminal=True)
     return False, None

@@ -30,6 +30,17 @@ answers them) are left out. Not read: ``bashExecution`` messages (a command the 
 ``!``), ``custom`` (``hookMessage`` before version 3) messages, the summaries, images. A session
 records no outcome, so success is whether it ends in the assistant's answer.
 
+What ``pi --print --mode json`` prints (saved as ``.jsonl``) is read too: the session's header
+(since Pi 0.45; none before), then the agent's events, ``agent_start``, ``turn_start`` /
+``turn_end``, ``message_start`` / ``message_update`` / ``message_end``,
+``tool_execution_start`` / ``_update`` / ``_end``, ``agent_end``, and Pi's own
+``auto_compaction_*`` and ``auto_retry_*``. Every message the session appends is printed once
+complete, at its ``message_end``: those are the session's messages, in order, read as above (the
+``message_update`` deltas, ``turn_end`` and ``agent_end`` repeat them). A tool run whose result no
+``toolResult`` message carries (a stream cut or filtered) is read from its
+``tool_execution_end``, and its call from its ``tool_execution_start`` when no assistant message
+holds it.
+
 The Hub's Session Trace Simple Format (:mod:`.sts`) writes messages of its own shape, turned into
 these by :func:`messages_of`.
 """
@@ -38,13 +49,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from knowledgepulse._util.jsonpath import as_string, describe_value, non_empty
 from knowledgepulse._util.text import counted
-from knowledgepulse._util.times import iso_time
+from knowledgepulse._util.times import epoch_time, iso_time
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import _row, anthropic
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
@@ -53,29 +65,54 @@ from knowledgepulse.trace import TraceItem
 
 CONTENT_HINT = "Pi writes the messages of every session into ~/.pi/agent/sessions/*/*.jsonl"
 MAPPING = {
-    "steps": "the message entries of the branch from the last entry to the root",
-    "id": "the header's id",
+    "steps": (
+        "the message entries of the branch from the last entry to the root (pi --mode json: "
+        "the messages of its message_end events, tool_execution_* for a run no message holds)"
+    ),
+    "id": "the header's id (a stream that printed none: the file's name)",
     "success": "whether the last assistant message is its answer (stopReason stop)",
-    "created_at": "the header's timestamp",
+    "created_at": "the header's timestamp (none: the first message's)",
 }
 TREE_VERSION = 2
 """The session version since which entries link to their parent (``id``, ``parentId``)."""
 UNRUN = frozenset({"error", "aborted"})
 """The ``stopReason`` of an assistant message whose calls did not run: the stream ended first."""
+EVENTS = frozenset(
+    {
+        "agent_start",
+        "agent_end",
+        "turn_start",
+        "turn_end",
+        "message_start",
+        "message_update",
+        "message_end",
+        "tool_execution_start",
+        "tool_execution_update",
+        "tool_execution_end",
+        "auto_compaction_start",
+        "auto_compaction_end",
+        "auto_retry_start",
+        "auto_retry_end",
+    }
+)
+"""The events ``pi --mode json`` prints (Pi's ``AgentSessionEvent``): no session entry's type."""
 
 
 def recognises(value: Any) -> bool:
-    """Whether a file's first record is a Pi session's header.
+    """Whether a file's first record is a Pi session's header, or the start of Pi's events.
 
     Pi's header names the working folder (``cwd``) in every version; the Hub's Session Trace
     Simple Format's names a ``harness`` and no ``cwd`` (a Pi header may name a harness too, as the
-    Hub asks a harness that writes Pi's format to).
+    Hub asks a harness that writes Pi's format to). ``pi --mode json`` before 0.45 printed no
+    header: its first line is ``{"type": "agent_start"}``, with nothing else in it.
     """
-    return (
-        isinstance(value, dict)
-        and value.get("type") == "session"
-        and isinstance(value.get("id"), str)
-        and isinstance(value.get("cwd"), str)
+    return isinstance(value, dict) and (
+        (
+            value.get("type") == "session"
+            and isinstance(value.get("id"), str)
+            and isinstance(value.get("cwd"), str)
+        )
+        or value == {"type": "agent_start"}
     )
 
 
@@ -99,7 +136,7 @@ def convert_records(
             continue
         if session is None:
             session = _Session(item)
-            if recognises(item.value):
+            if recognises(item.value) and item.value.get("type") == "session":
                 session.header = item.value
                 continue
         if isinstance(item.value, dict):
@@ -135,6 +172,66 @@ def branch(header: Mapping[str, Any], entries: list[Record]) -> list[Record]:
     return path[::-1]
 
 
+def streamed(events: list[Record]) -> list[tuple[Record, Any]]:
+    """The messages of what ``pi --mode json`` printed, each with its event, in order.
+
+    A message is complete at its ``message_end``. A tool run that no ``toolResult`` message
+    answers gives its result from its ``tool_execution_end``, and its call from its
+    ``tool_execution_start`` when no assistant message holds that call: as Pi's message would.
+    """
+    ended = [e.value.get("message") for e in events if e.value.get("type") == "message_end"]
+    answered = {as_string(m.get("toolCallId")) for m in ended if _role(m) == "toolResult"}
+    called = {
+        as_string(block.get("id"))
+        for m in ended
+        if _role(m) == "assistant" and isinstance(m.get("content"), list)
+        for block in m["content"]
+        if isinstance(block, dict) and block.get("type") == "toolCall"
+    }
+    held = called | answered
+    messages: list[tuple[Record, Any]] = []
+    for event in events:
+        kind, call = event.value.get("type"), as_string(event.value.get("toolCallId"))
+        if kind == "message_end":
+            messages.append((event, event.value.get("message")))
+        elif call is None:
+            continue  # a run kp cannot join to its call: Pi always names it
+        elif kind == "tool_execution_start" and call not in held:
+            messages.append((event, _ran(event.value)))
+        elif kind == "tool_execution_end" and call not in answered:
+            messages.append((event, _ran_result(event.value)))
+    return messages
+
+
+def _ran(event: Mapping[str, Any]) -> dict[str, Any]:
+    """A ``tool_execution_start`` as the assistant message that holds its call."""
+    call = {
+        "type": "toolCall",
+        "id": event.get("toolCallId"),
+        "name": event.get("toolName"),
+        "arguments": event.get("args"),
+    }
+    return {"role": "assistant", "content": [call], "stopReason": "toolUse"}
+
+
+def _ran_result(event: Mapping[str, Any]) -> dict[str, Any]:
+    """A ``tool_execution_end`` as the ``toolResult`` message Pi appends for it."""
+    result = event.get("result")
+    return {
+        "role": "toolResult",
+        "toolCallId": event.get("toolCallId"),
+        "toolName": event.get("toolName"),
+        "content": result.get("content") if isinstance(result, dict) else result,
+        "isError": event.get("isError") is True,
+    }
+
+
+def _first_time(messages: list[tuple[Record, Any]]) -> datetime | None:
+    """When the first message was made (Unix ms): the time of a stream that printed no header."""
+    stamps = (epoch_time(m.get("timestamp")) for _, m in messages if isinstance(m, dict))
+    return next((stamp for stamp in stamps if stamp is not None), None)
+
+
 def _tree(version: Any) -> bool:
     """Whether a header's ``version`` is one whose entries form a tree."""
     return isinstance(version, int) and not isinstance(version, bool) and version >= TREE_VERSION
@@ -142,15 +239,22 @@ def _tree(version: Any) -> bool:
 
 def _finish(session: _Session, options: TraceOptions) -> TraceItem:
     header = session.header
-    messages = [
-        (e, e.value.get("message")) for e in branch(header, session.entries) if _is_message(e)
-    ]
+    printed = any(as_string(e.value.get("type")) in EVENTS for e in session.entries)
+    messages = (
+        streamed(session.entries)
+        if printed
+        else [
+            (e, e.value.get("message")) for e in branch(header, session.entries) if _is_message(e)
+        ]
+    )
     told, errors, origin = messages_of(messages)
     builder = StepBuilder()
     said = tell(told, builder, errors, origin)
     models = [m.get("model") for _, m in messages if m.get("role") == "assistant"]
     model = next((name for name in reversed(models) if isinstance(name, str) and name), None)
-    extra: dict[str, Any] = {"version": header.get("version", 1)}
+    extra: dict[str, Any] = {"version": header.get("version", 1)} if header else {}
+    if printed:
+        extra["printed"] = "pi --mode json"
     if model:
         extra["model"] = model
     location = session.first.location
@@ -161,7 +265,7 @@ def _finish(session: _Session, options: TraceOptions) -> TraceItem:
         success=said.answered and builder.final_answer is not None,
         options=options,
         objective=said.objective,
-        created_at=iso_time(header.get("timestamp")),
+        created_at=iso_time(header.get("timestamp")) or _first_time(messages),
         result_summary=builder.final_answer,
         agent_id="pi",
         framework="pi",
@@ -340,10 +444,19 @@ def _text(content: Any) -> str | None:
 
 
 def describe(first: Any, count: int) -> str:
-    """``read as pi (1 trace)``, the header's version, the entries read, where success is from."""
+    """``read as pi (1 trace)``, the header's version, the entries read, where success is from.
+
+    A header opens a session file and, since Pi 0.45, what ``pi --mode json`` prints.
+    """
+    ends = "success is whether it ends in the assistant's answer"
+    if isinstance(first, dict) and first.get("type") != "session":
+        return (
+            f"read as pi ({counted(count, 'trace')}): the events pi --mode json prints, "
+            f"its messages at their message_end; {ends}"
+        )
     version = first.get("version", 1) if isinstance(first, dict) else 1
     read = "the branch from its last entry" if _tree(version) else "its entries in order"
     return (
-        f"read as pi ({counted(count, 'trace')}): a Pi session, version {version}, {read}; "
-        "success is whether it ends in the assistant's answer"
+        f"read as pi ({counted(count, 'trace')}): a Pi session, version {version}, {read} "
+        f"(what pi --mode json prints: its messages at their message_end); {ends}"
     )
