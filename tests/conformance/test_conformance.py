@@ -110,10 +110,11 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ),
     ("claude-code/qwen_code_0.24.4_stream_api_error.jsonl", "runs[0].objective"): (
         "'qwen-code run'"
+    ),
     ("claude-code/untether_amp_stream_success.jsonl", "runs[0].objective"): "'claude-code run'",
     ("claude-code/untether_amp_stream_error.jsonl", "runs[0].objective"): "'claude-code run'",
     ("claude-code/maestro_qwen_code_0.15.6_stream_json.jsonl", "runs[0].objective"): (
-        "'claude-code run'"
+        "'qwen-code run'"
     ),
     ("codex/agentcmd_codex_exec_json_cat.jsonl", "runs[0].objective"): "'codex run'",
     ("codex/agentcmd_codex_exec_json_file_change.jsonl", "runs[0].objective"): "'codex run'",
@@ -264,6 +265,7 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
     ),
     ("claude-code/qwen_code_0.24.4_stream_api_error.jsonl", 0): (
         "the objective is a placeholder ('qwen-code run'), not the user's request"
+    ),
     ("claude-code/untether_amp_stream_success.jsonl", 0): (
         "the objective is a placeholder ('claude-code run'), not the user's request"
     ),
@@ -271,7 +273,7 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
         "the objective is a placeholder ('claude-code run'), not the user's request"
     ),
     ("claude-code/maestro_qwen_code_0.15.6_stream_json.jsonl", 0): (
-        "the objective is a placeholder ('claude-code run'), not the user's request"
+        "the objective is a placeholder ('qwen-code run'), not the user's request"
     ),
     ("codex/agentcmd_codex_exec_json_cat.jsonl", 0): (
         "the objective is a placeholder ('codex run'), not the user's request"
