@@ -32,7 +32,8 @@ itself shows them (``Message.to_letta_messages``):
   whose text is what it says to the user (Letta's ``text_is_assistant_message``). A call of
   ``send_message``, the tool through which a MemGPT-style agent speaks, is no tool call: its
   ``message`` is said to the user (Letta's ``AssistantMessage``), and its return is dropped;
-  every other call is a tool call;
+  every other call is a tool call, its arguments less the ``request_heartbeat`` Letta adds to
+  each tool (and takes out before running it);
 * a ``tool`` message's returns (``tool_returns``, else its text) are Letta's packed results
   ``{"status": "OK"|"Failed", "message": ..., "time": ...}``: the ``message`` the observation,
   an evident error when the status is ``Failed`` or the return's ``status`` ``error`` (a call
@@ -81,6 +82,9 @@ BOOT_THOUGHTS = frozenset(
 """The inner thoughts of the boot messages Letta writes into a new MemGPT-style agent's history
 (``get_initial_boot_messages``), its ``send_message`` of a startup quote with them: Letta's own
 words, no turn of the agent's."""
+HEARTBEAT = "request_heartbeat"
+"""The argument Letta adds to every tool of a MemGPT-style agent (to be called back after it):
+Letta's own, taken out before the tool runs, so no part of the call's input."""
 FAILED = "Failed"
 """The status of a packed tool result that failed (``package_function_response``)."""
 MAPPING = {
@@ -351,6 +355,8 @@ def _assistant(
             continue
         if call_id:
             names[call_id] = name
+        if isinstance(arguments, dict) and HEARTBEAT in arguments:  # Letta's, not the tool's
+            arguments = {key: v for key, v in arguments.items() if key != HEARTBEAT}
         events.append(_Event("call", index, name=name, arguments=arguments, call_id=call_id))
     return events
 
