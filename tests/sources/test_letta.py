@@ -61,7 +61,7 @@ def test_a_json_string_of_an_agent_file_is_read_as_the_file(tmp_path: Path) -> N
 
 
 def test_send_message_is_what_the_agent_says_and_letta_events_are_no_turns() -> None:
-    """The boot messages, the login and the heartbeat are Letta's; send_message's words the answer."""
+    """Boot messages, the login, the heartbeat are Letta's; send_message's words the answer."""
     (item,) = traces(STAR)
     trace = item.trace
     assert trace.task.objective == "please star this repo https://github.com/letta-ai/letta"
