@@ -39,8 +39,11 @@ itself shows them (``Message.to_letta_messages``):
   an evident error when the status is ``Failed`` or the return's ``status`` ``error`` (a call
   the user denied on approval too); the agent's next action is its ``error_recovery``.
 
-A file records no outcome: success is whether the history ends in what the agent said to the
-user. The last thing said, with no call or user turn after it, is the answer.
+``system`` messages (the prompt, rebuilt as the memory changed) and ``summary`` ones (Letta's
+newer record of a compaction) are no turn; nor are the boot messages Letta writes into a new
+MemGPT-style agent before any user message. A file records no outcome: success is whether the
+history ends in what the agent said to the user. The last thing said, with no call or user turn
+after it, is the answer.
 """
 
 from __future__ import annotations
