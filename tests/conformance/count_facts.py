@@ -3812,7 +3812,7 @@ _LETTA_BOOT = (
 
 
 def letta(path: Path) -> list[Run]:
-    """A Letta agent file (``.af``): one run per agent whose history holds a user message.
+    """A Letta agent file (``.af``): one run per agent whose history holds the user's words.
 
     Read as Letta's ``Message.to_letta_messages`` shows them: a user message's words are its text,
     or, when the text is Letta's packed JSON, the ``message`` of a ``user_message`` (a
@@ -3829,7 +3829,10 @@ def letta(path: Path) -> list[Run]:
     return [
         _letta_agent(agent["messages"], agent.get("agent_type"))
         for agent in agents
-        if any(message["role"] == "user" for message in agent.get("messages") or [])
+        if any(
+            message["role"] == "user" and _letta_words(message.get("content"))
+            for message in agent.get("messages") or []
+        )
     ]
 
 

@@ -124,6 +124,15 @@ def test_an_agent_exported_without_its_history_is_a_problem(tmp_path: Path) -> N
     assert "holds no conversation" in problem.message
 
 
+def test_an_agent_of_boot_messages_and_a_login_alone_holds_no_conversation(tmp_path: Path) -> None:
+    """What a new MemGPT-style agent holds before anyone spoke to it (agent-file's examples)."""
+    value = document(STAR)
+    value["messages"] = value["messages"][:4]  # system, boot thought + quote, return, login
+    (problem,) = convert_file(written(tmp_path, value))
+    assert isinstance(problem, Problem)
+    assert "holds no conversation" in problem.message
+
+
 def test_a_message_that_is_none_is_a_problem_at_its_path(tmp_path: Path) -> None:
     value = document(CLI)
     value["agents"][0]["messages"][3] = "oops"

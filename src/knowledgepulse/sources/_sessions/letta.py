@@ -12,10 +12,10 @@ two versions, both read:
 * before (Letta 0.6 to 0.11), one agent: ``{agent_type, name, core_memory, llm_config, tools,
   messages, in_context_message_indices, version, ...}``.
 
-Each agent whose history holds a turn of the user's is one trace (an agent exported with its
-system prompt alone holds no run: a file of none is a problem). Every message is read, in the
-order the file keeps, those evicted from the context window (not in ``in_context_...``) too: they
-ran, as the turns before a compaction of other sessions.
+Each agent whose history holds words of the user's is one trace (an agent exported with its
+system prompt, boot messages and login event alone holds no run: a file of none is a problem).
+Every message is read, in the order the file keeps, those evicted from the context window (not in
+``in_context_...``) too: they ran, as the turns before a compaction of other sessions.
 
 The messages are Letta's ``Message`` rows (``role`` ``system``, ``user``, ``assistant``,
 ``tool``, ``approval``; ``content`` a list of parts, or text in the older files), read as Letta
@@ -161,8 +161,8 @@ def convert_records(
             yield item.problem(
                 (),
                 f"the agent file holds no conversation: {counted(len(agents), 'agent')} "
-                "exported with no message of the user's (its system prompt only); export the "
-                "agent after a run to read one",
+                "exported with no words of the user's (its system prompt, Letta's boot messages "
+                "and login event only); export the agent after a run to read one",
             )
 
 
@@ -173,10 +173,11 @@ def _agents(value: Mapping[str, Any]) -> list[tuple[tuple[str | int, ...], Any]]
 
 
 def _conversed(agent: Any) -> bool:
-    """Whether an agent's history holds a message of the user's role (its words or an event)."""
+    """Whether an agent's history holds words of the user's (not Letta's login event alone)."""
     messages = agent.get("messages") if isinstance(agent, dict) else None
     return isinstance(messages, list) and any(
-        isinstance(m, dict) and m.get("role") == "user" for m in messages
+        isinstance(m, dict) and m.get("role") == "user" and _users_words(m.get("content"))
+        for m in messages
     )
 
 
