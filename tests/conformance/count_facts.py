@@ -3834,6 +3834,121 @@ def _hermes_session(messages: list[dict[str, Any]]) -> Run:
     return timeline.facts(objective)
 
 
+_LETTA_BOOT = (
+    "Boot sequence complete. Persona activated.",
+    "Bootup sequence complete. Persona activated. Testing messaging functionality.",
+    "*inner thoughts* Still waiting on the user. Sending a message with function.",
+)
+"""Letta's boot messages' inner thoughts (``letta/constants.py``), written before any user turn."""
+
+
+def letta(path: Path) -> list[Run]:
+    """A Letta agent file (``.af``): one run per agent whose history holds the user's words.
+
+    Read as Letta's ``Message.to_letta_messages`` shows them: a user message's words are its text,
+    or, when the text is Letta's packed JSON, the ``message`` of a ``user_message`` (a
+    ``heartbeat``, ``login`` or ``system_alert`` holds none); ``<system-reminder>`` blocks are no
+    words. An assistant's (or approval request's) ``send_message`` call is text said to the user
+    (its ``message``), and its return is dropped; its other calls are tools; its text is said only
+    for a ``letta_v1_agent`` in a turn that calls nothing (other agents' text is inner thought).
+    A tool return is an error when its ``status`` is ``error`` or its packed JSON's ``Failed``.
+    Letta's boot messages before the first user message are none of the agent's.
+    """
+    value = json.loads(path.read_text())
+    value = json.loads(value) if isinstance(value, str) else value
+    agents = value.get("agents", [value])
+    return [
+        _letta_agent(agent["messages"], agent.get("agent_type"))
+        for agent in agents
+        if any(
+            message["role"] == "user" and _letta_words(message.get("content"))
+            for message in agent.get("messages") or []
+        )
+    ]
+
+
+def _letta_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(
+        part["text"] for part in content or [] if part.get("type") == "text" and part.get("text")
+    )
+
+
+def _letta_words(content: Any) -> str | None:
+    text = _letta_text(content)
+    try:
+        packed = json.loads(text)
+    except ValueError:
+        packed = None
+    if isinstance(packed, dict) and "type" in packed:
+        words = packed.get("message") if packed["type"] == "user_message" else None
+        text = words if isinstance(words, str) else ""
+    return _REMINDER.sub("", text).strip() or None
+
+
+def _letta_agent(messages: list[dict[str, Any]], agent_type: str | None) -> Run:
+    timeline, objective, greeted = _Timeline(), None, False
+    spoken: set[str] = set()  # send_message calls: their returns are Letta's
+    for message in messages:
+        role = message["role"]
+        greeted = greeted or role == "user"
+        if role == "user":
+            words = _letta_words(message.get("content"))
+            if words and objective is None:
+                objective = words
+            elif words:
+                timeline.user(words)
+        elif role in ("assistant", "approval"):
+            _letta_turn(timeline, message, agent_type, spoken, greeted=greeted)
+        elif role == "tool":
+            _letta_returns(timeline, message, spoken)
+    return timeline.facts(objective)
+
+
+def _letta_turn(
+    timeline: _Timeline,
+    message: dict[str, Any],
+    agent_type: str | None,
+    spoken: set[str],
+    *,
+    greeted: bool,
+) -> None:
+    calls = message.get("tool_calls") or []
+    text = _letta_text(message.get("content"))
+    if not greeted and text.strip() in _LETTA_BOOT:
+        spoken.update(call["id"] for call in calls)
+        return
+    if agent_type == "letta_v1_agent" and not calls:
+        timeline.text(text)
+    for call in calls:
+        name = call["function"]["name"]
+        try:
+            arguments = json.loads(call["function"]["arguments"])
+        except ValueError:
+            arguments = None
+        if name == "send_message" and isinstance(arguments, dict) and "message" in arguments:
+            spoken.add(call["id"])
+            timeline.text(arguments["message"])
+        else:
+            timeline.tool(name)
+
+
+def _letta_returns(timeline: _Timeline, message: dict[str, Any], spoken: set[str]) -> None:
+    for returned in message.get("tool_returns") or [{}]:
+        call_id = returned.get("tool_call_id") or message.get("tool_call_id")
+        if call_id in spoken:
+            continue
+        response = returned.get("func_response") or _letta_text(message.get("content"))
+        try:
+            packed = json.loads(response)
+        except ValueError:
+            packed = None
+        failed = isinstance(packed, dict) and packed.get("status") == "Failed"
+        if failed or returned.get("status") == "error":
+            timeline.error()
+
+
 def codex(path: Path) -> list[Run]:
     """A Codex rollout: its ``response_item`` lines are Responses items; one run a file.
 
@@ -5214,6 +5329,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "gemini-cli": gemini_cli,
     "pi": pi,
     "hermes-agent": hermes_agent,
+    "letta": letta,
     "adk": adk,
     "gemini": gemini,
     "atif": atif,

@@ -45,6 +45,7 @@ BUILT_IN = (
     "gemini-cli",
     "droid",
     "hermes-agent",
+    "letta",
     "cline",
     "pi",
     "sts",

@@ -37,6 +37,7 @@ from knowledgepulse.sources._sessions import (
     gemini_cli,
     hermes_agent,
     inspect_ai,
+    letta,
     mini_swe_agent,
     openhands,
     openhands_v1,
@@ -384,6 +385,29 @@ class HermesAgent(Source):
     overrides = ("openai-chat", "conversation")  # its messages are chat messages too
     recognises = staticmethod(hermes_agent.recognises)
     convert = staticmethod(hermes_agent.convert_records)
+
+
+@register_source("letta")
+class Letta(Source):
+    """Letta agent files (``.af``): a stateful agent exported with its message history."""
+
+    shapes = (
+        "Letta agent files (.af): AgentFileSchema ({agents: [{agent_type, name, messages}], "
+        "groups, blocks, tools, mcp_servers}) or an agent before Letta 0.12 ({agent_type, "
+        "messages, in_context_message_indices, llm_config})"
+    )
+    content_hint = letta.CONTENT_HINT
+    overrides = ("openai-chat", "conversation")  # an agent before 0.12 holds chat messages
+    recognises = staticmethod(letta.recognises)
+    convert = staticmethod(letta.convert_records)
+
+    def describe(self, first: Any, count: int, options: TraceOptions) -> str:
+        """The file's version, a trace per agent, and where success comes from."""
+        return letta.describe(first, count)
+
+    def mapping(self, first: Any, options: TraceOptions) -> dict[str, str]:
+        """The same fields for every agent file: each agent's messages."""
+        return dict(letta.MAPPING)
 
 
 @register_source("cline")
