@@ -4161,8 +4161,11 @@ def browser_use(path: Path) -> list[Run]:
             brain = {**output.get("current_state", {}), **output}
             timeline.text(brain.get("thinking"))
             timeline.text(
-                "\n".join(brain[key] for key in ("evaluation_previous_goal", "memory", "next_goal")
-                          if brain.get(key))
+                "\n".join(
+                    brain[key]
+                    for key in ("evaluation_previous_goal", "memory", "next_goal")
+                    if brain.get(key)
+                )
             )
         results = step["result"]
         failed = False
@@ -4180,7 +4183,7 @@ def browser_use(path: Path) -> list[Run]:
                 if result.get("error"):
                     timeline.error()
                     failed = True
-        for result in results[len(actions):]:
+        for result in results[len(actions) :]:
             if result.get("error"):
                 timeline.error()
     success = None if done is None else done.get("success", True)

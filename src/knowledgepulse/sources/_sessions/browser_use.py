@@ -266,9 +266,9 @@ def _name(record: Record) -> str:
 
 def describe(first: Any, count: int) -> str:
     """What a file was read as, and where its task comes from."""
-    kept = any(
-        isinstance(item, Mapping) and isinstance(item.get("state_message"), str)
-        for item in first.get("history", [])
+    steps = as_object(first).get("history")  # with --from, any record: maybe none
+    kept = isinstance(steps, list) and any(
+        isinstance(item, Mapping) and isinstance(item.get("state_message"), str) for item in steps
     )
     task = (
         "the task from state_message's <user_request>"
@@ -290,10 +290,8 @@ def mapping() -> dict[str, str]:
     """The fields a history's trace is read from."""
     return {
         "steps": "history[].model_output (thinking, brain, action[]), history[].result[]",
-        "task": "history[].state_message <user_request> (0.7.11 on)",
         "success": "history[].result[] of done: success",
         "created_at": "history[0].metadata.step_start_time",
-        "id": "the file's name",
     }
 
 
