@@ -4135,6 +4135,8 @@ def _pi_assistant(timeline: _Timeline, message: dict[str, Any], answered: set[An
 
 _BROWSER_USE_TASK = re.compile(r"<user_request>\s*(.*?)\s*</user_request>", re.DOTALL)
 """The task at the head of the state message browser-use sends each step (0.7.11 on)."""
+_BROWSER_USE_BRAIN = ("evaluation_previous_goal", "valuation_previous_goal", "memory", "next_goal")
+"""The brain's texts (the evaluation named ``valuation_previous_goal`` in November 2024)."""
 
 
 def browser_use(path: Path) -> list[Run]:
@@ -4160,16 +4162,12 @@ def browser_use(path: Path) -> list[Run]:
         if step.get("state", {}).get("title") != "Initial Actions":
             brain = {**output.get("current_state", {}), **output}
             timeline.text(brain.get("thinking"))
-            timeline.text(
-                "\n".join(
-                    brain[key]
-                    for key in ("evaluation_previous_goal", "memory", "next_goal")
-                    if brain.get(key)
-                )
-            )
-        results = step["result"]
+            timeline.text("\n".join(brain[key] for key in _BROWSER_USE_BRAIN if brain.get(key)))
+        # browser-use's first releases wrote one action and one result, no list
+        results = step["result"] if isinstance(step["result"], list) else [step["result"]]
         failed = False
         actions = output.get("action", [])
+        actions = actions if isinstance(actions, list) else [actions]
         for index, action in enumerate(actions):
             [(name, _)] = action.items()
             result = results[index] if index < len(results) else {}

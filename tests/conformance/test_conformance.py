@@ -113,6 +113,9 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ),
     # browser-use's saved history holds no task before 0.7.11 (the Agent was given it and
     # never wrote it): no record holds the user's words; the placeholder says so.
+    ("browser-use/browser_use_own_draft_rerun_elon_musk.json", "runs[0].objective"): (
+        "'browser-use run'"
+    ),
     ("browser-use/jakkaj_tools_bfcl_leaderboard.json", "runs[0].objective"): "'browser-use run'",
     ("browser-use/pentest_agent_juice_shop_sqli.json", "runs[0].objective"): "'browser-use run'",
     ("browser-use/pentest_agent_navigation_timeout.json", "runs[0].objective"): (
@@ -267,6 +270,9 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
         "the objective is a placeholder ('qwen-code run'), not the user's request"
     ),
     # browser-use's saved history before 0.7.11: no task in the file (see KNOWN_GAPS).
+    ("browser-use/browser_use_own_draft_rerun_elon_musk.json", 0): (
+        "the objective is a placeholder ('browser-use run'), not the user's request"
+    ),
     ("browser-use/jakkaj_tools_bfcl_leaderboard.json", 0): (
         "the objective is a placeholder ('browser-use run'), not the user's request"
     ),

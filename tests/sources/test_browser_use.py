@@ -1,9 +1,9 @@
 """browser-use saved agent histories (``AgentHistoryList.save_to_file``) as traces.
 
 The files are the conformance corpus's (tests/conformance/files/browser-use, origins and
-licences in SOURCES.md there: histories saved by real runs of three projects); a variant changes
-or adds steps of one of them to reach a rule none shows (a task kept in ``state_message``,
-browser-use's first releases' single action and result, a run out of steps).
+licences in SOURCES.md there: histories saved by real runs: browser-use's own example's and three
+projects'); a variant changes or adds steps of one of them to reach a rule none shows (a task
+kept in ``state_message`` and a follow-up, a run out of steps).
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from knowledgepulse.trace import TraceItem
 from tests.sources.helpers import convert_file, recognise
 
 CORPUS = Path(__file__).parents[1] / "conformance" / "files" / "browser-use"
+FIRST = CORPUS / "browser_use_own_draft_rerun_elon_musk.json"
+"""browser-use's own example run of November 2024: single action and result objects."""
 RECOVERED = CORPUS / "jakkaj_tools_bfcl_leaderboard.json"
 """Brain under ``current_state``; a failed click (a ``wait`` beside it never ran), recovered."""
 INITIAL = CORPUS / "pentest_agent_juice_shop_sqli.json"
@@ -202,3 +204,14 @@ def test_a_history_item_that_is_no_step_is_left_out_with_a_warning(tmp_path: Pat
     item = one_trace(written(tmp_path, document))
     assert any("no step object" in warning for warning in item.warnings)
     assert item.trace.outcome.result_summary.endswith("The task is not fully completed.")
+
+
+def test_browser_uses_own_first_release_history_reads_its_valuation_as_the_evaluation() -> None:
+    trace = one_trace(FIRST).trace
+    assert trace.steps[0].content == "Eval: Unknown\nNext goal: Search for 'elon musk' on Google."
+    tools = [s.tool.name for s in trace.steps if s.tool and s.type == "tool_call"]
+    assert tools == ["search_google", "click_element", "click_element"]
+    assert trace.metadata.success is True
+    assert trace.outcome.result_summary == (
+        "The first search result for 'Elon Musk' on Wikipedia was clicked and opened successfully."
+    )

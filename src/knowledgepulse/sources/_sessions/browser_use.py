@@ -14,7 +14,8 @@ versions (``browser_use/agent/views.py``), all read:
   the model gave none); ``state.screenshot_path`` replaces the image;
 * 0.7.11 on, a step keeps ``state_message``: the state the model was sent, which opens with
   the task as ``<user_request>...</user_request>``; flash mode keeps ``memory`` only;
-* the first releases wrote one action and one result a step, objects instead of lists.
+* the first releases wrote one action and one result a step, objects instead of lists, and
+  the evaluation as ``valuation_previous_goal`` (November 2024).
 
 The mapping: each step's ``thinking`` is a thought, and its ``evaluation_previous_goal``,
 ``memory`` and ``next_goal`` one thought after it (labelled as browser-use logs them). Each action
@@ -65,6 +66,7 @@ INITIAL_ACTIONS = "Initial Actions"
 """The ``state.title`` of the step browser-use writes for the actions it ran before the model."""
 BRAIN = (
     ("evaluation_previous_goal", "Eval"),
+    ("valuation_previous_goal", "Eval"),  # the field's name in browser-use's first weeks
     ("memory", "Memory"),
     ("next_goal", "Next goal"),
 )
