@@ -4317,6 +4317,61 @@ def _pi_assistant(timeline: _Timeline, message: dict[str, Any], answered: set[An
         timeline.error()
 
 
+_BROWSER_USE_TASK = re.compile(r"<user_request>\s*(.*?)\s*</user_request>", re.DOTALL)
+"""The task at the head of the state message browser-use sends each step (0.7.11 on)."""
+_BROWSER_USE_BRAIN = ("evaluation_previous_goal", "valuation_previous_goal", "memory", "next_goal")
+"""The brain's texts (the evaluation named ``valuation_previous_goal`` in November 2024)."""
+
+
+def browser_use(path: Path) -> list[Run]:
+    """A browser-use saved history (``AgentHistoryList.save_to_file``): one run.
+
+    Each action of a step's ``model_output.action`` (``{name: params}``) is a call, answered by
+    the step's ``result`` at its index, whose ``error`` is an error; an action after a failed one
+    in the same step never ran (asked for beside it). ``done``'s result (``is_done``) holds the
+    answer and the agent's ``success``. A step without ``model_output`` whose result has an
+    ``error`` is an error. The thinking and the brain (evaluation, memory, next goal) are text;
+    browser-use's own step of its initial actions (``state.title`` ``Initial Actions``) has none
+    of the model's. The task is the first ``state_message``'s ``<user_request>``, where kept.
+    """
+    history = json.loads(path.read_text())["history"]
+    timeline = _Timeline()
+    objective = None
+    done = None
+    for step in history:
+        found = _BROWSER_USE_TASK.search(step.get("state_message") or "")
+        if found and objective is None:
+            objective = found.group(1)
+        output = step.get("model_output") or {}
+        if step.get("state", {}).get("title") != "Initial Actions":
+            brain = {**output.get("current_state", {}), **output}
+            timeline.text(brain.get("thinking"))
+            timeline.text("\n".join(brain[key] for key in _BROWSER_USE_BRAIN if brain.get(key)))
+        # browser-use's first releases wrote one action and one result, no list
+        results = step["result"] if isinstance(step["result"], list) else [step["result"]]
+        failed = False
+        actions = output.get("action", [])
+        actions = actions if isinstance(actions, list) else [actions]
+        for index, action in enumerate(actions):
+            [(name, _)] = action.items()
+            result = results[index] if index < len(results) else {}
+            if result.get("is_done"):
+                done = result
+                timeline.text(result.get("extracted_content"))
+            elif name != "done" and failed:
+                timeline.beside(name)
+            elif name != "done":
+                timeline.tool(name)
+                if result.get("error"):
+                    timeline.error()
+                    failed = True
+        for result in results[len(actions) :]:
+            if result.get("error"):
+                timeline.error()
+    success = None if done is None else done.get("success", True)
+    return [timeline.facts(objective, success)]
+
+
 def adk(path: Path) -> list[Run]:
     """Google ADK's files: a session (``{id, app_name, events}``), one run; an eval set
     (``{eval_set_id, eval_cases}``), a run per case with a conversation. See :func:`_adk_turn`.
@@ -5331,6 +5386,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "hermes-agent": hermes_agent,
     "letta": letta,
     "adk": adk,
+    "browser-use": browser_use,
     "gemini": gemini,
     "atif": atif,
     "opentraces": opentraces,

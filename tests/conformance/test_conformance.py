@@ -116,6 +116,16 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("claude-code/maestro_qwen_code_0.15.6_stream_json.jsonl", "runs[0].objective"): (
         "'qwen-code run'"
     ),
+    # browser-use's saved history holds no task before 0.7.11 (the Agent was given it and
+    # never wrote it): no record holds the user's words; the placeholder says so.
+    ("browser-use/browser_use_own_draft_rerun_elon_musk.json", "runs[0].objective"): (
+        "'browser-use run'"
+    ),
+    ("browser-use/jakkaj_tools_bfcl_leaderboard.json", "runs[0].objective"): "'browser-use run'",
+    ("browser-use/pentest_agent_juice_shop_sqli.json", "runs[0].objective"): "'browser-use run'",
+    ("browser-use/pentest_agent_navigation_timeout.json", "runs[0].objective"): (
+        "'browser-use run'"
+    ),
     ("codex/agentcmd_codex_exec_json_cat.jsonl", "runs[0].objective"): "'codex run'",
     ("codex/agentcmd_codex_exec_json_file_change.jsonl", "runs[0].objective"): "'codex run'",
     ("codex/agentcmd_codex_exec_json_ls.jsonl", "runs[0].objective"): "'codex run'",
@@ -274,6 +284,19 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
     ),
     ("claude-code/maestro_qwen_code_0.15.6_stream_json.jsonl", 0): (
         "the objective is a placeholder ('qwen-code run'), not the user's request"
+    ),
+    # browser-use's saved history before 0.7.11: no task in the file (see KNOWN_GAPS).
+    ("browser-use/browser_use_own_draft_rerun_elon_musk.json", 0): (
+        "the objective is a placeholder ('browser-use run'), not the user's request"
+    ),
+    ("browser-use/jakkaj_tools_bfcl_leaderboard.json", 0): (
+        "the objective is a placeholder ('browser-use run'), not the user's request"
+    ),
+    ("browser-use/pentest_agent_juice_shop_sqli.json", 0): (
+        "the objective is a placeholder ('browser-use run'), not the user's request"
+    ),
+    ("browser-use/pentest_agent_navigation_timeout.json", 0): (
+        "the objective is a placeholder ('browser-use run'), not the user's request"
     ),
     ("codex/agentcmd_codex_exec_json_cat.jsonl", 0): (
         "the objective is a placeholder ('codex run'), not the user's request"

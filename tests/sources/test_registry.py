@@ -32,6 +32,7 @@ BUILT_IN = (
     "smolagents",
     "pydantic-ai",
     "adk",
+    "browser-use",
     "langfuse",
     "phoenix",
     "jaeger",

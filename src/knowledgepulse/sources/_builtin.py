@@ -30,6 +30,7 @@ from knowledgepulse.sources._sessions import (
     adk,
     adp,
     atif,
+    browser_use,
     claude_code,
     cline,
     codex,
@@ -184,6 +185,31 @@ class Adk(Source):
     def mapping(self, first: Any, options: TraceOptions) -> dict[str, str]:
         """The fields a session's or an eval case's trace is read from."""
         return adk.mapping(first)
+
+
+@register_source("browser-use")
+class BrowserUse(Source):
+    """browser-use's saved agent history (``AgentHistoryList.save_to_file``)."""
+
+    shapes = (
+        "a browser-use agent history ({history: [{model_output, result, state, metadata}]}, as "
+        "agent.save_history() writes it): a trace per file"
+    )
+    content_hint = browser_use.CONTENT_HINT
+    recognises = staticmethod(browser_use.recognises)
+    convert = staticmethod(browser_use.convert_records)
+
+    def describe(self, first: Any, count: int, options: TraceOptions) -> str:
+        """A history, and where its task comes from."""
+        return browser_use.describe(first, count)
+
+    def evidence(self, value: Any) -> str:
+        """The history's steps."""
+        return browser_use.evidence(value)
+
+    def mapping(self, first: Any, options: TraceOptions) -> dict[str, str]:
+        """The fields a history's trace is read from."""
+        return browser_use.mapping()
 
 
 @register_source("langfuse")
