@@ -1,0 +1,58 @@
+"""Reading defects the lead left open (leftovers D), each fixed by its format's own rule.
+
+* Qwen Code's ``qwen -p --output-format stream-json``: on the model's API failing, its JSON
+  output adapter appends ``parseAndFormatApiError``'s text (``[API Error: ...]``) to the
+  assistant message it builds; that text is the CLI's, read once as the error (not as a thought
+  and again as the failed ``result``'s error).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from knowledgepulse.trace import TraceItem
+from tests.sources.helpers import CORPUS, convert_file
+
+QWEN_STREAM_ERROR = CORPUS / "claude-code" / "qwen_code_0.24.4_stream_api_error.jsonl"
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _write(path: Path, lines: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def _steps(path: Path) -> list[tuple[str, str]]:
+    (item,) = [item for item in convert_file(path) if isinstance(item, TraceItem)]
+    return [(step.type, step.content) for step in item.trace.steps]
+
+
+def test_qwen_codes_api_error_text_is_read_once_as_the_error() -> None:
+    error = "[API Error: 400 The model `qwen3-coder-plus` does not exist]"
+    (item,) = [item for item in convert_file(QWEN_STREAM_ERROR) if isinstance(item, TraceItem)]
+    steps = item.trace.steps
+    assert [step.content for step in steps] == [error]
+    assert steps[0].type != "thought"
+    assert item.trace.metadata.success is False
+
+
+def test_the_text_is_the_clis_only_in_qwen_codes_stream(tmp_path: Path) -> None:
+    """Claude Code's stream writes no such text: a model's ``[API Error: ...]`` there is its own."""
+    lines = _lines(QWEN_STREAM_ERROR)
+    init = {k: v for k, v in lines[0].items() if k != "qwen_code_version"}
+    init["claude_code_version"] = "2.1.7"
+    path = _write(tmp_path / "claude.jsonl", [init, *lines[1:]])
+    assert [kind for kind, _ in _steps(path)][0] == "thought"
+
+
+def test_text_the_model_streamed_before_the_failure_stays_its_thought(tmp_path: Path) -> None:
+    lines = _lines(QWEN_STREAM_ERROR)
+    said = "Let me look.[API Error: 400 The model `qwen3-coder-plus` does not exist]"
+    lines[2]["message"]["content"] = [{"type": "text", "text": said}]
+    steps = _steps(_write(tmp_path / "partial.jsonl", lines))
+    assert steps[0] == ("thought", said)
