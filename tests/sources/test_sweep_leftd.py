@@ -1,5 +1,10 @@
 """Reading defects the lead left open (leftovers D), each fixed by its format's own rule.
 
+* The Anthropic Messages API's reply saved alone (``{"type": "message", "role": "assistant",
+  "content": [blocks], "stop_reason", ...}``, AgentOps's fixtures) is Anthropic's: typed
+  ``message`` as a Responses item is, but its text is a ``text`` block, which no Responses item
+  holds (``input_text``, ``output_text``); it was read as an OpenAI run, or (with a
+  ``tool_use`` block) claimed by both and not read.
 * Qwen Code's ``qwen -p --output-format stream-json``: on the model's API failing, its JSON
   output adapter appends ``parseAndFormatApiError``'s text (``[API Error: ...]``) to the
   assistant message it builds; that text is the CLI's, read once as the error (not as a thought
@@ -12,8 +17,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from knowledgepulse.sources import read
+from knowledgepulse.sources._chat._row import ChatSource
+from knowledgepulse.sources._registry import detect
 from knowledgepulse.trace import TraceItem
 from tests.sources.helpers import CORPUS, convert_file
+
+ANTHROPIC_REPLY = CORPUS / "conversation" / "agentops_anthropic_message.json"
 
 QWEN_STREAM_ERROR = CORPUS / "claude-code" / "qwen_code_0.24.4_stream_api_error.jsonl"
 
@@ -27,7 +37,7 @@ def _write(path: Path, lines: list[dict[str, Any]]) -> Path:
     return path
 
 
-def _steps(path: Path) -> list[tuple[str, str]]:
+def _steps(path: Path) -> list[tuple[str, str | None]]:
     (item,) = [item for item in convert_file(path) if isinstance(item, TraceItem)]
     return [(step.type, step.content) for step in item.trace.steps]
 
@@ -47,7 +57,7 @@ def test_the_text_is_the_clis_only_in_qwen_codes_stream(tmp_path: Path) -> None:
     init = {k: v for k, v in lines[0].items() if k != "qwen_code_version"}
     init["claude_code_version"] = "2.1.7"
     path = _write(tmp_path / "claude.jsonl", [init, *lines[1:]])
-    assert [kind for kind, _ in _steps(path)][0] == "thought"
+    assert _steps(path)[0][0] == "thought"
 
 
 def test_text_the_model_streamed_before_the_failure_stays_its_thought(tmp_path: Path) -> None:
@@ -56,3 +66,33 @@ def test_text_the_model_streamed_before_the_failure_stays_its_thought(tmp_path: 
     lines[2]["message"]["content"] = [{"type": "text", "text": said}]
     steps = _steps(_write(tmp_path / "partial.jsonl", lines))
     assert steps[0] == ("thought", said)
+
+
+def _chat_formats(messages: list[Any]) -> list[str]:
+    return [source.name for source in detect({"messages": messages}, ChatSource)]
+
+
+def test_the_messages_apis_reply_alone_is_read_as_anthropics() -> None:
+    (item,) = [item for item in read(ANTHROPIC_REPLY) if isinstance(item, TraceItem)]
+    assert item.trace.metadata.framework == "anthropic"
+    assert item.trace.outcome.result_summary == "The capital of France is Paris."
+
+
+def test_a_reply_of_a_tool_use_block_is_anthropics_alone(tmp_path: Path) -> None:
+    """Before, Anthropic (by its block) and Responses (by the type) both claimed it: unread."""
+    reply = json.loads(ANTHROPIC_REPLY.read_text())
+    reply["content"] = [{"type": "tool_use", "id": "toolu_1", "name": "search", "input": {}}]
+    reply["stop_reason"] = "tool_use"
+    assert _chat_formats([reply]) == ["anthropic"]
+    path = tmp_path / "reply.json"
+    path.write_text(json.dumps(reply))
+    (item,) = [item for item in read(path) if isinstance(item, TraceItem)]
+    assert [step.type for step in item.trace.steps] == ["tool_call"]
+
+
+def test_responses_messages_and_chat_parts_are_read_as_before() -> None:
+    said = {"type": "output_text", "text": "Paris.", "annotations": []}
+    typed = {"type": "message", "role": "assistant", "status": "completed", "content": [said]}
+    assert _chat_formats([typed]) == ["openai-responses"]
+    part = {"type": "text", "text": "Paris."}
+    assert _chat_formats([{"role": "assistant", "content": [part]}]) == ["openai-chat"]
