@@ -5,6 +5,9 @@
   ``message`` as a Responses item is, but its text is a ``text`` block, which no Responses item
   holds (``input_text``, ``output_text``); it was read as an OpenAI run, or (with a
   ``tool_use`` block) claimed by both and not read.
+* Aider's ``.aider.chat.history.md`` (Markdown for people, each run of the CLI opened by
+  ``# aider chat started at <time>``, aider/io.py) is refused once, naming it, not as one
+  "invalid JSON" error a line.
 * Qwen Code's ``qwen -p --output-format stream-json``: on the model's API failing, its JSON
   output adapter appends ``parseAndFormatApiError``'s text (``[API Error: ...]``) to the
   assistant message it builds; that text is the CLI's, read once as the error (not as a thought
@@ -17,6 +20,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from knowledgepulse.records import Problem
 from knowledgepulse.sources import read
 from knowledgepulse.sources._chat._row import ChatSource
 from knowledgepulse.sources._registry import detect
@@ -96,3 +100,41 @@ def test_responses_messages_and_chat_parts_are_read_as_before() -> None:
     assert _chat_formats([typed]) == ["openai-responses"]
     part = {"type": "text", "text": "Paris."}
     assert _chat_formats([{"role": "assistant", "content": [part]}]) == ["openai-chat"]
+
+
+AIDER_HISTORY = (
+    # As aider/io.py appends it: "\n# aider chat started at %Y-%m-%d %H:%M:%S\n\n", then the
+    # chat (tool output quoted with "> ", the user's input as "#### " headings).
+    "\n# aider chat started at 2025-10-20 21:49:17\n\n"
+    "> You can skip this check with --no-gitignore  \n\n"
+    "#### /add **  \n>  \n> ^C KeyboardInterrupt  \n\n"
+    "# aider chat started at 2025-10-22 09:29:12\n\n"
+    "> Aider v0.86.1  \n"
+)
+
+
+def _problems(path: Path) -> list[Problem]:
+    items = list(read(path))
+    assert not [item for item in items if isinstance(item, TraceItem)]
+    return [item for item in items if isinstance(item, Problem)]
+
+
+def test_aiders_chat_history_is_refused_once_by_name(tmp_path: Path) -> None:
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(AIDER_HISTORY)
+    (problem,) = _problems(path)
+    assert "Aider's chat history" in problem.message
+    assert "not a trace file kp reads" in problem.message
+    # Trimmed of its first blank line, it is read as a JSON document: refused alike.
+    path.write_text(AIDER_HISTORY.lstrip())
+    (problem,) = _problems(path)
+    assert "Aider's chat history" in problem.message
+
+
+def test_other_markdown_is_refused_line_by_line_as_before(tmp_path: Path) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text("\n# notes\n\nsome text\n")
+    assert [problem.message.startswith("invalid JSON") for problem in _problems(path)] == [
+        True,
+        True,
+    ]
