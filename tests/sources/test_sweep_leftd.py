@@ -27,7 +27,7 @@ from knowledgepulse.sources._registry import detect
 from knowledgepulse.trace import TraceItem
 from tests.sources.helpers import CORPUS, convert_file
 
-ANTHROPIC_REPLY = CORPUS / "conversation" / "agentops_anthropic_message.json"
+ANTHROPIC_REPLY = CORPUS / "conversation" / "sdk_reply_agentops_anthropic_message.json"
 
 QWEN_STREAM_ERROR = CORPUS / "claude-code" / "qwen_code_0.24.4_stream_api_error.jsonl"
 
