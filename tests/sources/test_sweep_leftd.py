@@ -8,6 +8,10 @@
 * Aider's ``.aider.chat.history.md`` (Markdown for people, each run of the CLI opened by
   ``# aider chat started at <time>``, aider/io.py) is refused once, naming it, not as one
   "invalid JSON" error a line.
+* Bedrock AgentCore's runtime log group: the application's own JSON log lines that come before
+  the first span or log record (no source recognises them, so none decides the file) are left
+  out with OTLP's one warning for the file, as those after it are, not refused one by one as
+  "not a trace file".
 * Qwen Code's ``qwen -p --output-format stream-json``: on the model's API failing, its JSON
   output adapter appends ``parseAndFormatApiError``'s text (``[API Error: ...]``) to the
   assistant message it builds; that text is the CLI's, read once as the error (not as a thought
@@ -27,6 +31,7 @@ from knowledgepulse.sources._registry import detect
 from knowledgepulse.trace import TraceItem
 from tests.sources.helpers import CORPUS, convert_file
 
+AGENTCORE = CORPUS / "otlp" / "agentcore_toolkit_strands_openai_cloudwatch.jsonl"
 ANTHROPIC_REPLY = CORPUS / "conversation" / "sdk_reply_agentops_anthropic_message.json"
 
 QWEN_STREAM_ERROR = CORPUS / "claude-code" / "qwen_code_0.24.4_stream_api_error.jsonl"
@@ -138,3 +143,36 @@ def test_other_markdown_is_refused_line_by_line_as_before(tmp_path: Path) -> Non
         True,
         True,
     ]
+
+
+APP_LINE = {
+    "timestamp": "2025-11-18T07:43:54.057Z",
+    "level": "INFO",
+    "message": "Invocation completed successfully (16.847s)",
+    "logger": "bedrock_agentcore.app",
+    "requestId": "d42556b3-d415-4d87-88c8-62d44370b561",
+    "sessionId": "cfd84bec-fec8-47a5-8a28-73b9aa5ee6c6",
+}
+
+
+def test_app_log_lines_before_the_first_span_are_left_out_as_those_after(
+    tmp_path: Path,
+) -> None:
+    lines = AGENTCORE.read_text().splitlines()
+    path = tmp_path / "log_group.jsonl"
+    path.write_text("\n".join([json.dumps(APP_LINE), json.dumps(APP_LINE), *lines]) + "\n")
+    items = list(read(path))
+    assert [item for item in items if isinstance(item, Problem) and not item.warning] == []
+    told = [item for item in items if isinstance(item, Problem) and "own log" in item.message]
+    (warning,) = told
+    assert warning.location.line == 1
+    before = [i.trace.id for i in read(AGENTCORE) if isinstance(i, TraceItem)]
+    assert [item.trace.id for item in items if isinstance(item, TraceItem)] == before
+
+
+def test_a_line_no_source_knows_before_the_spans_is_still_refused(tmp_path: Path) -> None:
+    lines = AGENTCORE.read_text().splitlines()
+    path = tmp_path / "log_group.jsonl"
+    path.write_text("\n".join([json.dumps({"note": "hello"}), *lines]) + "\n")
+    errors = [item for item in read(path) if isinstance(item, Problem) and not item.warning]
+    assert [error.message.startswith("not a span record") for error in errors] == [True]
