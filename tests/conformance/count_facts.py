@@ -611,8 +611,9 @@ def conversation(path: Path) -> list[Run]:
     nanobot's session header (``{"_type": "metadata", "key": ...}``, first in its JSON Lines)
     names the session: the run's id. Which API the messages are in is told by
     the whole conversation: an item typed ``function_call`` / ``function_call_output`` is a
-    Responses input list's; a ``tool_use`` / ``tool_result`` block an Anthropic message's;
-    ``from`` / ``value`` turns ShareGPT's; else Chat Completions. Each run is then counted as
+    Responses input list's; a ``tool_use`` / ``tool_result`` block an Anthropic message's, as
+    is a message typed ``message`` with ``text`` blocks (the Messages API's reply); ``from`` /
+    ``value`` turns ShareGPT's; else Chat Completions. Each run is then counted as
     the row holding its messages would be (a temporary file of that one row).
     """
     text = path.read_text()
@@ -695,7 +696,9 @@ def _saved_as_row(messages: list[Any]) -> tuple[Callable[[Path], list[Run]], dic
     }
     if kinds & {"function_call", "function_call_output"}:
         return openai_responses, {"input": messages}
-    if blocks & {"tool_use", "tool_result"}:
+    # The Messages API's reply is typed "message" too, but its text is a "text" block: a
+    # Responses message's is "input_text" or "output_text".
+    if blocks & {"tool_use", "tool_result"} or ("message" in kinds and "text" in blocks):
         return anthropic, {"messages": messages}
     if any("from" in m for m in messages):
         return sharegpt, {"conversations": messages}

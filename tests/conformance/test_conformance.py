@@ -57,6 +57,11 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     # vLLM's fixture keeps the model's turns and the tool's answer, not the user's request: no
     # record holds the user's words; the placeholder says so.
     ("conversation/vllm_harmony_file_search_trace.json", "runs[0].objective"): "'openai run'",
+    # AgentOps's fixture is the Messages API's reply alone, without the request: the same.
+    (
+        "conversation/sdk_reply_agentops_anthropic_message.json",
+        "runs[0].objective",
+    ): "'anthropic run'",
     # An earlier nanobot kept of each turn's calls only the tools' names (`tools_used`), no
     # arguments and no results: kp makes no call it cannot show, so the calls are not steps.
     ("conversation/nanobot_session_qwen_think_tools_used.jsonl", "runs[0].tools"): "[]",
@@ -330,6 +335,9 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
     ),
     ("conversation/vllm_harmony_file_search_trace.json", 0): (
         "the objective is a placeholder ('openai run'), not the user's request"
+    ),
+    ("conversation/sdk_reply_agentops_anthropic_message.json", 0): (
+        "the objective is a placeholder ('anthropic run'), not the user's request"
     ),
 }
 """(file, trace index) -> the invariant warnings kp's trace raises today."""

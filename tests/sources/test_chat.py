@@ -2130,5 +2130,8 @@ def test_an_anthropic_compaction_block_makes_the_message_anthropics_and_is_no_st
     assert source_of(item)["format"] == "anthropic"
     assert steps(item) == [("thought", None)]
     assert item.trace.outcome.result_summary == "You asked about sorting algorithms."
+    # The API's reply saved alone (typed "message", Anthropic's blocks) is Anthropic's too.
     lone = {"type": "message", "role": "assistant", "content": [summary, reply]}
-    assert not any(isinstance(i, TraceItem) for i in sources.convert([lone]))
+    (alone,) = (i for i in sources.convert([lone]) if isinstance(i, TraceItem))
+    assert source_of(alone)["format"] == "anthropic"
+    assert alone.trace.outcome.result_summary == "You asked about sorting algorithms."

@@ -62,6 +62,18 @@ _DECOMPRESSORS: tuple[tuple[re.Pattern[bytes], Callable[[BinaryIO], Any]], ...] 
 )
 # ... and what kp knows but does not read (before Python 3.14, zstd needs a package).
 _UNREAD_PACKINGS = ((re.compile(rb"\x28\xb5\x2f\xfd"), "zstd-compressed", "zstd -dc"),)
+# ... and text files kp knows but does not read, by their first line that says anything: one
+# refusal naming the file, not an "invalid JSON" error a line.
+_UNREAD_TEXTS = (
+    (
+        # Aider's InputOutput opens each run of the CLI with this line ("\n# aider chat started
+        # at %Y-%m-%d %H:%M:%S\n\n", aider/io.py), then the chat as Markdown.
+        re.compile(rb"# aider chat started at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s*"),
+        "Aider's chat history (.aider.chat.history.md: Markdown written for people)",
+        "Aider writes no record of its runs that kp reads (its --llm-history-file is text too); "
+        "leave it out of the inputs",
+    ),
+)
 COMPRESSED_SUFFIXES = (".gz", ".xz", ".bz2")
 """The names of compressed files, looked through for the format a name announces."""
 
@@ -561,6 +573,9 @@ def _read_lines(
     if fmt == "jsonl":
         yield from _read_jsonl(chain(head, line_iter), source.name, progress)
         return
+    if head and (unread := _unread_text(source.name, head[-1])) is not None:
+        yield unread
+        return
     # A document is read whole, its lines however long: the rest of the stream, not its lines.
     yield from _read_whole(
         lambda: b"\n".join([*head, read_all(source.stream, at_start=False)]),
@@ -640,12 +655,25 @@ def _continues(line: bytes) -> bool:
     return False
 
 
+def _unread_text(name: str, line: bytes) -> Problem | None:
+    """The refusal of a file whose first line that says anything is a known text's (Aider's)."""
+    for header, what, advice in _UNREAD_TEXTS:
+        if header.fullmatch(line.strip()):
+            return Problem(Location(name), "", f"is {what}, not a trace file kp reads: {advice}")
+    return None
+
+
 def _read_jsonl(
     raw_lines: Iterator[bytes | Overlong], name: str, progress: Progress | None = None
 ) -> Iterator[Record | Problem]:
     index = line_number = 0
     try:
         for raw in raw_lines:
+            # The first line that says anything may name a known text kp does not read.
+            refused = None if index or isinstance(raw, Overlong) else _unread_text(name, raw)
+            if refused is not None:
+                yield refused
+                return
             line_number += 1
             if progress is not None:
                 progress((raw.size if isinstance(raw, Overlong) else len(raw)) + 1)

@@ -81,7 +81,8 @@ def _header(inspection: Inspection, width: int) -> list[str]:
         lines += _row(
             "unsure",
             f"no source recognised the {counted(inspection.decided_by, 'record')} before it "
-            "(each one is an error); check that this source is the right one",
+            "(each one an error, unless the source leaves it out with a warning); check that "
+            "this source is the right one",
             width,
         )
     if inspection.also:

@@ -659,6 +659,8 @@ class Anthropic(ChatSource):
     system_fields = ("system",)  # the Messages API's system prompt, text or text blocks
     framework = "anthropic"
     content_hint = anthropic.CONTENT_HINT
+    # Its text blocks are chat parts too: a typed Message (the API's reply) is Anthropic's.
+    overrides = ("openai-chat",)
     matches = staticmethod(anthropic.matches)
     tell = staticmethod(anthropic.tell)
 

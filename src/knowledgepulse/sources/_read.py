@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from itertools import chain
+from itertools import chain, islice
 from pathlib import Path
 from typing import Any
 
@@ -204,7 +204,8 @@ class _Reading:
         if found is None:  # an empty file, or nothing any source knows
             yield from (problem for problem in lead.records if isinstance(problem, Problem))
             return
-        yield from said_by(found, lead.held, self.options)
+        left_out: list[Record] = []  # held records the source reads by leaving them out
+        yield from said_by(found, lead.held, self.options, left_out)
         lead.held = []
         named = self.source not in ("auto", REASONING_TRACE)
         if named and found.name == REASONING_TRACE:
@@ -221,7 +222,7 @@ class _Reading:
         unapplied = () if found.reads_rows else self.options.rows.row_only()
         plugin = plugin_of(found)
         rows = _Rows(found, plugin) if found.reads_rows else None
-        given: Iterator[Record | Problem] = chain(_emptied(lead.records), records)
+        given: Iterator[Record | Problem] = chain(left_out, _emptied(lead.records), records)
         if rows is not None:
             given = rows.given(given)
         converted = (
@@ -412,7 +413,10 @@ def _undecided_row(record: Record, candidates: list[Source]) -> Problem:
 
 
 def said_by(
-    source: Source, held: list[Record | Problem], options: TraceOptions
+    source: Source,
+    held: list[Record | Problem],
+    options: TraceOptions,
+    skipped: list[Record] | None = None,
 ) -> Iterator[Problem]:
     """What ``source`` says of each record held before it was decided (:func:`decide`).
 
@@ -423,18 +427,33 @@ def said_by(
     session's reader, given one line, says next that its run holds no step, which the file's
     run does not), as where such a record comes later in a file; a source that gives a trace of
     it (no source recognised it), or says nothing, leaves it "not a trace file this tool knows".
+    A record of which a source (not of rows) says only warnings is one it reads by leaving it
+    out, saying so (a runtime's own log line before the spans of its log group: OTLP's): it goes
+    into ``skipped``, to be given to the source with the file's records, which says so once.
     """
     for record in held:
         if not isinstance(record, Record):
             yield record
             continue
-        said: TraceItem | Problem | None = None
+        said: list[TraceItem | Problem] = []
         with contextlib.suppress(Exception, SystemExit):  # a plugin's bug: kp says it
-            said = next(iter(source.convert([record], options)), None)
-        if isinstance(said, Problem) and not said.warning:
-            yield replace(said, record=said.record or record, row=True)
+            said = list(islice(source.convert([record], options), _SAID))
+        first = said[0] if said else None
+        if isinstance(first, Problem) and not first.warning:
+            yield replace(first, record=first.record or record, row=True)
+        elif (
+            skipped is not None
+            and not source.reads_rows
+            and said
+            and all(isinstance(item, Problem) and item.warning for item in said)
+        ):
+            skipped.append(record)
         else:
             yield _undecided_row(record, [])
+
+
+_SAID = 8
+"""How much of what a source says of one held record is looked at (:func:`said_by`)."""
 
 
 STRAY_LEAD = 100

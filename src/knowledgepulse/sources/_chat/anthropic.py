@@ -61,11 +61,39 @@ def is_block(kind: Any) -> bool:
     return one_of(kind, _BLOCKS) or (isinstance(kind, str) and kind.endswith("_tool_result"))
 
 
+_PLAIN_BLOCKS = frozenset({"text", "image", "document"})
+"""Anthropic's blocks of text and media: a Chat Completions part may be ``text`` too, but an
+OpenAI Responses ``message`` item never holds them (its parts are ``input_text``,
+``output_text``, ``refusal``, ``input_image``, ``input_file``, ``input_audio``)."""
+
+
+def is_typed_message(message: Any) -> bool:
+    """Whether a message is an Anthropic ``Message`` object: ``type: "message"`` and its blocks.
+
+    The Messages API's reply (``{id, type: "message", role: "assistant", content: [blocks],
+    model, stop_reason, usage}``), as SDKs and tools save it alone: typed ``message`` as a
+    Responses item is, but holding Anthropic's blocks (``text``, ``tool_use``...), which no
+    Responses item holds.
+    """
+    if not isinstance(message, dict) or message.get("type") != "message":
+        return False
+    content = message.get("content")
+    return isinstance(content, list) and any(
+        isinstance(block, dict)
+        and (one_of(block.get("type"), _PLAIN_BLOCKS) or is_block(block.get("type")))
+        for block in content
+    )
+
+
 def matches(messages: list[Any]) -> bool:
-    """Whether a list is Anthropic messages: user/assistant turns with Anthropic blocks."""
+    """Whether a list is Anthropic messages: user/assistant turns with Anthropic blocks.
+
+    A block of text alone is Chat Completions' too: a list is Anthropic's by a block only
+    Anthropic has, or by a typed ``Message`` object (:func:`is_typed_message`).
+    """
     if not all(isinstance(m, dict) and one_of(m.get("role"), _TURN_ROLES) for m in messages):
         return False
-    return any(
+    return any(is_typed_message(message) for message in messages) or any(
         isinstance(block, dict) and is_block(block.get("type"))
         for message in messages
         if isinstance(message.get("content"), list)

@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from knowledgepulse._util.jsonpath import as_string, describe_value
-from knowledgepulse.sources._chat import _row
+from knowledgepulse.sources._chat import _row, anthropic
 from knowledgepulse.sources._chat._text import content_text, users_words
 from knowledgepulse.sources._chat.openai_chat import TEXT_KINDS
 from knowledgepulse.sources._envelope import PathError
@@ -88,10 +88,12 @@ def matches(items: list[Any]) -> bool:
     """Whether a list is Responses items (typed items, or messages with ``input_text`` parts)."""
     if not all(isinstance(item, dict) and _kind(item) for item in items):
         return False
+    # A typed message is Responses' own unless it holds Anthropic's blocks: the Messages API's
+    # reply is typed "message" too (anthropic.is_typed_message), its text in "text" blocks.
     return any(
         _kind(item) in _TYPED
         or (_kind(item) or "").endswith("_call")
-        or (_kind(item) == "message" and "type" in item)
+        or (_kind(item) == "message" and "type" in item and not anthropic.is_typed_message(item))
         for item in items
     )
 

@@ -283,7 +283,7 @@ def _from_stream(sessions: dict[str, _Session], record: Record) -> Mapping[str, 
         "sessionId": session_id,
         "timestamp": value.get("timestamp"),
         "isMeta": value.get("isSynthetic") is True,  # Claude Code's text, not the user's
-        "isApiErrorMessage": _api_error(value),
+        "isApiErrorMessage": _api_error(value) or _qwens_api_error(sessions, value),
     }
 
 
@@ -595,6 +595,34 @@ def _api_error(value: Mapping[str, Any]) -> bool:
     """
     flagged = value.get("isApiErrorMessage") is True or value.get("is_api_error_message") is True
     return flagged or (value.get("type") == "assistant" and isinstance(value.get("error"), str))
+
+
+QWEN_API_ERROR = "[API Error: "
+"""How Qwen Code's ``parseAndFormatApiError`` starts the text of the model's API failing: its
+JSON output adapter (``BaseJsonOutputAdapter.processEvent``, on a ``GeminiEventType.Error``)
+appends that text to the assistant message it is building, so the stream prints the CLI's own
+error as the model's text, before its failed ``result`` says it again."""
+
+
+def _qwens_api_error(sessions: Mapping[str, _Session], value: Mapping[str, Any]) -> bool:
+    """Whether a stream-json assistant record is Qwen Code's text of the model's API failing.
+
+    Only in a stream whose ``init`` named Qwen Code, and only for a message of text alone that
+    starts as that text does: the model said nothing before the API failed (text it streamed
+    first would be in the same block, and is the model's). Read as Claude Code's own API error
+    record is: an error outside a tool, which the failed ``result`` does not repeat.
+    """
+    session = sessions.get(value["session_id"])
+    message = value.get("message")
+    if session is None or session.agent != "qwen-code" or value["type"] != "assistant":
+        return False
+    if not isinstance(message, dict) or not isinstance(message.get("content"), list):
+        return False
+    blocks = message["content"]
+    texts_only = bool(blocks) and all(
+        isinstance(block, dict) and block.get("type") == "text" for block in blocks
+    )
+    return texts_only and _text(blocks).startswith(QWEN_API_ERROR)
 
 
 _INTERRUPTED = re.compile(r"\s*\[Request interrupted by user[^\]]*\]\s*")
