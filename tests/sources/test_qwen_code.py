@@ -229,3 +229,13 @@ def test_a_failed_stream_result_says_its_error_message() -> None:
     last = item.trace.steps[-1]
     assert last.content == "[API Error: 400 The model `qwen3-coder-plus` does not exist]"
     assert item.trace.metadata.success is False
+
+
+def test_a_type_or_subtype_that_is_no_text_is_a_problem_not_a_crash(tmp_path: Path) -> None:
+    """Found by fuzzing: a list where the CLI writes a name raised ``TypeError`` (unhashable)."""
+    for key, record in (("type", 3), ("subtype", 1)):
+        lines = lines_of(ERRORS)
+        lines[record][key] = []
+        items = convert_file(write_lines(tmp_path / f"{key}.jsonl", lines))
+        assert items  # what the file holds is read or said, never a Python error
+        assert all(isinstance(item, TraceItem | Problem) for item in items)

@@ -30,6 +30,7 @@ from knowledgepulse._util.times import iso_time
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat import anthropic, gemini
+from knowledgepulse.sources._chat._text import one_of
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
@@ -50,9 +51,9 @@ _NOT_CONVERSATION = frozenset(
         "managed_session_commit_v1",
     }
 )
-_USERS = frozenset({None, "mid_turn_user_message"})
+_USERS = frozenset({"mid_turn_user_message"})
 """The subtypes of a ``user`` record that are the user's words when it names no provenance
-(the CLI's ``legacySafeProvenance``); a message typed while tools ran is one too."""
+(the CLI's ``legacySafeProvenance``), beside none: a message typed while tools ran."""
 
 
 def recognises(value: Any) -> bool:
@@ -76,7 +77,7 @@ def _identified(value: Any) -> bool:
         and bool(as_string(value.get("uuid")))
         and (value.get("parentUuid") is None or isinstance(value.get("parentUuid"), str))
         and bool(as_string(value.get("sessionId")))
-        and value.get("type") in TYPES
+        and one_of(value.get("type"), TYPES)
     )
 
 
@@ -191,7 +192,7 @@ def _with_failures(
 
 
 def _conversation(value: Mapping[str, Any]) -> bool:
-    return not (value["type"] == "system" and value.get("subtype") in _NOT_CONVERSATION)
+    return not (value["type"] == "system" and one_of(value.get("subtype"), _NOT_CONVERSATION))
 
 
 def _chain(records: list[Record]) -> list[Record]:
@@ -256,4 +257,5 @@ def _users(value: Mapping[str, Any]) -> bool:
     provenance = value.get("provenance")
     if provenance is not None:
         return bool(provenance == "real_user")
-    return value.get("subtype") in _USERS
+    subtype = value.get("subtype")
+    return subtype is None or one_of(subtype, _USERS)
