@@ -4352,22 +4352,20 @@ def browser_use(path: Path) -> list[Run]:
             timeline.text("\n".join(brain[key] for key in _BROWSER_USE_BRAIN if brain.get(key)))
         # browser-use's first releases wrote one action and one result, no list
         results = step["result"] if isinstance(step["result"], list) else [step["result"]]
-        failed = False
         actions = output.get("action", [])
         actions = actions if isinstance(actions, list) else [actions]
         for index, action in enumerate(actions):
             [(name, _)] = action.items()
-            result = results[index] if index < len(results) else {}
+            if index >= len(results):
+                continue  # never ran: the step's actions stopped at an error or a page change
+            result = results[index]
             if result.get("is_done"):
                 done = result
                 timeline.text(result.get("extracted_content"))
-            elif name != "done" and failed:
-                timeline.beside(name)
             elif name != "done":
                 timeline.tool(name)
                 if result.get("error"):
                     timeline.error()
-                    failed = True
         for result in results[len(actions) :]:
             if result.get("error"):
                 timeline.error()

@@ -23,7 +23,8 @@ is a tool call named by the action (``go_to_url``, ``click_element_by_index``, `
 ``extract_content``...) with its params, answered by the result at its index: its ``error`` an
 evident error (the next action the error_recovery), else its ``extracted_content`` (else its
 ``long_term_memory``). An action with no result did not run (browser-use stops a step's actions
-at an error, or when the page changed: its result then says which actions were not executed).
+at an error, or when the page changed: its result then says which actions were not executed): no
+call, as a call another agent wrote but never ran.
 ``done`` is no tool: its result's ``extracted_content`` (its ``text``) is the final answer and its
 ``success`` the run's; a ``done`` recorded before browser-use wrote ``success`` ended the run as
 the agent's answer. A step with no model output whose result is an error (the model's reply
@@ -176,8 +177,8 @@ def _tell_step(
 ) -> Mapping[str, Any] | None:
     """Tell one history item; the result of its ``done``, when it ran one.
 
-    A call's id is its place (step, action): an action that never ran leaves its call waiting,
-    and a later call of the same name must not take its result.
+    A call's id is its place (step, action): a later call of the same name must not take its
+    result.
     """
     output = as_object(item.get("model_output"))
     results = [as_object(result) for result in _listed(item.get("result"))]
@@ -196,14 +197,15 @@ def _tell_step(
             done = result
             builder.answer(_done_text(result, params), at=at)
             continue
-        if name == DONE:  # asked for, never run (done beside other actions is refused)
+        if name == DONE or result is None:
+            # Never run (``done`` beside other actions is refused; browser-use stopped the
+            # step's actions at an error or a page change): no call, as a call Pi or Claude Code
+            # wrote but never ran. It did nothing and nothing answers it, and one asked for
+            # beside a failed action, before its error was seen, would read as its recovery.
             continue
         call_id = f"{number}.{index}"
         builder.tool_request(str(name), params, call_id=call_id, at=at)
-        if result is not None:
-            ran.append((str(name), call_id, result))
-    # One model turn asked for them all: an action after a failed one was asked for before
-    # the error was seen (and never ran), so it recovers nothing.
+        ran.append((str(name), call_id, result))
     for name, call_id, result in ran:
         _tell_result(builder, name, call_id, result, at)
     for result in results[len(actions) :]:  # no action: the model's reply failed, or the run
