@@ -47,7 +47,7 @@ these by :func:`messages_of`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
@@ -117,8 +117,8 @@ def recognises(value: Any) -> bool:
 
 
 @dataclass
-class _Session:
-    """A file's header and entries, as read so far."""
+class Session:
+    """A session file's first record, header (empty when the file opens with none) and entries."""
 
     first: Record
     header: Mapping[str, Any] = field(default_factory=dict)
@@ -129,27 +129,55 @@ def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
 ) -> Iterator[TraceItem | Problem]:
     """The one trace of a session file; a line that is no JSON is a problem, the rest read."""
-    session: _Session | None = None
+    session = yield from gathered(records, _is_header, _entry)  # Pi skips a line it cannot parse
+    if session is not None:
+        yield from told(session, partial(_finish, options=options))
+
+
+def gathered(
+    records: Iterable[Record | Problem],
+    is_header: Callable[[Any], bool],
+    entry: Callable[[Any], bool | str],
+) -> Generator[Problem, None, Session | None]:
+    """A session file's records as a :class:`Session`; the problems met on the way, yielded.
+
+    ``entry`` says of each record after the header whether it is an entry (``True``), one to
+    pass over (``False``), or why it is no line of the format (a problem at its line).
+    """
+    session: Session | None = None
     for item in records:
         if isinstance(item, Problem):
-            yield item  # Pi skips a line it cannot parse: kp says so
+            yield item
             continue
         if session is None:
-            session = _Session(item)
-            if recognises(item.value) and item.value.get("type") == "session":
+            session = Session(item)
+            if is_header(item.value):
                 session.header = item.value
                 continue
-        if isinstance(item.value, dict):
+        said = entry(item.value)
+        if said is True:
             session.entries.append(item)
-        else:
-            yield item.problem(
-                (), f"not a Pi session entry: {describe_value(item.value)}; expected {{type, ...}}"
-            )
-    if session is not None:
-        try:
-            yield finished(partial(_finish, session, options), session.first)
-        except Located as error:  # at the entry the message was read from
-            yield error.record.problem(("message",), error.message)
+        elif isinstance(said, str):
+            yield item.problem((), said)
+    return session
+
+
+def told(session: Session, finish: Callable[[Session], TraceItem]) -> Iterator[TraceItem | Problem]:
+    """The session's trace, or its problem: at the entry a message that cannot be read is in."""
+    try:
+        yield finished(partial(finish, session), session.first)
+    except Located as error:
+        yield error.record.problem(("message",), error.message)
+
+
+def _is_header(value: Any) -> bool:
+    return recognises(value) and value.get("type") == "session"
+
+
+def _entry(value: Any) -> bool | str:
+    if isinstance(value, dict):
+        return True
+    return f"not a Pi session entry: {describe_value(value)}; expected {{type, ...}}"
 
 
 def branch(header: Mapping[str, Any], entries: list[Record]) -> list[Record]:
@@ -237,7 +265,7 @@ def _tree(version: Any) -> bool:
     return isinstance(version, int) and not isinstance(version, bool) and version >= TREE_VERSION
 
 
-def _finish(session: _Session, options: TraceOptions) -> TraceItem:
+def _finish(session: Session, options: TraceOptions) -> TraceItem:
     header = session.header
     printed = any(as_string(e.value.get("type")) in EVENTS for e in session.entries)
     messages = (

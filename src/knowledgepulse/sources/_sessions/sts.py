@@ -23,7 +23,6 @@ does, is read as Pi's.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -33,7 +32,7 @@ from knowledgepulse._util.text import counted
 from knowledgepulse._util.times import epoch_time
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat._text import json_or_value
-from knowledgepulse.sources._envelope import UNDATED, TraceOptions, assemble, finished
+from knowledgepulse.sources._envelope import UNDATED, TraceOptions, assemble
 from knowledgepulse.sources._sessions import pi
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
@@ -60,48 +59,28 @@ def recognises(value: Any) -> bool:
     )
 
 
-@dataclass
-class _Session:
-    first: Record
-    header: Mapping[str, Any] = field(default_factory=dict)
-    lines: list[Record] = field(default_factory=list)
-
-
 def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
 ) -> Iterator[TraceItem | Problem]:
     """The one trace of a session file; a line that is no message is a problem, the rest read."""
-    session: _Session | None = None
-    for item in records:
-        if isinstance(item, Problem):
-            yield item
-            continue
-        if session is None:
-            session = _Session(item)
-            if recognises(item.value):
-                session.header = item.value
-                continue
-        value = item.value
-        if isinstance(value, dict) and value.get("type") == "message":
-            session.lines.append(item)
-        elif not (isinstance(value, dict) and isinstance(value.get("type"), str)):
-            yield item.problem(
-                (),
-                f"not an STS line: {describe_value(value)}; expected "
-                "{type: message, message: {role, content}}",
-            )
-        # a line of another type: one a later version adds, read past
-    if session is None:
-        return
-    try:
-        yield finished(partial(_finish, session, options), session.first)
-    except pi.Located as error:
-        yield error.record.problem(("message",), error.message)
+    session = yield from pi.gathered(records, recognises, _entry)
+    if session is not None:
+        yield from pi.told(session, partial(_finish, options=options))
 
 
-def _finish(session: _Session, options: TraceOptions) -> TraceItem:
+def _entry(value: Any) -> bool | str:
+    """A message line is read; a line of another type (one a later version adds) read past."""
+    if isinstance(value, dict) and isinstance(value.get("type"), str):
+        return bool(value["type"] == "message")
+    return (
+        f"not an STS line: {describe_value(value)}; expected "
+        "{type: message, message: {role, content}}"
+    )
+
+
+def _finish(session: pi.Session, options: TraceOptions) -> TraceItem:
     header = session.header
-    lines = _branch(header, session.lines)
+    lines = _branch(header, session.entries)
     messages = [(line, _as_pi(line)) for line in lines]
     told, errors, origin = pi.messages_of([(line, m) for line, m in messages if m is not None])
     builder = StepBuilder()
