@@ -52,6 +52,27 @@ _BLOCKS = frozenset(
 )
 
 
+def message_of(record: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A session line's ``message``; :class:`PathError` unless it is an Anthropic message.
+
+    Claude Code's and Factory Droid's lines each hold one: ``{role: user|assistant, content}``,
+    its content text or a list of blocks.
+    """
+    message = record.get("message")
+    if not isinstance(message, dict) or as_string(message.get("role")) not in ROLES:
+        raise PathError(
+            ("message",),
+            f"expected a message {{role: user|assistant, content: ...}}, found "
+            f"{describe_value(message)}",
+        )
+    if not isinstance(message.get("content"), str | list):
+        raise PathError(
+            ("message", "content"),
+            f"expected text or a list of blocks, found {describe_value(message.get('content'))}",
+        )
+    return message
+
+
 def is_block(kind: Any) -> bool:
     """Whether a content part's type is Anthropic's own: a tool's call or result, thinking.
 

@@ -362,18 +362,7 @@ def _tell_record(
         if chain is None:
             return
         session_id = f"{session_id}/sidechain-{chain}"
-    message = value.get("message")
-    if not isinstance(message, dict) or as_string(message.get("role")) not in TURNS:
-        raise PathError(
-            ("message",),
-            f"expected a message {{role: user|assistant, content: ...}}, found "
-            f"{describe_value(message)}",
-        )
-    if not isinstance(message.get("content"), str | list):
-        raise PathError(
-            ("message", "content"),
-            f"expected text or a list of blocks, found {describe_value(message.get('content'))}",
-        )
+    message = anthropic.message_of(value)
     session = sessions.setdefault(session_id, _Session(record))
     session.started = session.started or iso_time(value.get("timestamp"))
     version = value.get("version")

@@ -129,18 +129,7 @@ def _take(session: _Session, record: Record) -> None:
         if kind != HEADER and kind not in NOT_STEPS:
             session.unknown[kind] += 1
         return
-    message = value.get("message")
-    if not isinstance(message, dict) or as_string(message.get("role")) not in anthropic.ROLES:
-        raise PathError(
-            ("message",),
-            f"expected a message {{role: user|assistant, content: ...}}, found "
-            f"{describe_value(message)}",
-        )
-    if not isinstance(message.get("content"), str | list):
-        raise PathError(
-            ("message", "content"),
-            f"expected text or a list of blocks, found {describe_value(message.get('content'))}",
-        )
+    anthropic.message_of(value)  # checked: read when the session is told
     session.turns.append(record)
 
 
