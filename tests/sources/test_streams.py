@@ -606,3 +606,27 @@ def test_a_cursor_call_of_another_tool_names_itself() -> None:
     assert trace.steps[2].tool.name == "mcp_search"
     assert trace.steps[2].input == {"q": "sleep"}
     assert trace.steps[3].content == "found"
+
+
+def test_cursors_partial_output_pieces_are_left_out_for_the_whole_texts() -> None:
+    """``--stream-partial-output`` streams each text in pieces (``timestamp_ms``, no
+    ``model_call_id``) before the whole: the trace reads as it does without the pieces."""
+    records = lines(CURSOR_STREAM)
+    with_pieces: list[dict[str, Any]] = []
+    for record in records:
+        if record.get("type") == "assistant":
+            text = record["message"]["content"][0]["text"]
+            for piece in (text[:10], text[10:]):
+                content = [{"type": "text", "text": piece}]
+                with_pieces.append(
+                    {
+                        "type": "assistant",
+                        "message": {"role": "assistant", "content": content},
+                        "session_id": record["session_id"],
+                        "timestamp_ms": 1774846267524,
+                    }
+                )
+        with_pieces.append(record)
+    as_streamed = only(list(convert(with_pieces))).trace
+    assert as_streamed.steps == only(list(convert(records))).trace.steps
+    assert as_streamed.outcome == only(list(convert(records))).trace.outcome

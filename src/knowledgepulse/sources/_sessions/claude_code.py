@@ -63,7 +63,10 @@ succeeded: kp reads the text as it is. Cursor's CLI (``cursor-agent -p --output-
 stream-json``) prints the protocol too (its ``init`` names the ``apiKeySource``, no tools; a
 ``user`` record echoes the prompt), with records of its own, ``tool_call`` and ``thinking``, read
 by :mod:`.cursor_cli`; its ``result`` text runs all the assistant's texts together, so the answer
-is the last one. Not read: the partial messages ``--stream-partial-output`` adds.
+is the last one. With ``--stream-partial-output`` it adds each piece of text as it arrives, an
+``assistant`` record with a ``timestamp_ms`` and no ``model_call_id``: those are left out, as
+the whole text follows in the record that names its model call (or, for the last text, in the
+one with neither).
 """
 
 from __future__ import annotations
@@ -271,7 +274,7 @@ def _from_stream(sessions: dict[str, _Session], record: Record) -> Mapping[str, 
         if message is None:
             return None
         kind = message["role"]
-    if kind not in TURNS:
+    if kind not in TURNS or cursor_cli.partial(value):
         return None
     parent = value.get("parent_tool_use_id")
     if isinstance(parent, str) and parent:  # a sub-agent's turn: the Task call it runs

@@ -34,6 +34,20 @@ TEXTS = ("content", "stdout", "message", "output", "text")
 """The fields of a result that hold its text, the first found read (a shell's ``stdout``)."""
 
 
+def partial(value: Mapping[str, Any]) -> bool:
+    """Whether a record is a piece of text ``--stream-partial-output`` streams, not a message.
+
+    Cursor then streams the text piece by piece (each piece stamped with its ``timestamp_ms``)
+    and sends it again whole, in the record naming its ``model_call_id`` (without partial output,
+    the only one), or, for the text after the last call, in a record with neither field.
+    """
+    return (
+        value.get("type") == "assistant"
+        and "timestamp_ms" in value
+        and not value.get("model_call_id")
+    )
+
+
 def message(value: Mapping[str, Any]) -> dict[str, Any] | None:
     """A ``tool_call`` record as the Anthropic message it stands for; ``None``: no call is named.
 
