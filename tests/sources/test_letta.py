@@ -25,7 +25,9 @@ CLI = LETTA / "letta_tests_test_agent.af"
 GROUP = LETTA / "agent_file_lettabot_builder.af"
 """AgentFileSchema: an agent and its sleep-time agent."""
 KNOWLEDGE = LETTA / "letta_tests_knowledge_base.af"
-"""Letta 0.7.14: ends on a call's return."""
+"""Letta 0.7.14: ends on the return of summarize_pinecone_results, its rules' terminal tool."""
+WORKFLOW = LETTA / "agent_file_outreach_workflow_agent.af"
+"""Letta 0.6.47, a workflow agent: retrieve, evaluate, then reject, a terminal tool; no words."""
 
 
 def document(path: Path) -> dict[str, Any]:
@@ -110,10 +112,22 @@ def test_each_agent_of_a_group_is_a_trace_the_sleeptime_one_naming_its_manager()
     assert "Note: prior messages" not in sleeptime.trace.task.objective  # the summary is Letta's
 
 
-def test_an_export_that_ends_on_a_return_has_no_answer() -> None:
-    (item,) = traces(KNOWLEDGE)
+def test_a_run_that_ends_on_its_terminal_tool_succeeds_without_an_answer(tmp_path: Path) -> None:
+    """A tool the agent's rules end the run with (``exit_loop``) ends it as designed: a workflow
+    agent says nothing to the user. Without that rule, a history ending on a return is cut."""
+    for path in (WORKFLOW, KNOWLEDGE):
+        (item,) = traces(path)
+        assert item.trace.metadata.success is True, path
+        assert item.trace.outcome.result_summary == "completed"
+        assert item.trace.steps[-1].type == "observation"
+    value = document(WORKFLOW)
+    value["tool_rules"] = [r for r in value["tool_rules"] if r["type"] != "exit_loop"]
+    (item,) = traces(written(tmp_path, value))
     assert item.trace.metadata.success is False
-    assert item.trace.steps[-1].type == "observation"
+    value = document(WORKFLOW)  # the terminal tool failed: no success
+    value["messages"][-1]["content"][0]["text"] = json.dumps({"status": "Failed", "message": "x"})
+    (item,) = traces(written(tmp_path, value, "failed.af"))
+    assert item.trace.metadata.success is False
 
 
 def test_an_agent_exported_without_its_history_is_a_problem(tmp_path: Path) -> None:

@@ -42,8 +42,10 @@ itself shows them (``Message.to_letta_messages``):
 ``system`` messages (the prompt, rebuilt as the memory changed) and ``summary`` ones (Letta's
 newer record of a compaction) are no turn; nor are the boot messages Letta writes into a new
 MemGPT-style agent before any user message. A file records no outcome: success is whether the
-history ends in what the agent said to the user. The last thing said, with no call or user turn
-after it, is the answer.
+history ends in what the agent said to the user, or in the return of a tool the agent's
+``tool_rules`` end its run with (``exit_loop``, Letta's ``TerminalToolRule``: a workflow agent
+that ends on ``reject`` or ``send_email`` says nothing, by design), unless that return failed. The
+last thing said, with no call or user turn after it, is the answer.
 """
 
 from __future__ import annotations
@@ -90,10 +92,15 @@ HEARTBEAT = "request_heartbeat"
 Letta's own, taken out before the tool runs, so no part of the call's input."""
 FAILED = "Failed"
 """The status of a packed tool result that failed (``package_function_response``)."""
+TERMINAL = "exit_loop"
+"""The ``type`` of a tool rule whose tool ends the agent's run (Letta's ``TerminalToolRule``)."""
 MAPPING = {
     "steps": "each agent's messages (user, assistant, tool, approval), in the file's order",
     "id": "the file's name and the agent's id (or name)",
-    "success": "whether the history ends in what the agent said to the user",
+    "success": (
+        "whether the history ends in what the agent said to the user, or in a tool its "
+        "tool_rules end the run with"
+    ),
     "created_at": "the first message's created_at",
 }
 EXPECTED = (
@@ -188,7 +195,7 @@ def _finish(
     agent_type = as_string(agent.get("agent_type")) or ""
     builder = StepBuilder()
     try:
-        said = _tell(messages, agent_type, builder)
+        said = _tell(messages, agent_type, builder, _terminal_tools(agent))
     except PathError as error:  # at the message in the file
         raise PathError((*path, "messages", *error.path), error.message) from None
     name = non_empty(agent.get("name"))
@@ -205,7 +212,7 @@ def _finish(
         builder,
         source="letta",
         source_id=f"{run_name(record)}/{own}",
-        success=said.answered and builder.final_answer is not None,
+        success=(said.answered and builder.final_answer is not None) or said.ended,
         options=options,
         objective=said.objective,
         created_at=started or UNDATED,
@@ -218,10 +225,23 @@ def _finish(
     )
 
 
+def _terminal_tools(agent: Mapping[str, Any]) -> frozenset[str]:
+    """The tools the agent's ``tool_rules`` end its run with."""
+    rules = agent.get("tool_rules")
+    return frozenset(
+        rule["tool_name"]
+        for rule in (rules if isinstance(rules, list) else [])
+        if isinstance(rule, dict)
+        and rule.get("type") == TERMINAL
+        and isinstance(rule.get("tool_name"), str)
+    )
+
+
 @dataclass
 class _Said:
     objective: str | None = None
     answered: bool = False
+    ended: bool = False  # the history ends on a terminal tool's return that did not fail
 
 
 @dataclass(frozen=True)
@@ -237,14 +257,18 @@ class _Event:
     error: bool = False
 
 
-def _tell(messages: list[Any], agent_type: str, builder: StepBuilder) -> _Said:
-    """Tell the builder an agent's history; returns its objective and whether it was answered."""
+def _tell(
+    messages: list[Any], agent_type: str, builder: StepBuilder, terminal: frozenset[str]
+) -> _Said:
+    """Tell the builder an agent's history: its objective, answer and end (``terminal`` tools)."""
     events = _events(messages, agent_type)
     # The answer: the last thing said with no call, result or user turn after it.
     last = max((n for n, e in enumerate(events) if e.kind == "said"), default=None)
     if last is not None and any(e.kind != "thought" for e in events[last + 1 :]):
         last = None
     said, calls = _Said(), Calls(builder)
+    acts = [event for event in events if event.kind != "thought"]
+    said.ended = bool(acts) and _ends_run(acts[-1], terminal)
     for number, event in enumerate(events):
         if event.kind == "user":
             if said.objective is None:
@@ -265,6 +289,11 @@ def _tell(messages: list[Any], agent_type: str, builder: StepBuilder) -> _Said:
                 event.name or None, event.text, call_id=event.call_id, is_error=event.error
             )
     return said
+
+
+def _ends_run(event: _Event, terminal: frozenset[str]) -> bool:
+    """Whether an event is the return, not failed, of a tool that ends the agent's run."""
+    return event.kind == "result" and event.name in terminal and not event.error
 
 
 def _events(messages: list[Any], agent_type: str) -> list[_Event]:
@@ -466,7 +495,8 @@ def describe(first: Any, count: int) -> str:
     version = "AgentFileSchema" if _current(value) else "a Letta agent file before 0.12"
     return (
         f"read as letta ({counted(count, 'trace')}): {version}, a trace per agent with a "
-        "conversation; success is whether it ends in what the agent said to the user"
+        "conversation; success is whether it ends in what the agent said to the user or in a "
+        "tool its rules end the run with"
     )
 
 
