@@ -73,8 +73,11 @@ def test_split_think_reads_a_stray_close_after_the_blocks_only_where_a_block_may
 ):
     assert split_think(_QWEN_REPLY, unopened=True) == (
         ["The user said hi. I should greet them."],
-        "\n\nHello! Upload a PDF.",
+        "Hello! Upload a PDF.",  # the line breaks after the tag are its writer's, not the reply's
     )
+    # hermes-agent's trajectories: ``<think>\n{reasoning}\n</think>\n{content}``.
+    assert split_think("<think>\nLook first.\n</think>\nDone.") == (["Look first."], "Done.")
+    assert split_think("Sure. <think>x</think>\n  Done.") == (["x"], "Sure. \n  Done.")
     # A message that keeps its reasoning apart: its text is the reply, the stray tag in it.
     thoughts, text = split_think(_QWEN_REPLY)
     assert thoughts == []

@@ -255,7 +255,7 @@ def split_think(text: str, *, unopened: bool = False) -> tuple[list[str], str]:
     if closing >= 0 and not 0 <= text.find("<think>") < closing:
         before, after = text[:closing].strip(), text[closing + len("</think>") :]
         if after.strip():
-            text, opened = after, [before] if before else []
+            text, opened = after.lstrip("\r\n"), [before] if before else []
     if "<think>" not in text and "<scratch_pad>" not in text:  # most text: regex passes spared
         return opened, text
     thoughts = [found[2].strip() for found in _THINK.finditer(text) if found[2].strip()]
@@ -269,7 +269,9 @@ def split_think(text: str, *, unopened: bool = False) -> tuple[list[str], str]:
     if closing >= 0 and text[closing + len("</think>") :].strip():
         before, text = text[:closing].strip(), text[closing + len("</think>") :]
         thoughts += [before] if before else []
-    return opened + thoughts, text
+    # The line break after a block is the writer's separator (``</think>\n{content}``), not
+    # the reply's first character.
+    return opened + thoughts, text.lstrip("\r\n")
 
 
 _ACKNOWLEDGED = re.compile(
