@@ -23,7 +23,7 @@ from knowledgepulse.trace import TraceItem
 from tests.sources.helpers import convert_file, recognise, source_of
 
 HEADER = {
-    "working_dir": "/home/user/proj",
+    "working_dir": "/tmp/proj",
     "description": "List files",
     "schedule_id": None,
     "message_count": 6,
@@ -243,7 +243,7 @@ def test_a_stream_joins_a_replys_pieces_and_its_complete_event_is_success(tmp_pa
 def test_an_export_is_read_with_its_id_name_and_model(tmp_path: Path) -> None:
     session = {
         "id": "20251108_1",
-        "working_dir": "/home/user/proj",
+        "working_dir": "/tmp/proj",
         "name": "List files",
         "created_at": "2025-11-08T10:00:00Z",
         "conversation": SESSION[1:],

@@ -56,6 +56,7 @@ from knowledgepulse._util.jsonpath import as_string, describe_value, non_empty
 from knowledgepulse._util.text import counted
 from knowledgepulse._util.times import epoch_time
 from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.sources._chat._text import one_of
 from knowledgepulse.sources._envelope import TraceOptions, assemble, finished
 from knowledgepulse.sources._sessions import pi
 from knowledgepulse.sources._steps import StepBuilder
@@ -119,11 +120,11 @@ def is_message(value: Any) -> bool:
         return False
     created, content = value.get("created"), value.get("content")
     return (
-        value.get("role") in ROLES
+        one_of(value.get("role"), ROLES)
         and isinstance(created, int)
         and not isinstance(created, bool)
         and isinstance(content, list)
-        and all(isinstance(part, dict) and part.get("type") in PARTS for part in content)
+        and all(isinstance(part, dict) and one_of(part.get("type"), PARTS) for part in content)
     )
 
 
@@ -374,7 +375,7 @@ def anthropic_messages(
     origin: list[Record] = []
     unread = _unreadable_calls(m for _, m in messages)
     for record, message in messages:
-        if not isinstance(message, dict) or message.get("role") not in ROLES:
+        if not isinstance(message, dict) or not one_of(message.get("role"), ROLES):
             raise pi.Located(
                 record,
                 f"not a goose message: {describe_value(message)}; expected "
@@ -442,7 +443,7 @@ def _unreadable_calls(messages: Iterable[Any]) -> set[str | None]:
         if isinstance(message, dict) and isinstance(message.get("content"), list)
         for part in message["content"]
         if isinstance(part, dict)
-        and part.get("type") in _CALLS
+        and one_of(part.get("type"), _CALLS)
         and isinstance(part.get("toolCall"), dict)
         and part["toolCall"].get("status") == "error"
     }
