@@ -427,42 +427,30 @@ def test_a_reply_that_closes_a_think_block_it_never_opened_began_inside_it(
     assert trace.outcome.result_summary == "Howdy! What's up?"
 
 
-GOOSE = [  # Goose's messages (block/goose's `Message`): its calls and results in parts of its own
-    {"id": "m1", "role": "user", "created": 1, "content": [{"type": "text", "text": "List files"}]},
+UNREAD = [  # a part of a type no chat format has (an agent's own): its call is not in the trace
+    {"role": "user", "content": [{"type": "text", "text": "List files"}]},
     {
-        "id": "m2",
         "role": "assistant",
-        "created": 2,
         "content": [
             {"type": "text", "text": "Let me look."},
-            {
-                "type": "toolRequest",
-                "id": "t1",
-                "toolCall": {"status": "success", "value": {"name": "shell", "arguments": {}}},
-            },
+            {"type": "toolUse", "toolUseId": "t1", "name": "shell", "input": {}},
         ],
     },
-    {
-        "id": "m3",
-        "role": "user",
-        "created": 3,
-        "content": [{"type": "toolResponse", "id": "t1", "toolResult": {"status": "success"}}],
-    },
-    {"id": "m4", "role": "assistant", "created": 4, "content": [{"type": "text", "text": "Two."}]},
+    {"role": "assistant", "content": [{"type": "text", "text": "Two."}]},
 ]
 
 
 def test_content_parts_no_chat_format_has_are_said_not_dropped_unseen(tmp_path: Path) -> None:
-    """A call and its result in parts of an agent's own kind are missing from the trace: the
-    trace says so (before, a plausible trace of two thoughts, exit 0, no word)."""
-    path = tmp_path / "goose.json"
-    path.write_text(json.dumps(GOOSE))
+    """A call in a part of an agent's own kind is missing from the trace: the trace says so
+    (before, a plausible trace of two thoughts, exit 0, no word). goose's messages, which kp
+    read so before, are the goose source's now (tests/sources/test_goose.py)."""
+    path = tmp_path / "agent.json"
+    path.write_text(json.dumps(UNREAD))
     item = read_item(path)
     assert step_shape(item.trace) == [("thought", None), ("thought", None)]
     assert item.warnings == (
-        "content parts of a type no chat format kp reads ('toolRequest' in message(s) 1; "
-        "'toolResponse' in message(s) 2) are not read: what they hold (a call, its result) is "
-        "not in the trace",
+        "content parts of a type no chat format kp reads ('toolUse' in message(s) 1) are not "
+        "read: what they hold (a call, its result) is not in the trace",
     )
     images = [{"role": "user", "content": [{"type": "image_url"}, {"type": "text", "text": "?"}]}]
     path.write_text(json.dumps([*images, {"role": "assistant", "content": "A cat."}]))

@@ -45,6 +45,7 @@ BUILT_IN = (
     "codex",
     "gemini-cli",
     "droid",
+    "goose",
     "hermes-agent",
     "letta",
     "cline",

@@ -36,6 +36,7 @@ from knowledgepulse.sources._sessions import (
     codex,
     droid,
     gemini_cli,
+    goose,
     hermes_agent,
     inspect_ai,
     letta,
@@ -393,6 +394,31 @@ class Droid(Source):
     content_hint = droid.CONTENT_HINT
     recognises = staticmethod(droid.recognises)
     convert = staticmethod(droid.convert_records)
+
+
+@register_source("goose")
+class Goose(Source):
+    """Block's goose: its session files, ``goose run``'s json and stream-json, its exports."""
+
+    shapes = (
+        "goose session JSONL (a metadata line of description and message_count, then one "
+        "message a line: role, created, content of text, toolRequest, toolResponse... parts), "
+        "what goose run --output-format json or stream-json prints, or goose session export's "
+        "JSON"
+    )
+    content_hint = goose.CONTENT_HINT
+    # Its messages have a role and content, a run's JSON a messages column: goose's own parts.
+    overrides = ("openai-chat", "conversation")
+    recognises = staticmethod(goose.recognises)
+    convert = staticmethod(goose.convert_records)
+
+    def describe(self, first: Any, count: int, options: TraceOptions) -> str:
+        """Which of goose's files, and where success comes from."""
+        return goose.describe(first, count)
+
+    def mapping(self, first: Any, options: TraceOptions) -> dict[str, str]:
+        """The same fields for every file: its messages."""
+        return dict(goose.MAPPING)
 
 
 @register_source("hermes-agent")

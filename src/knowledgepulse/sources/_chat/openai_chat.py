@@ -278,7 +278,7 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
 def _unread_parts(messages: list[Any]) -> tuple[str, ...]:
     """A warning naming the content parts of types no reader here reads, and where they are.
 
-    A part of another agent's own (Goose's ``toolRequest`` and ``toolResponse``) may hold the
+    A part of another agent's own (Bedrock Converse's ``toolUse``, say) may hold the
     run's calls and results: the trace goes on without them, but said, not lost unseen.
     """
     unread: dict[str, list[int]] = {}
