@@ -78,6 +78,12 @@ def _json_like(text: str) -> bool:
     return _JSON_START.match(text) is not None
 
 
+# The first characters that tell a text is no JSON object or list (see _json_like), found by
+# one look-up: most texts open with one.
+_PLAIN_START = frozenset(
+    first for first in map(chr, range(128)) if not first.isspace() and first not in "[{"
+)
+
 _KEY_RULE = Rule("secret-key", "password", True)  # what hides a value for its key's name
 ID_TYPE = "id"
 """The type of a finding in an id: the id was replaced by :func:`hashed_id`, not a marker."""
@@ -131,6 +137,15 @@ def _walk(value: Any, loc: Loc, visit: Visit, mode: Mode, pattern: Pattern) -> A
             pattern = None
     if mode == "kept":
         return value
+    # By exact type first: a row's values are mostly these, and an ABC's isinstance (Mapping,
+    # below) is a Python call. A subclass (of str, of dict) takes the general way after.
+    kind = type(value)
+    if kind is str:
+        return _string(value, loc, visit, mode)
+    if kind is dict:
+        return _mapping(value, loc, visit, mode, pattern)
+    if value is None or kind in _SCALARS:
+        return value
     if isinstance(value, str):
         return _string(value, loc, visit, mode)
     if isinstance(value, bytes):
@@ -164,7 +179,11 @@ def _mapping(value: Mapping[Any, Any], loc: Loc, visit: Visit, mode: Mode, patte
         # A key is text too ({"sk-proj-...": 1}, an e-mail as a metadata key): cleaned as one,
         # found at its mapping's path, and the paths below it name it cleaned (stderr, reports).
         new_key = _string(key, loc, visit, "text") if isinstance(key, str) else key
-        new = _walk(item, (*loc, new_key), visit, _keyed(mode, key), inner)
+        # A null, a number: nothing to walk (most of a row's message fields are null).
+        if item is None or type(item) in _SCALARS:
+            new = item
+        else:
+            new = _walk(item, (*loc, new_key), visit, _keyed(mode, key), inner)
         renamed = renamed or new_key != key
         if new is not item or new_key != key:
             changed[key] = (new_key, new)
@@ -179,6 +198,10 @@ def _mapping(value: Mapping[Any, Any], loc: Loc, visit: Visit, mode: Mode, patte
             new_key = f"{new_key}'"  # two keys cleaned alike: neither value is lost
         out[new_key] = new
     return out
+
+
+_SCALARS = frozenset((bool, int, float))
+"""The exact types of JSON's scalars besides text: never changed, never looked into."""
 
 
 def _is_utf8(data: bytes) -> bool:
@@ -210,7 +233,9 @@ def _string(text: str, loc: Loc, visit: Visit, mode: Mode) -> str:
     # key naming a secret, at any depth: in its text the key's quotes are escaped
     # (\"api_key\": ...), where no rule sees them. Then its text is cleaned as any string's. A
     # repeated key's first value was never read, so such a text is written again from what was.
-    if mode != "text" or len(loc) >= MAX_NESTING or not _json_like(text):
+    if text[:1] in _PLAIN_START or mode != "text" or len(loc) >= MAX_NESTING:
+        return visit(loc, text, mode)
+    if not _json_like(text):
         return visit(loc, text, mode)
     try:
         parsed = orjson.loads(text)
