@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import json
 from typing import Any
 
 from hypothesis import example, given, settings
@@ -11,6 +13,7 @@ from knowledgepulse.redact import clean_text, redact_document
 from knowledgepulse.redact.cleaner import MAX_TEXT, _clean, _index
 from knowledgepulse.redact.detectors import default_rules
 from knowledgepulse.redact.rules import check_level
+from knowledgepulse.redact.walk import redact_value
 from knowledgepulse.trace import ReasoningTrace
 from tests.builders import trace_json
 from tests.trace.strategies import json_paths
@@ -192,3 +195,27 @@ def test_a_text_cleans_the_same_whether_remembered_or_not(text: str, level: str)
         cleaned, remembered = index.clean(text)
         assert (cleaned, dict(remembered)) == (fresh, dict(found))
     assert index.clean(text[:0] + text)[0] == fresh  # an equal text, another object
+
+
+@patient
+@given(document=documents(), level=levels)
+def test_a_value_redacts_the_same_whether_its_texts_are_remembered_or_not(
+    document: dict[str, Any], level: str
+) -> None:
+    """A walk that returns the texts found plain before unvisited gives what a fresh one gives."""
+    # Its texts alone too, so that a text hidden whole under a secret's key is also plain text.
+    value = [document, json.dumps(document), {"row": json.dumps(document["steps"])}]
+    value.append(_texts(value))
+    _index.cache_clear()  # every text new
+    fresh = redact_value(value, level)
+    assert redact_value(value, level) == fresh  # the plain texts now known
+    assert redact_value(copy.deepcopy(value), level) == fresh  # equal texts, other objects
+
+
+def _texts(value: Any) -> list[str]:
+    # Every string of a parsed JSON value (keys too), in order.
+    if isinstance(value, dict):
+        return [text for key, item in value.items() for text in [key, *_texts(item)]]
+    if isinstance(value, list):
+        return [text for item in value for text in _texts(item)]
+    return [value] if isinstance(value, str) else []

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from types import MappingProxyType
@@ -80,6 +80,8 @@ class _Index:
         # prompt, tool schemas and roles in every row, and a row's texts again in its trace.
         self.cleaned: dict[str, tuple[str | None, Mapping[Rule, int]]] = {}
         self.cleaned_chars = 0
+        # Those of them in which nothing was found: a walk returns such a text without a call.
+        self.plain: set[str] = set()
 
     def clean(self, text: str, timed_out: TimedOut | None = None) -> tuple[str, Mapping[Rule, int]]:
         """As :func:`clean`, remembered: the same text cleans the same with the same rules."""
@@ -97,9 +99,12 @@ class _Index:
             # to fill again from the rows that repeat.
             if self.cleaned_chars > _REMEMBERED_CHARS:
                 self.cleaned.clear()
+                self.plain.clear()
                 self.cleaned_chars = 0
             self.cleaned[text] = (None if cleaned == text else cleaned), found or _NOTHING
             self.cleaned_chars += len(text)
+            if cleaned == text and not found:
+                self.plain.add(text)
         return cleaned, found
 
     def candidates(self, text: str) -> tuple[Rule, ...]:
@@ -154,6 +159,14 @@ def text_cleaner(
 ) -> Callable[[str, TimedOut | None], tuple[str, Mapping[Rule, int]]]:
     """:func:`clean` with ``rules``, for many texts: the rules' index looked up once."""
     return _index(tuple(rules)).clean
+
+
+def plain_texts(rules: Sequence[Rule]) -> Container[str]:
+    """The texts :func:`text_cleaner` with ``rules`` has cleaned and found nothing in, so far.
+
+    It would return each as it is; the same container, as later texts join it.
+    """
+    return _index(tuple(rules)).plain
 
 
 def _clean(text: str, index: _Index, timed_out: TimedOut) -> tuple[str, Counter[Rule]]:

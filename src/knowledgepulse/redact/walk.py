@@ -9,7 +9,7 @@ equal; a string that holds JSON is cleaned value by value too (``docs/redaction.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from typing import Any, Literal, cast
@@ -21,7 +21,7 @@ from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse._util.settings import wrong_setting
 from knowledgepulse.errors import Location
 from knowledgepulse.records.json_values import MAX_NESTING, JsonError, check_depth, repeated_key
-from knowledgepulse.redact.cleaner import marker, text_cleaner, warn_timed_out
+from knowledgepulse.redact.cleaner import marker, plain_texts, text_cleaner, warn_timed_out
 from knowledgepulse.redact.detectors import KEY_KINDS, default_rules, is_setting
 from knowledgepulse.redact.rules import DEFAULT_LEVEL, Rule, RuleSet, RuleTimeoutError, check_level
 from knowledgepulse.trace.load import parse_trace
@@ -78,6 +78,12 @@ def _json_like(text: str) -> bool:
     return _JSON_START.match(text) is not None
 
 
+# The first characters that tell a text is no JSON object or list (see _json_like), found by
+# one look-up: most texts open with one.
+_PLAIN_START = frozenset(
+    first for first in map(chr, range(128)) if not first.isspace() and first not in "[{"
+)
+
 _KEY_RULE = Rule("secret-key", "password", True)  # what hides a value for its key's name
 ID_TYPE = "id"
 """The type of a finding in an id: the id was replaced by :func:`hashed_id`, not a marker."""
@@ -118,11 +124,14 @@ class Finding:
 
 
 Visit = Callable[[Loc, str, Mode], str]
+Plain = Container[str]
+"""The texts the rules found nothing in (:func:`~knowledgepulse.redact.cleaner.plain_texts`):
+a text among them is not visited unless it is hidden whole or parsed as JSON."""
 Pattern = tuple[str, ...] | None
 """A value's path with list indexes as ``*``, while a policy entry may still lie below it."""
 
 
-def _walk(value: Any, loc: Loc, visit: Visit, mode: Mode, pattern: Pattern) -> Any:
+def _walk(value: Any, loc: Loc, visit: Visit, mode: Mode, pattern: Pattern, *, plain: Plain) -> Any:
     # The value with each string replaced by visit(); the same object when nothing changed.
     # Besides JSON, a row read from Parquet holds tuples (a map's entries) and bytes (binary).
     if pattern is not None:
@@ -131,20 +140,36 @@ def _walk(value: Any, loc: Loc, visit: Visit, mode: Mode, pattern: Pattern) -> A
             pattern = None
     if mode == "kept":
         return value
+    # By exact type first: a row's values are mostly these, and an ABC's isinstance (Mapping,
+    # below) is a Python call. A subclass (of str, of dict) takes the general way after.
+    kind = type(value)
+    if kind is str:
+        return _string(value, loc, visit, plain, mode)
+    if kind is dict:
+        return _mapping(value, loc, visit, mode, pattern, plain=plain)
+    if value is None or kind in _SCALARS:
+        return value
     if isinstance(value, str):
-        return _string(value, loc, visit, mode)
+        return _string(value, loc, visit, plain, mode)
     if isinstance(value, bytes):
         # Bytes that are not UTF-8 as Latin-1, one character a byte: an ASCII secret is found.
         codec = "utf-8" if _is_utf8(value) else "latin-1"
         text = value.decode(codec)
-        new_text = _string(text, loc, visit, mode)
+        new_text = _string(text, loc, visit, plain, mode)
         return value if new_text is text else new_text.encode(codec)
     if isinstance(value, list | tuple):
         inner = None if pattern is None else (*pattern, _ANY)
         # A map's entry (key, value): the value is hidden whole when the key names a secret.
         pair = type(value) is tuple and len(value) == 2 and isinstance(value[0], str | bytes)
         new = [
-            _walk(item, (*loc, at), visit, _keyed(mode, value[0]) if pair and at else mode, inner)
+            _walk(
+                item,
+                (*loc, at),
+                visit,
+                _keyed(mode, value[0]) if pair and at else mode,
+                inner,
+                plain=plain,
+            )
             for at, item in enumerate(value)
         ]
         if all(a is b for a, b in zip(new, value, strict=True)):
@@ -152,10 +177,12 @@ def _walk(value: Any, loc: Loc, visit: Visit, mode: Mode, pattern: Pattern) -> A
         return tuple(new) if isinstance(value, tuple) else new
     if not isinstance(value, Mapping):
         return value
-    return _mapping(value, loc, visit, mode, pattern)
+    return _mapping(value, loc, visit, mode, pattern, plain=plain)
 
 
-def _mapping(value: Mapping[Any, Any], loc: Loc, visit: Visit, mode: Mode, pattern: Pattern) -> Any:
+def _mapping(
+    value: Mapping[Any, Any], loc: Loc, visit: Visit, mode: Mode, pattern: Pattern, *, plain: Plain
+) -> Any:
     # _walk of a mapping: its values walked, and its keys cleaned as text.
     changed: dict[str, Any] = {}
     renamed = False
@@ -163,8 +190,12 @@ def _mapping(value: Mapping[Any, Any], loc: Loc, visit: Visit, mode: Mode, patte
         inner = None if pattern is None else (*pattern, key)
         # A key is text too ({"sk-proj-...": 1}, an e-mail as a metadata key): cleaned as one,
         # found at its mapping's path, and the paths below it name it cleaned (stderr, reports).
-        new_key = _string(key, loc, visit, "text") if isinstance(key, str) else key
-        new = _walk(item, (*loc, new_key), visit, _keyed(mode, key), inner)
+        new_key = _string(key, loc, visit, plain, "text") if isinstance(key, str) else key
+        # A null, a number: nothing to walk (most of a row's message fields are null).
+        if item is None or type(item) in _SCALARS:
+            new = item
+        else:
+            new = _walk(item, (*loc, new_key), visit, _keyed(mode, key), inner, plain=plain)
         renamed = renamed or new_key != key
         if new is not item or new_key != key:
             changed[key] = (new_key, new)
@@ -179,6 +210,10 @@ def _mapping(value: Mapping[Any, Any], loc: Loc, visit: Visit, mode: Mode, patte
             new_key = f"{new_key}'"  # two keys cleaned alike: neither value is lost
         out[new_key] = new
     return out
+
+
+_SCALARS = frozenset((bool, int, float))
+"""The exact types of JSON's scalars besides text: never changed, never looked into."""
 
 
 def _is_utf8(data: bytes) -> bool:
@@ -205,12 +240,16 @@ def _schema_type(loc: Loc, text: str) -> bool:
     return bool(loc) and loc[-1] == "type" and text in _SCHEMA_TYPES
 
 
-def _string(text: str, loc: Loc, visit: Visit, mode: Mode) -> str:
+def _string(text: str, loc: Loc, visit: Visit, plain: Plain, mode: Mode) -> str:
     # A string holding JSON (a conversation kept as one string) is walked for the values under a
     # key naming a secret, at any depth: in its text the key's quotes are escaped
     # (\"api_key\": ...), where no rule sees them. Then its text is cleaned as any string's. A
     # repeated key's first value was never read, so such a text is written again from what was.
-    if mode != "text" or len(loc) >= MAX_NESTING or not _json_like(text):
+    if text[:1] in _PLAIN_START or mode != "text" or len(loc) >= MAX_NESTING:
+        if mode != "secret" and text in plain:
+            return text  # cleaned before, nothing found: as visit would return it
+        return visit(loc, text, mode)
+    if not _json_like(text):
         return visit(loc, text, mode)
     try:
         parsed = orjson.loads(text)
@@ -223,7 +262,7 @@ def _string(text: str, loc: Loc, visit: Visit, mode: Mode) -> str:
             # Any other string is left for the cleaning of the whole text.
             return visit(loc, text, mode) if mode == "secret" else text
 
-        new = _walk(parsed, loc, secrets_only, mode, None)
+        new = _walk(parsed, loc, secrets_only, mode, None, plain=plain)
         if new is not parsed or repeated_key(text, parsed) is not None:
             text = orjson.dumps(new).decode()
     return visit(loc, text, mode)
@@ -309,7 +348,10 @@ def redact_document(
         )
     chosen_level = check_level(level) if level is not None else document_level(document)
     return _redact(
-        lambda visit: _walk(document, (), visit, "text", ()), chosen_level, rules, location
+        lambda visit, plain: _walk(document, (), visit, "text", (), plain=plain),
+        chosen_level,
+        rules,
+        location,
     )
 
 
@@ -326,7 +368,12 @@ def redact_value(
     ``location``: where the value was read, which a rule's timeout warning names.
     """
     level = check_level(level or DEFAULT_LEVEL)
-    return _redact(lambda visit: _walk(value, (), visit, "text", None), level, rules, location)
+    return _redact(
+        lambda visit, plain: _walk(value, (), visit, "text", None, plain=plain),
+        level,
+        rules,
+        location,
+    )
 
 
 def redact_id(
@@ -342,16 +389,17 @@ def redact_id(
     ``location``: where the id was read, which a rule's timeout warning names.
     """
     level = check_level(level or DEFAULT_LEVEL)
-    return _redact(lambda visit: visit((), text, "id"), level, rules, location)
+    return _redact(lambda visit, _: visit((), text, "id"), level, rules, location)
 
 
 def _redact(
-    walk: Callable[[Visit], Any],
+    walk: Callable[[Visit, Plain], Any],
     level: PrivacyLevel,
     rules: RuleSet | None,
     location: Location | None = None,
 ) -> tuple[Any, list[Finding]]:
-    clean = text_cleaner((rules or default_rules()).for_level(level))
+    chosen = (rules or default_rules()).for_level(level)
+    clean, plain = text_cleaner(chosen), plain_texts(chosen)
     findings: list[Finding] = []
 
     def redact(loc: Loc, text: str, mode: Mode) -> str:
@@ -367,7 +415,9 @@ def _redact(
             # A rule took a quote, a bracket or a number of JSON text (a key read as a quoted
             # value): its values are cleaned one by one instead, so that it stays JSON; a number
             # a rule finds something in becomes the marker, as text.
-            cleaned_values = _walk(_leaves(parsed, _number_as_text), loc, redact, mode, None)
+            cleaned_values = _walk(
+                _leaves(parsed, _number_as_text), loc, redact, mode, None, plain=plain
+            )
             return orjson.dumps(_leaves(cleaned_values, _number_back)).decode()
         if found:
             path = format_path(loc)
@@ -379,7 +429,7 @@ def _redact(
                 return hashed_id(text)
         return cleaned
 
-    return walk(redact), findings
+    return walk(redact, plain), findings
 
 
 def _timed_out_at(location: Location | None, loc: Loc, error: RuleTimeoutError) -> None:
