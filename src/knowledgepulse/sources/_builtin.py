@@ -403,7 +403,7 @@ class Goose(Source):
     shapes = (
         "goose session JSONL (a metadata line of description and message_count, then one "
         "message a line: role, created, content of text, toolRequest, toolResponse... parts), "
-        "what goose run --output-format json or stream-json prints, or goose session export's "
+        "what goose run prints as json or stream-json, or goose session export's "
         "JSON"
     )
     content_hint = goose.CONTENT_HINT
