@@ -462,7 +462,7 @@ def _breakdowns(
     counted: Sequence[tuple[str, str, TraceFeatures]],
     origins: Sequence[tuple[float, NoveltyOrigin]],
 ) -> list[ValueBreakdown]:
-    """Each trace's :meth:`~TraceValueScorer.breakdown_of` its id, domain, features and novelty.
+    """Each trace's breakdown from its id, domain, features and novelty (``breakdown_of``).
 
     A breakdown is a pure function of them, and its id is only copied into it: traces of equal
     domain, features and novelty get one composed breakdown, each with its own id. Without an
