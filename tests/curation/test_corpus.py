@@ -123,6 +123,30 @@ def test_scored_apart_the_breakdowns_and_vectors_are_those_held() -> None:
     assert held_apart.vectors.tobytes() == held.vectors.tobytes()
 
 
+def test_scored_apart_without_an_embedder_equal_traces_share_one_composed_breakdown() -> None:
+    """Without an embedder, breakdowns equal score_corpus's; traces alike share their parts."""
+    traces = [loaded(f"kp:trace:{n}", OBJECTIVES[n % 4]) for n in range(6)]
+    held = score_corpus(TraceValueScorer(embedder=None), traces)
+    held_apart = apart(TraceValueScorer(embedder=None), traces)
+    assert held_apart.breakdowns == held.breakdowns
+    first, *others = held_apart.breakdowns
+    assert [b.trace_id for b in others] == [f"kp:trace:{n}" for n in range(1, 6)]
+    assert all(b.dimensions is first.dimensions for b in others)
+
+
+def test_candidates_carry_outcomes_and_failed_runs_when_asked() -> None:
+    """Corpus.candidates gives each its outcome, and failed from its facts only when asked."""
+    failed = validate_record(
+        Record(Location("t.jsonl"), trace_json(trace_id="kp:trace:b", success=False))
+    )
+    assert isinstance(failed, TraceItem)
+    traces = [loaded("kp:trace:a", OBJECTIVES[0]), failed]
+    corpus = score_corpus(TraceValueScorer(embedder=None), traces)
+    asked = corpus.candidates(["t", None], [0.5, None], failed=True)
+    assert [(c.task, c.outcome, c.failed) for c in asked] == [("t", 0.5, False), (None, None, True)]
+    assert [(c.failed, c.outcome) for c in corpus.candidates()] == [(False, None)] * 2
+
+
 def test_corpus_novelty_goes_through_the_embedders_calibration() -> None:
     """Leave-one-out novelty is mapped as online novelty is: the scorer's one definition."""
     from tests.value.test_scorer import LOWERING, Calibrated

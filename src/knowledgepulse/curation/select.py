@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -420,7 +420,7 @@ def dedupe_apart(
     *,
     threshold: float,
     nearest: Sequence[float] | None = None,
-    objectives: Sequence[str],
+    objectives: Sequence[Hashable],
     compared: Sequence[bool],
 ) -> list[DuplicateGroup]:
     """:func:`dedupe`, a candidate not ``compared`` only among those of its objective.
@@ -433,7 +433,7 @@ def dedupe_apart(
     if all(compared):
         return dedupe(candidates, vectors, threshold=threshold, nearest=nearest)
     parts = [[index for index, read in enumerate(compared) if read]]
-    same_objective: dict[str, list[int]] = {}
+    same_objective: dict[Hashable, list[int]] = {}
     for index, read in enumerate(compared):
         if not read:
             same_objective.setdefault(objectives[index], []).append(index)
@@ -510,7 +510,7 @@ tau-bench's medians within a task and between two (``docs/curation.md``)."""
 
 def infer_tasks(
     candidates: Sequence[Candidate],
-    objectives: Sequence[str],
+    objectives: Sequence[Hashable],
     vectors: NDArray[np.floating[Any]] | None = None,
     *,
     threshold: float = INFERRED_TASK_SIMILARITY,
@@ -521,8 +521,9 @@ def infer_tasks(
     """Each candidate's task: the id of the best run of the task it is inferred to belong to.
 
     Walking down the ranking, a candidate joins the task of an earlier one with the same
-    objective (``objectives[i]``), else the task whose best run's vector is most similar to its
-    own when their cosine reaches ``threshold``, else it starts its own. Without vectors, only
+    objective (``objectives[i]``: its text, or what is equal for equal texts only, a digest),
+    else the task whose best run's vector is most similar to its own when their cosine reaches
+    ``threshold``, else it starts its own. Without vectors, only
     equal objectives make a task; nor for a candidate whose ``compared`` is false (its text is
     one the model cannot tell apart from others). With ``failed`` (whether each run failed) and
     ``joined``, a task whose runs all failed then joins the task with a successful run that is
@@ -549,7 +550,7 @@ def infer_tasks(
             f"{', '.join(wrong)} for {count} candidates: give one per candidate, in their order"
         )
     tasks = [""] * count
-    by_objective: dict[str, str] = {}
+    by_objective: dict[Hashable, str] = {}
     leaders: list[int] = []  # the first (best) run of each task with a row, in ranking order
     # Their vectors, a row per task as tasks are found (never more rows than candidates).
     rows = (

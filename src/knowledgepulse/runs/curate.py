@@ -636,17 +636,8 @@ def select(
     scores = [scored.breakdown.score for scored in corpus.items]
     threshold = min_score.resolve(scores) if isinstance(min_score, MinScore) else min_score
     outcomes = _outcomes(corpus, outcome_field, min_reward, by_outcome, read_outcomes)
-    candidates = [
-        replace(candidate, failed=not facts.success, outcome=outcome)
-        for candidate, facts, outcome in zip(
-            corpus.candidates(tasks),
-            corpus.item_facts(),
-            outcomes or [None] * len(tasks),
-            strict=True,
-        )
-    ]
     selection = select_candidates(
-        candidates,
+        corpus.candidates(tasks, outcomes or None, failed=True),
         corpus.vectors,
         budget=budget,
         min_score=threshold,
@@ -769,7 +760,7 @@ def dedupe(
             corpus.vectors,
             threshold=corpus.cosine_of(threshold),
             nearest=corpus.nearest_cosines(),
-            objectives=[item.objective_digest.hex() for item in facts],
+            objectives=[item.objective_digest for item in facts],
             compared=[item.objective_read for item in facts],
         )
     groups, group_of = _groups(corpus, found)

@@ -93,7 +93,7 @@ def inferred_tasks(corpus: Corpus, similarity: float) -> list[str]:
     facts = corpus.item_facts()
     return infer_tasks(
         corpus.candidates(),
-        [item.objective_digest.hex() for item in facts],
+        [item.objective_digest for item in facts],  # 16 bytes each, not a text
         corpus.vectors,
         threshold=corpus.cosine_of(similarity),
         compared=[item.objective_read for item in facts],
