@@ -288,6 +288,23 @@ def test_without_a_choice_only_many_rows_in_memory_are_read_again(
         assert select(data, scorer=scorer(), source="openai-chat", reread=None).corpus.held_apart
 
 
+def test_a_parquet_file_of_many_rows_is_read_again_however_small(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chat rows compress ten times or more in Parquet: its rows decide too, from its footer."""
+    rows = chat_rows(8)
+    path = tmp_path / "rows.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    monkeypatch.setattr(inputs, "REREAD_FROM_BYTES", path.stat().st_size * 4 + 1)
+    monkeypatch.setattr(inputs, "REREAD_FROM_ROWS", len(rows) + 1)
+    held = select([str(path)], scorer=scorer(), source="openai-chat", reread=None)
+    assert not held.corpus.held_apart
+    monkeypatch.setattr(inputs, "REREAD_FROM_ROWS", len(rows))
+    apart = select([str(path)], scorer=scorer(), source="openai-chat", reread=None)
+    assert apart.corpus.held_apart
+    assert apart.picks == held.picks
+
+
 def chat_rows(count: int) -> list[dict[str, Any]]:
     """``count`` chat rows of three tasks, every fourth unreadable (no messages)."""
     return [

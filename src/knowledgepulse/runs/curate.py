@@ -564,8 +564,8 @@ def select(
             standard input), or rows in memory that can be read twice (a table, a
             ``Dataset``, a list of rows). The result's items are then held
             apart (:meth:`~knowledgepulse.curation.corpus.Corpus.whole`). For inputs too large
-            to hold; ``None``: for files of ``REREAD_FROM_BYTES`` or more and
-            ``REREAD_FROM_ROWS`` rows or more in memory (as ``kp`` does).
+            to hold; ``None``: for files of ``REREAD_FROM_BYTES`` or more, and
+            ``REREAD_FROM_ROWS`` rows or more in memory or in Parquet files (as ``kp`` does).
 
     Raises:
         ParameterConflictError: both ``budget`` and ``top``; ``task_similarity`` with
