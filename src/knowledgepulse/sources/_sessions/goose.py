@@ -197,7 +197,8 @@ class _Run:
     status: str | None = None
     completed: bool = False
     model: str | None = None
-    unknown: Counter[str] = field(default_factory=Counter)
+    unknown: Counter[tuple[str, str]] = field(default_factory=Counter)
+    """Parts and stream events of a type kp does not know: (``part`` or ``event``, the type)."""
 
 
 def convert_records(
@@ -270,7 +271,7 @@ def _take(run: _Run, record: Record) -> str | None:
     elif kind == "complete":
         run.completed = True
     elif kind != "notification":
-        run.unknown[f"event {kind!r}"] += 1
+        run.unknown["event", kind] += 1
     return None
 
 
@@ -340,8 +341,8 @@ def _joined(messages: list[tuple[Record, Any]]) -> list[tuple[Record, Any]]:
     return joined
 
 
-_PIECES = {"text": "text", "thinking": "thinking"}
-"""The parts goose streams in pieces, and the key of each that holds the piece."""
+_PIECES = frozenset({"text", "thinking"})
+"""The parts goose streams in pieces: each holds its piece under the key its type names."""
 
 
 def _merged(message: Mapping[str, Any], parts: list[Any]) -> list[Any]:
@@ -349,22 +350,21 @@ def _merged(message: Mapping[str, Any], parts: list[Any]) -> list[Any]:
     for part in parts:
         before = content[-1] if content else None
         kind = part.get("type") if isinstance(part, dict) else None
-        key = _PIECES.get(kind) if isinstance(kind, str) else None
         if (
-            key is not None
+            one_of(kind, _PIECES)
             and isinstance(before, dict)
             and before.get("type") == kind
-            and isinstance(part.get(key), str)
-            and isinstance(before.get(key), str)
+            and isinstance(part.get(kind), str)
+            and isinstance(before.get(kind), str)
         ):
-            content[-1] = {**before, key: before[key] + part[key]}
+            content[-1] = {**before, kind: before[kind] + part[kind]}
         else:
             content.append(part)
     return content
 
 
 def anthropic_messages(
-    messages: list[tuple[Record, Any]], unknown: Counter[str]
+    messages: list[tuple[Record, Any]], unknown: Counter[tuple[str, str]]
 ) -> tuple[list[dict[str, Any]], set[int], list[Record]]:
     """The goose messages as Anthropic ones, the indexes of errors outside a tool, their records.
 
@@ -410,14 +410,14 @@ def _said(
 
 
 def _block(
-    role: str, part: Any, unread: set[str | None], unknown: Counter[str]
+    role: str, part: Any, unread: set[str | None], unknown: Counter[tuple[str, str]]
 ) -> dict[str, Any] | str | None:
     """One part as an Anthropic block; an unreadable call as its error's text; else ``None``."""
     kind = part.get("type") if isinstance(part, dict) else None
     if not isinstance(kind, str) or kind in _PASSED:
         return None
     if kind not in PARTS:
-        unknown[f"part {kind!r}"] += 1
+        unknown["part", kind] += 1
         return None
     if kind == "toolResponse":
         return None if as_string(part.get("id")) in unread else _result(part)
@@ -426,7 +426,7 @@ def _block(
         if role == "assistant" and isinstance(call, dict) and call.get("status") == "error":
             return as_string(call.get("error")) or "the model's tool call was unreadable"
         return _call(part) if role == "assistant" else None
-    return _words(kind, part) if kind in ("text", "thinking") else None
+    return _words(kind, part) if kind in _PIECES else None
 
 
 def _hidden(message: Mapping[str, Any]) -> bool:
@@ -450,12 +450,9 @@ def _unreadable_calls(messages: Iterable[Any]) -> set[str | None]:
 
 
 def _words(kind: str, part: Mapping[str, Any]) -> dict[str, Any] | None:
-    text = part.get("text") if kind == "text" else part.get("thinking")
-    if not isinstance(text, str) or not text.strip():
-        return None
-    return (
-        {"type": "text", "text": text} if kind == "text" else {"type": "thinking", "thinking": text}
-    )
+    """A ``text`` or ``thinking`` part as the Anthropic block of that type (keyed alike)."""
+    text = part.get(kind)
+    return {"type": kind, kind: text} if isinstance(text, str) and text.strip() else None
 
 
 def _call(part: Mapping[str, Any]) -> dict[str, Any]:
@@ -562,9 +559,9 @@ def _extra(run: _Run, inferred: str | None) -> dict[str, Any]:
 
 def _warnings(run: _Run) -> tuple[str, ...]:
     said = [
-        f"{counted(count, 'goose ' + kind.split()[0])} of type {kind.split(' ', 1)[1]}, a type kp "
-        "does not know, passed over (a newer goose's?)"
-        for kind, count in sorted(run.unknown.items())
+        f"{counted(count, 'goose ' + what)} of type {kind!r}, a type kp does not know, passed "
+        "over (a newer goose's?)"
+        for (what, kind), count in sorted(run.unknown.items())
     ]
     if run.form == STREAM and not run.completed:
         said.append(
