@@ -123,7 +123,7 @@ def chat_row(
         elif step.type in ("tool_call", "error_recovery") and step.tool is not None:
             row.call(step)
         elif step.type == "observation":
-            row.observation(step, told[index + 1 :])
+            row.observation(step, told, index + 1)
         elif (step.content or "").strip():
             messages.append({"role": "assistant", "content": step.content})
     # The summary a run that stopped at a call or its result is given is no turn of the model's:
@@ -196,8 +196,12 @@ class _Row:
         self.waiting.append((call_id, step.tool.name))
         _learn_tool(self.tools, self.given, step)
 
-    def observation(self, step: Step, rest: list[Step]) -> None:
-        """The ``tool`` turn answering a waiting call; else a user turn (a reply, or an error)."""
+    def observation(self, step: Step, steps: list[Step], after: int) -> None:
+        """The ``tool`` turn answering a waiting call; else a user turn (a reply, or an error).
+
+        ``steps[after:]`` are the steps that follow it (passed whole, not sliced: a slice for each
+        observation made a long trace's row quadratic in its length).
+        """
         if _is_reply(step):  # the user speaking after no text of the agent's
             self.user(_text(step))
             return
@@ -206,7 +210,7 @@ class _Row:
             self.user(message["content"], error=step.tool is None)
             return
         self.messages.append(message)
-        if _recovered(rest, self.waiting):
+        if _recovered(steps, after, self.waiting):
             self.failed.append(message["tool_call_id"])
 
 
@@ -247,16 +251,19 @@ def messages_fields(pa: Any) -> list[Any]:
     return [pa.field(name, types.get(name, pa.string())) for name in MESSAGES_COLUMNS]
 
 
-def _recovered(rest: list[Step], waiting: list[tuple[str, str]]) -> bool:
+def _recovered(steps: list[Step], after: int, waiting: list[tuple[str, str]]) -> bool:
     """Whether the next action after a result (else any later step) is an ``error_recovery``.
 
-    The chat readers make the action after a failed result its recovery: the next tool call,
-    else the next thought. Only up to an error met outside a tool (an observation no call
-    waits for, a marked user turn): a recovery after it is that error's, and marking the result
-    too would make the thought between them a recovery when read back.
+    ``steps[after:]`` are the steps after the result. The chat readers make the action after a
+    failed result its recovery: the next tool call, else the next thought. Only up to an error
+    met outside a tool (an observation no call waits for, a marked user turn): a recovery after
+    it is that error's, and marking the result too would make the thought between them a
+    recovery when read back.
     """
     left = list(waiting)  # the calls the observations before the next action may answer
-    for index, step in enumerate(rest):
+    end = len(steps)
+    for index in range(after, end):
+        step = steps[index]
         if step.type in ("tool_call", "error_recovery") and step.tool:
             return step.type == "error_recovery"
         if step.type == "observation" and not _is_reply(step):
@@ -264,9 +271,9 @@ def _recovered(rest: list[Step], waiting: list[tuple[str, str]]) -> bool:
             if answered is not None:
                 left.remove(answered)
             elif step.tool is None:
-                rest = rest[:index]
+                end = index
                 break
-    return any(step.type == "error_recovery" for step in rest)
+    return any(steps[index].type == "error_recovery" for index in range(after, end))
 
 
 def _answered(step: Step, waiting: list[tuple[str, str]]) -> tuple[str, str] | None:
