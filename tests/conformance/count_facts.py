@@ -4248,6 +4248,55 @@ def pi(path: Path) -> list[Run]:
     return [timeline.facts(objective, trace_id=header.get("id", path.stem))]
 
 
+def opencode(path: Path) -> list[Run]:
+    """OpenCode: what ``opencode run --format json`` prints (one event a line, the assistant's
+    parts: a ``tool_use`` event's ``tool`` part is a tool, failed when its ``state.status`` is
+    ``error``; a ``text`` event's part is text; an ``error`` event is an error and says the run
+    failed), or what ``opencode export`` writes (``{info, messages: [{info, parts}]}``: the first
+    user message's text parts OpenCode did not write itself (``synthetic``) are the objective; an
+    assistant's ``error`` is an error). The prompt of a run is not printed: no objective."""
+    text = path.read_text()
+    if text.lstrip().startswith("{\n") or path.suffix == ".json":
+        document = json.loads(text)
+        messages = document["messages"]
+        trace_id = document["info"]["id"]
+        failed = None
+    else:
+        events = [json.loads(line) for line in text.splitlines() if line.strip()]
+        messages = [
+            {"info": {"role": "assistant"}, "parts": [e["part"]]} for e in events if "part" in e
+        ]
+        trace_id = events[0]["sessionID"]
+        failed = any(e["type"] == "error" for e in events)
+        messages += [
+            {"info": {"role": "assistant", "error": e["error"]}, "parts": []}
+            for e in events
+            if e["type"] == "error"
+        ]
+    timeline, objective = _Timeline(), None
+    for message in messages:
+        info, parts = message["info"], message["parts"]
+        if info["role"] == "user":
+            said = "\n".join(
+                p["text"] for p in parts if p["type"] == "text" and not p.get("synthetic")
+            )
+            if objective is None:
+                objective = said or None
+            else:
+                timeline.user(said)
+            continue
+        for part in parts:
+            if part["type"] == "tool":
+                timeline.tool(part["tool"])
+                if part["state"]["status"] != "completed":
+                    timeline.error()
+            elif part["type"] == "text" and not part.get("synthetic"):
+                timeline.text(part["text"])
+        if info.get("error"):
+            timeline.error()
+    return [timeline.facts(objective, success=False if failed else None, trace_id=trace_id)]
+
+
 _PI_EVENTS = ("agent_start", "turn_start", "message_end", "tool_execution_end", "agent_end")
 """Some of the events ``pi --mode json`` prints (after the session's header, since Pi 0.45)."""
 
@@ -5384,6 +5433,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "droid": droid,
     "gemini-cli": gemini_cli,
     "pi": pi,
+    "opencode": opencode,
     "hermes-agent": hermes_agent,
     "letta": letta,
     "adk": adk,

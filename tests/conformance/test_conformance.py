@@ -121,6 +121,8 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("claude-code/maestro_qwen_code_0.15.6_stream_json.jsonl", "runs[0].objective"): (
         "'qwen-code run'"
     ),
+    ("opencode/mantis_opencode_stream_success.jsonl", "runs[0].objective"): "'opencode run'",
+    ("opencode/mantis_opencode_stream_denied.jsonl", "runs[0].objective"): "'opencode run'",
     # browser-use's saved history holds no task before 0.7.11 (the Agent was given it and
     # never wrote it): no record holds the user's words; the placeholder says so.
     ("browser-use/browser_use_own_draft_rerun_elon_musk.json", "runs[0].objective"): (
@@ -289,6 +291,12 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
     ),
     ("claude-code/maestro_qwen_code_0.15.6_stream_json.jsonl", 0): (
         "the objective is a placeholder ('qwen-code run'), not the user's request"
+    ),
+    ("opencode/mantis_opencode_stream_success.jsonl", 0): (
+        "the objective is a placeholder ('opencode run'), not the user's request"
+    ),
+    ("opencode/mantis_opencode_stream_denied.jsonl", 0): (
+        "the objective is a placeholder ('opencode run'), not the user's request"
     ),
     # browser-use's saved history before 0.7.11: no task in the file (see KNOWN_GAPS).
     ("browser-use/browser_use_own_draft_rerun_elon_musk.json", 0): (

@@ -46,6 +46,7 @@ BUILT_IN = (
     "gemini-cli",
     "droid",
     "goose",
+    "opencode",
     "hermes-agent",
     "letta",
     "cline",

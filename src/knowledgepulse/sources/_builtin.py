@@ -41,6 +41,7 @@ from knowledgepulse.sources._sessions import (
     inspect_ai,
     letta,
     mini_swe_agent,
+    opencode,
     openhands,
     openhands_v1,
     opentraces,
@@ -419,6 +420,28 @@ class Goose(Source):
     def mapping(self, first: Any, options: TraceOptions) -> dict[str, str]:
         """The same fields for every file: its messages."""
         return dict(goose.MAPPING)
+
+
+@register_source("opencode")
+class OpenCode(Source):
+    """OpenCode: ``opencode export``'s sessions, its messages, ``opencode run --format json``."""
+
+    shapes = (
+        "what opencode export prints (info, messages of info and parts), a JSON list of "
+        "OpenCode's messages ({info, parts}), or what opencode run prints in its json format "
+        "(one event a line: type, timestamp, sessionID, part)"
+    )
+    content_hint = opencode.CONTENT_HINT
+    recognises = staticmethod(opencode.recognises)
+    convert = staticmethod(opencode.convert_records)
+
+    def describe(self, first: Any, count: int, options: TraceOptions) -> str:
+        """Which of OpenCode's files, and where success comes from."""
+        return opencode.describe(first, count)
+
+    def mapping(self, first: Any, options: TraceOptions) -> dict[str, str]:
+        """The same fields for every file: its messages' parts."""
+        return dict(opencode.MAPPING)
 
 
 @register_source("hermes-agent")
