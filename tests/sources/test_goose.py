@@ -11,7 +11,9 @@ goose-cli's ``JsonOutput`` and ``StreamEvent`` (crates/goose-cli/src/session/mod
 from __future__ import annotations
 
 import json
+import sqlite3
 import tempfile
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -330,3 +332,120 @@ def test_a_result_that_says_it_only_in_structured_content_is_read(tmp_path: Path
     }
     item = one_trace(written(tmp_path, [user("Go"), call("t", "ls"), response, answer("a.py")]))
     assert item.trace.steps[1].content == json.dumps(structured)
+
+
+# goose's session store: the schema goose 1.x creates (crates/goose/src/session/session_manager.rs,
+# schema version 5, `SessionStorage::create`), copied statement for statement.
+GOOSE_STORE_SCHEMA = """
+CREATE TABLE schema_version (
+    version INTEGER PRIMARY KEY,
+    applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP
+);
+INSERT INTO schema_version (version) VALUES (5);
+CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL DEFAULT '',
+    description TEXT NOT NULL DEFAULT '',
+    user_set_name BOOLEAN DEFAULT FALSE,
+    session_type TEXT NOT NULL DEFAULT 'user',
+    working_dir TEXT NOT NULL,
+    created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
+    updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
+    extension_data TEXT DEFAULT '{}',
+    total_tokens INTEGER,
+    input_tokens INTEGER,
+    output_tokens INTEGER,
+    accumulated_total_tokens INTEGER,
+    accumulated_input_tokens INTEGER,
+    accumulated_output_tokens INTEGER,
+    schedule_id TEXT,
+    recipe_json TEXT,
+    user_recipe_values_json TEXT
+);
+CREATE TABLE messages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    role TEXT NOT NULL,
+    content_json TEXT NOT NULL,
+    created_timestamp INTEGER NOT NULL,
+    timestamp TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
+    tokens INTEGER,
+    metadata_json TEXT
+);
+CREATE INDEX idx_messages_session ON messages(session_id);
+"""
+_VISIBLE = json.dumps({"userVisible": True, "agentVisible": True})
+
+
+def stored(path: Path, sessions: dict[str, list[dict[str, Any]]]) -> Path:
+    """A store as goose writes it: a session row each, then its messages (``add_message``)."""
+    with closing(sqlite3.connect(path)) as database:
+        database.executescript(GOOSE_STORE_SCHEMA)
+        for ident, messages in sessions.items():
+            database.execute(
+                "INSERT INTO sessions (id, name, working_dir) VALUES (?, ?, ?)",
+                (ident, f"Session {ident}", "/tmp/proj"),
+            )
+            for message in messages:
+                database.execute(
+                    "INSERT INTO messages (session_id, role, content_json, created_timestamp, "
+                    "metadata_json) VALUES (?, ?, ?, ?, ?)",
+                    (
+                        ident,
+                        message["role"],
+                        json.dumps(message["content"]),
+                        message["created"],
+                        _VISIBLE,
+                    ),
+                )
+        database.execute("INSERT INTO sessions (id, working_dir) VALUES ('empty', '/tmp')")
+        database.commit()
+    return path
+
+
+def test_goose_session_store_gives_a_trace_a_session_read_as_its_messages(tmp_path: Path) -> None:
+    path = stored(tmp_path / "sessions.db", {"20251201_1": SESSION[1:], "20251201_2": SESSION[1:4]})
+    before = path.read_bytes(), path.stat().st_mtime_ns
+    items = convert_file(path)
+    traces = [item for item in items if isinstance(item, TraceItem)]
+    assert [source_of(t)["trace_id"] for t in traces] == ["20251201_1", "20251201_2"]
+    assert shape(traces[0]) == shape(one_trace(written(tmp_path, SESSION)))
+    assert traces[0].trace.task.objective == "List the files here"
+    assert source_of(traces[0])["title"] == "Session 20251201_1"
+    assert traces[0].trace.metadata.success is True
+    assert traces[1].trace.metadata.success is False  # a failed call, no answer yet
+    assert (path.read_bytes(), path.stat().st_mtime_ns) == before  # read, never written
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["20250514_101010.jsonl", "sessions.db"]
+
+
+def test_a_stored_message_goose_cannot_read_back_is_a_problem_at_its_row(tmp_path: Path) -> None:
+    path = stored(tmp_path / "sessions.db", {"s1": SESSION[1:]})
+    with closing(sqlite3.connect(path)) as database:
+        database.execute(
+            "INSERT INTO messages (session_id, role, content_json, created_timestamp) "
+            "VALUES ('s1', 'user', '{not json', 9), ('s1', 'system', '[]', 9)"
+        )
+        database.commit()
+    items = convert_file(path)
+    problems = [str(item) for item in items if isinstance(item, Problem)]
+    assert len(problems) == 2
+    assert "sessions.db:messages:7: " in problems[0]
+    assert "not JSON" in problems[0]
+    assert "messages:8" in problems[1]
+    assert "role" in problems[1]
+    (trace,) = [item for item in items if isinstance(item, TraceItem)]
+    assert trace.trace.outcome.result_summary == "Two files: a.py and b.py."
+
+
+def test_another_sqlite_database_is_refused_once_naming_its_tables(tmp_path: Path) -> None:
+    path = tmp_path / "notes.db"
+    with closing(sqlite3.connect(path)) as database:
+        database.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+        database.executemany("INSERT INTO notes (body) VALUES (?)", [("a",), ("b",), ("c",)])
+        database.commit()
+    for source in ("auto", "goose"):
+        items = convert_file(path, source=source)
+        assert len(items) == 1
+        assert isinstance(items[0], Problem)
+        assert "notes" in items[0].message
+        assert "SQLite database" in items[0].message

@@ -12,7 +12,9 @@ licensed repository: the exports here are built from OpenCode's own schema, fiel
 from __future__ import annotations
 
 import json
+import sqlite3
 import tempfile
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -278,3 +280,76 @@ def test_every_failed_call_the_agent_goes_on_from_is_recovered(failures: list[bo
     assert sum(s.type == "error_recovery" for s in steps) == sum(failures)
     assert [s.content for s in steps].count("Done.") == 1
     assert item.trace.outcome.result_summary == "Done."
+
+
+# OpenCode's SQLite store, the tables kp reads as session/session.sql.ts declares them (drizzle's
+# `sqliteTable`: `Timestamps` is `time_created` and `time_updated`; `data` JSON as text).
+OPENCODE_STORE_SCHEMA = """
+CREATE TABLE project (id TEXT PRIMARY KEY, worktree TEXT NOT NULL);
+CREATE TABLE session (
+    id TEXT PRIMARY KEY, project_id TEXT NOT NULL REFERENCES project(id), workspace_id TEXT,
+    parent_id TEXT, slug TEXT NOT NULL, directory TEXT NOT NULL, path TEXT, title TEXT NOT NULL,
+    version TEXT NOT NULL, share_url TEXT, cost REAL NOT NULL DEFAULT 0,
+    time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL
+);
+CREATE TABLE message (
+    id TEXT PRIMARY KEY, session_id TEXT NOT NULL REFERENCES session(id),
+    time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, data TEXT NOT NULL
+);
+CREATE TABLE part (
+    id TEXT PRIMARY KEY, message_id TEXT NOT NULL REFERENCES message(id),
+    session_id TEXT NOT NULL, time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL,
+    data TEXT NOT NULL
+);
+"""
+
+
+def stored(path: Path, messages: list[dict[str, Any]]) -> Path:
+    """A store as OpenCode writes it: the session, each message's info and each part, ids apart.
+
+    Rows are inserted newest first, so that the order read is the store's, not the rowids'."""
+    with closing(sqlite3.connect(path)) as database:
+        database.executescript(OPENCODE_STORE_SCHEMA)
+        database.execute("INSERT INTO project VALUES ('global', '/tmp/proj')")
+        database.execute(
+            "INSERT INTO session (id, project_id, slug, directory, title, version, time_created, "
+            "time_updated) VALUES (?, 'global', 'quiet-river', '/tmp/proj', ?, '1.18.21', 1, 2)",
+            (SESSION_ID, "List the Python files"),
+        )
+        for number, message in reversed(list(enumerate(messages))):
+            info = {k: v for k, v in message["info"].items() if k not in ("id", "sessionID")}
+            ident = message["info"]["id"]
+            database.execute(
+                "INSERT INTO message VALUES (?, ?, ?, ?, ?)",
+                (ident, SESSION_ID, 1000 + number, 1000 + number, json.dumps(info)),
+            )
+            for index, part in reversed(list(enumerate(message["parts"]))):
+                data = {k: v for k, v in part.items() if k not in ("id", "sessionID", "messageID")}
+                database.execute(
+                    "INSERT INTO part VALUES (?, ?, ?, 1, 1, ?)",
+                    (f"prt_{ident}_{index:03}", ident, SESSION_ID, json.dumps(data)),
+                )
+        database.commit()
+    return path
+
+
+def test_opencodes_store_is_read_as_its_sessions_in_its_own_order(tmp_path: Path) -> None:
+    path = stored(tmp_path / "opencode.db", MESSAGES)
+    before = path.read_bytes()
+    item = one_trace(path)
+    exported = one_trace(written(tmp_path, EXPORT, "export.json"))
+    assert [(s.type, s.content) for s in item.trace.steps] == [
+        (s.type, s.content) for s in exported.trace.steps
+    ]
+    assert source_of(item)["trace_id"] == SESSION_ID
+    assert source_of(item)["title"] == "List the Python files"
+    assert item.trace.metadata.success is True
+    assert path.read_bytes() == before
+    with closing(sqlite3.connect(path)) as database:
+        database.execute("UPDATE part SET data = 'oops' WHERE id = 'prt_msg_a2_001'")
+        database.commit()
+    items = convert_file(path)
+    problems = [item for item in items if isinstance(item, Problem)]
+    assert len(problems) == 1
+    assert "not a JSON object" in problems[0].message
+    assert "opencode.db:part:" in str(problems[0].location)

@@ -6,7 +6,8 @@ Lines line is parsed by orjson, a top-level JSON list streamed by ijson (a synta
 elements before it), Parquet rows read by pyarrow (the ``[parquet]`` extra) a batch of
 :data:`BATCH_ROWS` at a time, and so are Arrow IPC files and a Hugging Face ``save_to_disk``
 folder of them (``records.arrow``). A zip is read only as an Inspect AI ``.eval`` log, the one
-JSON document it holds (``records.zipped``).
+JSON document it holds (``records.zipped``); an SQLite database (an agent's session store) as
+its schema and its rows (``records._sqlite``).
 """
 
 from __future__ import annotations
@@ -45,10 +46,11 @@ from knowledgepulse.errors import (
 )
 from knowledgepulse.records import arrow, json_values
 from knowledgepulse.records._parted import folder_parts, is_parted_folder
+from knowledgepulse.records._sqlite import SQLITE_MAGIC, read_sqlite
 from knowledgepulse.records.json_values import Record
 from knowledgepulse.records.zipped import ZIP_MAGIC, read_zip, unread_zip
 
-Format = Literal["json", "jsonl", "yaml", "parquet", "arrow"]
+Format = Literal["json", "jsonl", "yaml", "parquet", "arrow", "sqlite"]
 STDIN = "-"
 STDIN_NAME = "<stdin>"
 BOM = b"\xef\xbb\xbf"
@@ -480,7 +482,7 @@ _SCAN_CHUNK = 1 << 20
 def read_records(
     source: str | Path,
     *,
-    formats: Iterable[Format] = ("json", "jsonl", "parquet", "arrow"),
+    formats: Iterable[Format] = ("json", "jsonl", "parquet", "arrow", "sqlite"),
     progress: Progress | None = None,
     key_lines: bool = False,
 ) -> Iterator[Record | Problem]:
@@ -515,6 +517,10 @@ def read_stream(
     if arrow.is_arrow_name(source.name) or ("arrow" in allowed and _starts_arrow(source.stream)):
         _check_format(source.name, "arrow", allowed)
         yield from _read_arrow(source)
+        return
+    if _head(source.stream, len(SQLITE_MAGIC)) == SQLITE_MAGIC:  # an agent's session store
+        _check_format(source.name, "sqlite", allowed)
+        yield from read_sqlite(source.stream, source.name)
         return
     if _head(source.stream, len(ZIP_MAGIC)) == ZIP_MAGIC:  # an Inspect AI .eval log, a JSON
         yield from (

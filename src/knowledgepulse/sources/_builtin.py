@@ -399,10 +399,11 @@ class Droid(Source):
 
 @register_source("goose")
 class Goose(Source):
-    """Block's goose: its session files, ``goose run``'s json and stream-json, its exports."""
+    """Block's goose: its session store and files, ``goose run``'s json and stream-json, exports."""
 
     shapes = (
-        "goose session JSONL (a metadata line of description and message_count, then one "
+        "goose's session store (sessions.db, SQLite), goose session JSONL (a metadata line of "
+        "description and message_count, then one "
         "message a line: role, created, content of text, toolRequest, toolResponse... parts), "
         "what goose run prints as json or stream-json, or goose session export's "
         "JSON"
@@ -424,10 +425,11 @@ class Goose(Source):
 
 @register_source("opencode")
 class OpenCode(Source):
-    """OpenCode: ``opencode export``'s sessions, its messages, ``opencode run --format json``."""
+    """OpenCode: its store, ``opencode export``'s sessions, its messages, its run's JSON."""
 
     shapes = (
-        "what opencode export prints (info, messages of info and parts), a JSON list of "
+        "OpenCode's store (opencode.db, SQLite), what opencode export prints (info, messages "
+        "of info and parts), a JSON list of "
         "OpenCode's messages ({info, parts}), or what opencode run prints in its json format "
         "(one event a line: type, timestamp, sessionID, part)"
     )

@@ -22,6 +22,7 @@ from knowledgepulse._util.repeats import RepeatDigest, Repeats
 from knowledgepulse._util.settings import iterable_of
 from knowledgepulse.errors import InputFileError, Setting, SettingTypeError
 from knowledgepulse.records import Location, Problem, Record, arrow
+from knowledgepulse.records._sqlite import SCHEMA_KEY
 from knowledgepulse.records.json_values import JsonError, check_python, writable
 from knowledgepulse.records.readers import (
     check_openable,
@@ -375,6 +376,9 @@ def decide(records: Iterator[Record | Problem], source: str, lead: Lead) -> Iter
         if named is not None and is_trace_document(record.value):
             candidates = [get_source(REASONING_TRACE)]
         lead.claimed = lead.claimed or bool(candidates)
+        if not candidates and is_database(record.value):  # its rows would say it row by row
+            yield record.problem((), _unknown_database(record.value[SCHEMA_KEY]))
+            return
         if len(candidates) == 1:
             lead.records.append(record)
             lead.first, lead.source = record, candidates[0]
@@ -670,6 +674,21 @@ def _repeated(item: TraceItem, source: str) -> Problem:
         "id",
         f"the trace {item.trace.id!r} appeared earlier in the input ({why}); both are kept",
         warning=True,
+    )
+
+
+def is_database(value: Any) -> bool:
+    """Whether a record is an SQLite database's schema (``records._sqlite``'s first record)."""
+    return isinstance(value, dict) and set(value) == {SCHEMA_KEY}
+
+
+def _unknown_database(tables: dict[str, list[str]]) -> str:
+    shown = [f"{table} ({', '.join(columns)})" for table, columns in list(tables.items())[:6]]
+    more = f" and {len(tables) - len(shown)} more" if len(tables) > len(shown) else ""
+    return (
+        f"an SQLite database no source knows, its tables {'; '.join(shown) or 'none'}{more}: kp "
+        "reads the session stores of agents (goose's sessions.db); name a plugin's source "
+        "if one reads it (source=; kp: --from)"
     )
 
 

@@ -10,8 +10,13 @@ value an MCP ``CallToolResult`` ``{content, isError}`` or, in older files, its l
 alone; or ``{status: error, error}``), ``frontendToolRequest`` (a call the desktop app runs), and
 the app's own ``toolConfirmationRequest``, ``actionRequired`` and ``systemNotification``.
 
-Four files hold such messages:
+Five files hold such messages:
 
+- goose's session store, ``~/.local/share/goose/sessions/sessions.db`` (SQLite, since goose 1.9;
+  ``crates/goose/src/session/session_manager.rs``): a ``sessions`` row a session (``id``,
+  ``name``, ``description``, ``working_dir``...), a ``messages`` row a message (``session_id``,
+  ``role``, ``content_json``: its parts, ``created_timestamp``, ``metadata_json``), read as goose
+  reads them back (a session's rows ``ORDER BY timestamp``), a trace a session with a message;
 - a session file (``~/.local/share/goose/sessions/<id>.jsonl``, before goose moved its sessions to
   SQLite): a first line of session metadata (``description``, ``message_count``, ``working_dir``,
   token counts; older files have none), then one message a line;
@@ -56,6 +61,7 @@ from knowledgepulse._util.jsonpath import as_string, describe_value, non_empty
 from knowledgepulse._util.text import counted
 from knowledgepulse._util.times import epoch_time
 from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.records._sqlite import ROW_KEY, SCHEMA_KEY, TABLE_KEY
 from knowledgepulse.sources._chat._text import one_of
 from knowledgepulse.sources._envelope import TraceOptions, assemble, finished
 from knowledgepulse.sources._sessions import pi
@@ -66,9 +72,9 @@ CONTENT_HINT = "goose writes the messages of every session it runs into its sess
 MAPPING = {
     "steps": (
         "the messages (a session file's lines after its metadata, goose run's messages, the "
-        "message events of its stream-json, an export's conversation)"
+        "message events of its stream-json, an export's conversation, the store's messages rows)"
     ),
-    "id": "an export's id (else the file's name)",
+    "id": "an export's or the store's session id (else the file's name)",
     "success": (
         "goose run's metadata.status, its stream's complete event with no error; else whether "
         "the last assistant message is its answer"
@@ -112,6 +118,12 @@ STATUS_DONE = "completed"
 STREAM = "goose run --output-format stream-json"
 RUN = "goose run --output-format json"
 EXPORT = "goose session export --format json"
+STORE = "goose's session store (sessions.db)"
+_STORE_TABLES = {
+    "sessions": frozenset({"id", "working_dir"}),
+    "messages": frozenset({"session_id", "role", "content_json", "created_timestamp"}),
+}
+"""The tables and columns of goose's store every schema version has (``session_manager.rs``)."""
 
 
 def is_message(value: Any) -> bool:
@@ -173,10 +185,20 @@ def _is_event(value: Any) -> bool:
     return kind == "notification" and isinstance(value.get("extension_id"), str)
 
 
+def _is_store(value: Any) -> bool:
+    """An SQLite database's schema, holding the tables of goose's session store."""
+    tables = value.get(SCHEMA_KEY) if isinstance(value, dict) else None
+    return isinstance(tables, dict) and all(
+        isinstance(tables.get(table), list) and columns <= set(tables[table])
+        for table, columns in _STORE_TABLES.items()
+    )
+
+
 def recognises(value: Any) -> bool:
     """Whether a file's first record is one of goose's (see the module's docstring)."""
     return (
-        _is_header(value)
+        _is_store(value)
+        or _is_header(value)
         or is_message(value)
         or _is_event(value)
         or _is_run(value)
@@ -204,13 +226,25 @@ class _Run:
 def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
 ) -> Iterator[TraceItem | Problem]:
-    """A trace of a session file or a stream; one of each run or export document it holds."""
+    """A trace of a session file or a stream; one of each run, export or stored session."""
     run: _Run | None = None
+    records = iter(records)
     for item in records:
         if isinstance(item, Problem):
             yield item
             continue
         value = item.value
+        if run is None and _is_store(value):
+            yield from _stored(records, options)
+            return
+        if run is None and isinstance(value, dict) and SCHEMA_KEY in value:
+            tables = ", ".join(value[SCHEMA_KEY]) if isinstance(value[SCHEMA_KEY], dict) else ""
+            yield item.problem(
+                (),
+                f"an SQLite database of tables {tables or 'none'}, not goose's session store "
+                "(tables sessions and messages, ~/.local/share/goose/sessions/sessions.db)",
+            )
+            return
         if _is_run(value) or _is_export(value):  # a whole run in one document
             yield from _told(_document(item), options)
             continue
@@ -231,6 +265,53 @@ def _told(run: _Run, options: TraceOptions) -> Iterator[TraceItem | Problem]:
         yield finished(_Finish(run, options), run.first)
     except pi.Located as error:
         yield error.record.problem((), error.message)
+
+
+def _stored(
+    rows: Iterator[Record | Problem], options: TraceOptions
+) -> Iterator[TraceItem | Problem]:
+    """A trace of each session of goose's store that holds a message, as goose lists them.
+
+    A session's messages are in the order goose reads them back (``ORDER BY timestamp``, the
+    rows written together in the order written); a message goose could not read back (its
+    content no JSON, a role of another kind) is a problem at its row, and the session is read
+    without it.
+    """
+    sessions: dict[str, tuple[Record, Mapping[str, Any]]] = {}
+    messages: dict[str, list[tuple[tuple[str, int], Record, dict[str, Any]]]] = {}
+    for item in rows:
+        if isinstance(item, Problem):
+            yield item
+            continue
+        table, row = item.value.get(TABLE_KEY), item.value.get(ROW_KEY)
+        if table == "sessions" and isinstance(row.get("id"), str):
+            sessions[row["id"]] = (item, row)
+        elif table == "messages":
+            message = _stored_message(row)
+            if isinstance(message, str):
+                yield item.problem((), message)
+                continue
+            order = (str(row.get("timestamp") or ""), item.location.line or 0)
+            messages.setdefault(str(row.get("session_id")), []).append((order, item, message))
+    for ident, told in messages.items():
+        told.sort(key=lambda found: found[0])
+        record, header = sessions.get(ident, (told[0][1], {"id": ident}))
+        run = _Run(record, STORE, header=header)
+        run.messages = [(item, message) for _, item, message in told]
+        yield from _told(run, options)
+
+
+def _stored_message(row: Mapping[str, Any]) -> dict[str, Any] | str:
+    """A ``messages`` row as goose's ``Message``; else why goose could not read it back."""
+    if not one_of(row.get("role"), ROLES):
+        return f"role: {describe_value(row.get('role'))}; goose reads back only user and assistant"
+    try:
+        content = json.loads(row.get("content_json") or "")
+        metadata = json.loads(row["metadata_json"]) if row.get("metadata_json") else {}
+    except (TypeError, ValueError) as error:
+        return f"content_json or metadata_json: not JSON ({error}); goose cannot read it back"
+    message = {"role": row["role"], "created": row.get("created_timestamp"), "content": content}
+    return {**message, "metadata": metadata} if isinstance(metadata, dict) else message
 
 
 def _document(record: Record) -> _Run:
@@ -572,7 +653,9 @@ def _warnings(run: _Run) -> tuple[str, ...]:
 
 def describe(first: Any, count: int) -> str:
     """``read as goose (N traces)``: which of goose's files, and where success comes from."""
-    if _is_run(first):
+    if _is_store(first):
+        what, ends = STORE, "success is whether a session ends in the assistant's answer"
+    elif _is_run(first):
         what, ends = RUN, "success is its metadata.status completed"
     elif _is_export(first):
         what, ends = EXPORT, "success is whether it ends in the assistant's answer"

@@ -12,7 +12,12 @@ or ``pending`` / ``running`` when the run stopped before the tool did), ``file``
 ``step-start`` and ``step-finish`` (one model call's bounds, its tokens and cost), ``snapshot``
 and ``patch``.
 
-Three files hold such messages:
+Four files hold such messages:
+
+- OpenCode's store, ``~/.local/share/opencode/opencode.db`` (SQLite, ``session/session.sql.ts``):
+  a ``session`` row a session (``id``, ``title``, ``directory``), a ``message`` row a message
+  (``session_id``, ``time_created``, ``data``: its ``info`` without the ids), a ``part`` row a part
+  (``message_id``, ``data``), read as OpenCode reads them back, a trace a session with a message;
 
 - what ``opencode export <session>`` prints: ``{info, messages: [{info, parts}], todos}``, the
   session's ``info`` holding its ``id``, ``title`` and ``directory``;
@@ -42,6 +47,7 @@ of another type, are passed over with a warning. Success: the last assistant mes
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -52,6 +58,7 @@ from knowledgepulse._util.jsonpath import as_string, describe_value, non_empty
 from knowledgepulse._util.text import counted
 from knowledgepulse._util.times import epoch_time
 from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.records._sqlite import ROW_KEY, SCHEMA_KEY, TABLE_KEY
 from knowledgepulse.sources._chat._text import one_of
 from knowledgepulse.sources._envelope import TraceOptions, assemble, finished
 from knowledgepulse.sources._sessions import pi
@@ -61,10 +68,13 @@ from knowledgepulse.trace import TraceItem
 CONTENT_HINT = "OpenCode keeps every session's messages and their parts; opencode export prints one"
 MAPPING = {
     "steps": (
-        "the messages' parts (an export's messages, a list of {info, parts}, the part of each "
-        "event opencode run --format json prints)"
+        "the messages' parts (an export's messages, the store's message and part rows, a list "
+        "of {info, parts}, the part of each event opencode run --format json prints)"
     ),
-    "id": "the session's id (an export's info.id, the messages' or events' sessionID)",
+    "id": (
+        "the session's id (an export's info.id, the store's session id, the messages' or events' "
+        "sessionID)"
+    ),
     "success": (
         "the last assistant message has no error and ends in an answer; a run: and no error event"
     ),
@@ -99,6 +109,13 @@ INTERRUPTED = "[Tool execution was interrupted]"
 EXPORT = "opencode export"
 MESSAGES = "OpenCode's messages ({info, parts})"
 RUN = "opencode run --format json"
+STORE = "OpenCode's store (opencode.db)"
+_STORE_TABLES = {
+    "session": frozenset({"id", "title"}),
+    "message": frozenset({"id", "session_id", "time_created", "data"}),
+    "part": frozenset({"id", "message_id", "data"}),
+}
+"""The tables and columns of OpenCode's SQLite store kp reads (``session/session.sql.ts``)."""
 
 
 def is_message(value: Any) -> bool:
@@ -140,9 +157,18 @@ def _is_event(value: Any) -> bool:
     )
 
 
+def _is_store(value: Any) -> bool:
+    """An SQLite database's schema, holding the tables of OpenCode's store."""
+    tables = value.get(SCHEMA_KEY) if isinstance(value, dict) else None
+    return isinstance(tables, dict) and all(
+        isinstance(tables.get(table), list) and columns <= set(tables[table])
+        for table, columns in _STORE_TABLES.items()
+    )
+
+
 def recognises(value: Any) -> bool:
     """Whether a file's first record is one of OpenCode's (see the module's docstring)."""
-    return is_message(value) or _is_event(value) or _is_export(value)
+    return is_message(value) or _is_event(value) or _is_export(value) or _is_store(value)
 
 
 @dataclass
@@ -167,11 +193,15 @@ def convert_records(
 ) -> Iterator[TraceItem | Problem]:
     """A trace of each export a file holds; one of a file's messages or run events."""
     session: _Session | None = None
+    records = iter(records)
     for item in records:
         if isinstance(item, Problem):
             yield item
             continue
         value = item.value
+        if session is None and _is_store(value):
+            yield from _stored(records, options)
+            return
         if _is_export(value):
             info = value["info"]
             whole = _Session(item, EXPORT, as_string(info.get("id")), non_empty(info.get("title")))
@@ -186,6 +216,59 @@ def convert_records(
             yield item.problem((), said)
     if session is not None:
         yield from _told(session, options)
+
+
+def _stored(
+    rows: Iterator[Record | Problem], options: TraceOptions
+) -> Iterator[TraceItem | Problem]:
+    """A trace of each session of OpenCode's store that holds a message, as OpenCode reads it.
+
+    A message's ``data`` is its ``info`` without the ``id`` and ``sessionID`` its row holds, a
+    part's its part without its ids; messages in the order of their ``time_created`` and id,
+    parts in their id's (``MessageV2``'s ``hydrate``). A row whose ``data`` is no JSON object is
+    a problem at its row, and its session is read without it.
+    """
+    sessions: dict[str, tuple[Record, Mapping[str, Any]]] = {}
+    messages: dict[str, list[tuple[tuple[Any, str], Record, dict[str, Any]]]] = {}
+    parts: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for item in rows:
+        if isinstance(item, Problem):
+            yield item
+            continue
+        table, row = item.value.get(TABLE_KEY), item.value.get(ROW_KEY)
+        if table not in _STORE_TABLES or not isinstance(row.get("id"), str):
+            continue
+        if table == "session":
+            sessions[row["id"]] = (item, row)
+            continue
+        data = _data(row)
+        if data is None:
+            yield item.problem((), "data: not a JSON object; OpenCode cannot read the row back")
+        elif table == "message":
+            info = {**data, "id": row["id"], "sessionID": row.get("session_id")}
+            order = (row.get("time_created") or 0, row["id"])
+            found = messages.setdefault(str(row.get("session_id")), [])
+            found.append((order, item, {"info": info, "parts": []}))
+        else:
+            parts.setdefault(str(row.get("message_id")), []).append((row["id"], data))
+    for ident, told in messages.items():
+        told.sort(key=lambda found: found[0])
+        record, header = sessions.get(ident, (told[0][1], {}))
+        session = _Session(record, STORE, ident, non_empty(header.get("title")))
+        session.created = header.get("time_created") or told[0][0][0]
+        for _, item, message in told:
+            own = sorted(parts.get(message["info"]["id"], []), key=lambda part: part[0])
+            message["parts"] = [part for _, part in own]
+            session.messages.append((item, message))
+        yield from _told(session, options)
+
+
+def _data(row: Mapping[str, Any]) -> dict[str, Any] | None:
+    try:
+        data = json.loads(row["data"]) if isinstance(row.get("data"), str) else None
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def _created(info: Mapping[str, Any]) -> Any:
@@ -480,7 +563,9 @@ def _warnings(session: _Session) -> tuple[str, ...]:
 
 def describe(first: Any, count: int) -> str:
     """``read as opencode (N traces)``: which of OpenCode's files, and where success comes from."""
-    if _is_export(first):
+    if _is_store(first):
+        what = STORE
+    elif _is_export(first):
         what = EXPORT
     elif _is_event(first):
         what = RUN + " (no prompt: the run prints only the assistant's parts)"
