@@ -123,6 +123,7 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ),
     ("opencode/mantis_opencode_stream_success.jsonl", "runs[0].objective"): "'opencode run'",
     ("opencode/mantis_opencode_stream_denied.jsonl", "runs[0].objective"): "'opencode run'",
+    ("opencode/noldor_opencode_1.17_run_json.jsonl", "runs[0].objective"): "'opencode run'",
     # browser-use's saved history holds no task before 0.7.11 (the Agent was given it and
     # never wrote it): no record holds the user's words; the placeholder says so.
     ("browser-use/browser_use_own_draft_rerun_elon_musk.json", "runs[0].objective"): (
@@ -296,6 +297,9 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
         "the objective is a placeholder ('opencode run'), not the user's request"
     ),
     ("opencode/mantis_opencode_stream_denied.jsonl", 0): (
+        "the objective is a placeholder ('opencode run'), not the user's request"
+    ),
+    ("opencode/noldor_opencode_1.17_run_json.jsonl", 0): (
         "the objective is a placeholder ('opencode run'), not the user's request"
     ),
     # browser-use's saved history before 0.7.11: no task in the file (see KNOWN_GAPS).

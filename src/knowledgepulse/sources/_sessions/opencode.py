@@ -1,8 +1,12 @@
 """OpenCode (anomalyco/opencode, formerly sst/opencode): its session exports and run output.
 
-OpenCode keeps a message as its ``info`` and its ``parts`` (``packages/opencode/src/session/
-message-v2.ts``). ``info.role`` is ``user`` or ``assistant``; an assistant's ``info`` names its
-``modelID``, ``providerID``, ``finish`` (the model's finish reason) and, when the turn failed,
+Checked against OpenCode's own source, anomalyco/opencode: ``packages/opencode/src/session/
+message-v2.ts`` at 007a9409bafe, ``src/cli/cmd/export.ts`` at 07fa81066b42 and
+``src/cli/cmd/run.ts`` at 00f9806cfed2 (its ``emit``: the events, ``done`` included).
+
+OpenCode keeps a message as its ``info`` and its ``parts`` (``message-v2.ts``).
+``info.role`` is ``user`` or ``assistant``; an assistant's ``info`` names its ``modelID``,
+``providerID``, ``finish`` (the model's finish reason) and, when the turn failed,
 its ``error`` (``{name, data: {message}}``: ``ProviderAuthError``, ``APIError``,
 ``MessageAbortedError``, ``MessageOutputLengthError``...). A part is typed: ``text`` (``text``,
 ``synthetic`` when OpenCode wrote it, ``ignored``), ``reasoning``, ``tool`` (``callID``,
