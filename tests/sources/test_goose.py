@@ -414,8 +414,21 @@ def test_goose_session_store_gives_a_trace_a_session_read_as_its_messages(tmp_pa
     assert source_of(traces[0])["title"] == "Session 20251201_1"
     assert traces[0].trace.metadata.success is True
     assert traces[1].trace.metadata.success is False  # a failed call, no answer yet
+    assert "model" not in source_of(traces[0])  # before schema version 6, no model_config_json
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before  # read, never written
     assert sorted(p.name for p in tmp_path.iterdir()) == ["20250514_101010.jsonl", "sessions.db"]
+
+
+def test_a_newer_stores_model_is_kept(tmp_path: Path) -> None:
+    """Schema version 6 adds the session's provider_name and model_config_json."""
+    path = stored(tmp_path / "sessions.db", {"s1": SESSION[1:]})
+    with closing(sqlite3.connect(path)) as database:
+        database.execute("ALTER TABLE sessions ADD COLUMN model_config_json TEXT")
+        config = json.dumps({"model_name": "claude-sonnet-4-5", "context_limit": 200000})
+        database.execute("UPDATE sessions SET model_config_json = ?", (config,))
+        database.commit()
+    (trace,) = [item for item in convert_file(path) if isinstance(item, TraceItem)]
+    assert source_of(trace)["model"] == "claude-sonnet-4-5"
 
 
 def test_a_stored_message_goose_cannot_read_back_is_a_problem_at_its_row(tmp_path: Path) -> None:

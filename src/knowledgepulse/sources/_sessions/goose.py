@@ -296,9 +296,18 @@ def _stored(
     for ident, told in messages.items():
         told.sort(key=lambda found: found[0])
         record, header = sessions.get(ident, (told[0][1], {"id": ident}))
-        run = _Run(record, STORE, header=header)
+        run = _Run(record, STORE, header=header, model=_stored_model(header))
         run.messages = [(item, message) for _, item, message in told]
         yield from _told(run, options)
+
+
+def _stored_model(session: Mapping[str, Any]) -> str | None:
+    """The model a stored session names (``model_config_json``, schema version 6 and later)."""
+    try:
+        config = json.loads(session.get("model_config_json") or "null")
+    except ValueError:
+        return None
+    return _exported_model({"model_config": config})
 
 
 def _stored_message(row: Mapping[str, Any]) -> dict[str, Any] | str:
