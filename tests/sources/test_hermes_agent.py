@@ -23,6 +23,8 @@ REVIEW = HERMES / "hermes_agent_54laowang_weixin_readme_review.json"
 """Ends in Hermes' background review prompt, after the answer."""
 MERGE = HERMES / "hermes_agent_54laowang_weixin_fork_merge.json"
 """Cut: ends on a tool's result."""
+LARGE = HERMES / "agent_sessions_hermes_large.json"
+"""An assistant message whose reasoning is both its ``reasoning`` and ``reasoning_content``."""
 
 
 def log(path: Path) -> dict[str, Any]:
@@ -120,6 +122,14 @@ def test_a_session_that_ends_on_a_result_has_no_answer() -> None:
     item = one_trace(MERGE)
     assert item.trace.metadata.success is False
     assert item.trace.steps[-1].type == "observation"
+
+
+def test_the_reasoning_hermes_writes_under_two_names_is_one_thought() -> None:
+    (message,) = [m for m in log(LARGE)["messages"] if m.get("reasoning_content")]
+    assert message["reasoning"] == message["reasoning_content"]
+    said = contents(one_trace(LARGE))
+    assert said.count(message["reasoning"]) == 1
+    assert message["content"] in said  # the text beside it, still its own thought
 
 
 def test_the_envelope_is_the_sessions() -> None:

@@ -549,9 +549,13 @@ def _tell_assistant(
 ) -> bool:
     """An assistant message, whose ``content``'s text :func:`tell` has read already."""
     builder = calls.builder
+    # Hermes Agent (and vLLM's replies) write the same reasoning under both names: one thought.
+    told: set[str] = set()
     for key in ("reasoning_content", "reasoning"):
-        if isinstance(message.get(key), str):
-            builder.thought(message[key])
+        reasoning = message.get(key)
+        if isinstance(reasoning, str) and reasoning not in told:
+            told.add(reasoning)
+            builder.thought(reasoning)
     content = message.get("content")
     builder.thought(content_text(content, _REASONING_KINDS) if isinstance(content, list) else None)
     _executed(calls, message.get("executed_tools"))
