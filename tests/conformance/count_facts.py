@@ -1270,6 +1270,8 @@ def _last_assistant(messages_json: Any) -> str | None:
 
 def otel_js(path: Path) -> list[Run]:
     """``ReadableSpan`` arrays of the Vercel AI SDK (``ai.*`` attributes), one run per trace id."""
+    if path.suffix == ".jsonl":
+        return _flat_js_spans(path)
     spans = json.loads(path.read_text())
     runs = []
     for trace_id, members in _group(spans, lambda s: s["spanContext"]["traceId"]).items():
@@ -1290,6 +1292,39 @@ def otel_js(path: Path) -> list[Run]:
             if span.get("status", {}).get("code") == 2:
                 timeline.error()
         answer = attributes.get("ai.response.text", attributes.get("ai.response.object"))
+        timeline.text(answer)
+        success = root.get("status", {}).get("code") != 2
+        runs.append(timeline.facts(objective, success, trace_id=trace_id))
+    return runs
+
+
+def _flat_js_spans(path: Path) -> list[Run]:
+    """A file exporter's lines, each span flat (``{"type": "span", traceId, spanId, startTime}``,
+    GitHub Copilot CLI's), its ``{"type": "metric"}`` lines no span: a run per trace id.
+
+    Each ``execute_tool`` span is a tool (``gen_ai.tool.name``), an ERROR span (code 2) an
+    error; the request is the first user text of a ``gen_ai.input.messages``, the answer the last
+    assistant text of the last ``gen_ai.output.messages``: none when content was not captured.
+    """
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    spans = [line for line in lines if line.get("type") == "span"]
+    runs = []
+    for trace_id, members in _group(spans, lambda s: s["traceId"]).items():
+        members.sort(key=lambda s: tuple(s["startTime"]))
+        ids = {s["spanId"] for s in members}
+        root = next(s for s in members if s.get("parentSpanId") not in ids)
+        timeline = _Timeline()
+        objective = answer = None
+        for span in members:
+            a = span["attributes"]
+            if objective is None and "gen_ai.input.messages" in a:
+                objective = _first_user(a["gen_ai.input.messages"])
+            if a.get("gen_ai.operation.name") == "execute_tool":
+                timeline.tool(a["gen_ai.tool.name"])
+            if span.get("status", {}).get("code") == 2:
+                timeline.error()
+            if "gen_ai.output.messages" in a:
+                answer = _last_assistant(a["gen_ai.output.messages"])
         timeline.text(answer)
         success = root.get("status", {}).get("code") != 2
         runs.append(timeline.facts(objective, success, trace_id=trace_id))

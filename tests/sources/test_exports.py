@@ -456,6 +456,35 @@ def test_otel_js_console_exporter_objects_and_stringified_spans_read_the_same(
         assert only(path).trace == expected
 
 
+def test_copilot_cli_flat_span_lines_read_as_the_same_spans_in_readable_span_form(
+    tmp_path: Path,
+) -> None:
+    """GitHub Copilot CLI's file exporter writes each span flat (``traceId``, ``spanId`` and
+    HrTime times at the top, ``{"type": "span"}``) with ``{"type": "metric"}`` lines between:
+    the real file is read by its content, its metric line is no problem, and its spans give the
+    trace they give as ``ReadableSpan`` objects."""
+    path = CORPUS / "otel-js" / "copilot_cli_1.0.83_create_issues_otel.jsonl"
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    items = list(convert_file(path))
+    assert [item for item in items if isinstance(item, Problem) and not item.warning] == []
+    found = [item for item in items if isinstance(item, TraceItem)]
+    assert [source_of(item)["format"] for item in found] == ["otel-js"]
+    traces = [item.trace for item in found]
+    tools = [step.tool.name for step in traces[0].steps if step.tool is not None]
+    assert tools == ["skill", "view", "powershell", "apply_patch"]
+    readable = [
+        {
+            **{k: v for k, v in line.items() if k not in ("type", "traceId", "spanId")},
+            "spanContext": {"traceId": line["traceId"], "spanId": line["spanId"]},
+        }
+        for line in lines
+        if line["type"] == "span"
+    ]
+    again = tmp_path / "readable.json"
+    again.write_text(json.dumps(readable))
+    assert only(again).trace == traces[0]
+
+
 def test_an_ai_sdk_generate_object_model_span_alone_answers_with_its_object(
     tmp_path: Path,
 ) -> None:

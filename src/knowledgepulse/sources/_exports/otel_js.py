@@ -4,9 +4,13 @@ What a JS program gets from ``InMemorySpanExporter.getFinishedSpans()`` or a spa
 with ``JSON.stringify``: ``name``, ``spanContext`` (``_spanContext`` when the object itself was
 stringified) with ``traceId`` / ``spanId``, ``parentSpanId`` (``parentSpanContext.spanId`` since
 SDK 2.0), ``attributes``, ``status`` (``code`` 2 is ERROR), ``events``, times as HrTime
-``[seconds, nanoseconds]``; and the ``ConsoleSpanExporter``'s objects (``traceId``, ``id``,
-``parentId``, ``timestamp`` and ``duration`` in microseconds). The Vercel AI SDK's ``ai.*`` spans
-are read by the OTel dialects, as they would be from OTLP.
+``[seconds, nanoseconds]``; the ``ConsoleSpanExporter``'s objects (``traceId``, ``id``,
+``parentId``, ``timestamp`` and ``duration`` in microseconds); and the lines of a file exporter
+that writes each span flat, ``{"type": "span", traceId, spanId, parentSpanId, startTime,
+endTime, attributes, resource, instrumentationScope}`` with HrTime times, as GitHub Copilot CLI
+writes them (``COPILOT_OTEL_FILE_EXPORTER_PATH``), its ``{"type": "metric"}`` lines beside them
+(left out: a metric is no span). The Vercel AI SDK's ``ai.*`` spans are read by the OTel
+dialects, as they would be from OTLP.
 """
 
 from __future__ import annotations
@@ -40,7 +44,31 @@ def recognises(value: Any) -> bool:
     context = _context(value)
     if context is not None:
         return "traceId" in context
+    if _flat(value):
+        return True
     return "traceId" in value and "id" in value and "timestamp" in value
+
+
+def _flat(value: Mapping[str, Any]) -> bool:
+    """A span written flat with HrTime times, as Copilot CLI's file exporter writes it.
+
+    A list ``startTime`` tells it from a Langfuse observation (a date) and a Jaeger span
+    (microseconds), which have a ``traceId`` and a ``spanId`` too.
+    """
+    return (
+        isinstance(value.get("traceId"), str)
+        and isinstance(value.get("spanId"), str)
+        and isinstance(value.get("startTime"), list)
+    )
+
+
+def _metric(value: Any) -> bool:
+    """A metric line of the file exporter that writes spans flat (``{"type": "metric"}``)."""
+    return (
+        isinstance(value, dict)
+        and value.get("type") == "metric"
+        and isinstance(value.get("dataPoints"), list)
+    )
 
 
 def convert_records(
@@ -51,6 +79,8 @@ def convert_records(
 
 
 def _spans(value: Any) -> Iterator[tuple[Span | SpanError, Loc]]:
+    if _metric(value):  # the exporter's histograms and counters: no run in them
+        return
     if not recognises(value):
         message = f"expected an OTel JS span (name, spanContext), found {describe_value(value)}"
         yield SpanError((), message), ()
@@ -67,6 +97,11 @@ def _span(value: Mapping[str, Any]) -> Span:
     if context is not None:
         trace_id = hex_id(context.get("traceId"), ("spanContext", "traceId"), 16)
         own_id = hex_id(context.get("spanId"), ("spanContext", "spanId"), 8)
+        parent = value.get("parentSpanId")
+        start, end = _hrtime(value.get("startTime")), _hrtime(value.get("endTime"))
+    elif _flat(value):
+        trace_id = hex_id(value.get("traceId"), ("traceId",), 16)
+        own_id = hex_id(value.get("spanId"), ("spanId",), 8)
         parent = value.get("parentSpanId")
         start, end = _hrtime(value.get("startTime")), _hrtime(value.get("endTime"))
     else:  # the console exporter
