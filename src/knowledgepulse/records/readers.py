@@ -518,8 +518,8 @@ def read_stream(
         _check_format(source.name, "arrow", allowed)
         yield from _read_arrow(source)
         return
-    if _head(source.stream, len(SQLITE_MAGIC)) == SQLITE_MAGIC:  # an agent's session store
-        _check_format(source.name, "sqlite", allowed)
+    if "sqlite" in allowed and _head(source.stream, len(SQLITE_MAGIC)) == SQLITE_MAGIC:
+        # An agent's session store; where no database is read (a suite), its bytes are text's.
         yield from read_sqlite(source.stream, source.name)
         return
     if _head(source.stream, len(ZIP_MAGIC)) == ZIP_MAGIC:  # an Inspect AI .eval log, a JSON

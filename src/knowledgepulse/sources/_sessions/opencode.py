@@ -65,6 +65,7 @@ from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records._sqlite import ROW_KEY, SCHEMA_KEY, TABLE_KEY
 from knowledgepulse.sources._chat._text import one_of
 from knowledgepulse.sources._envelope import TraceOptions, assemble, finished
+from knowledgepulse.sources._invariants import PLACEHOLDER_OBJECTIVE
 from knowledgepulse.sources._sessions import pi
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
@@ -120,6 +121,10 @@ _STORE_TABLES = {
     "part": frozenset({"id", "message_id", "data"}),
 }
 """The tables and columns of OpenCode's SQLite store kp reads (``session/session.sql.ts``)."""
+NO_PROMPT = (
+    f"{PLACEHOLDER_OBJECTIVE}: opencode run --format json does not print the prompt it was "
+    "given (the session's export, opencode export <session>, keeps it; kp reads that too)"
+)
 
 
 def is_message(value: Any) -> bool:
@@ -376,7 +381,7 @@ class _Finish:
             result_summary=builder.final_answer,
             agent_id="opencode",
             framework="opencode",
-            warnings=_warnings(session),
+            warnings=_warnings(session, said.objective),
             source_extra=_extra(session, last),
             content_hint=CONTENT_HINT,
             location=Location(location.file, location.line),
@@ -557,12 +562,13 @@ def _extra(session: _Session, last: Mapping[str, Any] | None) -> dict[str, Any]:
     return extra
 
 
-def _warnings(session: _Session) -> tuple[str, ...]:
-    return tuple(
+def _warnings(session: _Session, objective: str | None) -> tuple[str, ...]:
+    unknown = [
         f"{counted(count, 'OpenCode ' + what)} of type {kind!r}, a type kp does not know, passed "
         "over (a newer OpenCode's?)"
         for (what, kind), count in sorted(session.unknown.items())
-    )
+    ]
+    return (NO_PROMPT, *unknown) if session.form == RUN and objective is None else tuple(unknown)
 
 
 def describe(first: Any, count: int) -> str:
