@@ -244,6 +244,16 @@ def test_a_runs_events_are_its_steps_and_an_error_event_fails_it(tmp_path: Path)
     assert shape(item) == shape(one_trace(written(tmp_path, EXPORT)))
     assert item.trace.metadata.success is True
     assert item.trace.task.objective == "opencode run"  # the prompt is not printed
+    assert item.warnings[0].startswith("the objective is a placeholder: opencode run")
+    closing_events = [
+        {"type": "done", "timestamp": 3, "sessionID": SESSION_ID, "reason": "idle"},
+        {"type": "permission", "timestamp": 4, "sessionID": SESSION_ID},
+    ]
+    closed = one_trace(lines(tmp_path, [*events, *closing_events], "closed.jsonl"))
+    assert closed.warnings[1:] == (
+        "1 OpenCode event of type 'permission', a type kp does not know, passed over "
+        "(a newer OpenCode's?)",
+    )
     error = {"name": "UnknownError", "data": {"message": "tool not in request.tools"}}
     errored = [*events, {"type": "error", "timestamp": 2, "sessionID": SESSION_ID, "error": error}]
     failing = one_trace(lines(tmp_path, errored, "failed.jsonl"))

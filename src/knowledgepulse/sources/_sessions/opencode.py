@@ -192,7 +192,6 @@ class _Session:
     errors: list[tuple[Record, str]] = field(default_factory=list)
     """Errors of the session outside its messages (a run's ``error`` events), after them."""
     created: Any = None
-    done: bool = False
     unknown: Counter[tuple[str, str]] = field(default_factory=Counter)
     """Parts and events of a type kp does not know: (``part`` or ``event``, the type)."""
 
@@ -310,9 +309,7 @@ def _take(session: _Session, record: Record) -> str | None:
         _streamed(session, record, part)
     elif kind == "error":
         session.errors.append((record, _error_text(value.get("error")) or "OpenCode's run failed"))
-    elif kind == "done":
-        session.done = True
-    else:
+    elif kind != "done":  # newer OpenCode's closing event: the run went idle, nothing more
         session.unknown["event", kind] += 1
     return None
 
