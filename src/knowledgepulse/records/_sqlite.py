@@ -18,7 +18,7 @@ import base64
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import closing
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -31,6 +31,23 @@ SCHEMA_KEY = "sqlite_tables"
 TABLE_KEY = "sqlite_table"
 ROW_KEY = "row"
 _CHUNK = 1 << 20
+
+
+def is_schema(value: Any) -> bool:
+    """Whether a record is a database's schema, the first record :func:`read_sqlite` gives."""
+    return (
+        isinstance(value, dict)
+        and set(value) == {SCHEMA_KEY}
+        and isinstance(value[SCHEMA_KEY], dict)
+    )
+
+
+def holds(value: Any, tables: Mapping[str, Iterable[str]]) -> bool:
+    """Whether a schema record names each of ``tables`` with at least the columns given."""
+    return is_schema(value) and all(
+        isinstance(columns := value[SCHEMA_KEY].get(table), list) and set(wanted) <= set(columns)
+        for table, wanted in tables.items()
+    )
 
 
 def read_sqlite(stream: BinaryIO, name: str) -> Iterator[Record | Problem]:
@@ -98,4 +115,12 @@ def _value(value: Any) -> Any:
         return base64.b64encode(value).decode("ascii")
 
 
-__all__ = ["ROW_KEY", "SCHEMA_KEY", "SQLITE_MAGIC", "TABLE_KEY", "read_sqlite"]
+__all__ = [
+    "ROW_KEY",
+    "SCHEMA_KEY",
+    "SQLITE_MAGIC",
+    "TABLE_KEY",
+    "holds",
+    "is_schema",
+    "read_sqlite",
+]

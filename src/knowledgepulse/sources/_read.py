@@ -22,7 +22,7 @@ from knowledgepulse._util.repeats import RepeatDigest, Repeats
 from knowledgepulse._util.settings import iterable_of
 from knowledgepulse.errors import InputFileError, Setting, SettingTypeError
 from knowledgepulse.records import Location, Problem, Record, arrow
-from knowledgepulse.records._sqlite import SCHEMA_KEY
+from knowledgepulse.records._sqlite import SCHEMA_KEY, is_schema
 from knowledgepulse.records.json_values import JsonError, check_python, writable
 from knowledgepulse.records.readers import (
     check_openable,
@@ -376,7 +376,7 @@ def decide(records: Iterator[Record | Problem], source: str, lead: Lead) -> Iter
         if named is not None and is_trace_document(record.value):
             candidates = [get_source(REASONING_TRACE)]
         lead.claimed = lead.claimed or bool(candidates)
-        if not candidates and is_database(record.value):  # its rows would say it row by row
+        if not candidates and is_schema(record.value):  # its rows would say it row by row
             yield record.problem((), _unknown_database(record.value[SCHEMA_KEY]))
             return
         if len(candidates) == 1:
@@ -675,11 +675,6 @@ def _repeated(item: TraceItem, source: str) -> Problem:
         f"the trace {item.trace.id!r} appeared earlier in the input ({why}); both are kept",
         warning=True,
     )
-
-
-def is_database(value: Any) -> bool:
-    """Whether a record is an SQLite database's schema (``records._sqlite``'s first record)."""
-    return isinstance(value, dict) and set(value) == {SCHEMA_KEY}
 
 
 def _unknown_database(tables: dict[str, list[str]]) -> str:

@@ -61,7 +61,7 @@ from knowledgepulse._util.jsonpath import as_string, describe_value, non_empty
 from knowledgepulse._util.text import counted
 from knowledgepulse._util.times import epoch_time
 from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.records._sqlite import ROW_KEY, SCHEMA_KEY, TABLE_KEY
+from knowledgepulse.records._sqlite import ROW_KEY, SCHEMA_KEY, TABLE_KEY, holds, is_schema
 from knowledgepulse.sources._chat._text import one_of
 from knowledgepulse.sources._envelope import TraceOptions, assemble, finished
 from knowledgepulse.sources._sessions import pi
@@ -187,11 +187,7 @@ def _is_event(value: Any) -> bool:
 
 def _is_store(value: Any) -> bool:
     """An SQLite database's schema, holding the tables of goose's session store."""
-    tables = value.get(SCHEMA_KEY) if isinstance(value, dict) else None
-    return isinstance(tables, dict) and all(
-        isinstance(tables.get(table), list) and columns <= set(tables[table])
-        for table, columns in _STORE_TABLES.items()
-    )
+    return holds(value, _STORE_TABLES)
 
 
 def recognises(value: Any) -> bool:
@@ -237,8 +233,8 @@ def convert_records(
         if run is None and _is_store(value):
             yield from _stored(records, options)
             return
-        if run is None and isinstance(value, dict) and SCHEMA_KEY in value:
-            tables = ", ".join(value[SCHEMA_KEY]) if isinstance(value[SCHEMA_KEY], dict) else ""
+        if run is None and is_schema(value):
+            tables = ", ".join(value[SCHEMA_KEY])
             yield item.problem(
                 (),
                 f"an SQLite database of tables {tables or 'none'}, not goose's session store "

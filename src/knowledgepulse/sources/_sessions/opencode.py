@@ -62,7 +62,7 @@ from knowledgepulse._util.jsonpath import as_string, describe_value, non_empty
 from knowledgepulse._util.text import counted
 from knowledgepulse._util.times import epoch_time
 from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.records._sqlite import ROW_KEY, SCHEMA_KEY, TABLE_KEY
+from knowledgepulse.records._sqlite import ROW_KEY, TABLE_KEY, holds
 from knowledgepulse.sources._chat._text import one_of
 from knowledgepulse.sources._envelope import TraceOptions, assemble, finished
 from knowledgepulse.sources._invariants import PLACEHOLDER_OBJECTIVE
@@ -168,11 +168,7 @@ def _is_event(value: Any) -> bool:
 
 def _is_store(value: Any) -> bool:
     """An SQLite database's schema, holding the tables of OpenCode's store."""
-    tables = value.get(SCHEMA_KEY) if isinstance(value, dict) else None
-    return isinstance(tables, dict) and all(
-        isinstance(tables.get(table), list) and columns <= set(tables[table])
-        for table, columns in _STORE_TABLES.items()
-    )
+    return holds(value, _STORE_TABLES)
 
 
 def recognises(value: Any) -> bool:
