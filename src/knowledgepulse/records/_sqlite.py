@@ -62,7 +62,8 @@ def read_sqlite(stream: BinaryIO, name: str) -> Iterator[Record | Problem]:
         try:
             with closing(sqlite3.connect(copy)) as database:
                 yield from _records(database, name)
-        except sqlite3.DatabaseError as error:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as error:
+            # A damaged schema's text can be no UTF-8, and sqlite3 decodes SQLite's message on it.
             yield Problem(Location(name), "", f"cannot be read as an SQLite database: {error}")
 
 
