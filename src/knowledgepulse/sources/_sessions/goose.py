@@ -12,7 +12,7 @@ the app's own ``toolConfirmationRequest``, ``actionRequired`` and ``systemNotifi
 
 Five files hold such messages:
 
-- goose's session store, ``~/.local/share/goose/sessions/sessions.db`` (SQLite, since goose 1.9;
+- goose's session store, ``~/.local/share/goose/sessions/sessions.db`` (SQLite, in newer goose;
   ``crates/goose/src/session/session_manager.rs``): a ``sessions`` row a session (``id``,
   ``name``, ``description``, ``working_dir``...), a ``messages`` row a message (``session_id``,
   ``role``, ``content_json``: its parts, ``created_timestamp``, ``metadata_json``), read as goose
