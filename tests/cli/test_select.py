@@ -49,7 +49,7 @@ def test_select_writes_the_best_traces_annotated_and_rejects_the_near_duplicate(
     assert rejected["reason"] == "near_duplicate"
     assert rejected["duplicate_of"] in ids
     assert rejected["similarity"] >= 0.95
-    assert "1 near-duplicates" in run.err
+    assert "1 near-duplicate;" in run.err
 
 
 def test_select_output_does_not_depend_on_input_order(kp: KpRunner, tmp_path: Path) -> None:

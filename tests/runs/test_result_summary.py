@@ -48,6 +48,15 @@ def test_a_top_percentage_is_shown_with_the_budget_it_gave(top: int, budget: int
     assert f"{len(result.picks)} selected (top {top}%: budget {budget})" in result.summary
 
 
+def test_one_near_duplicate_is_counted_in_the_singular() -> None:
+    """One trace and a copy of it under another id: "1 near-duplicate", as "1 trace" is said."""
+    (first, *_) = traces(1)
+    data = [first, {**first, "id": f"{first['id']}-copy"}]
+    result = select(data, max_similarity=0.95, scorer=scorer())
+    assert [rejection.reason for rejection in result.rejected] == ["near_duplicate"]
+    assert "; 1 near-duplicate;" in result.summary
+
+
 def test_a_selection_summary_names_no_secret_a_domain_holds() -> None:
     """A trace's domain is its own text: the summary (stderr, CI logs) shows no key in it."""
     key = "sk-proj-" + "Qx7Rt2Lm9Vb4Nc8Zp3Wk6Yh1Jd5Fs0Ga"  # split: no secret in the source

@@ -46,10 +46,11 @@ def render_similarity_histogram(histogram: SimilarityHistogram | None) -> str:
     return "\n".join(lines)
 
 
-_REASONS: tuple[tuple[RejectionReason, str], ...] = (
-    ("near_duplicate", "near-duplicates"),
-    ("over_budget", "over budget"),
-    ("over_per_task", "over --per-task"),
+# What follows a count of one, and of more ("1 near-duplicate", "2 near-duplicates").
+_REASONS: tuple[tuple[RejectionReason, str, str], ...] = (
+    ("near_duplicate", "near-duplicate", "near-duplicates"),
+    ("over_budget", "over budget", "over budget"),
+    ("over_per_task", "over --per-task", "over --per-task"),
 )
 
 TASK_COLUMN = "the dataset's task column"
@@ -91,7 +92,11 @@ def selection_summary(result: SelectionResult, min_score: MinScore | None) -> st
             f"{reasons['below_min_reward']} below the minimum {outcome} {result.min_reward:g} "
             "or without one"
         )
-    parts += [f"{reasons[reason]} {words}" for reason, words in _REASONS if reasons[reason]]
+    parts += [
+        f"{reasons[reason]} {one if reasons[reason] == 1 else many}"
+        for reason, one, many in _REASONS
+        if reasons[reason]
+    ]
     parts += unread_parts(invalid_records(result.problems), result.unread.written)
     covered = {result.tasks[index] for index in result.picks}
     how = "inferred" if result.tasks_inferred else f"by {result.task_field or TASK_COLUMN}"
