@@ -200,6 +200,30 @@ def test_a_dash_where_a_file_or_directory_is_needed_is_refused_not_created(
     assert not (tmp_path / "-").exists()
 
 
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (("convert", "--to", "atif", "-o", "out/"), "'-o' / '--output'"),
+        (("select", "--no-embedder", "-o", "out/"), "'-o' / '--output'"),
+        (("redact", "-o", "out/"), "'-o' / '--output'"),
+        (("select", "--no-embedder", "--report", "out/"), "'--report'"),
+    ],
+)
+def test_a_file_option_given_a_folder_name_is_refused_not_written_as_a_file(
+    kp: KpRunner,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    args: tuple[str, ...],
+    option: str,
+) -> None:
+    """``-o out/`` (no such folder yet) wrote a file named out: the slash says a folder is meant."""
+    monkeypatch.chdir(tmp_path)
+    run = kp(*args, str(TRACES))
+    assert run.code == EXIT_USAGE
+    assert f"Invalid value for {option}: 'out/' names a folder" in run.err
+    assert not (tmp_path / "out").exists()
+
+
 def test_an_output_named_gz_is_gzip_that_reads_back_and_the_same_each_time(
     kp: KpRunner, tmp_path: Path
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -47,14 +48,37 @@ def option_group(*options: Callable[[Any], Any]) -> Callable[[Command], Command]
     return decorate
 
 
+def a_file(context: click.Context, parameter: click.Parameter, given: str | None) -> Path | None:
+    """The file an option names; a name ending in a slash, a folder's, is a usage error.
+
+    ``Path("out/")`` is ``Path("out")``: without this, ``-o out/`` (no such folder yet) wrote a
+    file named out where a folder was meant.
+    """
+    if given is None:
+        return None
+    if given.endswith(("/", os.sep)):
+        raise click.BadParameter(
+            f"{given!r} names a folder (it ends in {given[-1]}); this option takes a file, "
+            f"such as {given}out.jsonl",
+            context,
+            parameter,
+        )
+    return Path(given)
+
+
 def output_option(help: str) -> Callable[[Command], Command]:
     """``-o/--output PATH``: where a command writes instead of stdout (``-o -``: stdout)."""
+
+    def output(context: click.Context, parameter: click.Parameter, given: str | None) -> Any:
+        path = a_file(context, parameter, given)
+        # `-o -` is standard output, as `-` is standard input, not a file named "-".
+        return None if path == Path("-") else path
+
     return click.option(
         "-o",
         "--output",
-        type=click.Path(dir_okay=False, path_type=Path),
-        # `-o -` is standard output, as `-` is standard input, not a file named "-".
-        callback=lambda context, parameter, path: None if path == Path("-") else path,
+        type=click.Path(dir_okay=False),
+        callback=output,
         help=help,
     )
 
@@ -70,11 +94,16 @@ def allow_empty_option(what: str) -> Callable[[Command], Command]:
 
 def report_option(help: str) -> Callable[[Command], Command]:
     """``--report FILE``: where a command writes what it did to each trace (``report_path``)."""
+    refuse_stdout = not_stdout("standard output carries the command's output; give a file")
+
+    def report(context: click.Context, parameter: click.Parameter, given: str | None) -> Any:
+        return refuse_stdout(context, parameter, a_file(context, parameter, given))
+
     return click.option(
         "--report",
         "report_path",
-        type=click.Path(dir_okay=False, path_type=Path),
-        callback=not_stdout("standard output carries the command's output; give a file"),
+        type=click.Path(dir_okay=False),
+        callback=report,
         help=help,
     )
 
