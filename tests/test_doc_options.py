@@ -11,6 +11,7 @@ import click
 import pytest
 
 from knowledgepulse.cli.main import cli
+from knowledgepulse.sources._registry import source_names
 from tests.paths import REPO
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
@@ -67,3 +68,16 @@ def test_options_are_read_where_the_pages_write_them() -> None:
         for _, name, option in uses((REPO / "docs" / "scoring.md").read_text("utf-8"))
     }
     assert "--frobnicate" not in options()["score"]
+
+
+def test_the_from_values_integrations_lists_are_every_built_in_source() -> None:
+    """The list of ``--from SOURCE`` values (and of conversation formats after it) names each.
+
+    It lacked the sessions' sources added after it was written (pi, goose, opencode...): a
+    reader of the page could not tell that ``--from pi`` exists.
+    """
+    text = (REPO / "docs" / "integrations.md").read_text("utf-8")
+    start = text.index("`--from SOURCE` (`otlp`")
+    end = text.index("are read the same way", start)
+    listed = set(re.findall(r"`(?:--from )?([a-z][a-z0-9-]*)`", text[start:end]))
+    assert [name for name in source_names() if name not in listed] == []
