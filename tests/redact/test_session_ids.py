@@ -103,3 +103,39 @@ def test_a_run_named_by_words_and_a_small_number_is_shown(run: str) -> None:
     and "test-session-123" (Claude Code fixtures' sessionId) were hidden as a password."""
     value, _ = redact_value({"sessionId": run, "session_id": run}, "private")
     assert value == {"sessionId": run, "session_id": run}
+
+
+@pytest.mark.parametrize(
+    ("folder", "name", "key"),
+    [
+        ("hermes-agent", "hermes_agent_54laowang_weixin_fork_merge.json", "session_id"),
+        ("opencode", "mantis_opencode_stream_success.jsonl", "sessionID"),
+    ],
+)
+def test_kp_inspect_shows_hermes_agent_and_opencode_session_ids(
+    folder: str, name: str, key: str
+) -> None:
+    """Hermes Agent's (its start time, 6 hex) and OpenCode's (ses_...) session ids name the run
+    the trace id shows: before, kp inspect's source record hid them as a password."""
+    path = Path(__file__).parents[1] / "conformance" / "files" / folder / name
+    first = json.loads(
+        path.read_text("utf-8").splitlines()[0] if key == "sessionID" else path.read_text("utf-8")
+    )
+    result = CliRunner().invoke(cli, ["inspect", str(path)])
+    assert result.exit_code == 0, result.output
+    shown = " ".join(result.output.split())
+    assert f'"{key}": "{first[key]}"' in shown
+    assert f'"{key}": "[REDACTED' not in shown
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "20260504_222136_1a2f0e99",  # a Hermes id's shape with more random hex
+        "ses_09ec7fc10ffekAtgUWHv9M6Y0T1",  # an OpenCode id's with a letter more
+        "09ec7fc10ffekAtgUWHv9M6Y0T",  # its random part without the prefix
+    ],
+)
+def test_a_longer_or_unprefixed_random_session_id_stays_hidden(value: str) -> None:
+    """Only the two agents' own shapes are shown: more random characters is a server's session."""
+    assert redact_value({"sessionID": value}, "private")[0] == {"sessionID": "[REDACTED:password]"}

@@ -184,12 +184,17 @@ _PASSWORD_NAME = regex.compile(r"(?i)pass(?:word|wd|phrase)?|pwd")
 # string (Django's 32 characters, PHPSESSID, JSESSIONID: digits and letters, no UUID's dashes),
 # hidden under its name. A harness's run name is words, the Unix time it started (10 digits, 13
 # in milliseconds) and at most 8 hex digits (Terminal-Bench's tbench-1765491470070-3679a2f1):
-# 32 random bits, no server's session.
+# 32 random bits, no server's session. Hermes Agent names a session by the time it started and 6
+# hex digits (20260504_222136_1a2f0e: 24 random bits), or a date and words; OpenCode by ses_, 12
+# hex digits of its time and 14 letters or digits (ses_f7a1cca5effeqTi40Z3Us6CDVK), an id its
+# export command takes, which no server's session is prefixed with.
 _SESSION_NAME = regex.compile(r"(?i)session[ _.\-]?id\d*(?![A-Za-z0-9_])")
 _RUN_NAME = regex.compile(
     r"(?:[A-Za-z]+[_\-:])?[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}"
     r"|[A-Za-z]{1,12}(?:[_\-][A-Za-z]{1,12}){0,5}"
     r"(?:[_\-](?:\d{10}|\d{13})(?:[_\-][0-9a-f]{1,8})?|[_\-]?\d{1,4})?"
+    r"|\d{8}_(?:\d{6}_[0-9a-f]{6}|[A-Za-z]{1,12}(?:_[A-Za-z]{1,12}){0,5})"
+    r"|ses_[0-9a-f]{12}[0-9A-Za-z]{14}"
 )
 
 
