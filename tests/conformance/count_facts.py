@@ -609,7 +609,9 @@ def conversation(path: Path) -> list[Run]:
     line): one run; a record that is itself a list of messages, a run of its own.
 
     nanobot's session header (``{"_type": "metadata", "key": ...}``, first in its JSON Lines)
-    names the session: the run's id. Which API the messages are in is told by
+    names the session: the run's id. Kimi CLI's context file keeps marks of its own among the
+    messages (role ``_checkpoint``, ``_usage``: no message) and its system prompt as role
+    ``_system_prompt``. Which API the messages are in is told by
     the whole conversation: an item typed ``function_call`` / ``function_call_output`` is a
     Responses input list's; a ``tool_use`` / ``tool_result`` block an Anthropic message's, as
     is a message typed ``message`` with ``text`` blocks (the Messages API's reply); ``from`` /
@@ -630,6 +632,10 @@ def conversation(path: Path) -> list[Run]:
             runs.append((None, record))
         elif isinstance(record, dict) and record.get("_type") == "metadata":
             key = record["key"]  # nanobot's header: the session it names is the run
+        elif isinstance(record, dict) and record.get("role") in ("_checkpoint", "_usage"):
+            continue  # Kimi CLI's own marks in its context file: no message
+        elif isinstance(record, dict) and record.get("role") == "_system_prompt":
+            loose.append({"role": "system", "content": record["content"]})  # Kimi CLI's
         elif isinstance(record, dict) and {"role", "type", "from"} & set(record):
             loose.append(record)
     if loose:

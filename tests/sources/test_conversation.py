@@ -455,3 +455,52 @@ def test_content_parts_no_chat_format_has_are_said_not_dropped_unseen(tmp_path: 
     images = [{"role": "user", "content": [{"type": "image_url"}, {"type": "text", "text": "?"}]}]
     path.write_text(json.dumps([*images, {"role": "assistant", "content": "A cat."}]))
     assert read_item(path).warnings == ()  # a picture is passed over knowingly
+
+
+def test_kimi_cli_context_marks_are_passed_over_and_its_system_prompt_is_the_system_message(
+    tmp_path: Path,
+) -> None:
+    """Kimi CLI's context file: its ``_checkpoint`` and ``_usage`` records are no message, its
+    ``_system_prompt`` the system message it sends; the run reads as the plain messages do."""
+    system: Any = WEATHER[0]
+    rest: list[Any] = WEATHER[1:]
+    kimi: list[Any] = [
+        {"role": "_system_prompt", "content": system["content"]},
+        {"role": "_checkpoint", "id": 0},
+    ]
+    for number, message in enumerate(rest):
+        kimi += [message, {"role": "_usage", "token_count": 100 + number}]
+        if message["role"] == "tool":
+            kimi.append({"role": "_checkpoint", "id": number})
+    plain, marked = tmp_path / "plain.jsonl", tmp_path / "context.jsonl"
+    plain.write_text("".join(json.dumps(line) + "\n" for line in WEATHER))
+    marked.write_text("".join(json.dumps(line) + "\n" for line in kimi))
+    items = list(read([marked]))
+    assert not [item for item in items if isinstance(item, Problem)]
+    (trace,) = [item.trace for item in items if isinstance(item, TraceItem)]
+    (expected,) = [item.trace for item in read([plain]) if isinstance(item, TraceItem)]
+    assert trace.task == expected.task
+    assert trace.id == "kp:trace:context:0"  # named after the line the run begins at
+    assert trace.steps == expected.steps
+    assert trace.outcome == expected.outcome
+    assert recognise({"role": "_checkpoint", "id": 0}) == "conversation"
+    assert recognise({"role": "_system_prompt", "content": "You are Kimi."}) == "conversation"
+
+
+def test_kimi_cli_real_context_file_reads_every_line_and_each_call() -> None:
+    """The corpus's Kimi CLI run: no line refused (85 of its marks were, each a message with no
+    content), and one call a ``tool_calls`` entry of its assistant lines, in order."""
+    path = CORPUS / "conversation" / "kimi_cli_context_sklearn_26323.jsonl"
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    called = [
+        call["function"]["name"]
+        for line in lines
+        if line["role"] == "assistant"
+        for call in line.get("tool_calls") or []
+    ]
+    items = list(read([path]))
+    assert not [item for item in items if isinstance(item, Problem)]
+    (trace,) = [item.trace for item in items if isinstance(item, TraceItem)]
+    calls = [step for step in trace.steps if step.type == "tool_call"]
+    assert [step.tool.name for step in calls if step.tool] == called
+    assert trace.task.objective.startswith("You will be provided with a partial code base")

@@ -16,6 +16,14 @@ A session file may open with a header line before its messages: nanobot's (``{"_
 agent sends them) names the session and says when it began: the trace's id and time. nanobot's
 own records after it (``_type: provider_state``) are no message, and no part of the run.
 
+Kimi CLI (MoonshotAI/kimi-cli) keeps its context the same way,
+``~/.kimi/sessions/<work dir hash>/<session>.jsonl`` (later ``.../<session>/context.jsonl``): one
+message a line, as it sends them, with records of its own named by a role that begins with an
+underscore (``src/kimi_cli/soul/context.py``, commit ``4a550effdfcb``): ``_checkpoint`` (``id``,
+a point ``/undo`` can go back to) and ``_usage`` (``token_count``, the context's size) are no
+message and are passed over; ``_system_prompt`` (``content``, newer versions) is the system
+prompt it sends, read as the ``system`` message.
+
 Other APIs and libraries save messages that have a ``role`` and a ``content`` too, but keep their
 calls and words where no chat format kp reads looks (Bedrock Converse's ``toolUse`` parts,
 Haystack's ``tool_call`` parts, Open Interpreter's ``code`` / ``console`` messages, the
@@ -27,6 +35,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
 from typing import Any
 
 from knowledgepulse._util.jsonpath import describe_value
@@ -55,6 +64,25 @@ _PRIVATE_TYPES = frozenset({"provider_state"})
 after the header): no part of the run, and no message."""
 
 
+_MARKS = frozenset({"_checkpoint", "_usage"})
+"""Kimi CLI's records of its own among its messages (a checkpoint, the context's size)."""
+_SYSTEM_PROMPT = "_system_prompt"
+"""Kimi CLI's record of the system prompt it sends (newer versions write it first)."""
+
+
+def _mark(value: Any) -> bool:
+    """Whether a record is one of Kimi CLI's own among its messages, no message."""
+    return isinstance(value, dict) and one_of(value.get("role"), _MARKS)
+
+
+def _as_sent(record: Record) -> Record:
+    """A record as the message the agent sent: Kimi CLI's system prompt as a system message."""
+    value = record.value
+    if isinstance(value, dict) and value.get("role") == _SYSTEM_PROMPT:
+        return replace(record, value={**value, "role": "system"})
+    return record
+
+
 def is_header(value: Any) -> bool:
     """Whether a record is a session file's header, before its messages (nanobot's)."""
     # Older sessions' headers have no ``key`` (the file's name said the session).
@@ -79,9 +107,14 @@ def _told_by(header: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def recognises(value: Any) -> bool:
-    """Whether a file's first record is a chat message, or a list of them, or a header."""
-    if is_header(value):
+    """Whether a file's first record is a chat message, or a list of them, or a header.
+
+    One of Kimi CLI's own records (a mark, its system prompt) is too: they open its files.
+    """
+    if is_header(value) or _mark(value):
         return True
+    if isinstance(value, dict) and value.get("role") == _SYSTEM_PROMPT:
+        return isinstance(value.get("content"), str)
     if isinstance(value, dict):
         return (
             not gemini.is_content(value) and foreign(value) is None and family([value]) is not None
@@ -132,29 +165,41 @@ def convert_records(
     """The file's conversations: its message records, in order, one; each list record, one."""
     messages: list[Record] = []
     header: Mapping[str, Any] | None = None
-    for item in records:
-        if isinstance(item, Problem):
-            yield item
-        elif is_header(item.value):  # a session's start: the messages before it were another's
-            yield from _conversation(messages, options, header)
-            messages, header = [], item.value
+    opening: Record | None = None  # a Kimi CLI mark before the messages: where the run begins
+    for entry in records:
+        if isinstance(entry, Problem):
+            yield entry
+            continue
+        item = _as_sent(entry)
+        if is_header(item.value):  # a session's start: the messages before it were another's
+            yield from _conversation(messages, options, header, opening)
+            messages, header, opening = [], item.value, None
+        elif _mark(item.value):
+            opening = opening or (None if messages else item)
         elif header is not None and _private(item.value):
             continue
         elif (reason := foreign(item.value)) is not None:
             yield _refused(item, (), reason)
         elif isinstance(item.value, list):
-            yield from _conversation(messages, options, header)
-            messages, header = [], None
+            yield from _conversation(messages, options, header, opening)
+            messages, header, opening = [], None, None
             yield from _listed(item, options)
         else:
             messages.append(item)
-    yield from _conversation(messages, options, header)
+    yield from _conversation(messages, options, header, opening)
 
 
 def _conversation(
-    messages: list[Record], options: TraceOptions, header: Mapping[str, Any] | None = None
+    messages: list[Record],
+    options: TraceOptions,
+    header: Mapping[str, Any] | None = None,
+    opening: Record | None = None,
 ) -> Iterator[TraceItem | Problem]:
-    """The messages read one a record as one conversation; a bad one's problem at its record."""
+    """The messages read one a record as one conversation; a bad one's problem at its record.
+
+    ``opening``: the record the run begins at when it is no message (Kimi CLI's first
+    checkpoint): the trace is named after it, as after its first message otherwise.
+    """
     chat = family([record.value for record in messages])
     if chat is None:
         # Some record is no message (a note saved among them): each such its own error, the
@@ -172,7 +217,7 @@ def _conversation(
     turns = [record.value for record in messages]
     try:
         chat = chat or _family_of(turns)
-        yield convert_conversation(turns, messages[0], options, chat, _told_by(header))
+        yield convert_conversation(turns, opening or messages[0], options, chat, _told_by(header))
     except PathError as error:
         match error.path:
             case (int(index), *rest) if index < len(messages):
