@@ -115,6 +115,10 @@ def shows(shown: list[str], printed: str) -> bool:
     if len(pieces) == 1:
         return pieces[0] == words_of(printed)
     rest = words_of(printed)
+    # Shown text before the first ``...`` is where the output starts, and after the last one where
+    # it ends: a block that opens on its second failing case reads as if that case came first.
+    if not rest.startswith(pieces[0]) or not rest.endswith(pieces[-1]):
+        return False
     for piece in filter(None, pieces):
         at = rest.find(piece)
         if at < 0:
@@ -167,6 +171,9 @@ def test_the_blocks_found_are_every_console_block() -> None:
         (["a", "...", "c"], "a b c", True),
         (["Known types: ..."], "Known types: x, y", True),
         (["c", "...", "a"], "a b c", False),  # in order
+        (["b", "...", "c"], "a b c", False),  # what is shown first is what is printed first
+        (["a", "...", "b"], "a b c", False),  # and what is shown last, last
+        (["...", "b", "..."], "a b c", True),
     ],
 )
 def test_shown_output_matches_words_and_elisions(

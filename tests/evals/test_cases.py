@@ -361,6 +361,31 @@ def test_an_invalid_regex_makes_its_case_malformed_at_the_patterns_path(tmp_path
     )
 
 
+def test_an_invalid_regex_does_not_hide_what_the_suite_finds_wrong_in_the_case(
+    tmp_path: Path,
+) -> None:
+    """Every problem of the case at once: fixing the pattern must not reveal a bad index next."""
+    path = tmp_path / "cases.yaml"
+    path.write_text(
+        textwrap.dedent(
+            """
+            - id: c1
+              pages: [{id: p1, blocks: [{id: b1, type: p, content: Cart}]}]
+              actual: {operations: [{type: update, targetIndex: 2.0, content: x}]}
+              expected:
+                contentPatterns: [(unclosed]
+            """
+        ).lstrip("\n")
+    )
+    [malformed] = bulk_cases(path)
+    assert isinstance(malformed, MalformedCase)
+    assert malformed.case_id == "c1"
+    assert [(p.location.line, p.path) for p in malformed.problems] == [
+        (3, "actual.operations[0].targetIndex"),
+        (5, "expected.contentPatterns[0]"),
+    ]
+
+
 def test_a_compile_bomb_makes_its_case_malformed_quickly(tmp_path: Path) -> None:
     """The bound refuses the pattern by its page's path; the next case still loads."""
     bomb = case_json(

@@ -55,6 +55,9 @@ class MalformedCase:
     problems: tuple[Problem, ...]
     case_id: str | None = None
     warnings: tuple[Problem, ...] = ()
+    # The case, when only its content patterns are bad: fit_cases checks it against the suite
+    # too, so a bad pattern does not hide a bad field until the pattern is fixed and run again.
+    case: Case | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +99,7 @@ def validate_case(record: Record) -> LoadedCase | MalformedCase:
     case._lines = record.lines
     bad_patterns = tuple(_pattern_problems(case, record))
     if bad_patterns:
-        return MalformedCase(record.location, bad_patterns, case_id)
+        return MalformedCase(record.location, bad_patterns, case_id, case=case)
     return LoadedCase(case, record.location)
 
 
@@ -549,5 +552,17 @@ def fit_cases(
             found = tuple(w for w in fit.warnings if w not in item.warnings)
             if found:
                 yield replace(item, warnings=(*item.warnings, *found))
+                continue
+        elif isinstance(item, MalformedCase) and item.case is not None:
+            # check_case finds the bad patterns again, with what the suite's scorers miss.
+            fit = check_case(
+                item.case,
+                suite,
+                item.location,
+                require_actual=not before_task,
+                output_known=not before_task,
+            )
+            if fit.problems:
+                yield replace(item, problems=fit.problems)
                 continue
         yield item
