@@ -62,3 +62,36 @@ def test_privacy_level_private_keeps_identifiers_in_messages(kp: KpRunner, tmp_p
     out = tmp_path / "out.jsonl"
     run = kp("redact", str(bad_records(tmp_path)), "--privacy-level", "private", "-o", str(out))
     assert EMAIL in run.err
+
+
+def tau2_results(folder: Path) -> Path:
+    """A real tau2 results file whose domain and models hold an e-mail and a phone, as its
+    note (``FILE: read as tau2 (... of domain '...', agent ...)``) quotes them."""
+    real = Path(__file__).parents[1] / "conformance" / "files" / "tau2" / "filtro_gastelo_10.json"
+    results = json.loads(real.read_text(encoding="utf-8"))
+    info = results["info"]
+    info["environment_info"]["domain_name"] += f" {EMAIL}"
+    info["agent_info"]["llm"] += f" {PHONE}"
+    path = folder / "results.json"
+    path.write_text(json.dumps(results), encoding="utf-8")
+    return path
+
+
+def test_a_files_note_quoting_its_values_loses_identifiers_when_the_run_redacts(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """convert, score --annotate and redact with redaction: the note on stderr holds neither
+    the e-mail nor the phone (before, it was said as read, identifiers and all)."""
+    path = str(tau2_results(tmp_path))
+    out = str(tmp_path / "out.jsonl")
+    runs = [
+        kp("convert", path, "--redact", "-o", out),
+        kp("convert", path, "--redact", "--privacy-level", "aggregated", "-o", out),
+        kp("score", path, "--annotate", "--no-embedder", "--redact", "-o", out),
+        kp("redact", path, "--privacy-level", "aggregated", "-o", out),
+    ]
+    for run in runs:
+        assert "read as tau2" in run.err
+        assert "[REDACTED:email]" in run.err
+        assert EMAIL not in run.err
+        assert "555 0132" not in run.err

@@ -10,7 +10,7 @@ import click
 
 from knowledgepulse.cli._console import say
 from knowledgepulse.cli._options import Command, option_group
-from knowledgepulse.runs.redaction import redactor_for
+from knowledgepulse.runs.redaction import messages_level, redactor_for
 from knowledgepulse.trace.models import PRIVACY_LEVELS
 
 if TYPE_CHECKING:
@@ -56,14 +56,17 @@ def redactor_from(options: dict[str, Any]) -> Redactor | None:
     return redactor_for(*(options.pop(name) for name in REDACT_OPTIONS))
 
 
-def notes_said(redacts: bool) -> Callable[[str], None]:
-    """How a run tells a file's notes (``FILE: read as ...``): on stderr, its secrets redacted.
+def notes_said(redactor: Redactor | None) -> Callable[[str], None]:
+    """How a run tells a file's notes (``FILE: read as ...``): on stderr, cleaned as its messages.
 
-    Only when the run redacts, which loads the rules anyway: a run that does not keeps the
-    name as typed rather than load them for it.
+    A note can quote the file's values (tau2's domain and models), so a run that redacts cleans
+    it at the level of its other messages (``messages_level``: personal identifiers too, unless
+    ``--privacy-level private``). Only when the run redacts, which loads the rules anyway: a run
+    that does not keeps the name as typed rather than load them for it.
     """
-    if not redacts:
+    if redactor is None:
         return say
     from knowledgepulse.redact import clean_text  # noqa: PLC0415 - the run loads the rules
 
-    return lambda note: say(clean_text(note, "private").text)
+    level = messages_level(redactor)
+    return lambda note: say(clean_text(note, level).text)

@@ -197,6 +197,6 @@ def run_arguments(
         "scorer": scorer_from(paths, options),
         "source": options.pop("source"),
         "options": reading,
-        "notes": notes_said(redactor is not None),
+        "notes": notes_said(redactor),
         "on_problem": sink,
     }

@@ -57,7 +57,7 @@ def convert_command(
             to=to,
             redact=redactor or False,
             options=trace_options_of(options),
-            notes=notes_said(redactor is not None),
+            notes=notes_said(redactor),
             on_problem=shown_problems(),
             **options,
         )

@@ -22,7 +22,7 @@ from knowledgepulse.cli._traces import (
     trace_options_of,
 )
 from knowledgepulse.reports.terminal import ReadProgress
-from knowledgepulse.runs.redaction import redact_files
+from knowledgepulse.runs.redaction import redact_files, redactor_for
 
 
 @command("redact")
@@ -63,7 +63,7 @@ def redact_command(
             paths.given,
             target,
             options=trace_options_of(options),
-            notes=notes_said(True),
+            notes=notes_said(redactor_for(True, options.get("privacy_level"))),
             on_problem=shown_problems(),
             on_finding=say,
             progress=progress.advance,

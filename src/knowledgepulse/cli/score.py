@@ -182,7 +182,7 @@ def score_command(
             explain=explain,
             redact=redactor or False,
             options=trace_options_of(options),
-            notes=notes_said(redactor is not None),
+            notes=notes_said(redactor),
             on_problem=shown_problems(),
             progress=progress.advance,
             scored=progress.scored,
