@@ -219,3 +219,40 @@ def _texts(value: Any) -> list[str]:
     if isinstance(value, list):
         return [text for item in value for text in _texts(item)]
     return [value] if isinstance(value, str) else []
+
+
+_KEY_BODY = (
+    "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKjMzEfYyjiWA4R4/M2bS1GB4t7NXp9"
+)
+# Each secret with a piece of it that must not survive its cleaning.
+NESTABLE_SECRETS = [
+    (
+        "-----BEGIN PRIVATE KEY-----\n"
+        + "\n".join(_KEY_BODY[start : start + 64] for start in range(0, len(_KEY_BODY), 64))
+        + "\n-----END PRIVATE KEY-----",
+        _KEY_BODY[8:48],
+    ),
+    ("sk-proj-Zq81wLmN0pRt5vXy2bCd4eFg6hJk7Lm9", "wLmN0pRt5vXy2b"),
+    ("ghp_16C7e42F292c6912E7710c838347Ae178B4a", "F292c6912E7710"),
+    ("AKIAIOSFODNN7EXAMPLE", "IOSFODNN7EXAMPLE"),
+    ("postgres://u:pw2x9Q@db:5432/x", "pw2x9Q"),
+]
+
+
+@patient
+@given(
+    secret=st.sampled_from(NESTABLE_SECRETS),
+    wrappers=st.lists(st.sampled_from(["object", "string"]), max_size=3),
+    before=texts,
+    level=levels,
+)
+def test_a_secret_is_cleaned_however_deep_in_json_texts_it_lies(
+    secret: tuple[str, str], wrappers: list[str], before: str, level: str
+) -> None:
+    """A tool's result that holds JSON that holds JSON (Hermes Agent's web search: each level
+    escapes the line breaks once more) loses its secret as plain text does."""
+    text, piece = secret
+    for wrapper in wrappers:
+        text = json.dumps({"result": text}) if wrapper == "object" else json.dumps(text)[1:-1]
+    assert piece not in str(clean_text(f"{before} {text} end", level))
+    assert piece not in json.dumps(redact_value({"content": text}, level)[0])
