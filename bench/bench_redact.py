@@ -4,6 +4,7 @@
     python bench/bench_redact.py --runs 1     # one timed run of each input
     python bench/bench_redact.py --recall     # only what is found (seconds)
     python bench/bench_redact.py --rules      # only each rule's time on long texts (a minute)
+    python bench/bench_redact.py --strings 20 # only the corpus's redacted strings, 20 of a type
 
 Prints figures, asserts nothing:
 
@@ -21,6 +22,8 @@ Prints figures, asserts nothing:
   detect-secrets``): recall, time per line, how many ordinary strings it flags, and its speed
   on every string of 1,000 generated traces beside ours;
 - what is redacted on the two corpora (``corpora/``), by type and rule, at aggregated and private;
+- what ``aggregated`` redacts in every distinct string of ``tests/conformance/files``: how many
+  strings hold each type, and samples of each to read for false positives;
 - each rule's time on long real texts (from ``tests/conformance/files`` and ``corpora/``): a
   20 KB traceback, a 20 KB JSON tool output, a 100 KB file dump, a 100 KB single line; each rule
   run whether or not its keywords are in the text (a traceback may say "coherent": the rule of
@@ -291,22 +294,52 @@ def corpora() -> None:
         )
 
 
-def long_texts() -> dict[str, str]:
-    """Long texts of real traces, as a user's records hold them (see the docstring)."""
+CONFORMANCE_FILES = sorted((ROOT / "tests" / "conformance" / "files").glob("*/*"))
+
+
+def real_texts(paths: list[Path]) -> tuple[list[str], list[str]]:
+    """Every string of the JSON and JSON Lines files in ``paths``, and the JSON Lines' lines."""
     texts: list[str] = []
     records: list[str] = []
-    paths = [*(ROOT / "tests" / "conformance" / "files").glob("*/*"), *(ROOT / "corpora").glob("*")]
-    for path in sorted(paths):
+    for path in paths:
         if path.suffix == ".json" and not path.name.endswith(".facts.json"):
             texts += strings_of(json.loads(path.read_text("utf-8")))
         elif path.suffix == ".jsonl":
-            records += path.read_text("utf-8").splitlines()
+            records += [line for line in path.read_text("utf-8").splitlines() if line.strip()]
     for line in records:
         texts += strings_of(json.loads(line))
+    return texts, records
+
+
+def conformance_strings(shown: int) -> None:
+    """What ``aggregated`` redacts in every distinct string of the conformance corpus.
+
+    Read the samples for false positives: a real file's ids, times and code, not made-up text.
+    """
+    texts = sorted(set(real_texts(CONFORMANCE_FILES)[0]))
+    kinds: collections.Counter[str] = collections.Counter()
+    samples: dict[str, list[str]] = collections.defaultdict(list)
+    for text in texts:
+        cleaned = clean_text(text, "aggregated")
+        kinds.update(cleaned.redactions.keys())
+        for kind in cleaned.redactions:
+            at = cleaned.text.index(f"[REDACTED:{kind}]")
+            samples[kind].append(cleaned.text[max(0, at - 40) : at + 50])
+    redacted = sum(1 for text in texts if clean_text(text, "aggregated").text != text)
+    print(f"distinct strings of tests/conformance/files: {len(texts):,}, {redacted:,} redacted")
+    print(f"  strings with each type: {dict(kinds.most_common())}")
+    for kind, found in sorted(samples.items()):
+        for sample in found[:: max(1, len(found) // max(1, shown))][:shown]:
+            print(f"  {kind}: {sample!r}")
+
+
+def long_texts() -> dict[str, str]:
+    """Long texts of real traces, as a user's records hold them (see the docstring)."""
 
     def joined(chosen: list[str], size: int, between: str = "\n") -> str:
         return between.join(sorted(chosen, key=len, reverse=True))[:size]
 
+    texts, records = real_texts([*CONFORMANCE_FILES, *sorted((ROOT / "corpora").glob("*"))])
     return {
         "traceback, 20 KB": joined([t for t in texts if "Traceback (most recent" in t], 20_000),
         "JSON tool output, 20 KB": joined(
@@ -352,9 +385,15 @@ def main() -> None:
     parser.add_argument("--traces", type=int, default=20_000, help="generated traces")
     parser.add_argument("--recall", action="store_true", help="only what is found, not speed")
     parser.add_argument("--rules", action="store_true", help="only each rule's time on long texts")
+    parser.add_argument(
+        "--strings", type=int, metavar="N", help="only the conformance corpus's redacted strings"
+    )
     args = parser.parse_args()
     if args.rules:
         rule_times(args.runs)
+        return
+    if args.strings is not None:
+        conformance_strings(args.strings)
         return
     our_recall()
     planted()
@@ -364,6 +403,7 @@ def main() -> None:
     speed(args.runs, generated)
     detect_secrets_recall(generated)
     corpora()
+    conformance_strings(shown=3)
     rule_times(args.runs)
 
 

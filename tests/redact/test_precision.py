@@ -8,6 +8,7 @@ agent-like text (ids, dates, versions, prices, hashes), or one a detector is kno
 from __future__ import annotations
 
 import random
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -97,6 +98,81 @@ def test_a_date_and_time_is_not_a_phone_number(stamp: str) -> None:
     """A log line's date and hour read as a phone number in some region: the time is kept."""
     assert clean_text(f"{stamp} INFO started").text == f"{stamp} INFO started"
     assert clean_text(f"{stamp} call (207) 555-0134").text == f"{stamp} call [REDACTED:phone]"
+
+
+@given(
+    moment=st.datetimes(
+        min_value=datetime(1900, 1, 1), max_value=datetime(2099, 12, 31), timezones=st.timezones()
+    ),
+    timespec=st.sampled_from(["seconds", "milliseconds", "microseconds"]),
+    separator=st.sampled_from(["T", " "]),
+)
+def test_a_timestamp_with_its_fraction_and_zone_is_not_a_phone_number(
+    moment: datetime, timespec: str, separator: str
+) -> None:
+    """Seconds, fraction and zone (13.264282-04) read as a number: a time's colons tie them.
+
+    Found in the conformance corpus (``2024-10-15T12:53:[REDACTED:phone]:00``): of its 137
+    distinct strings with a phone redaction (``bench/bench_redact.py --strings``), 79 held only
+    a time's.
+    """
+    stamp = moment.isoformat(sep=separator, timespec=timespec)
+    assert clean_text(f"at {stamp} INFO").text == f"at {stamp} INFO"
+    assert clean_text(f"{stamp} call (207) 555-0134").text == f"{stamp} call [REDACTED:phone]"
+
+
+def test_a_number_after_a_label_s_colon_is_still_a_phone_number() -> None:
+    """The colon ties digits only to digits: "Tel:555-867-5309" and "tel:+1..." still go."""
+    assert clean_text("Tel:555-867-5309").text == "Tel:[REDACTED:phone]"
+    assert clean_text("tel:+14158675309, at 10:30").text == "tel:[REDACTED:phone], at 10:30"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # lines of the conformance corpus's coding agents (OpenCode, Claude Code, SWE-agent)
+        "const apiKey = await getApiKeyForModel(nextModel);",
+        "result.apiKey = args[++i];",
+        "client = OpenAI(base_url=self.config.base_url, api_key=self.config.api_key)",
+        "auth: import.meta.env.VITE_GITHUB_TOKEN });",
+        "session_id: Ash.UUID.generate(),",
+        "    def update_many(self, rows, keys, chunk_size=1000, ensure=None, types=None):",
+        "const apiKey = parsed.apiKey || (await getApiKeyForModel(x))",
+        # and their kind
+        "password = os.environ['DB_PASSWORD']",
+        "token = os.getenv('GITHUB_TOKEN')",
+        "SECRET_KEY = settings.SECRET_KEY",
+        "return Client(api_key=api_key, timeout=30)",
+        "self.token = token",
+        "    discord_bot_token: SecretStr = Field(",
+        "def connect(api_key: str, token: SecretStr | None = None) -> Client:",
+        "  apiKey: string;",
+    ],
+)
+def test_code_after_a_secret_s_name_is_not_a_secret(code: str) -> None:
+    """A call, an attribute path, ``await``, the name passed on, a type: code an agent read.
+
+    Before, ``token = os.getenv('GITHUB_TOKEN')`` came out ``token = [REDACTED:password]'...``:
+    the source in a trace broken, and no secret in it.
+    """
+    assert clean_text(code, "private").text == code
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("password=hunter2abc", "hunter2abc"),
+        ("password: my.secret", "my.secret"),
+        ('token = "settings.SECRET_KEY"', "settings.SECRET_KEY"),
+        ("vault login --token hvs.BJqfWNUm2xqNQE3WoBA91SRh", "hvs.BJqfWNUm2xqNQE3WoBA91SRh"),
+        ("password=Pa55w(rd", "Pa55w(rd"),
+        ("DB_PASSWORD=PASSWORD1", "PASSWORD1"),
+        ('{"password": "string"}', "string"),
+    ],
+)
+def test_a_value_that_only_resembles_code_is_still_a_secret(text: str, secret: str) -> None:
+    """A dotted word without code's marks, a quoted string, a token with digits: still hidden."""
+    assert clean_text(text, "private").text == text.replace(secret, "[REDACTED:password]")
 
 
 def test_two_international_numbers_joined_by_a_hyphen_are_both_redacted() -> None:

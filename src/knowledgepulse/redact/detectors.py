@@ -210,8 +210,44 @@ def is_setting(value: str, name: str) -> bool:
     return _NUMBER.fullmatch(value) is not None and _PASSWORD_NAME.search(name) is None
 
 
+# Code after a secret's name, in the source a coding agent reads or writes, holds no secret:
+# - a call or a subscript closed on its line: os.getenv("TOKEN"), os.environ["KEY"], args[++i];
+# - an attribute path written as code is: self.config.api_key, settings.SECRET_KEY,
+#   parsed.apiKey (an underscore, a capital inside a word or a code object first, and no digit,
+#   which a token's random parts have: hvs.BJqfWNUm2xq...; "my.secret" is a password);
+# - an operator word before an expression: await getApiKey(...), new Token(...);
+# - the name passed on: api_key=api_key, self.token = token;
+# - a type's name, an annotation's: api_key: str, token: SecretStr = Field(...), apiKey: string;
+# - punctuation alone: import.meta.env.VITE_GITHUB_TOKEN }).
+# Unquoted only: a quoted value is a string, whatever it looks like.
+_IDENTIFIER = r"[A-Za-z_$][\w$]*"
+_ATTRIBUTE_PATH = regex.compile(
+    rf"(?!.*\d)(?=(?:self|this|cls|os|process|settings)\.|.*(?:_|[a-z][A-Z]))"
+    rf"{_IDENTIFIER}(?:\.{_IDENTIFIER})+"
+)
+_CALL = regex.compile(rf"{_IDENTIFIER}(?:\.{_IDENTIFIER})*(?:\([^\n]*\)|\[[^\n]*\])")
+_OPERATOR_WORD = regex.compile(r"(?:await|new|yield|typeof|not|lambda) ")
+_TYPE_NAME = regex.compile(r"str|string|String|SecretStr|SecretBytes|bytes|number|any|unknown")
+_NAME_THEN_OPERATOR = regex.compile(r"(?<!\w)(?P<name>\w+)[ \t]*[=:][ \t]*$")
+
+
+def _is_code(match: regex.Match[str], found: str) -> bool:
+    text, start = match.string, match.start("value")
+    if match.group("quote"):
+        return False
+    name = _NAME_THEN_OPERATOR.search(text, max(0, start - 100), start)
+    return (
+        _ATTRIBUTE_PATH.fullmatch(found) is not None
+        or _CALL.match(text, start) is not None
+        or _OPERATOR_WORD.match(text, start) is not None
+        or (name is not None and name.group("name") == found)
+        or _TYPE_NAME.fullmatch(found) is not None
+        or not any(char.isalnum() for char in found)
+    )
+
+
 def _not_a_setting(match: regex.Match[str], found: str) -> bool:
-    return not is_setting(found, match.group())
+    return not is_setting(found, match.group()) and not _is_code(match, found)
 
 
 def _luhn(digits: str) -> bool:
@@ -431,7 +467,13 @@ def _joined(text: str, at: int, step: int) -> bool:
         # "電話は090-1234-5678です" hold a number between words, not an id.
         return _UNSPACED_LETTER.match(char) is None
     after = at + step
-    return char in "-/#." and 0 <= after < len(text) and text[after].isalnum()
+    if not 0 <= after < len(text):
+        return False
+    if char == ":":
+        # A time's colon between digits: 12:53:13.264282-04:00 holds a time's seconds and zone,
+        # 0123-04-05 06:07:00 a date and hour, not a number ("Tel:555-867-5309" still is one).
+        return text[after].isdigit()
+    return char in "-/#." and text[after].isalnum()
 
 
 def _looks_like_phone(text: str, start: int, end: int) -> bool:
@@ -514,6 +556,9 @@ _LEADING_NAME = regex.compile(r"^(\(\?i\)|\(\?i:)?\[\\w\.-\]\{0,(?:50|100)\}\?")
 _CAPTURE = regex.compile(r"(?<!\\)\((?!\?)")
 
 
+_KEYWORD_ARGUMENT = regex.compile(r"[A-Za-z_]\w*=[\w.\-]*")
+
+
 @dataclass(frozen=True)
 class _Check:
     """gitleaks' checks of one rule's secret: entropy, digits, allowlists (global and own)."""
@@ -531,6 +576,8 @@ class _Check:
             return False
         if self.needs_digit and not any(char.isdigit() for char in secret):
             return False
+        if self.named and _KEYWORD_ARGUMENT.fullmatch(secret):
+            return False  # "keys, chunk_size=1000": the next argument after a comma
         return not any(allowlist.allows(match, secret) for allowlist in self.allowlists)
 
 
