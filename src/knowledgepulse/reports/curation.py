@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from knowledgepulse._util.text import counted
 from knowledgepulse.curation.percentiles import SUMMARY_PERCENTILES, MinScore, SimilarityHistogram
 from knowledgepulse.curation.select import RejectionReason
 from knowledgepulse.curation.splits import BY_TASK
-from knowledgepulse.records import Problem
-from knowledgepulse.reports.value import RunTally, unread_parts
+from knowledgepulse.reports.value import problem_tally, unread_parts
 
 if TYPE_CHECKING:  # the run layer's results, named for their types only
     from knowledgepulse.runs.contamination import DecontaminationResult
@@ -97,7 +95,7 @@ def selection_summary(result: SelectionResult, min_score: MinScore | None) -> st
         for reason, one, many in _REASONS
         if reasons[reason]
     ]
-    parts += unread_parts(invalid_records(result.problems), result.unread.written)
+    parts += unread_parts(problem_tally(result.problems), result.unread.written)
     covered = {result.tasks[index] for index in result.picks}
     how = "inferred" if result.tasks_inferred else f"by {result.task_field or TASK_COLUMN}"
     parts.append(f"{len(covered)} of {counted(len(set(result.tasks)), 'task')} covered ({how})")
@@ -215,15 +213,7 @@ def split_summary(result: SplitResult) -> str:
     return text + _unread_tail(result)
 
 
-def invalid_records(problems: Sequence[Problem]) -> int:
-    """How many records gave no item (a record's problems counted once, warnings not)."""
-    tally = RunTally(0.0)
-    for problem in problems:
-        tally.add_problem(problem)
-    return tally.invalid
-
-
 def _unread_tail(result: DedupeResult | SplitResult | DecontaminationResult) -> str:
-    """``; 2 invalid records skipped``, and the rows written back (:func:`unread_parts`)."""
-    parts = unread_parts(invalid_records(result.problems), result.unread.written)
+    """``; 2 invalid records skipped``, rows written back, warnings (:func:`unread_parts`)."""
+    parts = unread_parts(problem_tally(result.problems), result.unread.written)
     return "".join(f"; {part}" for part in parts)

@@ -11,7 +11,7 @@ import csv
 import io
 from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
@@ -297,27 +297,37 @@ def summary_line(tally: RunTally, written_back: int = 0) -> str:
         f"{counted(tally.scored, 'trace')} scored",
         f"{tally.shareable} reach{'es' if tally.shareable == 1 else ''} "
         f"the sharing threshold {tally.threshold:g}",
-        *unread_parts(tally.invalid, written_back),
+        *unread_parts(tally, written_back),
     ]
-    if tally.warnings:
-        parts.append(counted(tally.warnings, "warning"))
     return "; ".join(parts)
 
 
-def unread_parts(invalid: int, written_back: int) -> list[str]:
-    """``["1 invalid record skipped", "2 rows that gave no trace written back with kp_error"]``.
+def unread_parts(tally: RunTally, written_back: int = 0) -> list[str]:
+    """What reading met, for every command's summary: ``["1 invalid record skipped", ...]``.
 
+    Then ``"2 rows that gave no trace written back with kp_error"`` and ``"3 warnings"``: a
+    user counts each record lost or warned about in the summary, whichever command read it.
     Each record that gave no trace is said once: the dataset rows written back with their
     ``kp_error`` are among the ``invalid`` records, and not also said to be skipped.
     """
     parts = []
-    if skipped := max(invalid - written_back, 0):
+    if skipped := max(tally.invalid - written_back, 0):
         parts.append(f"{counted(skipped, 'invalid record')} skipped")
     if written_back:
         parts.append(
             f"{counted(written_back, 'row')} that gave no trace written back with kp_error"
         )
+    if tally.warnings:
+        parts.append(counted(tally.warnings, "warning"))
     return parts
+
+
+def problem_tally(problems: Iterable[Problem]) -> RunTally:
+    """The invalid records (a record's problems counted once) and warnings among ``problems``."""
+    tally = RunTally(0.0)
+    for problem in problems:
+        tally.add_problem(problem)
+    return tally
 
 
 def validation_report(valid: int, tally: RunTally, problems: Sequence[Problem]) -> dict[str, Any]:

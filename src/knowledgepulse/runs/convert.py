@@ -50,13 +50,11 @@ class Converted:
 
     @property
     def summary(self) -> str:
-        """One line: converted, could not be read, warnings, rows written back, redacted."""
+        """One line: converted, could not be read, rows written back, warnings, redacted."""
         parts = [
             f"converted {counted(self.traces, 'trace')}",
-            *unread_parts(self.tally.invalid, self.kept_rows),
+            *unread_parts(self.tally, self.kept_rows),
         ]
-        if self.tally.warnings:
-            parts.append(counted(self.tally.warnings, "warning"))
         return "; ".join(parts) + redaction_tail(self.redactor)
 
 

@@ -221,9 +221,9 @@ class RedactedFiles:
 
     @property
     def summary(self) -> str:
-        """One line: the traces read, what was redacted, what could not be read."""
+        """One line: the traces read, what was redacted, what could not be read, the warnings."""
         read = f"read {counted(self.traces, 'trace')}; {redaction_summary(self.redactor)}"
-        return "; ".join([read, *unread_parts(self.tally.invalid, self.kept_rows)])
+        return "; ".join([read, *unread_parts(self.tally, self.kept_rows)])
 
 
 def redact_files(
