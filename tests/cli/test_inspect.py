@@ -276,3 +276,16 @@ def test_inspect_of_a_saved_conversation_says_the_chat_format_it_was_read_in(
     assert shown.code == 0, shown.err
     (line,) = [line for line in shown.out.splitlines() if line.startswith("  read as ")]
     assert line == "  read as    conversation (1 trace), in the anthropic format"
+
+
+def test_inspect_of_a_file_no_source_knows_names_the_from_option(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """The error tells a kp user to give --from, not the library's source= spelling."""
+    path = tmp_path / "unknown.json"
+    path.write_text('{"a": 1}\n', encoding="utf-8")
+    run = kp("inspect", str(path))
+    assert run.code == 2
+    assert "not a trace file this tool knows" in run.err
+    assert "name its source (--from, whose help says the shapes each reads)" in run.err
+    assert "source=" not in run.err

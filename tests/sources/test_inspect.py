@@ -234,11 +234,12 @@ def rival() -> Iterator[None]:
 
 @pytest.mark.usefixtures("rival")
 def test_a_file_two_sources_claim_names_both(tmp_path: Path) -> None:
-    """Two sources recognise the record: the error names both and how to choose (--from)."""
+    """Two sources recognise the record: the error names both and how to choose (source=)."""
     path = tmp_path / "rival.json"
     path.write_text('{"rival": 1}')
-    with pytest.raises(InputFileError, match=r"rival-a: the plugin .*RivalA, rival-b: .*--from"):
+    with pytest.raises(InputFileError, match=r"rival-a: the plugin .*RivalA, rival-b: .*") as err:
         inspect_file(path)
+    assert str(err.value).endswith("read it with, source='rival-a' or source='rival-b'")
 
 
 def test_an_empty_file_is_inspected_as_no_record_and_no_source(tmp_path: Path) -> None:

@@ -17,7 +17,8 @@ import pytest
 
 from knowledgepulse import sources
 from knowledgepulse._util import plugins
-from knowledgepulse.errors import UnknownSourceError
+from knowledgepulse.cli.main import flag_of
+from knowledgepulse.errors import InputFileError, UnknownSourceError
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources import Source, StepBuilder, TraceOptions, assemble, register_source
 from knowledgepulse.sources import _registry as registry
@@ -214,10 +215,27 @@ def test_two_sources_that_recognise_a_record_ask_which_to_read_it_with() -> None
     assert str(problem) == (
         "rows:1: more than one source recognises this record (openai-chat, chat-too: the "
         "plugin tests.sources.test_registry.ChatToo), so the file is not read: name the one to "
-        "read it with, source='openai-chat' or source='chat-too' (kp: --from)"
+        "read it with, source='openai-chat' (kp: --from openai-chat) or source='chat-too' "
+        "(kp: --from chat-too)"
     )
     items = list(sources.convert([CHAT_ROW], source="openai-chat"))
     assert [type(item) for item in items] == [TraceItem]
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_inspecting_a_record_two_sources_recognise_names_the_choice_as_each_caller_types_it(
+    tmp_path: Path,
+) -> None:
+    """Python's message says source='openai-chat'; kp's, from the same error, --from openai-chat."""
+    register_source("chat-too")(ChatToo)
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(CHAT_ROW) + "\n", encoding="utf-8")
+    with pytest.raises(InputFileError) as raised:
+        sources.inspect_file(path)
+    assert str(raised.value).endswith("source='openai-chat' or source='chat-too'")
+    spelt = raised.value.message_with(flag_of)
+    assert spelt.endswith("read it with, --from openai-chat or --from chat-too")
+    assert "source=" not in spelt
 
 
 @pytest.mark.usefixtures("isolated_registry")

@@ -26,7 +26,7 @@ from knowledgepulse.records._parted import is_parted_folder
 from knowledgepulse.records.json_values import nodes
 from knowledgepulse.records.readers import read_records, reads_once
 from knowledgepulse.sources._envelope import TraceOptions
-from knowledgepulse.sources._read import read, undecided
+from knowledgepulse.sources._read import read, undecided_parts
 from knowledgepulse.sources._registry import (
     REASONING_TRACE,
     Source,
@@ -311,9 +311,9 @@ def _decide(kept: list[Record], source: str) -> tuple[Source | None, Record | No
         if len(candidates) == 1:
             return candidates[0], record
         if candidates:
-            raise InputFileError(f"{record.location}: {undecided(record.value, candidates)}")
+            raise InputFileError(f"{record.location}: ", *undecided_parts(record.value, candidates))
     first = kept[0]
-    raise InputFileError(f"{first.location}: {undecided(first.value, [])}")
+    raise InputFileError(f"{first.location}: ", *undecided_parts(first.value, []))
 
 
 def _start(item: TraceItem | None, kept: list[Record]) -> int:

@@ -20,7 +20,7 @@ from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse._util.raised import raised
 from knowledgepulse._util.repeats import RepeatDigest, Repeats
 from knowledgepulse._util.settings import iterable_of
-from knowledgepulse.errors import InputFileError, Setting, SettingTypeError
+from knowledgepulse.errors import NO_VALUE, InputFileError, Setting, SettingTypeError
 from knowledgepulse.records import Location, Problem, Record, arrow
 from knowledgepulse.records._sqlite import SCHEMA_KEY, is_schema
 from knowledgepulse.records.json_values import JsonError, check_python, writable
@@ -688,15 +688,30 @@ def _unknown_database(tables: dict[str, list[str]]) -> str:
 
 
 def undecided(value: Any, candidates: list[Source]) -> str:
-    """Why a record decides no source: none recognises it, or several do (name one)."""
+    """Why a record decides no source: none recognises it, or several do (name one).
+
+    A problem's text, read by Python callers and ``kp`` alike: the setting is spelt both ways
+    (``source='goose' (kp: --from goose)``); an error raised says it with
+    :func:`undecided_parts`, which a shell spells as its own option.
+    """
+    return "".join(
+        part if isinstance(part, str) else _both(part)
+        for part in undecided_parts(value, candidates)
+    )
+
+
+def undecided_parts(value: Any, candidates: list[Source]) -> tuple[str | Setting, ...]:
+    """:func:`undecided`'s message, its settings kept apart for an error's parts."""
     if not candidates:
         return (
-            f"not a trace file this tool knows: {describe_value(value)}; name its source "
-            f"(source=; kp: --from, whose help says the shapes each reads), one of "
-            f"{', '.join(source_names())}"
+            f"not a trace file this tool knows: {describe_value(value)}; name its source (",
+            Setting("source"),
+            f", whose help says the shapes each reads), one of {', '.join(source_names())}",
         )
     names = [source.name for source in candidates]
-    choices = " or ".join(f"source={name!r}" for name in names)
+    choices: list[str | Setting] = []
+    for name in names:
+        choices += [" or ", Setting("source", name)] if choices else [Setting("source", name)]
     # A plugin is named by its class: one that claims every file is found at once.
     claimed = [
         name if plugin is None else f"{name}: the plugin {plugin}"
@@ -704,5 +719,13 @@ def undecided(value: Any, candidates: list[Source]) -> str:
     ]
     return (
         f"more than one source recognises this record ({', '.join(claimed)}), so the file is "
-        f"not read: name the one to read it with, {choices} (kp: --from)"
+        "not read: name the one to read it with, ",
+        *choices,
     )
+
+
+def _both(setting: Setting) -> str:
+    """``source='goose' (kp: --from goose)``, or ``source=; kp: --from`` without a value."""
+    if setting.value is NO_VALUE:
+        return f"{setting.name}=; kp: --from"
+    return f"{setting} (kp: --from {setting.value})"
