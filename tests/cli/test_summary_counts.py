@@ -49,3 +49,16 @@ def test_split_summary_counts_the_skipped_and_the_warned(kp: KpRunner, tmp_path:
     source = read_twice(tmp_path)
     run = kp("split", str(source), "--test", "0.3", "-o", str(tmp_path / "sets"))
     assert summary(run.err).endswith("; 1 invalid record skipped; 1 warning")
+
+
+@pytest.mark.parametrize("command", ["redact", "convert"])
+def test_a_repeated_id_is_said_kept_by_commands_that_score_nothing(
+    kp: KpRunner, tmp_path: Path, command: str
+) -> None:
+    """kp redact and kp convert score nothing: the warning says both traces are kept."""
+    source = read_twice(tmp_path)
+    run = kp(*COMMANDS[command], str(source), "-o", str(tmp_path / "out.jsonl"))
+    warning = next(line for line in run.err.splitlines() if "appeared earlier" in line)
+    assert "both traces are kept" in warning
+    assert "scored" not in warning
+    assert len((tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()) == 3

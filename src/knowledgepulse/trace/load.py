@@ -138,7 +138,7 @@ def repeated_id(item: TraceItem) -> Problem:
         item.location,
         "id",
         f"the id {item.trace.id!r} appeared earlier in the input; "
-        "both traces are scored (give each trace its own id)",
+        "both traces are kept (give each trace its own id)",
         warning=True,
     )
 
