@@ -173,3 +173,16 @@ with tracer.start_as_current_span("invoke_agent weather", attributes={
         ("tool_call", "get_weather"),
         ("observation", "get_weather"),
     ]
+
+
+def test_a_named_source_that_reads_nothing_says_which_source_the_file_is(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """--from langfuse on a SWE-agent .traj gives no trace: the note names --from swe-agent."""
+    traj = ROOT / "tests" / "conformance" / "files" / "swe-agent" / "function_calling_simple.traj"
+    wrong = kp("convert", str(traj), "--from", "langfuse", "-o", str(tmp_path / "a.jsonl"))
+    assert f"{traj}: read as langfuse (0 traces); its first record reads as swe-agent" in wrong.err
+    assert "(kp: --from swe-agent)" in wrong.err
+    right = kp("convert", str(traj), "--from", "swe-agent", "-o", str(tmp_path / "b.jsonl"))
+    assert f"{traj}: read as swe-agent (1 trace)\n" in right.err
+    assert "reads as" not in right.err

@@ -218,6 +218,8 @@ class _Reading:
         # Nothing here keeps a record alive through the conversion (for one JSON document, an
         # OTLP file, the record is the whole parsed file): only what describe() is given of it.
         shown = first.value if first is not None and _describes_first(found) else None
+        # Named, the source may not be the file's: said if it gives nothing and another would.
+        others = _others(found, first.value) if named and first is not None else []
         first = lead.first = None
         count = 0
         unapplied = () if found.reads_rows else self.options.rows.row_only()
@@ -253,7 +255,23 @@ class _Reading:
         if failure is not None:
             yield Problem(Location(name), "", failure, warning=True)
         if line is not None:
-            self.note(name, line)
+            self.note(name, line + (_reads_as(others) if not count else ""))
+
+
+def _others(named: Source, value: Any) -> list[str]:
+    """The sources that would read a record the named source was given, when it is not one."""
+    recognised, _ = asked(named, "recognises", False, lambda: named.recognises(value))
+    return [] if recognised else [source.name for source in detect(value)]
+
+
+def _reads_as(others: list[str]) -> str:
+    """``; its first record reads as claude-code: source='claude-code' (kp: --from ...)``."""
+    if len(others) != 1:
+        return ""
+    return (
+        f"; its first record reads as {others[0]}: name that source, "
+        f"{_both(Setting('source', others[0]))}, or leave it to be recognised"
+    )
 
 
 def _more_files(line: object, more: Repeats) -> str:
