@@ -125,6 +125,10 @@ def test_suite_errors_are_printed_together_and_exit_two(kp: KpRunner) -> None:
     ("args", "message"),
     [
         ((CASES_YAML,), "give exactly one of --suite FILE or --preset NAME"),
+        (
+            (SUITE, CASES_YAML),
+            f"Error: {SUITE} is a suite, not a case file: give it with --suite {SUITE}",
+        ),
         ((CASES_YAML, "--suite", SUITE, "--preset", "strict"), "give exactly one of"),
         (("--preset", "strict"), "give case files"),
         ((CASES_YAML, "--preset", "strcit"), "'standard', 'strict', 'operation-focused'"),

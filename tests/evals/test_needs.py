@@ -288,6 +288,29 @@ def test_response_time_reads_any_output_with_a_duration() -> None:
     assert str(bad.outcomes[0].error).startswith("actual.durationMs is 'fast', not a number")
 
 
+def test_a_bad_duration_names_the_scorers_that_judge_it_as_the_suite_names_them(
+    tmp_path: Path,
+) -> None:
+    """A bad actual.durationMs is needed by the response-time entries, not operation-accuracy."""
+    timers = [
+        {"type": "response-time", "name": name, "params": {"max_acceptable_ms": limit}}
+        for name, limit in (("fast", 100), ("slow", 5000))
+    ]
+    suite = make_suite({"type": "operation-accuracy"}, *timers)
+    operations = [op("update", "b1", content="Basket")]
+    bad = {**BULK, "id": "c", "actual": {"operations": operations, "durationMs": "soon"}}
+    path = write_jsonl(tmp_path / "c.jsonl", bad)
+    assert problems(suite, path) == [
+        f'{path}:1: actual.durationMs: got "soon"; expected a valid number (needed by fast, slow)'
+    ]
+    [missing] = run_suite(suite, [Case.model_validate({**BULK, "id": "m"})]).cases
+    assert [outcome.error for outcome in missing.outcomes[1:]] == [
+        f"the case has no actual.durationMs; record how long the workflow took in ms, or leave "
+        f"{name} out of the suite"
+        for name in ("fast", "slow")
+    ]
+
+
 def test_loaded_text_cases_are_valid_without_a_suite(tmp_path: Path) -> None:
     """Reading alone accepts any JSON output: the suite decides what it needs."""
     path = write_jsonl(tmp_path / "c.jsonl", {"id": "c", "input": "q", "actual": ["a"]})

@@ -69,8 +69,18 @@ def test_every_problem_is_reported_at_once_at_its_line(tree: Path) -> None:
         "are standard, strict, operation-focused, or name your own suite file with 'suite'",
         "evals/e.kp.yaml:3: cases[0]: data/none.jsonl: no such file; paths in an evaluation "
         "file are relative to the file",
-        "evals/e.kp.yaml:4: cases[1]: no file matches 'data/*.csv'; paths in an evaluation "
-        "file are relative to the file",
+        "evals/e.kp.yaml:4: cases[1]: no file matches '../data/*.csv' in evals/, this file's "
+        "folder, which its paths are relative to (looked for 'data/*.csv'); fix the pattern, or "
+        "add the case files it should match",
+    ]
+
+
+def test_a_glob_written_from_the_working_directory_says_how_to_write_it(tree: Path) -> None:
+    """A pattern that matches nothing from the file's folder but does from here: the fix."""
+    assert problems("preset: strict\ncases: 'data/*.jsonl'\n") == [
+        "evals/e.kp.yaml:2: cases[0]: no file matches 'data/*.jsonl' in evals/, this file's "
+        "folder, which its paths are relative to (looked for 'evals/data/*.jsonl'); from the "
+        "working directory it matches 2 files: write '../data/*.jsonl'"
     ]
 
 

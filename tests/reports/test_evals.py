@@ -219,14 +219,25 @@ def test_markdown_has_a_summary_table_then_failing_then_malformed_cases(run: Eva
     assert lines[4].startswith("| 3 | 1 | 2 | 1 | 33.3% |")
     assert lines[4].endswith("| 0 | 0 |")
     assert "| content (content-quality) | 2 | 0.6 |" in text
-    failing_at = text.index("### Failing cases (1)")
-    malformed_at = text.index("### Malformed cases (1)")
+    failing_at = text.index("### Failing cases (2)\n\n1 ran and failed; 1 malformed, not run.")
+    malformed_at = text.index("#### Malformed cases (1)")
     assert failing_at < text.index("#### `bad`") < malformed_at
     for outcome in run.cases[1].failing:
         assert f"- **{escape(outcome.key)}**: score" in text
         for line in outcome.diagnosis:
             assert f"  - {escape(line)}" in text
     assert "`good`" not in text
+
+
+def test_markdown_counts_malformed_cases_among_the_failing_as_the_json_summary_does() -> None:
+    """The failing cases' count is the summary's failed, malformed ones included, never less."""
+    suite = make_suite({"type": "operation-accuracy"})
+    problem = Problem(Location(CASES_FILE, 1), "id", "required field is missing")
+    run = run_suite(suite, [MalformedCase(Location(CASES_FILE, n), (problem,)) for n in (1, 2)])
+    text = to_markdown(run)
+    assert run.summary.failed == 2
+    assert f"### Failing cases ({run.summary.failed})\n\n#### Malformed cases (2)\n" in text
+    assert "ran and failed" not in text
 
 
 def test_markdown_cuts_long_case_sections_and_says_how_many_more() -> None:
@@ -242,9 +253,9 @@ def test_markdown_cuts_long_case_sections_and_says_how_many_more() -> None:
         + [MalformedCase(Location(CASES_FILE, n), (problem,)) for n in range(count)],
     )
     text = to_markdown(run)
-    assert f"### Failing cases ({count})" in text
-    assert f"### Malformed cases ({count})" in text
-    assert text.count("#### ") == MARKDOWN_ROWS
+    assert f"### Failing cases ({2 * count})" in text
+    assert f"#### Malformed cases ({count})" in text
+    assert text.count("#### `") == MARKDOWN_ROWS
     assert text.count("- (no id) at ") == MARKDOWN_ROWS
     assert text.count("… and 7 more (the JSON report has them all).") == 2
 

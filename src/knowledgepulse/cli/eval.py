@@ -31,6 +31,7 @@ from knowledgepulse.cli._options import (
     unless_given,
 )
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION
+from knowledgepulse.errors import KnowledgePulseError
 from knowledgepulse.evals.compare import (
     DEFAULT_TOLERANCE,
     FAIL_ON,
@@ -38,7 +39,7 @@ from knowledgepulse.evals.compare import (
     compare_runs,
 )
 from knowledgepulse.evals.evaluate import DEFAULT_CACHE_DIR, DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
-from knowledgepulse.evals.suite import PRESET_NAMES
+from knowledgepulse.evals.suite import PRESET_NAMES, load_suite
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.compare import comparison_line, gate_line
 from knowledgepulse.reports.eval_formats import (
@@ -200,8 +201,14 @@ def eval_command(
     scorers first; a call of one past --timeout is that case's error too.
     """
     output_format = output_format or report_format(output, RUN_FORMATS)
+    unnamed = settings["suite"] is None and settings["preset"] is None
+    suite = next(filter(_is_suite, cases), None) if unnamed else None
     refuse_usage(
         (not cases and not dry_run, "give case files (JSON, JSONL or YAML), or - to read stdin"),
+        (
+            suite is not None,
+            f"{suite} is a suite, not a case file: give it with --suite {suite}",
+        ),
         (
             dry_run and output_format in ("junit", "html"),
             "--dry-run prints the suite; use --format table, json or markdown",
@@ -236,6 +243,17 @@ def eval_command(
     if not quiet and (said := gate_line(gate, run.summary)):
         _stderr(said)  # why the exit code, baseline or not: the table does not say it either
     return EXIT_CODES[outcome.verdict]
+
+
+def _is_suite(name: str) -> bool:
+    """Whether a CASES argument is a suite file (``kp eval suite.yaml cases.jsonl``, no --suite)."""
+    if Path(name).suffix.lower() not in (".yaml", ".yml", ".json") or not Path(name).is_file():
+        return False
+    try:
+        load_suite(name)
+    except KnowledgePulseError:
+        return False
+    return True
 
 
 def _dry_run(check: CaseCheck, output_format: str, output: Path | None, quiet: bool) -> int:

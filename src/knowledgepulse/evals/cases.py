@@ -366,15 +366,21 @@ def check_case(
         mismatch = record.problem(("actual",), _not_a_text(key, case.actual))
         problems.append(mismatch)
         by_scorer.setdefault(key, []).append(mismatch)
+    timers = [entry.key for entry in suite.scorers if entry.scorer.reads_duration]
     for part in _ORDER:
         keys = [key for key in readers.get(part, []) if key not in by_kind]
         if not keys or (part == "actual" and (problems or not output_known)):
             continue
-        suffix = "" if len(keys) == len(suite.scorers) else f" (needed by {', '.join(keys)})"
-        found = [record.problem(loc, text + suffix) for loc, text in _part_problems(case, part)]
-        problems.extend(found)
-        for key in keys if found else ():
-            by_scorer.setdefault(key, []).extend(found)
+        for loc, text in _part_problems(case, part):
+            # A bad durationMs is the concern of the scorers that judge it (response-time, as
+            # the suite names it), though every bulk reader refuses it: it was told "(needed by
+            # operation-accuracy)", a scorer that never reads it.
+            named = (timers if loc[:2] == ("actual", "durationMs") else []) or keys
+            needed = "" if len(named) == len(suite.scorers) else f" (needed by {', '.join(named)})"
+            found = record.problem(loc, text + needed)
+            problems.append(found)
+            for key in dict.fromkeys([*keys, *named]):
+                by_scorer.setdefault(key, []).append(found)
     # A case given as a model (evaluate_case, run_suite's cases) was never read by validate_case:
     # an invalid pattern must make it malformed as it does a case read from a file.
     problems.extend(_pattern_problems(case, record))

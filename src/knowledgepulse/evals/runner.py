@@ -139,7 +139,7 @@ def score_context(
             said = "; ".join(f"{p.path}: {p.message}" if p.path else p.message for p in problems)
             result = ScoreResult.failed(f"cannot read the output: {said}")
         else:
-            result = _scored(entry, context, timeout)
+            result = _scored(entry, context.seen_by(entry.key), timeout)
         outcomes.append(_outcome(entry, result))
     case = context.case
     return CaseResult(

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any, ClassVar, Literal, Self, TypeVar
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import Any, ClassVar, Literal, Self, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
@@ -67,10 +67,15 @@ class CaseContext:
     """One case as a scorer sees it: its ``actual`` is the output scored (recorded, or a task's).
 
     ``duration_ms``: the task's measured time, or the case's ``actual.durationMs``, or ``None``.
+    ``scorer_key``: how the suite names the scorer reading it (its ``name``, else its type), for
+    the scorer's messages; ``None`` outside a suite.
     """
 
     case: Case
     duration_ms: float | None = None
+    scorer_key: str | None = None
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """What the properties read once, shared by every scorer's view of the case."""
 
     @classmethod
     def of(cls, case: Case, measured_ms: float | None = None) -> CaseContext:
@@ -78,20 +83,31 @@ class CaseContext:
         recorded = recorded_duration(case.actual)
         return cls(case, recorded if recorded is not None else measured_ms)
 
-    @cached_property
+    def seen_by(self, key: str) -> CaseContext:
+        """The same case as the suite's scorer ``key`` sees it (what was read once is shared)."""
+        return replace(self, scorer_key=key)
+
+    def _once(self, name: str, read: Callable[[], Any]) -> Any:
+        if name not in self._cache:
+            self._cache[name] = read()
+        return self._cache[name]
+
+    @property
     def pages(self) -> CasePages:
         """The case's pages, their blocks indexed once for all its scorers."""
-        return CasePages(self.case.pages)
+        return cast(CasePages, self._once("pages", partial(CasePages, self.case.pages)))
 
-    @cached_property
+    @property
     def bulk_actual(self) -> ActualOutput:
         """``actual`` read as bulk-edit output (checked before by the runner)."""
-        return ActualOutput.model_validate(self.case.actual)
+        read = partial(ActualOutput.model_validate, self.case.actual)
+        return cast(ActualOutput, self._once("actual", read))
 
-    @cached_property
+    @property
     def bulk_expected(self) -> ExpectedOutput:
         """``expected`` read as a bulk-edit expectation (checked before by the runner)."""
-        return ExpectedOutput.model_validate(self.case.expected)
+        read = partial(ExpectedOutput.model_validate, self.case.expected)
+        return cast(ExpectedOutput, self._once("expected", read))
 
 
 def recorded_duration(actual: JsonValue) -> float | None:
@@ -143,6 +159,8 @@ class Scorer:
     """What to check first when a score falls below its threshold (the guide's ``check``)."""
     reads: ClassVar[frozenset[CasePart]] = frozenset()
     """The parts read in the bulk-edit form (``BULK_EDIT``: all); by default none, any JSON."""
+    reads_duration: ClassVar[bool] = False
+    """Whether it judges the output's ``durationMs`` (``response-time``): a bad one is its issue."""
 
     def __init__(self, params: BaseModel | None = None) -> None:
         cls = type(self)

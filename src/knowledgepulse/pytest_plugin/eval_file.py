@@ -222,9 +222,7 @@ def _case_files(
         else:
             matches = sorted(p for p in glob.glob(path, recursive=True) if os.path.isfile(p))
             if not matches:
-                problems.append(
-                    record.problem(("cases", index), f"no file matches {path!r}; {_RELATIVE}")
-                )
+                problems.append(record.problem(("cases", index), _unmatched(entry, base, path)))
         for match in matches:
             try:
                 check_openable(match)
@@ -233,6 +231,23 @@ def _case_files(
             else:
                 found.setdefault(match, None)
     return tuple(found)
+
+
+def _unmatched(written: str, base: Path, path: str) -> str:
+    """Which pattern matched nothing, in which folder, and the fix (one written from the root?)."""
+    folder = os.path.normpath(base)
+    said = (
+        f"no file matches {written!r} in {os.path.join(folder, '')}, this file's folder, which "
+        f"its paths are relative to (looked for {path!r})"
+    )
+    elsewhere = [p for p in glob.glob(written, recursive=True) if os.path.isfile(p)]
+    if elsewhere and not os.path.isabs(written):
+        moved = os.path.relpath(written, folder)
+        return (
+            f"{said}; from the working directory it matches {counted(len(elsewhere), 'file')}: "
+            f"write {moved!r}"
+        )
+    return f"{said}; fix the pattern, or add the case files it should match"
 
 
 def _joined(base: Path, written: str) -> str:

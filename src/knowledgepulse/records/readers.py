@@ -16,6 +16,7 @@ import bz2
 import codecs
 import collections
 import errno
+import glob
 import gzip
 import io
 import json
@@ -35,6 +36,7 @@ from typing import Any, BinaryIO, Literal
 import ijson
 import orjson
 
+from knowledgepulse._util.text import counted
 from knowledgepulse.errors import (
     InputFileError,
     Location,
@@ -230,7 +232,7 @@ def open_source(source: str | Path) -> Iterator[Source]:
     try:
         file = open(name, "rb")  # noqa: SIM115 - closed below, after the caller is done
     except FileNotFoundError:
-        raise InputFileError(f"{Location(name)}: no such file{_unexpanded(name)}") from None
+        raise InputFileError(f"{Location(name)}: {_missing(name)}") from None
     except IsADirectoryError:
         raise InputFileError(
             f"{Location(name)}: is a directory; pass the files inside it"
@@ -241,13 +243,35 @@ def open_source(source: str | Path) -> Iterator[Source]:
         yield _opened(name, file)
 
 
-def _unexpanded(name: str) -> str:
-    """Why a missing name may be one only a shell would have made files of: quoted, it was not."""
+def _missing(name: str) -> str:
+    """Why a name opens no file, with a hint when only a shell would have made files of it."""
     if name.startswith("~"):
-        return " (~ is your home only unquoted, where the shell expands it; or write $HOME)"
+        home = "~ is your home only unquoted, where the shell expands it; or write $HOME"
+        return f"no such file ({home})"
     if any(mark in name for mark in "*?["):
-        return " (kp does not expand a pattern: leave it unquoted, for the shell to expand)"
-    return ""
+        return _pattern_hint(name)
+    return "no such file"
+
+
+def _pattern_hint(pattern: str) -> str:
+    """What a pattern matches from here: quoted, it reached kp unexpanded; else it matched nothing.
+
+    Unquoted, a pattern that matches nothing reaches kp as written too (the shell's default):
+    "leave it unquoted" was the advice either way, and sent the user round in circles.
+    """
+    matches = [path for path in glob.glob(pattern, recursive=True) if os.path.isfile(path)]
+    if matches:
+        return (
+            f"no such file (kp does not expand a pattern; here it matches "
+            f"{counted(len(matches), 'file')}: leave it unquoted, for the shell to expand)"
+        )
+    where = "" if os.path.isabs(pattern) else f", relative to the working directory {os.getcwd()}"
+    folder = os.path.dirname(re.split(r"[*?\[]", pattern, maxsplit=1)[0])
+    missing = f" (there is no folder {folder})" if folder and not os.path.isdir(folder) else ""
+    return (
+        f"the pattern matches no file{where}{missing}; fix the pattern, or run kp from the "
+        "folder it is relative to"
+    )
 
 
 def check_openable(source: str | Path) -> None:

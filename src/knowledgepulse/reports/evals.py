@@ -549,12 +549,17 @@ def to_markdown(run: EvalRun, comparison: str = "", budget: int = MARKDOWN_BUDGE
     room = MarkdownRoom(budget - len(printable("\n".join(lines))))
     failing = [r for r in run.cases if not r.passed and not r.malformed]
     malformed = [r for r in run.cases if r.malformed]
-    if failing:
-        lines += ["", f"### Failing cases ({len(failing)})"]
+    if failing or malformed:
+        # One count for every case that did not pass, the malformed included, as the table's
+        # (and the JSON summary's) "failed": "Failing cases (3)" under "failed 7" read as a
+        # contradiction, the 4 malformed ones not counted among the failures.
+        lines += ["", f"### Failing cases ({len(failing) + len(malformed)})"]
+        if failing and malformed:
+            lines += ["", f"{len(failing)} ran and failed; {len(malformed)} malformed, not run."]
         shown = room.take("\n".join(["", *_markdown_case(r)]) for r in failing)
         lines += [*shown, *markdown_more(len(failing), len(shown))]
     if malformed:
-        lines += ["", f"### Malformed cases ({len(malformed)})", ""]
+        lines += ["", f"#### Malformed cases ({len(malformed)})", ""]
         shown = room.take(map(_markdown_malformed, malformed))
         lines += [*shown, *markdown_more(len(malformed), len(shown))]
     unreadable = [problem for problem in run.file_problems if not problem.warning]

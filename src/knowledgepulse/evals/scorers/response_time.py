@@ -47,6 +47,7 @@ class ResponseTime(Scorer):
     """Whether the workflow answered within ``max_acceptable_ms``."""
 
     default_threshold = 1.0
+    reads_duration = True
     diagnosis_check = "check the answer's durationMs against max_acceptable_ms (a suite parameter)"
     Params: ClassVar[type[BaseModel]] = ResponseTimeParams
     params: ResponseTimeParams
@@ -66,26 +67,28 @@ class ResponseTime(Scorer):
     ) -> ScoreResult:
         """Compare the output's ``durationMs`` with the limit; an error result when it has none."""
         if isinstance(actual, ActualOutput):
-            return self._judge(actual.duration_ms, None)
+            return self._judge(actual.duration_ms, None, None)
         given = actual.get("durationMs") if isinstance(actual, Mapping) else None
-        return self._judge(recorded_duration(actual), given)
+        return self._judge(recorded_duration(actual), given, None)
 
     def score_case(self, context: CaseContext) -> ScoreResult:
         """Compare how long the output took with the limit; an error result when unknown."""
         actual = context.case.actual
         given = actual.get("durationMs") if isinstance(actual, Mapping) else None
-        return self._judge(context.duration_ms, given)
+        return self._judge(context.duration_ms, given, context.scorer_key)
 
-    def _judge(self, duration: float | None, given: Any) -> ScoreResult:
+    def _judge(self, duration: float | None, given: Any, key: str | None) -> ScoreResult:
         limit = self.params.max_acceptable_ms
         if duration is None:
+            # Named as the suite names it: of two response-time entries (fast, slow), which one.
+            name = key or self.type_name
             reason = (
                 f"actual.durationMs is {given!r}, not a number >= 0; fix it"
                 if given is not None
                 else "the case has no actual.durationMs; record how long the workflow took in ms"
             )
             return ScoreResult.failed(
-                f"{reason}, or leave response-time out of the suite", {"maxAcceptableMs": limit}
+                f"{reason}, or leave {name} out of the suite", {"maxAcceptableMs": limit}
             )
         details = {
             "responseTimeMs": duration,
