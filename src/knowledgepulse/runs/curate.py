@@ -66,9 +66,9 @@ from knowledgepulse.runs.inputs import (
 from knowledgepulse.runs.read import (
     OnProblem,
     TraceSettings,
-    logged,
     options_with,
     secret_free_file,
+    told_of,
     valid_items,
 )
 from knowledgepulse.runs.redaction import messages_level, redactor_of, row_cleaner
@@ -874,7 +874,7 @@ def _corpus(
         progress=progress,
         messages=messages_level(redactor),
     )
-    items = unread.valid(read, problems, on_problem or logged)
+    items = unread.valid(read, problems, told_of(on_problem))
     scorer = scorer or TraceValueScorer()
     tell_unweighed_domain(scorer, options, notes)
     again_data = to_reread(data, reread)

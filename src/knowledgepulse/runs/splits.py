@@ -34,7 +34,7 @@ from knowledgepulse.reports.curation import split_summary
 from knowledgepulse.reports.redaction import redaction_tail
 from knowledgepulse.reports.rows import row_format
 from knowledgepulse.runs.inputs import RunInput, files_of, items_of, readable_twice, table_kind
-from knowledgepulse.runs.read import OnProblem, TraceSettings, logged, options_with
+from knowledgepulse.runs.read import OnProblem, TraceSettings, options_with, told_of
 from knowledgepulse.runs.redaction import messages_level, redact_items, redactor_of, unread_rows
 from knowledgepulse.runs.tasks import inferred_tasks, similarity_of_tasks, tasks_read
 from knowledgepulse.runs.write import (
@@ -261,7 +261,7 @@ def split(
         messages=messages_level(redactor),
     )
     unread = unread_rows(redactor, in_place=False)
-    items = tuple(unread.valid(read, problems, on_problem or logged))
+    items = tuple(unread.valid(read, problems, told_of(on_problem)))
     inferred = by == BY_TASK and tasks_read(items, task_field) is None
     if inferred:
         corpus = score_corpus(checked_scorer(scorer) or TraceValueScorer(), items)
