@@ -161,3 +161,27 @@ def test_a_scorer_setting_given_to_score_says_where_it_goes(keyword: str, said: 
         runs.score(ROWS, scorer=NO_MODEL, **{keyword: "team.yaml"})
     assert said in str(refused.value)
     assert "Did you mean" not in str(refused.value)
+
+
+def _traces() -> list[Any]:
+    traces = CHAT.parents[1] / "traces" / "traces.jsonl"
+    return [json.loads(line) for line in traces.read_text("utf-8").splitlines()]
+
+
+@pytest.mark.parametrize(
+    ("result", "name"),
+    [
+        (lambda: runs.select(ROWS, scorer=NO_MODEL), "best.csv"),
+        (lambda: runs.dedupe(ROWS, by="task", scorer=NO_MODEL), "groups.csv"),
+        (lambda: runs.dedupe(_traces(), scorer=Scorer(embedder=HashingEmbedder())), "g.parquet"),
+        (lambda: runs.decontaminate(ROWS, against_texts=["x"], scorer=NO_MODEL), "kept.csv"),
+    ],
+)
+def test_write_to_a_name_not_written_names_its_target_parameter(
+    result: Callable[[], Any], name: str, tmp_path: Path
+) -> None:
+    """result.write_to("best.csv") names write_to's own parameter, target, not kp's output."""
+    with pytest.raises(ParameterConflictError) as refused:
+        result().write_to(tmp_path / name)
+    assert str(refused.value).startswith(f"target {name}: ")
+    assert not (tmp_path / name).exists()

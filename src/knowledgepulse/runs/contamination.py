@@ -213,7 +213,7 @@ class DecontaminationResult:
         """
         target = target_of(target)
         rows = not self.items or self.items[0].row is not None
-        form = output_form(target, inputs, rows=rows, messages=messages)
+        form = output_form(target, inputs, rows=rows, messages=messages, setting="target")
         schema = table_schema(self.data)  # a Dataset's features, an Arrow table's types
         with item_writer(
             target,
