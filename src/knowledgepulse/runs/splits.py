@@ -126,11 +126,12 @@ class SplitResult:
         """The items of one part, in input order.
 
         Raises:
-            ValueError: ``part`` is not a part of this split (a misspelling, or ``validation``
-                when none was asked for), which would otherwise look like an empty set.
+            ScorerParameterError: ``part`` is not a part of this split (a misspelling, or
+                ``validation`` when none was asked for), which would otherwise look like an
+                empty set (a ``ValueError`` too).
         """
         if part not in self.fractions:
-            raise ValueError(
+            raise ScorerParameterError(
                 f"no part {part!r} in this split: its parts are {', '.join(self.fractions)}"
             )
         return [item for item, its in zip(self.items, self.parts, strict=True) if its == part]
@@ -139,7 +140,7 @@ class SplitResult:
         """One part in the input's form: a DataFrame, Arrow table or Dataset, else dicts.
 
         Raises:
-            ValueError: ``part`` is not a part of this split.
+            ScorerParameterError: ``part`` is not a part of this split (a ``ValueError``).
         """
         return rows_like(self.data, self.items_in(part), redacted=self.redactor is not None)
 
