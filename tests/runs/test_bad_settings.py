@@ -66,6 +66,19 @@ BAD: list[tuple[Callable[[], object], str, bool]] = [
     (lambda: runs.score(ROWS, scorer="hash"), "scorer='hash': give a TraceValueScorer", True),
     (lambda: runs.annotate(ROWS, scorer="hash"), "scorer='hash'", True),
     (lambda: runs.score(ROWS, redact="yes"), "redact='yes'", True),
+    # A truthy text is not a switch: frozen="no" froze the cache, corpus="no" compared all.
+    (lambda: runs.score(ROWS, corpus="no", scorer=NO_MODEL), "corpus='no': give True or", True),
+    (lambda: runs.annotate(ROWS, frozen="no", scorer=NO_MODEL), "frozen='no': give True", True),
+    (lambda: runs.select(ROWS, reread="no", scorer=NO_MODEL), "reread='no': give True, F", True),
+    (lambda: runs.dedupe(ROWS, by="task", reread=1), "reread=1: give True, False", True),
+    # Checked before a record is read, not a bare TypeError when the first one is told.
+    (lambda: runs.score(ROWS, source=3, scorer=NO_MODEL), "source=3: give a source's name", True),
+    (lambda: runs.select(ROWS, on_problem=3, scorer=NO_MODEL), "on_problem=3: give a func", True),
+    (lambda: runs.annotate(ROWS, on_problem="log"), "on_problem='log': give a function", True),
+    (lambda: runs.redact(ROWS, on_problem=3), "on_problem=3: give a function", True),
+    (lambda: _split(on_problem=3), "on_problem=3: give a function", True),
+    (lambda: runs.decontaminate(ROWS, against_texts=["a"], on_problem=3), "on_problem=3", True),
+    (lambda: runs.score(str(CHAT), progress=3, scorer=NO_MODEL), "progress=3: give a func", True),
     (lambda: _split(test="0.2"), "test='0.2': give a share in (0, 1)", True),
     (lambda: _split(by="sesion"), "by='sesion': no item has it", False),
     (lambda: _split(stratify="lang"), "stratify='lang': no item has it", False),
@@ -148,3 +161,27 @@ def test_a_scorer_setting_given_to_score_says_where_it_goes(keyword: str, said: 
         runs.score(ROWS, scorer=NO_MODEL, **{keyword: "team.yaml"})
     assert said in str(refused.value)
     assert "Did you mean" not in str(refused.value)
+
+
+def _traces() -> list[Any]:
+    traces = CHAT.parents[1] / "traces" / "traces.jsonl"
+    return [json.loads(line) for line in traces.read_text("utf-8").splitlines()]
+
+
+@pytest.mark.parametrize(
+    ("result", "name"),
+    [
+        (lambda: runs.select(ROWS, scorer=NO_MODEL), "best.csv"),
+        (lambda: runs.dedupe(ROWS, by="task", scorer=NO_MODEL), "groups.csv"),
+        (lambda: runs.dedupe(_traces(), scorer=Scorer(embedder=HashingEmbedder())), "g.parquet"),
+        (lambda: runs.decontaminate(ROWS, against_texts=["x"], scorer=NO_MODEL), "kept.csv"),
+    ],
+)
+def test_write_to_a_name_not_written_names_its_target_parameter(
+    result: Callable[[], Any], name: str, tmp_path: Path
+) -> None:
+    """result.write_to("best.csv") names write_to's own parameter, target, not kp's output."""
+    with pytest.raises(ParameterConflictError) as refused:
+        result().write_to(tmp_path / name)
+    assert str(refused.value).startswith(f"target {name}: ")
+    assert not (tmp_path / name).exists()

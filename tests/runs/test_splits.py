@@ -84,13 +84,19 @@ def test_a_dataframe_part_comes_back_as_its_own_rows() -> None:
 
 
 def test_a_part_the_split_has_not_is_an_error_not_an_empty_set() -> None:
-    """rows("valid"), or "validation" with none asked for, names the parts there are."""
+    """rows("valid"), or "validation" with none asked for, names the parts there are.
+
+    The library's error (a ValueError too), as for any other bad value a call is given.
+    """
     result = split(chat_rows([0, 1, 2, 3]), test=0.5, seed=0)
     for part in ("valid", "validation"):
         with pytest.raises(
-            ValueError, match=f"no part '{part}' in this split: its parts are train, test"
+            ScorerParameterError,
+            match=f"no part '{part}' in this split: its parts are train, test",
         ):
             result.rows(part)
+        with pytest.raises(ScorerParameterError):
+            result.items_in(part)
 
 
 def test_tasks_not_read_are_inferred_as_select_infers_them() -> None:

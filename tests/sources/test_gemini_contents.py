@@ -243,3 +243,14 @@ def test_parts_by_their_proto_names_are_calls_and_results_as_by_their_json_names
     assert kinds(trace)[:2] == [("tool_call", "code_execution"), ("observation", "code_execution")]
     assert "OUTCOME_FAILED" in (trace.steps[1].content or "")
     assert trace.outcome.result_summary == "<image/png>"
+
+
+def test_a_bare_content_given_as_a_row_says_the_source_to_name_in_python_terms() -> None:
+    """Rows given as contents to source="gemini" name source='gemini-cli', not only kp's flag."""
+    contents = json.loads(SHARED.read_text("utf-8"))[:2]
+    found = list(convert(contents, source="gemini"))
+    assert len(found) == 2
+    for problem in found:
+        assert isinstance(problem, Problem)
+        assert "a Gemini content, not a row of contents" in problem.message
+        assert "source='gemini-cli' (kp: --from gemini-cli;" in problem.message

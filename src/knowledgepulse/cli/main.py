@@ -58,6 +58,7 @@ SPELT_AS: dict[str | tuple[str, object], str] = {
     "embedder": "--embedder",
     "max_elements": "--cache-size",
     "output": "-o",
+    "target": "-o",  # a result's write_to(target), which kp's commands write through
     "VectorCache.open": "--cache FILE",
 }
 """How kp spells a parameter (or a parameter and value) that no option is named after, or

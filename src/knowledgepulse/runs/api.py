@@ -24,9 +24,9 @@ from knowledgepulse.runs.inputs import RunInput, items_of, readable_twice, table
 from knowledgepulse.runs.read import (
     OnProblem,
     TraceSettings,
-    logged,
     options_with,
     tell_both,
+    told_of,
     valid_items,
 )
 from knowledgepulse.runs.redaction import (
@@ -261,7 +261,7 @@ def redact(
         messages=messages_level(redactor),
     )
     redacted = redact_items(
-        unread.valid(read, problems, on_problem or logged),
+        unread.valid(read, problems, told_of(on_problem)),
         redactor,
         found=lambda _, found: findings.append(found),
     )
@@ -308,7 +308,7 @@ def _scored(
     reading = {key: settings[key] for key in TraceSettings.__optional_keys__ if key in settings}  # type: ignore[literal-required]
     options = options_with(settings.get("options"), reading, "score")
     cache_path = settings.get("cache_path")
-    told = settings.get("on_problem") or logged
+    told = told_of(settings.get("on_problem"))
     if unread is not None:
         told = tell_both(unread.add, told)
     redactor = redactor_of(settings.get("redact", False))

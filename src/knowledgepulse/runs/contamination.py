@@ -45,9 +45,9 @@ from knowledgepulse.runs.inputs import (
 from knowledgepulse.runs.read import (
     OnProblem,
     TraceSettings,
-    logged,
     options_with,
     secret_free_file,
+    told_of,
     valid_items,
 )
 from knowledgepulse.runs.redaction import messages_level, redactor_of, unread_rows
@@ -213,7 +213,7 @@ class DecontaminationResult:
         """
         target = target_of(target)
         rows = not self.items or self.items[0].row is not None
-        form = output_form(target, inputs, rows=rows, messages=messages)
+        form = output_form(target, inputs, rows=rows, messages=messages, setting="target")
         schema = table_schema(self.data)  # a Dataset's features, an Arrow table's types
         with item_writer(
             target,
@@ -326,7 +326,7 @@ def decontaminate(
     check_stdin_once(paths_of(data), paths_of(against))
     data = readable_twice(data)  # read to compare, then the kept rows taken
     problems: list[Problem] = []
-    on_problem = on_problem or logged
+    on_problem = told_of(on_problem)
     redactor = redactor_of(redact)
     unread = unread_rows(redactor, in_place=False)  # not judged, not removed: after the kept
     messages = messages_level(redactor)

@@ -66,9 +66,9 @@ from knowledgepulse.runs.inputs import (
 from knowledgepulse.runs.read import (
     OnProblem,
     TraceSettings,
-    logged,
     options_with,
     secret_free_file,
+    told_of,
     valid_items,
 )
 from knowledgepulse.runs.redaction import messages_level, redactor_of, row_cleaner
@@ -261,7 +261,7 @@ class SelectionResult:
         """
         target = target_of(target)
         rows = _gives_rows(self.corpus)
-        form = output_form(target, inputs, rows=rows, messages=messages)
+        form = output_form(target, inputs, rows=rows, messages=messages, setting="target")
         with (
             young_collections_only(),
             item_writer(
@@ -431,7 +431,7 @@ class DedupeResult:
         target = target_of(target)
         if messages:
             self.unread.in_place = False
-            form = output_form(target, inputs, rows=True, messages=True)
+            form = output_form(target, inputs, rows=True, messages=True, setting="target")
             with (
                 young_collections_only(),
                 item_writer(
@@ -443,7 +443,7 @@ class DedupeResult:
                 for index, scored in zip(indexes, self.to_write(kept=True), strict=True):
                     kept.write(_with_task(scored, tasks[index]))
         elif _gives_rows(self.corpus):
-            form = output_form(target, inputs, rows=True)
+            form = output_form(target, inputs, rows=True, setting="target")
             added = SCORE_COLUMNS + DEDUPE_COLUMNS
             with (
                 young_collections_only(),
@@ -460,7 +460,7 @@ class DedupeResult:
                 for scored, columns in zip(written, self.iter_columns(), strict=True):
                     rows.write_row(scored.item, columns)
         else:
-            write_jsonl(target, self.groups)
+            write_jsonl(target, self.groups, setting="target")
 
     def _rows(self, *, keep: bool) -> Any:
         indexes = self._indexes(kept=keep)
@@ -874,7 +874,7 @@ def _corpus(
         progress=progress,
         messages=messages_level(redactor),
     )
-    items = unread.valid(read, problems, on_problem or logged)
+    items = unread.valid(read, problems, told_of(on_problem))
     scorer = scorer or TraceValueScorer()
     tell_unweighed_domain(scorer, options, notes)
     again_data = to_reread(data, reread)

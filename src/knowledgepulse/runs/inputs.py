@@ -84,14 +84,25 @@ def items_of(
             (``kp:trace:<name>:<n>``), so that two sets of them are told apart.
 
     Raises:
-        SettingTypeError: ``data`` is none of the kinds above (a single dict, say); ``options``
-            or ``task_field`` of the wrong type.
+        SettingTypeError: ``data`` is none of the kinds above (a single dict, say); ``options``,
+            ``task_field``, ``source`` or ``progress`` of the wrong type.
         InputFileError: a file cannot be opened.
     """
     if options is not None:
         instance_of(options, "options", TraceOptions, "a TraceOptions, or None")
     if task_field is not None:
         text_of(task_field, "task_field", "a column's name or a dotted path (metadata.task_id)")
+    if source is not None:
+        instance_of(
+            source, "source", str, "a source's name (openai-chat...), or None to recognise it"
+        )
+    if progress is not None and not callable(progress):
+        raise wrong_setting(
+            "progress",
+            progress,
+            "a function taking a count of bytes (tqdm's update)",
+            wrong_type=True,
+        )
     paths = given_paths(data)
     if paths is not None:  # a folder as given: what is found in it is read as such
         return read_items(
@@ -240,6 +251,8 @@ def to_reread(data: Any, reread: bool | None) -> Any:
     ``Dataset``, a list of row dicts or traces): not a stream, an ``IterableDataset`` or the
     items a run gave (held whole already).
     """
+    if reread is not None:
+        instance_of(reread, "reread", bool, "True, False or None (None: when the input is large)")
     if reread is False:
         return None
     paths = files_of(data)

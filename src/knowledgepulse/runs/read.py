@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from knowledgepulse import sources
+from knowledgepulse._util.settings import wrong_setting
 from knowledgepulse._util.text import did_you_mean
 from knowledgepulse.errors import SettingTypeError
 from knowledgepulse.records import Problem
@@ -209,6 +210,25 @@ def logged(problem: Problem) -> None:
     On the ``knowledgepulse`` logger, so that a row a result leaves out is never left unsaid.
     """
     _log.warning("%s", problem)
+
+
+def told_of(on_problem: OnProblem | None) -> OnProblem:
+    """``on_problem``, or :func:`logged` for ``None``.
+
+    Raises:
+        SettingTypeError: ``on_problem`` is not a function (checked before any record is read,
+            not when the first problem is told).
+    """
+    if on_problem is None:
+        return logged
+    if not callable(on_problem):
+        raise wrong_setting(
+            "on_problem",
+            on_problem,
+            "a function taking a Problem (problems.append)",
+            wrong_type=True,
+        )
+    return on_problem
 
 
 def tell_both(first: OnProblem, second: OnProblem) -> OnProblem:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from knowledgepulse._util.atomic import through_links
 from knowledgepulse._util.collector import young_collections_only
-from knowledgepulse._util.settings import one_of, wrong_setting
+from knowledgepulse._util.settings import instance_of, one_of, wrong_setting
 from knowledgepulse.errors import (
     CacheFileError,
     Location,
@@ -263,6 +263,7 @@ class ScoreRun:
         CacheFileError: ``cache_path`` is damaged, of another model, text or width, or
             missing while ``frozen``.
         ScorerParameterError: ``frozen`` without ``cache_path``, or a setting out of range.
+        SettingTypeError: ``frozen`` is not a bool (``"no"`` would freeze the cache).
     """
 
     def __init__(
@@ -274,6 +275,7 @@ class ScoreRun:
         cache_size: int | None = None,
         ttl_ms: float | None = None,
     ) -> None:
+        frozen = instance_of(frozen, "frozen", bool, "True or False")
         if frozen and cache_path is None:
             raise ScorerParameterError(
                 Setting("frozen", True),
@@ -324,7 +326,9 @@ class ScoreRun:
 
         Raises:
             ScorerParameterError: ``corpus`` in a run with a cache (corpus mode uses none).
+            SettingTypeError: ``corpus`` is not a bool.
         """
+        corpus = instance_of(corpus, "corpus", bool, "True or False")
         if corpus and self.cache_path is not None:
             raise ScorerParameterError(
                 Setting("corpus", True),

@@ -34,7 +34,7 @@ from knowledgepulse.reports.curation import split_summary
 from knowledgepulse.reports.redaction import redaction_tail
 from knowledgepulse.reports.rows import row_format
 from knowledgepulse.runs.inputs import RunInput, files_of, items_of, readable_twice, table_kind
-from knowledgepulse.runs.read import OnProblem, TraceSettings, logged, options_with
+from knowledgepulse.runs.read import OnProblem, TraceSettings, options_with, told_of
 from knowledgepulse.runs.redaction import messages_level, redact_items, redactor_of, unread_rows
 from knowledgepulse.runs.tasks import inferred_tasks, similarity_of_tasks, tasks_read
 from knowledgepulse.runs.write import (
@@ -126,11 +126,12 @@ class SplitResult:
         """The items of one part, in input order.
 
         Raises:
-            ValueError: ``part`` is not a part of this split (a misspelling, or ``validation``
-                when none was asked for), which would otherwise look like an empty set.
+            ScorerParameterError: ``part`` is not a part of this split (a misspelling, or
+                ``validation`` when none was asked for), which would otherwise look like an
+                empty set (a ``ValueError`` too).
         """
         if part not in self.fractions:
-            raise ValueError(
+            raise ScorerParameterError(
                 f"no part {part!r} in this split: its parts are {', '.join(self.fractions)}"
             )
         return [item for item, its in zip(self.items, self.parts, strict=True) if its == part]
@@ -139,7 +140,7 @@ class SplitResult:
         """One part in the input's form: a DataFrame, Arrow table or Dataset, else dicts.
 
         Raises:
-            ValueError: ``part`` is not a part of this split.
+            ScorerParameterError: ``part`` is not a part of this split (a ``ValueError``).
         """
         return rows_like(self.data, self.items_in(part), redacted=self.redactor is not None)
 
@@ -261,7 +262,7 @@ def split(
         messages=messages_level(redactor),
     )
     unread = unread_rows(redactor, in_place=False)
-    items = tuple(unread.valid(read, problems, on_problem or logged))
+    items = tuple(unread.valid(read, problems, told_of(on_problem)))
     inferred = by == BY_TASK and tasks_read(items, task_field) is None
     if inferred:
         corpus = score_corpus(checked_scorer(scorer) or TraceValueScorer(), items)

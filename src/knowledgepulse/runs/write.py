@@ -826,31 +826,47 @@ def check_outputs(
     check_destinations((output, *reports), inputs=inputs)
 
 
-def rows_form(output: Path | None, inputs: Sequence[str], other: WriteForm = "jsonl") -> WriteForm:
+def rows_form(
+    output: Path | None,
+    inputs: Sequence[str],
+    other: WriteForm = "jsonl",
+    *,
+    setting: str = "output",
+) -> WriteForm:
     """The form rows go out in: Parquet when the first input or ``output`` is, else ``other``.
+
+    ``setting``: the parameter an error names for ``output`` (a result's ``write_to``:
+    ``target``).
 
     Raises:
         ParameterConflictError: the rows are Parquet and ``output`` is ``None`` (a stream), or
             ``output``'s suffix names a form not written (:func:`check_output_name`).
     """
-    check_output_name(output)
+    check_output_name(output, setting=setting)
     if row_format(output, inputs) != "parquet":
         return other
     if output is None:
         raise ParameterConflictError(
             "the rows are Parquet, which needs a file: give ",
-            Setting("output", "FILE.parquet"),
+            Setting(setting, "FILE.parquet"),
             " (or ",
-            Setting("output", "FILE.jsonl"),
+            Setting(setting, "FILE.jsonl"),
             " for JSON Lines)",
         )
     return "parquet"
 
 
 def output_form(
-    target: Path | IO[str], inputs: Sequence[str], *, rows: bool, messages: bool = False
+    target: Path | IO[str],
+    inputs: Sequence[str],
+    *,
+    rows: bool,
+    messages: bool = False,
+    setting: str = "output",
 ) -> WriteForm:
     """The form items go to ``target`` in: :func:`rows_form` for ``rows``, else ``target``'s.
+
+    ``setting``: the parameter an error names for ``target`` (a result's ``write_to``: itself).
 
     Traces (not ``rows``) and training rows (``messages``) go in ``target``'s form alone
     (Parquet for a ``.parquet`` name, else JSON Lines, to a stream too), not the input's.
@@ -859,7 +875,8 @@ def output_form(
         ParameterConflictError: ``target``'s suffix names a form not written there.
     """
     output = target if isinstance(target, Path) else None
-    return rows_form(output, inputs if rows and not messages else ())  # which checks the name
+    # which checks the name
+    return rows_form(output, inputs if rows and not messages else (), setting=setting)
 
 
 def target_of(target: str | os.PathLike[str] | IO[str]) -> Path | IO[str]:
@@ -877,15 +894,17 @@ def text_output(target: Path | IO[str]) -> Iterator[IO[str]]:
         yield stream
 
 
-def write_jsonl(target: Path | IO[str], records: Iterable[Any]) -> None:
+def write_jsonl(target: Path | IO[str], records: Iterable[Any], *, setting: str = "output") -> None:
     """Each record's ``to_dict()`` as a JSON line (a report's rows: groups, rejections).
+
+    ``setting``: the parameter an error names for ``target``.
 
     Raises:
         ParameterConflictError: ``target``'s suffix names another form (``.parquet``), which
             the file would not be in.
     """
     if isinstance(target, Path):
-        check_output_name(target, parquet=False)
+        check_output_name(target, parquet=False, setting=setting)
     with text_output(target) as stream:
         for record in records:
             stream.write(json_text(tidy(record.to_dict())) + "\n")

@@ -694,8 +694,9 @@ def _no_contents(records: Records) -> Iterator[Record | Problem]:
             yield item.problem(
                 (),
                 "a Gemini content, not a row of contents: a JSON list of contents (Gemini CLI's "
-                "/chat save or /chat share) is one conversation; read it with --from gemini-cli "
-                "(kp detects it without --from)",
+                "/chat save or /chat share) is one conversation; read it as one with "
+                "source='gemini-cli' (kp: --from gemini-cli; a file of one is recognised "
+                "without it)",
             )
         else:
             yield item
