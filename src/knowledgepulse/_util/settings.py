@@ -97,6 +97,13 @@ def instance_of(value: object, name: str, kind: type[T], allowed: str) -> T:
     raise wrong_setting(name, value, allowed, wrong_type=True)
 
 
+def function_of(value: T, name: str, allowed: str) -> T:
+    """``value`` when it can be called; else a :class:`SettingTypeError` saying what to give."""
+    if callable(value):
+        return value
+    raise wrong_setting(name, value, allowed, wrong_type=True)
+
+
 def is_count(value: object, least: int | None = None) -> bool:
     """Whether ``value`` is a whole number (numpy's too, not a bool), of ``least`` or more."""
     if not isinstance(value, numbers.Integral) or isinstance(value, bool):

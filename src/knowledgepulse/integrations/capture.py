@@ -33,7 +33,7 @@ from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import Any, ParamSpec, TypeVar, Unpack, cast, overload
 
-from knowledgepulse._util.settings import one_of, wrong_setting
+from knowledgepulse._util.settings import function_of, one_of
 from knowledgepulse.errors import MissingDependencyError, install_hint
 from knowledgepulse.integrations._collector import (
     Collector,
@@ -367,13 +367,9 @@ def capture(
         SettingTypeError: ``function`` is not callable (``kp.capture("code")``: the domain is
             ``domain="code"``), or a setting is of the wrong type or out of range.
     """
-    if function is not None and not callable(function):
+    if function is not None:
         # kp.capture("code") would wrap the text, and fail only when the "function" is called.
-        raise wrong_setting(
-            "function",
-            function,
-            "the function to wrap, or only keywords: @kp.capture(domain='code')",
-            wrong_type=True,
-        )
+        wanted = "the function to wrap, or only keywords: @kp.capture(domain='code')"
+        function_of(function, "function", wanted)
     made = Capture(**settings)
     return made if function is None else made(function)

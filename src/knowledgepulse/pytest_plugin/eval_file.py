@@ -6,7 +6,6 @@ the suite, is collected and raised once, before any case runs, as for a suite fi
 
 from __future__ import annotations
 
-import glob
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +36,7 @@ from knowledgepulse.evals.suite import (
 )
 from knowledgepulse.evals.tasks import TaskFunction, load_plugin, load_task
 from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.records.readers import check_openable
+from knowledgepulse.records.readers import check_openable, matching_files
 
 _GLOB_CHARACTERS = frozenset("*?[")
 _RELATIVE = "paths in an evaluation file are relative to the file"
@@ -220,7 +219,7 @@ def _case_files(
         if _GLOB_CHARACTERS.isdisjoint(entry) or os.path.exists(path):
             matches = [path]
         else:
-            matches = sorted(p for p in glob.glob(path, recursive=True) if os.path.isfile(p))
+            matches = matching_files(path)
             if not matches:
                 problems.append(record.problem(("cases", index), _unmatched(entry, base, path)))
         for match in matches:
@@ -240,7 +239,7 @@ def _unmatched(written: str, base: Path, path: str) -> str:
         f"no file matches {written!r} in {os.path.join(folder, '')}, this file's folder, which "
         f"its paths are relative to (looked for {path!r})"
     )
-    elsewhere = [p for p in glob.glob(written, recursive=True) if os.path.isfile(p)]
+    elsewhere = matching_files(written)
     if elsewhere and not os.path.isabs(written):
         moved = os.path.relpath(written, folder)
         return (

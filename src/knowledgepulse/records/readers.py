@@ -253,13 +253,18 @@ def _missing(name: str) -> str:
     return "no such file"
 
 
+def matching_files(pattern: str) -> list[str]:
+    """The files ``pattern`` matches (``**`` any folders deep), sorted; folders left out."""
+    return sorted(path for path in glob.glob(pattern, recursive=True) if os.path.isfile(path))
+
+
 def _pattern_hint(pattern: str) -> str:
     """What a pattern matches from here: quoted, it reached kp unexpanded; else it matched nothing.
 
     Unquoted, a pattern that matches nothing reaches kp as written too (the shell's default):
     "leave it unquoted" was the advice either way, and sent the user round in circles.
     """
-    matches = [path for path in glob.glob(pattern, recursive=True) if os.path.isfile(path)]
+    matches = matching_files(pattern)
     if matches:
         return (
             f"no such file (kp does not expand a pattern; here it matches "

@@ -235,15 +235,20 @@ def _is_code(match: regex.Match[str], found: str) -> bool:
     text, start = match.string, match.start("value")
     if match.group("quote"):
         return False
-    name = _NAME_THEN_OPERATOR.search(text, max(0, start - 100), start)
     return (
         _ATTRIBUTE_PATH.fullmatch(found) is not None
         or _CALL.match(text, start) is not None
         or _OPERATOR_WORD.match(text, start) is not None
-        or (name is not None and name.group("name") == found)
         or _TYPE_NAME.fullmatch(found) is not None
         or not any(char.isalnum() for char in found)
+        or _passes_its_name_on(text, start, found)
     )
+
+
+def _passes_its_name_on(text: str, start: int, found: str) -> bool:
+    # api_key=api_key: the value is the name before its operator.
+    name = _NAME_THEN_OPERATOR.search(text, max(0, start - 100), start)
+    return name is not None and name.group("name") == found
 
 
 def _not_a_setting(match: regex.Match[str], found: str) -> bool:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from knowledgepulse import sources
-from knowledgepulse._util.settings import instance_of, text_of, wrong_setting
+from knowledgepulse._util.settings import function_of, instance_of, text_of, wrong_setting
 from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.records import Problem, arrow
 from knowledgepulse.records.readers import (
@@ -96,13 +96,8 @@ def items_of(
         instance_of(
             source, "source", str, "a source's name (openai-chat...), or None to recognise it"
         )
-    if progress is not None and not callable(progress):
-        raise wrong_setting(
-            "progress",
-            progress,
-            "a function taking a count of bytes (tqdm's update)",
-            wrong_type=True,
-        )
+    if progress is not None:
+        function_of(progress, "progress", "a function taking a count of bytes (tqdm's update)")
     paths = given_paths(data)
     if paths is not None:  # a folder as given: what is found in it is read as such
         return read_items(

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from knowledgepulse import sources
-from knowledgepulse._util.settings import wrong_setting
+from knowledgepulse._util.settings import function_of
 from knowledgepulse._util.text import did_you_mean
 from knowledgepulse.errors import SettingTypeError
 from knowledgepulse.records import Problem
@@ -221,14 +221,7 @@ def told_of(on_problem: OnProblem | None) -> OnProblem:
     """
     if on_problem is None:
         return logged
-    if not callable(on_problem):
-        raise wrong_setting(
-            "on_problem",
-            on_problem,
-            "a function taking a Problem (problems.append)",
-            wrong_type=True,
-        )
-    return on_problem
+    return function_of(on_problem, "on_problem", "a function taking a Problem (problems.append)")
 
 
 def tell_both(first: OnProblem, second: OnProblem) -> OnProblem:

@@ -875,8 +875,8 @@ def output_form(
         ParameterConflictError: ``target``'s suffix names a form not written there.
     """
     output = target if isinstance(target, Path) else None
-    # which checks the name
-    return rows_form(output, inputs if rows and not messages else (), setting=setting)
+    rows_inputs = inputs if rows and not messages else ()
+    return rows_form(output, rows_inputs, setting=setting)  # which checks the name
 
 
 def target_of(target: str | os.PathLike[str] | IO[str]) -> Path | IO[str]:
