@@ -129,6 +129,61 @@ def test_stdin_whose_first_line_is_broken_is_still_json_lines(first: bytes) -> N
     assert [item.location.line for item in items] == [1, 2]
 
 
+objects = st.dictionaries(
+    st.text(max_size=4),
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=6),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner),
+        max_leaves=6,
+    ),
+    min_size=1,
+    max_size=4,
+)
+
+
+@given(objects, objects, st.integers(min_value=1), st.sampled_from(["rows.jsonl", "rows"]))
+def test_a_first_record_cut_short_costs_its_line_alone(
+    tmp_path_factory: pytest.TempPathFactory, first: Any, second: Any, cut: int, name: str
+) -> None:
+    """A JSON Lines file whose first record ends early (a write cut off, a paste) is JSON Lines.
+
+    It was read as one pretty-printed document: every record after it lost in one problem said
+    at a line past the first.
+    """
+    text = json.dumps(first, ensure_ascii=False).encode()
+    broken = text[: 1 + cut % (len(text) - 1)]  # a prefix of the object, never all of it
+    path = tmp_path_factory.mktemp("cut") / name
+    path.write_bytes(broken + b"\n" + json.dumps(second).encode() + b"\n")
+    items = list(read_records(path))
+    assert [type(item).__name__ for item in items] == ["Problem", "Record"]
+    assert [item.location.line for item in items] == [1, 2]
+    assert isinstance(items[1], Record) and items[1].value == second
+
+
+@given(objects, st.sampled_from([1, 2, None]))
+def test_a_pretty_printed_object_in_a_jsonl_file_is_one_document(
+    tmp_path_factory: pytest.TempPathFactory, value: Any, indent: int | None
+) -> None:
+    """However it is broken into lines, a whole object stays one record: a value on the line
+    after its key (``{"a":`` then ``{"b": 1}``) carries the first line on."""
+    text = json.dumps(value, indent=indent)
+    if indent is None:  # each member's value on the line after its key
+        text = text.replace('": ', '":\n')
+    path = tmp_path_factory.mktemp("pretty") / "one.jsonl"
+    path.write_text(text + "\n", encoding="utf-8")
+    items = list(read_records(path))
+    assert len(items) == 1
+    assert isinstance(items[0], Record) and items[0].value == value
+
+
+def test_a_one_line_file_cut_short_is_said_at_its_line(tmp_path: Path) -> None:
+    """Not at a line after the last, with or without the line's end."""
+    for data in (b'{"a": 1', b'{"a": 1\n'):
+        (problem,) = read_file(tmp_path, "one.jsonl", data)
+        assert isinstance(problem, Problem)
+        assert problem.location.line == 1, problem
+
+
 def test_stdin_pretty_json_is_one_document(monkeypatch: pytest.MonkeyPatch) -> None:
     """Standard input holding one pretty-printed object is read as one JSON document."""
     monkeypatch.setattr("sys.stdin", io.StringIO('{\n  "a": 1\n}\n'))

@@ -236,7 +236,10 @@ def test_no_case_exits_1_unless_allowed(kp: KpRunner, tmp_path: Path, source: st
     assert json.loads(run.out)["summary"]["cases"] == 0
     allowed = kp(*args, "--allow-empty", stdin="")
     assert allowed.code == 0
-    assert "--allow-empty" not in allowed.err
+    assert "give --allow-empty" not in allowed.err
+    # The gate's line says why it passed, not a judgement that reads as a failure.
+    gate = allowed.err.strip().splitlines()[-1]
+    assert gate == "--fail-on failure: no case to judge, and --allow-empty lets the run pass"
 
 
 def test_the_gate_line_over_no_case_says_so_not_zero_failures(kp: KpRunner, tmp_path: Path) -> None:

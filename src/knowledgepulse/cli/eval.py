@@ -240,7 +240,7 @@ def eval_command(
         _stderr(summary_line(run))
         if comparison is not None:
             _stderr(comparison_line(comparison))
-    if not quiet and (said := gate_line(gate, run.summary)):
+    if not quiet and (said := gate_line(gate, run.summary, empty_allowed=allow_empty)):
         _stderr(said)  # why the exit code, baseline or not: the table does not say it either
     return EXIT_CODES[outcome.verdict]
 

@@ -582,6 +582,8 @@ def _read_lines(
     """JSON Lines, or a document its first line shows (an input named neither .json nor .yaml)."""
     line_iter = lines(source.stream, MAX_LINE_BYTES)
     head: list[bytes] = []
+    peeked: list[bytes] = []  # after a first line that may open a document
+    cut_short = False
     if fmt is None or "json" in allowed:
         # Sniff the first line (for a .jsonl name: is it a pretty-printed JSON document?).
         try:
@@ -596,14 +598,25 @@ def _read_lines(
                 head.append(line)
                 if line.strip() or fmt is None:
                     break
+            if not head:
+                return
+            fmt = (
+                _sniff(head[-1], allowed)
+                if fmt is None
+                else ("json" if _continues(head[-1]) else fmt)
+            )
+            # A first object that does not end on its line opens a pretty-printed document, or
+            # is a JSON Lines record cut short (a write cut off), whose loss must not take the
+            # rest: the next line and then the first value decide (below).
+            cut_short = (
+                fmt == "json"
+                and "jsonl" in allowed
+                and head[-1].lstrip()[:1] == b"{"
+                and _next_is_a_record(source.stream, peeked)
+            )
         except ReadError as failure:
             yield Problem(Location(source.name), "", str(failure))
             return
-        if not head:
-            return
-        fmt = (
-            _sniff(head[-1], allowed) if fmt is None else ("json" if _continues(head[-1]) else fmt)
-        )
         _check_format(source.name, fmt, allowed)
     if fmt == "jsonl":
         yield from _read_jsonl(chain(head, line_iter), source.name, progress)
@@ -611,14 +624,34 @@ def _read_lines(
     if head and (unread := _unread_text(source.name, head[-1])) is not None:
         yield unread
         return
-    # A document is read whole, its lines however long: the rest of the stream, not its lines.
-    yield from _read_whole(
-        lambda: b"\n".join([*head, read_all(source.stream, at_start=False)]),
-        source.name,
-        fmt,
-        progress,
-        key_lines=key_lines,
-    )
+    read = partial(_rest_joined, source.stream, [*head, *peeked])
+    if cut_short:  # unless the object goes on ("messages": [{...},  then  {...}, ...]}
+        data = read()
+        if not _opens_a_value(data):
+            yield from _read_jsonl(lines(io.BytesIO(data), MAX_LINE_BYTES), source.name, progress)
+            return
+        read = partial(bytes, data)
+    yield from _read_whole(read, source.name, fmt, progress, key_lines=key_lines)
+
+
+def _rest_joined(stream: BinaryIO, read: list[bytes]) -> bytes:
+    """The lines already read and the rest of ``stream``, a document to read whole.
+
+    Its lines however long; nothing joined after the last (an empty line there would be where
+    a parse error of a one-line file is said to be).
+    """
+    rest = read_all(stream, at_start=False)
+    return b"\n".join([*read, rest] if rest else read)
+
+
+def _opens_a_value(data: bytes) -> bool:
+    """Whether ``data`` opens with a whole JSON value (a document's first, or its only one)."""
+    text = data.decode("utf-8", errors="replace").lstrip()
+    try:
+        json.JSONDecoder().raw_decode(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def _read_parts(
@@ -668,6 +701,27 @@ def _sniff(first_line: bytes, allowed: tuple[Format, ...]) -> Format:
         # Blank first line: JSON Lines skips it; JSON and YAML are read whole.
         return "jsonl" if "jsonl" in allowed else ("yaml" if "yaml" in allowed else "json")
     return "yaml" if "yaml" in allowed else "json"
+
+
+def _next_is_a_record(stream: BinaryIO, peeked: list[bytes]) -> bool:
+    """Whether the next line that says anything is a JSON object alone, as a record's is.
+
+    A pretty-printed document's is not (a key, ``"id": 1,``, or a lone brace) unless a value
+    starts its line. The lines read are added to ``peeked``, whole however long: a document
+    is read whole.
+    """
+    try:
+        while line := stream.readline():
+            line = line.removesuffix(b"\n").removesuffix(b"\r")
+            peeked.append(line)
+            if line.strip():
+                try:
+                    return isinstance(orjson.loads(line), dict)
+                except orjson.JSONDecodeError:
+                    return False
+    except Exception as error:  # raised by the reading (a broken gzip), as in lines()
+        raise ReadError(_reason(error)) from None
+    return False
 
 
 def _continues(line: bytes) -> bool:

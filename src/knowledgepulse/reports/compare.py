@@ -259,16 +259,21 @@ def standings_line(gate: Gate) -> str:
     )
 
 
-def gate_line(gate: Gate, summary: RunSummary, *, option: str = "--fail-on") -> str | None:
+def gate_line(
+    gate: Gate, summary: RunSummary, *, option: str = "--fail-on", empty_allowed: bool = False
+) -> str | None:
     """Why a run stands as it does under its gate, with a baseline or not; ``None`` for never.
 
     ``--fail-on failure: 3 failing cases (1 regression, 2 old failures)`` (without a baseline:
     ``3 failing cases``) or ``--fail-on regression: 1 regression, ...``: a CI log then says
     what set the exit code. ``option``: the gate's option as the shell spells it (the pytest
-    plugin's ``--kp-fail-on``).
+    plugin's ``--kp-fail-on``). ``empty_allowed``: a run over no case passes (``kp eval
+    --allow-empty``), which the line then says instead of a judgement that reads as a failure.
     """
     if gate.fail_on == "never":
         return None
+    if not summary.cases and empty_allowed and not summary.unreadable_files:
+        return f"{option} {gate.fail_on}: no case to judge, and --allow-empty lets the run pass"
     if not summary.cases:  # "0 failing cases" would read as a pass; no case fails unless allowed
         said = "no case to judge"
     elif gate.fail_on == "regression":
