@@ -157,7 +157,8 @@ def test_a_first_record_cut_short_costs_its_line_alone(
     items = list(read_records(path))
     assert [type(item).__name__ for item in items] == ["Problem", "Record"]
     assert [item.location.line for item in items] == [1, 2]
-    assert isinstance(items[1], Record) and items[1].value == second
+    assert isinstance(items[1], Record)
+    assert items[1].value == second
 
 
 @given(objects, st.sampled_from([1, 2, None]))
@@ -173,7 +174,8 @@ def test_a_pretty_printed_object_in_a_jsonl_file_is_one_document(
     path.write_text(text + "\n", encoding="utf-8")
     items = list(read_records(path))
     assert len(items) == 1
-    assert isinstance(items[0], Record) and items[0].value == value
+    assert isinstance(items[0], Record)
+    assert items[0].value == value
 
 
 def test_a_one_line_file_cut_short_is_said_at_its_line(tmp_path: Path) -> None:

@@ -78,3 +78,20 @@ def test_a_redacted_frame_keeps_its_column_types(redacting: str) -> None:
     assert back["note"].tolist()[1:] == [pd.NA, "plain"]
     assert "me@example.com" not in str(back["note"].tolist()[0])
     assert back["count"].tolist() == [1, pd.NA, 3]
+
+
+@pytest.mark.parametrize("copies", [0, 1, 3])
+def test_a_deduped_frames_group_column_is_a_nullable_integer(copies: int) -> None:
+    """``kp_group`` is ``Int64`` whatever the groups: a row in no group has ``<NA>``.
+
+    pandas inferred it from the values: floats with NaN when some rows were in a group and
+    some not, objects when none was, integers only when every row was.
+    """
+    frame = pq.read_table(SHARD).to_pandas()
+    frame = pd.concat([frame, *[frame.iloc[:1]] * copies], ignore_index=True)
+    result = runs.dedupe(frame, source="openai-chat")
+    everything = pd.concat([result.kept_rows, result.dropped_rows]).sort_index()
+    assert everything["kp_group"].dtype == pd.Int64Dtype()
+    grouped = everything["kp_group"].notna().sum()
+    assert grouped == (0 if copies == 0 else copies + 1)  # the copies and the row they copy
+    assert result.kept_rows["kp_group"].dtype == result.dropped_rows["kp_group"].dtype

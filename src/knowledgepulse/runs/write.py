@@ -218,7 +218,15 @@ def _add_columns(
     """
     added = {name: [row[name] for row in columns] for name in names}
     if kind == "pandas":
-        return rows.assign(**added)
+        import pandas as pd  # noqa: PLC0415 - imported already: a DataFrame was given
+
+        # An integer column with a row that has none (kp_group of a row in no group) is the
+        # nullable integer, not floats with NaN as pandas would infer; the others as inferred.
+        typed = {
+            name: pd.array(values, dtype="Int64") if COLUMN_TYPES[name] == "int64" else values
+            for name, values in added.items()
+        }
+        return rows.assign(**typed)
     if kind == "arrow":
         import pyarrow as pa  # noqa: PLC0415 - only for an Arrow table given
 
