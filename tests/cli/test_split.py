@@ -189,7 +189,9 @@ def test_split_refuses_a_directory_it_cannot_make_before_reading(
     assert blocker.read_text() == "a file, not a directory\n"
 
 
-@pytest.mark.parametrize("name", ["out.jsonl", "train.parquet", "sets.jsonl.gz"])
+@pytest.mark.parametrize(
+    "name", ["out.jsonl", "train.parquet", "sets.jsonl.gz", "sets.csv", "x.arrow"]
+)
 def test_split_refuses_a_file_name_for_its_directory_unless_it_is_made(
     kp: KpRunner, tmp_path: Path, name: str
 ) -> None:

@@ -262,6 +262,15 @@ def test_a_split_writes_itself_as_write_split_writes_it(tmp_path: Path) -> None:
     assert all(mine[part].read_bytes() == theirs[part].read_bytes() for part in theirs)
 
 
+@pytest.mark.parametrize("name", ["x.csv", "sets.tsv", "out.arrow"])
+def test_a_split_refuses_a_file_name_it_would_make_a_folder_of(tmp_path: Path, name: str) -> None:
+    """``write_to("x.csv")`` made a folder named x.csv holding train.jsonl and test.jsonl."""
+    result = split(chat_rows([0, 0, 1, 2, 3]), test=0.4, seed=2)
+    with pytest.raises(OutputError, match=rf"{name!r} names a file; give a directory"):
+        result.write_to(tmp_path / name)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_write_split_gives_parquet_rows_back_as_parquet(tmp_path: Path) -> None:
     """The parts of a Parquet file's split are Parquet by default, as kp split writes them."""
     pq = pytest.importorskip("pyarrow.parquet")

@@ -334,6 +334,10 @@ def _strata(
     return strata
 
 
+_FILE_SUFFIXES = (".gz", ".zst", ".xz", ".bz2", ".csv", ".tsv", ".arrow", ".txt")
+"""Names of data files kp does not write a split as (``-o out.csv``), beside those it reads."""
+
+
 def check_split_directory(
     directory: str | os.PathLike[str], inputs: Iterable[object] = ()
 ) -> list[Path]:
@@ -350,7 +354,7 @@ def check_split_directory(
     """
     directory = Path(directory)
     # A directory not made yet named as a data file is a file meant (`-o out.jsonl`), not a split.
-    named_as_file = directory.suffix.lower() in (*SUFFIX_FORMATS, ".gz")
+    named_as_file = directory.suffix.lower() in (*SUFFIX_FORMATS, *_FILE_SUFFIXES)
     if (named_as_file or is_parquet_name(directory.name)) and not directory.is_dir():
         stem = directory.with_name(directory.name.partition(".")[0] or "split")
         raise OutputError(
