@@ -341,3 +341,12 @@ def test_a_plugins_evidence_or_mapping_that_raises_is_a_warning_not_a_crash(
     said = " ".join(inspection.warnings)
     assert "its evidence() raised KeyError: 'evidence' (at tests/sources/test_inspect.py:" in said
     assert "its mapping() raised KeyError: 'mapping'" in said
+
+
+def test_a_domain_given_is_said_as_the_python_setting_and_kps_option() -> None:
+    """A Python caller was told of ``--domain``, an option of a command it never ran."""
+    path = REPO / "examples" / "datasets" / "openai_chat.jsonl"
+    inspection = inspect_file(path, options=TraceOptions(domain="finance"))
+    (domain,) = [part for part in inspection.parts if part.name == "domain"]
+    assert domain.value == "finance"
+    assert domain.note == "given as a setting (options.domain; kp: --domain)"

@@ -379,7 +379,7 @@ def _parts(
     source: dict[str, Any] = found if isinstance(found, dict) else {}
     tools = [step.tool.name for step in trace.steps if step.tool is not None]
     domain_note = {
-        "argument": "given as an argument (--domain)",
+        "argument": "given as a setting (options.domain; kp: --domain)",
         "metadata": "the kp.task_domain metadata key",
         "default": "the default: no domain column or kp.task_domain key",
     }.get(str(source.get("domain_source")), "the trace's own task_domain")
