@@ -146,6 +146,8 @@ def score(data: RunInput, **settings: Unpack[ScoreSettings]) -> list[ScoredItem]
     Raises:
         CacheFileError: ``cache_path`` was made under another model, or is damaged.
         ThresholdSpecError: ``min_score`` is neither a score in [0, 1] nor ``pNN``.
+        SettingTypeError: a setting of the wrong type (``frozen="no"``, ``source=3``), before
+            anything is read.
     """
     return list(_scored(data, settings))
 
@@ -171,7 +173,7 @@ def annotate(data: RunInput, **settings: Unpack[ScoreSettings]) -> Any:
     empty. A trace document that gives none is left out (every record of a table is a row; a
     list or file is known to hold rows once one of them reads).
 
-    Takes the arguments of :func:`score` (:class:`ScoreSettings`).
+    Takes the arguments of :func:`score` (:class:`ScoreSettings`), and raises as it does.
     """
     data = readable_twice(data)  # read to score, then its rows taken
     unread = UnreadRows()
@@ -243,6 +245,7 @@ def redact(
 
     Raises:
         RedactionRulesError: ``rules_file`` has errors (all of them are listed).
+        SettingTypeError: a setting of the wrong type (``source=3``), before anything is read.
     """
     options = options_with(options, reading, "redact")
     from knowledgepulse.redact.items import Redactor  # noqa: PLC0415 - the rules load here
