@@ -195,6 +195,18 @@ def test_durations_are_measured_and_scored_by_response_time() -> None:
         assert time_outcome.result.details["responseTimeMs"] == case.duration_ms
 
 
+def test_a_slow_tasks_diagnosis_names_the_time_kp_measured() -> None:
+    """The hint named only the answer's durationMs, which a task's text answer never has."""
+    suite = make_suite({"type": "response-time", "params": {"max_acceptable_ms": 1}})
+    result = run(slow_echo(0.02), CASES[:1], suite)
+    (outcome,) = result.cases[0].outcomes
+    assert outcome.result.details["responseTimeMs"] == result.cases[0].duration_ms
+    assert outcome.diagnosis[0] == (
+        "check the answer's durationMs, else the task's time kp measured, against "
+        "max_acceptable_ms (a suite parameter)"
+    )
+
+
 def test_an_output_giving_its_own_duration_is_scored_by_it() -> None:
     """A bulk-edit output with durationMs: response-time reads that, not the wall time."""
     suite = make_suite({"type": "response-time", "params": {"max_acceptable_ms": 1000}})

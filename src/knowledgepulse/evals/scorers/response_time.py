@@ -48,7 +48,11 @@ class ResponseTime(Scorer):
 
     default_threshold = 1.0
     reads_duration = True
-    diagnosis_check = "check the answer's durationMs against max_acceptable_ms (a suite parameter)"
+    # Where the time came from is not in the details the spec names: the check names both.
+    diagnosis_check = (
+        "check the answer's durationMs, else the task's time kp measured, against "
+        "max_acceptable_ms (a suite parameter)"
+    )
     Params: ClassVar[type[BaseModel]] = ResponseTimeParams
     params: ResponseTimeParams
 
