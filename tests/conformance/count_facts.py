@@ -4981,8 +4981,10 @@ def _smolagents_messages(row: dict[str, Any]) -> Run:
 def openai_agents(path: Path) -> list[Run]:
     """Agents SDK exports (``Trace.export()`` / ``Span.export()`` lines): a run per trace id.
 
-    Spans in start order: a ``generation`` span's input holds the user's message and its output
-    the model's messages (text; the calls it asks for are the ``function`` spans that follow);
+    Spans in start order: a ``generation`` span's input holds the user's message (the newest
+    turn's, as :func:`_newest_user` reads a request: a later run is given the earlier ones) and
+    its output the model's messages (text; the calls it asks for are the ``function`` spans that
+    follow);
     a ``function`` span is a tool, a span with an ``error`` an error; an ``agent`` span's error,
     or a ``guardrail`` span that ``triggered``, means the run failed (the success label). An
     exported ``response`` span keeps no text: the model acted, its words unknown. A function span
@@ -5008,8 +5010,8 @@ def _agents_exports(text: str) -> list[Run]:
         for span in members:
             data = span["span_data"]
             if data["type"] == "generation":
-                if objective is None:
-                    objective = _first_user(data.get("input"))
+                if objective is None:  # a run that goes on from earlier ones is given them
+                    objective = _newest_user(data.get("input"))
                 for message in data.get("output") or []:
                     timeline.text(_text(message.get("content")))
             if data["type"] == "response" and "output" not in data:
@@ -5046,7 +5048,7 @@ def _agents_run_state(state: dict[str, Any]) -> Run:
     items end in a message and no step waits (``current_step`` null): a state holds no output.
     """
     original = state["original_input"]
-    objective = original if isinstance(original, str) else _first_user(original)
+    objective = original if isinstance(original, str) else _newest_user(original)
     timeline, items = _Timeline(), state["generated_items"]
     asked = set()
     for item in items:

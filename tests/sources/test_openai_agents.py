@@ -16,6 +16,7 @@ from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources import openai_agents as oa
 from knowledgepulse.sources.openai_agents import _files as oa_files
+from knowledgepulse.sources.openai_agents._items import user_text
 from knowledgepulse.trace import TraceItem
 from tests.sources.helpers import convert_file, has_text, source_of
 
@@ -621,3 +622,35 @@ def test_a_failed_mcp_call_and_an_unlisted_mcp_server_are_errors() -> None:
     converted = only_trace([head(), agent(), span(2, {**response, "output": [failed]}, at=1.0)])
     assert [s.type for s in converted.trace.steps] == ["tool_call", "observation"]
     assert converted.trace.steps[1].content == "read_file failed"
+
+
+@pytest.mark.parametrize(
+    ("model_input", "asked"),
+    [
+        ("Weather?", "Weather?"),
+        ([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}], "Hi"),
+        (
+            [
+                {"role": "user", "content": "Capital of France?"},
+                {"role": "assistant", "content": None, "tool_calls": [{"id": "c"}]},
+                {"role": "tool", "tool_call_id": "c", "content": "Paris"},
+                {"role": "assistant", "content": "Paris."},
+                {"role": "user", "content": "And of England?"},
+            ],
+            "And of England?",
+        ),
+        (
+            [
+                {"role": "user", "content": "Find it."},
+                {"type": "function_call", "name": "search", "arguments": "{}", "call_id": "c"},
+                {"type": "function_call_output", "call_id": "c", "output": "found"},
+            ],
+            "Find it.",
+        ),
+        ([{"role": "user", "content": "One"}, {"role": "user", "content": "Two"}], "One"),
+    ],
+)
+def test_the_objective_is_the_newest_turns_request(model_input: Any, asked: str) -> None:
+    """A run given the conversation so far (``to_input_list()``) and the next question was
+    asked that question: the conversation's first one was every later run's objective."""
+    assert user_text(model_input) == asked

@@ -136,8 +136,10 @@ def test_only_a_run_state_is_recognised_as_one() -> None:
 
 
 def test_a_state_resumed_from_items_is_read_whole_not_as_responses_rows(tmp_path: Path) -> None:
-    """``original_input`` as a list of Responses items (a run given ``to_input_list()``): the
-    first user message is the objective, and the state is the Agents SDK's, read alone."""
+    """``original_input`` as a list of Responses items (a run given ``to_input_list()`` and the
+    next question): that question is the objective, as the newest turn of a GenAI request and a
+    Pydantic AI run given its message history are, and the state is the Agents SDK's, read
+    alone."""
     value = state([message("Still sunny.")])
     value["original_input"] = [
         {"role": "user", "content": "Weather in Paris?"},
@@ -149,7 +151,7 @@ def test_a_state_resumed_from_items_is_read_whole_not_as_responses_rows(tmp_path
         {"role": "user", "content": "And now?"},
     ]
     converted = read(tmp_path, value)
-    assert converted.trace.task.objective == "Weather in Paris?"
+    assert converted.trace.task.objective == "And now?"
     assert converted.trace.outcome.result_summary == "Still sunny."
 
 

@@ -218,19 +218,39 @@ def chat_message_entries(message: Any) -> list[Entry]:
 
 
 def user_text(model_input: Any) -> str | None:
-    """The first user message's text in a model input (a string, or a list of items/messages)."""
+    """The user's request in a model input (a string, or a list of items/messages).
+
+    Its newest turn, as a GenAI request's (``otel.messages.new_user_text``): the first user
+    text after the model's last item before the last user text. A run that continues a
+    conversation is given its earlier turns (``result.to_input_list()``) and the next question,
+    which is what this run was asked, not the conversation's first question.
+    """
     if isinstance(model_input, str):
         return model_input if model_input.strip() else None
     if not isinstance(model_input, Sequence):
         return None
-    for item in model_input:
-        if isinstance(item, str) and item.strip():
-            return item
-        if isinstance(item, Mapping) and item.get("role") == "user":
-            text = _text_parts(item.get("content"), ("input_text", "text"))
-            if text.strip():
-                return text
+    texts = [_said_by_user(item) for item in model_input]
+    asked = [index for index, text in enumerate(texts) if text]
+    if not asked:
+        return None
+    answered = [index for index in range(asked[-1]) if _from_the_run(model_input[index])]
+    start = answered[-1] + 1 if answered else 0
+    return next(texts[index] for index in asked if index >= start)
+
+
+def _said_by_user(item: Any) -> str | None:
+    """A user message's (or a bare string's) text, else ``None``."""
+    if isinstance(item, str):
+        return item if item.strip() else None
+    if isinstance(item, Mapping) and item.get("role") == "user":
+        text = _text_parts(item.get("content"), ("input_text", "text"))
+        return text if text.strip() else None
     return None
+
+
+def _from_the_run(item: Any) -> bool:
+    """Whether an input item is a turn's work: the model's message, a call, a tool's output."""
+    return isinstance(item, Mapping) and item.get("role") not in ("user", "system", "developer")
 
 
 def is_sdk_tool_error(output: Any) -> bool:
