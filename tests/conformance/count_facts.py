@@ -1255,6 +1255,15 @@ def _first_user(messages_json: Any) -> str | None:
     return None
 
 
+def _newest_turn(said: list[tuple[Any, Any]]) -> str | None:
+    """Of ``(role, text)`` turns, the newest user turn's text (as :func:`_newest_user`)."""
+    asked = [i for i, (role, text) in enumerate(said) if role in ("user", "human") and text]
+    if not asked:
+        return None
+    answered = [i for i in range(asked[-1]) if said[i][0] in ("ai", "assistant", "tool")]
+    return next(said[i][1] for i in asked if not answered or i > answered[-1])
+
+
 def _newest_user(messages_json: Any) -> str | None:
     """The user text of a request's newest turn: the first user text after the model's last
     message before the last user text (a conversation's later turn is sent with the turns
@@ -2717,10 +2726,8 @@ def langsmith(path: Path) -> list[Run]:
         messages = inputs.get("messages", [])
         if not messages and isinstance(inputs.get("input"), list):
             messages = inputs["input"]  # Responses input items
-        objective = inputs.get("question") or next(
-            (text for role, text in map(_langchain_turn, messages) if role in ("user", "human")),
-            None,
-        )
+        # A graph given the conversation so far was asked its newest turn (see _newest_user).
+        objective = inputs.get("question") or _newest_turn(list(map(_langchain_turn, messages)))
         outputs = root.get("outputs") or {}
         choices = outputs.get("choices") or [{}]
         message = choices[0].get("message", {})

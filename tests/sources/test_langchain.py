@@ -383,6 +383,36 @@ def test_objective_is_the_first_human_message_in_every_shape(messages: list[Any]
     assert lc.to_trace(tree).trace.task.objective == "Q?"
 
 
+@pytest.mark.parametrize(
+    ("messages", "asked"),
+    [
+        ([["user", "Q1?"], ["assistant", "A1."], ["user", "Q2?"]], "Q2?"),
+        (
+            [
+                {"role": "user", "content": "Find it."},
+                {"role": "assistant", "content": "", "tool_calls": []},
+                {"role": "tool", "content": "found", "tool_call_id": "c"},
+                {"role": "user", "content": "Now summarise."},
+            ],
+            "Now summarise.",
+        ),
+        ([["system", "Be brief."], ["user", "One"], ["user", "Two"]], "One"),
+    ],
+)
+def test_a_graph_given_the_conversation_so_far_was_asked_its_newest_turn(
+    messages: list[Any], asked: str
+) -> None:
+    """A graph run without a checkpointer gets the history and the next question: every later
+    turn's objective was the conversation's first question."""
+    tree = run(
+        "chain",
+        "agent",
+        inputs={"messages": messages},
+        child_runs=[llm("m", ai("A."), "2025-01-01T00:00:00Z")],
+    )
+    assert lc.to_trace(tree).trace.task.objective == asked
+
+
 def test_domain_and_confidence_come_from_run_metadata() -> None:
     """``kp.task_domain`` and ``kp_confidence`` in the root's metadata; an argument wins."""
     tree = run(

@@ -10,7 +10,7 @@ nodes) is plumbing, recursed into. Evident errors: a run's ``error``, and a ``To
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -469,15 +469,29 @@ def _part_kinds(run: Mapping[str, Any]) -> list[str]:
     return kinds
 
 
+def _newest_request(messages: Sequence[Message]) -> str | None:
+    """The first human text after the last AI or tool message before the last human text.
+
+    A graph run without a checkpointer is given the conversation so far and the next question:
+    what it was asked is that question (a GenAI request's newest turn), not the first one.
+    """
+    asked = [index for index, message in enumerate(messages) if message.role == "human"]
+    asked = [index for index in asked if messages[index].text]
+    if not asked:
+        return None
+    answered = [i for i in range(asked[-1]) if messages[i].role in ("ai", "tool")]
+    start = answered[-1] + 1 if answered else 0
+    return next(messages[index].text for index in asked if index >= start)
+
+
 def _objective(inputs: Any) -> str | None:
     """The task: the first human message, else ``input`` (and the like), else a string value."""
     if isinstance(inputs, str):
         return inputs or None
     if not isinstance(inputs, Mapping):
         return None
-    for message in message_list(inputs.get("messages")):
-        if message.role == "human" and message.text:
-            return message.text
+    if asked := _newest_request(message_list(inputs.get("messages"))):
+        return asked
     for key in _OBJECTIVE_KEYS:
         value = inputs.get(key)
         text = value if isinstance(value, str) else _text_of(value)
