@@ -1255,7 +1255,7 @@ def _first_user(messages_json: Any) -> str | None:
     return None
 
 
-def _newest_turn(said: list[tuple[Any, Any]]) -> str | None:
+def _newest_turn(said: list[tuple[Any, str | None]]) -> str | None:
     """Of ``(role, text)`` turns, the newest user turn's text (as :func:`_newest_user`)."""
     asked = [i for i, (role, text) in enumerate(said) if role in ("user", "human") and text]
     if not asked:
