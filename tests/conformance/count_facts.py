@@ -1256,11 +1256,12 @@ def _first_user(messages_json: Any) -> str | None:
 
 
 def _newest_turn(said: list[tuple[Any, str | None]]) -> str | None:
-    """Of ``(role, text)`` turns, the newest user turn's text (as :func:`_newest_user`)."""
+    """Of ``(role, text)`` turns, the newest user turn's text: the first user text after the
+    model's (or a tool's) last turn before the last user text."""
     asked = [i for i, (role, text) in enumerate(said) if role in ("user", "human") and text]
     if not asked:
         return None
-    answered = [i for i in range(asked[-1]) if said[i][0] in ("ai", "assistant", "tool")]
+    answered = [i for i in range(asked[-1]) if said[i][0] in ("ai", "assistant", "model", "tool")]
     return next(said[i][1] for i in asked if not answered or i > answered[-1])
 
 
@@ -1269,12 +1270,9 @@ def _newest_user(messages_json: Any) -> str | None:
     message before the last user text (a conversation's later turn is sent with the turns
     before it); with no model message before it, the first user text."""
     messages = json.loads(messages_json) if isinstance(messages_json, str) else messages_json
-    said = [(m.get("role"), _text(m.get("parts", m.get("content")))) for m in messages or []]
-    asked = [i for i, (role, text) in enumerate(said) if role == "user" and text]
-    if not asked:
-        return None
-    turns = [i for i in range(asked[-1]) if said[i][0] in ("assistant", "model")]
-    return next(said[i][1] for i in asked if not turns or i > turns[-1])
+    return _newest_turn(
+        [(m.get("role"), _text(m.get("parts", m.get("content")))) for m in messages or []]
+    )
 
 
 def _last_assistant(messages_json: Any) -> str | None:

@@ -38,6 +38,7 @@ import io
 import json
 import re
 import tokenize
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
@@ -56,6 +57,24 @@ TOOL_FAILED = "the tool failed"
 """The error text of a failed tool call whose source records none."""
 RESPOND = "respond"
 """The tool a message to the user is a call of, the user's reply its observation (tau-bench's)."""
+
+
+def newest_request(said: Sequence[str | None], worked: Sequence[bool]) -> str | None:
+    """The user's request of a model input's newest turn, from each turn's two facts.
+
+    ``said``: each turn's user text (``None`` for a turn not the user's, or empty); ``worked``:
+    whether the turn is the run's work (the model's message, a call, a tool's output). The
+    request is the first user text after the last work before the last user text: a later
+    turn of a conversation is sent with the turns before it (a GenAI request's history, an
+    Agents SDK run given ``to_input_list()``, a graph without a checkpointer), and what that
+    run was asked is the newest question, not the conversation's first.
+    """
+    asked = [index for index, text in enumerate(said) if text]
+    if not asked:
+        return None
+    answered = [index for index in range(asked[-1]) if worked[index]]
+    start = answered[-1] + 1 if answered else 0
+    return next(said[index] for index in asked if index >= start)
 
 
 def says_more_than_the_call(step: Step) -> bool:

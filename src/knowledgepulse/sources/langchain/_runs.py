@@ -10,7 +10,7 @@ nodes) is plumbing, recursed into. Evident errors: a run's ``error``, and a ``To
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -25,7 +25,7 @@ from knowledgepulse.sources._envelope import (
     TraceOptions,
     assemble,
 )
-from knowledgepulse.sources._steps import TOOL_FAILED, StepBuilder, as_text
+from knowledgepulse.sources._steps import TOOL_FAILED, StepBuilder, as_text, newest_request
 from knowledgepulse.sources._structured import is_structured_extraction
 from knowledgepulse.sources.langchain._messages import (
     Message,
@@ -469,28 +469,16 @@ def _part_kinds(run: Mapping[str, Any]) -> list[str]:
     return kinds
 
 
-def _newest_request(messages: Sequence[Message]) -> str | None:
-    """The first human text after the last AI or tool message before the last human text.
-
-    A graph run without a checkpointer is given the conversation so far and the next question:
-    what it was asked is that question (a GenAI request's newest turn), not the first one.
-    """
-    asked = [index for index, message in enumerate(messages) if message.role == "human"]
-    asked = [index for index in asked if messages[index].text]
-    if not asked:
-        return None
-    answered = [i for i in range(asked[-1]) if messages[i].role in ("ai", "tool")]
-    start = answered[-1] + 1 if answered else 0
-    return next(messages[index].text for index in asked if index >= start)
-
-
 def _objective(inputs: Any) -> str | None:
     """The task: the first human message, else ``input`` (and the like), else a string value."""
     if isinstance(inputs, str):
         return inputs or None
     if not isinstance(inputs, Mapping):
         return None
-    if asked := _newest_request(message_list(inputs.get("messages"))):
+    # A graph without a checkpointer is given the conversation so far: its newest turn.
+    messages = message_list(inputs.get("messages"))
+    said = [message.text if message.role == "human" else None for message in messages]
+    if asked := newest_request(said, [message.role in ("ai", "tool") for message in messages]):
         return asked
     for key in _OBJECTIVE_KEYS:
         value = inputs.get(key)

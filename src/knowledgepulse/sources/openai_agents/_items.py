@@ -23,7 +23,7 @@ from knowledgepulse.sources._hosted import (
     list_tools_error,
     tool_name,
 )
-from knowledgepulse.sources._steps import StepBuilder, Timestamp, as_text
+from knowledgepulse.sources._steps import StepBuilder, Timestamp, as_text, newest_request
 
 EntryKind = Literal["thought", "message", "request", "hosted", "output", "error"]
 
@@ -220,22 +220,18 @@ def chat_message_entries(message: Any) -> list[Entry]:
 def user_text(model_input: Any) -> str | None:
     """The user's request in a model input (a string, or a list of items/messages).
 
-    Its newest turn, as a GenAI request's (``otel.messages.new_user_text``): the first user
-    text after the model's last item before the last user text. A run that continues a
-    conversation is given its earlier turns (``result.to_input_list()``) and the next question,
-    which is what this run was asked, not the conversation's first question.
+    Its newest turn (:func:`~knowledgepulse.sources._steps.newest_request`): a run that
+    continues a conversation is given its earlier turns (``result.to_input_list()``) and the
+    next question, which is what this run was asked.
     """
     if isinstance(model_input, str):
         return model_input if model_input.strip() else None
     if not isinstance(model_input, Sequence):
         return None
-    texts = [_said_by_user(item) for item in model_input]
-    asked = [index for index, text in enumerate(texts) if text]
-    if not asked:
-        return None
-    answered = [index for index in range(asked[-1]) if _from_the_run(model_input[index])]
-    start = answered[-1] + 1 if answered else 0
-    return next(texts[index] for index in asked if index >= start)
+    return newest_request(
+        [_said_by_user(item) for item in model_input],
+        [_from_the_run(item) for item in model_input],
+    )
 
 
 def _said_by_user(item: Any) -> str | None:

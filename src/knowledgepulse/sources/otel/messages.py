@@ -17,7 +17,7 @@ from typing import Any
 
 from knowledgepulse._util.jsonpath import non_empty
 from knowledgepulse.sources._chat import gemini
-from knowledgepulse.sources._steps import TOOL_FAILED
+from knowledgepulse.sources._steps import TOOL_FAILED, newest_request
 from knowledgepulse.sources.otel._haystack import chat_message
 
 Message = dict[str, Any]
@@ -607,12 +607,10 @@ def new_user_text(found: list[Message]) -> str | None:
     history with each new message); a request with no assistant message before its user text is
     one turn.
     """
-    users = [i for i, message in enumerate(found) if _is_user(message) and message_text(message)]
-    if not users:
-        return None
-    answered = [i for i in range(users[-1]) if found[i]["role"] in ASSISTANT_ROLES]
-    start = answered[-1] + 1 if answered else 0
-    return next(message_text(found[i]) for i in users if i >= start)
+    return newest_request(
+        [message_text(message) if _is_user(message) else None for message in found],
+        [message["role"] in ASSISTANT_ROLES for message in found],
+    )
 
 
 def _is_user(message: Message) -> bool:
