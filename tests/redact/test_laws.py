@@ -13,7 +13,7 @@ from knowledgepulse.redact import clean_text, redact_document
 from knowledgepulse.redact.cleaner import MAX_TEXT, _clean, _index
 from knowledgepulse.redact.detectors import default_rules
 from knowledgepulse.redact.rules import check_level
-from knowledgepulse.redact.walk import redact_value
+from knowledgepulse.redact.walk import names_secret, redact_value
 from knowledgepulse.trace import ReasoningTrace
 from tests.builders import trace_json
 from tests.trace.strategies import json_paths
@@ -85,13 +85,15 @@ def documents(draw: st.DrawFn) -> dict[str, Any]:
     return document
 
 
-def _shape(value: Any) -> Any:
-    # Everything but the strings: keys, non-strings, list lengths.
+def _shape(value: Any, secret: bool = False) -> Any:
+    # Everything but the strings: keys, non-strings, list lengths; a number under a secret's
+    # name may be hidden as its text would be (a password of digits), so it is told as a string.
     if isinstance(value, dict):
-        return {key: _shape(item) for key, item in value.items()}
+        return {key: _shape(item, secret or names_secret(key)) for key, item in value.items()}
     if isinstance(value, list):
-        return [_shape(item) for item in value]
-    return str if isinstance(value, str) else value
+        return [_shape(item, secret) for item in value]
+    hideable = secret and type(value) in (int, float)
+    return str if isinstance(value, str) or hideable else value
 
 
 @patient
@@ -126,7 +128,8 @@ def test_redaction_is_idempotent_on_traces(document: dict[str, Any]) -> None:
 @patient
 @given(document=documents())
 def test_redaction_keeps_keys_non_strings_and_ids(document: dict[str, Any]) -> None:
-    """Only strings change: every key, number, boolean, null and list length stays."""
+    """Only strings change: every key, number, boolean, null and list length stays, but a
+    number under a secret's name, hidden as its text is (a password of digits)."""
     redacted, _ = redact_document(document)
     assert _shape(redacted) == _shape(document)
     assert redacted["id"] == document["id"]
@@ -256,3 +259,23 @@ def test_a_secret_is_cleaned_however_deep_in_json_texts_it_lies(
         text = json.dumps({"result": text}) if wrapper == "object" else json.dumps(text)[1:-1]
     assert piece not in str(clean_text(f"{before} {text} end", level))
     assert piece not in json.dumps(redact_value({"content": text}, level)[0])
+
+
+@given(
+    key=st.sampled_from(["password", "db_pass", "pwd", "api_key", "token", "max_token", "auth"]),
+    number=st.integers(-(10**12), 10**12),
+)
+@example(key="password", number=-1)  # fuzz_pipelines --seed 4403: kept in a call's arguments
+@example(key="max_token", number=4096)  # a setting: kept
+def test_a_number_under_a_secrets_name_is_hidden_as_its_text_is(key: str, number: int) -> None:
+    """A JSON number under a secret's name is hidden exactly when its text there would be (a
+    password of digits; not a setting such as ``max_token: 4096``), in a value and in JSON text
+    alike: before, the number was kept in a tool's arguments and hidden in their text."""
+    text = json.dumps(number)
+    as_text, _ = redact_value({key: text}, "private")
+    as_number, findings = redact_value({key: number}, "private")
+    in_json, _ = redact_value({"arguments": json.dumps({key: number})}, "private")
+    hidden = as_text[key] != text
+    assert as_number[key] == (as_text[key] if hidden else number)
+    assert len(findings) == hidden
+    assert json.loads(in_json["arguments"])[key] == as_number[key]

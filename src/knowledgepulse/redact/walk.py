@@ -147,6 +147,8 @@ def _walk(value: Any, loc: Loc, visit: Visit, mode: Mode, pattern: Pattern, *, p
         return _string(value, loc, visit, plain, mode)
     if kind is dict:
         return _mapping(value, loc, visit, mode, pattern, plain=plain)
+    if kind in _NUMBERS and mode == "secret":
+        return _number(value, loc, visit)
     if value is None or kind in _SCALARS:
         return value
     if isinstance(value, str):
@@ -191,8 +193,11 @@ def _mapping(
         # A key is text too ({"sk-proj-...": 1}, an e-mail as a metadata key): cleaned as one,
         # found at its mapping's path, and the paths below it name it cleaned (stderr, reports).
         new_key = _string(key, loc, visit, plain, "text") if isinstance(key, str) else key
-        # A null, a number: nothing to walk (most of a row's message fields are null).
-        if item is None or type(item) in _SCALARS:
+        # A null, a number: nothing to walk (most of a row's message fields are null), but a
+        # number under a secret's name is one to hide (a password of digits), as its text is.
+        if type(item) in _NUMBERS and _keyed(mode, key) == "secret":
+            new = _number(item, (*loc, new_key), visit)
+        elif item is None or type(item) in _SCALARS:
             new = item
         else:
             new = _walk(item, (*loc, new_key), visit, _keyed(mode, key), inner, plain=plain)
@@ -213,7 +218,19 @@ def _mapping(
 
 
 _SCALARS = frozenset((bool, int, float))
-"""The exact types of JSON's scalars besides text: never changed, never looked into."""
+"""The exact types of JSON's scalars besides text: never changed, never looked into, but a
+number under a secret's name."""
+_NUMBERS = frozenset((int, float))
+
+
+def _number(value: float, loc: Loc, visit: Visit) -> Any:
+    """A number under a secret's name, hidden as its JSON text would be; itself when kept.
+
+    A password's digits are hidden; ``"max_token": 4096`` is a setting, kept.
+    """
+    text = orjson.dumps(value).decode()
+    hidden = visit(loc, text, "secret")
+    return value if hidden == text else hidden
 
 
 def _is_utf8(data: bytes) -> bool:
