@@ -14,7 +14,9 @@ raw JSON and says, per run the file holds:
 * ``replies`` (only where there are some): the user's turns after the first, in order: what the
   user said to the agent later on (not tool results carried as user turns, nor what the client
   wrote itself);
-* ``success``: the file's own label (a span status, a run's error, an exit status), or ``None``.
+* ``success``: the file's own label (a span status, a run's error, an exit status), or ``None``;
+* ``model`` (only for the formats that count it, where the file names one): the model of the
+  run's last reply.
 
 The functions are deliberately naive: they know each format, not kp.
 """
@@ -78,6 +80,7 @@ def run(
     trace_id: str | None = None,
     reward: float | None = None,
     replies: list[str] | None = None,
+    model: str | None = None,
 ) -> Run:
     """One run's facts, in the facts file's shape."""
     facts: Run = {
@@ -94,6 +97,8 @@ def run(
         facts["reward"] = reward
     if replies:
         facts["replies"] = replies
+    if model is not None:
+        facts["model"] = model
     return facts
 
 
@@ -110,6 +115,11 @@ _TERMINUS_TASK = re.compile(
 )
 """The task in Terminus 2's first prompt (Harbor's ``terminus-json-plain.txt``): its
 instructions, ``Task Description:\n{instruction}\n\nCurrent terminal state:\n{terminal_state}``."""
+
+
+def _last_named(models: list[Any]) -> str | None:
+    """The last of a run's replies' models that is a name (a reply may name none)."""
+    return next((model for model in reversed(models) if isinstance(model, str) and model), None)
 
 
 def _asked(text: str | None) -> str | None:
@@ -3654,7 +3664,12 @@ def _claude_code_run(members: list[dict[str, Any]], session: str) -> Run:
                 if turn != failed_turn:  # calls of one turn that fail together: one error
                     timeline.error()
                 failed_turn = turn
-    return timeline.facts(objective, trace_id=session)
+    models = [
+        record["message"].get("model")
+        for record in members
+        if record["type"] == "assistant" and record["message"].get("model") != "<synthetic>"
+    ]
+    return timeline.facts(objective, trace_id=session, model=_last_named(models))
 
 
 def _claude_stream(records: list[dict[str, Any]]) -> list[Run]:
@@ -4019,9 +4034,11 @@ def codex(path: Path) -> list[Run]:
         return _codex_exec(records)
     if not any(record["type"] == "response_item" for record in records):
         return _codex_completed(records)
-    timeline, objective, session, said = _Timeline(), None, None, None
+    timeline, objective, session, said, model = _Timeline(), None, None, None, None
     for record in records:
         payload = record["payload"]
+        # a turn_context line holds the settings of the turn that follows: its model
+        model = (payload.get("model") if record["type"] == "turn_context" else None) or model
         if record["type"] == "session_meta" and session is None:
             session = payload["id"]
         if record["type"] == "event_msg" and payload["type"] == "user_message" and said is None:
@@ -4042,7 +4059,7 @@ def codex(path: Path) -> list[Run]:
             _codex_call(timeline, payload, kind)
         elif kind.endswith("_call_output") and _codex_failed(payload["output"]):
             timeline.error()
-    return [timeline.facts(objective or said, trace_id=session)]
+    return [timeline.facts(objective or said, trace_id=session, model=model)]
 
 
 def _codex_call(timeline: _Timeline, payload: dict[str, Any], kind: str) -> None:
@@ -4776,7 +4793,12 @@ def _atif_run(document: dict[str, Any]) -> Run:
     resolved = ((document.get("extra") or {}).get("adp_details") or {}).get("resolved")
     if adp_written and not isinstance(success, bool) and isinstance(resolved, str):
         success = {"true": True, "false": False}.get(resolved.strip().lower())
-    facts = timeline.facts(objective, trace_id=document.get("session_id"))
+    models = [(document.get("agent") or {}).get("model_name")] + [
+        step.get("model_name") for step in document["steps"] if step["source"] == "agent"
+    ]
+    facts = timeline.facts(
+        objective, trace_id=document.get("session_id"), model=_last_named(models)
+    )
     facts["success"] = success if isinstance(success, bool) else None
     return facts
 
@@ -4884,7 +4906,8 @@ def _pydantic_ai_run(messages: list[dict[str, Any]]) -> Run:
                 timeline.tool(part["tool_name"], part.get("args"))
             if kind in _RETRIED or part.get("outcome", "success") != "success":
                 timeline.error()
-    facts = timeline.facts(objective)
+    models = [message.get("model_name") for message in messages if message["kind"] == "response"]
+    facts = timeline.facts(objective, model=_last_named(models))
     complete = all(message.get("state", "complete") == "complete" for message in messages)
     last = messages[-1]
     # an output of a file type (``BinaryImage``): a last response giving a file, no function call

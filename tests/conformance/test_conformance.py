@@ -468,6 +468,9 @@ def _failures(facts: dict[str, Any], traces: list[ReasoningTrace]) -> dict[str, 
             given["success"] = (run["success"], trace.metadata.success)
         if "reward" in run:
             given["reward"] = (run["reward"], _REWARDS.get(id(trace)))
+        if "model" in run:
+            source = (trace.metadata.model_extra or {}).get("source", {})
+            given["model"] = (run["model"], source.get("model"))
         if run["errors"] > run["recovered"]:  # a terminal error: the run failed
             given["success"] = (False, trace.metadata.success)
         for fact, (expected, got) in given.items():
@@ -529,6 +532,28 @@ def test_every_corpus_file_has_its_origin_and_they_come_from_twenty_repositories
     names = set(_conversions())
     assert names <= found.keys(), f"files without a SOURCES.md row: {names - found.keys()}"
     assert len({found[name] for name in names - replayed()}) >= 20
+
+
+_BINARY = (".parquet", ".arrow", ".gz", ".zip", ".db", ".eval")
+"""Files whose text is not their bytes: a model's name in them is not found by a search."""
+
+
+def test_the_model_kp_names_is_one_its_file_names() -> None:
+    """kp never invents a model: ``metadata.source.model``, when given, is written in the raw
+    file (as its JSON text holds it), for every text file of the corpus; and most traces of
+    the sources that record one name it."""
+    invented, named = {}, 0
+    for path, _, _ in corpus():
+        if path.is_dir() or path.suffix in _BINARY:
+            continue
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        for trace in _conversions()[name_of(path)][1]:
+            model = (trace.metadata.model_extra or {}).get("source", {}).get("model")
+            named += model is not None
+            if model is not None and json.dumps(model)[1:-1] not in raw and model not in raw:
+                invented[name_of(path)] = model
+    assert invented == {}
+    assert named >= 300
 
 
 def test_every_corpus_file_converts_to_the_same_traces_each_time() -> None:

@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from knowledgepulse.sources import convert
+from knowledgepulse.sources._sessions.atif import to_atif
 from knowledgepulse.trace import TraceItem
 from tests.sources.helpers import CORPUS, convert_file
 
@@ -103,3 +104,16 @@ def test_terminus_2s_prompt_around_the_task_and_its_handoff_are_no_part_of_the_o
         trace = only(convert_file(CORPUS / "atif" / name)).trace
         assert trace.task.objective == TASK, name
         assert not any("picking up work" in (step.content or "") for step in trace.steps)
+
+
+def test_the_model_that_ran_a_trajectory_is_kept_and_written_back() -> None:
+    """The model Harbor names (``agent.model_name``, each agent step's ``model_name``) is the
+    trace's ``metadata.source.model``; ``kp convert --to atif`` writes it back as the agent's."""
+    document = json.loads(HARBOR_CLAUDE.read_text())
+    trace = only(list(convert([document], source="atif"))).trace
+    model = (trace.metadata.model_extra or {})["source"]["model"]
+    assert model == document["agent"]["model_name"] == "claude-haiku-4-5-20251001"
+    written = to_atif(trace)
+    assert written["agent"]["model_name"] == model
+    back = only(list(convert([written], source="atif"))).trace
+    assert (back.metadata.model_extra or {})["source"]["model"] == model

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -93,6 +93,7 @@ def assemble(
     result_summary: str | None = None,
     agent_id: str | None = None,
     framework: str | None = None,
+    model: str | None = None,
     metadata: Mapping[str, Any] | None = None,
     warnings: tuple[str, ...] = (),
     source_extra: Mapping[str, Any] | None = None,
@@ -124,6 +125,8 @@ def assemble(
         result_summary: what came of it; the final answer when not given.
         agent_id: the agent's id or name.
         framework: the framework that ran it.
+        model: the model that wrote the run's last reply, as the source names it; kept in
+            ``metadata.source.model``.
         metadata: the root's metadata, read for ``kp.task_domain`` and ``kp.confidence``.
         warnings: what the reader lost or guessed.
         source_extra: more facts about the source kept in ``metadata.source`` (a row's number).
@@ -175,6 +178,7 @@ def assemble(
                 "domain_source": domain_source,
                 "confidence_source": confidence_source,
                 **(source_extra or {}),
+                **({"model": model} if model else {}),
                 **({"task": task} if task is not None else {}),
                 **({"reward": reward} if reward is not None else {}),
             },
@@ -199,6 +203,15 @@ def assemble(
     warnings = (*warnings, *_unused_metadata(found, domain_source, confidence_source))
     record = Record(location or Location(f"<{source}>"), document)
     return TraceItem(record, trace, row, task, warnings, reward, tools, system)
+
+
+def last_model(names: Iterable[Any]) -> str | None:
+    """The model of a run's last reply: the last of ``names`` (one a reply) that is a name.
+
+    A reply whose model the source left out, or named by something other than text, is
+    passed over, so the model is the last one named.
+    """
+    return next((name for name in reversed(list(names)) if isinstance(name, str) and name), None)
 
 
 def no_answer(success: bool) -> str:

@@ -42,6 +42,7 @@ from knowledgepulse.sources._envelope import (
     TraceOptions,
     assemble,
     finished,
+    last_model,
     placed,
 )
 from knowledgepulse.sources._steps import StepBuilder, as_text
@@ -102,6 +103,8 @@ class _Run:
     last_text: str | None = None
     last_text_at: datetime | None = None
     incomplete: bool = False
+    model: str | None = None
+    """The ``model_name`` of the last response that names one."""
     digest: Any = field(default_factory=hashlib.sha256)
     output: str | None = None
     """The text a run result gave as its output, said in the response at ``said_in``."""
@@ -335,6 +338,7 @@ def _tell(run: _Run, message: Any, path: Loc) -> None:
         run.metadata = {**message["metadata"], **run.metadata}
     if message.get("state") not in (None, "complete"):
         run.incomplete = True
+    run.model = last_model((run.model, message.get("model_name")))  # a response's, a request none
     for index, part in enumerate(parts):
         if not isinstance(part, Mapping) or not isinstance(part.get("part_kind"), str):
             raise PathError((*path, "parts", index), "a part needs a part_kind, a string")
@@ -495,6 +499,7 @@ def _finish(
         result_summary=answer,
         agent_id=agent_id,
         framework="pydantic-ai",
+        model=run.model,
         metadata=run.metadata,
         content_hint=CONTENT_HINT,
     )

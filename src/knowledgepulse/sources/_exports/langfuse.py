@@ -440,6 +440,7 @@ def _attributes(
             "gen_ai.operation.name": "chat",
             "gen_ai.input.messages": _messages(item.get("input"), "user"),
             "gen_ai.output.messages": _messages(item.get("output"), "assistant"),
+            "gen_ai.response.model": item.get("model"),
         }
     # Langfuse's RETRIEVER is a retrieval the agent ran as a step: a tool call, as a TOOL.
     if kind in ("TOOL", "RETRIEVER") or (

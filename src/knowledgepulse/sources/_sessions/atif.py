@@ -55,6 +55,7 @@ from knowledgepulse.sources._envelope import (
     UNDATED,
     TraceOptions,
     assemble,
+    last_model,
 )
 from knowledgepulse.sources._sessions._documents import each_document
 from knowledgepulse.sources._sessions.adp import outcome, unfinished
@@ -197,6 +198,9 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
             completed = completed if said is None else said
     agent = document.get("agent")
     name = non_blank(as_object(agent).get("name"))
+    # Harbor names each agent step's model too: the last one's ran the run's last reply.
+    replied = (step.get("model_name") for step in steps if step.get("source") == "agent")
+    model = last_model((as_object(agent).get("model_name"), *replied))
     ends_on_agent = bool(steps) and steps[-1].get("source") == "agent"
     recorded = kept.get("step_types")
     if isinstance(recorded, list) and all(isinstance(kind, str) for kind in recorded):
@@ -218,6 +222,7 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
         result_summary=summary if isinstance(summary, str) else builder.final_answer,
         agent_id=name,
         framework=name,
+        model=model,
         metadata=extra if isinstance(extra, Mapping) else None,
         warnings=tuple(warnings),
         source_extra={"schema_version": document["schema_version"]},
@@ -510,7 +515,8 @@ def to_atif(trace: ReasoningTrace) -> dict[str, Any]:
     domain and confidence go in the root's ``extra`` under ``kp.task_domain`` and ``kp.confidence``
     (which the reader takes back); what else ATIF has no field for (success, the result summary,
     each step's type, the calls whose step's message is their own text) under
-    ``extra.knowledgepulse``. Read back, the objective, the tool calls and what was said with them,
+    ``extra.knowledgepulse``. The model that wrote the run (``metadata.source.model``) is the
+    agent's ``model_name``. Read back, the objective, the tool calls and what was said with them,
     the final answer, success, the domain and the confidence are the trace's, and so are its steps'
     types while the list fits the steps read (one a step, differing only in which calls and thoughts
     are recoveries).
@@ -575,13 +581,12 @@ def to_atif(trace: ReasoningTrace) -> dict[str, Any]:
         "message": trace.task.objective,
     }
     steps = [{"step_id": number, **step} for number, step in enumerate([user, *later], 1)]
+    agent = {"name": metadata.agent_id or metadata.framework or "agent", "version": "unknown"}
+    model = as_object(as_object(metadata.model_extra).get("source")).get("model")
     return {
         "schema_version": WRITTEN_VERSION,
         "session_id": trace.id.removeprefix("kp:trace:"),
-        "agent": {
-            "name": metadata.agent_id or metadata.framework or "agent",
-            "version": "unknown",
-        },
+        "agent": {**agent, "model_name": model} if isinstance(model, str) else agent,
         "steps": steps,
         "extra": {
             DOMAIN_KEY: metadata.task_domain,

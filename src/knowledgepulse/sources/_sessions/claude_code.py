@@ -83,7 +83,7 @@ from knowledgepulse._util.jsonpath import as_string, describe_value, non_blank
 from knowledgepulse._util.times import iso_time
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import anthropic
-from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
+from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished, last_model
 from knowledgepulse.sources._invariants import PLACEHOLDER_OBJECTIVE
 from knowledgepulse.sources._sessions import cursor_cli
 from knowledgepulse.sources._steps import StepBuilder
@@ -152,6 +152,8 @@ class _Session:
     messages: list[Mapping[str, Any]] = field(default_factory=list)
     started: datetime | None = None
     version: str | None = None
+    model: str | None = None
+    """The model a stream's ``init`` names: the session's when no reply names its own."""
     agent: str = "claude-code"
     """The CLI that wrote it: Qwen Code prints Claude Code's ``stream-json`` too (its init says)."""
     streamed: bool = False
@@ -254,13 +256,15 @@ def _streamed(value: Any) -> bool:
 def _from_stream(sessions: dict[str, _Session], record: Record) -> Mapping[str, Any] | None:
     """A stream-json record as the session record it stands for; ``None`` when it holds none.
 
-    The ``system`` ``init`` record opens its session (its version), the ``result`` closes it.
+    The ``system`` ``init`` record opens its session (its version, its model), the ``result``
+    closes it.
     """
     value = record.value
     session_id = value["session_id"]
     kind = value["type"]
     if kind == "system" and value.get("subtype") == "init":
         session = sessions.setdefault(session_id, _Session(record, streamed=True))
+        session.model = session.model or as_string(value.get("model"))
         for agent, key in _STREAMING_CLIS:
             if as_string(value.get(key)):
                 session.agent, session.version = agent, session.version or value[key]
@@ -721,6 +725,7 @@ def _finish(session_id: str, session: _Session, options: TraceOptions) -> TraceI
     if session.result is not None:
         success, answer = _ended(session.result, builder)
     extra = {"version": session.version} if session.version else {}
+    replied = (m for m in session.messages if m["role"] == "assistant")
     return assemble(
         builder,
         source="claude-code",
@@ -732,6 +737,8 @@ def _finish(session_id: str, session: _Session, options: TraceOptions) -> TraceI
         result_summary=answer,
         agent_id=session.agent,
         framework=session.agent,
+        model=last_model(m.get("model") for m in replied if m.get("model") != SYNTHETIC)
+        or session.model,
         warnings=(
             *((_NO_PROMPTS[session.agent],) if session.streamed and not told.objective else ()),
             *_unknown_types(session.unknown),

@@ -118,6 +118,8 @@ class _Session:
     ``response_item`` holds them (see the module's docstring)."""
     started: datetime | None = None
     version: str | None = None
+    model: str | None = None
+    """The model the last ``turn_context`` names: the one the session's last turn ran on."""
     legacy: bool = False
     """Whether the rollout is of the older layout, its items bare (see the module's docstring)."""
 
@@ -203,6 +205,8 @@ def _tell(session: _Session, record: Record) -> None:
         )
     payload = value["payload"]
     session.started = session.started or iso_time(value.get("timestamp"))
+    turn_model = payload.get("model") if value["type"] == "turn_context" else None
+    session.model = as_string(turn_model) or session.model
     if value["type"] == "session_meta" and session.id is None:
         found = payload.get("id")
         session.id = non_empty(found)
@@ -379,6 +383,7 @@ def _finish(session: _Session, options: TraceOptions) -> TraceItem:
         result_summary=builder.final_answer,
         agent_id="codex",
         framework="codex",
+        model=session.model,
         source_extra={"version": session.version} if session.version else None,
         content_hint=CONTENT_HINT,
         location=Location(location.file, location.line),

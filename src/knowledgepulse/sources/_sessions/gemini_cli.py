@@ -54,7 +54,14 @@ from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.json_values import json_text
 from knowledgepulse.sources._chat import anthropic, gemini
 from knowledgepulse.sources._chat._text import one_of
-from knowledgepulse.sources._envelope import UNDATED, PathError, TraceOptions, assemble, finished
+from knowledgepulse.sources._envelope import (
+    UNDATED,
+    PathError,
+    TraceOptions,
+    assemble,
+    finished,
+    last_model,
+)
 from knowledgepulse.sources._sessions import gemini_cli_lines as lines
 from knowledgepulse.sources._sessions import gemini_cli_stream as stream
 from knowledgepulse.sources._sessions import qwen_code
@@ -213,9 +220,8 @@ def _finish(record: Record, options: TraceOptions) -> TraceItem:
     messages, errors = _as_anthropic(session["messages"])
     builder = StepBuilder()
     told = anthropic.tell(messages, builder, errors=errors)
-    models = [m.get("model") for m in session["messages"] if isinstance(m, dict)]
-    model = next((name for name in reversed(models) if isinstance(name, str) and name), None)
-    extra = {"model": model} if model else {}
+    model = last_model(m.get("model") for m in session["messages"] if isinstance(m, dict))
+    extra: dict[str, Any] = {}
     if as_string(session.get("kind")):
         extra["kind"] = session["kind"]
     return assemble(
@@ -229,6 +235,7 @@ def _finish(record: Record, options: TraceOptions) -> TraceItem:
         result_summary=builder.final_answer,
         agent_id="gemini-cli",
         framework="gemini-cli",
+        model=model,
         source_extra=extra or None,
         content_hint=CONTENT_HINT,
         location=Location(record.location.file, record.location.line),

@@ -59,7 +59,7 @@ from knowledgepulse._util.text import counted
 from knowledgepulse._util.times import epoch_time, iso_time
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import _row, anthropic
-from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
+from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished, last_model
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
 
@@ -278,13 +278,10 @@ def _finish(session: Session, options: TraceOptions) -> TraceItem:
     told, errors, origin = messages_of(messages)
     builder = StepBuilder()
     said = tell(told, builder, errors, origin)
-    models = [m.get("model") for _, m in messages if m.get("role") == "assistant"]
-    model = next((name for name in reversed(models) if isinstance(name, str) and name), None)
+    model = last_model(m.get("model") for _, m in messages if m.get("role") == "assistant")
     extra: dict[str, Any] = {"version": header.get("version", 1)} if header else {}
     if printed:
         extra["printed"] = "pi --mode json"
-    if model:
-        extra["model"] = model
     location = session.first.location
     return assemble(
         builder,
@@ -297,6 +294,7 @@ def _finish(session: Session, options: TraceOptions) -> TraceItem:
         result_summary=builder.final_answer,
         agent_id="pi",
         framework="pi",
+        model=model,
         source_extra=extra,
         content_hint=CONTENT_HINT,
         location=Location(location.file, location.line),

@@ -32,7 +32,7 @@ from knowledgepulse._util.text import counted
 from knowledgepulse._util.times import epoch_time
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat._text import json_or_value
-from knowledgepulse.sources._envelope import UNDATED, TraceOptions, assemble
+from knowledgepulse.sources._envelope import UNDATED, TraceOptions, assemble, last_model
 from knowledgepulse.sources._sessions import pi
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
@@ -85,11 +85,8 @@ def _finish(session: pi.Session, options: TraceOptions) -> TraceItem:
     told, errors, origin = pi.messages_of([(line, m) for line, m in messages if m is not None])
     builder = StepBuilder()
     said = pi.tell(told, builder, errors, origin)
-    models = [m.get("model") for _, m in messages if isinstance(m, dict)]
-    model = next((name for name in reversed(models) if isinstance(name, str) and name), None)
+    model = last_model(m.get("model") for _, m in messages if isinstance(m, dict))
     extra: dict[str, Any] = {"harness": header.get("harness")} if header else {}
-    if model:
-        extra["model"] = model
     times = [epoch_time(m.get("timestamp")) for _, m in messages if isinstance(m, dict)]
     started = next((t for t in times if t is not None), None)
     location = session.first.location
@@ -105,6 +102,7 @@ def _finish(session: pi.Session, options: TraceOptions) -> TraceItem:
         result_summary=builder.final_answer,
         agent_id=harness or "sts",
         framework="sts",
+        model=model,
         source_extra=extra or None,
         content_hint=CONTENT_HINT,
         location=Location(location.file, location.line),

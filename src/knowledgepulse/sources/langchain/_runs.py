@@ -24,6 +24,7 @@ from knowledgepulse.sources._envelope import (
     DOMAIN_KEY,
     TraceOptions,
     assemble,
+    last_model,
 )
 from knowledgepulse.sources._steps import TOOL_FAILED, StepBuilder, as_text, newest_request
 from knowledgepulse.sources._structured import is_structured_extraction
@@ -140,10 +141,23 @@ def convert_tree(root: RunNode, options: TraceOptions) -> TraceItem:
         or (walk.builder.error_texts[-1] if stopped_inside else None),
         agent_id=_name(run),
         framework="langgraph" if walk.langgraph else "langchain",
+        model=last_model(_model(node.run) for node, _ in nodes if _kind(node.run) in _MODEL_RUNS),
         metadata=_metadata(run),
         warnings=tuple(walk.warnings),
         content_hint=CONTENT_HINT,
     )
+
+
+def _model(run: Mapping[str, Any]) -> str | None:
+    """The model a model run names: LangChain's ``ls_model_name``, else its invocation's."""
+    extra = as_object(run.get("extra"))
+    invoked = as_object(extra.get("invocation_params"))
+    named = (
+        as_object(extra.get("metadata")).get("ls_model_name"),
+        invoked.get("model"),  # OpenAI's, Anthropic's
+        invoked.get("model_name"),
+    )
+    return next((name for name in named if non_blank(name)), None)
 
 
 def _walked(nodes: list[tuple[RunNode, bool]], *, answered: bool) -> tuple[_Walk, bool]:

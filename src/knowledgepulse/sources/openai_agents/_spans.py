@@ -32,7 +32,7 @@ from typing import Any
 
 from knowledgepulse._util.jsonpath import as_object, as_string, non_empty
 from knowledgepulse._util.times import elapsed_ms, iso_time
-from knowledgepulse.sources._envelope import TraceOptions, assemble
+from knowledgepulse.sources._envelope import TraceOptions, assemble, last_model
 from knowledgepulse.sources._invariants import PLACEHOLDER_OBJECTIVE
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.sources.openai_agents._items import (
@@ -174,6 +174,7 @@ def convert_spans(
         result_summary=walk.failures[0] if walk.failures else None,
         agent_id=walk.agents[0] if walk.agents else None,
         framework=FRAMEWORK,
+        model=last_model(_model(span) for span in ordered),
         metadata=metadata if isinstance(metadata, Mapping) else None,
         warnings=(
             *_warnings(walk, awaiting),
@@ -341,6 +342,16 @@ def _told(failure: str, step_errors: Sequence[str]) -> bool:
     tool's error>``): the tool's own error text, inside it, says the failure was told.
     """
     return any(error in failure for error in step_errors)
+
+
+def _model(span: Mapping[str, Any]) -> Any:
+    """The model a model span names (a generation span's ``model``); ``None`` for another span."""
+    data = span.get("span_data")
+    return (
+        data.get("model")
+        if isinstance(data, Mapping) and data.get("type") in _MODEL_SPANS
+        else None
+    )
 
 
 def _model_entries(data: Mapping[str, Any]) -> list[Entry] | None:

@@ -95,10 +95,21 @@ def convert_spans(
         created_at=_seconds(root),
         agent_id=_agent_id(ordered, agent),
         framework=top.scope or next((item.span.scope for item in ordered if item.span.scope), None),
+        model=_model(ordered),
         metadata=_metadata(root, top),
         content_hint=CONTENT_HINT,
         warnings=(*_shared_ids(spans), *_unread(spans), *((AWAITING,) if awaiting else ())),
     )
+
+
+def _model(ordered: Sequence[_Read]) -> str | None:
+    """The model of the run's last model call (by start time) that names one.
+
+    Else the last span's that names one: a run traced without its model calls (its agent's).
+    """
+    named = [item for item in ordered if item.view.model]
+    calls = [item for item in named if item.view.role == "inference"] or named
+    return max(calls, key=lambda item: item.span.start_ns or 0).view.model if calls else None
 
 
 def _tree_order(spans: Sequence[Span]) -> list[_Read]:

@@ -63,12 +63,27 @@ own span it is how that tool did its work, which the tool's call already tells (
 _TRACELOOP_ROLES: dict[str, Role] = {"workflow": "agent", "agent": "agent", "tool": "tool"}
 
 
+MODEL_KEYS = (
+    "gen_ai.response.model",
+    "gen_ai.request.model",
+    "llm.model_name",  # OpenInference
+    "ai.response.model",  # the Vercel AI SDK
+    "ai.model.id",
+    "langfuse.observation.model.name",
+)
+"""Where a model call's span names its model, in precedence order: the model that replied
+first, then the one asked for (a provider's alias names the model it resolved to)."""
+
+
 @dataclass
 class View:
     """What one span says, in GenAI terms (``None``: this span does not say)."""
 
     role: Role | None = None
     agent_name: str | None = None
+    model: str | None = None
+    """The model the span names (the one that replied, else the one asked for): a model call's,
+    or the agent's a run's span names."""
     input_messages: list[msg.Message] | None = None
     output_messages: list[msg.Message] | None = None
     input_text: str | None = None
@@ -105,6 +120,8 @@ def read(span: Span) -> View:
         dialect(span, attributes, view)
     if view.role is None:
         view.role = "other"
+    named = (non_blank(attributes.get(key)) for key in MODEL_KEYS)
+    view.model = view.model or next((model for model in named if model), None)
     if view.role == "inference" and view.output_messages:
         view.output_messages = [_dspy_reply(message) for message in view.output_messages]
     view.error = evident_error(span) or view.error  # the span's status, else what a dialect read
@@ -1077,6 +1094,7 @@ def _typed_run(span: Span, kind: str, io: tuple[Any, Any, list[msg.Message]], vi
         replied = _mlflow_reply(outputs)
         view.fill(
             role=role,
+            model=_io_model(inputs, outputs),
             input_messages=_mlflow_messages(inputs) or _before_reply(chat),
             output_messages=replied or _after_request(chat),
         )
@@ -1100,6 +1118,22 @@ def _typed_run(span: Span, kind: str, io: tuple[Any, Any, list[msg.Message]], vi
                 result=msg.tool_output(outputs),
                 error=msg.tool_failure(outputs),
             )
+
+
+def _io_model(inputs: Any, outputs: Any) -> str | None:
+    """The model a traced model call names: its response's, else its request's.
+
+    A Chat Completion's or Anthropic message's ``model``, a LangChain result's
+    ``llm_output.model_name``.
+    """
+    llm_output = as_object(as_object(outputs).get("llm_output"))
+    named = (
+        as_object(outputs).get("model"),
+        llm_output.get("model_name"),
+        llm_output.get("model"),
+        as_object(inputs).get("model"),
+    )
+    return next((name for name in named if non_blank(name)), None)
 
 
 _LANGSMITH_KIND = "langsmith.span.kind"
