@@ -1616,6 +1616,42 @@ def test_a_system_column_of_json_looking_text_is_kept_as_text() -> None:
     assert item.system == prompt
 
 
+_RESPONSES_ITEMS = [
+    {
+        "type": "message",
+        "role": "user",
+        "content": [{"type": "input_text", "text": "Capital of France?"}],
+    },
+    {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": "Paris."}],
+    },
+]
+
+
+def test_a_responses_rows_instructions_are_its_system_prompt() -> None:
+    """The Responses API takes the system prompt as ``instructions`` beside ``input``."""
+    (item,) = sources.convert([{"input": _RESPONSES_ITEMS, "instructions": "Answer in one word."}])
+    assert isinstance(item, TraceItem)
+    assert source_of(item)["format"] == "openai-responses"
+    assert item.system == "Answer in one word."
+    assert item.trace.task.objective == "Capital of France?"
+
+
+def test_a_nemo_gym_rollouts_instructions_are_in_the_request_made() -> None:
+    """NeMo Gym keeps the request (``responses_create_params``): its ``instructions`` too."""
+    row = {
+        "responses_create_params": {"input": _RESPONSES_ITEMS[:1], "instructions": "Be brief."},
+        "response": {"output": _RESPONSES_ITEMS[1:]},
+        "reward": 1.0,
+    }
+    (item,) = sources.convert([row])
+    assert isinstance(item, TraceItem)
+    assert item.system == "Be brief."
+    assert item.trace.outcome.result_summary == "Paris."
+
+
 def test_nemotron_rows_answer_their_output_after_their_input_messages() -> None:
     """NVIDIA's Nemotron post-training rows: ``input`` messages, then ``output`` text."""
     row = {

@@ -79,3 +79,35 @@ def test_a_list_with_a_definition_that_cannot_be_read_gives_none() -> None:
     assert row_tools({"tools": [OPENAI, {"description": "no name"}]}) == ()
     assert row_tools({"tools": "not json"}) == ()
     assert row_tools({}) == ()
+
+
+def test_a_responses_function_written_flat_is_an_openai_definition() -> None:
+    """The Responses API's ``{"type": "function", "name", "parameters"}``, no ``function`` key."""
+    flat = {"type": "function", **WEATHER, "strict": True}
+    assert row_tools({"tools": [flat]}) == (
+        {"type": "function", "function": {**WEATHER, "strict": True}},
+    )
+
+
+def test_a_nemo_gym_rollout_keeps_its_tools_in_the_request_made() -> None:
+    """NeMo Gym's ``responses_create_params.tools``, of the Responses API's flat functions."""
+    request = {"input": "Weather in Paris?", "tools": [{"type": "function", **WEATHER}]}
+    assert row_tools({"responses_create_params": request}) == (OPENAI,)
+    assert row_tools({"responses_create_params": json.dumps(request)}) == (OPENAI,)
+
+
+def test_geminis_function_declarations_are_a_definition_each() -> None:
+    """Gemini's tool lists its functions, the schema in ``parameters`` or ``..._json_schema``."""
+    schema: dict[str, Any] = {"type": "object", "properties": {}}
+    second = {"name": "get_time", "parameters_json_schema": schema}
+    gemini = [{"functionDeclarations": [WEATHER, second]}]
+    assert row_tools({"tools": gemini}) == (
+        OPENAI,
+        {"type": "function", "function": {"name": "get_time", "parameters": schema}},
+    )
+    assert row_tools({"tools": [{"function_declarations": [WEATHER]}]}) == (OPENAI,)
+
+
+def test_a_gemini_built_in_tool_has_no_definition_so_the_list_is_unsure() -> None:
+    """``codeExecution`` and ``googleSearch`` name no function: the calls decide, as for hosted."""
+    assert row_tools({"tools": [{"codeExecution": {}}, {"functionDeclarations": [WEATHER]}]}) == ()

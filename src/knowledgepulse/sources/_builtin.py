@@ -727,6 +727,7 @@ class OpenAIResponses(ChatSource):
     continued = ("input", "output")
     # NeMo Gym's rollouts: the Responses request made, then the response it got.
     wrapped = (("responses_create_params", "input"), ("response", "output"))
+    system_fields = ("instructions",)  # the request's system prompt (beside input, or in it)
     content_hint = openai_responses.CONTENT_HINT
     overrides = ("openai-chat",)  # its messages are chat messages too
     matches = staticmethod(openai_responses.matches)

@@ -641,7 +641,7 @@ def _convert_row(
         told = family.tell(messages, builder)
     except PathError as error:
         raise PathError((columns.messages, *error.path), error.message) from error
-    told = _with_system(told, row, family.system_fields)
+    told = _with_system(told, row, family)
     success = told.answered and builder.final_answer is not None  # no user turn came after it
     reward = None
     # A null (or a DataFrame's NaN) says no outcome, as a row without the column does: an
@@ -758,15 +758,20 @@ def _history(row: Mapping[str, Any], family: ChatSource) -> list[Any]:
     return turns
 
 
-def _with_system(told: Told, row: Mapping[str, Any], fields: tuple[str, ...]) -> Told:
+def _with_system(told: Told, row: Mapping[str, Any], family: ChatSource) -> Told:
     """What the conversation told, with the row's system column when it opened with no system.
 
     The column is text, a list of text blocks (Anthropic's ``system`` parameter), or a Content
-    of text parts (Gemini's ``systemInstruction``).
+    of text parts (Gemini's ``systemInstruction``). A row holding the request made as an object
+    (NeMo Gym's ``responses_create_params``) keeps it there, beside the request's input.
     """
     if told.system is not None:
         return told
-    said = (_system_text(row.get(name)) for name in fields)
+    places = [row]
+    request = json_or_value(row.get(family.wrapped[0][0])) if family.wrapped else None
+    if isinstance(request, Mapping):
+        places.append(request)
+    said = (_system_text(place.get(name)) for place in places for name in family.system_fields)
     system = next((text for text in said if text and text.strip()), None)
     return told if system is None else dataclasses.replace(told, system=system)
 

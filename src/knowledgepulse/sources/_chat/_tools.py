@@ -4,8 +4,11 @@ Tool-calling datasets keep them beside the conversation: a ``tools`` column of O
 definitions (``{"type": "function", "function": {...}}``: TRL, Azure AI Foundry, kp's own
 training rows) or of bare ``{"name", "description", "parameters"}`` objects (LLaMA-Factory's and
 Glaive's ShareGPT rows, xLAM; Anthropic's ``input_schema`` is written as ``parameters``), as a list
-or a JSON string; Toucan-1.5M names the column
-``available_tools``; ``verifiers`` rollouts keep them in ``info.oai_tools``. A training row
+or a JSON string. The Responses API writes a function flat (``{"type": "function", "name",
+"parameters"}``), and a Gemini tool lists the functions it declares (``functionDeclarations``, the
+schema in ``parameters`` or ``parameters_json_schema``). Toucan-1.5M names the column
+``available_tools``; ``verifiers`` rollouts keep them in ``info.oai_tools``, NeMo Gym's rollouts in
+the request made (``responses_create_params.tools``). A training row
 written from the trace lists them as they were (descriptions, required arguments, tools never
 called), not as guessed from the calls.
 """
@@ -18,36 +21,63 @@ from typing import Any
 from knowledgepulse.sources._chat._text import json_or_value
 
 _COLUMNS = ("tools", "available_tools")
-_ROLLOUT_INFO = ("info", "oai_tools")
+_NESTED = (("info", "oai_tools"), ("responses_create_params", "tools"))
+"""An object column, and its key that holds the list: a ``verifiers`` rollout's, NeMo Gym's."""
+_DECLARATIONS = ("functionDeclarations", "function_declarations")
+"""Gemini's tool: the functions it declares (by their JSON or proto names)."""
+_SCHEMAS = ("input_schema", "parameters_json_schema", "parametersJsonSchema")
+"""A definition's JSON Schema under another name than ``parameters``: Anthropic's, Gemini's."""
 
 
 def row_tools(row: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
     """The row's tool definitions, each as OpenAI's; none when it has no readable list."""
     found = next((row[name] for name in _COLUMNS if row.get(name) is not None), None)
-    if found is None:
-        info = json_or_value(row.get(_ROLLOUT_INFO[0]))
-        found = info.get(_ROLLOUT_INFO[1]) if isinstance(info, dict) else None
+    for column, key in _NESTED:
+        if found is None:
+            holder = json_or_value(row.get(column))
+            found = holder.get(key) if isinstance(holder, dict) else None
     listed = json_or_value(found)
     if not isinstance(listed, list):
         return ()
-    tools = [_definition(json_or_value(tool)) for tool in listed]
+    tools = [_definition(tool) for tool in _declared(listed)]
     # One definition that cannot be read makes the list unsure: none is kept, the calls decide.
     return tuple(tool for tool in tools if tool is not None) if all(tools) else ()
+
+
+def _declared(listed: list[Any]) -> list[Any]:
+    """The list's definitions, each Gemini tool's declared functions one each."""
+    found: list[Any] = []
+    for tool in map(json_or_value, listed):
+        declared = (
+            next((tool[key] for key in _DECLARATIONS if key in tool), None)
+            if isinstance(tool, dict)
+            else None
+        )
+        if isinstance(declared, list):
+            found += declared
+        else:
+            found.append(tool)
+    return found
 
 
 def _definition(tool: Any) -> dict[str, Any] | None:
     if not isinstance(tool, dict):
         return None
-    function = tool.get("function") if tool.get("type") == "function" else tool
+    if tool.get("type") == "function":
+        # Chat Completions nests the function; the Responses API writes it flat.
+        function = tool.get("function", {k: v for k, v in tool.items() if k != "type"})
+    else:
+        function = tool
     if not isinstance(function, dict) or not isinstance(function.get("name"), str):
         return None
     if not function["name"]:
         return None
     function = _without_nulls(function)
-    if "parameters" not in function and isinstance(function.get("input_schema"), dict):
-        # Anthropic's definition: the same JSON Schema under its own name, which chat
+    schema_key = next((key for key in _SCHEMAS if isinstance(function.get(key), dict)), None)
+    if "parameters" not in function and schema_key is not None:
+        # The same JSON Schema under another name (Anthropic's, Gemini's), which chat
         # templates (that read ``parameters``) would leave out.
-        schema = function.pop("input_schema")
+        schema = function.pop(schema_key)
         function = {**function, "parameters": schema}
     if tool.get("type") not in (None, "function", "custom") and "parameters" not in function:
         # A tool the provider defines and runs (Anthropic's ``{"type":
