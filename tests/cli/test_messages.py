@@ -162,6 +162,32 @@ def test_training_rows_of_parquet_input_go_to_standard_output_as_json_lines(
     assert all(roles in (["system", "user"], ["user", "assistant"]) for roles in opening)
 
 
+def test_a_turn_past_8_kb_is_cut_in_the_training_row_as_in_the_trace(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """The row is written from the trace, which keeps 8 KB of a text (as datasets.md says);
+    the system prompt, carried beside the trace, is whole."""
+    passage = " ".join(f"word{index}" for index in range(3000))  # about 26 KB
+    system = "Read closely. " * 1000
+    row = {
+        "messages": [
+            {"role": "system", "content": system},
+            {"role": "user", "content": passage},
+            {"role": "assistant", "content": "Noted."},
+        ]
+    }
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    run = kp("convert", "--to", "messages", str(path))
+    assert run.code == 0, run.err
+    (written,) = rows_in(run.out)
+    assert written["messages"][0]["content"] == system
+    user = written["messages"][1]["content"]
+    assert len(user.encode()) <= 8192 < len(passage.encode())
+    assert user.endswith("…")
+    assert passage.startswith(user.removesuffix("…").rstrip())
+
+
 @pytest.mark.parametrize("stored", ["nested", "json"])
 def test_a_rows_tools_and_system_prompt_stay_in_its_training_row(
     kp: KpRunner, tmp_path: Path, stored: str
