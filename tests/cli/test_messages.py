@@ -188,6 +188,40 @@ def test_a_turn_past_8_kb_is_cut_in_the_training_row_as_in_the_trace(
     assert passage.startswith(user.removesuffix("…").rstrip())
 
 
+def test_parallel_calls_are_written_one_turn_each_as_datasets_md_says(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """Two calls asked together and answered together: a call, its result, the next call."""
+    row = {
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "Weather in Paris and Rome?"}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": f"t{n}", "name": "weather", "input": {"city": city}}
+                    for n, city in enumerate(("Paris", "Rome"))
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": f"t{n}", "content": f"{n}0 C"}
+                    for n in range(2)
+                ],
+            },
+            {"role": "assistant", "content": [{"type": "text", "text": "00 C and 10 C."}]},
+        ]
+    }
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    run = kp("convert", "--to", "messages", str(path))
+    assert run.code == 0, run.err
+    (written,) = rows_in(run.out)
+    turns = [(m["role"], len(m.get("tool_calls", []))) for m in written["messages"]]
+    call, result = ("assistant", 1), ("tool", 0)
+    assert turns == [("user", 0), call, result, call, result, ("assistant", 0)]
+
+
 @pytest.mark.parametrize("stored", ["nested", "json"])
 def test_a_rows_tools_and_system_prompt_stay_in_its_training_row(
     kp: KpRunner, tmp_path: Path, stored: str
