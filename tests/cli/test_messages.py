@@ -162,18 +162,22 @@ def test_training_rows_of_parquet_input_go_to_standard_output_as_json_lines(
     assert all(roles in (["system", "user"], ["user", "assistant"]) for roles in opening)
 
 
-def test_a_turn_past_8_kb_is_cut_in_the_training_row_as_in_the_trace(
+def test_a_training_row_keeps_each_text_whole_where_its_trace_keeps_8_kb(
     kp: KpRunner, tmp_path: Path
 ) -> None:
-    """The row is written from the trace, which keeps 8 KB of a text (as datasets.md says);
-    the system prompt, carried beside the trace, is whole."""
+    """``--to messages`` keeps a 26 KB prompt, a tool's long result and a long answer whole (a
+    row was written from the trace, which keeps 8 KB of a text: a training row came back cut,
+    ending ``…``); the trace itself, to share, is still cut."""
     passage = " ".join(f"word{index}" for index in range(3000))  # about 26 KB
-    system = "Read closely. " * 1000
+    output = "line\n" * 4000  # 20 KB
+    answer = "Summary: " + "fine " * 3000
+    call = {"id": "c1", "type": "function", "function": {"name": "read", "arguments": "{}"}}
     row = {
         "messages": [
-            {"role": "system", "content": system},
             {"role": "user", "content": passage},
-            {"role": "assistant", "content": "Noted."},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": output},
+            {"role": "assistant", "content": answer},
         ]
     }
     path = tmp_path / "rows.jsonl"
@@ -181,45 +185,12 @@ def test_a_turn_past_8_kb_is_cut_in_the_training_row_as_in_the_trace(
     run = kp("convert", "--to", "messages", str(path))
     assert run.code == 0, run.err
     (written,) = rows_in(run.out)
-    assert written["messages"][0]["content"] == system
-    user = written["messages"][1]["content"]
-    assert len(user.encode()) <= 8192 < len(passage.encode())
-    assert user.endswith("…")
-    assert passage.startswith(user.removesuffix("…").rstrip())
-
-
-def test_parallel_calls_are_written_one_turn_each_as_datasets_md_says(
-    kp: KpRunner, tmp_path: Path
-) -> None:
-    """Two calls asked together and answered together: a call, its result, the next call."""
-    row = {
-        "messages": [
-            {"role": "user", "content": [{"type": "text", "text": "Weather in Paris and Rome?"}]},
-            {
-                "role": "assistant",
-                "content": [
-                    {"type": "tool_use", "id": f"t{n}", "name": "weather", "input": {"city": city}}
-                    for n, city in enumerate(("Paris", "Rome"))
-                ],
-            },
-            {
-                "role": "user",
-                "content": [
-                    {"type": "tool_result", "tool_use_id": f"t{n}", "content": f"{n}0 C"}
-                    for n in range(2)
-                ],
-            },
-            {"role": "assistant", "content": [{"type": "text", "text": "00 C and 10 C."}]},
-        ]
-    }
-    path = tmp_path / "rows.jsonl"
-    path.write_text(json.dumps(row) + "\n")
-    run = kp("convert", "--to", "messages", str(path))
-    assert run.code == 0, run.err
-    (written,) = rows_in(run.out)
-    turns = [(m["role"], len(m.get("tool_calls", []))) for m in written["messages"]]
-    call, result = ("assistant", 1), ("tool", 0)
-    assert turns == [("user", 0), call, result, call, result, ("assistant", 0)]
+    texts = [message.get("content") for message in written["messages"]]
+    assert texts == [passage, None, output, answer]
+    traced = kp("convert", str(path))
+    (trace,) = rows_in(traced.out)
+    assert len(trace["task"]["objective"].encode()) <= 8192 < len(passage.encode())
+    assert trace["task"]["objective"].endswith("…")
 
 
 @pytest.mark.parametrize("stored", ["nested", "json"])

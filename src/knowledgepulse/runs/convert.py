@@ -7,6 +7,7 @@ or Harbor ATIF trajectories.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,10 +29,10 @@ from knowledgepulse.runs.redaction import (
 )
 from knowledgepulse.runs.task_field import task_column, told_when_no_task
 from knowledgepulse.runs.write import check_output_name, item_writer, output_form, text_output
+from knowledgepulse.sources import TraceOptions
 
 if TYPE_CHECKING:
     from knowledgepulse.redact.items import Redactor
-    from knowledgepulse.sources import TraceOptions
     from knowledgepulse.sources._read import Notes
 
 ConvertTo: TypeAlias = Literal["trace", "messages", "atif"]
@@ -79,7 +80,8 @@ def convert_files(
         redact: clean the traces of secrets and personal data: ``True`` by each trace's
             privacy level, or a configured ``Redactor``.
         source: a source's name, or ``auto``: recognised from each file's content.
-        options: the domain, confidence and row columns of converted traces.
+        options: the domain, confidence and row columns of converted traces; training rows
+            (``to="messages"``) keep their texts whole, whatever its ``text_limit``.
         notes: told what a reader says about a whole file.
         on_problem: told each record that gives no trace, as a line of text (a
             :class:`~knowledgepulse.runs.problems.ProblemDigest`: the problem, repeats digested).
@@ -94,6 +96,8 @@ def convert_files(
         if not in_folder:  # a found one that cannot be opened is a problem, the rest read
             check_openable(path)  # a missing file fails now, before any output
     messages = to == "messages"
+    if messages:  # a training row needs its texts whole, where a trace to share is cut
+        options = dataclasses.replace(options or TraceOptions(), text_limit=None)
     if isinstance(target, Path):
         check_output_name(target, parquet=to != "atif")
         check_destination(target, what="output", inputs=[str(file) for file, _ in files])

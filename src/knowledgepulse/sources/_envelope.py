@@ -24,7 +24,7 @@ from knowledgepulse.errors import (
 )
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._rows import RowOptions
-from knowledgepulse.sources._steps import StepBuilder, bounded
+from knowledgepulse.sources._steps import MAX_CONTENT_BYTES, StepBuilder, bounded
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.load import validated_trace
 from knowledgepulse.trace.models import CONTEXT_URLS
@@ -65,11 +65,15 @@ class TraceOptions:
         domain: the ``task_domain`` (it selects the weight profile).
         confidence: the outcome's confidence, in [0, 1].
         rows: which columns of a dataset's rows hold the conversation and its labels.
+        text_limit: the most UTF-8 bytes a step's text, the objective and the answer keep (cut
+            between tokens, marked ``…``, as a trace to share is); ``None`` keeps them whole,
+            as a training row needs them (``kp convert --to messages``).
     """
 
     domain: str | None = None
     confidence: float | None = None
     rows: RowOptions = RowOptions()  # noqa: RUF009 - frozen, so one shared default is safe
+    text_limit: int | None = MAX_CONTENT_BYTES
 
     def __post_init__(self) -> None:
         domain, confidence = self.domain, self.confidence
@@ -78,6 +82,13 @@ class TraceOptions:
         if confidence is not None:
             number_of(confidence, "confidence", "a number in [0, 1]", lambda c: 0.0 <= c <= 1.0)
         instance_of(self.rows, "rows", RowOptions, "a RowOptions")
+        if self.text_limit is not None:
+            number_of(
+                self.text_limit,
+                "text_limit",
+                "a whole number of bytes, 64 or more, or None (texts whole)",
+                lambda limit: limit == int(limit) and limit >= 64,
+            )
 
 
 def assemble(
@@ -148,7 +159,7 @@ def assemble(
     Raises:
         ConversionError: there is not a single step to make a trace of.
     """
-    step_list = steps.steps()
+    step_list = steps.steps(options.text_limit)
     if not step_list:
         raise ConversionError("the trace holds no step: no model output, tool call or answer")
     found = dict(metadata or {})
@@ -183,9 +194,12 @@ def assemble(
                 **({"reward": reward} if reward is not None else {}),
             },
         },
-        "task": {"objective": bounded(task_objective)},
+        "task": {"objective": bounded(task_objective, options.text_limit)},
         "steps": step_list,
-        "outcome": {"result_summary": bounded(summary_text), "confidence": confidence},
+        "outcome": {
+            "result_summary": bounded(summary_text, options.text_limit),
+            "confidence": confidence,
+        },
     }
     try:
         # Made of values read as JSON already: checking them again cost 5% of a row's time.

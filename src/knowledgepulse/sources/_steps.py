@@ -112,12 +112,14 @@ def _cut(text: str, head: str) -> str:
     return head
 
 
-def bounded(text: str, max_bytes: int = MAX_CONTENT_BYTES) -> str:
+def bounded(text: str, max_bytes: int | None = MAX_CONTENT_BYTES) -> str:
     """``text`` cut to at most ``max_bytes`` UTF-8 bytes, between tokens, marked ``…``.
 
     A text of one token (Chinese or Japanese, written without spaces) is cut between graphemes.
+    ``None``: the text whole.
     """
-    if len(text) * 4 <= max_bytes:  # no character takes more than 4 bytes: nothing to cut
+    # No character takes more than 4 bytes: a short text has nothing to cut.
+    if max_bytes is None or len(text) * 4 <= max_bytes:
         return text
     if len(text.encode("utf-8", "surrogatepass")) <= max_bytes:
         return text
@@ -617,8 +619,11 @@ class StepBuilder:
             heapq.heappop(waiting)  # each entry leaves once: linear over the whole trace
         return waiting[0][1] if waiting else None
 
-    def steps(self) -> list[dict[str, Any]]:
+    def steps(self, limit: int | None = MAX_CONTENT_BYTES) -> list[dict[str, Any]]:
         """The ``steps`` array, numbered from 0, the final answer last.
+
+        Each step's text is cut to ``limit`` UTF-8 bytes (:func:`bounded`); ``None`` keeps it
+        whole.
 
         The action after an evident error is its ``error_recovery``: the next tool call, or,
         when no tool call follows, the next thought (the final answer included); a thought that
@@ -665,7 +670,7 @@ class StepBuilder:
                 steps.append(_observation(event.user, RESPOND))
             elif event.tool is None:
                 reply = len(steps) if after_error and reply is None else reply
-                steps.append({"type": "thought", "content": bounded(event.text or "")})
+                steps.append({"type": "thought", "content": event.text or ""})
             else:
                 tool = event.tool
                 sibling = after_error and tool.turn is not None and tool.turn == failed_turn
@@ -682,11 +687,14 @@ class StepBuilder:
             if sibling and self._answer_turn == failed_turn:
                 after_error = False  # said before the error was seen: it recovers nothing
             reply = len(steps) if after_error and reply is None else reply
-            steps.append({"type": "thought", "content": bounded(self._answer)})
+            steps.append({"type": "thought", "content": self._answer})
         if after_error and reply is not None:
             steps[reply]["type"] = "error_recovery"
         _take_recorded_types(self.step_types, steps)
-        return [{"step_id": number, **step} for number, step in enumerate(steps)]
+        return [
+            {"step_id": number, **step, "content": bounded(step["content"], limit)}
+            for number, step in enumerate(steps)
+        ]
 
     def _in_order(self) -> list[tuple[float, _Event]]:
         """The events to tell by start time, each with the time it is ordered by.
@@ -777,7 +785,7 @@ def _tool_step(tool: _ToolEvent, *, recovery: bool) -> dict[str, Any]:
     step: dict[str, Any] = {"type": "error_recovery" if recovery else "tool_call"}
     arguments = as_input(tool.arguments)
     compact = _COMPACT.encode(arguments) if arguments else ""
-    step["content"] = bounded(tool.text or f"{tool.name} {compact}".rstrip())
+    step["content"] = tool.text or f"{tool.name} {compact}".rstrip()
     step["tool"] = {"name": tool.name}
     if tool.mcp_server:
         step["tool"]["mcp_server"] = tool.mcp_server
@@ -807,7 +815,7 @@ def _observation(
     A result names the server of an MCP tool as its call does: the schema's ``Tool`` (name and
     ``mcp_server``) is the same on every step type, and the result came from that server.
     """
-    step: dict[str, Any] = {"type": "observation", "content": bounded(text)}
+    step: dict[str, Any] = {"type": "observation", "content": text}
     if tool is not None:
         step["tool"] = {"name": tool}
         if mcp_server:
