@@ -10,6 +10,7 @@ import copy
 import json
 from typing import Any
 
+from knowledgepulse.reports.messages import chat_row
 from knowledgepulse.sources import convert
 from knowledgepulse.sources._sessions.atif import to_atif
 from knowledgepulse.trace import TraceItem
@@ -117,3 +118,22 @@ def test_the_model_that_ran_a_trajectory_is_kept_and_written_back() -> None:
     assert written["agent"]["model_name"] == model
     back = only(list(convert([written], source="atif"))).trace
     assert (back.metadata.model_extra or {})["source"]["model"] == model
+
+
+def test_a_result_without_content_still_answers_its_call() -> None:
+    """A result that names its call but holds no content (``get_news`` here) is an empty
+    observation: the tool gave back nothing. Before, the call had no result at all, and its
+    training row an assistant ``tool_calls`` entry no ``tool`` turn answered, mid-conversation,
+    which chat APIs and trainers refuse."""
+    trace = only(convert_file(CORPUS / "atif" / "parallel_tools_mixed_results.json")).trace
+    (news,) = [
+        i
+        for i, step in enumerate(trace.steps)
+        if step.type == "tool_call" and step.tool and step.tool.name == "get_news"
+    ]
+    after = trace.steps[news + 1]
+    assert (after.type, after.content) == ("observation", "")
+    messages = chat_row(trace)["messages"]
+    called = [call["id"] for m in messages for call in m.get("tool_calls", [])]
+    answered = [m["tool_call_id"] for m in messages if m["role"] == "tool"]
+    assert sorted(answered) == sorted(called)

@@ -348,7 +348,8 @@ def _tell_agent(
             # ADP keeps no failure flag: a result that says it failed is an error, as its
             # standardized form's observations are read.
             error = error_text(as_text(output))
-        said = None if error else output
+        # A result without content still answered its call: the tool gave back nothing.
+        said = None if error else ("" if output is None else output)
         if isinstance(source_call, str) and source_call in names:
             pending = [call for call in pending if call[0] != source_call]
             builder.tool_result(
