@@ -189,7 +189,7 @@ def assemble(
                 "domain_source": domain_source,
                 "confidence_source": confidence_source,
                 **(source_extra or {}),
-                **({"model": model} if model else {}),
+                **({"model": named} if (named := last_model((model,))) else {}),
                 **({"task": task} if task is not None else {}),
                 **({"reward": reward} if reward is not None else {}),
             },
@@ -222,10 +222,11 @@ def assemble(
 def last_model(names: Iterable[Any]) -> str | None:
     """The model of a run's last reply: the last of ``names`` (one a reply) that is a name.
 
-    A reply whose model the source left out, or named by something other than text, is
-    passed over, so the model is the last one named.
+    A reply whose model the source left out, or named by something other than text or by no
+    letter or digit (a placeholder: ``...``), is passed over, so the model is the last one named.
     """
-    return next((name for name in reversed(list(names)) if isinstance(name, str) and name), None)
+    named = (name for name in reversed(list(names)) if isinstance(name, str))
+    return next((name for name in named if any(map(str.isalnum, name))), None)
 
 
 def no_answer(success: bool) -> str:

@@ -42,7 +42,13 @@ from knowledgepulse._util.times import iso_time
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import openai_chat
 from knowledgepulse.sources._chat._text import content_text
-from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
+from knowledgepulse.sources._envelope import (
+    PathError,
+    TraceOptions,
+    assemble,
+    finished,
+    last_model,
+)
 from knowledgepulse.sources._rows import DEFAULT_SUCCESS_THRESHOLD
 from knowledgepulse.sources._sessions._call_ids import unique_call_ids
 from knowledgepulse.sources._sessions._documents import documents
@@ -161,6 +167,7 @@ def _sample(
         result_summary=builder.final_answer or _output_text(output),
         agent_id=as_string(spec.get("model")) or SOURCE,
         framework=SOURCE,
+        model=_model(spec, output, messages),
         metadata=as_object(sample.get("metadata")),
         warnings=warnings,
         source_extra={"sample": sample_id, "epoch": epoch},
@@ -194,6 +201,14 @@ def _is_result(message: Any) -> bool:
 def _said_by_model(message: Any) -> bool:
     """Whether a message is the model's (an assistant turn): the agent worked in the messages."""
     return isinstance(message, dict) and message.get("role") == "assistant"
+
+
+def _model(spec: Mapping[str, Any], output: Any, messages: list[Any]) -> str | None:
+    """The model of the sample's last reply: its assistant message's, the output's, the eval's."""
+    replies = (
+        m.get("model") for m in messages if isinstance(m, dict) and m.get("role") == "assistant"
+    )
+    return last_model((spec.get("model"), as_object(output).get("model"), *replies))
 
 
 def _failed_calls(messages: list[Any]) -> frozenset[str]:

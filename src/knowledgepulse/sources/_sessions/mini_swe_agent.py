@@ -36,7 +36,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from functools import partial
 from typing import Any, TypeGuard
 
-from knowledgepulse._util.jsonpath import as_object, describe_value
+from knowledgepulse._util.jsonpath import as_object, describe_value, non_blank
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat._text import COMMAND_BLOCK, RETURN_CODE, content_text
 from knowledgepulse.sources._envelope import UNDATED, TraceOptions, assemble, finished
@@ -204,6 +204,7 @@ def _convert(record: Record, options: TraceOptions, *, ended: bool | None = None
         created_at=UNDATED if started is None else started,
         result_summary=builder.final_answer,
         framework=FORMAT,
+        model=non_blank(as_object(as_object(info.get("config")).get("model")).get("model_name")),
         source_extra={"exit_status": status} if isinstance(status, str) else None,
         content_hint=CONTENT_HINT,
         location=record.location,
