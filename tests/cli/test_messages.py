@@ -238,3 +238,22 @@ def test_a_rows_tools_and_system_prompt_stay_in_its_training_row(
         row["messages"][1],
         {"role": "assistant", "tool_calls": [{**call, "id": "call_0"}]},
     ]
+
+
+def test_the_model_that_wrote_a_run_is_a_training_rows_model_and_reads_back(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """A Claude Code session names its model on each reply: the training row's ``model``
+    column says it, and the row read back is the trace of that model again."""
+    session = (
+        REPO / "tests/conformance/files/claude-code/spotter_claude_2.1.38_plan_mode_task.jsonl"
+    )
+    replies = [json.loads(line) for line in session.read_text().splitlines() if line.strip()]
+    models = {r["message"]["model"] for r in replies if r.get("type") == "assistant"}
+    run = kp("convert", "--to", "messages", str(session), "-o", str(tmp_path / "rows.jsonl"))
+    assert run.code == 0, run.err
+    (row,) = rows_in((tmp_path / "rows.jsonl").read_text())
+    assert models == {row["model"]} == {"claude-opus-4-6"}
+    back = kp("convert", str(tmp_path / "rows.jsonl"))
+    (trace,) = rows_in(back.out)
+    assert trace["metadata"]["source"]["model"] == row["model"]

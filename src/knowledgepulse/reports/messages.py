@@ -15,12 +15,13 @@ observation of ``respond`` no such call comes before is a ``user`` turn too. ``t
 string (as TRL and the trainers built on it settled on, since Arrow mangles mixed schemas): the
 tools the source offered, as it gave them, then each other tool's ``input_schema`` where the trace
 keeps one, else an object schema of the argument keys its calls used. The trace's id (less
-``kp:trace:``), task (the one kp used: read, or inferred by select), domain, success and time go
-beside them, in the columns the chat readers look for, and what the conversation cannot say in
-``kp_`` columns: the outcome's confidence, the privacy level, whether the answer was also the
-trace's last thought step, which calls failed (the next action their ``error_recovery``), which
-calls' turns' text is their own and which user turns are errors met outside a tool (not the user's
-words); so reading the row back (``--from auto``) gives the same trace.
+``kp:trace:``), task (the one kp used: read, or inferred by select), domain, success, time and the
+model that wrote the run go beside them, in the columns the chat readers look for, and what the
+conversation cannot say in ``kp_`` columns: the outcome's confidence, the privacy level, whether the
+answer was also the trace's last thought step, which calls failed (the next action their
+``error_recovery``), which calls' turns' text is their own and which user turns are errors met
+outside a tool (not the user's words); so reading the row back (``--from auto``) gives the same
+trace.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ MESSAGES_COLUMNS = (
     "task_domain",
     "success",
     "created_at",
+    "model",
     CONFIDENCE_COLUMN,
     PRIVACY_COLUMN,
     ANSWER_STEP_COLUMN,
@@ -134,15 +136,18 @@ def chat_row(
     stopped = stopped or (row.turns > 0 and messages[-1]["role"] == "user")
     if answer_step or answer != no_answer(trace.metadata.success) or not stopped:
         messages.append({"role": "assistant", "content": answer})
+    source = (trace.metadata.model_extra or {}).get("source")
+    source = source if isinstance(source, dict) else {}
     if task is None:
-        source = (trace.metadata.model_extra or {}).get("source")
-        task = source.get("task") if isinstance(source, dict) else None
+        task = source.get("task")
+    model = source.get("model")
     return {
         "id": trace.id.removeprefix(ID_PREFIX),
         "task_id": task if isinstance(task, str) else None,
         "task_domain": trace.metadata.task_domain,
         "success": trace.metadata.success,
         "created_at": trace.metadata.created_at.isoformat(),
+        "model": model if isinstance(model, str) else None,
         CONFIDENCE_COLUMN: trace.outcome.confidence,
         PRIVACY_COLUMN: trace.metadata.privacy_level,
         ANSWER_STEP_COLUMN: answer_step,

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse._util.jsonpath import as_object, describe_value
 from knowledgepulse._util.text import counted
 from knowledgepulse._util.times import moment
 from knowledgepulse.errors import ConversionError
@@ -670,6 +670,7 @@ def _convert_row(
         created_at=(moment(row.get(columns.time)) if columns.time else None) or UNDATED,
         result_summary=builder.final_answer,
         framework=family.framework,
+        model=_model(row, family),
         metadata=kept,
         warnings=told.unread,
         source_extra={"row": record.location.index} if as_row else None,
@@ -683,6 +684,16 @@ def _convert_row(
         tools=row_tools(row),
         system=told.system if told.objective is not None else None,
     )
+
+
+def _model(row: Mapping[str, Any], family: ChatSource) -> str | None:
+    """The model a row names: its ``model`` or ``model_name`` column, else its reply's.
+
+    A Responses object's ``model`` is its own column; NeMo Gym's row wraps its ``response``.
+    """
+    reply = json_or_value(row.get(family.wrapped[1][0])) if family.wrapped else None
+    named = (row.get("model"), row.get("model_name"), as_object(reply).get("model"))
+    return next((name for name in named if isinstance(name, str) and name.strip()), None)
 
 
 def _conversation(
