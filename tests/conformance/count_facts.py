@@ -4255,13 +4255,31 @@ def _gemini_session(path: Path) -> Run:
             timeline.text(content)
             for call in calls:
                 timeline.tool(call["name"])
-            if any(call["status"] in ("error", "cancelled") for call in calls):
+            if any(
+                call["status"] in ("error", "cancelled") or _shell_failed(call) for call in calls
+            ):
                 timeline.error()
                 pending = True
         elif message["type"] == "error" and not pending:
             timeline.error()
             pending = True
     return timeline.facts(objective, trace_id=session["sessionId"])
+
+
+def _shell_failed(call: dict[str, Any]) -> bool:
+    """A call of Gemini CLI's shell tool whose output's last ``Exit Code: N`` line is not 0."""
+    outputs = [
+        str(((part.get("functionResponse") or {}).get("response") or {}).get("output", ""))
+        for part in call.get("result") or []
+    ]
+    return _shell_exit_failed(call["name"], "\n".join(outputs))
+
+
+def _shell_exit_failed(name: str | None, output: str) -> bool:
+    """Whether Gemini CLI's (and Qwen Code's) ``run_shell_command`` said its command exited
+    other than 0: the last ``Exit Code: N`` line of its output (the call's status is success)."""
+    codes = re.findall(r"^Exit Code: (-?\d+)[ \t]*$", output, re.MULTILINE)
+    return name == "run_shell_command" and bool(codes) and int(codes[-1]) != 0
 
 
 _GEMINI_CLI_OWN = ("<session_context>", "<hook_context>", "<state_snapshot>")
@@ -4618,7 +4636,12 @@ def _gemini_contents(contents: list[dict[str, Any]], trace_id: str | None = None
             response = part.get("functionResponse")
             if response is not None:
                 inner = response.get("response")
-                if "error" in response or (isinstance(inner, dict) and "error" in inner):
+                output = str(inner.get("output", "")) if isinstance(inner, dict) else ""
+                if (
+                    "error" in response
+                    or (isinstance(inner, dict) and "error" in inner)
+                    or _shell_exit_failed(response.get("name"), output)
+                ):
                     timeline.error()
             text = part.get("text") if content["role"] != "model" else None
             if not isinstance(text, str) or not text.strip():

@@ -84,7 +84,29 @@ def test_a_call_the_user_cancelled_is_an_error() -> None:
     assert [(step.type, step.tool and step.tool.name) for step in cancelled] == [
         ("observation", "run_shell_command")
     ]
-    assert sum(step.type == "error_recovery" for step in trace.steps) == 2
+    assert sum(step.type == "error_recovery" for step in trace.steps) == 4  # 2 failed commands
+
+
+def test_a_shell_command_that_exited_other_than_0_is_an_error_the_next_call_recovers() -> None:
+    """``run_shell_command``'s status is ``success`` whatever the command did; its output's
+    ``Exit Code: 127`` (``pip: command not found``) says it failed: an error, and the model's
+    next call (``pip3``, "`pip` failed. Trying `pip3`.") recovers. ``Exit Code: 0`` is none."""
+    trace = one_trace(convert_file(AUDIT))
+    shell = [
+        (step.type, (step.input or {}).get("command"))
+        for step in trace.steps
+        if step.tool is not None and step.tool.name == "run_shell_command" and step.input
+    ]
+    first = shell.index(("tool_call", "pip install RestrictedPython"))
+    assert shell[first + 1 : first + 4] == [
+        ("error_recovery", "pip3 install RestrictedPython"),  # after Exit Code: 127
+        ("error_recovery", "python3 -m venv /Users/user/Dev/playground/src/test-project/venv"),
+        (
+            "tool_call",
+            "source /Users/user/Dev/playground/src/test-project/venv/bin/activate"
+            " && pip install RestrictedPython",
+        ),  # after the venv's Exit Code: 0
+    ]
 
 
 def test_a_session_that_ends_in_a_failed_call_failed_with_no_answer() -> None:

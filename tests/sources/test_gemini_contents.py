@@ -73,6 +73,20 @@ def test_a_response_error_is_an_error_and_the_next_call_recovers() -> None:
     assert trace.outcome.result_summary == "Paris"
 
 
+def test_a_shell_result_whose_exit_code_is_not_0_is_an_error_the_next_call_recovers() -> None:
+    """Gemini CLI hands back a failed command's output (``Exit Code: 1``) as no ``error``: the
+    output says it failed, and the model's next call (reading the config) recovers."""
+    trace = one_trace(convert_file(SHARED))
+    failed = next(
+        n
+        for n, step in enumerate(trace.steps)
+        if "npm error command failed" in (step.content or "")
+    )
+    assert kinds(trace)[failed] == ("observation", "run_shell_command")
+    after = next(step for step in trace.steps[failed + 1 :] if step.type != "thought")
+    assert (after.type, after.tool and after.tool.name) == ("error_recovery", "read_file")
+
+
 def test_the_output_call_is_the_answer_and_the_system_instruction_is_read() -> None:
     trace = one_trace(list(convert([row(OUTPUT)], source="gemini")))
     assert trace.outcome.result_summary == '{"city": "Mexico City", "country": "Mexico"}'

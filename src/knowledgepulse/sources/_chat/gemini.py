@@ -9,7 +9,9 @@ sides have one, else by ``name`` in the order called. A ``model`` content's part
 ``thought: true`` are thoughts, its other ``text`` what it said (the last model content's text,
 when no call of it waits, the final answer), its ``functionCall`` parts tool calls. A response
 with an ``error`` (``response.error``, as Gemini CLI and Pydantic AI send a failed tool's), or a
-``functionResponse`` with an ``error`` key, is an evident error.
+``functionResponse`` with an ``error`` key, is an evident error, and so is the output of Gemini
+CLI's shell tool (``run_shell_command``, Qwen Code's too) that says its command exited other
+than 0 (``Exit Code: 1``), which the CLI hands back as no error.
 
 Gemini's code execution tool (``tools: [{codeExecution: {}}]``) runs the model's code on
 Google's side, within the model's turn: a model content's ``executableCode`` part (``{language,
@@ -58,6 +60,11 @@ CONTENT_HINT = (
 )
 CODE_EXECUTION = "code_execution"
 """The name of Gemini's code execution tool (``Tool.code_execution``; ``codeExecution`` in REST)."""
+SHELL = "run_shell_command"
+"""Gemini CLI's shell tool (Qwen Code's too). Its output is ``Output: ...``, then ``Error: ...``,
+``Exit Code: N`` (where the command exited other than 0; older versions write every field, ``Exit
+Code: 0`` too), ``Signal: ...`` and ``Process Group PGID: ...`` lines; the call itself succeeds."""
+_EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)[ \t]*$", re.MULTILINE)
 _SUCCEEDED = "OUTCOME_OK"
 """The one ``codeExecutionResult.outcome`` that is no failure."""
 ROLES = frozenset({"user", "model", "function"})
@@ -252,8 +259,20 @@ def _result(ids: _Ids, response: Mapping[str, Any], path: tuple[str | int, ...])
         "type": "tool_result",
         "tool_use_id": ids.result(name, non_empty(response.get("id"))),
         "content": text,
-        "is_error": error is not None,
+        "is_error": error is not None or shell_failed(name, text),
     }
+
+
+def shell_failed(name: str | None, output: str) -> bool:
+    """Whether a result of Gemini CLI's shell tool says its command failed.
+
+    The ``Exit Code`` line the CLI writes after the command's output (its last, as the output
+    may quote one) is not 0; the CLI gives the model that result as it gives a success's.
+    """
+    if name != SHELL:
+        return False
+    codes = _EXIT_CODE.findall(output)
+    return bool(codes) and int(codes[-1]) != 0
 
 
 def _code_result(ids: _Ids, result: Mapping[str, Any], kind: str) -> dict[str, Any]:

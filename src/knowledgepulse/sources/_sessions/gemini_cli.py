@@ -13,7 +13,9 @@ The messages are read by the Anthropic Messages reader, as a Claude Code session
 user text is the objective, a later one the user's reply to the assistant text before it; each
 thought is a thought, the model's text a thought, or the answer when it is the last and calls no
 tool; a call whose ``status`` is ``error`` or ``cancelled`` (the user stopped it) is an evident
-error (its ``response.error``), whose next action is its ``error_recovery``. An ``error`` message
+error (its ``response.error``), and so is a ``run_shell_command`` whose output says the command
+exited other than 0 (``Exit Code: 127``: the CLI marks the call a success), each one whose next
+action is its ``error_recovery``. An ``error`` message
 (``[API Error: ...]``: the model's API failed) is an evident error met outside a tool, and a
 session that ends in one has no answer. Left out: ``info`` and ``warning`` messages (``Model set
 to ...``), and the user messages Gemini CLI writes itself: its ``<session_context>`` and
@@ -300,7 +302,7 @@ def _model_turn(message: Mapping[str, Any], path: tuple[str | int, ...]) -> list
                     "type": "tool_result",
                     "tool_use_id": call_id,
                     "content": result,
-                    "is_error": _failed(call),
+                    "is_error": _failed(call) or gemini.shell_failed(name, result),
                 }
             )
     turn = [{"role": "assistant", "content": blocks}]
