@@ -132,12 +132,18 @@ def test_the_objective_field_named_holds_the_converted_objective(path: Path, sou
 def test_the_tool_and_answer_fields_named_hold_the_converted_values(
     path: Path, source: str
 ) -> None:
-    """The first tool's name and the answer are at the places named, where they were found."""
+    """The first tool's name and the answer are at the places named, where they were found.
+
+    The tool is the first the run called: kp's ``respond`` (what was said to the user, and the
+    user's reply) only where the run called none.
+    """
     item = first_trace(path)
     assert item is not None
     inspection = inspect_file(path)
     records = _raw(path)
-    tools = [step.tool.name for step in item.trace.steps if step.tool is not None]
+    steps = item.trace.steps
+    tools = [s.tool.name for s in steps if s.tool and (s.tool.name != "respond" or s.input)]
+    tools = tools or [step.tool.name for step in steps if step.tool is not None]
     tool = _part(inspection, "tool")
     assert tool.value == (tools[0] if tools else None)
     if tool.origin is not None:
@@ -341,6 +347,17 @@ def test_a_plugins_evidence_or_mapping_that_raises_is_a_warning_not_a_crash(
     said = " ".join(inspection.warnings)
     assert "its evidence() raised KeyError: 'evidence' (at tests/sources/test_inspect.py:" in said
     assert "its mapping() raised KeyError: 'mapping'" in said
+
+
+def test_the_tool_shown_is_the_first_the_run_called_not_kps_respond() -> None:
+    """A Gemini CLI session whose first turns are the user retrying after API errors: its
+    ``respond`` observations come first, but the tool shown is its first call, ``read_file``,
+    found in the records."""
+    path = REPO / "tests/conformance/files/gemini-cli/aim_control_flash_api_errors.json"
+    tool = _part(inspect_file(path), "tool")
+    assert tool.value == "read_file"
+    assert tool.origin is not None
+    assert _value_at(_raw(path), tool) == "read_file"
 
 
 def test_a_domain_given_is_said_as_the_python_setting_and_kps_option() -> None:

@@ -36,10 +36,11 @@ from knowledgepulse.sources._registry import (
     provided_by,
     recognisers,
 )
-from knowledgepulse.sources._steps import CUT_MARK
+from knowledgepulse.sources._steps import CUT_MARK, RESPOND
 from knowledgepulse.sources.otel.messages import loads
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.item import with_task
+from knowledgepulse.trace.models import Step
 
 KEPT_RECORDS = 200
 """The records kept to look in: those of the first trace, from where it starts."""
@@ -370,6 +371,16 @@ def _joined(value: str, record: Record) -> str | None:
     return None
 
 
+def _said(step: Step) -> bool:
+    """Whether a step is kp's ``respond``: words said to the user, or theirs, no tool of the run's.
+
+    The first tool shown is the run's own (a Gemini CLI session whose first turns answer the user
+    showed ``respond``, made by kp, before its 44 calls); a ``respond`` the run's records name as
+    a call (tau-bench's action) has its arguments.
+    """
+    return step.tool is not None and step.tool.name == RESPOND and step.input is None
+
+
 def _parts(
     item: TraceItem, fields: dict[str, str], kept: list[Record], start: int
 ) -> tuple[Part, ...]:
@@ -377,7 +388,8 @@ def _parts(
     records = kept[start:]
     found = (trace.metadata.model_extra or {}).get("source")  # a converted trace's origins
     source: dict[str, Any] = found if isinstance(found, dict) else {}
-    tools = [step.tool.name for step in trace.steps if step.tool is not None]
+    tools = [step.tool.name for step in trace.steps if step.tool is not None and not _said(step)]
+    tools = tools or [step.tool.name for step in trace.steps if step.tool is not None]
     domain_note = {
         "argument": "given as a setting (options.domain; kp: --domain)",
         "metadata": "the kp.task_domain metadata key",
