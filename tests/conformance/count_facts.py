@@ -4191,8 +4191,9 @@ def gemini_cli(path: Path) -> list[Run]:
 
     A ``user`` message is the user's (text parts joined, as Gemini CLI joins them) unless it
     starts as :data:`_GEMINI_NOT_THE_USERS` says; a ``gemini`` message's ``content`` is the
-    model's text, said before its ``toolCalls``, each a tool; the calls of one message that failed
-    (``status`` ``error`` or ``cancelled``) are one error, as they were asked for together. An
+    model's text, said before its ``toolCalls``, each a tool; the calls of one model response
+    (:func:`_responses`) that failed (``status`` ``error`` or ``cancelled``, or a shell command's
+    ``Exit Code`` not 0) are one error, as they were asked for together. An
     ``error`` message (the API failing) is an error too; errors no action separates (the API
     failing at each retry of the prompt) are one, which the next action answers. ``info`` and
     ``warning`` messages are the CLI's notices: nothing. No label: success is ``None``.
@@ -4253,17 +4254,32 @@ def _gemini_session(path: Path) -> Run:
             if (content and content.strip()) or calls:
                 pending = False
             timeline.text(content)
-            for call in calls:
-                timeline.tool(call["name"])
-            if any(
-                call["status"] in ("error", "cancelled") or _shell_failed(call) for call in calls
-            ):
-                timeline.error()
-                pending = True
+            for turn in _responses(calls):
+                for call in turn:
+                    timeline.tool(call["name"])
+                if any(c["status"] in ("error", "cancelled") or _shell_failed(c) for c in turn):
+                    timeline.error()
+                    pending = True
         elif message["type"] == "error" and not pending:
             timeline.error()
             pending = True
     return timeline.facts(objective, trace_id=session["sessionId"])
+
+
+def _responses(calls: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """A ``gemini`` message's calls by the model response that asked for them: Gemini CLI adds a
+    later response's calls (one that said nothing) to the message before, and records a
+    response's calls at once; a call recorded over 100 ms after the one before is a later one's."""
+    turns: list[list[dict[str, Any]]] = []
+    last = None
+    for call in calls:
+        stamp = call.get("timestamp")
+        at = datetime.fromisoformat(stamp.replace("Z", "+00:00")) if stamp else None
+        if not turns or (at and last and (at - last).total_seconds() > 0.1):
+            turns.append([])
+        turns[-1].append(call)
+        last = at or last
+    return turns
 
 
 def _shell_failed(call: dict[str, Any]) -> bool:

@@ -39,6 +39,8 @@ STREAM_TOOLS = GEMINI / "gemini_cli_0.61.0_stream_tools.jsonl"
 """What ``gemini -p --output-format stream-json`` printed: text, three calls, the answer."""
 STREAM_MISSING = GEMINI / "gemini_cli_0.61.0_stream_missing_file.jsonl"
 """stream-json: ``read_file`` of a missing file (``status: error``); the next call recovers."""
+DELEGATED = GEMINI / "codemie_gemini_delegate_to_agent_todos.json"
+"""Messages that hold the calls of several model responses: each response's recorded at once."""
 NUDGED = GEMINI / "vibecodingtracker_gemini_3.1_continue_nudge.jsonl"
 """JSON Lines of a real session: ``/init`` (its prompt sent), the CLI's ``System: Please
 continue.``, then a reply of the user's."""
@@ -107,6 +109,29 @@ def test_a_shell_command_that_exited_other_than_0_is_an_error_the_next_call_reco
             " && pip install RestrictedPython",
         ),  # after the venv's Exit Code: 0
     ]
+
+
+def test_a_call_of_a_later_response_in_the_same_message_recovers_from_an_error(
+    tmp_path: Path,
+) -> None:
+    """Gemini CLI adds a later response's calls to the message before it: ``read_file`` recorded
+    at 12:34:02, ``write_file`` at 12:34:09, a model call later. With the read failed, the write
+    was asked for after the model saw the error: its recovery, not a parallel sibling's call."""
+    document = session(DELEGATED)
+    read, write = document["messages"][9]["toolCalls"]
+    assert (read["name"], write["name"]) == ("read_file", "write_file")
+    read["status"] = "error"
+    read["result"][0]["functionResponse"]["response"] = {"error": "File not found: hello.md"}
+    variant = tmp_path / "session.json"
+    variant.write_text(json.dumps(document))
+    steps = kinds(one_trace(convert_file(variant)))
+    failed = steps.index(("observation", "read_file"), steps.index(("tool_call", "write_file")))
+    assert steps[failed + 1] == ("error_recovery", "write_file")
+    # recorded in the same millisecond, the calls are one response's: siblings, no recovery
+    write["timestamp"] = read["timestamp"]
+    variant.write_text(json.dumps(document))
+    steps = kinds(one_trace(convert_file(variant)))
+    assert steps[failed + 1] == ("tool_call", "write_file")
 
 
 def test_a_session_that_ends_in_a_failed_call_failed_with_no_answer() -> None:

@@ -46,6 +46,7 @@ a Gemini content, chained by ``parentUuid``): :mod:`.qwen_code` reads them.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
@@ -276,7 +277,14 @@ def _as_anthropic(messages: list[Any]) -> tuple[list[dict[str, Any]], set[int]]:
 
 
 def _model_turn(message: Mapping[str, Any], path: tuple[str | int, ...]) -> list[dict[str, Any]]:
-    """A ``gemini`` message: its thoughts, text and calls, then the calls' results."""
+    """A ``gemini`` message: its thoughts, text and calls, then the calls' results.
+
+    Gemini CLI adds the calls of a later model response that says nothing (no text, no thought)
+    to the message before it: one message can hold several turns. Each turn's calls are recorded
+    together, under one ``timestamp``; a call recorded later than :data:`_BATCH` after the one
+    before it was asked for in a later turn, after the model saw those results (so it can
+    recover from their error, which a call asked for beside a failed one cannot).
+    """
     blocks: list[dict[str, Any]] = [
         {"type": "thinking", "thinking": said}
         for thought in _listed(message.get("thoughts"))
@@ -285,7 +293,9 @@ def _model_turn(message: Mapping[str, Any], path: tuple[str | int, ...]) -> list
     text = _text(message.get("content"))
     if text and text.strip():
         blocks.append({"type": "text", "text": text})
-    results = []
+    turns: list[dict[str, Any]] = []
+    results: list[dict[str, Any]] = []
+    recorded: datetime | None = None
     for number, call in enumerate(_listed(message.get("toolCalls"))):
         name = call.get("name") if isinstance(call, dict) else None
         if not isinstance(name, str) or not name:
@@ -293,6 +303,14 @@ def _model_turn(message: Mapping[str, Any], path: tuple[str | int, ...]) -> list
                 (*path, "toolCalls", number, "name"),
                 f"expected a tool name, found {describe_value(name)}",
             )
+        at = iso_time(call.get("timestamp"))
+        if recorded is not None and at is not None and at - recorded > _BATCH and results:
+            turns += [
+                {"role": "assistant", "content": blocks},
+                {"role": "user", "content": results},
+            ]
+            blocks, results = [], []
+        recorded = at or recorded
         call_id = as_string(call.get("id")) or f"{path[-1]}-{number}"
         blocks.append({"type": "tool_use", "id": call_id, "name": name, "input": call.get("args")})
         result = _result(call)
@@ -305,8 +323,13 @@ def _model_turn(message: Mapping[str, Any], path: tuple[str | int, ...]) -> list
                     "is_error": _failed(call) or gemini.shell_failed(name, result),
                 }
             )
-    turn = [{"role": "assistant", "content": blocks}]
-    return [*turn, {"role": "user", "content": results}] if results else turn
+    turns.append({"role": "assistant", "content": blocks})
+    return [*turns, {"role": "user", "content": results}] if results else turns
+
+
+_BATCH = timedelta(milliseconds=100)
+"""How far apart the calls one model response asked for can be recorded (all at once, after they
+ran: the same millisecond, or the next); the next response's come a model call later."""
 
 
 def _listed(value: Any) -> list[Any]:
