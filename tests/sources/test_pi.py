@@ -105,6 +105,25 @@ def test_a_session_reads_its_calls_results_and_answer(tmp_path: Path) -> None:
     assert trace.id == f"kp:trace:{HEADER['id']}"
 
 
+def test_a_branched_session_begins_at_its_first_message_not_its_header() -> None:
+    """Pi's author's session branched from another (``branchedFrom``): the header was written
+    at 00:53 when the branch was made, the turns it copied ran from 22:41 the evening before."""
+    path = Path(__file__).parents[1] / "conformance/files/pi/pi_mono_v1_before_compaction.jsonl"
+    header = json.loads(path.read_text().splitlines()[0])
+    assert header["timestamp"] == "2025-12-09T00:53:29.825Z"
+    assert "branchedFrom" in header
+    (item,) = convert_file(path)
+    assert isinstance(item, TraceItem)
+    assert item.trace.metadata.created_at.isoformat() == "2025-12-08T22:41:05.306000+00:00"
+
+
+def test_a_session_begins_at_its_header_when_its_messages_come_after(tmp_path: Path) -> None:
+    trace = read(
+        tmp_path, [HEADER, entry("a", None, user("Hi.")), entry("b", "a", said(text("Hello.")))]
+    )
+    assert trace.metadata.created_at.isoformat() == "2026-06-02T14:11:25.412000+00:00"
+
+
 def test_the_branch_read_is_the_one_from_the_last_entry(tmp_path: Path) -> None:
     """The user went back to the request (``/tree``) and asked again: the first try is left."""
     trace = read(

@@ -71,7 +71,7 @@ MAPPING = {
     ),
     "id": "the header's id (a stream that printed none: the file's name)",
     "success": "whether the last assistant message is its answer (stopReason stop)",
-    "created_at": "the header's timestamp (none: the first message's)",
+    "created_at": "the header's timestamp, or the first message's where earlier (a branch)",
 }
 TREE_VERSION = 2
 """The session version since which entries link to their parent (``id``, ``parentId``)."""
@@ -255,9 +255,30 @@ def _ran_result(event: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _first_time(messages: list[tuple[Record, Any]]) -> datetime | None:
-    """When the first message was made (Unix ms): the time of a stream that printed no header."""
-    stamps = (epoch_time(m.get("timestamp")) for _, m in messages if isinstance(m, dict))
-    return next((stamp for stamp in stamps if stamp is not None), None)
+    """When the first message was written.
+
+    Its entry's time (ISO 8601), else its own (Unix ms), as a stream that printed no header has it.
+    """
+    for entry, message in messages:
+        stamp = (
+            iso_time(entry.value.get("timestamp")) if entry.value.get("type") == "message" else None
+        )
+        if stamp is None and isinstance(message, dict):
+            stamp = epoch_time(message.get("timestamp"))
+        if stamp is not None:
+            return stamp
+    return None
+
+
+def _started(header: Mapping[str, Any], messages: list[tuple[Record, Any]]) -> datetime | None:
+    """When the run began: the header's time, or the first message's where that is earlier.
+
+    A session branched from another (``/branch``: ``branchedFrom`` in its header) is written when
+    the branch is made, its messages copied from the other with their own times: its header can
+    be hours after the turns it holds, which began at the first message.
+    """
+    times = [t for t in (iso_time(header.get("timestamp")), _first_time(messages)) if t]
+    return min(times, default=None)
 
 
 def _tree(version: Any) -> bool:
@@ -290,7 +311,7 @@ def _finish(session: Session, options: TraceOptions) -> TraceItem:
         success=said.answered and builder.final_answer is not None,
         options=options,
         objective=said.objective,
-        created_at=iso_time(header.get("timestamp")) or _first_time(messages),
+        created_at=_started(header, messages),
         result_summary=builder.final_answer,
         agent_id="pi",
         framework="pi",
