@@ -4024,7 +4024,8 @@ def codex(path: Path) -> list[Run]:
     is an error, as is one whose unified exec header (``Chunk ID``, ``Wall time``) says
     ``Process exited with code N``. Codex 0.12x writes the AGENTS.md instructions and the
     environment as two parts of one user message: each part is judged. A rollout with no user
-    message item (a trimmed one) has its user's words in the ``event_msg`` ``user_message``.
+    message item (a trimmed one, Codex Desktop's as kept) has its user's words in the
+    ``event_msg`` ``user_message`` lines: the first the objective, a later one a reply.
     A rollout with no ``response_item`` but ``event_msg`` ``item_completed`` lines (Codex
     0.149+, as a paginated 0.153 one is kept trimmed) is counted from those: see
     :func:`_codex_completed`.
@@ -4034,32 +4035,45 @@ def codex(path: Path) -> list[Run]:
         return _codex_exec(records)
     if not any(record["type"] == "response_item" for record in records):
         return _codex_completed(records)
-    timeline, objective, session, said, model = _Timeline(), None, None, None, None
+    timeline, objective, session, model = _Timeline(), None, None, None
+    asked = not any(
+        record["type"] == "response_item"
+        and record["payload"]["type"] == "message"
+        and record["payload"]["role"] == "user"
+        for record in records
+    )
     for record in records:
         payload = record["payload"]
         # a turn_context line holds the settings of the turn that follows: its model
         model = (payload.get("model") if record["type"] == "turn_context" else None) or model
         if record["type"] == "session_meta" and session is None:
             session = payload["id"]
-        if record["type"] == "event_msg" and payload["type"] == "user_message" and said is None:
-            said = payload["message"].split(_IDE_REQUEST, 1)[-1].strip()
+        if record["type"] == "event_msg" and payload["type"] == "user_message" and asked:
+            objective = _codex_asked(timeline, objective, payload["message"])
         if record["type"] != "response_item":
             continue
         kind = payload["type"]
         if kind == "message":
             parts = [_text([part]) for part in payload["content"]]
             text = "\n".join(p for p in parts if p and not _codex_own(p)) or None
-            if payload["role"] == "user" and objective is not None and text:
-                timeline.user(text.split(_IDE_REQUEST, 1)[-1].strip())
-            if payload["role"] == "user" and objective is None and text:
-                objective = text.split(_IDE_REQUEST, 1)[-1].strip()
+            if payload["role"] == "user" and text:
+                objective = _codex_asked(timeline, objective, text)
             if payload["role"] == "assistant":
                 timeline.text(_text(payload["content"]))
         elif kind.endswith("_call"):
             _codex_call(timeline, payload, kind)
         elif kind.endswith("_call_output") and _codex_failed(payload["output"]):
             timeline.error()
-    return [timeline.facts(objective or said, trace_id=session, model=model)]
+    return [timeline.facts(objective, trace_id=session, model=model)]
+
+
+def _codex_asked(timeline: _Timeline, objective: str | None, text: str) -> str:
+    """A user's message of a rollout (less the IDE's context): the objective, else a reply."""
+    words = text.split(_IDE_REQUEST, 1)[-1].strip()
+    if objective is None:
+        return words
+    timeline.user(words)
+    return objective
 
 
 def _codex_call(timeline: _Timeline, payload: dict[str, Any], kind: str) -> None:

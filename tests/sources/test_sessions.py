@@ -1571,3 +1571,72 @@ def test_codex_image_tags_are_no_words_of_the_users(opening: str, said: str) -> 
     assert trace.task.objective == said
     assert trace.outcome is not None
     assert trace.outcome.result_summary == "A cat on a mat."
+
+
+def _models(path: Path) -> dict[str, str | None]:
+    return {
+        item.trace.id: source_of(item).get("model")
+        for item in convert_file(path)
+        if isinstance(item, TraceItem)
+    }
+
+
+def test_a_claude_code_session_keeps_the_model_of_its_last_reply(tmp_path: Path) -> None:
+    """``message.model`` of the last reply, not Claude Code's own ``<synthetic>`` one; a
+    stream's ``init`` names the model of a session that got no reply."""
+    interrupted = CLAUDE / "codemie_claude_2.1.4_interrupted.jsonl"
+    assert _models(interrupted) == {
+        "kp:trace:9eda1058-9706-484a-b992-d03f9cfa2546": "claude-sonnet-4-5-20250929"
+    }
+    lines = interrupted.read_text().splitlines()
+    last = json.loads(lines[-2])  # the last reply (the last line is a turn_duration)
+    assert last["type"] == "assistant"
+    note: dict[str, Any] = {"id": "msg_note", "role": "assistant", "model": "<synthetic>"}
+    note["content"] = [{"type": "text", "text": "API Error: 529 Overloaded"}]
+    failed = {**last, "uuid": "note", "parentUuid": last["uuid"], "message": note}
+    lines.append(json.dumps({**failed, "isApiErrorMessage": True}))  # kept: an error step
+    variant = tmp_path / "session.jsonl"
+    variant.write_text("\n".join(lines) + "\n")
+    assert list(_models(variant).values()) == ["claude-sonnet-4-5-20250929"]
+    assert _models(CLAUDE / "untether_claude_stream_json_two_sessions.jsonl") == {
+        "kp:trace:aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa": "claude-sonnet-4-5-20250929",
+        "kp:trace:bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb": "claude-sonnet-4-5-20250929",
+    }
+
+
+def test_a_codex_rollout_keeps_the_model_its_last_turn_context_names(tmp_path: Path) -> None:
+    """The ``turn_context`` lines name the model each turn ran with (``/model`` switches it)."""
+    rollout = CODEX / "vibecodingtracker_codex_0.39_vscode_patch_rejected.jsonl"
+    assert list(_models(rollout).values()) == ["aide-gpt-5"]
+    lines = rollout.read_text().splitlines()
+    at = max(n for n, line in enumerate(lines) if '"type":"turn_context"' in line)
+    context = json.loads(lines[at])
+    lines[at] = json.dumps({**context, "payload": {**context["payload"], "model": "gpt-5-codex"}})
+    variant = tmp_path / "rollout.jsonl"
+    variant.write_text("\n".join(lines) + "\n")
+    assert list(_models(variant).values()) == ["gpt-5-codex"]
+
+
+def test_a_codex_rollout_with_no_user_item_has_each_request_of_its_events() -> None:
+    """Codex Desktop's rollout as kept holds the user's three requests only as ``event_msg``
+    ``user_message`` lines: the first is the objective (the words after the IDE's heading), the
+    two later ones the user's replies to what the assistant said before them."""
+    (item,) = convert_file(CODEX / "codemie_codex_desktop_0.128.jsonl")
+    assert isinstance(item, TraceItem)
+    trace = item.trace
+    assert trace.task.objective.startswith("analyze trascript and summarzie action items")
+    replies = [
+        (step.content or "")[:40]
+        for step in trace.steps
+        if step.type == "observation" and step.tool is not None and step.tool.name == "respond"
+    ]
+    assert replies == [
+        "there is a need for nikita to draft demo",
+        "use app tools to go to Analytics and Pro",
+    ]
+    said = [
+        (step.content or "")[:22]
+        for step in trace.steps
+        if step.type == "tool_call" and step.tool is not None and step.tool.name == "respond"
+    ]
+    assert said == ["I analyzed `/Users/use", "Yes. The transcript cl"]

@@ -13,8 +13,10 @@ the user messages, and the parts of one, that Codex writes itself (``<environmen
 instructions and the environment as two parts of one message; the ``<image name=[Image #1]>`` and
 ``</image>`` parts it puts around an image the user attached); a message of the IDE extension
 (``# Context from my IDE setup:``, the open tabs...) keeps only the user's words, after
-``## My request for Codex:``. A rollout with no user ``response_item`` (a trimmed one) takes its
-objective from the first ``event_msg`` ``user_message``, the interface's copy. A tool output is
+``## My request for Codex:``. A rollout with no user ``response_item`` (a trimmed one; Codex
+Desktop's, as codemie-code keeps them) takes the user's turns from the ``event_msg``
+``user_message`` lines, the interface's copies, each where it came: the first the objective, a
+later one a reply. A tool output is
 an error when it says so: ``success: false``, or a non-zero exit code (``Exit code: 1``,
 ``{"metadata": {"exit_code": 1}}``, ``failed in sandbox ... exit code: 1``, or the unified exec
 header's ``Process exited with code 1`` after its ``Chunk ID`` and ``Wall time``), or Codex's
@@ -113,6 +115,10 @@ class _Session:
     items: list[Mapping[str, Any]] = field(default_factory=list)
     said: str | None = None
     """The first ``event_msg`` ``user_message``: the objective when no user item holds one."""
+    asked: list[tuple[int, str]] = field(default_factory=list)
+    """Each ``event_msg`` ``user_message``'s words and how many items came before it: the user's
+    turns of a rollout whose ``response_item`` lines hold none (Codex Desktop's, as kept)."""
+    rolled_back: bool = False
     completed: list[Mapping[str, Any]] = field(default_factory=list)
     """The ``item_completed`` events' items as Responses items: the turns when no
     ``response_item`` holds them (see the module's docstring)."""
@@ -215,9 +221,11 @@ def _tell(session: _Session, record: Record) -> None:
         session.started = iso_time(payload.get("timestamp")) or session.started
     elif value["type"] == "event_msg" and payload.get("type") == "user_message":
         said = payload.get("message")
-        if session.said is None and isinstance(said, str) and not _CONTEXT.match(said):
-            session.said = _users_words(said)
+        if isinstance(said, str) and not _CONTEXT.match(said):
+            session.said = session.said or _users_words(said)
+            session.asked.append((len(session.items), _users_words(said)))
     elif value["type"] == "event_msg" and payload.get("type") == "thread_rolled_back":
+        session.rolled_back = True
         for items in (session.items, session.completed):
             _roll_back(items, payload.get("num_turns"))
     elif value["type"] == "event_msg" and payload.get("type") == "item_completed":
@@ -231,6 +239,30 @@ def _tell(session: _Session, record: Record) -> None:
         if isinstance(kind, str) and kind.endswith("_call_output"):
             item = {**item, "output": _output(item.get("output"))}
         session.items.append(item)
+
+
+def _with_requests(session: _Session) -> list[Mapping[str, Any]]:
+    """The session's items, with the user's turns where no user item holds them.
+
+    Codex Desktop's rollouts (as codemie-code keeps them) hold the user's requests only as
+    ``event_msg`` ``user_message`` lines: each is put back as a user message where it came, so
+    that the requests after the first are the user's replies, not lost.
+    """
+    items = session.items
+    if not items or session.rolled_back or any(_is_users(item) for item in items):
+        return items
+    told = list(items)
+    for at, words in reversed(session.asked):
+        told.insert(at, {"type": "message", "role": "user", "content": _typed(words)})
+    return told
+
+
+def _is_users(item: Mapping[str, Any]) -> bool:
+    return item.get("type") == "message" and item.get("role") == "user"
+
+
+def _typed(words: str) -> list[dict[str, str]]:
+    return [{"type": "input_text", "text": words}]
 
 
 def _roll_back(items: list[Mapping[str, Any]], turns: Any) -> None:
@@ -370,7 +402,7 @@ def _output(output: Any) -> Any:
 
 def _finish(session: _Session, options: TraceOptions) -> TraceItem:
     builder = StepBuilder()
-    told = openai_responses.tell(session.items or session.completed, builder)
+    told = openai_responses.tell(_with_requests(session) or session.completed, builder)
     location = session.first.location
     return assemble(
         builder,
