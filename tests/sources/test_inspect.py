@@ -132,7 +132,7 @@ def test_the_objective_field_named_holds_the_converted_objective(path: Path, sou
 def test_the_tool_and_answer_fields_named_hold_the_converted_values(
     path: Path, source: str
 ) -> None:
-    """The first tool's name and the answer are at the places named, where they were found.
+    """The first tool's name, the answer and the model are at the places named, where found.
 
     The tool is the first the run called: kp's ``respond`` (what was said to the user, and the
     user's reply) only where the run called none.
@@ -151,6 +151,10 @@ def test_the_tool_and_answer_fields_named_hold_the_converted_values(
     answer = _part(inspection, "answer")
     if answer.origin is not None and not answer.origin.within:
         assert _value_at(records, answer).startswith(_folded(item.trace.outcome.result_summary))
+    model = _part(inspection, "model")
+    assert model.value == (item.trace.metadata.model_extra or {}).get("source", {}).get("model")
+    if model.origin is not None:
+        assert _value_at(records, model) == model.value
 
 
 @pytest.mark.parametrize(

@@ -78,8 +78,8 @@ class Part:
     """One part of the first trace, its value and where it came from.
 
     Attributes:
-        name: ``objective``, ``steps``, ``answer``, ``tool``, ``success``, ``reward``,
-            ``task``, ``domain`` or ``id``.
+        name: ``objective``, ``steps``, ``answer``, ``tool``, ``model``, ``success``,
+            ``reward``, ``task``, ``domain`` or ``id``.
         value: the part's value in the converted trace, as text.
         field: the record field the source says it read the part from (a column), if any.
         origin: where the value was found among the trace's records, if it was.
@@ -396,6 +396,7 @@ def _parts(
         "default": "the default: no domain column or kp.task_domain key",
     }.get(str(source.get("domain_source")), "the trace's own task_domain")
     reward = None if item.reward is None else f"{item.reward:g}"
+    model = source.get("model") if isinstance(source.get("model"), str) else None
     return (
         _objective(item, records),
         Part("steps", f"{len(trace.steps)} steps", field=fields.get("steps")),
@@ -409,6 +410,7 @@ def _parts(
             trace.outcome.result_summary,
             origin=_find(trace.outcome.result_summary, records),
         ),
+        Part("model", model, origin=_find(model, records, inside_text=False) if model else None),
         Part(
             "success",
             str(trace.metadata.success).lower(),
