@@ -369,3 +369,20 @@ def test_kp_inspect_convert_and_score_read_each_file_as_mlflow(tmp_path: Path) -
         assert converted.exit_code == 0, converted.output
         scored = runner.invoke(cli, ["score", str(path)])
         assert scored.exit_code == 0, scored.output
+
+
+def test_a_model_call_s_mlflow_llm_model_names_the_model_its_response_does_not() -> None:
+    """MLflow names a model call's model in ``mlflow.llm.model`` where the response names none
+    (Bedrock's Converse response, LangChain's Chat Completion dump, DSPy's ``LM``). Before,
+    these runs had no model at all though every model call span named it."""
+    for name in ("bedrock_converse_tool_error", "langgraph_google_model_retry", "dspy_react"):
+        path = next(FILES.glob(f"{name}*.json"))
+        spans = json.loads(path.read_text())["data"]["spans"]
+        last = max(
+            (span for span in spans if "mlflow.llm.model" in span["attributes"]),
+            key=lambda span: span["start_time_unix_nano"],
+        )
+        assert "model" not in json.loads(last["attributes"]["mlflow.spanOutputs"]), name
+        (trace,) = traces(path)
+        model = json.loads(last["attributes"]["mlflow.llm.model"])
+        assert (trace.metadata.model_extra or {})["source"]["model"] == model, name

@@ -1044,6 +1044,7 @@ _MLFLOW_TYPE = "mlflow.spanType"
 _MLFLOW_INPUTS = "mlflow.spanInputs"
 _MLFLOW_OUTPUTS = "mlflow.spanOutputs"
 _MLFLOW_CHAT = "mlflow.chat.messages"
+_MLFLOW_MODEL = "mlflow.llm.model"
 
 
 def _mlflow(span: Span, attrs: Mapping[str, Any], view: View) -> None:
@@ -1067,6 +1068,11 @@ def _mlflow(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         # the ``name`` attribute is the tool's.
         view.fill(tool_name=non_blank(named))
     _typed_run(span, kind.upper(), (inputs, outputs, msg.messages(attrs.get(_MLFLOW_CHAT))), view)
+    if view.role == "inference":
+        # MLflow's own name of the model (``SpanAttributeKey.MODEL``), which its autologgers
+        # set where the response names none (Bedrock's Converse, LangChain's ``ChatResult``,
+        # DSPy's ``LM``): after the response's and the request's ``model``.
+        view.fill(model=non_blank(msg.loads(attrs.get(_MLFLOW_MODEL))))
 
 
 def _typed_run(span: Span, kind: str, io: tuple[Any, Any, list[msg.Message]], view: View) -> None:
