@@ -728,6 +728,21 @@ def test_the_agents_sdk_s_runs_read_their_responses_items() -> None:
     assert item.trace.outcome.result_summary == "2 + 2 equals 4."
 
 
+def test_the_agents_sdk_s_langsmith_runs_name_the_agents_sdk_as_their_framework() -> None:
+    """The runs LangSmith's ``OpenAIAgentsTracingProcessor`` posts say ``ls_integration:
+    openai-agents-sdk``: the Agents SDK ran them, as the SDK's own spans of the same run say
+    (``openai-agents``). Before, their framework was "langchain", which never ran."""
+    for path in sorted((CORPUS / "langsmith").glob("openai_agents_*[!s].json")):
+        posted = [run for batch in json.loads(path.read_text()) for run in batch["post"]]
+        (root,) = [run for run in posted if not run.get("parent_run_id")]
+        assert root["extra"]["metadata"]["ls_integration"] == "openai-agents-sdk", path.name
+        assert only_trace(path).trace.metadata.framework == "openai-agents", path.name
+    same_run = CORPUS / "openai-agents" / "responses_thinking_with_tool_calls.jsonl"
+    (item,) = convert_file(same_run)
+    assert isinstance(item, TraceItem)
+    assert item.trace.metadata.framework == "openai-agents"
+
+
 def test_a_graph_paused_by_interrupt_and_resumed_gives_two_traces() -> None:
     """LangGraph's ``interrupt()`` in a tool, then ``Command(resume=...)``, as the SDK's
     ``LangChainTracer`` posts them: the paused run (its tool's run ends in ``GraphInterrupt``)

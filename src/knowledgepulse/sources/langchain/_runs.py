@@ -36,6 +36,7 @@ from knowledgepulse.sources.langchain._messages import (
     message_list,
     responses_reply,
 )
+from knowledgepulse.sources.openai_agents._spans import FRAMEWORK as AGENTS_SDK
 from knowledgepulse.sources.openai_agents._spans import error_text as agents_error_text
 from knowledgepulse.trace import TraceItem
 
@@ -140,7 +141,7 @@ def convert_tree(root: RunNode, options: TraceOptions) -> TraceItem:
         or (PAUSED if walk.interrupted else None)
         or (walk.builder.error_texts[-1] if stopped_inside else None),
         agent_id=_name(run),
-        framework="langgraph" if walk.langgraph else "langchain",
+        framework=walk.framework,
         model=last_model(_model(node.run) for node, _ in nodes if _kind(node.run) in _MODEL_RUNS),
         metadata=_metadata(run),
         warnings=tuple(walk.warnings),
@@ -179,6 +180,11 @@ def _walked(nodes: list[tuple[RunNode, bool]], *, answered: bool) -> tuple[_Walk
     return walk, walk.settle_run_errors(root_error)
 
 
+_AGENTS_SDK_INTEGRATION = "openai-agents-sdk"
+"""The ``ls_integration`` metadata of the runs LangSmith's ``OpenAIAgentsTracingProcessor`` posts
+of an OpenAI Agents SDK run: no LangChain ran them."""
+
+
 @dataclass
 class _Walk:
     """What the walk over one tree told its builder, and what it still has to settle."""
@@ -189,6 +195,7 @@ class _Walk:
     answer: str | None = None
     first_user_text: str | None = None
     langgraph: bool = False
+    agents_sdk: bool = False  # LangSmith's processor of the OpenAI Agents SDK posted the runs
     requested: dict[str, str] = field(default_factory=dict)
     failed: set[str] = field(default_factory=set)
     error_messages: dict[str, Message] = field(default_factory=dict)
@@ -197,6 +204,13 @@ class _Walk:
     # Chains' own errors (name, text, end), below the root: told once the walk knows its steps.
     run_errors: list[tuple[str, str, datetime | None]] = field(default_factory=list)
     last_start: datetime | None = None  # the latest start of a model or tool run
+
+    @property
+    def framework(self) -> str:
+        """The framework that ran: LangGraph, the OpenAI Agents SDK, else LangChain."""
+        if self.langgraph:
+            return "langgraph"
+        return AGENTS_SDK if self.agents_sdk else "langchain"
 
     def visit(self, run: Mapping[str, Any], *, inside_tool: bool) -> None:
         if _interrupt(run.get("error")):
@@ -209,6 +223,8 @@ class _Walk:
             str(key).startswith("langgraph_") for key in metadata
         ):
             self.langgraph = True
+        if metadata.get("ls_integration") == _AGENTS_SDK_INTEGRATION:
+            self.agents_sdk = True
         kind = _kind(run)
         if kind in _MODEL_RUNS:
             self._model(run, inside_tool=inside_tool)
