@@ -743,6 +743,35 @@ def test_the_agents_sdk_s_langsmith_runs_name_the_agents_sdk_as_their_framework(
     assert item.trace.metadata.framework == "openai-agents"
 
 
+def test_a_wrapped_anthropic_reply_s_thinking_is_read_from_the_request_that_sends_it_back() -> None:
+    """``wrap_anthropic`` records a reply as its text and tool calls, without its thinking;
+    the next request sends the reply back whole, the thinking beside the same ``tool_use`` id.
+    That thinking is the reply's reasoning, before its text and call, as MLflow's trace of the
+    same run has it. Before, the LangSmith run lost it."""
+    path = CORPUS / "langsmith" / "traceable_anthropic_tool_with_thinking.json"
+    posted = [run for batch in json.loads(path.read_text()) for run in batch["post"]]
+    first, second = sorted(
+        (run for run in posted if run["run_type"] == "llm"), key=lambda run: run["start_time"]
+    )
+    assert "thinking" not in json.dumps(first["outputs"])
+    (sent_back,) = [m for m in second["inputs"]["messages"] if m["role"] == "assistant"]
+    (thinking,) = [block["thinking"] for block in sent_back["content"] if "thinking" in block]
+    item = only_trace(path)
+    assert shape(item)[:3] == [
+        ("thought", None),
+        ("thought", None),
+        ("tool_call", "get_user_country"),
+    ]
+    assert item.trace.steps[0].content == thinking
+    assert item.trace.steps[1].content == first["outputs"]["content"]
+    mlflow = CORPUS / "mlflow" / "anthropic_tool_with_thinking.json"
+    (same_run,) = convert_file(mlflow)
+    assert isinstance(same_run, TraceItem)
+    assert [step.content for step in same_run.trace.steps] == [
+        step.content for step in item.trace.steps
+    ]
+
+
 def test_a_graph_paused_by_interrupt_and_resumed_gives_two_traces() -> None:
     """LangGraph's ``interrupt()`` in a tool, then ``Command(resume=...)``, as the SDK's
     ``LangChainTracer`` posts them: the paused run (its tool's run ends in ``GraphInterrupt``)

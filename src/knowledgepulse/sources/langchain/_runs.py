@@ -168,6 +168,7 @@ def _walked(nodes: list[tuple[RunNode, bool]], *, answered: bool) -> tuple[_Walk
     """
     walk = _Walk()
     walk.answer_run = _answer_run(nodes) if answered else None
+    walk.recalled = _thinking_of_calls(nodes)
     walk.extraction = _extraction(nodes)
     for node, inside_tool in nodes:
         walk.visit(node.run, inside_tool=inside_tool)
@@ -204,6 +205,8 @@ class _Walk:
     # Chains' own errors (name, text, end), below the root: told once the walk knows its steps.
     run_errors: list[tuple[str, str, datetime | None]] = field(default_factory=list)
     last_start: datetime | None = None  # the latest start of a model or tool run
+    # Anthropic's thinking, by the calls of the reply it came with, as later requests carry it.
+    recalled: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def framework(self) -> str:
@@ -262,7 +265,7 @@ class _Walk:
         for message in model_output(run.get("outputs")):
             for listed in message.errors:  # an MCP server that could not list its tools
                 self.builder.error(listed, at=at)
-            for reasoning in message.reasoning:
+            for reasoning in message.reasoning or self._recalled(message):
                 self.builder.thought(reasoning, at=at)
             if message.text and id(run) == self.answer_run and not message.tool_calls:
                 self.answer = message.text
@@ -274,6 +277,17 @@ class _Walk:
                 self.builder.answer(self.answer, at=at, said=False)
                 continue
             self._calls(message, at)
+
+    def _recalled(self, message: Message) -> tuple[str, ...]:
+        """The thinking a reply that records none came with, as the next request carries it.
+
+        ``wrap_anthropic`` (a ``@traceable`` agent's model calls) records a reply as its text and
+        tool calls, without its thinking blocks, which Anthropic's API has the next request send
+        back with the calls: the same ``tool_use`` ids name the reply they came from.
+        """
+        ids = [call.call_id for call in message.tool_calls if call.call_id]
+        found = [self.recalled.pop(call_id, ()) for call_id in ids]
+        return next((thinking for thinking in found if thinking), ())
 
     def _calls(self, message: Message, at: datetime | None) -> None:
         """The calls a model's reply asks for; one the API ran and that failed, with its error."""
@@ -381,6 +395,35 @@ class _Walk:
                 continue
             name = self.requested[call_id]
             self.builder.tool_result(name, error=message.text or TOOL_FAILED, call_id=call_id)
+
+
+def _thinking_of_calls(nodes: list[tuple[RunNode, bool]]) -> dict[str, tuple[str, ...]]:
+    """Anthropic's thinking blocks in the model runs' requests, by the ``tool_use`` ids beside them.
+
+    An assistant turn of a request (``{"role": "assistant", "content": [blocks]}``) is an
+    earlier reply sent back: its ``thinking`` blocks are that reply's reasoning, which the run
+    of that reply may not record (see :meth:`_Walk._recalled`).
+    """
+    found: dict[str, tuple[str, ...]] = {}
+    for node, _ in nodes:
+        if _kind(node.run) not in _MODEL_RUNS:
+            continue
+        messages = as_object(node.run.get("inputs")).get("messages")
+        for message in messages if isinstance(messages, list) else []:
+            content = as_object(message).get("content")
+            if as_object(message).get("role") != "assistant" or not isinstance(content, list):
+                continue
+            blocks = [as_object(block) for block in content]
+            thinking = tuple(
+                str(block["thinking"])
+                for block in blocks
+                if block.get("type") == "thinking" and non_blank(block.get("thinking"))
+            )
+            for block in blocks:
+                call_id = non_blank(block.get("id")) if block.get("type") == "tool_use" else None
+                if call_id and thinking:
+                    found.setdefault(call_id, thinking)
+    return found
 
 
 def _tool_result_blocks(messages: Any) -> Iterator[tuple[str | None, str | None, bool]]:
