@@ -2182,3 +2182,33 @@ def test_koogs_tool_span_gives_its_arguments_result_and_time() -> None:
     ]
     assert trace.steps[0].input == {"name": "Bob"}
     assert trace.steps[0].latency_ms == 500.0
+
+
+def test_an_mcp_tools_call_tool_result_is_its_text_and_its_is_error_a_failure(
+    tmp_path: Path,
+) -> None:
+    """kagent's ADK spans keep an MCP tool's response as its ``CallToolResult`` JSON: the
+    observation is the text the model was given, not the envelope, and ``isError: true`` is a
+    failed call the next action recovers from (the span ends OK either way)."""
+    path = Path(__file__).parents[1] / "conformance/files/jaeger/agentevals_kagent_helm_3.json"
+    document = json.loads(path.read_text())
+    tags = [
+        tag
+        for trace in document["data"]
+        for found in trace["spans"]
+        for tag in found.get("tags", [])
+        if tag["key"] == "gcp.vertex.agent.tool_response"
+    ]
+    (tag,) = tags
+    envelope = json.loads(tag["value"])
+    observed = [s for s in convert_file(path)[0].trace.steps if s.type == "observation"]
+    assert [s.content for s in observed] == [envelope["content"][0]["text"]]
+    tag["value"] = json.dumps({**envelope, "isError": True})
+    failed = tmp_path / "failed.json"
+    failed.write_text(json.dumps(document))
+    steps = convert_file(failed)[0].trace.steps
+    assert [step.type for step in steps] == ["tool_call", "observation", "error_recovery"]
+    assert msg.tool_output(json.dumps(envelope)) == envelope["content"][0]["text"]
+    assert msg.tool_failure(json.dumps(envelope)) is None
+    image = {"content": [{"type": "image", "data": "...", "mimeType": "image/png"}]}
+    assert msg.tool_output(image) == image  # no text to give: kept as it is

@@ -218,9 +218,10 @@ def test_langsmith_an_anthropic_tool_result_marked_is_error_is_a_failed_call(
     path.write_text(json.dumps(batches))
     trace = _trace_of(path, "langsmith")
     assert _steps(trace) == [
+        ("thought", None),  # the thinking the next request sends back with the call
         ("thought", None),
         ("tool_call", "get_user_country"),
         ("observation", "get_user_country"),
         ("error_recovery", None),
     ]
-    assert trace.steps[2].content == "lookup refused"
+    assert trace.steps[3].content == "lookup refused"

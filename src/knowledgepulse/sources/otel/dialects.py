@@ -701,9 +701,12 @@ def _adk(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     if view.role != "tool" or _ADK_ARGUMENTS not in attrs:
         return
     arguments, result = attrs.get(_ADK_ARGUMENTS), attrs.get(_ADK_RESULT)
+    told = result not in _ADK_NO_CONTENT and not _adk_unspecified(result)
     view.fill(
         arguments=None if arguments in _ADK_NO_CONTENT else msg.loads(arguments),
-        result=None if result in _ADK_NO_CONTENT or _adk_unspecified(result) else result,
+        # An MCP tool's response is its CallToolResult (kagent's): its text, or its failure.
+        result=msg.tool_output(result) if told else None,
+        error=msg.tool_failure(result) if told else None,
     )
 
 

@@ -177,10 +177,18 @@ def _tool_message(value: Any) -> dict[str, Any] | None:
 
 
 def tool_failure(value: Any) -> str | None:
-    """The text of a LangChain ``ToolMessage`` whose ``status`` is ``error``, else ``None``.
+    """The text of a failed tool's result, else ``None``.
 
-    That is how LangGraph's ``ToolNode`` reports a tool that raised (its span ends OK).
+    A LangChain ``ToolMessage`` whose ``status`` is ``error``, or an MCP ``CallToolResult``
+    whose ``isError`` is true.
+
+    That is how LangGraph's ``ToolNode`` reports a tool that raised, and an MCP server a tool
+    that failed (the span ends OK).
     """
+    called = _mcp_result(value)
+    if called is not None:
+        text, failed = called
+        return (text or TOOL_FAILED) if failed else None
     message = _tool_message(value)
     if message is None or message.get("status") != "error":
         return None
@@ -191,13 +199,45 @@ def tool_output(value: Any) -> Any:
     """A tool span's result as the model was given it.
 
     A LangChain ``ToolMessage``'s content (its dump is how LangChain's instrumentations record
-    what a tool returned: the message's ids and metadata are no output), else the value as it
-    is. A failed one gives none: its text is the error (``tool_failure``), told once.
+    what a tool returned: the message's ids and metadata are no output), an MCP
+    ``CallToolResult``'s text (what an MCP client gives the model), else the value as it is. A
+    failed one gives none: its text is the error (``tool_failure``), told once.
     """
+    called = _mcp_result(value)
+    if called is not None:
+        text, failed = called
+        return None if failed else text
     message = _tool_message(value)
     if message is None:
         return value
     return None if message.get("status") == "error" else message.get("content")
+
+
+_MCP_RESULT_KEYS = frozenset(("content", "isError", "structuredContent", "_meta"))
+
+
+def _mcp_result(value: Any) -> tuple[str, bool] | None:
+    """An MCP ``CallToolResult``'s text and whether it failed; ``None`` for another value.
+
+    ``{"content": [text blocks], "isError"}``, as JSON text or not. One holding a block other
+    than text (an image) is kept as it is (``None``).
+    """
+    loaded = loads(value)
+    if (
+        not isinstance(loaded, dict)
+        or "content" not in loaded
+        or not loaded.keys() <= _MCP_RESULT_KEYS
+    ):
+        return None
+    blocks = loaded["content"]
+    if not isinstance(blocks, list) or not all(
+        isinstance(block, dict)
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
+        for block in blocks
+    ):
+        return None
+    return "\n".join(block["text"] for block in blocks), loaded.get("isError") is True
 
 
 def _langchain_message(item: Mapping[str, Any]) -> Mapping[str, Any]:
