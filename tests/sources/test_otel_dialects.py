@@ -2201,14 +2201,20 @@ def test_an_mcp_tools_call_tool_result_is_its_text_and_its_is_error_a_failure(
     ]
     (tag,) = tags
     envelope = json.loads(tag["value"])
-    observed = [s for s in convert_file(path)[0].trace.steps if s.type == "observation"]
+    observed = [s for s in _one(convert_file(path)).steps if s.type == "observation"]
     assert [s.content for s in observed] == [envelope["content"][0]["text"]]
     tag["value"] = json.dumps({**envelope, "isError": True})
     failed = tmp_path / "failed.json"
     failed.write_text(json.dumps(document))
-    steps = convert_file(failed)[0].trace.steps
+    steps = _one(convert_file(failed)).steps
     assert [step.type for step in steps] == ["tool_call", "observation", "error_recovery"]
     assert msg.tool_output(json.dumps(envelope)) == envelope["content"][0]["text"]
     assert msg.tool_failure(json.dumps(envelope)) is None
     image = {"content": [{"type": "image", "data": "...", "mimeType": "image/png"}]}
     assert msg.tool_output(image) == image  # no text to give: kept as it is
+
+
+def _one(items: list[TraceItem | Any]) -> ReasoningTrace:
+    (item,) = items
+    assert isinstance(item, TraceItem)
+    return item.trace
