@@ -21,9 +21,9 @@ import pytest
 
 from knowledgepulse.records import Problem
 from knowledgepulse.runs.convert import convert_files
-from knowledgepulse.sources import read
+from knowledgepulse.sources import TraceOptions, read
 from knowledgepulse.sources._invariants import check
-from knowledgepulse.sources._steps import RESPOND
+from knowledgepulse.sources._steps import RESPOND, bounded
 from knowledgepulse.trace.models import ReasoningTrace, Step
 from tests.sources.helpers import langfuse_fetched
 
@@ -554,6 +554,31 @@ def test_the_model_kp_names_is_one_its_file_names() -> None:
                 invented[name_of(path)] = model
     assert invented == {}
     assert named >= 300
+
+
+def test_texts_read_whole_and_then_cut_are_the_traces_read_cut() -> None:
+    """``TraceOptions(text_limit=None)`` (a training row's reading) changes nothing but the
+    texts' length: each text cut to 8 KB gives the trace read by default, for every corpus
+    file; and some corpus texts are longer than that."""
+    longer = 0
+    for path, _, _ in corpus():
+        whole = [
+            item.trace
+            for item in read([path], options=TraceOptions(text_limit=None))
+            if not isinstance(item, Problem)
+        ]
+        cut = _conversions()[name_of(path)][1]
+        assert len(whole) == len(cut), name_of(path)
+        for trace, expected in zip(whole, cut, strict=True):
+            document = trace.model_dump(mode="json")
+            longer += document != expected.model_dump(mode="json")
+            document["task"]["objective"] = bounded(document["task"]["objective"])
+            document["outcome"]["result_summary"] = bounded(document["outcome"]["result_summary"])
+            for step in document["steps"]:
+                if step.get("content") is not None:
+                    step["content"] = bounded(step["content"])
+            assert document == expected.model_dump(mode="json"), name_of(path)
+    assert longer >= 40
 
 
 def test_every_corpus_file_converts_to_the_same_traces_each_time() -> None:
