@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from knowledgepulse.errors import ConversionError, ScorerParameterError
 from knowledgepulse.sources import StepBuilder, TraceOptions
 from knowledgepulse.sources._envelope import assemble
-from knowledgepulse.trace import TraceItem
+from knowledgepulse.trace import ReasoningTrace, TraceItem
 from knowledgepulse.value import TraceValueScorer
 from tests.sources.helpers import CORPUS, convert_file, has_text, source_of
 
@@ -174,6 +174,30 @@ def test_options_of_the_wrong_type_are_refused_by_name_not_crashed_on() -> None:
         TraceOptions(domain=5)  # type: ignore[arg-type]
     with pytest.raises(ScorerParameterError, match="confidence"):
         TraceOptions(confidence="high")  # type: ignore[arg-type]
+    for limit in (10, 100.5, "8 KB", True):
+        with pytest.raises(ScorerParameterError, match=r"text_limit=.*64 or more, or None"):
+            TraceOptions(text_limit=limit)  # type: ignore[arg-type]
+
+
+def test_a_text_limit_cuts_steps_objective_and_answer_and_none_keeps_them_whole() -> None:
+    """``text_limit`` bounds every text a trace keeps, in UTF-8 bytes, cut between tokens."""
+    long = " ".join(["word"] * 200)  # 999 bytes
+    builder = StepBuilder()
+    answer = "So: " + long
+    builder.thought(long)
+    builder.answer(answer)
+
+    def made(limit: int | None) -> ReasoningTrace:
+        options = TraceOptions(text_limit=limit)
+        kwargs = {"source": "t", "source_id": "x", "success": True, "objective": long}
+        return assemble(builder, options=options, **kwargs).trace  # type: ignore[arg-type]
+
+    whole, cut = made(None), made(100)
+    assert [step.content for step in whole.steps] == [long, answer]
+    assert (whole.task.objective, whole.outcome.result_summary) == (long, answer)
+    texts = [*(step.content or "" for step in cut.steps), cut.task.objective]
+    texts.append(cut.outcome.result_summary)
+    assert all(len(text.encode()) <= 100 and text.endswith("…") for text in texts)
 
 
 ROOT = Path(__file__).parents[2]
