@@ -906,6 +906,58 @@ def test_crewai_output_raw_is_the_answer_and_the_react_reply_holding_it_is_told_
     ]
 
 
+@pytest.mark.parametrize(
+    ("reply", "steps"),
+    [
+        # LlamaIndex's ReAct agent: a short answer after ``Answer:`` is the answer, told once
+        (
+            "Thought: I can answer without using any more tools.\nAnswer: 2 times 3 is 6.",
+            ["Thought: I can answer without using any more tools.\nAnswer:", "2 times 3 is 6."],
+        ),
+        # a short answer a reply merely ends in is reasoning: the reply is told whole
+        ("2 times 3 is 6.\nSo: 6.", ["2 times 3 is 6.\nSo: 6.", "6."]),
+    ],
+)
+def test_a_react_reply_labelling_a_short_answer_is_not_told_twice(
+    reply: str, steps: list[str]
+) -> None:
+    """The run's answer, however short, is not a step again after the reply saying ``Answer:``."""
+    answer = steps[-1]
+    model = span(
+        "openai.chat",
+        {
+            "openinference.span.kind": "LLM",
+            "llm.input_messages.0.message.role": "user",
+            "llm.input_messages.0.message.content": "What is 2 times 3?",
+            "llm.output_messages.0.message.role": "assistant",
+            "llm.output_messages.0.message.content": reply,
+        },
+        start=1,
+    )
+    model = dataclasses.replace(model, parent_id="00000000000000aa")
+    trace = _agent_run({"task": "What is 2 times 3?"}, {"raw": answer, "json_dict": None}, model)
+    assert trace.outcome.result_summary == answer
+    assert [step.content for step in trace.steps] == steps
+
+
+def test_llamaindex_react_run_tells_its_answer_once() -> None:
+    """OpenLLMetry's trace of LlamaIndex's ReActAgent: ``...Answer: 2 times 3 is 6.``, then the
+    workflow's result, the same answer: one answer step, after the reply's lead."""
+    path = (
+        Path(__file__).parents[1]
+        / "conformance/files/otlp/openllmetry_llama_index_react_multiply.json"
+    )
+    (item,) = convert_file(path)
+    assert isinstance(item, TraceItem)
+    contents = [step.content for step in item.trace.steps]
+    assert contents.count("2 times 3 is 6.") == 1
+    assert contents[-2:] == [
+        "Thought: I can answer without using any more tools. I'll use the user's language to"
+        " answer.\nAnswer:",
+        "2 times 3 is 6.",
+    ]
+
+
 def _crew_run(attributes: dict[str, Any]) -> ReasoningTrace:
     """A crew kickoff as OpenInference's crewAI instrumentor records it, its agent's model call
     sent the task inside crewAI's prompt."""

@@ -473,7 +473,10 @@ def _answer_part(ordered: list[_Read], answer: str | None) -> tuple[int, int] | 
         for number in range(len(parts) - 1, -1, -1):
             part = parts[number]
             said = as_text(part.get("content")).strip()
-            whole = said == wanted or (len(wanted) >= _LONG_ANSWER and said.endswith(wanted))
+            whole = said == wanted or (
+                said.endswith(wanted)
+                and (len(wanted) >= _LONG_ANSWER or _labelled_answer(said, wanted))
+            )
             if part.get("type") == "text" and whole:
                 return (index, number)
     return None
@@ -482,6 +485,15 @@ def _answer_part(ordered: list[_Read], answer: str | None) -> tuple[int, int] | 
 _LONG_ANSWER = 20
 """Answers at least this long are found at the end of a longer reply too (a short one, "4", is
 not: the reply "2 + 2 = 4" is reasoning that happens to end in it)."""
+
+
+def _labelled_answer(said: str, answer: str) -> bool:
+    """Whether a reply ending in the answer says just before it that this is its answer.
+
+    A ReAct reply gives its answer on a line of its own after ``Answer:`` (LlamaIndex's
+    ``Answer: 2 times 3 is 6.``) or ``Final Answer:`` (LangChain's, crewAI's), however short.
+    """
+    return said[: len(said) - len(answer)].rstrip().lower().endswith("answer:")
 
 
 def _tell_inference(builder: StepBuilder, index: int, item: _Read, context: _Context) -> None:
