@@ -519,6 +519,15 @@ def test_an_ai_sdk_generate_object_model_span_alone_answers_with_its_object(
     assert trace.outcome.result_summary == recipe
 
 
+def test_ai_sdk_model_steps_alone_name_their_function_as_their_call_does() -> None:
+    """``ai.telemetry.functionId`` names the agent whether the file holds the call's span
+    (``ai.generateText``) or only its model steps (``ai.generateText.doGenerate``)."""
+    for name in ("ai-generateText", "ai-generateText-doGenerate"):
+        found = convert_file(CORPUS / "otel-js" / f"{name}.json")
+        agents = [item.trace.metadata.agent_id for item in found if isinstance(item, TraceItem)]
+        assert agents == ["test-generate-text", "test-generate-text-messages"], name
+
+
 def test_jaeger_bad_span_is_located_and_the_trace_still_converts(tmp_path: Path) -> None:
     document = json.loads((DATA / "jaeger" / "genai_agent_trace.json").read_text())
     document["data"][0]["spans"].append({"traceID": "", "spanID": "x"})

@@ -871,6 +871,8 @@ def _ai_sdk(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     elif operation.startswith(_AI_SDK_CALLS) and operation.endswith((".doGenerate", ".doStream")):
         view.fill(
             role="inference",
+            # the step names its call's function too: a file of model steps alone has the name
+            agent_name=non_blank(attrs.get("ai.telemetry.functionId")),
             input_messages=msg.messages(attrs.get("ai.prompt.messages")),
             output_messages=_ai_sdk_output(attrs),
         )
