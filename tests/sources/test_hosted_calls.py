@@ -159,6 +159,27 @@ def test_an_anthropic_mcp_call_keeps_its_server() -> None:
     assert [tool.mcp_server for tool in called] == ["deepwiki"] * 2
 
 
+def test_an_anthropic_mcp_result_is_the_text_its_blocks_gave_the_model() -> None:
+    row = json.loads(ANTHROPIC_MCP.read_text().splitlines()[0])
+    results = [
+        block
+        for message in row["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "mcp_tool_result"
+    ]
+    texts = ["\n".join(part["text"] for part in result["content"]) for result in results]
+    trace = only(convert_file(ANTHROPIC_MCP))
+    seen = [
+        step.content
+        for step in trace.steps
+        if step.type == "observation" and step.tool and step.tool.name == "ask_question"
+    ]
+    # before: the JSON of the blocks (`[{"citations": null, "text": ...}]`), not the text
+    assert seen == texts
+    assert len(texts) == 2
+
+
 def test_a_refused_mcp_approval_request_keeps_its_server() -> None:
     reply = json.loads(APPROVAL.read_text())
     request = next(i for i in reply["output"] if i["type"] == "mcp_approval_request")

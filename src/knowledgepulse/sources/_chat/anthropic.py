@@ -209,7 +209,7 @@ def _tell_assistant(
             failed = _server_error(content) if kind != "tool_result" else None
             calls.result(
                 None,
-                failed or content,
+                failed or _server_output(content),
                 call_id=call_id,
                 is_error=True if failed is not None or block.get("is_error") is True else None,
             )
@@ -225,6 +225,17 @@ def _say(calls: _row.Calls, texts: list[str]) -> None:
     if texts:
         calls.said("".join(texts))
         texts.clear()
+
+
+def _server_output(content: Any) -> Any:
+    """A server tool's result: the text of its text blocks, else its content as it is.
+
+    An ``mcp_tool_result``'s content is the text blocks the MCP server returned (``[{"type":
+    "text", "text": ...}]``), the text the model read, as a ``tool_result``'s is; a web search's
+    result blocks (``web_search_result``) and a code run's object hold no text block and stay.
+    """
+    text = content_text(content) if isinstance(content, list) else None
+    return content if text is None else text
 
 
 def _server_error(content: Any) -> str | None:
