@@ -111,3 +111,14 @@ def test_geminis_function_declarations_are_a_definition_each() -> None:
 def test_a_gemini_built_in_tool_has_no_definition_so_the_list_is_unsure() -> None:
     """``codeExecution`` and ``googleSearch`` name no function: the calls decide, as for hosted."""
     assert row_tools({"tools": [{"codeExecution": {}}, {"functionDeclarations": [WEATHER]}]}) == ()
+
+
+def test_a_glm4_row_declares_its_tools_on_the_system_message() -> None:
+    """GLM-4's fine-tuning rows: the ``system`` message's ``tools``, beside an empty content."""
+    path = REPO / "tests" / "conformance" / "files" / "sharegpt"
+    path /= "glm4_finetune_readme_tool_sample.jsonl"
+    row = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+    declared = row["messages"][0]["tools"]
+    (item,) = [item for item in read([path]) if isinstance(item, TraceItem)]
+    # before: a schema guessed from the call (no description, `interests` of no item type)
+    assert list(item.tools) == declared

@@ -8,7 +8,8 @@ or a JSON string. The Responses API writes a function flat (``{"type": "function
 "parameters"}``), and a Gemini tool lists the functions it declares (``functionDeclarations``, the
 schema in ``parameters`` or ``parameters_json_schema``). Toucan-1.5M names the column
 ``available_tools``; ``verifiers`` rollouts keep them in ``info.oai_tools``, NeMo Gym's rollouts in
-the request made (``responses_create_params.tools``). A training row
+the request made (``responses_create_params.tools``); GLM-4's rows declare them on the ``system``
+message (its ``tools`` key, beside an empty ``content``). A training row
 written from the trace lists them as they were (descriptions, required arguments, tools never
 called), not as guessed from the calls.
 """
@@ -42,6 +43,15 @@ def row_tools(row: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
     tools = [_definition(tool) for tool in _declared(listed)]
     # One definition that cannot be read makes the list unsure: none is kept, the calls decide.
     return tuple(tool for tool in tools if tool is not None) if all(tools) else ()
+
+
+def message_tools(messages: list[Any]) -> tuple[dict[str, Any], ...]:
+    """The tools a ``system`` message declares in its own ``tools`` key (GLM-4's rows)."""
+    for message in messages:
+        declared = message.get("tools") if isinstance(message, dict) else None
+        if declared is not None and message.get("role") == "system":
+            return row_tools({"tools": declared})
+    return ()
 
 
 def _declared(listed: list[Any]) -> list[Any]:
@@ -100,4 +110,4 @@ def _without_nulls(value: Any) -> Any:
     return value
 
 
-__all__ = ["row_tools"]
+__all__ = ["message_tools", "row_tools"]
