@@ -162,6 +162,23 @@ def test_a_checkpoint_of_history_and_auth_type_is_a_row_of_its_history() -> None
     assert [step.type for step in trace.steps] == [step.type for step in shared.steps]
 
 
+def test_the_id_pairing_code_with_its_result_is_no_argument_of_the_call() -> None:
+    """Pydantic AI's recording: each ``executableCode`` part has an ``id``, as its
+    ``codeExecutionResult`` has, which the model did not write as part of the code it ran."""
+    path = FILES / "gemini" / "test_code_execution.jsonl"
+    written = [
+        part["executableCode"]
+        for content in row(path)["contents"]
+        for part in content["parts"]
+        if "executableCode" in part
+    ]
+    assert all("id" in code for code in written)
+    trace = one_trace(convert_file(path))
+    inputs = [step.input for step in trace.steps if step.type == "tool_call" and step.input]
+    # before: the id too (`"id": "7lr99y60"`), an argument a trainer would teach the model
+    assert inputs == [{"language": code["language"], "code": code["code"]} for code in written]
+
+
 def test_code_execution_is_a_call_and_its_result_a_failed_outcome_an_error() -> None:
     """``executableCode`` (run on Google's side, in the model's turn) is a ``code_execution``
     call, the ``codeExecutionResult`` after it its observation; an outcome other than

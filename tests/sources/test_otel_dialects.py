@@ -1946,6 +1946,35 @@ def test_genai_camel_case_code_execution_parts_read_as_in_the_gemini_chat_reader
     assert trace.outcome.result_summary == "4"
 
 
+def test_the_id_pairing_gemini_code_with_its_result_is_no_argument_of_the_call() -> None:
+    """An ``executable_code`` part's ``id`` (its ``code_execution_result`` has the same) says
+    which result answers it; the model wrote only the language and the code."""
+    reply = {
+        "role": "model",
+        "parts": [
+            {"executable_code": {"id": "h0mwtrhs", "language": "PYTHON", "code": "print(4)"}},
+            {"code_execution_result": {"id": "h0mwtrhs", "outcome": "OUTCOME_OK", "output": "4\n"}},
+            {"text": "4"},
+        ],
+    }
+    model = span(
+        "chat gemini-2.5-flash",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.input.messages": messages(
+                {"role": "user", "parts": [{"type": "text", "content": "2 + 2?"}]}
+            ),
+            "gen_ai.output.messages": messages(reply),
+        },
+        start=1,
+    )
+    trace = to_trace([model]).trace
+    assert [step.type for step in trace.steps] == ["tool_call", "observation", "thought"]
+    # before: {"id": "h0mwtrhs", ...} too
+    assert trace.steps[0].input == {"language": "PYTHON", "code": "print(4)"}
+    assert trace.steps[1].content == "4\n"
+
+
 @pytest.mark.parametrize(
     ("attributes", "why"),
     [

@@ -210,7 +210,12 @@ def _model_part(ids: _Ids, part: Any, path: tuple[str | int, ...]) -> dict[str, 
     code = field(part, "executableCode")
     if isinstance(code, dict):  # run by Google within this turn: a server tool's call
         own = ids.call(CODE_EXECUTION, non_empty(code.get("id")))
-        return {"type": "server_tool_use", "id": own, "name": CODE_EXECUTION, "input": code}
+        return {
+            "type": "server_tool_use",
+            "id": own,
+            "name": CODE_EXECUTION,
+            "input": code_input(code),
+        }
     ran = field(part, "codeExecutionResult")
     if isinstance(ran, dict):
         return _code_result(ids, ran, "code_execution_tool_result")
@@ -286,6 +291,15 @@ def _code_result(ids: _Ids, result: Mapping[str, Any], kind: str) -> dict[str, A
     }
 
 
+def code_input(code: Mapping[str, Any]) -> dict[str, Any]:
+    """What the model wrote in an ``executableCode`` part: its ``language`` and ``code``.
+
+    The part's ``id`` pairs it with its ``codeExecutionResult`` (as a ``functionCall``'s ``id``
+    does its response, kept apart from its ``args``): no argument the model gave.
+    """
+    return {key: value for key, value in code.items() if key != "id"}
+
+
 def code_outcome(result: Mapping[str, Any]) -> tuple[str, bool]:
     """A ``codeExecutionResult``'s observation, and whether the code failed.
 
@@ -328,6 +342,7 @@ __all__ = [
     "CONTENT_HINT",
     "as_anthropic",
     "clis_own",
+    "code_input",
     "code_outcome",
     "field",
     "is_content",

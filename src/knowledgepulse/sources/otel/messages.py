@@ -343,7 +343,7 @@ def _gemini_part(raw: Mapping[str, Any]) -> dict[str, Any] | None:
             "type": "server_tool_call",
             "id": non_empty(code.get("id")),
             "name": gemini.CODE_EXECUTION,
-            "arguments": code,
+            "arguments": gemini.code_input(code),
         }
     ran = raw.get("code_execution_result", raw.get("codeExecutionResult"))
     if isinstance(ran, dict):
