@@ -430,3 +430,41 @@ def test_scores_win_over_a_score_where_a_sample_has_both(tmp_path: Path) -> None
     document["samples"][0]["score"] = {"value": "C"}
     (trace,) = traces(tmp_path, document)
     assert trace.metadata.success is False
+
+
+GPT5_EPOCHS = INSPECT / "inspect_flow_gpqa_diamond_gpt5_4_epochs.eval"
+"""gpt-5 answers one GPQA question in four epochs; each reply opens with OpenAI's encrypted
+reasoning (``redacted``), its readable ``summary`` beside it."""
+
+
+def test_redacted_reasoning_is_the_thought_its_summary_says() -> None:
+    """The encrypted ``reasoning`` is no thought; the ``summary`` beside it is."""
+    with zipfile.ZipFile(GPT5_EPOCHS) as archive:
+        sample = json.loads(archive.read("samples/rec06pnAkLOr2t2mp_epoch_1.json"))
+    part = sample["messages"][1]["content"][0]
+    assert part["type"] == "reasoning"
+    assert part["redacted"] is True
+    first = next(item.trace for item in convert_file(GPT5_EPOCHS) if isinstance(item, TraceItem))
+    assert [step.content for step in first.steps] == [
+        part["summary"],
+        sample["messages"][1]["content"][1]["text"],
+    ]
+    assert not any(part["reasoning"] in (step.content or "") for step in first.steps)
+
+
+def test_unredacted_reasoning_is_its_own_text_not_its_summary(tmp_path: Path) -> None:
+    """Reasoning in the clear is the thought as it is; a summary of it adds nothing."""
+    document = log(POPULARITY)
+    reply = next(m for m in document["samples"][0]["messages"] if m["role"] == "assistant")
+    answer = reply["content"] if isinstance(reply["content"], str) else reply["content"][0]["text"]
+    reply["content"] = [
+        {
+            "type": "reasoning",
+            "reasoning": "Weigh the two.",
+            "summary": "Weighed.",
+            "redacted": False,
+        },
+        {"type": "text", "text": answer},
+    ]
+    (trace,) = traces(tmp_path, document)
+    assert [step.content for step in trace.steps][:2] == ["Weigh the two.", answer]

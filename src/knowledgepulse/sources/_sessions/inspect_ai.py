@@ -9,7 +9,8 @@ Each sample, once per epoch, is a run of the agent and one trace, its id
 A sample's ``messages`` are Inspect's ``ChatMessage`` list, close to OpenAI Chat messages; they
 are told to the Chat Completions reader once Inspect's own shapes are put in its terms: a tool
 call is ``{id, function: <name>, arguments: {...}}`` (the name, not an object), content parts
-are ``text`` and ``reasoning`` (its text in ``reasoning``, none when ``redacted``) and media
+are ``text`` and ``reasoning`` (its text in ``reasoning``; when ``redacted``, as OpenAI's encrypted
+reasoning is, its ``summary``, if any) and media
 (dropped), and a ``tool`` message names its ``function`` and, when the call failed, its
 ``error`` (``{type, message}``): that result is an evident error, its message the observation,
 and the agent's next action its ``error_recovery``. A tool message without an ``error`` is no
@@ -231,12 +232,11 @@ def _chat(message: Any) -> Any:
     chat: dict[str, Any] = {"role": role, "content": content_text(content)}
     if isinstance(content, list):
         reasoning = [
-            part["reasoning"]
+            text
             for part in content
-            if isinstance(part, dict)
-            and part.get("type") == "reasoning"
-            and not part.get("redacted")
-            and isinstance(part.get("reasoning"), str)
+            if isinstance(part, dict) and part.get("type") == "reasoning"
+            for text in [_reasoning_text(part)]
+            if text
         ]
         if reasoning:
             chat["reasoning_content"] = "\n".join(reasoning)
@@ -249,6 +249,18 @@ def _chat(message: Any) -> Any:
         if failure:  # the error's own words: the content may be empty, or the tool's output
             chat["content"] = as_string(failure.get("message")) or chat["content"] or "error"
     return chat
+
+
+def _reasoning_text(part: dict[str, Any]) -> str | None:
+    """A ``reasoning`` part's readable text, if any.
+
+    Its ``reasoning``, or its ``summary`` where that is redacted (OpenAI's encrypted reasoning:
+    the summary is all of the model's thought one can read).
+    """
+    if not part.get("redacted") and isinstance(part.get("reasoning"), str):
+        return str(part["reasoning"])
+    summary = part.get("summary")
+    return summary if isinstance(summary, str) and summary.strip() else None
 
 
 def _call(call: Any) -> Any:
