@@ -11,6 +11,7 @@ from knowledgepulse.trace import TraceItem
 from tests.sources.helpers import convert_file
 
 AGENT = {"name": "assistant"}
+FILES = Path(__file__).parents[1] / "conformance" / "files" / "openai-agents"
 
 
 def call(name: str, call_id: str, arguments: str = "{}") -> dict[str, Any]:
@@ -118,6 +119,18 @@ def test_an_unknown_call_joins_its_output_by_the_raw_items_call_id(tmp_path: Pat
     }
     converted = read(tmp_path, state([program, done, message("Done.")]))
     assert kinds(converted)[:2] == [("tool_call", "program"), ("observation", "program")]
+
+
+def test_a_program_calls_code_is_its_input() -> None:
+    """The SDK's own fixture: the ``program`` call's ``code`` is what it was asked to run."""
+    path = FILES / "run_state_v1_13_programmatic_tool_calling.json"
+    raw = json.loads(path.read_text())["generated_items"][0]["raw_item"]
+    (converted,) = convert_file(path)
+    assert isinstance(converted, TraceItem)
+    program = converted.trace.steps[0]
+    assert program.tool is not None
+    assert program.tool.name == raw["type"]
+    assert program.input == {"code": raw["code"]}
 
 
 def test_a_state_with_no_item_is_a_located_problem(tmp_path: Path) -> None:

@@ -207,10 +207,13 @@ def _unknown_call(item: Any, raw: Any) -> Entry:
     # A call the reader does not know (a programmatic ``program`` call) keeps its id on its raw
     # item, as every call does: its output joins it by that id, not as a call of its own.
     call_id = getattr(item, "call_id", None) or as_object(raw).get("call_id")
+    arguments = as_object(raw).get("arguments")
+    if arguments is None and "code" in as_object(raw):  # a ``program`` call's input: its code
+        arguments = {"code": as_object(raw)["code"]}
     return Entry(
         "request",
         name=str(name or raw_type or "tool"),
-        arguments=as_object(raw).get("arguments"),
+        arguments=arguments,
         call_id=as_string(call_id),
     )
 
