@@ -4981,15 +4981,17 @@ def smolagents(path: Path) -> list[Run]:
     (``AgentMaxStepsError``) is given its answer by one more model call: the answer, then the
     error that ended the run. ``state`` is the success label. A CodeAgent calls ``final_answer``
     inside its code: the step marked ``is_final_answer`` holds the answer as its ``action_output``.
+    The model is the one the last provider response names (``model_output_message.raw.model``).
     """
     if path.suffix == ".jsonl":
         return [_smolagents_messages(row) for row in _rows(path)]
     document = json.loads(path.read_text())
     steps = document["steps"] if isinstance(document, dict) else document
-    timeline, objective = _Timeline(), None
+    timeline, objective, models = _Timeline(), None, []
     for step in steps:
         if "task" in step and objective is None:
             objective = step["task"]
+        models.append(((step.get("model_output_message") or {}).get("raw") or {}).get("model"))
         asked = (step.get("model_output_message") or {}).get("tool_calls") or step.get("tool_calls")
         if asked or step.get("model_output"):
             timeline.text(_text(step.get("model_output")))
@@ -5010,7 +5012,8 @@ def smolagents(path: Path) -> list[Run]:
         if error:
             timeline.error()
     state = document.get("state") if isinstance(document, dict) else None
-    facts = timeline.facts(objective, None if state is None else state == "success")
+    success = None if state is None else state == "success"
+    facts = timeline.facts(objective, success, model=_last_named(models))
     if state == "max_steps_error":
         facts["final_answer"] = str(document["output"])
     return [facts]

@@ -191,6 +191,26 @@ def test_a_run_result_dict_gives_its_state_and_output() -> None:
     assert converted.trace.outcome.confidence == 0.2
 
 
+def test_the_model_is_the_one_the_last_provider_response_names() -> None:
+    """``model_output_message.raw`` is the provider's reply (a ChatCompletion): its ``model``
+    is the run's; the planning step's message keeps no reply."""
+    path = Path(__file__).parents[1] / "conformance" / "files" / "smolagents"
+    document = json.loads((path / "planning_openai_instructions_with_tool_calls.json").read_text())
+    named = [
+        step["model_output_message"]["raw"]["model"]
+        for step in document["steps"]
+        if (step.get("model_output_message") or {}).get("raw")
+    ]
+    converted = smol.to_trace(document)
+    assert named
+    assert (converted.trace.metadata.model_extra or {})["source"]["model"] == named[-1]
+
+
+def test_steps_with_no_provider_reply_name_no_model() -> None:
+    converted = smol.to_trace(weather_run())
+    assert "model" not in (converted.trace.metadata.model_extra or {})["source"]
+
+
 def test_running_out_of_steps_is_a_terminal_error() -> None:
     """AgentMaxStepsError: an observation with its text, no error_recovery, success false."""
     steps = weather_run()[:3]

@@ -124,6 +124,8 @@ class Run:
     out_of_steps: bool = False
     answer: str | None = None
     canonical: list[Any] = field(default_factory=list)
+    model: str | None = None
+    """The model the last step's provider response names (``model_output_message.raw.model``)."""
 
 
 def runs_of(steps: Sequence[Any]) -> list[tuple[int, list[Any]]]:
@@ -177,6 +179,7 @@ def tell(run: Run, step: Any, path: Loc) -> None:
     at = start_time(step.get("timing"), (*path, "timing"))
     if run.started is None:
         run.started = at
+    run.model = _model(step) or run.model
     if "plan" in step:
         run.builder.thought(text(step.get("plan")), at=at)
         return
@@ -281,6 +284,18 @@ def _failed_call(tools: list[tuple[str, Any, str | None]], error: tuple[str, str
     return len(tools) - 1
 
 
+def _model(step: Mapping[str, Any]) -> str | None:
+    """The model a step's provider response names, if any.
+
+    That is the ``model`` of its ``ChatMessage.raw`` (the ChatCompletion, or LiteLLM's response,
+    as smolagents keeps it).
+    """
+    message = step.get("model_output_message")
+    raw = message.get("raw") if isinstance(message, Mapping) else None
+    model = raw.get("model") if isinstance(raw, Mapping) else None
+    return model if isinstance(model, str) and model.strip() else None
+
+
 def _answer(arguments: Any) -> str | None:
     if isinstance(arguments, Mapping) and "answer" in arguments:
         return text(arguments["answer"])
@@ -320,6 +335,7 @@ def finish(
         result_summary=answer,
         agent_id=agent_id,
         framework="smolagents",
+        model=run.model,
         content_hint=CONTENT_HINT,
     )
 
