@@ -5267,15 +5267,17 @@ def tau2(path: Path) -> list[Run]:
     (``requestor: "user"``) never reach the agent: not counted. A ``tool`` message answering the
     agent with ``error: true`` is a failed call. A simulation that ended other than by
     ``agent_stop`` / ``user_stop`` ends in an error. Success is a reward of 1 (tau2's
-    ``is_successful``); the answer is the agent's last text.
+    ``is_successful``); the answer is the agent's last text. The model is the one the agent's
+    last reply names (its ``raw_data``, LiteLLM's response), else the run's ``agent_info.llm``.
     """
     results = json.loads(path.read_text())
     if isinstance(results, list):  # simulations saved as a bare list: no run beside them
         results = {"simulations": results}
     tasks = {str(task["id"]): task for task in results.get("tasks") or []}
     runs = []
+    llm = ((results.get("info") or {}).get("agent_info") or {}).get("llm")
     for simulation in results["simulations"]:
-        timeline, objective, last_text = _Timeline(), None, None
+        timeline, objective, last_text, models = _Timeline(), None, None, [llm]
         for number, message in enumerate(simulation["messages"]):
             role, content = message["role"], message.get("content")
             said = content if isinstance(content, str) and content.strip() else None
@@ -5288,6 +5290,8 @@ def tau2(path: Path) -> list[Run]:
             elif role == "assistant":
                 timeline.text(said)
                 last_text = said or last_text
+                raw = message.get("raw_data")
+                models.append(raw.get("model") if isinstance(raw, dict) else None)
                 for call in message.get("tool_calls") or []:
                     timeline.tool(call["name"])
             elif role == "tool" and message.get("requestor", "assistant") != "user":
@@ -5304,6 +5308,7 @@ def tau2(path: Path) -> list[Run]:
             reward is not None and abs(reward - 1.0) <= 1e-6,
             trace_id=simulation["id"],
             reward=reward,
+            model=_last_named(models),
         )
         facts["final_answer"] = last_text
         runs.append(facts)

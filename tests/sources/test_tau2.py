@@ -348,3 +348,29 @@ def test_geminis_signed_parts_in_thinking_blocks_are_no_reasoning(tmp_path: Path
     }
     trace = read(tmp_path, document)[2].trace
     assert "thought" not in [step.type for step in trace.steps]  # its words are respond calls
+
+
+def source_model(trace: ReasoningTrace) -> Any:
+    return (trace.metadata.model_extra or {})["source"].get("model")
+
+
+def test_the_model_is_the_one_the_agents_last_reply_names(tmp_path: Path) -> None:
+    """``raw_data`` is LiteLLM's response: its ``model`` is the run's, over ``agent_info.llm``."""
+    document = results(TAU2 / "aide_claude_sonnet_4_5_thinking_airline.json")
+    replies = [
+        m for m in document["simulations"][0]["messages"] if (m.get("raw_data") or {}).get("model")
+    ]
+    assert replies
+    (first, *_) = read(tmp_path, document)
+    assert source_model(first.trace) == replies[-1]["raw_data"]["model"]
+    assert source_model(first.trace) != document["info"]["agent_info"]["llm"]
+
+
+def test_with_no_reply_naming_one_the_model_is_the_agents_llm(tmp_path: Path) -> None:
+    document = results()
+    for simulation in document["simulations"]:
+        for message in simulation["messages"]:
+            message.pop("raw_data", None)
+    traces = read(tmp_path, document)
+    llm = document["info"]["agent_info"]["llm"]
+    assert [source_model(item.trace) for item in traces] == [llm] * len(traces)

@@ -267,6 +267,7 @@ def _simulation(
         created_at=iso_time(simulation.get("start_time")) or iso_time(simulation.get("timestamp")),
         agent_id=as_string(agent.get("llm")) or as_string(agent.get("implementation")) or SOURCE,
         framework=SOURCE,
+        model=_replied_model(messages) or as_string(agent.get("llm")),
         metadata={DOMAIN_KEY: domain} if domain else None,
         warnings=warnings,
         source_extra={
@@ -380,6 +381,20 @@ def _chat(message: Any, names: Mapping[str, str]) -> Any:
             "tool_calls": [_call(call) for call in message["tool_calls"]],
         }
     return {"role": role, "content": message.get("content"), "reasoning_content": reasoning}
+
+
+def _replied_model(messages: list[Any]) -> str | None:
+    """The model the agent's last reply names, if any.
+
+    That is its ``raw_data``'s ``model`` (LiteLLM's whole response; a choice, as older tau2 kept,
+    names none).
+    """
+    for message in reversed(messages):
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            model = as_string(as_object(message.get("raw_data")).get("model"))
+            if model and model.strip():
+                return model
+    return None
 
 
 def _reasoning(raw: Any) -> str | None:
