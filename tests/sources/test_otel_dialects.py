@@ -882,22 +882,27 @@ def test_a_gemini_call_gives_its_contents_and_its_first_candidate() -> None:
     assert _agent_run({"model": "m", "contents": "Hi?"}, reply).task.objective == "Hi?"
 
 
-def test_crewai_output_raw_is_the_answer_and_the_react_reply_holding_it_is_told_once() -> None:
-    """CrewOutput's ``raw`` is the answer; the reply ``...Final Answer: <raw>`` keeps its lead."""
-    answer = "<h1>Hello World! Langfuse monitors your CrewAI agent!</h1>"
-    reply = f"I now can give a great answer\nFinal Answer: {answer}"
+def _openinference_reply(name: str, asked: str, reply: str) -> Span:
+    """An OpenInference LLM span of the agent run's (parent ``aa``): asked, and its reply."""
     model = span(
-        "completion",
+        name,
         {
             "openinference.span.kind": "LLM",
             "llm.input_messages.0.message.role": "user",
-            "llm.input_messages.0.message.content": "Write the page.",
+            "llm.input_messages.0.message.content": asked,
             "llm.output_messages.0.message.role": "assistant",
             "llm.output_messages.0.message.content": reply,
         },
         start=1,
     )
-    model = dataclasses.replace(model, parent_id="00000000000000aa")
+    return dataclasses.replace(model, parent_id="00000000000000aa")
+
+
+def test_crewai_output_raw_is_the_answer_and_the_react_reply_holding_it_is_told_once() -> None:
+    """CrewOutput's ``raw`` is the answer; the reply ``...Final Answer: <raw>`` keeps its lead."""
+    answer = "<h1>Hello World! Langfuse monitors your CrewAI agent!</h1>"
+    reply = f"I now can give a great answer\nFinal Answer: {answer}"
+    model = _openinference_reply("completion", "Write the page.", reply)
     trace = _agent_run({"task": "Write the page."}, {"raw": answer, "json_dict": None}, model)
     assert trace.outcome.result_summary == answer
     assert [step.content for step in trace.steps] == [
@@ -923,18 +928,7 @@ def test_a_react_reply_labelling_a_short_answer_is_not_told_twice(
 ) -> None:
     """The run's answer, however short, is not a step again after the reply saying ``Answer:``."""
     answer = steps[-1]
-    model = span(
-        "openai.chat",
-        {
-            "openinference.span.kind": "LLM",
-            "llm.input_messages.0.message.role": "user",
-            "llm.input_messages.0.message.content": "What is 2 times 3?",
-            "llm.output_messages.0.message.role": "assistant",
-            "llm.output_messages.0.message.content": reply,
-        },
-        start=1,
-    )
-    model = dataclasses.replace(model, parent_id="00000000000000aa")
+    model = _openinference_reply("openai.chat", "What is 2 times 3?", reply)
     trace = _agent_run({"task": "What is 2 times 3?"}, {"raw": answer, "json_dict": None}, model)
     assert trace.outcome.result_summary == answer
     assert [step.content for step in trace.steps] == steps
@@ -1926,7 +1920,18 @@ def test_genai_camel_case_code_execution_parts_read_as_in_the_gemini_chat_reader
             {"text": "4"},
         ],
     }
-    model = span(
+    trace = to_trace([_gemini_chat(reply)]).trace
+    assert steps(trace) == [
+        ("tool_call", "code_execution", steps(trace)[0][2]),
+        ("observation", "code_execution", "4\n"),
+        ("thought", None, "4"),
+    ]
+    assert trace.outcome.result_summary == "4"
+
+
+def _gemini_chat(reply: dict[str, Any]) -> Span:
+    """A GenAI chat span asked "2 + 2?", its output a Gemini reply (as the conventions hold it)."""
+    return span(
         "chat gemini-2.5-flash",
         {
             "gen_ai.operation.name": "chat",
@@ -1937,13 +1942,6 @@ def test_genai_camel_case_code_execution_parts_read_as_in_the_gemini_chat_reader
         },
         start=1,
     )
-    trace = to_trace([model]).trace
-    assert steps(trace) == [
-        ("tool_call", "code_execution", steps(trace)[0][2]),
-        ("observation", "code_execution", "4\n"),
-        ("thought", None, "4"),
-    ]
-    assert trace.outcome.result_summary == "4"
 
 
 def test_the_id_pairing_gemini_code_with_its_result_is_no_argument_of_the_call() -> None:
@@ -1957,18 +1955,7 @@ def test_the_id_pairing_gemini_code_with_its_result_is_no_argument_of_the_call()
             {"text": "4"},
         ],
     }
-    model = span(
-        "chat gemini-2.5-flash",
-        {
-            "gen_ai.operation.name": "chat",
-            "gen_ai.input.messages": messages(
-                {"role": "user", "parts": [{"type": "text", "content": "2 + 2?"}]}
-            ),
-            "gen_ai.output.messages": messages(reply),
-        },
-        start=1,
-    )
-    trace = to_trace([model]).trace
+    trace = to_trace([_gemini_chat(reply)]).trace
     assert [step.type for step in trace.steps] == ["tool_call", "observation", "thought"]
     # before: {"id": "h0mwtrhs", ...} too
     assert trace.steps[0].input == {"language": "PYTHON", "code": "print(4)"}
