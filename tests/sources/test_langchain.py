@@ -974,3 +974,28 @@ def test_a_forced_call_that_a_tool_then_runs_stays_a_call() -> None:
     item = lc.to_trace(_structured_tree(ran_after=True))
     assert ("tool_call", "WeatherResponse") in shape(item)
     assert item.trace.outcome.result_summary == "It's always sunny in sf."
+
+
+def test_a_model_run_names_the_model_that_replied_not_the_alias_asked_for() -> None:
+    """LangChain's ``ls_model_name`` is the alias the app asked for (``gpt-4.1-mini``); the
+    reply's ``llm_output.model_name`` the version that ran: the trace's model."""
+    path = CORPUS / "langsmith" / "langgraph_subgraph.json"
+    runs = [run for run in _runs_in(json.loads(path.read_text())) if run.get("run_type") == "llm"]
+    asked = {run["extra"]["metadata"]["ls_model_name"] for run in runs}
+    replied = {run["outputs"]["llm_output"]["model_name"] for run in runs}
+    assert (asked, replied) == ({"gpt-4.1-mini"}, {"gpt-4.1-mini-2025-04-14"})
+    (item,) = convert_file(path)
+    assert isinstance(item, TraceItem)
+    assert source_of(item)["model"] == "gpt-4.1-mini-2025-04-14"
+
+
+def _runs_in(value: Any) -> list[dict[str, Any]]:
+    """Every run of a LangSmith export, its children's too, whatever its shape."""
+    if isinstance(value, list):
+        return [run for item in value for run in _runs_in(item)]
+    if not isinstance(value, dict):
+        return []
+    nested = [
+        run for key in ("child_runs", "runs", "post", "patch") for run in _runs_in(value.get(key))
+    ]
+    return ([value] if "run_type" in value else []) + nested

@@ -150,10 +150,19 @@ def convert_tree(root: RunNode, options: TraceOptions) -> TraceItem:
 
 
 def _model(run: Mapping[str, Any]) -> str | None:
-    """The model a model run names: LangChain's ``ls_model_name``, else its invocation's."""
+    """The model a model run names: the one that replied, else the one asked for.
+
+    The reply's: a wrapped client's response (``wrap_openai``'s Chat Completion, its
+    ``model``), a chat model's ``llm_output.model_name``. The one asked for: LangChain's
+    ``ls_model_name``, else the invocation's (an alias, ``gpt-4.1-mini``, where the reply names
+    the version that ran, ``gpt-4.1-mini-2025-04-14``).
+    """
+    outputs = as_object(run.get("outputs"))
     extra = as_object(run.get("extra"))
     invoked = as_object(extra.get("invocation_params"))
     named = (
+        outputs.get("model"),
+        as_object(outputs.get("llm_output")).get("model_name"),
         as_object(extra.get("metadata")).get("ls_model_name"),
         invoked.get("model"),  # OpenAI's, Anthropic's
         invoked.get("model_name"),
