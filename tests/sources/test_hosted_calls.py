@@ -461,3 +461,29 @@ def test_a_hosted_result_is_its_results_when_its_output_is_null() -> None:
         # before: no observation (the null ``output`` taken for the result)
         assert len(observed) == 1
         assert "14195730" in (observed[0] or "")
+
+
+@pytest.mark.parametrize(
+    ("name", "kept"),
+    [
+        ("test_anthropic_web_search_tool.jsonl", {"type", "title", "url", "page_age"}),
+        ("test_anthropic_advisor_tool_redacted.jsonl", {"type", "stop_reason"}),
+    ],
+)
+def test_a_server_results_ciphertext_is_left_out_of_its_observation(
+    name: str, kept: set[str]
+) -> None:
+    """Anthropic's server results hold what only its API can read: a page's
+    ``encrypted_content``, a redacted advisor's reply. The observation keeps the rest (the
+    pages' titles and addresses): before, it was kilobytes of ciphertext, in the trace, its
+    novelty and its training row."""
+    raw = (FILES / "anthropic" / name).read_text()
+    trace = only(convert_file(FILES / "anthropic" / name))
+    observed = [step.content or "" for step in trace.steps if step.type == "observation"]
+    results = [json.loads(text) for text in observed if text.startswith(("[", "{"))]
+    assert results
+    assert '"encrypted_content"' in raw
+    blocks = [
+        block for found in results for block in (found if isinstance(found, list) else [found])
+    ]
+    assert {key for block in blocks for key in block} == kept

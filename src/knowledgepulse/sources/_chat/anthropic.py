@@ -232,10 +232,23 @@ def _server_output(content: Any) -> Any:
 
     An ``mcp_tool_result``'s content is the text blocks the MCP server returned (``[{"type":
     "text", "text": ...}]``), the text the model read, as a ``tool_result``'s is; a web search's
-    result blocks (``web_search_result``) and a code run's object hold no text block and stay.
+    result blocks (``web_search_result``) and a code run's object hold no text block and stay,
+    less what only Anthropic's API can read (a page's ``encrypted_content``, a redacted advisor's
+    reply): kilobytes of ciphertext that no person, embedder or trainer can use.
     """
     text = content_text(content) if isinstance(content, list) else None
-    return content if text is None else text
+    if text is not None:
+        return text
+    if isinstance(content, list):
+        return [_readable(block) for block in content]
+    return _readable(content)
+
+
+def _readable(block: Any) -> Any:
+    """A server result's block without its encrypted fields (``encrypted_content``...)."""
+    if not isinstance(block, Mapping):
+        return block
+    return {key: value for key, value in block.items() if not str(key).startswith("encrypted_")}
 
 
 def _server_error(content: Any) -> str | None:
