@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from knowledgepulse.sources import read
-from knowledgepulse.sources._chat._tools import row_tools
+from knowledgepulse.sources._chat._tools import prompt_tools, row_tools
 from knowledgepulse.trace.item import TraceItem
 from tests.paths import REPO
 
@@ -122,3 +122,20 @@ def test_a_glm4_row_declares_its_tools_on_the_system_message() -> None:
     (item,) = [item for item in read([path]) if isinstance(item, TraceItem)]
     # before: a schema guessed from the call (no description, `interests` of no item type)
     assert list(item.tools) == declared
+
+
+def test_a_hermes_system_prompt_declares_its_tools_between_tools_tags() -> None:
+    """NousResearch's format puts the definitions in the system prompt, after instructions that
+    name the tags: JSON (a list, or an object a line) or a Python list's repr, as its card's
+    example writes them; the training row lists them, descriptions kept."""
+    instructions = "You are provided with function signatures within <tools> </tools> XML tags."
+    for written in (json.dumps([OPENAI]), json.dumps(OPENAI), repr([OPENAI])):
+        system = f"{instructions}\n<tools>\n{written}\n</tools>\nUse them."
+        assert prompt_tools(system) == (OPENAI,), written
+    assert prompt_tools(f"{instructions}\n<tools>\n[]\n</tools>") == ()
+    assert prompt_tools("<tools> not a list </tools>") == ()
+    card = REPO / "tests/conformance/files/hermes/hermes_function_calling_v1_card_examples.json"
+    (first, *_) = [item for item in read([card]) if isinstance(item, TraceItem)]
+    names = [tool["function"]["name"] for tool in first.tools]
+    assert names == ["search_flights"]
+    assert first.tools[0]["function"]["description"]

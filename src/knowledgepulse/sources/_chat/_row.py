@@ -34,7 +34,7 @@ from knowledgepulse.sources._chat._text import (
     react_transcript,
     users_words,
 )
-from knowledgepulse.sources._chat._tools import message_tools, row_tools
+from knowledgepulse.sources._chat._tools import message_tools, prompt_tools, row_tools
 from knowledgepulse.sources._envelope import (
     CONFIDENCE_KEY,
     DOMAIN_KEY,
@@ -681,7 +681,7 @@ def _convert_row(
         reward=reward,
         privacy_level=_privacy_level(row.get(PRIVACY_COLUMN)),
         # What a training row of the trace opens with and lists, as the source row had them.
-        tools=row_tools(row) or message_tools(messages),
+        tools=row_tools(row) or message_tools(messages) or prompt_tools(told.system),
         system=told.system if told.objective is not None else None,
     )
 

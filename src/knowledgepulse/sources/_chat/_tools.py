@@ -9,13 +9,18 @@ or a JSON string. The Responses API writes a function flat (``{"type": "function
 schema in ``parameters`` or ``parameters_json_schema``). Toucan-1.5M names the column
 ``available_tools``; ``verifiers`` rollouts keep them in ``info.oai_tools``, NeMo Gym's rollouts in
 the request made (``responses_create_params.tools``); GLM-4's rows declare them on the ``system``
-message (its ``tools`` key, beside an empty ``content``). A training row
+message (its ``tools`` key, beside an empty ``content``), and Hermes-format rows in the system
+prompt, between ``<tools>`` tags (JSON, or the Python repr NousResearch's card shows). A
+training row
 written from the trace lists them as they were (descriptions, required arguments, tools never
 called), not as guessed from the calls.
 """
 
 from __future__ import annotations
 
+import ast
+import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -52,6 +57,49 @@ def message_tools(messages: list[Any]) -> tuple[dict[str, Any], ...]:
         if declared is not None and message.get("role") == "system":
             return row_tools({"tools": declared})
     return ()
+
+
+_TOOLS_TAG = re.compile(r"<tools>\s*(.*?)\s*</tools>", re.DOTALL)
+"""The tools of a Hermes-format system prompt (NousResearch's function-calling format)."""
+
+
+def prompt_tools(system: str | None) -> tuple[dict[str, Any], ...]:
+    """The tools a system prompt declares between ``<tools>`` tags, as OpenAI's; none else.
+
+    The prompt names the tags in its instructions first ("within <tools> </tools> XML tags"):
+    the first pair holding a readable list is the declaration.
+    """
+    for found in _TOOLS_TAG.finditer(system or ""):
+        tools = row_tools({"tools": _values(found.group(1))})
+        if tools:
+            return tools
+    return ()
+
+
+def _values(text: str) -> list[Any] | None:
+    """The definitions written between the tags, as a list; ``None`` when none can be read.
+
+    A JSON list, JSON objects one after another, or a Python list's repr (single quotes,
+    ``None``), as the format's examples write them.
+    """
+    try:
+        value = ast.literal_eval(text) if text.startswith("[{'") else json.loads(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        value = _objects(text)
+    return value if isinstance(value, list) else [value] if isinstance(value, dict) else None
+
+
+def _objects(text: str) -> list[Any] | None:
+    """JSON values one after another (an object a line); ``None`` when the text is not so."""
+    decoder, found, at = json.JSONDecoder(), [], 0
+    while at < len(text):
+        try:
+            value, at = decoder.raw_decode(text, at)
+        except ValueError:
+            return None
+        found.append(value)
+        at = len(text) - len(text[at:].lstrip())
+    return found or None
 
 
 def _declared(listed: list[Any]) -> list[Any]:
@@ -110,4 +158,4 @@ def _without_nulls(value: Any) -> Any:
     return value
 
 
-__all__ = ["message_tools", "row_tools"]
+__all__ = ["message_tools", "prompt_tools", "row_tools"]
