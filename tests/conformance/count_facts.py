@@ -3095,9 +3095,15 @@ def swe_agent_traj(path: Path) -> list[Run]:
     before the issue, not the issue. A demonstration kept as its ``history`` alone has no
     ``info`` and no label: its actions are the assistant turns' ``action``, and when the last
     is ``submit``, the observation answering it is the submission. A CTF challenge's
-    environment answers a rejected flag's ``submit`` with ``Wrong flag!``: a failed call.
+    environment answers a rejected flag's ``submit`` with ``Wrong flag!``: a failed call. The
+    model is the ``replay_config``'s ``agent.model.name`` (SWE-agent 1.x writes that config as a
+    JSON text), unless it is one of SWE-agent's stand-ins (``human``, ``replay``...).
     """
     document = json.loads(path.read_text())
+    config = document.get("replay_config") or {}
+    config = json.loads(config) if isinstance(config, str) else config
+    model = ((config.get("agent") or {}).get("model") or {}).get("name")
+    model = None if model in ("human", "human_thought", "replay", "instant_empty_submit") else model
     timeline = _Timeline()
     objective = next(
         (
@@ -3125,7 +3131,7 @@ def swe_agent_traj(path: Path) -> list[Run]:
     if "info" not in document:
         ends_in_submit = bool(steps) and steps[-1]["action"].strip().split()[:1] == ["submit"]
         timeline.text(steps[-1]["observation"] if ends_in_submit else None)
-        return [timeline.facts(objective)]
+        return [timeline.facts(objective, model=model)]
     info = document["info"]
     status = info.get("exit_status")
     if isinstance(status, str) and not status.startswith("submitted"):
@@ -3133,7 +3139,8 @@ def swe_agent_traj(path: Path) -> list[Run]:
     timeline.text(info.get("submission"))
     # ``submitted`` with no submission (``null``: the agent submitted no change) made no patch to
     # resolve anything with
-    return [timeline.facts(objective, status == "submitted" and bool(info.get("submission")))]
+    submitted = status == "submitted" and bool(info.get("submission"))
+    return [timeline.facts(objective, submitted, model=model)]
 
 
 _COMMAND = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTALL)

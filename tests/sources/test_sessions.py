@@ -122,6 +122,21 @@ def test_a_function_calling_traj_takes_the_arguments_of_its_tool_calls() -> None
     assert trace.steps[1].latency_ms is not None
 
 
+@pytest.mark.parametrize(
+    ("name", "as_text", "model"),
+    [("openai/gpt-5", True, "openai/gpt-5"), ("gpt-4o", False, "gpt-4o"), ("human", True, None)],
+)
+def test_a_traj_names_the_model_its_replay_config_ran(
+    name: str, as_text: bool, model: str | None
+) -> None:
+    """SWE-agent 1.x keeps the run's config as JSON text; a person typing actions is no model."""
+    document = json.loads((SWE / "swe-agent__test-repo-i1.traj").read_text())
+    config = {"agent": {"model": {"name": name, "temperature": 1.0}}}
+    document["replay_config"] = json.dumps(config) if as_text else config
+    item = only(list(convert([document], source="swe-agent")))
+    assert source_of(item).get("model") == model
+
+
 def test_a_traj_that_exits_without_submitting_failed_at_a_terminal_error() -> None:
     """Another exit status (out of budget, say) is a terminal error: no recovery, no success."""
     document = json.loads((SWE / "swe-agent__test-repo-i1.traj").read_text())

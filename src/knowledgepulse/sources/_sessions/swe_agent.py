@@ -9,7 +9,9 @@ command line (or, for function-calling runs, the arguments of the history's ``to
 its ``observation`` the result (a ``submit`` the environment answers ``Wrong flag!``, a CTF
 challenge's rejected flag, failed). Each turn is a call of its own, even where its call id
 repeats an earlier turn's (SWE-agent's replayed demonstrations reuse them). The submission is the
-final answer.
+final answer. The model is the one the run was configured with, its ``replay_config``'s
+``agent.model.name`` (a JSON text in SWE-agent 1.x), but for SWE-agent's stand-ins for a model
+(``human``, ``replay``...).
 
 A demonstration SWE-agent shows the model (``trajectories/demonstrations/*.traj``) may keep only
 its ``history``, SWE-agent's own messages (each with its ``agent`` and ``message_type``): its
@@ -28,6 +30,7 @@ The confidence stays the default, which says it was not measured.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -53,6 +56,9 @@ WRONG_FLAG = "Wrong flag!"
 """What SWE-agent's environment answers a ``submit`` whose flag its CTF challenge rejects
 (EnIGMA, ``SWEEnv.step``): the submission failed and the run goes on, the agent's next action
 recovering from it."""
+STAND_INS = frozenset({"human", "human_thought", "replay", "instant_empty_submit"})
+"""The names SWE-agent's ``get_model`` gives the models that are no model: a person typing the
+actions, a replay of a recorded run, its test's empty submission."""
 
 
 def recognises(value: Any) -> bool:
@@ -124,10 +130,22 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
         created_at=UNDATED,
         result_summary=builder.final_answer,
         framework="swe-agent",
+        model=_model(document.get("replay_config")),
         source_extra={"exit_status": status} if isinstance(status, str) else None,
         content_hint=CONTENT_HINT,
         location=record.location,
     )
+
+
+def _model(config: Any) -> str | None:
+    """The model a run's ``replay_config`` names (``agent.model.name``), if it names one."""
+    if isinstance(config, str):
+        try:
+            config = json.loads(config)
+        except ValueError:
+            return None
+    name = non_blank(as_object(as_object(as_object(config).get("agent")).get("model")).get("name"))
+    return None if name in STAND_INS else name
 
 
 def _tell_turn(builder: StepBuilder, turn: Any, call: Mapping[str, Any] | None) -> None:
