@@ -184,6 +184,30 @@ def test_openinference_wins_over_genai_on_the_same_span() -> None:
     ]
 
 
+def test_a_vertex_model_call_names_the_model_that_replied_not_the_resource_path() -> None:
+    """OpenInference's Vertex AI spans name the model asked for as a resource path; the
+    response kept as ``output.value`` names the model that replied (``model_version``)."""
+    asked = "projects/p/locations/europe-central2/publishers/google/models/gemini-2.5-flash"
+    reply = {
+        "candidates": [{"content": {"role": "model", "parts": [{"text": "An answer."}]}}],
+        "model_version": "gemini-2.5-flash",
+    }
+    call = span(
+        "generate_content",
+        {
+            "openinference.span.kind": "LLM",
+            "llm.model_name": asked,
+            "input.value": json.dumps({"contents": [], "model": asked}),
+            "output.value": json.dumps(reply),
+            "llm.output_messages.0.message.role": "model",
+            "llm.output_messages.0.message.content": "An answer.",
+        },
+        start=1,
+    )
+    trace = to_trace([call]).trace
+    assert (trace.metadata.model_extra or {})["source"]["model"] == "gemini-2.5-flash"
+
+
 def test_an_openinference_message_told_as_parts_and_as_content_is_one_text() -> None:
     """OpenAI Agents' instrumentor writes a Responses API message's text as ``contents`` parts
     and again as ``content``: one thought, not the answer twice."""

@@ -218,6 +218,7 @@ def _openinference(span: Span, attrs: Mapping[str, Any], view: View) -> None:
             output_messages=_spoken(msg.openinference_messages(attrs, "llm.output_messages"))
             or _called(attrs.get("output.value"))
             or _completion(attrs.get("output.value"), attrs.get("output.mime_type")),
+            model=_google_replied_model(attrs.get("output.value")),
         )
     elif role == "tool" and kind.upper() == "RETRIEVER":
         documents = msg.indexed(attrs, "retrieval.documents")
@@ -385,6 +386,17 @@ def _called(value: Any) -> list[msg.Message]:
     if not all(isinstance(call, dict) and isinstance(call.get("function"), dict) for call in calls):
         return []
     return msg.messages([{"role": "assistant", "tool_calls": calls}])
+
+
+def _google_replied_model(value: Any) -> str | None:
+    """The model that replied, as a Gemini response names it (``model_version``).
+
+    OpenInference's Vertex AI instrumentation names the model asked for, the resource path
+    (``projects/.../publishers/google/models/gemini-2.5-flash``) as ``llm.model_name``; the
+    response it keeps as ``output.value`` says which model replied: ``gemini-2.5-flash``.
+    """
+    response = as_object(msg.loads(value))
+    return non_blank(response.get("model_version")) or non_blank(response.get("modelVersion"))
 
 
 def _spoken(messages: list[msg.Message]) -> list[msg.Message]:
