@@ -1119,6 +1119,29 @@ def test_langfuse_langchain_tool_calls_in_additional_kwargs_name_the_tool_span()
     ]
 
 
+def test_a_langsmith_tool_run_in_langfuse_has_the_arguments_the_model_gave_not_their_wrapper() -> (
+    None
+):
+    """LangSmith's Claude Agent SDK hooks record a tool's arguments as ``{"input": ...}``; the
+    call's arguments are what it holds, as the LangSmith runs reader reads them."""
+    langsmith = {"scope": {"name": "langsmith"}, "attributes": {"langsmith.span.kind": "tool"}}
+    export = _langfuse_export(
+        {"input": "Weather in Berlin?"},
+        _observation(
+            "lf1",
+            "t1",
+            "TOOL",
+            1,
+            name="get_weather",
+            input={"input": {"city": "Berlin"}},
+            output="Cloudy",
+            metadata=langsmith,
+        ),
+    )
+    (call, _result) = _trace_of("langfuse", export).steps
+    assert (call.type, call.input) == ("tool_call", {"city": "Berlin"})
+
+
 def test_langfuse_langchain_js_serialised_messages_give_the_answer() -> None:
     """LangChain.js messages serialised with their class (``lc``, ``kwargs``) keep their roles."""
 

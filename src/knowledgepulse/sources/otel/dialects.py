@@ -1182,9 +1182,26 @@ def _langsmith(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         inputs = {**inputs, "messages": inputs["messages"][0]}  # a chat model's batch of one
     if kind == "tool" and isinstance(outputs, dict) and set(outputs) == {"output"}:
         outputs = outputs["output"]
+    if kind == "tool":
+        # Langfuse moves ``gen_ai.prompt`` into its observation's input (our GenAI fill-in).
+        inputs = _langsmith_tool_arguments(
+            msg.loads(attrs.get("gen_ai.tool.call.arguments")) if inputs is None else inputs
+        )
     _typed_run(span, kind.upper(), (inputs, outputs, []), view)
     if view.role == "tool":
         view.fill(tool_name=non_blank(attrs.get("gen_ai.tool.name")))
+
+
+def _langsmith_tool_arguments(inputs: Any) -> Any:
+    """A LangSmith tool run's arguments: its inputs, or the object its one ``input`` holds.
+
+    LangSmith's Claude Agent SDK hooks record a tool's arguments as ``{"input": tool_input}``
+    (``{"input": {"city": "Berlin"}}`` where the model asked for ``{"city": "Berlin"}``); the
+    LangSmith runs reader unwraps the same (``_runs._tool_input``).
+    """
+    if isinstance(inputs, dict) and set(inputs) == {"input"} and isinstance(inputs["input"], dict):
+        return inputs["input"]
+    return inputs
 
 
 def _is_batch(messages: Any) -> bool:
