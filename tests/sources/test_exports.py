@@ -1142,6 +1142,14 @@ def test_a_langsmith_tool_run_in_langfuse_has_the_arguments_the_model_gave_not_t
     assert (call.type, call.input) == ("tool_call", {"city": "Berlin"})
 
 
+def test_an_ai_sdk_run_that_ended_asking_for_tools_says_no_answer_not_their_json() -> None:
+    """``generateText`` stopped at its tool calls: Langfuse keeps ``ai.response.toolCalls`` as
+    its output, which is no words of the model (before: a thought and an answer of that JSON)."""
+    item = only(CORPUS / "langfuse" / "vercel-aisdk-2025-11-17.json")
+    assert steps(item.trace) == [("tool_call", "getWeather"), ("observation", "getWeather")]
+    assert item.trace.outcome.result_summary == "completed"
+
+
 def test_langfuse_langchain_js_serialised_messages_give_the_answer() -> None:
     """LangChain.js messages serialised with their class (``lc``, ``kwargs``) keep their roles."""
 

@@ -966,11 +966,26 @@ def _state_text(value: Any) -> str | None:
 
     LangGraph's node that Langfuse types ``agent`` outputs the state (``{"messages": [...]}``):
     one whose assistant only asked for tools answered nothing, and is no answer written as JSON.
+    So is the Vercel AI SDK's ``generateText`` that ended asking for tools, whose output
+    Langfuse keeps as its ``ai.response.toolCalls``: ``[{"toolCallId", "toolName", "input"}]``.
     """
     loaded = msg.loads(value)
     if isinstance(loaded, dict) and isinstance(loaded.get("messages"), list):
         return msg.last_assistant_text(msg.messages(loaded["messages"]))
+    if _ai_sdk_tool_calls(loaded):
+        return None
     return _output_text(value)
+
+
+def _ai_sdk_tool_calls(value: Any) -> bool:
+    """Whether ``value`` lists the Vercel AI SDK's tool calls (``toolCallId``, ``toolName``)."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(
+            isinstance(call, dict) and {"toolCallId", "toolName"} <= set(call) for call in value
+        )
+    )
 
 
 def _called_with(value: Any) -> Any:
