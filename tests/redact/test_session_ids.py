@@ -97,10 +97,11 @@ def test_a_run_name_shape_is_kept_only_under_a_session_id(value: str) -> None:
     assert hidden == {"session_id": "[REDACTED:password]"}
 
 
-@pytest.mark.parametrize("run", ["s1", "test-session-123", "session_b", "run_0042"])
+@pytest.mark.parametrize("run", ["s1", "test-session-123", "session_b", "run_0042", "run-v17-001"])
 def test_a_run_named_by_words_and_a_small_number_is_shown(run: str) -> None:
     """A harness's or a fixture's session id of words and a counter names a run: before, "s1"
-    and "test-session-123" (Claude Code fixtures' sessionId) were hidden as a password."""
+    and "test-session-123" (Claude Code fixtures' sessionId), and "run-v17-001" (ATIF v1.7's
+    example) were hidden as a password."""
     value, _ = redact_value({"sessionId": run, "session_id": run}, "private")
     assert value == {"sessionId": run, "session_id": run}
 

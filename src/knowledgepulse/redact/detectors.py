@@ -179,8 +179,9 @@ _NUMBER = regex.compile(r"[+\-]?\d{1,8}")
 _PASSWORD_NAME = regex.compile(r"(?i)pass(?:word|wd|phrase)?|pwd")
 # An agent's session id (Claude Code's and Codex's "sessionId", a framework's session_id) names
 # the run, and is the trace id kp shows: a UUID (chat_<UUID> too) or words (test-session-id,
-# session_b), perhaps numbered (s1, test-session-123), an identifier, not a credential. A web
-# session is a cookie's value (cookie-header hides it whatever its form) or a server's random
+# session_b), perhaps numbered (s1, test-session-123) or versioned (run-v17-001, ATIF v1.7's
+# example), an identifier, not a credential. A web session is a cookie's value (cookie-header
+# hides it whatever its form) or a server's random
 # string (Django's 32 characters, PHPSESSID, JSESSIONID: digits and letters, no UUID's dashes),
 # hidden under its name. A harness's run name is words, the Unix time it started (10 digits, 13
 # in milliseconds) and at most 8 hex digits (Terminal-Bench's tbench-1765491470070-3679a2f1):
@@ -191,7 +192,7 @@ _PASSWORD_NAME = regex.compile(r"(?i)pass(?:word|wd|phrase)?|pwd")
 _SESSION_NAME = regex.compile(r"(?i)session[ _.\-]?id\d*(?![A-Za-z0-9_])")
 _RUN_NAME = regex.compile(
     r"(?:[A-Za-z]+[_\-:])?[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}"
-    r"|[A-Za-z]{1,12}(?:[_\-][A-Za-z]{1,12}){0,5}"
+    r"|[A-Za-z]{1,12}(?:[_\-](?:[A-Za-z]{1,12}|v\d{1,4})){0,5}"
     r"(?:[_\-](?:\d{10}|\d{13})(?:[_\-][0-9a-f]{1,8})?|[_\-]?\d{1,4})?"
     r"|\d{8}_(?:\d{6}_[0-9a-f]{6}|[A-Za-z]{1,12}(?:_[A-Za-z]{1,12}){0,5})"
     r"|ses_[0-9a-f]{12}[0-9A-Za-z]{14}"
