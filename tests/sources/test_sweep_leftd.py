@@ -29,7 +29,7 @@ from knowledgepulse.sources import read
 from knowledgepulse.sources._chat._row import ChatSource
 from knowledgepulse.sources._registry import detect
 from knowledgepulse.trace import TraceItem
-from tests.sources.helpers import CORPUS, convert_file
+from tests.sources.helpers import CORPUS, convert_file, source_of
 
 AGENTCORE = CORPUS / "otlp" / "agentcore_toolkit_strands_openai_cloudwatch.jsonl"
 ANTHROPIC_REPLY = CORPUS / "conversation" / "sdk_reply_agentops_anthropic_message.json"
@@ -85,6 +85,20 @@ def test_the_messages_apis_reply_alone_is_read_as_anthropics() -> None:
     (item,) = [item for item in read(ANTHROPIC_REPLY) if isinstance(item, TraceItem)]
     assert item.trace.metadata.framework == "anthropic"
     assert item.trace.outcome.result_summary == "The capital of France is Paris."
+
+
+def test_the_messages_apis_reply_names_the_model(tmp_path: Path) -> None:
+    """The reply's ``model`` is the trace's, saved alone or after the turns that asked for it;
+    before, no model was read from a conversation's messages."""
+    reply = json.loads(ANTHROPIC_REPLY.read_text())
+    (alone,) = [item for item in read(ANTHROPIC_REPLY) if isinstance(item, TraceItem)]
+    assert source_of(alone).get("model") == reply["model"] == "claude-3-opus-20240229"
+    asked = {"role": "user", "content": "What is the capital of France?"}
+    path = tmp_path / "conversation.json"
+    path.write_text(json.dumps([asked, reply]))
+    (item,) = [item for item in read(path) if isinstance(item, TraceItem)]
+    assert item.trace.task.objective == asked["content"]
+    assert source_of(item).get("model") == reply["model"]
 
 
 def test_a_reply_of_a_tool_use_block_is_anthropics_alone(tmp_path: Path) -> None:

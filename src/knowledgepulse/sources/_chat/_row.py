@@ -670,7 +670,7 @@ def _convert_row(
         created_at=(moment(row.get(columns.time)) if columns.time else None) or UNDATED,
         result_summary=builder.final_answer,
         framework=family.framework,
-        model=_model(row, family),
+        model=_model(row, family, messages),
         metadata=kept,
         warnings=told.unread,
         source_extra={"row": record.location.index} if as_row else None,
@@ -686,13 +686,24 @@ def _convert_row(
     )
 
 
-def _model(row: Mapping[str, Any], family: ChatSource) -> str | None:
+def _model(row: Mapping[str, Any], family: ChatSource, messages: list[Any]) -> str | None:
     """The model a row names: its ``model`` or ``model_name`` column, else its reply's.
 
     A Responses object's ``model`` is its own column; NeMo Gym's row wraps its ``response``.
+    An API's reply saved as a turn (Anthropic's ``Message``, ``{"type": "message", "role":
+    "assistant", "content", "model", ...}``) names the model that wrote it: the last such.
     """
     reply = json_or_value(row.get(family.wrapped[1][0])) if family.wrapped else None
-    named = (row.get("model"), row.get("model_name"), as_object(reply).get("model"))
+    named = (
+        row.get("model"),
+        row.get("model_name"),
+        as_object(reply).get("model"),
+        *(
+            turn.get("model")
+            for turn in reversed(messages)
+            if isinstance(turn, dict) and turn.get("role") == "assistant"
+        ),
+    )
     return next((name for name in named if isinstance(name, str) and name.strip()), None)
 
 
