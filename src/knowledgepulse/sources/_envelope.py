@@ -225,7 +225,16 @@ def last_model(names: Iterable[Any]) -> str | None:
     A reply whose model the source left out, or named by something other than text or by no
     letter or digit (a placeholder: ``...``), is passed over, so the model is the last one named.
     """
-    named = (name for name in reversed(list(names)) if isinstance(name, str))
+    return first_model(*reversed(list(names)))
+
+
+def first_model(*candidates: Any) -> str | None:
+    """The first of ``candidates`` that names a model, as :func:`last_model` tells a name.
+
+    The candidates come in the source's precedence: the model that replied, then the one asked
+    for.
+    """
+    named = (name for name in candidates if isinstance(name, str))
     return next((name for name in named if any(map(str.isalnum, name))), None)
 
 

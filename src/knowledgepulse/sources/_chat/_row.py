@@ -42,6 +42,7 @@ from knowledgepulse.sources._envelope import (
     PathError,
     TraceOptions,
     assemble,
+    first_model,
 )
 from knowledgepulse.sources._registry import Source
 from knowledgepulse.sources._rows import DEFAULT_SUCCESS_THRESHOLD, RowOptions
@@ -694,7 +695,7 @@ def _model(row: Mapping[str, Any], family: ChatSource, messages: list[Any]) -> s
     "assistant", "content", "model", ...}``) names the model that wrote it: the last such.
     """
     reply = json_or_value(row.get(family.wrapped[1][0])) if family.wrapped else None
-    named = (
+    return first_model(
         row.get("model"),
         row.get("model_name"),
         as_object(reply).get("model"),
@@ -704,7 +705,6 @@ def _model(row: Mapping[str, Any], family: ChatSource, messages: list[Any]) -> s
             if isinstance(turn, dict) and turn.get("role") == "assistant"
         ),
     )
-    return next((name for name in named if isinstance(name, str) and name.strip()), None)
 
 
 def _conversation(

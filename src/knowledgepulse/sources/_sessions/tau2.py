@@ -63,6 +63,7 @@ from knowledgepulse.sources._envelope import (
     TraceOptions,
     assemble,
     finished,
+    last_model,
 )
 from knowledgepulse.sources._sessions._call_ids import unique_call_ids
 from knowledgepulse.sources._sessions._documents import documents
@@ -389,12 +390,11 @@ def _replied_model(messages: list[Any]) -> str | None:
     That is its ``raw_data``'s ``model`` (LiteLLM's whole response; a choice, as older tau2 kept,
     names none).
     """
-    for message in reversed(messages):
-        if isinstance(message, dict) and message.get("role") == "assistant":
-            model = as_string(as_object(message.get("raw_data")).get("model"))
-            if model and model.strip():
-                return model
-    return None
+    return last_model(
+        as_object(message.get("raw_data")).get("model")
+        for message in messages
+        if isinstance(message, dict) and message.get("role") == "assistant"
+    )
 
 
 def _reasoning(raw: Any) -> str | None:

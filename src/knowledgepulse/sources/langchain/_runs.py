@@ -24,6 +24,7 @@ from knowledgepulse.sources._envelope import (
     DOMAIN_KEY,
     TraceOptions,
     assemble,
+    first_model,
     last_model,
 )
 from knowledgepulse.sources._steps import TOOL_FAILED, StepBuilder, as_text, newest_request
@@ -160,14 +161,13 @@ def _model(run: Mapping[str, Any]) -> str | None:
     outputs = as_object(run.get("outputs"))
     extra = as_object(run.get("extra"))
     invoked = as_object(extra.get("invocation_params"))
-    named = (
+    return first_model(
         outputs.get("model"),
         as_object(outputs.get("llm_output")).get("model_name"),
         as_object(extra.get("metadata")).get("ls_model_name"),
         invoked.get("model"),  # OpenAI's, Anthropic's
         invoked.get("model_name"),
     )
-    return next((name for name in named if non_blank(name)), None)
 
 
 def _walked(nodes: list[tuple[RunNode, bool]], *, answered: bool) -> tuple[_Walk, bool]:

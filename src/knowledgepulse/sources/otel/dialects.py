@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from knowledgepulse._util.jsonpath import as_object, as_string, non_blank
-from knowledgepulse.sources._envelope import dspy_fields
+from knowledgepulse.sources._envelope import dspy_fields, first_model
 from knowledgepulse.sources._hosted import (
     approved_request,
     failure,
@@ -120,8 +120,7 @@ def read(span: Span) -> View:
         dialect(span, attributes, view)
     if view.role is None:
         view.role = "other"
-    named = (non_blank(attributes.get(key)) for key in MODEL_KEYS)
-    view.model = view.model or next((model for model in named if model), None)
+    view.model = view.model or first_model(*map(attributes.get, MODEL_KEYS))
     if view.role == "inference" and view.output_messages:
         view.output_messages = [_dspy_reply(message) for message in view.output_messages]
     view.error = evident_error(span) or view.error  # the span's status, else what a dialect read
@@ -519,6 +518,7 @@ def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         name = non_blank(attrs.get("gen_ai.tool.name"))
         if not name and view.is_mcp:
             name = span.name.removeprefix("tools/call").strip() or span.name
+        returned, failed = msg.tool_result(_tool_call_result(attrs.get("gen_ai.tool.call.result")))
         view.fill(
             tool_name=name or span.name.removeprefix("execute_tool").strip() or span.name,
             call_id=_model_call_id(attrs),
@@ -527,10 +527,8 @@ def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
             # translator of ``mlflow.langchain.autolog()``'s spans): read as in its own dialects.
             # Strands (1.62, ``gen_ai_latest_experimental``) writes a result as the JSON of its
             # Converse content blocks (``[{"text": "Paris"}]``): their text is the result.
-            result=_blocks_text(
-                msg.tool_output(_tool_call_result(attrs.get("gen_ai.tool.call.result")))
-            ),
-            error=msg.tool_failure(attrs.get("gen_ai.tool.call.result")),
+            result=_blocks_text(returned),
+            error=failed,
             mcp_server=_server(attrs) if view.is_mcp else None,
         )
         # Strands Agents tells a tool's call and result as the span's messages instead (its
@@ -547,22 +545,22 @@ def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         # and ``gen_ai.tool.output`` (its SDKs write them on ``execute_tool`` spans, its
         # JavaScript SDK's being OpenTelemetry spans; jaeger-ui's GenAI fixture has them too):
         # before, the call's result was lost, a tool_call with no observation.
-        written = attrs.get("gen_ai.tool.output")
+        written, failed = msg.tool_result(attrs.get("gen_ai.tool.output"))
         view.fill(
             arguments=msg.loads(attrs.get("gen_ai.tool.input")),
-            result=msg.tool_output(written),
-            error=msg.tool_failure(written),
+            result=written,
+            error=failed,
         )
         # Koog 0.3 (JetBrains/koog, agents-features-opentelemetry) names its tool spans
         # ``tool.<name>``, with no operation (see _names_its_tool), and keeps the call's
         # arguments and result in OpenInference's ``input.value`` / ``output.value``, without
         # OpenInference's span kind. Before, the result was lost and the model's next request,
         # which carries it as a tool message naming no call, told it as another call.
-        output = attrs.get("output.value")
+        output, failed = msg.tool_result(attrs.get("output.value"))
         view.fill(
             arguments=msg.loads(attrs.get("input.value")),
-            result=msg.tool_output(output),
-            error=msg.tool_failure(output),
+            result=output,
+            error=failed,
         )
 
 
@@ -714,11 +712,12 @@ def _adk(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         return
     arguments, result = attrs.get(_ADK_ARGUMENTS), attrs.get(_ADK_RESULT)
     told = result not in _ADK_NO_CONTENT and not _adk_unspecified(result)
+    # An MCP tool's response is its CallToolResult (kagent's): its text, or its failure.
+    output, failed = msg.tool_result(result) if told else (None, None)
     view.fill(
         arguments=None if arguments in _ADK_NO_CONTENT else msg.loads(arguments),
-        # An MCP tool's response is its CallToolResult (kagent's): its text, or its failure.
-        result=msg.tool_output(result) if told else None,
-        error=msg.tool_failure(result) if told else None,
+        result=output,
+        error=failed,
     )
 
 
@@ -1150,11 +1149,12 @@ def _typed_run(span: Span, kind: str, io: tuple[Any, Any, list[msg.Message]], vi
             # ``mlflow.langchain.autolog()`` keeps a LangChain tool's output as the ToolMessage
             # it returned: its content is the result, its ``status`` "error" (LangGraph's
             # ``ToolNode`` catching what the tool raised; the span ends OK) the failure.
+            output, failed = msg.tool_result(outputs)
             view.fill(
                 tool_name=non_blank(span.name),
                 arguments=inputs,
-                result=msg.tool_output(outputs),
-                error=msg.tool_failure(outputs),
+                result=output,
+                error=failed,
             )
 
 
@@ -1165,13 +1165,12 @@ def _io_model(inputs: Any, outputs: Any) -> str | None:
     ``llm_output.model_name``.
     """
     llm_output = as_object(as_object(outputs).get("llm_output"))
-    named = (
+    return first_model(
         as_object(outputs).get("model"),
         llm_output.get("model_name"),
         llm_output.get("model"),
         as_object(inputs).get("model"),
     )
-    return next((name for name in named if non_blank(name)), None)
 
 
 _LANGSMITH_KIND = "langsmith.span.kind"

@@ -176,41 +176,37 @@ def _tool_message(value: Any) -> dict[str, Any] | None:
     return loaded if "content" in loaded else None
 
 
-def tool_failure(value: Any) -> str | None:
-    """The text of a failed tool's result, else ``None``.
-
-    A LangChain ``ToolMessage`` whose ``status`` is ``error``, or an MCP ``CallToolResult``
-    whose ``isError`` is true.
-
-    That is how LangGraph's ``ToolNode`` reports a tool that raised, and an MCP server a tool
-    that failed (the span ends OK).
-    """
-    called = _mcp_result(value)
-    if called is not None:
-        text, failed = called
-        return (text or TOOL_FAILED) if failed else None
-    message = _tool_message(value)
-    if message is None or message.get("status") != "error":
-        return None
-    return non_empty(message.get("content")) or TOOL_FAILED
-
-
-def tool_output(value: Any) -> Any:
-    """A tool span's result as the model was given it.
+def tool_result(value: Any) -> tuple[Any, str | None]:
+    """A tool span's result as the model was given it, and its failure's text (else ``None``).
 
     A LangChain ``ToolMessage``'s content (its dump is how LangChain's instrumentations record
     what a tool returned: the message's ids and metadata are no output), an MCP
     ``CallToolResult``'s text (what an MCP client gives the model), else the value as it is. A
-    failed one gives none: its text is the error (``tool_failure``), told once.
+    failed one gives no output: its text is the error, told once. A ``ToolMessage`` whose
+    ``status`` is ``error`` failed (LangGraph's ``ToolNode`` reporting a tool that raised), and a
+    ``CallToolResult`` whose ``isError`` is true (an MCP server's tool that failed): the span
+    ends OK either way.
     """
     called = _mcp_result(value)
     if called is not None:
         text, failed = called
-        return None if failed else text
+        return (None, text or TOOL_FAILED) if failed else (text, None)
     message = _tool_message(value)
     if message is None:
-        return value
-    return None if message.get("status") == "error" else message.get("content")
+        return value, None
+    if message.get("status") == "error":
+        return None, non_empty(message.get("content")) or TOOL_FAILED
+    return message.get("content"), None
+
+
+def tool_failure(value: Any) -> str | None:
+    """The text of a failed tool's result, else ``None`` (see :func:`tool_result`)."""
+    return tool_result(value)[1]
+
+
+def tool_output(value: Any) -> Any:
+    """A tool span's result as the model was given it (see :func:`tool_result`)."""
+    return tool_result(value)[0]
 
 
 _MCP_RESULT_KEYS = frozenset(("content", "isError", "structuredContent", "_meta"))
