@@ -2575,7 +2575,7 @@ def mlflow(path: Path) -> list[Run]:
             elif kind in ("CHAT_MODEL", "LLM"):
                 reply = attribute(span, "mlflow.spanOutputs") or {}
                 choices = reply.get("choices") or [{}] if isinstance(reply, dict) else [{}]
-                timeline.text((choices[0].get("message") or {}).get("content"))
+                timeline.text(_nova_said((choices[0].get("message") or {}).get("content")))
                 sent = attribute(span, "mlflow.spanInputs")
                 _refusals(
                     timeline, sent.get("input") if isinstance(sent, dict) else None, approvals
@@ -2599,11 +2599,19 @@ def mlflow(path: Path) -> list[Run]:
         elif isinstance(answer, dict):  # a DSPy program's ``Prediction``: its ``answer`` field
             answer = answer.get("answer")
         if isinstance(answer, str):
-            timeline.text(answer)
+            timeline.text(_nova_said(answer))
         state = info.get("state", info.get("status"))
         trace_id = info.get("trace_id", info.get("request_id"))
         runs.append(timeline.facts(objective, state == "OK", trace_id=trace_id))
     return runs
+
+
+def _nova_said(text: Any) -> Any:
+    """A reply less the ``<thinking>`` block it begins with: Amazon Nova's chain of thought,
+    which it writes so before it calls a tool or answers (the Bedrock Nova user guide)."""
+    if isinstance(text, str) and text.lstrip().startswith("<thinking>") and "</thinking>" in text:
+        return text.split("</thinking>", 1)[1].strip()
+    return text
 
 
 _CLIENT_RUN = frozenset(

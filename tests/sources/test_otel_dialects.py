@@ -2310,3 +2310,19 @@ def _one(items: list[TraceItem | Any]) -> ReasoningTrace:
     (item,) = items
     assert isinstance(item, TraceItem)
     return item.trace
+
+
+def test_a_reply_that_begins_with_a_thinking_block_tells_it_as_reasoning() -> None:
+    # Amazon Nova's Converse text block (mlflow/bedrock_converse_tool_error.json).
+    said = "<thinking> The tool failed, so I answer from what I know. </thinking> \n\nParis."
+    (reply,) = msg.messages([{"role": "assistant", "content": [{"text": said}]}])
+    assert reply["parts"] == [
+        {"type": "reasoning", "content": "The tool failed, so I answer from what I know."},
+        {"type": "text", "content": "Paris."},
+    ]
+    # Only a model's own text, and only a block it begins with: a mention is the text.
+    mention = "Wrap your plan in <thinking></thinking> tags."
+    (asked,) = msg.messages([{"role": "user", "content": [{"text": "<thinking>x</thinking>y"}]}])
+    (told,) = msg.messages([{"role": "assistant", "content": mention}])
+    assert asked["parts"] == [{"type": "text", "content": "<thinking>x</thinking>y"}]
+    assert told["parts"] == [{"type": "text", "content": mention}]

@@ -95,7 +95,36 @@ def _message(item: Mapping[str, Any]) -> Message:
             function: Mapping[str, Any] = inner if isinstance(inner, dict) else call
             arguments = function.get("arguments", function.get("args"))
             parts.append(tool_call(call.get("id"), function.get("name"), arguments))
-    return {"role": role, "parts": parts}
+    return {"role": role, "parts": _thinking_apart(role, parts)}
+
+
+_THINKING_LEAD = re.compile(r"\A\s*<thinking>(.*?)</thinking>\s*", re.DOTALL)
+
+
+def _thinking_apart(role: str, parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A model's parts, each text that begins with a ``<thinking>`` block told as reasoning.
+
+    Amazon Nova writes its chain of thought so before it calls a tool or answers (Bedrock's
+    Converse text blocks: ``<thinking> ... </thinking> The capital of France is Paris.``); kept
+    in the text, it was the run's final answer. The block becomes a reasoning part, the text
+    after it a text part.
+    """
+    if role not in ASSISTANT_ROLES:
+        return parts
+    told: list[dict[str, Any]] = []
+    for part in parts:
+        text = part.get("content")
+        if part.get("type") != "text" or not isinstance(text, str) or "<thinking>" not in text:
+            told.append(part)
+            continue
+        found = _THINKING_LEAD.match(text)
+        if found is None:
+            told.append(part)
+            continue
+        reasoning, said = found[1].strip(), text[found.end() :]
+        told += [{"type": "reasoning", "content": reasoning}] if reasoning else []
+        told += [{**part, "content": said}] if said else []
+    return told
 
 
 def _llama_index_texts(item: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -540,7 +569,7 @@ def openinference_messages(flat: Mapping[str, Any], prefix: str) -> list[Message
                 parts.append({"type": "text", "content": text})
         parts.extend(_oi_call(call) for call in indexed(entry, "message.tool_calls"))
         parts.extend(_function_results(entry))
-        found.append({"role": role, "parts": _calls_once(parts)})
+        found.append({"role": role, "parts": _thinking_apart(role, _calls_once(parts))})
     return found
 
 
