@@ -121,8 +121,8 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("claude-code/qwen_code_0.24.4_stream_api_error.jsonl", "runs[0].objective"): (
         "'qwen-code run'"
     ),
-    ("claude-code/untether_amp_stream_success.jsonl", "runs[0].objective"): "'claude-code run'",
-    ("claude-code/untether_amp_stream_error.jsonl", "runs[0].objective"): "'claude-code run'",
+    ("claude-code/untether_amp_stream_success.jsonl", "runs[0].objective"): "'amp run'",
+    ("claude-code/untether_amp_stream_error.jsonl", "runs[0].objective"): "'amp run'",
     ("claude-code/maestro_qwen_code_0.15.6_stream_json.jsonl", "runs[0].objective"): (
         "'qwen-code run'"
     ),
@@ -290,10 +290,10 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
         "the objective is a placeholder ('qwen-code run'), not the user's request"
     ),
     ("claude-code/untether_amp_stream_success.jsonl", 0): (
-        "the objective is a placeholder ('claude-code run'), not the user's request"
+        "the objective is a placeholder ('amp run'), not the user's request"
     ),
     ("claude-code/untether_amp_stream_error.jsonl", 0): (
-        "the objective is a placeholder ('claude-code run'), not the user's request"
+        "the objective is a placeholder ('amp run'), not the user's request"
     ),
     ("claude-code/maestro_qwen_code_0.15.6_stream_json.jsonl", 0): (
         "the objective is a placeholder ('qwen-code run'), not the user's request"

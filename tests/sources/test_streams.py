@@ -550,6 +550,34 @@ def test_a_placeholder_objective_its_source_explains_is_said_once(path: Path) ->
     assert "placeholder (" not in said[0]  # the source's words, not the law's
 
 
+@pytest.mark.parametrize(
+    ("path", "cli"),
+    [
+        (CLAUDE_STREAM, "claude-code"),
+        (QWEN_STREAM, "qwen-code"),
+        (AMP_ERROR, "amp"),
+        (CORPUS / "claude-code" / "untether_amp_stream_success.jsonl", "amp"),
+        (CURSOR_STREAM, "cursor-cli"),
+        (CORPUS / "claude-code" / "takopi_cursor_stream_error.jsonl", "cursor-cli"),
+    ],
+)
+def test_a_stream_names_the_cli_that_printed_it(path: Path, cli: str) -> None:
+    """Five CLIs print Claude Code's stream-json: each run names its own as agent and framework
+    (Amp's and Cursor's were called claude-code)."""
+    trace = only(convert_file(path)).trace
+    assert (trace.metadata.agent_id, trace.metadata.framework) == (cli, cli)
+
+
+def test_an_old_claude_stream_with_no_version_is_still_claude_code() -> None:
+    """Claude Code before ``claude_code_version`` wrote its ``init`` with tools and a UUID."""
+    records = [
+        {key: value for key, value in record.items() if key != "claude_code_version"}
+        for record in lines(CLAUDE_STREAM)
+    ]
+    item = only(list(sources.convert(records, source="claude-code")))
+    assert item.trace.metadata.agent_id == "claude-code"
+
+
 def test_a_cursor_stream_reads_its_thinking_calls_and_last_text() -> None:
     """Cursor's ``thinking`` deltas are one thought, its ``tool_call`` pairs calls and results;
     its ``result`` runs the texts together, so the answer is the last one."""

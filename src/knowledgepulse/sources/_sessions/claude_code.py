@@ -124,6 +124,9 @@ _NO_PROMPTS = {
     "qwen-code": f"{PLACEHOLDER_OBJECTIVE}: qwen -p --output-format stream-json does not write "
     "the prompt it was given (the session's file, "
     "~/.qwen/projects/<project>/chats/<sessionId>.jsonl, keeps it; kp reads that too)",
+    "amp": f"{PLACEHOLDER_OBJECTIVE}: amp -x --stream-json does not write the prompt it was given",
+    "cursor-cli": f"{PLACEHOLDER_OBJECTIVE}: cursor-agent --output-format stream-json wrote no "
+    "user record with the prompt it was given",
 }
 """Where each CLI that prints this stream keeps the prompt it does not print."""
 WARMUP_PROMPT = "Warmup"
@@ -140,6 +143,21 @@ requested.``."""
 _STREAMING_CLIS = (("claude-code", "claude_code_version"), ("qwen-code", "qwen_code_version"))
 """The CLIs whose headless ``--output-format stream-json`` is Claude Code's, by the key of their
 version in its ``init`` record: Qwen Code (``qwen -p``) prints the same records."""
+_AMP_THREAD = "T-"
+"""How an Amp thread's id begins (``T-2775dc92-...``): Amp's stream names its thread so."""
+
+
+def _unversioned_cli(init: Mapping[str, Any], session_id: str) -> str:
+    """The CLI that wrote a stream whose ``init`` names no version (see :data:`_STREAMING_CLIS`).
+
+    Cursor's CLI names no tools in it (Claude Code always lists them); Amp names its thread's
+    ``T-...`` id as the session. Else it is Claude Code from before ``claude_code_version``.
+    """
+    if "tools" not in init:
+        return "cursor-cli"
+    return "amp" if session_id.startswith(_AMP_THREAD) else "claude-code"
+
+
 _COMMAND_TAG = re.compile(r"<command-(name|message|args)>([\s\S]*?)</command-\1>")
 """A tag of a slash command's record: its name, Claude Code's status message, its arguments."""
 
@@ -269,11 +287,14 @@ def _from_stream(sessions: dict[str, _Session], record: Record) -> Mapping[str, 
             if as_string(value.get(key)):
                 session.agent, session.version = agent, session.version or value[key]
                 break
+        else:
+            session.agent = _unversioned_cli(value, session_id)
     elif kind == "result":
         sessions.setdefault(session_id, _Session(record, streamed=True)).result = value
     message = value.get("message")
     if kind in cursor_cli.RECORDS:
         session = sessions.setdefault(session_id, _Session(record, streamed=True))
+        session.agent = "cursor-cli"
         message = _thought(session, value) if kind == "thinking" else cursor_cli.message(value)
         if message is None:
             return None
