@@ -454,7 +454,43 @@ def test_content_parts_no_chat_format_has_are_said_not_dropped_unseen(tmp_path: 
     )
     images = [{"role": "user", "content": [{"type": "image_url"}, {"type": "text", "text": "?"}]}]
     path.write_text(json.dumps([*images, {"role": "assistant", "content": "A cat."}]))
-    assert read_item(path).warnings == ()  # a picture is passed over knowingly
+    # A picture is passed over knowingly, and said once: a training row will not have it.
+    assert read_item(path).warnings == (
+        "image_url content parts are not kept: a trace holds the text, so a training row "
+        "written from it (--to messages) has none of them",
+    )
+
+
+@pytest.mark.parametrize(
+    "picture",
+    [
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},  # Chat
+        {"type": "image", "source": {"type": "base64", "data": "AAAA"}},  # Anthropic
+    ],
+)
+def test_a_file_of_rows_with_pictures_says_once_that_they_are_not_kept(
+    tmp_path: Path, picture: dict[str, Any]
+) -> None:
+    """Training rows written from such a dataset have no pictures: said once for the file,
+    every row still read."""
+    path = tmp_path / "vision.jsonl"
+    rows = [
+        {
+            "messages": [
+                {"role": "user", "content": [picture, {"type": "text", "text": f"What is {n}?"}]},
+                {"role": "assistant", "content": [{"type": "text", "text": f"A cat, {n}."}]},
+            ]
+        }
+        for n in range(3)
+    ]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    found = list(read(path))
+    said = [item.message for item in found if isinstance(item, Problem)]
+    assert said == [
+        f"{picture['type']} content parts are not kept: a trace holds the text, so a training "
+        "row written from it (--to messages) has none of them"
+    ]
+    assert len([item for item in found if not isinstance(item, Problem)]) == 3
 
 
 def test_kimi_cli_context_marks_are_passed_over_and_its_system_prompt_is_the_system_message(

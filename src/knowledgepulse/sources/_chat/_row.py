@@ -165,6 +165,45 @@ class Told:
     """Warnings: what the messages hold that the format's reader does not read."""
 
 
+MEDIA_KINDS = frozenset(
+    {
+        "image",
+        "image_url",
+        "input_image",
+        "audio",
+        "input_audio",
+        "video",
+        "video_url",
+        "file",
+        "input_file",
+    }
+)
+"""Content parts that hold no text (a picture, a sound, a file) in the chat formats (OpenAI's
+Chat Completions and Responses, Anthropic's, LLaMA-Factory's and xtuner's datasets): passed over
+knowingly, no step, and said (:func:`media`)."""
+
+
+def media(messages: list[Any]) -> tuple[str, ...]:
+    """A warning naming the kinds of picture, sound and file parts the messages hold.
+
+    The trace holds text: those parts are not in it, nor in a training row written from it. One
+    text for a file's rows (no message numbers), so that it is said once.
+    """
+    kinds = {
+        part["type"]
+        for message in messages
+        if isinstance(message, dict) and isinstance(message.get("content"), list)
+        for part in message["content"]
+        if isinstance(part, dict) and part.get("type") in MEDIA_KINDS
+    }
+    if not kinds:
+        return ()
+    return (
+        f"{', '.join(sorted(kinds))} content parts are not kept: a trace holds the text, so "
+        "a training row written from it (--to messages) has none of them",
+    )
+
+
 class ChatSource(Source):
     """One conversation format: its usual columns, shape test and step reader.
 

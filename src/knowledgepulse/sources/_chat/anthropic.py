@@ -173,7 +173,7 @@ def tell(
                     calls.user(text)
             continue
         answered = _tell_assistant(calls, blocks, (index, "content"), last=index == last)
-    return _row.Told(objective, answered or calls.answered)
+    return _row.Told(objective, answered or calls.answered, unread=_row.media(messages))
 
 
 def _tell_assistant(

@@ -71,10 +71,6 @@ BOT = "bot"
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function", "ipython", BOT})
 TEXT_KINDS = frozenset({"text", "input_text", "output_text"})
 _REASONING_KINDS = frozenset({"reasoning"})
-_MEDIA_KINDS = frozenset(
-    {"image", "image_url", "input_image", "audio", "input_audio", "video", "video_url", "file"}
-)
-"""Parts that hold no text (a picture, a sound, a file): passed over knowingly, no step."""
 SHELL = "bash"
 """The tool of mini-SWE-agent's commands (its one tool: a shell), as its own source names it."""
 
@@ -272,7 +268,7 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
             _tell_result(calls, message, text)
     # The environment's "Episode finished, reward = 0": the answer it ended with was wrong.
     answered = (answered or calls.answered) and calls.verdict is not False
-    return _row.Told(objective, answered, system, _unread_parts(messages))
+    return _row.Told(objective, answered, system, _unread_parts(messages) + _row.media(messages))
 
 
 def _unread_parts(messages: list[Any]) -> tuple[str, ...]:
@@ -302,7 +298,7 @@ def _unread_parts(messages: list[Any]) -> tuple[str, ...]:
 
 def _read_part(kind: str) -> bool:
     """Whether a content part's type is one the chat readers read or pass over knowingly."""
-    known = (TEXT_KINDS, _REASONING_KINDS, _GENAI_KINDS, _MEDIA_KINDS)
+    known = (TEXT_KINDS, _REASONING_KINDS, _GENAI_KINDS, _row.MEDIA_KINDS)
     return any(kind in kinds for kinds in known) or anthropic.is_block(kind)
 
 

@@ -148,6 +148,7 @@ def tell(items: list[Any], builder: StepBuilder) -> _row.Told:
         ((answer_at >= 0 or image is not None) and builder.final_answer is not None)
         or calls.answered,
         system,
+        _row.media(items),
     )
 
 
