@@ -53,6 +53,15 @@ def test_a_model_without_native_calls_logged_as_text_ends_in_the_response_too() 
     assert item.trace.metadata.success is True
 
 
+def test_the_logged_response_names_the_runs_model() -> None:
+    """The log names no model of its own: its ``response`` says which model replied."""
+    for path in (SONNET, DEEPSEEK):
+        (item,) = (item for item in read([path]) if isinstance(item, TraceItem))
+        replied = json.loads(path.read_text())["response"]["model"]
+        source = (item.trace.metadata.model_extra or {})["source"]
+        assert source["model"] == replied, path.name
+
+
 def test_a_response_without_choices_or_a_text_response_is_no_turn() -> None:
     """Only a Chat Completions response object is the reply: an alpaca row's ``response`` text
     stays its reply to the ``query``; a response of another shape adds nothing."""

@@ -729,15 +729,18 @@ def _convert_row(
 def _model(row: Mapping[str, Any], family: ChatSource, messages: list[Any]) -> str | None:
     """The model a row names: its ``model`` or ``model_name`` column, else its reply's.
 
-    A Responses object's ``model`` is its own column; NeMo Gym's row wraps its ``response``.
+    A Responses object's ``model`` is its own column; NeMo Gym's row wraps its ``response``, a
+    logged call (LiteLLM's, as OpenHands writes them) its Chat Completions ``response``.
     An API's reply saved as a turn (Anthropic's ``Message``, ``{"type": "message", "role":
     "assistant", "content", "model", ...}``) names the model that wrote it: the last such.
     """
     reply = json_or_value(row.get(family.wrapped[1][0])) if family.wrapped else None
+    logged = json_or_value(row.get(family.completion)) if family.completion else None
     return first_model(
         row.get("model"),
         row.get("model_name"),
         as_object(reply).get("model"),
+        as_object(logged).get("model"),
         *(
             turn.get("model")
             for turn in reversed(messages)
