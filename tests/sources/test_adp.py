@@ -435,6 +435,24 @@ def test_the_swe_chat_sample_reads_its_think_and_wrapped_tools() -> None:
     assert traces[2].steps[0].type == "thought"
 
 
+def test_swe_chats_tool_names_kept_as_descriptions_are_no_thoughts() -> None:
+    """SWE-chat's converter writes a source's ``Bash``, ``Read``, ``Write`` or ``edit_file`` as
+    a shell or editor call and keeps the tool's name as the description. Before, each was a
+    thought ("Read", "Bash") before its call, and a training row's assistant text."""
+    path = CORPUS / "salt_nlp_swe_chat_sample_std.json"
+    named = {
+        action["description"]
+        for trajectory in json.loads(path.read_text())
+        for action in trajectory["content"]
+        if action["class_"] in ("api_action", "code_action") and action.get("description")
+    }
+    assert {"Read", "Write", "Bash", "Edit", "read_file", "edit_file"} <= named
+    traces = [i.trace for i in convert_file(path) if isinstance(i, TraceItem)]
+    thoughts = {s.content for t in traces for s in t.steps if s.type == "thought"}
+    assert thoughts.isdisjoint(named)
+    assert "I'll inspect the references and draft the paper." in thoughts
+
+
 def test_a_class_that_is_no_text_is_a_problem_at_its_place() -> None:
     """``class_`` a list (a fuzzer's wrap): a problem naming the content item, never a crash.
     (Before: a TypeError, as a list cannot be looked up among the classes.)"""

@@ -88,6 +88,15 @@ GENERIC_TOOL = "generic_tool"
 """ADP's ``generic_tool(tool_name, tool_input, content)``: "a source-specific coding-agent tool
 call", the source's tool named by ``tool_name``, its parameters ``tool_input`` (its raw
 ``content`` when it has no structured input)."""
+RENAMED = {
+    "execute_bash": frozenset({"bash", "run_command", "shell", "terminal", "execute_bash"}),
+    "str_replace_editor": frozenset(
+        {"read", "read_file", "write", "write_file", "edit", "edit_file"}
+    ),
+}
+"""The source's tools that SWE-chat's converter (``raw_to_standardized.py``) writes as a
+``bash`` ``code_action`` (``execute_bash``) or a ``str_replace_editor`` call, keeping the tool's
+name (``Bash``, ``Read``, ``edit_file``) as the action's description: no thought."""
 _FINISH_OPEN, _FINISH_CLOSE = "<finish>", "</finish>"
 TOOL_CALL_ID = "tool_call_id"
 """ADP 1.3's link of an ``api_action`` or ``code_action`` to its observation ("Stable identifier
@@ -357,10 +366,11 @@ def _description(item: Mapping[str, Any], name: str, path: tuple[str | int, ...]
     """An action's description, its thought; none where it only names the tool called.
 
     ADP's converters that wrap a source's tool in ``generic_tool`` keep its name as the
-    description (SWE-chat's ``clean_function_name``, non-word characters made ``_``): no thought.
+    description (SWE-chat's ``clean_function_name``, non-word characters made ``_``), and so
+    does SWE-chat's for a tool it writes as a shell or editor call (:data:`RENAMED`): no thought.
     """
     text = _optional(item, "description", path)
-    if text is not None and _word(text) == _word(name):
+    if text is not None and _word(text) in {_word(name), *RENAMED.get(name, ())}:
         return None
     return text
 
