@@ -121,6 +121,17 @@ def test_a_user_step_after_the_call_answers_the_agent() -> None:
     assert last.content == "Generated the artifact."
 
 
+def test_a_calls_recorded_duration_is_its_latency() -> None:
+    """A tool call's ``duration_ms`` (the Trace Trails ``Bash`` call's 12) is the latency of
+    its step; before, kp dropped it and the step had none."""
+    (call,) = record(TRAILS)["steps"][1]["tool_calls"]
+    (item,) = traces(TRAILS)
+    (step,) = (step for step in item.trace.steps if step.type == "tool_call")
+    assert step.latency_ms == call["duration_ms"] == 12
+    (legacy,) = traces(LEGACY)  # its duration_ms is null: no latency made up
+    assert all(step.latency_ms is None for step in legacy.trace.steps)
+
+
 def _failed_then_retried() -> dict[str, Any]:
     """The legacy record with its ``Edit`` failed (``tool_error``) and a retry after it."""
     value = copy.deepcopy(record(LEGACY))

@@ -21,7 +21,8 @@ capture calls a model call warm-up by its few output tokens, which a line of Cla
 only the call's thinking has too. An agent step's reasoning is a thought
 (not the placeholder a provider leaves where it withheld it), its content a thought, or the
 final answer when it is the run's last agent step that says or calls anything and calls
-nothing; each call a ``tool_call`` joined with the observation that names it. An observation's
+nothing; each call a ``tool_call`` joined with the observation that names it, its
+``duration_ms`` the step's latency. An observation's
 ``error`` says the call failed (``tool_error``, ``exit_code:N``, ``interrupted``): its content
 is the error, the next action its recovery; ``no_result`` is a call no result came back for.
 A sub-agent's steps (one ``parent_step``) are a trace of their own (``<trace_id>/subagent-N``),
@@ -41,6 +42,7 @@ from functools import partial
 from typing import Any
 
 from knowledgepulse._util.jsonpath import as_object, as_string, non_blank
+from knowledgepulse._util.settings import is_number
 from knowledgepulse._util.text import counted
 from knowledgepulse._util.times import iso_time
 from knowledgepulse.records import Problem, Record
@@ -276,6 +278,18 @@ def _calls(step: Mapping[str, Any], *, warnings: list[str] | None) -> list[tuple
     return found
 
 
+def _durations(step: Mapping[str, Any]) -> dict[str, float]:
+    """How long each of a step's calls ran, by call id: its ``duration_ms``, where recorded."""
+    listed = step.get("tool_calls")
+    found: dict[str, float] = {}
+    for raw in listed if isinstance(listed, list) else []:
+        call = as_object(raw)
+        call_id, duration = call.get("tool_call_id"), call.get("duration_ms")
+        if isinstance(call_id, str) and isinstance(duration, int | float) and is_number(duration):
+            found[call_id] = float(duration)
+    return found
+
+
 def _tell_reasoning(builder: StepBuilder, step: Mapping[str, Any], at: datetime | None) -> None:
     """An agent step's reasoning, a thought: not the placeholder left where it was withheld."""
     reasoning = as_string(step.get("reasoning_content"))
@@ -305,6 +319,7 @@ def _tell_agent(
         builder.thought(text, at=at, said=True)  # what it said to the user, who may answer
     for call_id, name, arguments in calls:
         builder.tool_request(name, arguments, call_id=call_id, at=at)
+    durations = _durations(step)
     observations = step.get("observations")
     for index, raw in enumerate(observations if isinstance(observations, list) else []):
         observation = as_object(raw)
@@ -324,5 +339,10 @@ def _tell_agent(
         output = as_text(content) if content is not None else None
         failure = (output or f"the tool failed ({as_text(error)})") if error else None
         builder.tool_result(
-            called, output=None if failure else output, error=failure, call_id=answered, at=at
+            called,
+            output=None if failure else output,
+            error=failure,
+            call_id=answered,
+            at=at,
+            latency_ms=durations.get(answered),
         )
