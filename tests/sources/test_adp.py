@@ -453,6 +453,15 @@ def test_swe_chats_tool_names_kept_as_descriptions_are_no_thoughts() -> None:
     assert "I'll inspect the references and draft the paper." in thoughts
 
 
+def test_swe_chats_created_at_is_the_trajectorys_time() -> None:
+    """SWE-chat's ``details.created_at`` says when the session was; before, only
+    ``details.timestamp`` was read and every SWE-chat trace was dated 1970-01-01."""
+    path = CORPUS / "salt_nlp_swe_chat_sample_std.json"
+    said = [t["details"]["created_at"] for t in json.loads(path.read_text())]
+    traces = [i.trace for i in convert_file(path) if isinstance(i, TraceItem)]
+    assert [t.metadata.created_at.isoformat().replace("+00:00", "Z") for t in traces] == said
+
+
 def test_a_class_that_is_no_text_is_a_problem_at_its_place() -> None:
     """``class_`` a list (a fuzzer's wrap): a problem naming the content item, never a crash.
     (Before: a TypeError, as a list cannot be looked up among the classes.)"""

@@ -76,8 +76,9 @@ EXECUTORS = {"bash": ("execute_bash", "command"), "python": ("execute_ipython_ce
 converter names them; another language's is ``execute_<language>`` with its ``code``."""
 SUCCESS_DETAIL = "resolved"
 """The ``details`` key whose ``"True"``/``"False"`` is the run's outcome (SWE-Gym's)."""
-TIME_DETAIL = "timestamp"
-"""The ``details`` key holding when the run was recorded (OpenHands' feedback dataset)."""
+TIME_DETAILS = ("timestamp", "created_at")
+"""The ``details`` keys holding when the run was recorded (OpenHands' feedback dataset's;
+SWE-chat's, when its session was)."""
 STOP = "stop"
 """WebArena's closing action, ``stop(answer)`` (Synatra's too): the last action, it is the run's
 answer, not a tool call; an empty answer (a task that asks for none) says its description."""
@@ -163,9 +164,15 @@ def mapping(first: Any) -> dict[str, str]:
     found = {"steps": "content", "id": "id"}
     if isinstance(details, dict) and outcome(details) is not None:
         found["success"] = f"details.{SUCCESS_DETAIL}"
-    if isinstance(details, dict) and moment(details.get(TIME_DETAIL)) is not None:
-        found["created_at"] = f"details.{TIME_DETAIL}"
+    timed = _time_detail(details) if isinstance(details, dict) else None
+    if timed is not None:
+        found["created_at"] = f"details.{timed}"
     return found
+
+
+def _time_detail(details: Mapping[str, Any]) -> str | None:
+    """The first ``details`` key of :data:`TIME_DETAILS` that holds a time."""
+    return next((key for key in TIME_DETAILS if moment(details.get(key)) is not None), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +190,7 @@ def _finish(record: Record, options: TraceOptions) -> TraceItem:
     told = _tell(content, builder)
     said = outcome(details)
     model = as_string(details.get("model_name"))
+    timed = _time_detail(details)
     return assemble(
         builder,
         source="adp",
@@ -190,7 +198,7 @@ def _finish(record: Record, options: TraceOptions) -> TraceItem:
         success=builder.final_answer is not None if said is None else said,
         options=options,
         objective=told.objective,
-        created_at=moment(details.get(TIME_DETAIL)),
+        created_at=None if timed is None else moment(details[timed]),
         result_summary=builder.final_answer,
         framework="adp",
         source_extra={"model": model} if model else None,
