@@ -101,6 +101,18 @@ def test_the_messages_apis_reply_names_the_model(tmp_path: Path) -> None:
     assert source_of(item).get("model") == reply["model"]
 
 
+def test_a_cline_sdk_sessions_model_is_its_last_replys_model_info() -> None:
+    """A Cline SDK session's assistant turns name their model by ``modelInfo.id`` (the user
+    switched to another for the last "hello"); before, its traces named no model."""
+    for path in (
+        CORPUS / "anthropic" / "cline_sdk_session_messages.json",
+        CORPUS / "openai-chat" / "cline_sdk_basic_compaction.json",
+    ):
+        said = [m for m in json.loads(path.read_text())["messages"] if m["role"] == "assistant"]
+        (item,) = [item for item in read(path) if isinstance(item, TraceItem)]
+        assert source_of(item).get("model") == said[-1]["modelInfo"]["id"], path.name
+
+
 def test_a_reply_of_a_tool_use_block_is_anthropics_alone(tmp_path: Path) -> None:
     """Before, Anthropic (by its block) and Responses (by the type) both claimed it: unread."""
     reply = json.loads(ANTHROPIC_REPLY.read_text())

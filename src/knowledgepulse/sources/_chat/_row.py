@@ -732,7 +732,8 @@ def _model(row: Mapping[str, Any], family: ChatSource, messages: list[Any]) -> s
     A Responses object's ``model`` is its own column; NeMo Gym's row wraps its ``response``, a
     logged call (LiteLLM's, as OpenHands writes them) its Chat Completions ``response``.
     An API's reply saved as a turn (Anthropic's ``Message``, ``{"type": "message", "role":
-    "assistant", "content", "model", ...}``) names the model that wrote it: the last such.
+    "assistant", "content", "model", ...}``) names the model that wrote it, and so does a Cline
+    SDK session's assistant turn, by its ``modelInfo.id``: the last such.
     """
     reply = json_or_value(row.get(family.wrapped[1][0])) if family.wrapped else None
     logged = json_or_value(row.get(family.completion)) if family.completion else None
@@ -742,9 +743,10 @@ def _model(row: Mapping[str, Any], family: ChatSource, messages: list[Any]) -> s
         as_object(reply).get("model"),
         as_object(logged).get("model"),
         *(
-            turn.get("model")
+            name
             for turn in reversed(messages)
             if isinstance(turn, dict) and turn.get("role") == "assistant"
+            for name in (turn.get("model"), as_object(turn.get("modelInfo")).get("id"))
         ),
     )
 
