@@ -2326,3 +2326,33 @@ def test_a_reply_that_begins_with_a_thinking_block_tells_it_as_reasoning() -> No
     (told,) = msg.messages([{"role": "assistant", "content": mention}])
     assert asked["parts"] == [{"type": "text", "content": "<thinking>x</thinking>y"}]
     assert told["parts"] == [{"type": "text", "content": mention}]
+
+
+def test_a_tool_message_printed_as_str_is_its_content_and_its_error_status_a_failure(
+    tmp_path: Path,
+) -> None:
+    """AWS's ADOT LangChain instrumentation keeps a tool's result as ``str(ToolMessage)``
+    (``content='...' name='search_flights' tool_call_id='toolu_...'``): the observation is the
+    content the model was given, not the message's fields, and ``status='error'`` (LangGraph's
+    ToolNode handing back a tool's exception) is a failed call the next action recovers from."""
+    path = OTLP_CORPUS / "agentcore_sdk_adot_langchain_spans.json"
+    document = json.loads(path.read_text())
+    (tool,) = [
+        s for s in document["sessionSpans"] if s.get("name") == "execute_tool search_flights"
+    ]
+    printed = tool["attributes"]["gen_ai.tool.call.result"]
+    told = printed.split("content='", 1)[1].split("' name=", 1)[0]  # the model's tool message
+    observed = [s for s in _one(convert_file(path)).steps if s.type == "observation"]
+    assert [json.loads(str(s.content)) for s in observed] == [json.loads(told)]
+    tool["attributes"]["gen_ai.tool.call.result"] = printed + " status='error'"
+    failed = tmp_path / "failed.json"
+    failed.write_text(json.dumps(document))
+    steps = _one(convert_file(failed)).steps
+    assert [step.type for step in steps] == ["tool_call", "observation", "error_recovery"]
+    assert json.loads(str(steps[1].content)) == json.loads(told)
+    assert msg.tool_output("content='x' name='t' id='a' tool_call_id='c1'") == "x"
+    assert msg.tool_output("content=[{'type': 'text', 'text': 'x'}] tool_call_id='c1'") == [
+        {"type": "text", "text": "x"}
+    ]
+    for text in ("content='x' name='t'", "content= tool_call_id='c1'", "content='x"):
+        assert msg.tool_output(text) == text  # no ToolMessage printed: kept as it is

@@ -10,9 +10,13 @@ names (``llm.input_messages.0.message.content``). All become the GenAI shape her
 
 from __future__ import annotations
 
+import ast
+import io
 import json
 import re
+import tokenize
 from collections.abc import Mapping
+from itertools import pairwise
 from typing import Any
 
 from knowledgepulse._util.jsonpath import non_empty
@@ -194,6 +198,8 @@ def _tool_message(value: Any) -> dict[str, Any] | None:
     "tool_call_id", "status"}``).
     """
     loaded = loads(value)
+    if isinstance(loaded, str):
+        return _printed_tool_message(loaded)
     if not isinstance(loaded, dict):
         return None
     if loaded.get("type") == "constructor" and isinstance(loaded.get("kwargs"), dict):
@@ -205,12 +211,56 @@ def _tool_message(value: Any) -> dict[str, Any] | None:
     return loaded if "content" in loaded else None
 
 
+def _printed_tool_message(text: str) -> dict[str, Any] | None:
+    """A LangChain ``ToolMessage`` as ``str(message)`` prints it, else ``None``.
+
+    Pydantic prints a model's fields that are not their defaults as ``name=repr(value)``, a
+    space between: ``content='...' name='search_flights' tool_call_id='toolu_...'``, and
+    ``status='error'`` for a tool that raised. AWS's ADOT LangChain instrumentation records a
+    tool's result so (``gen_ai.tool.call.result``), as OpenInference's LangChain instrumentor
+    did in 0.1.x (``output.value``). Each field is read as a Python literal (``ast``, never run);
+    one that is none (an object's repr) is left out.
+    """
+    if not text.startswith("content=") or "tool_call_id=" not in text or "\n" in text:
+        return None  # a repr is one line: its text's line breaks are escaped
+    fields = _printed_fields(text)
+    if not isinstance(fields.get("tool_call_id"), str):
+        return None
+    return {**fields, "type": "tool"} if "content" in fields else None
+
+
+def _printed_fields(text: str) -> dict[str, Any]:
+    """The fields of a pydantic model's ``str()`` (``a=1 b='x'``) that are Python literals."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return {}
+    names: list[tuple[str, int, int]] = []  # each field's name, where it starts, its value's start
+    depth = 0
+    for token, after in pairwise(tokens):
+        if token.type == tokenize.OP and token.string in "([{":
+            depth += 1
+        elif token.type == tokenize.OP and token.string in ")]}":
+            depth -= 1
+        elif depth == 0 and token.type == tokenize.NAME and after.string == "=":
+            names.append((token.string, token.start[1], after.end[1]))
+    fields: dict[str, Any] = {}
+    ends = [start for _, start, _ in names[1:]] + [len(text)]
+    for (name, _, value_start), end in zip(names, ends, strict=True):
+        try:
+            fields[name] = ast.literal_eval(text[value_start:end].strip())
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            continue
+    return fields
+
+
 def tool_result(value: Any) -> tuple[Any, str | None]:
     """A tool span's result as the model was given it, and its failure's text (else ``None``).
 
-    A LangChain ``ToolMessage``'s content (its dump is how LangChain's instrumentations record
-    what a tool returned: the message's ids and metadata are no output), an MCP
-    ``CallToolResult``'s text (what an MCP client gives the model), else the value as it is. A
+    A LangChain ``ToolMessage``'s content (its dump, or its ``str()``, is how LangChain's
+    instrumentations record what a tool returned: the message's ids and metadata are no
+    output), an MCP ``CallToolResult``'s text (what an MCP client gives the model), else the
+    value as it is. A
     failed one gives no output: its text is the error, told once. A ``ToolMessage`` whose
     ``status`` is ``error`` failed (LangGraph's ``ToolNode`` reporting a tool that raised), and a
     ``CallToolResult`` whose ``isError`` is true (an MCP server's tool that failed): the span
