@@ -2356,3 +2356,41 @@ def test_a_tool_message_printed_as_str_is_its_content_and_its_error_status_a_fai
     ]
     for text in ("content='x' name='t'", "content= tool_call_id='c1'", "content='x"):
         assert msg.tool_output(text) == text  # no ToolMessage printed: kept as it is
+
+
+def _span_values(path: Path, name: str, key: str) -> list[Any]:
+    """The values of ``key`` in the attributes of an OTLP JSON file's spans named ``name``."""
+    document = json.loads(path.read_text())
+    return [
+        json.loads(attribute["value"]["stringValue"])
+        for export in document
+        for resource in export["resourceSpans"]
+        for scope in resource["scopeSpans"]
+        for found in scope["spans"]
+        if found["name"] == name
+        for attribute in found["attributes"]
+        if attribute["key"] == key
+    ]
+
+
+def test_a_langchain_tool_runs_output_wrapper_is_no_part_of_its_result() -> None:
+    """OpenInference's LangChain instrumentor writes a tool run's outputs as JSON,
+    ``{"output": {...}}``, where the tool returned the object within: the observation is what
+    the model was given (the next model call's tool message), not the run's wrapper."""
+    path = OTLP_CORPUS / "agent_prism_langchain_tavily_agent.json"
+    given = max(
+        (
+            [m["content"] for m in request["messages"] if m["role"] == "tool"]
+            for request in _span_values(path, "ChatCompletion", "input.value")
+        ),
+        key=len,
+    )  # the last model call's tool messages: every result
+    observed = [s for s in _one(convert_file(path)).steps if s.type == "observation"]
+    assert [s.tool and s.tool.name for s in observed] == ["tavily_search", "tavily_extract"]
+    # The file keeps the first 500 characters of each message the model was given.
+    assert [str(s.content)[: len(text)] for s, text in zip(observed, given, strict=True)] == given
+    # 0.1.x (any-agent's trace of May 2025) wrapped text too: a printed ToolMessage, read as such.
+    older = OTLP_CORPUS / "any_agent_2025-05-19_openinference_langchain_trace.json"
+    observed = [s for s in _one(convert_file(older)).steps if s.type == "observation"]
+    assert json.loads(str(observed[0].content))["timezone"] == "America/New_York"
+    assert observed[1].content == "null"  # write_file returned None

@@ -236,13 +236,13 @@ def _openinference(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     elif role == "tool":
         tool_name = non_blank(attrs.get("tool.name")) or dspy_tool or span.name
         called = msg.loads(attrs.get("input.value"))
+        output = _tool_run_output(attrs.get("output.value"))
         view.fill(
             tool_name=tool_name,
             call_id=non_blank(attrs.get("tool_call.id")),
             arguments=_called_with(called),
-            result=_tool_result(attrs.get("output.value"), tool_name),
-            error=msg.tool_failure(attrs.get("output.value"))
-            or _tool_output_error(_llama_index_tool_output(attrs.get("output.value"))),
+            result=_tool_result(output, tool_name),
+            error=msg.tool_failure(output) or _tool_output_error(_llama_index_tool_output(output)),
             answers=tool_name == FINAL_ANSWER_TOOL and _smolagents_call(called),
         )
     elif role == "agent":
@@ -308,6 +308,20 @@ def _told_messages(attrs: Mapping[str, Any]) -> list[msg.Message]:
     if not isinstance(listed, list) or not listed or not all(map(is_chat_message, listed)):
         return []
     return msg.messages(listed)
+
+
+def _tool_run_output(value: Any) -> Any:
+    """A LangChain tool run's result, out of the run's outputs ``{"output": ...}``.
+
+    LangChain's tracers keep what a tool returned as its run's ``{"output": value}``, and the
+    model is given the value. The LangSmith SDK writes the outputs whole; OpenInference's
+    LangChain instrumentor writes them as JSON unless their one value is text (0.1.x, as
+    any-agent's traces of May 2025 hold, wrote that too). Any other value is kept as it is.
+    """
+    loaded = msg.loads(value)
+    if isinstance(loaded, dict) and set(loaded) == {"output"}:
+        return loaded["output"]
+    return value
 
 
 def _tool_result(value: Any, tool_name: str) -> Any:
@@ -1194,9 +1208,8 @@ def _langsmith(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     )
     if isinstance(inputs, dict) and _is_batch(inputs.get("messages")):
         inputs = {**inputs, "messages": inputs["messages"][0]}  # a chat model's batch of one
-    if kind == "tool" and isinstance(outputs, dict) and set(outputs) == {"output"}:
-        outputs = outputs["output"]
     if kind == "tool":
+        outputs = _tool_run_output(outputs)
         # Langfuse moves ``gen_ai.prompt`` into its observation's input (our GenAI fill-in).
         inputs = _langsmith_tool_arguments(
             msg.loads(attrs.get("gen_ai.tool.call.arguments")) if inputs is None else inputs
