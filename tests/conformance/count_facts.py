@@ -933,6 +933,25 @@ def _agent_wrote(who: Any, value: Any) -> tuple[Any, Any]:
     return who, value
 
 
+def _less_adp_tool_docs(text: str) -> str:
+    """A first human turn less the tools' documentation ADP's SFT converter puts before it: a
+    sentence about "pre-defined functions" (or "the following functions"), a blank line, then
+    each function's signature, its docstring's lines indented by four spaces, a blank line."""
+    lines = text.split("\n")
+    if (
+        len(lines) < 3
+        or lines[1]
+        or not re.search(r"pre-defined functions|following functions", lines[0])
+    ):
+        return text
+    n = 2
+    while n < len(lines) and (
+        not lines[n] or lines[n].startswith("    ") or re.match(r"[A-Za-z_][\w.]*\(", lines[n])
+    ):
+        n += 1
+    return "\n".join(lines[n:]).strip()
+
+
 def sharegpt(path: Path) -> list[Run]:
     """Rows with ShareGPT ``conversations`` (``function_call`` turns hold name + arguments).
 
@@ -969,7 +988,7 @@ def sharegpt(path: Path) -> list[Run]:
             if who in ("human", "user") and objective is not None and not ran:
                 timeline.user(value)
             if who in ("human", "user") and objective is None:
-                objective = value
+                objective = _less_adp_tool_docs(value)
             if who in _XML_WRITERS and _written_calls(timeline, value):
                 ran = True  # the turn after it, observation or human, is the calls' result
                 continue

@@ -190,11 +190,18 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
     ),
     # NNetNav's web runs give the task as its prompt wraps it ("You are given the following
     # objective: ... Examine the current web page and perform the next appropriate action"):
-    # the ADP trajectory's user text, kept as the file has it.
+    # the ADP trajectory's user text, kept as the file has it (its SFT rows' too, once the
+    # tools' documentation before it is the system prompt's).
     ("adp/nnetnav_wa_sample_std.json", 0): (
         "the objective reads as a system prompt, not the user's request"
     ),
     ("adp/nnetnav_wa_sample_std.json", 1): (
+        "the objective reads as a system prompt, not the user's request"
+    ),
+    ("sharegpt/adp_nnetnav_wa_sample_sft.json", 0): (
+        "the objective reads as a system prompt, not the user's request"
+    ),
+    ("sharegpt/adp_nnetnav_wa_sample_sft.json", 1): (
         "the objective reads as a system prompt, not the user's request"
     ),
     (

@@ -2171,3 +2171,24 @@ def test_an_anthropic_compaction_block_makes_the_message_anthropics_and_is_no_st
     (alone,) = (i for i in sources.convert([lone]) if isinstance(i, TraceItem))
     assert source_of(alone)["format"] == "anthropic"
     assert alone.trace.outcome.result_summary == "You asked about sorting algorithms."
+
+
+def test_adp_sft_tool_docs_before_the_task_are_the_system_prompts_not_the_objective() -> None:
+    """ADP's SFT converter writes the tools' documentation before the first human turn's task
+    (sharegpt/adp_swe_smith_sample_sft.json): the objective is the task, and the documentation
+    stays what the model was told, after the system prompt."""
+    docs = (
+        "The environment execute_bash provides the following pre-defined functions: \n\n"
+        "submit()\n    Finish the interaction.\n    \n    No parameters are required.\n\n"
+    )
+    row = {
+        "system": "You are an agent.",
+        "conversations": [
+            {"from": "human", "value": docs + "Fix the failing test in /testbed."},
+            {"from": "gpt", "value": "Done."},
+        ],
+    }
+    (item,) = sources.convert([row])
+    assert isinstance(item, TraceItem)
+    assert item.trace.task.objective == "Fix the failing test in /testbed."
+    assert item.system == "You are an agent.\n\n" + docs.strip()

@@ -104,6 +104,30 @@ def last_assistant(messages: list[Any]) -> int:
     )
 
 
+_TOOL_DOCS = re.compile(
+    r"\A(?:The following pre-defined functions are (?:also )?available in .*?\. "
+    r"|The environment .*? provides the following pre-defined functions: "
+    r"|In .*?, you can (?:also )?use the following pre-defined functions: "
+    r"|Available functions in .*?: "
+    r"|The following functions are (?:also )?defined and ready for use in .*?: "
+    r"|Note that .*? supports the following pre-defined functions: "
+    r"|Below is a list of functions you can (?:also )?use in the .*? environment\. "
+    r"|The toolkit for .*? contains the following functions\. )\n\n"
+    r"(?:[A-Za-z_][\w.]*\(.*\n(?: {4}.*\n)*\n)*"
+)
+"""The tools' documentation the Agent Data Protocol's SFT converter (``std_to_sft``) puts before
+a trajectory's first user turn: one of its eight opening sentences, then each function's
+signature and its docstring, every line of which it indents by four spaces, and a blank line."""
+
+
+def tool_docs(text: str | None) -> str | None:
+    """The tools' documentation a user's turn begins with (:data:`_TOOL_DOCS`), or ``None``."""
+    if text is None or not ("pre-defined functions" in text or "following functions" in text):
+        return None
+    found = _TOOL_DOCS.match(text)
+    return found[0] if found else None
+
+
 def users_words(text: str | None) -> str | None:
     """A user's turn less what a coding agent adds; ``None`` if nothing is left.
 
@@ -111,10 +135,15 @@ def users_words(text: str | None) -> str | None:
     of another task, which it puts before the task of the first user turn for a model without
     native tool calls (SWE-Gym's, SWE-smith's, nebius' rows keep it): the task is what the
     banners enclose. Nor is Cline's ``<SYSTEM_NOTICE>`` of what the agent did after a request a
-    context compaction kept (the Cline SDK's sessions).
+    context compaction kept (the Cline SDK's sessions), nor the tools' documentation ADP's SFT
+    rows begin with (:data:`_TOOL_DOCS`).
     """
     if text is None:
         return text
+    if (docs := tool_docs(text)) is not None:
+        text = text[len(docs) :].strip() or None
+        if text is None:
+            return text
     if "<system-reminder>" in text:
         text = _REMINDER.sub("", text).strip() or None
     if text is not None and "<SYSTEM_NOTICE>" in text:
