@@ -545,3 +545,22 @@ def test_the_recorded_null_return_of_a_real_run_is_its_observation() -> None:
     steps = pai.to_trace(recorded).trace.steps
     observed = [(s.tool.name, s.content) for s in steps if s.type == "observation" and s.tool]
     assert ("get_player_name", "null") in observed
+
+
+def test_the_instructions_and_system_prompt_are_the_runs_system_prompt() -> None:
+    """gpt-5 called ``update_plan`` because its instructions said it MUST (the corpus's run): its
+    training row opens with them. Before, the row dropped them and taught the call unasked."""
+    path = Path(__file__).parents[1] / "conformance" / "files" / "pydantic-ai"
+    recorded = json.loads((path / "responses_thinking_with_tool_calls.json").read_text())
+    item = pai.to_trace(recorded)
+    assert item.system == recorded[0]["instructions"]
+    assert "MUST use the update_plan tool" in (item.system or "")
+    prompted = [
+        {
+            **request({"content": "Be brief.", "part_kind": "system-prompt"}, user("Hi")),
+            "instructions": "Be kind.",
+        },
+        response(text("Hello.")),
+    ]
+    assert pai.to_trace(prompted).system == "Be kind.\n\nBe brief."
+    assert pai.to_trace([request(user("Hi")), response(text("Hello."))]).system is None

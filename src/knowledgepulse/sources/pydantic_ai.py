@@ -105,6 +105,8 @@ class _Run:
     incomplete: bool = False
     model: str | None = None
     """The ``model_name`` of the last response that names one."""
+    system: str | None = None
+    """The system prompt the run opened with (:func:`_system`)."""
     digest: Any = field(default_factory=hashlib.sha256)
     output: str | None = None
     """The text a run result gave as its output, said in the response at ``said_in``."""
@@ -349,6 +351,7 @@ def _tell(run: _Run, message: Any, path: Loc) -> None:
         run.builder.thought(run.last_text, at=run.last_text_at)
         run.last_text = None
     if message["kind"] == "request":
+        run.system = run.system or _system(message, parts)
         for index, part in enumerate(parts):
             _tell_request_part(run, part, (*path, "parts", index), at)
         return
@@ -367,6 +370,18 @@ def _tell(run: _Run, message: Any, path: Loc) -> None:
         run.answer = run.output
         return
     run.last_text, run.last_text_at = "\n".join(texts) or None, at
+
+
+def _system(request: Mapping[str, Any], parts: list[Mapping[str, Any]]) -> str | None:
+    """A request's system prompt: its ``instructions``, then its ``system-prompt`` parts.
+
+    Pydantic AI sends the model the instructions first, then the system prompt parts, as system
+    messages (``OpenAIChatModel._map_messages``); the first request holds them (each request
+    repeats the instructions).
+    """
+    texts = [as_string(request.get("instructions"))]
+    texts += [as_string(p.get("content")) for p in parts if p["part_kind"] == "system-prompt"]
+    return "\n\n".join(text for text in texts if text and text.strip()) or None
 
 
 def _closes_output(kind: str, parts: list[Mapping[str, Any]]) -> bool:
@@ -502,6 +517,7 @@ def _finish(
         model=run.model,
         metadata=run.metadata,
         content_hint=CONTENT_HINT,
+        system=run.system,
     )
 
 
