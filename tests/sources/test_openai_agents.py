@@ -654,3 +654,28 @@ def test_the_objective_is_the_newest_turns_request(model_input: Any, asked: str)
     """A run given the conversation so far (``to_input_list()``) and the next question was
     asked that question: the conversation's first one was every later run's objective."""
     assert user_text(model_input) == asked
+
+
+def test_the_system_message_a_generation_was_sent_is_the_runs_system_prompt() -> None:
+    """The Chat Completions model sends the agent's instructions as the input's system message
+    (the corpus's replayed run): the trace's system prompt, which opens its training row. Before,
+    it was dropped."""
+    (item,) = [
+        item
+        for item in convert_file(GUARDRAIL / "openai_instructions_with_tool_calls.jsonl")
+        if isinstance(item, TraceItem)
+    ]
+    assert item.system == "You are a helpful assistant."
+    lines = (GUARDRAIL / "two_runs_one_conversation.jsonl").read_text().splitlines()
+    spans = [json.loads(line) for line in lines]
+    assert not any(  # the file's runs were given no instructions: none made up
+        message.get("role") == "system"
+        for span in spans
+        for message in span.get("span_data", {}).get("input") or []
+        if isinstance(message, dict)
+    )
+    assert all(
+        item.system is None
+        for item in convert_file(GUARDRAIL / "two_runs_one_conversation.jsonl")
+        if isinstance(item, TraceItem)
+    )

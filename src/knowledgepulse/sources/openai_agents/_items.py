@@ -234,6 +234,21 @@ def user_text(model_input: Any) -> str | None:
     )
 
 
+def system_text(model_input: Any) -> str | None:
+    """The system prompt in a model input: its first ``system`` (or ``developer``) message's text.
+
+    The Chat Completions model sends the agent's instructions so.
+    """
+    if isinstance(model_input, str) or not isinstance(model_input, Sequence):
+        return None
+    for item in model_input:
+        if isinstance(item, Mapping) and item.get("role") in ("system", "developer"):
+            text = _text_parts(item.get("content"), ("input_text", "text"))
+            if text.strip():
+                return text
+    return None
+
+
 def _said_by_user(item: Any) -> str | None:
     """A user message's (or a bare string's) text, else ``None``."""
     if isinstance(item, str):

@@ -40,6 +40,7 @@ from knowledgepulse.sources.openai_agents._items import (
     chat_message_entries,
     final_answer_index,
     output_item_entries,
+    system_text,
     tell,
     transfer_tool,
     user_text,
@@ -85,6 +86,7 @@ class _Walk:
 
     model_turns: list[tuple[int, datetime | None, list[Entry]]] = field(default_factory=list)
     objective: str | None = None
+    system: str | None = None
     agents: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     step_errors: list[str] = field(default_factory=list)  # what failed tool / handoff spans said
@@ -181,6 +183,7 @@ def convert_spans(
             *((f"{CANCELLED}: {', '.join(unran)}",) if unran else ()),
         ),
         content_hint=CONTENT_HINT,
+        system=walk.system,
     )
 
 
@@ -310,6 +313,7 @@ def _visit(span: Mapping[str, Any], started: datetime | None, position: int, wal
             walk.model_turns.append((position, started, entries))
         if walk.objective is None:
             walk.objective = user_text(data.get("input"))
+        walk.system = walk.system or system_text(data.get("input"))
     elif kind == "agent":
         name = data.get("name")
         if isinstance(name, str) and name and name not in walk.agents:
