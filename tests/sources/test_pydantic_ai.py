@@ -564,3 +564,22 @@ def test_the_instructions_and_system_prompt_are_the_runs_system_prompt() -> None
     ]
     assert pai.to_trace(prompted).system == "Be kind.\n\nBe brief."
     assert pai.to_trace([request(user("Hi")), response(text("Hello."))]).system is None
+
+
+def test_the_code_interpreters_container_is_no_argument_of_its_call() -> None:
+    """gpt-5's code interpreter call (the corpus's run): Pydantic AI keeps the sandbox's
+    ``container_id`` beside the code in its ``args``; the model wrote the code alone. Before, the
+    training row taught a container_id argument and the tool schema listed it."""
+    path = Path(__file__).parents[1] / "conformance" / "files" / "pydantic-ai"
+    recorded = json.loads((path / "responses_thinking_code_execution.json").read_text())
+    (called,) = [
+        part
+        for message in recorded
+        for part in message["parts"]
+        if part["part_kind"] == "builtin-tool-call"
+    ]
+    assert "container_id" in called["args"]
+    (step,) = [s for s in pai.to_trace(recorded).trace.steps if s.type == "tool_call"]
+    assert step.input == {"code": called["args"]["code"]}
+    mine = [request(user("Go")), response(call("lookup", {"container_id": "c"}, "c1"))]
+    assert pai.to_trace(mine).trace.steps[0].input == {"container_id": "c"}  # a tool's own

@@ -483,12 +483,26 @@ def _tell_response_part(
                 run.answer = as_text(part.get("args"))
             run.output_called = True
         else:
-            run.builder.tool_request(name, part.get("args"), call_id=_call_id(part), at=at)
+            arguments = _arguments(part) if kind == "builtin-tool-call" else part.get("args")
+            run.builder.tool_request(name, arguments, call_id=_call_id(part), at=at)
     elif kind == "builtin-tool-return":
         # The provider ran the tool: its return is in the response, in the order of its parts
         # (the part's own timestamp is when Pydantic AI read it, before the response's own).
         _tell_return(run, part, path, at)
     return None
+
+
+_SERVER_IDS = frozenset({"container_id"})
+"""What a provider's own tool call names beside what the model wrote: the OpenAI code
+interpreter's ``container_id`` (the sandbox it ran in, Pydantic AI's ``args`` with the ``code``)."""
+
+
+def _arguments(part: Mapping[str, Any]) -> Any:
+    """A provider's own tool call's arguments: what the model wrote, not where it ran."""
+    args = part.get("args")
+    if not isinstance(args, Mapping):
+        return args
+    return {key: value for key, value in args.items() if key not in _SERVER_IDS}
 
 
 def _finish(
