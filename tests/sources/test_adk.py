@@ -416,3 +416,23 @@ def test_ids_and_scores_of_another_type_are_not_kept_as_they_are() -> None:
     (item,) = items(session)
     assert isinstance(item, TraceItem)
     assert "user_id" not in source_of(item)
+
+
+def test_a_sessions_model_is_the_one_its_last_reply_names() -> None:
+    """ADK before 1.0 logged each model call (``event_logs``: gemini-1.5-flash asked,
+    gemini-1.5-flash-001 replied): the trace names the model, camel case or snake. Before, a
+    session named none; a session with no log or version still names none."""
+    path = ADK / "adk_python_context_update_successful_test.session.json"
+    session = document(path)
+    versions = {log["model_response"]["model_version"] for log in session["event_logs"]}
+    assert versions == {"gemini-1.5-flash-001"}
+    for value in (session, _camel(session)):
+        assert _model(one_trace(items(value))) == "gemini-1.5-flash-001"
+    assert _model(one_trace(convert_file(CART))) is None
+    events = copy.deepcopy(document(CART))
+    events["events"][-1]["model_version"] = "gemini-2.0-flash-001"
+    assert _model(one_trace(items(events))) == "gemini-2.0-flash-001"
+
+
+def _model(trace: ReasoningTrace) -> Any:
+    return (trace.metadata.model_extra or {})["source"].get("model")

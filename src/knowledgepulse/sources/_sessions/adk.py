@@ -45,7 +45,14 @@ from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import anthropic, gemini
 from knowledgepulse.sources._chat._text import one_of, reported_failure
-from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
+from knowledgepulse.sources._envelope import (
+    PathError,
+    TraceOptions,
+    assemble,
+    finished,
+    first_model,
+    last_model,
+)
 from knowledgepulse.sources._sessions._documents import documents
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
@@ -144,6 +151,27 @@ def _session_trace(record: Record, options: TraceOptions) -> TraceItem:
         created_at=started,
         agent=app,
         extra={"user_id": as_string(gemini.field(session, "userId"))},
+        model=_session_model(session),
+    )
+
+
+def _session_model(session: Mapping[str, Any]) -> str | None:
+    """The model of a session's last reply, as the session names it.
+
+    An event's ``model_version`` (an ``LlmResponse``'s, where the ADK that wrote it keeps one),
+    else the ``event_logs`` of ADK before 1.0: each model call's ``model_response``
+    (``model_version``) and ``model_request`` (``model``).
+    """
+    events = _listed(session.get("events"))
+    logs = [as_object(log) for log in _listed(gemini.field(session, "eventLogs"))]
+    return last_model(
+        [gemini.field(as_object(event), "modelVersion") for event in events]
+    ) or last_model(
+        first_model(
+            gemini.field(as_object(gemini.field(log, "modelResponse")), "modelVersion"),
+            gemini.field(as_object(gemini.field(log, "modelRequest")), "model"),
+        )
+        for log in logs
     )
 
 
@@ -368,6 +396,7 @@ def _trace(
     agent: str | None,
     extra: dict[str, Any],
     verdict: bool | None = None,
+    model: str | None = None,
 ) -> TraceItem:
     """The contents told by the Gemini reader (a problem at the event it came from).
 
@@ -396,6 +425,7 @@ def _trace(
         result_summary=builder.final_answer,
         agent_id=agent or "google-adk",
         framework="google-adk",
+        model=model,
         source_extra={k: v for k, v in extra.items() if v is not None},
         content_hint=CONTENT_HINT,
         location=Location(record.location.file, record.location.line),
