@@ -442,3 +442,20 @@ def test_a_memory_kept_across_runs_gives_one_trace_per_run(tmp_path: Path) -> No
     assert isinstance(item, TraceItem)
     assert item.trace.task.objective == "And in Lyon?"
     assert len(item.trace.steps) == len(smol.to_trace(weather_run()).trace.steps)
+
+
+BENCHMARK = Path(__file__).parents[1] / "conformance" / "files" / "smolagents"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["benchmark_tool_calling_math_gpt-4o.jsonl", "benchmark_code_math_gpt-4o_auth_error.jsonl"],
+)
+def test_a_benchmark_row_names_the_model_it_ran(name: str) -> None:
+    """smolagents' benchmark writes each row's ``model_id`` (gpt-4o), its messages no reply's
+    model: the trace names it, even for a run refused at its first model call. Before, none."""
+    rows = [json.loads(line) for line in (BENCHMARK / name).read_text().splitlines()]
+    traces = [item.trace for item in convert_file(BENCHMARK / name) if isinstance(item, TraceItem)]
+    assert len(traces) == len(rows)
+    for row, trace in zip(rows, traces, strict=True):
+        assert (trace.metadata.model_extra or {})["source"].get("model") == row["model_id"]

@@ -9,7 +9,13 @@ from knowledgepulse._util.jsonpath import as_object, describe_value
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.json_values import Loc
-from knowledgepulse.sources._envelope import PathError, TraceOptions, finished, placed
+from knowledgepulse.sources._envelope import (
+    PathError,
+    TraceOptions,
+    finished,
+    first_model,
+    placed,
+)
 from knowledgepulse.sources.smolagents import _messages
 from knowledgepulse.sources.smolagents._run import (
     ACTION_KEYS,
@@ -102,7 +108,8 @@ def _convert_row(record: Record, options: TraceOptions) -> TraceItem | Problem:
     """A benchmark row: its messages read back as the run's steps, its ``answer`` the output.
 
     A run that raised before its first step (a model call refused) has no message, and its
-    ``answer`` is the exception's text: the run's error, no answer.
+    ``answer`` is the exception's text: the run's error, no answer. Its model is the one its
+    replies name, else the row's ``model_id`` (the model the benchmark ran).
     """
     value = record.value
     run = Run(started=number(value.get("start_time")))
@@ -113,6 +120,7 @@ def _convert_row(record: Record, options: TraceOptions) -> TraceItem | Problem:
             tell(run, step, ("intermediate_steps", index))
     except PathError as error:
         return record.problem(("intermediate_steps", *error.path), error.message)
+    run.model = first_model(run.model, value.get("model_id"))
     if run.objective is None and isinstance(value["question"], str):
         run.objective = value["question"]
     output = value["answer"]
