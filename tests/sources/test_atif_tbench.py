@@ -40,6 +40,8 @@ def test_a_tbench_trajectory_gives_its_calls_failures_recoveries_answer_and_labe
     assert "EACCES: permission denied" in (trace.steps[2].content or "")
     assert trace.outcome.result_summary == document["steps"][-1]["message"]
     assert trace.metadata.success is document["extra"]["success"]
+    model = (trace.metadata.model_extra or {})["source"].get("model")
+    assert model == document["agent"]["model"]  # tbench's name for the agent's model_name
 
 
 def test_a_bare_version_is_atif_only_with_its_agent_and_steps() -> None:

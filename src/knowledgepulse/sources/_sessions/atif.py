@@ -198,9 +198,6 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
             completed = completed if said is None else said
     agent = document.get("agent")
     name = non_blank(as_object(agent).get("name"))
-    # Harbor names each agent step's model too: the last one's ran the run's last reply.
-    replied = (step.get("model_name") for step in steps if step.get("source") == "agent")
-    model = last_model((as_object(agent).get("model_name"), *replied))
     ends_on_agent = bool(steps) and steps[-1].get("source") == "agent"
     recorded = kept.get("step_types")
     if isinstance(recorded, list) and all(isinstance(kind, str) for kind in recorded):
@@ -222,7 +219,7 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
         result_summary=summary if isinstance(summary, str) else builder.final_answer,
         agent_id=name,
         framework=name,
-        model=model,
+        model=_model(as_object(agent), steps),
         metadata=extra if isinstance(extra, Mapping) else None,
         warnings=tuple(warnings),
         source_extra={"schema_version": document["schema_version"]},
@@ -230,6 +227,16 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
         location=record.location,
         system=system,
     )
+
+
+def _model(agent: Mapping[str, Any], steps: list[Mapping[str, Any]]) -> str | None:
+    """The model of the run's last reply, named by its agent step or else by the agent.
+
+    Harbor names each agent step's ``model_name`` as well as the agent's, which OpenAgents'
+    ``tbench`` calls ``model``.
+    """
+    replied = (step.get("model_name") for step in steps if step.get("source") == "agent")
+    return last_model((agent.get("model_name", agent.get("model")), *replied))
 
 
 def _priming(steps: list[Mapping[str, Any]]) -> tuple[str | None, frozenset[int]]:
