@@ -107,3 +107,17 @@ def test_each_failed_call_but_the_last_is_recovered_by_the_call_after_it(
         step for step in trace.steps if step.type == "observation" and step.content == "denied"
     ]
     assert len(errors) == sum(failures)
+
+
+QA_RUNNER = CORPUS / "atif" / "openagents_qa_runner_login_trace.json"
+
+
+def test_the_qa_runners_verdict_is_the_runs_label() -> None:
+    """OpenAgents' qa-runner ends on a ``done`` call and gives its verdict only in
+    ``final_metrics.extra``: ``PASS`` is a success, where before the run, ending on a call and
+    not an answer, read as failed; ``FAIL`` a failure."""
+    document = json.loads(QA_RUNNER.read_text())
+    assert document["final_metrics"]["extra"]["verdict"] == "PASS"
+    assert only(convert_file(QA_RUNNER)).trace.metadata.success is True
+    document["final_metrics"]["extra"]["verdict"] = "FAIL"
+    assert only(list(convert([document], source="atif"))).trace.metadata.success is False

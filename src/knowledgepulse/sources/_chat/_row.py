@@ -936,14 +936,21 @@ def _reward(value: Any) -> float | None:
 def _success(value: Any, threshold: float) -> bool | None:
     if isinstance(value, bool):
         return value
-    if isinstance(value, str):
-        word = value.strip().lower()
-        if word in _TRUE_WORDS:
-            return True
-        if word in _FALSE_WORDS:
-            return False
+    said = success_word(value)
+    if said is not None:
+        return said
     number = _reward(value)
     return None if number is None else number >= threshold
+
+
+def success_word(value: Any) -> bool | None:
+    """What a word says of a run (``pass``, ``FAIL``, ``resolved``...); ``None`` if no such word."""
+    word = value.strip().lower() if isinstance(value, str) else None
+    if word in _TRUE_WORDS:
+        return True
+    if word in _FALSE_WORDS:
+        return False
+    return None
 
 
 _FINISH = "Finish"

@@ -24,7 +24,8 @@ step there is no objective: the envelope's placeholder stands in, as for the oth
 ATIF records no outcome, so success is whether the trajectory ends on the agent's turn with its
 answer (and the last ``finish`` call, if any, does not say the task is not done), as for an
 unlabelled dataset row, unless ``extra.success`` is a boolean (or, in a file :func:`to_atif`
-wrote, ``extra.knowledgepulse.success``); the confidence stays the default.
+wrote, ``extra.knowledgepulse.success``, or OpenAgents' qa-runner's ``final_metrics.extra``
+gives a ``verdict``); the confidence stays the default.
 OpenAgents' ``tbench`` writes a dialect (``schema_version: 1.4``), read as
 :func:`_tell_tool_result` and :func:`_call` say.
 """
@@ -41,6 +42,7 @@ from knowledgepulse._util.jsonpath import as_object, as_string, describe_value, 
 from knowledgepulse._util.times import iso_time
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat._openhands import openhands_finish
+from knowledgepulse.sources._chat._row import success_word
 from knowledgepulse.sources._chat._text import (
     content_text,
     error_text,
@@ -202,7 +204,7 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
     recorded = kept.get("step_types")
     if isinstance(recorded, list) and all(isinstance(kind, str) for kind in recorded):
         builder.step_types = tuple(recorded)  # the recoveries ATIF has no flag for
-    labelled = _label(extra, kept, adp=adp)
+    labelled = _label(document, kept, adp=adp)
     summary = kept.get("result_summary")
     return assemble(
         builder,
@@ -262,13 +264,19 @@ def _message_text(step: Mapping[str, Any], *, adp: bool) -> str | None:
     return unfinished(text) if adp and step.get("source") == "agent" and text else text
 
 
-def _label(extra: Any, kept: Mapping[str, Any], *, adp: bool) -> Any:
+def _label(document: Mapping[str, Any], kept: Mapping[str, Any], *, adp: bool) -> Any:
     """The run's recorded outcome, a non-boolean where none says.
 
-    ``extra.success``, else what :func:`to_atif` kept, else (ADP's) ``extra.adp_details.resolved``.
+    ``extra.success``, else what :func:`to_atif` kept, else the ``verdict`` (``PASS``, ``FAIL``)
+    of ``final_metrics.extra`` (OpenAgents' qa-runner), else (ADP's)
+    ``extra.adp_details.resolved``.
     """
+    extra = document.get("extra")
     labelled = as_object(extra).get("success")
     labelled = labelled if isinstance(labelled, bool) else kept.get("success")
+    if not isinstance(labelled, bool):
+        final_metrics = as_object(document.get("final_metrics"))
+        labelled = success_word(as_object(final_metrics.get("extra")).get("verdict"))
     if adp and not isinstance(labelled, bool):
         return outcome(as_object(as_object(extra).get(ADP_DETAILS)))
     return labelled
