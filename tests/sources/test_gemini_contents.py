@@ -50,11 +50,16 @@ def test_a_chat_share_list_is_one_run_of_the_users_words_not_the_clis() -> None:
     assert trace.id == "kp:trace:gemini_cli_chat_trajectory"
     # <session_context> and <state_snapshot> are the CLI's: the first words typed are the task
     assert trace.task.objective == "agent teams shouldn't persist, I want it to ask me every boot"
-    assert trace.steps[0].type == "thought"  # the model's "Got it." to the summary
-    assert (trace.steps[1].content or "").startswith(
+    # the "Got it. Thanks for the additional context!" after the summary is the CLI's, not the
+    # model's reply to the task: no step, where it was the first thought (the first assistant
+    # turn of a training row)
+    history = json.loads(SHARED.read_text())
+    assert history[2]["parts"] == [{"text": "Got it. Thanks for the additional context!"}]
+    assert all("Got it." not in (step.content or "") for step in trace.steps)
+    assert (trace.steps[0].content or "").startswith(
         "**Eliminating Team Persistence**"
     )  # thought: true
-    assert kinds(trace)[3] == ("tool_call", "read_file")
+    assert kinds(trace)[2] == ("tool_call", "read_file")
     assert trace.metadata.success is True
     assert trace.outcome.result_summary is not None
     assert trace.outcome.result_summary.startswith("I've updated the `TeamCreatorWizard`")
@@ -285,3 +290,22 @@ def test_a_bare_content_given_as_a_row_says_the_source_to_name_in_python_terms()
         assert isinstance(problem, Problem)
         assert "a Gemini content, not a row of contents" in problem.message
         assert "source='gemini-cli' (kp: --from gemini-cli;" in problem.message
+
+
+def test_the_clis_reply_to_its_own_summary_is_no_step_but_the_same_words_to_the_user_are() -> None:
+    """Gemini CLI's compression leaves its ``<state_snapshot>`` and a scripted "Got it." in the
+    model's name: not the model's words. The same words said to the user are the model's."""
+    ack = "Got it. Thanks for the additional context!"
+    contents = [
+        {"role": "user", "parts": [{"text": "<state_snapshot>the task so far</state_snapshot>"}]},
+        {"role": "model", "parts": [{"text": ack}]},
+        {"role": "user", "parts": [{"text": "Go on."}]},
+        {"role": "model", "parts": [{"text": "Reading it."}]},
+        {"role": "user", "parts": [{"text": "Here is some context."}]},
+        {"role": "model", "parts": [{"text": ack}]},
+    ]
+    trace = one_trace(list(convert([{"contents": contents}], source="gemini")))
+    assert trace.task.objective == "Go on."
+    assert trace.steps[0].content == "Reading it."
+    assert [step.content for step in trace.steps].count(ack) == 1  # the last, said to the user
+    assert trace.outcome.result_summary == ack

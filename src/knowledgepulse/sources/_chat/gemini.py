@@ -26,7 +26,9 @@ every chat reader drops the binary parts of a request.
 Gemini CLI puts its own words in the history as user text: the ``<session_context>`` it opens
 with (``<hook_context>`` likewise), the ``<state_snapshot>`` its compression leaves in place of
 the turns it summed up, and ``System: Please continue.`` after an empty reply: none is the
-user's (as in its session files, :mod:`~knowledgepulse.sources._sessions.gemini_cli`). Nor are
+user's (as in its session files, :mod:`~knowledgepulse.sources._sessions.gemini_cli`). Nor is
+the model's turn it scripts after its context and its summary (``Got it. Thanks for the
+additional context!``) the model's words: no step. Nor are
 the files it inlines for a prompt's ``@path``, the parts between ``--- Content from referenced
 files ---`` and ``--- End of content ---``: the user typed the ``@path`` before them.
 
@@ -106,6 +108,7 @@ def as_anthropic(contents: list[Any]) -> list[dict[str, Any]]:
     """Gemini contents as Anthropic messages, their calls and results joined by id."""
     ids = _Ids()
     told: list[dict[str, Any]] = []
+    clis_context = False  # the content before is Gemini CLI's own context, not the user's
     for index, content in enumerate(contents):
         if not is_content(content):
             raise PathError(
@@ -115,6 +118,9 @@ def as_anthropic(contents: list[Any]) -> list[dict[str, Any]]:
             )
         parts = content["parts"]
         if content["role"] == "model":
+            if clis_context and _acknowledges(parts):
+                clis_context = False
+                continue  # the CLI's scripted reply to its own context: no word of the model's
             blocks = [_model_part(ids, part, (index, "parts", n)) for n, part in enumerate(parts)]
             told.append({"role": "assistant", "content": [b for b in blocks if b is not None]})
         else:
@@ -125,7 +131,28 @@ def as_anthropic(contents: list[Any]) -> list[dict[str, Any]]:
                 if n not in inlined
             ]
             told.append({"role": "user", "content": [b for b in blocks if b is not None]})
+        clis_context = content["role"] != "model" and _clis_context(parts)
     return told
+
+
+_ACKNOWLEDGEMENTS = frozenset(
+    {"Got it. Thanks for the context!", "Got it. Thanks for the additional context!"}
+)
+"""The model turns Gemini CLI (and Qwen Code) write after their own context in the history: after
+the session's environment context, after the ``<state_snapshot>`` of a compression."""
+
+
+def _clis_context(parts: list[Any]) -> bool:
+    """Whether a user content's parts are all Gemini CLI's own text (:func:`clis_own`)."""
+    texts = [part.get("text") if isinstance(part, dict) else None for part in parts]
+    return bool(texts) and all(isinstance(text, str) and clis_own(text) for text in texts)
+
+
+def _acknowledges(parts: list[Any]) -> bool:
+    """Whether a model content is only one of Gemini CLI's :data:`_ACKNOWLEDGEMENTS`."""
+    texts = [part.get("text") if isinstance(part, dict) else None for part in parts]
+    said = "".join(text for text in texts if isinstance(text, str))
+    return None not in texts and said.strip() in _ACKNOWLEDGEMENTS
 
 
 _INLINED_FROM = "--- Content from referenced files ---"
