@@ -452,3 +452,24 @@ def test_a_2024_rows_action_observation_pairs_are_read_as_their_events(tmp_path:
     row["test_result"]["result"]["resolved"] = 1
     (resolved,) = traces_of(written(tmp_path, [row], "resolved.jsonl"))
     assert resolved.trace.metadata.success is True
+
+
+def source_model(trace: ReasoningTrace) -> Any:
+    return (trace.metadata.model_extra or {})["source"].get("model")
+
+
+def test_the_model_is_the_one_the_responses_name_else_the_rows_llm_config(tmp_path: Path) -> None:
+    """Each action keeps the LiteLLM response that asked for it, which names its model; the row
+    names the model it configured (``metadata.llm_config.model``). Before, no trace had one."""
+    first = rows()[0]
+    replied = {
+        event["tool_call_metadata"]["model_response"]["model"]
+        for event in first["history"]
+        if "tool_call_metadata" in event
+    }
+    assert replied == {"meta-llama/llama-4-maverick"}
+    assert source_model(traces_of(ROWS)[0].trace) == "meta-llama/llama-4-maverick"
+    for event in first["history"]:
+        event.get("tool_call_metadata", {}).pop("model_response", None)
+    (trace,) = traces_of(written(tmp_path, [first], "output.jsonl"))
+    assert source_model(trace.trace) == first["metadata"]["llm_config"]["model"]

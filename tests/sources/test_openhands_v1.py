@@ -349,3 +349,19 @@ def test_a_conversations_events_are_read_by_their_index_then_its_state(tmp_path:
             "base_state.json",
         ]
     assert not is_parted_folder(tmp_path)
+
+
+def test_the_model_is_the_one_the_row_or_the_conversations_agent_was_given() -> None:
+    """An evaluation row names its model in ``metadata.llm.model``, a conversation folder in its
+    ``base_state.json``'s ``agent.llm.model``: the trace's model, where before it had none."""
+    configured = {row["metadata"]["llm"]["model"] for row in lines(ROWS)}
+    assert configured == {"litellm_proxy/neulab/gpt-4o-2024-08-06"}
+    models = {
+        (item.trace.metadata.model_extra or {})["source"].get("model") for item in traces_of(ROWS)
+    }
+    assert models == configured
+    state = json.loads((PWD / "base_state.json").read_text())
+    (item,) = traces_of(PWD)
+    model = (item.trace.metadata.model_extra or {})["source"].get("model")
+    assert model is not None
+    assert state["agent"]["llm"]["model"].endswith(model)  # openai/gpt-4o-mini: gpt-4o-mini

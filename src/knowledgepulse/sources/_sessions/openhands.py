@@ -46,6 +46,9 @@ maximum iteration``...), a ``reject``, or an agent in ``error`` state is a failu
 is a success unless its ``task_completed`` says ``false`` or ``partial``; a run that ends on the
 agent's message (awaiting the user) is a success, as an unlabelled chat row ending on its
 answer. The confidence stays the default.
+
+The model is the one the last response an action keeps names (``model_response.model``), else
+the one the row was given (:func:`configured_model`).
 """
 
 from __future__ import annotations
@@ -61,7 +64,14 @@ from knowledgepulse._util.jsonpath import as_object, as_string, describe_value, 
 from knowledgepulse._util.times import iso_time
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat._tools import row_tools
-from knowledgepulse.sources._envelope import UNDATED, TraceOptions, assemble, finished
+from knowledgepulse.sources._envelope import (
+    UNDATED,
+    TraceOptions,
+    assemble,
+    finished,
+    first_model,
+    last_model,
+)
 from knowledgepulse.sources._sessions._documents import run_name
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
@@ -392,11 +402,32 @@ def _convert(
         result_summary=run.builder.final_answer,
         agent_id=as_string(metadata.get("agent_class")),
         framework=FORMAT,
+        model=first_model(_replied(events), configured_model(row, {})),
         source_extra=extra or None,
         content_hint=CONTENT_HINT,
         location=record.location,
         tools=run.tools,
         system=run.system,
+    )
+
+
+def configured_model(row: Mapping[str, Any] | None, state: Mapping[str, Any]) -> str | None:
+    """The model the run was given, where the file names it.
+
+    An evaluation row's ``metadata.llm_config.model`` (the V1 SDK's rows: ``metadata.llm.model``),
+    else a conversation's ``agent.llm.model`` (V1's ``base_state.json``).
+    """
+    metadata = as_object(row.get("metadata")) if row is not None else {}
+    config = as_object(metadata.get("llm_config") or metadata.get("llm"))
+    llm = as_object(as_object(state.get("agent")).get("llm"))
+    return first_model(config.get("model"), llm.get("model"))
+
+
+def _replied(events: list[Mapping[str, Any]]) -> str | None:
+    """The model of the last response an action keeps (``tool_call_metadata.model_response``)."""
+    return last_model(
+        as_object(as_object(event.get("tool_call_metadata")).get("model_response")).get("model")
+        for event in events
     )
 
 

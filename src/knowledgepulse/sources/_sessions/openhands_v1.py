@@ -39,7 +39,8 @@ final ``execution_status`` of ``error`` or ``stuck`` (``base_state.json``'s, els
 update's) is a failure; a ``finish`` is a success unless its ``task_completed`` says ``false``
 or ``partial``; else a run that ends on the agent's message is a success (a conversation
 ``finished``, awaiting the user), and one that ends on anything else (out of iterations,
-paused) is not. The confidence stays the default.
+paused) is not. The confidence stays the default. The model is the one the row or the
+conversation's agent was given (:func:`~.openhands.configured_model`): no event names it.
 """
 
 from __future__ import annotations
@@ -277,6 +278,7 @@ def _convert(
         result_summary=run.builder.final_answer,
         agent_id=as_string(as_object(state.get("agent")).get("kind")),
         framework=openhands.FORMAT,
+        model=openhands.configured_model(row, state),
         source_extra=extra or None,
         content_hint=openhands.CONTENT_HINT,
         location=record.location,
