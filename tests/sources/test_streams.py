@@ -594,6 +594,11 @@ def test_a_cursor_stream_reads_its_thinking_calls_and_last_text() -> None:
     assert (trace.steps[0].content or "").startswith("**Planning sequential commands**")
     assert trace.steps[2].input is not None
     assert trace.steps[2].input["command"] == "sleep 5"
+    # what Cursor adds to the args (the call's id, its parse of the command, its run settings)
+    # is no argument the model gave: before, a training row's call carried a parse tree
+    args = next(record for record in lines(CURSOR_STREAM) if record["type"] == "tool_call")
+    assert "parsingResult" in args["tool_call"]["shellToolCall"]["args"]
+    assert set(trace.steps[2].input) == {"command", "workingDirectory", "timeout", "isBackground"}
     assert trace.outcome.result_summary == (
         "Both commands have finished running: first `sleep 5`, then `sleep 3`, with no other "
         "actions taken."

@@ -7,7 +7,8 @@ two record types of its own, turned here into the Claude Code records they stand
 * ``tool_call``, ``subtype`` ``started`` then ``completed``, joined by ``call_id``: its
   ``tool_call`` object names the tool by its one key (``shellToolCall``, ``readToolCall``,
   ``editToolCall``..., the tool ``shell``, ``read``, ``edit``; ``function``, ``{name,
-  arguments}``, for another tool), whose ``args`` are the call's input and whose ``result``
+  arguments}``, for another tool), whose ``args`` are the call's input (less what Cursor adds
+  itself: the call's id, its parse of a shell command, its run settings) and whose ``result``
   (on ``completed``) is ``{success: {...}}`` or a failure (``error``, ``rejected``...). A
   ``started`` one is an assistant ``tool_use`` block, a ``completed`` one the ``tool_result``
   that answers it: an error when the result is no ``success``, or a shell command's
@@ -84,10 +85,29 @@ def _tool(value: Any) -> tuple[str, Mapping[str, Any]] | None:
     return None
 
 
+PLUMBING = frozenset(
+    {
+        # the call's own id, the conversation's and the request's
+        *("toolCallId", "conversationId", "requestId"),
+        # what Cursor parses out of a shell command: its programs, redirects, parse tree
+        *("simpleCommands", "hasInputRedirect", "hasOutputRedirect", "parsingResult"),
+        # its settings of how to run it and whether to ask first
+        *("fileOutputThresholdBytes", "timeoutBehavior", "hardTimeout", "closeStdin"),
+        *("skipApproval", "smartModeApprovalOnly", "adminCommandDenylist"),
+        *("providerIdentifier", "serverIdentifier"),
+    }
+)
+"""The keys Cursor adds to a call's ``args`` beside what the model asked for: no argument of the
+call (a shell call's is its ``command``, ``workingDirectory``, ``timeout``, ``isBackground``)."""
+
+
 def _arguments(name: str, body: Mapping[str, Any]) -> Any:
-    """A call's input: its ``args``; a ``function``'s ``arguments`` (JSON text, read if it is)."""
+    """A call's input: its ``args`` less :data:`PLUMBING`; a ``function``'s ``arguments``."""
     if "args" in body:
-        return body["args"]
+        args = body["args"]
+        if not isinstance(args, Mapping):
+            return args
+        return {key: value for key, value in args.items() if key not in PLUMBING}
     arguments = body.get("arguments")
     if isinstance(arguments, str):
         try:
