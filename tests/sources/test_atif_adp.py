@@ -99,3 +99,27 @@ def test_a_result_whose_call_id_is_no_string_answers_the_call_in_order() -> None
         (step.type, step.tool.name if step.tool else None) for step in expected.steps
     ]
     assert trace.outcome.result_summary == expected.outcome.result_summary
+
+
+CODEACT = CORPUS / "atif" / "adp_codeactinstruct_sample_atif.json"
+"""ADP's ATIF of a CodeActInstruct run: a wrong answer, calls, the answer; the same run as its
+standardized form is ``adp/codeactinstruct_sample_std.json``'s second trajectory."""
+
+
+def test_a_messages_description_is_its_thought_as_in_adps_standardized_form() -> None:
+    """ADP writes a ``message_action``'s description (the model's reasoning before its answer)
+    into the step's ``extra``: the thought before the message, as the same run read in ADP's
+    own form gives it. Before, it was lost."""
+    steps = json.loads(CODEACT.read_text())[0]["steps"]
+    described = steps[1]["extra"]["description"]
+    assert described.startswith("To solve this problem")
+    atif = only(convert_file(CODEACT)).trace
+    (native, *_) = [
+        item.trace
+        for item in convert_file(CORPUS / "adp" / "codeactinstruct_sample_std.json")
+        if isinstance(item, TraceItem) and item.trace.task.objective == atif.task.objective
+    ]
+    assert atif.steps[0].type == "thought"
+    assert atif.steps[0].content == described
+    thoughts = [step.content for step in atif.steps if step.type == "thought"]
+    assert thoughts == [step.content for step in native.steps if step.type == "thought"]

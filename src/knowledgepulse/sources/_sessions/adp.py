@@ -407,15 +407,24 @@ def _tell_message(
     ``<finish>...</finish>`` is taken off; a closing message that is empty inside
     (``<finish> </finish>``, AgentInstruct's WebShop rows) says its description instead.
     """
-    text = unfinished(_text(item, path))
-    thought = _optional(item, "description", path)
-    if not text.strip() and thought:
-        text, thought = thought, None
+    thought, text = message_said(_text(item, path), _optional(item, "description", path))
     builder.thought(thought)
     if final:
         builder.answer(text)
     else:
         builder.thought(text, said=True)
+
+
+def message_said(text: str, description: str | None) -> tuple[str | None, str]:
+    """A ``message_action``'s thought and what it says: its description, then its text.
+
+    ``<finish>...</finish>`` is taken off the text; a message empty inside says its description
+    instead (no thought then).
+    """
+    text = unfinished(text)
+    if not text.strip() and description:
+        return None, description
+    return description, text
 
 
 def unfinished(text: str) -> str:

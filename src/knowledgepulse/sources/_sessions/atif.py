@@ -60,7 +60,7 @@ from knowledgepulse.sources._envelope import (
     last_model,
 )
 from knowledgepulse.sources._sessions._documents import each_document
-from knowledgepulse.sources._sessions.adp import outcome, unfinished
+from knowledgepulse.sources._sessions.adp import message_said, outcome, unfinished
 from knowledgepulse.sources._sessions.claude_code import interrupted
 from knowledgepulse.sources._sessions.codex import codex_users_words
 from knowledgepulse.sources._steps import (
@@ -79,7 +79,8 @@ CODEX = "codex"
 """``agent.name`` of the trajectories Harbor converts from Codex's rollouts."""
 ADP = "adp"
 """``agent.name`` of the trajectories ADP's ``raw_to_atif.py`` writes (its ``sample_atif.json``):
-its standardized form as ATIF, ``extra.adp_details`` the standardized ``details``."""
+its standardized form as ATIF, ``extra.adp_details`` the standardized ``details``, a message's
+``extra.description`` its thought (:func:`_described`)."""
 ADP_DETAILS = "adp_details"
 """The ``extra`` key ADP keeps a run's ``details`` under (all values text): its ``resolved`` is
 the outcome, as in the standardized form (:func:`adp.outcome`)."""
@@ -241,6 +242,14 @@ def _model(agent: Mapping[str, Any], steps: list[Mapping[str, Any]]) -> str | No
     return last_model((agent.get("model_name", agent.get("model")), *replied))
 
 
+def _described(step: Mapping[str, Any], text: str | None) -> tuple[str | None, str]:
+    """An ADP ``message_action``'s thought and text, as its standardized form is read.
+
+    ADP keeps its ``description`` (the reasoning before it) in the step's ``extra``.
+    """
+    return message_said(text or "", as_string(as_object(step.get("extra")).get("description")))
+
+
 def _priming(steps: list[Mapping[str, Any]]) -> tuple[str | None, frozenset[int]]:
     """The system prompt a run opens by priming the model with, and the steps that prime it.
 
@@ -321,6 +330,8 @@ def _tell_agent(
     reasoning = step.get("reasoning_content")
     builder.thought(as_string(reasoning), at=at)
     calls: list[tuple[str | None, str, Any]] = list(_calls(step))
+    described, text = _described(step, text) if adp and not calls else (None, text)
+    builder.thought(described, at=at)
     if not calls and has_xml_calls(text):
         # OpenHands without native function calling writes its calls into the message
         # (``<function=NAME><parameter=KEY>``...), and Harbor keeps them there: no call id, so
