@@ -493,6 +493,16 @@ def test_a_file_of_rows_with_pictures_says_once_that_they_are_not_kept(
     assert len([item for item in found if not isinstance(item, Problem)]) == 3
 
 
+def test_a_content_part_whose_type_is_no_text_is_said_not_a_crash(tmp_path: Path) -> None:
+    """A part whose ``type`` is an object (found by bench/fuzz_pipelines.py, seed 4511)."""
+    path = tmp_path / "odd.json"
+    odd = [{"type": {}}, {"type": "text", "text": "Hi"}]
+    path.write_text(
+        json.dumps([{"role": "user", "content": odd}, {"role": "assistant", "content": "Hello."}])
+    )
+    assert read_item(path).trace.task.objective == "Hi"
+
+
 def test_kimi_cli_context_marks_are_passed_over_and_its_system_prompt_is_the_system_message(
     tmp_path: Path,
 ) -> None:

@@ -194,7 +194,9 @@ def media(messages: list[Any]) -> tuple[str, ...]:
         for message in messages
         if isinstance(message, dict) and isinstance(message.get("content"), list)
         for part in message["content"]
-        if isinstance(part, dict) and part.get("type") in MEDIA_KINDS
+        if isinstance(part, dict)
+        and isinstance(part.get("type"), str)
+        and part["type"] in MEDIA_KINDS
     }
     if not kinds:
         return ()
