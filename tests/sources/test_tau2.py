@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from knowledgepulse.records import Problem
+from knowledgepulse.sources import convert
 from knowledgepulse.sources._inspect import inspect_file
 from knowledgepulse.sources._sessions.tau2 import GREETING
 from knowledgepulse.trace import ReasoningTrace, TraceItem
@@ -374,3 +375,15 @@ def test_with_no_reply_naming_one_the_model_is_the_agents_llm(tmp_path: Path) ->
     traces = read(tmp_path, document)
     llm = document["info"]["agent_info"]["llm"]
     assert [source_model(item.trace) for item in traces] == [llm] * len(traces)
+
+
+def test_a_reply_whose_tool_calls_are_no_list_is_a_problem_the_other_simulations_go_on() -> None:
+    """Found by bench/fuzz_loaders.py (seed 4513): a TypeError stopped the whole file."""
+    document = json.loads(MOCK.read_text())
+    document["simulations"][1]["messages"][10]["tool_calls"] = 1.5
+    found = list(convert([document], source="tau2"))
+    problems = [item for item in found if isinstance(item, Problem)]
+    assert [(p.path, p.message) for p in problems] == [
+        ("simulations[1].messages[10].tool_calls", "expected a list, found a number")
+    ]
+    assert len([item for item in found if isinstance(item, TraceItem)]) == 2

@@ -323,8 +323,10 @@ def _names(messages: list[Any]) -> dict[str, str]:
     return {
         call["id"]: call["name"]
         for message in messages
-        if isinstance(message, dict) and message.get("role") == "assistant"
-        for call in message.get("tool_calls") or []
+        if isinstance(message, dict)
+        and message.get("role") == "assistant"
+        and isinstance(message.get("tool_calls"), list)
+        for call in message["tool_calls"]
         if isinstance(call, dict)
         and isinstance(call.get("id"), str)
         and isinstance(call.get("name"), str)
@@ -374,12 +376,13 @@ def _chat(message: Any, names: Mapping[str, str]) -> Any:
             return None  # only the user's own calls: nothing said to the agent
         return {"role": "user", "content": text}
     reasoning = _reasoning(message.get("raw_data")) if role == "assistant" else None
-    if role == "assistant" and message.get("tool_calls"):
+    if role == "assistant" and (calls := message.get("tool_calls")):
         return {
             "role": "assistant",
             "content": message.get("content"),
             "reasoning_content": reasoning,
-            "tool_calls": [_call(call) for call in message["tool_calls"]],
+            # Not a list: the chat reader says what it found, where.
+            "tool_calls": [_call(call) for call in calls] if isinstance(calls, list) else calls,
         }
     return {"role": role, "content": message.get("content"), "reasoning_content": reasoning}
 
