@@ -163,6 +163,9 @@ class Told:
     system: str | None = None
     unread: tuple[str, ...] = ()
     """Warnings: what the messages hold that the format's reader does not read."""
+    preamble: str | None = None
+    """What the first user turn began with that is no word of the user's but was told to the
+    model (ADP's SFT rows: the tools' documentation): it follows the system prompt."""
 
 
 MEDIA_KINDS = frozenset(
@@ -831,17 +834,20 @@ def _with_system(told: Told, row: Mapping[str, Any], family: ChatSource) -> Told
 
     The column is text, a list of text blocks (Anthropic's ``system`` parameter), or a Content
     of text parts (Gemini's ``systemInstruction``). A row holding the request made as an object
-    (NeMo Gym's ``responses_create_params``) keeps it there, beside the request's input.
+    (NeMo Gym's ``responses_create_params``) keeps it there, beside the request's input. The
+    conversation's :attr:`Told.preamble` follows the system prompt.
     """
-    if told.system is not None:
-        return told
-    places = [row]
-    request = json_or_value(row.get(family.wrapped[0][0])) if family.wrapped else None
-    if isinstance(request, Mapping):
-        places.append(request)
-    said = (_system_text(place.get(name)) for place in places for name in family.system_fields)
-    system = next((text for text in said if text and text.strip()), None)
-    return told if system is None else dataclasses.replace(told, system=system)
+    system = told.system
+    if system is None:
+        places = [row]
+        request = json_or_value(row.get(family.wrapped[0][0])) if family.wrapped else None
+        if isinstance(request, Mapping):
+            places.append(request)
+        said = (_system_text(place.get(name)) for place in places for name in family.system_fields)
+        system = next((text for text in said if text and text.strip()), None)
+    if told.preamble:
+        system = f"{system}\n\n{told.preamble}" if system else told.preamble
+    return told if system == told.system else dataclasses.replace(told, system=system)
 
 
 def _system_text(value: Any) -> str | None:

@@ -203,20 +203,11 @@ def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
             calls.result(None, value)
     # The environment's "Episode finished, reward = 0": the answer it ended with was wrong.
     answered = (answered or calls.answered) and calls.verdict is not False
-    return _row.Told(objective, answered, _with_tool_docs(system, parsed))
-
-
-def _with_tool_docs(system: str | None, parsed: list[tuple[str, Any]]) -> str | None:
-    """The system prompt, and after it the tools' documentation the first human turn begins with.
-
-    That documentation (ADP's SFT rows) is no word of the user's, so no part of the objective,
-    but the model was told it: kept in the system prompt, a training row still has it.
-    """
     first = next((as_string(value) for speaker, value in parsed if speaker in HUMAN), None)
+    # The tools' documentation before the task (ADP's SFT rows) is no word of the user's, so
+    # no part of the objective, but the model was told it: a training row still has it.
     docs = tool_docs(first)
-    if docs is None:
-        return system
-    return f"{system}\n\n{docs.strip()}" if system else docs.strip()
+    return _row.Told(objective, answered, system, preamble=docs.strip() if docs else None)
 
 
 def _told_invented(calls: _row.Calls, text: str | None, *, invented: bool) -> bool:
