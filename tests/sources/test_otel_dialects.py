@@ -1625,6 +1625,17 @@ def test_one_langchain_retrieval_reads_alike_in_both_conventions(name: str, tool
     assert trace.outcome.result_summary == "The capital of France is Paris."
 
 
+def test_a_result_sent_with_its_call_in_the_history_keeps_the_calls_arguments() -> None:
+    """One traced Anthropic call is sent the earlier ``tool_use`` and its ``tool_result``: the
+    call, which no span of the trace made, keeps the arguments the history gives it."""
+    path = OTLP_CORPUS / "openinference_anthropic_tool_result.json"
+    (item,) = [item for item in convert_file(path) if isinstance(item, TraceItem)]
+    call, result = item.trace.steps[:2]
+    assert (call.type, call.tool and call.tool.name) == ("tool_call", "get_weather")
+    assert call.input == {"location": "San Francisco, CA", "unit": "fahrenheit"}
+    assert result.content == '{"weather": "sunny", "temperature": "75"}'
+
+
 _words = st.text(alphabet="abcdefghij klmnop?!'", min_size=1, max_size=40).filter(str.strip)
 
 

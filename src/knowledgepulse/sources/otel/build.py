@@ -399,6 +399,7 @@ class _Context:
     skip: tuple[int, int] | None  # the (span, part) that is the final answer, told as the answer
     lead: str  # what that part says before the answer ("...Final Answer:"), told as a thought
     names: dict[str, str]  # tool name by call id, for results that give only the id
+    history_arguments: dict[str, Any]  # by call id, of the calls only a request's history holds
     executed: set[str | None]  # call ids whose tool span recorded a result or an error
     any_execution: bool
     unlinked: Counter[str]  # per tool name, the spans of it that recorded an outcome, no call id
@@ -411,18 +412,7 @@ def _tell(builder: StepBuilder, ordered: list[_Read], answer: str | None) -> Non
     # A tool span's own result (and status) wins; a result only the next model call was given
     # still counts when the span recorded none (content capture off for tools, say).
     told = [item.view for item in ordered if item.view.role == "tool"]
-    names: dict[str, str] = {}
-    for item in ordered:
-        for part in _output_parts(item.view):
-            if part.get("type") in ("tool_call", "server_tool_call") and part.get("id"):
-                names[str(part["id"])] = str(part.get("name") or "")
-    # A call only a request's history holds (made before the trace began, the app's own loop
-    # traced call by call) names the tool of the result sent with it.
-    for item in ordered:
-        for message in item.view.input_messages or []:
-            for part in message["parts"] if message["role"] in msg.ASSISTANT_ROLES else []:
-                if part.get("type") == "tool_call" and part.get("id") and part.get("name"):
-                    names.setdefault(str(part["id"]), str(part["name"]))
+    names, history_arguments = _called_tools(ordered)
     skip = _answer_part(ordered, answer)
     lead = ""
     if skip is not None and answer is not None:
@@ -432,6 +422,7 @@ def _tell(builder: StepBuilder, ordered: list[_Read], answer: str | None) -> Non
         skip=skip,
         lead=lead,
         names=names,
+        history_arguments=history_arguments,
         executed={view.call_id for view in told if view.result is not None or view.error},
         any_execution=any(view.result is not None or view.error for view in told),
         unlinked=Counter(
@@ -455,6 +446,29 @@ def _tell(builder: StepBuilder, ordered: list[_Read], answer: str | None) -> Non
             _tell_inference(builder, index, item, context)
         elif item.view.role == "event" and item.view.error:
             builder.error(item.view.error, at=_seconds(item.span))  # the next action recovers
+
+
+def _called_tools(ordered: list[_Read]) -> tuple[dict[str, str], dict[str, Any]]:
+    """The tool each call id names, and the arguments of the calls only a request's history holds.
+
+    A call only a history holds (made before the trace began, the app's own loop traced call by
+    call) names the tool of the result sent with it, and gives that call its arguments.
+    """
+    names: dict[str, str] = {}
+    for item in ordered:
+        for part in _output_parts(item.view):
+            if part.get("type") in ("tool_call", "server_tool_call") and part.get("id"):
+                names[str(part["id"])] = str(part.get("name") or "")
+    history_arguments: dict[str, Any] = {}
+    for item in ordered:
+        for message in item.view.input_messages or []:
+            for part in message["parts"] if message["role"] in msg.ASSISTANT_ROLES else []:
+                call_id = str(part.get("id") or "")
+                told = call_id in names or not part.get("name")
+                if part.get("type") == "tool_call" and call_id and not told:
+                    names[call_id] = str(part["name"])
+                    history_arguments[call_id] = part.get("arguments")
+    return names, history_arguments
 
 
 def _answer_part(ordered: list[_Read], answer: str | None) -> tuple[int, int] | None:
@@ -582,12 +596,17 @@ def _tell_tool_responses(
         # With no span of its own, a result is read as a chat row's is: the flag AutoGen sets,
         # else text that says it failed (crewAI's "Error executing tool: ...", when no
         # instrumentation traced its tools).
+        arguments = context.history_arguments.get(call_id or "")
         if failed:
-            builder.tool_result(name, error=as_text(output) or TOOL_FAILED, call_id=call_id)
+            builder.tool_result(
+                name, arguments=arguments, error=as_text(output) or TOOL_FAILED, call_id=call_id
+            )
         else:
             # The model was sent this result: one with no value (Pydantic AI leaves out a
             # None return's) is still the tool's return, an observation.
-            builder.tool_result(name, output=output, call_id=call_id, returned=True)
+            builder.tool_result(
+                name, arguments=arguments, output=output, call_id=call_id, returned=True
+            )
 
 
 def _tell_tool(
