@@ -1636,6 +1636,16 @@ def test_a_result_sent_with_its_call_in_the_history_keeps_the_calls_arguments() 
     assert result.content == '{"weather": "sunny", "temperature": "75"}'
 
 
+def test_a_langchain_tool_spans_bare_input_leaves_the_models_arguments() -> None:
+    """LangChain's tool span records a one-argument tool's input as its bare value (``Tokyo``):
+    the call keeps the arguments the model asked for, which name the argument."""
+    path = OTLP_CORPUS / "openinference_langgraph_instructions_with_tool_calls.json"
+    (item,) = [item for item in convert_file(path) if isinstance(item, TraceItem)]
+    call = item.trace.steps[0]
+    assert (call.type, call.tool and call.tool.name) == ("tool_call", "get_temperature")
+    assert call.input == {"city": "Tokyo"}
+
+
 _words = st.text(alphabet="abcdefghij klmnop?!'", min_size=1, max_size=40).filter(str.strip)
 
 

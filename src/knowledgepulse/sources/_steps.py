@@ -170,6 +170,26 @@ def as_input(value: Any) -> dict[str, Any] | None:
     return {"_raw": as_text(value)}
 
 
+def _arguments(kept: Any, told: Any, *, replace: bool) -> Any:
+    """A call's arguments, of those it kept and those told of it now (its request, or its run).
+
+    The ones told now win (``replace``: the tool's run tells what the tool got), else the ones
+    kept; but arguments that read as an object win over ones that read as no object (``_raw``):
+    LangChain's tool span records a one-argument tool's input as its bare value (``Tokyo``),
+    where the model asked ``{"city": "Tokyo"}``.
+    """
+    if told is None or kept is None:
+        return kept if told is None else told
+    if _is_raw(told) != _is_raw(kept):
+        return kept if _is_raw(told) else told
+    return told if replace else kept
+
+
+def _is_raw(arguments: Any) -> bool:
+    read = as_input(arguments)
+    return read is not None and set(read) == {"_raw"}
+
+
 def python_dict(text: str) -> dict[str, Any] | None:
     """A Python dict's repr (a literal only) as a JSON object; else ``None``.
 
@@ -481,8 +501,7 @@ class StepBuilder:
             tool.call_id = call_id
             self._by_call_id[call_id] = event
         tool.requested = True
-        if tool.arguments is None:
-            tool.arguments = arguments
+        tool.arguments = _arguments(tool.arguments, arguments, replace=False)
         if text and text.strip():
             self._seen_text = True
             tool.text = text
@@ -534,8 +553,7 @@ class StepBuilder:
         if name and name != tool.name:
             tool.name = name
             self._wait(event, "requested")  # a request may still join it, by its new name
-        if arguments is not None:
-            tool.arguments = arguments
+        tool.arguments = _arguments(tool.arguments, arguments, replace=True)
         if output is not None:
             tool.output = output
         tool.returned = tool.returned or returned
