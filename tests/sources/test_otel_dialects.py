@@ -1646,6 +1646,21 @@ def test_a_langchain_tool_spans_bare_input_leaves_the_models_arguments() -> None
     assert call.input == {"city": "Tokyo"}
 
 
+def test_a_delegation_only_the_next_model_call_tells_is_observed_after_the_coworkers_work() -> None:
+    """crewAI traced by OpenLLMetry, no tool span: the manager's next model call is sent the
+    coworker's answer, so the delegation's observation follows the coworker's own steps."""
+    path = OTLP_CORPUS / "openllmetry_crewai_hierarchical_tool_error.jsonl"
+    (item,) = [item for item in convert_file(path) if isinstance(item, TraceItem)]
+    assert [(kind, tool) for kind, tool, _ in steps(item.trace)] == [
+        ("tool_call", "Delegate_work_to_coworker"),
+        ("tool_call", "scoring_examples"),
+        ("observation", "scoring_examples"),
+        ("error_recovery", None),  # the coworker's answer, after its tool failed
+        ("observation", "Delegate_work_to_coworker"),
+        ("thought", None),
+    ]
+
+
 _words = st.text(alphabet="abcdefghij klmnop?!'", min_size=1, max_size=40).filter(str.strip)
 
 

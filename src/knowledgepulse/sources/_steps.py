@@ -522,11 +522,17 @@ class StepBuilder:
         distinct: bool = False,
         returned: bool = False,
         inside_until: Timestamp = None,
+        sent_at: Timestamp = None,
     ) -> None:
         """A tool's execution and its result (``error``: the failure's text, when it failed).
 
         ``inside_until``: when the last step that ran inside the tool ended (an agent called as
         a tool), where that is later than the tool's own end: the observation follows them.
+
+        ``sent_at``: when the model call the result was sent to started, where only that call
+        tells the result (no end of the tool's own): the tool had ended by then, so its
+        observation follows what started while it ran (a coworker's steps, crewAI delegating
+        with no tool span traced), not its call.
 
         ``returned``: the source records the tool's return itself, even a null one (Pydantic
         AI's ``tool-return`` whose ``content`` is ``null``, a tool that returns nothing): the
@@ -574,6 +580,9 @@ class StepBuilder:
             and (tool.ended is None or tool.ended < inner)
         ):
             tool.ended = inner
+        sent = _seconds(sent_at)
+        if sent is not None and tool.ended is None:
+            tool.ended = sent
         if mcp_server:
             tool.mcp_server = mcp_server
 

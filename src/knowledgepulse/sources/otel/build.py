@@ -598,14 +598,13 @@ def _tell_tool_responses(
         # instrumentation traced its tools).
         arguments = context.history_arguments.get(call_id or "")
         if failed:
-            builder.tool_result(
-                name, arguments=arguments, error=as_text(output) or TOOL_FAILED, call_id=call_id
-            )
+            error = as_text(output) or TOOL_FAILED
+            builder.tool_result(name, arguments=arguments, error=error, call_id=call_id, sent_at=at)
         else:
             # The model was sent this result: one with no value (Pydantic AI leaves out a
             # None return's) is still the tool's return, an observation.
             builder.tool_result(
-                name, arguments=arguments, output=output, call_id=call_id, returned=True
+                name, arguments=arguments, output=output, call_id=call_id, returned=True, sent_at=at
             )
 
 
