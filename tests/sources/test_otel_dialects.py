@@ -1661,6 +1661,19 @@ def test_a_delegation_only_the_next_model_call_tells_is_observed_after_the_cowor
     ]
 
 
+def test_an_agno_tool_result_python_wrote_by_its_address_is_no_result() -> None:
+    """OpenLLMetry keeps an Agno team's delegation as ``status='success' result=<generator object
+    ... at 0x...>``: what its members answered went unrecorded, so the call has no result, not
+    that text as one (a training row's tool turn)."""
+    path = OTLP_CORPUS / "openllmetry_agno_team_discussion.json"
+    (item,) = [item for item in convert_file(path) if isinstance(item, TraceItem)]
+    assert [(kind, tool) for kind, tool, _ in steps(item.trace)] == [
+        ("tool_call", "delegate_task_to_members"),
+        ("thought", None),
+    ]
+    assert all("generator object" not in text for _, _, text in steps(item.trace))
+
+
 _words = st.text(alphabet="abcdefghij klmnop?!'", min_size=1, max_size=40).filter(str.strip)
 
 

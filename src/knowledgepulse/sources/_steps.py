@@ -234,11 +234,21 @@ def python_fields(text: str) -> dict[str, Any] | None:
     for (name, _, value_start), (_, next_start, _) in zip(
         starts, [*starts[1:], ("", len(text), 0)], strict=True
     ):
+        value = text[value_start:next_start].strip()
+        if _OBJECT_REPR.fullmatch(value):
+            # An object Python writes by its address (``<generator object ... at 0x...>``: an
+            # Agno tool that streams, its team's delegation): its value was never recorded.
+            fields[name] = None
+            continue
         try:
-            fields[name] = python_literal(text[value_start:next_start].strip())
+            fields[name] = python_literal(value)
         except ValueError:
             return None
     return fields
+
+
+_OBJECT_REPR = re.compile(r"<\w[^\n]* at 0x[0-9a-fA-F]+>")
+"""Python's default ``repr`` of an object: its kind and name, then its address."""
 
 
 _FIELD_START = re.compile(r"[a-z_]\w*=")
