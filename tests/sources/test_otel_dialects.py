@@ -1674,6 +1674,20 @@ def test_an_agno_tool_result_python_wrote_by_its_address_is_no_result() -> None:
     assert all("generator object" not in text for _, _, text in steps(item.trace))
 
 
+def test_a_langfuse_tool_span_of_langgraph_gives_its_tool_messages_content() -> None:
+    """Langfuse's LangChain handler keeps a LangGraph tool's output as the ToolMessage it made:
+    the result is its content (``Paris``), and a failed one's text is told once, not the dump."""
+    path = OTLP_CORPUS / "langfuse_sdk_langgraph_google_model_retry.json"
+    (item,) = [item for item in convert_file(path) if isinstance(item, TraceItem)]
+    failed = 'The country is not supported. Use "La France" instead.'
+    assert [(kind, tool, text) for kind, tool, text in steps(item.trace) if kind != "thought"] == [
+        ("tool_call", "get_capital", 'get_capital {"country":"France"}'),
+        ("observation", "get_capital", failed),
+        ("error_recovery", "get_capital", 'get_capital {"country":"La France"}'),
+        ("observation", "get_capital", "Paris"),
+    ]
+
+
 _words = st.text(alphabet="abcdefghij klmnop?!'", min_size=1, max_size=40).filter(str.strip)
 
 

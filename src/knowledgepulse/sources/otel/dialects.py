@@ -960,8 +960,11 @@ def _langfuse(span: Span, attrs: Mapping[str, Any], view: View) -> None:
             output_messages=_reply(output),
         )
     elif role == "tool":
+        # A LangChain tool's output is the ToolMessage it made (LangGraph's, through Langfuse's
+        # callback handler): its content was the result, its status says whether it failed.
+        result, failure = msg.tool_result(output)
         view.fill(role=role, tool_name=span.name, arguments=_called_with(given))
-        view.fill(result=msg.loads(output))
+        view.fill(result=msg.loads(result), error=failure)
     elif role == "agent":
         arguments = _called_with(given)
         view.fill(
