@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from knowledgepulse.errors import ConversionError
+from knowledgepulse.reports.messages import chat_row
 from knowledgepulse.sources.otel import messages as msg
 from knowledgepulse.sources.otel import to_trace
 from knowledgepulse.sources.otel.spans import Span, SpanEvent
@@ -1686,6 +1687,34 @@ def test_a_langfuse_tool_span_of_langgraph_gives_its_tool_messages_content() -> 
         ("error_recovery", "get_capital", 'get_capital {"country":"La France"}'),
         ("observation", "get_capital", "Paris"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "tools"),
+    [
+        # OpenInference's llm.tools: Anthropic's definition, with its input_schema
+        ("openinference_anthropic_tool_result.json", ["get_weather"]),
+        # ... or the arguments' schema beside tool.name (Agent Framework), a tool never called
+        (
+            "openinference_agent_framework_multiple_tools.json",
+            ["get_temperature", "get_humidity", "calculate_heat_index"],
+        ),
+        # the conventions' gen_ai.tool.definitions; smolagents' final_answer is the answer
+        ("openllmetry_openai_agents_weather_tool.json", ["get_weather"]),
+        ("openinference_smolagents_google_model_retry.json", ["get_capital"]),
+    ],
+)
+def test_a_training_row_lists_the_tools_the_spans_say_were_offered(
+    name: str, tools: list[str]
+) -> None:
+    """The tools a model call was offered, as the spans define them (descriptions, required
+    arguments, tools never called), are the row's ``tools``, not a schema guessed from calls."""
+    (item,) = [i for i in convert_file(OTLP_CORPUS / name) if isinstance(i, TraceItem)]
+    listed = json.loads(chat_row(item.trace, offered=item.tools)["tools"])
+    assert [tool["function"]["name"] for tool in listed] == tools
+    first = listed[0]["function"]
+    assert first["description"]
+    assert first["parameters"]["properties"]
 
 
 _words = st.text(alphabet="abcdefghij klmnop?!'", min_size=1, max_size=40).filter(str.strip)

@@ -28,9 +28,10 @@ from knowledgepulse.sources._envelope import (
 from knowledgepulse.sources._steps import TOOL_FAILED, StepBuilder, as_text
 from knowledgepulse.sources._structured import is_structured_extraction
 from knowledgepulse.sources.otel import messages as msg
-from knowledgepulse.sources.otel.dialects import View, read
+from knowledgepulse.sources.otel.dialects import View, offered_tools, read
 from knowledgepulse.sources.otel.spans import Span
 from knowledgepulse.sources.pydantic_ai import is_output_tool, is_retry_prompt
+from knowledgepulse.sources.smolagents._run import FINAL_ANSWER_TOOL
 from knowledgepulse.trace import TraceItem
 
 CONTENT_HINT = (
@@ -99,7 +100,26 @@ def convert_spans(
         metadata=_metadata(root, top),
         content_hint=CONTENT_HINT,
         warnings=(*_shared_ids(spans), *_unread(spans), *((AWAITING,) if awaiting else ())),
+        tools=_offered(ordered),
     )
+
+
+def _offered(ordered: list[_Read]) -> tuple[dict[str, Any], ...]:
+    """The tools the trace's spans say were offered, each once (the first definition of a name).
+
+    One told with no parameters (OpenLIT writes a name and a description; GitHub Copilot a name)
+    is left to its calls, whose arguments a training row's schema is then made of. A tool whose
+    call is the answer (Pydantic AI's output tool, smolagents' ``final_answer``) is none: the
+    answer is told as the run's reply.
+    """
+    found: dict[str, dict[str, Any]] = {}
+    for item in ordered:
+        for tool in offered_tools(item.span):
+            name = str(tool["function"]["name"])
+            answers = is_output_tool(name) or name == FINAL_ANSWER_TOOL
+            if "parameters" in tool["function"] and not answers:
+                found.setdefault(name, tool)
+    return tuple(found.values())
 
 
 def _model(ordered: Sequence[_Read]) -> str | None:

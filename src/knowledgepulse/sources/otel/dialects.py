@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from knowledgepulse._util.jsonpath import as_object, as_string, non_blank
+from knowledgepulse.sources._chat._tools import row_tools
 from knowledgepulse.sources._envelope import dspy_fields, first_model
 from knowledgepulse.sources._hosted import (
     approved_request,
@@ -125,6 +126,32 @@ def read(span: Span) -> View:
         view.output_messages = [_dspy_reply(message) for message in view.output_messages]
     view.error = evident_error(span) or view.error  # the span's status, else what a dialect read
     return view
+
+
+def offered_tools(span: Span) -> tuple[dict[str, Any], ...]:
+    """The tools the span says the model was offered, as OpenAI function definitions.
+
+    The conventions' ``gen_ai.tool.definitions`` (a list: OpenAI's definitions, or flat
+    ``{"type", "name", "description", "parameters"}``), else OpenInference's ``llm.tools``: each
+    ``tool.json_schema`` the provider's own definition (OpenAI's, Anthropic's ``input_schema``),
+    or only the arguments' schema beside ``tool.name`` and ``tool.description`` (Microsoft's
+    Agent Framework). None when the span names none, or one cannot be read.
+    """
+    attrs = span.attributes
+    listed = msg.loads(attrs.get("gen_ai.tool.definitions"))
+    if not isinstance(listed, list):
+        listed = [_openinference_tool(entry) for entry in msg.indexed(attrs, "llm.tools")]
+    return row_tools({"tools": listed}) if listed else ()
+
+
+def _openinference_tool(entry: Mapping[str, Any]) -> Any:
+    """One of OpenInference's ``llm.tools.{i}``, as a definition ``row_tools`` reads."""
+    schema = msg.loads(entry.get("tool.json_schema"))
+    name = non_blank(entry.get("tool.name"))
+    if name is None or (isinstance(schema, dict) and ("name" in schema or "function" in schema)):
+        return schema
+    described = {"description": entry["tool.description"]} if "tool.description" in entry else {}
+    return {"name": name, **described, "parameters": schema or {"type": "object"}}
 
 
 def _dspy_reply(message: msg.Message) -> msg.Message:
