@@ -3878,11 +3878,12 @@ def hermes_agent(path: Path) -> list[Run]:
 
     Each session's ``messages`` are Chat Completions messages: a user text, an assistant's text
     and ``tool_calls``, a ``tool`` result, failed when it is a JSON object with an ``error``
-    (Hermes' tools say ``{"success": false, "error": ...}``; a command's non-zero ``exit_code``
-    with ``error: null`` is the command's outcome). Hermes' own messages are no turns: its
-    compaction summary (an assistant text opening ``[CONTEXT COMPACTION``), the ``[System note:
-    ...]`` heading a user text, and its background review (the user message ``Review the
-    conversation above and ...`` and every message after it up to the next user message).
+    (Hermes' tools say ``{"success": false, "error": ...}``) or a non-zero ``exit_code`` whose
+    ``exit_code_meaning`` does not say ``not an error`` (``grep``'s 1 does). Hermes' own messages
+    are no turns: its compaction summary (an assistant text opening ``[CONTEXT COMPACTION``),
+    the ``[System note: ...]`` heading a user text, and its background review (the user message
+    ``Review the conversation above and ...`` and every message after it up to the next user
+    message).
     """
     text = path.read_text()
     sessions = (
@@ -3927,9 +3928,15 @@ def _hermes_session(messages: list[dict[str, Any]]) -> Run:
                 result = json.loads(content or "")
             except ValueError:
                 result = None
-            if isinstance(result, dict) and result.get("error"):
+            if isinstance(result, dict) and (result.get("error") or _hermes_exit_failed(result)):
                 timeline.error()
     return timeline.facts(objective)
+
+
+def _hermes_exit_failed(result: dict[str, Any]) -> bool:
+    """A terminal result whose command exited non-zero, unless Hermes calls the code no error."""
+    benign = "not an error" in str(result.get("exit_code_meaning") or "")
+    return result.get("exit_code") not in (None, 0) and not benign
 
 
 _LETTA_BOOT = (

@@ -188,3 +188,17 @@ def test_an_export_rows_calls_as_json_text_and_its_flagged_summary_read_as_a_log
     item, from_log = one_trace(path), one_trace(MERGE)
     steps = [(s.type, s.tool.name if s.tool else None) for s in item.trace.steps]
     assert steps == [(s.type, s.tool.name if s.tool else None) for s in from_log.trace.steps]
+
+
+def test_a_command_that_exited_non_zero_failed_unless_hermes_says_it_is_no_error() -> None:
+    """``git push``'s 128 and a timeout's 124 are errors the next call recovers; ``grep``'s 1,
+    which Hermes' ``exit_code_meaning`` calls ``not an error``, is none."""
+    steps = one_trace(REVIEW).trace.steps
+
+    def after(text: str) -> str:
+        at = next(n for n, s in enumerate(steps) if text in (s.content or ""))
+        return next(s.type for s in steps[at + 1 :] if s.type != "thought")
+
+    assert after("has no upstream branch") == "error_recovery"
+    assert after("[Command timed out after 10s]") == "error_recovery"
+    assert after("No matches found (not an error)") == "tool_call"

@@ -19,9 +19,11 @@ The messages are Chat Completions messages (``role`` ``user``, ``assistant``, ``
 the user's reply to the assistant text before it, the reasoning a thought, the last assistant text
 that calls no tool the answer; a tool's result that says it failed (Hermes' tools return JSON with
 an ``error``: ``{"success": false, "error": "Skill ... not found."}``) is an evident error, and the
-agent's next action its ``error_recovery``. A terminal result's non-zero ``exit_code`` with no
-``error`` is a command's outcome, not a failure of the tool (Hermes says so itself: ``grep``'s
-``exit_code_meaning: No matches found (not an error)``).
+agent's next action its ``error_recovery``. So is a terminal result whose command exited non-zero
+(``{"output": "fatal: ...", "exit_code": 128, "error": null}``, a timeout's 124), as the Codex and
+OpenHands readers count it, unless Hermes says the code is no error: its ``exit_code_meaning`` for
+the codes its terminal tool knows to be informational (``grep``'s 1, ``No matches found (not an
+error)``; ``diff``'s 1, ``Files differ (expected, not an error)``; ``test``'s 1).
 
 What Hermes writes into the conversation itself is no turn: its context compression's summary
 (an assistant message ``[CONTEXT COMPACTION — REFERENCE ONLY] ...``, standing for the turns it
@@ -49,7 +51,7 @@ from knowledgepulse._util.jsonpath import as_string, non_empty
 from knowledgepulse._util.times import iso_time
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import openai_chat
-from knowledgepulse.sources._chat._text import one_of
+from knowledgepulse.sources._chat._text import error_text, json_or_value, one_of
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble
 from knowledgepulse.sources._sessions._documents import each_document
 from knowledgepulse.sources._steps import StepBuilder
@@ -70,6 +72,9 @@ _REVIEW = (
 _NOTE = re.compile(r"\A\s*\[System note:[^\]]*\]\s*")
 """Hermes' note to the model at the head of a user turn (``[System note: Your previous turn was
 interrupted before you could process the last tool result(s)...]``)."""
+_NO_ERROR = "not an error"
+"""How Hermes' ``exit_code_meaning`` says a command's non-zero exit code is informational
+(``tools/terminal_tool.py``: ``No matches found (not an error)``)."""
 _ROLES = frozenset({"user", "assistant", "tool", "system"})
 EXPECTED = (
     "{session_id, platform, session_start, messages: [...]}, as ~/.hermes/sessions/session_*.json "
@@ -119,7 +124,7 @@ def convert_records(
 def _finish(record: Record, options: TraceOptions) -> TraceItem:
     session = record.value
     kept, origins = _conversation(session["messages"])
-    builder = StepBuilder()
+    builder = StepBuilder(failed_calls=_failed_calls(kept))
     try:
         told = openai_chat.tell(kept, builder)
     except PathError as error:
@@ -172,6 +177,30 @@ def _conversation(messages: list[Any]) -> tuple[list[Any], list[int]]:
         kept.append(_without_note(message) if role == "user" else message)
         origins.append(index)
     return kept, origins
+
+
+def _failed_calls(messages: list[Any]) -> frozenset[str]:
+    """The ids of the calls whose ``tool`` message says they failed (module doc)."""
+    return frozenset(
+        call_id
+        for message in messages
+        if isinstance(message, dict)
+        and message.get("role") == "tool"
+        and isinstance(call_id := message.get("tool_call_id"), str)
+        and _failed(message.get("content"))
+    )
+
+
+def _failed(content: Any) -> bool:
+    """Whether a tool's result says it failed (its ``error``, its command's exit code)."""
+    if error_text(content) is not None:
+        return True
+    result = json_or_value(content)
+    if not isinstance(result, dict):
+        return False
+    code, meaning = result.get("exit_code"), result.get("exit_code_meaning")
+    failed = isinstance(code, int) and not isinstance(code, bool) and code != 0
+    return failed and not (isinstance(meaning, str) and _NO_ERROR in meaning)
 
 
 def _summary(message: Any) -> bool:
