@@ -4832,10 +4832,12 @@ def atif(path: Path) -> list[Run]:
     error, written before the agent step that lists the call (the step's message came after
     its calls); ``extra.success`` its label. OpenHands' ``finish`` call is its answer; without
     native tool calls, OpenHands writes its calls into its message (``<function=NAME>``), and
-    its worked example before the task of a user step is none of the user's. Harbor's own
-    conversions keep what Codex and Claude Code wrote in the user's name as user steps (see
-    :func:`_atif_users_words`), and a failed Claude Code ``tool_result`` as a result's
-    ``extra.tool_result_is_error``.
+    its worked example before the task of a user step is none of the user's. Terminus 2's
+    ``mark_task_complete`` in an agent step right after one that called it too (the agent
+    confirming, as Terminus asked) ends the run: no tool, the step's message the answer.
+    Harbor's own conversions keep what Codex and Claude Code wrote in the user's name as user
+    steps (see :func:`_atif_users_words`), and a failed Claude Code ``tool_result`` as a
+    result's ``extra.tool_result_is_error``.
     """
     loaded = json.loads(path.read_text())
     # ADP's ``sample_atif.json`` is a JSON list of trajectories: one run each.
@@ -4847,7 +4849,7 @@ def _atif_run(document: dict[str, Any]) -> Run:
     agent's closing message in ``<finish>`` tags and keep the dataset's ``details`` as
     ``extra.adp_details`` (``resolved``, text, the label); AgentInstruct's runs open by priming
     the model (:func:`_priming`: instructions, the scripted "Ok.", then the task)."""
-    timeline, objective, answered = _Timeline(), None, set()
+    timeline, objective, answered, completing = _Timeline(), None, set(), False
     codex = (document.get("agent") or {}).get("name") == "codex"  # Harbor's Codex conversion
     adp_written = (document.get("agent") or {}).get("name") == "adp"
     turns = [
@@ -4882,7 +4884,9 @@ def _atif_run(document: dict[str, Any]) -> Run:
             if result.get("success") is False:
                 timeline.error()
         if step["source"] == "agent":
-            _atif_agent_step(timeline, step, answered, adp_written=adp_written)
+            completing = _atif_agent_step(
+                timeline, step, answered, adp_written=adp_written, confirms=completing
+            )
     success = (document.get("extra") or {}).get("success")
     resolved = ((document.get("extra") or {}).get("adp_details") or {}).get("resolved")
     if adp_written and not isinstance(success, bool) and isinstance(resolved, str):
@@ -4898,14 +4902,24 @@ def _atif_run(document: dict[str, Any]) -> Run:
 
 
 def _atif_agent_step(
-    timeline: _Timeline, step: dict[str, Any], answered: set[str], *, adp_written: bool = False
-) -> None:
+    timeline: _Timeline,
+    step: dict[str, Any],
+    answered: set[str],
+    *,
+    adp_written: bool = False,
+    confirms: bool = False,
+) -> bool:
     """An agent step's message, calls and failed results (see :func:`atif`); in ADP's, a result
-    that says it failed does (:func:`_adp_failed`), as in its standardized form."""
+    that says it failed does (:func:`_adp_failed`), as in its standardized form. ``confirms``:
+    the step before called ``mark_task_complete``, so this step's call of it ends the run.
+    Returns whether the step calls ``mark_task_complete``."""
     calls = step.get("tool_calls") or []
+    completes = any(call.get("function_name") == "mark_task_complete" for call in calls)
+    if confirms:
+        calls = [call for call in calls if call.get("function_name") != "mark_task_complete"]
     message = _text(step.get("message"))
     if not calls and _written_calls(timeline, message or ""):
-        return  # OpenHands without native tool calls: its calls in its message
+        return completes  # OpenHands without native tool calls: its calls in its message
     ids = [call.get("tool_call_id", call.get("id")) for call in calls]
     after = bool(calls) and all(call_id in answered for call_id in ids)
     if not after:
@@ -4924,6 +4938,7 @@ def _atif_agent_step(
             timeline.error()
     if after:
         timeline.text(message)
+    return completes
 
 
 def _atif_users_words(text: str | None, *, codex: bool) -> str | None:

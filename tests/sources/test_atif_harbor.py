@@ -137,3 +137,20 @@ def test_a_result_without_content_still_answers_its_call() -> None:
     called = [call["id"] for m in messages for call in m.get("tool_calls", [])]
     answered = [m["tool_call_id"] for m in messages if m["role"] == "tool"]
     assert sorted(answered) == sorted(called)
+
+
+def test_terminus_2s_confirmed_task_completion_ends_the_run_as_its_answer() -> None:
+    """Before: the run ended on its second ``mark_task_complete``, a tool call, with no answer,
+    and read as failed, as the run that timed out does; now the call that confirms is the run's
+    end, its step's message the answer, and the run succeeded. The first call, which Terminus
+    answered by asking whether the agent was sure, stays a call with that result."""
+    confirmed = only(convert_file(CORPUS / "atif" / "harbor_terminus2_summarization.json")).trace
+    assert confirmed.metadata.success is True
+    assert confirmed.outcome.result_summary == (
+        "Analysis: Yes, confirming task completion.\nPlan: Final confirmation."
+    )
+    completions = [s for s in confirmed.steps if s.tool and s.tool.name == "mark_task_complete"]
+    assert [step.type for step in completions] == ["tool_call", "observation"]
+    assert "Are you sure" in (completions[1].content or "")
+    timed_out = only(convert_file(CORPUS / "atif" / "harbor_terminus2_timeout.json")).trace
+    assert timed_out.metadata.success is False

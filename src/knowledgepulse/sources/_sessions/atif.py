@@ -14,7 +14,10 @@ of these is left out with a warning that names it; each tool call is a
 step's calls in order). An agent step that lists no call but writes ``<function=NAME>`` calls
 in its message (OpenHands without native function calling) makes those calls, as the chat
 rows' readers take them. OpenHands' ``finish`` call (:func:`openhands_finish`) is how the
-run ends, not a tool call: its ``message`` is the answer. A result that answers no call is
+run ends, not a tool call: its ``message`` is the answer. So is Terminus 2's (Harbor's)
+``mark_task_complete`` once confirmed: Terminus asks the agent whether it is sure (the first
+call's result), and a second call in the agent's next step confirms it and ends the run; that
+step's message is the answer. A result that answers no call is
 environment feedback: an evident error when it says so (``Error...``, as tool results are
 read), or in a trajectory kp wrote (:func:`to_atif` writes an error met outside a tool so),
 else left out; in such a trajectory the step types it recorded say which calls and thoughts
@@ -22,7 +25,8 @@ are recoveries. Without a user
 step there is no objective: the envelope's placeholder stands in, as for the other sessions.
 
 ATIF records no outcome, so success is whether the trajectory ends on the agent's turn with its
-answer (and the last ``finish`` call, if any, does not say the task is not done), as for an
+answer (and the last ``finish`` call, if any, does not say the task is not done; a confirmed
+``mark_task_complete`` says it is), as for an
 unlabelled dataset row, unless ``extra.success`` is a boolean (or, in a file :func:`to_atif`
 wrote, ``extra.knowledgepulse.success``, or OpenAgents' qa-runner's ``final_metrics.extra``
 gives a ``verdict``); the confidence stays the default.
@@ -36,6 +40,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
+from itertools import pairwise
 from typing import Any
 
 from knowledgepulse._util.jsonpath import as_object, as_string, describe_value, non_blank
@@ -91,6 +96,9 @@ SCHEMA_PREFIX = "ATIF-"
 _BARE_VERSION = re.compile(r"1\.\d+")
 """``schema_version`` as OpenAgents' ``tbench`` writes it (``1.4``): the version alone."""
 _RESULT_FOR = re.compile(r"Tool result for (\S+)")
+_COMPLETE = "mark_task_complete"
+"""The call Harbor writes for Terminus 2's ``"task_complete": true`` (``call_<n>_task_complete``):
+the first asks the agent to confirm, the next agent step's confirms and ends the run."""
 _HANDOFF = "You are picking up work from a previous AI agent on this task:"
 """How Terminus 2 (Harbor) opens the prompt it writes, in the user's name, when it hands a run
 on after summarising it: the original task again, the summary, the screen. Not the user's."""
@@ -159,6 +167,7 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
         if step.get("source") == "system" and (call_id := _answered(step)) is not None
     }
     completed = True  # what the last finish call said of the task (none: done)
+    confirmed = _confirmed(steps)
     writer = as_object(document.get("agent")).get("name")
     codex, adp = writer == CODEX, writer == ADP  # readings of the files they write (below)
     system, opening = _priming(steps)
@@ -189,7 +198,7 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
             warnings += _unread_calls(number, step)
             said = _tell_agent(
                 builder,
-                step,
+                _ending(step) if number in confirmed else step,
                 text,
                 at,
                 final=number == last_agent,
@@ -198,7 +207,7 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
                 answered_at=answered_at,
                 adp=adp,
             )
-            completed = completed if said is None else said
+            completed = True if number in confirmed else completed if said is None else said
     agent = document.get("agent")
     name = non_blank(as_object(agent).get("name"))
     ends_on_agent = bool(steps) and steps[-1].get("source") == "agent"
@@ -289,6 +298,31 @@ def _label(document: Mapping[str, Any], kept: Mapping[str, Any], *, adp: bool) -
     if adp and not isinstance(labelled, bool):
         return outcome(as_object(as_object(extra).get(ADP_DETAILS)))
     return labelled
+
+
+def _confirmed(steps: list[Mapping[str, Any]]) -> frozenset[int]:
+    """The agent steps that confirm Terminus 2's ``mark_task_complete``.
+
+    Each calls it, and so did the agent step before it (Terminus then asked whether the agent
+    was sure).
+    """
+    agents = [n for n, step in enumerate(steps) if step.get("source") == "agent"]
+    completes = {n for n in agents if any(name == _COMPLETE for _, name, _ in _calls(steps[n]))}
+    return frozenset(
+        after for before, after in pairwise(agents) if before in completes and after in completes
+    )
+
+
+def _ending(step: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A step that confirms Terminus 2's ``mark_task_complete``, less that call.
+
+    The run ends there, its message the answer, as a ``finish`` call's is.
+    """
+    calls = step.get("tool_calls")
+    if not isinstance(calls, list):
+        return step
+    kept = [call for call in calls if as_object(call).get("function_name") != _COMPLETE]
+    return {**step, "tool_calls": kept or None}
 
 
 def _turn(step: Mapping[str, Any]) -> tuple[str, str | None]:
