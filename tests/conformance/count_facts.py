@@ -3453,6 +3453,8 @@ _CLINE_TOOLS = (
 _CLINE_CALL = re.compile(rf"<({_CLINE_TOOLS})>(.*?)</\1>", re.DOTALL)
 _CLINE_RESULT = re.compile(r"\A\[([a-z_]+)\b.*?\] Result:", re.DOTALL)
 _CLINE_WORDS = re.compile(r"<(task|feedback|user_message)>\s*(.*?)\s*</\1>", re.DOTALL)
+_CLINE_REFUSED = r"Tool \[([a-z_]+)\] was not executed because"
+"""The extension's refusal of a call made after another in one message."""
 _CLINE_FAILED = (
     "The tool execution failed with the following error",
     "The user denied this operation",
@@ -3468,6 +3470,8 @@ def cline(path: Path) -> list[Run]:
     or, natively, as ``tool_use`` blocks; ``attempt_completion``'s ``<result>`` is the answer.
     A ``[tool for 'x'] Result:`` text opens a call's result, failed when it starts with the
     extension's wording of a failure; ``[ERROR] You did not use a tool`` is an error of its own.
+    ``Tool [x] was not executed because...`` refuses the call ``x`` the message before made
+    after another: a call (an ``attempt_completion`` too, no answer then), failed.
     The user's later words sit in ``<feedback>`` (on a completion) or ``<user_message>`` (a
     resumed task's new instructions). Roo Code's ``isSummary`` messages are its summaries of
     the agent's turns a context condensation replaced: no text of the run's, but the agent
@@ -3506,14 +3510,20 @@ def _cline_said(timeline: _Timeline, text: str, later: list[Any]) -> None:
     """Assistant text: thoughts around its complete XML calls; attempt_completion's result.
 
     A call cut off at the end of the text (its closing tag never written) is a call when the
-    next message (``later``'s blocks) holds its ``[name ...] Result:``: the extension ran it.
+    next message (``later``'s blocks) holds its ``[name ...] Result:`` (the extension ran it)
+    or says ``Tool [name] was not executed`` (the extension refused it).
     """
     text = re.sub(r"\[Response interrupted by [^\]]*\]", "", text)
     start = 0
     calls = list(_CLINE_CALL.finditer(text))
     cut = re.search(rf"<({_CLINE_TOOLS})>", text[calls[-1].end() if calls else 0 :])
     results = [_CLINE_RESULT.match(b.get("text", "").strip()) for b in later]
-    if cut and cut.group(1) in {r.group(1) for r in results if r}:
+    refused = {
+        found.group(1)
+        for b in later
+        if (found := re.match(_CLINE_REFUSED, b.get("text", "").strip()))
+    }
+    if cut and cut.group(1) in {r.group(1) for r in results if r} | refused:
         text = text[: (calls[-1].end() if calls else 0) + cut.start()]
         ran = cut.group(1)
     else:
@@ -3521,7 +3531,7 @@ def _cline_said(timeline: _Timeline, text: str, later: list[Any]) -> None:
     for call in calls:
         timeline.text(text[start : call.start()])
         start = call.end()
-        if call.group(1) == "attempt_completion":
+        if call.group(1) == "attempt_completion" and "attempt_completion" not in refused:
             result = re.search(r"<result>\n?(.*?)\n?</result>", call.group(2), re.DOTALL)
             timeline.text((result.group(1) if result else call.group(2)).strip())
         else:
@@ -3541,7 +3551,7 @@ def _cline_told(timeline: _Timeline, text: str, opened: bool) -> bool:
     rest = text[header.end() :].strip() if header else text.strip()
     if header and header.group(1) != "attempt_completion" and not rest:
         return True
-    if rest.startswith("[ERROR] You did not use a tool"):
+    if rest.startswith("[ERROR] You did not use a tool") or re.match(_CLINE_REFUSED, rest):
         timeline.error()
     elif (header and header.group(1) != "attempt_completion") or opened:
         if rest.startswith(_CLINE_FAILED):

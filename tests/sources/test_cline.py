@@ -437,3 +437,26 @@ def test_an_assistant_block_of_no_type_or_no_object_is_passed_over_as_the_anthro
     trace = read_history(tmp_path, [task(), odd])
     assert trace.outcome.result_summary == "done"
     assert shape(trace) == shape(read_history(tmp_path, [task(), said(answer)], name="plain.json"))
+
+
+def test_a_call_the_extension_refused_to_run_is_a_failed_call_not_text_after_the_result() -> None:
+    """Roo Code stopped the model inside an ``<attempt_completion>`` written after its
+    ``<write_to_file>``, ran the write alone and said ``Tool [attempt_completion] was not
+    executed because a tool has already been used in this message``. Before: the open tags were
+    a thought after the write's result and the refusal was lost; now the call is the model's,
+    its result the refusal, a failure, and the completion the model wrote next the answer."""
+    corpus = Path(__file__).parents[1] / "conformance" / "files" / "cline"
+    (item,) = convert_file(corpus / "roo_code_leaf_second_tool_not_run.json")
+    assert isinstance(item, TraceItem)
+    trace = item.trace
+    assert shape(trace)[1:5] == [
+        ("tool_call", "write_to_file"),
+        ("observation", "write_to_file"),
+        ("tool_call", "attempt_completion"),
+        ("observation", "attempt_completion"),
+    ]
+    assert (trace.steps[4].content or "").startswith("Tool [attempt_completion] was not executed")
+    assert not any("<attempt_completion>" in (step.content or "") for step in trace.steps)
+    assert trace.steps[5].type == "error_recovery"
+    assert (trace.outcome.result_summary or "").startswith("J'ai créé le fichier")
+    assert trace.metadata.success is True

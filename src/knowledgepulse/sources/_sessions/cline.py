@@ -18,7 +18,9 @@ are read by the Anthropic Messages reader once the extension's own wrapping is t
   following error``, a denied operation or a missing parameter is a failed call, and
   ``[ERROR] You did not use a tool...`` an evident error outside a tool. A call left unclosed
   (the extension stopped the model after the first tool: ``[Response interrupted by a tool use
-  result...]``) never ran, and is text;
+  result...]``) ran when the next message gives its result; when it says ``Tool [NAME] was not
+  executed because a tool has already been used in this message`` instead, the call (an
+  ``attempt_completion`` too, then no answer) was refused: a failed call, that note its result;
 * with native tool calling the same tools are ``tool_use`` blocks, answered by ``tool_result``
   blocks or (Cline 3.x) by the same text sections; the focus chain's reminders to the model
   (``# task_progress RECOMMENDED``...) are no one's words;
@@ -121,7 +123,10 @@ _RESULT = re.compile(r"\A\[([a-z_]+)\b.*?\] Result:\s*", re.DOTALL)
 """``[read_file for 'a.py'] Result:``, ``[new_task in Code mode: '...'] Result:``."""
 _RESUMED = re.compile(r"\A\s*(?:\[TASK RESUMPTION\]|New instructions for task continuation:)")
 """How the extension opens a resumed task's message (the user's new words in it)."""
-_NOT_EXECUTED = re.compile(r"\A\s*Tool \[[a-z_]+\] was not executed because")
+_REFUSED = r"Tool \[([a-z_]+)\] was not executed because"
+"""How the extension refuses a call the model made after another in one message (``Tool
+[attempt_completion] was not executed because a tool has already been used in this message``)."""
+_NOT_EXECUTED = re.compile(r"\A\s*" + _REFUSED)
 _FEEDBACK = re.compile(r"<(feedback|user_message)>\s*(.*?)\s*</\1>", re.DOTALL)
 _REMINDER = re.compile(
     r"\A\s*(?:# task_progress\b|# TODO LIST UPDATE REQUIRED"
@@ -134,7 +139,7 @@ nothing."""
 _NO_TOOL = re.compile(r"\A\s*\[ERROR\] You did not use a tool")
 _FAILED = re.compile(
     r"\A\s*(?:The tool execution failed with the following error|The user denied this operation"
-    r"|Missing value for required parameter|\[ERROR\])"
+    r"|Missing value for required parameter|\[ERROR\]|" + _REFUSED + ")"
 )
 """How the extension words a call that failed (formatResponse: toolError, toolDenied...)."""
 
@@ -269,8 +274,8 @@ def _anthropic(messages: list[Mapping[str, Any]]) -> _Reading:
             reading.messages.append({"role": "assistant", "content": []})
         elif message["role"] == "assistant":
             reading.pending = []
-            answered = _answered(merged[number + 1]["content"] if number + 1 < len(merged) else [])
-            blocks = _assistant(reading, message["content"], number, answered)
+            reply = merged[number + 1]["content"] if number + 1 < len(merged) else []
+            blocks = _assistant(reading, message["content"], number, _answered(reply))
             reading.messages.append(
                 {"role": "assistant", "content": _spoken(blocks, number == last)}
             )
@@ -302,19 +307,32 @@ def _merged(messages: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return merged
 
 
-def _answered(blocks: list[Any]) -> frozenset[str]:
-    """The tools a user message's result sections name (``[read_file for 'a.py'] Result:``)."""
-    return frozenset(
-        found.group(1)
+@dataclass(frozen=True)
+class _Answered:
+    """The tools a user message answers, by name.
+
+    Those its result sections name (``[read_file for 'a.py'] Result:``), and those it says it
+    did not run (``Tool [...] was not executed``).
+    """
+
+    ran: frozenset[str]
+    refused: frozenset[str]
+
+
+def _answered(blocks: list[Any]) -> _Answered:
+    texts = [
+        block["text"].strip()
         for block in blocks
-        if isinstance(block, dict)
-        and isinstance(block.get("text"), str)
-        and (found := _RESULT.match(block["text"].strip()))
+        if isinstance(block, dict) and isinstance(block.get("text"), str)
+    ]
+    return _Answered(
+        frozenset(found.group(1) for text in texts if (found := _RESULT.match(text))),
+        frozenset(found.group(1) for text in texts if (found := _NOT_EXECUTED.match(text))),
     )
 
 
 def _assistant(
-    reading: _Reading, blocks: list[Any], number: int, answered: frozenset[str]
+    reading: _Reading, blocks: list[Any], number: int, answered: _Answered
 ) -> list[dict[str, Any]]:
     """An assistant message's blocks; its text outside calls ``_said``, a result ``_answer``."""
     out: list[dict[str, Any]] = []
@@ -369,17 +387,20 @@ def _spoken(blocks: list[dict[str, Any]], last: bool) -> list[dict[str, Any]]:
 
 
 def _said(
-    reading: _Reading, text: str, number: int, at: int, answered: frozenset[str]
+    reading: _Reading, text: str, number: int, at: int, answered: _Answered
 ) -> list[dict[str, Any]]:
     """Assistant text as blocks: thoughts, the XML calls in it, and the answer.
 
     A call left open at the end (the extension stopped the model once a tool's tags began) ran
-    when the next message gives its result: its parameters are those closed before the cut.
+    when the next message gives its result, and was refused when it says the call was not
+    executed: its parameters are those closed before the cut. An ``attempt_completion`` the
+    extension refused is a call, no answer.
     """
     text = _INTERRUPTED.sub("", text)
     calls = list(_CALL.finditer(text))
     cut = _OPEN_CALL.search(text, calls[-1].end() if calls else 0)
-    if cut is not None and cut.group(1) in answered and cut.group(1) != COMPLETION:
+    ran = cut is not None and cut.group(1) in answered.ran and cut.group(1) != COMPLETION
+    if cut is not None and (ran or cut.group(1) in answered.refused):
         calls.append(cut)
     blocks: list[dict[str, Any]] = []
     start = 0
@@ -388,7 +409,7 @@ def _said(
         start = call.end()
         name, body = call.group(1), call.group(2)
         arguments = dict(_PARAMETER.findall(body))
-        if name == COMPLETION:  # the answer: its result, no tool
+        if name == COMPLETION and name not in answered.refused:  # the answer: its result
             blocks.append({"type": _ANSWER, "text": str(arguments.get("result", body)).strip()})
             continue
         call_id = f"xml-{number}-{at + count}"
@@ -430,15 +451,12 @@ def _user(reading: _Reading, blocks: list[Any], *, first: bool) -> None:
         text = _ENVIRONMENT.sub("", block["text"]).strip()
         if text != block["text"].strip() or _RESUMED.match(text):
             current = None  # the results end: the environment, or the user's new words
-        if not text or _NOT_EXECUTED.match(text) or _REMINDER.match(text):
-            continue  # the extension's own notes: a second call did not run, a reminder
-        header = _RESULT.match(text)
-        if header is not None:
-            current = _answering(reading, header.group(1), names)
-            text = text[header.end() :].strip()
+        if not text or _REMINDER.match(text):
+            continue  # the extension's reminder to the model
+        current, text = _opening(reading, text, names, current)
         if current == _DROPPED:
             continue
-        if current is not None and names[current] == COMPLETION:
+        if current == COMPLETION:
             # The user's words on a completion are in <feedback>; the rest of its section is
             # Cline's ("Done", the output of the command the completion offered to run).
             out.extend({"type": "text", "text": words} for words in _feedback(text))
@@ -458,17 +476,43 @@ _DROPPED = ""
 """The section of a result that answers no call the file shows: left out."""
 
 
+def _opening(
+    reading: _Reading, text: str, names: dict[str, str], current: str | None
+) -> tuple[str | None, str]:
+    """The call a user text answers from here on, and the text less its header.
+
+    ``current`` goes on where the text opens no section. A result section opens with its
+    header; the extension's refusal of a call the model made after another (``Tool [...] was not
+    executed...``) is that call's result, a failure.
+    """
+    header = _RESULT.match(text)
+    if header is not None:
+        return _answering(reading, header.group(1), names), text[header.end() :].strip()
+    refused = _NOT_EXECUTED.match(text)
+    if refused is not None:
+        return _waiting(reading, refused.group(1), names) or _DROPPED, text
+    return current, text
+
+
 def _results(names: dict[str, str], sections: dict[str, list[str]]) -> list[dict[str, Any]]:
     return [_xml_result(call_id, sections[call_id]) for call_id in names if call_id in sections]
 
 
-def _answering(reading: _Reading, name: str, names: dict[str, str]) -> str:
-    """The id of the call a result section answers: the first pending call of its name."""
+def _waiting(reading: _Reading, name: str, names: dict[str, str]) -> str | None:
+    """The id of the first pending call of a name, now answered; ``None`` if none waits."""
     for index, (pending, call_id) in enumerate(reading.pending):
         if pending == name:
             del reading.pending[index]
             names[call_id] = name
             return call_id
+    return None
+
+
+def _answering(reading: _Reading, name: str, names: dict[str, str]) -> str:
+    """The id of the call a result section answers: the first pending call of its name."""
+    waiting = _waiting(reading, name, names)
+    if waiting is not None:
+        return waiting
     if name == COMPLETION:
         names[COMPLETION] = COMPLETION
         return COMPLETION
