@@ -15,6 +15,7 @@ import dataclasses
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -130,7 +131,13 @@ names): the request's messages, then the reply's, read after them. Without the r
 ended on the tool result its request carried: no answer, read as failed."""
 ALPACA_HISTORY = "history"
 """An alpaca row's earlier exchanges, ``[[query, reply], ...]``, read before its instruction."""
-TIME_FIELDS = ("created_at", "timestamp", "created", "start_time")
+TIME_FIELDS = ("created_at", "timestamp", "created", "start_time", "result.start_time")
+"""The columns that say when a row's run started, first found first. A dotted name is a field
+of an object column: NeMo Gym's tau2 rollouts keep the run's times in ``result`` (its
+``timestamp`` is when the run ended)."""
+TURN_TIME_FIELDS = ("ts",)
+"""A message's own time, read when no column dates the row: the first message's is when the
+run started (Cline's SDK sessions: ``ts``, ``Date.now()`` milliseconds)."""
 # What a training row kp wrote (``--to messages``) keeps that its conversation cannot say.
 CONFIDENCE_COLUMN = "kp_confidence"
 """The outcome's confidence, in [0, 1]."""
@@ -622,7 +629,7 @@ def _columns(row: Mapping[str, Any], said: RowOptions, family: ChatSource) -> Co
             DEFAULT_SUCCESS_THRESHOLD if said.success_threshold is None else said.success_threshold
         ),
         domain=said.domain_field or _first_present(row, DOMAIN_FIELDS, labels=_names_label),
-        time=next((name for name in TIME_FIELDS if moment(row.get(name)) is not None), None),
+        time=next((name for name in TIME_FIELDS if moment(_field(row, name)) is not None), None),
         then=then,
     )
 
@@ -712,7 +719,7 @@ def _convert_row(
         options=options,
         objective=told.objective,
         fallback_objective=told.system,
-        created_at=(moment(row.get(columns.time)) if columns.time else None) or UNDATED,
+        created_at=_started(row, columns, messages),
         result_summary=builder.final_answer,
         framework=family.framework,
         model=_model(row, family, messages),
@@ -754,6 +761,28 @@ def _model(row: Mapping[str, Any], family: ChatSource, messages: list[Any]) -> s
             for name in (turn.get("model"), as_object(turn.get("modelInfo")).get("id"))
         ),
     )
+
+
+def _field(row: Mapping[str, Any], name: str) -> Any:
+    """A column's value; a dotted name (not a column itself) is a field of an object column."""
+    if name in row:
+        return row[name]
+    column, _, key = name.partition(".")
+    found = row.get(column)
+    return found.get(key) if key and isinstance(found, Mapping) else None
+
+
+def _started(row: Mapping[str, Any], columns: Columns, messages: list[Any]) -> datetime:
+    """When the row's run started: its time column, else its first message's own time."""
+    if columns.time is not None and (found := moment(_field(row, columns.time))) is not None:
+        return found
+    times = (
+        moment(turn.get(name))
+        for turn in messages
+        if isinstance(turn, Mapping)
+        for name in TURN_TIME_FIELDS
+    )
+    return next((time for time in times if time is not None), UNDATED)
 
 
 def _conversation(

@@ -1,0 +1,37 @@
+"""Small fidelity defects found on the corpus: what a trace read from a real file keeps."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+from knowledgepulse._util.times import moment
+from knowledgepulse.sources import read
+from knowledgepulse.trace import TraceItem
+from tests.sources.helpers import CORPUS
+
+
+def _items(path: object) -> list[TraceItem]:
+    return [item for item in read(path) if isinstance(item, TraceItem)]  # type: ignore[arg-type]
+
+
+def test_a_cline_sdk_session_is_dated_by_its_first_messages_ts() -> None:
+    """Cline's SDK sessions keep ``ts`` on each message; before, their traces were undated."""
+    for path in (
+        CORPUS / "anthropic" / "cline_sdk_session_messages.json",
+        CORPUS / "openai-chat" / "cline_sdk_basic_compaction.json",
+    ):
+        first = json.loads(path.read_text())["messages"][0]["ts"]
+        (item,) = _items(path)
+        assert item.trace.metadata.created_at == moment(first), path.name
+
+
+def test_a_nemo_gym_tau2_rollout_is_dated_by_its_results_start_time() -> None:
+    """NeMo Gym's tau2 rollouts keep the run's start in ``result.start_time``."""
+    path = CORPUS / "openai-responses" / "nemo_gym_tau2_retail_rollout.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    items = _items(path)
+    assert [item.trace.metadata.created_at for item in items] == [
+        moment(row["result"]["start_time"]) for row in rows
+    ]
+    assert all(isinstance(item.trace.metadata.created_at, datetime) for item in items)
