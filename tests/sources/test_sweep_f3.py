@@ -35,3 +35,26 @@ def test_a_nemo_gym_tau2_rollout_is_dated_by_its_results_start_time() -> None:
         moment(row["result"]["start_time"]) for row in rows
     ]
     assert all(isinstance(item.trace.metadata.created_at, datetime) for item in items)
+
+
+def test_an_any_agent_tools_json_string_output_is_the_text_the_model_got() -> None:
+    """any-agent writes LlamaIndex's ``None`` result as the JSON string ``"None"``: the quotes
+    are JSON's, not the tool's; before, the result kept them."""
+    path = CORPUS / "otlp" / "any_agent_llama_index_trace.json"
+    spans = json.loads(path.read_text())["spans"]
+    written = [
+        span["attributes"]["gen_ai.output"]
+        for span in spans
+        if span["attributes"].get("gen_ai.tool.name") == "write_file"
+    ]
+    assert written == ['"None"']
+    (item,) = _items(path)
+    (call,) = [
+        step
+        for step in item.trace.steps
+        if step.type == "tool_call" and step.tool and step.tool.name == "write_file"
+    ]
+    assert call.output_summary == json.loads(written[0])
+    results = [step.content for step in item.trace.steps if step.type == "observation"]
+    assert json.loads(written[0]) in results
+    assert written[0] not in results

@@ -705,7 +705,22 @@ def _any_agent(span: Span, attrs: Mapping[str, Any], view: View) -> None:
             said = [{"role": "assistant", "parts": [{"type": "text", "content": answer}]}]
             name = attrs["gen_ai.tool.name"]
             view.fill(role="inference", answers=True, tool_name=name, output_messages=said)
-        view.fill(arguments=arguments, result=output)
+        view.fill(arguments=arguments, result=_json_text(output, attrs))
+
+
+def _json_text(output: Any, attrs: Mapping[str, Any]) -> Any:
+    """An any-agent tool's output as the model got it.
+
+    Text any-agent wrote as JSON (``gen_ai.output.type`` ``json``) is the text itself:
+    LlamaIndex's ``None``, written ``"None"``.
+    """
+    if attrs.get("gen_ai.output.type") != "json" or not isinstance(output, str):
+        return output
+    try:
+        loaded = json.loads(output)
+    except ValueError:
+        return output
+    return loaded if isinstance(loaded, str) else output
 
 
 ADK_MERGED_TOOLS = "(merged tools)"
