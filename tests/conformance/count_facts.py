@@ -370,14 +370,16 @@ def _priming(turns: list[tuple[Any, Any]]) -> set[int]:
 
 
 def _legacy_call(timeline: _Timeline, call: dict[str, Any]) -> None:
-    """A ``function_call``: a tool, or ToolBench's ``Finish`` (the answer, or giving up)."""
+    """A ``function_call``: a tool, or ToolBench's ``Finish`` giving the answer.
+
+    A ``Finish`` that gives up is the model's call like any other: the run ends in it, so the
+    text before it is no answer.
+    """
     arguments = json.loads(call["arguments"]) if call["name"] == "Finish" else {}
-    if "return_type" not in arguments:
-        timeline.tool(call["name"], call.get("arguments"))
-    elif arguments["return_type"] == "give_answer":
+    if arguments.get("return_type") == "give_answer":
         timeline.text(arguments.get("final_answer"))
-    else:  # it gave up: the text before is no answer
-        timeline.events.append(("gave up", None))
+    else:
+        timeline.tool(call["name"], call.get("arguments"))
 
 
 def _toolbench_error(content: Any) -> bool:

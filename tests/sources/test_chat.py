@@ -174,9 +174,9 @@ def test_legacy_function_messages_are_openai_chat_and_toolbench_finish_ends_the_
     assert steps(traces[1]) == [
         ("tool_call", "track"),
         ("observation", "track"),
-        ("observation", None),  # it gave up: a terminal error, no answer
+        ("tool_call", "Finish"),  # it gave up: the model's call, no answer
     ]
-    assert traces[1].trace.steps[-1].content == '{"return_type": "give_up_and_restart"}'
+    assert traces[1].trace.steps[-1].input == {"return_type": "give_up_and_restart"}
     assert traces[1].trace.metadata.success is False
 
 

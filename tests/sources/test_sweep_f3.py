@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from pathlib import Path
 
 from knowledgepulse._util.times import moment
+from knowledgepulse.cli.main import main
 from knowledgepulse.sources import read
 from knowledgepulse.trace import TraceItem
 from tests.sources.helpers import CORPUS
@@ -58,3 +60,25 @@ def test_an_any_agent_tools_json_string_output_is_the_text_the_model_got() -> No
     results = [step.content for step in item.trace.steps if step.type == "observation"]
     assert json.loads(written[0]) in results
     assert written[0] not in results
+
+
+def test_a_toolbench_give_up_is_the_models_finish_call_not_a_user_turn(tmp_path: Path) -> None:
+    """ToolBench's ``Finish`` giving up is the model's last call; before, it was a terminal
+    error that training rows wrote as a user turn holding its JSON."""
+    path = CORPUS / "openai-chat" / "toolbench_G2_127_ChatGPT_DFS_woFilter_w2.jsonl"
+    (row,) = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    called = row["messages"][-1]["function_call"]
+    assert called["name"] == "Finish"
+    (item,) = _items(path)
+    last = item.trace.steps[-1]
+    assert (last.type, last.tool and last.tool.name) == ("tool_call", "Finish")
+    assert last.input == json.loads(called["arguments"])
+    assert not any(step.type == "error_recovery" for step in item.trace.steps)
+    assert item.trace.metadata.success is False
+    written = tmp_path / "rows.jsonl"
+    assert main(["convert", str(path), "--to", "messages", "-o", str(written)]) == 0
+    (training,) = [json.loads(line) for line in written.read_text().splitlines()]
+    assert training["kp_error_turns"] == []
+    final = training["messages"][-1]
+    assert final["role"] == "assistant"
+    assert [call["function"]["name"] for call in final["tool_calls"]] == ["Finish"]

@@ -992,7 +992,8 @@ def success_word(value: Any) -> bool | None:
 
 _FINISH = "Finish"
 """ToolBench's (ToolLLaMA's) closing call, whose ``return_type`` is ``give_answer`` (with the
-``final_answer``) or ``give_up_and_restart``: how the run ends, not a tool call."""
+``final_answer``: the answer, not a tool call) or ``give_up_and_restart`` (the model's call that
+ends the run with none)."""
 
 
 MIRASCOPE_FORMAT_TOOL = "__mirascope_formatted_output_tool__"
@@ -1041,8 +1042,8 @@ class Calls:
     dropped; so is smolagents' ``final_answer`` (its ``answer``). Of several output calls asked
     for at once, the first is the answer: Pydantic AI processes it and answers the others
     "Output tool not used - a final result was already processed.". ToolBench's ``Finish``
-    call ends the run: with its ``final_answer`` when it gives one, else (it gave up) with a
-    terminal error that says so. OpenHands' ``finish`` call
+    call ends the run: with its ``final_answer`` when it gives one, else (it gave up) the call
+    stays the model's, and the run ends in it with no answer. OpenHands' ``finish`` call
     ends the run with its ``message`` as the answer (:func:`openhands_finish`); a result that
     answers it (by id) is dropped.
     """
@@ -1076,13 +1077,11 @@ class Calls:
         the call itself, so a call that never ran (refused, unanswered) keeps it too.
         """
         finish = _finish(name, arguments)
-        if finish is not None:
-            if finish["return_type"] == "give_answer":
-                self.builder.answer(as_text(finish.get("final_answer")))
-                self.answered = self.builder.final_answer is not None
-            else:  # it gave up: the run ends there, with no answer
-                self.builder.error(as_text(finish), terminal=True)
+        if finish is not None and finish["return_type"] == "give_answer":
+            self.builder.answer(as_text(finish.get("final_answer")))
+            self.answered = self.builder.final_answer is not None
             return
+        # A Finish that gives up stays the model's call: the run ends in it, with no answer.
         closing = openhands_finish(name, arguments)
         if closing is not None:
             self.finished.update([call_id] if call_id else [])
