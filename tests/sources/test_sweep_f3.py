@@ -82,3 +82,20 @@ def test_a_toolbench_give_up_is_the_models_finish_call_not_a_user_turn(tmp_path:
     final = training["messages"][-1]
     assert final["role"] == "assistant"
     assert [call["function"]["name"] for call in final["tool_calls"]] == ["Finish"]
+
+
+def test_a_pydantic_ai_tools_image_url_is_said_as_an_image_not_its_fields() -> None:
+    """A tool returning ``ImageUrl`` sent the model an image; before, its observation was the
+    object's JSON (``force_download``, ``identifier``...)."""
+    path = CORPUS / "pydantic-ai" / "image_url_tool_response.json"
+    returned = [
+        part["content"]
+        for message in json.loads(path.read_text())
+        for part in message["parts"]
+        if part["part_kind"] == "tool-return"
+    ]
+    assert [content["kind"] for content in returned] == ["image-url"]
+    (item,) = _items(path)
+    (seen,) = [step.content for step in item.trace.steps if step.type == "observation"]
+    assert seen == f"<{returned[0]['media_type']}>"
+    assert "force_download" not in json.dumps(item.trace.model_dump(mode="json"))

@@ -456,7 +456,7 @@ def _tell_return(run: _Run, part: Mapping[str, Any], path: Loc, at: datetime | N
     failed = isinstance(outcome, str) and outcome in _FAILED_OUTCOMES
     run.builder.tool_result(
         name,
-        output=None if failed else content,
+        output=None if failed else _sent(content),
         error=_error_text(content) if failed else None,
         call_id=_call_id(part),
         at=at,
@@ -495,6 +495,26 @@ def _tell_response_part(
 _SERVER_IDS = frozenset({"container_id"})
 """What a provider's own tool call names beside what the model wrote: the OpenAI code
 interpreter's ``container_id`` (the sandbox it ran in, Pydantic AI's ``args`` with the ``code``)."""
+
+
+_FILE_KINDS = frozenset({"image-url", "audio-url", "video-url", "document-url", "binary"})
+"""Pydantic AI's files (``ImageUrl``, ``AudioUrl``, ``VideoUrl``, ``DocumentUrl``,
+``BinaryContent``): a tool that returns one sends the model the file, not the object's fields."""
+
+
+def _sent(content: Any) -> Any:
+    """A tool's return as the model got it: a file said by its media type (``<image/jpeg>``).
+
+    Other readers say an image so (the Responses API's, Gemini CLI's); its URL, bytes and
+    Pydantic AI's own fields (``force_download``, ``identifier``...) are no words of the
+    model's. A list keeps its other items as they are.
+    """
+    if isinstance(content, list):
+        return [_sent(item) for item in content]
+    if not isinstance(content, Mapping) or content.get("kind") not in _FILE_KINDS:
+        return content
+    kind = str(content["kind"]).removesuffix("-url")
+    return f"<{as_string(content.get('media_type')) or kind}>"
 
 
 def _arguments(part: Mapping[str, Any]) -> Any:
