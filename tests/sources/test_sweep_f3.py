@@ -99,3 +99,23 @@ def test_a_pydantic_ai_tools_image_url_is_said_as_an_image_not_its_fields() -> N
     (seen,) = [step.content for step in item.trace.steps if step.type == "observation"]
     assert seen == f"<{returned[0]['media_type']}>"
     assert "force_download" not in json.dumps(item.trace.model_dump(mode="json"))
+
+
+def test_a_langsmith_runs_system_prompt_is_its_training_rows(tmp_path: Path) -> None:
+    """The Agents SDK's LangSmith runs send the model the agent's instructions as a system
+    message; before, a training row written from them had no system prompt."""
+    path = CORPUS / "langsmith" / "openai_agents_output_guardrail.json"
+    runs = json.loads(path.read_text())[0]["post"]
+    (sent,) = {
+        message["content"]
+        for run in runs
+        if run["run_type"] == "llm"
+        for message in run["inputs"]["input"]
+        if message["role"] == "system"
+    }
+    (item,) = _items(path)
+    assert item.system == sent
+    written = tmp_path / "rows.jsonl"
+    assert main(["convert", str(path), "--to", "messages", "-o", str(written)]) == 0
+    (training,) = [json.loads(line) for line in written.read_text().splitlines()]
+    assert training["messages"][0] == {"role": "system", "content": sent}

@@ -147,6 +147,7 @@ def convert_tree(root: RunNode, options: TraceOptions) -> TraceItem:
         metadata=_metadata(run),
         warnings=tuple(walk.warnings),
         content_hint=CONTENT_HINT,
+        system=walk.system,
     )
 
 
@@ -204,6 +205,8 @@ class _Walk:
     extraction: int | None = None  # the model run whose one call is the structured answer
     answer: str | None = None
     first_user_text: str | None = None
+    system: str | None = None
+    """The system prompt the first model run that had one was sent."""
     langgraph: bool = False
     agents_sdk: bool = False  # LangSmith's processor of the OpenAI Agents SDK posted the runs
     requested: dict[str, str] = field(default_factory=dict)
@@ -265,6 +268,7 @@ class _Walk:
             self.first_user_text = next(
                 (message.text for message in history if message.role == "human"), None
             )
+        self.system = self.system or _system(inputs, history)
         self._note_error_messages(history)
         self._untraced_results(history, inputs.get("messages"))
         error = _error_text(run.get("error"))
@@ -583,6 +587,17 @@ def _objective(inputs: Any) -> str | None:
         ),
         None,
     )
+
+
+def _system(inputs: Mapping[str, Any], history: list[Message]) -> str | None:
+    """A model run's system prompt: its first ``system`` message, else its ``instructions``.
+
+    A chat model is sent the prompt as a message (LangChain's ``SystemMessage``, the Agents
+    SDK's agent instructions through the Chat Completions model); the Responses API as
+    ``instructions``.
+    """
+    said = next((m.text for m in history if m.role == "system" and non_blank(m.text)), None)
+    return said or non_blank(inputs.get("instructions"))
 
 
 def _result(outputs: Any) -> str | None:
