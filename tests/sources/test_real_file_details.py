@@ -1,4 +1,4 @@
-"""Small fidelity defects found on the corpus: what a trace read from a real file keeps."""
+"""What a trace read from a real file keeps: its date, a tool's text, a give-up, an image."""
 
 from __future__ import annotations
 
