@@ -34,11 +34,13 @@ SAMPLE = [
     FILES / "otlp" / "openinference_crewai_hierarchical_tool_error.jsonl",
     FILES / "sharegpt" / "glaive_toolcall_en_demo.json",
     FILES / "smolagents" / "google_model_retry.json",
+    FILES / "tau2" / "hotel_calle.json",
     REPO / "examples" / "traces" / "traces.jsonl",
     DATASETS / "openai_chat.parquet",
 ]
 """Files of many sources, among them those on which a law once broke (a run ending on a call,
-a retry, an agent run inside a tool, an error the source ended the run on)."""
+a retry, an agent run inside a tool, an error the source ended the run on, a run ending in the
+user's reply to its answer)."""
 STATIC = ("--embedder", "static")
 
 

@@ -564,3 +564,22 @@ def test_an_answer_that_recovers_from_a_failed_call_is_written_once() -> None:
     again = read_back(written)
     assert [step.type for step in again.steps] == [step.type for step in trace.steps]
     assert again.outcome.result_summary == "Paris was not found."
+
+
+def test_a_run_ending_in_the_users_reply_does_not_say_its_answer_again_after_it() -> None:
+    """tau2's agent confirms the booking and the simulated user closes with ``###STOP###``: the
+    row ends in that reply, the agent's message before it named as the answer (kp_answer_turn),
+    and reads back as the same trace. Before, the row said the answer again after the reply."""
+    path = REPO / "tests" / "conformance" / "files" / "tau2" / "hotel_calle.json"
+    traces = [item.trace for item in read([path]) if not isinstance(item, Problem)]
+    assert len(traces) == 3
+    for trace in traces:
+        row = chat_row(trace)
+        last, before = row["messages"][-1], row["messages"][-2]
+        assert last["role"] == "user"
+        assert last["content"] == trace.steps[-1].content  # the user's closing reply
+        assert row["kp_answer_turn"] == len(row["messages"]) - 2
+        assert before == {"role": "assistant", "content": trace.outcome.result_summary}
+        back = read_back(row)
+        assert_same_trace(trace, back)
+        assert step_kinds(back) == step_kinds(trace)

@@ -146,6 +146,11 @@ PRIVACY_COLUMN = "kp_privacy_level"
 ANSWER_STEP_COLUMN = "kp_answer_step"
 """Whether the final answer (the last assistant turn) is also the trace's last thought step;
 ``false``: it is the outcome's ``result_summary`` only."""
+ANSWER_TURN_COLUMN = "kp_answer_turn"
+"""The index in ``messages`` of the turn whose text is the final answer, where the row does not
+end in it: the agent's last message, which the user's reply ending the row answers (the answer
+again after that reply would teach the model a turn the run never had); null: the last
+assistant turn is the answer, or the run gave none."""
 FAILED_CALLS_COLUMN = "kp_failed_calls"
 """The ids of the calls whose result was an error (the next action its ``error_recovery``)."""
 CALL_TEXTS_COLUMN = "kp_call_texts"
@@ -720,7 +725,7 @@ def _convert_row(
         objective=told.objective,
         fallback_objective=told.system,
         created_at=_started(row, columns, messages),
-        result_summary=builder.final_answer,
+        result_summary=_told_answer(row, messages) or builder.final_answer,
         framework=family.framework,
         model=_model(row, family, messages),
         metadata=kept,
@@ -904,6 +909,15 @@ def _builder(row: Mapping[str, Any]) -> StepBuilder:
             else frozenset()
         ),
     )
+
+
+def _told_answer(row: Mapping[str, Any], messages: list[Any]) -> str | None:
+    """The final answer a row kp wrote says in an earlier turn (:data:`ANSWER_TURN_COLUMN`)."""
+    index = row.get(ANSWER_TURN_COLUMN)
+    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(messages):
+        return None
+    turn = messages[index]
+    return content_text(turn.get("content")) if isinstance(turn, Mapping) else None
 
 
 def _is_null(value: Any) -> bool:
