@@ -28,6 +28,7 @@ SAMPLE = [
     FILES / "anthropic" / "test_anthropic_tool_with_thinking.jsonl",
     FILES / "claude-code" / "todowrite_examples.jsonl",
     FILES / "codex" / "codemie_codex_tui_0.125.jsonl",
+    FILES / "openai-agents" / "langsmith_sdk_output_guardrail.jsonl",
     FILES / "openai-agents" / "responses_model_retry.jsonl",
     FILES / "openai-chat" / "tau_bench_gpt-4o-airline.json",
     FILES / "openai-chat" / "toolbench_G2_127_ChatGPT_DFS_woFilter_w2.jsonl",
@@ -40,7 +41,7 @@ SAMPLE = [
 ]
 """Files of many sources, among them those on which a law once broke (a run ending on a call,
 a retry, an agent run inside a tool, an error the source ended the run on, a run ending in the
-user's reply to its answer)."""
+user's reply to its answer, or in an error that is its outcome)."""
 STATIC = ("--embedder", "static")
 
 

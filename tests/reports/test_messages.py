@@ -583,3 +583,29 @@ def test_a_run_ending_in_the_users_reply_does_not_say_its_answer_again_after_it(
         back = read_back(row)
         assert_same_trace(trace, back)
         assert step_kinds(back) == step_kinds(trace)
+
+
+GUARDRAIL_TRIPS = [
+    "openai-agents/langsmith_sdk_output_guardrail.jsonl",
+    "openai-agents/input_guardrail_tripwire.jsonl",
+    "langsmith/openai_agents_output_guardrail.json",
+]
+
+
+@pytest.mark.parametrize("name", GUARDRAIL_TRIPS)
+def test_a_run_ended_by_an_error_that_is_its_outcome_does_not_say_it_as_the_agent(
+    name: str,
+) -> None:
+    """An Agents SDK guardrail's tripwire ends the run, its text the outcome: the row ends in
+    that error's user turn, named as the answer (kp_answer_turn), and reads back as the same
+    trace. Before, an assistant turn said the tripwire's text after it, as the model's."""
+    path = REPO / "tests" / "conformance" / "files" / name
+    (trace,) = [item.trace for item in read([path]) if not isinstance(item, Problem)]
+    row = chat_row(trace)
+    last = len(row["messages"]) - 1
+    assert row["messages"][last] == {"role": "user", "content": trace.outcome.result_summary}
+    assert row["kp_error_turns"] == [0]
+    assert row["kp_answer_turn"] == last
+    back = read_back(row)
+    assert_same_trace(trace, back)
+    assert step_kinds(back) == step_kinds(trace)

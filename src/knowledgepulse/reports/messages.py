@@ -6,23 +6,24 @@ each thought as an assistant turn, each tool call as an entry of an assistant tu
 observation as the ``tool`` turn answering the latest call still waiting (by ``tool_call_id``), and
 the outcome's ``result_summary`` as the last assistant turn, unless the run gave no answer (a
 function-calling row whose target is a call): then the row ends in its call or result, as the source
-did; nor after the user's reply that ends a run, when the agent's message it answers was the answer
-(``kp_answer_turn`` names that turn). A call whose step text is not the call itself (it does not
-start with the tool's name: what the agent said with it, as tau-bench's ``respond`` message to the
-user) opens an assistant turn of its own with that text as ``content``, so a trainer sees it. A
-``respond`` call with no arguments whose observation follows it is the agent speaking to the user
-and the user's reply (as the chat readers read a later user turn): an assistant turn of its text and
-a ``user`` turn of the reply, no call; an observation of ``respond`` no such call comes before is a
-``user`` turn too. ``tools`` is a JSON string (as TRL and the trainers built on it settled on, since
-Arrow mangles mixed schemas): the tools the source offered, as it gave them, then each other tool's
-``input_schema`` where the trace keeps one, else an object schema of the argument keys its calls
-used. The trace's id (less ``kp:trace:``), task (the one kp used: read, or inferred by select),
-domain, success, time and the model that wrote the run go beside them, in the columns the chat
-readers look for, and what the conversation cannot say in ``kp_`` columns: the outcome's confidence,
-the privacy level, whether the answer was also the trace's last thought step, which earlier turn
-says it, which calls failed (the next action their ``error_recovery``), which calls' turns' text is
-their own and which user turns are errors met outside a tool (not the user's words); so reading the
-row back (``--from auto``) gives the same trace.
+did; nor after the user turn that ends a run, when that turn (an error the run ended on) or the
+agent's message it answers was the answer (``kp_answer_turn`` names that turn). A call whose step
+text is not the call itself (it does not start with the tool's name: what the agent said with it, as
+tau-bench's ``respond`` message to the user) opens an assistant turn of its own with that text as
+``content``, so a trainer sees it. A ``respond`` call with no arguments whose observation follows it
+is the agent speaking to the user and the user's reply (as the chat readers read a later user turn):
+an assistant turn of its text and a ``user`` turn of the reply, no call; an observation of
+``respond`` no such call comes before is a ``user`` turn too. ``tools`` is a JSON string (as TRL and
+the trainers built on it settled on, since Arrow mangles mixed schemas): the tools the source
+offered, as it gave them, then each other tool's ``input_schema`` where the trace keeps one, else an
+object schema of the argument keys its calls used. The trace's id (less ``kp:trace:``), task (the
+one kp used: read, or inferred by select), domain, success, time and the model that wrote the run go
+beside them, in the columns the chat readers look for, and what the conversation cannot say in
+``kp_`` columns: the outcome's confidence, the privacy level, whether the answer was also the
+trace's last thought step, which earlier turn says it, which calls failed (the next action their
+``error_recovery``), which calls' turns' text is their own and which user turns are errors met
+outside a tool (not the user's words); so reading the row back (``--from auto``) gives the same
+trace.
 """
 
 from __future__ import annotations
@@ -136,8 +137,8 @@ def chat_row(
     # a training row must not teach it to say "failed". Read back, it gets the same summary.
     # Nor one that ends in the user's reply (the agent's last word was to the user), or in an
     # error met outside a tool (the run stopped there).
-    # And one whose answer the row says already, before the user's reply that ends it, is not
-    # said again after the reply: the column says which turn it is.
+    # And one whose answer the row says already, in the user turn that ends it or the agent's
+    # text that turn answers, is not said again after it: the column says which turn it is.
     replied = row.turns > 0 and messages[-1]["role"] == "user"
     stopped = replied or messages[-1]["role"] == "tool" or "tool_calls" in messages[-1]
     said = _said_before(messages, opened, answer) if replied and not answer_step else None
@@ -266,17 +267,19 @@ def messages_fields(pa: Any) -> list[Any]:
 
 
 def _said_before(messages: list[dict[str, Any]], opened: int, answer: str) -> int | None:
-    """The turn of a row ending in the user's reply that says the answer, if one does.
+    """The turn of a row ending in a user turn that says the answer, if one does.
 
-    The agent's text the reply answers (tau2's last message, before the simulated user's
-    ``###STOP###``). ``messages[opened:]`` are the run's turns (not the objective).
+    That turn itself (an error the run ended on: an Agents SDK guardrail's tripwire), else the
+    agent's text it answers (tau2's last message, before the simulated user's ``###STOP###``).
+    ``messages[opened:]`` are the run's turns (not the objective).
     """
-    index = len(messages) - 2
-    if index < opened:
-        return None
-    turn = messages[index]
-    told = turn["role"] == "assistant" and "tool_calls" not in turn
-    return index if told and (turn["content"] or "").strip() == answer.strip() else None
+    last = len(messages) - 1
+    for index in range(last, max(opened, last - 1) - 1, -1):
+        turn = messages[index]
+        told = index == last or (turn["role"] == "assistant" and "tool_calls" not in turn)
+        if told and (turn["content"] or "").strip() == answer.strip():
+            return index
+    return None
 
 
 def _recovered(steps: list[Step], after: int, waiting: list[tuple[str, str]]) -> bool:

@@ -148,9 +148,10 @@ ANSWER_STEP_COLUMN = "kp_answer_step"
 ``false``: it is the outcome's ``result_summary`` only."""
 ANSWER_TURN_COLUMN = "kp_answer_turn"
 """The index in ``messages`` of the turn whose text is the final answer, where the row does not
-end in it: the agent's last message, which the user's reply ending the row answers (the answer
-again after that reply would teach the model a turn the run never had); null: the last
-assistant turn is the answer, or the run gave none."""
+end in an assistant turn saying it: the user turn ending the row (an error the run ended on, as
+an Agents SDK guardrail's tripwire), or the agent's last message, which the user's reply ending
+the row answers (the answer said again after it would teach the model a turn the run never
+had); null: the last assistant turn is the answer, or the run gave none."""
 FAILED_CALLS_COLUMN = "kp_failed_calls"
 """The ids of the calls whose result was an error (the next action its ``error_recovery``)."""
 CALL_TEXTS_COLUMN = "kp_call_texts"
