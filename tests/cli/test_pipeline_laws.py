@@ -32,6 +32,7 @@ SAMPLE = [
     FILES / "openai-agents" / "responses_model_retry.jsonl",
     FILES / "openai-chat" / "tau_bench_gpt-4o-airline.json",
     FILES / "openai-chat" / "toolbench_G2_127_ChatGPT_DFS_woFilter_w2.jsonl",
+    FILES / "otlp" / "agentevals_hand_failed_inference_then_retry.json",
     FILES / "otlp" / "openinference_crewai_hierarchical_tool_error.jsonl",
     FILES / "sharegpt" / "glaive_toolcall_en_demo.json",
     FILES / "smolagents" / "google_model_retry.json",
@@ -41,7 +42,7 @@ SAMPLE = [
 ]
 """Files of many sources, among them those on which a law once broke (a run ending on a call,
 a retry, an agent run inside a tool, an error the source ended the run on, a run ending in the
-user's reply to its answer, or in an error that is its outcome)."""
+user's reply to its answer, or in an error that is its outcome, a failed model call retried)."""
 STATIC = ("--embedder", "static")
 
 

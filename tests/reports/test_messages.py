@@ -609,3 +609,58 @@ def test_a_run_ended_by_an_error_that_is_its_outcome_does_not_say_it_as_the_agen
     back = read_back(row)
     assert_same_trace(trace, back)
     assert step_kinds(back) == step_kinds(trace)
+
+
+def test_a_failed_model_call_that_was_retried_is_no_turn_and_reads_back_as_the_error() -> None:
+    """A rate-limited model call, then the retry's answer: the model never saw the 429, so the
+    row is the request and the answer, the error kept beside them (kp_unseen_errors), and it
+    reads back as the same trace, the error and its recovery. Before, the error was a user
+    turn the model was taught to answer."""
+    path = (
+        REPO
+        / "tests"
+        / "conformance"
+        / "files"
+        / "otlp"
+        / "agentevals_hand_failed_inference_then_retry.json"
+    )
+    (trace,) = [item.trace for item in read([path]) if not isinstance(item, Problem)]
+    row = chat_row(trace)
+    assert row["messages"] == [
+        {"role": "user", "content": trace.task.objective},
+        {"role": "assistant", "content": trace.outcome.result_summary},
+    ]
+    assert row["kp_error_turns"] == []
+    assert row["kp_unseen_errors"] == [{"before": 1, "content": trace.steps[0].content}]
+    back = read_back(row)
+    assert_same_trace(trace, back)
+    assert (
+        step_kinds(back) == step_kinds(trace) == [("observation", None), ("error_recovery", None)]
+    )
+
+
+def test_the_error_turns_after_a_failed_model_call_left_out_read_back_as_errors() -> None:
+    """A failed model call left out of the row before a parse error that is a user turn: read
+    back, the two are errors in their places, each recovered, and the user's reply no error."""
+    document = trace_json(
+        step_list=[
+            {"step_id": 0, "type": "observation", "content": "model call failed: overloaded"},
+            {"step_id": 1, "type": "error_recovery", "tool": {"name": "bash"}, "input": {}},
+            {"step_id": 2, "type": "observation", "content": "a.py", "tool": {"name": "bash"}},
+            {"step_id": 3, "type": "tool_call", "content": "ask", "tool": {"name": "respond"}},
+            {"step_id": 4, "type": "observation", "content": "go on", "tool": {"name": "respond"}},
+            {"step_id": 5, "type": "observation", "content": "Error: no command found"},
+            {"step_id": 6, "type": "error_recovery", "tool": {"name": "bash"}, "input": {}},
+            {"step_id": 7, "type": "observation", "content": "b.py", "tool": {"name": "bash"}},
+        ],
+    )
+    trace = ReasoningTrace.model_validate(document)
+    row = chat_row(trace)
+    assert "model call failed: overloaded" not in [m.get("content") for m in row["messages"]]
+    assert row["kp_unseen_errors"] == [{"before": 1, "content": "model call failed: overloaded"}]
+    assert row["kp_error_turns"] == [1]  # the parse error, after the user's reply
+    back = read_back(row)
+    assert step_kinds(back) == step_kinds(trace)
+    assert [step.content for step in back.steps if step.type == "observation"] == [
+        step.content for step in trace.steps if step.type == "observation"
+    ]

@@ -22,8 +22,8 @@ beside them, in the columns the chat readers look for, and what the conversation
 ``kp_`` columns: the outcome's confidence, the privacy level, whether the answer was also the
 trace's last thought step, which earlier turn says it, which calls failed (the next action their
 ``error_recovery``), which calls' turns' text is their own and which user turns are errors met
-outside a tool (not the user's words); so reading the row back (``--from auto``) gives the same
-trace.
+outside a tool (not the user's words) and the failed model calls the run went on after (the model
+never saw them: no turn); so reading the row back (``--from auto``) gives the same trace.
 """
 
 from __future__ import annotations
@@ -41,9 +41,10 @@ from knowledgepulse.sources._chat._row import (
     ERROR_TURNS_COLUMN,
     FAILED_CALLS_COLUMN,
     PRIVACY_COLUMN,
+    UNSEEN_ERRORS_COLUMN,
 )
 from knowledgepulse.sources._envelope import no_answer
-from knowledgepulse.sources._steps import RESPOND, says_more_than_the_call
+from knowledgepulse.sources._steps import RESPOND, failed_model_call, says_more_than_the_call
 from knowledgepulse.trace.models import ReasoningTrace, Step
 
 MESSAGES_COLUMNS = (
@@ -60,6 +61,7 @@ MESSAGES_COLUMNS = (
     FAILED_CALLS_COLUMN,
     CALL_TEXTS_COLUMN,
     ERROR_TURNS_COLUMN,
+    UNSEEN_ERRORS_COLUMN,
     "messages",
     "tools",
 )
@@ -101,8 +103,9 @@ def chat_row(
             default: the ``metadata.source.task`` a converter kept.
 
     An observation no call waits for (an error met outside a tool) is a ``user`` turn, as the
-    environment speaking, which reads back as that error; a tool call with no tool named is
-    assistant text.
+    environment speaking, which reads back as that error, but for a failed model call the run
+    went on after, which the model never saw (``kp_unseen_errors`` keeps it); a tool call with
+    no tool named is assistant text.
     """
     messages: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     messages.append({"role": "user", "content": trace.task.objective})
@@ -163,6 +166,7 @@ def chat_row(
         FAILED_CALLS_COLUMN: row.failed,
         CALL_TEXTS_COLUMN: row.texts,
         ERROR_TURNS_COLUMN: row.errors,
+        UNSEEN_ERRORS_COLUMN: row.unseen,
         "messages": messages,
         "tools": _JSON.encode(_tool_list(row.tools, offered)),
     }
@@ -185,6 +189,9 @@ class _Row:
     """The calls whose turn's content is their step's own text."""
     errors: list[int] = field(default_factory=list)
     """The user turns after the objective (by number) that are errors met outside a tool."""
+    unseen: list[dict[str, Any]] = field(default_factory=list)
+    """The failed model calls left out (the model never saw them): ``{"before": n, "content"}``,
+    the index of the turn each came before."""
     turns: int = 0
     """The user turns after the objective so far."""
     calls: int = 0
@@ -220,6 +227,9 @@ class _Row:
             self.user(_text(step))
             return
         message = _observation(step, self.waiting)
+        if message["role"] == "user" and _retried(step, steps, after):
+            self.unseen.append({"before": len(self.messages), "content": message["content"]})
+            return
         if message["role"] == "user":  # no call waits for it
             self.user(message["content"], error=step.tool is None)
             return
@@ -261,6 +271,9 @@ def messages_fields(pa: Any) -> list[Any]:
         FAILED_CALLS_COLUMN: pa.list_(pa.string()),
         CALL_TEXTS_COLUMN: pa.list_(pa.string()),
         ERROR_TURNS_COLUMN: pa.list_(pa.int64()),
+        UNSEEN_ERRORS_COLUMN: pa.list_(
+            pa.struct([pa.field("before", pa.int64()), pa.field("content", pa.string())])
+        ),
         "messages": pa.list_(message),
     }
     return [pa.field(name, types.get(name, pa.string())) for name in MESSAGES_COLUMNS]
@@ -311,6 +324,20 @@ def _answered(step: Step, waiting: list[tuple[str, str]]) -> tuple[str, str] | N
     """The waiting call an observation answers: the latest of its tool (any, if unnamed)."""
     named = step.tool.name if step.tool is not None else None
     return next((call for call in reversed(waiting) if named in (None, call[1])), None)
+
+
+def _retried(step: Step, steps: list[Step], after: int) -> bool:
+    """Whether a step is a failed model call the run went on after.
+
+    The model never saw the error: the agent called it again on the same turns (a retry), or
+    answered itself. No turn of the row, then. ``steps[after:]`` are the steps after it; a call
+    that failed last ended the run, and the row ends in it, as in any error that does.
+    """
+    return (
+        step.tool is None
+        and failed_model_call(step)
+        and any(later.type != "observation" for later in steps[after:])
+    )
 
 
 def _is_reply(step: Step) -> bool:

@@ -57,6 +57,9 @@ TOOL_FAILED = "the tool failed"
 """The error text of a failed tool call whose source records none."""
 RESPOND = "respond"
 """The tool a message to the user is a call of, the user's reply its observation (tau-bench's)."""
+MODEL_CALL_FAILED = "model call failed: "
+"""What the error of a failed model call opens with (the error the API answered with follows):
+the model never saw it, only the agent running it (which may call the model again)."""
 
 
 def newest_request(said: Sequence[str | None], worked: Sequence[bool]) -> str | None:
@@ -75,6 +78,11 @@ def newest_request(said: Sequence[str | None], worked: Sequence[bool]) -> str | 
     answered = [index for index in range(asked[-1]) if worked[index]]
     start = answered[-1] + 1 if answered else 0
     return next(said[index] for index in asked if index >= start)
+
+
+def failed_model_call(step: Step) -> bool:
+    """Whether a step is the error of a failed model call (:data:`MODEL_CALL_FAILED`)."""
+    return step.type == "observation" and (step.content or "").startswith(MODEL_CALL_FAILED)
 
 
 def says_more_than_the_call(step: Step) -> bool:

@@ -160,6 +160,10 @@ said with the call: tau-bench's ``respond``), not a thought before them."""
 ERROR_TURNS_COLUMN = "kp_error_turns"
 """The user turns after the objective (numbered from 0) that are errors met outside a tool (a
 reply the agent's output could not be read in), not the user's words."""
+UNSEEN_ERRORS_COLUMN = "kp_unseen_errors"
+"""The failed model calls the run went on after (a retry), which the model never saw: left out
+of ``messages``, each ``{"before": n, "content": text}``, the index of the turn it came
+before and the error's text (read back, the error again, the next action its recovery)."""
 
 
 _TRUE_WORDS = frozenset({"true", "yes", "1", "pass", "passed", "success", "resolved", "correct"})
@@ -694,9 +698,10 @@ def _convert_row(
     as_row: bool = True,
 ) -> TraceItem:
     messages, columns = _conversation(row, columns, family)
-    builder = _builder(row)
+    whole, error_turns = _with_unseen_errors(row, messages)
+    builder = _builder(row, error_turns)
     try:
-        told = family.tell(messages, builder)
+        told = family.tell(whole, builder)
     except PathError as error:
         raise PathError((columns.messages, *error.path), error.message) from error
     told = _with_system(told, row, family)
@@ -893,23 +898,66 @@ def _system_text(value: Any) -> str | None:
     return content_text(blocks if isinstance(blocks, list) else value)
 
 
-def _builder(row: Mapping[str, Any]) -> StepBuilder:
-    """A step builder told what a row kp wrote keeps in its own columns (none: the defaults)."""
+def _builder(row: Mapping[str, Any], error_turns: frozenset[int]) -> StepBuilder:
+    """A step builder told what a row kp wrote keeps in its own columns (none: the defaults).
+
+    ``error_turns``: the user turns after the objective that are errors (:func:`_error_turns`).
+    """
     answer_step = row.get(ANSWER_STEP_COLUMN)
     failed = row.get(FAILED_CALLS_COLUMN)
     texts = row.get(CALL_TEXTS_COLUMN)
-    error_turns = row.get(ERROR_TURNS_COLUMN)
     return StepBuilder(
         answer_is_step=answer_step is not False,
         written_by_kp=answer_step is not None,
         failed_calls=frozenset(map(str, failed)) if isinstance(failed, list) else None,
         call_texts=frozenset(map(str, texts)) if isinstance(texts, list) else frozenset(),
-        error_turns=(
-            frozenset(n for n in error_turns if isinstance(n, int))
-            if isinstance(error_turns, list)
-            else frozenset()
-        ),
+        error_turns=error_turns,
     )
+
+
+def _error_turns(row: Mapping[str, Any]) -> frozenset[int]:
+    """The user turns after the objective that a row kp wrote says are errors (none: none)."""
+    error_turns = row.get(ERROR_TURNS_COLUMN)
+    if not isinstance(error_turns, list):
+        return frozenset()
+    return frozenset(n for n in error_turns if isinstance(n, int))
+
+
+def _with_unseen_errors(
+    row: Mapping[str, Any], messages: list[Any]
+) -> tuple[list[Any], frozenset[int]]:
+    """A row kp wrote with the errors it left out (:data:`UNSEEN_ERRORS_COLUMN`) put back.
+
+    Each is a user turn before the turn it names, an error; returned with the user turns after
+    the objective that are errors, numbered again to count them. A row that leaves none out is
+    as it is.
+    """
+    written_errors = _error_turns(row)
+    unseen = row.get(UNSEEN_ERRORS_COLUMN)
+    if not isinstance(unseen, list) or not unseen:
+        return messages, written_errors
+    before: dict[int, list[str]] = {}
+    for error in unseen:
+        if isinstance(error, Mapping) and isinstance(error.get("before"), int):
+            before.setdefault(error["before"], []).append(str(error.get("content") or ""))
+    whole: list[Any] = []
+    errors: set[int] = set()
+    number = written = -1  # a user turn's number, in the whole row and in the written one
+    for index in range(len(messages) + 1):
+        for text in before.get(index, ()):
+            whole.append({"role": "user", "content": text})
+            errors.add(number)
+            number += 1
+        if index == len(messages):
+            break
+        turn = messages[index]
+        whole.append(turn)
+        if isinstance(turn, Mapping) and turn.get("role") == "user":
+            if written in written_errors:
+                errors.add(number)
+            number, written = number + 1, written + 1
+    errors.discard(-1)  # the objective's number: no error comes before it
+    return whole, frozenset(errors)
 
 
 def _told_answer(row: Mapping[str, Any], messages: list[Any]) -> str | None:

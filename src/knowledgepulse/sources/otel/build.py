@@ -25,7 +25,7 @@ from knowledgepulse.sources._envelope import (
     assemble,
     dspy_fields,
 )
-from knowledgepulse.sources._steps import TOOL_FAILED, StepBuilder, as_text
+from knowledgepulse.sources._steps import MODEL_CALL_FAILED, TOOL_FAILED, StepBuilder, as_text
 from knowledgepulse.sources._structured import is_structured_extraction
 from knowledgepulse.sources.otel import messages as msg
 from knowledgepulse.sources.otel.dialects import View, offered_tools, read
@@ -536,7 +536,7 @@ def _tell_inference(builder: StepBuilder, index: int, item: _Read, context: _Con
     for text in _new_retry_prompts(view):
         builder.error(text, at=at)  # the model's last answer was refused: it tries again
     if view.error:
-        builder.error(f"model call failed: {view.error}", at=at)
+        builder.error(f"{MODEL_CALL_FAILED}{view.error}", at=at)
     requested = False
     for number, part in enumerate(_output_parts(view)):
         kind = part.get("type")
