@@ -167,9 +167,9 @@ def test_a_pretty_printed_object_in_a_jsonl_file_is_one_document(
 ) -> None:
     """However it is broken into lines, a whole object stays one record: a value on the line
     after its key (``{"a":`` then ``{"b": 1}``) carries the first line on."""
-    text = json.dumps(value, indent=indent)
-    if indent is None:  # each member's value on the line after its key
-        text = text.replace('": ', '":\n')
+    # With no indent, each member's value on the line after its key (a separator, not a text
+    # replace, which would break a key that holds '": ' itself).
+    text = json.dumps(value, indent=indent, separators=None if indent else (", ", ":\n"))
     path = tmp_path_factory.mktemp("pretty") / "one.jsonl"
     path.write_text(text + "\n", encoding="utf-8")
     items = list(read_records(path))
