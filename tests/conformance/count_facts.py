@@ -523,7 +523,8 @@ def openai_chat(path: Path) -> list[Run]:
     (LiteLLM's: ``messages``, ``tools``, ``response``) hold the reply in ``response.choices``,
     after the messages. mini-SWE-agent's rows
     (mini-coder's) write each command as a fenced ``bash`` block, and the shell answers as the
-    user, ``<returncode>N</returncode>`` first: a ``bash`` call, failed when N is not 0.
+    user, ``<returncode>N</returncode>`` first: a ``bash`` call, failed when N is not 0; their
+    ``verified`` says whether the run's patch passed the task's tests: the success label.
     turbo-alignment's chat rows call the assistant ``bot``.
     """
     runs = []
@@ -573,7 +574,7 @@ def openai_chat(path: Path) -> list[Run]:
                 timeline.error()  # a failed tool says so (tau-bench "Error: ...", crewAI)
             elif role == "function" and _toolbench_error(content):
                 timeline.error()
-        success = row["reward"] >= 1 if "reward" in row else verdict
+        success = row["reward"] >= 1 if "reward" in row else row.get("verified", verdict)
         runs.append(timeline.facts(objective, success))
     return runs
 

@@ -77,6 +77,7 @@ SUCCESS_FIELDS = (
     "is_success",
     "passed",
     "correct",
+    "verified",  # mini-coder's (mini-SWE-agent runs on SWE-smith): its patch passed the tests
     "reward",
     "score",
     "completed",  # hermes-agent's trajectories: false when the run stopped before its answer
