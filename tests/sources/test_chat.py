@@ -2145,9 +2145,25 @@ def test_groqs_executed_tools_are_calls_and_their_outputs_before_the_answer() ->
         ("tool_call", "search"),
         ("observation", "search"),
         ("thought", None),
+        ("thought", None),
     ]
     assert (item.trace.steps[2].content or "").startswith("Title: Weather in San Francisco")
     assert (item.trace.outcome.result_summary or "").startswith("The weather in San Francisco")
+
+
+def test_groqs_reasoning_tells_its_thoughts_around_the_tool_it_ran_not_its_transcript() -> None:
+    """Groq's reasoning writes the search it ran (``<tool>search(...)</tool>``, then its 6 KB
+    ``<output>``) between "I will use the search tool" and "Based on the search results".
+    Before, the reasoning was one thought before the call: the output twice, the thought drawn
+    from it before the search ran."""
+    path = CORPUS / "openai-chat" / "test_groq_model_web_search_tool.jsonl"
+    row = json.loads(path.read_text().splitlines()[0])
+    (item,) = (i for i in sources.convert([row]) if isinstance(i, TraceItem))
+    before, after = item.trace.steps[0].content or "", item.trace.steps[3].content or ""
+    assert before.endswith("I will use the search tool to look up this information.")
+    assert after.startswith("Based on the search results, the current weather in San Francisco")
+    assert not any("<output>" in (step.content or "") for step in item.trace.steps)
+    assert not any("'temp_c': 17.0" in (s.content or "") for s in item.trace.steps[3:])
 
 
 def test_an_anthropic_compaction_block_makes_the_message_anthropics_and_is_no_step() -> None:

@@ -22,6 +22,7 @@ hands to chat templates as ``assistant`` and reads ``assistant`` as): read as ``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -545,16 +546,10 @@ def _tell_assistant(
 ) -> bool:
     """An assistant message, whose ``content``'s text :func:`tell` has read already."""
     builder = calls.builder
-    # Hermes Agent (and vLLM's replies) write the same reasoning under both names: one thought.
-    told: set[str] = set()
-    for key in ("reasoning_content", "reasoning"):
-        reasoning = message.get(key)
-        if isinstance(reasoning, str) and reasoning not in told:
-            told.add(reasoning)
-            builder.thought(reasoning)
+    executed = _told_reasoning(calls, message)
     content = message.get("content")
     builder.thought(content_text(content, _REASONING_KINDS) if isinstance(content, list) else None)
-    _executed(calls, message.get("executed_tools"))
+    _executed(calls, executed)
     requested = json_or_value(message.get("tool_calls")) or []
     reasoned = any(isinstance(message.get(key), str) for key in ("reasoning_content", "reasoning"))
     reasoned = reasoned or any(
@@ -612,6 +607,24 @@ def _tell_assistant(
     return False
 
 
+def _told_reasoning(calls: _row.Calls, message: Mapping[str, Any]) -> Any:
+    """Tell a message's reasoning; the ``executed_tools`` it left to tell (``None``: told in it).
+
+    Hermes Agent (and vLLM's replies) write the same reasoning under both names: one thought.
+    """
+    told: set[str] = set()
+    executed = message.get("executed_tools")
+    for key in ("reasoning_content", "reasoning"):
+        reasoning = message.get(key)
+        if isinstance(reasoning, str) and reasoning not in told:
+            told.add(reasoning)
+            if _executed_in_reasoning(calls, reasoning, executed):
+                executed = None
+            else:
+                calls.builder.thought(reasoning)
+    return executed
+
+
 def _executed(calls: _row.Calls, executed: Any) -> None:
     """Groq's ``executed_tools``: the tools its server ran within this reply, each a call.
 
@@ -627,6 +640,36 @@ def _executed(calls: _row.Calls, executed: Any) -> None:
         calls.request(name, tool.get("arguments"))
         if tool.get("output") is not None:
             calls.result(name, tool["output"])
+
+
+_TRANSCRIBED_TOOL = re.compile(r"<tool>.*?</tool>\s*<output>.*?</output>", re.DOTALL)
+"""A tool Groq's server ran, as its reasoning writes it: ``<tool>\nsearch(QUERY)\n</tool>``,
+then ``<output>...</output>`` (the same run as one of the reply's ``executed_tools``)."""
+
+
+def _executed_in_reasoning(calls: _row.Calls, reasoning: str, executed: Any) -> bool:
+    """Tell Groq's reasoning that transcribes its ``executed_tools``; whether it did.
+
+    The reasoning writes each tool it ran (:data:`_TRANSCRIBED_TOOL`) between its thoughts:
+    "I will use the search tool", the call and its output, "Based on the search results...".
+    Each transcript is that tool's call and result, told from ``executed_tools`` (its arguments
+    parsed), and the text around them the thoughts before and after it. Told whole, the
+    reasoning kept every output a second time and its last thought before the call. Reasoning
+    whose transcripts are not one each of the tools is told as it is.
+    """
+    tools = (
+        [tool for tool in executed if isinstance(tool, dict)] if isinstance(executed, list) else []
+    )
+    transcripts = list(_TRANSCRIBED_TOOL.finditer(reasoning))
+    if not tools or len(transcripts) != len(tools):
+        return False
+    start = 0
+    for transcript, tool in zip(transcripts, tools, strict=True):
+        calls.builder.thought(reasoning[start : transcript.start()].strip())
+        _executed(calls, [tool])
+        start = transcript.end()
+    calls.builder.thought(reasoning[start:].strip())
+    return True
 
 
 def _told_refusal(calls: _row.Calls, message: Mapping[str, Any], text: str, *, final: bool) -> bool:
