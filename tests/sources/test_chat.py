@@ -2208,3 +2208,16 @@ def test_adp_sft_tool_docs_before_the_task_are_the_system_prompts_not_the_object
     assert isinstance(item, TraceItem)
     assert item.trace.task.objective == "Fix the failing test in /testbed."
     assert item.system == "You are an agent.\n\n" + docs.strip()
+
+
+def test_a_model_calls_span_attributes_saved_as_a_row_name_the_model_that_replied() -> None:
+    """A GenAI client span's attributes kept as a row (OpenInference's fixture) name the model
+    as the span does: ``gen_ai.response.model`` gpt-4-0613, asked for as gpt-4. Before, the
+    trace named no model."""
+    path = CORPUS / "openai-chat" / "openinference_genai_otel_genai_client_span_tool_calls.json"
+    (item,) = (i for i in convert_file(path) if isinstance(i, TraceItem))
+    assert source_of(item)["model"] == "gpt-4-0613"
+    row = {"gen_ai.request.model": "gpt-4", **json.loads(path.read_text())}
+    del row["gen_ai.response.model"]
+    (asked,) = (i for i in sources.convert([row]) if isinstance(i, TraceItem))
+    assert source_of(asked)["model"] == "gpt-4"

@@ -228,6 +228,19 @@ def last_model(names: Iterable[Any]) -> str | None:
     return first_model(*reversed(list(names)))
 
 
+MODEL_KEYS = (
+    "gen_ai.response.model",
+    "gen_ai.request.model",
+    "llm.model_name",  # OpenInference
+    "ai.response.model",  # the Vercel AI SDK
+    "ai.model.id",
+    "langfuse.observation.model.name",
+)
+"""Where a model call's span names its model, in precedence order: the model that replied
+first, then the one asked for (a provider's alias names the model it resolved to). A span's
+attributes saved as a dataset row keep the same keys."""
+
+
 def first_model(*candidates: Any) -> str | None:
     """The first of ``candidates`` that names a model, as :func:`last_model` tells a name.
 

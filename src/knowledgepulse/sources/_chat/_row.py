@@ -39,6 +39,7 @@ from knowledgepulse.sources._chat._tools import message_tools, prompt_tools, row
 from knowledgepulse.sources._envelope import (
     CONFIDENCE_KEY,
     DOMAIN_KEY,
+    MODEL_KEYS,
     UNDATED,
     PathError,
     TraceOptions,
@@ -757,13 +758,15 @@ def _model(row: Mapping[str, Any], family: ChatSource, messages: list[Any]) -> s
     logged call (LiteLLM's, as OpenHands writes them) its Chat Completions ``response``.
     An API's reply saved as a turn (Anthropic's ``Message``, ``{"type": "message", "role":
     "assistant", "content", "model", ...}``) names the model that wrote it, and so does a Cline
-    SDK session's assistant turn, by its ``modelInfo.id``: the last such.
+    SDK session's assistant turn, by its ``modelInfo.id``: the last such. A model call's span
+    attributes saved as a row name it as the span does (``gen_ai.response.model``...).
     """
     reply = json_or_value(row.get(family.wrapped[1][0])) if family.wrapped else None
     logged = json_or_value(row.get(family.completion)) if family.completion else None
     return first_model(
         row.get("model"),
         row.get("model_name"),
+        *map(row.get, MODEL_KEYS),
         as_object(reply).get("model"),
         as_object(logged).get("model"),
         *(

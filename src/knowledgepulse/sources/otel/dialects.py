@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from knowledgepulse._util.jsonpath import as_object, as_string, non_blank
 from knowledgepulse.sources._chat._tools import row_tools
-from knowledgepulse.sources._envelope import dspy_fields, first_model
+from knowledgepulse.sources._envelope import MODEL_KEYS, dspy_fields, first_model
 from knowledgepulse.sources._hosted import (
     approved_request,
     failure,
@@ -62,18 +62,6 @@ operation) is an action the run took that had a result, the documents: a tool ca
 query the input and the documents its observation, in both conventions alike. Inside a tool's
 own span it is how that tool did its work, which the tool's call already tells (build.py)."""
 _TRACELOOP_ROLES: dict[str, Role] = {"workflow": "agent", "agent": "agent", "tool": "tool"}
-
-
-MODEL_KEYS = (
-    "gen_ai.response.model",
-    "gen_ai.request.model",
-    "llm.model_name",  # OpenInference
-    "ai.response.model",  # the Vercel AI SDK
-    "ai.model.id",
-    "langfuse.observation.model.name",
-)
-"""Where a model call's span names its model, in precedence order: the model that replied
-first, then the one asked for (a provider's alias names the model it resolved to)."""
 
 
 @dataclass
