@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import base64
+import itertools
 import json
 import re
 import sys
@@ -133,6 +134,8 @@ def _asked(text: str | None) -> str | None:
         return found.group(1).strip()
     if text and text.startswith(_OS_TASK):
         return text[len(_OS_TASK) :].strip()
+    if text and text.startswith(_KG_TASK):
+        return text[len(_KG_TASK) :].strip()
     return _openhands_task(text)
 
 
@@ -343,6 +346,7 @@ def _acted_on_line(timeline: _Timeline, text: str, marker: str) -> str | None:
 
 _ACKNOWLEDGEMENTS = ("ok", "i've understood")
 _OS_TASK = "Now, I will start a new problem in a new OS. My problem is:"
+_KG_TASK = "A new question: "
 
 
 def _priming(turns: list[tuple[Any, Any]]) -> set[int]:
@@ -350,12 +354,26 @@ def _priming(turns: list[tuple[Any, Any]]) -> set[int]:
     instructions as the user's turn and a short scripted "Ok." (or "I've understood your
     instruction, start please."), and the task follows as the next user turn; AgentBench's OS
     rows open with the instructions and one worked problem, and the task follows in a user turn
-    that starts ``_OS_TASK``."""
+    that starts ``_OS_TASK``; its knowledge-graph rows, after the scripted reply, one worked
+    question, answered ``Final Answer: #3`` (ADP: ``<solution> #3 </solution>``), then the task in
+    a user turn that starts ``_KG_TASK``."""
     talk = [(n, who, text) for n, (who, text) in enumerate(turns) if who != "system"]
     if talk and talk[0][1] in ("user", "human"):
         # AgentBench's OS task: a worked problem, then the task after this (os_interaction).
         task = next(
             (n for n, who, text in talk if isinstance(text, str) and text.startswith(_OS_TASK)),
+            None,
+        )
+        # AgentBench's knowledge-graph task: a worked question, then the task.
+        task = task or next(
+            (
+                n
+                for (_, said, answer), (n, who, text) in itertools.pairwise(talk)
+                if said in ("assistant", "gpt")
+                and re.search(r"^Final Answer:|<solution>", str(answer), re.MULTILINE)
+                and isinstance(text, str)
+                and text.startswith(_KG_TASK)
+            ),
             None,
         )
         if task is not None:

@@ -2133,6 +2133,32 @@ def test_agentbenchs_worked_os_problem_is_no_part_of_the_run(name: str) -> None:
         assert not any("/etc" in (step.content or "") for step in item.trace.steps)
 
 
+@pytest.mark.parametrize(
+    "name", ["openai-chat/agentinstruct_kg_raw_sample.json", "adp/agenttuning_kg_sample_std.json"]
+)
+def test_agentbenchs_worked_knowledge_graph_question_is_no_part_of_the_run(name: str) -> None:
+    """AgentBench's knowledge-graph rows open with the instructions, "I've understood...", then
+    its one worked question (the rocket engine's designer, answered ``Final Answer: #3``, in ADP's
+    form ``<solution> #3 </solution>``), then the task: "A new question: ...". Before, every row's
+    objective was the worked question and its seven calls were the run's; the task a reply."""
+    items = [item for item in convert_file(CORPUS / name) if isinstance(item, TraceItem)]
+    assert [item.trace.task.objective for item in items] == [
+        "what would you call the games fair division and rock paper scissors?\n"
+        "Entities: [Class of game, Fair division, rock paper scissors]",
+        "what famous people does comic ferrell do impressions of?\n"
+        "Entities: [Impersonated celebrity, ferrell]",
+    ]
+    for item in items:
+        assert not any("Gas-generator" in (step.content or "") for step in item.trace.steps)
+        assert not any("A new question" in (step.content or "") for step in item.trace.steps)
+    written = CliRunner().invoke(cli, ["convert", str(CORPUS / name), "--to", "messages"])
+    rows = [json.loads(line) for line in written.stdout.splitlines() if line.startswith("{")]
+    assert [row["messages"][1]["content"][:24] for row in rows] == [
+        "what would you call the ",
+        "what famous people does ",
+    ]
+
+
 def test_groqs_executed_tools_are_calls_and_their_outputs_before_the_answer() -> None:
     """Groq's compound model ran ``search`` itself and kept it on the reply (``executed_tools``:
     ``type``, ``arguments``, ``output``; pydantic-ai's cassette). Before, the run read as the

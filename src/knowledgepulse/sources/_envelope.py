@@ -288,6 +288,10 @@ NEW_PROBLEM = "Now, I will start a new problem in a new OS. My problem is:"
 """How AgentBench's OS tasks (``os_interaction``, AgentInstruct's OS rows) open the task, after
 their instructions and one worked problem (see ``_chat._text.primed``)."""
 
+NEW_QUESTION = "A new question: "
+"""How AgentBench's knowledge-graph tasks (AgentInstruct's KG rows) open the task, after their
+instructions and one worked question (its ``ONE_SHOT``, answered ``Final Answer: #3``)."""
+
 
 # The request a person wrote, out of the prompt a framework wrapped around it. Agent frameworks
 # send the model the user's task inside prompts of their own: smolagents writes ``New
@@ -306,6 +310,8 @@ _FRAMINGS = (
     ),
     # AgentBench's OS tasks, after their instructions and one worked problem.
     re.compile(rf"\A{re.escape(NEW_PROBLEM)}\s*(?P<task>.+)\Z", re.DOTALL),
+    # AgentBench's knowledge-graph tasks, after their instructions and one worked question.
+    re.compile(rf"\A{re.escape(NEW_QUESTION)}\s*(?P<task>.+)\Z", re.DOTALL),
     # Terminus 2's first prompt (Harbor, Terminal-Bench): its instructions, then ``Task
     # Description:\n{instruction}\n\nCurrent terminal state:\n{terminal_state}``.
     re.compile(r"(?:\A|\n)Task Description:\n(?P<task>.+?)\n+Current terminal state:\n", re.DOTALL),

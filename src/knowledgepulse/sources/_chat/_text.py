@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from knowledgepulse.records.json_values import json_text, json_value, python_literal
-from knowledgepulse.sources._envelope import NEW_PROBLEM
+from knowledgepulse.sources._envelope import NEW_PROBLEM, NEW_QUESTION
 from knowledgepulse.sources._rows import DEFAULT_SUCCESS_THRESHOLD
 from knowledgepulse.sources._steps import as_text
 
@@ -326,7 +326,9 @@ def primed(turns: Iterable[tuple[str, str | None]]) -> range | None:
     instructions as a user turn, the assistant's scripted "Ok.", then the task as the next user
     turn: the instructions are the system prompt, the task the objective. AgentBench's OS tasks
     give the instructions with a problem, then one worked run of it, then the task in a turn
-    of its own (:data:`NEW_PROBLEM`): the worked run is no part of the run either. ``turns`` are
+    of its own (:data:`NEW_PROBLEM`): the worked run is no part of the run either; so do its
+    knowledge-graph tasks, after the "Ok.", their worked question answered ``Final Answer: #3``,
+    then the task (:data:`NEW_QUESTION`). ``turns`` are
     each turn's kind (``system``, ``user``, ``assistant``; anything else, such as an assistant
     turn that calls a tool, is ``other``) and text, read only as far as the opening needs (a
     generator saves reading every turn's text). The range's first turn holds the instructions
@@ -339,17 +341,32 @@ def primed(turns: Iterable[tuple[str, str | None]]) -> range | None:
     if turn is None or turn[0] != "user":
         return None
     opening = list(itertools.islice(rest, 2))
+    instructed = None
     if [kind for kind, _ in opening] == ["assistant", "user"]:
         reply, task = (text or "" for _, text in opening)
         acknowledged = len(reply) <= _MAX_ACKNOWLEDGEMENT and _ACKNOWLEDGED.match(reply)
         if acknowledged and task.strip() and len(turn[1] or "") >= _MIN_INSTRUCTIONS:
-            return range(first, first + 2)
+            instructed = range(first, first + 2)
     # Converted (ADP's), the worked problem keeps its turns and the instructions go elsewhere.
     later = itertools.chain(opening, itertools.islice(rest, _MAX_EXAMPLE_TURNS))
+    said = ""  # the assistant's last text: a worked question ends in its answer
     for number, (kind, text) in enumerate(later, first + 1):
-        if kind == "user" and (text or "").startswith(NEW_PROBLEM):
+        if kind == "user" and _opens_task(text or "", said):
             return range(first, number)
-    return None
+        said = (text or "") if kind == "assistant" else said
+    return instructed
+
+
+_WORKED_ANSWER = re.compile(r"^Final Answer:|<solution>", re.MULTILINE)
+"""How the worked question's last turn answers it: AgentBench's ``Final Answer: #3``, which
+ADP's standardized rows write as ``<solution> #3 </solution>``."""
+
+
+def _opens_task(text: str, said: str) -> bool:
+    """Whether a user turn gives AgentBench's task after its worked problem (or question)."""
+    if text.startswith(NEW_PROBLEM):
+        return True
+    return text.startswith(NEW_QUESTION) and _WORKED_ANSWER.search(said) is not None
 
 
 def json_or_value(value: Any) -> Any:
