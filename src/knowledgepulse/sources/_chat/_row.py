@@ -792,10 +792,11 @@ def _started(row: Mapping[str, Any], columns: Columns, messages: list[Any]) -> d
     if columns.time is not None and (found := moment(_field(row, columns.time))) is not None:
         return found
     times = (
-        moment(turn.get(name))
+        moment(said)
         for turn in messages
         if isinstance(turn, Mapping)
         for name in TURN_TIME_FIELDS
+        if (said := turn.get(name)) is not None  # most turns have none: moment() spared
     )
     return next((time for time in times if time is not None), UNDATED)
 
