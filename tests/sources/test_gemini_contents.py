@@ -309,3 +309,16 @@ def test_the_clis_reply_to_its_own_summary_is_no_step_but_the_same_words_to_the_
     assert trace.steps[0].content == "Reading it."
     assert [step.content for step in trace.steps].count(ack) == 1  # the last, said to the user
     assert trace.outcome.result_summary == ack
+
+
+def test_pydantic_ais_return_value_wrapper_is_not_the_tools_result() -> None:
+    """A tool's result is what it returned (Mexico), not Pydantic AI's {"return_value": ...}."""
+    sent = row(OUTPUT)["contents"][2]["parts"][0]["functionResponse"]["response"]
+    assert sent == {"return_value": "Mexico"}
+    trace = one_trace(list(convert([row(OUTPUT)], source="gemini")))
+    assert kinds(trace)[:2] == [
+        ("tool_call", "get_user_country"),
+        ("observation", "get_user_country"),
+    ]
+    assert trace.steps[1].content == "Mexico"
+    assert trace.steps[0].output_summary == "Mexico"

@@ -69,6 +69,10 @@ Code: 0`` too), ``Signal: ...`` and ``Process Group PGID: ...`` lines; the call 
 _EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)[ \t]*$", re.MULTILINE)
 _SUCCEEDED = "OUTCOME_OK"
 """The one ``codeExecutionResult.outcome`` that is no failure."""
+_OUTPUT_KEYS = frozenset({"output", "result", "content", "return_value"})
+"""The one key of a ``functionResponse.response`` that wraps what the tool returned: Gemini's
+``output``, the google-genai SDK's ``result``, Pydantic AI's ``return_value`` (its wrapper for a
+return value that is no object)."""
 ROLES = frozenset({"user", "model", "function"})
 """A content's roles: ``function`` is the v1beta API's first role for function responses."""
 _NOT_THE_USERS = ("<session_context>", "<hook_context>", "<state_snapshot>")
@@ -278,8 +282,9 @@ def _result(ids: _Ids, response: Mapping[str, Any], path: tuple[str | int, ...])
     error = response.get("error") if response.get("error") is not None else inside
     if error is not None:
         text = _said(error)
-    elif isinstance(answer, Mapping) and set(answer) <= {"output", "result", "content"}:
-        # one key holding the output (Gemini CLI's output, the SDKs' result)
+    elif isinstance(answer, Mapping) and set(answer) <= _OUTPUT_KEYS:
+        # one key holding the output (Gemini CLI's output, the SDKs' result, Pydantic AI's
+        # return_value for a tool that returned no object)
         text = _said(next(iter(answer.values()), ""))
     else:
         text = _said(answer)
