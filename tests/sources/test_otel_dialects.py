@@ -1717,6 +1717,34 @@ def test_a_training_row_lists_the_tools_the_spans_say_were_offered(
     assert first["parameters"]["properties"]
 
 
+@pytest.mark.parametrize(
+    ("name", "system"),
+    [
+        # the Vercel AI SDK: the system message of ai.prompt.messages
+        (
+            "genai_interlingua_vercel_ai_5_tool_call.json",
+            "You are a support agent. Use the tools you are given.",
+        ),
+        # the conventions' gen_ai.system_instructions
+        ("agentevals_hand_util_genai_openai_tool_loop.json", "You answer weather questions."),
+        # OpenInference writes the instructions twice (attribute and message): told once
+        (
+            "openinference_agent_framework_weather_agent.json",
+            "You are a weather assistant. Use the get_weather tool when asked about weather.",
+        ),
+    ],
+)
+def test_a_training_row_opens_with_the_system_prompt_the_spans_say_was_sent(
+    name: str, system: str
+) -> None:
+    """The system prompt the run's first model call was sent opens its training row."""
+    (item,) = [i for i in convert_file(OTLP_CORPUS / name) if isinstance(i, TraceItem)]
+    assert system in (OTLP_CORPUS / name).read_text()
+    messages = chat_row(item.trace, system=item.system)["messages"]
+    assert messages[0] == {"role": "system", "content": system}
+    assert messages[1]["role"] == "user"
+
+
 _words = st.text(alphabet="abcdefghij klmnop?!'", min_size=1, max_size=40).filter(str.strip)
 
 

@@ -101,6 +101,7 @@ def convert_spans(
         content_hint=CONTENT_HINT,
         warnings=(*_shared_ids(spans), *_unread(spans), *((AWAITING,) if awaiting else ())),
         tools=_offered(ordered),
+        system=_system(ordered),
     )
 
 
@@ -793,6 +794,34 @@ def _objective(ordered: list[_Read], agent: _Read | None) -> str | None:
             if text:
                 return text
     return next((item.view.input_text for item in by_time if item.view.input_text), None)
+
+
+_SYSTEM_ROLES = ("system", "developer")
+
+
+def _system(ordered: list[_Read]) -> str | None:
+    """The system prompt the run's first model call was sent (its training row opens with it).
+
+    The call's ``system`` (or ``developer``) messages, and the conventions' own
+    ``gen_ai.system_instructions`` (parts, as a message holds them), joined. Only the first call
+    that says what it was sent: a sub-agent's calls later in the run are sent their own.
+    """
+    by_time = sorted(ordered, key=lambda item: item.span.start_ns or 0)
+    for item in by_time:
+        if item.view.role != "inference":
+            continue
+        sent = item.view.input_messages or []
+        told = msg.loads(item.span.attributes.get("gen_ai.system_instructions"))
+        if isinstance(told, str):
+            told = [{"type": "text", "content": told}]
+        if isinstance(told, list) and told:
+            sent = [*msg.messages([{"role": "system", "parts": told}]), *sent]
+        if not sent:
+            continue
+        texts = [msg.message_text(message) for message in sent if message["role"] in _SYSTEM_ROLES]
+        # once each: OpenInference writes the instructions as an attribute and as a message too
+        return "\n\n".join(dict.fromkeys(text for text in texts if text)) or None
+    return None
 
 
 _CONVERSATION_ID = "gen_ai.conversation.id"
