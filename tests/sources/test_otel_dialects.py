@@ -1631,10 +1631,29 @@ def test_a_result_sent_with_its_call_in_the_history_keeps_the_calls_arguments() 
     call, which no span of the trace made, keeps the arguments the history gives it."""
     path = OTLP_CORPUS / "openinference_anthropic_tool_result.json"
     (item,) = [item for item in convert_file(path) if isinstance(item, TraceItem)]
-    call, result = item.trace.steps[:2]
+    call, result = item.trace.steps[1:3]
     assert (call.type, call.tool and call.tool.name) == ("tool_call", "get_weather")
     assert call.input == {"location": "San Francisco, CA", "unit": "fahrenheit"}
     assert result.content == '{"weather": "sunny", "temperature": "75"}'
+
+
+def test_what_a_history_message_said_with_its_call_is_the_thought_before_it() -> None:
+    """Claude's words beside the ``tool_use`` the traced call's history holds are not lost: the
+    thought before the call, and a training row's assistant turn with the call."""
+    path = OTLP_CORPUS / "openinference_anthropic_tool_result.json"
+    said = "Certainly! I can help you get the current weather information for San Francisco"
+    assert said in path.read_text()
+    (item,) = [item for item in convert_file(path) if isinstance(item, TraceItem)]
+    assert [step.type for step in item.trace.steps] == [
+        "thought",
+        "tool_call",
+        "observation",
+        "thought",
+    ]
+    assert (item.trace.steps[0].content or "").startswith(said)
+    turn = chat_row(item.trace)["messages"][1]
+    assert turn["content"].startswith(said)
+    assert turn["tool_calls"][0]["function"]["name"] == "get_weather"
 
 
 def test_a_langchain_tool_spans_bare_input_leaves_the_models_arguments() -> None:

@@ -319,6 +319,7 @@ def test_a_call_only_the_history_holds_names_its_result() -> None:
     (item,) = sources.convert([json.loads(ANTHROPIC.read_text())], source="otlp")
     assert not isinstance(item, Problem), item
     assert [(kind, tool) for kind, tool, _ in steps(item.trace)] == [
+        ("thought", None),  # what the history's assistant message said with the call
         ("tool_call", "get_weather"),
         ("observation", "get_weather"),
         ("thought", None),

@@ -421,6 +421,7 @@ class _Context:
     lead: str  # what that part says before the answer ("...Final Answer:"), told as a thought
     names: dict[str, str]  # tool name by call id, for results that give only the id
     history_arguments: dict[str, Any]  # by call id, of the calls only a request's history holds
+    history_thoughts: dict[str, str]  # by its first such call's id, what a history message said
     executed: set[str | None]  # call ids whose tool span recorded a result or an error
     any_execution: bool
     unlinked: Counter[str]  # per tool name, the spans of it that recorded an outcome, no call id
@@ -433,7 +434,7 @@ def _tell(builder: StepBuilder, ordered: list[_Read], answer: str | None) -> Non
     # A tool span's own result (and status) wins; a result only the next model call was given
     # still counts when the span recorded none (content capture off for tools, say).
     told = [item.view for item in ordered if item.view.role == "tool"]
-    names, history_arguments = _called_tools(ordered)
+    names, history_arguments, history_thoughts = _called_tools(ordered)
     skip = _answer_part(ordered, answer)
     lead = ""
     if skip is not None and answer is not None:
@@ -444,6 +445,7 @@ def _tell(builder: StepBuilder, ordered: list[_Read], answer: str | None) -> Non
         lead=lead,
         names=names,
         history_arguments=history_arguments,
+        history_thoughts=history_thoughts,
         executed={view.call_id for view in told if view.result is not None or view.error},
         any_execution=any(view.result is not None or view.error for view in told),
         unlinked=Counter(
@@ -469,11 +471,15 @@ def _tell(builder: StepBuilder, ordered: list[_Read], answer: str | None) -> Non
             builder.error(item.view.error, at=_seconds(item.span))  # the next action recovers
 
 
-def _called_tools(ordered: list[_Read]) -> tuple[dict[str, str], dict[str, Any]]:
+def _called_tools(
+    ordered: list[_Read],
+) -> tuple[dict[str, str], dict[str, Any], dict[str, str]]:
     """The tool each call id names, and the arguments of the calls only a request's history holds.
 
     A call only a history holds (made before the trace began, the app's own loop traced call by
-    call) names the tool of the result sent with it, and gives that call its arguments.
+    call) names the tool of the result sent with it, and gives that call its arguments; the text
+    its message said with it (Claude's "I'll use the get_weather function") is the thought before
+    the first of its calls.
     """
     names: dict[str, str] = {}
     for item in ordered:
@@ -481,15 +487,19 @@ def _called_tools(ordered: list[_Read]) -> tuple[dict[str, str], dict[str, Any]]
             if part.get("type") in ("tool_call", "server_tool_call") and part.get("id"):
                 names[str(part["id"])] = str(part.get("name") or "")
     history_arguments: dict[str, Any] = {}
+    history_thoughts: dict[str, str] = {}
     for item in ordered:
         for message in item.view.input_messages or []:
+            said = msg.message_text(message) if message["role"] in msg.ASSISTANT_ROLES else ""
             for part in message["parts"] if message["role"] in msg.ASSISTANT_ROLES else []:
                 call_id = str(part.get("id") or "")
                 told = call_id in names or not part.get("name")
                 if part.get("type") == "tool_call" and call_id and not told:
                     names[call_id] = str(part["name"])
                     history_arguments[call_id] = part.get("arguments")
-    return names, history_arguments
+                    if said:
+                        history_thoughts[call_id], said = said, ""
+    return names, history_arguments, history_thoughts
 
 
 def _answer_part(ordered: list[_Read], answer: str | None) -> tuple[int, int] | None:
@@ -618,6 +628,9 @@ def _tell_tool_responses(
         # else text that says it failed (crewAI's "Error executing tool: ...", when no
         # instrumentation traced its tools).
         arguments = context.history_arguments.get(call_id or "")
+        thought = context.history_thoughts.pop(call_id or "", None)
+        if thought:
+            builder.thought(thought, at=at)
         if failed:
             error = as_text(output) or TOOL_FAILED
             builder.tool_result(name, arguments=arguments, error=error, call_id=call_id, sent_at=at)
