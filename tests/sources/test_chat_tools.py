@@ -139,3 +139,21 @@ def test_a_hermes_system_prompt_declares_its_tools_between_tools_tags() -> None:
     names = [tool["function"]["name"] for tool in first.tools]
     assert names == ["search_flights"]
     assert first.tools[0]["function"]["description"]
+
+
+def test_a_glaive_system_prompt_declares_its_tools_after_its_fixed_sentence() -> None:
+    """Glaive's function-calling rows write the definitions after "Use them if required -" (JSON
+    objects one after another): the training row lists them, descriptions and required kept,
+    where a schema guessed from the call had none."""
+    path = REPO / "tests/conformance/files/sharegpt/function_calling_chatml_card_example.json"
+    system = json.loads(path.read_text(encoding="utf-8"))["conversations"][0]["value"]
+    declared = json.loads(system.split("Use them if required -", 1)[1])
+    (item,) = [item for item in read([path]) if isinstance(item, TraceItem)]
+    assert list(item.tools) == [{"type": "function", "function": declared}]
+    assert item.tools[0]["function"]["description"] == "Create a new contact"
+    two = f"{system}\n\n{json.dumps(WEATHER)}"
+    assert [tool["function"]["name"] for tool in prompt_tools(two)] == [
+        "create_contact",
+        "get_weather",
+    ]
+    assert prompt_tools("Use them if required - not JSON") == ()

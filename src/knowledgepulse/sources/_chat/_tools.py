@@ -63,17 +63,27 @@ _TOOLS_TAG = re.compile(r"<tools>\s*(.*?)\s*</tools>", re.DOTALL)
 """The tools of a Hermes-format system prompt (NousResearch's function-calling format)."""
 
 
-def prompt_tools(system: str | None) -> tuple[dict[str, Any], ...]:
-    """The tools a system prompt declares between ``<tools>`` tags, as OpenAI's; none else.
+_GLAIVE_TOOLS = re.compile(
+    r"with access to the following functions\. Use them if required -\s*(\{.*\})\s*\Z", re.DOTALL
+)
+"""The tools of a Glaive function-calling system prompt: JSON objects one after another after
+its fixed sentence, to the prompt's end (glaive-function-calling-v2, and the datasets made of it:
+Locutusque's function-calling-chatml)."""
 
-    The prompt names the tags in its instructions first ("within <tools> </tools> XML tags"):
-    the first pair holding a readable list is the declaration.
+
+def prompt_tools(system: str | None) -> tuple[dict[str, Any], ...]:
+    """The tools a system prompt declares, as OpenAI's; none when it declares none.
+
+    Between ``<tools>`` tags (the Hermes format): the prompt names the tags in its instructions
+    first ("within <tools> </tools> XML tags"), so the first pair holding a readable list is the
+    declaration. Else after Glaive's "Use them if required -".
     """
     for found in _TOOLS_TAG.finditer(system or ""):
         tools = row_tools({"tools": _values(found.group(1))})
         if tools:
             return tools
-    return ()
+    glaive = _GLAIVE_TOOLS.search(system or "")
+    return row_tools({"tools": _values(glaive.group(1))}) if glaive else ()
 
 
 def _values(text: str) -> list[Any] | None:
