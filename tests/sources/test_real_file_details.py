@@ -39,6 +39,16 @@ def test_a_nemo_gym_tau2_rollout_is_dated_by_its_results_start_time() -> None:
     assert all(isinstance(item.trace.metadata.created_at, datetime) for item in items)
 
 
+def test_a_nemo_gym_rollout_is_dated_by_its_responses_created_at() -> None:
+    """Its other rollouts keep only the ``created_at`` of the response they hold."""
+    path = CORPUS / "openai-responses" / "nemo_gym_workplace_assistant_rollouts.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    assert [item.trace.metadata.created_at for item in _items(path)] == [
+        moment(row["response"]["created_at"]) for row in rows
+    ]
+    assert all(row["response"]["created_at"] > 0 for row in rows)
+
+
 def test_an_any_agent_tools_json_string_output_is_the_text_the_model_got() -> None:
     """any-agent writes LlamaIndex's ``None`` result as the JSON string ``"None"``: the quotes
     are JSON's, not the tool's; before, the result kept them."""

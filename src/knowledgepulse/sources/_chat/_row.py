@@ -133,10 +133,18 @@ names): the request's messages, then the reply's, read after them. Without the r
 ended on the tool result its request carried: no answer, read as failed."""
 ALPACA_HISTORY = "history"
 """An alpaca row's earlier exchanges, ``[[query, reply], ...]``, read before its instruction."""
-TIME_FIELDS = ("created_at", "timestamp", "created", "start_time", "result.start_time")
+TIME_FIELDS = (
+    "created_at",
+    "timestamp",
+    "created",
+    "start_time",
+    "result.start_time",
+    "response.created_at",
+)
 """The columns that say when a row's run started, first found first. A dotted name is a field
 of an object column: NeMo Gym's tau2 rollouts keep the run's times in ``result`` (its
-``timestamp`` is when the run ended)."""
+``timestamp`` is when the run ended); its other rollouts only the ``created_at`` of the
+``response`` they hold (a Responses object's: when it was asked for)."""
 TURN_TIME_FIELDS = ("ts",)
 """A message's own time, read when no column dates the row: the first message's is when the
 run started (Cline's SDK sessions: ``ts``, ``Date.now()`` milliseconds)."""
