@@ -612,8 +612,10 @@ def _told_reasoning(calls: _row.Calls, message: Mapping[str, Any]) -> Any:
 
     Hermes Agent (and vLLM's replies) write the same reasoning under both names: one thought.
     """
-    told: set[str] = set()
     executed = message.get("executed_tools")
+    if message.get("reasoning_content") is None and message.get("reasoning") is None:
+        return executed  # most replies: no set made
+    told: set[str] = set()
     for key in ("reasoning_content", "reasoning"):
         reasoning = message.get(key)
         if isinstance(reasoning, str) and reasoning not in told:
