@@ -1681,17 +1681,51 @@ def test_a_delegation_only_the_next_model_call_tells_is_observed_after_the_cowor
     ]
 
 
-def test_an_agno_tool_result_python_wrote_by_its_address_is_no_result() -> None:
-    """OpenLLMetry keeps an Agno team's delegation as ``status='success' result=<generator object
-    ... at 0x...>``: what its members answered went unrecorded, so the call has no result, not
-    that text as one (a training row's tool turn)."""
-    path = OTLP_CORPUS / "openllmetry_agno_team_discussion.json"
-    (item,) = [item for item in convert_file(path) if isinstance(item, TraceItem)]
+def test_an_agno_team_delegation_traced_by_openllmetry_returns_what_its_members_answered() -> None:
+    """OpenLLMetry ends Agno's ``delegate_task_to_members`` span on its generator (``result=
+    <generator object ... at 0x...>``); the members' spans that ran after it say what the leader
+    was sent: the observation and the training row's tool turn, as OpenInference recorded it."""
+    (item,) = [
+        item
+        for item in convert_file(OTLP_CORPUS / "openllmetry_agno_team_discussion.json")
+        if isinstance(item, TraceItem)
+    ]
+    (told,) = [
+        span
+        for span in _otlp_spans(OTLP_CORPUS / "openinference_agno_team_discussion.json")
+        if span["name"] == "delegate_task_to_members"
+    ]
+    sent = _attribute(told, "output.value")
+    assert sent.startswith("Agent TechnicalExpert: ")
+    assert "Agent BusinessExpert: " in sent
     assert [(kind, tool) for kind, tool, _ in steps(item.trace)] == [
         ("tool_call", "delegate_task_to_members"),
+        ("observation", "delegate_task_to_members"),
         ("thought", None),
     ]
+    assert steps(item.trace)[1][2] == sent
+    turns = chat_row(item.trace)["messages"]
+    assert [turn["content"] for turn in turns if turn["role"] == "tool"] == [sent]
     assert all("generator object" not in text for _, _, text in steps(item.trace))
+
+
+def _otlp_spans(path: Path) -> list[dict[str, Any]]:
+    """Every span of an OTLP JSON file, as written."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return [
+        span
+        for batch in data["resourceSpans"]
+        for scope in batch["scopeSpans"]
+        for span in scope["spans"]
+    ]
+
+
+def _attribute(span: dict[str, Any], key: str) -> str:
+    """A span's string attribute, as OTLP JSON writes it."""
+    (value,) = [
+        entry["value"]["stringValue"] for entry in span["attributes"] if entry["key"] == key
+    ]
+    return str(value)
 
 
 def test_a_langfuse_tool_span_of_langgraph_gives_its_tool_messages_content() -> None:

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from knowledgepulse._util.jsonpath import as_string
+from knowledgepulse._util.jsonpath import as_string, non_blank
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.sources._chat._text import reported_failure
 from knowledgepulse.sources._envelope import (
@@ -74,6 +74,7 @@ def convert_spans(
     if len(trace_ids) > 1:
         raise ConversionError(f"the spans belong to {len(trace_ids)} traces, not one")
     ordered = _failed_inside(_one_per_model_call(_tree_order(spans)))
+    _delegated(ordered)
     root = ordered[0].span
     agent = next((item for item in ordered if item.view.role == "agent"), None)
     answer = _answer(ordered, agent)
@@ -175,6 +176,43 @@ def _tree_order(spans: Sequence[Span]) -> list[_Read]:
         if id(span) not in seen
     )
     return ordered
+
+
+def _delegated(ordered: list[_Read]) -> None:
+    """Give a tool that streamed its result (Agno's team delegation) what its members answered.
+
+    OpenLLMetry's Agno instrumentation ends ``delegate_task_to_members``'s span when it returns
+    its generator; the members run as the team reads it, each an agent span after the tool's,
+    beside it, and the leader is sent what the generator yielded: ``Agent {name}: {answer}``
+    per member, one after another (as OpenInference's span of the same run records it).
+    """
+    for index, item in enumerate(ordered):
+        if not item.view.streamed or item.view.result is not None or item.view.error:
+            continue
+        said = [
+            f"Agent {_member_name(member)}: {member.view.output_text}"
+            for member in _members(ordered, index)
+            if member.view.output_text
+        ]
+        item.view.result = "".join(said) or None
+
+
+def _members(ordered: list[_Read], index: int) -> list[_Read]:
+    """The agent spans that ran after a streamed tool's span, beside it, before anything else."""
+    tool = ordered[index]
+    siblings = [item for item in ordered[index + 1 :] if item.parent == tool.parent]
+    ran: list[_Read] = []
+    for item in siblings:
+        if item.view.role != "agent":
+            break  # the leader's next step: the generator was read before it
+        ran.append(item)
+    return ran
+
+
+def _member_name(member: _Read) -> str:
+    """A member agent's name: OpenLLMetry's Agno spans give it as ``gen_ai.agent.name``."""
+    named = member.view.agent_name or non_blank(member.span.attributes.get("gen_ai.agent.name"))
+    return named or member.span.name
 
 
 def _one_per_model_call(ordered: list[_Read]) -> list[_Read]:
@@ -683,7 +721,7 @@ def _tell_tool(
         latency_ms=None if view.instant else _latency_ms(item.span),
         mcp_server=view.mcp_server or servers.get(index),
         distinct=True,  # each tool span is a call, even where two share a call id
-        inside_until=_inside_until(ordered, index),
+        inside_until=_inside_until(ordered, index) or _members_until(ordered, index),
     )
 
 
@@ -735,6 +773,14 @@ def _inside_until(ordered: list[_Read], index: int) -> float | None:
         if item.view.role != "other" and end is not None and (latest is None or end > latest):
             latest = end
     return latest / 1e9 if latest is not None else None
+
+
+def _members_until(ordered: list[_Read], index: int) -> float | None:
+    """When the last member a streamed tool's generator ran ended (its result was complete)."""
+    if not ordered[index].view.streamed:
+        return None
+    ends = [item.span.end_ns for item in _members(ordered, index) if item.span.end_ns is not None]
+    return max(ends) / 1e9 if ends else None
 
 
 def _mcp_servers(ordered: list[_Read]) -> dict[int, str]:

@@ -88,6 +88,9 @@ class View:
     awaiting: bool = False  # the agent stopped for tool results or approvals it was not given
     answers: bool = False  # the call is the run's answer (smolagents' final_answer), no tool
     instant: bool = False  # the span marks a moment (an event): its end times nothing
+    streamed: bool = False
+    """Whether the tool returned a generator, its result what the spans run after it gave (an
+    Agno team's delegation, its members' runs)."""
     said: bool = False
     """Whether any dialect read anything of the span."""
 
@@ -810,6 +813,7 @@ def _legacy(span: Span, attrs: Mapping[str, Any], view: View) -> None:
             tool_name=non_blank(attrs.get("traceloop.entity.name")) or span.name,
             arguments=_entity(entity_input, "inputs"),
             result=_execution_result(_entity(entity_output, "output")),
+            streamed=_streams(entity_output),
         )
     elif role == "agent":
         view.fill(
@@ -832,6 +836,20 @@ def _execution_result(output: Any) -> Any:
     if fields is None or not {"status", "result", "error"} <= fields.keys():
         return output
     return fields["result"] if fields["status"] == "success" else fields
+
+
+_GENERATOR_RESULT = re.compile(r"(?:^|\s)result=<generator object ")
+"""Agno's ``FunctionExecutionResult`` written as text, its result a generator (by its address)."""
+
+
+def _streams(output: Any) -> bool:
+    """Whether an OpenLLMetry/Agno tool span's output is a generator, consumed after the span.
+
+    A tool that yields (Agno's team ``delegate_task_to_members``: ``yield f"Agent {name}:
+    {content}"`` per member) returns its generator; OpenLLMetry ends the tool's span then, and
+    the members run as Agno reads it, their ``.agent`` spans after the tool's, under the team.
+    """
+    return isinstance(output, str) and _GENERATOR_RESULT.search(output) is not None
 
 
 _OPENLIT_KEYS = {
