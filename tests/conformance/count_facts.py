@@ -2570,7 +2570,9 @@ def mlflow(path: Path) -> list[Run]:
     status is ERROR, and within which no span failed, is an error (a failed span within which
     one failed is that error going up); a chat span's reply text is the model speaking. MLflow 3
     writes the status as ``status.code``, MLflow 2 as ``status_code``; the trace's ``state``
-    (``status``) is the label.
+    (``status``) is the label. Where every chat span failed, no model said the root's output:
+    the app wrote it (Databricks' "This question has been flagged as inappropriate" after a
+    content filter's 400), no answer, and the run failed at its model call.
     """
     runs = []
     for trace in _mlflow_traces(path):
@@ -2599,6 +2601,8 @@ def mlflow(path: Path) -> list[Run]:
         timeline = _Timeline()
         root = next(span for span in spans if not parent(span))
         approvals: dict[str, bool] = {}  # MCP approval requests asked: whether refused yet
+        chats = [span for span in spans if attribute(span, "mlflow.spanType") in _MLFLOW_CHATS]
+        unreplied = bool(chats) and all(failed(span) for span in chats)
         for span in sorted(spans, key=start):
             kind = attribute(span, "mlflow.spanType")
             if kind == "TOOL":
@@ -2612,7 +2616,7 @@ def mlflow(path: Path) -> list[Run]:
                 )
                 if _tool_message_failed(attribute(span, "mlflow.spanOutputs")):
                     timeline.error()  # LangGraph's ToolNode caught it: the span ends OK
-            elif kind in ("CHAT_MODEL", "LLM"):
+            elif kind in _MLFLOW_CHATS:
                 reply = attribute(span, "mlflow.spanOutputs") or {}
                 choices = reply.get("choices") or [{}] if isinstance(reply, dict) else [{}]
                 timeline.text(_nova_said((choices[0].get("message") or {}).get("content")))
@@ -2638,12 +2642,16 @@ def mlflow(path: Path) -> list[Run]:
             answer = _responses_said(answer["output"])  # a ``ResponsesAgent``'s response
         elif isinstance(answer, dict):  # a DSPy program's ``Prediction``: its ``answer`` field
             answer = answer.get("answer")
-        if isinstance(answer, str):
+        if isinstance(answer, str) and not unreplied:
             timeline.text(_nova_said(answer))
         state = info.get("state", info.get("status"))
         trace_id = info.get("trace_id", info.get("request_id"))
-        runs.append(timeline.facts(objective, state == "OK", trace_id=trace_id))
+        runs.append(timeline.facts(objective, state == "OK" and not unreplied, trace_id=trace_id))
     return runs
+
+
+_MLFLOW_CHATS = ("CHAT_MODEL", "LLM")
+"""The ``mlflow.spanType`` of a model call."""
 
 
 def _nova_said(text: Any) -> Any:

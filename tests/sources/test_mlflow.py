@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from knowledgepulse.cli.main import cli
 from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.reports.messages import chat_row
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._registry import get_source
 from knowledgepulse.trace import ReasoningTrace, TraceItem
@@ -386,3 +387,24 @@ def test_a_model_call_s_mlflow_llm_model_names_the_model_its_response_does_not()
         (trace,) = traces(path)
         model = json.loads(last["attributes"]["mlflow.llm.model"])
         assert (trace.metadata.model_extra or {})["source"]["model"] == model, name
+
+
+def test_an_answer_the_app_wrote_after_its_only_model_call_failed_is_no_answer() -> None:
+    """Databricks' endpoint: Azure's content filter refuses the only model call (a 400), and the
+    agent answers "This question has been flagged as inappropriate" itself. No model said it:
+    the run failed at its model call, and the training row teaches no model to say it."""
+    path = FILES / "databricks_agent_endpoint_content_filter.json"
+    record = json.loads(path.read_text(encoding="utf-8"))
+    spans = record["databricks_output"]["trace"]["data"]["spans"]
+    chats = [span for span in spans if '"CHAT_MODEL"' in span["attributes"]["mlflow.spanType"]]
+    assert [span["status"]["code"] for span in chats] == ["STATUS_CODE_ERROR"]
+    app_said = record["output"][0]["content"][0]["text"]
+    assert record["databricks_output"]["trace"]["info"]["state"] == "OK"
+    (trace,) = traces(path)
+    assert trace.metadata.success is False
+    assert app_said not in trace.outcome.result_summary
+    assert [step.type for step in trace.steps] == ["observation"]
+    assert "content_filter" in (trace.steps[0].content or "")
+    row = chat_row(trace)
+    assert all(turn["role"] != "assistant" for turn in row["messages"])
+    assert app_said not in json.dumps(row)

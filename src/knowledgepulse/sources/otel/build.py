@@ -78,6 +78,9 @@ def convert_spans(
     root = ordered[0].span
     agent = next((item for item in ordered if item.view.role == "agent"), None)
     answer = _answer(ordered, agent)
+    unreplied = answer is not None and _no_model_replied(ordered)
+    if unreplied:
+        answer = None  # the app's own words: every model call failed, none gave them
     builder = StepBuilder()
     _tell(builder, ordered, answer)
     top = agent.span if agent is not None else root
@@ -90,7 +93,7 @@ def convert_spans(
         builder,
         source=source,
         source_id=root.trace_id,
-        success=_succeeded(root) and _succeeded(top) and not awaiting,
+        success=_succeeded(root) and _succeeded(top) and not awaiting and not unreplied,
         options=options,
         objective=_objective(ordered, agent),
         fallback_objective=(agent.view.agent_name if agent else None) or root.name,
@@ -973,3 +976,9 @@ def _metadata(root: Span, top: Span) -> dict[str, Any]:
             if key in source:
                 found[key] = source[key]
     return found
+
+
+def _no_model_replied(ordered: list[_Read]) -> bool:
+    """Whether the run called a model and every call failed: no model gave its answer."""
+    calls = [item.view for item in ordered if item.view.role == "inference"]
+    return bool(calls) and all(view.error for view in calls)
