@@ -41,16 +41,31 @@ def test_a_dspy_react_run_traced_by_openinference_calls_its_tools_by_name_finish
         ("tool_call", "add"),
         ("observation", "add"),
         ("thought", None),  # it chose finish: the outputs are ready, no call
-        ("thought", None),  # the extract step's reasoning and answer
+        ("thought", None),  # the extract step's reasoning
         ("thought", None),  # the answer
     ]
     thoughts = [content for kind, _, content in steps(trace) if kind == "thought"]
-    assert thoughts[0] == (  # the reply's fields: next_thought, next_tool_name, next_tool_args
-        "I need to perform the addition of 2 and 2 to answer the question."
-        '\n\nadd\n\n{"x": 2, "y": 2}'
-    )
     assert not any("[[ ##" in thought for thought in thoughts)
     assert trace.outcome.result_summary == "4"
+
+
+@pytest.mark.parametrize(
+    ("path", "answer"),
+    [("otlp/openinference_dspy_react.json", "4"), ("mlflow/dspy_react_tool_error.json", "Paris")],
+)
+def test_a_dspy_react_thought_is_its_reasoning_and_the_answer_is_said_once(
+    path: str, answer: str
+) -> None:
+    """A ReAct reply's ``next_tool_name`` and ``next_tool_args`` are its call (a step of its
+    own; ``finish``: none), and the extract step's ``answer`` field is the answer. Before, each
+    thought ended in the call it made (``add\\n\\n{"x": 2, "y": 2}``, ``finish\\n\\n{}``)
+    and the extract step's thought ended in the answer, said again as the last turn."""
+    trace = _trace(CORPUS / path)
+    thoughts = [content for kind, _, content in steps(trace) if kind == "thought"]
+    called = {step.tool.name for step in trace.steps if step.tool} | {"finish"}
+    assert not any(line in called for thought in thoughts for line in thought.split("\n"))
+    assert [thought for thought in thoughts if answer in thought.split("\n")] == [answer]
+    assert trace.outcome.result_summary == answer
 
 
 def test_a_dspy_react_run_traced_by_mlflow_tells_its_replies_field_values() -> None:
@@ -58,7 +73,7 @@ def test_a_dspy_react_run_traced_by_mlflow_tells_its_replies_field_values() -> N
     are their fields' values."""
     trace = _trace(CORPUS / "mlflow" / "dspy_react_tool_error.json")
     thoughts = [content for kind, _, content in steps(trace) if kind == "thought"]
-    assert thoughts[0].startswith("I should look up the capital of France with the tool.\n\n")
+    assert thoughts[0] == "I should look up the capital of France with the tool."
     assert not any("[[ ##" in thought for thought in thoughts)
 
 

@@ -336,8 +336,13 @@ _DSPY_OUTPUT_REQUIREMENTS = re.compile(
 )
 
 
-def dspy_fields(text: str) -> str | None:
-    """The values of the fields of a DSPy ChatAdapter message, a blank line apart.
+DSPY_REACT_CALL = frozenset({"next_tool_name", "next_tool_args"})
+"""The output fields a DSPy ReAct reply names its next call by (dspy/predict/react.py, beside
+``next_thought``): the call, which its tool's span tells (``finish``: none), not words."""
+
+
+def dspy_field_values(text: str) -> dict[str, str] | None:
+    """The fields of a DSPy ChatAdapter message, by name, in the order written.
 
     ``None`` when the text is not one: it opens with no field marker.
     """
@@ -350,7 +355,16 @@ def dspy_fields(text: str) -> str | None:
     for field, end in zip(fields, ends, strict=True):
         if field.group(1) != _DSPY_COMPLETED:
             values.setdefault(field.group(1), body[field.end() : end].strip())
-    return "\n\n".join(value for value in values.values() if value) or None
+    return values
+
+
+def dspy_fields(text: str) -> str | None:
+    """The values of the fields of a DSPy ChatAdapter message, a blank line apart.
+
+    ``None`` when the text is not one: it opens with no field marker.
+    """
+    values = dspy_field_values(text)
+    return "\n\n".join(value for value in (values or {}).values() if value) or None
 
 
 def _dspy_inputs(text: str) -> str | None:

@@ -21,7 +21,12 @@ from typing import Any, Literal
 
 from knowledgepulse._util.jsonpath import as_object, as_string, non_blank
 from knowledgepulse.sources._chat._tools import row_tools
-from knowledgepulse.sources._envelope import MODEL_KEYS, dspy_fields, first_model
+from knowledgepulse.sources._envelope import (
+    DSPY_REACT_CALL,
+    MODEL_KEYS,
+    dspy_field_values,
+    first_model,
+)
 from knowledgepulse.sources._hosted import (
     approved_request,
     failure,
@@ -146,18 +151,32 @@ def _openinference_tool(entry: Mapping[str, Any]) -> Any:
 
 
 def _dspy_reply(message: msg.Message) -> msg.Message:
-    """A model's reply to a DSPy adapter, its text read as the values of the fields it wrote.
+    """A model's reply to a DSPy adapter, its text read as the fields it wrote, a part each.
 
     The reply's ``[[ ## next_thought ## ]]`` markers are DSPy's format, not what the model said
-    (``_envelope.dspy_fields``); any other text is kept as it is.
+    (``_envelope.dspy_field_values``); any other text is kept as it is. Each field is its own
+    part, so that the ``answer`` an extract step writes after its ``reasoning`` is the answer,
+    told once; ReAct's ``next_tool_name`` and ``next_tool_args`` are its call, not words.
     """
-    parts = [
-        {**part, "content": dspy_fields(part["content"]) or part["content"]}
-        if part.get("type") == "text" and isinstance(part.get("content"), str)
-        else part
-        for part in message["parts"]
-    ]
+    parts = [told for part in message["parts"] for told in _dspy_field_parts(part)]
     return {**message, "parts": parts}
+
+
+def _dspy_field_parts(part: dict[str, Any]) -> list[dict[str, Any]]:
+    """A text part as the fields of the DSPy reply it is, a part a field; other parts as given."""
+    content = part.get("content")
+    values = (
+        dspy_field_values(content)
+        if part.get("type") == "text" and isinstance(content, str)
+        else None
+    )
+    if values is None:
+        return [part]
+    return [
+        {**part, "content": value}
+        for name, value in values.items()
+        if value and name not in DSPY_REACT_CALL
+    ]
 
 
 def evident_error(span: Span) -> str | None:
