@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 from datetime import UTC, datetime
@@ -807,9 +808,19 @@ def test_an_output_guardrail_that_tripped_fails_the_agents_sdk_s_langsmith_run()
         ("thought", None),  # the answer the guardrail rejected
         ("observation", None),
     ]
-    assert item.trace.steps[-1].content == "assistant: Guardrail tripwire triggered"
     assert item.trace.metadata.success is False
-    assert item.trace.outcome.result_summary == "assistant: Guardrail tripwire triggered"
+
+
+def test_a_chain_run_s_error_is_read_as_the_file_has_it() -> None:
+    """``openai_agents_output_guardrail.json``: the agent run (named ``assistant``) errs with
+    ``{'message': 'Guardrail tripwire triggered', ...}``. Before, the error read
+    ``assistant: Guardrail tripwire triggered``: the run's name, like a speaker's, before it."""
+    path = CORPUS / "langsmith" / "openai_agents_output_guardrail.json"
+    (run,) = (run for run in json.loads(path.read_text())[0]["post"] if run.get("error"))
+    said = ast.literal_eval(run["error"])["message"]
+    item = only_trace(path)
+    assert item.trace.steps[-1].content == said
+    assert item.trace.outcome.result_summary == said
 
 
 def test_the_agents_sdk_s_tool_error_reads_as_its_own_spans_say_it() -> None:

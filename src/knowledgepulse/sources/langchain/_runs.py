@@ -118,7 +118,7 @@ def convert_tree(root: RunNode, options: TraceOptions) -> TraceItem:
         # a step's failure passed up: that error ends it, or the trace would not say why it
         # failed (a tool that failed earlier, and was retried, is not why).
         end = moment(run.get("end_time"))
-        walk.builder.error(f"{_name(run)}: {stopped}", at=end, terminal=True)
+        walk.builder.error(stopped, at=end, terminal=True)
     if walk.interrupted:
         walk.warnings.append(INTERRUPTED)
     source_id = non_blank(run.get("trace_id")) or non_blank(run.get("id")) or "langsmith-run"
@@ -214,8 +214,8 @@ class _Walk:
     error_messages: dict[str, Message] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     interrupted: bool = False  # a node paused the graph for a human (LangGraph's interrupt())
-    # Chains' own errors (name, text, end), below the root: told once the walk knows its steps.
-    run_errors: list[tuple[str, str, datetime | None]] = field(default_factory=list)
+    # Chains' own errors (text, end), below the root: told once the walk knows its steps.
+    run_errors: list[tuple[str, datetime | None]] = field(default_factory=list)
     last_start: datetime | None = None  # the latest start of a model or tool run
     # Anthropic's thinking, by the calls of the reply it came with, as later requests carry it.
     recalled: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -254,7 +254,7 @@ class _Walk:
             self._note_error_messages(run.get("outputs"))
             error = None if _interrupt(run.get("error")) else _error_text(run.get("error"))
             if error and not inside_tool:
-                self.run_errors.append((_name(run), error, moment(run.get("end_time"))))
+                self.run_errors.append((error, moment(run.get("end_time"))))
 
     def _model(self, run: Mapping[str, Any], *, inside_tool: bool) -> None:
         at = moment(run.get("start_time"))
@@ -387,13 +387,13 @@ class _Walk:
         one; one after which no model or tool ran ends the run. Returns whether one did.
         """
         ended = False
-        for name, error, end in self.run_errors:
+        for error, end in self.run_errors:
             if any(error in told or told in error for told in self.builder.error_texts):
                 continue  # a step's failure passed up
             if root_error and (error in root_error or root_error in error):
                 continue  # the root's own error (the graph's limit), which the root tells
             last = end is None or self.last_start is None or self.last_start <= end
-            self.builder.error(f"{name}: {error}", at=end, terminal=last)
+            self.builder.error(error, at=end, terminal=last)
             ended = ended or last
         return ended
 
