@@ -72,12 +72,15 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
         "runs[0].objective",
     ): "'Tell three jokes. Generate topics with the generate_topic tool.'",
     # The spec's reasoning example records only the output messages: no user text to be the
-    # objective, and a trace needs one, so the span's name stands in.
-    ("tests/sources/data/otel/genai_semconv_examples.otlp.jsonl", "runs[1].objective"): "'chat'",
+    # objective, and a span's name is no one's words: the placeholder says so.
+    (
+        "tests/sources/data/otel/genai_semconv_examples.otlp.jsonl",
+        "runs[1].objective",
+    ): "'semconv-example run'",
     # Copilot CLI records no message text unless content capture is on: its invoke_agent span's
-    # github.copilot.user.message event says a user spoke, not what; the span's name stands in.
+    # github.copilot.user.message event says a user spoke, not what; the placeholder says so.
     ("otel-js/copilot_cli_1.0.83_create_issues_otel.jsonl", "runs[0].objective"): (
-        "'invoke_agent'"
+        "'github.copilot run'"
     ),
     # The input guardrail tripped before the model call: no span holds the user's words, and
     # the SDK's default workflow name ("Agent workflow") is none either: the placeholder says so.
@@ -362,6 +365,12 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
     ),
     ("conversation/sdk_reply_agentops_anthropic_message.json", 0): (
         "the objective is a placeholder ('anthropic run'), not the user's request"
+    ),
+    ("tests/sources/data/otel/genai_semconv_examples.otlp.jsonl", 1): (
+        "the objective is a placeholder ('semconv-example run'), not the user's request"
+    ),
+    ("otel-js/copilot_cli_1.0.83_create_issues_otel.jsonl", 0): (
+        "the objective is a placeholder ('github.copilot run'), not the user's request"
     ),
 }
 """(file, trace index) -> the invariant warnings kp's trace raises today."""

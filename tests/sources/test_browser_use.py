@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from knowledgepulse.sources._invariants import PLACEHOLDER_OBJECTIVE
+from knowledgepulse.sources._envelope import PLACEHOLDER_OBJECTIVE
 from knowledgepulse.trace import TraceItem
 from tests.sources.helpers import convert_file, recognise
 

@@ -20,6 +20,7 @@ from knowledgepulse.cli.main import cli
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.sources import TraceOptions
+from knowledgepulse.sources._envelope import PLACEHOLDER, PLACEHOLDER_OBJECTIVE
 from knowledgepulse.sources._registry import detect, get_source, source_names
 from knowledgepulse.sources.otel.spans import dotted
 from knowledgepulse.trace import ReasoningTrace, TraceItem
@@ -483,6 +484,31 @@ def test_copilot_cli_flat_span_lines_read_as_the_same_spans_in_readable_span_for
     again = tmp_path / "readable.json"
     again.write_text(json.dumps(readable))
     assert only(again).trace == traces[0]
+
+
+def test_copilot_cli_s_unrecorded_prompt_is_the_placeholder_with_a_warning_saying_why() -> None:
+    """Copilot CLI's spans record no prompt (its ``github.copilot.user.message`` event holds
+    ids only): the objective is the source's placeholder, and a warning says so. Before, it was
+    the root span's name, ``invoke_agent``: an operation, no one's words, and no warning."""
+    path = CORPUS / "otel-js" / "copilot_cli_1.0.83_create_issues_otel.jsonl"
+    (item,) = (item for item in convert_file(path) if isinstance(item, TraceItem))
+    names = {json.loads(line).get("name") for line in path.read_text().splitlines()}
+    assert item.trace.task.objective not in names
+    assert PLACEHOLDER.match(item.trace.task.objective)
+    assert any(PLACEHOLDER_OBJECTIVE in warning for warning in item.warnings)
+
+
+def test_copilot_cli_s_skill_call_is_given_the_skill_its_span_names() -> None:
+    """Copilot CLI writes a call's parameters as ``github.copilot.tool.parameters.<name>``
+    attributes (its ``execute_tool skill`` span: ``skill_name``), no
+    ``gen_ai.tool.call.arguments``. Before, the skill call had no arguments."""
+    path = CORPUS / "otel-js" / "copilot_cli_1.0.83_create_issues_otel.jsonl"
+    spans = [json.loads(line) for line in path.read_text().splitlines()]
+    (skill,) = (span for span in spans if span.get("name") == "execute_tool skill")
+    named = skill["attributes"]["github.copilot.tool.parameters.skill_name"]
+    (item,) = (item for item in convert_file(path) if isinstance(item, TraceItem))
+    (call,) = (step for step in item.trace.steps if step.tool and step.tool.name == "skill")
+    assert call.input == {"skill_name": named}
 
 
 def test_an_ai_sdk_generate_object_model_span_alone_answers_with_its_object(

@@ -37,6 +37,8 @@ NO_TEXT = "hold no message text"
 """What the warning about traces without message text says (a collector logs it once)."""
 PLACEHOLDER = re.compile(r"^\S+ run$")
 """The objective the envelope falls back to when a source names no task (``openai run``)."""
+PLACEHOLDER_OBJECTIVE = "the objective is a placeholder"
+"""How the law of a placeholder objective opens, and how a source that explains one says it."""
 DEFAULT_DOMAIN = "default"
 SUCCESS_CONFIDENCE = 0.8
 FAILURE_CONFIDENCE = 0.2

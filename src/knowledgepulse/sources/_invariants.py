@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 
-from knowledgepulse.sources._envelope import PLACEHOLDER
+from knowledgepulse.sources._envelope import PLACEHOLDER, PLACEHOLDER_OBJECTIVE
 from knowledgepulse.sources.otel.messages import transcript
 from knowledgepulse.trace.models import STEP_TYPES, ReasoningTrace
 
@@ -19,8 +19,6 @@ _SYSTEM_PROMPT = re.compile(r"^\s*(you are|you're|as an ai|system:)", re.IGNOREC
 """How a system prompt opens, as opposed to a person's request."""
 _PLACEHOLDER_TOOLS = frozenset({"", "?", "tool", "function", "unknown", *STEP_TYPES})
 """Names a converter gives a tool call whose name it did not find."""
-PLACEHOLDER_OBJECTIVE = "the objective is a placeholder"
-"""How the law of a placeholder objective opens, and how a source that explains one says it."""
 _SHORT = 20
 """Answers shorter than this are counted as whole steps only, not inside other text."""
 

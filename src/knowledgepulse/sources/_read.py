@@ -31,8 +31,8 @@ from knowledgepulse.records.readers import (
     listed_inputs,
     read_records,
 )
-from knowledgepulse.sources._envelope import TraceOptions
-from knowledgepulse.sources._invariants import PLACEHOLDER_OBJECTIVE, check
+from knowledgepulse.sources._envelope import PLACEHOLDER_OBJECTIVE, TraceOptions
+from knowledgepulse.sources._invariants import check
 from knowledgepulse.sources._registry import (
     REASONING_TRACE,
     Source,

@@ -53,8 +53,7 @@ from typing import Any
 from knowledgepulse._util.jsonpath import as_object, as_string, describe_value
 from knowledgepulse._util.text import counted
 from knowledgepulse.records import Problem, Record
-from knowledgepulse.sources._envelope import UNDATED, TraceOptions, assemble
-from knowledgepulse.sources._invariants import PLACEHOLDER_OBJECTIVE
+from knowledgepulse.sources._envelope import PLACEHOLDER_OBJECTIVE, UNDATED, TraceOptions, assemble
 from knowledgepulse.sources._sessions._documents import each_document, run_name
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem

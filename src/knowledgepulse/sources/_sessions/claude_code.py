@@ -83,8 +83,14 @@ from knowledgepulse._util.jsonpath import as_string, describe_value, non_blank
 from knowledgepulse._util.times import iso_time
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import anthropic
-from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished, last_model
-from knowledgepulse.sources._invariants import PLACEHOLDER_OBJECTIVE
+from knowledgepulse.sources._envelope import (
+    PLACEHOLDER_OBJECTIVE,
+    PathError,
+    TraceOptions,
+    assemble,
+    finished,
+    last_model,
+)
 from knowledgepulse.sources._sessions import cursor_cli
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem

@@ -41,8 +41,13 @@ from knowledgepulse._util.jsonpath import as_string, describe_value
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat._row import Calls
 from knowledgepulse.sources._chat._text import content_text
-from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
-from knowledgepulse.sources._invariants import PLACEHOLDER_OBJECTIVE
+from knowledgepulse.sources._envelope import (
+    PLACEHOLDER_OBJECTIVE,
+    PathError,
+    TraceOptions,
+    assemble,
+    finished,
+)
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
 

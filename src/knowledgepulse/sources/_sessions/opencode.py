@@ -64,8 +64,7 @@ from knowledgepulse._util.times import epoch_time
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records._sqlite import ROW_KEY, TABLE_KEY, holds
 from knowledgepulse.sources._chat._text import one_of
-from knowledgepulse.sources._envelope import TraceOptions, assemble, finished
-from knowledgepulse.sources._invariants import PLACEHOLDER_OBJECTIVE
+from knowledgepulse.sources._envelope import PLACEHOLDER_OBJECTIVE, TraceOptions, assemble, finished
 from knowledgepulse.sources._sessions import pi
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem

@@ -32,8 +32,12 @@ from typing import Any
 
 from knowledgepulse._util.jsonpath import as_object, as_string, non_empty
 from knowledgepulse._util.times import elapsed_ms, iso_time
-from knowledgepulse.sources._envelope import TraceOptions, assemble, last_model
-from knowledgepulse.sources._invariants import PLACEHOLDER_OBJECTIVE
+from knowledgepulse.sources._envelope import (
+    PLACEHOLDER_OBJECTIVE,
+    TraceOptions,
+    assemble,
+    last_model,
+)
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.sources.openai_agents._items import (
     Entry,

@@ -21,6 +21,7 @@ from knowledgepulse.sources._chat._text import reported_failure
 from knowledgepulse.sources._envelope import (
     CONFIDENCE_KEY,
     DOMAIN_KEY,
+    PLACEHOLDER_OBJECTIVE,
     TraceOptions,
     assemble,
     dspy_fields,
@@ -40,6 +41,11 @@ CONTENT_HINT = (
     "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only are set before the run"
 )
 """How to make instrumentations record message text (printed once when a file holds none)."""
+UNASKED = (
+    f"no span records the user's prompt, nor names the agent: {PLACEHOLDER_OBJECTIVE}, not the "
+    "user's request (a span's name, invoke_agent or chat, is the operation, no one's words)"
+)
+"""The warning of a trace whose objective is the placeholder: no span says what was asked."""
 AWAITING = (
     "the run stopped for tool calls to be run or approved elsewhere (Pydantic AI's "
     "DeferredToolRequests); the run continued with their results is a trace of its own"
@@ -89,21 +95,28 @@ def convert_spans(
         builder.error(failure, at=top.end_ns / 1e9 if top.end_ns else None, terminal=True)
     builder.answer(answer)
     awaiting = agent is not None and agent.view.awaiting
+    objective = _objective(ordered, agent)
+    named = agent.view.agent_name if agent else None
     return assemble(
         builder,
         source=source,
         source_id=root.trace_id,
         success=_succeeded(root) and _succeeded(top) and not awaiting and not unreplied,
         options=options,
-        objective=_objective(ordered, agent),
-        fallback_objective=(agent.view.agent_name if agent else None) or root.name,
+        objective=objective,
+        fallback_objective=named,
         created_at=_seconds(root),
         agent_id=_agent_id(ordered, agent),
         framework=top.scope or next((item.span.scope for item in ordered if item.span.scope), None),
         model=_model(ordered),
         metadata=_metadata(root, top),
         content_hint=CONTENT_HINT,
-        warnings=(*_shared_ids(spans), *_unread(spans), *((AWAITING,) if awaiting else ())),
+        warnings=(
+            *_shared_ids(spans),
+            *_unread(spans),
+            *((AWAITING,) if awaiting else ()),
+            *((UNASKED,) if not (objective or named or builder.request_parts) else ()),
+        ),
         tools=_offered(ordered),
         system=_system(ordered),
     )

@@ -613,6 +613,23 @@ def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
             result=output,
             error=failed,
         )
+        view.fill(arguments=_copilot_parameters(attrs))
+
+
+_COPILOT_PARAMETERS = "github.copilot.tool.parameters."
+"""How GitHub Copilot CLI names what a tool was called with, a parameter an attribute (1.0.83:
+``github.copilot.tool.parameters.skill_name`` on its ``execute_tool skill`` span), where it
+records no ``gen_ai.tool.call.arguments``."""
+
+
+def _copilot_parameters(attrs: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The arguments of a Copilot CLI tool call, by parameter name; ``None`` when it names none."""
+    given = {
+        key.removeprefix(_COPILOT_PARAMETERS): value
+        for key, value in attrs.items()
+        if key.startswith(_COPILOT_PARAMETERS)
+    }
+    return given or None
 
 
 _MODEL_CALL_KEYS = (
