@@ -286,8 +286,8 @@ def _said_before(messages: list[dict[str, Any]], opened: int, answer: str) -> in
     agent's text it answers (tau2's last message, before the simulated user's ``###STOP###``).
     ``messages[opened:]`` are the run's turns (not the objective).
     """
-    last = len(messages) - 1
-    for index in range(last, max(opened, last - 1) - 1, -1):
+    last = len(messages) - 1  # the user turn; the one before it, when it is the run's
+    for index in (last, last - 1) if last - 1 >= opened else (last,):
         turn = messages[index]
         told = index == last or (turn["role"] == "assistant" and "tool_calls" not in turn)
         if told and (turn["content"] or "").strip() == answer.strip():

@@ -186,10 +186,11 @@ def _arguments(kept: Any, told: Any, *, replace: bool) -> Any:
     LangChain's tool span records a one-argument tool's input as its bare value (``Tokyo``),
     where the model asked ``{"city": "Tokyo"}``.
     """
-    if told is None or kept is None:
+    if told is None or kept is None or told == kept:
         return kept if told is None else told
-    if _is_raw(told) != _is_raw(kept):
-        return kept if _is_raw(told) else told
+    raw_told, raw_kept = _is_raw(told), _is_raw(kept)  # each parses its arguments: once
+    if raw_told != raw_kept:
+        return kept if raw_told else told
     return told if replace else kept
 
 
@@ -223,6 +224,29 @@ def python_fields(text: str) -> dict[str, Any] | None:
     """
     if _FIELD_START.match(text) is None or "\n" in text:  # a repr is one line
         return None
+    found = printed_fields(text)
+    if found is None or len(found) < 2 or found[0][1] != 0:
+        return None
+    fields: dict[str, Any] = {}
+    for name, _, value in found:
+        if _OBJECT_REPR.fullmatch(value):
+            # An object Python writes by its address (``<generator object ... at 0x...>``: an
+            # Agno tool that streams, its team's delegation): its value was never recorded.
+            fields[name] = None
+            continue
+        try:
+            fields[name] = python_literal(value)
+        except ValueError:
+            return None
+    return fields
+
+
+def printed_fields(text: str) -> list[tuple[str, int, str]] | None:
+    """The top-level ``name=value`` fields of a one-line text, as a pydantic model's ``str()``.
+
+    Each field's name, where it starts, and its value's text; ``None`` when the text does not
+    tokenize as Python.
+    """
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
     except (tokenize.TokenError, SyntaxError):
@@ -236,23 +260,11 @@ def python_fields(text: str) -> dict[str, Any] | None:
             depth -= 1
         elif depth == 0 and token.type == tokenize.NAME and tokens[here + 1].string == "=":
             starts.append((token.string, token.start[1], tokens[here + 1].end[1]))
-    if len(starts) < 2 or starts[0][1] != 0:
-        return None
-    fields: dict[str, Any] = {}
-    for (name, _, value_start), (_, next_start, _) in zip(
-        starts, [*starts[1:], ("", len(text), 0)], strict=True
-    ):
-        value = text[value_start:next_start].strip()
-        if _OBJECT_REPR.fullmatch(value):
-            # An object Python writes by its address (``<generator object ... at 0x...>``: an
-            # Agno tool that streams, its team's delegation): its value was never recorded.
-            fields[name] = None
-            continue
-        try:
-            fields[name] = python_literal(value)
-        except ValueError:
-            return None
-    return fields
+    ends = [start for _, start, _ in starts[1:]] + [len(text)]
+    return [
+        (name, start, text[value_start:end].strip())
+        for (name, start, value_start), end in zip(starts, ends, strict=True)
+    ]
 
 
 _OBJECT_REPR = re.compile(r"<\w[^\n]* at 0x[0-9a-fA-F]+>")

@@ -544,15 +544,17 @@ def _called_tools(
     history_thoughts: dict[str, str] = {}
     for item in ordered:
         for message in item.view.input_messages or []:
-            said = msg.message_text(message) if message["role"] in msg.ASSISTANT_ROLES else ""
-            for part in message["parts"] if message["role"] in msg.ASSISTANT_ROLES else []:
+            if message["role"] not in msg.ASSISTANT_ROLES:
+                continue
+            said: str | None = None  # the message's text, read at its first call no span made
+            for part in message["parts"]:
                 call_id = str(part.get("id") or "")
                 told = call_id in names or not part.get("name")
                 if part.get("type") == "tool_call" and call_id and not told:
                     names[call_id] = str(part["name"])
                     history_arguments[call_id] = part.get("arguments")
-                    if said:
-                        history_thoughts[call_id], said = said, ""
+                    if said is None and (said := msg.message_text(message)):
+                        history_thoughts[call_id] = said
     return names, history_arguments, history_thoughts
 
 

@@ -11,17 +11,14 @@ names (``llm.input_messages.0.message.content``). All become the GenAI shape her
 from __future__ import annotations
 
 import ast
-import io
 import json
 import re
-import tokenize
 from collections.abc import Mapping
-from itertools import pairwise
 from typing import Any
 
 from knowledgepulse._util.jsonpath import non_empty
 from knowledgepulse.sources._chat import gemini
-from knowledgepulse.sources._steps import TOOL_FAILED, newest_request
+from knowledgepulse.sources._steps import TOOL_FAILED, newest_request, printed_fields
 from knowledgepulse.sources.otel._haystack import chat_message
 
 Message = dict[str, Any]
@@ -231,24 +228,10 @@ def _printed_tool_message(text: str) -> dict[str, Any] | None:
 
 def _printed_fields(text: str) -> dict[str, Any]:
     """The fields of a pydantic model's ``str()`` (``a=1 b='x'``) that are Python literals."""
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
-    except (tokenize.TokenError, SyntaxError):
-        return {}
-    names: list[tuple[str, int, int]] = []  # each field's name, where it starts, its value's start
-    depth = 0
-    for token, after in pairwise(tokens):
-        if token.type == tokenize.OP and token.string in "([{":
-            depth += 1
-        elif token.type == tokenize.OP and token.string in ")]}":
-            depth -= 1
-        elif depth == 0 and token.type == tokenize.NAME and after.string == "=":
-            names.append((token.string, token.start[1], after.end[1]))
     fields: dict[str, Any] = {}
-    ends = [start for _, start, _ in names[1:]] + [len(text)]
-    for (name, _, value_start), end in zip(names, ends, strict=True):
+    for name, _, value in printed_fields(text) or []:
         try:
-            fields[name] = ast.literal_eval(text[value_start:end].strip())
+            fields[name] = ast.literal_eval(value)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             continue
     return fields
