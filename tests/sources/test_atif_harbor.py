@@ -154,3 +154,18 @@ def test_terminus_2s_confirmed_task_completion_ends_the_run_as_its_answer() -> N
     assert "Are you sure" in (completions[1].content or "")
     timed_out = only(convert_file(CORPUS / "atif" / "harbor_terminus2_timeout.json")).trace
     assert timed_out.metadata.success is False
+
+
+def test_a_confirmed_completion_ends_the_run_in_either_dialects_call_names() -> None:
+    """A trajectory naming its calls ``name`` (OpenAgents' tbench dialect), not
+    ``function_name``, reads as the same run: the confirming step's call left out there too."""
+
+    def renamed(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {("name" if k == "function_name" else k): renamed(v) for k, v in value.items()}
+        return [renamed(v) for v in value] if isinstance(value, list) else value
+
+    document = json.loads((CORPUS / "atif" / "harbor_terminus2_summarization.json").read_text())
+    (harbor,) = [i for i in convert([document], source="atif") if isinstance(i, TraceItem)]
+    (tbench,) = [i for i in convert([renamed(document)], source="atif") if isinstance(i, TraceItem)]
+    assert tbench.trace == harbor.trace

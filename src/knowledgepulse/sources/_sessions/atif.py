@@ -321,8 +321,14 @@ def _ending(step: Mapping[str, Any]) -> Mapping[str, Any]:
     calls = step.get("tool_calls")
     if not isinstance(calls, list):
         return step
-    kept = [call for call in calls if as_object(call).get("function_name") != _COMPLETE]
+    kept = [call for call in calls if not _names(call, _COMPLETE)]
     return {**step, "tool_calls": kept or None}
+
+
+def _names(call: Any, tool: str) -> bool:
+    """Whether a call is of ``tool``, named as :func:`_call` reads a name (either dialect's)."""
+    read = _call(call)
+    return not isinstance(read, str) and read[1] == tool
 
 
 def _turn(step: Mapping[str, Any]) -> tuple[str, str | None]:
