@@ -157,3 +157,41 @@ def test_a_glaive_system_prompt_declares_its_tools_after_its_fixed_sentence() ->
         "get_weather",
     ]
     assert prompt_tools("Use them if required - not JSON") == ()
+
+
+def test_geminis_upper_case_schema_types_are_written_as_json_schemas() -> None:
+    """Gemini's ``"type": "OBJECT"`` is JSON Schema's ``object``; a default, enum stays as given."""
+    declared = {
+        "name": "get_weather",
+        "parameters": {
+            "type": "OBJECT",
+            "properties": {
+                "type": {"type": "STRING", "enum": ["STRING"], "default": "OBJECT"},
+                "days": {"type": "ARRAY", "items": {"type": "INTEGER"}},
+            },
+        },
+    }
+    (tool,) = row_tools({"tools": [{"functionDeclarations": [declared]}]})
+    assert tool["function"]["parameters"] == {
+        "type": "object",
+        "properties": {
+            "type": {"type": "string", "enum": ["STRING"], "default": "OBJECT"},
+            "days": {"type": "array", "items": {"type": "integer"}},
+        },
+    }
+
+
+def test_every_conformance_rows_tools_name_json_schema_types() -> None:
+    """No tool of a training row written from the real files (Gemini's too) says ``OBJECT``."""
+    gemini = REPO / "tests" / "conformance" / "files" / "gemini"
+    upper = '"type": "OBJECT"'
+    assert any(upper in path.read_text() for path in gemini.glob("*.jsonl"))  # they give some
+    for path in sorted((REPO / "tests" / "conformance" / "files").glob("*/*.jsonl")):
+        for item in read([path]):
+            if isinstance(item, TraceItem):
+                for tool in item.tools:
+                    written = json.dumps(tool["function"].get("parameters"))
+                    assert not any(f'"type": "{name}"' in written for name in _UPPER), (path, tool)
+
+
+_UPPER = ("STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT")

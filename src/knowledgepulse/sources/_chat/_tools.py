@@ -6,7 +6,8 @@ training rows) or of bare ``{"name", "description", "parameters"}`` objects (LLa
 Glaive's ShareGPT rows, xLAM; Anthropic's ``input_schema`` is written as ``parameters``), as a list
 or a JSON string. The Responses API writes a function flat (``{"type": "function", "name",
 "parameters"}``), and a Gemini tool lists the functions it declares (``functionDeclarations``, the
-schema in ``parameters`` or ``parameters_json_schema``). Toucan-1.5M names the column
+schema in ``parameters``, its types in upper case and written in JSON Schema's lower case, or in
+``parameters_json_schema``). Toucan-1.5M names the column
 ``available_tools``; ``verifiers`` rollouts keep them in ``info.oai_tools``, NeMo Gym's rollouts in
 the request made (``responses_create_params.tools``); GLM-4's rows declare them on the ``system``
 message (its ``tools`` key, beside an empty ``content``), and Hermes-format rows in the system
@@ -24,7 +25,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from knowledgepulse.sources._chat._text import json_or_value
+from knowledgepulse.sources._chat._text import json_or_value, one_of
 
 _COLUMNS = ("tools", "available_tools")
 _NESTED = (("info", "oai_tools"), ("responses_create_params", "tools"))
@@ -33,6 +34,14 @@ _DECLARATIONS = ("functionDeclarations", "function_declarations")
 """Gemini's tool: the functions it declares (by their JSON or proto names)."""
 _SCHEMAS = ("input_schema", "parameters_json_schema", "parametersJsonSchema")
 """A definition's JSON Schema under another name than ``parameters``: Anthropic's, Gemini's."""
+_GEMINI_TYPES = frozenset({"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"})
+"""Gemini's ``Schema.type``: an OpenAPI subset's enum, in upper case as its SDKs write a
+declaration's ``parameters`` (``"type": "OBJECT"``). JSON Schema, which chat templates show and
+validators check, names the same types in lower case."""
+_SUBSCHEMAS = frozenset({"items", "anyOf", "oneOf", "allOf", "not", "additionalProperties"})
+"""A schema's keys whose value is a schema, or a list of them."""
+_NAMED_SCHEMAS = frozenset({"properties", "patternProperties", "$defs", "definitions"})
+"""A schema's keys whose value maps names to schemas (a property may be named ``type``)."""
 
 
 def row_tools(row: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
@@ -147,12 +156,35 @@ def _definition(tool: Any) -> dict[str, Any] | None:
         # templates (that read ``parameters``) would leave out.
         schema = function.pop(schema_key)
         function = {**function, "parameters": schema}
+    if isinstance(function.get("parameters"), dict):
+        function = {**function, "parameters": _json_schema(function["parameters"])}
     if tool.get("type") not in (None, "function", "custom") and "parameters" not in function:
         # A tool the provider defines and runs (Anthropic's ``{"type":
         # "web_search_20250305", "name": "web_search"}``, its code execution): no schema is
         # given, so it is no function definition a chat template could show.
         return None
     return {"type": "function", "function": function}
+
+
+def _json_schema(schema: Any) -> Any:
+    """A parameters schema with Gemini's upper-case types (:data:`_GEMINI_TYPES`) in lower case.
+
+    Only the types change: a default, an enum or an example is data, and stays as written.
+    """
+    if isinstance(schema, list):
+        return [_json_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {key: _schema_value(key, value) for key, value in schema.items()}
+
+
+def _schema_value(key: str, value: Any) -> Any:
+    """One key's value of a schema, its types (and its subschemas' types) in lower case."""
+    if key == "type" and one_of(value, _GEMINI_TYPES):
+        return value.lower()
+    if key in _NAMED_SCHEMAS and isinstance(value, dict):
+        return {name: _json_schema(item) for name, item in value.items()}
+    return _json_schema(value) if key in _SUBSCHEMAS else value
 
 
 def _without_nulls(value: Any) -> Any:
