@@ -487,3 +487,33 @@ def test_a_server_results_ciphertext_is_left_out_of_its_observation(
         block for found in results for block in (found if isinstance(found, list) else [found])
     ]
     assert {key for block in blocks for key in block} == kept
+
+
+CODE_RUNS = FILES / "anthropic" / "test_anthropic_code_execution_tool_container_reuse.jsonl"
+"""Two ``bash_code_execution`` server calls, each with its ``bash_code_execution_result``."""
+
+
+def test_an_anthropic_code_run_is_what_its_command_printed() -> None:
+    """As a Responses shell call's output is: its stdout, then its stderr, not the result's JSON."""
+    trace = only(convert_file(CODE_RUNS))
+    seen = [step.content for step in trace.steps if step.type == "observation"]
+    # before: '{"content": [], "return_code": 0, "stderr": "", "stdout": "37170\n", ...}'
+    assert seen == ["37170", "And what about 4 * 12390?", "49560"]
+    assert [step.type for step in trace.steps].count("error_recovery") == 0
+
+
+def test_an_anthropic_code_run_that_exited_non_zero_failed() -> None:
+    """A command that exited 1 is an evident error, as a shell command's is; what the model does
+    next recovers it."""
+    row = json.loads(CODE_RUNS.read_text().splitlines()[0])
+    ran = row["messages"][1]["content"][1]["content"]
+    ran.update(return_code=1, stdout="", stderr="bash: bc: command not found\n")
+    trace = only(list(sources.convert([row], source="anthropic")))
+    kinds = [(step.type, step.tool.name if step.tool else None) for step in trace.steps]
+    # before: a plain observation of the result's JSON, and the next call no recovery
+    assert kinds[:3] == [
+        ("tool_call", "bash_code_execution"),
+        ("observation", "bash_code_execution"),
+        ("error_recovery", "respond"),  # what the model said next, having seen it fail
+    ]
+    assert trace.steps[1].content == "bash: bc: command not found"

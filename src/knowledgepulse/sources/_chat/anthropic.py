@@ -7,7 +7,8 @@ call of it waits for a result; a ``tool_use`` block (``server_tool_use`` and ``m
 too) is a tool call, joined by ``tool_use_id`` with the ``tool_result`` block that answers it
 (``web_search_tool_result`` and the other server results likewise); a result with
 ``is_error: true``, or a server tool's result whose content is its ``..._error`` (an
-``error_code``), is an evident error.
+``error_code``), is an evident error; so is a code run that exited non-zero, its result what
+its command printed (``stdout``, then ``stderr``).
 
 A server tool (web search, code execution, an MCP connector) runs inside the model's turn: its
 call and result are blocks of the same assistant message, and the text after them is what the
@@ -25,6 +26,7 @@ from knowledgepulse._util.jsonpath import as_string, describe_value, non_empty
 from knowledgepulse.sources._chat import _row
 from knowledgepulse.sources._chat._text import content_text, last_assistant, one_of, users_words
 from knowledgepulse.sources._envelope import PathError
+from knowledgepulse.sources._hosted import shell_text
 from knowledgepulse.sources._steps import StepBuilder
 
 CONTENT_HINT = (
@@ -36,6 +38,8 @@ _TURN_ROLES = ROLES | {"system"}
 """A ``system`` message among the turns is an instruction given mid-conversation (the Messages
 API takes them; Pydantic AI sends a changed system prompt so): no step, no user's words."""
 _CALLS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
+_CODE_RUNS = frozenset({"bash_code_execution_result", "code_execution_result"})
+"""The results of Claude's code execution tool running a command or code: what it printed."""
 # ``compaction``: the summary the API's context compaction puts in place of the turns before
 # it (``{type: compaction, content}``), no words of the model's to the user: no step. Known, so
 # a message holding one is known as Anthropic's (it was read as a Responses ``message``).
@@ -206,12 +210,16 @@ def _tell_assistant(
             call_id = non_empty(block.get("tool_use_id"))
             waiting.discard(call_id)
             content = block.get("content")
-            failed = _server_error(content) if kind != "tool_result" else None
+            output, failed = (
+                (_server_output(content), False)
+                if kind == "tool_result"
+                else _server_result(content)
+            )
             calls.result(
                 None,
-                failed or _server_output(content),
+                output,
                 call_id=call_id,
-                is_error=True if failed is not None or block.get("is_error") is True else None,
+                is_error=True if failed or block.get("is_error") is True else None,
             )
     if last and not waiting and texts:
         builder.answer("".join(texts))
@@ -227,12 +235,31 @@ def _say(calls: _row.Calls, texts: list[str]) -> None:
         texts.clear()
 
 
+def _server_result(content: Any) -> tuple[Any, bool]:
+    """A server tool's result as the model read it, and whether it says the tool failed.
+
+    Its ``..._error`` (an ``error_code``) is a failure. A code run's result (``{"type":
+    "bash_code_execution_result", "stdout", "stderr", "return_code"}``, the older
+    ``code_execution_result`` alike) is what its command printed, as a shell's output is read
+    (:func:`~knowledgepulse.sources._hosted.shell_text`), not its JSON; a run that exited
+    non-zero failed, as a shell command that did does.
+    """
+    failed = _server_error(content)
+    if failed is not None:
+        return failed, True
+    if isinstance(content, Mapping) and one_of(content.get("type"), _CODE_RUNS):
+        code = content.get("return_code")
+        exited = isinstance(code, int) and not isinstance(code, bool) and code != 0
+        return shell_text([dict(content)]), exited
+    return _server_output(content), False
+
+
 def _server_output(content: Any) -> Any:
     """A server tool's result: the text of its text blocks, else its content as it is.
 
     An ``mcp_tool_result``'s content is the text blocks the MCP server returned (``[{"type":
     "text", "text": ...}]``), the text the model read, as a ``tool_result``'s is; a web search's
-    result blocks (``web_search_result``) and a code run's object hold no text block and stay,
+    result blocks (``web_search_result``) and other servers' objects hold no text block and stay,
     less what only Anthropic's API can read (a page's ``encrypted_content``, a redacted advisor's
     reply): kilobytes of ciphertext that no person, embedder or trainer can use.
     """
