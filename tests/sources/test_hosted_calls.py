@@ -517,3 +517,35 @@ def test_an_anthropic_code_run_that_exited_non_zero_failed() -> None:
         ("error_recovery", "respond"),  # what the model said next, having seen it fail
     ]
     assert trace.steps[1].content == "bash: bc: command not found"
+
+
+FETCH = FILES / "anthropic" / "test_anthropic_web_fetch_tool.jsonl"
+"""A ``web_fetch`` server call of https://ai.pydantic.dev, its page a text ``document``."""
+
+
+def test_an_anthropic_web_fetch_is_the_page_text_the_model_read() -> None:
+    row = json.loads(FETCH.read_text().splitlines()[0])
+    (result,) = (
+        block
+        for message in row["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "web_fetch_tool_result"
+    )
+    page = result["content"]["content"]["source"]["data"]
+    trace = only(convert_file(FETCH))
+    seen = [step.content for step in trace.steps if step.tool and step.type == "observation"]
+    # before: '{"content": {"citations": null, "source": {"data": "Pydantic AI\nGenAI ...'
+    said = (seen[0] or "").removesuffix(" …")  # a long step is cut, its end marked
+    assert said.startswith("Pydantic AI\nGenAI Agent Framework")
+    assert page.startswith(said)
+
+
+def test_an_anthropic_web_fetch_of_a_pdf_is_said_by_its_type() -> None:
+    """A PDF's base64 is no text: said as ``<application/pdf>``, as an image is said."""
+    row = json.loads(FETCH.read_text().splitlines()[0])
+    fetched = row["messages"][1]["content"][2]["content"]["content"]
+    fetched["source"] = {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0x"}
+    trace = only(list(sources.convert([row], source="anthropic")))
+    seen = [step.content for step in trace.steps if step.tool and step.type == "observation"]
+    assert seen[0] == "<application/pdf>"

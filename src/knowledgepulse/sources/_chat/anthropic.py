@@ -8,7 +8,7 @@ too) is a tool call, joined by ``tool_use_id`` with the ``tool_result`` block th
 (``web_search_tool_result`` and the other server results likewise); a result with
 ``is_error: true``, or a server tool's result whose content is its ``..._error`` (an
 ``error_code``), is an evident error; so is a code run that exited non-zero, its result what
-its command printed (``stdout``, then ``stderr``).
+its command printed (``stdout``, then ``stderr``). A web fetch's result is the page's text.
 
 A server tool (web search, code execution, an MCP connector) runs inside the model's turn: its
 call and result are blocks of the same assistant message, and the text after them is what the
@@ -251,7 +251,28 @@ def _server_result(content: Any) -> tuple[Any, bool]:
         code = content.get("return_code")
         exited = isinstance(code, int) and not isinstance(code, bool) and code != 0
         return shell_text([dict(content)]), exited
-    return _server_output(content), False
+    fetched = _fetched(content)
+    return (_server_output(content) if fetched is None else fetched), False
+
+
+def _fetched(content: Any) -> str | None:
+    """A web fetch's page as the model read it: its document's text, else the document's type.
+
+    A ``web_fetch_result`` holds the page as a ``document`` block (``{"type": "document",
+    "source": {"type": "text", "data": ...}, "title"}``): its text is the observation, not the
+    JSON around it. A PDF's source is base64 (``"type": "base64"``): said by its type
+    (``<application/pdf>``), as an image is, its bytes never kept as text.
+    """
+    if not isinstance(content, Mapping) or content.get("type") != "web_fetch_result":
+        return None
+    document = content.get("content")
+    source = document.get("source") if isinstance(document, Mapping) else None
+    if not isinstance(source, Mapping) or not isinstance(source.get("data"), str):
+        return None
+    if source.get("type") == "text":
+        text: str = source["data"]
+        return text
+    return f"<{as_string(source.get('media_type')) or 'application/octet-stream'}>"
 
 
 def _server_output(content: Any) -> Any:
