@@ -493,6 +493,19 @@ def test_a_file_of_rows_with_pictures_says_once_that_they_are_not_kept(
     assert len([item for item in found if not isinstance(item, Problem)]) == 3
 
 
+def test_an_images_column_is_said_once_not_kept_as_content_parts_are() -> None:
+    """LLaMA-Factory's multimodal demo lists its pictures in an ``images`` column, the text
+    marking each ``<image>``: the training rows have none of them (before, said of content
+    parts only: this file converted with no word of its 8 pictures)."""
+    found = list(read(CORPUS / "openai-chat" / "mllm_demo.json"))
+    said = [item.message for item in found if isinstance(item, Problem)]
+    assert said == [
+        "the images column of the rows is not kept: a trace holds the text, so a training row "
+        "written from it (--to messages) has none of them"
+    ]
+    assert len([item for item in found if not isinstance(item, Problem)]) == 6
+
+
 def test_a_content_part_whose_type_is_no_text_is_said_not_a_crash(tmp_path: Path) -> None:
     """A part whose ``type`` is an object (found by bench/fuzz_pipelines.py, seed 4511)."""
     path = tmp_path / "odd.json"

@@ -236,6 +236,34 @@ def media(messages: list[Any]) -> tuple[str, ...]:
     )
 
 
+MEDIA_COLUMNS = ("images", "videos", "audios")
+"""The columns a multimodal dataset row lists its pictures, videos and sounds in, beside text
+turns that mark where each goes (LLaMA-Factory's and ms-swift's: ``<image>``, ``<video>``,
+``<audio>``)."""
+
+
+def media_columns(row: Mapping[str, Any]) -> tuple[str, ...]:
+    """A warning naming the media columns a row fills.
+
+    As :func:`media` says of content parts: the trace holds text, so they are not in it, nor in
+    a training row written from it (whose ``<image>`` marks then point at nothing). One text for
+    a file's rows, said once.
+    """
+    named = [column for column in MEDIA_COLUMNS if _holds_any(row.get(column))]
+    if not named:
+        return ()
+    return (
+        f"the {' and '.join(named)} column{'s' if len(named) > 1 else ''} of the rows "
+        f"{'are' if len(named) > 1 else 'is'} not kept: a trace holds the text, so a training "
+        "row written from it (--to messages) has none of them",
+    )
+
+
+def _holds_any(value: Any) -> bool:
+    """Whether a media column names something: a non-empty list or text."""
+    return bool(value) and isinstance(value, list | tuple | str)
+
+
 class ChatSource(Source):
     """One conversation format: its usual columns, shape test and step reader.
 
@@ -745,7 +773,7 @@ def _convert_row(
         framework=family.framework,
         model=_model(row, family, messages),
         metadata=kept,
-        warnings=told.unread,
+        warnings=told.unread + media_columns(row),
         source_extra={"row": record.location.index} if as_row else None,
         content_hint=family.content_hint,
         location=record.location,
