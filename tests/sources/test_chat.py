@@ -2133,6 +2133,35 @@ def test_agentbenchs_worked_os_problem_is_no_part_of_the_run(name: str) -> None:
         assert not any("/etc" in (step.content or "") for step in item.trace.steps)
 
 
+@pytest.mark.parametrize("speakers", [None, {"user": "human", "assistant": "gpt"}])
+def test_agentbenchs_worked_os_problem_is_no_part_of_the_training_rows_system_prompt(
+    tmp_path: Path, speakers: dict[str, str] | None
+) -> None:
+    """AgentBench's OS instructions end with the worked run's problem ("Now, my problem is:
+    tell me how many files are in the directory "/etc"?"), the run that is no part of the row.
+    Before, the training row's system prompt still asked it, then its user turn asked the
+    task: a model trained on it learnt to answer a question the prompt did not end on. As the
+    rows are, and in ShareGPT's ``from`` / ``value`` (AgentInstruct's own form)."""
+    path = CORPUS / "openai-chat" / "agentinstruct_os_raw_sample.json"
+    raw = json.loads(path.read_text())
+    opening = raw[0]["conversations"][0]["content"]
+    if speakers is not None:
+        turns = [
+            [{"from": speakers[t["role"]], "value": t["content"]} for t in row["conversations"]]
+            for row in raw
+        ]
+        path = tmp_path / "agentinstruct_os.json"
+        path.write_text(json.dumps([{"conversations": each} for each in turns]))
+    written = CliRunner().invoke(cli, ["convert", str(path), "--to", "messages"])
+    rows = [json.loads(line) for line in written.stdout.splitlines() if line.startswith("{")]
+    instructions = opening.split("\n\nNow, my problem is:")[0]
+    assert [row["messages"][0] for row in rows] == [{"role": "system", "content": instructions}] * 2
+    assert [row["messages"][1]["content"][:20] for row in rows] == [
+        "How many files and d",
+        "How many .txt files ",
+    ]
+
+
 @pytest.mark.parametrize(
     "name", ["openai-chat/agentinstruct_kg_raw_sample.json", "adp/agenttuning_kg_sample_std.json"]
 )

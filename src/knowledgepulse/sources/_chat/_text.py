@@ -357,6 +357,23 @@ def primed(turns: Iterable[tuple[str, str | None]]) -> range | None:
     return instructed
 
 
+_WORKED_PROBLEM = re.compile(r"\s*^Now, my problem is:\s.*\Z", re.MULTILINE | re.DOTALL)
+"""How AgentBench's OS instructions end: the problem of the worked run that follows them."""
+
+
+def instructions(text: str | None) -> str | None:
+    """The instructions a priming turn (:func:`primed`'s first) gives, as the system prompt.
+
+    AgentBench's OS tasks end theirs with the worked run's problem ("Now, my problem is:
+    ..."): that run is no part of the run, so its problem is no instruction either (left in, a
+    training row's system prompt asked it and its user turn asked the task).
+    """
+    if text is None:
+        return None
+    kept = _WORKED_PROBLEM.sub("", text)
+    return kept if kept.strip() else text
+
+
 _WORKED_ANSWER = re.compile(r"^Final Answer:|<solution>", re.MULTILINE)
 """How the worked question's last turn answers it: AgentBench's ``Final Answer: #3``, which
 ADP's standardized rows write as ``<solution> #3 </solution>``."""

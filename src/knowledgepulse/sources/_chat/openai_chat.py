@@ -42,6 +42,7 @@ from knowledgepulse.sources._chat._text import (
     has_result_tags,
     has_tags,
     has_xml_calls,
+    instructions,
     invented_observations,
     json_or_value,
     last_assistant,
@@ -237,7 +238,11 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
         elif priming is not None and index in priming:
             # The instructions the model is primed with, then its "Ok." or a worked problem:
             # the system prompt.
-            system = "\n\n".join(filter(None, (system, text))) if index == priming.start else system
+            system = (
+                "\n\n".join(filter(None, (system, instructions(text))))
+                if index == priming.start
+                else system
+            )
         elif role in ("system", "developer"):
             system = system or text
         elif role == "user":

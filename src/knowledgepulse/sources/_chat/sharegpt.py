@@ -44,6 +44,7 @@ from knowledgepulse.sources._chat._text import (
     ended,
     has_result_tags,
     has_xml_calls,
+    instructions,
     invented_observations,
     json_or_python,
     observes,
@@ -271,10 +272,10 @@ def _unprimed(parsed: list[tuple[str, Any]]) -> str | None:
     if priming is None:
         return None
     given = next((as_string(value) for speaker, value in parsed if speaker in SYSTEM), None)
-    instructions = as_string(parsed[priming.start][1])
+    said = instructions(as_string(parsed[priming.start][1]))
     for index in priming:
         parsed[index] = ("system", None)
-    return "\n\n".join(filter(None, (given, instructions)))
+    return "\n\n".join(filter(None, (given, said)))
 
 
 def _kind(speaker: str) -> str:
