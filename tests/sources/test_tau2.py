@@ -387,3 +387,22 @@ def test_a_reply_whose_tool_calls_are_no_list_is_a_problem_the_other_simulations
         ("simulations[1].messages[10].tool_calls", "expected a list, found a number")
     ]
     assert len([item for item in found if isinstance(item, TraceItem)]) == 2
+
+
+def test_a_user_message_whose_tool_calls_are_no_list_leaves_the_agents_run_as_it_was() -> None:
+    """Found by bench/fuzz_loaders.py (seed 4613): a TypeError in counting the user's own calls.
+
+    The simulated user's calls are no part of the trace, so a malformed value there changes
+    nothing the agent did.
+    """
+    document = json.loads(MOCK.read_text())
+    user_at = next(
+        at
+        for at, message in enumerate(document["simulations"][1]["messages"])
+        if message.get("role") == "user" and message.get("content")
+    )
+    changed = copy.deepcopy(document)
+    changed["simulations"][1]["messages"][user_at]["tool_calls"] = True
+    assert [item.trace for item in convert([changed], source="tau2")] == [
+        item.trace for item in convert([document], source="tau2")
+    ]

@@ -343,11 +343,17 @@ def _is_tool(message: Any, requestor: str) -> bool:
 
 
 def _user_calls(messages: list[Any]) -> int:
-    """How many calls the simulated user made on their own device (telecom's dual control)."""
+    """How many calls the simulated user made on their own device (telecom's dual control).
+
+    Only a list counts: the user's calls are no part of the trace, so a malformed one is no
+    problem of the agent's run.
+    """
     return sum(
-        len(message.get("tool_calls") or [])
+        len(calls)
         for message in messages
-        if isinstance(message, dict) and message.get("role") == "user"
+        if isinstance(message, dict)
+        and message.get("role") == "user"
+        and isinstance(calls := message.get("tool_calls"), list)
     )
 
 
