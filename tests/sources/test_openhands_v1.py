@@ -365,3 +365,18 @@ def test_the_model_is_the_one_the_row_or_the_conversations_agent_was_given() -> 
     model = (item.trace.metadata.model_extra or {})["source"].get("model")
     assert model is not None
     assert state["agent"]["llm"]["model"].endswith(model)  # openai/gpt-4o-mini: gpt-4o-mini
+
+
+def test_a_stream_of_events_has_the_model_its_stats_updates_name() -> None:
+    """A run's events without ``base_state.json`` (the SDK's own fixture of a real run) name its
+    model only in their ``stats`` state updates (``usage_to_metrics``, each LLM's
+    ``model_name``): the trace's model, where before it had none."""
+    named = {
+        usage["model_name"]
+        for event in lines(GOAL)
+        if event["kind"] == "ConversationStateUpdateEvent" and event["key"] == "stats"
+        for usage in event["value"]["usage_to_metrics"].values()
+    }
+    assert len(named) == 1
+    (item,) = traces_of(GOAL)
+    assert (item.trace.metadata.model_extra or {})["source"].get("model") in named

@@ -40,7 +40,9 @@ update's) is a failure; a ``finish`` is a success unless its ``task_completed`` 
 or ``partial``; else a run that ends on the agent's message is a success (a conversation
 ``finished``, awaiting the user), and one that ends on anything else (out of iterations,
 paused) is not. The confidence stays the default. The model is the one the row or the
-conversation's agent was given (:func:`~.openhands.configured_model`): no event names it.
+conversation's agent was given (:func:`~.openhands.configured_model`), else the one the last
+``stats`` state update names (``usage_to_metrics``: each LLM's ``model_name``, the agent's
+first), as in a stream of events without ``base_state.json``.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat._openhands import FINISH, openhands_finish
 from knowledgepulse.sources._chat._text import content_text, json_or_value, split_think
 from knowledgepulse.sources._chat._tools import row_tools
-from knowledgepulse.sources._envelope import UNDATED, TraceOptions, assemble, finished
+from knowledgepulse.sources._envelope import UNDATED, TraceOptions, assemble, finished, first_model
 from knowledgepulse.sources._sessions import openhands
 from knowledgepulse.sources._sessions._documents import run_name
 from knowledgepulse.sources._steps import StepBuilder
@@ -237,6 +239,8 @@ class _Run:
     """Why the conversation stopped on an error (a ``ConversationErrorEvent``), if it did."""
     status: str | None = None
     """The conversation's last ``execution_status``."""
+    model: str | None = None
+    """The model the last ``stats`` state update names, if any."""
 
 
 def _convert(
@@ -278,7 +282,7 @@ def _convert(
         result_summary=run.builder.final_answer,
         agent_id=as_string(as_object(state.get("agent")).get("kind")),
         framework=openhands.FORMAT,
-        model=openhands.configured_model(row, state),
+        model=openhands.configured_model(row, state) or run.model,
         source_extra=extra or None,
         content_hint=openhands.CONTENT_HINT,
         location=record.location,
@@ -332,8 +336,16 @@ def _event(run: _Run, event: Mapping[str, Any], at: datetime | None, *, answer: 
         value = event.get("value")
         if event.get("key") == "execution_status":
             run.status = as_string(value) or run.status
+        elif event.get("key") == "stats":
+            run.model = _stats_model(value) or run.model
         elif event.get("key") == "full_state":  # the whole state, sent when a client connects
             run.status = as_string(as_object(value).get("execution_status")) or run.status
+
+
+def _stats_model(stats: Any) -> str | None:
+    """The model a ``stats`` update names: its first LLM's (the agent's) ``model_name``."""
+    usages = as_object(as_object(stats).get("usage_to_metrics")).values()
+    return first_model(*(as_object(usage).get("model_name") for usage in usages))
 
 
 def _tools(listed: Any) -> tuple[dict[str, Any], ...]:
