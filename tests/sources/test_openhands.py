@@ -107,15 +107,38 @@ def test_a_file_of_events_is_one_trace_objective_tools_and_answer_once() -> None
     assert source_of(item)["format"] == "openhands"
 
 
-def test_the_call_is_named_as_the_model_called_it_with_the_actions_arguments() -> None:
-    """``str_replace_editor`` (``function_name``) for an ``edit``; OpenHands' own fields out."""
+def test_the_call_is_named_and_given_the_arguments_as_the_model_wrote_them() -> None:
+    """``str_replace_editor`` (``function_name``) for a ``read``, with the arguments of the call
+    the response the action keeps holds (``command: view``), not OpenHands' ``start``/``end``."""
     (item,) = traces_of(RENAME)
     trace = item.trace
     assert tools(trace) == ["str_replace_editor", "execute_bash", "str_replace_editor"]
+    assert trace.steps[1].input == {"command": "view", "path": "/workspace"}
     call = trace.steps[4]
-    assert call.input == {"command": "mv /workspace/game_2048.py /workspace/2048.py"}
+    assert call.input == {
+        "command": "mv /workspace/game_2048.py /workspace/2048.py",
+        "is_input": "false",
+    }
     assert trace.steps[3].type == "thought"  # the action's args.thought, before its call
     assert (trace.steps[3].content or "").startswith("Great, I found the file.")
+
+
+def test_a_created_files_text_is_the_calls_argument_as_the_model_wrote_it() -> None:
+    """The ``edit`` action of a ``create`` keeps neither the command nor the file's text in its
+    ``args`` (``content: ""``, defaults ``start``/``end``): the call is the model's, whose
+    response the action keeps, so the text the model wrote is not lost."""
+    (event,) = [event for event in events(BASIC) if event.get("action") == "edit"]
+    (written,) = event["tool_call_metadata"]["model_response"]["choices"][0]["message"][
+        "tool_calls"
+    ]
+    arguments = json.loads(written["function"]["arguments"])
+    assert event["args"]["content"] == ""
+    assert "file_text" not in event["args"]
+    (item,) = traces_of(BASIC)
+    (call,) = [step for step in item.trace.steps if step.type == "tool_call"]
+    assert call.input == arguments
+    assert arguments["command"] == "create"
+    assert arguments["file_text"].startswith("import random")
 
 
 def test_state_changes_and_null_observations_are_no_steps_and_exit_code_minus_one_fails() -> None:

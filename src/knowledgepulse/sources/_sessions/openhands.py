@@ -23,7 +23,10 @@ The mapping, as OpenHands means its events:
 * any other action (``run``, ``run_ipython``, ``read``, ``edit``, ``browse_interactive``,
   ``call_tool_mcp``, ``delegate``, ``task_tracking``...) is a call of the tool the model called
   (``function_name``), else of OpenHands' tool for that kind (``execute_bash`` for ``run``:
-  :data:`TOOLS`), its arguments the action's ``args`` less OpenHands' bookkeeping; calls of one
+  :data:`TOOLS`), its arguments the ones the model wrote (the call of the response the action
+  keeps, ``tool_call_metadata.model_response``, whose id is its ``tool_call_id``), else the
+  action's ``args`` less OpenHands' bookkeeping (an editor's ``args`` hold neither its
+  ``command`` nor a created file's text, and add defaults the model never wrote); calls of one
   model response are one turn. The observation whose ``cause`` is the action is its result;
   it failed when OpenHands says so (``success: false``: a command's non-zero exit code, -1 for
   one still running when it stopped waiting), or the file editor's output is its
@@ -63,6 +66,7 @@ from typing import Any
 from knowledgepulse._util.jsonpath import as_object, as_string, describe_value, non_blank
 from knowledgepulse._util.times import iso_time
 from knowledgepulse.records import Problem, Record
+from knowledgepulse.sources._chat._text import json_or_value
 from knowledgepulse.sources._chat._tools import row_tools
 from knowledgepulse.sources._envelope import (
     UNDATED,
@@ -504,9 +508,24 @@ def _tool_action(run: _Run, event: Mapping[str, Any], at: datetime | None) -> No
         run.turn = (response, at)  # a new model response: a new turn, at its first call's time
     name = as_string(metadata.get("function_name")) or _tool_name(kind, args)
     call_id = as_string(metadata.get("tool_call_id"))
-    run.builder.tool_request(name, tool_arguments(kind, args), call_id=call_id, at=run.turn[1])
+    arguments = _written_arguments(metadata, call_id)
+    if arguments is None:
+        arguments = tool_arguments(kind, args)
+    run.builder.tool_request(name, arguments, call_id=call_id, at=run.turn[1])
     if (key := _event_id(event.get("id"))) is not None:
         run.calls[key] = (name, call_id)
+
+
+def _written_arguments(metadata: Mapping[str, Any], call_id: str | None) -> dict[str, Any] | None:
+    """The arguments the model wrote for the call ``call_id``, where its response keeps them."""
+    choices = as_object(metadata.get("model_response")).get("choices")
+    for choice in choices if isinstance(choices, list) and call_id else ():
+        calls = as_object(as_object(choice).get("message")).get("tool_calls")
+        for call in calls if isinstance(calls, list) else ():
+            if as_object(call).get("id") == call_id:
+                written = json_or_value(as_object(as_object(call).get("function")).get("arguments"))
+                return dict(written) if isinstance(written, dict) else None
+    return None
 
 
 def _event_id(value: Any) -> int | str | None:
