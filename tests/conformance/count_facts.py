@@ -3147,6 +3147,8 @@ def langfuse(path: Path) -> list[Run]:
 def swe_agent_traj(path: Path) -> list[Run]:
     """A SWE-agent ``.traj``: the issue is the first user turn; each action's command a tool.
 
+    A function-calling run's action is the call of the history's ``tool_calls``: that tool.
+
     A user turn marked ``is_demo`` is a demonstration of another task SWE-agent shows the model
     before the issue, not the issue. A demonstration kept as its ``history`` alone has no
     ``info`` and no label: its actions are the assistant turns' ``action``, and when the last
@@ -3177,11 +3179,17 @@ def swe_agent_traj(path: Path) -> list[Run]:
                 steps.append({"action": turn["action"], "observation": None})
             elif turn.get("message_type") == "observation" and steps:
                 steps[-1]["observation"] = turn["content"]
-    for step in steps:
+    # a function-calling run: the tool each action called, in order (``bash`` runs ``ls -F``)
+    called = [
+        (turn.get("tool_calls") or [{}])[0].get("function", {}).get("name")
+        for turn in document["history"]
+        if turn["role"] == "assistant" and "action" in turn and not turn.get("is_demo")
+    ]
+    for number, step in enumerate(steps):
         command = step["action"].strip().split()
         if not command:  # SWE-agent's own last turn when it stops the run: no action
             continue
-        timeline.tool(command[0])
+        timeline.tool((called[number] if number < len(called) else None) or command[0])
         if command[:1] == ["submit"] and (step["observation"] or "").strip() == "Wrong flag!":
             timeline.error()  # EnIGMA's environment rejected the flag submitted
     if "info" not in document:

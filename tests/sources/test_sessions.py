@@ -284,8 +284,23 @@ def test_swe_agent_turns_whose_call_ids_repeat_are_each_a_call() -> None:
     turn of the trajectory is a call of its own, none merged into an earlier one."""
     path = SWE / "marshmallow-1867_function_calling_replace.traj"
     trace = only(convert_file(path)).trace
+    history = json.loads(path.read_text())["history"]
+    called = [m["tool_calls"][0] for m in history if m["role"] == "assistant" and "action" in m]
+    assert tools(trace) == [call["function"]["name"] for call in called]
+
+
+def test_a_function_calling_traj_names_each_call_by_the_tool_the_model_called() -> None:
+    """``python reproduce.py`` is the ``bash`` tool run with that command (the history's
+    ``tool_calls``), not a tool ``python`` named by the command's first word."""
+    path = SWE / "marshmallow-1867_function_calling_replace.traj"
+    trace = only(convert_file(path)).trace
     turns = json.loads(path.read_text())["trajectory"]
-    assert tools(trace) == [turn["action"].split()[0] for turn in turns]
+    assert turns[2]["action"] == "python reproduce.py"
+    runs = [step for step in trace.steps if step.tool is not None and step.tool.name == "bash"]
+    commands = [step.input for step in runs if step.type in ACTIONS]
+    assert {"command": "python reproduce.py"} in commands
+    assert {"command": "ls -F"} in commands
+    assert not {"python", "ls", "rm"} & set(tools(trace))
 
 
 def test_a_claude_code_session_is_one_trace_of_its_turns() -> None:
@@ -855,7 +870,7 @@ def test_a_swe_agent_demonstration_kept_as_its_history_alone_ends_in_its_submit(
     item = only(convert_file(SWE / "function_calling_simple.traj"))
     trace = item.trace
     assert source_of(item)["format"] == "swe-agent"
-    assert tools(trace) == ["find_file", "open", "edit", "python", "submit"]
+    assert tools(trace) == ["find_file", "open", "edit", "bash", "submit"]  # bash runs python
     assert trace.steps[1].input == {"file_name": "missing_colon.py"}  # the call's arguments
     assert (trace.outcome.result_summary or "").lstrip().startswith("diff --git")
     assert trace.metadata.success is True
@@ -866,7 +881,7 @@ def test_a_swe_agent_history_that_does_not_end_in_submit_has_no_answer() -> None
     document = json.loads((SWE / "function_calling_simple.traj").read_text())
     document["history"] = document["history"][:-2]  # up to the run of the script
     trace = only(list(convert([document], source="swe-agent"))).trace
-    assert tools(trace)[-1] == "python"
+    assert tools(trace)[-1] == "bash"  # running the script
     assert "diff --git" not in trace.outcome.result_summary  # no submission
     assert trace.metadata.success is False
 

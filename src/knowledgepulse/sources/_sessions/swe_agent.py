@@ -5,7 +5,8 @@ A ``.traj`` holds the run's ``trajectory`` (one entry per turn: ``thought``, ``a
 ``submission`` (the patch). The mapping: the objective is the first user message of the history
 that is not a demonstration (``is_demo``), i.e. the issue; each turn's ``thought`` is a thought,
 its ``action`` a tool call named by the command's first word, whose arguments are the rest of the
-command line (or, for function-calling runs, the arguments of the history's ``tool_calls``), and
+command line (for function-calling runs, the name and arguments of the history's ``tool_calls``:
+``bash`` with ``{"command": "python reproduce.py"}``, not a tool ``python``), and
 its ``observation`` the result (a ``submit`` the environment answers ``Wrong flag!``, a CTF
 challenge's rejected flag, failed). Each turn is a call of its own, even where its call id
 repeats an earlier turn's (SWE-agent's replayed demonstrations reuse them). The submission is the
@@ -159,8 +160,9 @@ def _tell_turn(builder: StepBuilder, turn: Any, call: Mapping[str, Any] | None) 
     command = action.strip()
     name = command.split(maxsplit=1)[0]
     rest = command[len(name) :].strip()
-    function = call.get("function") if call is not None else None
-    arguments = as_object(function).get("arguments")
+    function = as_object(call.get("function") if call is not None else None)
+    arguments = function.get("arguments")
+    name = non_blank(as_string(function.get("name"))) or name
     call_id = call.get("id") if call is not None else None
     output = turn.get("observation")
     rejected = name == SUBMIT and isinstance(output, str) and output.strip() == WRONG_FLAG
