@@ -1798,6 +1798,37 @@ def test_a_training_row_opens_with_the_system_prompt_the_spans_say_was_sent(
     assert messages[1]["role"] == "user"
 
 
+@pytest.mark.parametrize(
+    ("name", "system", "tools"),
+    [
+        # ADK's default mode: the messages only in call_llm's request, the log records elided
+        (
+            "agentevals_adk_v1_default_S4a.json",
+            "Route billing questions to billing_agent.",
+            ["transfer_to_agent", "issue_refund"],
+        ),
+        # the stable events: the system message a log record of the generate_content span
+        ("agentevals_adk_v1_event_stable_S1.json", "You are a helpful assistant.", []),
+    ],
+)
+def test_an_adk_request_gives_the_row_its_system_instruction_and_its_tools(
+    name: str, system: str, tools: list[str]
+) -> None:
+    """Google ADK's ``call_llm`` span keeps the request it sent: its ``config`` holds the
+    system instruction and the Gemini tools (descriptions, required arguments), the row's."""
+    (item,) = [i for i in convert_file(OTLP_CORPUS / name) if isinstance(i, TraceItem)]
+    row = chat_row(item.trace, system=item.system, offered=item.tools)
+    first, second = row["messages"][:2]
+    assert first["role"] == "system"
+    assert first["content"].startswith(system)
+    assert second["role"] == "user"
+    listed = [tool["function"] for tool in json.loads(row["tools"] or "[]")]
+    assert [tool["name"] for tool in listed] == tools
+    for tool in listed:
+        assert tool["description"]
+        assert tool["parameters"]["required"]
+
+
 _words = st.text(alphabet="abcdefghij klmnop?!'", min_size=1, max_size=40).filter(str.strip)
 
 

@@ -131,12 +131,16 @@ def offered_tools(span: Span) -> tuple[dict[str, Any], ...]:
     ``{"type", "name", "description", "parameters"}``), else OpenInference's ``llm.tools``: each
     ``tool.json_schema`` the provider's own definition (OpenAI's, Anthropic's ``input_schema``),
     or only the arguments' schema beside ``tool.name`` and ``tool.description`` (Microsoft's
-    Agent Framework). None when the span names none, or one cannot be read.
+    Agent Framework); else the Gemini tools Google ADK's ``call_llm`` span records in the
+    request it sent (``gcp.vertex.agent.llm_request``'s ``config.tools``). None when the span
+    names none, or one cannot be read.
     """
     attrs = span.attributes
     listed = msg.loads(attrs.get("gen_ai.tool.definitions"))
     if not isinstance(listed, list):
         listed = [_openinference_tool(entry) for entry in msg.indexed(attrs, "llm.tools")]
+    if not listed:
+        listed = as_object(as_object(msg.loads(attrs.get(_ADK_REQUEST))).get("config")).get("tools")
     return row_tools({"tools": listed}) if listed else ()
 
 
@@ -785,7 +789,7 @@ def _adk(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         reply = as_object(msg.loads(attrs.get(_ADK_RESPONSE))).get("content")
         view.fill(
             role="inference",
-            input_messages=msg.messages(request.get("contents")),
+            input_messages=[*_adk_system(request), *msg.messages(request.get("contents"))],
             output_messages=msg.messages([{"role": "model", **reply}])
             if isinstance(reply, dict)
             else None,
@@ -802,6 +806,19 @@ def _adk(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         result=output,
         error=failed,
     )
+
+
+def _adk_system(request: Mapping[str, Any]) -> list[msg.Message]:
+    """The system instruction ADK's request was sent, as a system message (none when none).
+
+    Its ``config.system_instruction``: text, or a Gemini ``Content`` of text parts.
+    """
+    told = as_object(request.get("config")).get("system_instruction")
+    if isinstance(told, str):
+        return msg.messages([{"role": "system", "content": told}]) if told.strip() else []
+    if isinstance(told, dict) and isinstance(told.get("parts"), list):
+        return msg.messages([{"role": "system", "parts": told["parts"]}])
+    return []
 
 
 def _adk_unspecified(result: Any) -> bool:
