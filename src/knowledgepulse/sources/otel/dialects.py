@@ -131,17 +131,30 @@ def offered_tools(span: Span) -> tuple[dict[str, Any], ...]:
     ``{"type", "name", "description", "parameters"}``), else OpenInference's ``llm.tools``: each
     ``tool.json_schema`` the provider's own definition (OpenAI's, Anthropic's ``input_schema``),
     or only the arguments' schema beside ``tool.name`` and ``tool.description`` (Microsoft's
-    Agent Framework); else the Gemini tools Google ADK's ``call_llm`` span records in the
-    request it sent (``gcp.vertex.agent.llm_request``'s ``config.tools``). None when the span
-    names none, or one cannot be read.
+    Agent Framework); else OpenLLMetry's ``llm.request.functions.{i}`` (LiteLLM's too); else
+    the Gemini tools Google ADK's ``call_llm`` span records in the request it sent
+    (``gcp.vertex.agent.llm_request``'s ``config.tools``). None when the span names none, or
+    one cannot be read.
     """
     attrs = span.attributes
     listed = msg.loads(attrs.get("gen_ai.tool.definitions"))
     if not isinstance(listed, list):
         listed = [_openinference_tool(entry) for entry in msg.indexed(attrs, "llm.tools")]
     if not listed:
+        listed = [_flattened_function(entry) for entry in msg.indexed(attrs, _FUNCTIONS)]
+    if not listed:
         listed = as_object(as_object(msg.loads(attrs.get(_ADK_REQUEST))).get("config")).get("tools")
     return row_tools({"tools": listed}) if listed else ()
+
+
+_FUNCTIONS = "llm.request.functions"
+"""OpenLLMetry's flattened tool definitions (``.{i}.name``, ``.description``, ``.parameters``
+its JSON Schema as JSON text), which LiteLLM's spans write too."""
+
+
+def _flattened_function(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """One of ``llm.request.functions.{i}``, its schema read from its JSON text."""
+    return {**entry, "parameters": msg.loads(entry.get("parameters")) or {"type": "object"}}
 
 
 def _openinference_tool(entry: Mapping[str, Any]) -> Any:
