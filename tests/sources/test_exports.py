@@ -545,6 +545,16 @@ def test_an_ai_sdk_generate_object_model_span_alone_answers_with_its_object(
     assert trace.outcome.result_summary == recipe
 
 
+def test_ai_sdk_tools_of_a_langfuse_export_are_the_rows_with_their_input_schema() -> None:
+    """The AI SDK 5's ``ai.prompt.tools`` name each tool's schema ``inputSchema``: a training
+    row lists the tools it offered, described and with their required arguments."""
+    item = only(CORPUS / "langfuse" / "vercel-aisdk-2025-11-17.json")
+    (tool,) = [tool["function"] for tool in item.tools]
+    assert tool["name"] == "getWeather"
+    assert tool["description"] == "Get the weather in a location"
+    assert tool["parameters"]["required"] == ["location"]
+
+
 def test_ai_sdk_model_steps_alone_name_their_function_as_their_call_does() -> None:
     """``ai.telemetry.functionId`` names the agent whether the file holds the call's span
     (``ai.generateText``) or only its model steps (``ai.generateText.doGenerate``)."""

@@ -1757,6 +1757,8 @@ def test_a_langfuse_tool_span_of_langgraph_gives_its_tool_messages_content() -> 
         ("openinference_smolagents_google_model_retry.json", ["get_capital"]),
         # OpenLLMetry's flattened llm.request.functions.{i}, as LiteLLM writes them too
         ("genai_interlingua_litellm_acompletion_tool_call.json", ["lookup_order"]),
+        # the Vercel AI SDK's ai.prompt.tools, a JSON text each
+        ("genai_interlingua_vercel_ai_5_tool_call.json", ["lookup_order"]),
     ],
 )
 def test_a_training_row_lists_the_tools_the_spans_say_were_offered(

@@ -32,8 +32,9 @@ _NESTED = (("info", "oai_tools"), ("responses_create_params", "tools"))
 """An object column, and its key that holds the list: a ``verifiers`` rollout's, NeMo Gym's."""
 _DECLARATIONS = ("functionDeclarations", "function_declarations")
 """Gemini's tool: the functions it declares (by their JSON or proto names)."""
-_SCHEMAS = ("input_schema", "parameters_json_schema", "parametersJsonSchema")
-"""A definition's JSON Schema under another name than ``parameters``: Anthropic's, Gemini's."""
+_SCHEMAS = ("input_schema", "parameters_json_schema", "parametersJsonSchema", "inputSchema")
+"""A definition's JSON Schema under another name than ``parameters``: Anthropic's, Gemini's,
+the Vercel AI SDK's (5 and later)."""
 _GEMINI_TYPES = frozenset({"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"})
 """Gemini's ``Schema.type``: an OpenAPI subset's enum, in upper case as its SDKs write a
 declaration's ``parameters`` (``"type": "OBJECT"``). JSON Schema, which chat templates show and

@@ -132,9 +132,9 @@ def offered_tools(span: Span) -> tuple[dict[str, Any], ...]:
     ``tool.json_schema`` the provider's own definition (OpenAI's, Anthropic's ``input_schema``),
     or only the arguments' schema beside ``tool.name`` and ``tool.description`` (Microsoft's
     Agent Framework); else OpenLLMetry's ``llm.request.functions.{i}`` (LiteLLM's too); else
-    the Gemini tools Google ADK's ``call_llm`` span records in the request it sent
-    (``gcp.vertex.agent.llm_request``'s ``config.tools``). None when the span names none, or
-    one cannot be read.
+    the Vercel AI SDK's ``ai.prompt.tools``; else the Gemini tools Google ADK's ``call_llm``
+    span records in the request it sent (``gcp.vertex.agent.llm_request``'s ``config.tools``).
+    None when the span names none, or one cannot be read.
     """
     attrs = span.attributes
     listed = msg.loads(attrs.get("gen_ai.tool.definitions"))
@@ -142,6 +142,8 @@ def offered_tools(span: Span) -> tuple[dict[str, Any], ...]:
         listed = [_openinference_tool(entry) for entry in msg.indexed(attrs, "llm.tools")]
     if not listed:
         listed = [_flattened_function(entry) for entry in msg.indexed(attrs, _FUNCTIONS)]
+    if not listed:
+        listed = msg.loads(attrs.get("ai.prompt.tools"))  # the AI SDK's: a JSON text each
     if not listed:
         listed = as_object(as_object(msg.loads(attrs.get(_ADK_REQUEST))).get("config")).get("tools")
     return row_tools({"tools": listed}) if listed else ()
