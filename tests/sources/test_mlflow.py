@@ -359,6 +359,26 @@ def test_mlflow_spans_sent_over_otlp_read_the_same_through_the_otlp_source() -> 
     assert item.trace.metadata.success is True
 
 
+def test_a_training_row_lists_the_tools_mlflow_says_each_model_call_was_offered() -> None:
+    """MLflow's autologging records the tools a chat model call was offered in
+    ``mlflow.chat.tools`` (OpenAI's definitions), in its trace exports and over OTLP alike: the
+    row's tools are those, described, their arguments required, not a schema guessed from the
+    calls."""
+    for path in (
+        FILES / "bedrock_converse_tool_error.json",
+        FILES / "openai_agent_google_model_retry.json",
+        CORPUS / "otlp" / "mlflow_openai_agent_google_model_retry.json",
+    ):
+        assert "mlflow.chat.tools" in path.read_text()
+        (item,) = convert_file(path)
+        assert isinstance(item, TraceItem)
+        listed = json.loads(chat_row(item.trace, offered=item.tools)["tools"])
+        (tool,) = [tool["function"] for tool in listed]
+        assert tool["name"] == "get_capital", path.name
+        assert tool["description"] == "Get the capital of a country.", path.name
+        assert tool["parameters"]["required"] == ["country"], path.name
+
+
 def test_kp_inspect_convert_and_score_read_each_file_as_mlflow(tmp_path: Path) -> None:
     runner = CliRunner()
     for path in EXPORTED:

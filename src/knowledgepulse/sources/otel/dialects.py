@@ -132,9 +132,10 @@ def offered_tools(span: Span) -> tuple[dict[str, Any], ...]:
     ``tool.json_schema`` the provider's own definition (OpenAI's, Anthropic's ``input_schema``),
     or only the arguments' schema beside ``tool.name`` and ``tool.description`` (Microsoft's
     Agent Framework); else OpenLLMetry's ``llm.request.functions.{i}`` (LiteLLM's too); else
-    the Vercel AI SDK's ``ai.prompt.tools``; else the Gemini tools Google ADK's ``call_llm``
-    span records in the request it sent (``gcp.vertex.agent.llm_request``'s ``config.tools``).
-    None when the span names none, or one cannot be read.
+    MLflow's ``mlflow.chat.tools``, the Vercel AI SDK's ``ai.prompt.tools``; else the Gemini
+    tools Google ADK's ``call_llm`` span records in the request it sent
+    (``gcp.vertex.agent.llm_request``'s ``config.tools``). None when the span names none, or
+    one cannot be read.
     """
     attrs = span.attributes
     listed = msg.loads(attrs.get("gen_ai.tool.definitions"))
@@ -143,10 +144,21 @@ def offered_tools(span: Span) -> tuple[dict[str, Any], ...]:
     if not listed:
         listed = [_flattened_function(entry) for entry in msg.indexed(attrs, _FUNCTIONS)]
     if not listed:
-        listed = msg.loads(attrs.get("ai.prompt.tools"))  # the AI SDK's: a JSON text each
+        listed = next(filter(None, (_listed(attrs.get(key)) for key in _TOOL_LISTS)), None)
     if not listed:
         listed = as_object(as_object(msg.loads(attrs.get(_ADK_REQUEST))).get("config")).get("tools")
     return row_tools({"tools": listed}) if listed else ()
+
+
+_TOOL_LISTS = ("mlflow.chat.tools", "ai.prompt.tools")
+"""Attributes that list the definitions, as JSON text: MLflow's (OpenAI's definitions, what its
+autologging records of every chat model call) and the Vercel AI SDK's (a JSON text each)."""
+
+
+def _listed(value: Any) -> list[Any] | None:
+    """An attribute's list (its JSON text read), else ``None``."""
+    loaded = msg.loads(value)
+    return loaded if isinstance(loaded, list) else None
 
 
 _FUNCTIONS = "llm.request.functions"
