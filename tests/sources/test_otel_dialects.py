@@ -1759,6 +1759,9 @@ def test_a_langfuse_tool_span_of_langgraph_gives_its_tool_messages_content() -> 
         ("genai_interlingua_litellm_acompletion_tool_call.json", ["lookup_order"]),
         # the Vercel AI SDK's ai.prompt.tools, a JSON text each
         ("genai_interlingua_vercel_ai_5_tool_call.json", ["lookup_order"]),
+        # a model call's request body: the Langfuse SDK's observation input, LangSmith's prompt
+        ("langfuse_sdk_google_model_retry.json", ["get_capital"]),
+        ("langsmith_otel_traceable_google_model_retry.json", ["get_capital"]),
     ],
 )
 def test_a_training_row_lists_the_tools_the_spans_say_were_offered(

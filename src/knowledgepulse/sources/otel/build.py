@@ -132,7 +132,7 @@ def _offered(ordered: list[_Read]) -> tuple[dict[str, Any], ...]:
     """
     found: dict[str, dict[str, Any]] = {}
     for item in ordered:
-        for tool in offered_tools(item.span):
+        for tool in offered_tools(item.span, inference=item.view.role == "inference"):
             name = str(tool["function"]["name"])
             answers = is_output_tool(name) or name == FINAL_ANSWER_TOOL
             if "parameters" in tool["function"] and not answers:

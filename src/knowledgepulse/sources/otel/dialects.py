@@ -124,7 +124,7 @@ def read(span: Span) -> View:
     return view
 
 
-def offered_tools(span: Span) -> tuple[dict[str, Any], ...]:
+def offered_tools(span: Span, *, inference: bool = False) -> tuple[dict[str, Any], ...]:
     """The tools the span says the model was offered, as OpenAI function definitions.
 
     The conventions' ``gen_ai.tool.definitions`` (a list: OpenAI's definitions, or flat
@@ -134,8 +134,11 @@ def offered_tools(span: Span) -> tuple[dict[str, Any], ...]:
     Agent Framework); else OpenLLMetry's ``llm.request.functions.{i}`` (LiteLLM's too); else
     MLflow's ``mlflow.chat.tools``, the Vercel AI SDK's ``ai.prompt.tools``; else the Gemini
     tools Google ADK's ``call_llm`` span records in the request it sent
-    (``gcp.vertex.agent.llm_request``'s ``config.tools``). None when the span names none, or
-    one cannot be read.
+    (``gcp.vertex.agent.llm_request``'s ``config.tools``); else, for a model call
+    (``inference``), the ``tools`` of the request body the span records as its input (the Langfuse
+    SDK's ``langfuse.observation.input``, LangSmith's ``gen_ai.prompt``, OpenInference's
+    ``input.value`` or ``llm.invocation_parameters``). None when the span names none, or one
+    cannot be read.
     """
     attrs = span.attributes
     listed = msg.loads(attrs.get("gen_ai.tool.definitions"))
@@ -147,7 +150,19 @@ def offered_tools(span: Span) -> tuple[dict[str, Any], ...]:
         listed = next(filter(None, (_listed(attrs.get(key)) for key in _TOOL_LISTS)), None)
     if not listed:
         listed = as_object(as_object(msg.loads(attrs.get(_ADK_REQUEST))).get("config")).get("tools")
+    if not listed and inference:
+        requests = (as_object(msg.loads(attrs.get(key))).get("tools") for key in _REQUESTS)
+        listed = next((found for found in requests if isinstance(found, list) and found), None)
     return row_tools({"tools": listed}) if listed else ()
+
+
+_REQUESTS = (
+    "langfuse.observation.input",
+    "gen_ai.prompt",
+    "input.value",
+    "llm.invocation_parameters",
+)
+"""Where a model call's span keeps the request body it sent (its ``tools`` beside the messages)."""
 
 
 _TOOL_LISTS = ("mlflow.chat.tools", "ai.prompt.tools")
