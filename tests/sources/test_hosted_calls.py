@@ -549,3 +549,52 @@ def test_an_anthropic_web_fetch_of_a_pdf_is_said_by_its_type() -> None:
     trace = only(list(sources.convert([row], source="anthropic")))
     seen = [step.content for step in trace.steps if step.tool and step.type == "observation"]
     assert seen[0] == "<application/pdf>"
+
+
+EDITOR = FILES / "anthropic" / "test_anthropic_text_editor_code_execution_tool.jsonl"
+"""Two ``text_editor_code_execution`` calls that failed (``unavailable``), a create, a view."""
+
+
+def test_an_anthropic_text_editors_results_read_as_what_it_reported() -> None:
+    """A view is the file's text, a create what it did; a failed one is an evident error."""
+    trace = only(convert_file(EDITOR))
+    seen = [
+        (step.type, step.content) for step in trace.steps if step.tool and step.type != "tool_call"
+    ]
+    # before: '{"is_file_update": false, "type": ...}', '{"content": "Hello, world!", ...}'
+    assert [content for kind, content in seen if kind == "observation"][2:] == [
+        "File created",
+        "Hello, world!",
+    ]
+    assert (seen[0][1] or "").startswith("unavailable: Tool response parsing error for create")
+    assert [kind for kind, _ in seen].count("error_recovery") == 1  # the retried create
+
+
+def test_an_anthropic_text_editors_str_replace_reads_as_its_diff() -> None:
+    """A str_replace's result is the edit's hunk, as a diff shows it, not its JSON."""
+    row = json.loads(EDITOR.read_text().splitlines()[0])
+    created = row["messages"][1]["content"][7]["content"]
+    assert created["type"] == "text_editor_code_execution_create_result"
+    created.clear()
+    created.update(
+        type="text_editor_code_execution_str_replace_result",
+        old_start=1,
+        old_lines=1,
+        new_start=1,
+        new_lines=1,
+        lines=["-Hello, world!", "+Hello, Claude!"],
+    )
+    trace = only(list(sources.convert([row], source="anthropic")))
+    seen = [step.content for step in trace.steps if step.tool and step.type == "observation"]
+    assert seen[2] == "@@ -1,1 +1,1 @@\n-Hello, world!\n+Hello, Claude!"
+
+
+TOOL_SEARCH = FILES / "anthropic" / "test_anthropic_native_tool_search_round_trip.jsonl"
+"""A ``tool_search_tool_bm25`` server call that found ``get_exchange_rate``, then its call."""
+
+
+def test_an_anthropic_tool_search_is_the_names_of_the_tools_it_found() -> None:
+    trace = only(convert_file(TOOL_SEARCH))
+    seen = [step.content for step in trace.steps if step.tool and step.type == "observation"]
+    # before: '{"tool_references": [{"tool_name": "get_exchange_rate", "type": ...}], ...}'
+    assert seen == ["get_exchange_rate", "1 USD = 0.92 EUR"]

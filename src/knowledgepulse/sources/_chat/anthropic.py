@@ -8,7 +8,9 @@ too) is a tool call, joined by ``tool_use_id`` with the ``tool_result`` block th
 (``web_search_tool_result`` and the other server results likewise); a result with
 ``is_error: true``, or a server tool's result whose content is its ``..._error`` (an
 ``error_code``), is an evident error; so is a code run that exited non-zero, its result what
-its command printed (``stdout``, then ``stderr``). A web fetch's result is the page's text.
+its command printed (``stdout``, then ``stderr``). A web fetch's result is the page's text,
+a text editor's what it reported (a view the file's text, a create that it created or updated
+the file, a str_replace its diff hunk), a tool search's the names of the tools it found.
 
 A server tool (web search, code execution, an MCP connector) runs inside the model's turn: its
 call and result are blocks of the same assistant message, and the text after them is what the
@@ -19,7 +21,7 @@ API splits a reply's text where a citation starts or ends, and the reply is thei
 
 from __future__ import annotations
 
-from collections.abc import Container, Mapping
+from collections.abc import Callable, Container, Mapping
 from typing import Any
 
 from knowledgepulse._util.jsonpath import as_string, describe_value, non_empty
@@ -251,11 +253,13 @@ def _server_result(content: Any) -> tuple[Any, bool]:
         code = content.get("return_code")
         exited = isinstance(code, int) and not isinstance(code, bool) and code != 0
         return shell_text([dict(content)]), exited
-    fetched = _fetched(content)
-    return (_server_output(content) if fetched is None else fetched), False
+    kind = content.get("type") if isinstance(content, Mapping) else None
+    read = _RESULTS.get(kind) if isinstance(kind, str) else None
+    said = read(content) if read is not None else None
+    return (_server_output(content) if said is None else said), False
 
 
-def _fetched(content: Any) -> str | None:
+def _fetched(content: Mapping[str, Any]) -> str | None:
     """A web fetch's page as the model read it: its document's text, else the document's type.
 
     A ``web_fetch_result`` holds the page as a ``document`` block (``{"type": "document",
@@ -263,8 +267,6 @@ def _fetched(content: Any) -> str | None:
     JSON around it. A PDF's source is base64 (``"type": "base64"``): said by its type
     (``<application/pdf>``), as an image is, its bytes never kept as text.
     """
-    if not isinstance(content, Mapping) or content.get("type") != "web_fetch_result":
-        return None
     document = content.get("content")
     source = document.get("source") if isinstance(document, Mapping) else None
     if not isinstance(source, Mapping) or not isinstance(source.get("data"), str):
@@ -273,6 +275,85 @@ def _fetched(content: Any) -> str | None:
         text: str = source["data"]
         return text
     return f"<{as_string(source.get('media_type')) or 'application/octet-stream'}>"
+
+
+def _edited(content: Mapping[str, Any]) -> str | None:
+    """A text editor command's result as it reads: a view, a create or a str_replace.
+
+    Each has its ``type`` (``text_editor_code_execution_view_result``...); Anthropic's docs
+    show them as one ``text_editor_code_execution_result``, told apart by their keys.
+    """
+    if "is_file_update" in content:
+        return _created(content)
+    return _replaced(content) if "lines" in content else _viewed(content)
+
+
+def _viewed(content: Mapping[str, Any]) -> str | None:
+    """A text editor's view of a file: the file's text (its ``content``), as ``cat`` shows it.
+
+    (``{"type": "text_editor_code_execution_view_result", "content": "Hello, world!",
+    "file_type": "text", "num_lines", "start_line", "total_lines"}``.) An image or a PDF is
+    said by its type (``<image>``, ``<application/pdf>``), its bytes never kept as text.
+    """
+    kind = as_string(content.get("file_type")) or "text"
+    if kind != "text":
+        return f"<{'application/pdf' if kind == 'pdf' else kind}>"
+    text = content.get("content")
+    return text if isinstance(text, str) else None
+
+
+def _created(content: Mapping[str, Any]) -> str | None:
+    """What a text editor's ``create`` reports: that it wrote a new file, or replaced one.
+
+    (``{"type": "text_editor_code_execution_create_result", "is_file_update": false}``.)
+    """
+    update = content.get("is_file_update")
+    if not isinstance(update, bool):
+        return None
+    return "File updated" if update else "File created"
+
+
+def _replaced(content: Mapping[str, Any]) -> str | None:
+    """What a text editor's ``str_replace`` reports: the edit as a diff hunk.
+
+    (``{"type": "text_editor_code_execution_str_replace_result", "old_start": 3, "old_lines":
+    1, "new_start": 3, "new_lines": 1, "lines": ["-  debug: true", "+  debug: false"]}``:
+    ``@@ -3,1 +3,1 @@`` and its lines.)
+    """
+    lines = content.get("lines")
+    if not isinstance(lines, list) or not all(isinstance(line, str) for line in lines):
+        return None
+    numbers = [content.get(key) for key in ("old_start", "old_lines", "new_start", "new_lines")]
+    if all(isinstance(number, int) and not isinstance(number, bool) for number in numbers):
+        old_start, old_lines, new_start, new_lines = numbers
+        lines = [f"@@ -{old_start},{old_lines} +{new_start},{new_lines} @@", *lines]
+    return "\n".join(lines)
+
+
+def _found_tools(content: Mapping[str, Any]) -> str | None:
+    """A tool search's result: the names of the tools it found, one a line.
+
+    (``{"type": "tool_search_tool_search_result", "tool_references": [{"type":
+    "tool_reference", "tool_name": "get_exchange_rate"}]}``: the API loads each found tool's
+    definition for the model, which the row's ``tools`` hold.)
+    """
+    found = content.get("tool_references")
+    if not isinstance(found, list):
+        return None
+    names = (as_string(ref.get("tool_name")) for ref in found if isinstance(ref, Mapping))
+    return "\n".join(name for name in names if name)
+
+
+_RESULTS: dict[str, Callable[[Mapping[str, Any]], str | None]] = {
+    "web_fetch_result": _fetched,
+    "text_editor_code_execution_result": _edited,
+    "text_editor_code_execution_view_result": _edited,
+    "text_editor_code_execution_create_result": _edited,
+    "text_editor_code_execution_str_replace_result": _edited,
+    "tool_search_tool_search_result": _found_tools,
+}
+"""How a server tool's result reads as the text the model read, by its ``type``; one that does
+not hold what its reader reads (None) stays as it is (:func:`_server_output`)."""
 
 
 def _server_output(content: Any) -> Any:
