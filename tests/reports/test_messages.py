@@ -611,6 +611,29 @@ def test_a_run_ended_by_an_error_that_is_its_outcome_does_not_say_it_as_the_agen
     assert step_kinds(back) == step_kinds(trace)
 
 
+IMAGE_RUN = "pydantic_ai_responses_image_generation_jpeg.jsonl"
+"""gpt-5's run that made an image of an axolotl and closed with an empty ``output_text``."""
+
+
+def test_a_run_whose_answer_is_the_image_it_made_ends_in_that_result_not_the_models_text() -> None:
+    """gpt-5 made an image and said nothing after it: the image (``<image/jpeg>``) is the answer,
+    shown to the user, no text of the model's. The row ends in the image's tool turn, named as
+    the answer (kp_answer_turn), and reads back as the same trace. Before, an assistant turn said
+    ``<image/jpeg>``, teaching the model to write that as its reply."""
+    path = REPO / "tests" / "conformance" / "files" / "openai-responses" / IMAGE_RUN
+    (trace,) = [item.trace for item in read([path]) if not isinstance(item, Problem)]
+    assert trace.outcome.result_summary == "<image/jpeg>"
+    row = chat_row(trace)
+    last = len(row["messages"]) - 1
+    assert row["messages"][last]["role"] == "tool"
+    assert row["messages"][last]["content"] == "<image/jpeg>"
+    assert [m for m in row["messages"] if m["role"] == "assistant" and m.get("content")] == []
+    assert row["kp_answer_turn"] == last
+    back = read_back(row)
+    assert_same_trace(trace, back)
+    assert step_kinds(back) == step_kinds(trace)
+
+
 def test_a_failed_model_call_that_was_retried_is_no_turn_and_reads_back_as_the_error() -> None:
     """A rate-limited model call, then the retry's answer: the model never saw the 429, so the
     row is the request and the answer, the error kept beside them (kp_unseen_errors), and it

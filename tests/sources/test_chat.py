@@ -2012,6 +2012,8 @@ def test_a_response_that_ends_on_the_image_it_made_answers_with_the_image() -> N
         (item,) = (i for i in sources.convert([row]) if isinstance(i, TraceItem))
         assert item.trace.outcome.result_summary == "<image/png>"
         assert item.trace.metadata.success is True
+        # the image is the tool's result, never the model's words: no thought says it
+        assert [step.type for step in item.trace.steps] == ["tool_call", "observation"]
     # Text after it, or the user speaking, is what closes the run: the image is no answer then.
     user = {"role": "user", "content": "Another one?"}
     answers = [

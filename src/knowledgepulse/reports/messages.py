@@ -7,7 +7,9 @@ observation as the ``tool`` turn answering the latest call still waiting (by ``t
 the outcome's ``result_summary`` as the last assistant turn, unless the run gave no answer (a
 function-calling row whose target is a call): then the row ends in its call or result, as the source
 did; nor after the user turn that ends a run, when that turn (an error the run ended on) or the
-agent's message it answers was the answer (``kp_answer_turn`` names that turn). A call whose step
+agent's message it answers was the answer, nor after the result that ends it when that result was
+the answer, not said by the model (an image the image generator made) (``kp_answer_turn`` names
+that turn). A call whose step
 text is not the call itself (it does not start with the tool's name: what the agent said with it, as
 tau-bench's ``respond`` message to the user) opens an assistant turn of its own with that text as
 ``content``, so a trainer sees it. A ``respond`` call with no arguments whose observation follows it
@@ -140,11 +142,11 @@ def chat_row(
     # a training row must not teach it to say "failed". Read back, it gets the same summary.
     # Nor one that ends in the user's reply (the agent's last word was to the user), or in an
     # error met outside a tool (the run stopped there).
-    # And one whose answer the row says already, in the user turn that ends it or the agent's
-    # text that turn answers, is not said again after it: the column says which turn it is.
+    # And one whose answer the row says already, in the user or tool turn that ends it or the
+    # agent's text a user turn answers, is not said again after it: the column says which.
     replied = row.turns > 0 and messages[-1]["role"] == "user"
     stopped = replied or messages[-1]["role"] == "tool" or "tool_calls" in messages[-1]
-    said = _said_before(messages, opened, answer) if replied and not answer_step else None
+    said = _said_before(messages, opened, answer) if stopped and not answer_step else None
     if said is None and (answer_step or answer != no_answer(trace.metadata.success) or not stopped):
         messages.append({"role": "assistant", "content": answer})
     source = (trace.metadata.model_extra or {}).get("source")
@@ -280,14 +282,19 @@ def messages_fields(pa: Any) -> list[Any]:
 
 
 def _said_before(messages: list[dict[str, Any]], opened: int, answer: str) -> int | None:
-    """The turn of a row ending in a user turn that says the answer, if one does.
+    """The turn of a row ending in a user or tool turn that says the answer, if one does.
 
-    That turn itself (an error the run ended on: an Agents SDK guardrail's tripwire), else the
-    agent's text it answers (tau2's last message, before the simulated user's ``###STOP###``).
+    That turn itself (an error the run ended on: an Agents SDK guardrail's tripwire; the result
+    the run ended on, shown to the user as its answer: the image a Responses image generator
+    made, ``<image/jpeg>``, which the model never said), else the agent's text a user turn
+    answers (tau2's last message, before the simulated user's ``###STOP###``).
     ``messages[opened:]`` are the run's turns (not the objective).
     """
-    last = len(messages) - 1  # the user turn; the one before it, when it is the run's
-    for index in (last, last - 1) if last - 1 >= opened else (last,):
+    last = len(messages) - 1  # the last turn; the one before a user turn, when it is the run's
+    if messages[last]["role"] == "assistant":  # a call: it says no answer
+        return None
+    replied = messages[last]["role"] == "user"
+    for index in (last, last - 1) if replied and last - 1 >= opened else (last,):
         turn = messages[index]
         told = index == last or (turn["role"] == "assistant" and "tool_calls" not in turn)
         if told and (turn["content"] or "").strip() == answer.strip():

@@ -13,7 +13,8 @@ request's ``tools`` list: its type less ``_call`` (``web_search``, ``code_interp
 An ``image_generation_call`` is an output item: the image it made is shown to the user as part of
 the response. A response that ends on one (nothing after it but reasoning and assistant messages
 without text, as gpt-5 sends) answers with that image, said by its type (``<image/jpeg>``, as the
-Gemini reader says an image the model made), not with nothing.
+Gemini reader says an image the model made), not with nothing; no thought says it (the model
+wrote no such text), so a training row ends in the image's result, which it names as the answer.
 
 An ``mcp_list_tools`` item is the tools an MCP server offers, fetched by the API itself when the
 server is configured: no call the model made, so no step (as a request's ``tools`` are none),
@@ -141,8 +142,9 @@ def tell(items: list[Any], builder: StepBuilder) -> _row.Told:
             )
         else:
             _tool_item(calls, item, kind, (index,), held)
-    if image is not None:
-        builder.answer(image)
+    if image is not None:  # shown to the user, never said by the model: no thought of its
+        builder.answer(image, said=False)
+        builder.answer_is_step = False
     return _row.Told(
         objective,
         ((answer_at >= 0 or image is not None) and builder.final_answer is not None)
