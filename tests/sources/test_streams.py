@@ -607,6 +607,23 @@ def test_a_cursor_stream_reads_its_thinking_calls_and_last_text() -> None:
 
 
 @pytest.mark.parametrize(
+    "name",
+    [
+        "cursor_hack_cursor_agent_direct-sleep.jsonl",  # thinking pieces stamped first
+        "cursor_hack_cursor_agent_subagent-sleep.jsonl",  # only its tool_call records stamped
+    ],
+)
+def test_a_cursor_run_is_dated_by_its_first_stamped_record(name: str) -> None:
+    """Cursor stamps its records with ``timestamp_ms`` (none with an ISO ``timestamp``): the run
+    starts at the first; before, every Cursor run was dated 1970-01-01."""
+    path = CORPUS / "claude-code" / name
+    first = next(record["timestamp_ms"] for record in lines(path) if "timestamp_ms" in record)
+    trace = only(convert_file(path)).trace
+    assert trace.metadata.created_at.timestamp() * 1000 == pytest.approx(first)
+    assert trace.metadata.created_at.year == 2026
+
+
+@pytest.mark.parametrize(
     ("result", "said"),
     [
         ({"success": {"command": "false", "exitCode": 1, "stdout": "", "stderr": "boom"}}, "boom"),

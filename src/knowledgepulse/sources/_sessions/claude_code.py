@@ -63,10 +63,11 @@ succeeded: kp reads the text as it is. Cursor's CLI (``cursor-agent -p --output-
 stream-json``) prints the protocol too (its ``init`` names the ``apiKeySource``, no tools; a
 ``user`` record echoes the prompt), with records of its own, ``tool_call`` and ``thinking``, read
 by :mod:`.cursor_cli`; its ``result`` text runs all the assistant's texts together, so the answer
-is the last one. With ``--stream-partial-output`` it adds each piece of text as it arrives, an
-``assistant`` record with a ``timestamp_ms`` and no ``model_call_id``: those are left out, as
-the whole text follows in the record that names its model call (or, for the last text, in the
-one with neither).
+is the last one; the run is dated by the first of its records' ``timestamp_ms`` (a call, a
+thought's piece, a text: Cursor stamps them, not its prompt). With ``--stream-partial-output`` it
+adds each piece of text as it arrives, an ``assistant`` record with a ``timestamp_ms`` and no
+``model_call_id``: those are left out, as the whole text follows in the record that names its
+model call (or, for the last text, in the one with neither).
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ from functools import partial
 from typing import Any
 
 from knowledgepulse._util.jsonpath import as_string, describe_value, non_blank
-from knowledgepulse._util.times import iso_time
+from knowledgepulse._util.times import epoch_time, iso_time
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import anthropic
 from knowledgepulse.sources._envelope import (
@@ -286,6 +287,10 @@ def _from_stream(sessions: dict[str, _Session], record: Record) -> Mapping[str, 
     value = record.value
     session_id = value["session_id"]
     kind = value["type"]
+    stamped = epoch_time(value.get("timestamp_ms"))  # Cursor's records' time, ms since 1970
+    if stamped is not None:
+        session = sessions.setdefault(session_id, _Session(record, streamed=True))
+        session.started = session.started or stamped
     if kind == "system" and value.get("subtype") == "init":
         session = sessions.setdefault(session_id, _Session(record, streamed=True))
         session.model = session.model or as_string(value.get("model"))
