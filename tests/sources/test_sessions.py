@@ -563,6 +563,21 @@ def test_a_codex_rollout_is_one_trace_of_its_response_items() -> None:
     assert trace.metadata.framework == "codex"
 
 
+def test_a_codex_tool_search_is_answered_by_the_tools_it_found() -> None:
+    """A ``tool_search_call``'s result is its ``tool_search_output`` (same ``call_id``, no
+    ``_call`` in its type): the tools it lists. Before, the search had no result, and a training
+    row's call no tool turn."""
+    records = lines(CODEX / "agent_sessions_small.jsonl")
+    found = next(r["payload"] for r in records if r["payload"].get("type") == "tool_search_output")
+    trace = only(list(convert(records))).trace
+    search = next(
+        n for n, step in enumerate(trace.steps) if step.tool and step.tool.name == "tool_search"
+    )
+    assert trace.steps[search + 1].type == "observation"
+    assert "example_group" in (trace.steps[search + 1].content or "")
+    assert found["tools"][0]["name"] == "example_group"
+
+
 def _codex_legacy(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A rollout in the layout Codex CLI wrote before ``{timestamp, type, payload}`` lines: the
     session's ``{id, timestamp, instructions, git}`` first, then each Responses item bare, a

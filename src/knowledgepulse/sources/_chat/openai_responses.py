@@ -26,7 +26,8 @@ A hosted MCP tool that needs approval comes as an ``mcp_approval_request`` (its 
 ``arguments``, its ``server_label``): the model's call, waiting for the user. The user's
 ``mcp_approval_response`` that refuses it (``approve: false``) is that call's failure; the
 ``mcp_call`` that runs an approved one names the request (``approval_request_id``) and is its
-result, not a second call.
+result, not a second call. A ``tool_search_call``'s result is the ``tools`` its
+``tool_search_output`` (of the same ``call_id``) lists.
 An ``apply_patch_call`` says what to change in its ``operation``; an ``*_output`` of status
 ``failed`` (the patch did not apply) is an error, as is a ``shell_call_output`` whose command
 exited non-zero or timed out; the shell's observation is what its commands printed (``stdout``,
@@ -70,6 +71,8 @@ _TYPED = frozenset(
         "mcp_approval_request",
     }
 )
+_SEARCH_OUTPUT = "tool_search_output"
+"""A ``tool_search_call``'s result (the tools it found, by its ``call_id``): no ``_call`` in it."""
 _APPROVAL = "mcp_approval_request"
 """An MCP call held for the user's approval: a call all the same (it has no ``_call`` suffix)."""
 
@@ -182,6 +185,15 @@ def _tool_item(
             # exited 0 is no failure of the call's
             failed, output = bool(failed), shell_text(output)
         calls.result(None, output, call_id=as_string(item.get("call_id")), is_error=failed)
+    elif kind == _SEARCH_OUTPUT:  # the tools a tool search found: its call's result
+        found = item.get("tools")
+        failed = True if item.get("status") == "failed" else None
+        calls.result(
+            None,
+            item if found is None else found,
+            call_id=as_string(item.get("call_id")),
+            is_error=failed,
+        )
 
 
 def _image_answer(items: list[Any], kinds: list[str | None], last_call: int) -> str | None:
