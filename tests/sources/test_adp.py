@@ -584,3 +584,23 @@ def test_an_actions_reasoning_content_is_a_thought_before_its_description() -> N
     ]
     assert ("thought", "The clock is here.") in contents
     assert item.trace.outcome.result_summary == "I found it."
+
+
+def test_the_tools_a_trajectory_declares_are_the_tools_offered() -> None:
+    """SWE-Gym's ``details.tools`` (OpenHands' definitions as JSON text) and Toucan's Kimi
+    ``tool_declare`` opening text declare the tools offered; the training row lists them as
+    given. Before, both were left out and a schema was guessed from the calls: no description,
+    Toucan's ``numResults`` an integer where it declares a number, SWE-Gym's ``finish`` lost."""
+    gym = CORPUS / "swe_gym_openhands_sample_std.json"
+    (run,) = json.loads(gym.read_text(encoding="utf-8"))
+    declared = json.loads(run["details"]["tools"])
+    (item,) = [i for i in convert_file(gym) if isinstance(i, TraceItem)]
+    assert [t["function"]["name"] for t in item.tools] == [t["function"]["name"] for t in declared]
+    assert item.tools[0]["function"]["description"] == declared[0]["function"]["description"]
+    toucan = CORPUS / "toucan_1_5m_sample_std.json"
+    (run,) = json.loads(toucan.read_text(encoding="utf-8"))
+    opening = run["content"][0]["content"]
+    written = opening.removeprefix("<|im_system|>tool_declare<|im_middle|>")
+    (item,) = [i for i in convert_file(toucan) if isinstance(i, TraceItem)]
+    assert list(item.tools) == json.loads(written.removesuffix("<|im_end|>"))
+    assert item.tools[0]["function"]["parameters"]["properties"]["numResults"]["type"] == "number"

@@ -81,14 +81,21 @@ its fixed sentence, to the prompt's end (glaive-function-calling-v2, and the dat
 Locutusque's function-calling-chatml)."""
 
 
+_KIMI_TOOLS = re.compile(r"<\|im_system\|>tool_declare<\|im_middle\|>(.*?)<\|im_end\|>", re.DOTALL)
+"""The tools of Kimi K2's chat template: a ``tool_declare`` system message of its tokens around
+a JSON list (Toucan-1.5M writes its rows' system message so, and ADP's standardized Toucan
+keeps it as the environment's opening text)."""
+
+
 def prompt_tools(system: str | None) -> tuple[dict[str, Any], ...]:
     """The tools a system prompt declares, as OpenAI's; none when it declares none.
 
     Between ``<tools>`` tags (the Hermes format): the prompt names the tags in its instructions
     first ("within <tools> </tools> XML tags"), so the first pair holding a readable list is the
-    declaration. Else after Glaive's "Use them if required -".
+    declaration. Else in Kimi K2's ``tool_declare`` message; else after Glaive's "Use them if
+    required -".
     """
-    for found in _TOOLS_TAG.finditer(system or ""):
+    for found in (*_TOOLS_TAG.finditer(system or ""), *_KIMI_TOOLS.finditer(system or "")):
         tools = row_tools({"tools": _values(found.group(1))})
         if tools:
             return tools

@@ -38,14 +38,16 @@ They are read as ADP's own converter to OpenHands' training rows reads them
 * a ``text_observation`` of the ``user`` that answers no action is the objective (the first), or
   the user's reply to the agent (a later one); of the ``agent``, what the agent said; of the
   ``environment``, feedback that answers no action: an evident error when it says so, else
-  context (Toucan's tool declarations, the system prompt), left out, as a web or image
-  observation no action precedes (the page the task opens on) is;
+  context (the system prompt), left out, as a web or image observation no action precedes (the
+  page the task opens on) is; where that context declares the tools (Toucan's Kimi
+  ``tool_declare`` message, :func:`prompt_tools`), they are the tools offered;
 * AgentInstruct's trajectories open by priming the model (the environment's instructions, the
   agent's "OK", then the task): the instructions are the system prompt (:func:`primed`).
 
 ``details`` holds what a dataset kept of the run (all values text): SWE-Gym's ``resolved``
 (``"True"``/``"False"``) is the success; without it, success is whether the trajectory ends in
-the agent's final message. The id is the trajectory's ``id``.
+the agent's final message. SWE-Gym's ``tools`` (OpenHands' definitions, as JSON text) are the
+tools offered. The id is the trajectory's ``id``.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ from knowledgepulse._util.text import counted
 from knowledgepulse._util.times import moment
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat._text import error_text, one_of, primed
+from knowledgepulse.sources._chat._tools import prompt_tools, row_tools
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble
 from knowledgepulse.sources._sessions._documents import each_document
 from knowledgepulse.sources._steps import StepBuilder, as_text
@@ -179,6 +182,7 @@ def _time_detail(details: Mapping[str, Any]) -> str | None:
 class _Told:
     objective: str | None
     system: str | None
+    tools: tuple[dict[str, Any], ...]
 
 
 def _finish(record: Record, options: TraceOptions) -> TraceItem:
@@ -205,6 +209,7 @@ def _finish(record: Record, options: TraceOptions) -> TraceItem:
         content_hint=CONTENT_HINT,
         location=record.location,
         system=told.system,
+        tools=row_tools(details) or told.tools,
     )
 
 
@@ -224,6 +229,7 @@ def _tell(content: list[Any], builder: StepBuilder) -> _Told:
     final = _final_message(content)
     objective: str | None = None
     system: str | None = None
+    tools: tuple[dict[str, Any], ...] = ()
     calls = _Calls()
     for index, item in enumerate(content):
         path: tuple[str | int, ...] = ("content", index)
@@ -260,9 +266,11 @@ def _tell(content: list[Any], builder: StepBuilder) -> _Told:
             else:
                 builder.user_turn(text)
         elif kind == "text_observation":  # the environment's, answering no action
-            builder.error(error_text(_text(item, path)))
+            text = _text(item, path)
+            tools = tools or prompt_tools(text)
+            builder.error(error_text(text))
         calls.just_told = None
-    return _Told(objective, system)
+    return _Told(objective, system, tools)
 
 
 @dataclass
