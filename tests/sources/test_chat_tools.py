@@ -195,3 +195,20 @@ def test_every_conformance_rows_tools_name_json_schema_types() -> None:
 
 
 _UPPER = ("STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT")
+
+
+def test_the_older_hermes_prompt_declares_its_tools_between_functions_tags() -> None:
+    """MarketDataGenie's deprecated example writes the definitions after ``tools:`` between
+    ``<functions>`` tags, its instructions naming the (empty) tags first: the training row
+    lists both tools offered, descriptions kept. Before, a schema was guessed from the one call
+    made: no description, ``get_n_day_weather_forecast`` lost."""
+    folder = REPO / "tests/conformance/files/sharegpt"
+    path = folder / "marketdatagenie_hermes_fc_sharegpt_example_deprecated.json"
+    system = json.loads(path.read_text(encoding="utf-8"))[0]["conversations"][0]["value"]
+    written = system.rsplit("<functions>tools:", 1)[1].removesuffix("</functions>")
+    (first, _) = [item for item in read([path]) if isinstance(item, TraceItem)]
+    assert list(first.tools) == json.loads(written)
+    assert [tool["function"]["name"] for tool in first.tools] == [
+        "get_current_weather",
+        "get_n_day_weather_forecast",
+    ]

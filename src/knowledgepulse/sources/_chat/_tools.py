@@ -73,6 +73,12 @@ _TOOLS_TAG = re.compile(r"<tools>\s*(.*?)\s*</tools>", re.DOTALL)
 """The tools of a Hermes-format system prompt (NousResearch's function-calling format)."""
 
 
+_FUNCTIONS_TAG = re.compile(r"<functions>\s*(?:tools:\s*)?(.*?)\s*</functions>", re.DOTALL)
+"""The tools of the Hermes format's older system prompt, between ``<functions>`` tags after
+``tools:`` (MarketDataGenie's deprecated ShareGPT example), its instructions naming the tags
+first ("delimited within XML tags <functions></functions>")."""
+
+
 _GLAIVE_TOOLS = re.compile(
     r"with access to the following functions\. Use them if required -\s*(\{.*\})\s*\Z", re.DOTALL
 )
@@ -92,10 +98,11 @@ def prompt_tools(system: str | None) -> tuple[dict[str, Any], ...]:
 
     Between ``<tools>`` tags (the Hermes format): the prompt names the tags in its instructions
     first ("within <tools> </tools> XML tags"), so the first pair holding a readable list is the
-    declaration. Else in Kimi K2's ``tool_declare`` message; else after Glaive's "Use them if
-    required -".
+    declaration; so between the older ``<functions>`` tags. Else in Kimi K2's ``tool_declare``
+    message; else after Glaive's "Use them if required -".
     """
-    for found in (*_TOOLS_TAG.finditer(system or ""), *_KIMI_TOOLS.finditer(system or "")):
+    tagged = (_TOOLS_TAG, _FUNCTIONS_TAG, _KIMI_TOOLS)
+    for found in (match for tag in tagged for match in tag.finditer(system or "")):
         tools = row_tools({"tools": _values(found.group(1))})
         if tools:
             return tools
