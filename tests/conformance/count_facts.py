@@ -463,6 +463,15 @@ def _invented(message: dict[str, Any]) -> bool:
     return not message.get("tool_calls") and text.lstrip().startswith("Observation:")
 
 
+_NOT_EXECUTED = "cannot be executed. You may make a mistake and need to fix it."
+"""How AgentBench's knowledge-graph environment answers a call it cannot run (AgentInstruct's
+rows, ADP's standardized ones): the call failed."""
+
+
+def _not_executed(text: Any) -> bool:
+    return isinstance(text, str) and text.rstrip().endswith(_NOT_EXECUTED)
+
+
 def _chat_user(timeline: _Timeline, text: str | None, objective: str | None, ran: str) -> Any:
     """A user turn: the objective, the output of what the assistant ran, or the user's reply.
     Returns the objective."""
@@ -473,6 +482,8 @@ def _chat_user(timeline: _Timeline, text: str | None, objective: str | None, ran
         code = _RETURN_CODE.match(str(text).lstrip())
         if code is not None and code.group(1) != "0":
             timeline.error()
+    elif ran == "xml" and _not_executed(text):  # AgentBench's KG refusing the call
+        timeline.error()
     elif ran in ("", "ended"):  # after an ending action: words that close nothing
         timeline.user(text)
     return objective
@@ -5542,9 +5553,11 @@ exception's name beside ``Traceback (most recent call last)``."""
 
 
 def _adp_failed(text: Any) -> bool:
-    """Whether an ADP observation's text says it failed: an error, or a (IPython) traceback."""
+    """Whether an ADP observation's text says it failed: an error, a (IPython) traceback, or
+    AgentBench's KG refusing the call."""
     text = text.lstrip() if isinstance(text, str) else ""
-    return text.startswith(_ADP_FAILED) or _IPYTHON_TRACEBACK.match(text) is not None
+    failed = text.startswith(_ADP_FAILED) or _IPYTHON_TRACEBACK.match(text) is not None
+    return failed or _not_executed(text)
 
 
 def _adp_speakers(content: list[dict[str, Any]]) -> list[tuple[str, Any]]:

@@ -604,3 +604,21 @@ def test_the_tools_a_trajectory_declares_are_the_tools_offered() -> None:
     (item,) = [i for i in convert_file(toucan) if isinstance(i, TraceItem)]
     assert list(item.tools) == json.loads(written.removesuffix("<|im_end|>"))
     assert item.tools[0]["function"]["parameters"]["properties"]["numResults"]["type"] == "number"
+
+
+def test_a_call_agentbenchs_knowledge_graph_cannot_run_failed_and_the_next_recovers() -> None:
+    """AgentBench's KG environment answers a call it cannot run "get_relations(X) cannot be
+    executed. You may make a mistake and need to fix it.": a failed call, the agent's next
+    call its error recovery (it says "I misunderstood..."). Before, a result like any other."""
+    path = CORPUS / "agenttuning_kg_sample_std.json"
+    traces = [i.trace for i in convert_file(path) if isinstance(i, TraceItem)]
+    steps = traces[1].steps
+    refused = next(n for n, s in enumerate(steps) if "cannot be executed" in (s.content or ""))
+    assert steps[refused].type == "observation"
+    called = steps[refused - 1].tool
+    assert called is not None
+    assert called.name == "get_relations"
+    recovery = next(s for s in steps[refused:] if s.type in ("tool_call", "error_recovery"))
+    assert recovery.type == "error_recovery"
+    assert recovery.tool is not None
+    assert recovery.tool.name == "get_attributes"

@@ -34,6 +34,12 @@ _ERROR_START = re.compile(
     r"|-{10,}[ \t]*\r?\n[ \t]*[\w.]+[ \t]+traceback \(most recent call last\))",
     re.IGNORECASE,
 )
+_NOT_EXECUTED = re.compile(
+    r"\bcannot be executed\. You may make a mistake and need to fix it\.\s*\Z"
+)
+"""AgentBench's knowledge-graph environment answering a call it cannot run
+(``get_relations(X) cannot be executed. You may make a mistake and need to fix it.``), in
+AgentInstruct's rows and ADP's standardized ones: the call failed."""
 _EXIT_CODE = re.compile(r"\n[ \t]*Exit code:[ \t]*(-?\d+)\s*\Z")
 """A shell tool's result that ends by saying how its command exited (nanobot's ``exec`` tool
 appends ``Exit code: N`` to the command's output): a code other than 0 is a failed command."""
@@ -189,7 +195,7 @@ def error_text(output: Any) -> str | None:
         return _object_error(output)
     if not isinstance(output, str):
         return None
-    if _ERROR_START.match(output):
+    if _ERROR_START.match(output) or _NOT_EXECUTED.search(output):
         return output
     exited = _EXIT_CODE.search(output)
     if exited is not None and int(exited.group(1)) != 0:
