@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from knowledgepulse.sources import read
-from knowledgepulse.sources._chat._tools import prompt_tools, row_tools
+from knowledgepulse.sources._chat._tools import declaration_only, prompt_tools, row_tools
 from knowledgepulse.trace.item import TraceItem
 from tests.paths import REPO
 
@@ -212,3 +212,18 @@ def test_the_older_hermes_prompt_declares_its_tools_between_functions_tags() -> 
         "get_current_weather",
         "get_n_day_weather_forecast",
     ]
+
+
+def test_a_system_message_that_only_declares_kimis_tools_is_no_system_prompt() -> None:
+    """Toucan-1.5M's system message is Kimi K2's ``tool_declare`` message, the template's own
+    tokens around the tools: the training row lists the tools and opens with no system turn.
+    Before, the row told them twice, once as literal ``<|im_system|>`` tokens."""
+    path = REPO / "tests/conformance/files/openai-chat/toucan_1_5m_sample.json"
+    (row,) = json.loads(path.read_text(encoding="utf-8"))
+    assert row["messages"][0]["content"].startswith("<|im_system|>tool_declare<|im_middle|>")
+    (item,) = [item for item in read([path]) if isinstance(item, TraceItem)]
+    assert item.system is None
+    assert list(item.tools) == row["available_tools"]
+    assert declaration_only(row["messages"][0]["content"])
+    assert not declaration_only("<|im_system|>tool_declare<|im_middle|>not JSON<|im_end|>")
+    assert not declaration_only(f"Be brief.\n{row['messages'][0]['content']}")

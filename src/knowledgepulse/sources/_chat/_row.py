@@ -35,7 +35,12 @@ from knowledgepulse.sources._chat._text import (
     react_transcript,
     users_words,
 )
-from knowledgepulse.sources._chat._tools import message_tools, prompt_tools, row_tools
+from knowledgepulse.sources._chat._tools import (
+    declaration_only,
+    message_tools,
+    prompt_tools,
+    row_tools,
+)
 from knowledgepulse.sources._envelope import (
     CONFIDENCE_KEY,
     DOMAIN_KEY,
@@ -783,8 +788,19 @@ def _convert_row(
         privacy_level=_privacy_level(row.get(PRIVACY_COLUMN)),
         # What a training row of the trace opens with and lists, as the source row had them.
         tools=row_tools(row) or message_tools(messages) or prompt_tools(told.system),
-        system=told.system if told.objective is not None else None,
+        system=_system_prompt(told),
     )
+
+
+def _system_prompt(told: Told) -> str | None:
+    """The system prompt a training row opens with, where there is one to open with.
+
+    None without an objective (the system text stood in for it), nor where it only declares the
+    tools in Kimi's tokens (the row's tools list them).
+    """
+    if told.objective is None or declaration_only(told.system):
+        return None
+    return told.system
 
 
 def _model(row: Mapping[str, Any], family: ChatSource, messages: list[Any]) -> str | None:

@@ -110,6 +110,18 @@ def prompt_tools(system: str | None) -> tuple[dict[str, Any], ...]:
     return row_tools({"tools": _values(glaive.group(1))}) if glaive else ()
 
 
+def declaration_only(system: str | None) -> bool:
+    """Whether a system prompt is nothing but Kimi K2's ``tool_declare`` message of readable tools.
+
+    That message is how Kimi's chat template writes the tools offered, in its own tokens
+    (Toucan-1.5M's rows keep it as their system message): the tools are listed as the row's
+    tools, and a chat template writes them again; kept as the system prompt too, they would be
+    told twice, the second time as literal template tokens.
+    """
+    found = _KIMI_TOOLS.fullmatch((system or "").strip())
+    return found is not None and bool(row_tools({"tools": _values(found.group(1))}))
+
+
 def _values(text: str) -> list[Any] | None:
     """The definitions written between the tags, as a list; ``None`` when none can be read.
 
@@ -215,4 +227,4 @@ def _without_nulls(value: Any) -> Any:
     return value
 
 
-__all__ = ["message_tools", "prompt_tools", "row_tools"]
+__all__ = ["declaration_only", "message_tools", "prompt_tools", "row_tools"]
