@@ -330,6 +330,8 @@ _FRAMINGS = (
 # carry the start of the value, and keeps the first of a field twice written). What was said is
 # the fields' values; the markers, the reminder and the closing marker are DSPy's.
 _DSPY_FIELD = re.compile(r"^[ \t]*\[\[ ## (\w+) ## \]\]", re.MULTILINE)
+_DSPY_MARKER = "[[ ## "
+"""What every field marker holds: a text without it is no DSPy message (no regex run)."""
 _DSPY_COMPLETED = "completed"
 """The marker DSPy's replies end with: no field."""
 _DSPY_OUTPUT_REQUIREMENTS = re.compile(
@@ -348,6 +350,8 @@ def dspy_field_values(text: str) -> dict[str, str] | None:
 
     ``None`` when the text is not one: it opens with no field marker.
     """
+    if _DSPY_MARKER not in text:
+        return None
     body = text.strip()
     fields = list(_DSPY_FIELD.finditer(body))
     if not fields or fields[0].start() != 0:
@@ -371,6 +375,8 @@ def dspy_fields(text: str) -> str | None:
 
 def _dspy_inputs(text: str) -> str | None:
     """The values of the input fields a DSPy adapter wrote the request as, a blank line apart."""
+    if _DSPY_MARKER not in text:  # most requests: no marker, and none once the reminder is cut
+        return None
     return dspy_fields(_DSPY_OUTPUT_REQUIREMENTS.sub("", text.strip()))
 
 

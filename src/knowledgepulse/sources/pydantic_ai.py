@@ -80,9 +80,13 @@ def is_retry_prompt(value: Any) -> bool:
     )
 
 
+_OUTPUT_TOOLS = f"{OUTPUT_TOOL}_"
+"""How the names of Pydantic AI's numbered output tools begin (``final_result_Weather``)."""
+
+
 def is_output_tool(name: str) -> bool:
     """Whether a tool is Pydantic AI's output tool: a call to it is the answer, not a tool call."""
-    return name == OUTPUT_TOOL or name.startswith(f"{OUTPUT_TOOL}_")
+    return name == OUTPUT_TOOL or name.startswith(_OUTPUT_TOOLS)
 
 
 _KINDS = frozenset({"request", "response"})

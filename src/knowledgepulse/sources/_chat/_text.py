@@ -197,10 +197,12 @@ def error_text(output: Any) -> str | None:
         return None
     if _ERROR_START.match(output) or _NOT_EXECUTED.search(output):
         return output
-    exited = _EXIT_CODE.search(output)
+    # Each regex and parse only where its words are: most results say none of them.
+    exited = _EXIT_CODE.search(output) if "Exit code:" in output else None
     if exited is not None and int(exited.group(1)) != 0:
         return output
-    if output.lstrip().startswith("{"):
+    # An "error" key is written as the word, or with a \u escape in it.
+    if ("error" in output or "\\u" in output) and output.lstrip().startswith("{"):
         try:
             parsed = orjson.loads(output)
         except orjson.JSONDecodeError:
@@ -461,7 +463,9 @@ _ENDING_ACTIONS = frozenset({"answer", "finish"})
 
 def declared_action(instructions: str | None) -> str | None:
     """The marker of the action line the instructions tell the model to write, else ``None``."""
-    found = _DECLARED_ACTION.search(instructions or "")
+    if not instructions or ("Act" not in instructions and "ACT" not in instructions):
+        return None  # most prompts: no marker, found without the regex trying every position
+    found = _DECLARED_ACTION.search(instructions)
     return found[1] if found else None
 
 
