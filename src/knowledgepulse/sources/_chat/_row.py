@@ -830,7 +830,9 @@ def _model(row: Mapping[str, Any], family: ChatSource, messages: list[Any]) -> s
         *(
             name
             for turn in reversed(messages)
-            if isinstance(turn, dict) and turn.get("role") == "assistant"
+            if isinstance(turn, dict)
+            and ("model" in turn or "modelInfo" in turn)
+            and turn.get("role") == "assistant"
             for name in (turn.get("model"), as_object(turn.get("modelInfo")).get("id"))
         )
     )

@@ -136,6 +136,17 @@ def _harmony(message: Any) -> Any:
     return {"role": "assistant", "content": None, "tool_calls": [{"function": function}]}
 
 
+def _as_it_is(message: Any) -> bool:
+    """Whether a message is in Chat Completions' form already, as most are.
+
+    It has no GenAI ``parts``, no harmony ``channel`` and no ``bot`` role: :func:`_genai`,
+    :func:`_harmony` and :func:`_bot_as_assistant` would give it back as it is.
+    """
+    return not isinstance(message, dict) or (
+        "parts" not in message and "channel" not in message and message.get("role") != BOT
+    )
+
+
 def _bot_as_assistant(message: Any) -> Any:
     """turbo-alignment's ``bot`` message as the ``assistant`` one it stands for."""
     if isinstance(message, dict) and message.get("role") == BOT:
@@ -203,34 +214,42 @@ def _said(value: Any) -> str | None:
 
 def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
     """Tell the builder what Chat Completions messages hold."""
-    messages = [
-        _harmony(_bot_as_assistant(each)) for message in messages for each in _genai(message)
+    if not all(map(_as_it_is, messages)):  # most conversations are in this form already
+        messages = [
+            _harmony(_bot_as_assistant(each)) for message in messages for each in _genai(message)
+        ]
+    # Each message's text, read once for every pass below (not once a pass).
+    texts = [
+        content_text(m.get("content"), TEXT_KINDS) if isinstance(m, dict) else None
+        for m in messages
     ]
     objective: str | None = None
     system: str | None = None
     calls = _row.Calls(builder)
     answered = False
     ran: str | None = None  # what the last assistant turn ran: a user turn may be its output
-    priming = primed(_kind(message) for message in messages)
-    marker = declared_action(_instructions(messages)) or (
-        OBSERVED_ACTION if any(_observation(message) for message in messages) else None
+    priming = primed(map(_kind, messages, texts))
+    marker = declared_action(_instructions(messages, texts)) or (
+        OBSERVED_ACTION if any(map(_observation, messages, texts)) else None
     )
     invented = invented_observations(
         (
             (
                 isinstance(m, dict) and m.get("role") == "assistant" and not m.get("tool_calls"),
-                content_text(m.get("content"), TEXT_KINDS) if isinstance(m, dict) else None,
+                text,
             )
-            for m in messages
+            for m, text in zip(messages, texts, strict=True)
         ),
         marker,
     )
-    last = last_assistant([None if n in invented else m for n, m in enumerate(messages)])
+    last = last_assistant(
+        [None if n in invented else m for n, m in enumerate(messages)] if invented else messages
+    )
     for index, message in enumerate(messages):
         if not isinstance(message, dict) or not one_of(message.get("role"), ROLES):
             raise PathError((index,), _not_a_message(message))
         role = message["role"]
-        text = content_text(message.get("content"), TEXT_KINDS)
+        text = texts[index]
         if index in invented:
             # The agent wrote the environment's reply to its finish[X] itself: its own text,
             # no answer (X is), and the episode stays ended: the environment's reply closes it.
@@ -249,7 +268,7 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
             objective = _tell_user(calls, text, objective, ran)
             ran = None
         elif role == "assistant":
-            command = _command(messages, index, text)
+            command = _command(messages, texts, index, text)
             if command is not None:
                 text = command[0]
             answered = _tell_assistant(
@@ -342,25 +361,26 @@ def _tell_user(
     return objective
 
 
-def _observation(message: Any) -> bool:
-    """Whether a message is the user's ``Observation: ...``: the environment answering an action."""
-    return (
-        isinstance(message, dict)
-        and message.get("role") == "user"
-        and observes(content_text(message.get("content"), TEXT_KINDS))
-    )
+def _observation(message: Any, text: str | None) -> bool:
+    """Whether a message is the user's ``Observation: ...`` (``text``: its text, read already).
+
+    The environment answering an action.
+    """
+    return isinstance(message, dict) and message.get("role") == "user" and observes(text)
 
 
-def _instructions(messages: list[Any]) -> str | None:
+def _instructions(messages: list[Any], texts: list[str | None]) -> str | None:
     """The instructions the model was given: the system prompt, else the first user turn."""
     for role in (("system", "developer"), ("user",)):
-        for message in messages:
+        for message, text in zip(messages, texts, strict=True):
             if isinstance(message, dict) and message.get("role") in role:
-                return content_text(message.get("content"), TEXT_KINDS)
+                return text
     return None
 
 
-def _command(messages: list[Any], index: int, text: str | None) -> tuple[str, str] | None:
+def _command(
+    messages: list[Any], texts: list[str | None], index: int, text: str | None
+) -> tuple[str, str] | None:
     """The thought and the command of mini-SWE-agent's reply, else ``None``.
 
     mini-SWE-agent's messages kept as dataset rows (mini-coder's, SWE-smith's) write each
@@ -372,21 +392,21 @@ def _command(messages: list[Any], index: int, text: str | None) -> tuple[str, st
     after = messages[index + 1] if index + 1 < len(messages) else None
     if not isinstance(after, dict) or after.get("role") != "user" or text is None:
         return None
-    output = content_text(after.get("content"), TEXT_KINDS)
+    output = texts[index + 1]
     blocks = COMMAND_BLOCK.findall(text) if output and RETURN_CODE.match(output) else []
     if len(blocks) != 1 or messages[index].get("tool_calls"):
         return None
     return COMMAND_BLOCK.sub("", text).strip(), blocks[0]
 
 
-def _kind(message: Any) -> tuple[str, str | None]:
-    """A message's kind and text, as :func:`primed` reads them."""
+def _kind(message: Any, text: str | None) -> tuple[str, str | None]:
+    """A message's kind and text (``text``, read already), as :func:`primed` reads them."""
     if not isinstance(message, dict):
         return "other", None
     role = "system" if message.get("role") == "developer" else message.get("role")
     calls = message.get("tool_calls") or message.get("function_call")
     kind = role if role in ("system", "user", "assistant") and not calls else "other"
-    return str(kind), content_text(message.get("content"), TEXT_KINDS)
+    return str(kind), text
 
 
 def _tell_result(calls: _row.Calls, message: Mapping[str, Any], text: str | None) -> None:
@@ -556,13 +576,19 @@ def _tell_assistant(
     builder.thought(content_text(content, _REASONING_KINDS) if isinstance(content, list) else None)
     _executed(calls, executed)
     requested = json_or_value(message.get("tool_calls")) or []
-    reasoned = any(isinstance(message.get(key), str) for key in ("reasoning_content", "reasoning"))
-    reasoned = reasoned or any(
-        isinstance(part, dict) and one_of(part.get("type"), _REASONING_KINDS)
-        for part in (content if isinstance(content, list) else [])
+    reasoned = (
+        isinstance(message.get("reasoning_content"), str)
+        or isinstance(message.get("reasoning"), str)
+        or (
+            isinstance(content, list)
+            and any(
+                isinstance(part, dict) and one_of(part.get("type"), _REASONING_KINDS)
+                for part in content
+            )
+        )
+        # kp writes each thought as its own turn, as it was: a "</think>" in one is the thought's.
+        or builder.written_by_kp
     )
-    # kp writes each thought as its own turn, as it was: a "</think>" in one is the thought's.
-    reasoned = reasoned or builder.written_by_kp
     text, tagged = assistant_text(
         calls, text or "", react=not requested, marker=marker, reasoned=reasoned
     )
