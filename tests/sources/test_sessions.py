@@ -799,6 +799,33 @@ def test_codex_context_parts_of_one_user_message_are_not_the_objective() -> None
     assert [step.type for step in trace.steps].count("error_recovery") == 4
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "codemie_codex_tui_0.125.jsonl",
+        "codemie_codex_desktop_0.128.jsonl",
+        "agent_history_codex_0.135_exec.jsonl",
+    ],
+)
+def test_a_codex_rollouts_base_instructions_are_its_system_prompt(name: str) -> None:
+    """``session_meta.payload.base_instructions`` (``{"text": ...}``) is the prompt Codex sent the
+    model as its instructions: the trace's system prompt, the training row's ``system`` turn
+    (was: none, the row opened with the user's task); the ``developer`` messages are not it."""
+    path = CODEX / name
+    meta = next(line for line in lines(path) if line["type"] == "session_meta")
+    item = only(convert_file(path))
+    assert item.system == meta["payload"]["base_instructions"]["text"]
+
+
+def test_a_codex_string_base_instructions_and_none_alike() -> None:
+    """A ``base_instructions`` given as bare text is the system prompt too; none is none."""
+    records = lines(CODEX / "codemie_codex_tui_0.125.jsonl")
+    for given, system in [("Be brief.", "Be brief."), (None, None), ({"text": " "}, None)]:
+        changed = copy.deepcopy(records)
+        changed[0]["payload"]["base_instructions"] = given
+        assert only(list(convert(changed, source="codex"))).system == system
+
+
 def test_a_codex_rollout_without_user_items_takes_the_users_message_event() -> None:
     """A rollout whose user turns are only ``event_msg`` ``user_message`` lines has its
     objective there, the IDE's context around it left out, not the 'codex run' placeholder."""

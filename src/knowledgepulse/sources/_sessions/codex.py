@@ -1,9 +1,13 @@
 """Codex session files (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``) as traces.
 
 Each line is ``{timestamp, type, payload}``. ``session_meta`` opens the session (its ``id``,
-``cli_version``); each ``response_item`` holds an OpenAI Responses item the model was given or
-wrote (``message``, ``reasoning``, ``function_call`` / ``custom_tool_call`` /
-``local_shell_call`` / ``web_search_call`` and their ``*_output``); ``event_msg`` lines are the
+``cli_version``, and in newer rollouts its ``base_instructions``, ``{"text": ...}``: the system
+prompt, what Codex sends as the request's ``instructions``; the ``developer`` messages among the
+items, the sandbox's permissions and the modes, skills and plugins of the turn, are context Codex
+adds as it adds the environment, not it); each ``response_item`` holds an OpenAI Responses item
+the model was given or wrote (``message``, ``reasoning``, ``function_call`` /
+``custom_tool_call`` / ``local_shell_call`` / ``web_search_call`` and their ``*_output``);
+``event_msg`` lines are the
 interface's copies of the same turns (``user_message``, ``agent_message``, token counts) and
 ``turn_context`` / ``compacted`` lines settings and summaries: no step of their own. A file is one
 session, read by the Responses reader, so the mapping is that of Responses rows (the first user
@@ -57,7 +61,7 @@ from typing import Any
 
 import orjson
 
-from knowledgepulse._util.jsonpath import as_string, describe_value, non_empty
+from knowledgepulse._util.jsonpath import as_string, describe_value, non_blank, non_empty
 from knowledgepulse._util.times import iso_time
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import openai_responses
@@ -128,6 +132,9 @@ class _Session:
     """The model the last ``turn_context`` names: the one the session's last turn ran on."""
     legacy: bool = False
     """Whether the rollout is of the older layout, its items bare (see the module's docstring)."""
+    system: str | None = None
+    """The ``session_meta``'s ``base_instructions``: Codex's system prompt (its request's
+    ``instructions``)."""
 
 
 def recognises(value: Any) -> bool:
@@ -219,6 +226,7 @@ def _tell(session: _Session, record: Record) -> None:
         version = payload.get("cli_version")
         session.version = as_string(version)
         session.started = iso_time(payload.get("timestamp")) or session.started
+        session.system = non_blank(content_text([payload.get("base_instructions")]))
     elif value["type"] == "event_msg" and payload.get("type") == "user_message":
         said = payload.get("message")
         if isinstance(said, str) and not _CONTEXT.match(said):
@@ -418,5 +426,6 @@ def _finish(session: _Session, options: TraceOptions) -> TraceItem:
         model=session.model,
         source_extra={"version": session.version} if session.version else None,
         content_hint=CONTENT_HINT,
+        system=session.system,
         location=Location(location.file, location.line),
     )
