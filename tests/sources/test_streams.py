@@ -476,6 +476,36 @@ def test_a_codex_run_refused_before_its_thread_started_is_a_failed_trace() -> No
     assert trace.metadata.success is False
 
 
+def test_a_codex_turn_failed_on_an_api_error_says_the_apis_message() -> None:
+    """Codex passes the model API's failed response body on as the error's message: each error
+    says the body's ``error.message``, the words a person reads, not the whole JSON body, and
+    the ``turn.failed`` repeating its ``error`` line is still one error."""
+    records = lines(CODEX_REFUSED)
+    said = [
+        json.loads(record["error"]["message"])["error"]["message"]
+        for record in records
+        if record["type"] == "turn.failed"
+    ]
+    trace = only(convert_file(CODEX_REFUSED)).trace
+    assert [step.content for step in trace.steps] == said
+
+
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        ('{"message": "Rate limit reached", "status": 429}', "Rate limit reached"),
+        ('{"error": {"code": "x"}, "status": 500}', '{"error": {"code": "x"}, "status": 500}'),
+        ("stream disconnected before completion", "stream disconnected before completion"),
+    ],
+)
+def test_a_codex_turn_failed_message_is_the_bodys_or_as_it_is(message: str, said: str) -> None:
+    """A body with only a top-level ``message`` says it; one with no message, or plain text,
+    stays as it is (nothing of the error lost)."""
+    records = [{"type": "turn.failed", "error": {"message": message}}]
+    trace = only(list(convert(records, source="codex"))).trace
+    assert [step.content for step in trace.steps] == [said]
+
+
 def test_the_claude_agent_sdk_messages_as_one_json_list_read_the_same(tmp_path: Path) -> None:
     """A JSON list of the stream's messages (claude-code-action's execution file) gives the same
     trace as the JSON Lines stream."""
