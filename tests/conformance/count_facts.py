@@ -3632,7 +3632,8 @@ def claude_code(path: Path) -> list[Run]:
     no action after it, but a sibling.
     A rewind forks the file: the prompt typed after it has the ``parentUuid`` of the earlier
     prompt it replaces, whose records (all those written under that parent before it) are no
-    longer the conversation.
+    longer the conversation. The sub-agent runs Claude Code starts itself (its ``Warmup``, its
+    context compaction's ``agent-acompact-<id>``) are no run.
     """
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     if any(r.get("type") in ("tool_call", "thinking") for r in records):
@@ -3667,6 +3668,7 @@ def claude_code(path: Path) -> list[Run]:
         _claude_code_run(members, session)
         for session, members in sessions.items()
         if not ("/" in session and _warmup_prompt(members[0]))
+        and "/agent-acompact-" not in session  # its context compaction: Claude Code's own run
     ]
 
 

@@ -1605,6 +1605,24 @@ def test_claude_codes_cache_warm_up_run_is_no_trace() -> None:
     assert kept.trace.task.objective == "Warmup"
 
 
+def test_claude_codes_context_compaction_run_is_no_trace() -> None:
+    """Claude Code 2.1 compacts the context in a sub-agent run of its own
+    (``agent-acompact-<id>.jsonl``), its prompt Claude Code's request for a summary of the
+    conversation so far: no task of the user's, so a warning and no trace, as its warm-up (was: a
+    trace whose objective was that request). A sub-agent the user's session started is kept."""
+    path = CLAUDE / "spotter_claude_2.1.39_compact.jsonl"
+    records = lines(path)
+    assert {record["agentId"] for record in records} == {"acompact-946d2b"}
+    items = list(convert_file(path))
+    assert not [item for item in items if isinstance(item, TraceItem)]
+    (told,) = [item for item in items if isinstance(item, Problem)]
+    assert told.warning
+    assert "compaction" in told.message
+    asked = [{**record, "agentId": "a946d2b"} for record in records]
+    kept = only(list(convert(asked, source="claude-code"))).trace
+    assert kept.id.endswith("/agent-a946d2b")
+
+
 @pytest.mark.parametrize(
     ("opening", "said"),
     [("<image name=[Image #1]>", "pasted image"), ("<image>", "dropped image")],

@@ -11,7 +11,9 @@ Code 1.0 wrote them into the session's own file, interleaved when several ran at
 ``isSidechain`` with no ``agentId``: each run is a chain of ``parentUuid`` links from its first
 record (the trace ``<sessionId>/sidechain-<its uuid>``). A sub-agent's objective is the task its
 parent gave it; the runs Claude Code 2.0 starts itself with the prompt ``Warmup`` (to fill the
-model's prompt cache before the user's first request) are no task: no trace, a warning each. A
+model's prompt cache before the user's first request), and those 2.1 starts to compact the context
+(``agent-acompact-<id>.jsonl``, its own request for a summary of the conversation so far), are no
+task: no trace, a warning each. A
 trace's messages, in file order, are read by the Anthropic Messages reader, so the
 mapping is that of Anthropic rows (the first user text is the objective, the last assistant text
 that calls no tool the answer, a ``tool_result`` with ``is_error`` an evident error whose next
@@ -143,6 +145,15 @@ WARMUP = (
     "Claude Code's cache warm-up (a sub-agent run it starts itself, its prompt 'Warmup', to fill "
     "the model's prompt cache): no task of the user's, so no trace"
 )
+COMPACTION_AGENT = "agent-acompact-"
+"""How the trace id of a sub-agent run Claude Code 2.1 starts itself to compact the context
+ends: ``<sessionId>/agent-acompact-<id>``, the run of its ``agent-acompact-<id>.jsonl``, which
+asks the model, in Claude Code's own words, for a summary of the conversation so far."""
+COMPACTION = (
+    "Claude Code's context compaction (a sub-agent run it starts itself, agent-acompact-..., its "
+    "prompt Claude Code's own request for a summary of the conversation so far): no task of the "
+    "user's, so no trace"
+)
 SYNTHETIC = "<synthetic>"
 """The model Claude Code names in a message it wrote itself: an API error (``isApiErrorMessage``,
 ``API Error: 529 Overloaded``, a rate limit, an expired login), or a note such as ``No response
@@ -253,19 +264,25 @@ def convert_records(
         if number == 0:
             counts += sum((c for k, c in unknown.items() if k not in sessions), Counter())
         session.unknown = counts
-        if _warmup(session_id, session):
-            yield session.first.problem((), WARMUP, warning=True)
+        if (own := _claude_codes_run(session_id, session)) is not None:
+            yield session.first.problem((), own, warning=True)
             continue
         yield finished(partial(_finish, session_id, session, options), session.first)
 
 
-def _warmup(session_id: str, session: _Session) -> bool:
-    """Whether a sub-agent run is Claude Code's cache warm-up: its one prompt ``Warmup``."""
+def _claude_codes_run(session_id: str, session: _Session) -> str | None:
+    """Why a sub-agent run is Claude Code's own, no task of the user's; ``None`` when it is one.
+
+    Its cache warm-up (its one prompt ``Warmup``) or its context compaction (the run of an
+    ``agent-acompact-<id>.jsonl``).
+    """
     first = session.messages[0] if session.messages else None
     if "/" not in session_id or first is None:  # a session's own run is the user's
-        return False
+        return None
+    if session_id.split("/", 1)[1].startswith(COMPACTION_AGENT):
+        return COMPACTION
     text = _user_text(first)
-    return text is not None and text.strip() == WARMUP_PROMPT
+    return WARMUP if text is not None and text.strip() == WARMUP_PROMPT else None
 
 
 def _streamed(value: Any) -> bool:
