@@ -1778,6 +1778,57 @@ def test_a_training_row_lists_the_tools_the_spans_say_were_offered(
 
 
 @pytest.mark.parametrize(
+    ("path", "described"),
+    [
+        # a tool's span: the conventions' gen_ai.tool.description (any-agent's, Strands')
+        (
+            OTLP_CORPUS / "any_agent_agno_trace.json",
+            {
+                "get_current_time": "Get current time in a specific timezones",
+                "write_file": "write the text to a file in the tmp_path directory",
+            },
+        ),
+        (
+            OTLP_CORPUS / "strands_capital_retry.json",
+            {"get_capital": "Get the capital of a country."},
+        ),
+        # ... OpenInference's tool.description (AutoGen)
+        (
+            OTLP_CORPUS / "openinference_autogen_assistant_agent_weather.jsonl",
+            {"get_weather": "Get the weather for a given city."},
+        ),
+        # a definition told with no parameters (OpenLIT's gen_ai.tool.definitions)
+        (
+            OTLP_CORPUS / "openlit_agno_failing_tool.json",
+            {"unreliable_search": "A search tool that fails."},
+        ),
+        # Langfuse's observations of Koog's spans
+        (
+            OTLP_CORPUS.parent / "langfuse" / "koog-2025-08-26.json",
+            {"HelloTool": "A tool greets the user", "ByeTool": "A tool that says bye to the user"},
+        ),
+    ],
+)
+def test_a_training_row_keeps_what_the_spans_say_a_tool_does_without_its_schema(
+    path: Path, described: dict[str, str]
+) -> None:
+    """A tool the spans describe but give no parameters for keeps its description in the row's
+    ``tools``, its parameters the object schema of its calls' arguments."""
+    (item,) = [i for i in convert_file(path) if isinstance(i, TraceItem)]
+    listed = [
+        tool["function"] for tool in json.loads(chat_row(item.trace, offered=item.tools)["tools"])
+    ]
+    assert sorted(tool["name"] for tool in listed) == sorted(described)
+    for tool in listed:
+        assert tool["description"] == described[tool["name"]]
+        assert described[tool["name"]] in path.read_text()
+        called = [s.input for s in item.trace.steps if s.tool and s.tool.name == tool["name"]]
+        assert set(tool["parameters"]["properties"]) == {
+            key for args in called for key in args or {}
+        }
+
+
+@pytest.mark.parametrize(
     ("name", "system"),
     [
         # the Vercel AI SDK: the system message of ai.prompt.messages

@@ -429,15 +429,28 @@ def _tool_list(
 ) -> list[dict[str, Any]]:
     """The tools as TRL's ``tools`` column lists them (OpenAI function definitions).
 
-    Those the source offered as it gave them, then those only the calls show.
+    Those the source offered as it gave them (one told with no parameters given its calls'
+    arguments' schema, when the trace calls it), then those only the calls show.
     """
-    listed = [dict(tool) for tool in offered]
+    listed = [_with_parameters(tool, tools) for tool in offered]
     named = {tool["function"]["name"] for tool in listed}
     return listed + [
         {"type": "function", "function": {"name": name, "description": "", "parameters": schema}}
         for name, schema in tools.items()
         if name not in named
     ]
+
+
+def _with_parameters(tool: Mapping[str, Any], tools: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """An offered tool as given; one told with no parameters, its calls' schema when it has calls.
+
+    OTel spans may describe a tool (its span's ``gen_ai.tool.description``) without its schema.
+    """
+    function = tool["function"]
+    schema = tools.get(function["name"])
+    if "parameters" in function or schema is None:
+        return dict(tool)
+    return {**tool, "function": {**function, "parameters": schema}}
 
 
 def _json_type(value: Any) -> dict[str, Any]:

@@ -123,21 +123,47 @@ def convert_spans(
 
 
 def _offered(ordered: list[_Read]) -> tuple[dict[str, Any], ...]:
-    """The tools the trace's spans say were offered, each once (the first definition of a name).
+    """The tools the trace's spans say were offered, each once (where its name is first told).
 
-    One told with no parameters (OpenLIT writes a name and a description; GitHub Copilot a name)
-    is left to its calls, whose arguments a training row's schema is then made of. A tool whose
-    call is the answer (Pydantic AI's output tool, smolagents' ``final_answer``) is none: the
-    answer is told as the run's reply.
+    A definition with parameters stands; else one with a description: a tool's span's
+    (``gen_ai.tool.description``, OpenInference's ``tool.description``) or one told with no
+    parameters (OpenLIT writes a name and a description), whose parameters a training row then
+    takes from its calls' arguments. One told by name alone (GitHub Copilot) is left to its calls.
+    A tool whose call is the answer (Pydantic AI's output tool, smolagents' ``final_answer``) is
+    none: the answer is told as the run's reply.
     """
     found: dict[str, dict[str, Any]] = {}
     for item in ordered:
-        for tool in offered_tools(item.span, inference=item.view.role == "inference"):
-            name = str(tool["function"]["name"])
+        for tool in (
+            *offered_tools(item.span, inference=item.view.role == "inference"),
+            *_described(item),
+        ):
+            function = tool["function"]
+            name = str(function["name"])
+            told = found.get(name, {}).get("function", {})
             answers = is_output_tool(name) or name == FINAL_ANSWER_TOOL
-            if "parameters" in tool["function"] and not answers:
-                found.setdefault(name, tool)
+            if (
+                answers
+                or "parameters" in told
+                or not ("parameters" in function or function.get("description"))
+            ):
+                continue
+            if "parameters" in function or not told:
+                found[name] = {"type": "function", "function": {**told, **function}}
     return tuple(found.values())
+
+
+def _described(item: _Read) -> tuple[dict[str, Any], ...]:
+    """What a tool's span says its tool does, as a definition with no parameters; else none."""
+    attrs = item.span.attributes
+    described = non_blank(attrs.get("gen_ai.tool.description")) or non_blank(
+        attrs.get("tool.description")
+    )
+    if item.view.role != "tool" or not item.view.tool_name or not described:
+        return ()
+    return (
+        {"type": "function", "function": {"name": item.view.tool_name, "description": described}},
+    )
 
 
 def _model(ordered: Sequence[_Read]) -> str | None:
