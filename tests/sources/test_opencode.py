@@ -25,6 +25,7 @@ from knowledgepulse.records import Problem
 from knowledgepulse.trace import TraceItem
 from tests.sources.helpers import convert_file, recognise, source_of
 
+CORPUS = Path(__file__).parents[1] / "conformance" / "files" / "opencode"
 SESSION_ID = "ses_6aade4081ffe216ygZUgcUQdR1"
 _TOKENS = {"input": 9640, "output": 12, "reasoning": 0, "cache": {"write": 0, "read": 9600}}
 
@@ -363,3 +364,16 @@ def test_opencodes_store_is_read_as_its_sessions_in_its_own_order(tmp_path: Path
     assert len(problems) == 1
     assert "not a JSON object" in problems[0].message
     assert "opencode.db:part:" in str(problems[0].location)
+
+
+def test_an_error_whose_message_is_the_apis_json_body_is_told_by_its_message() -> None:
+    """OpenCode's ``UnknownError`` passes the model API's JSON body on as its message: the error
+    step says the body's message, as a person reads it, not the JSON around it."""
+    path = CORPUS / "mantis_opencode_stream_denied.jsonl"
+    event = json.loads(path.read_text().splitlines()[1])
+    body = json.loads(event["error"]["data"]["message"])  # the file's message is JSON text
+    (item,) = [item for item in convert_file(path) if isinstance(item, TraceItem)]
+    assert [(step.type, step.content) for step in item.trace.steps] == [
+        ("observation", body["message"])
+    ]
+    assert body["message"].startswith("Tool call validation failed:")

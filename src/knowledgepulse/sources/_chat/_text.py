@@ -20,6 +20,7 @@ import orjson
 
 from knowledgepulse.records.json_values import json_text, json_value, python_literal
 from knowledgepulse.sources._envelope import NEW_PROBLEM, NEW_QUESTION
+from knowledgepulse.sources._hosted import mcp_error_text
 from knowledgepulse.sources._rows import DEFAULT_SUCCESS_THRESHOLD
 from knowledgepulse.sources._steps import as_text
 
@@ -402,6 +403,23 @@ def json_or_value(value: Any) -> Any:
         except orjson.JSONDecodeError:
             return value
     return value
+
+
+def api_error_text(message: str) -> str:
+    """An error's message as a person reads it: the API's own words where it is a JSON body.
+
+    An agent may pass the model API's failed response on as its error's message (OpenCode's
+    ``{"message": "Tool call validation failed: ...", "type": "invalid_request_error"}``,
+    OpenAI's ``{"error": {"message": ..., "type": ...}}``): the body's ``error`` object's
+    ``message``, else the body's own, read as :func:`mcp_error_text` reads an error; any other
+    text as it is.
+    """
+    body = json_or_value(message)
+    if not isinstance(body, Mapping):
+        return message
+    error = body.get("error")
+    said = mcp_error_text(error if isinstance(error, Mapping) else body)
+    return said if isinstance(said, str) and said.strip() else message
 
 
 def has_xml_calls(text: Any) -> bool:

@@ -63,7 +63,7 @@ from knowledgepulse._util.text import counted
 from knowledgepulse._util.times import epoch_time
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records._sqlite import ROW_KEY, TABLE_KEY, holds
-from knowledgepulse.sources._chat._text import one_of
+from knowledgepulse.sources._chat._text import api_error_text, one_of
 from knowledgepulse.sources._envelope import PLACEHOLDER_OBJECTIVE, TraceOptions, assemble, finished
 from knowledgepulse.sources._sessions import pi
 from knowledgepulse.sources._steps import StepBuilder
@@ -321,14 +321,19 @@ def _streamed(session: _Session, record: Record, part: dict[str, Any]) -> None:
 
 
 def _error_text(error: Any) -> str | None:
-    """What an OpenCode error says: its ``data.message``, else its ``name``."""
+    """What an OpenCode error says: its ``data.message``, else its ``name``.
+
+    A message that is the model API's JSON body (an ``UnknownError``'s) is told by the body's
+    own message (:func:`api_error_text`).
+    """
     if isinstance(error, str):
         return non_empty(error)
     if not isinstance(error, dict):
         return None
     data = error.get("data")
     message = non_empty(data.get("message")) if isinstance(data, dict) else None
-    return message or non_empty(error.get("message")) or non_empty(error.get("name"))
+    message = message or non_empty(error.get("message"))
+    return api_error_text(message) if message else non_empty(error.get("name"))
 
 
 def _told(session: _Session, options: TraceOptions) -> Iterator[TraceItem | Problem]:
