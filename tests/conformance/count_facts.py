@@ -4596,7 +4596,8 @@ def browser_use(path: Path) -> list[Run]:
     answer and the agent's ``success``. A step without ``model_output`` whose result has an
     ``error`` is an error. The thinking and the brain (evaluation, memory, next goal) are text;
     browser-use's own step of its initial actions (``state.title`` ``Initial Actions``) has none
-    of the model's. The task is the first ``state_message``'s ``<user_request>``, where kept.
+    of the model's, nor calls: its actions are the Agent's (an error of one is an error). The
+    task is the first ``state_message``'s ``<user_request>``, where kept.
     """
     history = json.loads(path.read_text())["history"]
     timeline = _Timeline()
@@ -4607,12 +4608,16 @@ def browser_use(path: Path) -> list[Run]:
         if found and objective is None:
             objective = found.group(1)
         output = step.get("model_output") or {}
-        if step.get("state", {}).get("title") != "Initial Actions":
-            brain = {**output.get("current_state", {}), **output}
-            timeline.text(brain.get("thinking"))
-            timeline.text("\n".join(brain[key] for key in _BROWSER_USE_BRAIN if brain.get(key)))
         # browser-use's first releases wrote one action and one result, no list
         results = step["result"] if isinstance(step["result"], list) else [step["result"]]
+        if step.get("state", {}).get("title") == "Initial Actions":
+            for result in results:
+                if result.get("error"):
+                    timeline.error()
+            continue
+        brain = {**output.get("current_state", {}), **output}
+        timeline.text(brain.get("thinking"))
+        timeline.text("\n".join(brain[key] for key in _BROWSER_USE_BRAIN if brain.get(key)))
         actions = output.get("action", [])
         actions = actions if isinstance(actions, list) else [actions]
         for index, action in enumerate(actions):

@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from knowledgepulse.reports.messages import chat_row
 from knowledgepulse.sources._envelope import PLACEHOLDER_OBJECTIVE
 from knowledgepulse.trace import TraceItem
 from tests.sources.helpers import convert_file, recognise
@@ -110,23 +111,38 @@ def test_a_done_that_says_it_failed_keeps_its_answer_and_fails_the_run(tmp_path:
     assert trace.outcome.result_summary == said
 
 
-def test_the_initial_actions_step_has_calls_but_no_thought_of_browser_uses() -> None:
-    trace = one_trace(INITIAL).trace
-    assert kinds(one_trace(INITIAL))[:3] == ["tool_call", "observation", "thought"]
-    assert trace.steps[0].tool is not None
-    assert trace.steps[0].tool.name == "go_to_url"
+def test_the_initial_actions_browser_use_ran_before_the_model_are_no_calls_of_the_models() -> None:
+    """The ``Initial Actions`` step is browser-use's own (the Agent's ``initial_actions``, a
+    placeholder brain): no call and no thought, said in a warning; the model's steps follow."""
+    item = one_trace(INITIAL)
+    trace = item.trace
+    step_zero = history(INITIAL)["history"][0]
+    assert step_zero["state"]["title"] == "Initial Actions"
+    assert list(step_zero["model_output"]["action"][0]) == ["go_to_url"]
+    assert kinds(item)[:3] == ["thought", "thought", "tool_call"]
+    assert not any(step.tool and step.tool.name == "go_to_url" for step in trace.steps)
     assert not any("Starting agent" in (step.content or "") for step in trace.steps)
+    assert any(
+        "1 initial action browser-use ran before the model (go_to_url)" in w for w in item.warnings
+    )
     # the page changed after the first click: browser-use's note is the second click's result
     notes = [s for s in trace.steps if (s.content or "").startswith("Page changed after action")]
     assert len(notes) == 2
     assert trace.metadata.success is True
+    row = chat_row(trace)
+    assert row["messages"][1]["role"] == "assistant"
+    assert "tool_calls" not in row["messages"][1]
+    assert "go_to_url" not in row["tools"]
 
 
-def test_a_step_without_model_output_whose_result_is_an_error_is_an_error_of_the_run() -> None:
+def test_a_failed_initial_action_and_a_step_without_model_output_are_errors_of_the_run() -> None:
+    """The initial navigation that timed out is an error the run met, outside any call of the
+    model's; the step with no model output whose result is an error ends the run."""
     trace = one_trace(CRASHED).trace
-    assert kinds(one_trace(CRASHED)) == ["tool_call", "observation", "observation"]
-    assert trace.steps[2].tool is None
-    assert trace.steps[2].content == "('cannot schedule new futures after shutdown', 502)"
+    assert kinds(one_trace(CRASHED)) == ["observation", "observation"]
+    assert all(step.tool is None for step in trace.steps)
+    assert (trace.steps[0].content or "").startswith("Navigation failed:")
+    assert trace.steps[1].content == "('cannot schedule new futures after shutdown', 502)"
     assert trace.metadata.success is False
     assert trace.outcome.result_summary == "failed"
 

@@ -30,8 +30,10 @@ call, as a call another agent wrote but never ran.
 the agent's answer. A step with no model output whose result is an error (the model's reply
 could not be read, the run hit its step limit: ``Failed to complete task in maximum steps``) is
 an evident error outside a tool. The step browser-use writes for the ``initial_actions`` it runs
-before asking the model (``state.title`` ``Initial Actions``, step 0) has calls but no thought:
-its brain is browser-use's placeholder text, no model's.
+before asking the model (``state.title`` ``Initial Actions``, step 0) is no step: its actions are
+the Agent's, not the model's calls (its brain browser-use's placeholder text), so a training row
+does not teach the model to make them; a warning names them, and one that failed is an evident
+error outside a tool.
 
 The objective is the task inside the first ``state_message`` that holds one (the
 ``<initial_user_request>`` of a run given a follow-up task; each ``<follow_up_user_request>`` is
@@ -126,6 +128,9 @@ def _convert(record: Record, *, options: TraceOptions) -> TraceItem:
         at = _seconds(as_object(item.get("metadata")).get("step_start_time"))
         started = at if started is None else started
         task.read(as_string(item.get("state_message")), builder, at)
+        if as_object(item.get("state")).get("title") == INITIAL_ACTIONS:
+            warnings.append(_initial_actions(builder, item, at))
+            continue
         ended = _tell_step(builder, item, number, at, last=number == len(steps) - 1)
         done = ended or done
     if skipped:
@@ -181,8 +186,7 @@ def _tell_step(
     """
     output = as_object(item.get("model_output"))
     results = [as_object(result) for result in _listed(item.get("result"))]
-    initial = as_object(item.get("state")).get("title") == INITIAL_ACTIONS
-    if output and not initial:
+    if output:
         brain = {**as_object(output.get("current_state")), **output}
         builder.thought(as_string(brain.get("thinking")), at=at)
         builder.thought(_brain(brain), at=at)
@@ -215,6 +219,30 @@ def _tell_step(
             done = result
             builder.answer(as_string(result.get("extracted_content")), at=at)
     return done
+
+
+def _initial_actions(builder: StepBuilder, item: Mapping[str, Any], at: float | None) -> str:
+    """Tell the errors of the actions browser-use ran before the model; the warning they give.
+
+    The ``Agent``'s ``initial_actions`` (its ``initial_url``, else one found in the task) are
+    run by browser-use itself (``multi_act``), its step written with a placeholder brain: no
+    call of the model's, so no call a training row would teach it to make. One that failed is
+    an evident error outside a tool (the run met it).
+    """
+    actions = [
+        as_object(action) for action in _listed(as_object(item.get("model_output")).get("action"))
+    ]
+    results = [as_object(result) for result in _listed(item.get("result"))]
+    for result in results:
+        error = as_string(result.get("error"))
+        if error:
+            builder.error(error, at=at)
+    names = [str(next(iter(action), "")) for action in actions]
+    return (
+        f"{counted(len(names), 'initial action')} browser-use ran before the model "
+        f"({', '.join(names)}) left out as calls: the Agent's, not the model's (an error of one "
+        "is kept)"
+    )
 
 
 def _tell_result(
