@@ -41,7 +41,7 @@ from typing import Any
 from knowledgepulse._util.jsonpath import as_string, describe_value
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat._row import Calls
-from knowledgepulse.sources._chat._text import content_text, json_or_value
+from knowledgepulse.sources._chat._text import api_error_text, content_text
 from knowledgepulse.sources._envelope import (
     PLACEHOLDER_OBJECTIVE,
     PathError,
@@ -49,7 +49,6 @@ from knowledgepulse.sources._envelope import (
     assemble,
     finished,
 )
-from knowledgepulse.sources._hosted import mcp_error_text
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
 
@@ -172,7 +171,7 @@ def _tell(threads: list[_Thread], record: Record) -> None:
     elif kind in ("error", "turn.failed"):
         error = value.get("error") if kind == "turn.failed" else value
         message = error.get("message") if isinstance(error, dict) else None
-        text = _readable(message) if isinstance(message, str) and message else None
+        text = api_error_text(message) if isinstance(message, str) and message else None
         text = text or f"the turn failed ({kind})"
         thread.failed = thread.failed or kind == "turn.failed"
         if kind == "turn.failed" and thread.items:  # the error just told, now known to end it
@@ -184,22 +183,6 @@ def _tell(threads: list[_Thread], record: Record) -> None:
         thread.items[key] = {"type": _FAILURE, "message": text, "terminal": kind == "turn.failed"}
     elif kind != "turn.completed":
         thread.unknown.add(kind)
-
-
-def _readable(message: str) -> str:
-    """An error's message as a person reads it: the API's own words where it is a JSON body.
-
-    Codex passes the model API's failed response on as the message (``{"type": "error", "error":
-    {"type": "invalid_request_error", "message": "...", "param": ...}, "status": 400}``): its
-    ``error`` object's ``message`` (else the body's own), read as a hosted call's error is
-    (:func:`mcp_error_text`); any other text as it is.
-    """
-    body = json_or_value(message)
-    if not isinstance(body, Mapping):
-        return message
-    error = body.get("error")
-    said = mcp_error_text(error if isinstance(error, Mapping) else body)
-    return said if isinstance(said, str) and said.strip() else message
 
 
 def _finish(thread: _Thread, options: TraceOptions) -> TraceItem:
