@@ -430,9 +430,10 @@ def _tool_list(
     """The tools as TRL's ``tools`` column lists them (OpenAI function definitions).
 
     Those the source offered as it gave them (one told with no parameters given its calls'
-    arguments' schema, when the trace calls it), then those only the calls show.
+    arguments' schema, and left out when the trace never calls it: no schema says what it
+    takes), then those only the calls show.
     """
-    listed = [_with_parameters(tool, tools) for tool in offered]
+    listed = [told for tool in offered if (told := _with_parameters(tool, tools)) is not None]
     named = {tool["function"]["name"] for tool in listed}
     return listed + [
         {"type": "function", "function": {"name": name, "description": "", "parameters": schema}}
@@ -441,15 +442,19 @@ def _tool_list(
     ]
 
 
-def _with_parameters(tool: Mapping[str, Any], tools: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """An offered tool as given; one told with no parameters, its calls' schema when it has calls.
+def _with_parameters(
+    tool: Mapping[str, Any], tools: dict[str, dict[str, Any]]
+) -> dict[str, Any] | None:
+    """An offered tool as given; one told with no parameters, its calls' schema, else ``None``.
 
     OTel spans may describe a tool (its span's ``gen_ai.tool.description``) without its schema.
     """
     function = tool["function"]
-    schema = tools.get(function["name"])
-    if "parameters" in function or schema is None:
+    if "parameters" in function:
         return dict(tool)
+    schema = tools.get(function["name"])
+    if schema is None:
+        return None
     return {**tool, "function": {**function, "parameters": schema}}
 
 
