@@ -7,7 +7,6 @@ text that holds them is read as before, escapes and all.
 from __future__ import annotations
 
 from knowledgepulse.sources._chat._text import declared_action, error_text
-from knowledgepulse.sources._chat._tools import prompt_tools
 from knowledgepulse.sources._envelope import request
 
 
@@ -44,17 +43,3 @@ def test_a_dspy_request_gives_its_input_fields_and_plain_text_stays_as_written()
     )
     assert request(dspy) == "What is 2 + 2?"
     assert request("Please book a flight.") == "Please book a flight."
-
-
-def test_a_prompt_declares_tools_in_tags_or_glaives_sentence_and_else_none() -> None:
-    """Hermes' ``<tools>`` tags and Glaive's "Use them if required -"; any other prompt: none."""
-    tool = '{"name": "get_weather", "parameters": {"type": "object", "properties": {}}}'
-    hermes = prompt_tools(f"You may call tools.\n<tools>\n[{tool}]\n</tools>")
-    glaive = prompt_tools(
-        "You are a helpful assistant with access to the following functions. "
-        f"Use them if required -\n{tool}"
-    )
-    assert [found["function"]["name"] for found in hermes] == ["get_weather"]
-    assert [found["function"]["name"] for found in glaive] == ["get_weather"]
-    assert prompt_tools("You are a helpful assistant.") == ()
-    assert prompt_tools(None) == ()

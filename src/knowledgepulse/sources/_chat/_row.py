@@ -218,6 +218,12 @@ Chat Completions and Responses, Anthropic's, LLaMA-Factory's and xtuner's datase
 knowingly, no step, and said (:func:`media`)."""
 
 
+_MEDIA_LOST = (
+    "a trace holds the text, so a training row written from it (--to messages) has none of them"
+)
+"""Why media are not kept, as the warnings of :func:`media` and :func:`media_columns` say."""
+
+
 def media(messages: list[Any]) -> tuple[str, ...]:
     """A warning naming the kinds of picture, sound and file parts the messages hold.
 
@@ -235,10 +241,7 @@ def media(messages: list[Any]) -> tuple[str, ...]:
     }
     if not kinds:
         return ()
-    return (
-        f"{', '.join(sorted(kinds))} content parts are not kept: a trace holds the text, so "
-        "a training row written from it (--to messages) has none of them",
-    )
+    return (f"{', '.join(sorted(kinds))} content parts are not kept: {_MEDIA_LOST}",)
 
 
 MEDIA_COLUMNS = ("images", "videos", "audios")
@@ -259,8 +262,7 @@ def media_columns(row: Mapping[str, Any]) -> tuple[str, ...]:
         return ()
     return (
         f"the {' and '.join(named)} column{'s' if len(named) > 1 else ''} of the rows "
-        f"{'are' if len(named) > 1 else 'is'} not kept: a trace holds the text, so a training "
-        "row written from it (--to messages) has none of them",
+        f"{'are' if len(named) > 1 else 'is'} not kept: {_MEDIA_LOST}",
     )
 
 

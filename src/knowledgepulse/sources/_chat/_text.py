@@ -35,6 +35,7 @@ _ERROR_START = re.compile(
     r"|-{10,}[ \t]*\r?\n[ \t]*[\w.]+[ \t]+traceback \(most recent call last\))",
     re.IGNORECASE,
 )
+_KG_WORDS = "cannot be executed. You may make a mistake"
 _NOT_EXECUTED = re.compile(
     r"\bcannot be executed\. You may make a mistake and need to fix it\.\s*\Z"
 )
@@ -196,7 +197,7 @@ def error_text(output: Any) -> str | None:
         return _object_error(output)
     if not isinstance(output, str):
         return None
-    if _ERROR_START.match(output) or _NOT_EXECUTED.search(output):
+    if _ERROR_START.match(output) or (_KG_WORDS in output and _NOT_EXECUTED.search(output)):
         return output
     # Each regex and parse only where its words are: most results say none of them.
     exited = _EXIT_CODE.search(output) if "Exit code:" in output else None
@@ -377,8 +378,8 @@ def instructions(text: str | None) -> str | None:
     ..."): that run is no part of the run, so its problem is no instruction either (left in, a
     training row's system prompt asked it and its user turn asked the task).
     """
-    if text is None:
-        return None
+    if text is None or "Now, my problem is:" not in text:  # the pattern scans from every space
+        return text
     kept = _WORKED_PROBLEM.sub("", text)
     return kept if kept.strip() else text
 

@@ -183,8 +183,10 @@ def _definition(tool: Any) -> dict[str, Any] | None:
         # templates (that read ``parameters``) would leave out.
         schema = function.pop(schema_key)
         function = {**function, "parameters": schema}
-    if isinstance(function.get("parameters"), dict):
-        function = {**function, "parameters": _json_schema(function["parameters"])}
+    parameters = function.get("parameters")
+    if isinstance(parameters, dict) and one_of(parameters.get("type"), _GEMINI_TYPES):
+        # Gemini's schema: upper case all through (its SDKs' enum); any other is left as it is.
+        function = {**function, "parameters": _json_schema(parameters)}
     if tool.get("type") not in (None, "function", "custom") and "parameters" not in function:
         # A tool the provider defines and runs (Anthropic's ``{"type":
         # "web_search_20250305", "name": "web_search"}``, its code execution): no schema is

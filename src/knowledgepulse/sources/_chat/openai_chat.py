@@ -268,7 +268,7 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
             objective = _tell_user(calls, text, objective, ran)
             ran = None
         elif role == "assistant":
-            command = _command(messages, texts, index, text)
+            command = _command(messages, texts, index)
             if command is not None:
                 text = command[0]
             answered = _tell_assistant(
@@ -378,9 +378,7 @@ def _instructions(messages: list[Any], texts: list[str | None]) -> str | None:
     return None
 
 
-def _command(
-    messages: list[Any], texts: list[str | None], index: int, text: str | None
-) -> tuple[str, str] | None:
+def _command(messages: list[Any], texts: list[str | None], index: int) -> tuple[str, str] | None:
     """The thought and the command of mini-SWE-agent's reply, else ``None``.
 
     mini-SWE-agent's messages kept as dataset rows (mini-coder's, SWE-smith's) write each
@@ -390,6 +388,7 @@ def _command(
     refuses).
     """
     after = messages[index + 1] if index + 1 < len(messages) else None
+    text = texts[index]
     if not isinstance(after, dict) or after.get("role") != "user" or text is None:
         return None
     output = texts[index + 1]

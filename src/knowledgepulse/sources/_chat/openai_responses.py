@@ -46,6 +46,7 @@ from knowledgepulse.sources._chat.openai_chat import TEXT_KINDS
 from knowledgepulse.sources._envelope import PathError
 from knowledgepulse.sources._hosted import (
     approved_request,
+    call_failed,
     failure,
     hosted_result,
     list_tools_error,
@@ -187,7 +188,7 @@ def _tool_item(
         calls.result(None, output, call_id=as_string(item.get("call_id")), is_error=failed)
     elif kind == _SEARCH_OUTPUT:  # the tools a tool search found: its call's result
         found = item.get("tools")
-        failed = True if item.get("status") == "failed" else None
+        failed = call_failed(item) or None
         calls.result(
             None,
             item if found is None else found,
