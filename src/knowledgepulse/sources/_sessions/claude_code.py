@@ -295,6 +295,14 @@ def _streamed(value: Any) -> bool:
     )
 
 
+def _stream_session(sessions: dict[str, _Session], session_id: str, record: Record) -> _Session:
+    """The stream's session ``session_id``, opened at ``record`` when it is the first."""
+    session = sessions.get(session_id)
+    if session is None:
+        session = sessions[session_id] = _Session(record, streamed=True)
+    return session
+
+
 def _from_stream(sessions: dict[str, _Session], record: Record) -> Mapping[str, Any] | None:
     """A stream-json record as the session record it stands for; ``None`` when it holds none.
 
@@ -306,10 +314,10 @@ def _from_stream(sessions: dict[str, _Session], record: Record) -> Mapping[str, 
     kind = value["type"]
     stamped = epoch_time(value.get("timestamp_ms"))  # Cursor's records' time, ms since 1970
     if stamped is not None:
-        session = sessions.setdefault(session_id, _Session(record, streamed=True))
+        session = _stream_session(sessions, session_id, record)
         session.started = session.started or stamped
     if kind == "system" and value.get("subtype") == "init":
-        session = sessions.setdefault(session_id, _Session(record, streamed=True))
+        session = _stream_session(sessions, session_id, record)
         session.model = session.model or as_string(value.get("model"))
         for agent, key in _STREAMING_CLIS:
             if as_string(value.get(key)):
@@ -318,10 +326,10 @@ def _from_stream(sessions: dict[str, _Session], record: Record) -> Mapping[str, 
         else:
             session.agent = _unversioned_cli(value, session_id)
     elif kind == "result":
-        sessions.setdefault(session_id, _Session(record, streamed=True)).result = value
+        _stream_session(sessions, session_id, record).result = value
     message = value.get("message")
     if kind in cursor_cli.RECORDS:
-        session = sessions.setdefault(session_id, _Session(record, streamed=True))
+        session = _stream_session(sessions, session_id, record)
         session.agent = "cursor-cli"
         message = _thought(session, value) if kind == "thinking" else cursor_cli.message(value)
         if message is None:
@@ -332,7 +340,7 @@ def _from_stream(sessions: dict[str, _Session], record: Record) -> Mapping[str, 
     parent = value.get("parent_tool_use_id")
     if isinstance(parent, str) and parent:  # a sub-agent's turn: the Task call it runs
         session_id = f"{session_id}/task-{parent}"
-    sessions.setdefault(session_id, _Session(record, streamed=True))
+    _stream_session(sessions, session_id, record)
     return {
         "type": kind,
         "message": message,

@@ -149,11 +149,23 @@ def offered_tools(span: Span, *, inference: bool = False) -> tuple[dict[str, Any
     if not listed:
         listed = next(filter(None, (_listed(attrs.get(key)) for key in _TOOL_LISTS)), None)
     if not listed:
-        listed = as_object(as_object(msg.loads(attrs.get(_ADK_REQUEST))).get("config")).get("tools")
+        request = _request(attrs.get(_ADK_REQUEST))
+        listed = as_object(request.get("config")).get("tools")
     if not listed and inference:
-        requests = (as_object(msg.loads(attrs.get(key))).get("tools") for key in _REQUESTS)
+        requests = (_request(attrs.get(key)).get("tools") for key in _REQUESTS)
         listed = next((found for found in requests if isinstance(found, list) and found), None)
     return row_tools({"tools": listed}) if listed else ()
+
+
+def _request(value: Any) -> Mapping[str, Any]:
+    """A recorded request body, read only where its text may name ``tools``.
+
+    The body is the whole conversation sent, which the span's reader has parsed for its
+    messages already: parsing it again for a ``tools`` key it does not hold is wasted.
+    """
+    if isinstance(value, str) and "tools" not in value and "\\u" not in value:
+        return {}
+    return as_object(msg.loads(value))
 
 
 _REQUESTS = (
