@@ -634,6 +634,26 @@ def test_a_run_whose_answer_is_the_image_it_made_ends_in_that_result_not_the_mod
     assert step_kinds(back) == step_kinds(trace)
 
 
+ABANDONED_RUN = "gemini-cli/aim_control_pro_run4_abandoned.json"
+"""A Gemini CLI session left after a thought: no answer, its outcome the summary ``failed``."""
+
+
+def test_a_run_that_stops_on_a_thought_with_no_answer_gets_no_made_up_failed_turn() -> None:
+    """The session ends on the model's thought and gave no answer: the row ends in that thought,
+    kp_answer_turn saying no turn holds the answer (-1), and reads back as the same trace, the
+    thought a step and the outcome ``failed``. Before, a last assistant turn said ``failed``,
+    teaching the model to say it."""
+    path = REPO / "tests" / "conformance" / "files" / ABANDONED_RUN
+    (trace,) = [item.trace for item in read([path]) if not isinstance(item, Problem)]
+    assert (trace.outcome.result_summary, trace.steps[-1].type) == ("failed", "thought")
+    row = chat_row(trace)
+    assert row["messages"][-1] == {"role": "assistant", "content": trace.steps[-1].content}
+    assert row["kp_answer_turn"] == -1
+    back = read_back(row)
+    assert_same_trace(trace, back)
+    assert step_kinds(back) == step_kinds(trace)
+
+
 def test_a_failed_model_call_that_was_retried_is_no_turn_and_reads_back_as_the_error() -> None:
     """A rate-limited model call, then the retry's answer: the model never saw the 429, so the
     row is the request and the answer, the error kept beside them (kp_unseen_errors), and it

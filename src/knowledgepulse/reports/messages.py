@@ -6,10 +6,11 @@ each thought as an assistant turn, each tool call as an entry of an assistant tu
 observation as the ``tool`` turn answering the latest call still waiting (by ``tool_call_id``), and
 the outcome's ``result_summary`` as the last assistant turn, unless the run gave no answer (a
 function-calling row whose target is a call): then the row ends in its call or result, as the source
-did; nor after the user turn that ends a run, when that turn (an error the run ended on) or the
-agent's message it answers was the answer, nor after the result that ends it when that result was
-the answer, not said by the model (an image the image generator made) (``kp_answer_turn`` names
-that turn). A call whose step
+did, or in the model's last text, a step (``kp_answer_turn`` is ``-1``: no turn holds the
+answer); nor after the user turn that ends a run, when that turn (an error the run ended on) or
+the agent's message it answers was the answer, nor after the result that ends it when that
+result was the answer, not said by the model (an image the image generator made)
+(``kp_answer_turn`` names that turn). A call whose step
 text is not the call itself (it does not start with the tool's name: what the agent said with it, as
 tau-bench's ``respond`` message to the user) opens an assistant turn of its own with that text as
 ``content``, so a trainer sees it. A ``respond`` call with no arguments whose observation follows it
@@ -42,6 +43,7 @@ from knowledgepulse.sources._chat._row import (
     CONFIDENCE_COLUMN,
     ERROR_TURNS_COLUMN,
     FAILED_CALLS_COLUMN,
+    NO_ANSWER_TURN,
     PRIVACY_COLUMN,
     UNSEEN_ERRORS_COLUMN,
 )
@@ -146,9 +148,14 @@ def chat_row(
     # agent's text a user turn answers, is not said again after it: the column says which.
     replied = row.turns > 0 and messages[-1]["role"] == "user"
     stopped = replied or messages[-1]["role"] == "tool" or "tool_calls" in messages[-1]
+    # Nor one that ends on the model's text yet gave no answer (it stopped on a thought): the
+    # column says no turn holds it.
     said = _said_before(messages, opened, answer) if stopped and not answer_step else None
-    if said is None and (answer_step or answer != no_answer(trace.metadata.success) or not stopped):
+    gave_none = not answer_step and answer == no_answer(trace.metadata.success)
+    if said is None and not gave_none:
         messages.append({"role": "assistant", "content": answer})
+    elif said is None and not stopped:
+        said = NO_ANSWER_TURN
     source = (trace.metadata.model_extra or {}).get("source")
     source = source if isinstance(source, dict) else {}
     if task is None:

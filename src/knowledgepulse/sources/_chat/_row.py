@@ -166,7 +166,13 @@ ANSWER_TURN_COLUMN = "kp_answer_turn"
 end in an assistant turn saying it: the user turn ending the row (an error the run ended on, as
 an Agents SDK guardrail's tripwire), or the agent's last message, which the user's reply ending
 the row answers (the answer said again after it would teach the model a turn the run never
-had); null: the last assistant turn is the answer, or the run gave none."""
+had); :data:`NO_ANSWER_TURN`: no turn is, the run gave none though it ended on the model's text
+(a thought); null: the last assistant turn is the answer, or the run gave none and ended on a
+call or its result."""
+NO_ANSWER_TURN = -1
+"""The :data:`ANSWER_TURN_COLUMN` of a row whose run ended on the model's text yet gave no
+answer: its last assistant turn is a step, and no turn stands for the outcome's made-up summary
+(``failed``), which would teach the model to say it."""
 FAILED_CALLS_COLUMN = "kp_failed_calls"
 """The ids of the calls whose result was an error (the next action its ``error_recovery``)."""
 CALL_TEXTS_COLUMN = "kp_call_texts"
@@ -749,6 +755,8 @@ def _convert_row(
         told = family.tell(whole, builder)
     except PathError as error:
         raise PathError((columns.messages, *error.path), error.message) from error
+    if _told_no_answer(row):
+        builder.no_answer()  # the last assistant turn is a step: the run gave no answer
     told = _with_system(told, row, family)
     success = told.answered and builder.final_answer is not None  # no user turn came after it
     reward = None
@@ -1029,6 +1037,12 @@ def _told_answer(row: Mapping[str, Any], messages: list[Any]) -> str | None:
         return None
     turn = messages[index]
     return content_text(turn.get("content")) if isinstance(turn, Mapping) else None
+
+
+def _told_no_answer(row: Mapping[str, Any]) -> bool:
+    """Whether a row kp wrote says its run gave no answer though it ends on the model's text."""
+    index = row.get(ANSWER_TURN_COLUMN)
+    return isinstance(index, int) and not isinstance(index, bool) and index == NO_ANSWER_TURN
 
 
 def _is_null(value: Any) -> bool:
