@@ -1777,6 +1777,23 @@ def test_a_training_row_lists_the_tools_the_spans_say_were_offered(
     assert first["parameters"]["properties"]
 
 
+def test_a_training_row_lists_strands_tools_with_their_schema_unwrapped() -> None:
+    """Strands writes ``gen_ai.tool.definitions`` as Bedrock Converse's tool specs, the schema
+    wrapped as ``inputSchema: {"json": schema}``: the row's ``parameters`` is that schema (an
+    object schema a chat template shows), not the wrapper."""
+    path = OTLP_CORPUS / "agentcore_sdk_strands_rag_spans.json"
+    items = [i for i in convert_file(path) if isinstance(i, TraceItem)]
+    assert items
+    for item in items:
+        listed = json.loads(chat_row(item.trace, offered=item.tools)["tools"])
+        assert listed
+        for tool in listed:
+            parameters = tool["function"]["parameters"]
+            assert parameters["type"] == "object"
+            assert "json" not in parameters
+            assert parameters["properties"]
+
+
 @pytest.mark.parametrize(
     ("path", "described"),
     [

@@ -34,7 +34,8 @@ _DECLARATIONS = ("functionDeclarations", "function_declarations")
 """Gemini's tool: the functions it declares (by their JSON or proto names)."""
 _SCHEMAS = ("input_schema", "parameters_json_schema", "parametersJsonSchema", "inputSchema")
 """A definition's JSON Schema under another name than ``parameters``: Anthropic's, Gemini's,
-the Vercel AI SDK's (5 and later)."""
+the Vercel AI SDK's (5 and later); Bedrock Converse's and Strands' ``inputSchema`` wraps it as
+``{"json": schema}``."""
 _GEMINI_TYPES = frozenset({"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"})
 """Gemini's ``Schema.type``: an OpenAPI subset's enum, in upper case as its SDKs write a
 declaration's ``parameters`` (``"type": "OBJECT"``). JSON Schema, which chat templates show and
@@ -182,7 +183,7 @@ def _definition(tool: Any) -> dict[str, Any] | None:
         # The same JSON Schema under another name (Anthropic's, Gemini's), which chat
         # templates (that read ``parameters``) would leave out.
         schema = function.pop(schema_key)
-        function = {**function, "parameters": schema}
+        function = {**function, "parameters": _unwrapped(schema)}
     parameters = function.get("parameters")
     if isinstance(parameters, dict) and one_of(parameters.get("type"), _GEMINI_TYPES):
         # Gemini's schema: upper case all through (its SDKs' enum); any other is left as it is.
@@ -193,6 +194,19 @@ def _definition(tool: Any) -> dict[str, Any] | None:
         # given, so it is no function definition a chat template could show.
         return None
     return {"type": "function", "function": function}
+
+
+def _unwrapped(schema: dict[str, Any]) -> dict[str, Any]:
+    """An ``inputSchema``'s JSON Schema, less the wrapper Bedrock Converse puts around it.
+
+    Converse's ``ToolInputSchema`` is ``{"json": schema}``, and Strands, whose ``ToolSpec`` is
+    Converse's, writes its tools so in ``gen_ai.tool.definitions``: a chat template, or a
+    validator, reads the schema itself (``"type": "object"``).
+    """
+    inner = schema.get("json")
+    if len(schema) == 1 and isinstance(inner, dict):
+        return inner
+    return schema
 
 
 def _json_schema(schema: Any) -> Any:
