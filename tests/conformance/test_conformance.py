@@ -168,6 +168,9 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     # Claude's two parallel text-editor server calls both fail; the model sees the two errors
     # at once and its next call (a retry) is one recovery step after them.
     ("anthropic/test_anthropic_text_editor_code_execution_tool.jsonl", "runs[0].recovered"): "1",
+    # ADP's SWE-Gym writes one OpenHands response's two views as two actions, each result right
+    # after its call: both fail, and the next response's view (a retry) is one recovery step.
+    ("adp/swe_gym_openhands_sample_std.json", "runs[0].recovered"): "3",
 }
 """(file, fact) -> what kp gives, and why, for every fact kp gets wrong today."""
 

@@ -606,6 +606,34 @@ def test_the_tools_a_trajectory_declares_are_the_tools_offered() -> None:
     assert item.tools[0]["function"]["parameters"]["properties"]["numResults"]["type"] == "number"
 
 
+def test_one_responses_calls_tell_its_text_once_and_none_recovers_a_sibling() -> None:
+    """ADP's SWE-Gym converter writes an OpenHands response that made several calls as one
+    action a call, each with the response's text as its description and its result right after
+    it. Before, kp told that text again before every call, and a call made beside a failed one
+    (before the model saw the error) was that error's recovery."""
+    gym = CORPUS / "swe_gym_openhands_sample_std.json"
+    (run,) = json.loads(gym.read_text(encoding="utf-8"))
+    described = [
+        action["description"]
+        for action in run["content"]
+        if action["class_"] in ("api_action", "code_action") and action["description"]
+    ]
+    assert len(described) > len(set(described))  # the file repeats a response's text
+    (item,) = [i for i in convert_file(gym) if isinstance(i, TraceItem)]
+    thoughts = [step.content for step in item.trace.steps if step.type == "thought"]
+    assert all(thoughts.count(text) == 1 for text in described)
+    # One response viewed two files from line 0; both views failed, and the next response's
+    # view (from line 1) recovers: the second failed view is no recovery of the first.
+    calls = [s for s in item.trace.steps if s.type in ("tool_call", "error_recovery")]
+    ranges = [(s.type, (s.input or {}).get("view_range")) for s in calls]
+    at = ranges.index(("tool_call", [0, 40]))
+    assert ranges[at : at + 3] == [
+        ("tool_call", [0, 40]),
+        ("tool_call", [0, 40]),
+        ("error_recovery", [1, 40]),
+    ]
+
+
 def test_a_call_agentbenchs_knowledge_graph_cannot_run_failed_and_the_next_recovers() -> None:
     """AgentBench's KG environment answers a call it cannot run "get_relations(X) cannot be
     executed. You may make a mistake and need to fix it.": a failed call, the agent's next

@@ -17,7 +17,10 @@ They are read as ADP's own converter to OpenHands' training rows reads them
 (``agents/openhands/std_to_sft.py``):
 
 * an action's ``description`` is its thought, told before it, and its ``reasoning_content``
-  (ADP 1.3: the converter's ``<think>`` block) a thought before that;
+  (ADP 1.3: the converter's ``<think>`` block) a thought before that; SWE-Gym's converter
+  writes a response that made several calls as one action a call, each with the response's
+  text, each result right after its call: those calls are one turn, the text told once
+  (:func:`_same_response`);
 * an ``api_action`` is a call of its ``function`` with its ``kwargs``; a ``code_action`` a call
   of the language's executor, named as that converter names it: ``execute_bash`` (its
   ``command``), ``execute_ipython_cell`` for Python (its ``code``), ``execute_<language>`` for
@@ -234,7 +237,9 @@ def _tell(content: list[Any], builder: StepBuilder) -> _Told:
     for index, item in enumerate(content):
         path: tuple[str | int, ...] = ("content", index)
         kind = item["class_"]
-        if kind in ACTIONS and not (priming is not None and index in priming):
+        again = _same_response(content, index)  # one more call of the response just told
+        calls.tell_held(builder, unless=again)
+        if kind in ACTIONS and not again and not (priming is not None and index in priming):
             # ADP's converter writes an action's reasoning as a <think> block before its
             # description (agents/openhands/std_to_sft.py, ``_build_thought_text``).
             builder.thought(_optional(item, REASONING, path))
@@ -245,17 +250,15 @@ def _tell(content: list[Any], builder: StepBuilder) -> _Told:
         )
         if priming is not None and index in priming:
             system = _text(item, path) if index == priming.start else system
-        elif answered is not None:  # an action's result
-            _tell_result(builder, answered, _observed(item, path))
+        elif answered is not None:  # an action's result, after all its response's calls
+            calls.held.append((answered, _observed(item, path)))
+            calls.tell_held(builder, unless=_same_response(content, index + 1))
         elif index == final and kind == "api_action":  # WebArena's stop(answer)
             _tell_message(builder, {**item, "content": _stop_answer(item)}, path, final=True)
         elif _thinks(item):  # a thought, not a call: nothing waits for its result
             builder.thought(_thought(item, path))
         elif kind in ("api_action", "code_action"):
-            name, arguments = _call(item, path)
-            builder.thought(_description(item, name, path))
-            call_id = calls.told(name, _link(item, path), index)
-            builder.tool_request(name, arguments, call_id=call_id)
+            _tell_call(builder, item, index, calls, again=again)
             continue
         elif kind == "message_action" or _speaker(item) == "agent":
             _tell_message(builder, item, path, final=index == final)
@@ -270,7 +273,50 @@ def _tell(content: list[Any], builder: StepBuilder) -> _Told:
             tools = tools or prompt_tools(text)
             builder.error(error_text(text))
         calls.just_told = None
+    calls.tell_held(builder, unless=False)
     return _Told(objective, system, tools)
+
+
+def _tell_call(
+    builder: StepBuilder, item: Mapping[str, Any], index: int, calls: _Calls, *, again: bool
+) -> None:
+    """An action's call (``content[index]``), its description the thought told before it.
+
+    ``again``: one more call of the response just told (:func:`_same_response`), its text
+    told already and its call in the same turn: no thought between them.
+    """
+    path = ("content", index)
+    name, arguments = _call(item, path)
+    if not again:
+        builder.thought(_description(item, name, path))
+    builder.tool_request(name, arguments, call_id=calls.told(name, _link(item, path), index))
+
+
+def _same_response(content: list[Any], index: int) -> bool:
+    """Whether an action is one more call of the model response the action before it made.
+
+    ADP's SWE-Gym converter writes a response that made several calls as one action a call,
+    each with the response's text as its ``description``, and each call's result right after
+    it (``raw_to_standardized.py``, its ``parallel_tool_count``): an action whose description
+    (and reasoning) is the one of the action before the observation before it is that
+    response's, its text told once, its calls one turn (siblings: none recovers from another's
+    error, which the model had not seen). An empty description tells no response apart.
+    """
+    if index < 2 or index >= len(content):
+        return False
+    item, before, first = content[index], content[index - 1], content[index - 2]
+    calls = ("api_action", "code_action")
+    if item["class_"] not in calls or first["class_"] not in calls or _thinks(item):
+        return False
+    if before["class_"] not in OBSERVATIONS or _speaker(before) in ("user", "agent"):
+        return False
+    said = item.get("description")
+    return (
+        isinstance(said, str)
+        and bool(said.strip())
+        and said == first.get("description")
+        and item.get(REASONING) == first.get(REASONING)
+    )
 
 
 @dataclass
@@ -283,6 +329,16 @@ class _Calls:
 
     just_told: tuple[str, str] | None = None  # the tool and call id of the action just told
     by_id: dict[str, tuple[str, str]] = field(default_factory=dict)  # the unanswered with ids
+    held: list[tuple[tuple[str, str], str]] = field(default_factory=list)
+    """The results (action, output) of a response's calls, told once all its calls are."""
+
+    def tell_held(self, builder: StepBuilder, *, unless: bool) -> None:
+        """Tell the results held, unless the response has more calls to tell first."""
+        if unless:
+            return
+        for action, output in self.held:
+            _tell_result(builder, action, output)
+        self.held.clear()
 
     def told(self, name: str, link: str | None, index: int) -> str:
         """An action told: its call id (its ``tool_call_id``, else its place)."""
