@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from knowledgepulse.reports.messages import chat_row
@@ -233,3 +234,114 @@ def test_a_system_message_that_only_declares_kimis_tools_is_no_system_prompt() -
     assert declaration_only(row["messages"][0]["content"])
     assert not declaration_only("<|im_system|>tool_declare<|im_middle|>not JSON<|im_end|>")
     assert not declaration_only(f"Be brief.\n{row['messages'][0]['content']}")
+
+
+_FILES = REPO / "tests" / "conformance" / "files"
+
+
+def _written_parameters(path: Path) -> dict[str, Any]:
+    """The ``parameters`` of each tool the training rows written from ``path`` list, by name."""
+    return {
+        tool["function"]["name"]: tool["function"]["parameters"]
+        for item in read([path])
+        if isinstance(item, TraceItem)
+        for tool in item.tools
+    }
+
+
+def _gorilla_named(schema: Any) -> Any:
+    """A Gorilla schema with BFCL's renames of its types, as ``GORILLA_TO_OPENAPI`` makes them."""
+    renames = {"dict": "object", "float": "number", "tuple": "array", "any": "string"}
+    if isinstance(schema, list):
+        return [_gorilla_named(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {
+        key: renames.get(value, value)
+        if key == "type" and isinstance(value, str)
+        else {name: _gorilla_named(item) for name, item in value.items()}
+        if key == "properties"
+        else _gorilla_named(value)
+        if key == "items"
+        else value
+        for key, value in schema.items()
+    }
+
+
+def test_gorillas_dict_schemas_are_written_as_json_schema_objects() -> None:
+    """When2Call's and LLaMA-Factory's rows give BFCL's ``"type": "dict"`` (its nested objects
+    too), which BFCL renames to JSON Schema's ``object`` before a model is offered them: the
+    training row's schema is an object schema, its descriptions and defaults as given. Before,
+    ``dict`` was written, a schema no validator or chat template takes for an object."""
+    for name in (
+        "openai-chat/when2call_readme_sft_example.json",
+        "preference/when2call_readme_preference_example.json",
+    ):
+        (row,) = [json.loads((_FILES / name).read_text(encoding="utf-8"))]
+        given = {tool["name"]: tool["parameters"] for tool in row["tools"]}
+        assert {schema["type"] for schema in given.values()} == {"dict"}
+        assert _written_parameters(_FILES / name) == {
+            tool: _gorilla_named(schema) for tool, schema in given.items()
+        }
+    path = _FILES / "openai-chat" / "reason_tool_use_demo.jsonl"
+    written = _written_parameters(path)
+    assert written["get_team_info"]["type"] == "object"
+    campaign = written["email_schedule_campaign"]["properties"]["campaign_details"]
+    assert campaign["type"] == "object"
+    assert '\\"dict\\"' in path.read_text(encoding="utf-8")  # as the file gives them
+    assert '"dict"' not in json.dumps(written)
+
+
+def test_xlams_parameters_are_the_properties_of_an_object_schema() -> None:
+    """xLAM's card gives a tool's parameters as the properties alone (no ``type``): the training
+    row's schema is the object schema of those properties, each as given."""
+    path = _FILES / "xlam" / "xlam_function_calling_60k_card_example.json"
+    (row,) = json.loads(path.read_text(encoding="utf-8"))
+    assert _written_parameters(path) == {
+        tool["name"]: {"type": "object", "properties": tool["parameters"]} for tool in row["tools"]
+    }
+
+
+def test_mlflows_copy_of_a_schema_with_properties_is_an_object_schema() -> None:
+    """MLflow's ``mlflow.chat.tools`` copy of a Gemini declaration leaves out its ``type``; the
+    request the span records sent it as an object schema (``parameters_json_schema``), and the
+    training row's schema is that one."""
+    path = _FILES / "mlflow" / "gemini_google_model_retry.json"
+    sent = {
+        declared["name"]: declared["parameters_json_schema"]
+        for declared in _values_under(json.loads(path.read_text(encoding="utf-8")))
+        if declared.get("parameters_json_schema")
+    }
+    assert sent
+    assert _written_parameters(path) == sent
+
+
+def test_a_schema_that_is_none_stays_as_given() -> None:
+    """An empty schema (hermes-agent's ``{}``) or a ``$ref`` alone is no object schema to build."""
+    for schema in ({}, {"$ref": "#/$defs/Point"}, {"items": {"type": "string"}}):
+        (tool,) = row_tools({"tools": [{"name": "look", "parameters": schema}]})
+        assert tool["function"]["parameters"] == schema
+
+
+def _values_under(value: Any) -> list[dict[str, Any]]:
+    """Every object in a JSON value, the JSON text its strings hold read too."""
+    if isinstance(value, str) and value[:1] in "{[":
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return []
+    if isinstance(value, dict):
+        return [value, *(found for item in value.values() for found in _values_under(item))]
+    if isinstance(value, list):
+        return [found for item in value for found in _values_under(item)]
+    return []
+
+
+def test_an_xlam_parameter_named_type_is_one_of_its_properties() -> None:
+    """xLAM's properties alone may name one ``type``: it is a property, not the schema's type."""
+    given = {"type": {"type": "str", "description": "The kind."}, "q": {"type": "str"}}
+    (tool,) = row_tools({"tools": [{"name": "search", "parameters": given}]})
+    assert tool["function"]["parameters"] == {"type": "object", "properties": given}
+    listed = {"type": ["object", "null"], "properties": {"q": {"type": "string"}}}
+    (tool,) = row_tools({"tools": [{"name": "search", "parameters": listed}]})
+    assert tool["function"]["parameters"] == listed

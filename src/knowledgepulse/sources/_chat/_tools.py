@@ -7,8 +7,10 @@ Glaive's ShareGPT rows, xLAM; Anthropic's ``input_schema`` is written as ``param
 or a JSON string. The Responses API writes a function flat (``{"type": "function", "name",
 "parameters"}``), and a Gemini tool lists the functions it declares (``functionDeclarations``, the
 schema in ``parameters``, its types in upper case and written in JSON Schema's lower case, or in
-``parameters_json_schema``). Toucan-1.5M names the column
-``available_tools``; ``verifiers`` rollouts keep them in ``info.oai_tools``, NeMo Gym's rollouts in
+``parameters_json_schema``). A Gorilla (BFCL) schema's types (``"type": "dict"``) are written
+as JSON Schema's, and a schema with no ``type`` (xLAM's properties alone, MLflow's copy) as an
+object's. Toucan-1.5M names the column ``available_tools``;
+``verifiers`` rollouts keep them in ``info.oai_tools``, NeMo Gym's rollouts in
 the request made (``responses_create_params.tools``); GLM-4's rows declare them on the ``system``
 message (its ``tools`` key, beside an empty ``content``), and Hermes-format rows in the system
 prompt, between ``<tools>`` tags (JSON, or the Python repr NousResearch's card shows). A
@@ -25,7 +27,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from knowledgepulse.sources._chat._text import json_or_value, one_of
+from knowledgepulse.sources._chat._text import json_or_value
 
 _COLUMNS = ("tools", "available_tools")
 _NESTED = (("info", "oai_tools"), ("responses_create_params", "tools"))
@@ -36,14 +38,47 @@ _SCHEMAS = ("input_schema", "parameters_json_schema", "parametersJsonSchema", "i
 """A definition's JSON Schema under another name than ``parameters``: Anthropic's, Gemini's,
 the Vercel AI SDK's (5 and later); Bedrock Converse's and Strands' ``inputSchema`` wraps it as
 ``{"json": schema}``."""
-_GEMINI_TYPES = frozenset({"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"})
+_GEMINI_TYPES = {
+    name: name.lower()
+    for name in ("STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL")
+}
 """Gemini's ``Schema.type``: an OpenAPI subset's enum, in upper case as its SDKs write a
 declaration's ``parameters`` (``"type": "OBJECT"``). JSON Schema, which chat templates show and
 validators check, names the same types in lower case."""
+_GORILLA_TYPES = {
+    "dict": "object",
+    "float": "number",
+    "tuple": "array",
+    "any": "string",
+    "list": "array",
+    "bool": "boolean",
+    "byte": "integer",
+    "short": "integer",
+    "long": "integer",
+    "double": "number",
+    "char": "string",
+    "ArrayList": "array",
+    "Array": "array",
+    "HashMap": "object",
+    "Hashtable": "object",
+    "Queue": "array",
+    "Stack": "array",
+    "Any": "string",
+    "String": "string",
+    "Bigint": "integer",
+}
+"""The Gorilla (BFCL) function docs' type names that JSON Schema names otherwise (``"type":
+"dict"`` for the parameters' object), with JSON Schema's: BFCL's handlers rename them so
+(``GORILLA_TO_OPENAPI``) before a model is offered the tools, and datasets written from its
+docs keep them (When2Call's rows). A name it has no JSON Schema name for stays as written."""
+_SCHEMA_TYPES = (_GEMINI_TYPES, _GORILLA_TYPES)
+"""The type names of the dialects whose schemas a definition's own ``type`` marks."""
 _SUBSCHEMAS = frozenset({"items", "anyOf", "oneOf", "allOf", "not", "additionalProperties"})
 """A schema's keys whose value is a schema, or a list of them."""
 _NAMED_SCHEMAS = frozenset({"properties", "patternProperties", "$defs", "definitions"})
 """A schema's keys whose value maps names to schemas (a property may be named ``type``)."""
+_KEYWORDS = _SUBSCHEMAS | _NAMED_SCHEMAS | {"if", "then", "else", "contains", "propertyNames"}
+"""A schema's keys whose value may be a schema with a ``type``: never an xLAM parameter's name."""
 
 
 def row_tools(row: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
@@ -185,9 +220,10 @@ def _definition(tool: Any) -> dict[str, Any] | None:
         schema = function.pop(schema_key)
         function = {**function, "parameters": _unwrapped(schema)}
     parameters = function.get("parameters")
-    if isinstance(parameters, dict) and one_of(parameters.get("type"), _GEMINI_TYPES):
-        # Gemini's schema: upper case all through (its SDKs' enum); any other is left as it is.
-        function = {**function, "parameters": _json_schema(parameters)}
+    if isinstance(parameters, dict):
+        schema = _typed(parameters)
+        if schema is not parameters:
+            function = {**function, "parameters": schema}
     if tool.get("type") not in (None, "function", "custom") and "parameters" not in function:
         # A tool the provider defines and runs (Anthropic's ``{"type":
         # "web_search_20250305", "name": "web_search"}``, its code execution): no schema is
@@ -209,25 +245,56 @@ def _unwrapped(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-def _json_schema(schema: Any) -> Any:
-    """A parameters schema with Gemini's upper-case types (:data:`_GEMINI_TYPES`) in lower case.
+def _typed(parameters: dict[str, Any]) -> dict[str, Any]:
+    """A parameters schema as a JSON Schema object's; the same dict when it is one already.
+
+    Only a schema with no ``type`` (:func:`_object_schema`) or with a type of its dialect's own
+    (:data:`_SCHEMA_TYPES`: Gemini's ``OBJECT``, Gorilla's ``dict``) is rebuilt.
+    """
+    marker = parameters.get("type")
+    if not isinstance(marker, str):
+        # None, or an xLAM parameter named ``type``; a list of types stays as written.
+        return _object_schema(parameters) if parameters else parameters
+    names = next((names for names in _SCHEMA_TYPES if marker in names), None)
+    return parameters if names is None else _json_schema(parameters, names)
+
+
+def _object_schema(parameters: dict[str, Any]) -> dict[str, Any]:
+    """A parameters schema that gives no ``type``, as the object schema it declares.
+
+    With ``properties`` it is one (MLflow's ``mlflow.chat.tools`` copy of a Gemini declaration
+    leaves the type out); xLAM's rows give the properties alone (``{"count": {"type": "int",
+    "description": ...}}``, the dataset card's format), which the object schema of those
+    properties declares the same. Any other (``{"$ref": ...}``, an ``anyOf``) stays as written.
+    """
+    if "type" not in parameters and isinstance(parameters.get("properties"), dict):
+        return {"type": "object", **parameters}
+    declared = all(
+        name not in _KEYWORDS and isinstance(value, dict) and isinstance(value.get("type"), str)
+        for name, value in parameters.items()
+    )
+    return {"type": "object", "properties": parameters} if declared else parameters
+
+
+def _json_schema(schema: Any, names: dict[str, str]) -> Any:
+    """A parameters schema with its dialect's type ``names`` (:data:`_SCHEMA_TYPES`) renamed.
 
     Only the types change: a default, an enum or an example is data, and stays as written.
     """
     if isinstance(schema, list):
-        return [_json_schema(item) for item in schema]
+        return [_json_schema(item, names) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    return {key: _schema_value(key, value) for key, value in schema.items()}
+    return {key: _schema_value(key, value, names) for key, value in schema.items()}
 
 
-def _schema_value(key: str, value: Any) -> Any:
-    """One key's value of a schema, its types (and its subschemas' types) in lower case."""
-    if key == "type" and one_of(value, _GEMINI_TYPES):
-        return value.lower()
+def _schema_value(key: str, value: Any, names: dict[str, str]) -> Any:
+    """One key's value of a schema, its types (and its subschemas' types) JSON Schema's."""
+    if key == "type" and isinstance(value, str):
+        return names.get(value, value)
     if key in _NAMED_SCHEMAS and isinstance(value, dict):
-        return {name: _json_schema(item) for name, item in value.items()}
-    return _json_schema(value) if key in _SUBSCHEMAS else value
+        return {name: _json_schema(item, names) for name, item in value.items()}
+    return _json_schema(value, names) if key in _SUBSCHEMAS else value
 
 
 def _without_nulls(value: Any) -> Any:
