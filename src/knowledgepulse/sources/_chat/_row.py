@@ -1042,7 +1042,7 @@ def _told_answer(row: Mapping[str, Any], messages: list[Any]) -> str | None:
 def _told_no_answer(row: Mapping[str, Any]) -> bool:
     """Whether a row kp wrote says its run gave no answer though it ends on the model's text."""
     index = row.get(ANSWER_TURN_COLUMN)
-    return isinstance(index, int) and not isinstance(index, bool) and index == NO_ANSWER_TURN
+    return isinstance(index, int) and index == NO_ANSWER_TURN
 
 
 def _is_null(value: Any) -> bool:

@@ -217,13 +217,9 @@ def _definition(tool: Any) -> dict[str, Any] | None:
     if "parameters" not in function and schema_key is not None:
         # The same JSON Schema under another name (Anthropic's, Gemini's), which chat
         # templates (that read ``parameters``) would leave out.
-        schema = function.pop(schema_key)
-        function = {**function, "parameters": _unwrapped(schema)}
-    parameters = function.get("parameters")
-    if isinstance(parameters, dict):
-        schema = _typed(parameters)
-        if schema is not parameters:
-            function = {**function, "parameters": schema}
+        function["parameters"] = _unwrapped(function.pop(schema_key))
+    if isinstance(parameters := function.get("parameters"), dict):
+        function["parameters"] = _typed(parameters)  # a fresh dict, _without_nulls' own
     if tool.get("type") not in (None, "function", "custom") and "parameters" not in function:
         # A tool the provider defines and runs (Anthropic's ``{"type":
         # "web_search_20250305", "name": "web_search"}``, its code execution): no schema is

@@ -252,7 +252,6 @@ def _tell(content: list[Any], builder: StepBuilder) -> _Told:
             system = _text(item, path) if index == priming.start else system
         elif answered is not None:  # an action's result, after all its response's calls
             calls.held.append((answered, _observed(item, path)))
-            calls.tell_held(builder, unless=_same_response(content, index + 1))
         elif index == final and kind == "api_action":  # WebArena's stop(answer)
             _tell_message(builder, {**item, "content": _stop_answer(item)}, path, final=True)
         elif _thinks(item):  # a thought, not a call: nothing waits for its result
@@ -333,7 +332,7 @@ class _Calls:
     """The results (action, output) of a response's calls, told once all its calls are."""
 
     def tell_held(self, builder: StepBuilder, *, unless: bool) -> None:
-        """Tell the results held, unless the response has more calls to tell first."""
+        """Tell the results held, unless their response has more calls to tell first."""
         if unless:
             return
         for action, output in self.held:
