@@ -898,6 +898,47 @@ def test_a_local_command_and_its_output_are_not_the_objective() -> None:
     assert trace.task.objective.startswith("Let's explore scrolling, scroll to bottom")
 
 
+def test_a_session_starts_at_its_prompt_not_at_a_local_command_before_it() -> None:
+    """The run starts at the prompt that opens it: the ``/clear`` before it (its caveat, its
+    command, its output, 17 minutes earlier) and the file snapshots are Claude Code's own, no
+    part of the run's time; before, ``created_at`` was the caveat's time (agentcmd's 2.0.29
+    session)."""
+    path = CLAUDE / "agentcmd_claude_2.0.29_askuserquestion.jsonl"
+    trace = only(convert_file(path)).trace
+    prompt = next(
+        record
+        for record in lines(path)
+        if record.get("type") == "user" and record["message"]["content"] == trace.task.objective
+    )
+    assert trace.metadata.created_at == datetime.fromisoformat(prompt["timestamp"])
+    earliest = min(datetime.fromisoformat(r["timestamp"]) for r in lines(path) if "timestamp" in r)
+    assert earliest < trace.metadata.created_at
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "<bash-input>git status</bash-input>",
+        "<bash-stdout>On branch main</bash-stdout><bash-stderr></bash-stderr>",
+        "[Request interrupted by user]",
+    ],
+)
+def test_a_session_starts_at_its_prompt_not_at_records_of_claude_codes_own(said: str) -> None:
+    """A caveat (``isMeta``), a shell-mode command or its output, or the note of an
+    interruption, written before the prompt, asks the model nothing: the run starts later."""
+    records = lines(CLAUDE / "session_b.jsonl")
+    first = records[0]
+    early = {**first, "uuid": "early", "timestamp": "2025-06-14T11:00:00Z"}
+    caveat = {**early, "uuid": "caveat", "isMeta": True}
+    opened = [
+        {**caveat, "message": {"role": "user", "content": "Caveat: local commands"}},
+        {**early, "message": {"role": "user", "content": said}},
+        *records,
+    ]
+    trace = only(list(convert(opened, source="claude-code"))).trace
+    assert trace.metadata.created_at == datetime.fromisoformat(first["timestamp"])
+
+
 def test_a_user_text_with_more_than_command_tags_is_kept_as_it_is() -> None:
     """Only a text of command tags alone is a slash command; other words around them stay."""
     records = lines(CLAUDE / "session_b.jsonl")

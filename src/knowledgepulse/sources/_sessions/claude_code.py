@@ -36,8 +36,10 @@ recorded as tags (``<command-message>init is analyzing…</command-message>``
 ``<command-name>/init</command-name>`` ``<command-args>...</command-args>``, its expansion an
 ``isMeta`` record): it is read as typed, ``/init ARGS``; a command the user ran in the shell mode
 (``! ls``: ``<bash-input>``, then ``<bash-stdout>`` / ``<bash-stderr>``) asked the model nothing,
-and is no turn. A session continued from another (``claude --continue``) opens with a copy of the
-other's last ``tool_result``: a result of no call of its own, no step. A rewind (``/rewind``, or
+and is no turn. The run is dated by the first record it keeps (its prompt): what Claude Code
+wrote before it (a ``/clear``, caveats, file snapshots) is no part of its time. A session
+continued from another (``claude --continue``) opens with a copy of the other's last
+``tool_result``: a result of no call of its own, no step. A rewind (``/rewind``, or
 Esc twice, to an earlier prompt) forks the file in place: the abandoned turns stay, and the prompt
 typed instead has the same ``parentUuid`` as the prompt it replaces; as Claude Code's own loader
 (which follows the newest branch), kp leaves out the records under that earlier prompt. A session
@@ -187,6 +189,8 @@ class _Session:
     first: Record
     messages: list[Mapping[str, Any]] = field(default_factory=list)
     started: datetime | None = None
+    """When a stream says the run started (Cursor's first stamped record); a session file's
+    run starts at its first message kept, see :func:`_started`."""
     version: str | None = None
     model: str | None = None
     """The model a stream's ``init`` names: the session's when no reply names its own."""
@@ -205,6 +209,8 @@ class _Session:
     origins: list[set[str]] = field(default_factory=list)
     """The ``uuid`` of the record (a reply's blocks: of the records) each of :attr:`messages` was
     read from."""
+    times: list[datetime | None] = field(default_factory=list)
+    """The ``timestamp`` of the record each of :attr:`messages` was first read from."""
     prompts: dict[str, str] = field(default_factory=dict)
     """The prompt the user typed under each ``parentUuid``: a second one there is a rewind."""
     thinking: list[str] = field(default_factory=list)
@@ -428,7 +434,6 @@ def _tell_record(
         session_id = f"{session_id}/sidechain-{chain}"
     message = anthropic.message_of(value)
     session = sessions.setdefault(session_id, _Session(record))
-    session.started = session.started or iso_time(value.get("timestamp"))
     version = value.get("version")
     session.version = session.version or as_string(version)
     if _claude_codes_own(value, message):
@@ -439,6 +444,7 @@ def _tell_record(
         if session.messages and _is_command(session.messages[-1]):
             session.messages.pop()
             session.origins.pop()
+            session.times.pop()
         return
     if message["role"] == "user" and _SHELL_MODE.match(_text(message["content"])):
         return  # the user's own shell command and its output: nothing the model was asked
@@ -485,6 +491,7 @@ def _rewound(
     errors = {n for n in session.api_errors if n in kept}
     session.messages = [session.messages[n] for n in kept]
     session.origins = [session.origins[n] for n in kept]
+    session.times = [session.times[n] for n in kept]
     session.api_errors = {kept.index(n) for n in errors}
 
 
@@ -511,7 +518,7 @@ def _take(session: _Session, value: Mapping[str, Any], message: Mapping[str, Any
         return
     if _api_error(value):  # the request failed: an error, not an answer
         session.api_errors.add(len(session.messages))
-    _add(session, _typed(kept), as_string(value.get("uuid")))
+    _add(session, _typed(kept), as_string(value.get("uuid")), iso_time(value.get("timestamp")))
 
 
 def _answering_its_calls(session: _Session, message: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -549,7 +556,12 @@ def _answering_its_calls(session: _Session, message: Mapping[str, Any]) -> Mappi
     return {**message, "content": kept} if kept else None
 
 
-def _add(session: _Session, message: Mapping[str, Any], uuid: str | None = None) -> None:
+def _add(
+    session: _Session,
+    message: Mapping[str, Any],
+    uuid: str | None = None,
+    time: datetime | None = None,
+) -> None:
     """Add a message to the session; a block of a reply already told joins that reply.
 
     Claude Code 2.x writes each block of one model reply as a record of its own, under the
@@ -562,6 +574,7 @@ def _add(session: _Session, message: Mapping[str, Any], uuid: str | None = None)
     if at is None:
         session.messages.append(message)
         session.origins.append({uuid} if uuid else set())
+        session.times.append(time)
         return
     earlier = session.messages[at]
     blocks = [*_blocks(earlier["content"]), *_blocks(message["content"])]
@@ -774,6 +787,16 @@ def _command(text: str) -> str:
     return f"{name} {tags['args']}" if tags.get("args") else name
 
 
+def _started(session: _Session) -> datetime | None:
+    """When the run started: as its stream says, else at the first message kept of it.
+
+    The run opens with the prompt the user typed (or the slash command the model was given);
+    Claude Code's own records before it (a ``/clear`` and its output, its caveats, snapshots of
+    the files) are no part of the run, nor of its time.
+    """
+    return session.started or next((time for time in session.times if time is not None), None)
+
+
 def _finish(session_id: str, session: _Session, options: TraceOptions) -> TraceItem:
     builder = StepBuilder()
     told = anthropic.tell(session.messages, builder, errors=session.api_errors)
@@ -790,7 +813,7 @@ def _finish(session_id: str, session: _Session, options: TraceOptions) -> TraceI
         success=success,
         options=options,
         objective=told.objective,
-        created_at=session.started,
+        created_at=_started(session),
         result_summary=answer,
         agent_id=session.agent,
         framework=session.agent,
