@@ -186,7 +186,7 @@ def test_a_training_row_keeps_each_text_whole_where_its_trace_keeps_8_kb(
     assert run.code == 0, run.err
     (written,) = rows_in(run.out)
     texts = [message.get("content") for message in written["messages"]]
-    assert texts == [passage, None, output, answer]
+    assert texts == [passage, "", output, answer]
     traced = kp("convert", str(path))
     (trace,) = rows_in(traced.out)
     assert len(trace["task"]["objective"].encode()) <= 8192 < len(passage.encode())
@@ -236,7 +236,7 @@ def test_a_rows_tools_and_system_prompt_stay_in_its_training_row(
     assert written["messages"] == [
         row["messages"][0],
         row["messages"][1],
-        {"role": "assistant", "tool_calls": [{**call, "id": "call_0"}]},
+        {"role": "assistant", "content": "", "tool_calls": [{**call, "id": "call_0"}]},
     ]
 
 

@@ -397,7 +397,10 @@ def _call(messages: list[dict[str, Any]], call_id: str, step: Step) -> None:
     if last["role"] == "assistant":
         last.setdefault("tool_calls", []).append(call)
     else:
-        messages.append({"role": "assistant", "tool_calls": [call]})
+        # ``content`` an empty text, not left out nor null: chat templates join it to the turn
+        # (Qwen3's, QwQ's, Granite 3.3's, Devstral's, vLLM's DeepSeek-V3 one), and stop with an
+        # error on a turn without it, or with null, so no row with such a turn could be trained.
+        messages.append({"role": "assistant", "content": "", "tool_calls": [call]})
 
 
 def _observation(step: Step, waiting: list[tuple[str, str]]) -> dict[str, Any]:

@@ -1,0 +1,100 @@
+"""Training rows rendered by a real chat template, as a trainer renders them before tokenizing.
+
+``data/qwen3_chat_template.jinja`` is Qwen3's chat template (Qwen/Qwen3-0.6B's
+``tokenizer_config.json``, Apache-2.0: see THIRD_PARTY_NOTICES.md). It is rendered as
+transformers' ``apply_chat_template`` renders one: a sandboxed Jinja environment that trims
+blocks, with its ``tojson`` filter and ``raise_exception``.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jinja2 import Template
+from jinja2.exceptions import TemplateError
+from jinja2.ext import loopcontrols
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from knowledgepulse.records import Problem
+from knowledgepulse.records._parted import is_parted_folder
+from knowledgepulse.reports.messages import chat_row
+from knowledgepulse.sources import read
+from tests.paths import REPO
+
+QWEN3 = Path(__file__).parent / "data" / "qwen3_chat_template.jinja"
+FILES = REPO / "tests" / "conformance" / "files"
+CONFORMANCE = sorted(
+    path
+    for path in FILES.rglob("*")
+    if is_parted_folder(path)
+    or (
+        path.is_file()
+        and not path.name.endswith((".facts.json", ".md"))
+        and not any(is_parted_folder(folder) for folder in path.parents[:2])
+    )
+)
+
+
+def _raise(message: str) -> None:
+    raise TemplateError(message)
+
+
+def _tojson(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+@cache
+def compiled(template: Path) -> Template:
+    environment = ImmutableSandboxedEnvironment(
+        trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols]
+    )
+    environment.filters["tojson"] = _tojson
+    environment.globals["raise_exception"] = _raise
+    return environment.from_string(template.read_text(encoding="utf-8"))
+
+
+def render(template: Path, row: dict[str, Any]) -> str:
+    """The row's ``messages`` and ``tools`` as the template writes them (the row as JSON)."""
+    row = json.loads(json.dumps(row))
+    tools = json.loads(row["tools"]) or None
+    return compiled(template).render(
+        messages=row["messages"], tools=tools, add_generation_prompt=False
+    )
+
+
+def rows_of(path: Path) -> list[dict[str, Any]]:
+    return [
+        chat_row(item.trace, system=item.system, offered=item.tools, task=item.task)
+        for item in read([path])
+        if not isinstance(item, Problem)
+    ]
+
+
+def test_a_run_ending_in_its_call_renders_that_call_with_qwen3s_template() -> None:
+    """A turn of calls alone has an empty ``content``: Qwen3's template joins it to the turn."""
+    (row,) = rows_of(FILES / "adk" / "adk_python_hello_world_roll_die.test.json")
+    text = render(QWEN3, row)
+    assert row["messages"][-1] == {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [row["messages"][-1]["tool_calls"][0]],
+    }
+    assert text.endswith(
+        "<|im_start|>assistant\n<think>\n\n</think>\n\n<tool_call>\n"
+        '{"name": "roll_die", "arguments": {"sides": 6}}\n</tool_call><|im_end|>\n'
+    )
+
+
+@pytest.mark.parametrize("path", CONFORMANCE, ids=lambda path: f"{path.parent.name}/{path.name}")
+def test_every_training_row_renders_with_qwen3s_template(path: Path) -> None:
+    """Each row of every source renders, each text and call in it, none stopping the template."""
+    for row in rows_of(path):
+        text = render(QWEN3, row)
+        for message in row["messages"]:
+            assert (message["content"] or "").strip() in text
+            for call in message.get("tool_calls", []):
+                assert f'{{"name": "{call["function"]["name"]}", "arguments": ' in text
