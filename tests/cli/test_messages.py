@@ -236,7 +236,7 @@ def test_a_rows_tools_and_system_prompt_stay_in_its_training_row(
     assert written["messages"] == [
         row["messages"][0],
         row["messages"][1],
-        {"role": "assistant", "content": "", "tool_calls": [{**call, "id": "call_0"}]},
+        {"role": "assistant", "content": "", "tool_calls": [{**call, "id": "call00000"}]},
     ]
 
 

@@ -1,9 +1,11 @@
-"""Training rows rendered by a real chat template, as a trainer renders them before tokenizing.
+"""Training rows rendered by real chat templates, as a trainer renders them before tokenizing.
 
 ``data/qwen3_chat_template.jinja`` is Qwen3's chat template (Qwen/Qwen3-0.6B's
-``tokenizer_config.json``, Apache-2.0: see THIRD_PARTY_NOTICES.md). It is rendered as
-transformers' ``apply_chat_template`` renders one: a sandboxed Jinja environment that trims
-blocks, with its ``tojson`` filter and ``raise_exception``.
+``tokenizer_config.json``), ``data/mistral_v7_chat_template.jinja`` the one mistral-common
+writes for its v7 tokenizer (Mistral Small 3's, Large 2411's); both Apache-2.0, see
+THIRD_PARTY_NOTICES.md. Each is rendered as transformers' ``apply_chat_template`` renders one: a
+sandboxed Jinja environment that trims blocks, with its ``tojson`` filter and
+``raise_exception``.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from knowledgepulse.sources import read
 from tests.paths import REPO
 
 QWEN3 = Path(__file__).parent / "data" / "qwen3_chat_template.jinja"
+MISTRAL = Path(__file__).parent / "data" / "mistral_v7_chat_template.jinja"
 FILES = REPO / "tests" / "conformance" / "files"
 CONFORMANCE = sorted(
     path
@@ -62,7 +65,7 @@ def render(template: Path, row: dict[str, Any]) -> str:
     row = json.loads(json.dumps(row))
     tools = json.loads(row["tools"]) or None
     return compiled(template).render(
-        messages=row["messages"], tools=tools, add_generation_prompt=False
+        messages=row["messages"], tools=tools, add_generation_prompt=False, bos_token="<s>"
     )
 
 
@@ -89,11 +92,23 @@ def test_a_run_ending_in_its_call_renders_that_call_with_qwen3s_template() -> No
     )
 
 
+def test_a_rows_calls_have_ids_mistrals_template_takes() -> None:
+    """Each call's id is nine letters and digits: Mistral's templates stop on any other."""
+    (row,) = rows_of(FILES / "anthropic" / "openinference_anthropic_multiple_tool_calling.jsonl")
+    text = render(MISTRAL, row)
+    assert (
+        '[TOOL_CALLS][{"name": "get_weather", "arguments": {"location": "New York, NY"}, '
+        '"id": "call00000"}, {"name": "get_time", "arguments": {"timezone": '
+        '"America/New_York"}, "id": "call00001"}]'
+    ) in text
+
+
+@pytest.mark.parametrize("template", [QWEN3, MISTRAL], ids=lambda path: path.stem)
 @pytest.mark.parametrize("path", CONFORMANCE, ids=lambda path: f"{path.parent.name}/{path.name}")
-def test_every_training_row_renders_with_qwen3s_template(path: Path) -> None:
+def test_every_training_row_renders_with_a_chat_template(path: Path, template: Path) -> None:
     """Each row of every source renders, each text and call in it, none stopping the template."""
     for row in rows_of(path):
-        text = render(QWEN3, row)
+        text = render(template, row)
         for message in row["messages"]:
             assert (message["content"] or "").strip() in text
             for call in message.get("tool_calls", []):

@@ -185,13 +185,13 @@ def test_a_trace_becomes_user_assistant_and_tool_turns_matched_by_call_id() -> N
             "content": "look it up",
             "tool_calls": [
                 {
-                    "id": "call_0",
+                    "id": "call00000",
                     "type": "function",
                     "function": {"name": "search", "arguments": '{"q": "Oslo", "n": 3}'},
                 }
             ],
         },
-        {"role": "tool", "tool_call_id": "call_0", "name": "search", "content": "3 flights"},
+        {"role": "tool", "tool_call_id": "call00000", "name": "search", "content": "3 flights"},
         {"role": "assistant", "content": "done"},
     ]
     assert json.loads(row["tools"]) == [
@@ -328,7 +328,7 @@ def test_an_observation_answers_the_call_just_before_it() -> None:
         )
     )
     tool_turn = chat_row(trace)["messages"][-2]
-    assert (tool_turn["name"], tool_turn["tool_call_id"]) == ("test", "call_1")
+    assert (tool_turn["name"], tool_turn["tool_call_id"]) == ("test", "call00001")
 
 
 def test_the_outcome_and_privacy_level_read_back_and_the_answer_stays_out_of_the_steps() -> None:
@@ -560,7 +560,7 @@ def test_an_answer_that_recovers_from_a_failed_call_is_written_once() -> None:
     written = chat_row(trace)
     said = [m.get("content") for m in written["messages"] if m["role"] == "assistant"]
     assert said.count("Paris was not found.") == 1
-    assert written["kp_failed_calls"] == ["call_0"]
+    assert written["kp_failed_calls"] == ["call00000"]
     again = read_back(written)
     assert [step.type for step in again.steps] == [step.type for step in trace.steps]
     assert again.outcome.result_summary == "Paris was not found."

@@ -204,7 +204,7 @@ class _Row:
     turns: int = 0
     """The user turns after the objective so far."""
     calls: int = 0
-    """The tool calls written so far: the next one's id is ``call_<calls>``."""
+    """The tool calls written so far: the next one's id is :func:`_call_id` of it."""
 
     def user(self, text: str, *, error: bool = False) -> None:
         """A user turn after the objective: the user's reply, or an error met outside a tool."""
@@ -217,7 +217,7 @@ class _Row:
     def call(self, step: Step) -> None:
         """A tool call: an entry of an assistant turn's ``tool_calls``."""
         assert step.tool is not None  # the caller passes tool calls only
-        call_id = f"call_{self.calls}"
+        call_id = _call_id(self.calls)
         self.calls += 1
         if says_more_than_the_call(step):
             self.messages.append({"role": "assistant", "content": step.content})
@@ -373,6 +373,15 @@ def _tells_the_user(step: Step, after: list[Step]) -> bool:
         and after[0].type == "observation"
         and (after[0].tool is None or _is_reply(after[0]))
     )
+
+
+def _call_id(number: int) -> str:
+    """The id of a row's call of that number: ``call00000``, ``call00001``...
+
+    Nine letters and digits, as Mistral's chat templates (Mistral 7B v0.3's, Nemo's, Small's)
+    take no other id: they stop with an error on any row that calls a tool otherwise.
+    """
+    return f"call{number:05d}"
 
 
 def _text(step: Step) -> str:
