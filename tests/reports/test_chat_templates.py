@@ -2,9 +2,10 @@
 
 ``data/qwen3_chat_template.jinja`` is Qwen3's chat template (Qwen/Qwen3-0.6B's
 ``tokenizer_config.json``), ``data/mistral_v7_chat_template.jinja`` the one mistral-common
-writes for its v7 tokenizer (Mistral Small 3's, Large 2411's); both Apache-2.0, see
-THIRD_PARTY_NOTICES.md. Each is rendered as transformers' ``apply_chat_template`` renders one: a
-sandboxed Jinja environment that trims blocks, with its ``tojson`` filter and
+writes for its v7 tokenizer (Mistral Small 3's, Large 2411's) and
+``data/hermes_chat_template.jinja`` vLLM's for Hermes' tool calls; all Apache-2.0, see
+THIRD_PARTY_NOTICES.md. Each is rendered as transformers' ``apply_chat_template`` renders one:
+a sandboxed Jinja environment that trims blocks, with its ``tojson`` filter and
 ``raise_exception``.
 """
 
@@ -29,6 +30,7 @@ from tests.paths import REPO
 
 QWEN3 = Path(__file__).parent / "data" / "qwen3_chat_template.jinja"
 MISTRAL = Path(__file__).parent / "data" / "mistral_v7_chat_template.jinja"
+HERMES = Path(__file__).parent / "data" / "hermes_chat_template.jinja"
 FILES = REPO / "tests" / "conformance" / "files"
 CONFORMANCE = sorted(
     path
@@ -101,6 +103,22 @@ def test_a_rows_calls_have_ids_mistrals_template_takes() -> None:
         '"id": "call00000"}, {"name": "get_time", "arguments": {"timezone": '
         '"America/New_York"}, "id": "call00001"}]'
     ) in text
+
+
+@pytest.mark.parametrize(
+    ("name", "told"),
+    [
+        ("gemini/llm_gemini_tools.jsonl", "pelican_name_generator() - "),
+        ("langfuse/openai-agents-2025-09-30.json", "get_weather(city: str) - "),
+    ],
+)
+def test_a_tool_offered_without_a_description_renders_with_hermes_template(
+    name: str, told: str
+) -> None:
+    """A tool the source gave no description has ``""``: Hermes' template joins it to the prompt."""
+    (row,) = rows_of(FILES / name)
+    assert all(tool["function"]["description"] == "" for tool in json.loads(row["tools"]))
+    assert f'"description": "{told}' in render(HERMES, row)
 
 
 @pytest.mark.parametrize("template", [QWEN3, MISTRAL], ids=lambda path: path.stem)

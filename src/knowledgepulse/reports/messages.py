@@ -467,10 +467,15 @@ def _with_parameters(
     """An offered tool as given; one told with no parameters, its calls' schema, else ``None``.
 
     OTel spans may describe a tool (its span's ``gen_ai.tool.description``) without its schema.
+    One given no description (an Agents SDK tool's, a Gemini declaration's) has ``""``, as the
+    tools only the calls show: Hermes' and gpt-oss' chat templates join the description into
+    the prompt and stop with an error on a tool without one.
     """
     function = tool["function"]
+    if function.get("description") is None:
+        function = {**function, "description": ""}
     if "parameters" in function:
-        return dict(tool)
+        return {**tool, "function": function}
     schema = tools.get(function["name"])
     if schema is None:
         return None
