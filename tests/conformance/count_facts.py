@@ -288,6 +288,9 @@ _XML_CALL = re.compile(r"<function=([^>\s]+)>.*?(?:</function>|$)", re.DOTALL)
 """A call written in the text (SWE-agent's and OpenHands' XML function calling): its name."""
 _XML_PARAMETER = re.compile(r"<parameter=([^>\s]+)>\n?(.*?)\n?</parameter>", re.DOTALL)
 """One of its arguments: the name, and the value between the tags (a newline each side off)."""
+_EXECUTION_RESULT = re.compile(r"EXECUTION RESULT of \[[^\]\n]*\]:\s*")
+"""How ADP's SFT rows label the turn that is a call's result (OpenHands' converter for models
+without function calling): ``EXECUTION RESULT of [execute_bash]:`` and the result."""
 _XML_WRITERS = frozenset({"gpt", "function_call"})
 """The ShareGPT turns that write OpenHands' calls in ADP's SFT rows (its older ones mislabel the
 agent's turn ``function_call``)."""
@@ -1017,6 +1020,7 @@ def sharegpt(path: Path) -> list[Run]:
             if who == "glm3_call":
                 timeline.tool(value)
                 continue
+            _result_failed(timeline, value, ran=ran)
             if who in ("human", "user") and objective is not None and not ran:
                 timeline.user(value)
             if who in ("human", "user") and objective is None:
@@ -1045,6 +1049,14 @@ def sharegpt(path: Path) -> list[Run]:
                 timeline.tool(call["name"])
         runs.append(timeline.facts(objective, row.get("target")))
     return runs
+
+
+def _result_failed(timeline: _Timeline, value: Any, *, ran: bool) -> None:
+    """Tell a call's result that says it failed, as ADP's SFT rows label it (a turn after a call:
+    ``EXECUTION RESULT of [execute_bash]:``, then a traceback or an error)."""
+    result = _EXECUTION_RESULT.match(value) if ran and isinstance(value, str) else None
+    if result is not None and _adp_failed(value[result.end() :]):
+        timeline.error()
 
 
 def _whole_turn_calls(timeline: _Timeline, who: Any, value: str) -> bool:

@@ -1367,6 +1367,25 @@ def test_a_tool_result_labelled_observation_that_says_it_failed_is_an_error(
     ]
 
 
+def test_adp_sft_results_labelled_execution_result_that_say_they_failed_are_errors() -> None:
+    """ADP's SFT rows label each call's result ``EXECUTION RESULT of [execute_bash]:`` (OpenHands'
+    converter for models without function calling): a traceback after the label is a failure,
+    as in the ADP trajectory the row was written from. Before, the SFT row of
+    sharegpt/adp_swe_smith_sample_sft.json had no error where adp/swe_smith_sample_std.json
+    had two, each recovered from."""
+    sft = convert_file(CORPUS / "sharegpt/adp_swe_smith_sample_sft.json")
+    std = convert_file(CORPUS / "adp/swe_smith_sample_std.json")
+    sft_run = next(i for i in sft if isinstance(i, TraceItem) and "line_profiler" in i.trace.id)
+    std_run = next(i for i in std if isinstance(i, TraceItem) and "line_profiler" in i.trace.id)
+    recovered = [
+        step.tool.name if step.tool else None
+        for step in sft_run.trace.steps
+        if step.type == "error_recovery"
+    ]
+    assert recovered == ["execute_bash", "str_replace_editor"]
+    assert [s.type for s in sft_run.trace.steps] == [s.type for s in std_run.trace.steps]
+
+
 INSTRUCTIONS_FOR_THE_HOUSE = "Interact with a household to solve a task. " * 8
 
 

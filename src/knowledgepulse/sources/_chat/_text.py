@@ -26,8 +26,9 @@ from knowledgepulse.sources._steps import as_text
 
 _ERROR_START = re.compile(
     # OpenHands' function-calling converter labels each tool message "OBSERVATION:" first
-    # (SWE-Gym's rows): the result it labels may still start by saying it failed.
-    r"^\s*(?:observation:\s*)?"
+    # (SWE-Gym's rows), its converter for models without function calling "EXECUTION RESULT
+    # of [execute_bash]:" (ADP's SFT rows): the result it labels may still say it failed.
+    r"^\s*(?:observation:\s*|execution result of \[[^\]\n]*\]:\s*)?"
     r"(?:error\b|exception\b|traceback \(most recent call last\)|\w*error:"
     r"|an error occurred while running the tool\b"
     # IPython's (and so Jupyter's) traceback: a rule of dashes, then the exception's name
