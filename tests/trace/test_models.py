@@ -241,3 +241,29 @@ def test_a_validated_trace_passes_through_parse_trace() -> None:
     """parse_trace returns a ReasoningTrace given one, unchanged."""
     trace = ReasoningTrace.model_validate(trace_json())
     assert parse_trace(trace) is trace
+
+
+def test_a_dataset_row_given_as_a_trace_says_which_call_reads_it() -> None:
+    """A chat row handed to parse_trace is told as another format's record, with the call that
+    converts it, not only as seven required fields missing."""
+    row = {"messages": [{"role": "user", "content": "hi"}], "id": "r1"}
+    with pytest.raises(TraceValidationError) as caught:
+        parse_trace(row)
+    summary = str(caught.value).splitlines()[0]
+    assert "neither @context nor @type (its keys: id, messages)" in summary
+    assert "knowledgepulse.score([record])" in summary
+
+
+def test_a_path_given_as_a_trace_says_how_to_read_the_file() -> None:
+    """A string (a path, or JSON text) is told as such, with the calls that read it."""
+    with pytest.raises(TraceValidationError) as caught:
+        parse_trace("examples/traces/finance-tsmc.json")
+    assert "it is a string; give the parsed JSON" in str(caught.value).splitlines()[0]
+
+
+def test_a_trace_with_mistakes_gets_no_format_hint() -> None:
+    """A document that says it is a trace (@type) is told only its problems; so is {}."""
+    for value in ({"@type": "ReasoningTrace"}, {}):
+        with pytest.raises(TraceValidationError) as caught:
+            parse_trace(value)
+        assert str(caught.value).splitlines()[0] == "<trace>: not a valid ReasoningTrace"

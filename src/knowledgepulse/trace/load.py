@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import typing
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -50,7 +50,36 @@ def parse_trace(value: Any, *, source: str = "<trace>") -> ReasoningTrace:
         raise TraceValidationError(
             f"{Location(source)}: not a valid ReasoningTrace", found
         ) from None
-    return validated_trace(value, source=source)
+    try:
+        return validated_trace(value, source=source)
+    except TraceValidationError as error:
+        hint = _not_a_document(value)
+        if hint is None:
+            raise
+        summary = f"{Location(source)}: not a valid ReasoningTrace: {hint}"
+        raise TraceValidationError(summary, error.problems) from None
+
+
+def _not_a_document(value: Any) -> str | None:
+    """What a value given as a trace is instead, and the call that reads it; else ``None``.
+
+    A string is a path or JSON text; a mapping with neither ``@context`` nor ``@type`` another
+    format's record, told otherwise only as every required field missing, which says nothing
+    of what to do (``None`` for one that may be a trace with mistakes, and ``{}``).
+    """
+    if isinstance(value, str):
+        return (
+            "it is a string; give the parsed JSON (json.loads(text)), or read a file with "
+            "load_traces(path) or score(path)"
+        )
+    if isinstance(value, Mapping) and value and not {"@context", "@type"} & value.keys():
+        keys = ", ".join(sorted(map(str, value))[:5])
+        return (
+            f"it has neither @context nor @type (its keys: {keys}), so it is a record of "
+            "another format: dataset rows and other frameworks' records are recognised and "
+            "converted by knowledgepulse.score([record]) (kp score FILE), or kp convert FILE"
+        )
+    return None
 
 
 def validated_trace(value: Any, *, source: str = "<trace>") -> ReasoningTrace:
