@@ -25,6 +25,9 @@ CASES = [
     (("score", "--max-windows", "abc"), USAGE, "give --max-windows a positive integer"),
     (("score", "--order", "time", "--corpus"), USAGE, "drop --order time"),
     (("score", "--frozen"), USAGE, "--frozen scores against a saved cache: give --cache"),
+    # Before, the novelty text was recorded in every breakdown though nothing was embedded.
+    (("score", "--no-embedder", "--novelty-text", "windows"), USAGE, "nothing is embedded: drop"),
+    (("select", "--no-embedder", "--novelty-text", "truncate"), USAGE, "--novelty-text chooses"),
     (("split", "--test", "0.6", "--validation", "0.5"), USAGE, "--validation 0.5: give a share"),
     ((*SPLIT, "--by", "nokey"), USAGE, "--by nokey: no item has it"),
     ((*SPLIT, "--stratify", "nokey"), USAGE, "--stratify nokey: no item has it"),

@@ -10,6 +10,7 @@ import pytest
 from knowledgepulse.errors import ParameterConflictError, ScorerParameterError
 from knowledgepulse.novelty.static import StaticEmbedder
 from knowledgepulse.runs.embedder import (
+    check_model,
     chosen_embedder,
     embedder_kind,
     ray_embedder,
@@ -80,3 +81,14 @@ def test_no_embedder_with_a_model_setting_is_a_conflict_naming_both(
     with pytest.raises(ParameterConflictError) as raised:
         chosen_embedder(no_embedder=True, **settings)
     assert named in str(raised.value)
+
+
+def test_a_novelty_text_with_no_embedder_is_a_conflict_and_the_default_is_none() -> None:
+    """A novelty text is what an embedder embeds: given with ``no_embedder`` it is refused, and
+    left out (``None``) it is the default, as the CLI passes it."""
+    with pytest.raises(ParameterConflictError) as raised:
+        check_model({"no_embedder": True, "novelty_text": "windows"})
+    assert "novelty_text chooses the text the embedder embeds; with no_embedder=True" in str(
+        raised.value
+    )
+    check_model({"no_embedder": True, "novelty_text": None})

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from knowledgepulse.cli._options import option_group
+from knowledgepulse.cli._options import option_group, unless_given
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS
 from knowledgepulse.novelty.settings import (
     DEFAULT_BATCH_SIZE,
@@ -42,6 +42,7 @@ novelty_text_option = click.option(
     type=click.Choice(tuple(NOVELTY_TEXTS)),
     default=DEFAULT_NOVELTY_TEXT,
     show_default=True,
+    callback=unless_given,
     help="What stands for a trace in novelty: its objective, actions and the terms they act on "
     "(two short model calls and hashed ids), its objective and actions, every window of its "
     "text, or its first 510 word pieces (see docs/novelty.md).",

@@ -281,7 +281,8 @@ class ModelSettings(TypedDict, total=False):
             cluster to join; default: a local Ray for this run).
         batch_size: traces embedded per batch (default: the embedder's own).
         profiles_file: a YAML/JSON file of extra weight profiles.
-        novelty_text: what stands for a trace in novelty.
+        novelty_text: what stands for a trace in novelty (``None``: the default); the text
+            an embedder embeds, so not with ``no_embedder``.
         threshold: the scorer's sharing threshold.
     """
 
@@ -295,7 +296,7 @@ class ModelSettings(TypedDict, total=False):
     address: str | None
     batch_size: int | None
     profiles_file: Path | None
-    novelty_text: str
+    novelty_text: str | None
     threshold: float
 
 
@@ -310,9 +311,17 @@ def check_model(model: ModelSettings, *, corpus: bool = False) -> None:
     ``corpus``: the run compares its traces with each other (so it needs an embedder).
 
     Raises:
-        ParameterConflictError: the first conflict, naming its parameters.
+        ParameterConflictError: the first conflict, naming its parameters (a ``novelty_text``
+            with ``no_embedder``: nothing is embedded).
         ScorerParameterError: ``max_windows`` is neither a positive count nor ``"none"``.
     """
+    if model.get("no_embedder", False) and model.get("novelty_text") is not None:
+        raise ParameterConflictError(
+            Setting("novelty_text"),
+            " chooses the text the embedder embeds; with ",
+            Setting("no_embedder", True),
+            " nothing is embedded: drop it",
+        )
     check_engine(
         engine=model.get("engine", "local"),
         address=model.get("address"),
@@ -363,7 +372,7 @@ def run_scorer(paths: Sequence[str], **model: Unpack[ModelSettings]) -> Iterator
             embedder=embedder,
             profiles=profiles_of(model.get("profiles_file")),
             batch_size=model.get("batch_size"),
-            novelty_text=model.get("novelty_text", DEFAULT_NOVELTY_TEXT),
+            novelty_text=model.get("novelty_text") or DEFAULT_NOVELTY_TEXT,
             threshold=model.get("threshold", DEFAULT_THRESHOLD),
         )
     finally:
