@@ -137,6 +137,18 @@ def test_a_suite_may_be_data_shaped_like_a_suite_file() -> None:
     assert [(s.key, s.threshold) for s in outcome.suite.scorers] == [("operation-accuracy", 0.9)]
 
 
+def test_a_list_of_scorers_as_the_suite_is_refused_naming_suite() -> None:
+    """suite=[scorers] names the suite parameter and what it takes, not load_suite's path."""
+    scorers: Any = [{"type": "operation-accuracy"}]
+    with pytest.raises(SettingTypeError) as refused:
+        evaluate_cases(JSONL_CASES, suite=scorers)
+    message = str(refused.value)
+    assert message.startswith("suite (a list): give a suite file's path, a Suite, or data")
+    assert "a list of scorers goes under 'scorers'" in message
+    with pytest.raises(SettingTypeError, match=r"^suite \(a list\)"):
+        check_cases(JSONL_CASES, suite=scorers)
+
+
 def test_one_case_not_in_a_list_is_refused_saying_so() -> None:
     """cases=a_dict is not read as its keys (paths): the TypeError says to put it in a list."""
     case = json.loads(Path(JSONL_CASES).read_text("utf-8").splitlines()[0])

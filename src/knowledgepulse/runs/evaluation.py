@@ -465,6 +465,15 @@ def _suite(suite: SuiteSpec | None, name: str | None) -> Suite:
         return suite
     if isinstance(suite, Mapping):
         return suite_from_dict(suite)
+    if suite is not None and not isinstance(suite, str | Path):
+        # load_suite's own refusal would name its parameter, path, and only the file.
+        raise wrong_setting(
+            "suite",
+            suite,
+            "a suite file's path, a Suite, or data shaped like a suite file: "
+            "{'scorers': [...]} (a list of scorers goes under 'scorers')",
+            wrong_type=True,
+        )
     return load_suite(suite) if suite is not None else preset(name or "")
 
 
