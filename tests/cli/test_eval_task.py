@@ -249,6 +249,7 @@ def test_without_the_plugin_the_suite_names_the_missing_scorer(kp: KpRunner) -> 
     run = kp("eval", CASES, "--suite", SUITE, "--task", f"{WORKFLOW}:summarise")
     assert run.code == 2
     assert "scorers[1].type: unknown scorer type 'word-limit'" in run.err
+    assert "give it as a plugin (kp eval --plugin FILE.py;" in run.err
 
 
 def test_task_settings_without_a_task_are_a_usage_error(kp: KpRunner) -> None:

@@ -344,9 +344,15 @@ def is_builtin(scorer: Scorer) -> bool:
 
 
 def unknown_scorer_message(type_name: str) -> str:
-    """Say that a type is unknown, which exist, which is closest, and how to add one."""
+    """Say that a type is unknown, which exist, which is closest, and how to load or add one.
+
+    Loading comes first: a suite naming a plugin's scorer, read without the plugin given, is
+    the usual miss.
+    """
     known = scorer_types()
     return (
         f"unknown scorer type {type_name!r}.{did_you_mean(type_name, known)} "
-        f"Known types: {', '.join(known)}. {_scorers.how_to_add(type_name)}"
+        f"Known types: {', '.join(known)}. A scorer of your own file is known once the file "
+        "is loaded: give it as a plugin (kp eval --plugin FILE.py; plugins: in a .kp.yaml "
+        f"file; plugins= in Python). {_scorers.how_to_add(type_name)}"
     )
