@@ -285,6 +285,16 @@ def test_cache_settings_beside_a_given_cache_are_refused() -> None:
         TraceValueScorer(embedder=HashingEmbedder(), cache=VectorCache(), ttl_ms=5.0)
 
 
+def test_a_path_as_the_cache_is_refused_when_the_scorer_is_made(tmp_path: Path) -> None:
+    """cache='seen.kpcache' names cache and VectorCache.load, not 'str' has no attribute 'claim'
+    at the first trace."""
+    path: object = str(tmp_path / "seen.kpcache")
+    with pytest.raises(TypeError) as refused:
+        TraceValueScorer(embedder=HashingEmbedder(), cache=path)  # type: ignore[arg-type]
+    assert str(refused.value).startswith(f"cache={path!r}: give a VectorCache (a saved one: ")
+    assert "VectorCache.load(path)" in str(refused.value)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [

@@ -118,6 +118,17 @@ class TraceValueScorer:
                 "set them on that cache: VectorCache(max_elements=..., ttl_ms=...) or "
                 "VectorCache.load(path, max_elements=..., ttl_ms=...)"
             )
+        if cache is not None:
+            from knowledgepulse.novelty.cache import VectorCache  # noqa: PLC0415 - numpy
+
+            if not isinstance(cache, VectorCache):
+                # A path given here failed at the first trace, as 'str' has no attribute.
+                raise wrong_setting(
+                    "cache",
+                    cache,
+                    "a VectorCache (a saved one: VectorCache.load(path)), or None for a new one",
+                    wrong_type=True,
+                )
         if embedder is not DEFAULT_EMBEDDER and not (
             embedder is None or isinstance(embedder, Embedder)
         ):
