@@ -19,6 +19,7 @@ from knowledgepulse import runs as typed_runs
 from knowledgepulse import sources as typed_sources
 from knowledgepulse.errors import ParameterConflictError, ScorerParameterError, SettingTypeError
 from knowledgepulse.evals.compare import compare_runs
+from knowledgepulse.runs import scoring
 from knowledgepulse.runs.write import item_writer
 from knowledgepulse.sources.openai_agents import to_trace
 from knowledgepulse.testing import HashingEmbedder
@@ -33,6 +34,7 @@ runs: Any = typed_runs
 sources: Any = typed_sources
 kp: Any = knowledgepulse
 Scorer: Any = TraceValueScorer
+ScoreRun: Any = scoring.ScoreRun
 
 
 def _split(**settings: Any) -> object:
@@ -69,6 +71,9 @@ BAD: list[tuple[Callable[[], object], str, bool]] = [
     # A truthy text is not a switch: frozen="no" froze the cache, corpus="no" compared all.
     (lambda: runs.score(ROWS, corpus="no", scorer=NO_MODEL), "corpus='no': give True or", True),
     (lambda: runs.annotate(ROWS, frozen="no", scorer=NO_MODEL), "frozen='no': give True", True),
+    # Before, Python's own "expected str, bytes or os.PathLike object, not int", naming nothing.
+    (lambda: runs.score(ROWS, cache_path=1, scorer=NO_MODEL), "cache_path=1: give the cac", True),
+    (lambda: ScoreRun(cache_path=["c.kpc"]), "cache_path (a list): give the cache", True),
     (lambda: runs.select(ROWS, reread="no", scorer=NO_MODEL), "reread='no': give True, F", True),
     (lambda: runs.dedupe(ROWS, by="task", reread=1), "reread=1: give True, False", True),
     # Checked before a record is read, not a bare TypeError when the first one is told.

@@ -337,7 +337,7 @@ def _scored(
             unread.clean = row_cleaner(redactor)
     with ScoreRun(
         settings.get("scorer"),
-        cache_path=None if cache_path is None else Path(cache_path),
+        cache_path=cache_path,
         frozen=settings.get("frozen", False),
         cache_size=settings.get("cache_size"),
         ttl_ms=settings.get("ttl_ms"),

@@ -263,19 +263,25 @@ class ScoreRun:
         CacheFileError: ``cache_path`` is damaged, of another model, text or width, or
             missing while ``frozen``.
         ScorerParameterError: ``frozen`` without ``cache_path``, or a setting out of range.
-        SettingTypeError: ``frozen`` is not a bool (``"no"`` would freeze the cache).
+        SettingTypeError: ``frozen`` is not a bool (``"no"`` would freeze the cache), or
+            ``cache_path`` is not a path.
     """
 
     def __init__(
         self,
         scorer: TraceValueScorer | None = None,
         *,
-        cache_path: Path | None = None,
+        cache_path: str | Path | None = None,
         frozen: bool = False,
         cache_size: int | None = None,
         ttl_ms: float | None = None,
     ) -> None:
         frozen = instance_of(frozen, "frozen", bool, "True or False")
+        if not (cache_path is None or isinstance(cache_path, str | Path)):
+            raise wrong_setting(
+                "cache_path", cache_path, "the cache file's path, a str or a Path", wrong_type=True
+            )
+        cache_path = None if cache_path is None else Path(cache_path)
         if frozen and cache_path is None:
             raise ScorerParameterError(
                 Setting("frozen", True),
