@@ -37,6 +37,16 @@ def test_score_files_writes_a_report_line_per_trace_and_tallies_them() -> None:
     assert done.summary.startswith(f"{done.tally.scored} traces scored")
 
 
+@pytest.mark.parametrize("call", [score_files, convert_files, redact_files])
+def test_one_path_given_alone_is_one_file_not_a_path_a_character(call: Any) -> None:
+    """A str for ``paths`` reads that file; it was read a character at a time, and the "/" among
+    them walked the whole file system (a PermissionError under /proc)."""
+    alone, listed = io.StringIO(), io.StringIO()
+    call(TRACES, alone)
+    call([TRACES], listed)
+    assert alone.getvalue() == listed.getvalue() != ""
+
+
 def test_score_files_keeps_the_results_for_a_table() -> None:
     """``output_format="table"`` writes nothing and gives every result back, in order."""
     done = score_files([TRACES], output_format="table", no_embedder=True)

@@ -36,6 +36,7 @@ from typing import Any, BinaryIO, Literal
 import ijson
 import orjson
 
+from knowledgepulse._util.settings import paths_of
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import (
     InputFileError,
@@ -161,11 +162,15 @@ def listed_inputs(paths: Iterable[str | Path]) -> list[tuple[str | Path, bool]]:
     a prompt history beside the sessions, and what no source recognises there is not theirs to
     write back.
 
+    One path given alone (a str or a Path) is one input, not a path a character: ``"/"``
+    among them was read as the whole file system's folder.
+
     Raises:
         InputFileError: as :func:`input_files`.
+        SettingTypeError: ``paths`` is neither a path nor an iterable of paths.
     """
     files: list[tuple[str | Path, bool]] = []
-    for path in paths:
+    for path in paths_of(paths, "paths"):
         # os.path, not a Path made of each: read() expands the files of a folder given again.
         if str(path) == STDIN or not os.path.isdir(path) or is_parted_folder(Path(path)):
             files.append((path, False))
