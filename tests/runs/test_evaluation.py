@@ -149,6 +149,25 @@ def test_a_list_of_scorers_as_the_suite_is_refused_naming_suite() -> None:
         check_cases(JSONL_CASES, suite=scorers)
 
 
+@pytest.mark.usefixtures("isolated_registry")
+def test_one_plugin_given_alone_is_loaded_as_one(tmp_path: Path) -> None:
+    """plugins="my_scorers.py" loads that file; it was read a character at a time ("no module
+    named 's'"). A value of another type names plugins."""
+    plugin = tmp_path / "kp_alone_plugin.py"
+    plugin.write_text(
+        "from knowledgepulse.evals import Scorer, ScoreResult, register_scorer\n\n"
+        "@register_scorer('kp-test-alone')\nclass Alone(Scorer):\n"
+        "    def evaluate(self, actual, expected, pages):\n        return ScoreResult(1.0)\n"
+    )
+    checked = check_cases(
+        JSONL_CASES, suite={"scorers": [{"type": "kp-test-alone"}]}, plugins=str(plugin)
+    )
+    assert [scorer.key for scorer in checked.suite.scorers] == ["kp-test-alone"]
+    wrong: Any = 3
+    with pytest.raises(SettingTypeError, match=r"^plugins=3: give a module or a \.py file"):
+        check_cases(JSONL_CASES, preset="standard", plugins=wrong)
+
+
 def test_one_case_not_in_a_list_is_refused_saying_so() -> None:
     """cases=a_dict is not read as its keys (paths): the TypeError says to put it in a list."""
     case = json.loads(Path(JSONL_CASES).read_text("utf-8").splitlines()[0])

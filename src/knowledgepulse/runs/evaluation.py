@@ -450,8 +450,16 @@ def _plugins(suite: object, preset: str | None, plugins: Iterable[str]) -> None:
         raise ParameterConflictError(
             "give exactly one of ", Setting("suite", "FILE"), " or ", Setting("preset", "NAME")
         )
-    for plugin in plugins:
-        load_plugin(plugin)
+    # One plugin given alone is one, not one a character ('s', 'u'... "no module named 's'").
+    given: object = plugins
+    listed = [given] if isinstance(given, str | Path) else given
+    listed = list(listed) if isinstance(listed, Iterable) else None
+    if listed is None or not all(isinstance(plugin, str | Path) for plugin in listed):
+        raise wrong_setting(
+            "plugins", plugins, "a module or a .py file (a str), or a list of them", wrong_type=True
+        )
+    for plugin in listed:
+        load_plugin(str(plugin))
 
 
 def _task(task: TaskFunction | str | None) -> TaskFunction | None:
