@@ -37,7 +37,7 @@ Scorer: Any = TraceValueScorer
 ScoreRun: Any = scoring.ScoreRun
 
 
-def _split(**settings: Any) -> object:
+def _split(**settings: Any) -> Any:
     return runs.split(ROWS, **{"test": 0.5, "scorer": NO_MODEL, **settings})
 
 
@@ -74,6 +74,9 @@ BAD: list[tuple[Callable[[], object], str, bool]] = [
     # Before, Python's own "expected str, bytes or os.PathLike object, not int", naming nothing.
     (lambda: runs.score(ROWS, cache_path=1, scorer=NO_MODEL), "cache_path=1: give the cac", True),
     (lambda: ScoreRun(cache_path=["c.kpc"]), "cache_path (a list): give the cache", True),
+    # Written to: before, "'int' object has no attribute 'write'", naming nothing.
+    (lambda: runs.select(ROWS, scorer=NO_MODEL).write_to(3), "target=3: give a file's", True),
+    (lambda: _split().write_to(3), "directory=3: give a folder's path", True),
     (lambda: runs.select(ROWS, reread="no", scorer=NO_MODEL), "reread='no': give True, F", True),
     (lambda: runs.dedupe(ROWS, by="task", reread=1), "reread=1: give True, False", True),
     # Checked before a record is read, not a bare TypeError when the first one is told.

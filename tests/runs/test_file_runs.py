@@ -47,6 +47,20 @@ def test_one_path_given_alone_is_one_file_not_a_path_a_character(call: Any) -> N
     assert alone.getvalue() == listed.getvalue() != ""
 
 
+@pytest.mark.parametrize("call", [score_files, convert_files, redact_files])
+def test_a_target_given_as_text_is_a_path_and_another_type_names_target(
+    call: Any, tmp_path: Path
+) -> None:
+    """target="out.jsonl" writes that file (it failed as "'str' object has no attribute
+    'write'"); a number is refused naming target, before any output."""
+    out, listed = tmp_path / "out.jsonl", io.StringIO()
+    call([TRACES], str(out))
+    call([TRACES], listed)
+    assert out.read_text("utf-8") == listed.getvalue() != ""
+    with pytest.raises(TypeError, match=r"^target=3: give a file's path \(a str or a Path\)"):
+        call([TRACES], 3)
+
+
 def test_score_files_keeps_the_results_for_a_table() -> None:
     """``output_format="table"`` writes nothing and gives every result back, in order."""
     done = score_files([TRACES], output_format="table", no_embedder=True)

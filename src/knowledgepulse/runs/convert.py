@@ -8,6 +8,7 @@ or Harbor ATIF trajectories.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +29,13 @@ from knowledgepulse.runs.redaction import (
     written_items,
 )
 from knowledgepulse.runs.task_field import task_column, told_when_no_task
-from knowledgepulse.runs.write import check_output_name, item_writer, output_form, text_output
+from knowledgepulse.runs.write import (
+    check_output_name,
+    item_writer,
+    output_form,
+    target_of,
+    text_output,
+)
 from knowledgepulse.sources import TraceOptions
 
 if TYPE_CHECKING:
@@ -61,7 +68,7 @@ class Converted:
 
 def convert_files(
     paths: Sequence[str],
-    target: Path | IO[str],
+    target: str | os.PathLike[str] | IO[str],
     *,
     to: ConvertTo = "trace",
     redact: bool | Redactor = False,
@@ -74,7 +81,7 @@ def convert_files(
 
     Args:
         paths: a framework's or dataset's files, or trace files (``-``: standard input).
-        target: a path (replaced atomically when done) or a text stream.
+        target: a path (a str or a Path, replaced atomically when done) or a text stream.
         to: the form written (:data:`ConvertTo`); with ``messages``, a row that gives no
             trace is written too (every field empty, ``kp_error`` saying why).
         redact: clean the traces of secrets and personal data: ``True`` by each trace's
@@ -90,6 +97,7 @@ def convert_files(
         InputFileError: a file given is missing (checked before any output).
         OutputError: ``target`` cannot be written.
     """
+    target = target_of(target)  # a path given as text is a path, not a stream
     redactor = redactor_of(redact)
     files = listed_inputs(paths)  # the folders' (read as given: strays told apart)
     for path, in_folder in files:

@@ -8,6 +8,7 @@ it the items of a run and says, for a report, what was redacted where (never the
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -32,6 +33,7 @@ from knowledgepulse.runs.write import (
     item_writer,
     output_form,
     rows_form,
+    target_of,
     text_output,
 )
 from knowledgepulse.trace import TraceItem
@@ -228,7 +230,7 @@ class RedactedFiles:
 
 def redact_files(
     paths: Sequence[str],
-    target: Path | IO[str],
+    target: str | os.PathLike[str] | IO[str],
     *,
     privacy_level: str | None = None,
     rules_file: Path | None = None,
@@ -266,6 +268,7 @@ def redact_files(
         OutputError: ``target`` or ``report_path`` cannot be written.
         RedactionRulesError: ``rules_file`` has errors.
     """
+    target = target_of(target)  # a path given as text is a path, not a stream
     files = [str(file) for file in input_files(paths)]  # the folders' (paths: as given)
     form = rows_form(target if isinstance(target, Path) else None, files)
     # The report is one JSON line, whatever the traces are written as: never .csv or .parquet.

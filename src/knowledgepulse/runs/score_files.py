@@ -8,6 +8,7 @@ cache saved after a clean run) into the writer, a batch at a time.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -42,7 +43,7 @@ from knowledgepulse.runs.scoring import (
     threshold_of,
 )
 from knowledgepulse.runs.task_field import task_column, told_when_no_task
-from knowledgepulse.runs.write import WriteForm, rows_form, scores_writer
+from knowledgepulse.runs.write import WriteForm, rows_form, scores_writer, target_of
 from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.profiles import misspelt_profiles
 
@@ -80,7 +81,7 @@ class ScoredFiles:
 
 def score_files(
     paths: Sequence[str],
-    target: Path | IO[str] | None = None,
+    target: str | os.PathLike[str] | IO[str] | None = None,
     *,
     output_format: str = "jsonl",
     annotate: bool = False,
@@ -140,6 +141,7 @@ def score_files(
         CacheFileError: a ``frozen`` ``cache_path`` that does not exist (a missing input file).
         OutputError: ``target`` or ``cache_path`` cannot be written.
     """
+    target = None if target is None else target_of(target)  # text is a path, not a stream
     redactor = redactor_of(redact)
     _check(
         output_format,

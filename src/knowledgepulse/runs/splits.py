@@ -407,7 +407,12 @@ def write_split(
     Raises:
         OutputError: one of ``inputs`` (by default the files the split read) is a part's file
             in ``directory``, which the split would replace or remove; nothing is written.
+        SettingTypeError: ``directory`` is not a path.
     """
+    if not isinstance(directory, str | os.PathLike):
+        raise wrong_setting(
+            "directory", directory, "a folder's path, a str or a Path", wrong_type=True
+        )
     directory = Path(directory)
     files = [str(path) for path in files_of(result.data) or ()]
     inputs = tuple(files if inputs is None else inputs)

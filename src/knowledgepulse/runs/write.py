@@ -26,6 +26,7 @@ from knowledgepulse._util.atomic import (
     check_destinations,
     together,
 )
+from knowledgepulse._util.settings import wrong_setting
 from knowledgepulse._util.text import ENCODING_ERRORS
 from knowledgepulse.errors import OutputError, ParameterConflictError, Setting
 from knowledgepulse.records import Location, Problem, Record
@@ -887,9 +888,20 @@ def output_form(
     return rows_form(output, rows_inputs, setting=setting)  # which checks the name
 
 
-def target_of(target: str | os.PathLike[str] | IO[str]) -> Path | IO[str]:
-    """Where a result is written: a path (text or ``PathLike``: a notebook's), or a stream."""
-    return Path(target) if isinstance(target, str | os.PathLike) else target
+def target_of(target: str | os.PathLike[str] | IO[str], name: str = "target") -> Path | IO[str]:
+    """Where a result is written: a path (text or ``PathLike``: a notebook's), or a stream.
+
+    Raises:
+        SettingTypeError: ``target`` (the parameter ``name``) is neither; it failed later as
+            "'int' object has no attribute 'write'", naming nothing.
+    """
+    if isinstance(target, str | os.PathLike):
+        return Path(target)
+    if not callable(getattr(target, "write", None)):
+        raise wrong_setting(
+            name, target, "a file's path (a str or a Path), or a text stream", wrong_type=True
+        )
+    return target
 
 
 @contextmanager
