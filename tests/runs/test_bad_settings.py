@@ -77,6 +77,12 @@ BAD: list[tuple[Callable[[], object], str, bool]] = [
     # Written to: before, "'int' object has no attribute 'write'", naming nothing.
     (lambda: runs.select(ROWS, scorer=NO_MODEL).write_to(3), "target=3: give a file's", True),
     (lambda: _split().write_to(3), "directory=3: give a folder's path", True),
+    (lambda: runs.redact(ROWS, rules_file=3), "rules_file=3: give a YAML file's path", True),
+    (
+        lambda: runs.evaluate_cases([], preset="standard", task=str, task_version="1", cache_dir=3),
+        "cache_dir=3: give a folder's path",
+        True,
+    ),
     (lambda: runs.select(ROWS, reread="no", scorer=NO_MODEL), "reread='no': give True, F", True),
     (lambda: runs.dedupe(ROWS, by="task", reread=1), "reread=1: give True, False", True),
     # Checked before a record is read, not a bare TypeError when the first one is told.

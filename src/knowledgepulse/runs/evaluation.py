@@ -10,6 +10,7 @@ the gate and its verdict, and the problems found while reading.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
@@ -357,9 +358,14 @@ def check_settings(task: object, baseline: object, **settings: Unpack[RunSetting
             without a ``task_version``; ``tolerance`` or ``fail_on='regression'`` without a
             ``baseline``.
         ScorerParameterError: out-of-range settings, an unknown ``fail_on``.
+        SettingTypeError: a ``cache_dir`` that is not a path.
     """
     named = [Setting(name) for name in _TASK_CALLS if settings.get(name) is not None]
     cache_dir = settings.get("cache_dir", DEFAULT_CACHE_DIR)
+    if not (cache_dir is None or isinstance(cache_dir, str | os.PathLike)):
+        raise wrong_setting(
+            "cache_dir", cache_dir, "a folder's path, a str or a Path", wrong_type=True
+        )
     a_dir = cache_dir is not None and Path(cache_dir) != DEFAULT_CACHE_DIR
     if cache_dir is None or a_dir:
         named.append(Setting("cache_dir", NO_VALUE if a_dir else None))
