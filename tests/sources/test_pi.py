@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from knowledgepulse.records import Problem
+from knowledgepulse.sources._envelope import UNDATED
 from knowledgepulse.sources._steps import RESPOND
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.models import ReasoningTrace
@@ -115,6 +116,20 @@ def test_a_branched_session_begins_at_its_first_message_not_its_header() -> None
     (item,) = convert_file(path)
     assert isinstance(item, TraceItem)
     assert item.trace.metadata.created_at.isoformat() == "2025-12-08T22:41:05.306000+00:00"
+
+
+@pytest.mark.parametrize("name", ["takopi_pi_stream_success.jsonl", "takopi_pi_stream_error.jsonl"])
+def test_a_fixtures_placeholder_time_leaves_the_trace_undated(name: str) -> None:
+    """takopi's streams stamp their messages ``"timestamp": 1`` (and ``2``): seconds after 1970,
+    no run's date. The trace is undated, as a stream with no time is (before, 00:00:01)."""
+    path = Path(__file__).parents[1] / "conformance/files/pi" / name
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    stamps = {r["message"]["timestamp"] for r in records if isinstance(r.get("message"), dict)}
+    assert min(stamps) == 1
+    assert max(stamps) < 60
+    (item,) = convert_file(path)
+    assert isinstance(item, TraceItem)
+    assert item.trace.metadata.created_at == UNDATED
 
 
 def test_a_session_begins_at_its_header_when_its_messages_come_after(tmp_path: Path) -> None:

@@ -129,14 +129,26 @@ def test_a_negative_latency_told_to_the_builder_is_unknown() -> None:
     assert [step.get("latency_ms") for step in steps] == [None, 0.0]
 
 
-@pytest.mark.parametrize("written", ["9999-12-31T23:00:00-05:00", "0001-01-01T00:00:00+05:00"])
-def test_a_time_utc_cannot_hold_keeps_its_own_offset(written: str) -> None:
-    """The year 10000 (or 0) in UTC: created_at is written in its offset, not a crash."""
+def created_at(written: Any) -> str:
+    """The ``created_at`` a chat row stamped ``written`` converts to."""
     turns = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hey"}]
-    row = {"timestamp": written, "messages": turns}
-    (item,) = convert([row])
+    (item,) = convert([{"timestamp": written, "messages": turns}])
     assert isinstance(item, TraceItem)
-    assert item.trace.model_dump(mode="json")["metadata"]["created_at"] == written
+    value = item.trace.model_dump(mode="json")["metadata"]["created_at"]
+    assert isinstance(value, str)
+    return value
+
+
+def test_a_time_utc_cannot_hold_keeps_its_own_offset() -> None:
+    """The year 10000 in UTC: created_at is written in its offset, not a crash."""
+    assert created_at("9999-12-31T23:00:00-05:00") == "9999-12-31T23:00:00-05:00"
+
+
+@pytest.mark.parametrize("written", ["0001-01-01T00:00:00+05:00", "1999-12-31T23:59:59Z", 1, 2])
+def test_a_time_before_2000_is_no_runs_date(written: Any) -> None:
+    """A placeholder (a fixture's ``1``, the year 1) leaves the trace undated, as no time does."""
+    assert created_at(written) == "1970-01-01T00:00:00Z"
+    assert created_at("2000-01-01T00:00:00Z") == "2000-01-01T00:00:00Z"
 
 
 WRITINGS = st.lists(st.one_of(st.none(), st.integers(-14 * 60, 14 * 60)), min_size=1)

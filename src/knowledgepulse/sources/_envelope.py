@@ -46,6 +46,9 @@ UNDATED = datetime(1970, 1, 1, tzinfo=UTC)
 """The ``created_at`` of a trace whose source gives no time: fixed, so that the same file always
 converts to the same bytes (the time of conversion would make two runs differ)."""
 _UNDATED_TEXT = UNDATED.isoformat().replace("+00:00", "Z")
+_FIRST_DATE = datetime(2000, 1, 1, tzinfo=UTC)
+"""No agent ran before this: an earlier time is a placeholder (a test's ``"timestamp": 1``, a
+clock counted from 0), no run's date, so the trace is :data:`UNDATED`, as with no time."""
 
 Origin = Literal["argument", "metadata", "default"]
 
@@ -134,7 +137,7 @@ def assemble(
             agent did anything follow it (:attr:`StepBuilder.request_parts`).
         fallback_objective: the agent's or workflow's name, when there is no user text.
         created_at: when the root started (a datetime or Unix seconds); :data:`UNDATED` when
-            unknown.
+            unknown (or before 2000, no run's date).
         result_summary: what came of it; the final answer when not given.
         agent_id: the agent's id or name.
         framework: the framework that ran it.
@@ -468,7 +471,7 @@ def _rfc3339(at: datetime | float | None) -> str:
         except (OverflowError, OSError, ValueError):
             # Past year 9999 (a corrupt timestamp): no time is known, as when none is given.
             moment = UNDATED
-    if moment == UNDATED:  # most rows have no time: isoformat() was a tenth of assemble()
+    if moment < _FIRST_DATE:  # most rows have no time: isoformat() was a tenth of assemble()
         return _UNDATED_TEXT
     try:
         return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
