@@ -3665,7 +3665,7 @@ def claude_code(path: Path) -> list[Run]:
             return f"{r['sessionId']}/agent-{r['agentId']}"
         return f"{r['sessionId']}/sidechain-{first[r['uuid']]}"
 
-    records = [_queued_as_user(r) for r in records]
+    records = [_queued_as_user(r) for r in _taken_from_queue(records)]
     turns = [
         r
         for r in records
@@ -3724,6 +3724,50 @@ def _not_rewound(records: list[Any]) -> list[Any]:
                 dead |= under - {parent}
         prompt_under[parent] = record["uuid"]
     return [r for r in records if not (isinstance(r, dict) and r.get("uuid") in dead)]
+
+
+def _taken_from_queue(records: list[Any]) -> list[Any]:
+    """The records with the prompts Claude Code 2.1.39 took into a running turn as user records.
+
+    A prompt typed while the model worked is a ``queue-operation`` ``enqueue`` (its
+    ``content``); a ``remove`` takes the oldest waiting one into the turn (a ``dequeue`` makes it
+    the next prompt, which has a record of its own). Newer versions record it as a
+    ``queued_command`` attachment; where none follows, it is a user record before the model's
+    next reply (a new ``message.id``). Queued task notifications never wait (Claude Code
+    delivers them as records of their own), and a slash command taken in is no reply.
+    """
+    waiting: dict[str, list[str]] = {}
+    taken: dict[str, list[dict[str, Any]]] = {}
+    last_reply: dict[str, Any] = {}
+    out: list[Any] = []
+    for r in records:
+        if not isinstance(r, dict):
+            out.append(r)
+            continue
+        session = str(r.get("sessionId"))
+        text = str(r.get("content") or "")
+        operation = r.get("operation") if r.get("type") == "queue-operation" else None
+        if operation == "enqueue" and not text.lstrip().startswith("<task-notification>"):
+            waiting.setdefault(session, []).append(text)
+        elif operation in ("dequeue", "remove") and waiting.get(session):
+            text = waiting[session].pop(0)
+            if operation == "remove" and text.strip() and not text.startswith("/"):
+                message = {"role": "user", "content": text}
+                user = {"type": "user", "sessionId": session, "uuid": None, "message": message}
+                taken.setdefault(session, []).append(user)
+        attached = r.get("attachment") if r.get("type") == "attachment" else None
+        attached = attached if isinstance(attached, dict) else {}
+        recorded = attached.get("type") == "queued_command"
+        recorded = recorded and attached.get("commandMode", "prompt") == "prompt"
+        if recorded and taken.get(session):
+            taken[session].pop(0)
+        if r.get("type") == "assistant" and not r.get("isSidechain"):
+            reply = (r.get("message") or {}).get("id")
+            if taken.get(session) and (reply is None or reply != last_reply.get(session)):
+                out.extend(taken.pop(session))
+            last_reply[session] = reply
+        out.append(r)
+    return out
 
 
 def _queued_as_user(record: Any) -> Any:

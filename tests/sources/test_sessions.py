@@ -1544,6 +1544,63 @@ def test_claude_codes_own_attachments_are_no_turn(record: dict[str, Any]) -> Non
     assert not any("attachment" in warning for warning in item.warnings)
 
 
+SPOTTER_QUEUED = CLAUDE / "spotter_claude_2.1.39_queued_prompts_mid_turn.jsonl"
+
+
+def test_a_prompt_taken_from_the_queue_mid_turn_is_the_users_reply() -> None:
+    """Claude Code 2.1.39 records what the user typed while the model worked only as a
+    ``queue-operation`` (``enqueue`` with its text, ``remove`` when the running turn took it);
+    the model acted on it ("Now let me check the new beads you mentioned"). It is the user's
+    reply before the model's next turn (was: left out, the user's words lost)."""
+    item = only(convert_file(SPOTTER_QUEUED))
+    said = [(step.type, step.content or "") for step in item.trace.steps]
+    replies = [text for kind, text in said if kind == "observation" and text in QUEUED_REPLIES]
+    assert replies == list(QUEUED_REPLIES)
+    at = said.index(("observation", QUEUED_REPLIES[1]))
+    assert "feat: transcript + terminal annotations" in said[at - 1][1]  # the result before it
+    assert said[at + 1][1].startswith("Bash")  # then the push it asked for
+
+
+QUEUED_REPLIES = ("check again", "new beads for the epic were added. tackle them")
+
+
+def _queue(operation: str, content: str | None = None) -> dict[str, Any]:
+    """A Claude Code ``queue-operation`` record of the fasthooks session."""
+    record = {"type": "queue-operation", "operation": operation, "sessionId": FASTHOOKS_ID}
+    return record if content is None else {**record, "content": content}
+
+
+FASTHOOKS_ID = "c45af7b1-cb7c-4e51-93db-8cbb250a877a"
+
+
+@pytest.mark.parametrize(
+    ("queued", "said"),
+    [
+        ([_queue("enqueue", "use python3"), _queue("remove")], ["use python3"]),
+        ([_queue("enqueue", "/mcp"), _queue("remove")], []),
+        ([_queue("enqueue", "use python3"), _queue("dequeue")], []),
+        (
+            [_queue("enqueue", "use python3"), _queue("remove"), _queued("use python3")],
+            ["use python3"],
+        ),
+    ],
+    ids=["taken", "slash-command", "next-prompt", "recorded-attachment"],
+)
+def test_a_queued_prompt_is_told_once_and_only_when_taken_in(
+    queued: list[dict[str, Any]], said: list[str]
+) -> None:
+    """A slash command runs in the CLI, a dequeued prompt has a record of its own, and a prompt
+    newer Claude Code records as a ``queued_command`` attachment is told there, once."""
+    records = lines(FASTHOOKS)
+    at = next(n for n, r in enumerate(records) if "python: command not found" in json.dumps(r))
+    item = only(list(convert([*records[: at + 1], *queued, *records[at + 1 :]], source="auto")))
+    plain = {step.content for step in only(convert_file(FASTHOOKS)).trace.steps}
+    added = [
+        s.content for s in item.trace.steps if s.type == "observation" and s.content not in plain
+    ]
+    assert added == said
+
+
 def _cc(uuid: str, parent: str | None, role: str, content: Any, **more: Any) -> dict[str, Any]:
     """A Claude Code session record (2.1's shape) of one message."""
     message: dict[str, Any] = {"role": role, "content": content}

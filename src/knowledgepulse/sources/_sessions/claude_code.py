@@ -21,8 +21,10 @@ action is its ``error_recovery``, a later user text the user's reply to the assi
 it: a ``respond`` call and its observation). What the user typed while the model was at work (Claude
 Code 2.1 takes it into the running turn and records it as an ``attachment`` record, ``{type:
 queued_command, prompt, commandMode: prompt}``, not as a user record) is such a reply, where it was
-recorded; Claude Code's other ``attachment`` records (hooks' output, the files and reminders it adds
-to the context) hold nothing the user said. Left out: ``isMeta`` user records (command caveats the
+recorded; Claude Code 2.1.39 recorded it only in its queue (``queue-operation`` ``enqueue``, then
+``remove`` when the running turn took it in), and it is the reply before the model's next turn.
+Claude Code's other ``attachment`` records (hooks' output, the files and reminders it adds to the
+context) hold nothing the user said. Left out: ``isMeta`` user records (command caveats the
 user did not type), the ``isCompactSummary`` user record Claude Code writes after a context
 compaction (``This session is being continued from a previous conversation...``: its summary of the
 turns before, which stay in the file), the ``<task-notification>`` user record it writes when a
@@ -249,6 +251,7 @@ def convert_records(
     sessions: dict[str, _Session] = {}
     chains: dict[str, str] = {}
     tree = _Tree()  # the main chain's parentUuid links, for rewinds
+    queues: dict[str, _Queue] = {}  # the prompts queued mid-turn, by sessionId
     unknown: dict[str, Counter[str]] = {}  # record types kp does not know, by sessionId
     for item in records:
         if isinstance(item, Problem):
@@ -256,7 +259,7 @@ def convert_records(
             continue
         try:
             tree.link(item.value)
-            _tell(sessions, chains, item, tree)
+            _tell(sessions, chains, item, tree, queues)
         except PathError as error:
             yield item.problem(error.path, error.message)
             continue
@@ -375,10 +378,59 @@ def _tell(
     chains: dict[str, str],
     record: Record,
     tree: _Tree,
+    queues: dict[str, _Queue],
 ) -> None:
     value = _from_stream(sessions, record) if _streamed(record.value) else record.value
     if value is not None:
-        _tell_record(sessions, chains, record, value, tree)
+        _tell_record(sessions, chains, record, value, tree, queues=queues)
+
+
+@dataclass
+class _Queue:
+    """One session's prompts the user typed while the model worked (its ``queue-operation``s).
+
+    Claude Code queues such a prompt (``enqueue``, its ``content``), then makes it the next
+    turn's prompt (``dequeue``: a user record of its own follows) or takes it into the running
+    turn (``remove``): the model reads it with the results of the calls then running. Newer
+    versions record a prompt so taken as a ``queued_command`` attachment; Claude Code 2.1.39
+    recorded it nowhere else, so a prompt taken in with no such attachment after it is the
+    user's reply before the model's next turn. A slash command (``/mcp``) runs in the CLI: no
+    reply. A ``<task-notification>`` queued is Claude Code's own, and 2.1.39 delivers it as a
+    user record of its own with no ``dequeue`` or ``remove``: it never waits in this queue.
+    """
+
+    waiting: list[str] = field(default_factory=list)
+    """The prompts queued and not yet taken, first first."""
+    taken: list[tuple[str, Mapping[str, Any]]] = field(default_factory=list)
+    """The prompts taken into the running turn that no record has told yet, each with its
+    ``remove`` record."""
+
+    def told(self, value: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        """The record to read (an attachment the user typed as a user record), or ``None``.
+
+        A ``queue-operation`` is followed here; a ``queued_command`` attachment records the
+        prompt taken in before it.
+        """
+        if value["type"] == "queue-operation":
+            self.note(value)
+            return None
+        if value["type"] != "attachment":
+            return value
+        typed = _queued_prompt(value)
+        if typed is not None and self.taken:
+            self.taken.pop(0)
+        return typed
+
+    def note(self, value: Mapping[str, Any]) -> None:
+        """Follow one ``queue-operation`` record."""
+        operation, content = value.get("operation"), value.get("content")
+        text = content if isinstance(content, str) else ""
+        if operation == "enqueue" and not _NOTIFICATION.match(text):
+            self.waiting.append(text)
+        elif operation in ("dequeue", "remove") and self.waiting:
+            text = self.waiting.pop(0)
+            if operation == "remove" and text.strip() and not text.lstrip().startswith("/"):
+                self.taken.append((text, value))
 
 
 @dataclass
@@ -409,6 +461,8 @@ def _tell_record(
     record: Record,
     value: Any,
     tree: _Tree,
+    *,
+    queues: dict[str, _Queue],
 ) -> None:
     if not isinstance(value, dict) or not isinstance(value.get("type"), str):
         raise PathError(
@@ -420,7 +474,8 @@ def _tell_record(
     agent = value.get("agentId")
     sidechain = value.get("isSidechain") is True
     chain = _chain(chains, value) if sidechain and not isinstance(agent, str) else None
-    value = _queued_prompt(value) if value["type"] == "attachment" else value
+    queue = queues.setdefault(str(value.get("sessionId")), _Queue())
+    value = queue.told(value)
     if value is None or value["type"] not in TURNS:
         return
     session_id = value.get("sessionId")
@@ -449,6 +504,10 @@ def _tell_record(
     if message["role"] == "user" and _SHELL_MODE.match(_text(message["content"])):
         return  # the user's own shell command and its output: nothing the model was asked
     _rewound(session, value, message, tree)  # the tree holds no sidechain record
+    if message["role"] == "assistant" and not sidechain and _reply_of(session, message) is None:
+        for text, removed in queue.taken:  # read with the results before this turn
+            _take(session, removed, {"role": "user", "content": text})
+        queue.taken.clear()
     _take(session, value, message)
 
 
