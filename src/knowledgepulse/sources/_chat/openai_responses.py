@@ -22,6 +22,9 @@ unless its ``error`` says the server could not list them: an evident error of th
 call of status ``failed`` (or an ``mcp_call`` with an ``error``) is its call's failure; one of
 status ``incomplete`` (the response stopped before the call ended) is not. An MCP call keeps the
 server that has its tool (``server_label``) as the tool's ``mcp_server``.
+A ``reasoning`` item after a model's calls but before their outputs (a vLLM-served Nemotron's
+reply lists its ``function_call`` first: NeMo Gym's rollouts) could not have seen what the calls
+returned: it is the thinking that made them, told before them, as the model thought it.
 A hosted MCP tool that needs approval comes as an ``mcp_approval_request`` (its ``name`` and
 ``arguments``, its ``server_label``): the model's call, waiting for the user. The user's
 ``mcp_approval_response`` that refuses it (``approve: false``) is that call's failure; the
@@ -120,8 +123,8 @@ def tell(items: list[Any], builder: StepBuilder) -> _row.Told:
         default=-1,
     )
     image = _image_answer(items, kinds, last_call)
-    for index, item in enumerate(items):
-        kind = kinds[index]
+    for index in _thinking_first(items, kinds):
+        item, kind = items[index], kinds[index]
         if not isinstance(item, dict) or kind is None:
             raise PathError(
                 (index,), f"not a Responses item: {describe_value(item)}; expected {{type: ...}}"
@@ -155,6 +158,35 @@ def tell(items: list[Any], builder: StepBuilder) -> _row.Told:
         or calls.answered,
         system,
         _row.media(items),
+    )
+
+
+def _thinking_first(items: list[Any], kinds: list[str | None]) -> list[int]:
+    """The items' indices in the order told: reasoning moves ahead of the calls awaiting it.
+
+    The calls awaiting it are those right before it whose outputs come after it: it could not
+    have seen what they returned.
+    """
+    order: list[int] = []
+    for index, kind in enumerate(kinds):
+        awaiting = 0  # how many of the calls just told before this reasoning await an output
+        while kind == "reasoning" and awaiting < len(order):
+            before = order[-1 - awaiting]
+            if kinds[before] != "function_call" or not _answered_after(items, before, index):
+                break
+            awaiting += 1
+        order.insert(len(order) - awaiting, index)
+    return order
+
+
+def _answered_after(items: list[Any], call: int, index: int) -> bool:
+    """Whether the call at ``call`` has its ``function_call_output`` after ``index``."""
+    call_id = items[call].get("call_id")
+    return call_id is not None and any(
+        isinstance(item, dict)
+        and item.get("type") == "function_call_output"
+        and item.get("call_id") == call_id
+        for item in items[index + 1 :]
     )
 
 
