@@ -60,3 +60,29 @@ def test_reasoning_after_a_calls_output_stays_after_the_call() -> None:
     row["response"]["output"] = [call, result, reasoning, *output[3:]]
     steps = [step.type for step in trace_of(row).steps]
     assert steps[:3] == ["tool_call", "observation", "thought"]
+
+
+SWE_ROLLOUTS = ROLLOUTS.with_name("nemo_gym_mini_swe_agent_rollouts.jsonl")
+"""Qwen3 served without a reasoning parser: its ``<think>`` blocks are in the messages' text."""
+
+
+def test_think_blocks_in_an_assistant_messages_text_are_thoughts_without_their_tags() -> None:
+    # before: "<think>\nOkay, ...</think>" was one thought, tags and all, and the text after
+    # the block ("I need to determine how type hints...") was in the same thought
+    rows = [json.loads(line) for line in SWE_ROLLOUTS.read_text().splitlines()]
+    written = [
+        part["text"]
+        for row in rows
+        for item in row["response"]["output"]
+        if item["type"] == "message"
+        for part in item["content"]
+    ]
+    assert all(text.startswith("<think>") for text in written)
+    thoughts = [
+        step.content or "" for row in rows for step in trace_of(row).steps if step.type == "thought"
+    ]
+    assert not [t for t in thoughts if "<think>" in t or "</think>" in t]
+    after = next(t.split("</think>")[1].strip() for t in written if t.split("</think>")[1].strip())
+    assert after.startswith("I need to determine how type hints are implemented")
+    # the text after the block is a thought of its own (a long thought is kept cut)
+    assert [t for t in thoughts if t.startswith(after[:80])]

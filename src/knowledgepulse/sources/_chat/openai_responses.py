@@ -3,7 +3,9 @@
 The first user ``message`` is the objective, a later one the user's reply to the assistant text
 before it (a ``respond`` call, see :meth:`StepBuilder.user_turn`); ``reasoning`` items (their
 summary, else their content) and assistant messages are thoughts, the last assistant message after
-the last call the answer; ``function_call`` (and ``custom_tool_call``, ``mcp_call``, hosted
+the last call the answer (a message's ``<think>`` blocks, as Qwen3 served without a reasoning
+parser writes them in its text (NeMo Gym's mini-SWE-agent rollouts), are thoughts before it);
+``function_call`` (and ``custom_tool_call``, ``mcp_call``, hosted
 ``*_call`` items) are tool calls, joined by ``call_id`` with their ``*_output`` items. A row with
 both ``input`` and ``output`` lists is read as the input followed by the output. A call is named
 by its ``name``, or (a hosted or client-run call, which names none) as its tool is in the
@@ -44,7 +46,7 @@ from typing import Any
 
 from knowledgepulse._util.jsonpath import as_string, describe_value
 from knowledgepulse.sources._chat import _row, anthropic
-from knowledgepulse.sources._chat._text import content_text, users_words
+from knowledgepulse.sources._chat._text import content_text, split_think, users_words
 from knowledgepulse.sources._chat.openai_chat import TEXT_KINDS
 from knowledgepulse.sources._envelope import PathError
 from knowledgepulse.sources._hosted import (
@@ -138,10 +140,8 @@ def tell(items: list[Any], builder: StepBuilder) -> _row.Told:
                 objective = users_words(text)
             elif role == "user":  # the user answering the agent
                 calls.user(text)
-            elif index == answer_at:
-                builder.answer(text)
             else:
-                calls.said(text)
+                _assistant(calls, text, answer=index == answer_at)
         elif kind == "reasoning":
             summary = content_text(item.get("summary"), frozenset({"summary_text"}))
             builder.thought(
@@ -159,6 +159,21 @@ def tell(items: list[Any], builder: StepBuilder) -> _row.Told:
         system,
         _row.media(items),
     )
+
+
+def _assistant(calls: _row.Calls, text: str | None, *, answer: bool) -> None:
+    """An assistant message: its ``<think>`` blocks thoughts, the text left said or the answer."""
+    thinks: list[str] = []
+    if text is not None:
+        thinks, text = split_think(text)
+    for think in thinks:
+        calls.builder.thought(think)
+    if thinks and not (text or "").strip():  # reasoning alone: no text to the user
+        return
+    if answer:
+        calls.builder.answer(text)
+    else:
+        calls.said(text)
 
 
 def _thinking_first(items: list[Any], kinds: list[str | None]) -> list[int]:
