@@ -1006,8 +1006,10 @@ def sharegpt(path: Path) -> list[Run]:
     its result.
 
     ms-swift's own rows keep ``conversation`` exchanges, ``{"human": q, "assistant": r}``: the
-    question, then the reply. LLaMA-Factory's preference rows keep the reply apart: the
-    ``chosen`` turn follows the ``conversations`` (the ``rejected`` one is no turn of the run).
+    question, then the reply; its agent rows keep ``messages`` whose ``tool_call`` turns are
+    ``function_call`` ones by another name. LLaMA-Factory's preference rows keep the reply
+    apart: the ``chosen`` turn follows the ``conversations`` (the ``rejected`` one is no turn of
+    the run).
     """
     runs = []
     for row in _rows(path):
@@ -1041,7 +1043,8 @@ def sharegpt(path: Path) -> list[Run]:
                 timeline.tool("bash" if shell else command.group(2).split()[0])
             elif who in ("gpt", "assistant", "ai"):
                 timeline.text(_THINKING.sub("", value))  # a <think> block: reasoning, no answer
-            if who in ("function_call", "function-call"):  # function-calling-chatml: hyphens
+            # function-calling-chatml spells it with a hyphen, ms-swift's agent rows tool_call
+            if who in ("function_call", "function-call", "tool_call"):
                 try:
                     call = json.loads(value)
                 except ValueError:  # its arguments' JSON text in single quotes: a Python literal

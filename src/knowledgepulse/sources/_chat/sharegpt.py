@@ -6,7 +6,8 @@ user's reply to the assistant text before it (a ``respond`` call, see
 (``assistant``, ``model``) text is a thought, the last one without a call the answer; a
 ``function_call`` turn (JSON with ``name`` and ``arguments``, or a list of them) is a tool call
 and the ``observation`` / ``tool`` / ``function_response`` turn after it its result (also
-spelt ``function-call`` / ``function-response``; a call may be a Python literal); so is an
+spelt ``function-call`` / ``function-response``, or ``tool_call`` / ``tool_response`` as
+ms-swift's agent rows have them; a call may be a Python literal); so is an
 assistant turn that is all such JSON with a result turn after it (GLM-4's rows). A
 ``function_call`` turn of text with OpenHands' ``<function=NAME>`` calls (ADP's SFT rows) is the
 assistant's turn that wrote them: its text a thought, its calls tool calls (``finish`` the
@@ -68,7 +69,9 @@ SYSTEM = frozenset({"system"})
 HUMAN = frozenset({"human", "user"})
 ASSISTANT = frozenset({"gpt", "assistant", "model", "chatgpt", "bing", "ai"})
 CALL = frozenset({"function_call", "tool_call"})
-RESULT = frozenset({"observation", "tool", "function_response", "function", "ipython"})
+RESULT = frozenset(
+    {"observation", "tool", "tool_response", "function_response", "function", "ipython"}
+)
 SPEAKERS = SYSTEM | HUMAN | ASSISTANT | CALL | RESULT
 _HYPHENATED = {"function-call": "function_call", "function-response": "function_response"}
 _PAIR_KEYS = {"human": "human", "user": "human", "assistant": "gpt", "gpt": "gpt", "bot": "gpt"}
