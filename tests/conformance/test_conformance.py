@@ -262,6 +262,11 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
     ("smolagents/benchmark_code_gaia_gpt-4o.jsonl", 1): (
         "the objective reads as a system prompt, not the user's request"
     ),
+    # GDPval's task opens "You are tasked with completing a specific assignment." and describes
+    # the environment before the request: the user's turn as NeMo Gym sends it.
+    ("openai-responses/nemo_gym_gdpval_rollout.jsonl", 0): (
+        "the objective reads as a system prompt, not the user's request"
+    ),
     # Logfire's test gives its OpenAI Agents function tool the name `tool`: the file's own name.
     ("openai-responses/logfire_openai_agents_function_tool_exception.jsonl", 0): (
         "steps [0] call a tool with no real name (empty, '?', 'tool' or a step type)"

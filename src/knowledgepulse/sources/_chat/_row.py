@@ -423,13 +423,27 @@ def messages_column(row: Mapping[str, Any], family: ChatSource) -> str | None:
         if name in PASSED_OVER:
             continue
         found = _opening(row, name, family)
-        if found and not family.matches(found) and (follower := _follower(row, name, family)):
+        if (
+            found is not None
+            and (bool(found) or _asked_nothing(name, family))
+            and not family.matches(found)
+            and (follower := _follower(row, name, family))
+        ):
             # Plain chat messages (role and content, no type: NeMo Gym's request, an `input`
             # column) are known for Responses items by the typed items of the reply after them.
             found = found + (_following(row, follower, family) or [])
         if found and family.matches(found):
             return str(name)
     return None
+
+
+def _asked_nothing(column: str, family: ChatSource) -> bool:
+    """Whether an empty column is a request's input: the reply after it holds the whole run.
+
+    NeMo Gym's GDPval agent sends no input items and keeps the conversation, its system
+    prompt and task first, in the response's ``output``.
+    """
+    return family.wrapped is not None and column == family.wrapped[0][0]
 
 
 def _empty_column(row: Mapping[str, Any], family: ChatSource) -> str | None:
