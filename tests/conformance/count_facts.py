@@ -892,12 +892,15 @@ def openai_responses(path: Path) -> list[Run]:
 
 
 def _responses_items(row: dict[str, Any]) -> list[Any]:
-    """A row's items: its ``input``; a NeMo Gym rollout's request then response; a Response
-    object's ``output``."""
+    """A row's items: its ``input``; a NeMo Gym rollout's request then response (a response
+    that ``contains_transitions`` holds the conversation after each step: the last, which opens
+    with the request's input, is the whole run); a Response object's ``output``."""
     if "responses_create_params" in row:
         asked = row["responses_create_params"]["input"]
         if isinstance(asked, str):
             asked = [{"type": "message", "role": "user", "content": asked}]
+        if row["response"].get("contains_transitions"):
+            return list(row["response"]["output"][-1])
         return [*asked, *row["response"]["output"]]
     items = row.get("input") or []
     if row.get("object") == "response" and not items:

@@ -604,9 +604,21 @@ def _wrapped(value: Any, key: str) -> Any:
     """
     found = json_or_value(value)
     inner = json_or_value(found.get(key)) if isinstance(found, dict) else None
+    if isinstance(inner, list) and inner and _transitions(found, inner):
+        return inner[-1]
     if isinstance(inner, list):
         return inner
     return inner if isinstance(inner, str) and inner.strip() else None
+
+
+def _transitions(reply: Mapping[str, Any], items: list[Any]) -> bool:
+    """Whether a reply's items are transitions: the conversation after each step, in order.
+
+    NeMo Gym's Aviary agent, asked to return transitions (``contains_transitions``), writes
+    in ``output`` the conversation as it stood after each step (the request's input, then the
+    model's items and the environment's observations so far): the last holds the whole run.
+    """
+    return reply.get("contains_transitions") is True and all(isinstance(i, list) for i in items)
 
 
 def _named_calls(value: Any) -> list[tuple[str, Any]] | None:
@@ -910,11 +922,13 @@ def _conversation(
         messages = _history(row, family) + messages
     then = _follower(row, columns.messages, family)
     rest = _following(row, then, family) if then is not None else None
-    if rest and then in REPLY_COLUMNS and _repeats(rest, messages):
+    wrapped_reply = family.wrapped is not None and then == family.wrapped[1][0]
+    if rest and (then in REPLY_COLUMNS or wrapped_reply) and _repeats(rest, messages):
         # A `chosen` holding the whole conversation (TRL's implicit prompt) beside a column
         # that holds it too, or its opening (UltraFeedback binarized's `messages`, the chosen
-        # conversation again; `prompt` as text): the conversation is the `chosen`, not both
-        # one after the other, which would repeat the exchange as a second user turn.
+        # conversation again; `prompt` as text), or a reply's last transition, which opens
+        # with the request's input: the conversation is the reply, not both one after the
+        # other, which would repeat the exchange as a second user turn.
         return rest, columns
     return (messages + rest if rest else messages), columns
 
