@@ -53,6 +53,7 @@ def test_a_reply_of_transitions_is_read_as_its_last_one_the_whole_run() -> None:
         steps = item.trace.steps
         assert [s.tool.name for s in steps if s.type == "tool_call" and s.tool] == called
         assert item.trace.task.objective == last[0]["content"]
+        assert source_of(item)["task"] == str(row["task_idx"])  # before: no task
 
 
 def test_a_last_transition_opening_with_the_requests_input_does_not_repeat_it() -> None:

@@ -73,6 +73,9 @@ TASK_FIELDS = (
 ROLLOUT_ID_FIELDS = tuple(name for name in ID_FIELDS if name != "id")
 GYM_TASK_FIELD = "_ng_task_index"
 """NeMo Gym's rollouts: the index of the task a rollout is of (``_ng_rollout_index`` the try)."""
+GYM_AVIARY_TASK_FIELD = "task_idx"
+"""NeMo Gym's Aviary rollouts: the index of the environment's task, as its agent's request has
+it (they write no ``_ng_task_index``)."""
 ROLLOUT_TASK_FIELDS = ("example_id", "id", *(name for name in TASK_FIELDS if name != "example_id"))
 """A prompt/completion row's: verifiers wrote the example a rollout is of as ``id`` (later
 ``example_id``), repeated for each rollout, so ``id`` names its task there, not the run."""
@@ -702,7 +705,7 @@ def _columns(row: Mapping[str, Any], said: RowOptions, family: ChatSource) -> Co
     if family.wrapped is not None and then == family.wrapped[1][0]:
         # NeMo Gym's rollouts: the task's index, and any id its item carries (`id`, `row_id`),
         # is the same in each rollout of a task; no column names the rollout: its row does.
-        ids, tasks = (), (GYM_TASK_FIELD, *ROLLOUT_TASK_FIELDS)
+        ids, tasks = (), (GYM_TASK_FIELD, GYM_AVIARY_TASK_FIELD, *ROLLOUT_TASK_FIELDS)
     return Columns(
         messages=messages,
         id=said.id_field or _first_present(row, ids),
