@@ -69,7 +69,11 @@ def action(
         }
     return {
         "step_number": number,
-        "timing": {"start_time": 100.0 + number, "end_time": 100.5 + number, "duration": 0.5},
+        "timing": {
+            "start_time": 1_700_000_000.0 + number,
+            "end_time": 1_700_000_000.5 + number,
+            "duration": 0.5,
+        },
         "model_input_messages": None,
         "tool_calls": [call(*item) for item in calls],
         "error": error,
@@ -171,7 +175,7 @@ def test_a_failed_tool_is_an_observation_and_the_retry_the_recovery() -> None:
     assert source_of(converted)["domain_source"] == "argument"
     assert source_of(converted)["confidence_source"] == "default"
     assert trace.outcome.confidence == 0.8
-    assert trace.metadata.created_at.timestamp() == 101.0
+    assert trace.metadata.created_at.timestamp() == 1_700_000_001.0
 
 
 def test_final_answer_is_the_answer_not_a_tool() -> None:
@@ -266,7 +270,7 @@ def test_a_planning_step_is_a_thought() -> None:
         "model_input_messages": [],
         "model_output_message": {"role": "assistant", "content": "1. look"},
         "plan": "1. Look up the weather.\n2. Answer.",
-        "timing": {"start_time": 100.5, "end_time": 100.9, "duration": 0.4},
+        "timing": {"start_time": 1_700_000_000.5, "end_time": 1_700_000_000.9, "duration": 0.4},
         "token_usage": None,
     }
     steps = weather_run()
