@@ -118,6 +118,14 @@ _TERMINUS_TASK = re.compile(
 instructions, ``Task Description:\n{instruction}\n\nCurrent terminal state:\n{terminal_state}``."""
 
 
+_TERMINUS_HANDED_ON = re.compile(
+    r"\AYou are picking up work from a previous AI agent on this task:\n\n\*\*Original Task:\*\* "
+    r"(.+?)\n\n\*\*Summary from Previous Agent:\*\*",
+    re.DOTALL,
+)
+"""The task Terminus 2's hand-off after a summary names (Harbor's ``terminus_2.py``)."""
+
+
 def _last_named(models: list[Any]) -> str | None:
     """The last of a run's replies' models that is a name (a reply may name none)."""
     return next((model for model in reversed(models) if isinstance(model, str) and model), None)
@@ -4999,8 +5007,9 @@ def _atif_run(document: dict[str, Any]) -> Run:
                 step = {**step, "message": words}  # noqa: PLW2901 (the step as ADP meant it)
         if step["source"] == "user":
             words = _atif_users_words(_text(step.get("message")), codex=codex)
-            if words is None:
-                pass
+            if words is None:  # a hand-off opening the trajectory names the task it hands on
+                handed_on = _TERMINUS_HANDED_ON.search(_text(step.get("message")) or "")
+                objective = objective or (handed_on.group(1).strip() if handed_on else None)
             elif objective is None:
                 objective = words
             else:

@@ -107,6 +107,16 @@ def test_terminus_2s_prompt_around_the_task_and_its_handoff_are_no_part_of_the_o
         assert not any("picking up work" in (step.content or "") for step in trace.steps)
 
 
+def test_a_trajectory_terminus_2s_handoff_opens_has_the_task_it_names_as_objective() -> None:
+    """Terminus 2's summarisation subagent that asks the questions opens on the hand-off alone
+    (``**Original Task:** ...``, the summary, the screen). Before: no objective, the placeholder
+    "terminus-2-summarization-questions run" stood in, and the training row's user turn said so;
+    now it is the task the hand-off names, as its sibling answering the questions has."""
+    trace = only(convert_file(CORPUS / "atif" / "harbor_terminus2_sub_questions.json")).trace
+    assert trace.task.objective == TASK
+    assert chat_row(trace)["messages"][0] == {"role": "user", "content": TASK}
+
+
 def test_the_model_that_ran_a_trajectory_is_kept_and_written_back() -> None:
     """The model Harbor names (``agent.model_name``, each agent step's ``model_name``) is the
     trace's ``metadata.source.model``; ``kp convert --to atif`` writes it back as the agent's."""

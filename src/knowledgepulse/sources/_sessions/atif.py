@@ -102,6 +102,11 @@ the first asks the agent to confirm, the next agent step's confirms and ends the
 _HANDOFF = "You are picking up work from a previous AI agent on this task:"
 """How Terminus 2 (Harbor) opens the prompt it writes, in the user's name, when it hands a run
 on after summarising it: the original task again, the summary, the screen. Not the user's."""
+_HANDED_ON_TASK = re.compile(
+    r"\*\*Original Task:\*\* (?P<task>.+?)\n\n\*\*Summary from Previous Agent:\*\*", re.DOTALL
+)
+"""The original task in that hand-off (Harbor's ``terminus_2.py``): the run's objective where the
+hand-off opens the trajectory (the summarisation subagent that asks the questions)."""
 """A ``system`` step's message naming the call its ``tool_result`` answers (``tbench``)."""
 
 
@@ -185,7 +190,7 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
             # user's words (:func:`_users_words`).
             words = _users_words(text, codex=codex)
             if words is None:  # what the agent wrote itself: no turn of the user's
-                pass
+                objective = objective or _handed_on_task(text)
             elif objective is None:
                 objective = words
                 if kp_wrote:  # kp writes the whole request (its parts joined) as this step
@@ -447,6 +452,18 @@ def _users_words(text: str | None, *, codex: bool) -> str | None:
     if words is None or interrupted(words) or words.startswith(_HANDOFF):
         return None
     return codex_users_words(words) if codex else words
+
+
+def _handed_on_task(text: str | None) -> str | None:
+    """The task a Terminus 2 hand-off names, ``None`` where the text is no hand-off.
+
+    Not the user's turn, but the task the user gave the run it hands on: the objective of a
+    trajectory the hand-off opens, where no earlier prompt gives it.
+    """
+    if text is None or not text.startswith(_HANDOFF):
+        return None
+    named = _HANDED_ON_TASK.search(text)
+    return named.group("task").strip() if named else None
 
 
 def _failed(result: Mapping[str, Any]) -> bool:
