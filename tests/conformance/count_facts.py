@@ -5322,13 +5322,16 @@ def _agents_run_state(state: dict[str, Any]) -> Run:
     ``mcp_approval_response_item`` with ``approve: false`` an error, the ``mcp_call`` that runs
     an approved request (its ``approval_request_id``) no second call. The run ended only when its
     items end in a message and no step waits (``current_step`` null): a state holds no output.
+    The JavaScript SDK spells the same parts ``originalInput``, ``generatedItems``, ``rawItem``,
+    ``currentStep``.
     """
-    original = state["original_input"]
+    js = "generatedItems" in state
+    original = state["originalInput" if js else "original_input"]
     objective = original if isinstance(original, str) else _newest_user(original)
-    timeline, items = _Timeline(), state["generated_items"]
+    timeline, items = _Timeline(), state["generatedItems" if js else "generated_items"]
     asked = set()
     for item in items:
-        raw = item.get("raw_item") or {}
+        raw = item.get("rawItem" if js else "raw_item") or {}
         if item["type"] == "mcp_approval_request_item":
             asked.add(raw.get("id"))
             timeline.tool(_responses_tool(raw))
@@ -5344,7 +5347,7 @@ def _agents_run_state(state: dict[str, Any]) -> Run:
             "An error occurred while running the tool"
         ):
             timeline.error()
-    ended = state["current_step"] is None and bool(items)
+    ended = state.get("currentStep" if js else "current_step") is None and bool(items)
     ended = ended and items[-1]["type"] == "message_output_item"
     return timeline.facts(objective, ended)
 

@@ -215,3 +215,54 @@ def test_the_sdks_shell_and_patch_outputs_are_their_text_and_a_failed_one_an_err
     assert (steps[1].content, steps[3].content) == (said, "apply_patch failed")
     chunk["outcome"] = {"type": "exit", "exit_code": 0}
     assert ("error_recovery", "apply_patch") not in kinds(read(tmp_path, state(items)))
+
+
+def test_a_state_the_javascript_sdk_saved_is_read_as_the_pythons() -> None:
+    """``@openai/agents-core`` writes ``originalInput``, ``generatedItems``, each item's ``rawItem``
+    with a ``callId``, a result as ``function_call_result``. Before: no source recognised the
+    file ("not a trace file this tool knows"); now the call and its result are the run's."""
+    (converted,) = convert_file(FILES / "run_state_js_v1_17_side_effect_committed.json")
+    assert isinstance(converted, TraceItem), converted
+    trace = converted.trace
+    assert trace.task.objective == "run once"
+    assert kinds(converted) == [
+        ("tool_call", "side_effect_tool"),
+        ("observation", "side_effect_tool"),
+    ]
+    assert trace.steps[1].content == "side effect completed"
+    assert trace.metadata.success is False  # saved before its next model turn ran
+    assert any("saved before it ended" in warning for warning in converted.warnings)
+
+
+def test_a_javascript_result_given_as_a_text_part_is_its_text(tmp_path: Path) -> None:
+    """The JavaScript protocol may give a result's ``output`` as ``{"type": "text", "text"}``:
+    the observation is that text, and the run's closing message its answer."""
+    raw_call = {"type": "function_call", "name": "weather", "callId": "c1", "arguments": "{}"}
+    raw_result = {
+        "type": "function_call_result",
+        "name": "weather",
+        "callId": "c1",
+        "status": "completed",
+        "output": {"type": "text", "text": "Sunny, 24C"},
+    }
+    raw_message = {
+        "type": "message",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": "It is sunny."}],
+    }
+    value = {
+        "$schemaVersion": "1.19",
+        "originalInput": "Weather in Paris?",
+        "currentAgent": AGENT,
+        "generatedItems": [
+            {"type": "tool_call_item", "rawItem": raw_call, "agent": AGENT},
+            {"type": "tool_call_output_item", "rawItem": raw_result, "agent": AGENT},
+            {"type": "message_output_item", "rawItem": raw_message, "agent": AGENT},
+        ],
+        "trace": None,
+    }
+    converted = read(tmp_path, value)
+    assert kinds(converted)[:2] == [("tool_call", "weather"), ("observation", "weather")]
+    assert converted.trace.steps[1].content == "Sunny, 24C"
+    assert converted.trace.outcome.result_summary == "It is sunny."

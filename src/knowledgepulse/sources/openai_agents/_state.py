@@ -9,6 +9,12 @@ read as that result would be: the same items, the same answer rule. A state whos
 ``current_step`` is still to run (an interruption awaiting approval, or ``next_step_run_again``)
 is a run that has not ended: no success, and a warning saying why; so is one whose items end with
 no message (a RunState keeps no final output: only the model's last message is its answer).
+
+The JavaScript SDK (``@openai/agents-core``) saves the same state in its own spelling
+(``{"$schemaVersion", "originalInput", "generatedItems", "currentStep", ...}``, each item's
+``rawItem`` in its protocol: a call's ``callId``, a result a ``function_call_result`` whose
+``output`` may be ``{"type": "text", "text"}``): read as the Python SDK's
+(:func:`_python_spelling`).
 """
 
 from __future__ import annotations
@@ -29,18 +35,41 @@ _RUN_AGAIN = (
 _UNANSWERED = "the run was saved before it ended (its RunState holds no final message)"
 
 
+_JS_KEYS = {
+    "originalInput": "original_input",
+    "generatedItems": "generated_items",
+    "currentStep": "current_step",
+    "currentAgent": "current_agent",
+    "rawItem": "raw_item",
+    "callId": "call_id",
+    "toolName": "tool_name",
+}
+"""The JavaScript SDK's names of the parts the reader reads, as the Python SDK spells them."""
+
+
 def is_run_state(value: Any) -> bool:
-    """Whether a JSON value is a serialised ``RunState`` (its schema version and items)."""
+    """Whether a JSON value is a serialised ``RunState`` (its schema version and items).
+
+    As either SDK writes it: the Python SDK's ``generated_items``, the JavaScript SDK's
+    ``generatedItems``.
+    """
     return (
         isinstance(value, Mapping)
         and isinstance(value.get(_SCHEMA), str)
-        and isinstance(value.get("generated_items"), list)
-        and "original_input" in value
+        and any(
+            isinstance(value.get(items), list) and inputs in value
+            for items, inputs in (
+                ("generated_items", "original_input"),
+                ("generatedItems", "originalInput"),
+            )
+        )
     )
 
 
 def state_trace(state: Mapping[str, Any], options: TraceOptions) -> TraceItem:
     """The trace of one saved ``RunState``, read as the ``RunResult`` it stopped at."""
+    if "generatedItems" in state:
+        state = _python_spelling(state)
     step = as_object(state.get("current_step"))
     step_type = step.get("type")
     interruptions = as_object(step.get("data")).get("interruptions")
@@ -69,3 +98,26 @@ def state_trace(state: Mapping[str, Any], options: TraceOptions) -> TraceItem:
 def _item(item: Mapping[str, Any]) -> SimpleNamespace:
     """A saved run item with the attributes its live ``RunItem`` has (``type``, ``raw_item``...)."""
     return SimpleNamespace(**{str(key): value for key, value in item.items()})
+
+
+def _python_spelling(value: Any) -> Any:
+    """A state the JavaScript SDK saved, in the Python SDK's spelling.
+
+    Its keys renamed (:data:`_JS_KEYS`), a tool's ``function_call_result`` a
+    ``function_call_output`` whose ``output`` is its text (``{"type": "text", "text"}`` as
+    the text).
+    """
+    if isinstance(value, list):
+        return [_python_spelling(item) for item in value]
+    if not isinstance(value, Mapping):
+        return value
+    spelled = {_JS_KEYS.get(str(key), str(key)): _python_spelling(v) for key, v in value.items()}
+    if spelled.get("type") == "function_call_result":
+        output = as_object(spelled.get("output"))
+        text = output.get("text") if output.get("type") == "text" else None
+        spelled = {
+            **spelled,
+            "type": "function_call_output",
+            "output": text if isinstance(text, str) else spelled.get("output"),
+        }
+    return spelled
