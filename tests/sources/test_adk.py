@@ -436,3 +436,31 @@ def test_a_sessions_model_is_the_one_its_last_reply_names() -> None:
 
 def _model(trace: ReasoningTrace) -> Any:
     return (trace.metadata.model_extra or {})["source"].get("model")
+
+
+HELM = ADK / "agentevals_evalset_helm_3_2026-02-23.evalset.json"
+"""An eval set agentevals made from a kagent trace: an MCP call whose response is the MCP
+``CallToolResult`` dumped in snake case (``{content: [text block], is_error: false}``)."""
+
+
+def test_an_mcp_tools_response_is_the_text_its_result_gave_the_model() -> None:
+    """Before: the observation was the whole result dumped as JSON (``{"content": [{"type":
+    "text", "text": ...}], "is_error": false}``); now it is the text an MCP client gives the
+    model, and ``is_error: true`` makes the call a failure with that text."""
+    value = document(HELM)
+    trace = one_trace(items(value))
+    (result,) = [step for step in trace.steps if step.type == "observation"]
+    response = value["eval_cases"][0]["conversation"][0]["intermediate_data"]["tool_responses"][0]
+    (block,) = response["response"]["content"]
+    assert result.content == block["text"]
+    failing = copy.deepcopy(value)
+    turn = failing["eval_cases"][0]["conversation"][0]["intermediate_data"]
+    turn["tool_responses"][0]["response"] = {
+        "content": [{"type": "text", "text": "release not found"}],
+        "is_error": True,
+    }
+    failed = one_trace(items(failing))
+    assert [(step.type, step.content) for step in failed.steps[1:]][:1] == [
+        ("observation", "release not found")
+    ]
+    assert failed.steps[2].type == "error_recovery"  # the answer after the failed call

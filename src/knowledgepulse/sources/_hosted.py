@@ -227,3 +227,33 @@ __all__ = [
     "shell_text",
     "tool_name",
 ]
+
+
+_MCP_RESULT_KEYS = frozenset(("content", "isError", "is_error", "structuredContent", "_meta"))
+"""An MCP ``CallToolResult``'s fields: the protocol's, and ``is_error`` as an SDK whose own
+names are snake case dumps them (an ADK agent's MCP tool response)."""
+
+
+def mcp_call_result(value: Any) -> tuple[str, bool] | None:
+    """An MCP ``CallToolResult``'s text and whether it failed; ``None`` for another value.
+
+    ``{"content": [text blocks], "isError"}`` (or ``is_error``), parsed. One holding a block
+    other than text (an image) is kept as it is (``None``): what an MCP client gives the model
+    is its blocks' text, and a result whose flag is true is its tool's failure.
+    """
+    if (
+        not isinstance(value, Mapping)
+        or "content" not in value
+        or not value.keys() <= _MCP_RESULT_KEYS
+    ):
+        return None
+    blocks = value["content"]
+    if not isinstance(blocks, list) or not all(
+        isinstance(block, Mapping)
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
+        for block in blocks
+    ):
+        return None
+    failed = value.get("isError") is True or value.get("is_error") is True
+    return "\n".join(block["text"] for block in blocks), failed

@@ -54,6 +54,7 @@ from knowledgepulse.records.json_values import json_text
 from knowledgepulse.sources._chat import _row, anthropic
 from knowledgepulse.sources._chat._text import one_of
 from knowledgepulse.sources._envelope import PathError
+from knowledgepulse.sources._hosted import mcp_call_result
 from knowledgepulse.sources._steps import StepBuilder
 
 CONTENT_HINT = (
@@ -280,8 +281,12 @@ def _result(ids: _Ids, response: Mapping[str, Any], path: tuple[str | int, ...])
     answer = response.get("response")
     inside = answer.get("error") if isinstance(answer, Mapping) else None
     error = response.get("error") if response.get("error") is not None else inside
+    called = mcp_call_result(answer)
     if error is not None:
         text = _said(error)
+    elif called is not None:  # an MCP tool's result (ADK's MCP tools): its text, its flag
+        text, failed = called
+        error = (text or f"{name or 'tool'} failed") if failed else None
     elif isinstance(answer, Mapping) and set(answer) <= _OUTPUT_KEYS:
         # one key holding the output (Gemini CLI's output, the SDKs' result, Pydantic AI's
         # return_value for a tool that returned no object)

@@ -18,6 +18,7 @@ from typing import Any
 
 from knowledgepulse._util.jsonpath import non_empty
 from knowledgepulse.sources._chat import gemini
+from knowledgepulse.sources._hosted import mcp_call_result
 from knowledgepulse.sources._steps import TOOL_FAILED, newest_request, printed_fields
 from knowledgepulse.sources.otel._haystack import chat_message
 
@@ -249,7 +250,7 @@ def tool_result(value: Any) -> tuple[Any, str | None]:
     ``CallToolResult`` whose ``isError`` is true (an MCP server's tool that failed): the span
     ends OK either way.
     """
-    called = _mcp_result(value)
+    called = mcp_call_result(loads(value))
     if called is not None:
         text, failed = called
         return (None, text or TOOL_FAILED) if failed else (text, None)
@@ -269,33 +270,6 @@ def tool_failure(value: Any) -> str | None:
 def tool_output(value: Any) -> Any:
     """A tool span's result as the model was given it (see :func:`tool_result`)."""
     return tool_result(value)[0]
-
-
-_MCP_RESULT_KEYS = frozenset(("content", "isError", "structuredContent", "_meta"))
-
-
-def _mcp_result(value: Any) -> tuple[str, bool] | None:
-    """An MCP ``CallToolResult``'s text and whether it failed; ``None`` for another value.
-
-    ``{"content": [text blocks], "isError"}``, as JSON text or not. One holding a block other
-    than text (an image) is kept as it is (``None``).
-    """
-    loaded = loads(value)
-    if (
-        not isinstance(loaded, dict)
-        or "content" not in loaded
-        or not loaded.keys() <= _MCP_RESULT_KEYS
-    ):
-        return None
-    blocks = loaded["content"]
-    if not isinstance(blocks, list) or not all(
-        isinstance(block, dict)
-        and block.get("type") == "text"
-        and isinstance(block.get("text"), str)
-        for block in blocks
-    ):
-        return None
-    return "\n".join(block["text"] for block in blocks), loaded.get("isError") is True
 
 
 def _langchain_message(item: Mapping[str, Any]) -> Mapping[str, Any]:
