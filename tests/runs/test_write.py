@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import tempfile
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -233,6 +234,34 @@ def test_items_given_before_their_turn_wait_outside_memory() -> None:
             tracemalloc.stop()
         writer.write(rows[0], at=0)
     assert held < 400 * len(rows)
+    assert [json.loads(line)["id"] for line in stream.getvalue().splitlines()] == list(range(1000))
+
+
+class _CountedFile(io.BytesIO):
+    """A temporary file that counts its writes (a system call each, on a real one)."""
+
+    writes = 0
+
+    def write(self, data: Any) -> int:
+        _CountedFile.writes += 1
+        return super().write(data)
+
+
+def test_items_given_before_their_turn_go_to_the_file_many_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """write(at=) writes the items it puts aside to its temporary file in batches, not a seek
+    and a write each (as many system calls as items: as costly as pickling them)."""
+    monkeypatch.setattr(tempfile, "TemporaryFile", _CountedFile)
+    monkeypatch.setattr(_CountedFile, "writes", 0)
+    text = os.urandom(512).hex()
+    rows = [scored_row(json.dumps({"id": n, "text": text}).encode()) for n in range(1000)]
+    stream = io.StringIO()
+    with ItemWriter(stream) as writer:
+        for place, scored in list(enumerate(rows))[:0:-1]:
+            writer.write(scored, at=place)
+        writer.write(rows[0], at=0)
+    assert 0 < _CountedFile.writes < len(rows) / 10
     assert [json.loads(line)["id"] for line in stream.getvalue().splitlines()] == list(range(1000))
 
 

@@ -443,6 +443,11 @@ class UnreadRows:
                 yield row if self.clean is None else self.clean(row), "; ".join(messages)
 
 
+_ASIDE_BYTES = 1 << 16
+"""How many bytes of the items put aside (:meth:`ItemWriter.write`'s ``at``) wait in memory before
+they go to the temporary file together."""
+
+
 class ItemWriter:
     """Trace items written back as they come, to a text stream (JSON) or a binary one (Parquet).
 
@@ -499,10 +504,13 @@ class ItemWriter:
         )
         self._written = 0
         self._documents: bool | None = None  # a table of traces; None: no item written yet
-        # Items given before their turn (``write``'s ``at``), put aside in a temporary file:
-        # each one's place, and where it starts in the file.
+        # Items given before their turn (``write``'s ``at``), put aside pickled: each one's
+        # place, and where it starts among the bytes put aside. The first ``_filed`` of them are
+        # in a temporary file, the latest (up to :data:`_ASIDE_BYTES`) in ``_aside``.
         self._early: dict[int, int] = {}
         self._spilled: IO[bytes] | None = None
+        self._aside = bytearray()
+        self._filed = 0
         if form == "json":
             cast("IO[str]", stream).write("[")
 
@@ -543,14 +551,13 @@ class ItemWriter:
             self._write_held(self._early.pop(self._items))
 
     def _hold(self, at: int, scored: ScoredItem, columns: Mapping[str, Any] | None) -> None:
-        """The item to write at place ``at`` put aside in a temporary file, as it will be written.
+        """The item to write at place ``at`` put aside, pickled as it will be written.
 
         Its row's location (as a tuple: a dataclass pickles three times slower), value, own
-        bytes and columns, or ``None`` and its line.
+        bytes and columns, or ``None`` and its line. The bytes go to a temporary file
+        :data:`_ASIDE_BYTES` at a time: one seek and write for about a hundred items, not one
+        each (which, with the seek back to read each, cost as much as pickling them).
         """
-        if self._spilled is None:
-            self._spilled = tempfile.TemporaryFile()  # noqa: SIM115 - closed with the writer
-        self._early[at] = self._spilled.seek(0, os.SEEK_END)
         item = scored.item
         aside: tuple[Any, ...]
         if self._is_document(item):
@@ -565,13 +572,25 @@ class ItemWriter:
             aside = (where, row.value, row.raw, dict(added))
         else:
             aside = (None, annotated_line(item.document, scored.breakdown.score), None, None)
-        pickle.dump(aside, self._spilled)
+        self._early[at] = self._filed + len(self._aside)
+        self._aside += pickle.dumps(aside)
+        if len(self._aside) >= _ASIDE_BYTES:
+            if self._spilled is None:
+                self._spilled = tempfile.TemporaryFile()  # noqa: SIM115 - closed with the writer
+            self._spilled.seek(0, os.SEEK_END)
+            self._spilled.write(self._aside)
+            self._filed += len(self._aside)
+            self._aside.clear()
 
     def _write_held(self, start: int) -> None:
-        """The item put aside at ``start`` of the temporary file, written in its place."""
-        assert self._spilled is not None  # an item was put aside
-        self._spilled.seek(start)
-        where, value, raw, added = pickle.load(self._spilled)
+        """The item put aside at ``start`` of the bytes put aside, written in its place."""
+        if start >= self._filed:  # pickle reads one object, and leaves the bytes after it
+            with memoryview(self._aside) as aside:
+                where, value, raw, added = pickle.loads(aside[start - self._filed :])
+        else:
+            assert self._spilled is not None  # the bytes before _filed were filed
+            self._spilled.seek(start)
+            where, value, raw, added = pickle.load(self._spilled)
         self._next_item(None)
         if where is None:
             self._line(value)
@@ -708,6 +727,7 @@ class ItemWriter:
 
     def _drop_held(self) -> None:
         """Close (and so delete) the temporary file of the items put aside, if there is one."""
+        self._aside = bytearray()
         if self._spilled is not None:
             self._spilled.close()
             self._spilled = None
