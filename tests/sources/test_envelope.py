@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import orjson
@@ -10,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from knowledgepulse.errors import ConversionError, ScorerParameterError
-from knowledgepulse.sources import StepBuilder, TraceOptions
+from knowledgepulse.sources import StepBuilder, TraceOptions, _envelope
 from knowledgepulse.sources._envelope import assemble
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 from knowledgepulse.value import TraceValueScorer
@@ -247,6 +248,36 @@ def test_text_no_framework_framed_is_the_objective_as_written() -> None:
     """A request that only mentions a task keeps its words."""
     text = "Here is my new task: plan the sprint."
     assert convert(objective=text).trace.task.objective == text
+
+
+class _Searched:
+    """A framing's pattern that notes each text it searches."""
+
+    def __init__(self, pattern: re.Pattern[str], searched: list[str]) -> None:
+        self.pattern, self.searched = pattern, searched
+
+    def search(self, text: str) -> re.Match[str] | None:
+        self.searched.append(self.pattern.pattern)
+        return self.pattern.search(text)
+
+
+def test_a_framings_pattern_searches_only_a_request_with_its_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A request no framework framed is searched by no pattern (one that may start anywhere cost
+    a long request 100 microseconds); a framed one by those whose words it holds."""
+    searched: list[str] = []
+    framings = [
+        (words, at_start, _Searched(pattern, searched))
+        for words, at_start, pattern in _envelope._FRAMINGS
+    ]
+    monkeypatch.setattr(_envelope, "_FRAMINGS", tuple(framings))
+    text = "Please handle the invoice for the customer, then tell me the task. " * 50
+    assert convert(objective=text).trace.task.objective == text
+    assert searched == []
+    planning = "Now begin! Here is your task:\n```\nFind the invoice.\n```\n"
+    assert convert(objective=planning).trace.task.objective == "Find the invoice."
+    assert searched == [framings[1][2].pattern.pattern]
 
 
 def _called_only() -> StepBuilder:

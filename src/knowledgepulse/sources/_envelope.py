@@ -303,23 +303,41 @@ instructions and one worked question (its ``ONE_SHOT``, answered ``Final Answer:
 # task:\n{task}`` for the task step and puts the task inside its planning prompts (``Here is your
 # task:`` and a fenced block). A source that sees only the model calls (an OpenAI client's spans,
 # no framework instrumentation) finds those prompts as the first user message; the objective is
-# the task inside them, never the template. One pattern a framing, the task its ``task`` group.
+# the task inside them, never the template. One pattern a framing, the task its ``task`` group,
+# after the words every text it matches holds (``True``: at its start): a pattern runs only on a
+# text with them (one that may start anywhere, run on a long request, scanned it at every place:
+# 100 microseconds a trace).
 _FRAMINGS = (
     # smolagents' TaskStep.to_messages (memory.py).
-    re.compile(r"\ANew task:\n(?P<task>.+)\Z", re.DOTALL),
+    ("New task:\n", True, re.compile(r"\ANew task:\n(?P<task>.+)\Z", re.DOTALL)),
     # smolagents' planning.initial_plan, every agent's prompts (toolcalling_agent.yaml...).
-    re.compile(r"Now begin! Here is your task:\n```\n(?P<task>.+?)\n```(?:\n|\Z)", re.DOTALL),
+    (
+        "Now begin! Here is your task:\n```\n",
+        False,
+        re.compile(r"Now begin! Here is your task:\n```\n(?P<task>.+?)\n```(?:\n|\Z)", re.DOTALL),
+    ),
     # smolagents' planning.update_plan_pre_messages.
-    re.compile(
-        r"You have been given the following task:\n```\n(?P<task>.+?)\n```(?:\n|\Z)", re.DOTALL
+    (
+        "You have been given the following task:\n```\n",
+        False,
+        re.compile(
+            r"You have been given the following task:\n```\n(?P<task>.+?)\n```(?:\n|\Z)",
+            re.DOTALL,
+        ),
     ),
     # AgentBench's OS tasks, after their instructions and one worked problem.
-    re.compile(rf"\A{re.escape(NEW_PROBLEM)}\s*(?P<task>.+)\Z", re.DOTALL),
+    (NEW_PROBLEM, True, re.compile(rf"\A{re.escape(NEW_PROBLEM)}\s*(?P<task>.+)\Z", re.DOTALL)),
     # AgentBench's knowledge-graph tasks, after their instructions and one worked question.
-    re.compile(rf"\A{re.escape(NEW_QUESTION)}\s*(?P<task>.+)\Z", re.DOTALL),
+    (NEW_QUESTION, True, re.compile(rf"\A{re.escape(NEW_QUESTION)}\s*(?P<task>.+)\Z", re.DOTALL)),
     # Terminus 2's first prompt (Harbor, Terminal-Bench): its instructions, then ``Task
     # Description:\n{instruction}\n\nCurrent terminal state:\n{terminal_state}``.
-    re.compile(r"(?:\A|\n)Task Description:\n(?P<task>.+?)\n+Current terminal state:\n", re.DOTALL),
+    (
+        "Task Description:\n",
+        False,
+        re.compile(
+            r"(?:\A|\n)Task Description:\n(?P<task>.+?)\n+Current terminal state:\n", re.DOTALL
+        ),
+    ),
 )
 
 
@@ -387,8 +405,9 @@ def request(text: str | None) -> str | None:
     """``text`` less a framework's prompt around the user's request (unframed: as written)."""
     if not text:
         return text
-    for framing in _FRAMINGS:
-        found = framing.search(text)
+    for words, at_start, framing in _FRAMINGS:
+        held = text.startswith(words) if at_start else words in text
+        found = framing.search(text) if held else None
         if found and found.group("task").strip():
             return found.group("task").strip()
     return _dspy_inputs(text) or text
