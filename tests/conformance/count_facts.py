@@ -3996,6 +3996,37 @@ def _droid_failed(text: str) -> bool:
     return text.lstrip().startswith("Error:")
 
 
+def kimi_code(path: Path) -> list[Run]:
+    """A Kimi Code wire journal: one run, a ``metadata`` line then one operation a line.
+
+    ``context.append_message`` lines of role ``user`` hold the user's ``text`` parts (not those
+    of ``origin.kind`` ``injection``: Kimi Code's own reminders);
+    ``context.append_loop_event`` lines the model's: a ``content.part`` of type ``text`` is what
+    it said (``think`` a thought, no text), ``tool.call`` a tool, ``tool.result`` its result,
+    failed when ``result.isError`` is true. Other operations hold no turn.
+    """
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    timeline, objective = _Timeline(), None
+    for line in lines[1:]:
+        message = line.get("message") or {}
+        injected = (message.get("origin") or {}).get("kind") == "injection"
+        if line["type"] == "context.append_message" and message["role"] == "user" and not injected:
+            for part in line["message"]["content"]:
+                if part.get("type") == "text" and objective is None:
+                    objective = part["text"]
+                elif part.get("type") == "text":
+                    timeline.user(part["text"])
+        elif line["type"] == "context.append_loop_event":
+            event = line["event"]
+            if event["type"] == "content.part" and event["part"]["type"] == "text":
+                timeline.text(event["part"]["text"])
+            elif event["type"] == "tool.call":
+                timeline.tool(event["name"])
+            elif event["type"] == "tool.result" and event["result"].get("isError") is True:
+                timeline.error()
+    return [timeline.facts(objective)]
+
+
 _HERMES_REVIEW = (
     "Review the conversation above and update the skill library",
     "Review the conversation above and consider saving to memory",
@@ -5760,6 +5791,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "cline": cline,
     "codex": codex,
     "droid": droid,
+    "kimi-code": kimi_code,
     "gemini-cli": gemini_cli,
     "pi": pi,
     "opencode": opencode,

@@ -46,6 +46,7 @@ BUILT_IN = (
     "codex",
     "gemini-cli",
     "droid",
+    "kimi-code",
     "goose",
     "opencode",
     "hermes-agent",

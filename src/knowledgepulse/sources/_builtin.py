@@ -39,6 +39,7 @@ from knowledgepulse.sources._sessions import (
     goose,
     hermes_agent,
     inspect_ai,
+    kimi_code,
     letta,
     mini_swe_agent,
     opencode,
@@ -395,6 +396,20 @@ class Droid(Source):
     content_hint = droid.CONTENT_HINT
     recognises = staticmethod(droid.recognises)
     convert = staticmethod(droid.convert_records)
+
+
+@register_source("kimi-code")
+class KimiCode(Source):
+    """Kimi Code's wire journals (``~/.kimi-code/sessions/*/*/agents/<agent>/wire.jsonl``)."""
+
+    shapes = (
+        "Kimi Code wire.jsonl (a metadata line of protocol_version and created_at, then "
+        "operations: context.append_message, context.append_loop_event of steps, thoughts, "
+        "tool calls and results, llm.request...)"
+    )
+    content_hint = kimi_code.CONTENT_HINT
+    recognises = staticmethod(kimi_code.recognises)
+    convert = staticmethod(kimi_code.convert_records)
 
 
 @register_source("goose")
