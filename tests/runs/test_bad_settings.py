@@ -140,6 +140,24 @@ def test_a_bad_setting_is_refused_naming_it_its_value_and_what_to_give(
     assert isinstance(refused.value, SettingTypeError) == wrong_type
 
 
+class _PathLike:
+    """A path of the ``os.PathLike`` protocol that is no :class:`~pathlib.Path`."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __fspath__(self) -> str:
+        return str(self.path)
+
+
+def test_any_path_like_is_a_path_where_a_path_is_taken(tmp_path: Path) -> None:
+    """A str and a Path are not the only paths: ``os.PathLike`` ones are read as theirs."""
+    traces = Path(__file__).parents[2] / "examples" / "traces" / "traces.jsonl"
+    items = list(typed_sources.read([_PathLike(traces)]))
+    assert len(items) == len(list(typed_sources.read([traces])))
+    ScoreRun(cache_path=_PathLike(tmp_path / "seen.kpcache"), scorer=NO_MODEL)  # not refused
+
+
 def test_a_close_name_is_suggested() -> None:
     """A misspelt choice names the closest one allowed."""
     with pytest.raises(ScorerParameterError, match="Did you mean 'similarity'"):

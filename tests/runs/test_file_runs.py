@@ -11,7 +11,12 @@ from typing import Any
 import pytest
 
 from knowledgepulse.cli.main import flag_of
-from knowledgepulse.errors import CacheFileError, OutputError, ParameterConflictError
+from knowledgepulse.errors import (
+    CacheFileError,
+    OutputError,
+    ParameterConflictError,
+    ScorerParameterError,
+)
 from knowledgepulse.runs.convert import convert_files
 from knowledgepulse.runs.embedder import run_scorer
 from knowledgepulse.runs.problems import validate_files
@@ -131,6 +136,14 @@ def test_run_scorer_gives_a_scorer_of_the_settings() -> None:
         assert (scorer.embedder is not None, scorer.batch_size, scorer.threshold) == (True, 7, 0.3)
     with run_scorer([TRACES], no_embedder=True, threshold=0.3) as scorer:
         assert (scorer.embedder, scorer.threshold) == (None, 0.3)
+
+
+def test_run_scorer_refuses_an_empty_novelty_text_rather_than_taking_the_default() -> None:
+    with (
+        pytest.raises(ScorerParameterError, match="unknown novelty text"),
+        run_scorer([TRACES], kind="static", novelty_text=""),
+    ):
+        pass
 
 
 def test_convert_files_passes_reasoning_traces_through_and_counts_them() -> None:

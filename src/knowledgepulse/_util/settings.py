@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TypeVar, cast
@@ -33,20 +34,40 @@ def wrong_setting(
     return error(Setting(name), f" (a {type(value).__name__}): give {allowed}")
 
 
-def paths_of(sources: object, name: str = "sources") -> list[str | Path]:
+def paths_of(
+    sources: object,
+    name: str = "sources",
+    allowed: str = "a path (a str or a Path), or a list of them",
+) -> list[str | Path]:
     """One path or several, as a list: a str is one path (not a path a character).
+
+    A path other than a str is a :class:`~pathlib.Path` (any ``os.PathLike``).
 
     Raises:
         SettingTypeError: ``sources`` is neither a path nor an iterable of paths.
     """
-    if isinstance(sources, str | Path):
-        return [sources]
+    if isinstance(sources, str | os.PathLike):
+        sources = [sources]
     paths = list(sources) if isinstance(sources, Iterable) else None
-    if paths is None or not all(isinstance(path, str | Path) for path in paths):
-        raise wrong_setting(
-            name, sources, "a path (a str or a Path), or a list of them", wrong_type=True
-        )
-    return paths
+    if paths is None or not all(isinstance(path, str | os.PathLike) for path in paths):
+        raise wrong_setting(name, sources, allowed, wrong_type=True)
+    return [path if isinstance(path, str | Path) else Path(path) for path in paths]
+
+
+def path_of(value: object, name: str, allowed: str) -> Path:
+    """``value`` (a str or any ``os.PathLike``) as a :class:`~pathlib.Path`.
+
+    Raises:
+        SettingTypeError: ``value`` is no path; ``allowed`` says what to give.
+    """
+    if isinstance(value, str | os.PathLike):
+        return Path(value)
+    raise wrong_setting(name, value, allowed, wrong_type=True)
+
+
+def optional_path(value: object, name: str, allowed: str) -> Path | None:
+    """``None`` as ``None``, else :func:`path_of` ``value``."""
+    return None if value is None else path_of(value, name, allowed)
 
 
 def iterable_of(values: T, name: str, allowed: str) -> T:

@@ -155,7 +155,7 @@ def input_files(paths: Iterable[str | Path]) -> list[str | Path]:
     return [file for file, _ in listed_inputs(paths)]
 
 
-def listed_inputs(paths: Iterable[str | Path]) -> list[tuple[str | Path, bool]]:
+def listed_inputs(paths: str | Path | Iterable[str | Path]) -> list[tuple[str | Path, bool]]:
     """:func:`input_files`, each with whether it was found in a folder rather than given.
 
     A file found in a folder was not chosen by the user: ``~/.codex/`` holds ``auth.json`` and

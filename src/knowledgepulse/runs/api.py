@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, Unpack, overload
 
-from knowledgepulse._util.settings import wrong_setting
+from knowledgepulse._util.settings import optional_path
 from knowledgepulse._util.text import did_you_mean
 from knowledgepulse.errors import SettingTypeError
 from knowledgepulse.records import Problem
@@ -251,11 +251,8 @@ def redact(
     options = options_with(options, reading, "redact")
     from knowledgepulse.redact.items import Redactor  # noqa: PLC0415 - the rules load here
 
-    if not (rules_file is None or isinstance(rules_file, str | os.PathLike)):
-        raise wrong_setting(
-            "rules_file", rules_file, "a YAML file's path, a str or a Path", wrong_type=True
-        )
-    redactor = Redactor(level, rules_file=None if rules_file is None else Path(rules_file))
+    rules = optional_path(rules_file, "rules_file", "a YAML file's path, a str or a Path")
+    redactor = Redactor(level, rules_file=rules)
     data = readable_twice(data)  # read to redact, then made again of its rows
     findings: list[list[Finding]] = []
     problems: list[Problem] = []

@@ -372,7 +372,9 @@ def run_scorer(paths: Sequence[str], **model: Unpack[ModelSettings]) -> Iterator
             embedder=embedder,
             profiles=profiles_of(model.get("profiles_file")),
             batch_size=model.get("batch_size"),
-            novelty_text=model.get("novelty_text") or DEFAULT_NOVELTY_TEXT,
+            novelty_text=(
+                text if (text := model.get("novelty_text")) is not None else DEFAULT_NOVELTY_TEXT
+            ),
             threshold=model.get("threshold", DEFAULT_THRESHOLD),
         )
     finally:

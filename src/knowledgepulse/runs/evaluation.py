@@ -10,7 +10,6 @@ the gate and its verdict, and the problems found while reading.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
@@ -19,7 +18,7 @@ from typing import Any, TypedDict, Unpack
 
 from pydantic import JsonValue
 
-from knowledgepulse._util.settings import one_of, wrong_setting
+from knowledgepulse._util.settings import one_of, optional_path, paths_of, wrong_setting
 from knowledgepulse._util.text import printable
 from knowledgepulse.errors import (
     NO_VALUE,
@@ -362,10 +361,7 @@ def check_settings(task: object, baseline: object, **settings: Unpack[RunSetting
     """
     named = [Setting(name) for name in _TASK_CALLS if settings.get(name) is not None]
     cache_dir = settings.get("cache_dir", DEFAULT_CACHE_DIR)
-    if not (cache_dir is None or isinstance(cache_dir, str | os.PathLike)):
-        raise wrong_setting(
-            "cache_dir", cache_dir, "a folder's path, a str or a Path", wrong_type=True
-        )
+    optional_path(cache_dir, "cache_dir", "a folder's path, a str or a Path")
     a_dir = cache_dir is not None and Path(cache_dir) != DEFAULT_CACHE_DIR
     if cache_dir is None or a_dir:
         named.append(Setting("cache_dir", NO_VALUE if a_dir else None))
@@ -457,14 +453,8 @@ def _plugins(suite: object, preset: str | None, plugins: Iterable[str]) -> None:
             "give exactly one of ", Setting("suite", "FILE"), " or ", Setting("preset", "NAME")
         )
     # One plugin given alone is one, not one a character ('s', 'u'... "no module named 's'").
-    given: object = plugins
-    listed = [given] if isinstance(given, str | Path) else given
-    listed = list(listed) if isinstance(listed, Iterable) else None
-    if listed is None or not all(isinstance(plugin, str | Path) for plugin in listed):
-        raise wrong_setting(
-            "plugins", plugins, "a module or a .py file (a str), or a list of them", wrong_type=True
-        )
-    for plugin in listed:
+    allowed = "a module or a .py file (a str), or a list of them"
+    for plugin in paths_of(plugins, "plugins", allowed):
         load_plugin(str(plugin))
 
 

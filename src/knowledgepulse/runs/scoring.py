@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from knowledgepulse._util.atomic import through_links
 from knowledgepulse._util.collector import young_collections_only
-from knowledgepulse._util.settings import instance_of, one_of, wrong_setting
+from knowledgepulse._util.settings import instance_of, one_of, optional_path, wrong_setting
 from knowledgepulse.errors import (
     CacheFileError,
     Location,
@@ -277,11 +277,9 @@ class ScoreRun:
         ttl_ms: float | None = None,
     ) -> None:
         frozen = instance_of(frozen, "frozen", bool, "True or False")
-        if not (cache_path is None or isinstance(cache_path, str | Path)):
-            raise wrong_setting(
-                "cache_path", cache_path, "the cache file's path, a str or a Path", wrong_type=True
-            )
-        cache_path = None if cache_path is None else Path(cache_path)
+        cache_path = optional_path(
+            cache_path, "cache_path", "the cache file's path, a str or a Path"
+        )
         if frozen and cache_path is None:
             raise ScorerParameterError(
                 Setting("frozen", True),

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 from knowledgepulse._util.atomic import is_same_file, made_directory, remove_together, together
 from knowledgepulse._util.collector import young_collections_only
-from knowledgepulse._util.settings import is_count, number_of, text_of, wrong_setting
+from knowledgepulse._util.settings import is_count, number_of, path_of, text_of, wrong_setting
 from knowledgepulse.curation import score_corpus
 from knowledgepulse.curation.splits import BY_TASK, PARTS, assign_groups
 from knowledgepulse.errors import OutputError, ScorerParameterError, Setting
@@ -409,11 +409,7 @@ def write_split(
             in ``directory``, which the split would replace or remove; nothing is written.
         SettingTypeError: ``directory`` is not a path.
     """
-    if not isinstance(directory, str | os.PathLike):
-        raise wrong_setting(
-            "directory", directory, "a folder's path, a str or a Path", wrong_type=True
-        )
-    directory = Path(directory)
+    directory = path_of(directory, "directory", "a folder's path, a str or a Path")
     files = [str(path) for path in files_of(result.data) or ()]
     inputs = tuple(files if inputs is None else inputs)
     if form is None:  # a table (a Parquet or Arrow file's, or one in memory) stays one

@@ -77,8 +77,7 @@ def read(
             given twice (standard input can be read once).
         UnknownSourceError: ``source`` is not a registered source.
     """
-    # One path is one file, not a sequence of one-letter paths.
-    listed = listed_inputs([paths] if isinstance(paths, str | Path) else paths)
+    listed = listed_inputs(paths)  # one path given alone is one file
     check_stdin_once([path for path, _ in listed])
     unopened = {path: error for path, in_folder in listed if (error := _unopened(path, in_folder))}
     reading = _Reading(source, options or TraceOptions(), notes)

@@ -14,6 +14,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from knowledgepulse._util.settings import (
+    instance_of,
     optional_duration_ms,
     optional_positive_int,
     wrong_setting,
@@ -121,14 +122,13 @@ class TraceValueScorer:
         if cache is not None:
             from knowledgepulse.novelty.cache import VectorCache  # noqa: PLC0415 - numpy
 
-            if not isinstance(cache, VectorCache):
-                # A path given here failed at the first trace, as 'str' has no attribute.
-                raise wrong_setting(
-                    "cache",
-                    cache,
-                    "a VectorCache (a saved one: VectorCache.load(path)), or None for a new one",
-                    wrong_type=True,
-                )
+            # A path given here failed at the first trace, as 'str' has no attribute.
+            instance_of(
+                cache,
+                "cache",
+                VectorCache,
+                "a VectorCache (a saved one: VectorCache.load(path)), or None for a new one",
+            )
         if embedder is not DEFAULT_EMBEDDER and not (
             embedder is None or isinstance(embedder, Embedder)
         ):
