@@ -24,6 +24,7 @@ from knowledgepulse.runs.write import item_writer
 from knowledgepulse.sources.openai_agents import to_trace
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.value import TraceValueScorer
+from knowledgepulse.value.profiles import load_profiles as typed_load_profiles
 
 CHAT = Path(__file__).parents[2] / "examples" / "datasets" / "openai_chat.jsonl"
 ROWS = [json.loads(line) for line in CHAT.read_text("utf-8").splitlines()]
@@ -34,6 +35,7 @@ runs: Any = typed_runs
 sources: Any = typed_sources
 kp: Any = knowledgepulse
 Scorer: Any = TraceValueScorer
+load_profiles: Any = typed_load_profiles
 ScoreRun: Any = scoring.ScoreRun
 
 
@@ -81,6 +83,13 @@ BAD: list[tuple[Callable[[], object], str, bool]] = [
     (
         lambda: runs.evaluate_cases([], preset="standard", task=str, task_version="1", cache_dir=3),
         "cache_dir=3: give a folder's path",
+        True,
+    ),
+    # Before, "3: no such file": the number read as a file's name, the parameter not named.
+    (lambda: load_profiles(3), "path=3: give a YAML or JSON file's path", True),
+    (
+        lambda: runs.evaluate_cases([], preset="standard", baseline=3),
+        "baseline=3: give an EvalRun, an EvalReport, or a kp eval JSON report's path",
         True,
     ),
     (lambda: runs.select(ROWS, reread="no", scorer=NO_MODEL), "reread='no': give True, F", True),
@@ -153,7 +162,8 @@ class _PathLike:
 def test_any_path_like_is_a_path_where_a_path_is_taken(tmp_path: Path) -> None:
     """A str and a Path are not the only paths: ``os.PathLike`` ones are read as theirs."""
     traces = Path(__file__).parents[2] / "examples" / "traces" / "traces.jsonl"
-    items = list(typed_sources.read([_PathLike(traces)]))
+    path_like: Any = _PathLike(traces)  # typed as str | Path, read as any os.PathLike
+    items = list(typed_sources.read([path_like]))
     assert len(items) == len(list(typed_sources.read([traces])))
     ScoreRun(cache_path=_PathLike(tmp_path / "seen.kpcache"), scorer=NO_MODEL)  # not refused
 

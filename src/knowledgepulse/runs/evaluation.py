@@ -18,7 +18,7 @@ from typing import Any, TypedDict, Unpack
 
 from pydantic import JsonValue
 
-from knowledgepulse._util.settings import one_of, optional_path, paths_of, wrong_setting
+from knowledgepulse._util.settings import one_of, optional_path, path_of, paths_of, wrong_setting
 from knowledgepulse._util.text import printable
 from knowledgepulse.errors import (
     NO_VALUE,
@@ -363,6 +363,9 @@ def check_settings(task: object, baseline: object, **settings: Unpack[RunSetting
     cache_dir = settings.get("cache_dir", DEFAULT_CACHE_DIR)
     optional_path(cache_dir, "cache_dir", "a folder's path, a str or a Path")
     a_dir = cache_dir is not None and Path(cache_dir) != DEFAULT_CACHE_DIR
+    if not (baseline is None or isinstance(baseline, EvalRun | EvalReport)):
+        allowed = "an EvalRun, an EvalReport, or a kp eval JSON report's path, a str or a Path"
+        path_of(baseline, "baseline", allowed)
     if cache_dir is None or a_dir:
         named.append(Setting("cache_dir", NO_VALUE if a_dir else None))
     if task is None and named:

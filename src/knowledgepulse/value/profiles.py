@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from knowledgepulse._util.settings import path_of
 from knowledgepulse._util.text import closest, counted, did_you_mean
 from knowledgepulse.errors import ProfileError
 from knowledgepulse.records import Location, Problem
@@ -221,7 +222,9 @@ def load_profiles(path: str | Path) -> dict[str, ScoringWeights]:
     Raises:
         ProfileError: listing every bad profile with its file and line.
         InputFileError: the file cannot be read.
+        SettingTypeError: ``path`` is not a path (a str or a Path).
     """
+    path = path_of(path, "path", "a YAML or JSON file's path, a str or a Path")
     items = list(read_records(path, formats=("yaml", "json")))
     # A warning is an error here but for a lone surrogate, read as U+FFFD: the others say that
     # a value was never read (a JSON key given twice), and a profile must not vanish unseen.
