@@ -133,7 +133,10 @@ def test_a_bad_record_is_reported_and_skipped_and_the_others_written(
     source = _write(tmp_path / "t.jsonl", [_secret_trace(1), _secret_trace(3)], bad='{"id": 1}')
     run = kp("redact", str(source))
     assert run.code == 1
-    assert f"{source}:2: @context: required field is missing" in run.err
+    assert (
+        f"{source}:2: not a ReasoningTrace: it has neither @context nor @type (its keys: id)"
+        in run.err
+    )
     assert [document["id"] for document in _lines(run.out)] == ["kp:trace:r1", "kp:trace:r3"]
     assert "; 1 invalid record skipped" in run.err
 

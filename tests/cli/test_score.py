@@ -65,6 +65,26 @@ def test_bad_records_are_reported_and_the_rest_scored(kp: KpRunner) -> None:
     assert "5 invalid records skipped" in run.err
 
 
+def test_a_chat_row_among_traces_is_one_line_saying_what_it_is(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """A dataset row in a file of traces is told once as another format's record, with what to
+    do, not as each of the trace's seven required fields missing."""
+    row = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]}
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text(f"{json.dumps(trace_json())}\n{json.dumps(row)}\n", "utf-8")
+    run = kp("score", str(mixed), "--no-embedder", "-f", "jsonl")
+    assert run.code == 1
+    said = [line for line in run.err.splitlines() if line.startswith(f"{mixed}:2:")]
+    assert said == [
+        f"{mixed}:2: not a ReasoningTrace: it has neither @context nor @type (its keys: "
+        "messages), so it is a record of another format; a file is read in one format, its "
+        "first record's: give such records a file of their own (kp score FILE and "
+        "knowledgepulse.score(path) convert it)"
+    ]
+    assert len(jsonl(run.out)) == 1
+
+
 def test_stdin_is_read_with_a_dash(kp: KpRunner) -> None:
     """- reads traces from standard input."""
     run = kp("score", "-", "--no-embedder", "-f", "jsonl", stdin=json.dumps(trace_json()) + "\n")

@@ -196,3 +196,16 @@ def test_a_folder_loads_as_its_trace_files_named_and_leaves_its_tables_out(
     assert by_folder == list(load_traces([tmp_path / "a.json", tmp_path / "b" / "traces.jsonl"]))
     traces = [item for item in by_folder if isinstance(item, TraceItem)]
     assert len(traces) == 1 + len((EXAMPLES / "traces.jsonl").read_text().splitlines())
+
+
+def test_another_formats_record_among_traces_is_one_problem() -> None:
+    """A record with neither @context nor @type is one problem naming its keys; a record that
+    says it is a trace (@type) is still told each field it lacks."""
+    row = Record(Location("f.jsonl", 2), {"messages": [], "id": "r1"})
+    broken = Record(Location("f.jsonl", 3), {"@type": "ReasoningTrace"})
+    found = [item for item in trace_items([row, broken], instead="") if isinstance(item, Problem)]
+    assert [str(problem) for problem in found if problem.location.line == 2] == [
+        "f.jsonl:2: not a ReasoningTrace: it has neither @context nor @type (its keys: id, "
+        "messages), so it is a record of another format"
+    ]
+    assert sum(problem.location.line == 3 for problem in found) > 1

@@ -399,7 +399,7 @@ def _trace_of(value: Any) -> tuple[TraceItem | None, list[tuple[str, str, bool]]
     """
     item: TraceItem | None = None
     said: list[tuple[str, str, bool]] = []
-    for found in trace_items([Record(Location("row"), value)]):
+    for found in trace_items([Record(Location("row"), value)], instead=""):
         if isinstance(found, TraceItem):
             item = found
         else:

@@ -30,6 +30,12 @@ from knowledgepulse.records.readers import is_text_name, listed_inputs, read_rec
 from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.trace.models import CONTEXT_URLS, ReasoningTrace
 
+_IN_A_FILE = (
+    "a file is read in one format, its first record's: give such records a file of their "
+    "own (kp score FILE and knowledgepulse.score(path) convert it)"
+)
+"""What to do with another format's record in a file of traces (:func:`trace_items`)."""
+
 MAX_EDITS = 2
 """The most edits (insertions, deletions, substitutions) between a misspelt key and the known one;
 a known key of two letters (``id``) allows one, or every short extra key would be its typo."""
@@ -72,12 +78,28 @@ def _not_a_document(value: Any) -> str | None:
             "it is a string; give the parsed JSON (json.loads(text)), or read a file with "
             "load_traces(path) or score(path)"
         )
+    described = other_format(value)
+    if described is None:
+        return None
+    return (
+        f"{described}: dataset rows and other frameworks' records are recognised and "
+        "converted by knowledgepulse.score([record]) (kp score FILE), or kp convert FILE"
+    )
+
+
+def other_format(value: Any) -> str | None:
+    """What a mapping read as a trace is instead: another format's record; else ``None``.
+
+    One with neither ``@context`` nor ``@type`` (``None`` for one that may be a trace with
+    mistakes, and for ``{}``). Said in place of every required field missing, which says
+    nothing of what to do: by :func:`parse_trace` with the call that reads it, by
+    :func:`trace_items` with how a file of traces holding it is read.
+    """
     if isinstance(value, Mapping) and value and not {"@context", "@type"} & value.keys():
         keys = ", ".join(sorted(map(str, value))[:5])
         return (
             f"it has neither @context nor @type (its keys: {keys}), so it is a record of "
-            "another format: dataset rows and other frameworks' records are recognised and "
-            "converted by knowledgepulse.score([record]) (kp score FILE), or kp convert FILE"
+            "another format"
         )
     return None
 
@@ -132,10 +154,13 @@ def _trace_files(sources: object) -> Iterator[str | Path]:
             yield path
 
 
-def trace_items(records: Iterable[Record | Problem]) -> Iterator[TraceItem | Problem]:
+def trace_items(
+    records: Iterable[Record | Problem], *, instead: str = _IN_A_FILE
+) -> Iterator[TraceItem | Problem]:
     """Each record as a valid trace, or its problems; a misspelt key is a warning before it.
 
-    The problems among ``records`` are passed on where they are.
+    The problems among ``records`` are passed on where they are. A record of another format
+    (:func:`other_format`) is one problem saying so, then ``instead`` (what to do).
     """
     for item in records:
         if isinstance(item, Problem):
@@ -151,6 +176,10 @@ def trace_items(records: Iterable[Record | Problem]) -> Iterator[TraceItem | Pro
                 for path in paths:
                     yield Problem(item.location, path, LONE_SURROGATE, warning=True)
                 result = validate_record(record)
+        described = None if isinstance(result, TraceItem) else other_format(record.value)
+        if described is not None:  # one line, not each required field missing
+            said = f"not a ReasoningTrace: {described}" + (f"; {instead}" if instead else "")
+            result = [record.problem((), said)]
         if not isinstance(result, TraceItem) or has_unknown_keys(result.trace):
             for path, known in misspelt_keys(record.value):
                 message = f"unknown key, kept but not read: did you mean {known!r}?"
