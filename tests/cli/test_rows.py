@@ -192,8 +192,8 @@ def test_row_options_apply_to_rows_recognised_without_from(kp: KpRunner) -> None
     assert run.code == 0, run.err
     assert {json.loads(line)["domain"] for line in run.out.splitlines()} == {"coding"}
     missing = kp("select", "--messages-field", "x", str(DATA / "anthropic.jsonl"))
-    assert missing.code == 1
-    assert "'x'" in missing.err
+    assert missing.code == 2  # a column no row has: misspelt, the option's usage error
+    assert "--messages-field x: no row has it (misspelt?)" in missing.err
 
 
 _values = st.recursive(

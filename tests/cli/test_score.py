@@ -85,6 +85,34 @@ def test_a_chat_row_among_traces_is_one_line_saying_what_it_is(
     assert len(jsonl(run.out)) == 1
 
 
+@pytest.mark.parametrize("flag", ["--id-field", "--task-field"])
+def test_a_row_field_no_row_has_is_a_usage_error_naming_its_flag(kp: KpRunner, flag: str) -> None:
+    """--id-field nope, as --task-field nope for select: exit 2, the flag and the rows' columns
+    named, not every row refused."""
+    chat = str(EXAMPLES.parent / "datasets" / "openai_chat.jsonl")
+    run = kp("select", chat, "--no-embedder", "--budget", "1", flag, "nope")
+    assert run.code == 2
+    assert f"Error: {flag} nope: no " in run.err
+    assert "has it (misspelt?); the rows have exit_status, instance_id, model_patch" in run.err
+    assert "the row has no column" not in run.err
+
+
+def test_a_named_column_some_row_has_leaves_the_others_row_problems(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """A row lacking the --id-field column another row has is still its own problem: exit 1."""
+    turns = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(
+        f"{json.dumps({'messages': turns})}\n{json.dumps({'messages': turns, 'rid': 'r2'})}\n",
+        "utf-8",
+    )
+    run = kp("score", str(rows), "--no-embedder", "-f", "jsonl", "--id-field", "rid")
+    assert run.code == 1
+    assert f"{rows}:1: the row has no column 'rid' (id_field; kp: --id-field)" in run.err
+    assert [row["id"] for row in jsonl(run.out)] == ["kp:trace:r2"]
+
+
 def test_stdin_is_read_with_a_dash(kp: KpRunner) -> None:
     """- reads traces from standard input."""
     run = kp("score", "-", "--no-embedder", "-f", "jsonl", stdin=json.dumps(trace_json()) + "\n")

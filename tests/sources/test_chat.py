@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from knowledgepulse import sources
 from knowledgepulse.cli.main import cli
+from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.records import Problem
 from knowledgepulse.sources import RowOptions, TraceOptions
 from knowledgepulse.sources._chat._text import tool_calls
@@ -627,15 +628,16 @@ def test_a_named_id_column_a_row_lacks_gives_the_row_number(tmp_path: Path) -> N
         ("domain_field", RowOptions(domain_field="resolvd")),
     ],
 )
-def test_a_named_column_the_first_row_lacks_is_a_problem_not_a_guess(
+def test_a_named_column_no_row_has_is_refused_naming_the_setting_not_guessed_past(
     option: str, rows: RowOptions
 ) -> None:
-    """A misspelt column makes every row a problem naming it, never a guess past it."""
-    traces, problems = converted(DATA / "openai_chat.jsonl", options=TraceOptions(rows=rows))
-    assert traces == []
-    assert len(problems) == 3
-    assert f"the row has no column 'resolvd' ({option}; kp: --" in problems[0].message
-    assert "instance_id, model_patch, repo, resolved, trajectory" in problems[0].message
+    """A misspelt column no row has is the setting's error (kp: a usage error naming its
+    option), the columns the rows have listed; not every row a problem, nor a guess past it."""
+    with pytest.raises(ScorerParameterError) as caught:
+        converted(DATA / "openai_chat.jsonl", options=TraceOptions(rows=rows))
+    message = caught.value.message_with(lambda setting: f"--{setting.name}")
+    assert message.startswith(f"--{option}: no row has it (misspelt?); the rows have ")
+    assert "instance_id, model_patch, repo, resolved, trajectory" in message
 
 
 def test_each_row_without_the_named_column_is_told_as_itself(tmp_path: Path) -> None:
@@ -646,10 +648,16 @@ def test_each_row_without_the_named_column_is_told_as_itself(tmp_path: Path) -> 
     path = tmp_path / "rows.jsonl"
     turns = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]
     path.write_text(
-        json.dumps({"messages": turns}) + "\n" + json.dumps({"chat": turns, "x": 1}) + "\n"
+        json.dumps({"messages": turns})
+        + "\n"
+        + json.dumps({"chat": turns, "x": 1})
+        + "\n"
+        + json.dumps({"chat": turns, "nope": True})
+        + "\n"
     )
     rows = RowOptions(messages_field="chat", success_field="nope")
-    _, problems = converted(path, options=TraceOptions(rows=rows))
+    traces, problems = converted(path, options=TraceOptions(rows=rows))
+    assert len(traces) == 1
     assert [str(problem) for problem in problems] == [
         f"{path}:1: the row has no column 'chat' (messages_field; kp: --messages-field) or 'nope' "
         "(success_field; kp: --success-field): an object with keys messages; name a column the "

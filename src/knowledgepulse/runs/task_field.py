@@ -9,8 +9,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Iterator, Sequence
 
-from knowledgepulse.errors import ScorerParameterError, Setting
+from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.sources import TraceOptions
+from knowledgepulse.sources._rows import no_field
 from knowledgepulse.trace.item import TraceItem, with_task
 
 _log = logging.getLogger("knowledgepulse")
@@ -23,10 +24,12 @@ def task_column(options: TraceOptions | None) -> str | None:
 
 def no_task_field(task_field: str, items: Sequence[TraceItem]) -> ScorerParameterError:
     """The error for a ``task_field`` no item has: it names the keys the first items do have."""
-    return ScorerParameterError(
-        Setting("task_field", task_field),
-        f": no trace has it (misspelt?){keys_said(items)}; give a dataset's column, or a dotted "
-        "path in the trace's JSON (metadata.task_id)",
+    return no_field(
+        "task_field",
+        task_field,
+        "trace",
+        keys_said(items),
+        "give a dataset's column, or a dotted path in the trace's JSON (metadata.task_id)",
     )
 
 

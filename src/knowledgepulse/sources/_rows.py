@@ -10,9 +10,22 @@ import math
 from dataclasses import dataclass, fields
 
 from knowledgepulse._util.settings import number_of, text_of
+from knowledgepulse.errors import ScorerParameterError, Setting
 
 DEFAULT_SUCCESS_THRESHOLD = 0.5
 """A number in the success column counts as success from this value up, unless told."""
+
+
+def no_field(name: str, field: str, had: str, keys: str, give: str) -> ScorerParameterError:
+    """The error for a ``name`` (``task_field``, ``id_field``) that no item of the input has.
+
+    A misspelling, not a field to read past: ``had`` says what lacked it (``row``, ``trace``),
+    ``keys`` what they have instead (``; the rows have id, messages``), ``give`` what to give.
+    Raised as a parameter's, ``kp`` shows it as a usage error naming its option.
+    """
+    return ScorerParameterError(
+        Setting(name, field), f": no {had} has it (misspelt?){keys}; {give}"
+    )
 
 
 @dataclass(frozen=True, slots=True)

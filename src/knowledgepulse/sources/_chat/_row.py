@@ -52,7 +52,7 @@ from knowledgepulse.sources._envelope import (
     first_model,
 )
 from knowledgepulse.sources._registry import Source
-from knowledgepulse.sources._rows import DEFAULT_SUCCESS_THRESHOLD, RowOptions
+from knowledgepulse.sources._rows import DEFAULT_SUCCESS_THRESHOLD, RowOptions, no_field
 from knowledgepulse.sources._steps import StepBuilder, as_text
 from knowledgepulse.sources.pydantic_ai import is_output_tool, is_retry_prompt
 from knowledgepulse.sources.smolagents._run import FINAL_ANSWER_TOOL
@@ -641,28 +641,65 @@ def _named_calls(value: Any) -> list[tuple[str, Any]] | None:
 def convert_rows(
     records: Iterable[Record | Problem], options: TraceOptions, family: ChatSource
 ) -> Iterator[TraceItem | Problem]:
-    """Every row of one file as a trace; a row that cannot be read is a located problem."""
+    """Every row of one file as a trace; a row that cannot be read is a located problem.
+
+    Raises:
+        ScorerParameterError: a column named (``id_field`` and the rest) that no row of the
+            file has: misspelt, as a ``task_field`` no trace has. The problems met before a
+            row has the columns named are held (up to ``_HELD``), told only if one has them.
+    """
     columns: Columns | None = None
+    held: list[Problem] | None = []  # None: told as they come (columns found, or too many)
+    lacking = _named(options.rows)  # the columns named that no row has had yet
+    first: Mapping[str, Any] | None = None
     for item in records:
-        if isinstance(item, Problem):
-            yield item
-            continue
-        row = item.value
-        if not isinstance(row, dict):
-            yield item.problem((), f"expected a row (a JSON object), found {describe_value(row)}")
-            continue
-        if columns is None:
-            found = _columns(row, options.rows, family)
-            if isinstance(found, str):
-                yield item.problem((), found)
-                continue
-            columns = found
-        try:
-            yield _convert_row(row, item, columns, options, family)
-        except PathError as error:
-            yield item.problem(error.path, error.message)
-        except ConversionError as error:
-            yield item.problem((), str(error))
+        problem = item if isinstance(item, Problem) else None
+        if isinstance(item, Record) and not isinstance(item.value, dict):
+            found = describe_value(item.value)
+            problem = item.problem((), f"expected a row (a JSON object), found {found}")
+        elif isinstance(item, Record) and columns is None:
+            row = item.value
+            first = row if first is None else first
+            lacking = {name: column for name, column in lacking.items() if column not in row}
+            said = _columns(row, options.rows, family)
+            if isinstance(said, str):
+                problem = item.problem((), said)
+            else:
+                columns, told, held = said, held or [], None
+                yield from told
+        if problem is None and isinstance(item, Record) and columns is not None:
+            try:
+                yield _convert_row(item.value, item, columns, options, family)
+            except PathError as error:
+                yield item.problem(error.path, error.message)
+            except ConversionError as error:
+                yield item.problem((), str(error))
+        elif problem is not None and held is not None and len(held) < _HELD:
+            held.append(problem)
+        elif problem is not None:
+            yield from held or ()
+            held = None
+            yield problem
+    if columns is None and first is not None and lacking:
+        name, column = next(iter(lacking.items()))
+        keys = ", ".join(sorted(map(str, first))[:30])
+        raise no_field(name, column, "row", f"; the rows have {keys}", "name a column they have")
+    yield from held or ()
+
+
+_HELD = 1000
+"""The most problems held while no row has had the columns named (a large file's are told)."""
+
+
+def _named(said: RowOptions) -> dict[str, str]:
+    """The columns the user named, by setting: ``{"id_field": "row_id"}``."""
+    named = {
+        "messages_field": said.messages_field,
+        "id_field": said.id_field,
+        "success_field": said.success_field,
+        "domain_field": said.domain_field,
+    }
+    return {name: column for name, column in named.items() if column is not None}
 
 
 def _columns(row: Mapping[str, Any], said: RowOptions, family: ChatSource) -> Columns | str:
@@ -671,14 +708,10 @@ def _columns(row: Mapping[str, Any], said: RowOptions, family: ChatSource) -> Co
     # Each row is asked until one has it: the message is the row's own (not "the first row").
     # (A later row may lack one: a dataset joined from two sources.) The task is read as
     # select reads a task field: rows without it are one task, and the summary says so.
-    named = {
-        "messages_field; kp: --messages-field": said.messages_field,
-        "id_field; kp: --id-field": said.id_field,
-        "success_field; kp: --success-field": said.success_field,
-        "domain_field; kp: --domain-field": said.domain_field,
-    }
     absent = [
-        f"{column!r} ({option})" for option, column in named.items() if column not in {None, *row}
+        f"{column!r} ({name}; kp: --{name.replace('_', '-')})"
+        for name, column in _named(said).items()
+        if column not in row
     ]
     if absent:
         return (
