@@ -214,21 +214,6 @@ def _interpreter_output(output: Any) -> str | None:
     return as_string(output.get("logs"))
 
 
-__all__ = [
-    "approved_request",
-    "call_failed",
-    "failure",
-    "hosted_result",
-    "list_tools_error",
-    "mcp_error_text",
-    "output_failed",
-    "refusal",
-    "shell_chunks",
-    "shell_text",
-    "tool_name",
-]
-
-
 _MCP_RESULT_KEYS = frozenset(("content", "isError", "is_error", "structuredContent", "_meta"))
 """An MCP ``CallToolResult``'s fields: the protocol's, and ``is_error`` as an SDK whose own
 names are snake case dumps them (an ADK agent's MCP tool response)."""
@@ -257,3 +242,19 @@ def mcp_call_result(value: Any) -> tuple[str, bool] | None:
         return None
     failed = value.get("isError") is True or value.get("is_error") is True
     return "\n".join(block["text"] for block in blocks), failed
+
+
+__all__ = [
+    "approved_request",
+    "call_failed",
+    "failure",
+    "hosted_result",
+    "list_tools_error",
+    "mcp_call_result",
+    "mcp_error_text",
+    "output_failed",
+    "refusal",
+    "shell_chunks",
+    "shell_text",
+    "tool_name",
+]

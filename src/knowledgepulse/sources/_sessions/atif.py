@@ -96,6 +96,7 @@ SCHEMA_PREFIX = "ATIF-"
 _BARE_VERSION = re.compile(r"1\.\d+")
 """``schema_version`` as OpenAgents' ``tbench`` writes it (``1.4``): the version alone."""
 _RESULT_FOR = re.compile(r"Tool result for (\S+)")
+"""A ``system`` step's message naming the call its ``tool_result`` answers (``tbench``)."""
 _COMPLETE = "mark_task_complete"
 """The call Harbor writes for Terminus 2's ``"task_complete": true`` (``call_<n>_task_complete``):
 the first asks the agent to confirm, the next agent step's confirms and ends the run."""
@@ -107,7 +108,6 @@ _HANDED_ON_TASK = re.compile(
 )
 """The original task in that hand-off (Harbor's ``terminus_2.py``): the run's objective where the
 hand-off opens the trajectory (the summarisation subagent that asks the questions)."""
-"""A ``system`` step's message naming the call its ``tool_result`` answers (``tbench``)."""
 
 
 def recognises(value: Any) -> bool:
