@@ -2313,6 +2313,24 @@ def _said_anything(tags: dict[str, Any]) -> bool:
     )
 
 
+def _replied(tags: dict[str, Any]) -> bool:
+    """Whether a span keeps anything of a model's reply (a part: text, a call; a completion)."""
+    messages = _json(tags.get("gen_ai.output.messages")) or []
+    return (
+        any(isinstance(m, dict) and m.get("parts") for m in messages)
+        or bool(_flattened(tags, "gen_ai.completion"))
+        or _plain(tags, "gen_ai.completion") is not None
+    )
+
+
+def _replied_unheard(timeline: _Timeline, tags: dict[str, Any], *, wordless: bool) -> None:
+    """A model call of a run whose spans keep no word (``wordless``: content capture off, as in
+    Google ADK's v1 spans): one that replied (its output tokens) is the model acting, after an
+    error a recovery."""
+    if wordless and int(tags.get("gen_ai.usage.output_tokens", 0)):
+        timeline.acted()
+
+
 def _plain(tags: dict[str, Any], key: str) -> str | None:
     """A ``gen_ai.prompt`` / ``gen_ai.completion`` written as text, not JSON (OpenLIT's,
     jaeger-ui's GenAI fixture's): the prompt as it was sent, the reply as it was said."""
@@ -2539,6 +2557,7 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
     root_failed = False
     untraced = all(_operation(tags) != "execute_tool" for _, tags in genai)
     told: set[Any] = set()
+    wordless = not any(_replied(tags) for _, tags in genai)
     for name, tags in genai:
         operation = _operation(tags)
         merged = operation == "execute_tool" and tags.get("gen_ai.tool.name") == _ADK_MERGED
@@ -2565,6 +2584,7 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
             _model_said(timeline, _last_assistant(tags["gen_ai.output.messages"]))
             for arguments in _output_tool_calls(tags["gen_ai.output.messages"]):
                 timeline.tool(OUTPUT_TOOL, arguments)
+        _replied_unheard(timeline, tags, wordless=wordless and operation == "chat")
         if operation == "chat" and _said_as_text(tags):
             timeline.text(
                 _last_assistant(_flattened(tags, "gen_ai.completion"))
