@@ -343,6 +343,79 @@ def test_claude_codes_own_spans_are_its_prompt_and_calls_a_failed_execution_fail
     assert trace.steps[3].content == "14"
 
 
+def test_claude_codes_own_tool_details_are_the_calls_arguments() -> None:
+    """Claude Code writes a ``Read``'s file and an ``Agent``'s kind of subagent on the call's
+    span, as it writes Bash's command: each is the call's argument, under the tool's own key."""
+    turn = span("claude_code.interaction", {"span.type": "interaction"}, start=0)
+    model = {"span.type": "llm_request", "model": "claude-haiku-4-5"}
+    spans = [
+        turn,
+        span("claude_code.llm_request", model, start=1, parent=turn),
+        *_claude_code_tool("Agent", "toolu_1", 2, turn, failed=False, subagent_type="explore"),
+        *_claude_code_tool("Read", "toolu_2", 3, turn, failed=False, file_path="pods.json"),
+    ]
+    trace = to_trace(spans).trace
+    calls = [step for step in trace.steps if step.type == "tool_call"]
+    assert [step.input for step in calls] == [
+        {"subagent_type": "explore"},
+        {"file_path": "pods.json"},
+    ]
+    assert calls[1].content == 'Read {"file_path":"pods.json"}'
+
+
+def test_a_claude_code_call_its_execution_says_succeeded_is_no_error_whatever_its_result_says() -> (
+    None
+):
+    """Claude Code saves a result too large for the model to a file and tells the model so in
+    words that open with "Error:"; its ``tool.execution`` says ``success``: no error, so the
+    next call is no recovery. A tool span that says nothing of success is still failed by such
+    words."""
+    saved = (
+        "Error: result (245,438 characters) exceeds maximum allowed tokens. Output has been saved"
+    )
+    turn = span("claude_code.interaction", {"span.type": "interaction"}, start=0)
+    model = {"span.type": "llm_request", "model": "claude-haiku-4-5"}
+    spans = [
+        turn,
+        span("claude_code.llm_request", model, start=1, parent=turn),
+        *_claude_code_tool("k8s_get_resources", "toolu_1", 2, turn, failed=False, output=saved),
+        *_claude_code_tool("Read", "toolu_2", 3, turn, failed=False, output="14"),
+    ]
+    trace = to_trace(spans).trace
+    assert [step.type for step in trace.steps] == [
+        "tool_call",
+        "observation",
+        "tool_call",
+        "observation",
+    ]
+    plain = [
+        span(
+            "execute_tool get_pods",
+            {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "get_pods",
+                "gen_ai.tool.call.result": saved,
+            },
+            start=0,
+        ),
+        span(
+            "execute_tool read",
+            {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "read",
+                "gen_ai.tool.call.result": "14",
+            },
+            start=1,
+        ),
+    ]
+    assert [step.type for step in to_trace(plain).trace.steps] == [
+        "tool_call",
+        "observation",
+        "error_recovery",
+        "observation",
+    ]
+
+
 def test_claude_codes_own_tool_name_wins_over_a_collectors_genai_projection_of_it() -> None:
     """agentevals' Collector recipe adds ``gen_ai.tool.name`` without the MCP server and
     ``chat`` to text-less model calls: the call keeps Claude Code's name, and no model call

@@ -79,7 +79,7 @@ def convert_spans(
     trace_ids = {span.trace_id for span in spans}
     if len(trace_ids) > 1:
         raise ConversionError(f"the spans belong to {len(trace_ids)} traces, not one")
-    ordered = _failed_inside(_one_per_model_call(_tree_order(spans)))
+    ordered = _outcome_inside(_one_per_model_call(_tree_order(spans)))
     _delegated(ordered)
     root = ordered[0].span
     agent = next((item for item in ordered if item.view.role == "agent"), None)
@@ -331,18 +331,21 @@ def _call_ids(view: View) -> int:
     )
 
 
-def _failed_inside(ordered: list[_Read]) -> list[_Read]:
-    """A tool call whose failure a span inside it records, with the call's own id, failed.
+def _outcome_inside(ordered: list[_Read]) -> list[_Read]:
+    """A tool call whose outcome a span inside it records, with the call's own id, has it.
 
     Claude Code's ``claude_code.tool`` span is the call and its ``claude_code.tool.execution``
-    child the run of it: the child, not the call, ends in ERROR when the command fails.
+    child the run of it: the child, not the call, ends in ERROR when the command fails, and
+    says ``success`` when it did not.
     """
     for item in ordered:
-        if item.view.role != "other" or not item.view.error or item.view.call_id is None:
+        view = item.view
+        if view.role != "other" or not (view.error or view.succeeded) or view.call_id is None:
             continue
         call = _through_plumbing(ordered, item)
-        if call is not None and call.role == "tool" and call.call_id == item.view.call_id:
-            call.error = call.error or item.view.error
+        if call is not None and call.role == "tool" and call.call_id == view.call_id:
+            call.error = call.error or view.error
+            call.succeeded = call.succeeded or view.succeeded
     return ordered
 
 
@@ -749,10 +752,11 @@ def _tell_tool(
             builder.error(as_text(view.result) if retried else view.error, at=_seconds(item.span))
         return
     # A span that ended OK, whose result says the tool failed (ADK's {"status": "error"}, an
-    # {"error": ...} object): the same test as a Langfuse tool observation's output.
+    # {"error": ...} object): the same test as a Langfuse tool observation's output; a call
+    # the source says succeeded is not failed by its result's words.
     reported = (
         None
-        if retried or view.error
+        if retried or view.error or view.succeeded
         else reported_failure(msg.loads(view.result)) or _refused(item.span, view.result)
     )
     builder.tool_result(

@@ -90,6 +90,10 @@ class View:
     is_mcp: bool = False
     retrieval: bool = False
     error: str | None = None
+    succeeded: bool = False
+    """Whether the span says the call succeeded (Claude Code's ``tool.execution`` ``success``):
+    then its result's words (``Error: result ... exceeds maximum allowed tokens``, Claude Code's
+    note that it saved an oversized result to a file) fail nothing."""
     awaiting: bool = False  # the agent stopped for tool results or approvals it was not given
     answers: bool = False  # the call is the run's answer (smolagents' final_answer), no tool
     instant: bool = False  # the span marks a moment (an event): its end times nothing
@@ -1216,19 +1220,38 @@ def _claude_code(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     if kind == "interaction":
         view.fill(role="agent", input_text=non_blank(attrs.get("user_prompt")))
     elif kind == "tool":
-        command = non_blank(attrs.get("full_command"))
         output = next((e for e in span.events if e.name == "tool.output"), None)
         view.fill(
             role="tool",
             tool_name=non_blank(attrs.get("tool_name")) or span.name,
             call_id=non_blank(attrs.get("tool_use_id")),
-            arguments={"command": command} if command else None,
+            arguments=_claude_code_input(attrs),
             result=output.attributes.get("output") if output is not None else None,
         )
     elif kind == "tool.execution":
-        view.fill(role="other", call_id=non_blank(attrs.get("tool_use_id")))
+        view.fill(
+            role="other",
+            call_id=non_blank(attrs.get("tool_use_id")),
+            succeeded=attrs.get("success") is True or None,
+        )
     elif isinstance(kind, str):
         view.fill(role="other")
+
+
+_CLAUDE_CODE_INPUTS = (
+    ("full_command", "command"),
+    ("file_path", "file_path"),
+    ("subagent_type", "subagent_type"),
+)
+"""The arguments Claude Code writes on its ``claude_code.tool`` span (when tool details are
+logged), each as the attribute and the tool's own input key: Bash's command, the file a ``Read``
+/ ``Edit`` / ``Write`` works on, the kind of subagent an ``Agent`` call starts."""
+
+
+def _claude_code_input(attrs: Mapping[str, Any]) -> dict[str, str] | None:
+    """A ``claude_code.tool`` span's arguments, as far as its attributes record them."""
+    given = {key: non_blank(attrs.get(name)) for name, key in _CLAUDE_CODE_INPUTS}
+    return {key: value for key, value in given.items() if value is not None} or None
 
 
 _MLFLOW_ROLES: dict[str, Role] = {
