@@ -1512,6 +1512,65 @@ def test_adk_parallel_calls_are_one_step_each_and_its_merge_span_is_no_call() ->
     ]
 
 
+def test_adk_spans_projected_upstream_match_their_calls_by_name_as_adks_own_do() -> None:
+    """ADK's spans projected onto the conventions' upstream shape drop its legacy attributes:
+    the tool span keeps ADK's own call id (``adk-...``) and ADK's event id, with the arguments
+    and result as the conventions' attributes, while the messages number the call
+    ``get_stock_price_0``. One call, its result the one the next model call is sent."""
+    agent = span("invoke_agent stock_agent", {"gen_ai.operation.name": "invoke_agent"}, start=0)
+    call = {"type": "tool_call", "id": "get_stock_price_0", "name": "get_stock_price"}
+    asked = {"role": "user", "parts": [{"type": "text", "content": "Price of XYZ?"}]}
+    failure = {"error": "ValueError: ticker not found: XYZ"}
+    result = {"type": "tool_call_response", "id": "get_stock_price_0", "response": failure}
+    first = span(
+        "generate_content gemini-2.5-flash",
+        {
+            "gen_ai.operation.name": "generate_content",
+            "gen_ai.input.messages": messages(asked),
+            "gen_ai.output.messages": messages(
+                {"role": "assistant", "parts": [{**call, "arguments": {"ticker": "XYZ"}}]}
+            ),
+        },
+        start=1,
+        parent=agent,
+    )
+    tool = span(
+        "execute_tool get_stock_price",
+        {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "get_stock_price",
+            "gen_ai.tool.call.id": "adk-1313ab18",
+            "gcp.vertex.agent.event_id": "c9eb2d56",
+            "gen_ai.tool.call.arguments": json.dumps({"ticker": "XYZ"}),
+            "gen_ai.tool.call.result": json.dumps(failure),
+        },
+        start=2,
+        parent=agent,
+        error=True,
+    )
+    second = span(
+        "generate_content gemini-2.5-flash",
+        {
+            "gen_ai.operation.name": "generate_content",
+            "gen_ai.input.messages": messages(
+                asked, {"role": "assistant", "parts": [call]}, {"role": "user", "parts": [result]}
+            ),
+            "gen_ai.output.messages": messages(
+                {"role": "assistant", "parts": [{"type": "text", "content": "No such stock."}]}
+            ),
+        },
+        start=3,
+        parent=agent,
+    )
+    trace = to_trace([agent, first, tool, second]).trace
+    assert [(kind, name) for kind, name, _ in steps(trace)] == [
+        ("tool_call", "get_stock_price"),
+        ("observation", "get_stock_price"),
+        ("error_recovery", None),
+    ]
+    assert trace.steps[0].input == {"ticker": "XYZ"}
+
+
 def test_adk_call_llm_gives_the_model_call_when_the_conventions_spans_carry_no_text() -> None:
     """ADK's default mode: the messages are only in its ``call_llm`` span's own attributes (the
     ``generate_content`` span inside it has none); each model call is read once, from there."""

@@ -819,6 +819,8 @@ _ADK_ARGUMENTS = "gcp.vertex.agent.tool_call_args"
 _ADK_RESULT = "gcp.vertex.agent.tool_response"
 _ADK_REQUEST = "gcp.vertex.agent.llm_request"
 _ADK_RESPONSE = "gcp.vertex.agent.llm_response"
+_ADK_EVENT = "gcp.vertex.agent.event_id"
+"""The id of the session event an ADK span records: on every span ADK itself writes."""
 _ADK_NO_CONTENT = ("{}", "N/A")
 """What ADK writes in its tool attributes when content capture is off (or there is none)."""
 _ADK_UNSPECIFIED = "<not specified>"
@@ -831,11 +833,14 @@ def _model_call_id(attrs: Mapping[str, Any]) -> str | None:
 
     Google ADK gives a call the model sent without an id one of its own (``adk-<uuid>``, or
     ``<not specified>``) that the model call's messages never carry: they number the calls
-    ``<tool>_<n>`` instead. Such a span is matched to its request by name, in order.
+    ``<tool>_<n>`` instead. Such a span is matched to its request by name, in order. ADK's own
+    span says it is ADK's by its legacy arguments attribute, or, where those are off (its spans
+    projected onto the conventions' upstream shape), by ADK's event id.
     """
     call_id = non_blank(attrs.get("gen_ai.tool.call.id"))
     adk_own = call_id is not None and (call_id.startswith("adk-") or call_id == _ADK_UNSPECIFIED)
-    return None if adk_own and _ADK_ARGUMENTS in attrs else call_id
+    adk_span = _ADK_ARGUMENTS in attrs or _ADK_EVENT in attrs
+    return None if adk_own and adk_span else call_id
 
 
 def _adk(span: Span, attrs: Mapping[str, Any], view: View) -> None:
