@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from knowledgepulse.errors import SettingTypeError
 from knowledgepulse.evals import evaluate
 from knowledgepulse.evals.evaluate import evaluate_async
 from knowledgepulse.evals.models import Case
@@ -354,3 +355,18 @@ def test_a_cases_own_warning_is_not_repeated_by_its_answers_check() -> None:
     suite = make_suite({"type": "operation-accuracy"})
     [result] = evaluate(lambda task: answer, [case], suite).cases
     assert [w.path for w in result.warnings] == ["expected.operations[0].targetBlockId"]
+
+
+def test_a_task_that_cannot_take_the_one_task_input_is_refused_before_any_call() -> None:
+    """evaluate() refuses a zero-argument task up front, not with a TypeError in every case."""
+    calls: list[str] = []
+
+    def no_argument() -> str:
+        calls.append("called")
+        return "x"
+
+    with pytest.raises(
+        SettingTypeError, match=r"task: no_argument\(\).* \(at .*\) cannot be called"
+    ):
+        evaluate(no_argument, [text_case("a", "x", "x")], TEXT_SUITE)  # type: ignore[arg-type]
+    assert calls == []

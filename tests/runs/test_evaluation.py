@@ -292,6 +292,22 @@ def test_a_task_that_is_no_function_is_refused_before_any_case_runs() -> None:
         evaluate_cases("no-such-file.jsonl", preset="strict", task=5)  # type: ignore[arg-type]
 
 
+def test_a_task_function_of_the_wrong_arity_is_refused_before_any_case_runs() -> None:
+    """A function that cannot take the one TaskInput is one error, as a spec naming it is."""
+
+    def no_argument() -> str:
+        return "x"
+
+    def two(task: TaskInput, extra: str) -> str:
+        return extra
+
+    for task in (no_argument, two):
+        with pytest.raises(SettingTypeError, match=r"^task: .*cannot be called with one argument"):
+            evaluate_cases("no-such-file.jsonl", preset="strict", task=task)  # type: ignore[arg-type]
+        with pytest.raises(SettingTypeError, match="TaskInput alone"):
+            check_cases("no-such-file.jsonl", preset="strict", task=task)  # type: ignore[arg-type]
+
+
 def test_a_task_that_cannot_be_imported_and_a_missing_case_file_are_raised_together(
     tmp_path: Path,
 ) -> None:

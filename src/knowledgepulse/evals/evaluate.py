@@ -40,6 +40,7 @@ from knowledgepulse.evals.tasks import (
     TaskRecord,
     call_task,
     check_options,
+    check_task,
     task_name,
 )
 
@@ -107,11 +108,13 @@ async def evaluate_async(
 
     Raises:
         ScorerParameterError: a setting out of range.
+        SettingTypeError: ``task`` cannot be called with the one ``TaskInput`` (before any call).
         SuiteError: the suite file has errors (before any call).
         InputFileError: a case file cannot be read at all.
         OutputError: the cache directory cannot be written (before any call).
     """
     check_options(concurrency, timeout, retries, retry_delay, repeat)
+    check_task(task)
     resolved = suite if isinstance(suite, Suite) else load_suite(suite)
     inputs = list(fit_cases(case_inputs(cases), resolved, before_task=True))
     cache = None

@@ -29,7 +29,7 @@ from knowledgepulse._util.raised import shown_path, user_frame
 from knowledgepulse._util.settings import is_count, is_number, wrong_setting
 from knowledgepulse._util.text import closest, cut
 from knowledgepulse._util.user_modules import import_user_module
-from knowledgepulse.errors import PluginLoadError, ScorerParameterError
+from knowledgepulse.errors import PluginLoadError, ScorerParameterError, Setting, SettingTypeError
 from knowledgepulse.evals.models import Case, Page
 
 TaskFunction = Callable[["TaskInput"], Any]
@@ -413,6 +413,19 @@ def load_task(spec: str) -> TaskFunction:
         raise PluginLoadError(f"task {spec!r}: {wrong}")
     task: TaskFunction = found
     return task
+
+
+def check_task(task: Callable[..., Any]) -> None:
+    """Refuse a task function that cannot be called with the one ``TaskInput``, before any call.
+
+    A function given as itself (``evaluate(task=...)``, ``evaluate_cases(task=...)``) is held to
+    what :func:`load_task` checks of one named by a spec.
+
+    Raises:
+        SettingTypeError: it takes no argument, or more than one that has no default.
+    """
+    if (wrong := _not_one_argument(task)) is not None:
+        raise SettingTypeError(Setting("task"), f": {wrong}")
 
 
 def _not_one_argument(task: Callable[..., Any]) -> str | None:

@@ -69,6 +69,7 @@ from knowledgepulse.evals.tasks import (
     TaskFunction,
     TaskRecord,
     check_options,
+    check_task,
     load_plugin,
     load_task,
 )
@@ -202,6 +203,7 @@ def load_evaluation(
     Raises:
         ParameterConflictError: neither or both of ``suite`` and ``preset``.
         PluginLoadError: a plugin or the task cannot be imported.
+        SettingTypeError: ``task`` cannot be called with the one ``TaskInput``.
         InputFileError: the suite file cannot be read.
         SuiteError: the suite has errors, each located.
         UnknownPresetError: no preset has that name.
@@ -270,6 +272,8 @@ def evaluate_cases(
         ParameterConflictError: settings that contradict each other (:func:`check_settings`).
         ScorerParameterError: out-of-range settings.
         PluginLoadError: a plugin or the task cannot be imported.
+        SettingTypeError: ``task`` is neither a function nor a spec, or cannot be called with
+            the one ``TaskInput`` (before any case is read).
         InputFileError: a case file, the suite file or the baseline cannot be opened, or ``-``
             (standard input) is given twice among them.
         SuiteError: the suite has errors, each located.
@@ -464,7 +468,11 @@ def _plugins(suite: object, preset: str | None, plugins: Iterable[str]) -> None:
 def _task(task: TaskFunction | str | None) -> TaskFunction | None:
     if task is not None and not isinstance(task, str) and not callable(task):
         raise wrong_setting("task", task, "a function or 'module:function'", wrong_type=True)
-    return load_task(task) if isinstance(task, str) else task
+    if isinstance(task, str):
+        return load_task(task)
+    if task is not None:
+        check_task(task)
+    return task
 
 
 def _suite(suite: SuiteSpec | None, name: str | None) -> Suite:
