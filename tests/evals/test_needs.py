@@ -156,6 +156,17 @@ def test_scoring_recorded_outputs_needs_an_actual_in_every_case(tmp_path: Path) 
     assert run_suite(make_suite({"type": "exact-answer"}), [_case(actual=None)]).passed
 
 
+def test_a_case_without_actual_is_told_only_that_for_a_scorer_of_texts(tmp_path: Path) -> None:
+    """content-quality needs pages only for edit operations: no output, no pages demanded."""
+    path = write_jsonl(
+        tmp_path / "c.jsonl", {"id": "c", "input": "x", "expected": {"contentPatterns": ["y"]}}
+    )
+    [message] = problems(make_suite({"type": "content-quality"}), path)
+    assert message.startswith(f"{path}:1: actual: required field is missing; record")
+    found = problems(make_suite({"type": "content-quality"}, {"type": "operation-accuracy"}), path)
+    assert found[1] == f"{path}:1: pages: required field is missing (needed by operation-accuracy)"
+
+
 def test_the_fit_check_also_guards_evaluate_case() -> None:
     """evaluate_case (the pytest plugin's path) reports a case the suite cannot read."""
     result = evaluate_case(make_suite({"type": "operation-accuracy"}), _case(actual="x"))

@@ -341,7 +341,8 @@ def check_case(
     record = Record(location, None, case.source_lines)
     problems: list[Problem] = []
     by_scorer: dict[str, list[Problem]] = {}
-    if require_actual and not case.has_actual:
+    no_output = require_actual and not case.has_actual
+    if no_output:
         missing = record.problem(
             ("actual",),
             "required field is missing; record the workflow's output here, or give a task "
@@ -352,11 +353,15 @@ def check_case(
             by_scorer[entry.key] = [missing]
     readers: dict[CasePart, list[str]] = {}
     by_kind: list[str] = []  # scorers that read a text output as it is, and this one in bulk
+    # Without an output, what a scorer reads of it is unknown: only what it always reads is
+    # checked (content-quality wants pages for edit operations, not for a text; a case lacking
+    # both was told to add pages when the fix was an actual alone).
+    known = output_known and not no_output
     for entry in suite.scorers:
-        parts = entry.scorer.parts_read(case.actual) if output_known else entry.scorer.reads
+        parts = entry.scorer.parts_read(case.actual) if known else entry.scorer.reads
         for part in parts:
             readers.setdefault(part, []).append(entry.key)
-        if output_known and parts != entry.scorer.parts_read("") and not _bulk_like(case.actual):
+        if known and parts != entry.scorer.parts_read("") and not _bulk_like(case.actual):
             by_kind.append(entry.key)
     if problems:  # no output at all: that is said already
         by_kind = []
