@@ -107,6 +107,18 @@ def test_console_puts_regressions_first_and_ends_with_the_totals() -> None:
     assert text.rstrip().endswith("weighted mean 0.780 → 0.740")
 
 
+def test_a_flip_the_threshold_made_says_the_threshold_moved() -> None:
+    """A held score that fails a raised threshold names it, not a causeless pass → fail."""
+    base = timed_run({"a": 1200}, threshold=0.5)  # scores 0.8
+    comparison = compare_runs(base, timed_run({"a": 1200}, threshold=0.9))
+    [case] = comparison.of("regressed")
+    assert case_detail(case) == (
+        "response-time 0.800 → 0.800 (+0.000), pass → fail (threshold 0.5 → 0.9)"
+    )
+    moved = compare_runs(base, timed_run({"a": 1900}, threshold=0.5))
+    assert "threshold" not in case_detail(moved.of("regressed")[0])
+
+
 def test_the_stderr_line_names_the_base_and_every_count() -> None:
     """One line: what it was compared against, the six counts, both pass rates."""
     line = comparison_line(build_comparison())

@@ -91,6 +91,8 @@ def _value(score: ReportScore | None) -> float | None:
 def score_change(delta: ScoreDelta) -> str:
     """``anti-hallucination 1.000 → 0.000 (-1.000), pass → fail``; errors say so.
 
+    A flip where the suite moved the threshold says so: ``pass → fail (threshold 0.5 → 0.9)``.
+
     Scores that differ show enough decimals to differ (``1.0000 → 0.9999``), never ``1.000 →
     1.000, pass → fail``.
     """
@@ -100,6 +102,11 @@ def score_change(delta: ScoreDelta) -> str:
         text += f" ({signed(delta.delta, digits)})"
     if delta.flip is not None and delta.base is not None and delta.new is not None:
         text += f", {_verdict(delta.base.passed)} {ARROW} {_verdict(delta.new.passed)}"
+        if delta.base.threshold != delta.new.threshold:
+            # A flip on a held score is the threshold's doing: said here, not only folded away
+            # in the scorers' table, or ``0.000 → 0.000, pass → fail`` has no cause.
+            before, after = delta.base.threshold, delta.new.threshold
+            text += f" (threshold {before:g} {ARROW} {after:g})"
     if delta.new is not None and delta.new.error is not None:
         text += f": {delta.new.error}"
     return text
