@@ -149,7 +149,8 @@ def test_the_matrix_has_a_row_per_case_and_a_coloured_cell_per_scorer() -> None:
     assert [cls for cls, _ in body["invented"][3:]] == ["p", "f", "p"]
     assert body["invented"][4][1] == "0.00 ✗"
     assert [cls for cls, _ in body["slow"][3:]] == ["p", "p", "f"]
-    assert body["broken"][3] == ("m", "malformed: required field is missing")
+    # The field is named: "required field is missing" alone would not say which.
+    assert body["broken"][3] == ("m", "malformed: pages[0].id: required field is missing")
 
 
 def test_every_failing_case_is_listed_with_its_diagnosis_and_nothing_else() -> None:

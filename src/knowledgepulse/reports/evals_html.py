@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from knowledgepulse.errors import Problem
 from knowledgepulse.evals.compare import Comparison
 from knowledgepulse.evals.results import CaseResult, EvalRun, ScorerOutcome
 from knowledgepulse.reports.compare import (
@@ -164,7 +165,8 @@ def _matrix(run: EvalRun) -> str:
             name = f"<a href='#case-{index}'>{name}</a>"
         reason = task_failure(result)
         if result.malformed:
-            first = text(result.problems[0].message) if result.problems else ""
+            # With its path: "required field is missing" alone does not say which field.
+            first = text(_unlocated(result.problems[0])) if result.problems else ""
             cells = [f"<td class='m' colspan='{len(keys)}'>malformed: {first}</td>"]
         elif reason is not None:
             # One cell for the case: the task's error, not the same "no score" per scorer.
@@ -211,6 +213,11 @@ def _failing(run: EvalRun) -> str:
     left = failing - len(shown)
     more = [_more(left, "failing case")] if left else []
     return "\n".join([f"<h2 id='failing'>Failing cases ({failing:,})</h2>", *shown, *more])
+
+
+def _unlocated(problem: Problem) -> str:
+    """``pages[0].id: required field is missing``: a problem without its file and line."""
+    return f"{problem.path}: {problem.message}" if problem.path else problem.message
 
 
 def _name(result: CaseResult, limit: int | None = None) -> str:
