@@ -182,6 +182,15 @@ def test_anchored_pattern_gets_a_warning_with_the_guides_advice() -> None:
     assert "Cart.*Cart.*Cart" in warning
 
 
+def test_an_anchored_pattern_on_a_text_output_is_not_told_about_blocks() -> None:
+    """A text output has no blocks: the warning gives the reason that holds for a text."""
+    report = check_patterns(["^positive$"], [PAGE], subject="Output")
+    (warning,) = report.to_details()["patternWarnings"]
+    assert warning.startswith("Output: Pattern '^positive$' is anchored")
+    assert "block" not in warning
+    assert "any text around the match" in warning
+
+
 def test_japanese_alternatives_match() -> None:
     """The guide's alternatives pattern finds any one of its words."""
     content = "第1章\nまとめ: カートをバスケットに変更"

@@ -207,9 +207,15 @@ def check_patterns(
     def check(page_id: str, pattern: str) -> PatternCheck:
         label = subject if subject is not None else f"Page '{page_id}'"
         where = f"{label}: Pattern '{pattern}'"
+        # A page's content joins its blocks; a text output is one answer, where an exact
+        # match fails on any word around it (a trailing full stop), not on other blocks.
+        why = (
+            "which rarely holds once a page has several blocks"
+            if subject is None
+            else "so any text around the match (a full stop, a second sentence) fails it"
+        )
         warning = (
-            f"{where} is anchored to the whole content (^...$), which rarely holds once a "
-            f"page has several blocks; {PATTERN_ADVICE}"
+            f"{where} is anchored to the whole content (^...$), {why}; {PATTERN_ADVICE}"
             if _ANCHORED_START.search(pattern) and _ANCHORED_END.search(pattern)
             else None
         )
