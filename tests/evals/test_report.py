@@ -6,6 +6,7 @@ import gzip
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -24,6 +25,7 @@ from knowledgepulse.evals.report import (
 )
 from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.runner import run_suite
+from knowledgepulse.evals.scorer import ScoreResult, details_diagnosis
 from knowledgepulse.evals.suite import load_suite
 from knowledgepulse.evals.tasks import TaskInput
 from knowledgepulse.records import Location, Problem
@@ -235,3 +237,13 @@ def test_a_value_shared_by_two_keys_is_written_in_full_twice() -> None:
     """Only a value inside itself is marked: the same list under two keys is no cycle."""
     shared = [1, {"b": 2}]
     assert json_data({"x": shared, "y": shared}) == {"x": shared, "y": shared}
+
+
+def test_numpy_numbers_in_details_are_written_as_numbers_not_their_text() -> None:
+    """np.int64(3) and an array are 3 and [1, 2] in the report and the default diagnosis."""
+    details = {"n": np.int64(3), "mean": np.float32(0.5), "arr": np.array([1, 2])}
+    assert json_data(details) == {"n": 3, "mean": 0.5, "arr": [1, 2]}
+    assert json_data({"gap": np.float64("nan")}) == {"gap": "nan"}  # as a float NaN is
+    assert details_diagnosis(ScoreResult(0.5, details)) == [
+        'details: {"n": 3, "mean": 0.5, "arr": [1, 2]}'
+    ]

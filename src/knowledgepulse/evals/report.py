@@ -36,7 +36,7 @@ from knowledgepulse.evals.results import (
 from knowledgepulse.evals.suite import Suite
 from knowledgepulse.evals.tasks import TaskRecord
 from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.records.json_values import MAX_NESTING, JsonError, loads
+from knowledgepulse.records.json_values import MAX_NESTING, JsonError, is_numpy, loads
 from knowledgepulse.records.readers import ReadError, open_source, read_all
 
 ProblemData = dict[str, Any]
@@ -359,8 +359,12 @@ def json_data(value: Any, _within: tuple[int, ...] = ()) -> Any:
 
     NaN and infinity, integers too long to print, non-string keys and other objects: a scorer's
     details may hold anything. A dict or list inside itself is written :data:`REFERS_TO_ITSELF`,
-    one nested past ``MAX_NESTING`` levels :data:`NESTED_TOO_DEEP`.
+    one nested past ``MAX_NESTING`` levels :data:`NESTED_TOO_DEEP`. A NumPy scalar or array
+    (``np.mean`` gives a ``float64``, ``np.sum`` of ints an ``int64``) is the number or list it
+    holds, as a task's answer is, not its text (``"3"``, ``"[1 2]"``).
     """
+    if is_numpy(value):
+        return json_data(value.tolist(), _within)
     if isinstance(value, dict | list | tuple):
         if id(value) in _within:
             return REFERS_TO_ITSELF

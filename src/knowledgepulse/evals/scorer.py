@@ -28,6 +28,7 @@ from knowledgepulse.errors import (
 from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
 from knowledgepulse.evals.operations import CasePages
 from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.records.json_values import is_numpy
 
 CasePart = Literal["pages", "actual", "expected"]
 """A part of a case a scorer may read in the bulk-edit form."""
@@ -270,11 +271,19 @@ def details_diagnosis(result: ScoreResult) -> list[str]:
     if result.score is None or not result.details:
         return []
     try:
-        text = json.dumps(result.details, ensure_ascii=False, default=repr)
+        text = json.dumps(result.details, ensure_ascii=False, default=_shown)
     except ValueError:  # a dict or list inside itself
         text = repr(result.details)
     cut = text if len(text) <= DETAILS_CHARS else f"{text[: DETAILS_CHARS - 3]}..."
     return [f"details: {cut}"]
+
+
+def _shown(value: Any) -> Any:
+    """What JSON cannot write, in the default diagnosis: NumPy's as numbers, the rest as repr.
+
+    ``3``, not ``np.int64(3)``, as the JSON report writes it.
+    """
+    return value.tolist() if is_numpy(value) else repr(value)
 
 
 # --- The registry: scorers by type name ------------------------------------------------------

@@ -31,6 +31,7 @@ from knowledgepulse._util.text import closest, cut
 from knowledgepulse._util.user_modules import import_user_module
 from knowledgepulse.errors import PluginLoadError, ScorerParameterError, Setting, SettingTypeError
 from knowledgepulse.evals.models import Case, Page
+from knowledgepulse.records.json_values import is_numpy
 
 TaskFunction = Callable[["TaskInput"], Any]
 """A workflow under test: ``TaskInput -> output``, or ``TaskInput -> Awaitable[output]``."""
@@ -181,13 +182,9 @@ def _numpy_json(value: Any) -> Any:
 
     NumPy is not imported for this: a value of its types has ``tolist``.
     """
-    if _is_numpy(value):
+    if is_numpy(value):
         return value.tolist()
     raise TypeError(f"Unable to serialize unknown type: {type(value)}")
-
-
-def _is_numpy(value: Any) -> bool:
-    return type(value).__module__ == "numpy" and callable(getattr(value, "tolist", None))
 
 
 def _not_json(value: Any, loc: tuple[str | int, ...]) -> tuple[tuple[str | int, ...], str] | None:
@@ -197,7 +194,7 @@ def _not_json(value: Any, loc: tuple[str | int, ...]) -> tuple[tuple[str | int, 
         children = [(str(key), item) for key, item in value.items()]
     elif isinstance(value, list | tuple):
         children = list(enumerate(value))
-    elif _is_numpy(value):  # an array's NaN is named by its index, as a list's
+    elif is_numpy(value):  # an array's NaN is named by its index, as a list's
         return _not_json(value.tolist(), loc)
     elif isinstance(value, set | frozenset):
         # A set's order changes from run to run: its item is named by the set's path alone.

@@ -427,9 +427,14 @@ def _present(value: Any) -> Any:
     return value
 
 
+def is_numpy(value: Any) -> bool:
+    """Whether ``value`` is a NumPy scalar or array (one with ``tolist``), NumPy not imported."""
+    return type(value).__module__ == "numpy" and callable(getattr(value, "tolist", None))
+
+
 def _as_listed(value: Any) -> Any:
     """The ``default`` of json, once orjson took a value: NumPy's as lists, others as null."""
-    return value.tolist() if type(value).__module__ == "numpy" else None
+    return value.tolist() if is_numpy(value) else None
 
 
 def _leaf(value: Any, *, bytes_ok: bool) -> None:
