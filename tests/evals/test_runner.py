@@ -271,6 +271,7 @@ def test_a_scorer_past_the_timeout_is_an_error_row_naming_it_and_the_limit() -> 
         (0.7, "returned float, not a ScoreResult; return ScoreResult(score, details)"),
         (ScoreResult(None), "no score and no error; return ScoreResult.failed(reason)"),
         (ScoreResult(None, {}, ValueError("not text")), "not text"),  # type: ignore[arg-type]
+        (ScoreResult(1.0, ["a"]), "returned details of type list; give a dict"),  # type: ignore[arg-type]
     ],
 )
 def test_an_invalid_result_becomes_an_error_result(returned: Any, reason: str) -> None:

@@ -561,3 +561,23 @@ def test_an_output_the_report_cleans_never_reaches_the_cache(
     assert said not in first.report.model_dump_json()
     run()
     assert len(calls) == 2 * len(first.report.cases)
+
+
+def test_a_scorer_giving_details_that_are_no_dict_fails_its_case_not_the_run() -> None:
+    """Details as a list were an internal error of the whole run; now that scorer's error."""
+
+    @register_scorer("listed-details")
+    class ListedDetails(Scorer):
+        def evaluate(self, actual: Any, expected: Any, pages: Any) -> ScoreResult:
+            return ScoreResult(1.0, ["not", "a", "dict"])  # type: ignore[arg-type]
+
+    try:
+        case = {"id": "a", "actual": "x", "expected": None}
+        outcome = evaluate_cases([case], suite={"scorers": [{"type": "listed-details"}]})
+    finally:
+        unregister_scorer("listed-details")
+    assert outcome.verdict == "failed"
+    [scored] = outcome.run.cases[0].outcomes
+    assert scored.error == (
+        'the scorer returned details of type list; give a dict, ScoreResult(score, {"reason": ...})'
+    )

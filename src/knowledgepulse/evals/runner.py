@@ -78,6 +78,14 @@ def _checked(result: Any) -> ScoreResult:
             f"the scorer returned {type(result).__name__}, not a ScoreResult; return "
             "ScoreResult(score, details)"
         )
+    if result.details is None:  # nothing to explain: the same as no details
+        result = ScoreResult(result.score, {}, result.error)
+    elif not isinstance(result.details, Mapping):
+        # Every report reads details as an object (key: value); a list stopped the run.
+        return ScoreResult.failed(
+            f"the scorer returned details of type {type(result.details).__name__}; give a "
+            'dict, ScoreResult(score, {"reason": ...})'
+        )
     if result.error is not None and not isinstance(result.error, str):  # an exception, say
         result = ScoreResult(result.score, result.details, str(result.error))
     score = result.score
