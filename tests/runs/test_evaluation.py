@@ -581,3 +581,23 @@ def test_a_scorer_giving_details_that_are_no_dict_fails_its_case_not_the_run() -
     assert scored.error == (
         'the scorer returned details of type list; give a dict, ScoreResult(score, {"reason": ...})'
     )
+
+
+def test_details_with_a_key_json_has_not_are_reported_not_an_internal_error() -> None:
+    """A tuple key in a scorer's details stopped the run in its default diagnosis; now shown."""
+
+    @register_scorer("tuple-keyed")
+    class TupleKeyed(Scorer):
+        def evaluate(self, actual: Any, expected: Any, pages: Any) -> ScoreResult:
+            return ScoreResult(0.0, {("page", 1): "missing"})
+
+    try:
+        case = {"id": "a", "actual": "x", "expected": None}
+        outcome = evaluate_cases([case], suite={"scorers": [{"type": "tuple-keyed"}]})
+    finally:
+        unregister_scorer("tuple-keyed")
+    [scored] = outcome.run.cases[0].outcomes
+    assert scored.diagnosis == ("details: {('page', 1): 'missing'}",)
+    assert outcome.report.model_dump()["cases"][0]["scorers"][0]["details"] == {
+        "['page', 1]": "missing"
+    }

@@ -272,7 +272,7 @@ def details_diagnosis(result: ScoreResult) -> list[str]:
         return []
     try:
         text = json.dumps(result.details, ensure_ascii=False, default=_shown)
-    except ValueError:  # a dict or list inside itself
+    except (ValueError, TypeError):  # a dict or list inside itself; a key JSON has not (a tuple)
         text = repr(result.details)
     cut = text if len(text) <= DETAILS_CHARS else f"{text[: DETAILS_CHARS - 3]}..."
     return [f"details: {cut}"]
