@@ -571,3 +571,28 @@ def test_a_verdict_is_monotone_in_the_thresholds(
     for strict, lenient in zip(high.outcomes, low.outcomes, strict=True):
         assert lenient.passed or not strict.passed
     assert low.passed or not high.passed
+
+
+@pytest.mark.parametrize(
+    ("returned", "lines"),
+    [
+        ("the answer is wrong", ["the answer is wrong"]),
+        (None, ["hinting.diagnose() returned None, not a list of lines; return [line, ...]"]),
+        (["one", 2], ["one", "2"]),
+    ],
+)
+def test_a_diagnosis_given_as_a_text_is_one_line_and_none_says_so(
+    returned: Any, lines: list[str]
+) -> None:
+    """A str was shown a letter a line, and None as a TypeError diagnose() never raised."""
+
+    class Hinting(Fixed):
+        type_name = "hinting"
+
+        def diagnose(self, result: ScoreResult) -> list[str]:
+            return returned  # type: ignore[no-any-return]
+
+    suite = make_suite({"type": "operation-accuracy"})
+    object.__setattr__(suite.scorers[0], "scorer", Hinting(ScoreResult(0.0)))
+    [outcome] = evaluate_case(suite, cart_rename()).outcomes
+    assert list(outcome.diagnosis) == lines

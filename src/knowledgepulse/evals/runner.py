@@ -62,7 +62,7 @@ def _outcome(
             [scorer.diagnosis_check] if scorer.diagnosis_check and result.score is not None else []
         )
         try:
-            lines.extend(str(hint) for hint in scorer.diagnose(result))
+            lines.extend(_hint_lines(scorer, scorer.diagnose(result)))
         except (Exception, SystemExit) as error:  # a broken hint must not break the report
             lines.append(f"{scorer.type_name}.diagnose() raised {_raised(error, scorer)}")
         diagnosis = tuple(lines)
@@ -189,6 +189,23 @@ def _scored(entry: SuiteScorer, context: CaseContext, timeout: float | None) -> 
     # Scorers are independent: one failure is one row.
     _log.debug("scorer %r raised on case %r", entry.key, context.case.id, exc_info=failure)
     return ScoreResult.failed(f"the scorer raised {_raised(failure, scorer)}")
+
+
+def _hint_lines(scorer: Scorer, hints: Any) -> list[str]:
+    """What a scorer's ``diagnose`` returned, as lines: a text is one line, not one a letter.
+
+    Anything that is no list of lines (``None``, from a ``diagnose`` that forgot to return) is
+    one line saying so, not a ``TypeError`` it never raised.
+    """
+    if isinstance(hints, str):
+        return [hints]
+    if not isinstance(hints, Iterable):
+        what = "None" if hints is None else type(hints).__name__
+        return [
+            f"{scorer.type_name}.diagnose() returned {what}, not a list of lines; "
+            "return [line, ...]"
+        ]
+    return [str(hint) for hint in hints]
 
 
 def _raised(error: BaseException, scorer: Scorer) -> str:
