@@ -589,7 +589,7 @@ def test_details_with_a_key_json_has_not_are_reported_not_an_internal_error() ->
     @register_scorer("tuple-keyed")
     class TupleKeyed(Scorer):
         def evaluate(self, actual: Any, expected: Any, pages: Any) -> ScoreResult:
-            return ScoreResult(0.0, {("page", 1): "missing"})
+            return ScoreResult(0.0, {("page", 1): "missing"})  # type: ignore[dict-item]
 
     try:
         case = {"id": "a", "actual": "x", "expected": None}
