@@ -103,6 +103,19 @@ def test_registering_a_taken_name_with_another_class_fails() -> None:
 
 
 @pytest.mark.usefixtures("isolated_registry")
+def test_a_class_that_is_no_scorer_is_refused_at_registration() -> None:
+    """It was listed as a known type, then ended the run when a suite used it."""
+
+    class Judge:
+        def evaluate(self, actual: object, expected: object, pages: object) -> float:
+            return 1.0
+
+    with pytest.raises(ScorerParameterError, match=r"decorates Judge, which is not a Scorer sub"):
+        register_scorer("judge")(Judge)  # type: ignore[type-var]
+    assert "judge" not in scorer_types()
+
+
+@pytest.mark.usefixtures("isolated_registry")
 def test_registering_the_same_class_twice_is_harmless() -> None:
     """Re-running a module that registers a class (a notebook cell) is not an error."""
     register_scorer("op-count")(_OpCount)

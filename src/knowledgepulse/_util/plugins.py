@@ -27,6 +27,11 @@ _RENAMED = (
 )
 
 
+def _subclass(cls: object, base: type) -> bool:
+    """Whether ``cls`` is a class derived from ``base`` (a function or an instance is not)."""
+    return isinstance(cls, type) and issubclass(cls, base)
+
+
 @dataclass
 class Registry(Generic[T]):
     """Subclasses of ``base`` by name, in the order they registered."""
@@ -53,11 +58,19 @@ class Registry(Generic[T]):
         """Class decorator: register the class under ``name`` and set its ``name_attr``.
 
         Raises:
-            ScorerParameterError: ``check_name`` refuses the name, or another class holds it.
+            ScorerParameterError: ``check_name`` refuses the name, another class holds it, or
+                the class is not a subclass of ``base`` (which an entry point is ignored for).
         """
         self.check_name(name)
 
         def decorate(cls: C) -> C:
+            if not _subclass(cls, self.base):
+                # Registered, it was listed as known and ended the run when a suite used it.
+                shown = cls.__name__ if isinstance(cls, type) else type(cls).__name__
+                raise ScorerParameterError(
+                    f"@register_{self.kind}({name!r}) decorates {shown}, which is not a "
+                    f"{self.base.__name__} subclass; write class {shown}({self.base.__name__})"
+                )
             if not self.is_builtin(cls):
                 self.load_builtins()
             with self._lock:
