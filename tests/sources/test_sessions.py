@@ -1486,6 +1486,20 @@ def test_claude_code_record_types_kp_does_not_know_are_passed_over_with_one_warn
     assert item.trace == plain[0].trace
 
 
+def test_a_claude_code_pr_link_record_is_passed_over_in_silence() -> None:
+    """Claude Code 2.1.55 records the pull request a session opened (``{type: pr-link, prNumber,
+    prUrl, ...}``): its own record, no turn, so no warning (before: 'a type kp does not know')."""
+    path = CLAUDE / "entire_kimi_cli_claude_2.1.55_queued_prompts_pr_link.jsonl"
+    assert any(record["type"] == "pr-link" for record in lines(path))
+    item = only(convert_file(path))
+    assert item.warnings == ()
+    assert item.trace.outcome is not None
+    assert item.trace.outcome.result_summary is not None
+    assert item.trace.outcome.result_summary.startswith(
+        "PR 已创建: https://github.com/MoonshotAI/kimi-cli/pull/1232"
+    )
+
+
 FASTHOOKS = CLAUDE / "fasthooks_claude_2.0.76_compact_errors.jsonl"
 
 

@@ -3,8 +3,8 @@
 Each line is a record: ``user`` and ``assistant`` records carry an Anthropic Messages ``message``
 (content blocks: ``text``, ``thinking``, ``tool_use``, ``tool_result``), with the ``sessionId``,
 ``uuid`` and ``parentUuid`` that chain them; ``summary``, ``file-history-snapshot``
-(``isSnapshotUpdate``), ``queue-operation``, ``permission-mode`` and ``system`` records hold no
-turn. One trace per ``sessionId``, and one per
+(``isSnapshotUpdate``), ``queue-operation``, ``permission-mode``, ``pr-link`` and ``system`` records
+hold no turn. One trace per ``sessionId``, and one per
 sub-agent run: Claude Code 2.x marks its records ``isSidechain`` with an ``agentId`` and writes them
 to an ``agent-<agentId>.jsonl`` of their own (the trace ``<sessionId>/agent-<agentId>``); Claude
 Code 1.0 wrote them into the session's own file, interleaved when several ran at once,
@@ -121,6 +121,7 @@ NOT_STEPS = frozenset(
         "progress",  # a hook's or a sub-agent's progress (2.1), its messages in their own files
         "last-prompt",  # the prompt the session's input box held
         "permission-mode",  # the mode the session runs in
+        "pr-link",  # the pull request the session opened (2.1.55), for the resume list
         "turn_end",  # a turn's end
         "attachment",  # what Claude Code adds to a turn (2.1); a queued prompt is read apart
     }
