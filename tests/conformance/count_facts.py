@@ -4024,8 +4024,13 @@ def kimi_code(path: Path) -> list[Run]:
     ``context.append_loop_event`` lines the model's: a ``content.part`` of type ``text`` is what
     it said (``think`` a thought, no text), ``tool.call`` a tool, ``tool.result`` its result,
     failed when ``result.isError`` is true. Other operations hold no turn.
+
+    Kimi CLI's older wire file (its header has no ``created_at``) holds the same events as
+    ``{"timestamp", "message": {"type", "payload"}}`` lines: see :func:`_kimi_cli_wire`.
     """
     lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    if "created_at" not in lines[0]:
+        return [_kimi_cli_wire(lines[1:])]
     timeline, objective = _Timeline(), None
     for line in lines[1:]:
         message = line.get("message") or {}
@@ -4045,6 +4050,36 @@ def kimi_code(path: Path) -> list[Run]:
             elif event["type"] == "tool.result" and event["result"].get("isError") is True:
                 timeline.error()
     return [timeline.facts(objective)]
+
+
+def _kimi_cli_wire(lines: list[dict[str, Any]]) -> Run:
+    """Kimi CLI's wire lines: ``TurnBegin`` the user's ``user_input`` (text or ``text`` parts),
+    ``ContentPart`` of type ``text`` what the model said, ``ToolCall`` a tool (its
+    ``function.name``), ``ToolResult`` its result, failed when ``return_value.is_error`` is true.
+    A ``SubagentEvent`` is a sub-agent's own event, no turn of this run; the rest hold none.
+    """
+    timeline, objective = _Timeline(), None
+    for line in lines:
+        kind, payload = line["message"]["type"], line["message"].get("payload") or {}
+        if kind == "TurnBegin":
+            said = payload.get("user_input")
+            parts = (
+                [said]
+                if isinstance(said, str)
+                else [part["text"] for part in said or [] if part.get("type") == "text"]
+            )
+            for text in parts:
+                if objective is None:
+                    objective = text
+                else:
+                    timeline.user(text)
+        elif kind == "ContentPart" and payload.get("type") == "text":
+            timeline.text(payload["text"])
+        elif kind == "ToolCall":
+            timeline.tool(payload["function"]["name"])
+        elif kind == "ToolResult" and payload["return_value"].get("is_error") is True:
+            timeline.error()
+    return timeline.facts(objective)
 
 
 _HERMES_REVIEW = (

@@ -20,6 +20,8 @@ SESSION = KIMI / "agent_sessions_kimi_assistant_tools.jsonl"
 """A main agent's journal: eight prompts, reminders Kimi Code injects, a failed ``cat``."""
 SUBAGENT = KIMI / "agent_sessions_kimi_subagent_agent-0.jsonl"
 """A subagent's journal: its task, a ``Glob`` and a ``Bash`` call, the answer."""
+KIMI_CLI = KIMI / "kimi_code_migration_kimi_cli_1.4_wire.jsonl"
+"""Kimi CLI's older wire file: two turns, 28 calls whose arguments ``ToolCallPart``s finish."""
 
 
 def lines(path: Path) -> list[dict[str, Any]]:
@@ -32,11 +34,75 @@ def one_trace(path: Path) -> TraceItem:
     return item
 
 
-def test_the_journal_header_is_recognised_and_kimi_clis_header_is_not() -> None:
-    """Kimi Code's header names when the journal began; Kimi CLI's wire file header does not."""
-    header = lines(SUBAGENT)[0]
-    assert recognise(header) == "kimi-code"
-    assert recognise({"type": "metadata", "protocol_version": "1.3"}) != "kimi-code"
+def test_the_journal_header_is_recognised_and_so_is_kimi_clis() -> None:
+    """Kimi Code's header names when the journal began; Kimi CLI's wire file header does not,
+    and is read by the same reader; a header with other keys is neither's."""
+    assert recognise(lines(SUBAGENT)[0]) == "kimi-code"
+    assert recognise({"type": "metadata", "protocol_version": "1.3"}) == "kimi-code"
+    assert recognise({"type": "metadata", "protocol_version": "1.3", "x": 1}) != "kimi-code"
+
+
+def test_kimi_clis_wire_file_is_read_as_the_loop_events_it_holds() -> None:
+    """Kimi CLI's ``{timestamp, message: {type, payload}}`` lines: ``TurnBegin`` the user's
+    words (text, then parts), ``ContentPart`` thoughts and text, each ``ToolCall`` joined to its
+    ``ToolResult``; before, kp refused the file as no trace file it knows."""
+    records = lines(KIMI_CLI)
+    item = one_trace(KIMI_CLI)
+    trace = item.trace
+    assert item.warnings == ()
+    assert trace.id == "kp:trace:kimi-cli:kimi_code_migration_kimi_cli_1.4_wire"
+    assert trace.task.objective == records[1]["message"]["payload"]["user_input"]
+    named = [
+        r["message"]["payload"]["function"]["name"]
+        for r in records[1:]
+        if r["message"]["type"] == "ToolCall"
+    ]
+    calls = [
+        s for s in trace.steps if s.type == "tool_call" and s.tool and s.tool.name != "respond"
+    ]
+    assert [s.tool.name for s in calls if s.tool] == named
+    said = [
+        s.content
+        for s in trace.steps
+        if s.type == "observation" and s.tool and s.tool.name == "respond"
+    ]
+    assert said == [records[21]["message"]["payload"]["user_input"][0]["text"]]
+    assert abs(trace.metadata.created_at.timestamp() - records[1]["timestamp"]) < 1e-6
+    assert trace.metadata.agent_id == "kimi-cli"
+    assert trace.metadata.success is False  # the file ends in the second turn's 13th step
+
+
+def test_kimi_clis_streamed_arguments_join_the_call_they_finish() -> None:
+    """A ``ToolCallPart`` goes on with the step's last call's JSON arguments, though the result
+    of an earlier call of the step came between them: the call has its whole arguments."""
+    steps = one_trace(KIMI_CLI).trace.steps
+    grep = next(s for s in steps if s.type == "tool_call" and s.tool and s.tool.name == "Grep")
+    assert grep.input == {
+        "pattern": "def _step|notification|claim|publish",
+        "path": "src/example_pkg/soul/kimisoul.py",
+        "output_mode": "content",
+        "-n": True,
+    }
+    assert all("_raw" not in (s.input or {}) for s in steps if s.type == "tool_call")
+
+
+def test_a_kimi_cli_result_is_what_the_model_was_given(tmp_path: Path) -> None:
+    """Its ``message`` as ``<system>...</system>`` before the output; a failed one's
+    ``<system>ERROR: ...</system>``, an evident error the next action recovers from."""
+    steps = one_trace(KIMI_CLI).trace.steps
+    todo = next(
+        s for s in steps if s.type == "observation" and s.tool and s.tool.name == "SetTodoList"
+    )
+    assert todo.content == "<system>Todo list updated</system>"
+    records = lines(KIMI_CLI)
+    first = next(r for r in records[1:] if r["message"]["type"] == "ToolResult")
+    first["message"]["payload"]["return_value"].update(is_error=True, message="No such file")
+    path = tmp_path / "wire.jsonl"
+    path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in records))
+    steps = one_trace(path).trace.steps
+    failed = next(s for s in steps if (s.content or "").startswith("<system>ERROR: No such file"))
+    after = steps[steps.index(failed) + 1 :]
+    assert next(s for s in after if s.type != "thought").type == "error_recovery"
 
 
 def test_a_subagents_journal_is_its_task_thoughts_calls_results_and_answer() -> None:

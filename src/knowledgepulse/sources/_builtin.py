@@ -400,12 +400,18 @@ class Droid(Source):
 
 @register_source("kimi-code")
 class KimiCode(Source):
-    """Kimi Code's wire journals (``~/.kimi-code/sessions/*/*/agents/<agent>/wire.jsonl``)."""
+    """Kimi Code's wire journals, and Kimi CLI's older wire files.
+
+    Kimi Code's are ``~/.kimi-code/sessions/*/*/agents/<agent>/wire.jsonl``, Kimi CLI's
+    ``~/.kimi/sessions/*/<session>/wire.jsonl``.
+    """
 
     shapes = (
         "Kimi Code wire.jsonl (a metadata line of protocol_version and created_at, then "
         "operations: context.append_message, context.append_loop_event of steps, thoughts, "
-        "tool calls and results, llm.request...)"
+        "tool calls and results, llm.request...), Kimi CLI wire.jsonl (a metadata line of "
+        "protocol_version, then {timestamp, message: {type: TurnBegin, StepBegin, ContentPart, "
+        "ToolCall, ToolResult..., payload}} lines)"
     )
     content_hint = kimi_code.CONTENT_HINT
     recognises = staticmethod(kimi_code.recognises)

@@ -19,6 +19,19 @@ echo of the user's words the context message repeats, ``permission.*``...) holds
 model is the last ``llm.request``'s ``model``. Each step's parts are read as one Anthropic
 assistant message, each result as a user message of its ``tool_result``, so the steps follow the
 Anthropic messages' rules; success is whether the journal ends in the model's answer.
+
+Kimi CLI (MoonshotAI/kimi-cli, the Python agent before Kimi Code) wrote the same events to its
+``~/.kimi/sessions/<work dir hash>/<session>/wire.jsonl`` in an older shape, read here as the
+loop events they are: a ``{"type": "metadata", "protocol_version"}`` header with no
+``created_at`` (the trace's time is the first line's), then ``{"timestamp": <epoch s>, "message":
+{"type", "payload"}}`` lines. ``TurnBegin`` holds the user's words (``user_input``, text or
+parts), ``StepBegin`` opens a step, ``ContentPart`` is a ``think`` or ``text`` part, ``ToolCall``
+a call (``id``, ``function.name`` and its ``arguments``, JSON text that the ``ToolCallPart``
+lines after it may go on streaming) and ``ToolResult`` its ``return_value`` (``is_error``,
+``message``, ``output``), given as Kimi CLI gives it to the model: the message as
+``<system>...</system>`` (``<system>ERROR: ...</system>`` when it failed), then the output. The
+other lines (``StatusUpdate``, ``TurnEnd``, approvals, hooks, a ``SubagentEvent``: a sub-agent's
+own events, whose answer is its call's result) hold no step; the file names no model.
 """
 
 from __future__ import annotations
@@ -29,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from knowledgepulse._util.jsonpath import as_string, describe_value, non_empty
+from knowledgepulse._util.jsonpath import as_object, as_string, describe_value, non_empty
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import anthropic
@@ -37,14 +50,18 @@ from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
 
-CONTENT_HINT = "Kimi Code writes every agent's wire.jsonl under ~/.kimi-code/sessions"
+CONTENT_HINT = (
+    "Kimi Code writes every agent's wire.jsonl under ~/.kimi-code/sessions (Kimi CLI wrote "
+    "each session's under ~/.kimi/sessions)"
+)
 MESSAGE = "context.append_message"
 LOOP_EVENT = "context.append_loop_event"
 INJECTED = "injection"
 """The ``origin.kind`` of a user message Kimi Code adds itself (a ``<system-reminder>``)."""
 EXPECTED = (
     '{"type": "metadata", "protocol_version", "created_at"} then {"type": <op>, ..., "time"} '
-    "lines, as Kimi Code's agents/<agent>/wire.jsonl holds them"
+    "lines, as Kimi Code's agents/<agent>/wire.jsonl holds them (or Kimi CLI's header, with no "
+    'created_at, then {"timestamp", "message": {"type", "payload"}} lines)'
 )
 
 
@@ -57,17 +74,28 @@ class _Journal:
     model: str | None = None
     step_open: bool = False
     """Whether a ``step.begin`` came after the last assistant message was started."""
+    step: dict[str, Any] | None = None
+    """The assistant message of the step under way: its parts, wherever its results came."""
     unread: Counter[str] = field(default_factory=Counter)
+    began: float | None = None
+    """When Kimi CLI's journal began: its first line's ``timestamp`` (its header names none)."""
+
+    @property
+    def legacy(self) -> bool:
+        """Whether this is Kimi CLI's wire file, whose header has no ``created_at``."""
+        return "created_at" not in self.header.value
 
 
 def recognises(value: Any) -> bool:
-    """Whether a file's first record is Kimi Code's journal header (Kimi CLI's has no time)."""
-    return (
-        isinstance(value, dict)
-        and value.get("type") == "metadata"
-        and isinstance(value.get("protocol_version"), str)
-        and isinstance(value.get("created_at"), int | float)
-        and not isinstance(value.get("created_at"), bool)
+    """Whether a file's first record is Kimi Code's journal header, or Kimi CLI's (no time)."""
+    if not isinstance(value, dict) or value.get("type") != "metadata":
+        return False
+    if not isinstance(value.get("protocol_version"), str):
+        return False
+    if "created_at" not in value:
+        return set(value) == {"type", "protocol_version"}
+    return isinstance(value["created_at"], int | float) and not isinstance(
+        value["created_at"], bool
     )
 
 
@@ -105,6 +133,9 @@ def convert_records(
 
 def _take(journal: _Journal, value: Any) -> None:
     """Note one operation: a user message or a loop event is kept, the others passed over."""
+    if journal.legacy:
+        _legacy(journal, value)
+        return
     if not isinstance(value, dict) or not isinstance(value.get("type"), str):
         raise PathError(
             (), f"not a Kimi Code wire line: {describe_value(value)}; expected {EXPECTED}"
@@ -119,6 +150,74 @@ def _take(journal: _Journal, value: Any) -> None:
         if not isinstance(event, dict):
             raise PathError(("event",), f"expected a loop event, found {describe_value(event)}")
         _event(journal, event)
+
+
+def _legacy(journal: _Journal, value: Any) -> None:
+    """One of Kimi CLI's wire lines, read as the Kimi Code operation it stands for."""
+    message = value.get("message") if isinstance(value, dict) else None
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        raise PathError(
+            (), f"not a Kimi CLI wire line: {describe_value(value)}; expected {EXPECTED}"
+        )
+    at = value.get("timestamp")
+    if journal.began is None and isinstance(at, int | float) and not isinstance(at, bool):
+        journal.began = at
+    kind, payload = message["type"], as_object(message.get("payload"))
+    if kind == "TurnBegin":
+        said = payload.get("user_input")
+        parts = [{"type": "text", "text": said}] if isinstance(said, str) else said
+        _message(journal, {"role": "user", "content": parts if isinstance(parts, list) else []})
+    elif kind == "StepBegin":
+        _event(journal, {"type": "step.begin"})
+    elif kind == "ContentPart":
+        _event(journal, {"type": "content.part", "part": payload})
+    elif kind == "ToolCall":
+        function = as_object(payload.get("function"))
+        call = {"toolCallId": payload.get("id"), "name": function.get("name")}
+        _event(journal, {"type": "tool.call", **call, "args": function.get("arguments")})
+    elif kind == "ToolCallPart":  # the last call's arguments, streamed on
+        _stream_arguments(journal, payload.get("arguments_part"))
+    elif kind == "ToolResult":
+        said = as_object(payload.get("return_value"))
+        output = {"output": _given(said), "isError": said.get("is_error") is True}
+        _event(
+            journal,
+            {"type": "tool.result", "toolCallId": payload.get("tool_call_id"), "result": output},
+        )
+
+
+def _stream_arguments(journal: _Journal, part: Any) -> None:
+    """Add a streamed piece of JSON text to the arguments of the step's last call."""
+    calls = [b for b in (journal.step or {}).get("content", []) if b["type"] == "tool_use"]
+    if not isinstance(part, str):
+        raise PathError(
+            ("message", "payload", "arguments_part"),
+            f"expected the arguments' next piece of text, found {describe_value(part)}",
+        )
+    if not calls:
+        raise PathError(("message",), "a ToolCallPart goes on with a ToolCall of its step")
+    call = calls[-1]
+    call["input"] = (call["input"] if isinstance(call["input"], str) else "") + part
+
+
+def _given(said: Mapping[str, Any]) -> list[dict[str, str]]:
+    """A Kimi CLI tool result as the model was given it (its ``tool_result_to_message``)."""
+    output = said.get("output")
+    parts = (
+        [{"type": "text", "text": output}]
+        if isinstance(output, str) and output
+        else [
+            {"type": "text", "text": part["text"]}
+            for part in (output if isinstance(output, list) else [])
+            if isinstance(part, dict) and isinstance(part.get("text"), str)
+        ]
+    )
+    status = as_string(said.get("message"))
+    if said.get("is_error") is True:
+        status = f"ERROR: {status or ''}"
+    elif not status and not parts:
+        status = "Tool output is empty."
+    return [{"type": "text", "text": f"<system>{status}</system>"}] * bool(status) + parts
 
 
 def _message(journal: _Journal, message: Any) -> None:
@@ -180,21 +279,37 @@ def _event(journal: _Journal, event: Mapping[str, Any]) -> None:
 
 
 def _assistant(journal: _Journal) -> list[dict[str, Any]]:
-    """The blocks of the step's assistant message: a new one after a step began or a user spoke."""
+    """The blocks of the step's assistant message: a new one after a step began or a user spoke.
+
+    A step's later parts join its message though results came between them (Kimi CLI runs a
+    call while the model streams the next: its result may be written first).
+    """
     last = journal.messages[-1] if journal.messages else None
-    if last is None or last["role"] != "assistant" or journal.step_open:
-        last = {"role": "assistant", "content": []}
-        journal.messages.append(last)
+    spoke = last is not None and last["role"] == "user" and not _results(last)
+    if journal.step is None or journal.step_open or spoke:
+        journal.step = {"role": "assistant", "content": []}
+        journal.messages.append(journal.step)
         journal.step_open = False
-    blocks: list[dict[str, Any]] = last["content"]
+    blocks: list[dict[str, Any]] = journal.step["content"]
     return blocks
 
 
+def _results(message: Mapping[str, Any]) -> bool:
+    """Whether a user message holds tool results only (no words of the user)."""
+    return all(block.get("type") == "tool_result" for block in message["content"])
+
+
 def _name(file: str) -> str:
-    """The journal's name: ``<session>/<agent>`` for Kimi Code's own path, else the file's stem."""
+    """The journal's name, ``<session>/<agent>`` or Kimi CLI's ``<session>``, else the file's stem.
+
+    Kimi Code's path is ``<session>/agents/<agent>/wire.jsonl``, Kimi CLI's
+    ``<session>/wire.jsonl``.
+    """
     path = Path(file)
     if path.name == "wire.jsonl" and path.parent.parent.name == "agents":
         return f"{path.parents[2].name}/{path.parent.name}"
+    if path.name == "wire.jsonl" and path.parent.name:
+        return path.parent.name
     return path.stem
 
 
@@ -202,17 +317,18 @@ def _finish(journal: _Journal, options: TraceOptions) -> TraceItem:
     builder = StepBuilder()
     told = anthropic.tell(journal.messages, builder)
     header = journal.header.value
+    agent = "kimi-cli" if journal.legacy else "kimi-code"
     return assemble(
         builder,
         source="kimi-code",
-        source_id=f"kimi-code:{_name(journal.header.location.file)}",
+        source_id=f"{agent}:{_name(journal.header.location.file)}",
         success=told.answered and builder.final_answer is not None,
         options=options,
         objective=told.objective,
-        created_at=header["created_at"] / 1000,
+        created_at=journal.began if journal.legacy else header["created_at"] / 1000,
         result_summary=builder.final_answer,
-        agent_id="kimi-code",
-        framework="kimi-code",
+        agent_id=agent,
+        framework=agent,
         model=journal.model,
         warnings=tuple(
             f"{count} context message{'s' if count != 1 else ''} of role {role!r} passed over "
