@@ -3523,15 +3523,19 @@ def _said_by_user(text: str) -> str:
 
 
 def _mark_local_commands(turns: list[dict[str, Any]]) -> None:
-    """Mark a local command (/clear) and what it printed ``local``: no turns."""
+    """Mark a local command (/clear) and what it printed ``local``: no turns.
+
+    What it printed is a user record, or (Claude Code 2.1) a ``system`` record of subtype
+    ``local_command`` whose ``content`` is the ``<local-command-stdout>``.
+    """
     for n, r in enumerate(turns):
-        content = r["message"]["content"]
+        content = r["message"]["content"] if "message" in r else r.get("content")
         said = content if isinstance(content, str) else json.dumps(content)
         if r["type"] == "user" and said.lstrip().startswith(("<bash-input>", "<bash-std")):
             r["local"] = True  # the user's `! cmd` in the shell mode, and what it printed
-        if r["type"] == "user" and said.lstrip().startswith("<local-command-std"):
+        if r["type"] in ("user", "system") and said.lstrip().startswith("<local-command-std"):
             r["local"] = True
-            if n and "<command-name>" in str(turns[n - 1]["message"]["content"]):
+            if n and "<command-name>" in str(turns[n - 1].get("message", {}).get("content")):
                 turns[n - 1]["local"] = True
 
 
@@ -3704,12 +3708,13 @@ def claude_code(path: Path) -> list[Run]:
         r
         for r in records
         if isinstance(r, dict)
-        and r.get("type") in ("user", "assistant")
+        and (r.get("type") in ("user", "assistant") or r.get("subtype") == "local_command")
         and not r.get("isMeta")
         and not r.get("isCompactSummary")
     ]
     _mark_local_commands(turns)
-    sessions = _group([r for r in turns if not r.get("local")], run_of)
+    kept = [r for r in turns if not r.get("local") and r["type"] != "system"]
+    sessions = _group(kept, run_of)
     return [
         _claude_code_run(members, session)
         for session, members in sessions.items()

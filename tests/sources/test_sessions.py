@@ -1500,6 +1500,20 @@ def test_a_claude_code_pr_link_record_is_passed_over_in_silence() -> None:
     )
 
 
+def test_a_clear_whose_output_is_a_system_record_is_no_part_of_the_objective() -> None:
+    """Claude Code 2.1.71 opens the session a ``/clear`` started with the command as a user
+    record and its output as a ``system`` record (``local_command``): the command asked the model
+    nothing, so the objective is the prompt typed next (before: ``/clear`` joined to it)."""
+    path = CLAUDE / "entire_kimi_cli_claude_2.1.71_clear_then_prompt.jsonl"
+    records = lines(path)
+    output = next(r for r in records if r.get("subtype") == "local_command")
+    assert output["type"] == "system"
+    assert output["content"].startswith("<local-command-stdout>")
+    trace = only(convert_file(path)).trace
+    assert trace.task.objective == "make gen-* make check"
+    assert not any("/clear" in (step.content or "") for step in trace.steps)
+
+
 FASTHOOKS = CLAUDE / "fasthooks_claude_2.0.76_compact_errors.jsonl"
 
 

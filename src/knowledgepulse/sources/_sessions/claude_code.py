@@ -38,7 +38,9 @@ recorded as tags (``<command-message>init is analyzing…</command-message>``
 ``<command-name>/init</command-name>`` ``<command-args>...</command-args>``, its expansion an
 ``isMeta`` record): it is read as typed, ``/init ARGS``; a command the user ran in the shell mode
 (``! ls``: ``<bash-input>``, then ``<bash-stdout>`` / ``<bash-stderr>``) asked the model nothing,
-and is no turn. The run is dated by the first record it keeps (its prompt): what Claude Code
+and is no turn; nor is a local command (``/clear``, ``/model``), which its output follows
+(``<local-command-stdout>``: a user record, or in Claude Code 2.1 a ``system`` record of subtype
+``local_command``). The run is dated by the first record it keeps (its prompt): what Claude Code
 wrote before it (a ``/clear``, caveats, file snapshots) is no part of its time. A session
 continued from another (``claude --continue``) opens with a copy of the other's last
 ``tool_result``: a result of no call of its own, no step. A rewind (``/rewind``, or
@@ -477,6 +479,10 @@ def _tell_record(
     chain = _chain(chains, value) if sidechain and not isinstance(agent, str) else None
     queue = queues.setdefault(str(value.get("sessionId")), _Queue())
     value = queue.told(value)
+    if value is not None and _local_output(value) and not sidechain:
+        # Claude Code 2.1 writes a local command's output as a system record (before, a user
+        # record: below), after the command the user typed (a /clear opening a session).
+        _drop_command(sessions.get(str(value.get("sessionId"))))
     if value is None or value["type"] not in TURNS:
         return
     session_id = value.get("sessionId")
@@ -495,12 +501,7 @@ def _tell_record(
     if _claude_codes_own(value, message):
         return
     if message["role"] == "user" and _LOCAL_OUTPUT.match(_text(message["content"])):
-        # A local command's output (/clear, /model...): the command and its output are
-        # Claude Code's own, nothing the model was asked.
-        if session.messages and _is_command(session.messages[-1]):
-            session.messages.pop()
-            session.origins.pop()
-            session.times.pop()
+        _drop_command(session)
         return
     if message["role"] == "user" and _SHELL_MODE.match(_text(message["content"])):
         return  # the user's own shell command and its output: nothing the model was asked
@@ -510,6 +511,28 @@ def _tell_record(
             _take(session, removed, {"role": "user", "content": text})
         queue.taken.clear()
     _take(session, value, message)
+
+
+def _local_output(value: Mapping[str, Any]) -> bool:
+    """Whether a record is Claude Code 2.1's ``system`` record of a local command's output."""
+    content = value.get("content")
+    return (
+        value["type"] == "system"
+        and value.get("subtype") == "local_command"
+        and isinstance(content, str)
+        and _LOCAL_OUTPUT.match(content) is not None
+    )
+
+
+def _drop_command(session: _Session | None) -> None:
+    """Leave out the slash command a local command's output follows (/clear, /model...).
+
+    The command and its output are Claude Code's own, nothing the model was asked.
+    """
+    if session is not None and session.messages and _is_command(session.messages[-1]):
+        session.messages.pop()
+        session.origins.pop()
+        session.times.pop()
 
 
 def _rewound(
