@@ -1514,6 +1514,43 @@ def test_a_clear_whose_output_is_a_system_record_is_no_part_of_the_objective() -
     assert not any("/clear" in (step.content or "") for step in trace.steps)
 
 
+OH_MY_POSH = CLAUDE / "oh_my_posh_entire_claude_2.1.217_mode_tool_search.jsonl"
+
+
+def test_a_claude_code_session_opening_with_its_mode_or_title_is_read_whole(
+    tmp_path: Path,
+) -> None:
+    """Claude Code 2.1.2xx opens a session file with ``{type: mode, mode, sessionId}`` (or its
+    ``custom-title``) and repeats it: Claude Code's own notes, no turn and no warning; before,
+    each such first line was refused as no trace file kp knows and the rest warned of."""
+    records = lines(OH_MY_POSH)
+    assert records[0]["type"] == "mode"
+    assert recognise(records[0]) == "claude-code"
+    item = only(convert_file(OH_MY_POSH))
+    assert item.warnings == ()
+    title = {
+        "type": "custom-title",
+        "customTitle": "issue 7718",
+        "sessionId": records[0]["sessionId"],
+    }
+    assert recognise(title) == "claude-code"
+    titled = tmp_path / "session.jsonl"
+    titled.write_text(json.dumps(title) + "\n" + OH_MY_POSH.read_text())
+    again = only(convert_file(titled))
+    assert again.trace == item.trace
+    assert again.warnings == ()
+
+
+def test_a_client_tool_searchs_tool_references_are_its_result() -> None:
+    """Claude Code's ``ToolSearch`` answers with ``tool_reference`` blocks (the tools it loads):
+    the result is their names, as the API's own tool search result is; before, the call had no
+    result at all."""
+    steps = only(convert_file(OH_MY_POSH)).trace.steps
+    at = next(n for n, s in enumerate(steps) if s.tool and s.tool.name == "ToolSearch")
+    assert steps[at + 1].type == "observation"
+    assert steps[at + 1].content == "WebFetch"
+
+
 FASTHOOKS = CLAUDE / "fasthooks_claude_2.0.76_compact_errors.jsonl"
 
 

@@ -338,9 +338,12 @@ def _found_tools(content: Mapping[str, Any]) -> str | None:
     definition for the model, which the row's ``tools`` hold.)
     """
     found = content.get("tool_references")
-    if not isinstance(found, list):
-        return None
-    names = (as_string(ref.get("tool_name")) for ref in found if isinstance(ref, Mapping))
+    return _tool_names(found) if isinstance(found, list) else None
+
+
+def _tool_names(references: list[Any]) -> str:
+    """The names of the tools ``tool_reference`` blocks load for the model, one a line."""
+    names = (as_string(ref.get("tool_name")) for ref in references if isinstance(ref, Mapping))
     return "\n".join(name for name in names if name)
 
 
@@ -415,14 +418,23 @@ def _result_output(content: Any) -> Any:
 
     Cline 4's SDK sessions write the list a tool returned (``read_files``: ``[{"query",
     "result"}]``) as the content: no block has a ``type``, and the list is the output (read as
-    text it was nothing, and the call lost its result).
+    text it was nothing, and the call lost its result). A tool search run by the client (Claude
+    Code's ``ToolSearch``) answers with ``tool_reference`` blocks (``{"type": "tool_reference",
+    "tool_name": "WebFetch"}``: the tools it loads for the model), read as the tools' names, as
+    the API's own tool search result is.
     """
     if not isinstance(content, list):
         return content
     text = content_text(content)
     if text is None and content and not any(_typed(part) for part in content):
         return content
+    if text is None and content and all(_referenced(part) for part in content):
+        return _tool_names(content)
     return text
+
+
+def _referenced(part: Any) -> bool:
+    return isinstance(part, dict) and part.get("type") == "tool_reference"
 
 
 def _typed(part: Any) -> bool:

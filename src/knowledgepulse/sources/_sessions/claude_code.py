@@ -3,11 +3,12 @@
 Each line is a record: ``user`` and ``assistant`` records carry an Anthropic Messages ``message``
 (content blocks: ``text``, ``thinking``, ``tool_use``, ``tool_result``), with the ``sessionId``,
 ``uuid`` and ``parentUuid`` that chain them; ``summary``, ``file-history-snapshot``
-(``isSnapshotUpdate``), ``queue-operation``, ``permission-mode``, ``pr-link`` and ``system`` records
-hold no turn. One trace per ``sessionId``, and one per
-sub-agent run: Claude Code 2.x marks its records ``isSidechain`` with an ``agentId`` and writes them
-to an ``agent-<agentId>.jsonl`` of their own (the trace ``<sessionId>/agent-<agentId>``); Claude
-Code 1.0 wrote them into the session's own file, interleaved when several ran at once,
+(``isSnapshotUpdate``), ``queue-operation``, ``permission-mode``, ``mode``, ``custom-title``,
+``pr-link`` and ``system`` records hold no turn (a file may open with any of them). One trace
+per ``sessionId``, and one per sub-agent run: Claude Code 2.x marks its records ``isSidechain``
+with an ``agentId`` and writes them to an ``agent-<agentId>.jsonl`` of their own (the trace
+``<sessionId>/agent-<agentId>``); Claude Code 1.0 wrote them into the session's own file,
+interleaved when several ran at once,
 ``isSidechain`` with no ``agentId``: each run is a chain of ``parentUuid`` links from its first
 record (the trace ``<sessionId>/sidechain-<its uuid>``). A sub-agent's objective is the task its
 parent gave it; the runs Claude Code 2.0 starts itself with the prompt ``Warmup`` (to fill the
@@ -123,7 +124,9 @@ NOT_STEPS = frozenset(
         "progress",  # a hook's or a sub-agent's progress (2.1), its messages in their own files
         "last-prompt",  # the prompt the session's input box held
         "permission-mode",  # the mode the session runs in
+        "mode",  # the input mode of the prompt box (2.1.2xx: "normal")
         "pr-link",  # the pull request the session opened (2.1.55), for the resume list
+        "frame-link",  # a page the session linked (2.1.2xx: frameUrl, path, title)
         "turn_end",  # a turn's end
         "attachment",  # what Claude Code adds to a turn (2.1); a queued prompt is read apart
     }
@@ -222,6 +225,16 @@ class _Session:
     """The pieces of Cursor's ``thinking`` records since the last ``completed`` one."""
 
 
+_NOTES = {
+    "queue-operation": "operation",  # a prompt queued before its turn: an SDK session's first
+    "permission-mode": "permissionMode",  # the mode a 2.1 session starts in
+    "mode": "mode",  # the prompt box's input mode (2.1.2xx)
+    "custom-title": "customTitle",  # the title /rename gave the session
+    "last-prompt": "lastPrompt",  # the prompt the session's input box held
+}
+"""Claude Code's own records that a session file may open with, and the field each names."""
+
+
 def recognises(value: Any) -> bool:
     """Whether a file's first record is a Claude Code session record, or a stream-json one."""
     if _streamed(value):
@@ -229,22 +242,15 @@ def recognises(value: Any) -> bool:
     if not isinstance(value, dict):
         return False
     kind = value.get("type")
+    if not isinstance(kind, str):
+        return False
     if kind == "summary":
         return "leafUuid" in value and "summary" in value
     if kind == "file-history-snapshot":
         return "isSnapshotUpdate" in value and "messageId" in value
-    if kind == "queue-operation":  # a prompt queued before its turn: an SDK session's first
-        return isinstance(value.get("operation"), str) and isinstance(value.get("sessionId"), str)
-    if kind == "permission-mode":  # the mode a 2.1 session starts in: often its first line
-        return isinstance(value.get("permissionMode"), str) and isinstance(
-            value.get("sessionId"), str
-        )
-    return (
-        isinstance(kind, str)
-        and isinstance(value.get("sessionId"), str)
-        and "parentUuid" in value
-        and "uuid" in value
-    )
+    if kind in _NOTES:  # Claude Code's notes on the session: often its first lines (2.1)
+        return isinstance(value.get(_NOTES[kind]), str) and isinstance(value.get("sessionId"), str)
+    return isinstance(value.get("sessionId"), str) and "parentUuid" in value and "uuid" in value
 
 
 def convert_records(
