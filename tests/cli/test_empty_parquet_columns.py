@@ -52,6 +52,7 @@ SCORED = (
     "kp_outcome_confidence",
     "kp_nearest",
     "kp_error",
+    "kp_raw",
 )
 
 
@@ -77,10 +78,10 @@ def test_an_empty_split_set_keeps_the_columns(kp: KpRunner, tmp_path: Path) -> N
     ("command", "added"),
     [
         (("score", "--annotate", "--no-embedder"), SCORED),
-        (("redact",), ("kp_error",)),
+        (("redact",), ("kp_error", "kp_raw")),
         (
             ("dedupe", "--by", "task", "--no-embedder"),
-            (*SCORED[:-1], "kp_group", "kp_kept", "kp_error"),
+            (*SCORED[:-2], "kp_group", "kp_kept", "kp_error", "kp_raw"),
         ),
     ],
 )

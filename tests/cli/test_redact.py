@@ -285,7 +285,7 @@ def test_scores_change_only_through_novelty_when_traces_are_redacted(
 
 def test_parquet_rows_go_back_as_parquet_with_their_schema(kp: KpRunner, tmp_path: Path) -> None:
     """A Parquet dataset redacted into Parquet: its schema and rows, strings cleaned, and
-    kp_error (empty: every row was read)."""
+    kp_error and kp_raw (empty: every row was read)."""
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
     rows = [json.loads(line) for line in CHAT.read_text().splitlines()]
@@ -298,9 +298,11 @@ def test_parquet_rows_go_back_as_parquet_with_their_schema(kp: KpRunner, tmp_pat
              "-o", str(out))  # fmt: skip
     assert run.code == 0, run.err
     written = pq.read_table(out)
-    assert written.schema == table.schema.append(pa.field("kp_error", pa.string()))
+    unread = [pa.field("kp_error", pa.string()), pa.field("kp_raw", pa.string())]
+    assert written.schema == pa.schema([*table.schema, *unread])
     assert written.num_rows == table.num_rows
     assert written.column("kp_error").null_count == table.num_rows
+    assert written.column("kp_raw").null_count == table.num_rows
     assert "carol@example.org" not in json.dumps(written.to_pylist())
     assert "[REDACTED:email]" in json.dumps(written.to_pylist())
 

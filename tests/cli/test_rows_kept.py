@@ -49,9 +49,14 @@ def test_annotate_keeps_a_broken_jsonl_line_in_its_place_with_kp_error(
     assert [error is not None for error in errors] == [index == 1 for index in range(len(lines))]
     assert errors[1].startswith("invalid JSON")
     assert errors[1] in err
-    assert written[1] == dict.fromkeys(ANNOTATED_COLUMNS) | {"kp_error": errors[1]}
+    # The line's text is kept (kp_raw), for no column of its own holds it.
+    assert written[1] == dict.fromkeys(ANNOTATED_COLUMNS) | {
+        "kp_error": errors[1],
+        "kp_raw": BROKEN_LINE,
+    }
     for line, row in zip(lines, written, strict=True):
         if line != BROKEN_LINE:
+            assert row["kp_raw"] is None
             assert without_kp(row) == json.loads(line)
             assert row["kp_score"] is not None
 
@@ -158,3 +163,73 @@ def test_annotate_gives_every_row_back_in_order_whatever_the_mix(
         None if kind == "no-json" else number for number, kind in enumerate(kinds)
     ]
     assert [row["kp_error"] is not None for row in written] == [kind != "good" for kind in kinds]
+
+
+ROW_WRITERS = {
+    "annotate": ("score", "--annotate", "--no-embedder"),
+    "redact": ("redact",),
+    "select": ("select", "--no-embedder"),
+    "dedupe": ("dedupe", "--by", "task", "--no-embedder"),
+    "messages": ("convert", "--to", "messages"),
+}
+"""Each command that writes rows back, before ``--from openai-chat FILE -o OUT``."""
+
+
+def written_rows(out: Path) -> list[dict[str, Any]]:
+    """The rows of a JSON Lines or Parquet output."""
+    if out.suffix == ".parquet":
+        rows: list[dict[str, Any]] = pq.read_table(out).to_pylist()
+        return rows
+    return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+@pytest.mark.parametrize("command", sorted(ROW_WRITERS))
+def test_every_row_writer_keeps_the_text_of_a_line_that_is_no_json_in_kp_raw(
+    kp: KpRunner, tmp_path: Path, command: str, suffix: str
+) -> None:
+    """A line kp cannot parse comes back with its text in kp_raw; no read row has one."""
+    lines = (DATASETS / "openai_chat.jsonl").read_text().splitlines()
+    lines.insert(1, BROKEN_LINE)
+    source, out = tmp_path / "rows.jsonl", tmp_path / f"out{suffix}"
+    source.write_text("\n".join(lines) + "\n")
+    run = kp(*ROW_WRITERS[command], "--from", "openai-chat", str(source), "-o", str(out))
+    assert run.code == 1, run.err
+    written = written_rows(out)
+    assert len(written) == len(lines)
+    raw = [row.get("kp_raw") for row in written]
+    assert sorted(raw, key=lambda text: text is None) == [BROKEN_LINE] + [None] * (len(lines) - 1)
+    assert written[raw.index(BROKEN_LINE)]["kp_error"].startswith("invalid JSON")
+
+
+@pytest.mark.parametrize("command", ["redact", "annotate"])
+def test_a_line_that_is_no_json_has_its_secret_redacted_in_kp_raw(
+    kp: KpRunner, tmp_path: Path, command: str
+) -> None:
+    """kp redact and --redact clean the text of a line kp cannot parse as any other text."""
+    lines = (DATASETS / "openai_chat.jsonl").read_text().splitlines()
+    lines.insert(1, f'{{"token": "{SECRET}", broken')
+    source, out = tmp_path / "rows.jsonl", tmp_path / "out.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    redacting = ("--redact",) if command == "annotate" else ()
+    run = kp(
+        *ROW_WRITERS[command], *redacting, "--from", "openai-chat", str(source), "-o", str(out)
+    )
+    assert run.code == 1, run.err
+    assert SECRET not in out.read_text()
+    raw = written_rows(out)[1]["kp_raw"]
+    assert raw.startswith('{"token": "[REDACTED')
+    assert raw.endswith('", broken')
+
+
+def test_annotating_kps_own_rows_again_keeps_a_lines_text_in_kp_raw(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """The row kp wrote of a line that is no JSON keeps its kp_raw when annotated again."""
+    lines = (DATASETS / "openai_chat.jsonl").read_text().splitlines()
+    lines.insert(1, BROKEN_LINE)
+    source, once, twice = tmp_path / "rows.jsonl", tmp_path / "once.jsonl", tmp_path / "twice.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    annotate(kp, source, once)
+    annotate(kp, once, twice)
+    assert written_rows(twice)[1]["kp_raw"] == BROKEN_LINE

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.reports.rows import ANNOTATED_COLUMNS
-from knowledgepulse.runs import annotate, select
+from knowledgepulse.runs import annotate, dedupe, redact, select
 from knowledgepulse.runs.score_files import score_files
 from knowledgepulse.sources import Source, TraceOptions, register_source
 from knowledgepulse.sources._registry import unregister_source
@@ -187,3 +187,55 @@ def test_a_row_no_writer_could_write_goes_out_as_an_empty_row_with_its_error(
     written = [json.loads(line) for line in target.read_text().splitlines()]
     assert [row.get("n") for row in written] == [0, None]
     assert written[1]["kp_error"].startswith("loop[0]: a value that contains itself")
+
+
+BROKEN_LINE = '{"id": broken line'
+"""A line that is no JSON: its text is all there is of its row."""
+
+
+def with_a_broken_line(tmp_path: Path) -> Path:
+    """The chat dataset with a line that is no JSON second."""
+    lines = CHAT.read_text().splitlines()
+    lines.insert(1, BROKEN_LINE)
+    source = tmp_path / "rows.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    return source
+
+
+def test_annotate_on_a_file_keeps_the_text_of_a_line_that_is_no_json_in_kp_raw(
+    tmp_path: Path,
+) -> None:
+    """runs.annotate on a file: the broken line's row has its text in kp_raw, the rest None."""
+    scorer = TraceValueScorer(embedder=None)
+    back = annotate(str(with_a_broken_line(tmp_path)), scorer=scorer, on_problem=ignore)
+    assert [row["kp_raw"] for row in back[:3]] == [None, BROKEN_LINE, None]
+    assert back[1]["kp_error"].startswith("invalid JSON")
+
+
+@pytest.mark.parametrize("run", ["select", "dedupe"])
+def test_a_curated_files_write_to_keeps_the_text_of_a_line_that_is_no_json(
+    tmp_path: Path, run: str
+) -> None:
+    """select's and dedupe's write_to give the broken line back with its text in kp_raw."""
+    source, target = str(with_a_broken_line(tmp_path)), tmp_path / "out.jsonl"
+    scorer = TraceValueScorer(embedder=None)
+    if run == "select":
+        select(source, scorer=scorer, on_problem=ignore).write_to(target)
+    else:
+        dedupe(source, by="task", scorer=scorer, on_problem=ignore).write_to(target)
+    written = [json.loads(line) for line in target.read_text().splitlines()]
+    assert [row.get("kp_raw") for row in written].count(BROKEN_LINE) == 1
+
+
+def test_redact_on_a_file_gives_the_text_of_a_line_that_is_no_json_back_cleaned(
+    tmp_path: Path,
+) -> None:
+    """runs.redact's data: the broken line as its text in kp_raw, its secret redacted."""
+    secret = "sk-proj-Abc123Def456Ghi789Jkl012Mno345Pqr678"
+    lines = CHAT.read_text().splitlines()
+    lines.insert(1, f'{{"token": "{secret}", broken')
+    source = tmp_path / "rows.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    data = redact(str(source), on_problem=ignore).data
+    assert len(data) == len(lines)
+    assert data[1] == {"kp_raw": '{"token": "[REDACTED:api_key]", broken'}

@@ -784,12 +784,11 @@ def _read_jsonl(
                 value, warnings = json_values.loads(raw)
             except UnicodeDecodeError as error:
                 message = _utf8_message(raw, error.start, error.reason)
-                yield Problem(location, "", message, record=Record(location, None))
+                yield Problem(location, "", message, record=Record(location, None, raw=raw))
                 continue
             except json_values.JsonError as problem:
-                yield Problem(
-                    location, problem.path, problem.message, record=Record(location, None)
-                )
+                unparsed = Record(location, None, raw=raw)  # its text is written back (kp_raw)
+                yield Problem(location, problem.path, problem.message, record=unparsed)
                 continue
             for path, message in warnings:
                 yield Problem(location, path, message, warning=True)

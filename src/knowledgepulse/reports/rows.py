@@ -23,6 +23,7 @@ import orjson
 import pydantic_core
 
 from knowledgepulse._util.jsonpath import describe_value, format_path
+from knowledgepulse._util.text import ENCODING_ERRORS
 from knowledgepulse.errors import Location, MissingDependencyError, OutputError
 from knowledgepulse.records import Record
 from knowledgepulse.records.arrow import ABSENT, NULL_MEANS, file_schema
@@ -50,6 +51,7 @@ COLUMN_TYPES = {
     "kp_group": "int64",
     "kp_kept": "bool",
     "kp_error": "string",
+    "kp_raw": "string",
 }
 """Every ``kp_`` column with its Arrow type: those of a scored row, kp dedupe's, the error."""
 DEDUPE_COLUMNS = ("kp_group", "kp_kept")
@@ -57,9 +59,17 @@ DEDUPE_COLUMNS = ("kp_group", "kp_kept")
 ERROR_COLUMN = "kp_error"
 """Why a row gave no trace (``kp score --annotate`` keeps it, its other ``kp_`` columns empty);
 empty on a row that was read."""
-SCORE_COLUMNS = tuple(name for name in COLUMN_TYPES if name not in (*DEDUPE_COLUMNS, ERROR_COLUMN))
+RAW_COLUMN = "kp_raw"
+"""The text of a line that is no JSON object (not JSON at all, a list...), which no column of its
+row can hold; empty on every other row."""
+UNREAD_COLUMNS = (ERROR_COLUMN, RAW_COLUMN)
+"""The columns of a row that gave no trace, which go wherever ``kp_error`` goes (empty on a
+read row): why, and the text kp could not parse."""
+SCORE_COLUMNS = tuple(
+    name for name in COLUMN_TYPES if name not in (*DEDUPE_COLUMNS, *UNREAD_COLUMNS)
+)
 """The columns every scored row gets, in this order."""
-ANNOTATED_COLUMNS = (*SCORE_COLUMNS, ERROR_COLUMN)
+ANNOTATED_COLUMNS = (*SCORE_COLUMNS, *UNREAD_COLUMNS)
 """The columns ``kp score --annotate`` adds to every row, read or not, in this order."""
 
 
@@ -78,9 +88,26 @@ def kp_columns(breakdown: ValueBreakdown) -> dict[str, Any]:
     }
 
 
-def error_columns(message: str, added: Sequence[str] = ANNOTATED_COLUMNS) -> dict[str, Any]:
-    """The ``kp_`` columns of a row that gave no trace: ``kp_error`` says why, the rest empty."""
-    return {**dict.fromkeys(added), ERROR_COLUMN: message}
+def error_columns(
+    message: str, added: Sequence[str] = ANNOTATED_COLUMNS, raw: str | None = None
+) -> dict[str, Any]:
+    """The ``kp_`` columns of a row that gave no trace: ``kp_error`` says why, the rest empty.
+
+    ``raw``: the row's line as read, when it is no JSON object (:func:`unparsed_text`), in
+    ``kp_raw``.
+    """
+    return {**dict.fromkeys(added), ERROR_COLUMN: message, RAW_COLUMN: raw}
+
+
+def unparsed_text(record: Record) -> str | None:
+    """The line of a record that is no JSON object, as read (its text is lost otherwise).
+
+    ``None`` for an object (its columns are written back) and a record without its line's bytes
+    (a JSON file's, a line too long to hold). Bytes that are not UTF-8 are written escaped.
+    """
+    if record.raw is None or isinstance(record.value, Mapping):
+        return None
+    return record.raw.decode("utf-8", ENCODING_ERRORS)
 
 
 def row_format(output: Path | None, inputs: Sequence[str]) -> RowFormat:

@@ -170,9 +170,10 @@ def annotate(data: RunInput, **settings: Unpack[ScoreSettings]) -> Any:
     a ``RecordBatchReader``) is read once into a pyarrow ``Table``, which comes back so (text
     held as ``string_view`` as ``large_string``); row dicts or files give a list of dicts. A
     dataset row that gives no trace is kept in its place with ``kp_error`` saying why and its
-    other ``kp_`` columns empty (and told to ``on_problem``); a read row's ``kp_error`` is
-    empty. A trace document that gives none is left out (every record of a table is a row; a
-    list or file is known to hold rows once one of them reads).
+    other ``kp_`` columns empty (and told to ``on_problem``), a file's line that is no JSON
+    object its text in ``kp_raw``; a read row's ``kp_error`` and ``kp_raw`` are empty. A trace
+    document that gives none is left out (every record of a table is a row; a list or file is
+    known to hold rows once one of them reads).
 
     Takes the arguments of :func:`score` (:class:`ScoreSettings`), and raises as it does.
     """
@@ -192,7 +193,8 @@ class Redaction:
         data: the records redacted, in ``data``'s own form: each dataset row with its strings
             cleaned, or each trace document; a table for a table (see :func:`annotate`), else
             a list of dicts. A dataset row that gives no trace is kept in its place, its
-            strings cleaned as a read row's are (as ``kp redact`` writes it).
+            strings cleaned as a read row's are (as ``kp redact`` writes it); a line that is
+            no JSON object as its text, cleaned, in ``kp_raw``.
         items: the redacted trace items, in order.
         findings: what was redacted in each item (same order; empty where nothing was): the
             JSON path, the type (``email``, ``api_key``...), the rule and how many.
@@ -272,7 +274,7 @@ def redact(
     )
     kept = list(in_place(redacted, unread, every_file=table_kind(data) is not None))
     items = [item for item in kept if isinstance(item, TraceItem)]
-    records = [item if isinstance(item, TraceItem) else item[0] for item in kept]
+    records = [item if isinstance(item, TraceItem) else item.as_row() for item in kept]
     counts = dict(redactor.types.most_common())
     return Redaction(redacted_like(data, records), items, findings, counts, problems)
 

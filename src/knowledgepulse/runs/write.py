@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar, cast
+from typing import IO, TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias, TypeVar, cast
 
 from knowledgepulse._util.atomic import (
     atomic_binary,
@@ -37,12 +37,15 @@ from knowledgepulse.reports.rows import (
     ANNOTATED_COLUMNS,
     COLUMN_TYPES,
     ERROR_COLUMN,
+    RAW_COLUMN,
     SCORE_COLUMNS,
+    UNREAD_COLUMNS,
     RowWriter,
     error_columns,
     jsonl_row,
     kp_columns,
     row_format,
+    unparsed_text,
 )
 from knowledgepulse.reports.value import annotated_document, annotated_line, tidy
 from knowledgepulse.reports.value_formats import (
@@ -104,7 +107,31 @@ def annotated_like(
     return _add_columns(_rows_at(data, kind, positions), kind, columns, names)
 
 
-Kept: TypeAlias = "ScoredItem | tuple[Record, str]"
+class UnreadRow(NamedTuple):
+    """A dataset row that gave no trace, as it is written back (:meth:`UnreadRows.rows`)."""
+
+    record: Record
+    """The row: its record, or an empty one for a record that is no JSON object."""
+    message: str
+    """Why it gave no trace (``kp_error``)."""
+    raw: str | None = None
+    """The text of a line that is no JSON object (``kp_raw``), else ``None``."""
+
+    def columns(self, added: Sequence[str] = ANNOTATED_COLUMNS) -> dict[str, Any]:
+        """Its ``kp_`` columns (:func:`~knowledgepulse.reports.rows.error_columns`)."""
+        return error_columns(self.message, added, self.raw)
+
+    def as_row(self) -> Record:
+        """Its record, with ``kp_raw`` when it has a line's text: its only ``kp_`` column.
+
+        Where a run gives rows back without their errors (:func:`knowledgepulse.runs.redact`).
+        """
+        if self.raw is None:
+            return self.record
+        return Record(self.record.location, {**self.record.value, RAW_COLUMN: self.raw})
+
+
+Kept: TypeAlias = "ScoredItem | UnreadRow"
 """An annotated run's row: a scored item, or a row that gave no trace with its error."""
 _Item = TypeVar("_Item", ScoredItem, TraceItem)
 
@@ -112,15 +139,16 @@ _Item = TypeVar("_Item", ScoredItem, TraceItem)
 def kept_like(data: Any, kept: Iterable[Kept], *, redacted: bool = False) -> Any:
     """Every row as ``data`` came, in ``kept``'s order (see :func:`annotated_like`).
 
-    A scored row gets its ``kp_`` columns and an empty ``kp_error``; a row that gave no trace
-    its error in ``kp_error`` and the other ``kp_`` columns empty. ``redacted``: as
+    A scored row gets its ``kp_`` columns and an empty ``kp_error`` and ``kp_raw``; a row that
+    gave no trace its error in ``kp_error`` (its line's text in ``kp_raw``, when it is no JSON
+    object) and the other ``kp_`` columns empty. ``redacted``: as
     :func:`annotated_like`'s. ``kept`` is read once, each item let go as it is read: of a
     table's row only its place is held (its redacted value with ``redacted``), not its trace.
     """
     kind = table_kind(data)
     if kind is None:
         return [
-            annotated(row, added) if isinstance(row, ScoredItem) else {**row[0].value, **added}
+            annotated(row, added) if isinstance(row, ScoredItem) else {**row.record.value, **added}
             for row, added in _with_columns(kept)
         ]
     columns: list[dict[str, Any]] = []
@@ -128,7 +156,7 @@ def kept_like(data: Any, kept: Iterable[Kept], *, redacted: bool = False) -> Any
     records: list[Record] = []
     for row, added in _with_columns(kept):
         columns.append(added)
-        item = row.item if isinstance(row, ScoredItem) else row[0]
+        item = row.item if isinstance(row, ScoredItem) else row.record
         if redacted:  # the cleaned row (a trace's document) with its place, not the trace
             records.append(item if isinstance(item, Record) else item.row or item.record)
         else:
@@ -142,9 +170,9 @@ def _with_columns(kept: Iterable[Kept]) -> Iterator[tuple[Kept, dict[str, Any]]]
     """Each kept row with the columns :func:`kept_like` adds to it."""
     for row in kept:
         if isinstance(row, ScoredItem):
-            yield row, {**kp_columns(row.breakdown), ERROR_COLUMN: None}
+            yield row, {**kp_columns(row.breakdown), **dict.fromkeys(UNREAD_COLUMNS)}
         else:
-            yield row, error_columns(row[1])
+            yield row, row.columns()
 
 
 def table_schema(data: Any) -> Any:
@@ -193,7 +221,7 @@ def rows_table(rows: Sequence[Mapping[str, Any]], schema: Any = None) -> Any:
 
 def in_place(
     scored: Iterable[_Item], unread: UnreadRows, *, every_file: bool = False
-) -> Iterator[_Item | tuple[Record, str]]:
+) -> Iterator[_Item | UnreadRow]:
     """Every row in its place: each item, after the rows read before it that gave none.
 
     ``scored`` is read lazily, so a problem ``unread`` was given while the next item was being
@@ -418,12 +446,12 @@ class UnreadRows:
     def _of_rows(self, file: str) -> bool:
         return file in self._row_files and file not in self._trace_files
 
-    def rows(self, before: int | None, *, every_file: bool = False) -> Iterator[tuple[Record, str]]:
+    def rows(self, before: int | None, *, every_file: bool = False) -> Iterator[UnreadRow]:
         """The rows to write before item ``before`` (``None``: all), each with its error.
 
         A record's problems come together: they are one row, their messages joined. Each is its
-        record with a row's value (a record that is no JSON object: an empty one). Only the
-        records of files whose items are rows, unless ``every_file``.
+        record with a row's value (a record that is no JSON object: an empty one, its line's
+        text in ``raw``). Only the records of files whose items are rows, unless ``every_file``.
         """
         if not self.in_place and before is not None:
             return
@@ -439,8 +467,22 @@ class UnreadRows:
                 rows.append((record, [message]))
         for record, messages in rows:
             if every_file or self._of_rows(record.location.file):
-                row = record if isinstance(record.value, Mapping) else Record(record.location, {})
-                yield row if self.clean is None else self.clean(row), "; ".join(messages)
+                yield self._unread_row(record, "; ".join(messages))
+
+    def _unread_row(self, record: Record, message: str) -> UnreadRow:
+        """``record`` as a row to write back, cleaned by ``clean``, its line's text too.
+
+        A row kp wrote of such a line keeps its ``kp_raw``: written again, it is not lost.
+        """
+        raw = unparsed_text(record)
+        row = record if isinstance(record.value, Mapping) else Record(record.location, {})
+        if self.clean is not None:
+            row = self.clean(row)
+            if raw is not None:  # the text may hold the very secret the run removes
+                raw = self.clean(Record(record.location, raw)).value
+        if raw is None and isinstance(kept := row.value.get(RAW_COLUMN), str):
+            raw = kept
+        return UnreadRow(row, message, raw)
 
 
 _ASIDE_BYTES = 1 << 16
@@ -462,7 +504,8 @@ class ItemWriter:
             (:func:`knowledgepulse.reports.messages.chat_row`), with the added columns.
         unread: the dataset rows that gave no trace, each written in its place with
             ``kp_error`` saying why and its other added columns empty (a training row: every
-            field empty). In Parquet every row then has ``kp_error``, empty on a read one; in
+            field empty), and a line that is no JSON object its text in ``kp_raw``. In Parquet
+            every row then has ``kp_error`` and ``kp_raw``, empty on a read one; in
             JSON Lines a read row has it only when ``added`` names it (``kp score
             --annotate``), so that the others go out as they did.
         clean: cleans the key-value metadata a Parquet schema keeps from the rows' files
@@ -490,8 +533,8 @@ class ItemWriter:
         self._form = form
         self._messages = messages
         self._unread = unread
-        if unread is not None and form == "parquet" and ERROR_COLUMN not in added:
-            added = (*added, ERROR_COLUMN)  # a Parquet schema is fixed before the rows come
+        if unread is not None and form == "parquet":  # its schema is fixed before the rows come
+            added = (*added, *(name for name in UNREAD_COLUMNS if name not in added))
         self._added = added
         self._items = 0
         fields = messages_fields if messages else None
@@ -661,9 +704,11 @@ class ItemWriter:
         # In a Parquet file of rows every record is a row; else a trace file's bad record is
         # a problem only.
         every_file = self._rows is not None and not self._documents
-        for row, message in self._unread.rows(before, every_file=every_file):
-            columns = error_columns(message, self._added)
-            self._put(Record(row.location, {}) if self._messages else row, columns)
+        for row in self._unread.rows(before, every_file=every_file):
+            location = row.record.location
+            self._put(
+                Record(location, {}) if self._messages else row.record, row.columns(self._added)
+            )
             self._unread.written += 1
 
     def _row(self, item: TraceItem, columns: Mapping[str, Any]) -> None:
@@ -680,7 +725,7 @@ class ItemWriter:
                 chat_row(item.trace, system=item.system, offered=item.tools, task=item.task),
             )
         if ERROR_COLUMN in self._added and ERROR_COLUMN not in columns:
-            columns = {**columns, ERROR_COLUMN: None}
+            columns = {**columns, **dict.fromkeys(UNREAD_COLUMNS)}
         return row, columns
 
     def _put(self, row: Record, columns: Mapping[str, Any]) -> None:
