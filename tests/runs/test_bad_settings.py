@@ -181,6 +181,28 @@ def test_a_misspelt_keyword_of_score_names_the_setting_meant(call: Callable[...,
         call(ROWS, min_scor=0.5, scorer=NO_MODEL)
 
 
+@pytest.mark.parametrize(
+    ("call", "misspelt", "meant"),
+    [
+        (runs.select, {"budgt": 10}, "budget"),
+        (runs.dedupe, {"threshhold": 0.9}, "threshold"),  # not success_threshold, a reading one
+        (runs.split, {"test": 0.2, "sed": 3}, "seed"),
+        (runs.redact, {"levl": "aggregated"}, "level"),
+    ],
+)
+def test_a_misspelt_keyword_of_a_curating_call_names_its_own_setting_meant(
+    call: Callable[..., Any], misspelt: dict[str, Any], meant: str
+) -> None:
+    """select(rows, budgt=10) names budget, as score's misspelt keyword names its setting."""
+    with pytest.raises(SettingTypeError) as refused:
+        call(ROWS, **misspelt)
+    said = str(refused.value)
+    wrong = next(name for name in misspelt if name != "test")
+    assert said.startswith(f"{call.__name__}() got an unexpected keyword argument {wrong!r}")
+    assert f"Did you mean {meant!r}?" in said
+    assert meant in said.split("the settings are ")[1].split(", ")  # listed with the others
+
+
 def test_parquet_to_a_stream_is_a_parameter_conflict() -> None:
     """item_writer cannot write Parquet to a text stream: the library's error, naming target."""
     with (

@@ -34,6 +34,21 @@ def wrong_setting(
     return error(Setting(name), f" (a {type(value).__name__}): give {allowed}")
 
 
+def unknown_keyword(
+    call: str, name: str, known: Iterable[str], hint: str | None = None
+) -> SettingTypeError:
+    """The refusal of a keyword ``call`` does not take, as Python's own (a ``TypeError``).
+
+    It names the closest of the ``known`` keywords (``hint`` instead, when given) and lists them.
+    """
+    taken = sorted(known)
+    said = did_you_mean(name, taken) if hint is None else hint
+    return SettingTypeError(
+        f"{call}() got an unexpected keyword argument {name!r};{said} "
+        f"the settings are {', '.join(taken)}"
+    )
+
+
 def paths_of(
     sources: object,
     name: str = "sources",

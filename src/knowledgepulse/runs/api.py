@@ -17,9 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, Unpack, overload
 
-from knowledgepulse._util.settings import optional_path
-from knowledgepulse._util.text import did_you_mean
-from knowledgepulse.errors import SettingTypeError
+from knowledgepulse._util.settings import optional_path, unknown_keyword
 from knowledgepulse.records import Problem
 from knowledgepulse.runs.inputs import RunInput, items_of, readable_twice, table_kind
 from knowledgepulse.runs.read import (
@@ -180,7 +178,7 @@ def annotate(data: RunInput, **settings: Unpack[ScoreSettings]) -> Any:
     data = readable_twice(data)  # read to score, then its rows taken
     unread = UnreadRows()
     kept = in_place(
-        _scored(data, settings, unread), unread, every_file=table_kind(data) is not None
+        _scored(data, settings, unread, "annotate"), unread, every_file=table_kind(data) is not None
     )
     return kept_like(data, kept, redacted=settings.get("redact", False) is not False)
 
@@ -250,7 +248,7 @@ def redact(
         RedactionRulesError: ``rules_file`` has errors (all of them are listed).
         SettingTypeError: a setting of the wrong type (``source=3``), before anything is read.
     """
-    options = options_with(options, reading, "redact")
+    options = options_with(options, reading, redact)
     from knowledgepulse.redact.items import Redactor  # noqa: PLC0415 - the rules load here
 
     rules = optional_path(rules_file, "rules_file", "a YAML file's path, a str or a Path")
@@ -293,11 +291,12 @@ _SCORER_OWNS = {
 
 
 def _scored(
-    data: RunInput, settings: ScoreSettings, unread: UnreadRows | None = None
+    data: RunInput, settings: ScoreSettings, unread: UnreadRows | None = None, call: str = "score"
 ) -> Iterator[ScoredItem]:
     """``data`` read, redacted if asked, and scored by a :class:`ScoreRun` of ``settings``.
 
     ``unread``: given the problems, and counting the items, to keep the rows that gave none.
+    ``call``: the function ``settings`` were given to, which a keyword refused names.
 
     Raises:
         SettingTypeError: a keyword that is not a setting (a TypeError, as Python's own for a
@@ -305,15 +304,10 @@ def _scored(
     """
     unknown = sorted(settings.keys() - ScoreSettings.__optional_keys__)
     if unknown:
-        taken = ", ".join(sorted(ScoreSettings.__optional_keys__))
-        hint = _SCORER_OWNS.get(unknown[0]) or did_you_mean(
-            unknown[0], ScoreSettings.__optional_keys__
-        )
-        raise SettingTypeError(
-            f"unexpected keyword argument {unknown[0]!r};{hint} the settings are {taken}"
-        )
+        known = ScoreSettings.__optional_keys__
+        raise unknown_keyword(call, unknown[0], known, _SCORER_OWNS.get(unknown[0]))
     reading = {key: settings[key] for key in TraceSettings.__optional_keys__ if key in settings}  # type: ignore[literal-required]
-    options = options_with(settings.get("options"), reading, "score")
+    options = options_with(settings.get("options"), reading, score)
     cache_path = settings.get("cache_path")
     told = told_of(settings.get("on_problem"))
     if unread is not None:

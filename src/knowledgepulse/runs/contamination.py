@@ -300,7 +300,7 @@ def decontaminate(
         ParameterConflictError: ``threshold`` given to a scorer without an embedder.
         EmbedderUnavailableError: the scorer's embedder could not be loaded.
     """
-    options = options_with(options, reading, "decontaminate")
+    options = options_with(options, reading, decontaminate)
     ngram = count_of(ngram, "ngram", least=1)
     min_overlap = number_of(
         min_overlap, "min_overlap", "a share of words in (0, 1]", lambda share: 0 < share <= 1

@@ -576,7 +576,7 @@ def select(
             ``task_similarity`` outside [-1, 1].
         EmbedderUnavailableError: ``max_similarity`` and the embedder could not be loaded.
     """
-    options = options_with(options, reading, "select")
+    options = options_with(options, reading, select)
     if budget is not None and top is not None:
         raise ParameterConflictError(
             Setting("budget"), " and ", Setting("top"), " both set the budget; give one"
@@ -711,7 +711,7 @@ def dedupe(
             a setting of the wrong type.
         EmbedderUnavailableError: by ``similarity``, the embedder could not be loaded.
     """
-    options = options_with(options, reading, "dedupe")
+    options = options_with(options, reading, dedupe)
     one_of(by, "by", (DEDUPE_BY_SIMILARITY, DEDUPE_BY_TASK))
     checked_scorer(scorer)
     by_task = by == DEDUPE_BY_TASK

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypedDict
 
 from knowledgepulse import sources
-from knowledgepulse._util.settings import function_of
-from knowledgepulse._util.text import did_you_mean
-from knowledgepulse.errors import SettingTypeError
+from knowledgepulse._util.settings import function_of, unknown_keyword
 from knowledgepulse.records import Problem
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
@@ -141,22 +140,21 @@ class TraceSettings(TypedDict, total=False):
 
 
 def options_with(
-    options: TraceOptions | None, settings: Mapping[str, Any], call: str
+    options: TraceOptions | None, settings: Mapping[str, Any], call: Callable[..., Any]
 ) -> TraceOptions | None:
     """``options`` with the :class:`TraceSettings` given in ``settings`` set over them.
 
+    ``settings``: the keywords ``call`` (the function given them) took in its ``**reading``.
+
     Raises:
         SettingTypeError: a key of ``settings`` that is no setting of ``call`` (a TypeError, as
-            Python's own for a misspelt keyword).
+            Python's own for a misspelt keyword), with the closest of its own and its reading
+            settings (``select(budgt=10)``: ``budget``).
     """
     known = TraceSettings.__optional_keys__
     unknown = sorted(settings.keys() - known)
     if unknown:
-        hint = did_you_mean(unknown[0], known)
-        raise SettingTypeError(
-            f"{call}() got an unexpected keyword argument {unknown[0]!r};{hint} its reading "
-            f"settings are {', '.join(sorted(known))}"
-        )
+        raise unknown_keyword(call.__name__, unknown[0], {*known, *_named_parameters(call)})
     given = {key: value for key, value in settings.items() if value is not None}
     if not given:
         return options
@@ -169,6 +167,12 @@ def options_with(
     )
 
 
+def _named_parameters(call: Callable[..., Any]) -> list[str]:
+    """The settings of ``call`` other than its ``**`` ones: its keyword-only parameters."""
+    parameters = inspect.signature(call).parameters.values()
+    return [parameter.name for parameter in parameters if parameter.kind == parameter.KEYWORD_ONLY]
+
+
 def trace_options(task_field: str | None = None, **settings: Any) -> TraceOptions | None:
     """The options of converted traces from ``kp``'s (``None`` values: not given).
 
@@ -177,7 +181,7 @@ def trace_options(task_field: str | None = None, **settings: Any) -> TraceOption
     named or recognised by content; a ``ReasoningTrace`` keeps its own domain and confidence,
     and the reader warns that it does.
     """
-    return options_with(with_task_column(None, task_field), settings, "kp")
+    return options_with(with_task_column(None, task_field), settings, trace_options)
 
 
 def with_task_column(options: TraceOptions | None, task_field: str | None) -> TraceOptions | None:

@@ -232,7 +232,7 @@ def split(
         ParameterConflictError: ``task_similarity`` with ``task_field`` (which reads the tasks
             it would infer), or with another ``by`` than ``task``.
     """
-    options = options_with(options, reading, "split")
+    options = options_with(options, reading, split)
     test = number_of(test, "test", "a share in (0, 1)", lambda share: 0.0 < share < 1.0)
     validation = number_of(
         validation,
