@@ -233,6 +233,23 @@ def test_the_users_feedback_after_a_condensed_summary_is_a_reply_not_lost(
     assert "Je te passe" not in item.trace.task.objective
 
 
+def test_text_cut_by_response_interrupted_comes_before_the_result_it_preceded() -> None:
+    """The real task (jsboige/jsboige-mcp-servers): the model's text after its list_files call,
+    cut by ``[Response interrupted by a tool use result...]``, came before the call's result;
+    it was put after it."""
+    corpus = Path(__file__).parents[1] / "conformance" / "files" / "cline"
+    (item,) = convert_file(corpus / "roo_code_leaf_write_and_run.json")
+    assert isinstance(item, TraceItem)
+    first = [(step.type, step.tool.name if step.tool else None) for step in item.trace.steps[:4]]
+    assert first == [
+        ("thought", None),
+        ("tool_call", "list_files"),
+        ("thought", None),
+        ("observation", "list_files"),
+    ]
+    assert (item.trace.steps[2].content or "").startswith("Maintenant, je vais créer le fichier")
+
+
 def test_environment_tags_a_command_printed_stay_its_output(tmp_path: Path) -> None:
     """A command that prints a task's history prints the ``<environment_details>`` tags it holds.
     Before, they were read as the extension's environment: the output after them became the

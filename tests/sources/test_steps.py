@@ -51,6 +51,28 @@ def test_a_failed_call_is_an_observation_and_the_next_call_the_recovery() -> Non
     assert [step["step_id"] for step in steps] == list(range(6))
 
 
+def test_a_thought_told_after_a_call_and_before_its_result_comes_before_its_observation() -> None:
+    """Text an agent wrote after its call, before the result came, keeps its place."""
+    builder = StepBuilder()
+    builder.thought("First I look.")
+    builder.tool_request("ls", {"path": "."}, call_id="t1")
+    builder.thought("Then I will write")
+    builder.tool_result("ls", call_id="t1", output="a.py")
+    builder.tool_request("ls", {"path": "src"}, call_id="t2")
+    builder.tool_result("ls", call_id="t2", output="b.py")
+    builder.thought("Said after the result.")
+    steps = builder.steps()
+    assert [(step["type"], step["content"]) for step in steps] == [
+        ("thought", "First I look."),
+        ("tool_call", 'ls {"path":"."}'),
+        ("thought", "Then I will write"),
+        ("observation", "a.py"),
+        ("tool_call", 'ls {"path":"src"}'),
+        ("observation", "b.py"),
+        ("thought", "Said after the result."),
+    ]
+
+
 def test_a_terminal_error_gives_no_recovery() -> None:
     """An error with nothing after it leaves nothing typed error_recovery."""
     builder = StepBuilder()

@@ -305,6 +305,7 @@ class _ToolEvent:
     text: str | None = None  # the step's text, when the source gave one (else name and input)
     turn: int | None = None  # the model turn that asked for it (None: no request was told)
     ended: float | None = None  # when its execution ended, where its start and latency are told
+    answered: int | None = None  # how many events were told when its result came
 
 
 @dataclass(slots=True)
@@ -586,6 +587,7 @@ class StepBuilder:
             event.at = _seconds(at)
         tool = _tool(event)
         tool.executed = True
+        tool.answered = len(self._events)
         if name and name != tool.name:
             tool.name = name
             self._wait(event, "requested")  # a request may still join it, by its new name
@@ -691,7 +693,9 @@ class StepBuilder:
 
         A tool's ``observation`` follows its call, unless steps started while it ran (an agent
         called as a tool, whose model and tools run inside it): then it follows them, at the
-        tool's end, as its result did. A parallel sibling of its own turn is not inside it.
+        tool's end, as its result did. A parallel sibling of its own turn is not inside it. The
+        thoughts told after an untimed call and before its result (the agent's text after the
+        call in its message) come before its observation, as they came.
         """
         steps: list[dict[str, Any]] = []
         after_error = False
@@ -707,17 +711,25 @@ class StepBuilder:
             if tool.error:
                 after_error, failed_turn = True, tool.turn
 
-        def ended_by(at: float, turn: int | None) -> None:
-            """Observe the tools that ended by ``at``, and those of ``turn`` (its siblings)."""
+        def ended_by(at: float, turn: int | None, place: int) -> None:
+            """Observe the tools ended by ``at``, of ``turn`` (siblings), or held to ``place``."""
             if not running:
                 return
-            done = [t for t in running if _ended_by(t, at) or (turn is not None and t.turn == turn)]
+            done = [
+                t
+                for t in running
+                if _ended_by(t, at)
+                or (turn is not None and t.turn == turn)
+                or held.get(id(t), place + 1) <= place
+            ]
             for tool in sorted(done, key=lambda t: t.ended or 0.0):
                 running.remove(tool)
                 observe(tool)
 
-        for at, event in self._in_order():
-            ended_by(at, event.tool.turn if event.tool is not None else None)
+        ordered = self._in_order()
+        held = _held_results(ordered)  # id(tool) -> the place its observation waits for
+        for place, (at, event) in enumerate(ordered):
+            ended_by(at, event.tool.turn if event.tool is not None else None, place)
             if event.error is not None:
                 if after_error and reply is not None:  # the reply tried, and failed again
                     steps[reply]["type"] = "error_recovery"
@@ -734,17 +746,12 @@ class StepBuilder:
                 steps.append(_tool_step(tool, recovery=after_error and not sibling))
                 if not sibling:
                     after_error, reply, failed_turn = False, None, None
-                if tool.ended is not None and tool.turn is not None:
+                if (tool.ended is not None and tool.turn is not None) or id(tool) in held:
                     running.append(tool)  # observed at its end, after what ran inside it
                 else:
                     observe(tool)
-        ended_by(float("inf"), None)
-        if self._answer is not None and self.answer_is_step:
-            sibling = after_error and self._answer_turn is not None
-            if sibling and self._answer_turn == failed_turn:
-                after_error = False  # said before the error was seen: it recovers nothing
-            reply = len(steps) if after_error and reply is None else reply
-            steps.append({"type": "thought", "content": self._answer})
+        ended_by(float("inf"), None, len(ordered))
+        after_error, reply = self._answer_step(steps, after_error, reply, failed_turn)
         if after_error and reply is not None:
             steps[reply]["type"] = "error_recovery"
         _take_recorded_types(self.step_types, steps)
@@ -752,6 +759,26 @@ class StepBuilder:
             {"step_id": number, **step, "content": bounded(step["content"], limit)}
             for number, step in enumerate(steps)
         ]
+
+    def _answer_step(
+        self,
+        steps: list[dict[str, Any]],
+        after_error: bool,
+        reply: int | None,
+        failed_turn: int | None,
+    ) -> tuple[bool, int | None]:
+        """The final answer as the last thought step, when it is one; the error state after it.
+
+        ``after_error``, ``reply`` and ``failed_turn``: as :meth:`steps` has them after the
+        other steps. An answer of a failed call's own model turn recovers nothing.
+        """
+        if self._answer is not None and self.answer_is_step:
+            sibling = after_error and self._answer_turn is not None
+            if sibling and self._answer_turn == failed_turn:
+                after_error = False  # said before the error was seen: it recovers nothing
+            reply = len(steps) if after_error and reply is None else reply
+            steps.append({"type": "thought", "content": self._answer})
+        return after_error, reply
 
     def _in_order(self) -> list[tuple[float, _Event]]:
         """The events to tell by start time, each with the time it is ordered by.
@@ -786,6 +813,32 @@ class StepBuilder:
 
 _CLOCK_SLACK_S = 1e-6
 """A start and a latency told in milliseconds give an end a rounding away from the true one."""
+
+
+def _held_results(ordered: list[tuple[float, _Event]]) -> dict[int, int]:
+    """The untimed calls whose result came after thoughts told after them: where it goes.
+
+    Each call's ``id`` and the place in ``ordered`` its observation waits for: after the
+    thoughts told after the call and before its result (an agent's text after the call in its
+    own message, before the result came: Roo Code's cut by ``[Response interrupted...]``).
+    """
+    held: dict[int, int] = {}
+    for place, (_, event) in enumerate(ordered):
+        tool = event.tool
+        if tool is None or event.at is not None or tool.answered is None:
+            continue
+        end = place + 1
+        while end < len(ordered) and _thought_before(ordered[end][1], tool.answered):
+            end += 1
+        if end > place + 1:
+            held[id(tool)] = end
+    return held
+
+
+def _thought_before(event: _Event, told: int) -> bool:
+    """Whether ``event`` is an untimed thought told before ``told`` events were."""
+    plain = event.tool is None and event.error is None and event.user is None
+    return plain and event.at is None and event.seq < told
 
 
 def _ended_by(tool: _ToolEvent, at: float) -> bool:
