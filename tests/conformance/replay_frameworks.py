@@ -590,6 +590,55 @@ def pydantic_ai_approval_run(cassettes: Path) -> None:
     _write(OUT / "pydantic-ai" / "approval_then_resumed.json", _indented(resumed))
 
 
+DEEPSEEK_DEFERRED = (
+    PYDANTIC_AI + "test_deepseek/test_deepseek_deferred_capability_with_thinking.yaml"
+)
+
+
+def pydantic_ai_deferred_capability_run(cassettes: Path) -> None:
+    """deepseek-reasoner's recorded replies through an agent whose dice tools are a deferred
+    capability (``Capability(defer_loading=True)``): the model loads it with ``load_capability``,
+    Pydantic AI adds its own ``search_tools`` turn, then the model calls the tools; each reply's
+    ``reasoning_content`` becomes a ``thinking`` part. The agent is the recording's test's."""
+    from pydantic_ai import Agent, RunContext
+    from pydantic_ai.capabilities import Capability
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.deepseek import DeepSeekProvider
+
+    client = httpx2.AsyncClient(
+        transport=httpx2.MockTransport(transport(cassettes / DEEPSEEK_DEFERRED))
+    )
+    model = OpenAIChatModel(
+        "deepseek-reasoner", provider=DeepSeekProvider(api_key="-", http_client=client)
+    )
+
+    def roll_dice() -> str:
+        """Roll a six-sided die and return the result."""
+        return "4"
+
+    def get_player_name(ctx: Any) -> Any:
+        """Get the player's name."""
+        return ctx.deps
+
+    # The module's annotations are strings; the tool's context is told by its real annotation.
+    get_player_name.__annotations__ = {"ctx": RunContext[str], "return": str}
+
+    agent = Agent(
+        model,
+        deps_type=str,
+        instructions=(
+            "You're a dice game, you should roll the die and see if the number you get back "
+            "matches the user's guess. If so, tell them they're a winner. Use the player's name "
+            "in the response."
+        ),
+        capabilities=[
+            Capability[str](id="DICE_ROLL", tools=[get_player_name, roll_dice], defer_loading=True)
+        ],
+    )
+    result = asyncio.run(agent.run("My guess is 4", deps="Anne"))
+    _write(OUT / "pydantic-ai" / "deepseek_deferred_capability_thinking.json", _indented(result))
+
+
 def _indented(result: Any) -> str:
     """A Pydantic AI run's ``all_messages_json()``, indented as the other files are."""
     return json.dumps(json.loads(result.all_messages_json()), indent=1) + "\n"
@@ -1873,6 +1922,7 @@ def main() -> None:
     pydantic_ai_approval_run(cassettes)
     pydantic_ai_image_output_run(cassettes)
     pydantic_ai_spans_native_tool_run(cassettes)
+    pydantic_ai_deferred_capability_run(cassettes)
     smolagents_runs(cassettes)
     smolagents_code_agent_run()
     smolagents_planning_run(cassettes)
