@@ -5193,7 +5193,8 @@ _RETRIED = ("retry-prompt", "retry-feedback")
 def pydantic_ai(path: Path) -> list[Run]:
     """Pydantic AI ``all_messages()`` JSON: ``request`` / ``response`` messages, a run per
     ``run_id`` (a conversation continued with ``message_history`` holds the earlier runs'
-    messages first, each with its own run's id; a message without one is of the run before).
+    messages first, each with its own run's id; a message without one is of the run before, or,
+    before any id, of the first run: a compaction's response holding the earlier turns).
 
     A ``tool-return`` whose ``outcome`` is not ``success``, a ``retry-prompt`` (a tool's
     ``ModelRetry``, an output that failed validation) and a ``retry-feedback`` (2.x: an output
@@ -5212,7 +5213,8 @@ def pydantic_ai(path: Path) -> list[Run]:
         resumes = message["kind"] == "request" and all(
             part["part_kind"] != "user-prompt" for part in message["parts"]
         )
-        if not runs or (run_id is not None and run_id != current and not resumes):
+        # before any run_id (a compaction's response, made outside a run): of the run after
+        if not runs or (current is not None and run_id not in (None, current) and not resumes):
             runs.append([])
         current = run_id or current
         runs[-1].append(message)

@@ -639,6 +639,56 @@ def pydantic_ai_deferred_capability_run(cassettes: Path) -> None:
     _write(OUT / "pydantic-ai" / "deepseek_deferred_capability_thinking.json", _indented(result))
 
 
+RESPONSES_COMPACTION = (
+    PYDANTIC_AI + "test_openai_responses/test_openai_responses_compact_messages.yaml"
+)
+
+
+def recorded_in_order(cassette: Path) -> Callable[[httpx2.Request], httpx2.Response]:
+    """A handler that answers each request with the next recorded reply, whatever its endpoint
+    (``/responses`` and ``/responses/compact`` alike), checking it asks where the recording did."""
+    queue = [
+        (
+            interaction["request"]["uri"].split("?")[0],
+            interaction["response"].get("parsed_body") or _json(interaction["response"]["body"]),
+        )
+        for interaction in yaml.safe_load(cassette.read_text())["interactions"]
+    ]
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        uri, body = queue.pop(0)
+        assert uri.endswith(request.url.path), (uri, request.url)
+        return httpx2.Response(200, json=body)
+
+    return answer
+
+
+def pydantic_ai_compaction_run(cassettes: Path) -> None:
+    """gpt-4o-mini's recorded replies through an agent that compacts its history
+    (``OpenAICompaction(message_count_threshold=4)``): three runs of one conversation, the third
+    given the first two's messages, which the provider's ``/responses/compact`` turns into a
+    ``compaction`` part before the answer. The agent is the recording's test's."""
+    from openai import AsyncOpenAI
+    from pydantic_ai import Agent
+    from pydantic_ai.models.openai import OpenAICompaction, OpenAIResponsesModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    answer = recorded_in_order(cassettes / RESPONSES_COMPACTION)
+    client = AsyncOpenAI(
+        api_key="-", http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(answer))
+    )
+    agent: Agent[None, str] = Agent(
+        OpenAIResponsesModel("gpt-4o-mini", provider=OpenAIProvider(openai_client=client)),
+        instructions="You are a helpful math assistant. Give short answers.",
+        capabilities=[OpenAICompaction(message_count_threshold=4)],
+    )
+    history: list[Any] = []
+    for prompt in ("What is 2+2?", "And 3+3?", "And 5+5?"):
+        result = asyncio.run(agent.run(prompt, message_history=history))
+        history = result.all_messages()
+    _write(OUT / "pydantic-ai" / "responses_compaction_three_runs.json", _indented(result))
+
+
 def _indented(result: Any) -> str:
     """A Pydantic AI run's ``all_messages_json()``, indented as the other files are."""
     return json.dumps(json.loads(result.all_messages_json()), indent=1) + "\n"
@@ -1923,6 +1973,7 @@ def main() -> None:
     pydantic_ai_image_output_run(cassettes)
     pydantic_ai_spans_native_tool_run(cassettes)
     pydantic_ai_deferred_capability_run(cassettes)
+    pydantic_ai_compaction_run(cassettes)
     smolagents_runs(cassettes)
     smolagents_code_agent_run()
     smolagents_planning_run(cassettes)

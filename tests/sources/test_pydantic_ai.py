@@ -482,6 +482,29 @@ def test_a_kind_that_is_a_list_or_an_object_is_a_located_problem(
     assert list(convert_file(path, source="auto"))
 
 
+def test_a_compaction_before_any_run_id_opens_the_run_after_it(tmp_path: Path) -> None:
+    """``OpenAICompaction``'s response (no ``run_id``) stands for earlier turns: no run alone."""
+    compacted = {
+        **response({"part_kind": "compaction", "content": None, "id": "cmp_1"}),
+        "run_id": None,
+    }
+    third = [
+        {**request(user("And 5+5?")), "run_id": "run-3"},
+        {**response(text("5 + 5 = 10")), "run_id": "run-3"},
+    ]
+    listed, lines = tmp_path / "messages.json", tmp_path / "messages.jsonl"
+    listed.write_text(json.dumps([compacted, *third]))
+    lines.write_text("".join(json.dumps(message) + "\n" for message in [compacted, *third]))
+    for path in (listed, lines):
+        items = list(convert_file(path, source="pydantic-ai"))
+        assert [
+            (item.trace.id, item.trace.task.objective, item.trace.outcome.result_summary)
+            for item in items
+            if isinstance(item, TraceItem)
+        ] == [("kp:trace:pydantic-ai-run-3", "And 5+5?", "5 + 5 = 10")], path.name
+        assert not [item for item in items if isinstance(item, Problem)], path.name
+
+
 def test_a_conversation_continued_with_message_history_gives_one_trace_per_run(
     tmp_path: Path,
 ) -> None:

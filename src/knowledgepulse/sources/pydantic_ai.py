@@ -226,17 +226,24 @@ def _runs(messages: Sequence[Any]) -> list[tuple[int, list[Any]]]:
     holds the earlier runs first (each message keeps the ``run_id`` of the run that made it): the
     model's context, but each run is a trace of its own. Messages with no ``run_id`` (Pydantic
     AI before 1.x) stay with the run before them, and so does a run that resumes the one before
-    (see :func:`_resumes`).
+    (see :func:`_resumes`). Those before any ``run_id`` are of the first run that has one: the
+    response ``OpenAICompaction`` makes outside any run, its ``compaction`` part standing for the
+    earlier turns, opens the history of the run it was made for.
     """
     found: list[tuple[int, list[Any]]] = []
     current: str | None = None
     for index, message in enumerate(messages):
-        run_id = _run_id(message)
-        if not found or (run_id is not None and run_id != current and not _resumes(message)):
+        if not found or _starts_run(message, current):
             found.append((index, []))
-        current = run_id or current
+        current = _run_id(message) or current
         found[-1][1].append(message)
     return found
+
+
+def _starts_run(message: Any, current: str | None) -> bool:
+    """Whether a message starts a run after messages of run ``current`` (``None``: none named)."""
+    run_id = _run_id(message)
+    return current is not None and run_id not in (None, current) and not _resumes(message)
 
 
 def _resumes(message: Any) -> bool:
@@ -286,9 +293,7 @@ def convert_records(
                         yield item.problem(error.path, error.message)
                 yield _finish_record(run, options, item)
             continue
-        run_id = _run_id(item.value)
-        starts = run_id is not None and run_id != shared.run_id and not _resumes(item.value)
-        if shared_first is not None and starts:
+        if shared_first is not None and _starts_run(item.value, shared.run_id):
             yield _finish_record(shared, options, shared_first)  # the next run's messages
             shared, shared_first = _Run(), None
         try:
