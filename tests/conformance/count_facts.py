@@ -5202,7 +5202,9 @@ def pydantic_ai(path: Path) -> list[Run]:
     the run succeeded when it ended in its answer (text, or the output tool's arguments, which
     Pydantic AI acknowledges with a last request) and no message's ``state`` says otherwise than
     ``complete``. A ``builtin-tool-call`` is a tool the model's provider ran (web search, code
-    execution), its ``builtin-tool-return`` in the same response.
+    execution), its ``builtin-tool-return`` in the same response; a remote MCP server's
+    (``mcp_server:<id>``) calls the server's tool (``args.tool_name``) or lists its tools (no
+    call), its return failed when its ``error`` is set (``is_error`` from Anthropic).
     """
     runs: list[list[dict[str, Any]]] = []
     current = None
@@ -5240,9 +5242,23 @@ def _pydantic_ai_run(messages: list[dict[str, Any]]) -> Run:
                     timeline.user(said)
             if kind == "text":
                 timeline.text(part["content"])
-            if kind in ("tool-call", "builtin-tool-call"):  # builtin: run by the provider
-                timeline.tool(part["tool_name"], part.get("args"))
-            if kind in _RETRIED or part.get("outcome", "success") != "success":
+            args = part.get("args")
+            # a remote MCP server the provider calls (``mcp_server:<id>``): ``call_tool`` is
+            # the model's call of the server's tool, ``list_tools`` the provider's listing
+            mcp = part.get("tool_name", "").startswith("mcp_server:") and isinstance(args, dict)
+            if mcp and kind == "builtin-tool-call":
+                if args.get("action") == "call_tool":
+                    timeline.tool(args["tool_name"], args.get("tool_args"))
+            elif kind in ("tool-call", "builtin-tool-call"):  # builtin: run by the provider
+                timeline.tool(part["tool_name"], args)
+            content = part.get("content")
+            mcp_failed = (
+                kind == "builtin-tool-return"
+                and part.get("tool_name", "").startswith("mcp_server:")
+                and isinstance(content, dict)
+                and (content.get("error") is not None or content.get("is_error") is True)
+            )
+            if kind in _RETRIED or part.get("outcome", "success") != "success" or mcp_failed:
                 timeline.error()
     models = [message.get("model_name") for message in messages if message["kind"] == "response"]
     facts = timeline.facts(objective, model=_last_named(models))

@@ -642,6 +642,9 @@ def pydantic_ai_deferred_capability_run(cassettes: Path) -> None:
 RESPONSES_COMPACTION = (
     PYDANTIC_AI + "test_openai_responses/test_openai_responses_compact_messages.yaml"
 )
+RESPONSES_MCP_SERVER = (
+    PYDANTIC_AI + "test_openai_responses/test_openai_responses_model_mcp_server_tool.yaml"
+)
 
 
 def recorded_in_order(cassette: Path) -> Callable[[httpx2.Request], httpx2.Response]:
@@ -687,6 +690,46 @@ def pydantic_ai_compaction_run(cassettes: Path) -> None:
         result = asyncio.run(agent.run(prompt, message_history=history))
         history = result.all_messages()
     _write(OUT / "pydantic-ai" / "responses_compaction_three_runs.json", _indented(result))
+
+
+def pydantic_ai_mcp_server_run(cassettes: Path) -> None:
+    """o4-mini's recorded response through an agent given a remote MCP server as the provider's
+    own tool (``NativeTool(MCPServerTool(...))``, DeepWiki's ``ask_question`` only): the
+    provider lists the server's tools and calls one, each a ``builtin-tool-call`` and its
+    ``builtin-tool-return``, beside the model's reasoning; then the answer. The agent is the
+    recording's test's."""
+    from openai import AsyncOpenAI
+    from pydantic_ai import Agent
+    from pydantic_ai.capabilities.native_tool import NativeTool
+    from pydantic_ai.models.openai import OpenAIResponsesModel
+    from pydantic_ai.native_tools import MCPServerTool
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    answer = recorded_in_order(cassettes / RESPONSES_MCP_SERVER)
+    client = AsyncOpenAI(
+        api_key="-", http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(answer))
+    )
+    agent: Agent[None, str] = Agent(
+        OpenAIResponsesModel("o4-mini", provider=OpenAIProvider(openai_client=client)),
+        instructions="You are a helpful assistant.",
+        capabilities=[
+            NativeTool(
+                MCPServerTool(
+                    id="deepwiki",
+                    url="https://mcp.deepwiki.com/mcp",
+                    description="DeepWiki MCP server",
+                    allowed_tools=["ask_question"],
+                    headers={"custom-header-key": "custom-header-value"},
+                )
+            )
+        ],
+    )
+    result = asyncio.run(
+        agent.run(
+            "Can you tell me more about the pydantic/pydantic-ai repo? Keep your answer short"
+        )
+    )
+    _write(OUT / "pydantic-ai" / "responses_mcp_server_deepwiki.json", _indented(result))
 
 
 def _indented(result: Any) -> str:
@@ -1974,6 +2017,7 @@ def main() -> None:
     pydantic_ai_spans_native_tool_run(cassettes)
     pydantic_ai_deferred_capability_run(cassettes)
     pydantic_ai_compaction_run(cassettes)
+    pydantic_ai_mcp_server_run(cassettes)
     smolagents_runs(cassettes)
     smolagents_code_agent_run()
     smolagents_planning_run(cassettes)

@@ -482,6 +482,68 @@ def test_a_kind_that_is_a_list_or_an_object_is_a_located_problem(
     assert list(convert_file(path, source="auto"))
 
 
+def builtin(kind: str, call_id: str, **fields: Any) -> dict[str, Any]:
+    """A part of DeepWiki's remote MCP server, as Pydantic AI names it."""
+    server = "mcp_server:deepwiki"
+    return {"tool_name": server, "tool_call_id": call_id, "part_kind": kind, **fields}
+
+
+def test_a_remote_mcp_call_is_a_call_of_the_servers_tool_and_its_listing_no_step() -> None:
+    """``mcp_server:<id>``: ``call_tool`` calls the server's tool; ``list_tools`` is no call."""
+    asked = {"repoName": "pydantic/pydantic-ai", "question": "What is it?"}
+    messages = [
+        request(user("Tell me about pydantic-ai")),
+        response(
+            builtin("builtin-tool-call", "mcpl_1", args={"action": "list_tools"}),
+            builtin("builtin-tool-return", "mcpl_1", content={"tools": [], "error": None}),
+            builtin(
+                "builtin-tool-call",
+                "mcp_1",
+                args={"action": "call_tool", "tool_name": "ask_question", "tool_args": asked},
+            ),
+            builtin("builtin-tool-return", "mcp_1", content={"output": "An agent framework."}),
+            text("It is an agent framework."),
+        ),
+    ]
+    steps = pai.to_trace(messages).trace.steps
+    assert [(s.type, s.tool.name, s.tool.mcp_server) for s in steps if s.tool] == [
+        ("tool_call", "ask_question", "deepwiki"),
+        ("observation", "ask_question", "deepwiki"),
+    ]
+    assert steps[0].input == asked
+    assert steps[1].content == "An agent framework."
+
+
+def test_a_remote_mcp_calls_error_and_a_failed_listing_are_errors() -> None:
+    """An MCP return's ``is_error`` (Anthropic) fails its call; a listing's ``error`` is said."""
+    messages = [
+        request(user("Tell me about pydantic-ai")),
+        response(
+            builtin("builtin-tool-call", "mcpl_1", args={"action": "list_tools"}),
+            builtin("builtin-tool-return", "mcpl_1", content={"error": "401 Unauthorized"}),
+            builtin(
+                "builtin-tool-call",
+                "mcp_1",
+                args={"action": "call_tool", "tool_name": "ask_question", "tool_args": {}},
+            ),
+            builtin(
+                "builtin-tool-return",
+                "mcp_1",
+                content={"content": [{"type": "text", "text": "repo not found"}], "is_error": True},
+            ),
+            text("I could not reach DeepWiki."),
+        ),
+    ]
+    steps = pai.to_trace(messages).trace.steps
+    # each error an observation, the model's next action its recovery
+    assert [(s.type, s.tool and s.tool.name, s.content) for s in steps] == [
+        ("observation", None, "deepwiki: 401 Unauthorized"),
+        ("error_recovery", "ask_question", "ask_question"),
+        ("observation", "ask_question", "repo not found"),
+        ("error_recovery", None, "I could not reach DeepWiki."),
+    ]
+
+
 def test_a_compaction_before_any_run_id_opens_the_run_after_it(tmp_path: Path) -> None:
     """``OpenAICompaction``'s response (no ``run_id``) stands for earlier turns: no run alone."""
     compacted = {

@@ -74,9 +74,14 @@ def mcp_error_text(error: Any) -> Any:
     if isinstance(message, str) and message.strip():
         return message
     content = error.get("content")
+    return mcp_content_text(content) or content or error
+
+
+def mcp_content_text(content: Any) -> str | None:
+    """The text of an MCP result's content blocks (``[{"type": "text", "text": ...}]``), if any."""
     parts = content if isinstance(content, list) else []
     texts = [part["text"] for part in parts if isinstance(part, Mapping) and _text(part)]
-    return "\n".join(texts) or content or error
+    return "\n".join(texts) or None
 
 
 def failure(item: Mapping[str, Any], name: str, left: Any = None) -> Any:
