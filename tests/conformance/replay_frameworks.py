@@ -732,6 +732,48 @@ def pydantic_ai_mcp_server_run(cassettes: Path) -> None:
     _write(OUT / "pydantic-ai" / "responses_mcp_server_deepwiki.json", _indented(result))
 
 
+MIXED_TOOL_RETURN = (
+    PYDANTIC_AI + "test_multimodal_tool_returns/test_mixed_content_ordering[openai_chat].yaml"
+)
+KIWI = "pydantic+pydantic-ai/tests/assets/kiwi.jpg"
+
+
+def pydantic_ai_mixed_tool_return_run(cassettes: Path) -> None:
+    """gpt-5-mini's recorded replies through an agent whose tool returns text, an image and an
+    object in one list (the recording's test's ``get_mixed_content``, its image the test's
+    ``kiwi.jpg``): Pydantic AI sends the model the text and the object as the tool's result and
+    the image as a user message after it (``See file ...``), then the model describes them."""
+    from pydantic_ai import Agent, BinaryImage
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    client = httpx2.AsyncClient(
+        transport=httpx2.MockTransport(transport(cassettes / MIXED_TOOL_RETURN))
+    )
+    agent: Agent[None, str] = Agent(
+        OpenAIChatModel("gpt-5-mini", provider=OpenAIProvider(api_key="-", http_client=client))
+    )
+    image = BinaryImage(data=(cassettes / KIWI).read_bytes(), media_type="image/jpeg")
+
+    @agent.tool_plain
+    def get_mixed_content() -> list[Any]:
+        return ["Here is the image:", image, {"pydantic_ai_marker": "test_42"}]
+
+    result = asyncio.run(
+        agent.run("Call the get_mixed_content tool and describe what you received.")
+    )
+    messages = json.loads(result.all_messages_json())
+    for message in messages:  # the image's base64 data cut to its first 64 characters
+        for part in message["parts"]:
+            for item in part.get("content") if isinstance(part.get("content"), list) else []:
+                if isinstance(item, dict) and isinstance(item.get("data"), str):
+                    item["data"] = item["data"][:64]
+    _write(
+        OUT / "pydantic-ai" / "chat_mixed_content_tool_return.json",
+        json.dumps(messages, indent=1) + "\n",
+    )
+
+
 def _indented(result: Any) -> str:
     """A Pydantic AI run's ``all_messages_json()``, indented as the other files are."""
     return json.dumps(json.loads(result.all_messages_json()), indent=1) + "\n"
@@ -2018,6 +2060,7 @@ def main() -> None:
     pydantic_ai_deferred_capability_run(cassettes)
     pydantic_ai_compaction_run(cassettes)
     pydantic_ai_mcp_server_run(cassettes)
+    pydantic_ai_mixed_tool_return_run(cassettes)
     smolagents_runs(cassettes)
     smolagents_code_agent_run()
     smolagents_planning_run(cassettes)
