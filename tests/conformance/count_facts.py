@@ -5432,7 +5432,7 @@ def _agents_run_state(state: dict[str, Any]) -> Run:
     an approved request (its ``approval_request_id``) no second call. The run ended only when its
     items end in a message and no step waits (``current_step`` null): a state holds no output.
     The JavaScript SDK spells the same parts ``originalInput``, ``generatedItems``, ``rawItem``,
-    ``currentStep``.
+    ``currentStep``. The model is the last an item's ``provider_data`` names.
     """
     js = "generatedItems" in state
     original = state["originalInput" if js else "original_input"]
@@ -5458,7 +5458,12 @@ def _agents_run_state(state: dict[str, Any]) -> Run:
             timeline.error()
     ended = state.get("currentStep" if js else "current_step") is None and bool(items)
     ended = ended and items[-1]["type"] == "message_output_item"
-    return timeline.facts(objective, ended)
+    # a Chat Completions model's items name it (``provider_data.model``); a Responses one's not
+    models = [
+        ((item.get("raw_item") or {}).get("provider_data") or {}).get("model") for item in items
+    ]
+    named = {"model": _last_named(models)} if any(models) else {}
+    return timeline.facts(objective, ended, **named)
 
 
 # --- evaluation logs ----------------------------------------------------------------------

@@ -1042,6 +1042,46 @@ def openai_agents_more_runs(cassettes: Path) -> None:
         _write(OUT / "openai-agents" / f"{name}.jsonl", lines)
 
 
+def openai_agents_run_state_approval_run(cassettes: Path) -> None:
+    """gpt-4.1-mini's recorded replies (``TEMPERATURE``) through the Agents SDK's runner, its
+    ``get_temperature`` a tool needing approval (``needs_approval=True``): the run stops for the
+    approval, is approved from its ``to_state()`` and resumed, then answers; the finished run's
+    ``to_state().to_json()`` kept (its ``session_items`` hold the approval, its items the
+    ``provider_data`` naming the model)."""
+    import agents
+    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
+    from openai import AsyncOpenAI
+
+    agents.set_tracing_disabled(True)
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport(cassettes / TEMPERATURE)))
+    model = OpenAIChatCompletionsModel("gpt-4.1-mini", AsyncOpenAI(api_key="-", http_client=client))
+
+    @function_tool(needs_approval=True)
+    def get_temperature(city: str) -> float:
+        """Get the temperature in a city."""
+        return 20.0
+
+    agent: Agent[Any] = Agent(
+        name="assistant",
+        instructions="You are a helpful assistant.",
+        tools=[get_temperature],
+        model=model,
+    )
+
+    async def run() -> Any:
+        stopped = await Runner.run(agent, "What is the temperature in Tokyo?")
+        state = stopped.to_state()
+        for interruption in stopped.interruptions:
+            state.approve(interruption)
+        return await Runner.run(agent, state)
+
+    finished = asyncio.run(run())
+    _write(
+        OUT / "openai-agents" / "run_state_v1_21_approved_then_answered.json",
+        json.dumps(finished.to_state().to_json(), indent=1) + "\n",
+    )
+
+
 def responses_transport(cassette: Path) -> Callable[[httpx2.Request], httpx2.Response]:
     """A handler that answers each Responses API request with the next recorded reply, as is."""
     queue = [
@@ -2067,6 +2107,7 @@ def main() -> None:
     openai_agents_runs(cassettes)
     openai_agents_more_runs(cassettes)
     openai_agents_guardrail_run()
+    openai_agents_run_state_approval_run(cassettes)
     openai_agents_responses_runs(cassettes)
     langfuse_sdk_run(cassettes)
     langfuse_langgraph_run(cassettes)

@@ -8,7 +8,7 @@ from typing import Any
 
 from knowledgepulse.sources.openai_agents import _files as oa_files
 from knowledgepulse.trace import TraceItem
-from tests.sources.helpers import convert_file
+from tests.sources.helpers import convert_file, source_of
 
 AGENT = {"name": "assistant"}
 FILES = Path(__file__).parents[1] / "conformance" / "files" / "openai-agents"
@@ -266,3 +266,14 @@ def test_a_javascript_result_given_as_a_text_part_is_its_text(tmp_path: Path) ->
     assert kinds(converted)[:2] == [("tool_call", "weather"), ("observation", "weather")]
     assert converted.trace.steps[1].content == "Sunny, 24C"
     assert converted.trace.outcome.result_summary == "It is sunny."
+
+
+def test_the_model_is_the_one_its_items_provider_data_names(tmp_path: Path) -> None:
+    """A Chat Completions model's items keep ``provider_data.model``: the run's model."""
+    asked, answered = call("get_temperature", "c1"), message("It is 20 degrees in Tokyo.")
+    for item in (asked, answered):
+        item["raw_item"]["provider_data"] = {"model": "gpt-4.1-mini", "response_id": "chatcmpl-1"}
+    items = [asked, output("c1", "20.0"), answered]
+    assert source_of(read(tmp_path, state(items)))["model"] == "gpt-4.1-mini"
+    unnamed = source_of(read(tmp_path, state([call("get_temperature", "c1")])))
+    assert unnamed.get("model") is None  # a Responses model's items name none

@@ -19,7 +19,7 @@ from typing import Any
 
 from knowledgepulse._util.jsonpath import as_object, as_string, non_empty
 from knowledgepulse.errors import Setting, SettingTypeError
-from knowledgepulse.sources._envelope import TraceOptions, assemble
+from knowledgepulse.sources._envelope import TraceOptions, assemble, last_model
 from knowledgepulse.sources._hosted import approved_request, output_failed, refusal, tool_name
 from knowledgepulse.sources._steps import StepBuilder, as_text
 from knowledgepulse.sources.openai_agents._items import (
@@ -88,7 +88,8 @@ def result_trace(
     ``unanswered`` is the warning of a run that holds no output of its own (a ``RunState``)
     when its items end with no answer: only a final message would say it ended.
     """
-    entries = _entries(getattr(result, "new_items", None) or [])
+    items = getattr(result, "new_items", None) or []
+    entries = _entries(items)
     builder = StepBuilder()
     answer_index = final_answer_index(entries)
     tell(builder, entries, answer=entries[answer_index] if answer_index is not None else None)
@@ -114,9 +115,24 @@ def result_trace(
         result_summary=final_text,
         agent_id=_agent_name(result),
         framework=FRAMEWORK,
+        model=_model(items),
         metadata=metadata if isinstance(metadata, Mapping) else None,
         warnings=warnings,
         content_hint=CONTENT_HINT,
+    )
+
+
+def _model(items: list[Any]) -> str | None:
+    """The model of the run's last reply, as its items keep it (``provider_data.model``).
+
+    A Chat Completions (or LiteLLM) model's items carry the model that made them
+    (``{"model", "response_id"}``); a Responses model's carry none (no model, then).
+    """
+    return last_model(
+        as_object(as_object(plain(getattr(item, "raw_item", None))).get("provider_data")).get(
+            "model"
+        )
+        for item in items
     )
 
 
