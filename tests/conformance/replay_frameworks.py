@@ -774,6 +774,45 @@ def pydantic_ai_mixed_tool_return_run(cassettes: Path) -> None:
     )
 
 
+RESPONSES_FILE_SEARCH = (
+    PYDANTIC_AI
+    + "test_openai_responses/test_openai_responses_model_file_search_tool_with_results.yaml"
+)
+
+
+def pydantic_ai_file_search_run(cassettes: Path) -> None:
+    """gpt-4o's recorded response through an agent given the provider's file search over the
+    vector store the recording's test made (``NativeTool(FileSearchTool(...))``, its results
+    included: ``openai_include_file_search_results``): a ``builtin-tool-call`` with the queries,
+    its return with the matching chunk, then the answer. Only the ``/responses`` exchange is
+    served (the test's uploads and clean-up are no part of the run)."""
+    from openai import AsyncOpenAI
+    from pydantic_ai import Agent
+    from pydantic_ai.capabilities.native_tool import NativeTool
+    from pydantic_ai.models.openai import OpenAIResponsesModel, OpenAIResponsesModelSettings
+    from pydantic_ai.native_tools import FileSearchTool
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    answer = responses_transport(cassettes / RESPONSES_FILE_SEARCH)
+    client = AsyncOpenAI(
+        api_key="-", http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(answer))
+    )
+    agent: Agent[None, str] = Agent(
+        OpenAIResponsesModel("gpt-4o", provider=OpenAIProvider(openai_client=client)),
+        instructions="You are a helpful assistant.",
+        capabilities=[
+            NativeTool(FileSearchTool(file_store_ids=["vs_6939ad669c648191821c3a46f90cf33d"]))
+        ],
+    )
+    result = asyncio.run(
+        agent.run(
+            "What is the capital of France?",
+            model_settings=OpenAIResponsesModelSettings(openai_include_file_search_results=True),
+        )
+    )
+    _write(OUT / "pydantic-ai" / "responses_file_search_with_results.json", _indented(result))
+
+
 def _indented(result: Any) -> str:
     """A Pydantic AI run's ``all_messages_json()``, indented as the other files are."""
     return json.dumps(json.loads(result.all_messages_json()), indent=1) + "\n"
@@ -2101,6 +2140,7 @@ def main() -> None:
     pydantic_ai_compaction_run(cassettes)
     pydantic_ai_mcp_server_run(cassettes)
     pydantic_ai_mixed_tool_return_run(cassettes)
+    pydantic_ai_file_search_run(cassettes)
     smolagents_runs(cassettes)
     smolagents_code_agent_run()
     smolagents_planning_run(cassettes)
