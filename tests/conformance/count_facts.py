@@ -2396,13 +2396,20 @@ def _adk_call(name: str, tags: dict[str, Any]) -> tuple[str, dict[str, Any]]:
 
 def _called_tools(messages_json: Any) -> list[str]:
     """The tools a model call's output asks for (``tool_call`` parts), but Pydantic AI's output
-    tool."""
-    return [
-        part["name"]
-        for message in _json(messages_json) or []
-        for part in message.get("parts", [])
-        if part.get("type") == "tool_call" and part.get("name") != OUTPUT_TOOL
-    ]
+    tool. Pydantic AI's remote MCP server (``mcp_server:<id>``, ``builtin``) is the server's tool
+    its ``arguments`` call (``call_tool``); its listing (``list_tools``) no call."""
+    called = []
+    for message in _json(messages_json) or []:
+        for part in message.get("parts", []):
+            if part.get("type") != "tool_call" or part.get("name") == OUTPUT_TOOL:
+                continue
+            arguments = part.get("arguments")
+            if part.get("builtin") and str(part.get("name")).startswith("mcp_server:"):
+                if isinstance(arguments, dict) and arguments.get("action") == "call_tool":
+                    called.append(arguments["tool_name"])
+                continue
+            called.append(part["name"])
+    return called
 
 
 def _model_tools(

@@ -558,6 +558,57 @@ def pydantic_ai_spans_native_tool_run(cassettes: Path) -> None:
     _write(OUT / "otlp" / "pydantic_ai_responses_web_search.json", document + "\n")
 
 
+def pydantic_ai_spans_mcp_server_run(cassettes: Path) -> None:
+    """``responses_mcp_server_deepwiki`` again (o4-mini asking DeepWiki's remote MCP server, the
+    provider's own tool), traced by Pydantic AI's own instrumentation (``Agent.instrument_all``):
+    the reply's ``tool_call`` and ``tool_call_response`` parts of ``mcp_server:deepwiki`` marked
+    ``builtin``, their ``arguments`` saying ``list_tools`` or ``call_tool``."""
+    from openai import AsyncOpenAI
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from pydantic_ai import Agent
+    from pydantic_ai.capabilities.native_tool import NativeTool
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+    from pydantic_ai.models.openai import OpenAIResponsesModel
+    from pydantic_ai.native_tools import MCPServerTool
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    sys.path.insert(0, str(Path(__file__).parents[2]))
+    from tests.integrations.otel_helpers import otlp_json
+
+    answer = recorded_in_order(cassettes / RESPONSES_MCP_SERVER)
+    client = AsyncOpenAI(
+        api_key="-", http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(answer))
+    )
+    server = MCPServerTool(
+        id="deepwiki",
+        url="https://mcp.deepwiki.com/mcp",
+        description="DeepWiki MCP server",
+        allowed_tools=["ask_question"],
+        headers={"custom-header-key": "custom-header-value"},
+    )
+    agent: Agent[None, str] = Agent(
+        OpenAIResponsesModel("o4-mini", provider=OpenAIProvider(openai_client=client)),
+        instructions="You are a helpful assistant.",
+        capabilities=[NativeTool(server)],
+    )
+    provider = TracerProvider()
+    exporter = InMemorySpanExporter()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    Agent.instrument_all(InstrumentationSettings(tracer_provider=provider))
+    try:
+        asyncio.run(
+            agent.run(
+                "Can you tell me more about the pydantic/pydantic-ai repo? Keep your answer short"
+            )
+        )
+    finally:
+        Agent.instrument_all(False)
+    document = json.dumps(otlp_json(exporter.get_finished_spans()), indent=1)
+    _write(OUT / "otlp" / "pydantic_ai_responses_mcp_server_deepwiki.json", document + "\n")
+
+
 def pydantic_ai_approval_run(cassettes: Path) -> None:
     """The recording of ``get_temperature`` (gpt-4.1-mini) through Pydantic AI with the tool
     needing approval (``requires_approval=True``, output ``[str, DeferredToolRequests]``): the
@@ -2139,6 +2190,7 @@ def main() -> None:
     pydantic_ai_deferred_capability_run(cassettes)
     pydantic_ai_compaction_run(cassettes)
     pydantic_ai_mcp_server_run(cassettes)
+    pydantic_ai_spans_mcp_server_run(cassettes)
     pydantic_ai_mixed_tool_return_run(cassettes)
     pydantic_ai_file_search_run(cassettes)
     smolagents_runs(cassettes)

@@ -735,6 +735,70 @@ def test_pydantic_ais_builtin_tool_response_in_its_reply_is_the_result() -> None
     ]
 
 
+def test_pydantic_ais_remote_mcp_call_is_the_servers_tool_and_its_listing_no_step() -> None:
+    """Pydantic AI's spans write a remote MCP server (``mcp_server:<id>``, ``builtin``) as its
+    messages do: ``call_tool`` calls the server's tool, ``list_tools`` is no call of the model's.
+    Before, both were calls of ``mcp_server:deepwiki``, the tool and its arguments hidden."""
+    server = {"name": "mcp_server:deepwiki", "builtin": True}
+    asked = {"repoName": "pydantic/pydantic-ai", "question": "What is it?"}
+    chat = span(
+        "chat o4-mini",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.output.messages": messages(
+                {
+                    "role": "assistant",
+                    "parts": [
+                        {
+                            **server,
+                            "type": "tool_call",
+                            "id": "l1",
+                            "arguments": {"action": "list_tools"},
+                        },
+                        {
+                            **server,
+                            "type": "tool_call_response",
+                            "id": "l1",
+                            "result": {"tools": []},
+                        },
+                        {
+                            **server,
+                            "type": "tool_call",
+                            "id": "c1",
+                            "arguments": {
+                                "action": "call_tool",
+                                "tool_name": "ask_question",
+                                "tool_args": asked,
+                            },
+                        },
+                        {
+                            **server,
+                            "type": "tool_call_response",
+                            "id": "c1",
+                            "result": {"output": "A framework.", "error": None},
+                        },
+                        {"type": "text", "content": "It is an agent framework."},
+                    ],
+                }
+            ),
+        },
+        start=1,
+    )
+    trace = to_trace([chat]).trace
+    assert steps(trace)[1:] == [
+        ("observation", "ask_question", "A framework."),
+        ("thought", None, "It is an agent framework."),
+    ]
+    call = trace.steps[0]
+    assert (call.type, call.tool and call.tool.name, call.input) == (
+        "tool_call",
+        "ask_question",
+        asked,
+    )
+    assert call.tool is not None
+    assert call.tool.mcp_server == "deepwiki"
+
+
 def test_step_content_and_summaries_are_bounded() -> None:
     """A huge tool result is cut: content at 8 KB, output_summary at 500 characters."""
     tool = span(

@@ -74,14 +74,9 @@ def mcp_error_text(error: Any) -> Any:
     if isinstance(message, str) and message.strip():
         return message
     content = error.get("content")
-    return mcp_content_text(content) or content or error
-
-
-def mcp_content_text(content: Any) -> str | None:
-    """The text of an MCP result's content blocks (``[{"type": "text", "text": ...}]``), if any."""
     parts = content if isinstance(content, list) else []
     texts = [part["text"] for part in parts if isinstance(part, Mapping) and _text(part)]
-    return "\n".join(texts) or None
+    return "\n".join(texts) or content or error
 
 
 def failure(item: Mapping[str, Any], name: str, left: Any = None) -> Any:
@@ -263,3 +258,51 @@ __all__ = [
     "shell_text",
     "tool_name",
 ]
+
+
+PYDANTIC_AI_MCP = "mcp_server:"
+"""How Pydantic AI names a remote MCP server the model's provider calls (``MCPServerTool``):
+``mcp_server:<id>``, whatever the provider (OpenAI's ``mcp_call``, Anthropic's ``mcp_tool_use``),
+in its messages' ``builtin-tool-call`` parts and its spans' ``tool_call`` parts marked
+``builtin``."""
+
+
+def pydantic_ai_mcp_call(name: Any, args: Any) -> tuple[str, str | None, Any] | None:
+    """A Pydantic AI MCP server call's server, tool and arguments; ``None`` when it is none.
+
+    Its ``args`` say what was done: ``{"action": "call_tool", "tool_name", "tool_args"}`` is the
+    model's call of the server's tool (read as an ``mcp_call``: the tool, its arguments, the
+    server); ``{"action": "list_tools"}`` the provider fetching the server's tools, no call of
+    the model's (the tool ``None``, as an ``mcp_list_tools`` item is no step).
+    """
+    if not isinstance(name, str) or not name.startswith(PYDANTIC_AI_MCP):
+        return None
+    if not isinstance(args, Mapping):
+        return None
+    server = name.removeprefix(PYDANTIC_AI_MCP)
+    if args.get("action") == "list_tools":
+        return server, None, None
+    tool = as_string(args.get("tool_name"))
+    return (
+        (server, tool, args.get("tool_args"))
+        if args.get("action") == "call_tool" and tool
+        else None
+    )
+
+
+def pydantic_ai_mcp_result(content: Any) -> tuple[Any, Any]:
+    """A Pydantic AI MCP server call's return: its output and its error (one of them ``None``).
+
+    OpenAI's is ``{"output", "error"}`` (a listing's ``{"tools", "error"}``), Anthropic's the
+    MCP ``CallToolResult`` (``{"content": [text blocks], "is_error"}``, :func:`mcp_call_result`).
+    """
+    parsed = mcp_call_result(content)
+    if parsed is not None:
+        text, failed = parsed
+        return (None, text) if failed else (text, None)
+    if not isinstance(content, Mapping):
+        return content, None
+    error = mcp_error_text(content.get("error"))
+    if error:
+        return None, error
+    return content.get("output", content), None

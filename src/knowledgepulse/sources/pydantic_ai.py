@@ -16,7 +16,7 @@ thoughts, the last response's text the answer; a ``tool-call`` and its ``tool-re
 a ``ModelRetry`` or a validation error, ``failed``, ``denied``), and ``retry-feedback`` (an output
 the agent rejected). A call to the output tool (``final_result``) is the answer, not a tool. A
 remote MCP server's ``builtin-tool-call`` (``mcp_server:<id>``) is a call of the server's tool,
-or, listing its tools, no step (:func:`_mcp`).
+or, listing its tools, no step (``_hosted.pydantic_ai_mcp_call``).
 """
 
 from __future__ import annotations
@@ -47,7 +47,12 @@ from knowledgepulse.sources._envelope import (
     last_model,
     placed,
 )
-from knowledgepulse.sources._hosted import list_tools_error, mcp_content_text, mcp_error_text
+from knowledgepulse.sources._hosted import (
+    PYDANTIC_AI_MCP,
+    list_tools_error,
+    pydantic_ai_mcp_call,
+    pydantic_ai_mcp_result,
+)
 from knowledgepulse.sources._steps import StepBuilder, as_text
 from knowledgepulse.trace import TraceItem
 
@@ -123,7 +128,7 @@ class _Run:
     (``output_type=BinaryImage``), which no text says; the run still answered."""
     mcp_tools: dict[str | None, str | None] = field(default_factory=dict)
     """The MCP server calls read so far, by call id: the tool each called, or ``None`` for the
-    provider listing a server's tools (:func:`_mcp`)."""
+    provider listing a server's tools (``pydantic_ai_mcp_call``)."""
     output_called: bool = False
     """Whether the response read now called the output tool: the first call is the answer
     (Pydantic AI processes it and answers later ones "Output tool not used - a final result
@@ -500,7 +505,7 @@ def _tell_response_part(
             if not run.output_called:
                 run.answer = as_text(part.get("args"))
             run.output_called = True
-        elif (mcp := _mcp(part)) is not None:
+        elif (mcp := pydantic_ai_mcp_call(name, part.get("args"))) is not None:
             server, tool, arguments = mcp
             run.mcp_tools[_call_id(part)] = tool
             if tool is not None:
@@ -516,52 +521,19 @@ def _tell_response_part(
     return None
 
 
-_MCP_SERVER = "mcp_server:"
-"""How Pydantic AI names a remote MCP server the model's provider calls (``MCPServerTool``):
-``mcp_server:<id>``, whatever the provider (OpenAI's ``mcp_call``, Anthropic's ``mcp_tool_use``)."""
-
-
-def _mcp(part: Mapping[str, Any]) -> tuple[str, str | None, Any] | None:
-    """An MCP server call's server, tool and arguments; ``None`` when the part is none.
-
-    Pydantic AI writes the provider's MCP items as calls of the server, their ``args`` saying
-    what was done: ``{"action": "call_tool", "tool_name", "tool_args"}`` is the model's call of
-    the server's tool (read as the Responses reader reads an ``mcp_call``: the tool, its
-    arguments, the server); ``{"action": "list_tools"}`` is the provider fetching the server's
-    tools, no call of the model's (the tool ``None``: no step, as an ``mcp_list_tools`` item).
-    """
-    name, args = str(part.get("tool_name")), part.get("args")
-    if not name.startswith(_MCP_SERVER) or not isinstance(args, Mapping):
-        return None
-    server = name.removeprefix(_MCP_SERVER)
-    if args.get("action") == "list_tools":
-        return server, None, None
-    tool = non_empty(args.get("tool_name"))
-    return (server, tool, args.get("tool_args")) if args.get("action") == "call_tool" else None
-
-
 def _tell_mcp_return(run: _Run, part: Mapping[str, Any], name: str, at: datetime | None) -> None:
-    """An MCP server call's return: the tool's output or error; a failed listing's error.
-
-    OpenAI's is ``{"output", "error"}`` (a listing's ``{"tools", "error"}``), Anthropic's
-    ``{"content": [text blocks], "is_error"}``.
-    """
-    content = as_object(part.get("content"))
-    server = name.removeprefix(_MCP_SERVER)
+    """An MCP server call's return: the tool's output or error; a failed listing's error."""
+    server = name.removeprefix(PYDANTIC_AI_MCP)
     tool = run.mcp_tools[_call_id(part)]
+    output, error = pydantic_ai_mcp_result(part.get("content"))
     if tool is None:
-        said = list_tools_error({"error": content.get("error"), "server_label": server})
+        said = list_tools_error({"error": error, "server_label": server}) if error else None
         if said is not None:
             run.builder.error(said, at=at)
         return
-    error = mcp_error_text(content.get("error"))
-    blocks = content.get("content")
-    output = content.get("output") if "output" in content else mcp_content_text(blocks) or blocks
-    if content.get("is_error") is True:
-        error, output = error or output, None
     run.builder.tool_result(
         tool,
-        output=None if error else output,
+        output=output,
         error=as_text(error) if error else None,
         call_id=_call_id(part),
         at=at,

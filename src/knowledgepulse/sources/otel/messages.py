@@ -18,7 +18,12 @@ from typing import Any
 
 from knowledgepulse._util.jsonpath import non_empty
 from knowledgepulse.sources._chat import gemini
-from knowledgepulse.sources._hosted import mcp_call_result
+from knowledgepulse.sources._hosted import (
+    PYDANTIC_AI_MCP,
+    mcp_call_result,
+    pydantic_ai_mcp_call,
+    pydantic_ai_mcp_result,
+)
 from knowledgepulse.sources._steps import TOOL_FAILED, newest_request, printed_fields
 from knowledgepulse.sources.otel._haystack import chat_message
 
@@ -75,6 +80,7 @@ def _message(item: Mapping[str, Any]) -> Message:
     raw_parts = item.get("parts")
     if isinstance(raw_parts, list):
         parts.extend(part for part in (_part(raw) for raw in raw_parts) if part)
+        parts = _mcp_server_parts(parts)
     content = item.get("content")
     if isinstance(content, str) and content:
         if role == "tool":
@@ -290,6 +296,45 @@ def _part(raw: Any) -> dict[str, Any] | None:
     if not isinstance(raw.get("type"), str):
         return _converse_part(raw) or _gemini_part(raw)
     return _server_tool_part(dict(raw))
+
+
+def _mcp_server_parts(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Pydantic AI's remote MCP server parts read as its messages' reader reads them.
+
+    A ``tool_call`` marked ``builtin`` of ``mcp_server:<id>`` whose ``arguments`` call a tool
+    (``call_tool``) is a call of that tool (its ``tool_args``, the server as ``mcp_server``),
+    its ``tool_call_response`` that tool's result (failed when it says an ``error``); one that
+    lists the server's tools (``list_tools``) is no call of the model's: it and its response are
+    left out (:func:`~knowledgepulse.sources._hosted.pydantic_ai_mcp_call`).
+    """
+    listings: set[Any] = set()
+    tools: dict[Any, tuple[Any, str | None]] = {}
+    read = (_mcp_server_part(part, listings, tools) for part in parts)
+    return [part for part in read if part is not None]
+
+
+def _mcp_server_part(
+    part: dict[str, Any], listings: set[Any], tools: dict[Any, tuple[Any, str | None]]
+) -> dict[str, Any] | None:
+    """One part as :func:`_mcp_server_parts` reads it; ``None`` for a listing's part."""
+    builtin, kind = part.get("builtin") is True, part.get("type")
+    call = pydantic_ai_mcp_call(part.get("name"), part.get("arguments"))
+    if builtin and kind == "tool_call" and call is not None:
+        server, tool, arguments = call
+        if tool is None:
+            listings.add(part.get("id"))
+            return None
+        tools[part.get("id")] = (tool, server)
+        return {**part, "name": tool, "arguments": arguments, "mcp_server": server}
+    named = str(part.get("name")).startswith(PYDANTIC_AI_MCP)
+    if not (builtin and kind == "tool_call_response" and named):
+        return part
+    if part.get("id") in listings:
+        return None
+    output, error = pydantic_ai_mcp_result(part.get("result"))
+    tool, server = tools.get(part.get("id"), (part.get("name"), None))
+    result = error if error else output
+    return {**part, "name": tool, "result": result, "is_error": bool(error), "mcp_server": server}
 
 
 def _server_tool_part(part: dict[str, Any]) -> dict[str, Any]:
