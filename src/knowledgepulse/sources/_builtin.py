@@ -15,7 +15,6 @@ from knowledgepulse.sources import pydantic_ai
 from knowledgepulse.sources._chat import (
     _glaive,
     anthropic,
-    conversation,
     gemini,
     hermes,
     openai_chat,
@@ -52,6 +51,7 @@ from knowledgepulse.sources._sessions import (
     tau2,
 )
 from knowledgepulse.sources.langchain import _files as langsmith
+from knowledgepulse.sources.langchain import _history as langchain_history
 from knowledgepulse.sources.openai_agents import _files as agents_files
 from knowledgepulse.sources.openai_agents import _spans as agents_spans
 from knowledgepulse.sources.otel import build as otel_build
@@ -803,9 +803,10 @@ class Conversation(Source):
 
     shapes = (
         "a conversation saved as a JSON list of chat messages (Chat Completions, Anthropic, "
-        "Responses or ShareGPT turns), or JSON Lines of them: one run a file, or one a list; "
-        "a session file's header line before them (nanobot's)"
+        "Responses or ShareGPT turns, or LangChain's messages_to_dict and dumpd dumps), or "
+        "JSON Lines of them: one run a file, or one a list; a session file's header line "
+        "before them (nanobot's)"
     )
     content_hint = openai_chat.CONTENT_HINT
-    recognises = staticmethod(conversation.recognises)
-    convert = staticmethod(conversation.convert_records)
+    recognises = staticmethod(langchain_history.recognises)
+    convert = staticmethod(langchain_history.convert_records)

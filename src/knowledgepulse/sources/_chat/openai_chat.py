@@ -424,7 +424,9 @@ def _tell_result(calls: _row.Calls, message: Mapping[str, Any], text: str | None
     if results is None:  # one result (most): told without a list of one object made for it
         content = message.get("content") if text is None else text
         name, call_id = message.get("name"), message.get("tool_call_id")
-        calls.result(as_string(name), content, call_id=as_string(call_id))
+        # LangChain's ToolMessage says a tool that raised so (its dump's status), no text does.
+        failed = True if message.get("status") == "error" else None
+        calls.result(as_string(name), content, call_id=as_string(call_id), is_error=failed)
         return
     for result in results:
         name, call_id = result.get("name"), result.get("tool_call_id")

@@ -4,7 +4,8 @@ A run's inputs and outputs carry messages as LangChain serialises them (``dumpd`
 ``{"lc": 1, "type": "constructor", "id": [..., "AIMessage"], "kwargs": {...}}``), as pydantic
 dumps them (``{"type": "ai", "content": ...}``), in the OpenAI shape LangSmith's wrappers record
 (``{"role": "assistant", ...}``), as ``(role, text)`` tuples, or as a bare string (a user
-message). Every shape becomes one :class:`Message`; anything else is not a message.
+message); a chat history keeps them as ``messages_to_dict`` writes them (``{"type": "ai",
+"data": {...}}``). Every shape becomes one :class:`Message`; anything else is not a message.
 """
 
 from __future__ import annotations
@@ -95,7 +96,11 @@ def as_message(value: Any) -> Message | None:
         if role is None and str(value["id"][-1]) in ("ChatMessage", "ChatMessageChunk"):
             role = str(kwargs.get("role") or "")
         return _message(role, kwargs) if role else None
-    kind = value.get("type")
+    kind, data = value.get("type"), value.get("data")
+    if isinstance(kind, str) and isinstance(data, Mapping) and "content" in data:
+        # messages_to_dict's {"type": "ai", "data": {...}}: a ChatMessage's role is in data.
+        role = _ROLES.get(kind.lower()) or (as_string(data.get("role")) if kind == "chat" else None)
+        return _message(role, data) if role else None
     if isinstance(kind, str) and kind.lower() in _ROLES and "content" in value:
         return _message(_ROLES[kind.lower()], value)
     role = value.get("role")
