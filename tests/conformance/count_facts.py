@@ -4094,6 +4094,35 @@ def _kimi_cli_wire(lines: list[dict[str, Any]]) -> Run:
     return timeline.facts(objective)
 
 
+def copilot_cli(path: Path) -> list[Run]:
+    """A GitHub Copilot CLI ``events.jsonl``: one run, a ``session.start`` event then one event a
+    line, ``{"type", "data", ...}``.
+
+    A ``user.message``'s ``data.content`` is the user's words (its first the objective; agentv's
+    DSPy-style prompt keeps its request's fields); an ``assistant.message`` is one reply: its
+    ``content`` what the model said (its ``reasoningText`` a thought, no text), then each of its
+    ``toolRequests`` a tool; a ``tool.execution_complete`` of ``success`` false a failed call. The
+    model is the last reply's. The other events (hooks, permissions, turn marks, ``abort``...) hold
+    no turn.
+    """
+    timeline, objective, models = _Timeline(), None, []
+    for line in path.read_text().splitlines():
+        event = json.loads(line)
+        kind, data = event["type"], event["data"]
+        if kind == "user.message" and objective is None:
+            objective = _dspy_request(data["content"])
+        elif kind == "user.message":
+            timeline.user(data["content"])
+        elif kind == "assistant.message":
+            models.append(data.get("model"))
+            timeline.text(data["content"] or None)
+            for request in data.get("toolRequests") or []:
+                timeline.tool(request["name"])
+        elif kind == "tool.execution_complete" and data["success"] is False:
+            timeline.error()
+    return [timeline.facts(objective, model=_last_named(models))]
+
+
 _HERMES_REVIEW = (
     "Review the conversation above and update the skill library",
     "Review the conversation above and consider saving to memory",
@@ -5882,6 +5911,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "codex": codex,
     "droid": droid,
     "kimi-code": kimi_code,
+    "copilot-cli": copilot_cli,
     "gemini-cli": gemini_cli,
     "pi": pi,
     "opencode": opencode,

@@ -47,6 +47,7 @@ BUILT_IN = (
     "gemini-cli",
     "droid",
     "kimi-code",
+    "copilot-cli",
     "goose",
     "opencode",
     "hermes-agent",

@@ -33,6 +33,7 @@ from knowledgepulse.sources._sessions import (
     claude_code,
     cline,
     codex,
+    copilot_cli,
     droid,
     gemini_cli,
     goose,
@@ -416,6 +417,20 @@ class KimiCode(Source):
     content_hint = kimi_code.CONTENT_HINT
     recognises = staticmethod(kimi_code.recognises)
     convert = staticmethod(kimi_code.convert_records)
+
+
+@register_source("copilot-cli")
+class CopilotCli(Source):
+    """GitHub Copilot CLI's session events, ``~/.copilot/session-state/<session>/events.jsonl``."""
+
+    shapes = (
+        "GitHub Copilot CLI events.jsonl (a session.start event of producer copilot-agent, then "
+        "{type, data, id, timestamp, parentId} events: user.message, assistant.message of "
+        "reasoningText, content and toolRequests, tool.execution_complete, hooks...)"
+    )
+    content_hint = copilot_cli.CONTENT_HINT
+    recognises = staticmethod(copilot_cli.recognises)
+    convert = staticmethod(copilot_cli.convert_records)
 
 
 @register_source("goose")

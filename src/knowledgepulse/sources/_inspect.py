@@ -25,7 +25,7 @@ from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records._parted import is_parted_folder
 from knowledgepulse.records.json_values import nodes
 from knowledgepulse.records.readers import read_records, reads_once
-from knowledgepulse.sources._envelope import TraceOptions
+from knowledgepulse.sources._envelope import TraceOptions, request
 from knowledgepulse.sources._read import read, undecided_parts
 from knowledgepulse.sources._registry import (
     REASONING_TRACE,
@@ -338,7 +338,7 @@ def _made_of(parts: tuple[Part, ...], kept: list[Record], start: int) -> tuple[S
 def _objective(item: TraceItem, records: list[Record]) -> Part:
     """The objective and where it was found; a warning says why when no record holds it."""
     objective = item.trace.task.objective
-    origin = _find(objective, records)
+    origin = _find(objective, records) or _find(objective, records, framed=True)
     if origin is not None:
         return Part("objective", objective, origin=origin)
     first, _, rest = objective.partition("\n\n")
@@ -459,10 +459,15 @@ def _steps(item: TraceItem) -> tuple[StepLine, ...]:
     )
 
 
-def _find(value: str | None, records: list[Record], *, inside_text: bool = True) -> Origin | None:
+def _find(
+    value: str | None, records: list[Record], *, inside_text: bool = True, framed: bool = False
+) -> Origin | None:
     """Where ``value`` first sits among ``records`` (whole, else inside a longer text if asked).
 
     A name (a tool's) is looked for whole only: a prompt listing the tools holds it too.
+    ``framed``: ``value`` is the request a text holds inside a framework's prompt around it
+    (:func:`~knowledgepulse.sources._envelope.request`), however short (a DSPy field's ``What is
+    2+2?``).
     """
     if not value or not value.strip():
         return None
@@ -476,7 +481,9 @@ def _find(value: str | None, records: list[Record], *, inside_text: bool = True)
             folded = _folded(text)
             if folded == wanted or (cut and folded.startswith(wanted)):
                 whole.append((index, path, within, root))
-            elif inside_text and len(wanted) >= _MIN_INSIDE and wanted in folded:
+            elif (inside_text and len(wanted) >= _MIN_INSIDE and wanted in folded) or (
+                framed and _folded(request(text) or "") == wanted
+            ):
                 inside.append((index, path, within, root))
     found = whole or inside
     if not found:

@@ -1,0 +1,154 @@
+"""GitHub Copilot CLI's session events (``~/.copilot/session-state/<session>/events.jsonl``).
+
+The files are the conformance corpus's (tests/conformance/files/copilot-cli, origins and licences
+in SOURCES.md there: real sessions Entire copied); a variant changes lines of one of them to reach
+a rule it does not show.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from knowledgepulse.trace import TraceItem
+from tests.sources.helpers import convert_file, recognise, source_of
+
+COPILOT = Path(__file__).parents[1] / "conformance" / "files" / "copilot-cli"
+ONE_ANSWER = COPILOT / "entire_agentv_copilot_cli_1.0.64-1_one_answer.jsonl"
+"""One question, one reply of another model than the session's ``selectedModel``, no call."""
+HOOKS = COPILOT / "entire_agentv_copilot_cli_1.0.64_hook_investigation.jsonl"
+"""One request, 68 calls, a failed ``read_bash``, permissions, a notification."""
+THREE_TURNS = COPILOT / "entire_agentv_copilot_cli_1.0.64-3_three_turns_abort.jsonl"
+"""Three user messages, the second's turn stopped by the user (``abort``), ``ask_user`` calls."""
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def one_trace(path: Path) -> TraceItem:
+    (item,) = convert_file(path)
+    assert isinstance(item, TraceItem), item
+    return item
+
+
+def written(tmp_path: Path, events: list[dict[str, Any]]) -> Path:
+    path = tmp_path / "events.jsonl"
+    path.write_text("".join(json.dumps(event) + "\n" for event in events))
+    return path
+
+
+def test_the_session_start_event_is_recognised_by_its_producer() -> None:
+    """Copilot's first event, ``session.start`` of ``copilot-agent``, is read as Copilot CLI's;
+    a ``session.start`` that names no Copilot is not (before, kp knew no such file)."""
+    first = lines(ONE_ANSWER)[0]
+    assert recognise(first) == "copilot-cli"
+    other = {**first, "data": {"sessionId": "s", "startTime": first["data"]["startTime"]}}
+    assert recognise(other) != "copilot-cli"
+
+
+def test_a_session_is_its_users_words_the_replies_and_the_answer() -> None:
+    """The objective is the user's request (agentv's ``[[ ## user_query ## ]]`` field read as
+    the request), the reply with no call the answer; the model is the reply's, not the
+    ``selectedModel`` the session started with; the trace starts at ``startTime``."""
+    events = lines(ONE_ANSWER)
+    item = one_trace(ONE_ANSWER)
+    trace = item.trace
+    start = events[0]["data"]
+    assert item.warnings == ()
+    assert trace.id == f"kp:trace:copilot-cli:{start['sessionId']}"
+    assert trace.task.objective == "What is 2+2?"
+    reply = next(e["data"] for e in events if e["type"] == "assistant.message")
+    assert trace.outcome.result_summary == reply["content"]
+    assert trace.metadata.success is True
+    assert start["selectedModel"] != reply["model"]
+    assert source_of(item)["model"] == reply["model"]
+    assert trace.metadata.created_at.isoformat().startswith(start["startTime"][:19])
+
+
+def test_each_request_is_a_call_whose_result_is_what_the_model_was_given() -> None:
+    """Every ``toolRequests`` entry is a call, in order, with its arguments; its
+    ``tool.execution_complete``'s ``result.content`` is the observation (not the terminal's
+    ``detailedContent``); a result of ``success`` false is a failed call whose observation is
+    its ``error.message``, and the next reply's call a recovery (one asked beside the failed call
+    is none)."""
+    events = lines(HOOKS)
+    steps = one_trace(HOOKS).trace.steps
+    requested = [
+        request
+        for e in events
+        if e["type"] == "assistant.message"
+        for request in e["data"]["toolRequests"]
+    ]
+    calls = [s for s in steps if s.type in ("tool_call", "error_recovery") and s.tool]
+    assert [(s.tool.name, s.input) for s in calls if s.tool] == [
+        (r["name"], r["arguments"]) for r in requested
+    ]
+    failed = next(
+        e["data"]
+        for e in events
+        if e["type"] == "tool.execution_complete" and not e["data"]["success"]
+    )
+    at = next(
+        n
+        for n, s in enumerate(steps)
+        if s.type == "observation" and s.content == failed["error"]["message"]
+    )
+    recoveries = [n for n, s in enumerate(steps) if s.type == "error_recovery"]
+    assert len(recoveries) == 1
+    assert recoveries[0] > at
+    shown = next(
+        e["data"]["result"]
+        for e in lines(THREE_TURNS)
+        if e["type"] == "tool.execution_complete"
+        and e["data"]["success"]
+        and e["data"]["result"]["content"] != e["data"]["result"]["detailedContent"]
+    )
+    observed = [s.content for s in one_trace(THREE_TURNS).trace.steps if s.type == "observation"]
+    assert shown["content"] in observed
+    assert shown["detailedContent"] not in observed
+
+
+def test_later_user_messages_are_replies_and_an_abort_holds_no_step() -> None:
+    """The user's second and third messages are what the user said to the agent, the
+    ``abort`` between them is passed over in silence (Copilot's own events likewise: hooks,
+    permissions, turn marks, info, notifications), and the last reply is the answer."""
+    events = lines(THREE_TURNS)
+    item = one_trace(THREE_TURNS)
+    said = [e["data"]["content"] for e in events if e["type"] == "user.message"]
+    assert any(e["type"] == "abort" for e in events)
+    assert item.warnings == ()
+    replies = [
+        s.content
+        for s in item.trace.steps
+        if s.type == "observation" and s.tool and s.tool.name == "respond"
+    ]
+    assert replies == said[1:]
+    last = [e["data"] for e in events if e["type"] == "assistant.message"][-1]
+    assert item.trace.outcome.result_summary == last["content"]
+    assert item.trace.metadata.success is True
+
+
+def test_a_session_stopped_before_an_answer_did_not_succeed(tmp_path: Path) -> None:
+    """A session that ends at the user's ``abort``, its calls' last result read, has no answer:
+    no success."""
+    events = lines(THREE_TURNS)
+    stopped = next(n for n, e in enumerate(events) if e["type"] == "abort")
+    trace = one_trace(written(tmp_path, events[: stopped + 1])).trace
+    said = [e["data"]["content"] for e in events[:stopped] if e["type"] == "assistant.message"]
+    assert trace.outcome.result_summary not in said
+    assert trace.metadata.success is False
+
+
+def test_an_event_of_a_type_kp_does_not_know_is_counted_in_a_warning(tmp_path: Path) -> None:
+    """An event type the reader does not know (a later Copilot's) is passed over, with a
+    warning that counts it: the rest of the session is read."""
+    events = lines(ONE_ANSWER)
+    new = {**events[-1], "type": "session.compaction_complete", "data": {}}
+    item = one_trace(written(tmp_path, [*events[:-1], new, new]))
+    assert item.warnings == (
+        "2 events of type 'session.compaction_complete' passed over (kp reads the user's "
+        "messages, the model's replies and the tools' results)",
+    )
+    assert item.trace.outcome.result_summary == "2 + 2 is **4**."
