@@ -152,3 +152,27 @@ def test_an_event_of_a_type_kp_does_not_know_is_counted_in_a_warning(tmp_path: P
         "messages, the model's replies and the tools' results)",
     )
     assert item.trace.outcome.result_summary == "2 + 2 is **4**."
+
+
+def test_a_sub_agents_events_are_no_step_of_the_session(tmp_path: Path) -> None:
+    """A sub-agent's reply and calls (marked by ``data.parentToolCallId``, or an ``agentId``)
+    are passed over with a warning that counts them; its ``subagent.*`` marks pass in silence,
+    and the session's own answer is still its last reply."""
+    events = lines(ONE_ANSWER)
+    at = next(n for n, e in enumerate(events) if e["type"] == "assistant.message")
+    reply = events[at]
+    started = {**reply, "type": "subagent.started", "data": {"toolCallId": "call_task1"}}
+    theirs = {
+        **reply,
+        "data": {**reply["data"], "content": "abc", "parentToolCallId": "call_task1"},
+    }
+    call = {"toolCallId": "call_bash1", "toolName": "bash", "success": True}
+    ran = {**reply, "type": "tool.execution_complete", "agentId": "call_task1", "data": call}
+    variant = [*events[:at], started, theirs, ran, *events[at:]]
+    item = one_trace(written(tmp_path, variant))
+    assert item.warnings == (
+        "2 events of sub-agents passed over (a sub-agent's answer is the result of the task "
+        "call that started it)",
+    )
+    assert [s.content for s in item.trace.steps] == [reply["data"]["content"]]
+    assert item.trace.outcome.result_summary == reply["data"]["content"]

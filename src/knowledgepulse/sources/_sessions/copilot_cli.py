@@ -18,11 +18,14 @@ The other events hold no step: ``tool.execution_start`` repeats a request's argu
 ``assistant.turn_start``/``turn_end`` bracket a reply, ``system.message`` is Copilot's system
 prompt, ``hook.*``, ``permission.*``, ``session.*`` (model and permission changes, info,
 ``shutdown``'s usage), ``system.notification`` and ``abort`` (the user stopped the turn: what
-follows is the user's next message) are Copilot's own. An event of another type is passed over
-with a warning that counts it. Each reply is read as one Anthropic assistant message, each result
-as a user message of its ``tool_result``, so the steps follow the Anthropic messages' rules; the
-model is the last reply's (else the session's model change, else its ``selectedModel``); success
-is whether the session ends in the model's answer.
+follows is the user's next message) are Copilot's own; so are ``subagent.started``,
+``completed`` and ``failed``. A sub-agent's own events (those naming its ``agentId``, or the
+``task`` call that started it in ``data.parentToolCallId``) are no step of the session: the
+sub-agent's answer is that call's result; a warning counts them. An event of another type is
+passed over with a warning that counts it. Each reply is read as one Anthropic assistant
+message, each result as a user message of its ``tool_result``, so the steps follow the Anthropic
+messages' rules; the model is the last reply's (else the session's model change, else its
+``selectedModel``); success is whether the session ends in the model's answer.
 """
 
 from __future__ import annotations
@@ -61,6 +64,9 @@ PASSED_OVER = frozenset(
         "session.permissions_changed",
         "session.shutdown",
         "abort",
+        "subagent.started",
+        "subagent.completed",
+        "subagent.failed",
     }
 )
 """Copilot's own events, no step of the run (a model change names a model: read apart)."""
@@ -82,6 +88,8 @@ class _Session:
     chosen: str | None = None
     """The model the session was set to (a model change, else ``selectedModel``)."""
     unread: Counter[str] = field(default_factory=Counter)
+    delegated: int = 0
+    """The events of sub-agents passed over."""
 
     @property
     def data(self) -> Mapping[str, Any]:
@@ -142,6 +150,9 @@ def _take(session: _Session, value: Any) -> None:
     kind, data = value["type"], value.get("data")
     if kind in PASSED_OVER:
         return
+    if _delegated(value):
+        session.delegated += 1
+        return
     if not isinstance(data, dict):
         raise PathError(("data",), f"expected the event's data, found {describe_value(data)}")
     if kind == "user.message":
@@ -158,6 +169,18 @@ def _take(session: _Session, value: Any) -> None:
         session.chosen = as_string(data.get("newModel")) or session.chosen
     else:
         session.unread[kind] += 1
+
+
+def _delegated(event: Mapping[str, Any]) -> bool:
+    """Whether an event is a sub-agent's.
+
+    It names the agent (``agentId``) or the ``task`` call that started it
+    (``data.parentToolCallId``).
+    """
+    data = as_object(event.get("data"))
+    return non_empty(event.get("agentId")) is not None or (
+        non_empty(data.get("parentToolCallId")) is not None
+    )
 
 
 def _reply(data: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -224,7 +247,12 @@ def _finish(session: _Session, options: TraceOptions) -> TraceItem:
             f"{count} event{'s' if count != 1 else ''} of type {kind!r} passed over "
             "(kp reads the user's messages, the model's replies and the tools' results)"
             for kind, count in sorted(session.unread.items())
-        ),
+        )
+        + (
+            f"{session.delegated} event{'s' if session.delegated != 1 else ''} of sub-agents "
+            "passed over (a sub-agent's answer is the result of the task call that started it)",
+        )
+        * bool(session.delegated),
         source_extra={"copilot_version": data.get("copilotVersion")},
         content_hint=CONTENT_HINT,
         location=Location(session.header.location.file, session.header.location.line),
