@@ -109,6 +109,7 @@ def test_a_lone_surrogate_is_cleaned_as_the_replacement_character(
 @patient
 @given(text=texts, level=levels)
 @example(text="+44 20 7946 0958+44 20 7946 0958", level="federated")  # a number glued to one
+@example(text="password=hunter22(415) 555-0132", level="aggregated")  # a call cut by a marker
 def test_cleaning_is_idempotent(text: str, level: str) -> None:
     """Cleaning a cleaned text changes nothing more."""
     once = clean_text(text, level).text

@@ -226,7 +226,12 @@ _ATTRIBUTE_PATH = regex.compile(
     rf"(?!.*\d)(?=(?:self|this|cls|os|process|settings)\.|.*(?:_|[a-z][A-Z]))"
     rf"{_IDENTIFIER}(?:\.{_IDENTIFIER})+"
 )
-_CALL = regex.compile(rf"{_IDENTIFIER}(?:\.{_IDENTIFIER})*(?:\([^\n]*\)|\[[^\n]*\])")
+# A call's arguments may have been redacted already, their closing parenthesis with them
+# (``hunter22(415) 555-0132``: the phone rule took ``415) 555-0132``): still a call, or a second
+# cleaning would take for a password what the first took for code.
+_CALL = regex.compile(
+    rf"{_IDENTIFIER}(?:\.{_IDENTIFIER})*(?:\([^\n]*(?:\)|\[REDACTED:)|\[[^\n]*\])"
+)
 _OPERATOR_WORD = regex.compile(r"(?:await|new|yield|typeof|not|lambda) ")
 _TYPE_NAME = regex.compile(r"str|string|String|SecretStr|SecretBytes|bytes|number|any|unknown")
 _NAME_THEN_OPERATOR = regex.compile(r"(?<!\w)(?P<name>\w+)[ \t]*[=:][ \t]*$")
