@@ -264,3 +264,21 @@ def test_the_gate_line_says_why_the_exit_code_without_a_baseline_too(
     assert (passed.code, passed.err.splitlines()[-1]) == (0, "--fail-on failure: 0 failing cases")
     never = kp("eval", CASES, "--suite", SUITE, "-f", "json", "--fail-on", "never")
     assert (never.code, "--fail-on" in never.err) == (0, False)
+
+
+def test_a_yaml_case_refused_while_read_is_a_regression_not_a_removed_case(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """A passing case given a NaN is compared by its id: regressed, not removed."""
+    cases = tmp_path / "cases.yaml"
+    case = "- id: fast\n  actual: {durationMs: %s}\n  expected: {}\n"
+    suite = tmp_path / "suite.yaml"
+    suite.write_text("scorers:\n  - type: response-time\n    params: {max_acceptable_ms: 500}\n")
+    base = tmp_path / "base.json"
+    cases.write_text(case % "100")
+    assert kp("eval", str(cases), "--suite", str(suite), "-o", str(base)).code == 0
+    cases.write_text(case % ".nan")
+    run = kp("eval", str(cases), "--suite", str(suite), "--baseline", str(base), "-f", "json")
+    summary = json.loads(run.out)["comparison"]["summary"]
+    assert (summary["regressions"], summary["removed"], summary["added"]) == (1, 0, 0)
+    assert run.code == 4

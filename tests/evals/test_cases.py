@@ -453,6 +453,29 @@ def test_every_problem_of_one_yaml_record_makes_one_malformed_case(tmp_path: Pat
     assert [p.path for p in second.problems] == ["y"]
 
 
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "  id: again",  # a repeated key
+        "  x: !!binary aGVsbG8=",  # a tag JSON has no value for
+        "  x: .nan",  # a number JSON has not
+    ],
+)
+def test_a_yaml_case_the_reader_refuses_keeps_its_id_and_start_line(
+    tmp_path: Path, bad: str
+) -> None:
+    """A case refused while read is named by its readable id, at its own line, not '(no id)'."""
+    path = tmp_path / "cases.yaml"
+    path.write_text(f"- id: a\n- id: b\n  expected: {{}}\n{bad}\n- id: b\n")
+    _, refused, later = load_cases(path)
+    assert isinstance(refused, MalformedCase)
+    assert (refused.case_id, refused.location.line) == ("b", 2)
+    assert refused.problems[0].location.line == 4
+    # Known by its id, the case is the first 'b': the later one is warned of as its repeat.
+    assert isinstance(later, MalformedCase | LoadedCase)
+    assert [str(w.location) for w in later.warnings] == [f"{path}:5"]
+
+
 def test_a_readers_warning_rides_with_its_case(tmp_path: Path) -> None:
     r"""An unpaired ``\ud800`` escape is read as U+FFFD; the case carries the warning."""
     path = tmp_path / "cases.jsonl"

@@ -88,9 +88,7 @@ def parse_case(value: Any, *, source: str = "<case>") -> Case:
 
 def validate_case(record: Record) -> LoadedCase | MalformedCase:
     """A record as a valid case, or a malformed one; every content pattern is compiled here."""
-    raw_id = record.value.get("id") if isinstance(record.value, dict) else None
-    # A blank id names nothing in a report: the case is shown as "(no id) FILE:LINE".
-    case_id = raw_id if isinstance(raw_id, str) and CASE_ID.search(raw_id) else None
+    case_id = _id_of(record.value)
     try:
         case = Case.model_validate(record.value)
     except ValidationError as error:
@@ -101,6 +99,13 @@ def validate_case(record: Record) -> LoadedCase | MalformedCase:
     if bad_patterns:
         return MalformedCase(record.location, bad_patterns, case_id, case=case)
     return LoadedCase(case, record.location)
+
+
+def _id_of(value: Any) -> str | None:
+    """The case id a record's value gives, even when the case is malformed; else None."""
+    raw_id = value.get("id") if isinstance(value, dict) else None
+    # A blank id names nothing in a report: the case is shown as "(no id) FILE:LINE".
+    return raw_id if isinstance(raw_id, str) and CASE_ID.search(raw_id) else None
 
 
 def _problems(record: Record, error: ValidationError, model: type[BaseModel]) -> list[Problem]:
@@ -208,9 +213,7 @@ def _file_cases(
         for item in group:
             if isinstance(item, Record):
                 if problems:
-                    yield MalformedCase(
-                        problems[0].location, tuple(problems), None, tuple(warnings)
-                    )
+                    yield _unread_case(problems, warnings, first_seen)
                     problems, warnings = [], []
                 result = validate_case(item)
                 found = [*warnings, *_duplicate_id(result, item, first_seen)]
@@ -221,9 +224,21 @@ def _file_cases(
             else:
                 (warnings if item.warning else problems).append(item)
         if problems:
-            yield MalformedCase(problems[0].location, tuple(problems), None, tuple(warnings))
+            yield _unread_case(problems, warnings, first_seen)
         else:
             yield from (FileProblem(warning) for warning in warnings)
+
+
+def _unread_case(
+    problems: list[Problem], warnings: list[Problem], first_seen: dict[str, Location]
+) -> MalformedCase:
+    """A record the reader refused (a repeated key, a tag, NaN), by the id read from it if any."""
+    record = problems[0].record
+    case_id = None if record is None else _id_of(record.value)
+    if record is None or case_id is None:
+        return MalformedCase(problems[0].location, tuple(problems), None, tuple(warnings))
+    case = MalformedCase(record.location, tuple(problems), case_id)
+    return replace(case, warnings=(*warnings, *_duplicate_id(case, record, first_seen)))
 
 
 def _duplicate_id(
@@ -295,11 +310,8 @@ def _python_case(record: Record) -> LoadedCase | MalformedCase:
     try:
         check_python(record.value)
     except JsonError as error:
-        raw_id = record.value.get("id") if isinstance(record.value, dict) else None
         problem = Problem(record.location, error.path, error.message)
-        return MalformedCase(
-            record.location, (problem,), raw_id if isinstance(raw_id, str) else None
-        )
+        return MalformedCase(record.location, (problem,), _id_of(record.value))
     return validate_case(record)
 
 

@@ -80,7 +80,8 @@ def parse_yaml(text: str, name: str) -> Iterator[Record | Problem]:
     """Parse YAML safely (no object construction), keeping the line of every key and item.
 
     A list gives one record per item, any other document one record. A problem inside a record
-    replaces it; a syntax error or a passed bound ends the file with a problem at its line.
+    replaces it (the problem's ``record`` is what was read of it, each refused part null); a
+    syntax error or a passed bound ends the file with a problem at its line.
     """
     controls = _Controls(text)
     fast = yaml.__with_libyaml__ and not _SURROGATE_ESCAPE.search(controls.text)
@@ -240,9 +241,14 @@ def _record(node: Node, location: Location, controls: _Controls) -> Iterator[Rec
         return
     walk = _Walk(controls.stand_in, location)
     value = walk.value(node, (), 0)
-    yield from walk.problems or walk.warnings  # a problem replaces the record and its warnings
-    if not walk.problems:
-        yield Record(location, value, walk.lines)
+    record = Record(location, value, walk.lines)
+    if walk.problems:
+        # A problem replaces the record and its warnings; each carries what was read (a part
+        # refused read as null), so that a reader of cases still knows the record's id.
+        yield from (replace(problem, record=record) for problem in walk.problems)
+        return
+    yield from walk.warnings
+    yield record
 
 
 class _Walk:
