@@ -208,15 +208,15 @@ def test_a_nan_in_a_numpy_array_is_named_by_its_index() -> None:
     """A NaN in an array is the task's error, at its place, as in a list."""
     np = pytest.importorskip("numpy")
     record = call(lambda task: {"scores": np.array([0.5, np.nan])}).record
-    assert "which is not JSON data: scores[1] is nan; return a str" in str(record.error_message)
+    assert "not JSON (dict): scores[1] is nan; return a str" in str(record.error_message)
 
 
 @pytest.mark.parametrize("bad", [object(), float("nan"), {"x": float("inf")}])
 def test_an_output_that_is_not_json_is_the_tasks_error(bad: Any) -> None:
     """An arbitrary object or NaN cannot be scored or cached: the call fails, saying so."""
     record = call(lambda task: bad).record
-    assert record.error_type == "TypeError"
-    assert "not JSON data" in str(record.error_message)
+    assert (record.error_type, record.not_json, record.error_at) == ("TaskOutputError", True, None)
+    assert str(record.reason(500)).startswith("the task returned data that is not JSON (")
 
 
 @pytest.mark.parametrize(
@@ -232,7 +232,7 @@ def test_a_value_that_is_not_json_is_named_by_its_path(bad: Any, said: str) -> N
     """In a dict of many fields, "Unable to serialize unknown type" says neither which nor
     where: the error names the first value JSON cannot hold by its path."""
     record = call(lambda task: bad).record
-    assert f"which is not JSON data: {said}; return a str" in str(record.error_message)
+    assert f"not JSON ({type(bad).__name__}): {said}; return a str" in str(record.error_message)
 
 
 def test_task_name_is_module_and_qualified_name() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
@@ -219,6 +220,37 @@ def test_a_task_that_raises_is_a_located_problem_of_its_case() -> None:
         for run in (1, 2)
     ]
     assert outcome.verdict == "failed"
+
+
+def test_a_task_returning_a_nan_is_said_to_return_it_at_its_path_not_to_raise() -> None:
+    """The task raised nothing: its stderr line and each scorer's reason say what it returned."""
+
+    def with_nan(task: TaskInput) -> object:
+        return {"operations": [], "score": {"x": float("nan")}}
+
+    outcome = evaluate_cases(RENAME_CASES, preset="strict", task=with_nan, cache_dir=None)
+    said = "the task returned data that is not JSON (dict): score.x is nan; return"
+    lines = [str(problem) for problem in outcome.task_failures]
+    reasons = [score.error or "" for case in outcome.report.cases for score in case.scorers]
+    assert lines
+    assert reasons
+    assert all(said in text and "raised" not in text for text in [*lines, *reasons])
+
+
+def test_a_task_timeout_reads_timed_out_on_stderr_and_in_each_reason() -> None:
+    """The wording the pytest plugin and the views use: 'timed out', not 'raised TimeoutError'."""
+
+    def hung(task: TaskInput) -> object:
+        time.sleep(1)
+        return {"operations": []}
+
+    outcome = evaluate_cases(RENAME_CASES, preset="strict", task=hung, timeout=0.05)
+    lines = [str(problem) for problem in outcome.task_failures]
+    reasons = [score.error or "" for case in outcome.report.cases for score in case.scorers]
+    assert lines
+    assert reasons
+    said = "the task timed out: no answer within 0.05 s"
+    assert all(said in text and "TimeoutError" not in text for text in [*lines, *reasons])
 
 
 def test_a_long_or_multiline_task_error_is_one_short_line_and_whole_in_the_report() -> None:

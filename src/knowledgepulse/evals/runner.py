@@ -218,11 +218,11 @@ def task_failed(suite: Suite, case: Case, location: Location, record: TaskRecord
     hint = (
         "; give the task more time (timeout) or make it faster"
         if record.timed_out
+        else ""
+        if record.not_json  # the reason says what to return
         else "; fix the task, or retry it (retries) if the failure comes and goes"
     )
-    result = ScoreResult.failed(
-        f"no output to score: the task raised {record.short_error(ERROR_LIMIT)}{hint}"
-    )
+    result = ScoreResult.failed(f"no output to score: {record.reason(ERROR_LIMIT)}{hint}")
     outcomes = tuple(_outcome(entry, result) for entry in suite.scorers)
     return CaseResult(
         case.id,

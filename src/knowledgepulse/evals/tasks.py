@@ -45,6 +45,13 @@ MAX_RETRY_DELAY_S = 60.0
 """The longest wait between two attempts, however many retries came before."""
 
 
+class TaskOutputError(TypeError):
+    """Raised by :func:`output_json` when a task returned a value that is not JSON data.
+
+    The task raised nothing: its case's error says what it returned, and where (a NaN's path).
+    """
+
+
 @dataclass(frozen=True, slots=True)
 class TaskInput:
     """What a task receives for one case (never its expected output); ``run`` counts from 0."""
@@ -78,6 +85,7 @@ class TaskRecord:
 
     ``error_type`` and ``error_message`` say what the last attempt raised, when all failed;
     ``error_at`` the line of the user's code it raised from (``wf.py:12, in parse``), if any.
+    ``timed_out``: it took longer than allowed; ``not_json``: it returned what is not JSON data.
     """
 
     attempts: int
@@ -86,6 +94,7 @@ class TaskRecord:
     error_message: str | None = None
     timed_out: bool = False
     error_at: str | None = None
+    not_json: bool = False
 
     @property
     def failed(self) -> bool:
@@ -100,6 +109,28 @@ class TaskRecord:
         text = f"{self.error_type}: {self.error_message}" if self.error_message else self.error_type
         at = f" (at {self.error_at})" if self.error_at is not None else ""
         return text + at + (f" (after {self.attempts} attempts)" if self.attempts > 1 else "")
+
+    def reason(self, limit: int, *, attempts: bool = True) -> str | None:
+        """Why the call gave no output, ``the task timed out: ...`` say; ``None`` if it gave one.
+
+        The one wording of a failed call, in every view and on stderr: the task ``timed out``,
+        ``returned data that is not JSON``, or ``raised`` its error (a timeout is no error the
+        task raised, nor is a return value). The message is cut to ``limit`` characters, the
+        rest counted; ``attempts``: say how many there were, when more than one.
+        """
+        if self.error_type is None:
+            return None
+        message = cut(self.error_message, limit) if self.error_message else ""
+        if self.not_json:
+            said = message
+        elif self.timed_out:
+            said = f"the task timed out: {message}" if message else "the task timed out"
+        else:
+            said = f"the task raised {self.error_type}" + (f": {message}" if message else "")
+        said += f" (at {self.error_at})" if self.error_at is not None else ""
+        return said + (
+            f" (after {self.attempts} attempts)" if attempts and self.attempts > 1 else ""
+        )
 
     def short_error(self, limit: int) -> str | None:
         """:attr:`error` with the message cut to ``limit`` characters, the rest counted.
@@ -131,7 +162,7 @@ def output_json(value: Any) -> JsonValue:
     """A task's return value as JSON data; a pydantic model as its file form (aliases, no nulls).
 
     Raises:
-        TypeError: the value is not JSON, or holds NaN or an infinity.
+        TaskOutputError: the value is not JSON, or holds NaN or an infinity (a TypeError).
     """
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -142,9 +173,9 @@ def output_json(value: Any) -> JsonValue:
         # nor where: the first value that is not JSON is named by its path.
         found = _not_json(value, ())
         said = f"{format_path(found[0])} is {found[1]}" if found and found[0] else str(error)
-        raise TypeError(
-            f"the task returned {type(value).__name__}, which is not JSON data: {said}; "
-            "return a str, number, bool, None, list or dict (or a pydantic model)"
+        raise TaskOutputError(
+            f"the task returned data that is not JSON ({type(value).__name__}): {said}; return "
+            "a str, a finite number, bool, None, list or dict (or a pydantic model)"
         ) from None
     return plain
 
@@ -238,6 +269,10 @@ async def call_task(
             said = f"no answer within {timeout:g} s" if ours else str(error)
             failure = TaskRecord(
                 attempts, error_type="TimeoutError", error_message=said, timed_out=ours
+            )
+        except TaskOutputError as error:  # it returned: nothing was raised in its code
+            failure = TaskRecord(
+                attempts, error_type=type(error).__name__, error_message=str(error), not_json=True
             )
         except TASK_FAILURES as error:  # a task's failure is its case's error, never the run's
             said = str(error)

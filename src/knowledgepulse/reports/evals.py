@@ -227,13 +227,9 @@ def answer_lines(result: CaseResult, limit: int = OUTPUT_LIMIT) -> list[tuple[st
 def task_failure(result: CaseResult) -> str | None:
     """``the task raised ValueError: boom (2 attempts)``: why a case has no output, or None."""
     record = result.task
-    if record is None or not record.failed:
+    if record is None or (reason := record.reason(ERROR_LIMIT, attempts=False)) is None:
         return None
-    said = f": {shown_value(record.error_message, ERROR_LIMIT)}" if record.error_message else ""
-    said += f" (at {record.error_at})" if record.error_at is not None else ""
-    # A timeout's type is always TimeoutError: "timed out TimeoutError" would say it twice.
-    what = "timed out" if record.timed_out else f"raised {record.error_type}"
-    return f"the task {what}{said} ({counted(record.attempts, 'attempt')})"
+    return f"{reason} ({counted(record.attempts, 'attempt')})"
 
 
 def repeat_line(result: CaseResult) -> str | None:

@@ -141,7 +141,7 @@ class EvalOutcome:
                 result.location,
                 "",
                 f"case {result.case_id!r}{f' (run {number})' if result.runs else ''}: "
-                f"the task raised {_one_line(one.task)}",
+                f"{_one_line(one.task)}",
             )
             for result in self.run.cases
             for number, one in enumerate(result.runs or (result,), start=1)
@@ -155,7 +155,7 @@ def _one_line(record: TaskRecord) -> str:
     The JSON report keeps the message whole; a 300,000-character one (an HTTP error's body)
     would otherwise bury every other line of the run.
     """
-    return printable(record.short_error(ERROR_LIMIT) or "", one_line=True)
+    return printable(record.reason(ERROR_LIMIT) or "", one_line=True)
 
 
 @dataclass(frozen=True, slots=True)
