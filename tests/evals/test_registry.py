@@ -115,6 +115,40 @@ def test_a_class_that_is_no_scorer_is_refused_at_registration() -> None:
     assert "judge" not in scorer_types()
 
 
+@pytest.mark.parametrize(
+    ("reads", "said"),
+    [
+        (
+            "actual",
+            "reads = 'actual'; give a set of the parts it reads in the bulk-edit form, "
+            "such as {'actual'}",
+        ),
+        ({"answer"}, "reads = {'answer'}, which holds a part no case has; give a set"),
+        (None, "reads = None; give a set"),
+    ],
+)
+def test_a_scorer_whose_reads_is_no_set_of_parts_is_refused_as_its_class_is_made(
+    reads: object, said: str
+) -> None:
+    """reads = "actual" failed every case with a pydantic error pointing at a URL."""
+    body = {"reads": reads, "evaluate": lambda self, actual, expected, pages: ScoreResult(1.0)}
+    with pytest.raises(ScorerParameterError, match="scorer class Judge: ") as raised:
+        type("Judge", (Scorer,), body)  # class Judge(Scorer): reads = ... , made at import
+    assert said in str(raised.value)
+
+
+def test_a_scorer_reading_a_tuple_of_parts_is_accepted() -> None:
+    """Any collection of known parts is a set of them: membership is all that is asked."""
+
+    class Lister(Scorer):
+        reads = ("actual", "pages")  # type: ignore[assignment]
+
+        def evaluate(self, actual: object, expected: object, pages: object) -> ScoreResult:
+            return ScoreResult(score=1.0)
+
+    assert "actual" in Lister.reads
+
+
 @pytest.mark.usefixtures("isolated_registry")
 def test_registering_the_same_class_twice_is_harmless() -> None:
     """Re-running a module that registers a class (a notebook cell) is not an error."""

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any, ClassVar, Literal, Self, TypeVar, cast
+from typing import Any, ClassVar, Literal, Self, TypeVar, cast, get_args
 
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
@@ -143,6 +143,27 @@ def ignored_params(params: type[BaseModel], raw: Mapping[str, Any]) -> list[str]
     return [key for key in raw if key not in names]
 
 
+def _check_reads(cls: type) -> None:
+    """Refuse a scorer class whose ``reads`` is no set of case parts, as its class is made.
+
+    ``reads = "actual"`` (a text, not a set) was read letter by letter, or as a substring test,
+    and each case then failed with a pydantic error whose only pointer was a URL.
+    """
+    if "reads" not in cls.__dict__ or isinstance(reads := cls.__dict__["reads"], property):
+        return
+    parts = get_args(CasePart)
+    many = isinstance(reads, Collection) and not isinstance(reads, str | bytes)
+    if many and all(part in parts for part in reads):
+        return
+    given = f"{reads!r}, which holds a part no case has" if many else repr(reads)
+    example = {reads} if isinstance(reads, str) and reads in parts else {"actual"}
+    raise ScorerParameterError(
+        f"scorer class {cls.__qualname__}: reads = {given}; give a set of the parts it reads "
+        f"in the bulk-edit form, such as {example!r} ({', '.join(map(repr, parts))}), or "
+        "frozenset() for none"
+    )
+
+
 class Scorer:
     """Base class of every scorer, built-in or user-defined.
 
@@ -162,6 +183,10 @@ class Scorer:
     """The parts read in the bulk-edit form (``BULK_EDIT``: all); by default none, any JSON."""
     reads_duration: ClassVar[bool] = False
     """Whether it judges the output's ``durationMs`` (``response-time``): a bad one is its issue."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _check_reads(cls)
 
     def __init__(self, params: BaseModel | None = None) -> None:
         cls = type(self)
