@@ -16,6 +16,7 @@ import importlib.metadata
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType, ModuleType
@@ -140,6 +141,29 @@ class Setting:
 
     def __str__(self) -> str:
         return self.name if self.value is NO_VALUE else f"{self.name}={self.value!r}"
+
+
+_SPELLING: ContextVar[Callable[[Setting], str]] = ContextVar("knowledgepulse_spelling", default=str)
+
+
+def spelt(setting: Setting) -> str:
+    """A setting named in a text that is no error (a case's reason), as the caller spells it.
+
+    Python's name (``timeout``) by default; under :func:`spelling_settings` (``kp`` runs each
+    command under it) the shell's option (``--timeout``), as :meth:`KnowledgePulseError.
+    message_with` spells an error's.
+    """
+    return _SPELLING.get()(setting)
+
+
+@contextlib.contextmanager
+def spelling_settings(spell: Callable[[Setting], str]) -> Iterator[None]:
+    """Spell the settings :func:`spelt` names with ``spell`` while the block runs."""
+    token = _SPELLING.set(spell)
+    try:
+        yield
+    finally:
+        _SPELLING.reset(token)
 
 
 class KnowledgePulseError(Exception):

@@ -178,6 +178,10 @@ def test_a_failing_call_is_reported_and_the_others_are_scored(kp: KpRunner, coun
         "at": f"{os.path.realpath(counting)}:{RAISES_AT}, in answer",  # outside the working dir
     }
     assert [case["scorers"][0]["score"] is None for case in cases] == [True, False, False, False]
+    # Each scorer's reason names the option to give, as kp spells it.
+    assert cases[0]["scorers"][0]["error"].endswith(
+        "fix the task, or retry it (--retries) if the failure comes and goes"
+    )
     assert calls(counting).count("returns-policy") == 2
 
 

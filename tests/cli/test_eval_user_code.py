@@ -244,7 +244,7 @@ def test_a_hung_scorer_is_that_case_s_error_past_the_timeout(kp: KpRunner, tmp_p
     a, b = json.loads(run.out)["cases"]
     assert a["scorers"][0]["error"] == (
         "scorer 'kp-test-own' gave no result within 1.5 s; make it faster, or give it more time "
-        "(timeout)"
+        "(--timeout)"  # as kp spells run_suite's timeout
     )
     assert a["scorers"][1]["score"] == 1.0
     assert [scorer["score"] for scorer in b["scorers"]] == [1.0, 1.0]

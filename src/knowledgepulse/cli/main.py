@@ -21,7 +21,14 @@ from knowledgepulse._util.collector import fewer_young_collections
 from knowledgepulse._util.signals import Interrupted, sigterm_as_ctrl_c
 from knowledgepulse._util.stdout import reopen_closed_streams, stdout_to_devnull
 from knowledgepulse._util.text import did_you_mean, grapheme_end, printable
-from knowledgepulse.errors import NO_VALUE, KnowledgePulseError, Setting, SuiteError, os_message
+from knowledgepulse.errors import (
+    NO_VALUE,
+    KnowledgePulseError,
+    Setting,
+    SuiteError,
+    os_message,
+    spelling_settings,
+)
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -190,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     reopen_closed_streams()
     try:
         _log_to_stderr(logging.WARNING)
-        with sigterm_as_ctrl_c(), fewer_young_collections():
+        with sigterm_as_ctrl_c(), fewer_young_collections(), spelling_settings(flag_of):
             result: Any = cli.main(args=argv, prog_name="kp", standalone_mode=False)
     except click.exceptions.Exit as done:
         return done.exit_code

@@ -16,6 +16,7 @@ from typing import Any
 
 from knowledgepulse._util.raised import raised
 from knowledgepulse._util.settings import instance_of
+from knowledgepulse.errors import Setting, spelt
 from knowledgepulse.evals.cases import (
     CaseInput,
     Cases,
@@ -182,7 +183,7 @@ def _scored(entry: SuiteScorer, context: CaseContext, timeout: float | None) -> 
         except TimeoutError:
             return ScoreResult.failed(
                 f"scorer {entry.label!r} gave no result within {timeout:g} s; make it faster, "
-                "or give it more time (timeout)"
+                f"or give it more time ({spelt(Setting('timeout'))})"
             )
     if failure is None:
         return _checked(returned)
@@ -216,11 +217,12 @@ def _raised(error: BaseException, scorer: Scorer) -> str:
 def task_failed(suite: Suite, case: Case, location: Location, record: TaskRecord) -> CaseResult:
     """The result of a case whose task gave no output: every scorer without a score, saying why."""
     hint = (
-        "; give the task more time (timeout) or make it faster"
+        f"; give the task more time ({spelt(Setting('timeout'))}) or make it faster"
         if record.timed_out
         else ""
         if record.not_json  # the reason says what to return
-        else "; fix the task, or retry it (retries) if the failure comes and goes"
+        else f"; fix the task, or retry it ({spelt(Setting('retries'))}) if the failure comes "
+        "and goes"
     )
     result = ScoreResult.failed(f"no output to score: {record.reason(ERROR_LIMIT)}{hint}")
     outcomes = tuple(_outcome(entry, result) for entry in suite.scorers)
