@@ -224,6 +224,18 @@ def test_cases_can_come_from_stdin(kp: KpRunner) -> None:
     assert json.loads(run.out)["cases"][0]["file"] == "<stdin>"
 
 
+@pytest.mark.parametrize("output_format", ["json", "table"])
+def test_no_case_is_said_once_on_stderr(kp: KpRunner, tmp_path: Path, output_format: str) -> None:
+    """Its summary ('no cases to evaluate') and verdict ('no case to judge') said it twice more."""
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("")
+    run = kp("eval", str(empty), "--suite", SUITE, "-f", output_format)
+    assert run.code == 1
+    assert run.err.splitlines() == [
+        "kp: the case files hold no case; give --allow-empty when that is expected"
+    ]
+
+
 @pytest.mark.parametrize("source", ["file", "stdin"])
 def test_no_case_exits_1_unless_allowed(kp: KpRunner, tmp_path: Path, source: str) -> None:
     """A gate over no case is a mistake, not a pass: exit 1 and say so; --allow-empty exits 0."""
@@ -247,7 +259,9 @@ def test_the_gate_line_over_no_case_says_so_not_zero_failures(kp: KpRunner, tmp_
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
     run = kp("eval", str(empty), "--suite", SUITE, "-f", "json")
-    assert (run.code, run.err.splitlines()[-1]) == (1, "--fail-on failure: no case to judge")
+    assert run.code == 1
+    assert "0 failing" not in run.err
+    assert run.err.splitlines()[-1].startswith("kp: the case files hold no case")
 
 
 def test_quiet_prints_nothing_on_stderr(kp: KpRunner) -> None:
