@@ -440,3 +440,27 @@ def test_a_file_name_with_a_line_break_is_shown_escaped_in_every_line(tmp_path: 
     assert [line.split(": ", 1)[0] for line in problems] == [f"  {shown}:2"]
     with pytest.raises(InputFileError, match=r"^[^\n]*a\\nc\.yaml: no such file"):
         load_suite(tmp_path / "a\nc.yaml")
+
+
+def test_a_value_the_reader_refuses_is_listed_with_the_suites_other_problems(
+    tmp_path: Path,
+) -> None:
+    """A .nan no longer hides the typos after it until the next run; none is said twice."""
+    path = write(
+        tmp_path,
+        """
+        scorers:
+          - type: response-time
+            threshold: .nan
+            params: !!binary aGVsbG8=
+          - type: content-quality
+            treshold: 0.5
+        """,
+    )
+    with pytest.raises(SuiteError, match=r"suite.yaml: 3 problems in the suite") as raised:
+        load_suite(path)
+    assert [(p.location.line, p.path) for p in raised.value.problems] == [
+        (3, "scorers[0].threshold"),
+        (4, "scorers[0].params"),  # not again as params missing max_acceptable_ms
+        (6, "scorers[1].treshold"),
+    ]

@@ -141,8 +141,38 @@ def load_suite(path: str | Path) -> Suite:
     if not isinstance(path, str | Path):
         raise wrong_setting("path", path, "the suite file's path, a str or a Path", wrong_type=True)
     shape = "a suite file holds one mapping with a 'scorers' list"
-    record = read_document(path, "suite file", "not a suite", shape)
+    try:
+        record = read_document(path, "suite file", "not a suite", shape)
+    except SuiteError as error:
+        raise _with_the_rest(error) from None
     return resolve_suite(record, source=record.location.file)
+
+
+def _with_the_rest(error: SuiteError) -> SuiteError:
+    """``error``, with the other problems of a document the reader refused parts of.
+
+    A ``.nan``, a tag or a key twice no longer hides the typos in the rest until the next run.
+    The reader hands the document over with each refused part null; a problem found at or
+    inside a refused part is the reader's, already said.
+    """
+    records = {id(problem.record): problem.record for problem in error.problems}
+    partial = next(iter(records.values())) if len(records) == 1 else None
+    if partial is None:
+        return error
+    try:
+        resolve_suite(partial, source=partial.location.file)
+    except SuiteError as more:
+        refused = [problem.path for problem in error.problems]
+        rest = [p for p in more.problems if not any(_within(p.path, at) for at in refused)]
+        problems = sorted([*error.problems, *rest], key=lambda p: p.location.line or 0)
+        where = Location(partial.location.file)
+        return SuiteError(f"{where}: {counted(len(problems), 'problem')} in the suite", problems)
+    return error
+
+
+def _within(path: str, at: str) -> bool:
+    """Whether the JSON path ``path`` is ``at`` or inside it (``a.b[0]`` is inside ``a.b``)."""
+    return not at or path == at or path.startswith((f"{at}.", f"{at}["))
 
 
 def read_document(
