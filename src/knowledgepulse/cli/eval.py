@@ -232,20 +232,16 @@ def eval_command(
     run, comparison, gate = outcome.run, outcome.comparison, outcome.gate
     for failure in () if quiet else outcome.task_failures:
         _stderr(failure)
-    refused_empty = outcome.empty and not allow_empty
-    if refused_empty:
+    if outcome.empty and not allow_empty:
         _stderr("kp: the case files hold no case; give --allow-empty when that is expected")
+        quiet = True  # said once: its summary and its verdict would say it twice more
     _write(run_report(run, output_format, comparison, gate), output)
-    # The table ends with the summary already; other formats get it on stderr. A run refused
-    # as empty says so once: its summary and its verdict would say it twice more.
-    if not quiet and not refused_empty and not (output_format == "table" and output is None):
+    # The table ends with the summary already; other formats get it on stderr.
+    if not quiet and not (output_format == "table" and output is None):
         _stderr(summary_line(run))
         if comparison is not None:
             _stderr(comparison_line(comparison))
-    said = (
-        None if quiet or refused_empty else gate_line(gate, run.summary, empty_allowed=allow_empty)
-    )
-    if said:
+    if not quiet and (said := gate_line(gate, run.summary, empty_allowed=allow_empty)):
         _stderr(said)  # why the exit code, baseline or not: the table does not say it either
     return EXIT_CODES[outcome.verdict]
 
