@@ -2,7 +2,7 @@
 
 The files are written by langchain-core itself (``messages_to_dict``, as its chat histories
 store messages, and ``dumpd``): a tool call, a tool that raised (LangGraph's ``ToolNode`` marks
-its message ``status="error"``), the retry and the answer.
+its message ``status="error"``), the retry and the answer, with the model the reply names.
 """
 
 from __future__ import annotations
@@ -36,7 +36,9 @@ def _history() -> list[Any]:
             tool_calls=[{"name": "weather", "args": {"city": "Paris"}, "id": "c2"}],
         ),
         m.ToolMessage("light rain, 12 C", tool_call_id="c2"),
-        m.AIMessage("Yes: light rain, 12 C."),
+        m.AIMessage(
+            "Yes: light rain, 12 C.", response_metadata={"model_name": "gpt-4o-mini-2024-07-18"}
+        ),
     ]
 
 
@@ -72,6 +74,8 @@ def test_a_saved_history_is_one_run_with_its_calls_failure_and_answer(
     ]
     assert trace.outcome.result_summary == "Yes: light rain, 12 C."
     assert trace.metadata.success is True
+    source = (trace.metadata.model_extra or {})["source"]
+    assert source["model"] == "gpt-4o-mini-2024-07-18"  # the reply's own
 
 
 def test_a_tool_message_marked_failed_fails_its_call_whatever_its_text(tmp_path: Path) -> None:

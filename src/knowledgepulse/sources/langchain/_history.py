@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
+from knowledgepulse._util.jsonpath import as_object, non_empty
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat import conversation
 from knowledgepulse.sources._envelope import TraceOptions
@@ -74,7 +75,21 @@ def as_chat(value: Any) -> Any:
 
 def _as_chat_one(value: Any) -> Any:
     message = as_message(value) if is_dump(value) else None
-    return value if message is None else chat_message(message)
+    if message is None:
+        return value
+    chat = chat_message(message)
+    model = _model_of(value) if message.role == "ai" else None
+    return chat if model is None else {**chat, "model": model}
+
+
+def _model_of(dump: Mapping[str, Any]) -> str | None:
+    """The model an ``AIMessage``'s dump names, in its ``response_metadata``.
+
+    The chat models write it as ``model_name`` (OpenAI's) or ``model`` (Ollama's, Anthropic's).
+    """
+    fields = as_object(dump.get("data") or dump.get("kwargs"))
+    metadata = as_object(fields.get("response_metadata"))
+    return non_empty(metadata.get("model_name")) or non_empty(metadata.get("model"))
 
 
 def recognises(value: Any) -> bool:
