@@ -33,14 +33,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from knowledgepulse._util.jsonpath import as_object, as_string, describe_value, non_empty
 from knowledgepulse._util.times import iso_time
-from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import anthropic
-from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble
+from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
 
@@ -131,14 +131,8 @@ def convert_records(
                 _take(session, item.value)
             except PathError as error:
                 yield item.problem(error.path, error.message)
-    if session is None:
-        return
-    try:
-        yield _finish(session, options)
-    except PathError as error:
-        yield session.header.problem(error.path, error.message)
-    except ConversionError as error:  # no step, say: about the whole session
-        yield session.header.problem((), str(error))
+    if session is not None:
+        yield finished(partial(_finish, session, options), session.header)
 
 
 def _take(session: _Session, value: Any) -> None:

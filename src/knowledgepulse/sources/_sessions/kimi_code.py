@@ -39,14 +39,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from knowledgepulse._util.jsonpath import as_object, as_string, describe_value, non_empty
-from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import anthropic
-from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble
+from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
 
@@ -121,14 +121,8 @@ def convert_records(
                 _take(journal, item.value)
             except PathError as error:
                 yield item.problem(error.path, error.message)
-    if journal is None:
-        return
-    try:
-        yield _finish(journal, options)
-    except PathError as error:
-        yield journal.header.problem(error.path, error.message)
-    except ConversionError as error:  # no step, say: about the whole journal
-        yield journal.header.problem((), str(error))
+    if journal is not None:
+        yield finished(partial(_finish, journal, options), journal.header)
 
 
 def _take(journal: _Journal, value: Any) -> None:
