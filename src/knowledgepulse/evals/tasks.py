@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from types import ModuleType
 from typing import Any, TypeVar, cast
 
@@ -131,15 +131,6 @@ class TaskRecord:
         return said + (
             f" (after {self.attempts} attempts)" if attempts and self.attempts > 1 else ""
         )
-
-    def short_error(self, limit: int) -> str | None:
-        """:attr:`error` with the message cut to ``limit`` characters, the rest counted.
-
-        For the texts that repeat it (each scorer's reason, a stderr line): the record keeps it
-        whole, once.
-        """
-        message = self.error_message
-        return replace(self, error_message=cut(message, limit) if message else message).error
 
 
 @dataclass(frozen=True, slots=True)
