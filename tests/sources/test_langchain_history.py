@@ -76,6 +76,7 @@ def test_a_saved_history_is_one_run_with_its_calls_failure_and_answer(
     assert trace.metadata.success is True
     source = (trace.metadata.model_extra or {})["source"]
     assert source["model"] == "gpt-4o-mini-2024-07-18"  # the reply's own
+    assert trace.metadata.framework == "langchain"  # not the chat format it is read as
 
 
 def test_a_tool_message_marked_failed_fails_its_call_whatever_its_text(tmp_path: Path) -> None:
@@ -97,3 +98,16 @@ def test_a_tool_message_marked_failed_fails_its_call_whatever_its_text(tmp_path:
     # Its words say no failure: the status does, so the next call is the recovery.
     kinds = [step.type for step in item.trace.steps if step.type != "observation"]
     assert kinds == ["tool_call", "error_recovery", "thought"]
+
+
+def test_a_chat_conversation_beside_keeps_its_own_framework(tmp_path: Path) -> None:
+    """Only LangChain's dumps name LangChain: plain Chat Completions messages name their format."""
+    path = tmp_path / "chat.json"
+    path.write_text(
+        json.dumps([{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}])
+    )
+
+    (item,) = list(read(str(path)))
+
+    assert isinstance(item, TraceItem)
+    assert item.trace.metadata.framework == "openai"

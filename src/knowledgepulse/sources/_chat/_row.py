@@ -782,21 +782,32 @@ def convert_conversation(
     options: TraceOptions,
     family: ChatSource,
     beside: Mapping[str, Any] | None = None,
+    *,
+    framework: str | None = None,
 ) -> TraceItem:
     """One conversation kept as a list, no row around it, read as a row holding it would be.
 
     The trace is located at ``at`` (where the conversation starts) and carries no row: a file
     of messages is one run, and nothing of it is written back as a dataset row. ``beside``: the
     columns the file says of the run apart from its messages (its id, its start), as a row
-    would hold them. A :class:`PathError`'s path starts at the conversation (its turn's index
-    first).
+    would hold them. ``framework``: the one that wrote the messages, where it is not the chat
+    format's (LangChain's, whose dumps are read as Chat Completions messages). A
+    :class:`PathError`'s path starts at the conversation (its turn's index first).
     """
     row = {**(beside or {}), family.fields[0]: turns}
     columns = _columns(row, RowOptions(), family)
     if isinstance(columns, str):
         raise ConversionError(columns)
     try:
-        return _convert_row(row, Record(at.location, row), columns, options, family, as_row=False)
+        return _convert_row(
+            row,
+            Record(at.location, row),
+            columns,
+            options,
+            family,
+            as_row=False,
+            framework=framework,
+        )
     except PathError as error:
         raise PathError(error.path[1:], error.message) from error
 
@@ -809,6 +820,7 @@ def _convert_row(
     family: ChatSource,
     *,
     as_row: bool = True,
+    framework: str | None = None,
 ) -> TraceItem:
     messages, columns = _conversation(row, columns, family)
     whole, error_turns = _with_unseen_errors(row, messages)
@@ -847,7 +859,7 @@ def _convert_row(
         fallback_objective=told.system,
         created_at=_started(row, columns, messages),
         result_summary=_told_answer(row, messages) or builder.final_answer,
-        framework=family.framework,
+        framework=framework or family.framework,
         model=_model(row, family, messages),
         metadata=kept,
         warnings=told.unread + media_columns(row),

@@ -160,9 +160,13 @@ def family(turns: list[Any]) -> ChatSource | None:
 
 
 def convert_records(
-    records: Iterable[Record | Problem], options: TraceOptions
+    records: Iterable[Record | Problem], options: TraceOptions, framework: str | None = None
 ) -> Iterator[TraceItem | Problem]:
-    """The file's conversations: its message records, in order, one; each list record, one."""
+    """The file's conversations: its message records, in order, one; each list record, one.
+
+    ``framework``: the one that wrote the messages, where the caller knows it (LangChain's
+    dumps, read as Chat Completions messages); else each trace's is its chat format's.
+    """
     messages: list[Record] = []
     header: Mapping[str, Any] | None = None
     opening: Record | None = None  # a Kimi CLI mark before the messages: where the run begins
@@ -172,7 +176,7 @@ def convert_records(
             continue
         item = _as_sent(entry)
         if is_header(item.value):  # a session's start: the messages before it were another's
-            yield from _conversation(messages, options, header, opening)
+            yield from _conversation(messages, options, header, opening, framework)
             messages, header, opening = [], item.value, None
         elif _mark(item.value):
             opening = opening or (None if messages else item)
@@ -181,12 +185,12 @@ def convert_records(
         elif (reason := foreign(item.value)) is not None:
             yield _refused(item, (), reason)
         elif isinstance(item.value, list):
-            yield from _conversation(messages, options, header, opening)
+            yield from _conversation(messages, options, header, opening, framework)
             messages, header, opening = [], None, None
-            yield from _listed(item, options)
+            yield from _listed(item, options, framework)
         else:
             messages.append(item)
-    yield from _conversation(messages, options, header, opening)
+    yield from _conversation(messages, options, header, opening, framework)
 
 
 def _conversation(
@@ -194,6 +198,7 @@ def _conversation(
     options: TraceOptions,
     header: Mapping[str, Any] | None = None,
     opening: Record | None = None,
+    framework: str | None = None,
 ) -> Iterator[TraceItem | Problem]:
     """The messages read one a record as one conversation; a bad one's problem at its record.
 
@@ -217,7 +222,8 @@ def _conversation(
     turns = [record.value for record in messages]
     try:
         chat = chat or _family_of(turns)
-        yield convert_conversation(turns, opening or messages[0], options, chat, _told_by(header))
+        at = opening or messages[0]
+        yield convert_conversation(turns, at, options, chat, _told_by(header), framework=framework)
     except PathError as error:
         match error.path:
             case (int(index), *rest) if index < len(messages):
@@ -237,7 +243,9 @@ def _refused(record: Record, path: tuple[int, ...], reason: str) -> Problem:
     )
 
 
-def _listed(record: Record, options: TraceOptions) -> Iterator[TraceItem | Problem]:
+def _listed(
+    record: Record, options: TraceOptions, framework: str | None = None
+) -> Iterator[TraceItem | Problem]:
     """A record that is a list of messages, as one conversation.
 
     A message of another API's form is its own error, the others read.
@@ -253,7 +261,7 @@ def _listed(record: Record, options: TraceOptions) -> Iterator[TraceItem | Probl
         return
     turns = [record.value[index] for index in kept]
     try:
-        yield convert_conversation(turns, record, options, _family_of(turns))
+        yield convert_conversation(turns, record, options, _family_of(turns), framework=framework)
     except PathError as error:
         match error.path:
             case (int(index), *rest) if index < len(kept):

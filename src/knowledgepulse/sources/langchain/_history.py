@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
+from itertools import chain
 from typing import Any
 
 from knowledgepulse._util.jsonpath import as_object, non_empty
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat import conversation
 from knowledgepulse.sources._envelope import TraceOptions
-from knowledgepulse.sources.langchain._messages import Message, as_message
+from knowledgepulse.sources.langchain._messages import FRAMEWORK, Message, as_message
 from knowledgepulse.trace import TraceItem
 
 _CHAT_ROLES = {"human": "user", "ai": "assistant"}
@@ -102,13 +103,29 @@ def convert_records(
 ) -> Iterator[TraceItem | Problem]:
     """The file's conversations, LangChain's dumps read as the chat messages they stand for.
 
-    The conversation reader's (:func:`~knowledgepulse.sources._chat.conversation.convert_records`).
+    The conversation reader's (:func:`~knowledgepulse.sources._chat.conversation.convert_records`),
+    told the traces' framework is ``langchain`` when the file opens with LangChain's dumps (the
+    first record the source was recognised by): the chat format they are read as is not the
+    one that wrote them.
     """
+    entries = iter(records)
+    opening: list[Record | Problem] = []
+    for entry in entries:
+        opening.append(entry)
+        if not isinstance(entry, Problem):
+            break
+    first = opening[-1] if opening else None
+    framework = FRAMEWORK if isinstance(first, Record) and _dumped(first.value) else None
     read = (
         entry if isinstance(entry, Problem) else replace(entry, value=as_chat(entry.value))
-        for entry in records
+        for entry in chain(opening, entries)
     )
-    return conversation.convert_records(read, options)
+    yield from conversation.convert_records(read, options, framework)
+
+
+def _dumped(value: Any) -> bool:
+    """Whether a record is a LangChain dump, or a list holding one."""
+    return any(map(is_dump, value)) if isinstance(value, list) else is_dump(value)
 
 
 __all__ = ["as_chat", "chat_message", "convert_records", "is_dump", "recognises"]

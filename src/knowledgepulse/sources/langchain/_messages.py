@@ -19,6 +19,9 @@ from knowledgepulse._util.jsonpath import as_object, as_string, non_empty
 from knowledgepulse.sources._chat._text import one_of
 from knowledgepulse.sources._hosted import failure, list_tools_error, tool_name
 
+FRAMEWORK = "langchain"
+"""The ``metadata.framework`` of what LangChain ran or saved (a run's, a chat history's)."""
+
 # LangChain class names and role spellings, to one role each.
 _ROLES = {
     "human": "human",
@@ -331,6 +334,7 @@ def content_text(value: Any) -> str | None:
 
 
 __all__ = [
+    "FRAMEWORK",
     "Message",
     "ToolCall",
     "as_message",

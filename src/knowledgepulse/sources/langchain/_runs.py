@@ -30,6 +30,7 @@ from knowledgepulse.sources._envelope import (
 from knowledgepulse.sources._steps import TOOL_FAILED, StepBuilder, as_text, newest_request
 from knowledgepulse.sources._structured import is_structured_extraction
 from knowledgepulse.sources.langchain._messages import (
+    FRAMEWORK,
     Message,
     as_message,
     content_text,
@@ -225,7 +226,7 @@ class _Walk:
         """The framework that ran: LangGraph, the OpenAI Agents SDK, else LangChain."""
         if self.langgraph:
             return "langgraph"
-        return AGENTS_SDK if self.agents_sdk else "langchain"
+        return AGENTS_SDK if self.agents_sdk else FRAMEWORK
 
     def visit(self, run: Mapping[str, Any], *, inside_tool: bool) -> None:
         if _interrupt(run.get("error")):
