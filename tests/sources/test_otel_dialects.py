@@ -18,7 +18,7 @@ from knowledgepulse.sources.otel import messages as msg
 from knowledgepulse.sources.otel import to_trace
 from knowledgepulse.sources.otel.spans import Span, SpanEvent
 from knowledgepulse.trace import ReasoningTrace, TraceItem
-from tests.sources.helpers import convert_file, source_of
+from tests.sources.helpers import CORPUS, convert_file, source_of
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 _ids = count(1)
@@ -2869,3 +2869,47 @@ def test_a_langchain_tool_runs_output_wrapper_is_no_part_of_its_result() -> None
     observed = [s for s in _one(convert_file(older)).steps if s.type == "observation"]
     assert json.loads(str(observed[0].content))["timezone"] == "America/New_York"
     assert observed[1].content == "null"  # write_file returned None
+
+
+_LISTING_FAILED = "Error retrieving tool list from MCP server: 'deepwiki'. Http status code: 424"
+
+
+def _listing_failed(value: Any) -> Any:
+    """A recorded value with its MCP server's tool listing (``mcpl_`` ids) failed, as OpenAI's
+    ``mcp_list_tools`` says one: ``{"tools": [], "error"}``; JSON strings (span attributes) too."""
+    if isinstance(value, list):
+        return [_listing_failed(item) for item in value]
+    if isinstance(value, str) and "mcpl_" in value and value.startswith("["):
+        return json.dumps(_listing_failed(json.loads(value)))
+    if not isinstance(value, dict):
+        return value
+    failed = {"tools": [], "error": _LISTING_FAILED}
+    changed = {key: _listing_failed(item) for key, item in value.items()}
+    if value.get("type") == "tool_call_response" and str(value.get("id")).startswith("mcpl_"):
+        changed["result"] = failed  # a span's part
+    listing = str(value.get("tool_call_id")).startswith("mcpl_")
+    if value.get("part_kind") == "builtin-tool-return" and listing:
+        changed["content"] = failed  # a message's part
+    return changed
+
+
+def test_pydantic_ais_failed_mcp_listing_is_the_same_error_in_its_spans_as_in_its_messages(
+    tmp_path: Path,
+) -> None:
+    """A remote MCP server whose tools could not be listed is an error step, the call after it
+    its recovery, read from the run's spans as from its messages (the same recorded run).
+    Before, the spans' reader left the failed listing out: no error, the call no recovery."""
+    read: dict[str, list[tuple[str, str | None, str]]] = {}
+    for name in (
+        "otlp/pydantic_ai_responses_mcp_server_deepwiki.json",
+        "pydantic-ai/responses_mcp_server_deepwiki.json",
+    ):
+        path = tmp_path / name.replace("/", "_")
+        path.write_text(json.dumps(_listing_failed(json.loads((CORPUS / name).read_text()))))
+        (item,) = convert_file(path)
+        assert isinstance(item, TraceItem)
+        read[name] = steps(item.trace)
+    spans, messages_read = read.values()
+    assert spans[0] == ("observation", None, f"deepwiki: {_LISTING_FAILED}")
+    assert spans[1][:2] == ("error_recovery", "ask_question")
+    assert spans == messages_read

@@ -306,3 +306,15 @@ def pydantic_ai_mcp_result(content: Any) -> tuple[Any, Any]:
     if error:
         return None, error
     return content.get("output", content), None
+
+
+def pydantic_ai_list_tools_error(name: str, content: Any) -> str | None:
+    """Why a Pydantic AI MCP server (``name``: ``mcp_server:<id>``) could not list its tools.
+
+    Its ``list_tools`` return's error, said with its server as an ``mcp_list_tools`` item's is
+    (:func:`list_tools_error`): an error of the run outside any call of the model's, as the
+    messages' reader and the spans' reader both tell it. ``None`` when the tools were listed.
+    """
+    _, error = pydantic_ai_mcp_result(content)
+    server = name.removeprefix(PYDANTIC_AI_MCP)
+    return list_tools_error({"error": error, "server_label": server}) if error else None

@@ -49,7 +49,7 @@ from knowledgepulse.sources._envelope import (
 )
 from knowledgepulse.sources._hosted import (
     PYDANTIC_AI_MCP,
-    list_tools_error,
+    pydantic_ai_list_tools_error,
     pydantic_ai_mcp_call,
     pydantic_ai_mcp_result,
 )
@@ -523,14 +523,14 @@ def _tell_response_part(
 
 def _tell_mcp_return(run: _Run, part: Mapping[str, Any], name: str, at: datetime | None) -> None:
     """An MCP server call's return: the tool's output or error; a failed listing's error."""
-    server = name.removeprefix(PYDANTIC_AI_MCP)
     tool = run.mcp_tools[_call_id(part)]
-    output, error = pydantic_ai_mcp_result(part.get("content"))
     if tool is None:
-        said = list_tools_error({"error": error, "server_label": server}) if error else None
+        said = pydantic_ai_list_tools_error(name, part.get("content"))
         if said is not None:
             run.builder.error(said, at=at)
         return
+    server = name.removeprefix(PYDANTIC_AI_MCP)
+    output, error = pydantic_ai_mcp_result(part.get("content"))
     run.builder.tool_result(
         tool,
         output=output,

@@ -641,6 +641,8 @@ def _tell_inference(builder: StepBuilder, index: int, item: _Read, context: _Con
             builder.thought(as_text(part.get("content")), at=at)
         elif (index, number) == context.skip and context.lead:
             builder.thought(context.lead, at=at)
+        elif kind == msg.LISTING_FAILED:
+            builder.error(as_text(part.get("content")), at=at)  # the next action recovers
         elif kind in ("tool_call", "server_tool_call"):
             name = str(part.get("name") or "")
             if is_output_tool(name) or name in context.answer_tools or index == context.extraction:

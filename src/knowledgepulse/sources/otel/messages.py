@@ -21,6 +21,7 @@ from knowledgepulse.sources._chat import gemini
 from knowledgepulse.sources._hosted import (
     PYDANTIC_AI_MCP,
     mcp_call_result,
+    pydantic_ai_list_tools_error,
     pydantic_ai_mcp_call,
     pydantic_ai_mcp_result,
 )
@@ -30,6 +31,9 @@ from knowledgepulse.sources.otel._haystack import chat_message
 Message = dict[str, Any]
 ASSISTANT_ROLES = ("assistant", "ai", "model")
 """The roles a model's own messages have (GenAI, LangChain, Gemini)."""
+LISTING_FAILED = "list_tools_error"
+"""A part of kp's own: an MCP server whose tools could not be listed, its ``content`` saying
+why (Pydantic AI's failed ``list_tools``): an error of the run outside any call."""
 
 
 def loads(value: Any) -> Any:
@@ -304,8 +308,9 @@ def _mcp_server_parts(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
     A ``tool_call`` marked ``builtin`` of ``mcp_server:<id>`` whose ``arguments`` call a tool
     (``call_tool``) is a call of that tool (its ``tool_args``, the server as ``mcp_server``),
     its ``tool_call_response`` that tool's result (failed when it says an ``error``); one that
-    lists the server's tools (``list_tools``) is no call of the model's: it and its response are
-    left out (:func:`~knowledgepulse.sources._hosted.pydantic_ai_mcp_call`).
+    lists the server's tools (``list_tools``) is no call of the model's: it is left out
+    (:func:`~knowledgepulse.sources._hosted.pydantic_ai_mcp_call`), and so is its response,
+    but one that failed: a :data:`LISTING_FAILED` part, the error the messages' reader tells.
     """
     listings: set[Any] = set()
     tools: dict[Any, tuple[Any, str | None]] = {}
@@ -316,7 +321,7 @@ def _mcp_server_parts(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _mcp_server_part(
     part: dict[str, Any], listings: set[Any], tools: dict[Any, tuple[Any, str | None]]
 ) -> dict[str, Any] | None:
-    """One part as :func:`_mcp_server_parts` reads it; ``None`` for a listing's part."""
+    """One part as :func:`_mcp_server_parts` reads it; ``None`` for a listing's, but a failure."""
     builtin, kind = part.get("builtin") is True, part.get("type")
     call = pydantic_ai_mcp_call(part.get("name"), part.get("arguments"))
     if builtin and kind == "tool_call" and call is not None:
@@ -330,7 +335,8 @@ def _mcp_server_part(
     if not (builtin and kind == "tool_call_response" and named):
         return part
     if part.get("id") in listings:
-        return None
+        said = pydantic_ai_list_tools_error(str(part.get("name")), part.get("result"))
+        return None if said is None else {"type": LISTING_FAILED, "content": said}
     output, error = pydantic_ai_mcp_result(part.get("result"))
     tool, server = tools.get(part.get("id"), (part.get("name"), None))
     result = error if error else output
