@@ -277,3 +277,18 @@ def test_the_model_is_the_one_its_items_provider_data_names(tmp_path: Path) -> N
     assert source_of(read(tmp_path, state(items)))["model"] == "gpt-4.1-mini"
     unnamed = source_of(read(tmp_path, state([call("get_temperature", "c1")])))
     assert unnamed.get("model") is None  # a Responses model's items name none
+
+
+def test_a_js_state_stopped_for_a_nested_approval_names_the_call_it_awaits() -> None:
+    """The JavaScript SDK's state of an agent run as a tool whose agent asked for an approval:
+    the call awaiting it is in no item of the outer run, so the warning names it, its arguments
+    and the agent that asked. Before, the warning said only that a tool awaits approval."""
+    (converted,) = convert_file(FILES / "run_state_js_v1_2_nested_approval.json")
+
+    assert isinstance(converted, TraceItem)
+    assert kinds(converted) == [("tool_call", "nested_tool")]
+    assert converted.trace.metadata.success is False
+    (warning,) = converted.warnings
+    assert warning.endswith(
+        'awaits approval): secure_tool {"text":"sentinel"} (asked by NestedAgent)'
+    )

@@ -99,8 +99,12 @@ def result_trace(
         builder.answer(final_text)
     if unfinished is None and answer_index is None and not final_text:
         unfinished = unanswered
-    interrupted = bool(getattr(result, "interruptions", None))
-    warnings = (INTERRUPTED,) if interrupted else ((unfinished,) if unfinished else ())
+    interruptions = getattr(result, "interruptions", None) or []
+    warnings = (
+        (_interrupted(interruptions, _agent_name(result)),)
+        if interruptions
+        else ((unfinished,) if unfinished else ())
+    )
     trace_state = getattr(result, "_trace_state", None)
     trace_id = getattr(trace_state, "trace_id", None)
     metadata = getattr(trace_state, "metadata", None)
@@ -120,6 +124,32 @@ def result_trace(
         warnings=warnings,
         content_hint=CONTENT_HINT,
     )
+
+
+def _interrupted(interruptions: list[Any], agent: str | None) -> str:
+    """The warning of a run stopped for approval, naming each call that awaits it.
+
+    Each interruption (a ``ToolApprovalItem``, live or saved) names its call's tool, as the
+    spans' reader names the calls with no output. A call another agent asked for (an agent run
+    as a tool: the JavaScript SDK's nested approval) is in no item of the run, no step: its
+    arguments and that agent are said too, or nothing would keep them.
+    """
+    awaiting: list[str] = []
+    for item in interruptions:
+        raw = as_object(plain(_field(item, "raw_item")))
+        name = non_empty(_field(item, "tool_name")) or tool_name(raw)
+        asked = non_empty(_field(as_object(plain(_field(item, "agent"))), "name"))
+        if name is not None and asked is not None and asked != agent:
+            arguments = as_text(raw.get("arguments"))
+            awaiting.append(f"{name} {arguments} (asked by {asked})" if arguments else name)
+        elif name is not None:
+            awaiting.append(name)
+    return f"{INTERRUPTED}: {', '.join(awaiting)}" if awaiting else INTERRUPTED
+
+
+def _field(item: Any, name: str) -> Any:
+    """A saved item's field, or a live one's attribute."""
+    return item.get(name) if isinstance(item, Mapping) else getattr(item, name, None)
 
 
 def _model(items: list[Any]) -> str | None:
