@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from click.testing import CliRunner
 
@@ -192,6 +193,36 @@ def test_a_responses_agent_request_and_response_give_the_objective_and_answer(
     )
     assert trace.task.objective == "What is the temperature in Tokyo?"
     assert trace.outcome.result_summary == "It is 20.0 degrees in Tokyo."
+
+
+def test_an_mcp_server_whose_tools_could_not_be_listed_is_the_runs_error(tmp_path: Path) -> None:
+    """An OpenAI Responses reply (``mlflow.openai.autolog()``'s chat span) whose
+    ``mcp_list_tools`` says the server's tools could not be listed: the error the Responses
+    reader tells, the MCP call after it its recovery; a listing that worked is no step. Before,
+    the spans' reader left the failed listing out, as Pydantic AI's spans did."""
+
+    def run_with(listing: dict[str, Any]) -> ReasoningTrace:
+        call = {"type": "mcp_call", "id": "mcp_1", "name": "search", "server_label": "dmcp"}
+        reply = [
+            {"type": "mcp_list_tools", "id": "mcpl_1", "server_label": "dmcp", **listing},
+            {**call, "arguments": '{"q": "otel"}', "output": "3 hits"},
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "3."}],
+            },
+        ]
+        outputs = json.dumps({"object": "response", "output": reply})
+        return _temperature_run(tmp_path, span1__spanOutputs=outputs)
+
+    assert steps(run_with({"tools": [{"name": "search"}]}))[:3] == [
+        ("tool_call", "search"),
+        ("observation", "search"),
+        ("thought", None),
+    ]
+    failed = run_with({"tools": [], "error": "Http status code: 424"})
+    assert steps(failed)[:2] == [("observation", None), ("error_recovery", "search")]
+    assert failed.steps[0].content == "dmcp: Http status code: 424"
 
 
 def test_a_langchain_chat_result_s_tool_calls_are_the_model_s_requests(tmp_path: Path) -> None:

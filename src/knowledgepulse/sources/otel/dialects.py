@@ -31,6 +31,7 @@ from knowledgepulse.sources._hosted import (
     approved_request,
     failure,
     hosted_result,
+    list_tools_error,
     refusal,
     tool_name,
 )
@@ -1447,11 +1448,18 @@ def _responses_item(item: Mapping[str, Any]) -> dict[str, Any]:
     call), a ``function_call_output`` its result (a tool message): the calls of one response
     are one turn's, so a failed one's siblings are no recovery. A call the API ran itself
     (``web_search_call``, ``file_search_call``, ``mcp_call``...) is read as :func:`_hosted_call`,
-    an MCP approval's request or response as :func:`_approval`.
+    an MCP approval's request or response as :func:`_approval`. An ``mcp_list_tools`` (the API
+    fetching an MCP server's tools) is no step, unless its ``error`` says the tools could not be
+    listed: the run's error, as the Responses reader tells it.
     """
     kind = item.get("type")
     if kind in ("mcp_approval_request", "mcp_approval_response"):
         return _approval(item)
+    if kind == "mcp_list_tools":  # the API fetching a server's tools: no step, but a failure
+        said = list_tools_error(item)
+        if said is None:
+            return {}
+        return {"role": "assistant", "parts": [{"type": msg.LISTING_FAILED, "content": said}]}
     if isinstance(kind, str) and kind.endswith("_call") and kind != "function_call":
         hosted = _hosted_call(item)
         if hosted is not None:
