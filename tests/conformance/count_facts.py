@@ -769,7 +769,9 @@ def prompt_completion(path: Path) -> list[Run]:
 
     Either column may be a JSON string, and each ``tool_calls`` entry a JSON string of a call.
     An assistant text's ``<think>`` block (``verifiers``' think parser) is reasoning, no text of
-    the answer.
+    the answer. A completion's user turn that says the prompt again (``verifiers``' RLM
+    environments open the completion so) is the request, no reply. A row's ``error`` text is the
+    error that stopped the rollout, after its turns.
     """
     runs = []
     for row in _rows(path):
@@ -779,7 +781,7 @@ def prompt_completion(path: Path) -> list[Run]:
         messages = [_turns(row["prompt"], "user"), _turns(reply, "assistant")]
         for message in messages[0] + messages[1]:
             role, content = message.get("role"), message.get("content")
-            if role == "user" and objective is not None:
+            if role == "user" and objective is not None and _text(content) != objective:
                 timeline.user(_text(content))
             if role == "user" and objective is None:
                 objective = _text(content)
@@ -790,6 +792,8 @@ def prompt_completion(path: Path) -> list[Run]:
                     timeline.tool(_json(call)["function"]["name"])
             if role == "tool" and str(content).startswith(("Traceback", "Error")):
                 timeline.error()  # a Python traceback or an error message: the call failed
+        if isinstance(row.get("error"), str) and row["error"].strip():
+            timeline.error()
         runs.append(timeline.facts(objective, reward=row.get("reward")))
     return runs
 

@@ -1081,6 +1081,22 @@ def test_rollouts_of_one_example_are_traces_of_their_own_with_the_example_as_tas
     assert {item.task for item in traces} == {"0"}
 
 
+def test_a_rollout_stopped_by_an_error_ends_on_that_error() -> None:
+    """verifiers writes the error that stopped a rollout in the row's ``error`` (a sandbox
+    command that timed out, here, the last call unanswered): the trace ends on it, an error no
+    step recovers from; a rollout that ran to its end (``error`` null) gains none."""
+    path = PROMPT_COMPLETION.with_name("deepdive_intellect_3_rlm.jsonl")
+    (ran, stopped), problems = converted(path)
+    assert not problems
+    said = json.loads(path.read_text().splitlines()[1])["error"]
+    last = stopped.trace.steps[-1]
+    assert last.type == "observation"
+    assert last.content == said
+    assert said.startswith("ToolCallError(SandboxError(CommandTimeoutError(")
+    assert stopped.trace.outcome.result_summary == "failed"
+    assert not any(step.content and "ToolCallError" in step.content for step in ran.trace.steps)
+
+
 def _as_json_strings(row: dict[str, Any]) -> dict[str, Any]:
     """A row as TRL's string columns keep it: prompt, completion and tools as JSON text."""
     return {

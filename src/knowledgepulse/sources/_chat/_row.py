@@ -113,6 +113,10 @@ PROMPT_REPLY = "response"
 """A prompt's reply in RL rollout logs that name it ``response``, not TRL's ``completion``
 (xtuner's ``rollout_output.jsonl``: ``prompt``, ``response``, ``label``, ``reward``): a text, or
 messages, read after the prompt as its completion would be."""
+ROLLOUT_ERROR_COLUMN = "error"
+"""The error that stopped a rollout before its end (verifiers' ``results.jsonl``: the exception's
+text, a sandbox command that timed out say; ``null`` when the rollout ran to its end): the run
+ended on it, after the turns the row keeps."""
 ALPACA_QUERIES = ("input", "context")
 """An alpaca row's text after its request: Stanford Alpaca's ``input``; Dolly's ``context``."""
 ALPACA_REPLIES = ("output", "response")
@@ -831,6 +835,8 @@ def _convert_row(
         raise PathError((columns.messages, *error.path), error.message) from error
     if _told_no_answer(row):
         builder.no_answer()  # the last assistant turn is a step: the run gave no answer
+    if (stopped := _rollout_error(row)) is not None:
+        builder.error(stopped, terminal=True)
     told = _with_system(told, row, family)
     success = told.answered and builder.final_answer is not None  # no user turn came after it
     reward = None
@@ -1113,6 +1119,16 @@ def _told_answer(row: Mapping[str, Any], messages: list[Any]) -> str | None:
         return None
     turn = messages[index]
     return content_text(turn.get("content")) if isinstance(turn, Mapping) else None
+
+
+def _rollout_error(row: Mapping[str, Any]) -> str | None:
+    """The error that stopped a rollout, as its row says (:data:`ROLLOUT_ERROR_COLUMN`).
+
+    None where the row says none: a null, an empty text or another kind of value says the
+    rollout ran to its end.
+    """
+    value = row.get(ROLLOUT_ERROR_COLUMN)
+    return value.strip() if isinstance(value, str) and value.strip() else None
 
 
 def _told_no_answer(row: Mapping[str, Any]) -> bool:
