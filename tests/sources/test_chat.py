@@ -2321,3 +2321,15 @@ def test_a_model_calls_span_attributes_saved_as_a_row_name_the_model_that_replie
     del row["gen_ai.response.model"]
     (asked,) = (i for i in sources.convert([row]) if isinstance(i, TraceItem))
     assert source_of(asked)["model"] == "gpt-4"
+
+
+def test_a_rollouts_reward_is_read_beside_a_success_column_that_holds_none() -> None:
+    """NeMo Gym's agent rollouts write ``resolved`` (a boolean) beside the ``reward`` the
+    environment gave: success comes from ``resolved``, the item's reward from ``reward``."""
+    path = GYM / "nemo_gym_anyterminal_hermes_rollouts.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    traces, problems = converted(path)
+    assert not problems
+    assert [item.trace.metadata.success for item in traces] == [row["resolved"] for row in rows]
+    assert [item.reward for item in traces] == [row["reward"] for row in rows]
+    assert all(row["reward"] is not None for row in rows)

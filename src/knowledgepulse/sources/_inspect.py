@@ -417,7 +417,9 @@ def _parts(
             field=fields.get("success"),
             note=None if "success" in fields else _success_note(source, fields),
         ),
-        Part("reward", reward, field=fields.get("success") if reward else None),
+        Part(
+            "reward", reward, field=fields.get("reward", fields.get("success")) if reward else None
+        ),
         Part(
             "task",
             item.task,

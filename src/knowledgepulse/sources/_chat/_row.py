@@ -113,6 +113,10 @@ PROMPT_REPLY = "response"
 """A prompt's reply in RL rollout logs that name it ``response``, not TRL's ``completion``
 (xtuner's ``rollout_output.jsonl``: ``prompt``, ``response``, ``label``, ``reward``): a text, or
 messages, read after the prompt as its completion would be."""
+REWARD_COLUMN = "reward"
+"""A rollout's reward beside a success column of another name that holds no number (NeMo Gym's
+rows: ``resolved``, ``correct``, ``passed`` with the ``reward`` the environment gave): the item's
+reward, as the success column's number is where it holds one."""
 ROLLOUT_ERROR_COLUMN = "error"
 """The error that stopped a rollout before its end (verifiers' ``results.jsonl``: the exception's
 text, a sandbox command that timed out say; ``null`` when the rollout ran to its end): the run
@@ -373,6 +377,7 @@ class ChatSource(Source):
             "id": columns.id,
             "task": columns.task,
             "success": columns.success,
+            "reward": columns.reward,
             "domain": columns.domain,
             "created_at": columns.time,
         }
@@ -398,6 +403,10 @@ class Columns:
     then: str | None = None
     """The column whose messages follow (a prompt's ``completion``, a preference row's
     ``chosen``), when the row has it."""
+    reward: str | None = None
+    """The column the reward is read from: the success column when it holds a number, else
+    :data:`REWARD_COLUMN` beside a success column that holds none (NeMo Gym's ``resolved``,
+    ``correct`` or ``passed`` beside its ``reward``)."""
 
     def describe(self) -> str:
         """The columns the rows are read from, in one line."""
@@ -409,6 +418,8 @@ class Columns:
             parts.append(f"success from {self.success!r} (a number counts from {self.threshold:g})")
         else:
             parts.append("success: whether the conversation ends in an answer")
+        if self.reward and self.reward != self.success:
+            parts.append(f"reward from {self.reward!r}")
         if self.domain:
             parts.append(f"domain from {self.domain!r}")
         if self.time:
@@ -743,15 +754,17 @@ def _columns(row: Mapping[str, Any], said: RowOptions, family: ChatSource) -> Co
         # NeMo Gym's rollouts: the task's index, and any id its item carries (`id`, `row_id`),
         # is the same in each rollout of a task; no column names the rollout: its row does.
         ids, tasks = (), (GYM_TASK_FIELD, GYM_AVIARY_TASK_FIELD, *ROLLOUT_TASK_FIELDS)
+    success = (
+        said.success_field
+        or _first_present(row, SUCCESS_FIELDS, labels=_says_success)
+        or _first_present(row, LABEL_FIELDS, labels=lambda value: isinstance(value, bool))
+    )
     return Columns(
         messages=messages,
         id=said.id_field or _first_present(row, ids),
         task=said.task_field or _first_present(row, tasks, labels=_names_label),
-        success=(
-            said.success_field
-            or _first_present(row, SUCCESS_FIELDS, labels=_says_success)
-            or _first_present(row, LABEL_FIELDS, labels=lambda value: isinstance(value, bool))
-        ),
+        success=success,
+        reward=_reward_column(row, success),
         threshold=(
             DEFAULT_SUCCESS_THRESHOLD if said.success_threshold is None else said.success_threshold
         ),
@@ -851,7 +864,7 @@ def _convert_row(
                 f"{describe_value(row[columns.success])}",
             )
         success = said
-        reward = _reward(row[columns.success])
+        reward = _reward(row.get(columns.reward)) if columns.reward else None
     task = _column_label(row, columns.task, "task")
     domain = _column_label(row, columns.domain, "domain")
     kept = {DOMAIN_KEY: domain, CONFIDENCE_KEY: row.get(CONFIDENCE_COLUMN)}
@@ -1188,6 +1201,15 @@ def _label(value: Any) -> str | None:
         return value.strip() or None
     if finite_number(value) is not None:
         return str(value)
+    return None
+
+
+def _reward_column(row: Mapping[str, Any], success: str | None) -> str | None:
+    """The column a row's reward is read from (:attr:`Columns.reward`), if any."""
+    if success is not None and _reward(row.get(success)) is not None:
+        return success
+    if success is not None and _reward(row.get(REWARD_COLUMN)) is not None:
+        return REWARD_COLUMN
     return None
 
 
