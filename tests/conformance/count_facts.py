@@ -909,6 +909,9 @@ def _responses_items(row: dict[str, Any]) -> list[Any]:
     with the request's input, is the whole run); a Response object's ``output``."""
     if "responses_create_params" in row:
         asked = row["responses_create_params"]["input"]
+        problem = (row["responses_create_params"].get("metadata") or {}).get("problem_statement")
+        if asked == [] and problem:  # NeMo Gym's SWE agents: the task is the problem statement
+            asked = problem
         if isinstance(asked, str):
             asked = [{"type": "message", "role": "user", "content": asked}]
         if row["response"].get("contains_transitions"):

@@ -2333,3 +2333,18 @@ def test_a_rollouts_reward_is_read_beside_a_success_column_that_holds_none() -> 
     assert [item.trace.metadata.success for item in traces] == [row["resolved"] for row in rows]
     assert [item.reward for item in traces] == [row["reward"] for row in rows]
     assert all(row["reward"] is not None for row in rows)
+
+
+def test_a_swe_agents_rollout_asks_the_problem_statement_its_request_carries() -> None:
+    """NeMo Gym's SWE agents (Claude Code here) leave the request's ``input`` empty: what the
+    agent was asked is the ``problem_statement`` of the request's ``metadata``, the objective
+    and the training row's user turn, not a placeholder."""
+    path = GYM / "nemo_gym_anyswe_claude_code_rollouts.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    traces, problems = converted(path)
+    assert not problems
+    assert all(row["responses_create_params"]["input"] == [] for row in rows)
+    assert [item.trace.task.objective for item in traces] == [
+        row["responses_create_params"]["metadata"]["problem_statement"] for row in rows
+    ]
+    assert [item.trace.metadata.success for item in traces] == [True, False]

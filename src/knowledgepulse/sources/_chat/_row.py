@@ -73,6 +73,11 @@ TASK_FIELDS = (
 ROLLOUT_ID_FIELDS = tuple(name for name in ID_FIELDS if name != "id")
 GYM_TASK_FIELD = "_ng_task_index"
 """NeMo Gym's rollouts: the index of the task a rollout is of (``_ng_rollout_index`` the try)."""
+GYM_PROBLEM = ("responses_create_params", "metadata", "problem_statement")
+"""NeMo Gym's SWE agent rollouts (its ``anyswe_agent``, running Claude Code, Pi, OpenCode or
+Hermes on a SWE-bench task): the task's problem statement, what the agent was asked, in the
+request's ``metadata``. Their request's ``input`` is empty, the agent having been given the
+task its own way."""
 GYM_AVIARY_TASK_FIELD = "task_idx"
 """NeMo Gym's Aviary rollouts: the index of the environment's task, as its agent's request has
 it (they write no ``_ng_task_index``)."""
@@ -548,6 +553,8 @@ def _opening(row: Mapping[str, Any], column: str, family: ChatSource) -> list[An
     if family.wrapped and column == family.wrapped[0][0]:
         # A request's input: its items, or its text, the user's one message.
         asked = _wrapped(value, family.wrapped[0][1])
+        if asked == [] and isinstance(problem := _gym_problem(row), str) and problem.strip():
+            asked = problem  # a SWE agent's rollout: the problem statement it was given
         if isinstance(asked, str):
             return [{"type": "message", "role": "user", "content": asked}]
         return asked if isinstance(asked, list) else None
@@ -567,6 +574,14 @@ def _opening(row: Mapping[str, Any], column: str, family: ChatSource) -> list[An
     text = f"{value}\n{query}" if isinstance(query, str) and query.strip() else value
     turn = family.text_turn("user", text)
     return None if turn is None else [turn]
+
+
+def _gym_problem(row: Mapping[str, Any]) -> Any:
+    """A NeMo Gym rollout's problem statement (:data:`GYM_PROBLEM`), else ``None``."""
+    value: Any = row
+    for key in GYM_PROBLEM:
+        value = value.get(key) if isinstance(value, Mapping) else None
+    return value
 
 
 def _alpaca_query(row: Mapping[str, Any]) -> Any:
