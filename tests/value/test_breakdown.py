@@ -9,14 +9,17 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 from numpy.typing import NDArray
+from rich.console import Console
 
 from knowledgepulse.novelty.calibration import NoveltyCalibration
 from knowledgepulse.novelty.windows import WindowedEmbeddings
+from knowledgepulse.reports.value_table import to_table
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace import ReasoningTrace
 from knowledgepulse.value import ScoringWeights, TraceValueScorer
+from knowledgepulse.value.breakdown import ValueBreakdown, score_text
 from knowledgepulse.value.profiles import weight_text
-from tests.builders import make_trace, step, steps, trace_json
+from tests.builders import make_trace, scored_item, step, steps, trace_json
 
 KEYS_BEFORE_INPUTS = [
     "id",
@@ -339,3 +342,45 @@ def test_the_outcome_line_says_where_a_converted_traces_confidence_came_from() -
     plain = scorer.score(trace_json(confidence=0.4)).explain().splitlines()
     assert "    confidence 0.4000 x 1.0 (succeeded)" in plain
     assert "  profile 'default' (domain 'testing')" in plain
+
+
+@given(
+    score=st.floats(0.0, 1.0).map(lambda x: round(x, 12)),
+    threshold=st.floats(0.0, 1.0),
+    decimals=st.integers(2, 4),
+)
+def test_a_shown_score_is_on_the_side_of_the_threshold_its_verdict_says(
+    score: float, threshold: float, decimals: int
+) -> None:
+    """score_text never rounds a score across the threshold, and adds places only to avoid it."""
+    text = score_text(score, threshold, decimals)
+    assert (float(text) >= threshold) == (score >= threshold)
+    rounded = f"{score:.{decimals}f}"
+    if (float(rounded) >= threshold) == (score >= threshold):
+        assert text == rounded
+
+
+def just_below_the_threshold() -> ValueBreakdown:
+    """A trace whose score, 0.74996, rounds to the default threshold 0.75 but is below it."""
+    weights = ScoringWeights(0.0, 0.0, 0.0, 1.0)
+    scorer = TraceValueScorer(embedder=None, profiles={"team": weights})
+    return scorer.score(
+        make_trace(domain="team", confidence=0.74996, step_list=steps("thought", "observation"))
+    )
+
+
+def test_explain_does_not_show_a_score_below_the_threshold_as_reaching_it() -> None:
+    """0.74996 is explained as 0.74996 below 0.75, not as 0.7500 below 0.75."""
+    breakdown = just_below_the_threshold()
+    lines = breakdown.explain().splitlines()
+    assert not breakdown.shareable
+    assert lines[0].endswith("score 0.74996 (below the sharing threshold 0.75)")
+    assert "  weighted sum 0.74996" in lines
+
+
+def test_the_table_does_not_show_a_score_below_the_threshold_as_reaching_it() -> None:
+    """The table's score cell reads 0.74996 beside "no", not 0.750."""
+    console = Console(width=120, record=True)
+    console.print(to_table([scored_item(just_below_the_threshold())], 0.75))
+    row = next(line for line in console.export_text().splitlines() if "kp:trace:" in line)
+    assert re.search(r" 0\.74996 +no ", row), row

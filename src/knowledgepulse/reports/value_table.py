@@ -12,7 +12,7 @@ from rich.text import Text
 from knowledgepulse._util.text import printable
 from knowledgepulse.curation.percentiles import SUMMARY_PERCENTILES
 from knowledgepulse.reports.value import RunTally
-from knowledgepulse.value.breakdown import ValueBreakdown
+from knowledgepulse.value.breakdown import ValueBreakdown, score_text
 from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.profiles import ProfileRegistry, weight_text
 
@@ -85,7 +85,7 @@ def to_table(
         b, d = result.breakdown, result.breakdown.dimensions
         cells: list[Text | str] = [
             Text(printable(b.trace_id, one_line=True)),
-            Text(f"{b.score:.3f}", style="bold"),
+            Text(score_text(b.score, b.threshold, 3), style="bold"),
             Text("yes", style="green") if b.shareable else Text("no", style="dim"),
             f"{d.complexity:.2f}",
             f"{d.novelty:.2f}{_SOURCE_MARKS[b.novelty.source]}",

@@ -187,7 +187,7 @@ class ValueBreakdown:
             "outcome confidence": _outcome_words(f),
         }
         lines = [
-            f"{self.trace_id}: score {self.score:.4f} "
+            f"{self.trace_id}: score {score_text(self.score, self.threshold, 4)} "
             f"({'reaches' if self.shareable else 'below'} the sharing threshold {self.threshold})",
             f"  profile {self.profile!r} (domain {self.domain!r}{_ORIGIN_WORDS[f.domain_source]})",
         ]
@@ -198,12 +198,29 @@ class ValueBreakdown:
                 f"  {label:<18} {value:.4f} x {weight_text(weight)} = {term:.4f}",
                 f"    {text}",
             ]
-        lines.append(f"  weighted sum {self.weighted_sum:.4f}")
+        # The sum and each override's result say on which side of the threshold they fall as the
+        # score does (the last of them is the score).
+        lines.append(f"  weighted sum {score_text(self.weighted_sum, self.threshold, 4)}")
         lines += [
-            f"  override {o.name}: {o.before:.4f} -> {o.after:.4f} ({o.reason})"
+            f"  override {o.name}: {score_text(o.before, self.threshold, 4)} -> "
+            f"{score_text(o.after, self.threshold, 4)} ({o.reason})"
             for o in self.overrides
         ]
         return "\n".join(lines)
+
+
+def score_text(score: float, threshold: float, decimals: int) -> str:
+    """``score`` to ``decimals`` places, or more where fewer would cross the sharing threshold.
+
+    Rounded, 0.74996 would read ``0.750`` beside "below the sharing threshold 0.75"; it is
+    written ``0.74996``, the fewest places that put it on its own side of the threshold.
+    """
+    reaches = score >= threshold
+    for places in range(decimals, 18):
+        text = f"{score:.{places}f}"
+        if (float(text) >= threshold) == reaches:
+            return text
+    return repr(score)
 
 
 def _complexity_words(f: TraceFeatures) -> str:

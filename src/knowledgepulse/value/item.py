@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from knowledgepulse.records import Location
 from knowledgepulse.trace import ReasoningTrace, TraceItem
-from knowledgepulse.value.breakdown import ValueBreakdown
+from knowledgepulse.value.breakdown import ValueBreakdown, score_text
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -35,6 +35,7 @@ class ScoredItem:
         # Short, as TraceItem's: the breakdown is one attribute away (``item.breakdown``).
         breakdown, item = self.breakdown, self.item
         return (
-            f"ScoredItem({breakdown.trace_id!r}, score={breakdown.score:.4f}, "
+            f"ScoredItem({breakdown.trace_id!r}, "
+            f"score={score_text(breakdown.score, breakdown.threshold, 4)}, "
             f"shareable={breakdown.shareable}, at={str(item.location)!r}, task={item.task!r})"
         )
