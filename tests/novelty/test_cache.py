@@ -440,3 +440,29 @@ def test_the_seeds_cache_of_25_scores_the_default_novelty_text() -> None:
     assert first.novelty.source == "empty_cache"
     assert second.novelty.nearest_id == "kp:trace:1"
     assert [e.id for e in cache.entries()] == ["kp:trace:1", "kp:trace:2"]
+
+
+@pytest.mark.parametrize("name", ["c.npz", "c.kpcache"])
+def test_a_cache_that_records_no_model_says_how_to_record_it(tmp_path: Path, name: str) -> None:
+    """A cache saved without a model id is refused saying so (not "model None"), and the fix
+    it names, loading and saving it with the model id, makes it load."""
+    path = tmp_path / name
+    cache = VectorCache(dimensions=2)
+    cache.add(unit(1, 1), id="x")
+    cache.save(path)
+    with pytest.raises(CacheFileError) as refused:
+        VectorCache.load(path, expected_model_id="model-b")
+    message = str(refused.value)
+    assert "records no model" in message
+    assert "None" not in message
+    assert "VectorCache.load(path).save(path, model_id='model-b')" in message
+    VectorCache.load(path).save(path, model_id="model-b")
+    assert VectorCache.load(path, expected_model_id="model-b").size == 1
+
+
+def test_a_cache_of_no_model_and_another_width_names_the_width(tmp_path: Path) -> None:
+    """Recording a model would not fit vectors of another width: the width is what is named."""
+    path = tmp_path / "c.npz"
+    VectorCache(dimensions=2).save(path)
+    with pytest.raises(CacheFileError, match=r"2-dimensional.*384-dimensional"):
+        VectorCache.load(path, expected_model_id="model-b", expected_dimensions=384)

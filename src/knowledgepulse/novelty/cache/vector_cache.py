@@ -879,6 +879,16 @@ def _check_identity(
     expected_model_id: str | None,
     expected_dimensions: int | None,
 ) -> None:
+    if expected_model_id is not None and model_id is None:
+        _check_identity(path, model_id, dimensions, None, expected_dimensions)
+        # Saved from a cache no scorer used (a scorer records its model on the cache it fills).
+        raise CacheFileError(
+            f"{Location(str(path))}: the cache records no model, so its vectors cannot be told "
+            f"to be the embedder's ({expected_model_id!r}): it was saved from a VectorCache that "
+            "no scorer used, without a model_id. If the embedder made them, record it: "
+            f"VectorCache.load(path).save(path, model_id={expected_model_id!r}); else use "
+            "another cache file"
+        )
     if expected_model_id is not None and model_id != expected_model_id:
         raise CacheFileError(
             f"{Location(str(path))}: the cache holds vectors of model {model_id!r}, but the "
