@@ -104,6 +104,38 @@ def test_non_finite_values_are_rejected(bad: float) -> None:
     assert cache.size == 0
 
 
+def scaled_cosine(a: list[float], b: list[float]) -> float:
+    """The cosine of two nonzero vectors, each divided by its largest number first (float64)."""
+    x, y = np.array(a) / np.abs(a).max(), np.array(b) / np.abs(b).max()
+    return float(x @ y / (np.linalg.norm(x) * np.linalg.norm(y)))
+
+
+FINITE = st.floats(allow_nan=False, allow_infinity=False)
+
+
+@given(
+    held=st.lists(FINITE, min_size=3, max_size=3).filter(any),
+    query=st.lists(FINITE, min_size=3, max_size=3).filter(any),
+)
+def test_any_finite_vector_counts_by_its_direction(held: list[float], query: list[float]) -> None:
+    """A finite vector is held and compared by its direction, whatever the size of its numbers:
+    1e300 or 1e-320, which float32 cannot hold, were refused as "NaN or infinite" or taken as
+    the zero vector."""
+    cache = VectorCache(dimensions=3)
+    cache.add(held)
+    assert abs(cache.max_cosine_similarity(held) - 1.0) <= 1e-6
+    expected = scaled_cosine(held, query)
+    assert abs(cache.max_cosine_similarity(query) - expected) <= 1e-6
+
+
+def test_a_number_past_any_float_is_a_vector_error() -> None:
+    """An int too large for a float is refused as VectorError, not Python's OverflowError."""
+    cache = VectorCache(dimensions=2)
+    with pytest.raises(VectorError, match="int too large to convert to float"):
+        cache.add([10**400, 1])
+    assert cache.size == 0
+
+
 @pytest.mark.parametrize("bad", ["abc", [1.0, "x"], {"a": 1.0}, object()])
 def test_a_vector_that_is_not_numbers_is_a_vector_error(bad: object) -> None:
     """Text, a mapping or an object given as a vector is refused as VectorError, saying what

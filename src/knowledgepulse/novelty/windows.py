@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -158,10 +158,20 @@ def combine_windows(
     return result
 
 
-def unit_rows(matrix: NDArray[np.float32]) -> NDArray[np.float32]:
-    """Each row scaled to unit length (zero rows stay zero); in float64, for subnormal rows."""
+def unit_rows(matrix: NDArray[np.floating[Any]]) -> NDArray[np.float32]:
+    """Each row scaled to unit length (zero rows stay zero); in float64, for subnormal rows.
+
+    A finite row whose squares overflow or underflow float64 (numbers near 1e200 or 1e-170) is
+    first divided by its largest number, so it keeps its direction rather than becoming zero.
+    """
     wide = np.asarray(matrix, dtype=np.float64)
-    norms = np.linalg.norm(wide, axis=1, keepdims=True)
+    with np.errstate(over="ignore", under="ignore"):  # such rows are mended below
+        norms = np.linalg.norm(wide, axis=1, keepdims=True)
+    out_of_range = ~np.isfinite(norms) | (norms == 0.0)
+    if out_of_range.any():  # rare: zero rows, or sizes past float64's squares
+        peaks = np.where(out_of_range, np.abs(wide).max(axis=1, keepdims=True), 1.0)
+        wide = wide / np.where(peaks == 0.0, 1.0, peaks)
+        norms = np.linalg.norm(wide, axis=1, keepdims=True)
     return (wide / np.where(norms == 0.0, 1.0, norms)).astype(np.float32)
 
 

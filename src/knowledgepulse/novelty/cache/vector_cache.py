@@ -758,10 +758,15 @@ class VectorCache:
         return cache
 
     def _units(self, vectors: ArrayLike, what: str, *, rows: bool = True) -> NDArray[np.float32]:
-        """The input as float32 unit rows (lock held); the first vector sets the width."""
+        """The input as float32 unit rows (lock held); the first vector sets the width.
+
+        Read as float64, and made unit rows before float32: only a vector's direction counts, so
+        a finite one whose numbers float32 cannot hold (1e300, 1e-320) is still a direction.
+        """
         try:
-            array = np.asarray(vectors, dtype=np.float32)
-        except (TypeError, ValueError) as error:  # "abc", [1, "x"], ragged rows: numpy's words
+            array = np.asarray(vectors, dtype=np.float64)
+        # "abc", [1, "x"], ragged rows, an int past a float: numpy's words
+        except (TypeError, ValueError, OverflowError) as error:
             shape = "rows of numbers, all of one length" if rows else "a list or array of numbers"
             raise VectorError(
                 f"the {what} must be {shape}, got {type(vectors).__name__} {vectors!r:.60}: {error}"
