@@ -123,6 +123,31 @@ def test_score_files_refuses_a_frozen_cache_that_is_one_of_its_inputs() -> None:
         score_files([TRACES], io.StringIO(), cache_path=Path(TRACES), frozen=True)
 
 
+@pytest.mark.parametrize("frozen", [False, True])
+@pytest.mark.parametrize("name", ["seen.kpcache", "seen.npz"])
+def test_score_files_refuses_an_output_that_is_its_cache(
+    tmp_path: Path, name: str, frozen: bool
+) -> None:
+    """The cache given as the output too is refused before any work, the cache left as it was:
+    the output replaced it, even a --frozen one, and the run then called the cache damaged."""
+    cache = tmp_path / name
+    score_files([TRACES], io.StringIO(), cache_path=cache)
+    before = cache.read_bytes()
+    again = tmp_path / "." / name  # another spelling of the same file
+    with pytest.raises(OutputError, match="it is this run's cache") as raised:
+        score_files([TRACES], again, cache_path=cache, frozen=frozen)
+    assert "(--cache)" in raised.value.message_with(flag_of)
+    assert cache.read_bytes() == before
+
+
+def test_score_files_refuses_an_output_that_is_its_new_cache(tmp_path: Path) -> None:
+    """A cache not made yet named as the output too: refused, and neither file is written."""
+    cache = tmp_path / "new.kpcache"
+    with pytest.raises(OutputError, match="it is this run's cache"):
+        score_files([TRACES], cache, cache_path=cache)
+    assert not cache.exists()
+
+
 def test_score_files_refuses_a_frozen_cache_that_does_not_exist(tmp_path: Path) -> None:
     """``frozen`` scores against a saved cache: a missing one is named before any work."""
     missing = tmp_path / "missing.kpcache"

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Unpack
 
-from knowledgepulse._util.atomic import check_destination
+from knowledgepulse._util.atomic import check_destination, same_name
 from knowledgepulse.errors import CacheFileError, OutputError, ParameterConflictError, Setting
 from knowledgepulse.records.readers import input_files
 from knowledgepulse.reports.redaction import redaction_tail
@@ -225,8 +225,16 @@ def _check_files(
 ) -> None:
     """Refuse a ``target`` or ``cache_path`` that cannot be written, or a ``frozen`` one missing.
 
-    A frozen cache is only read, so it may sit in a directory this run cannot write.
+    A frozen cache is only read, so it may sit in a directory this run cannot write. The
+    output may not be the cache, whether it exists yet or not: the output, written first,
+    would replace the cache, frozen or not, and the cache's save would then find no cache.
     """
+    if isinstance(target, Path) and cache_path is not None and same_name(target, cache_path):
+        raise OutputError(
+            f"cannot write the output {target}: it is this run's cache (",
+            Setting("cache_path"),
+            "), which it would replace; write to another file",
+        )
     for path, what, reads in ((target, "output", False), (cache_path, "cache", frozen)):
         if isinstance(path, Path):
             try:
