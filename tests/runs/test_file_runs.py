@@ -148,6 +148,23 @@ def test_score_files_refuses_an_output_that_is_its_new_cache(tmp_path: Path) -> 
     assert not cache.exists()
 
 
+def test_score_files_refuses_an_output_or_cache_that_is_its_profiles_file(tmp_path: Path) -> None:
+    """The profiles file is read too: given as the output (a .json report was written over it,
+    exit 0) or as the cache, it is refused before any work and left as it was."""
+    profiles = tmp_path / "profiles.json"
+    profiles.write_text(
+        json.dumps(
+            {"legal": {"complexity": 1, "novelty": 0, "tool_diversity": 0, "outcome_confidence": 0}}
+        )
+    )
+    before = profiles.read_bytes()
+    with pytest.raises(OutputError, match=r"cannot write the output .* it is an input of this run"):
+        score_files([TRACES], profiles, output_format="json", profiles_file=profiles)
+    with pytest.raises(OutputError, match=r"cannot write the cache .* it is an input of this run"):
+        score_files([TRACES], io.StringIO(), cache_path=profiles, profiles_file=profiles)
+    assert profiles.read_bytes() == before
+
+
 def test_score_files_refuses_a_frozen_cache_that_does_not_exist(tmp_path: Path) -> None:
     """``frozen`` scores against a saved cache: a missing one is named before any work."""
     missing = tmp_path / "missing.kpcache"

@@ -157,7 +157,11 @@ def score_files(
     check_model(model, corpus=corpus)
     # Everything a user can get wrong fails here, before the first record is read.
     files = [str(file) for file in input_files(paths)]  # the folders' (paths: as given)
-    _check_files(files, target, cache_path, frozen=frozen)
+    # The profiles and the model are read too: neither the output nor the cache may replace them.
+    also_read = [
+        str(path) for path in (model.get("profiles_file"), model.get("model_path")) if path
+    ]
+    _check_files([*files, *also_read], target, cache_path, frozen=frozen)
     with ExitStack() as stack:
         scorer = stack.enter_context(run_scorer(files, **model))
         tell_unweighed_domain(scorer, options, notes)
