@@ -340,3 +340,28 @@ def test_standard_input_given_twice_is_refused_before_any_output(
         "kp: error: - (standard input) is given more than once, but it can be read only once; "
         "give - once, and the other inputs as files\n"
     )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("score", "--no-embedder", "-f", "json", "-o", "{p}"),
+        ("select", "--no-embedder", "-o", "{p}"),
+        ("select", "--no-embedder", "--report", "{p}"),
+        ("dedupe", "--no-embedder", "-o", "{p}"),
+    ],
+)
+def test_an_output_naming_the_profiles_file_is_refused_before_any_work(
+    kp: KpRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]
+) -> None:
+    """--profiles is read by the run: an output naming it replaced the user's weights, exit 0."""
+    monkeypatch.chdir(tmp_path)
+    profiles = tmp_path / "profiles.json"
+    weights = {"complexity": 0.1, "novelty": 0.2, "tool_diversity": 0.3, "outcome_confidence": 0.4}
+    profiles.write_text(json.dumps({"legal": weights}))
+    before = profiles.read_bytes()
+    named = [arg.format(p=profiles) for arg in args]
+    run = kp(*named, "--profiles", str(profiles), str(TRACES))
+    assert run.code == EXIT_USAGE
+    assert "it is an input of this run, which it would replace" in run.err
+    assert profiles.read_bytes() == before

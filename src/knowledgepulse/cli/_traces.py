@@ -182,15 +182,20 @@ def run_arguments(
     paths: list[str],
     sink: ProblemSink,
     options: dict[str, Any],
-    check_outputs: Callable[[], object],
+    check_outputs: Callable[[list[str]], object],
 ) -> dict[str, Any]:
     """A curation run's keyword arguments (``scorer``, ``redact``...), taken out of ``options``.
 
     Every option is checked before a record is read: the input's, the destinations (by
-    ``check_outputs``), the redaction rules, then the model, which takes longest to load.
+    ``check_outputs``, given the inputs and the other files the run reads: ``--profiles``,
+    ``--model``, which no destination may replace), the redaction rules, then the model, which
+    takes longest to load.
     """
     reading = trace_options_of(options)
-    check_outputs()
+    also_read = [
+        str(options[name]) for name in ("profiles_file", "model_path") if options.get(name)
+    ]
+    check_outputs([*paths, *also_read])
     redactor = redactor_from(options)
     return {
         "redact": redactor or False,

@@ -184,7 +184,10 @@ def select_command(
     sink = ProblemSink()
     rows = options["source"] not in (None, "auto") and to != "messages"
     run = run_arguments(
-        paths, sink, options, partial(check_outputs, paths, output, report_path, rows=rows)
+        paths,
+        sink,
+        options,
+        lambda read: check_outputs(read, output, report_path, rows=rows),
     )
     with ReadProgress.for_sources(paths) as progress:
         # reread=None: a large file is held apart, and read again to write.
@@ -322,7 +325,10 @@ def dedupe_command(
     sink = ProblemSink()
     rows = options["source"] not in (None, "auto") and to != "messages"
     run = run_arguments(
-        paths, sink, options, partial(check_outputs, paths, output, report_path, rows=rows)
+        paths,
+        sink,
+        options,
+        lambda read: check_outputs(read, output, report_path, rows=rows),
     )
     with ReadProgress.for_sources(paths) as progress:
         result = call(paths.given, progress=progress.advance, **run, **options)

@@ -88,7 +88,7 @@ def split_command(
     them of secrets and personal data (the groups are read first: the same split).
     """
     sink = ProblemSink()
-    run = run_arguments(paths, sink, options, partial(check_split_directory, directory, paths))
+    run = run_arguments(paths, sink, options, partial(check_split_directory, directory))
     with ReadProgress.for_sources(paths) as progress:
         result = split(
             paths.given,
