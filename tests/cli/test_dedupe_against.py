@@ -174,3 +174,21 @@ def test_an_interrupted_dedupe_writes_neither_output_nor_report(
     said = "kp: interrupted; nothing was written to --output or --report"
     assert (run.code, run.err.splitlines()[-1]) == (130, said)
     assert sorted(path.name for path in tmp_path.iterdir()) == ["eval.txt", "new.jsonl"]
+
+
+@pytest.mark.parametrize("option", ["-o", "--report"])
+def test_an_output_naming_the_reference_is_refused_before_any_work(
+    kp: KpRunner, tmp_path: Path, option: str
+) -> None:
+    """--against REF is read by the run: -o REF replaced the evaluation set with the kept rows."""
+    reference = tmp_path / "eval.jsonl"
+    rows(reference)
+    before = reference.read_bytes()
+    output = ["-o", str(tmp_path / "kept.jsonl")] if option == "--report" else []
+    run = kp(
+        "dedupe", rows(tmp_path / "new.jsonl"), "--against", str(reference),
+        "--no-embedder", option, str(reference), *output,
+    )  # fmt: skip
+    assert run.code == 2
+    assert "it is an input of this run, which it would replace" in run.err
+    assert reference.read_bytes() == before

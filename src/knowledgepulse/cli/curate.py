@@ -328,7 +328,8 @@ def dedupe_command(
         paths,
         sink,
         options,
-        lambda read: check_outputs(read, output, report_path, rows=rows),
+        # The --against files are read too: no destination may replace them.
+        lambda read: check_outputs([*read, *map(str, against)], output, report_path, rows=rows),
     )
     with ReadProgress.for_sources(paths) as progress:
         result = call(paths.given, progress=progress.advance, **run, **options)
