@@ -157,7 +157,8 @@ def test_an_export_is_read_with_its_calls_failure_recovery_and_answer(tmp_path: 
     source = source_of(item)
     assert source["trace_id"] == SESSION_ID
     assert source["title"] == "List the Python files"
-    assert source["model"] == "anthropic/claude-sonnet-4-5"
+    # The model as OpenCode writes it (modelID), not joined to its provider: no name of kp's.
+    assert (source["model"], source["provider"]) == ("claude-sonnet-4-5", "anthropic")
     assert item.warnings == ()
 
 

@@ -544,15 +544,17 @@ def _last_assistant(messages: list[tuple[Record, Any]]) -> Mapping[str, Any] | N
 
 
 def _extra(session: _Session, last: Mapping[str, Any] | None) -> dict[str, Any]:
-    """What the trace keeps of the session: how OpenCode wrote it, its title and model."""
+    """What the trace keeps of the session: how OpenCode wrote it, its title, model, provider."""
     extra: dict[str, Any] = {"form": session.form}
     if session.title is not None:
         extra["title"] = session.title
     if last is not None:
         model = non_empty(last.get("modelID"))
         provider = non_empty(last.get("providerID"))
-        if model is not None:
-            extra["model"] = f"{provider}/{model}" if provider else model
+        if model is not None:  # as OpenCode writes it, as every source names its model
+            extra["model"] = model
+        if provider is not None:
+            extra["provider"] = provider
         finish = non_empty(last.get("finish"))
         if finish is not None:
             extra["finish"] = finish
