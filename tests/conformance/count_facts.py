@@ -4110,12 +4110,15 @@ def copilot_cli(path: Path) -> list[Run]:
     ``content`` what the model said (its ``reasoningText`` a thought, no text), then each of its
     ``toolRequests`` a tool; a ``tool.execution_complete`` of ``success`` false a failed call. The
     model is the last reply's. The other events (hooks, permissions, turn marks, ``abort``...) hold
-    no turn.
+    no turn; nor does the ``user.message`` Copilot writes with a skill the model loaded (its
+    ``source`` is ``skill-<name>``, its content the skill's text).
     """
     timeline, objective, models = _Timeline(), None, []
     for line in path.read_text().splitlines():
         event = json.loads(line)
         kind, data = event["type"], event["data"]
+        if kind == "user.message" and data.get("source", "").startswith("skill-"):
+            continue
         if kind == "user.message" and objective is None:
             objective = _dspy_request(data["content"])
         elif kind == "user.message":

@@ -21,6 +21,9 @@ HOOKS = COPILOT / "entire_agentv_copilot_cli_1.0.64_hook_investigation.jsonl"
 """One request, 68 calls, a failed ``read_bash``, permissions, a notification."""
 THREE_TURNS = COPILOT / "entire_agentv_copilot_cli_1.0.64-3_three_turns_abort.jsonl"
 """Three user messages, the second's turn stopped by the user (``abort``), ``ask_user`` calls."""
+PLAN_MODE = COPILOT / "gatomia_copilot_cli_1.0.40_plan_mode_skills.jsonl"
+"""Plan mode (``session.mode_changed``, ``session.plan_changed``), two skills loaded (``skill``
+calls, ``skill.invoked``, the ``user.message`` of each skill's context), ``exit_plan_mode``."""
 
 
 def lines(path: Path) -> list[dict[str, Any]]:
@@ -176,3 +179,32 @@ def test_a_sub_agents_events_are_no_step_of_the_session(tmp_path: Path) -> None:
     )
     assert [s.content for s in item.trace.steps] == [reply["data"]["content"]]
     assert item.trace.outcome.result_summary == reply["data"]["content"]
+
+
+def test_a_loaded_skills_context_is_no_reply_and_plan_mode_passes_in_silence() -> None:
+    """The user message Copilot writes with a loaded skill (``source: "skill-<name>"``, the
+    skill's ``<skill-context>``) holds no words of the user's: no reply of the user's, no step.
+    The skill's call and result stay, and plan mode's events (mode and plan changes,
+    ``skill.invoked``) pass in silence, as Copilot's other own events do."""
+    events = lines(PLAN_MODE)
+    item = one_trace(PLAN_MODE)
+    messages = [e["data"] for e in events if e["type"] == "user.message"]
+    skills = [m for m in messages if m.get("source", "").startswith("skill-")]
+    assert len(skills) == 2
+    assert all(m["content"].startswith("<skill-context") for m in skills)
+    assert {e["type"] for e in events} >= {
+        "session.mode_changed",
+        "session.plan_changed",
+        "skill.invoked",
+    }
+    assert item.warnings == ()
+    steps = item.trace.steps
+    assert item.trace.task.objective == messages[0]["content"]
+    said = [s.content for s in steps if s.tool and s.tool.name == "respond"]
+    assert said == []  # the user said one thing: the objective
+    assert not any("<skill-context" in (s.content or "") for s in steps)
+    called = [s.tool.name for s in steps if s.type == "tool_call" and s.tool]
+    assert called.count("skill") == 2
+    assert called[-1] == "exit_plan_mode"
+    last = [e["data"] for e in events if e["type"] == "assistant.message"][-1]
+    assert item.trace.outcome.result_summary == last["content"]

@@ -7,7 +7,9 @@ working folder's ``context``). The conversation is in four types:
 
 * ``user.message``: the user's words (``content``; ``transformedContent`` is what the model was
   sent: the same words between Copilot's own date and reminders), the first the objective, a
-  later one the user's next turn;
+  later one the user's next turn; but for the one Copilot writes itself when the model loads a
+  skill (``source: "skill-<name>"``, its content the skill's ``<skill-context>``, after the
+  ``skill`` call's result and its ``skill.invoked`` event): no one's words, left out;
 * ``assistant.message``: one model reply (``model``): its ``reasoningText`` (a thought), its
   ``content`` (what it said) and its ``toolRequests`` (``toolCallId``, ``name``, ``arguments``);
 * ``tool.execution_complete``: a call's result (``toolCallId``): ``result.content``, what the
@@ -16,8 +18,9 @@ working folder's ``context``). The conversation is in four types:
 
 The other events hold no step: ``tool.execution_start`` repeats a request's arguments,
 ``assistant.turn_start``/``turn_end`` bracket a reply, ``system.message`` is Copilot's system
-prompt, ``hook.*``, ``permission.*``, ``session.*`` (model and permission changes, info,
-``shutdown``'s usage), ``system.notification`` and ``abort`` (the user stopped the turn: what
+prompt, ``hook.*``, ``permission.*``, ``session.*`` (model, mode and permission changes, the
+plan file written in plan mode, info, ``shutdown``'s usage), ``skill.invoked`` (a skill loaded,
+its file), ``system.notification`` and ``abort`` (the user stopped the turn: what
 follows is the user's next message) are Copilot's own; so are ``subagent.started``,
 ``completed`` and ``failed``. A sub-agent's own events (those naming its ``agentId``, or the
 ``task`` call that started it in ``data.parentToolCallId``) are no step of the session: the
@@ -61,7 +64,10 @@ PASSED_OVER = frozenset(
         "permission.requested",
         "permission.completed",
         "session.info",
+        "session.mode_changed",
+        "session.plan_changed",
         "session.permissions_changed",
+        "skill.invoked",
         "session.shutdown",
         "abort",
         "subagent.started",
@@ -70,6 +76,8 @@ PASSED_OVER = frozenset(
     }
 )
 """Copilot's own events, no step of the run (a model change names a model: read apart)."""
+SKILL_SOURCE = "skill-"
+"""How the ``source`` of the user message Copilot writes with a loaded skill's context begins."""
 EXPECTED = (
     '{"type": "session.start", "data": {"sessionId", "producer": "copilot-agent", '
     '"copilotVersion", ...}} then {"type", "data", "id", "timestamp", "parentId"} events, as '
@@ -153,7 +161,8 @@ def _take(session: _Session, value: Any) -> None:
         said = data.get("content")
         if not isinstance(said, str):
             raise PathError(("data", "content"), f"expected text, found {describe_value(said)}")
-        session.messages.append({"role": "user", "content": [{"type": "text", "text": said}]})
+        if not _skill_context(data):
+            session.messages.append({"role": "user", "content": [{"type": "text", "text": said}]})
     elif kind == "assistant.message":
         session.model = as_string(data.get("model")) or session.model
         session.messages.append({"role": "assistant", "content": _reply(data)})
@@ -163,6 +172,12 @@ def _take(session: _Session, value: Any) -> None:
         session.chosen = as_string(data.get("newModel")) or session.chosen
     else:
         session.unread[kind] += 1
+
+
+def _skill_context(data: Mapping[str, Any]) -> bool:
+    """Whether a user message is the skill Copilot loaded (``source: "skill-<name>"``)."""
+    source = data.get("source")
+    return isinstance(source, str) and source.startswith(SKILL_SOURCE)
 
 
 def _delegated(event: Mapping[str, Any]) -> bool:
