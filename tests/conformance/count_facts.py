@@ -3712,7 +3712,7 @@ def claude_code(path: Path) -> list[Run]:
 
     def run_of(r: dict[str, Any]) -> str:
         if not r.get("isSidechain"):
-            return str(r["sessionId"])
+            return moved.get(str(r.get("uuid")), str(r["sessionId"]))
         if r.get("agentId"):
             return f"{r['sessionId']}/agent-{r['agentId']}"
         return f"{r['sessionId']}/sidechain-{first[r['uuid']]}"
@@ -3728,6 +3728,7 @@ def claude_code(path: Path) -> list[Run]:
     ]
     _mark_local_commands(turns)
     kept = [r for r in turns if not r.get("local") and r["type"] != "system"]
+    moved = _handed_over(kept)
     sessions = _group(kept, run_of)
     return [
         _claude_code_run(members, session)
@@ -3735,6 +3736,29 @@ def claude_code(path: Path) -> list[Run]:
         if not ("/" in session and _warmup_prompt(members[0]))
         and "/agent-acompact-" not in session  # its context compaction: Claude Code's own run
     ]
+
+
+def _handed_over(turns: list[dict[str, Any]]) -> dict[str, str]:
+    """The prompts Claude Code wrote under a session before the one that answers them.
+
+    Told to clear the context and implement its plan, Claude Code 2.1.12 writes the new
+    conversation's prompt with the old ``sessionId`` and the replies with the new one: a prompt
+    that is its session's one turn, answered (its ``uuid`` a reply's ``parentUuid``) under
+    another session, is that session's (its ``uuid`` -> that ``sessionId``).
+    """
+    main = [r for r in turns if not r.get("isSidechain")]
+    count: dict[str, int] = {}
+    for r in main:
+        count[str(r["sessionId"])] = count.get(str(r["sessionId"]), 0) + 1
+    moved = {}
+    for prompt in main:
+        if prompt["type"] != "user" or count[str(prompt["sessionId"])] != 1:
+            continue
+        for r in main:
+            if r.get("parentUuid") == prompt.get("uuid") and r["sessionId"] != prompt["sessionId"]:
+                moved[str(prompt["uuid"])] = str(r["sessionId"])
+                break
+    return moved
 
 
 def _warmup_prompt(record: dict[str, Any]) -> bool:

@@ -727,6 +727,24 @@ def test_a_codex_thread_rolled_back_drops_its_last_user_turns(
     assert ("update_plan" in tools(trace)) is not everything
 
 
+def test_a_plan_prompt_written_under_the_cleared_session_is_the_new_sessions_objective() -> None:
+    """Asked to clear the context and implement its plan, Claude Code 2.1.12 writes the new
+    conversation's prompt (``Implement the following plan: ...``) with the old ``sessionId`` and
+    the replies to it (their ``parentUuid`` the prompt's) with the new one: one run, whose
+    objective is that prompt; before, the prompt alone was refused as a session with no step and
+    the run's objective was the user's later message (Entire's copy of the session)."""
+    path = CLAUDE / "entire_cli_claude_2.1.12_plan_cleared_prompt_old_session.jsonl"
+    records = lines(path)
+    prompt = next(r for r in records if r.get("type") == "user")
+    replies = {r["sessionId"] for r in records if r.get("parentUuid") == prompt["uuid"]}
+    assert replies == {"4931d45a-d447-44b4-8475-1e6fcfcc28bf"} != {prompt["sessionId"]}
+    (item,) = convert_file(path)
+    assert isinstance(item, TraceItem), item
+    assert item.trace.id == "kp:trace:4931d45a-d447-44b4-8475-1e6fcfcc28bf"
+    (typed,) = prompt["message"]["content"]
+    assert item.trace.task.objective == typed["text"].strip()
+
+
 def test_a_continued_claude_code_session_does_not_call_the_copied_result() -> None:
     """``claude --continue`` opens the new session with a copy of the last ``tool_result`` of the
     one it continues: no call of its own (it was a ``TodoWrite`` of the first session's)."""

@@ -44,12 +44,14 @@ and is no turn; nor is a local command (``/clear``, ``/model``), which its outpu
 ``local_command``). The run is dated by the first record it keeps (its prompt): what Claude Code
 wrote before it (a ``/clear``, caveats, file snapshots) is no part of its time. A session
 continued from another (``claude --continue``) opens with a copy of the other's last
-``tool_result``: a result of no call of its own, no step. A rewind (``/rewind``, or
-Esc twice, to an earlier prompt) forks the file in place: the abandoned turns stay, and the prompt
-typed instead has the same ``parentUuid`` as the prompt it replaces; as Claude Code's own loader
-(which follows the newest branch), kp leaves out the records under that earlier prompt. A session
-file records no outcome, so success is whether the session ends in the assistant's answer, as for
-an unlabelled dataset row.
+``tool_result``: a result of no call of its own, no step. Told to clear the context and
+implement its plan, Claude Code 2.1.12 writes the new conversation's prompt under the old
+``sessionId`` and its replies under the new one: the prompt is the new session's. A rewind
+(``/rewind``, or Esc twice, to an earlier prompt) forks the file in place: the abandoned turns
+stay, and the prompt typed instead has the same ``parentUuid`` as the prompt it replaces; as
+Claude Code's own loader (which follows the newest branch), kp leaves out the records under that
+earlier prompt. A session file records no outcome, so success is whether the session ends in the
+assistant's answer, as for an unlabelled dataset row.
 
 What ``claude -p --output-format stream-json`` prints (the Claude Agent SDK's messages) is a
 dialect of it, its records in ``snake_case``: ``system`` (``init``: the ``session_id``,
@@ -501,6 +503,7 @@ def _tell_record(
             return
         session_id = f"{session_id}/sidechain-{chain}"
     message = anthropic.message_of(value)
+    _hand_over(sessions, session_id, value.get("parentUuid"))
     session = sessions.setdefault(session_id, _Session(record))
     version = value.get("version")
     session.version = session.version or as_string(version)
@@ -517,6 +520,28 @@ def _tell_record(
             _take(session, removed, {"role": "user", "content": text})
         queue.taken.clear()
     _take(session, value, message)
+
+
+def _hand_over(sessions: dict[str, _Session], session_id: str, parent: Any) -> None:
+    """Move to a new session the prompt it answers, written under the session before it.
+
+    Claude Code 2.1 (2.1.12), asked to clear the context and implement the plan it just made,
+    writes the new conversation's prompt (``Implement the following plan: ...``) with the old
+    ``sessionId`` and the replies to it with the new one: the prompt is the new run's, and the
+    old session, that prompt alone, no run.
+    """
+    if "/" in session_id or session_id in sessions:  # a sub-agent's, or no session's first
+        return
+    for old_id, old in sessions.items():
+        if (
+            old_id != session_id
+            and "/" not in old_id  # a sub-agent's run is no session of the user's
+            and len(old.messages) == 1
+            and old.messages[0].get("role") == "user"
+            and parent in old.origins[0]
+        ):
+            sessions[session_id] = sessions.pop(old_id)
+            return
 
 
 def _local_output(value: Mapping[str, Any]) -> bool:
