@@ -266,18 +266,25 @@ def test_the_gate_line_says_why_the_exit_code_without_a_baseline_too(
     assert (never.code, "--fail-on" in never.err) == (0, False)
 
 
-def test_a_yaml_case_refused_while_read_is_a_regression_not_a_removed_case(
-    kp: KpRunner, tmp_path: Path
+@pytest.mark.parametrize(
+    ("name", "case", "nan"),
+    [
+        ("cases.yaml", "- id: fast\n  actual: {durationMs: %s}\n  expected: {}\n", ".nan"),
+        ("cases.jsonl", '{"id": "fast", "actual": {"durationMs": %s}, "expected": {}}\n', "NaN"),
+    ],
+    ids=["yaml", "jsonl"],
+)
+def test_a_case_refused_while_read_is_a_regression_not_a_removed_case(
+    kp: KpRunner, tmp_path: Path, name: str, case: str, nan: str
 ) -> None:
     """A passing case given a NaN is compared by its id: regressed, not removed."""
-    cases = tmp_path / "cases.yaml"
-    case = "- id: fast\n  actual: {durationMs: %s}\n  expected: {}\n"
+    cases = tmp_path / name
     suite = tmp_path / "suite.yaml"
     suite.write_text("scorers:\n  - type: response-time\n    params: {max_acceptable_ms: 500}\n")
     base = tmp_path / "base.json"
     cases.write_text(case % "100")
     assert kp("eval", str(cases), "--suite", str(suite), "-o", str(base)).code == 0
-    cases.write_text(case % ".nan")
+    cases.write_text(case % nan)
     run = kp("eval", str(cases), "--suite", str(suite), "--baseline", str(base), "-f", "json")
     summary = json.loads(run.out)["comparison"]["summary"]
     assert (summary["regressions"], summary["removed"], summary["added"]) == (1, 0, 0)

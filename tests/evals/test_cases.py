@@ -476,6 +476,29 @@ def test_a_yaml_case_the_reader_refuses_keeps_its_id_and_start_line(
     assert [str(w.location) for w in later.warnings] == [f"{path}:5"]
 
 
+@pytest.mark.parametrize(
+    "bad",
+    [
+        '"expected": {"a": NaN}',  # a number JSON has not
+        '"expected": {"a": -Infinity}',
+        '"expected": {"a": 1e999}',  # a number too large for a float
+    ],
+)
+def test_a_jsonl_case_the_reader_refuses_keeps_its_id(tmp_path: Path, bad: str) -> None:
+    """A JSON Lines case refused while read is named by the id its line shows, not '(no id)'."""
+    path = tmp_path / "cases.jsonl"
+    path.write_text(f'{{"id": "a"}}\n{{"id": "b", {bad}}}\n{{"id": "b"}}\n{{"id": [NaN]}}\n')
+    _, refused, later, nameless = load_cases(path)
+    assert isinstance(refused, MalformedCase)
+    assert (refused.case_id, refused.location.line) == ("b", 2)
+    assert refused.problems[0].path == "expected.a"
+    # Known by its id, the case is the first 'b': the later one is warned of as its repeat.
+    assert isinstance(later, MalformedCase | LoadedCase)
+    assert [str(w.location) for w in later.warnings] == [f"{path}:3"]
+    assert isinstance(nameless, MalformedCase)
+    assert nameless.case_id is None
+
+
 def test_a_readers_warning_rides_with_its_case(tmp_path: Path) -> None:
     r"""An unpaired ``\ud800`` escape is read as U+FFFD; the case carries the warning."""
     path = tmp_path / "cases.jsonl"

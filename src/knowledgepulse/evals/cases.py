@@ -34,7 +34,7 @@ from knowledgepulse.evals.patterns import compile_pattern, pattern_problem
 from knowledgepulse.evals.scorer import CasePart
 from knowledgepulse.evals.suite import Suite
 from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.records.json_values import JsonError, check_python
+from knowledgepulse.records.json_values import JsonError, check_python, leniently_read
 from knowledgepulse.records.readers import read_records
 
 
@@ -232,13 +232,24 @@ def _file_cases(
 def _unread_case(
     problems: list[Problem], warnings: list[Problem], first_seen: dict[str, Location]
 ) -> MalformedCase:
-    """A record the reader refused (a repeated key, a tag, NaN), by the id read from it if any."""
+    """A record the reader refused (a repeated key, a tag, NaN), by the id read from it if any.
+
+    A YAML reader's record holds what was read of it; a JSON Lines line refused whole (a NaN in
+    a field) holds its text, read leniently here for its id.
+    """
     record = problems[0].record
-    case_id = None if record is None else _id_of(record.value)
+    case_id = None if record is None else _id_of(_read_of(record))
     if record is None or case_id is None:
         return MalformedCase(problems[0].location, tuple(problems), None, tuple(warnings))
     case = MalformedCase(record.location, tuple(problems), case_id)
     return replace(case, warnings=(*warnings, *_duplicate_id(case, record, first_seen)))
+
+
+def _read_of(record: Record) -> Any:
+    """What was read of a refused record: its value, else its line's text read leniently."""
+    if record.value is None and record.raw is not None:
+        return leniently_read(record.raw)
+    return record.value
 
 
 def _duplicate_id(

@@ -300,6 +300,17 @@ def without_lone_surrogates(value: Any) -> tuple[Any, list[str]]:
     return (result, list(dict.fromkeys(found))) if found else (value, [])
 
 
+def leniently_read(data: bytes) -> Any:
+    """What a refused line says, as Python's ``json`` reads it (NaN and infinities kept); else None.
+
+    Only to name what a refused record is about (a case's id): the value is no JSON value for us.
+    """
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):  # not JSON even so, or not UTF-8
+        return None
+
+
 def python_literal(text: str) -> Any:
     """A Python literal producers write for JSON (``str(dict)``, ``None``); else a ValueError."""
     try:
