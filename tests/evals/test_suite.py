@@ -464,3 +464,22 @@ def test_a_value_the_reader_refuses_is_listed_with_the_suites_other_problems(
         (4, "scorers[0].params"),  # not again as params missing max_acceptable_ms
         (6, "scorers[1].treshold"),
     ]
+
+
+@pytest.mark.parametrize("refused", [".nan", "!!binary aGVsbG8="])
+def test_a_one_item_list_with_a_refused_value_is_said_to_be_a_list_in_the_same_run(
+    tmp_path: Path, refused: str
+) -> None:
+    """A list holding a .nan is named a list with the .nan, not only once the .nan is fixed."""
+    path = write(tmp_path, f"- scorers:\n    - type: response-time\n      threshold: {refused}\n")
+    with pytest.raises(SuiteError, match=r"suite.yaml: not a suite") as raised:
+        load_suite(path)
+    found = [(p.location.line, p.path, p.message) for p in raised.value.problems]
+    assert [(line, path) for line, path, _ in found] == [(1, ""), (3, "scorers[0].threshold")]
+    assert found[0][2].endswith("holds one mapping with a 'scorers' list; found a list (1 item)")
+
+
+def test_a_syntax_error_is_said_alone_as_the_shape_of_the_file_is_unknown(tmp_path: Path) -> None:
+    """A file that cannot be parsed through says so, and guesses nothing of its shape."""
+    [problem] = problems_of(write(tmp_path, "- scorers: [\n"))
+    assert "invalid YAML" in problem

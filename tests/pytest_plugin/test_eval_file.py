@@ -144,3 +144,11 @@ def test_an_evaluation_file_that_is_a_list_is_refused_saying_it_found_a_list(
     [problem] = problems(text)
     assert problem.startswith("evals/e.kp.yaml:1: an evaluation file holds one mapping")
     assert problem.endswith("; found a list (1 item)" if "preset" in text else "(2 items)")
+
+
+def test_an_evaluation_file_that_is_a_list_holding_a_nan_says_both(tree: Path) -> None:
+    """The list is named with the .nan in one run, not only once the .nan is fixed."""
+    problem, nan = problems("- preset: strict\n  cases: ../data/a.jsonl\n  timeout: .nan\n")
+    assert problem.startswith("evals/e.kp.yaml:1: an evaluation file holds one mapping")
+    assert problem.endswith("; found a list (1 item)")
+    assert nan.startswith("evals/e.kp.yaml:3: timeout: NaN")

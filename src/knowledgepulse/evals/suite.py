@@ -198,13 +198,37 @@ def read_document(
     items = list(read_stream(read, ("yaml", "json"), key_lines=True))
     # A warning (an unpaired surrogate escape, read as U+FFFD) rejects nothing.
     problems = [item for item in items if isinstance(item, Problem) and not item.warning]
-    if problems:
+    # A part refused (a .nan, a tag, a key twice) leaves its document read, the rest null: its
+    # shape is told with its problems, so a list is not said only once the .nan is fixed. A
+    # problem with no document (a syntax error) leaves the shape unknown.
+    records = _documents(items) if all(p.record is not None for p in problems) else None
+    wrong = None if records is None else _shape_problem(records, data, name, shape, mapping)
+    if wrong is not None:
+        located = sorted([wrong, *problems], key=lambda problem: problem.location.line or 0)
+        raise SuiteError(f"{Location(name)}: {not_a}", located)
+    if problems or records is None:
         raise SuiteError(f"{Location(name)}: the {what} cannot be parsed", problems)
-    records = [item for item in items if isinstance(item, Record)]
+    return records[0]
+
+
+def _documents(items: list[Record | Problem]) -> list[Record]:
+    """The documents (or a list's items) read, in order, a record refused in part included."""
+    documents: list[Record] = []
+    for item in items:
+        record = item if isinstance(item, Record) else item.record
+        if record is not None and not (documents and documents[-1] is record):
+            documents.append(record)
+    return documents
+
+
+def _shape_problem(
+    records: list[Record], data: bytes, name: str, shape: str, mapping: bool
+) -> Problem | None:
+    """Why ``records`` are not the one document (a mapping, if asked) a file holds; else None."""
     # The reader gives a list's items as records, as it gives documents: the text tells them apart.
     listed = bool(records) and _starts_a_list(data)
     if len(records) == 1 and not listed and (not mapping or isinstance(records[0].value, Mapping)):
-        return records[0]
+        return None
     if listed:
         found = f"a list ({counted(len(records), 'item')})"
         line = records[0].location.line
@@ -213,8 +237,7 @@ def read_document(
     else:
         found = f"{len(records)} documents" if records else "nothing"
         line = records[1].location.line if len(records) > 1 else None
-    problem = Problem(Location(name, line), "", f"{shape}; found {found}")
-    raise SuiteError(f"{Location(name)}: {not_a}", [problem])
+    return Problem(Location(name, line), "", f"{shape}; found {found}")
 
 
 def _starts_a_list(data: bytes) -> bool:
