@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -149,6 +150,27 @@ def test_markdown_shows_regressions_as_a_table_and_folds_the_rest() -> None:
     for summary in ("Improvements (1)", "Added cases (1)", "Removed cases (1)", "Scorers"):
         assert f"<details>\n<summary>{summary}</summary>\n\n" in text
     assert text.count("<details>") == text.count("</details>") == 5
+
+
+@pytest.mark.parametrize(
+    ("names", "title"),
+    [
+        (("timed", "timed"), "timed"),
+        (("fast", "strict"), "fast → strict"),
+        ((None, "strict"), "suites/timed.yaml → strict"),
+        ((None, None), "evaluation"),
+    ],
+)
+def test_markdown_title_names_both_suites_when_they_differ(
+    names: tuple[str | None, str | None], title: str
+) -> None:
+    """Reports of two suites are titled by both, not as if the new suite were the only one."""
+    base, new = (
+        replace(run, suite=replace(run.suite, name=name, source="suites/timed.yaml"))
+        for run, name in zip((timed_run({"a": 100}), timed_run({"a": 1900})), names, strict=True)
+    )
+    text = comparison_to_markdown(compare_runs(base, new))
+    assert text.startswith(f"## Comparison: {title}\n")
 
 
 def test_markdown_without_regressions_says_so_plainly() -> None:

@@ -472,13 +472,25 @@ def comparison_to_console(comparison: Comparison) -> Group:
     return Group(*parts)
 
 
+def suites_title(comparison: Comparison) -> str:
+    """The suite compared (``bulk-edit``), or both when they differ (``bulk-edit → strict``).
+
+    A suite is named by its ``name``, else its file; runs of one unnamed suite are an
+    ``evaluation``.
+    """
+    base, new = comparison.base.suite, comparison.new.suite
+    if base.name == new.name:
+        return new.name or "evaluation"
+    return f"{base.name or base.source} {ARROW} {new.name or new.source}"
+
+
 def comparison_to_markdown(comparison: Comparison, budget: int = MARKDOWN_BUDGET) -> str:
     """The comparison as Markdown for a pull-request comment: regressions first, rest folded.
 
     As many rows as fit in ``budget`` characters, regressions first; the rest are counted.
     """
     base, new = comparison.base, comparison.new
-    title = new.suite.name or base.suite.name or "evaluation"
+    title = suites_title(comparison)
     counts = counts_line(comparison)
     if comparison.regressed:
         # The regression count leads the line; bold, so a reviewer cannot miss it.
