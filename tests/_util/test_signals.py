@@ -7,7 +7,7 @@ import signal
 
 import pytest
 
-from knowledgepulse._util.signals import sigterm_as_ctrl_c
+from knowledgepulse._util.signals import Terminated, sigterm_as_ctrl_c
 
 
 def test_sigterm_in_the_block_is_a_keyboard_interrupt_and_the_default_returns_after() -> None:
@@ -18,3 +18,13 @@ def test_sigterm_in_the_block_is_a_keyboard_interrupt_and_the_default_returns_af
         with pytest.raises(KeyboardInterrupt):
             os.kill(os.getpid(), signal.SIGTERM)
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_a_sigterm_is_noted_as_one_and_a_ctrl_c_is_not() -> None:
+    """The interrupt of a SIGTERM is told apart from a Ctrl-C's, for the exit code (143, 130)."""
+    terminated, interrupted = Terminated(), Terminated()
+    with sigterm_as_ctrl_c(terminated), pytest.raises(KeyboardInterrupt):
+        os.kill(os.getpid(), signal.SIGTERM)
+    with sigterm_as_ctrl_c(interrupted), pytest.raises(KeyboardInterrupt):
+        os.kill(os.getpid(), signal.SIGINT)
+    assert (terminated.seen, interrupted.seen) == (True, False)

@@ -303,8 +303,14 @@ def test_a_plugin_that_ends_the_process_at_import_is_an_error_not_a_pass(tmp_pat
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-def test_a_real_ctrl_c_stops_the_run_with_130_and_one_line(task_file: Path, tmp_path: Path) -> None:
-    """SIGINT to kp while a task call hangs: exit 130, one line on stderr, no report."""
+@pytest.mark.parametrize(
+    ("sent", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["ctrl-c", "sigterm"]
+)
+def test_a_real_ctrl_c_or_sigterm_stops_the_run_with_128_plus_its_number_and_one_line(
+    task_file: Path, tmp_path: Path, sent: signal.Signals, code: int
+) -> None:
+    """SIGINT (130) or SIGTERM (143, a cancelled CI job) to kp while a task call hangs: one
+    line on stderr, no report; before, SIGTERM also exited 130, which CI reads as a Ctrl-C."""
     process = subprocess.Popen(
         [*KP, "--task", f"{task_file}:hangs", "-f", "json", "--concurrency", "1"],
         stdout=subprocess.PIPE,
@@ -316,8 +322,8 @@ def test_a_real_ctrl_c_stops_the_run_with_130_and_one_line(task_file: Path, tmp_
     deadline = time.monotonic() + 30
     while not started.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
-    os.kill(process.pid, signal.SIGINT)
+    os.kill(process.pid, sent)
     out, err = process.communicate(timeout=30)
-    assert process.returncode == 130
+    assert process.returncode == code
     assert out == ""
     assert err == "kp: interrupted\n"

@@ -103,17 +103,17 @@ def test_the_workers_end_when_kp_is_killed(
 def test_sigterm_stops_kp_as_ctrl_c_does(
     scoring: tuple[subprocess.Popen[bytes], list[int]],
 ) -> None:
-    """kill PID (timeout, CI cancellation): one line, exit 130, workers stopped, no traceback."""
+    """kill PID (timeout, CI cancellation): one line, exit 143, workers stopped, no traceback."""
     run, workers = scoring
     assert workers
     run.terminate()
     alive, err = _ended(run, workers)
-    assert (alive, run.returncode) == ([], 130)
+    assert (alive, run.returncode) == ([], 143)
     assert err == "kp: interrupted\n"
 
 
 def test_an_interrupted_run_leaves_a_resized_cache_file_as_it_was(tmp_path: Path) -> None:
-    """kill PID during kp score --cache-size N on a saved cache of another size: exit 130 and
+    """kill PID during kp score --cache-size N on a saved cache of another size: exit 143 and
     the file byte for byte as before, as the message says; before, the resize was written when
     the cache was opened, so the interrupted run had already dropped the oldest vectors."""
     cache = tmp_path / "seen.kpcache"
@@ -125,12 +125,12 @@ def test_an_interrupted_run_leaves_a_resized_cache_file_as_it_was(tmp_path: Path
     run = _scored_one(*score, "-", "--cache", str(cache), "--cache-size", "3", "--batch-size", "1")
     run.terminate()
     _, err = run.communicate(timeout=30)
-    assert run.returncode == 130, err.decode()
+    assert run.returncode == 143, err.decode()
     assert cache.read_bytes() == before
 
 
 def test_an_interrupted_run_leaves_no_new_cache_file(tmp_path: Path) -> None:
-    """kill PID during kp score --cache NEW: exit 130 and no file at NEW, as the message says;
+    """kill PID during kp score --cache NEW: exit 143 and no file at NEW, as the message says;
     before, the ring file made when the cache was opened (3.6 MB) stayed behind."""
     cache = tmp_path / "new.kpcache"
     run = _scored_one("score", "-f", "jsonl", "--batch-size", "1", "-", "--cache", str(cache))
@@ -138,7 +138,7 @@ def test_an_interrupted_run_leaves_no_new_cache_file(tmp_path: Path) -> None:
     run.terminate()
     _, err = run.communicate(timeout=30)
     assert (run.returncode, err.decode()) == (
-        130,
+        143,
         "kp: interrupted; nothing was written to --cache\n",
     )
     assert list(tmp_path.iterdir()) == []

@@ -18,7 +18,7 @@ import click
 
 from knowledgepulse import __version__
 from knowledgepulse._util.collector import fewer_young_collections
-from knowledgepulse._util.signals import Interrupted, sigterm_as_ctrl_c
+from knowledgepulse._util.signals import Interrupted, Terminated, sigterm_as_ctrl_c
 from knowledgepulse._util.stdout import reopen_closed_streams, stdout_to_devnull
 from knowledgepulse._util.text import did_you_mean, grapheme_end, printable
 from knowledgepulse.errors import (
@@ -35,7 +35,8 @@ EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 EXIT_REGRESSION = 4
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a Ctrl-C
+EXIT_TERMINATED = 143  # 128 + SIGTERM: a CI job cancelled, kill, timeout
 
 TRACEBACK_VARIABLE = "KP_TRACEBACK"
 
@@ -143,7 +144,8 @@ class _LazyGroup(click.Group):
     "depth. Exit codes: 0 clean; 1 bad records, no "
     "trace or case (see --allow-empty) or failed cases; 2 usage or unreadable input; "
     f"3 internal error (set {TRACEBACK_VARIABLE}=1 for the traceback); 4 a regression against "
-    "a baseline (kp compare, kp eval --baseline); 130 interrupted. A reader of stdout that "
+    "a baseline (kp compare, kp eval --baseline); 130 interrupted (Ctrl-C); 143 terminated "
+    "(SIGTERM: kill, a cancelled CI job). A reader of stdout that "
     "leaves early (| head) ends kp with 0, or kp eval's and kp compare's verdict.",
 )
 @click.version_option(__version__, "-V", "--version", prog_name="kp")
@@ -195,9 +197,10 @@ def _say(message: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run ``kp`` and return its exit code (the console script exits with it)."""
     reopen_closed_streams()
+    terminated = Terminated()
     try:
         _log_to_stderr(logging.WARNING)
-        with sigterm_as_ctrl_c(), fewer_young_collections(), spelling_settings(flag_of):
+        with sigterm_as_ctrl_c(terminated), fewer_young_collections(), spelling_settings(flag_of):
             result: Any = cli.main(args=argv, prog_name="kp", standalone_mode=False)
     except click.exceptions.Exit as done:
         return done.exit_code
@@ -206,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(stop.__cause__, EOFError):
             return _internal_error(stop.__cause__)
         _say(_interrupted(stop))
-        return EXIT_INTERRUPTED
+        return EXIT_TERMINATED if terminated.seen else EXIT_INTERRUPTED
     except click.ClickException as error:
         if isinstance(error, click.NoSuchOption) and error.option_name in ("-v", "--verbose"):
             error = click.UsageError(f"{error.message} It is kp's own: kp -v COMMAND", error.ctx)
