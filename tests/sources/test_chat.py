@@ -1083,18 +1083,37 @@ def test_rollouts_of_one_example_are_traces_of_their_own_with_the_example_as_tas
 
 def test_a_rollout_stopped_by_an_error_ends_on_that_error() -> None:
     """verifiers writes the error that stopped a rollout in the row's ``error`` (a sandbox
-    command that timed out, here, the last call unanswered): the trace ends on it, an error no
-    step recovers from; a rollout that ran to its end (``error`` null) gains none."""
+    command that timed out, here, the last call unanswered): the trace ends on it, the failure
+    of the call it stopped in (as its training row writes it back), which no step recovers
+    from; a rollout that ran to its end (``error`` null) gains none."""
     path = PROMPT_COMPLETION.with_name("deepdive_intellect_3_rlm.jsonl")
     (ran, stopped), problems = converted(path)
     assert not problems
     said = json.loads(path.read_text().splitlines()[1])["error"]
     last = stopped.trace.steps[-1]
-    assert last.type == "observation"
+    assert (last.type, last.tool and last.tool.name) == ("observation", "call_python_repl")
+    assert stopped.trace.steps[-2].tool == last.tool  # the call it stopped in, unanswered before
     assert last.content == said
     assert said.startswith("ToolCallError(SandboxError(CommandTimeoutError(")
     assert stopped.trace.outcome.result_summary == "failed"
     assert not any(step.content and "ToolCallError" in step.content for step in ran.trace.steps)
+
+
+def test_a_rollout_stopped_with_no_call_waiting_ends_on_an_error_of_its_own(
+    tmp_path: Path,
+) -> None:
+    """A rollout whose ``error`` came when no call waited for its result (after its last
+    reply, say) ends on that error, an observation of no tool that nothing recovers from."""
+    path = PROMPT_COMPLETION.with_name("deepdive_intellect_3_rlm.jsonl")
+    row = json.loads(path.read_text().splitlines()[0])  # ran to its end
+    row["error"] = "OverlongPromptError: the context is full"
+    changed = tmp_path / "stopped.jsonl"
+    changed.write_text(json.dumps(row) + "\n")
+    ((item,), problems) = converted(changed)
+    assert not problems
+    last = item.trace.steps[-1]
+    assert (last.type, last.tool, last.content) == ("observation", None, row["error"])
+    assert item.trace.outcome.result_summary == "failed"
 
 
 def _as_json_strings(row: dict[str, Any]) -> dict[str, Any]:

@@ -618,6 +618,11 @@ class StepBuilder:
         if mcp_server:
             tool.mcp_server = mcp_server
 
+    @property
+    def awaits_result(self) -> bool:
+        """Whether a call the model asked for has had no execution told yet."""
+        return self._first_unanswered() is not None
+
     def executed(self, call_id: str) -> bool:
         """Whether the call of that id has had its execution told (by id, or joined by name)."""
         event = self._by_call_id.get(call_id)

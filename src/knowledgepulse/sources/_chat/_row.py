@@ -125,7 +125,8 @@ reward, as the success column's number is where it holds one."""
 ROLLOUT_ERROR_COLUMN = "error"
 """The error that stopped a rollout before its end (verifiers' ``results.jsonl``: the exception's
 text, a sandbox command that timed out say; ``null`` when the rollout ran to its end): the run
-ended on it, after the turns the row keeps."""
+ended on it, after the turns the row keeps, as the failure of the call it stopped in when the
+last turn's call has no result."""
 ALPACA_QUERIES = ("input", "context")
 """An alpaca row's text after its request: Stanford Alpaca's ``input``; Dolly's ``context``."""
 ALPACA_REPLIES = ("output", "response")
@@ -864,7 +865,10 @@ def _convert_row(
     if _told_no_answer(row):
         builder.no_answer()  # the last assistant turn is a step: the run gave no answer
     if (stopped := _rollout_error(row)) is not None:
-        builder.error(stopped, terminal=True)
+        if builder.awaits_result:  # the call it stopped in (a sandbox command timed out): failed
+            builder.tool_result("", error=stopped)
+        else:
+            builder.error(stopped, terminal=True)
     told = _with_system(told, row, family)
     success = told.answered and builder.final_answer is not None  # no user turn came after it
     reward = None
