@@ -1556,6 +1556,7 @@ def otlp(path: Path) -> list[Run]:
     parents: dict[str, str] = {}  # a span's id -> its parent's
     failed: list[str] = []  # the ids of the spans whose status is ERROR
     tagged: dict[str, dict[str, Any]] = {}  # a span's id -> its tags
+    ends: dict[str, int] = {}  # a span's id -> when it ended
     for resource in resources:
         scopes = resource.get("scopeSpans", []) + resource.get("instrumentationLibrarySpans", [])
         for scope in scopes:
@@ -1573,6 +1574,7 @@ def otlp(path: Path) -> list[Run]:
                     failed.append(span["spanId"])
                 parents[span["spanId"]] = span.get("parentSpanId") or ""
                 tagged[span["spanId"]] = tags
+                ends[span["spanId"]] = int(span.get("endTimeUnixNano", 0))
                 entry = (int(span.get("startTimeUnixNano", 0)), span["name"], tags)
                 found.setdefault(_hex(span["traceId"]), []).append(entry)
     for span_id, tags in tagged.items():  # an MCP server's span of its client's call: one call
@@ -1584,9 +1586,10 @@ def otlp(path: Path) -> list[Run]:
         while parent:
             tagged.get(parent, {})[_FAILED_WITHIN] = True
             parent = parents.get(parent)
+    late = _replied_after_its_tools(tagged, parents, ends)
     runs = []
     for trace_id, spans in found.items():
-        spans.sort(key=lambda entry: entry[0])
+        spans.sort(key=lambda entry: late.get(id(entry[2]), entry[0]))
         named = [(name, tags) for _, name, tags in spans]
         runs.extend(
             _claude_code_spans_run(trace_id, named)
@@ -1599,6 +1602,29 @@ def otlp(path: Path) -> list[Run]:
             or _langfuse_run(trace_id, named)
         )
     return runs
+
+
+def _replied_after_its_tools(
+    tagged: dict[str, dict[str, Any]], parents: dict[str, str], ends: dict[str, int]
+) -> dict[int, int]:
+    """When each model call that ran tools inside its own span replied (the tags' id -> its end).
+
+    Google's Gen AI SDK runs the functions it is given itself: OpenTelemetry's instrumentation
+    writes the loop as one model-call span with the ``execute_tool`` spans inside it, and its
+    output, asking for no tool, is the model's last reply, said once the tools had run.
+    """
+    late: dict[int, int] = {}
+    for span_id, tags in tagged.items():
+        if tags.get("gen_ai.operation.name") != "execute_tool":
+            continue
+        parent = parents.get(span_id)
+        while parent:
+            outer = tagged.get(parent, {})
+            said = str(outer.get("gen_ai.output.messages", ""))
+            if _operation(outer) == "chat" and said and '"tool_call"' not in said:
+                late[id(outer)] = ends[parent]
+            parent = parents.get(parent)
+    return late
 
 
 def _unflattened(documents: list[dict[str, Any]]) -> list[dict[str, Any]]:

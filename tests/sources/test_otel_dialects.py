@@ -2838,7 +2838,7 @@ def _span_values(path: Path, name: str, key: str) -> list[Any]:
     document = json.loads(path.read_text())
     return [
         json.loads(attribute["value"]["stringValue"])
-        for export in document
+        for export in (document if isinstance(document, list) else [document])
         for resource in export["resourceSpans"]
         for scope in resource["scopeSpans"]
         for found in scope["spans"]
@@ -2913,3 +2913,26 @@ def test_pydantic_ais_failed_mcp_listing_is_the_same_error_in_its_spans_as_in_it
     assert spans[0] == ("observation", None, f"deepwiki: {_LISTING_FAILED}")
     assert spans[1][:2] == ("error_recovery", "ask_question")
     assert spans == messages_read
+
+
+def test_a_model_call_that_ran_its_tools_itself_answers_after_them() -> None:
+    """Google's Gen AI SDK runs the functions it is given (automatic function calling), and
+    OpenTelemetry's own instrumentation (1.3b0, the GenAI conventions' newest shape) records the
+    whole loop as one ``generate_content`` span with the ``execute_tool`` spans inside it: its
+    output is the model's last reply, said after the tools ran. It is the run's answer, told
+    last, not a thought before the calls."""
+    path = OTLP_CORPUS / "otel_contrib_google_genai_capital_retry.json"
+    (said,) = _span_values(path, "generate_content gemini-2.5-pro", "gen_ai.output.messages")[0]
+    answer = said["parts"][0]["content"]
+    trace = _one(convert_file(path))
+    assert trace.outcome.result_summary == answer
+    assert [s.type for s in trace.steps] == [
+        "tool_call",
+        "observation",
+        "error_recovery",
+        "observation",
+        "thought",
+    ]
+    assert trace.steps[-1].content == answer
+    assert trace.steps[0].input == {"country": "France"}
+    assert trace.steps[2].input == {"country": "La France"}

@@ -450,13 +450,15 @@ def _answer(ordered: list[_Read], agent: _Read | None) -> str | None:
 def _tool_ran_after(ordered: list[_Read], call: _Read) -> bool:
     """Whether a tool span (a retrieval too) started at or after a model call started.
 
-    A tool span the call runs inside (an agent called as a tool) ran around it, not after it.
+    A tool span the call runs inside (an agent called as a tool) ran around it, not after it;
+    one that runs inside the call (the SDK's automatic function calling) ran before its output.
     """
     around: set[int] = set()
     parent = call.parent
     while parent is not None and parent not in around:
         around.add(parent)
         parent = ordered[parent].parent
+    around.update(_inside(ordered, next(n for n, item in enumerate(ordered) if item is call)))
     started = call.span.start_ns
     return started is not None and any(
         item.view.role == "tool"
@@ -544,12 +546,13 @@ def _tell(builder: StepBuilder, ordered: list[_Read], answer: str | None) -> Non
     # Told by start time (ties in tree order): a model call's request is told before the tool
     # span that ran it wherever the two hang (an instrumentation may lose the parent of its
     # span), so that the result a later model call is given joins the call it answers.
-    for index in sorted(range(len(ordered)), key=lambda n: ordered[n].span.start_ns or 0):
+    for index in sorted(range(len(ordered)), key=lambda n: _told_at(ordered, n) or 0):
         item = ordered[index]
         if item.view.role == "tool":
             _tell_tool(builder, ordered, index, servers)
         elif item.view.role == "inference":
-            _tell_inference(builder, index, item, context)
+            when = _told_at(ordered, index)
+            _tell_inference(builder, index, item, context, at=when / 1e9 if when else None)
         elif item.view.role == "event" and item.view.error:
             builder.error(item.view.error, at=_seconds(item.span))  # the next action recovers
 
@@ -626,9 +629,10 @@ def _labelled_answer(said: str, answer: str) -> bool:
     return said[: len(said) - len(answer)].rstrip().lower().endswith("answer:")
 
 
-def _tell_inference(builder: StepBuilder, index: int, item: _Read, context: _Context) -> None:
+def _tell_inference(
+    builder: StepBuilder, index: int, item: _Read, context: _Context, *, at: float | None
+) -> None:
     view = item.view
-    at = _seconds(item.span)
     for text in _new_retry_prompts(view):
         builder.error(text, at=at)  # the model's last answer was refused: it tries again
     if view.error:
@@ -812,17 +816,37 @@ def _inside_until(ordered: list[_Read], index: int) -> float | None:
     that tell steps count: an HTTP call left running in the background says nothing of when the
     tool's result came back.
     """
+    ends = [
+        end
+        for number in _inside(ordered, index)
+        if ordered[number].view.role != "other" and (end := ordered[number].span.end_ns) is not None
+    ]
+    return max(ends) / 1e9 if ends else None
+
+
+def _inside(ordered: list[_Read], index: int) -> list[int]:
+    """The spans inside ``ordered[index]`` (its descendants), by their places in ``ordered``."""
     inside = {index}
-    latest: int | None = None
     for number in range(index + 1, len(ordered)):
-        item = ordered[number]
-        if item.parent not in inside:
+        if ordered[number].parent not in inside:
             break  # in tree order a span's descendants follow it, together
         inside.add(number)
-        end = item.span.end_ns
-        if item.view.role != "other" and end is not None and (latest is None or end > latest):
-            latest = end
-    return latest / 1e9 if latest is not None else None
+    return sorted(inside - {index})
+
+
+def _told_at(ordered: list[_Read], index: int) -> int | None:
+    """When a span's steps are told (ns): its start, or its end for a model call that ran tools.
+
+    Google's Gen AI SDK runs the functions it is given itself (automatic function calling):
+    one ``generate_content`` span holds the loop, its tools' spans inside it, and its output is
+    the model's last reply, said after those tools had run (OpenTelemetry's own instrumentation).
+    """
+    item = ordered[index]
+    ran_tools = item.view.role == "inference" and any(
+        ordered[number].view.role == "tool" for number in _inside(ordered, index)
+    )
+    asks = any(part.get("type") == "tool_call" for part in _output_parts(item.view))
+    return item.span.end_ns if ran_tools and not asks else item.span.start_ns
 
 
 def _members_until(ordered: list[_Read], index: int) -> float | None:
