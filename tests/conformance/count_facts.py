@@ -1595,6 +1595,7 @@ def otlp(path: Path) -> list[Run]:
             _claude_code_spans_run(trace_id, named)
             or _mlflow_spans_run(trace_id, named)
             or _langsmith_spans_run(trace_id, named)
+            or _logfire_agents_run(trace_id, named)
             or _ai_sdk_spans_run(trace_id, named)
             or _traceloop_run(trace_id, named)
             or _asked_genai_run(trace_id, named)
@@ -1817,6 +1818,44 @@ def _langsmith_spans_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]])
     if answer and not (timeline.events and timeline.events[-1] == ("text", answer)):
         timeline.text(answer)
     return [timeline.facts(objective, root.get("otel.status_code") != "ERROR", trace_id=trace_id)]
+
+
+def _logfire_agents_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
+    """A run from Logfire's spans of the OpenAI Agents SDK (``logfire.msg_template``), or none.
+
+    Each span's attributes are the SDK span's data. ``Function: {name}`` is a call of its
+    ``name``, failed when it has an ``error``; a call after another with no model span between
+    them was asked in the same turn. A ``Chat completion`` span's ``output`` (Chat Completions
+    messages) and a ``Responses API`` span's ``response`` (its ``message`` items' ``output_text``)
+    are the model speaking; the first model span's request asks (its first user message,
+    ``input``, else ``raw_input``).
+    """
+    kinds = ("Function: ", "Chat completion", "Responses API")
+    if not any(str(t.get("logfire.msg_template", "")).startswith(kinds) for _, t in spans):
+        return []
+    timeline, objective, in_turn = _Timeline(), None, False
+    for _, tags in spans:
+        template = str(tags.get("logfire.msg_template", ""))
+        if template.startswith("Function: "):
+            (timeline.beside if in_turn else timeline.tool)(tags["name"])
+            in_turn = True
+            if tags.get("error"):
+                timeline.error()
+            continue
+        if not template.startswith(kinds):
+            continue
+        in_turn = False
+        asked = json.loads(tags.get("input") or tags.get("raw_input") or "[]")
+        users = [m.get("content") for m in asked if m.get("role") == "user"]
+        objective = objective or (users[0] if users else None)
+        said = json.loads(tags.get("output") or "[]") or [
+            " ".join(c["text"] for c in item["content"] if c.get("type") == "output_text")
+            for item in json.loads(tags.get("response") or "{}").get("output", [])
+            if item.get("type") == "message"
+        ]
+        for message in said:
+            timeline.text(message.get("content") if isinstance(message, dict) else message)
+    return [timeline.facts(objective, True, trace_id=trace_id)]
 
 
 def _claude_code_spans_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:

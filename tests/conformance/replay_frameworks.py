@@ -1581,6 +1581,58 @@ def openinference_agents_run(cassettes: Path) -> None:
     )
 
 
+def logfire_agents_runs(cassettes: Path) -> None:
+    """Agents SDK runs traced by Logfire's own integration: the ``get_capital`` retry on Chat
+    Completions, and the Responses API's ``get_location`` retry.
+
+    Run from a virtual environment of its own (``pip install logfire openai-agents httpx2
+    pyyaml``; made on 4 December 2026: ``logfire`` 5.4.0, ``openai-agents`` 0.24.0), by calling
+    this function: ``logfire.instrument_openai_agents()`` turns each SDK span into a Logfire
+    span whose attributes are the span's data (``Function: {name}``: ``name``, ``input``,
+    ``output``, ``error``; ``Chat completion with ...``: ``input``, ``output``; ``Responses API
+    with ...``: ``response``, ``raw_input``, ``events``), kept in memory
+    (``send_to_logfire=False``) and written as OTLP JSON; the machine's ``host.*`` resource
+    attributes as ``host``.
+    """
+    import logfire  # type: ignore[import-not-found]
+    from agents import Runner
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    sys.path.insert(0, str(Path(__file__).parents[2]))
+    from tests.integrations.otel_helpers import otlp_json
+
+    exporter = InMemorySpanExporter()
+    logfire.configure(
+        send_to_logfire=False,
+        console=False,
+        service_version="replayed",
+        additional_span_processors=[SimpleSpanProcessor(exporter)],
+    )
+    logfire.instrument_openai_agents()
+    runs = {
+        "openai_agents_google_model_retry": (
+            retrying_chatbot(cassettes),
+            "What is the capital of France?",
+        ),
+        "openai_agents_responses_model_retry": responses_agents(cassettes)["responses_model_retry"],
+    }
+    for name, (agent, prompt) in runs.items():
+        exporter.clear()
+        asyncio.run(Runner.run(agent, prompt))
+        logfire.force_flush()
+        document = otlp_json(exporter.get_finished_spans())
+        for resource in document["resourceSpans"]:
+            for attribute in resource["resource"]["attributes"]:
+                if attribute["key"].startswith("host.") and attribute["key"] != "host.arch":
+                    attribute["value"] = {"stringValue": "host"}
+        text = json.dumps(document, indent=1, ensure_ascii=False)
+        text = text.replace(str(Path(__file__).parents[2]) + "/", "")
+        text = re.sub(r'[^"\s]*/site-packages/', "site-packages/", text)
+        text = re.sub(r'[^"\s]*/(lib/python3\.\d+/)', r"\1", text)
+        _write(OUT / "otlp" / f"logfire_{name}.json", text + "\n")
+
+
 def openinference_langgraph_runs(cassettes: Path) -> None:
     """Two recordings through LangGraph's ReAct agent, traced by OpenInference."""
     from langchain_core.tools import ToolException, tool

@@ -2936,3 +2936,41 @@ def test_a_model_call_that_ran_its_tools_itself_answers_after_them() -> None:
     assert trace.steps[-1].content == answer
     assert trace.steps[0].input == {"country": "France"}
     assert trace.steps[2].input == {"country": "La France"}
+
+
+@pytest.mark.parametrize(
+    "name", ["openai_agents_google_model_retry", "openai_agents_responses_model_retry"]
+)
+def test_logfires_spans_of_an_agents_sdk_run_tell_the_run(name: str) -> None:
+    """``logfire.instrument_openai_agents()`` (Logfire 5.4) writes each SDK span's data as its
+    span's attributes (``Function: {name}``'s ``input`` / ``output`` / ``error``; a ``Chat
+    completion``'s ``input`` / ``output`` messages; a ``Responses API`` span's ``raw_input`` and
+    ``response``): the run's question, its calls with what the model was given, the failed one
+    failed, and the model's last words as the answer, where kp read no step at all before."""
+    path = OTLP_CORPUS / f"logfire_{name}.json"
+    found = sorted(
+        (
+            int(span["startTimeUnixNano"]),
+            {a["key"]: next(iter(a["value"].values())) for a in span["attributes"]},
+        )
+        for resource in json.loads(path.read_text())["resourceSpans"]
+        for scope in resource["scopeSpans"]
+        for span in scope["spans"]
+    )
+    spans = [tags for _, tags in found]
+    calls = [s for s in spans if s.get("logfire.msg_template") == "Function: {name}"]
+    replies = [s for s in spans if "gen_ai.request.model" in s.get("logfire.msg_template", "")]
+    first, last = replies[0], replies[-1]
+    asked = json.loads(first.get("input") or first["raw_input"])
+    trace = _one(convert_file(path))
+    assert trace.task.objective == next(m["content"] for m in asked if m["role"] == "user")
+    observed = [s.content for s in trace.steps if s.type == "observation"]
+    assert observed == [c["output"] for c in calls]
+    said = json.loads(last.get("output") or "[]") or [
+        {"content": c["text"]}
+        for item in json.loads(last["response"])["output"]
+        for c in item.get("content", [])
+    ]
+    assert trace.outcome.result_summary == said[-1]["content"]
+    failed = [c for c in calls if c.get("error")]
+    assert len(chat_row(trace)["kp_failed_calls"]) == len(failed) == 1

@@ -36,6 +36,7 @@ from knowledgepulse.sources._hosted import (
     tool_name,
 )
 from knowledgepulse.sources._steps import TOOL_FAILED, as_text, python_dict, python_fields
+from knowledgepulse.sources.openai_agents._spans import error_text
 from knowledgepulse.sources.otel import messages as msg
 from knowledgepulse.sources.otel._haystack import is_chat_message
 from knowledgepulse.sources.otel.logs import with_event_content
@@ -1696,12 +1697,58 @@ def _beeai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     view.fill(role="other")  # a lifecycle event, a partial update, a stream chunk
 
 
+_LOGFIRE_AGENTS = "logfire.openai_agents"
+"""The scope of the spans ``logfire.instrument_openai_agents()`` makes of the SDK's trace."""
+
+
+def _logfire_agents(span: Span, attrs: Mapping[str, Any], view: View) -> None:
+    """Logfire's spans of the OpenAI Agents SDK: each SDK span's data as its attributes.
+
+    ``logfire.msg_template`` names the kind: ``Agent run: {name!r}`` (the agent),
+    ``Function: {name}`` (a tool: ``input`` its arguments, ``output`` what the model was given,
+    ``error`` the SDK's ``{"message", "data"}``), ``Chat completion with ...`` (``input`` and
+    ``output``: Chat Completions messages) and ``Responses API ...`` (``raw_input``: the
+    request's items; ``response``: the Response, its ``output`` items the reply).
+    """
+    if span.scope != _LOGFIRE_AGENTS:
+        return
+    template = str(attrs.get("logfire.msg_template") or "")
+    if template.startswith("Agent run"):
+        view.fill(role="agent", agent_name=as_string(attrs.get("name")))
+    elif template.startswith("Function"):
+        failed = error_text(msg.loads(attrs.get("error")))
+        view.fill(
+            role="tool",
+            tool_name=as_string(attrs.get("name")),
+            arguments=msg.loads(attrs.get("input")),
+            result=msg.loads(attrs.get("output")),
+            error=failed,
+        )
+    elif template.startswith("Chat completion"):
+        view.fill(
+            role="inference",
+            input_messages=msg.messages(attrs.get("input")),
+            output_messages=msg.messages(attrs.get("output")),
+        )
+    elif template.startswith("Responses API"):
+        response = as_object(msg.loads(attrs.get("response")))
+        instructions = as_string(response.get("instructions"))
+        system = [{"role": "system", "content": instructions}] if instructions else []
+        view.fill(
+            role="inference",
+            input_messages=msg.messages(system)
+            + _mlflow_messages(msg.loads(attrs.get("raw_input"))),
+            output_messages=_mlflow_reply(response),
+        )
+
+
 _DIALECTS: tuple[Callable[[Span, Mapping[str, Any], View], None], ...] = (
     _claude_code,  # its own names first: a Collector's GenAI projection of them drops MCP servers
     _beeai,
     _openinference,
     _any_agent,
     _langsmith,  # before the conventions: its gen_ai.prompt is the run's inputs, as JSON
+    _logfire_agents,  # before the conventions: its Responses spans name a chat, no messages
     _genai,
     _adk,
     _legacy,
