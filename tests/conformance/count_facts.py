@@ -1991,6 +1991,12 @@ def _logged(documents: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, 
                     ):
                         if key in tags:
                             given[key] = tags[key]
+                    said = record.get("body", {}).get("stringValue")
+                    if tags.get("event.name") == "gen_ai.user.message" and isinstance(said, str):
+                        # Semantic Kernel's log record of a message: its body the message's JSON
+                        asked = given.setdefault("gen_ai.input.messages", [])
+                        if isinstance(asked, list) and said.startswith("{"):
+                            asked.append(json.loads(said))
     return found
 
 

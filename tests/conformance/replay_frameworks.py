@@ -1633,6 +1633,102 @@ def logfire_agents_runs(cassettes: Path) -> None:
         _write(OUT / "otlp" / f"logfire_{name}.json", text + "\n")
 
 
+def semantic_kernel_run(cassettes: Path) -> None:
+    """The ``get_capital`` retry through Semantic Kernel's ``ChatCompletionAgent``, traced by
+    Semantic Kernel's own telemetry in the GenAI conventions.
+
+    Run from a virtual environment of its own (``pip install semantic-kernel opentelemetry-sdk
+    httpx2 pyyaml``; made on 4 December 2026: ``semantic-kernel`` 1.45.0), by calling this
+    function. ``SEMANTICKERNEL_EXPERIMENTAL_GENAI_ENABLE_OTEL_DIAGNOSTICS_SENSITIVE`` makes its
+    ``invoke_agent`` and ``execute_tool`` spans keep the messages and the calls, and its model
+    calls (``chat gemini-2.5-pro``) log each message as a Python log record (``event.name``
+    ``gen_ai.user.message``, ``gen_ai.choice``...) that OpenTelemetry's ``LoggingHandler`` (as
+    Semantic Kernel's telemetry guide sets it up) sends with the span's ids; the global tracer
+    provider's in-memory exporter keeps the spans, an in-memory log exporter the records,
+    written as one OTLP JSON document (``resourceSpans`` and ``resourceLogs``).
+    """
+    import os
+
+    os.environ["SEMANTICKERNEL_EXPERIMENTAL_GENAI_ENABLE_OTEL_DIAGNOSTICS"] = "true"
+    os.environ["SEMANTICKERNEL_EXPERIMENTAL_GENAI_ENABLE_OTEL_DIAGNOSTICS_SENSITIVE"] = "true"
+    import logging
+
+    from openai import AsyncOpenAI
+    from opentelemetry import trace
+    from opentelemetry.sdk._logs import LoggerProvider, LoggingHandler
+    from opentelemetry.sdk._logs.export import InMemoryLogExporter, SimpleLogRecordProcessor
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from semantic_kernel.agents import ChatCompletionAgent  # type: ignore[import-not-found]
+    from semantic_kernel.connectors.ai.open_ai import (  # type: ignore[import-not-found]
+        OpenAIChatCompletion,
+    )
+    from semantic_kernel.functions import kernel_function  # type: ignore[import-not-found]
+
+    sys.path.insert(0, str(Path(__file__).parents[2]))
+    from tests.integrations.otel_helpers import _attributes, otlp_json
+
+    provider = TracerProvider()
+    exporter = InMemorySpanExporter()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    trace.set_tracer_provider(provider)
+    logs = LoggerProvider()
+    logged = InMemoryLogExporter()  # type: ignore[no-untyped-call]
+    logs.add_log_record_processor(SimpleLogRecordProcessor(logged))
+    handler = LoggingHandler(logger_provider=logs)
+    handler.addFilter(logging.Filter("semantic_kernel"))
+    logging.getLogger().addHandler(handler)
+    logging.getLogger().setLevel(logging.INFO)
+
+    class Capitals:
+        @kernel_function(description="Get the capital of a country.")  # type: ignore[untyped-decorator]
+        def get_capital(self, country: str) -> str:
+            return _capital(country, ValueError)
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport(cassettes / GOOGLE_RETRY)))
+    service = OpenAIChatCompletion(
+        ai_model_id="gemini-2.5-pro",
+        async_client=AsyncOpenAI(api_key="-", http_client=client),
+    )
+    agent = ChatCompletionAgent(
+        service=service,
+        name="chatbot",
+        instructions="You are a helpful chatbot.",
+        plugins=[Capitals()],
+    )
+    reply = asyncio.run(agent.get_response(messages="What is the capital of France?"))
+    print(reply)
+    records = [
+        {
+            "timeUnixNano": str(record.timestamp),
+            "observedTimeUnixNano": str(record.observed_timestamp),
+            "severityNumber": record.severity_number.value if record.severity_number else 0,
+            "severityText": record.severity_text,
+            "body": {"stringValue": str(record.body)},
+            "attributes": _attributes(
+                {k: v for k, v in (record.attributes or {}).items() if not k.startswith("code.")}
+            ),
+            "traceId": f"{record.trace_id:032x}",
+            "spanId": f"{record.span_id:016x}",
+        }
+        for record in (each.log_record for each in logged.get_finished_logs())
+    ]
+    scope = {"name": "semantic_kernel.utils.telemetry.model_diagnostics.decorators"}
+    spans = otlp_json(exporter.get_finished_spans())
+    spans["resourceLogs"] = [
+        {
+            "resource": spans["resourceSpans"][0]["resource"],
+            "scopeLogs": [{"scope": scope, "logRecords": records}],
+        }
+    ]
+    document = json.dumps(spans, indent=1, ensure_ascii=False)
+    document = document.replace(str(Path(__file__).parents[2]) + "/", "")
+    document = re.sub(r'[^"\s]*/site-packages/', "site-packages/", document)
+    document = re.sub(r'[^"\s]*/(lib/python3\.\d+/)', r"\1", document)
+    _write(OUT / "otlp" / "semantic_kernel_google_model_retry.json", document + "\n")
+
+
 def openinference_langgraph_runs(cassettes: Path) -> None:
     """Two recordings through LangGraph's ReAct agent, traced by OpenInference."""
     from langchain_core.tools import ToolException, tool

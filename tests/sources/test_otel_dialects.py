@@ -2974,3 +2974,28 @@ def test_logfires_spans_of_an_agents_sdk_run_tell_the_run(name: str) -> None:
     assert trace.outcome.result_summary == said[-1]["content"]
     failed = [c for c in calls if c.get("error")]
     assert len(chat_row(trace)["kp_failed_calls"]) == len(failed) == 1
+
+
+def test_semantic_kernels_message_log_records_give_their_messages_not_their_json() -> None:
+    """Semantic Kernel 1.45 logs each message a model call is sent as a Python log record
+    (``event.name`` ``gen_ai.user.message``...) whose body is the message's JSON text, which
+    OpenTelemetry's ``LoggingHandler`` sends as a string: the question and the system prompt
+    are the messages' ``content``, not that JSON."""
+    path = OTLP_CORPUS / "semantic_kernel_google_model_retry.json"
+    records = [
+        (attribute["value"]["stringValue"], record["body"]["stringValue"])
+        for resource in json.loads(path.read_text())["resourceLogs"]
+        for scope in resource["scopeLogs"]
+        for record in scope["logRecords"]
+        for attribute in record["attributes"]
+        if attribute["key"] == "event.name"
+    ]
+    said = {name: json.loads(body).get("content") for name, body in records}
+    (item,) = convert_file(path)
+    assert isinstance(item, TraceItem)
+    assert item.trace.task.objective == said["gen_ai.user.message"]
+    row = chat_row(item.trace, system=item.system)
+    assert row["messages"][:2] == [
+        {"role": "system", "content": said["gen_ai.system.message"]},
+        {"role": "user", "content": said["gen_ai.user.message"]},
+    ]

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from knowledgepulse._util.jsonpath import Loc, as_object
+from knowledgepulse.sources.otel.messages import loads
 from knowledgepulse.sources.otel.spans import (
     Span,
     SpanError,
@@ -108,7 +109,7 @@ def record_content(
     body = record.get("body") if plain else any_value(record.get("body"))
     given: dict[str, Any] = {}
     if name in _MESSAGE_EVENTS:
-        message = body if isinstance(body, dict) else {"content": body}
+        message = body if isinstance(body, dict) else _message_text(body)
         if message.get("content") != ELIDED:
             given["events"] = [{"event.name": name, **message}]
         return key, given
@@ -117,6 +118,22 @@ def record_content(
         if attribute in attributes:
             given[attribute] = attributes[attribute]
     return key, given
+
+
+def _message_text(body: Any) -> dict[str, Any]:
+    """A message event's body that is text: the message it writes as JSON, else its content.
+
+    Semantic Kernel logs each message as a Python log record whose body is the message's JSON
+    (``{"role": "user", "content": ...}``, a choice's ``{"message": ..., "finish_reason"}``),
+    which OpenTelemetry's ``LoggingHandler`` sends as a string.
+    """
+    loaded = loads(body)
+    if isinstance(loaded, dict) and _MESSAGE_KEYS & loaded.keys():
+        return loaded
+    return {"content": body}
+
+
+_MESSAGE_KEYS = frozenset(("role", "content", "message", "tool_calls"))
 
 
 def merge_content(given: dict[str, Any], more: Mapping[str, Any]) -> None:
