@@ -558,6 +558,56 @@ def pydantic_ai_spans_native_tool_run(cassettes: Path) -> None:
     _write(OUT / "otlp" / "pydantic_ai_responses_web_search.json", document + "\n")
 
 
+def pydantic_ai_spans_v6_run(cassettes: Path) -> None:
+    """The ``get_capital`` retry traced by Pydantic AI's own instrumentation in its newest data
+    format (``InstrumentationSettings(version=6)``, opt-in in pydantic-ai-slim 2.68.0): the
+    tools' results, and a retry prompt that answers a call (``ModelRetry``), are messages of
+    role ``tool`` (``user`` before); ``gen_ai.tool.definitions`` on the model spans."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from pydantic_ai import Agent, ModelRetry
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    sys.path.insert(0, str(Path(__file__).parents[2]))
+    from tests.integrations.otel_helpers import otlp_json
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport(cassettes / GOOGLE_RETRY)))
+    provider = TracerProvider()
+    exporter = InMemorySpanExporter()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    retrying: Agent[None, str] = Agent(
+        OpenAIChatModel("gemini-2.5-pro", provider=OpenAIProvider(api_key="-", http_client=client)),
+        system_prompt="You are a helpful chatbot.",
+        retries=2,
+    )
+
+    @retrying.tool_plain
+    async def get_capital(country: str) -> str:
+        """Get the capital of a country.
+
+        Args:
+            country: The country name.
+        """
+        if country == "La France":
+            return "Paris"
+        raise ModelRetry('The country is not supported. Use "La France" instead.')
+
+    Agent.instrument_all(InstrumentationSettings(tracer_provider=provider, version=6))
+    try:
+        asyncio.run(retrying.run("What is the capital of France?"))
+    finally:
+        Agent.instrument_all(False)
+    document = json.dumps(otlp_json(exporter.get_finished_spans()), indent=1, ensure_ascii=False)
+    # The failed call's exception event names this machine's paths: kept from site-packages/ on.
+    document = document.replace(str(Path(__file__).parents[2]) + "/", "")
+    document = re.sub(r'[^"\s]*/site-packages/', "site-packages/", document)
+    document = re.sub(r'[^"\s]*/(lib/python3\.\d+/)', r"\1", document)
+    _write(OUT / "otlp" / "pydantic_ai_v6_google_model_retry.json", document + "\n")
+
+
 def pydantic_ai_spans_mcp_server_run(cassettes: Path) -> None:
     """``responses_mcp_server_deepwiki`` again (o4-mini asking DeepWiki's remote MCP server, the
     provider's own tool), traced by Pydantic AI's own instrumentation (``Agent.instrument_all``):
