@@ -184,3 +184,27 @@ def test_nan_inside_a_row_dicts_column_is_still_refused() -> None:
         [{"messages": MESSAGES, "extra": [1.0, math.nan]}], scorer=_scorer(), on_problem=told.append
     )
     assert [(p.path, p.message.startswith(BAD["nan"][2])) for p in told] == [("extra[1]", True)]
+
+
+@pytest.mark.parametrize("form", ["arrow", "pandas", "datasets", "row dicts"])
+@pytest.mark.parametrize("call", CALLS)
+def test_a_duration_column_is_its_rows_value_not_a_refusal(form: str, call: str) -> None:
+    """A run's duration (an Arrow ``duration``, pandas' ``Timedelta``) is read as a file's is.
+
+    Each such row was refused whole before (``elapsed: a Python timedelta, which JSON has no
+    value for``), in every form held in memory, while ``kp score`` of the same table's Parquet
+    file read it, and every writer writes one (ISO 8601, ``PT1.5S``).
+    """
+    import datasets
+
+    elapsed = pa.array([datetime.timedelta(seconds=1.5), None], pa.duration("us"))
+    table = pa.table({"messages": [MESSAGES, MESSAGES], "elapsed": elapsed})
+    data: Any = {
+        "arrow": table,
+        "pandas": table.to_pandas(),
+        "datasets": datasets.Dataset(table),
+        "row dicts": table.to_pylist(),
+    }[form]
+    told: list[Problem] = []
+    CALLS[call](data, told.append)
+    assert [p.message for p in told if not p.warning] == []

@@ -369,9 +369,19 @@ def json_value(value: Any, depth: int = 0, *, missing_cells: bool = False) -> An
     raise ValueError(no_json_value(value))
 
 
-_LEAVES = (str, bool, datetime.date, datetime.time, enum.Enum, uuid.UUID, type(None))
+_LEAVES = (
+    str,
+    bool,
+    datetime.date,
+    datetime.time,
+    datetime.timedelta,
+    enum.Enum,
+    uuid.UUID,
+    type(None),
+)
 """Values made in Python that stand for a JSON value (a datetime as its ISO text, as orjson and
-pydantic write it), besides numbers."""
+pydantic write it; a duration, an Arrow ``duration`` column's or pandas' ``Timedelta``, as ISO
+8601's ``PT1.5S``, as pydantic writes it), besides numbers."""
 
 
 def check_python(value: Any, *, bytes_ok: bool = False, nan_ok: bool = False) -> None:
