@@ -10,9 +10,11 @@ own dtypes and values, never kp's reader.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
@@ -95,3 +97,36 @@ def test_a_deduped_frames_group_column_is_a_nullable_integer(copies: int) -> Non
     grouped = everything["kp_group"].notna().sum()
     assert grouped == (0 if copies == 0 else copies + 1)  # the copies and the row they copy
     assert result.kept_rows["kp_group"].dtype == result.dropped_rows["kp_group"].dtype
+
+
+@pytest.mark.parametrize("form", ["parquet", "jsonl"])
+def test_a_frames_missing_cells_are_written_as_null_in_their_columns_types(
+    form: str, tmp_path: Path
+) -> None:
+    """A missing time (``NaT``) or text (NaN in pandas' ``str``) is written as null.
+
+    Written from the rows as read, ``NaT`` was the text ``"NaT"`` in JSON Lines, and in Parquet
+    each column holding one was JSON text, with a warning, where ``DataFrame.to_parquet``
+    writes the column's own type. Checked against pandas' own Parquet file.
+    """
+    frame = pq.read_table(SHARD).to_pandas()
+    frame["when"] = pd.to_datetime(["2026-01-01", None, "2026-01-03"], utc=True)
+    frame["naive"] = pd.to_datetime(["2026-01-01", None, "2026-01-03"])
+    frame["note"] = pd.Series(["a", None, "c"], dtype=object).astype("str")
+    frame["other"] = pd.Series([{"k": 1}, None, {"k": 2}], dtype=object)
+    columns = ["when", "naive", "note", "other"]
+    out = tmp_path / f"all.{form}"
+    runs.select(frame, source="openai-chat").write_to(out)
+    if form == "jsonl":
+        rows = [json.loads(line) for line in out.read_text().splitlines()]
+        missing = next(row for row in rows if row["note"] is None)
+        assert [missing[name] for name in columns] == [None] * len(columns)
+        return
+    frame.to_parquet(tmp_path / "pandas.parquet")
+    pandas = pq.read_schema(tmp_path / "pandas.parquet")
+    written = pq.read_schema(out)
+
+    def typed(schema: pa.Schema, name: str) -> str:  # pandas writes its str as large_string
+        return str(schema.field(name).type).replace("large_string", "string")
+
+    assert [typed(written, name) for name in columns] == [typed(pandas, name) for name in columns]

@@ -13,6 +13,7 @@ Arrow data (``__arrow_c_stream__``: a Polars DataFrame, a DuckDB relation, a pya
 from __future__ import annotations
 
 import itertools
+import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -410,9 +411,26 @@ def _frame_rows(data: Any) -> Iterator[dict[str, Any]]:
     ``to_dict`` of the whole frame made a dict of every row before the first was read (about
     360 bytes a row besides its values: 360 MB at 1M rows).
     """
+    floats = {name for name, dtype in data.dtypes.items() if dtype.kind == "f"}
     for start in range(0, len(data), BATCH_ROWS):
         for row in data.iloc[start : start + BATCH_ROWS].to_dict(orient="records"):
-            yield _plain(row)
+            yield {
+                name: None if name not in floats and _missing(cell) else _plain(cell)
+                for name, cell in row.items()
+            }
+
+
+def _missing(cell: Any) -> bool:
+    """Whether a cell is pandas' missing value, which its column's type does not hold.
+
+    ``NaT`` in a column of times, ``pd.NA`` in a nullable one, NaN in a column of text (pandas'
+    ``str``) or of objects: each is ``None``, as ``DataFrame.to_parquet`` writes it, not a
+    float or a ``NaTType`` that made a written timestamp column the text ``"NaT"`` and a text
+    column JSON text. A float column keeps its NaN, which is its value.
+    """
+    return type(cell).__name__ in ("NaTType", "NAType") or (
+        isinstance(cell, float) and math.isnan(cell)
+    )
 
 
 def _streamed_dataset(data: Any) -> bool:
