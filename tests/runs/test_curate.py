@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import datetime
 import json
 import math
 import os
@@ -473,6 +474,30 @@ def test_rank_by_a_field_of_booleans_says_it_holds_no_number() -> None:
     traces = curation_traces()
     with pytest.raises(ScorerParameterError, match=r"metadata\.success holds true or false"):
         select(traces, rank_by="metadata.success", scorer=no_embedder())
+
+
+@pytest.mark.parametrize(
+    ("column", "held"),
+    [("note", "a string"), ("when", "a datetime"), ("scores", "a list")],
+)
+def test_rank_by_a_column_of_no_numbers_says_what_it_holds(column: str, held: str) -> None:
+    """A column every row has, of text, times or lists: the error says what it holds.
+
+    It said ``no item has a when`` of a column every row had, sending the user to look for a
+    misspelling that was not there.
+    """
+    rows = [
+        {
+            **row,
+            "note": "fine",
+            "when": datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC),
+            "scores": [0.5, 1.0],
+        }
+        for row in rewarded_rows({"a": [0.6, 1.0]})
+    ]
+    with pytest.raises(ScorerParameterError) as raised:
+        select(rows, rank_by=column, scorer=no_embedder())
+    assert str(raised.value).startswith(f"rank_by={column!r}: {column} holds {held}, not a number")
 
 
 def test_rank_by_reward_keeps_each_tasks_highest_reward_run() -> None:

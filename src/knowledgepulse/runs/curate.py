@@ -22,6 +22,7 @@ from functools import partial
 from typing import IO, TYPE_CHECKING, Any, Final, Literal, Unpack
 
 from knowledgepulse._util.collector import young_collections_only
+from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse._util.settings import (
     check_cosine,
     count_of,
@@ -973,10 +974,10 @@ def outcome_of(item: TraceItem, rank_by: str) -> float | None:
     return number_at(item.document, rank_by)
 
 
-def _holds_a_boolean(item: TraceItem, field: str) -> bool:
-    """Whether ``field`` of the item's row, else of its trace, is true or false."""
+def _value_held(item: TraceItem, field: str) -> Any:
+    """The value at ``field`` of the item's row, else of its trace (``None``: neither has it)."""
     found = value_at(item.row.value, field) if item.row is not None else None
-    return isinstance(found if found is not None else value_at(item.document, field), bool)
+    return found if found is not None else value_at(item.document, field)
 
 
 def _outcomes(
@@ -1015,11 +1016,19 @@ def _outcomes(
             else f"name a numeric column of the rows or a dotted path to a number in the "
             f"trace's JSON (metadata.eval.pass_rate), not {field!r}"
         )
-        if any(_holds_a_boolean(scored.item, field) for scored in corpus.items):
+        held = next(
+            (value for s in corpus.items if (value := _value_held(s.item, field)) is not None),
+            None,
+        )
+        if isinstance(held, bool):
             raise ScorerParameterError(
                 setting,
                 f": {field} holds true or false, not a number; successful runs are taken "
                 f"first whatever the ranking, so leave rank_by out to rank them by score",
+            )
+        if held is not None:  # a text, a time, a list: there, but no number to rank by
+            raise ScorerParameterError(
+                setting, f": {field} holds {describe_value(held)}, not a number; {why}"
             )
         raise ScorerParameterError(setting, f": no item has a {field}; {why}")
     return found
