@@ -137,6 +137,23 @@ def test_text_held_as_views_is_given_back() -> None:
     assert select(viewed, budget=3, scorer=scorer()).rows.num_rows == 3
 
 
+@pytest.mark.parametrize("call", CALLS)
+def test_a_category_whose_values_are_views_is_given_back(call: str) -> None:
+    """A dictionary column of ``string_view`` values (a Polars ``Categorical`` or ``Enum``)
+    comes back with its values: ``redact`` (and ``split(redact=...)``) made the table again
+    from its rows, which pyarrow cannot do for such a column, and raised pyarrow's
+    ``ArrowNotImplementedError`` with a traceback."""
+    task = pa.array([row["task"] for row in ROWS]).dictionary_encode()
+    viewed = TABLE.set_column(
+        TABLE.schema.get_field_index("task"),
+        "task",
+        task.cast(pa.dictionary(pa.uint32(), pa.string_view())),
+    )
+    got = CALLS[call](ArrowOnly(viewed))
+    assert pa.types.is_dictionary(got.schema.field("task").type)
+    assert got.column("task").to_pylist() == CALLS[call](TABLE).column("task").to_pylist()
+
+
 def test_arrow_data_is_read_a_batch_at_a_time() -> None:
     """items_of gives the first item having read one batch of the stream, not all of it."""
     given = ArrowOnly(TABLE, batch_rows=4)

@@ -205,6 +205,9 @@ def _plain_type(kind: Any) -> Any:
             return None
         field = kind.value_field.with_type(item)
         return pa.list_(field) if pa.types.is_list(kind) else pa.large_list(field)
+    if pa.types.is_dictionary(kind):  # Polars' Categorical and Enum: views for values
+        value = _plain_type(kind.value_type)
+        return None if value is None else pa.dictionary(kind.index_type, value, kind.ordered)
     return None
 
 
