@@ -208,3 +208,20 @@ def test_a_duration_column_is_its_rows_value_not_a_refusal(form: str, call: str)
     told: list[Problem] = []
     CALLS[call](data, told.append)
     assert [p.message for p in told if not p.warning] == []
+
+
+@pytest.mark.parametrize("form", ["pandas", "row dicts"])
+def test_a_column_named_by_a_number_is_named_in_its_rows_problem(form: str) -> None:
+    """A DataFrame's column ``0`` refuses each row naming the key and the string to give.
+
+    It said only ``$: an object key that is not a string``, for every row, leaving the user
+    to find which of the columns it was.
+    """
+    frame = pd.DataFrame({"messages": [MESSAGES], 0: [1]})
+    data: Any = frame if form == "pandas" else frame.to_dict(orient="records")
+    told: list[Problem] = []
+    kp.score(data, scorer=_scorer(), on_problem=told.append)
+    assert [p.message for p in told] == [
+        "an object key that is not a string: the key 0 is a Python int; JSON keys are "
+        "strings, so give '0' (a DataFrame's columns: frame.columns = frame.columns.map(str))"
+    ]

@@ -85,6 +85,17 @@ CYCLE = "a value that contains itself (a reference cycle), which JSON cannot hol
 """For a value made in Python (:func:`check_python`): a file cannot hold one."""
 
 
+def not_a_key(key: Any) -> str:
+    """The problem of an object's key made in Python that is no string (a DataFrame's column 0).
+
+    Named, with the string to give instead, as a YAML key read as a number is.
+    """
+    return (
+        f"{NOT_A_KEY}: the key {key!r} is a Python {type(key).__name__}; JSON keys are strings, "
+        f"so give {str(key)!r} (a DataFrame's columns: frame.columns = frame.columns.map(str))"
+    )
+
+
 def no_json_value(value: Any) -> str:
     """The problem of a Python value JSON has no value for (a set, bytes, an object)."""
     return (
@@ -504,7 +515,8 @@ def _walk_python(value: Any, *, bytes_ok: bool, nan_ok: bool = False) -> None:
     """:func:`check_python`'s walk: the first problem in document order, raised at its path."""
     for item, loc in nodes(value, lists=(list, tuple)):
         if isinstance(item, dict) and not all(isinstance(key, str) for key in item):
-            raise JsonError(NOT_A_KEY, path=format_path(loc))
+            key = next(key for key in item if not isinstance(key, str))
+            raise JsonError(not_a_key(key), path=format_path(loc))
         if len(loc) >= MAX_NESTING and isinstance(item, dict | list | tuple):
             told, where = _cycle_or_deep(value, loc)
             raise JsonError(told, path=format_path(where))
