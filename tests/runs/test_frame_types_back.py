@@ -99,15 +99,17 @@ def test_a_deduped_frames_group_column_is_a_nullable_integer(copies: int) -> Non
     assert result.kept_rows["kp_group"].dtype == result.dropped_rows["kp_group"].dtype
 
 
+@pytest.mark.parametrize("given", ["frame", "row dicts"])
 @pytest.mark.parametrize("form", ["parquet", "jsonl"])
 def test_a_frames_missing_cells_are_written_as_null_in_their_columns_types(
-    form: str, tmp_path: Path
+    form: str, given: str, tmp_path: Path
 ) -> None:
     """A missing time (``NaT``) or text (NaN in pandas' ``str``) is written as null.
 
     Written from the rows as read, ``NaT`` was the text ``"NaT"`` in JSON Lines, and in Parquet
     each column holding one was JSON text, with a warning, where ``DataFrame.to_parquet``
-    writes the column's own type. Checked against pandas' own Parquet file.
+    writes the column's own type. Checked against pandas' own Parquet file; the frame's rows
+    as dicts (``to_dict("records")``) are written alike, as their JSON Lines are read.
     """
     frame = pq.read_table(SHARD).to_pandas()
     frame["when"] = pd.to_datetime(["2026-01-01", None, "2026-01-03"], utc=True)
@@ -116,7 +118,8 @@ def test_a_frames_missing_cells_are_written_as_null_in_their_columns_types(
     frame["other"] = pd.Series([{"k": 1}, None, {"k": 2}], dtype=object)
     columns = ["when", "naive", "note", "other"]
     out = tmp_path / f"all.{form}"
-    runs.select(frame, source="openai-chat").write_to(out)
+    data = frame if given == "frame" else frame.to_dict(orient="records")
+    runs.select(data, source="openai-chat").write_to(out)
     if form == "jsonl":
         rows = [json.loads(line) for line in out.read_text().splitlines()]
         missing = next(row for row in rows if row["note"] is None)

@@ -499,8 +499,23 @@ def _problem(value: Any, *, bytes_ok: bool) -> str | None:
 
 
 def _missing(value: Any) -> bool:
-    """Whether a row's column holds pandas' missing value: NaN, or ``pd.NA`` (its own type)."""
-    return type(value).__name__ == "NAType" or (isinstance(value, float) and math.isnan(value))
+    """Whether a row's column holds pandas' missing value: NaN, ``pd.NA`` or ``NaT``."""
+    return type(value).__name__ in ("NAType", "NaTType") or (
+        isinstance(value, float) and math.isnan(value)
+    )
+
+
+def without_missing_cells(row: dict[str, Any]) -> dict[str, Any]:
+    """A row made in Python with its own missing cells (:func:`_missing`) as null.
+
+    As a file's ``"reward": NaN`` is read (:func:`_missing_cell`): row dicts from
+    ``DataFrame.to_dict`` read as their JSON Lines do, and are written so, a text column's
+    NaN as null (not as a number that made the column JSON text in Parquet), a time
+    column's ``NaT`` as null (not the text ``"NaT"``). The row itself when it has none.
+    """
+    if not any(map(_missing, row.values())):
+        return row
+    return {key: None if _missing(cell) else cell for key, cell in row.items()}
 
 
 def _fits(value: int) -> bool:

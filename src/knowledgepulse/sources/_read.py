@@ -23,7 +23,12 @@ from knowledgepulse._util.settings import iterable_of
 from knowledgepulse.errors import NO_VALUE, InputFileError, Setting, SettingTypeError
 from knowledgepulse.records import Location, Problem, Record, arrow
 from knowledgepulse.records._sqlite import SCHEMA_KEY, is_schema
-from knowledgepulse.records.json_values import JsonError, check_python, writable
+from knowledgepulse.records.json_values import (
+    JsonError,
+    check_python,
+    without_missing_cells,
+    writable,
+)
 from knowledgepulse.records.readers import (
     check_openable,
     check_stdin_once,
@@ -168,6 +173,8 @@ def located(
             row = isinstance(record, Mapping) and not document
             yield Problem(location, problem.path, problem.message, record=kept, row=row)
             continue
+        if not table and not document and isinstance(record, dict):
+            record = without_missing_cells(record)  # a table's float column keeps its NaN
         yield Record(location, record)
 
 
