@@ -133,3 +133,26 @@ def test_a_frames_missing_cells_are_written_as_null_in_their_columns_types(
         return str(schema.field(name).type).replace("large_string", "string")
 
     assert [typed(written, name) for name in columns] == [typed(pandas, name) for name in columns]
+
+
+def test_a_frames_sets_are_written_with_its_column_types_whatever_their_rows(
+    tmp_path: Path,
+) -> None:
+    """Each set's Parquet file has the frame's types, as ``DataFrame.to_parquet`` writes them.
+
+    Typed by their own rows, a set whose rows all had an empty list (or no value) in a column
+    wrote it ``list<null>`` (or ``null``), so the sets no longer read as one table.
+    """
+    frame = pq.read_table(SHARD).to_pandas()
+    frame["group"] = ["a", "b", "c"]
+    frame["tags"] = pd.Series([["x"], [], []], dtype=object)
+    frame["note"] = pd.Series(["n", None, None], dtype=object)
+    written = runs.split(frame, test=0.34, by="group", seed=0).write_to(tmp_path / "sets")
+    frame.to_parquet(tmp_path / "pandas.parquet", index=False)
+    pandas = pq.read_schema(tmp_path / "pandas.parquet")
+    for path in written.values():
+        schema = pq.read_schema(path)
+        assert [schema.field(name).type for name in ("tags", "note")] == [
+            pandas.field(name).type for name in ("tags", "note")
+        ]
+    assert pa.concat_tables(pq.read_table(path) for path in written.values()).num_rows == 3

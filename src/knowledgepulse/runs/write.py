@@ -176,14 +176,37 @@ def _with_columns(kept: Iterable[Kept]) -> Iterator[tuple[Kept, dict[str, Any]]]
 
 
 def table_schema(data: Any) -> Any:
-    """The Arrow schema of a ``datasets.Dataset`` or a pyarrow ``Table``, else ``None``.
+    """The Arrow schema of a ``datasets.Dataset``, an Arrow ``Table`` or a DataFrame, or ``None``.
 
-    Rows written from it keep their types (a Dataset's features are in its metadata).
+    Rows written from it keep their types (a Dataset's features are in its metadata); a
+    DataFrame's are those ``DataFrame.to_parquet`` writes (:func:`_frame_schema`).
     """
     kind = table_kind(data)
     if kind == "datasets":
         return data.data.schema
+    if kind == "pandas":
+        return _frame_schema(data)
     return data.schema if kind == "arrow" else None
+
+
+def _frame_schema(frame: Any) -> Any:
+    """The types pandas gives the frame's columns in Arrow, its index left out; else ``None``.
+
+    Inferred from the rows written instead, a part whose rows happen to hold only empty lists
+    (or only nulls) in a column typed it ``list<null>`` (or ``null``), so that the sets of a
+    split, or a selection and the rest, no longer read as one table. ``None`` (the rows'
+    values decide, as before) when pyarrow is not installed or pandas' conversion refuses a
+    column (values of two kinds in one object column).
+    """
+    try:
+        import pyarrow as pa  # noqa: PLC0415 - optional: only Parquet output needs it
+    except ImportError:
+        return None
+    try:
+        # Its pandas metadata (dtypes, the index) would describe another table than the rows.
+        return pa.Schema.from_pandas(frame, preserve_index=False).remove_metadata()
+    except (ArithmeticError, TypeError, ValueError):  # pyarrow's ArrowInvalid, ArrowTypeError
+        return None
 
 
 def rows_table(rows: Sequence[Mapping[str, Any]], schema: Any = None) -> Any:
