@@ -476,15 +476,19 @@ def test_rank_by_a_field_of_booleans_says_it_holds_no_number() -> None:
         select(traces, rank_by="metadata.success", scorer=no_embedder())
 
 
+@pytest.mark.parametrize("reread", [False, True])
 @pytest.mark.parametrize(
     ("column", "held"),
     [("note", "a string"), ("when", "a datetime"), ("scores", "a list")],
 )
-def test_rank_by_a_column_of_no_numbers_says_what_it_holds(column: str, held: str) -> None:
+def test_rank_by_a_column_of_no_numbers_says_what_it_holds(
+    column: str, held: str, reread: bool
+) -> None:
     """A column every row has, of text, times or lists: the error says what it holds.
 
     It said ``no item has a when`` of a column every row had, sending the user to look for a
-    misspelling that was not there.
+    misspelling that was not there; items held apart (``reread``, what ``kp select`` does
+    from 8,192 rows) say it as well.
     """
     rows = [
         {
@@ -496,7 +500,7 @@ def test_rank_by_a_column_of_no_numbers_says_what_it_holds(column: str, held: st
         for row in rewarded_rows({"a": [0.6, 1.0]})
     ]
     with pytest.raises(ScorerParameterError) as raised:
-        select(rows, rank_by=column, scorer=no_embedder())
+        select(rows, rank_by=column, scorer=no_embedder(), reread=reread)
     assert str(raised.value).startswith(f"rank_by={column!r}: {column} holds {held}, not a number")
 
 

@@ -838,6 +838,22 @@ def _needs_embedder(scorer: TraceValueScorer | None, what: str, *other: str | Se
         )
 
 
+@dataclass
+class _ReadOutcomes:
+    """Each item's outcome read with it (held apart, an item keeps no row to read it again)."""
+
+    values: list[float | None] = field(default_factory=list)
+    held: Any = None
+    """The first value at the field that was no number: what the field holds, for an error."""
+
+    def note(self, item: TraceItem, outcome_field: str) -> None:
+        """Read ``item``'s outcome (and, while none was found, what the field holds)."""
+        value = outcome_of(item, outcome_field)
+        self.values.append(value)
+        if value is None and self.held is None:
+            self.held = _value_held(item, outcome_field)
+
+
 def _corpus(
     data: RunInput | Corpus,
     *,
@@ -852,7 +868,7 @@ def _corpus(
     unread: UnreadRows,
     reread: bool | None = False,
     outcome_field: str | None = None,
-) -> tuple[Corpus, tuple[Problem, ...], Callable[[int], None], list[float | None] | None]:
+) -> tuple[Corpus, tuple[Problem, ...], Callable[[int], None], _ReadOutcomes | None]:
     """``data`` read, redacted and scored in corpus mode (a ``Corpus`` as it is).
 
     And a function that counts the redaction of ``corpus.items[index]`` in the redactor: every
@@ -880,7 +896,7 @@ def _corpus(
     tell_unweighed_domain(scorer, options, notes)
     again_data = to_reread(data, reread)
     if again_data is not None:
-        outcomes: list[float | None] = []
+        outcomes = _ReadOutcomes()
 
         def again(counted: Collection[int]) -> Iterator[TraceItem]:
             found = items_of(again_data, source=source, options=options, task_field=task_field)
@@ -889,7 +905,7 @@ def _corpus(
 
         def noted(item: TraceItem) -> TraceItem:
             if outcome_field is not None:
-                outcomes.append(outcome_of(item, outcome_field))
+                outcomes.note(item, outcome_field)
             return item
 
         paths = files_of(again_data)
@@ -985,11 +1001,12 @@ def _outcomes(
     field: str,
     minimum: float | None,
     ranked: bool,
-    read: list[float | None] | None = None,
+    read: _ReadOutcomes | None = None,
 ) -> list[float | None]:
     """Each item's outcome when it is ranked by or compared with ``minimum``, else none.
 
-    ``read``: the outcomes read with the items (held apart, they have no row to read).
+    ``read``: the outcomes read with the items (held apart, they have no row to read), and
+    what the field held where it held no number.
 
     Raises:
         ScorerParameterError: items, and not one of them with that outcome (a misspelt field);
@@ -1003,7 +1020,7 @@ def _outcomes(
             ": a corpus held apart (reread) keeps no rows to read it from; give it when "
             "reading the data",
         )
-    found = read if read is not None else [outcome_of(s.item, field) for s in corpus.items]
+    found = read.values if read is not None else [outcome_of(s.item, field) for s in corpus.items]
     if found and all(value is None for value in found):
         setting = Setting("rank_by", field) if ranked else Setting("min_reward", minimum)
         why = (
@@ -1016,9 +1033,13 @@ def _outcomes(
             else f"name a numeric column of the rows or a dotted path to a number in the "
             f"trace's JSON (metadata.eval.pass_rate), not {field!r}"
         )
-        held = next(
-            (value for s in corpus.items if (value := _value_held(s.item, field)) is not None),
-            None,
+        held = (
+            read.held
+            if read is not None
+            else next(
+                (value for s in corpus.items if (value := _value_held(s.item, field)) is not None),
+                None,
+            )
         )
         if isinstance(held, bool):
             raise ScorerParameterError(
