@@ -4762,6 +4762,78 @@ def pi(path: Path) -> list[Run]:
     return [timeline.facts(objective, trace_id=header.get("id", path.stem))]
 
 
+def goose(path: Path) -> list[Run]:
+    """Block's goose: its messages (``{role, created, content: [parts]}``) as a JSON list, a
+    session JSONL (a first metadata line without ``role``, then a message a line), ``goose run
+    --output-format json`` (``{messages, metadata: {status}}``), its ``stream-json`` events
+    or ``goose session export`` (``{id, conversation}``). The first user text is the objective,
+    a later one a reply; an assistant's ``text`` parts are its text, a ``toolRequest`` a tool
+    (its ``toolCall.value.name``); a ``toolResponse`` whose ``toolResult`` failed (``status:
+    error``, or ``value.isError``) an error. A message kept from the user
+    (``metadata.userVisible: false``) is goose's own. Success: the run's ``status``, or its
+    stream's ``complete`` with no ``error``; else unlabelled."""
+    messages, success, trace_id = _goose_messages(path.read_text())
+    timeline, objective = _Timeline(), None
+    for message in messages:
+        if (message.get("metadata") or {}).get("userVisible") is False:
+            continue
+        if message["role"] == "error":
+            timeline.error()
+        for part in message["content"]:
+            if part["type"] == "text" and message["role"] == "user":
+                if objective is None and part["text"].strip():
+                    objective = part["text"]
+                else:
+                    timeline.user(part["text"])
+            elif part["type"] == "text":
+                timeline.text(part["text"])
+            elif part["type"] == "toolRequest":
+                timeline.tool((part["toolCall"].get("value") or {}).get("name") or "")
+            elif part["type"] == "toolResponse" and _goose_failed(part["toolResult"]):
+                timeline.error()
+    return [timeline.facts(objective, success, **({"trace_id": trace_id} if trace_id else {}))]
+
+
+def _goose_failed(result: dict[str, Any]) -> bool:
+    value = result.get("value")
+    return result["status"] == "error" or (isinstance(value, dict) and bool(value.get("isError")))
+
+
+def _goose_messages(text: str) -> tuple[list[dict[str, Any]], bool | None, str | None]:
+    """A goose file's messages, the run's success where it says, and an export's session id."""
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError:
+        lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+        if any(line.get("type") == "complete" for line in lines):
+            return _goose_stream(lines), not any(e["type"] == "error" for e in lines), None
+        return [line for line in lines if "role" in line], None, None
+    if isinstance(document, list):
+        return document, None, None
+    if "conversation" in document:
+        return document["conversation"], None, document["id"]
+    return document["messages"], document["metadata"]["status"] == "completed", None
+
+
+def _goose_stream(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``stream-json``'s messages: pieces sharing a message's ``id`` joined; an ``error`` event
+    as a message of role ``error``."""
+    messages: list[dict[str, Any]] = []
+    for line in lines:
+        if line["type"] == "message":
+            piece = line["message"]
+            if messages and piece.get("id") is not None and messages[-1].get("id") == piece["id"]:
+                messages[-1] = {
+                    **messages[-1],
+                    "content": messages[-1]["content"] + piece["content"],
+                }
+            else:
+                messages.append(piece)
+        elif line["type"] == "error":
+            messages.append({"role": "error", "content": []})
+    return messages
+
+
 def opencode(path: Path) -> list[Run]:
     """OpenCode: what ``opencode run --format json`` prints (one event a line, the assistant's
     parts: a ``tool_use`` event's ``tool`` part is a tool, failed when its ``state.status`` is
@@ -6019,6 +6091,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "copilot-cli": copilot_cli,
     "gemini-cli": gemini_cli,
     "pi": pi,
+    "goose": goose,
     "opencode": opencode,
     "hermes-agent": hermes_agent,
     "letta": letta,
