@@ -187,15 +187,12 @@ def run_arguments(
     """A curation run's keyword arguments (``scorer``, ``redact``...), taken out of ``options``.
 
     Every option is checked before a record is read: the input's, the destinations (by
-    ``check_outputs``, given the inputs and the other files the run reads: ``--profiles``,
-    ``--model``, which no destination may replace), the redaction rules, then the model, which
-    takes longest to load.
+    ``check_outputs``, given every file the run reads: none may be replaced), the redaction
+    rules, then the model, which takes longest to load.
     """
     reading = trace_options_of(options)
-    also_read = [
-        str(options[name]) for name in ("profiles_file", "model_path") if options.get(name)
-    ]
-    check_outputs([*paths, *also_read])
+    read = [str(options[key]) for key in ("profiles_file", "model_path") if options.get(key)]
+    check_outputs([*paths, *read])
     redactor = redactor_from(options)
     return {
         "redact": redactor or False,

@@ -184,10 +184,7 @@ def select_command(
     sink = ProblemSink()
     rows = options["source"] not in (None, "auto") and to != "messages"
     run = run_arguments(
-        paths,
-        sink,
-        options,
-        lambda read: check_outputs(read, output, report_path, rows=rows),
+        paths, sink, options, lambda read: check_outputs(read, output, report_path, rows=rows)
     )
     with ReadProgress.for_sources(paths) as progress:
         # reread=None: a large file is held apart, and read again to write.
@@ -300,6 +297,7 @@ def dedupe_command(
     group's number, or null) and kp_kept (false for a duplicate that would go), a row that
     cannot be read with kp_error.
     """
+    refs = [str(path) for path in against]
     if against:
         by, task_similarity = options.pop("by"), options.pop("task_similarity")  # one set's
         refuse_usage(
@@ -309,7 +307,7 @@ def dedupe_command(
         )
         options["task_field"] = task_field  # a row column, as before: which task is not asked
         call: Callable[..., DedupeResult | DecontaminationResult] = partial(
-            decontaminate, against=[str(path) for path in against]
+            decontaminate, against=refs
         )
     else:
         refuse_usage(
@@ -324,12 +322,11 @@ def dedupe_command(
         call = partial(dedupe, task_field=task_field, reread=None)
     sink = ProblemSink()
     rows = options["source"] not in (None, "auto") and to != "messages"
-    run = run_arguments(
+    run = run_arguments(  # the --against files are read too: no destination may replace one
         paths,
         sink,
         options,
-        # The --against files are read too: no destination may replace them.
-        lambda read: check_outputs([*read, *map(str, against)], output, report_path, rows=rows),
+        lambda read: check_outputs(read + refs, output, report_path, rows=rows),
     )
     with ReadProgress.for_sources(paths) as progress:
         result = call(paths.given, progress=progress.advance, **run, **options)
