@@ -27,6 +27,7 @@ DATASETS = REPO / "examples" / "datasets"
 SAMPLE = [
     FILES / "anthropic" / "test_anthropic_tool_with_thinking.jsonl",
     FILES / "claude-code" / "todowrite_examples.jsonl",
+    FILES / "claude-managed-agents" / "langsmith_sdk_anthropic_managed_mcp_tools_reject.jsonl",
     FILES / "codex" / "codemie_codex_tui_0.125.jsonl",
     FILES / "openai-agents" / "langsmith_sdk_output_guardrail.jsonl",
     FILES / "openai-agents" / "responses_model_retry.jsonl",
@@ -42,7 +43,8 @@ SAMPLE = [
 ]
 """Files of many sources, among them those on which a law once broke (a run ending on a call,
 a retry, an agent run inside a tool, an error the source ended the run on, a run ending in the
-user's reply to its answer, or in an error that is its outcome, a failed model call retried)."""
+user's reply to its answer, or in an error that is its outcome, a failed model call retried,
+a tool call the user refused)."""
 STATIC = ("--embedder", "static")
 
 

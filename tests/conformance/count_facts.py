@@ -4228,6 +4228,47 @@ def copilot_cli(path: Path) -> list[Run]:
     return [timeline.facts(objective, model=_last_named(models))]
 
 
+def claude_managed_agents(path: Path) -> list[Run]:
+    """Claude Managed Agents session events as the Anthropic SDK's calls are recorded (LangSmith's
+    test data): one run, ``["client.beta.sessions.<call>", payload]`` a line.
+
+    The ``create`` line's session names the agent's ``model.id``; each ``events.stream`` line holds
+    one event (the ``events.send`` lines repeat what the stream echoes). A ``user.message``'s text
+    blocks are the user's words, an ``agent.message``'s what the model said; ``agent.tool_use``,
+    ``agent.mcp_tool_use`` and ``agent.custom_tool_use`` are calls (``name``); a result
+    (``agent.tool_result``, ``agent.mcp_tool_result``, ``user.custom_tool_result``) with
+    ``is_error`` true is a failed call, and so is a ``user.tool_confirmation`` of ``result``
+    ``deny`` (the result the agent writes after it then is the same failure, not a second one).
+    """
+    timeline, objective, model, denied = _Timeline(), None, None, set()
+    for line in path.read_text().splitlines():
+        if not line.strip():
+            continue
+        call, payload = json.loads(line)
+        if call.endswith(".create"):
+            model = payload["agent"]["model"]["id"]
+            continue
+        if not call.endswith(".stream"):
+            continue
+        kind = payload["type"]
+        said = "".join(b["text"] for b in payload.get("content") or [] if b.get("type") == "text")
+        use_id = payload.get("tool_use_id") or payload.get("mcp_tool_use_id")
+        if kind == "user.message" and objective is None:
+            objective = said
+        elif kind == "user.message":
+            timeline.user(said)
+        elif kind == "agent.message":
+            timeline.text(said)
+        elif kind in ("agent.tool_use", "agent.mcp_tool_use", "agent.custom_tool_use"):
+            timeline.tool(payload["name"])
+        elif kind == "user.tool_confirmation" and payload["result"] == "deny":
+            denied.add(payload["tool_use_id"])
+            timeline.error()
+        elif kind.endswith("tool_result") and payload["is_error"] and use_id not in denied:
+            timeline.error()
+    return [timeline.facts(objective, model=model)]
+
+
 _HERMES_REVIEW = (
     "Review the conversation above and update the skill library",
     "Review the conversation above and consider saving to memory",
@@ -6089,6 +6130,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "droid": droid,
     "kimi-code": kimi_code,
     "copilot-cli": copilot_cli,
+    "claude-managed-agents": claude_managed_agents,
     "gemini-cli": gemini_cli,
     "pi": pi,
     "goose": goose,

@@ -48,6 +48,7 @@ BUILT_IN = (
     "droid",
     "kimi-code",
     "copilot-cli",
+    "claude-managed-agents",
     "goose",
     "opencode",
     "hermes-agent",

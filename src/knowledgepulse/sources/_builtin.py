@@ -31,6 +31,7 @@ from knowledgepulse.sources._sessions import (
     atif,
     browser_use,
     claude_code,
+    claude_managed_agents,
     cline,
     codex,
     copilot_cli,
@@ -431,6 +432,21 @@ class CopilotCli(Source):
     content_hint = copilot_cli.CONTENT_HINT
     recognises = staticmethod(copilot_cli.recognises)
     convert = staticmethod(copilot_cli.convert_records)
+
+
+@register_source("claude-managed-agents")
+class ClaudeManagedAgents(Source):
+    """Claude Managed Agents' session events, as ``/v1/sessions/<id>/events`` lists them."""
+
+    shapes = (
+        "Claude Managed Agents session events (the session object, then {type, id: sevt_..., "
+        "processed_at} events: user.message, agent.message, agent.tool_use, agent.mcp_tool_use, "
+        "agent.tool_result, user.tool_confirmation...), or the Anthropic SDK's recorded "
+        "[client.beta.sessions.<call>, payload] lines"
+    )
+    content_hint = claude_managed_agents.CONTENT_HINT
+    recognises = staticmethod(claude_managed_agents.recognises)
+    convert = staticmethod(claude_managed_agents.convert_records)
 
 
 @register_source("goose")

@@ -430,7 +430,15 @@ def _result_output(content: Any) -> Any:
         return content
     if text is None and content and all(_referenced(part) for part in content):
         return _tool_names(content)
+    if text is None and content and all(_document(part) for part in content):
+        # A fetch run by the agent (Claude Managed Agents' web_fetch) answers with the page
+        # as ``document`` blocks, read as the API's own web fetch result is: their text.
+        return "\n".join(filter(None, (_fetched({"content": part}) for part in content)))
     return text
+
+
+def _document(part: Any) -> bool:
+    return isinstance(part, dict) and part.get("type") == "document"
 
 
 def _referenced(part: Any) -> bool:
