@@ -135,9 +135,9 @@ def test_listed_events_read_as_the_recording_does(tmp_path: Path) -> None:
     assert item.trace.id == f"kp:trace:claude-managed-agents:{events(REJECT)[0]['id']}"
 
 
-def test_a_call_without_its_name_is_a_problem_at_its_line_and_the_rest_reads(
-    tmp_path: Path,
-) -> None:
+def test_a_bad_event_is_located_and_the_batch_goes_on(tmp_path: Path) -> None:
+    """A call with no name and a line that is no event are problems at their lines (file:line,
+    the field); the session's other lines still make its trace."""
     records = lines(BUILTIN)
     at = next(
         n
@@ -145,10 +145,14 @@ def test_a_call_without_its_name_is_a_problem_at_its_line_and_the_rest_reads(
         if r[0].endswith(".stream") and r[1]["type"] == "agent.tool_use"
     )
     del records[at][1]["name"]
-    problem, item = convert_file(written(tmp_path, records))
-    assert isinstance(problem, Problem)
-    assert problem.location.line == at + 1
-    assert "agent.tool_use event needs its name" in problem.message
+    path = written(tmp_path, [*records[:at], 42, *records[at:]])
+    stray, nameless, item = convert_file(path)
+    assert isinstance(stray, Problem)
+    assert isinstance(nameless, Problem)
+    assert str(stray).startswith(f"{path}:{at + 1}: not a session event: ")
+    assert str(nameless).startswith(
+        f"{path}:{at + 2}: [1].name: expected the agent.tool_use event's name"
+    )
     assert isinstance(item, TraceItem)
     assert item.trace.outcome.result_summary == said(events(BUILTIN)[8])
 

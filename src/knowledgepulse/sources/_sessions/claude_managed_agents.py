@@ -115,7 +115,10 @@ def _take(session: _Session, value: Any) -> None:
         if value[0].endswith((".create", ".retrieve")):
             session.session = as_object(value[1])
         elif value[0].endswith((".stream", ".list")):
-            _take(session, value[1])
+            try:
+                _take(session, value[1])
+            except PathError as error:  # located in the recorded line
+                raise PathError((1, *error.path), error.message) from None
         return
     if not isinstance(value, dict) or not isinstance(value.get("type"), str):
         raise PathError((), f"not a session event: {describe_value(value)}; expected {EXPECTED}")
@@ -167,7 +170,7 @@ def _named(value: Mapping[str, Any], key: str) -> str:
     """An event's id of a call, or its tool's name: required."""
     found = non_empty(value.get(key))
     if found is None:
-        raise PathError((key,), f"a {value['type']} event needs its {key}")
+        raise PathError((key,), f"expected the {value['type']} event's {key}")
     return found
 
 
