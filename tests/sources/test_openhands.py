@@ -88,7 +88,7 @@ def test_no_other_corpus_file_is_taken_for_openhands() -> None:
         try:
             loaded = json.loads(text)
         except ValueError:
-            loaded = json.loads(text.splitlines()[0])
+            loaded = json.loads(next(line for line in text.splitlines() if line.strip()))
         first = loaded[0] if isinstance(loaded, list) and loaded else loaded
         assert "openhands" not in [source.name for source in recognisers(first)], path
 
