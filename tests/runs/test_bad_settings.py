@@ -103,6 +103,9 @@ BAD: list[tuple[Callable[[], object], str, bool]] = [
     (lambda: runs.decontaminate(ROWS, against_texts=["a"], on_problem=3), "on_problem=3", True),
     (lambda: runs.score(str(CHAT), progress=3, scorer=NO_MODEL), "progress=3: give a func", True),
     (lambda: _split(test="0.2"), "test='0.2': give a share in (0, 1)", True),
+    # Before, Python's own "missing 1 required keyword-only argument", saying no share to give.
+    (lambda: runs.split(ROWS, scorer=NO_MODEL), "test is needed: give the test set's share", True),
+    (lambda: _split(test=None), "test is needed: give the test set's share, in (0, 1)", True),
     (lambda: _split(by="sesion"), "by='sesion': no item has it", False),
     (lambda: _split(stratify="lang"), "stratify='lang': no item has it", False),
     (lambda: _split(seed="x"), "seed='x': give a whole number", True),

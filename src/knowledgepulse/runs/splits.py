@@ -26,7 +26,7 @@ from knowledgepulse._util.collector import young_collections_only
 from knowledgepulse._util.settings import is_count, number_of, path_of, text_of, wrong_setting
 from knowledgepulse.curation import score_corpus
 from knowledgepulse.curation.splits import BY_TASK, PARTS, assign_groups
-from knowledgepulse.errors import OutputError, ScorerParameterError, Setting
+from knowledgepulse.errors import OutputError, ScorerParameterError, Setting, SettingTypeError
 from knowledgepulse.records import Problem
 from knowledgepulse.records.arrow import file_schema
 from knowledgepulse.records.readers import SUFFIX_FORMATS, is_parquet_name
@@ -175,7 +175,7 @@ class SplitResult:
 def split(
     data: RunInput,
     *,
-    test: float,
+    test: float | None = None,
     validation: float = 0.0,
     by: str = BY_TASK,
     seed: int = 0,
@@ -196,7 +196,7 @@ def split(
     Args:
         data: files, row dicts, a DataFrame, an Arrow table, a ``datasets.Dataset`` or another
             table that gives Arrow data (a Polars DataFrame: its parts are pyarrow Tables).
-        test: the test set's share of the items, in (0, 1).
+        test: the test set's share of the items, in (0, 1) (required: ``test=0.2``).
         validation: the validation set's share, in [0, 1); train has the rest.
         by: the group key: ``task`` (see :data:`BY_TASK`), ``domain``, or a row's column (a
             dotted path into it) else a dotted path in the trace's JSON (``metadata.session``).
@@ -226,13 +226,17 @@ def split(
             be one marker for all).
 
     Raises:
-        ScorerParameterError: shares out of range, or leaving nothing for train; a ``by`` or
-            ``stratify`` that no item has (a misspelt field); a setting of the wrong type; an empty
-            ``task_field``.
+        ScorerParameterError: no ``test`` share, shares out of range, or leaving nothing for
+            train; a ``by`` or ``stratify`` that no item has (a misspelt field); a setting of the
+            wrong type; an empty ``task_field``.
         ParameterConflictError: ``task_similarity`` with ``task_field`` (which reads the tasks
             it would infer), or with another ``by`` than ``task``.
     """
     options = options_with(options, reading, split)
+    if test is None:  # a keyword without a default would be Python's own error, naming no share
+        raise SettingTypeError(
+            Setting("test"), " is needed: give the test set's share, in (0, 1) (test=0.2)"
+        )
     test = number_of(test, "test", "a share in (0, 1)", lambda share: 0.0 < share < 1.0)
     validation = number_of(
         validation,
