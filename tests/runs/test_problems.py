@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import json
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from knowledgepulse import runs
 from knowledgepulse.records import Location, Problem
 from knowledgepulse.runs.problems import ProblemDigest, ProblemSink
+from knowledgepulse.value import TraceValueScorer
 
 PROBLEM = Problem(Location("a.jsonl", 3), "steps", "expected a list")
 
@@ -80,3 +89,42 @@ def test_a_digest_shows_each_kind_up_to_its_limit_and_accounts_for_every_problem
     rest = sum(int(line.split()[2]) for line in shown if line.startswith("..."))
     assert len(told) == sum(min(kinds.count(kind), 3) for kind in set(kinds))
     assert len(told) + rest == len(kinds)
+
+
+CHAT = Path(__file__).parents[2] / "examples" / "datasets" / "openai_chat.jsonl"
+NO_MODEL = TraceValueScorer(embedder=None)
+
+
+def _logged(caplog: pytest.LogCaptureFixture, call: Callable[[], object]) -> list[str]:
+    with caplog.at_level(logging.WARNING, logger="knowledgepulse"):
+        call()
+    return [record.getMessage() for record in caplog.records if record.name == "knowledgepulse"]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda rows: runs.select(rows, source="langfuse", scorer=NO_MODEL),
+        lambda rows: runs.dedupe(rows, by="task", source="langfuse"),
+        lambda rows: runs.split(rows, test=0.5, source="langfuse", scorer=NO_MODEL),
+        lambda rows: runs.annotate(rows, source="langfuse", scorer=NO_MODEL),
+        lambda rows: runs.redact(rows, source="langfuse"),
+        lambda rows: runs.decontaminate(
+            rows[:3], against=[{"question": "a task"}, *rows], against_field="question"
+        ),
+    ],
+)
+def test_a_problem_of_every_row_is_logged_as_kp_folds_it(
+    caplog: pytest.LogCaptureFixture, call: Callable[[list[dict[str, Any]]], object]
+) -> None:
+    """The default reporting folds repeats as ``kp`` does: three lines and a count, not one a row.
+
+    Before, a wrong ``source=`` (or an ``against_field`` no row has) on 50,000 rows logged
+    50,000 warnings.
+    """
+    rows = [json.loads(line) for line in CHAT.read_text("utf-8").splitlines()] * 10
+    lines = _logged(caplog, lambda: call(rows))
+    more = [line for line in lines if line.startswith("... and ")]
+    assert len(lines) == 4, lines
+    assert len(more) == 1
+    assert more[0].startswith(f"... and {len(rows) - 3} more records with the same problem (first")

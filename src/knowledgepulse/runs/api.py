@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, Unpack, overload
 from knowledgepulse._util.settings import optional_path, unknown_keyword
 from knowledgepulse.records import Problem
 from knowledgepulse.runs.inputs import RunInput, items_of, readable_twice, table_kind
+from knowledgepulse.runs.problems import repeats_folded
 from knowledgepulse.runs.read import (
     OnProblem,
     TraceSettings,
@@ -135,6 +136,7 @@ class ScoreSettings(TraceSettings, total=False):
     on_problem: OnProblem | None
 
 
+@repeats_folded()
 def score(data: RunInput, **settings: Unpack[ScoreSettings]) -> list[ScoredItem]:
     """Score every trace of ``data``: each item with its value breakdown, in order.
 
@@ -157,6 +159,7 @@ def annotate(data: ListInput, **settings: Unpack[ScoreSettings]) -> Rows: ...
 def annotate(data: Table, **settings: Unpack[ScoreSettings]) -> Any: ...
 
 
+@repeats_folded()
 def annotate(data: RunInput, **settings: Unpack[ScoreSettings]) -> Any:
     """``data`` scored and given back in its own form, each record with its score.
 
@@ -214,6 +217,7 @@ class Redaction:
         )
 
 
+@repeats_folded()
 def redact(
     data: RunInput,
     *,

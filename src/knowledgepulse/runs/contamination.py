@@ -42,6 +42,7 @@ from knowledgepulse.runs.inputs import (
     readable_twice,
     rows_of,
 )
+from knowledgepulse.runs.problems import repeats_folded
 from knowledgepulse.runs.read import (
     OnProblem,
     TraceSettings,
@@ -229,6 +230,7 @@ class DecontaminationResult:
 
 
 @young_collections_only()
+@repeats_folded()
 def decontaminate(
     data: RunInput,
     *,

@@ -64,6 +64,7 @@ from knowledgepulse.runs.inputs import (
     rows_of,
     to_reread,
 )
+from knowledgepulse.runs.problems import repeats_folded
 from knowledgepulse.runs.read import (
     OnProblem,
     TraceSettings,
@@ -494,6 +495,7 @@ def _gives_rows(corpus: Corpus) -> bool:
 
 
 @young_collections_only()
+@repeats_folded()
 def select(
     data: RunInput | Corpus,
     *,
@@ -673,6 +675,7 @@ def select(
 
 
 @young_collections_only()
+@repeats_folded()
 def dedupe(
     data: RunInput | Corpus,
     *,

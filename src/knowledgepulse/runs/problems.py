@@ -6,13 +6,14 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from knowledgepulse._util.repeats import RepeatDigest, Repeats
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.value import RunTally, validation_line, validation_report
-from knowledgepulse.runs.read import read_items, valid_items
+from knowledgepulse.runs.read import folding, log_warning, read_items, valid_items
 from knowledgepulse.runs.task_field import task_column, told_when_no_task
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
 
@@ -57,6 +58,27 @@ def _more_problems(kind: object, more: Repeats) -> str:
         f"... and {more.count:,} more {units} with the same problem "
         f"(first at {more.first}, last at {more.last})"
     )
+
+
+@contextmanager
+def repeats_folded() -> Iterator[None]:
+    """In this call (a decorator too) the problems logged by default are folded as ``kp``'s are.
+
+    A :class:`ProblemDigest` on the ``knowledgepulse`` logger: a kind's first three, then, as
+    the call ends, one line counting the rest (``... and 49,997 more records with the same
+    problem``), so that a wrong ``source=`` on 50,000 rows is four lines, not 50,000. Nested
+    calls fold into the outermost's.
+    """
+    if folding.get() is not None:
+        yield
+        return
+    digest = ProblemDigest(log_warning)
+    token = folding.set(digest)
+    try:
+        yield
+    finally:
+        folding.reset(token)
+        digest.close()
 
 
 class ProblemSink:

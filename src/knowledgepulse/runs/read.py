@@ -12,6 +12,7 @@ import functools
 import inspect
 import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -207,13 +208,29 @@ OnProblem = Callable[[Problem], object]
 
 _log = logging.getLogger("knowledgepulse")
 
+folding: ContextVar[OnProblem | None] = ContextVar("folding", default=None)
+"""Where :func:`logged` tells a problem in a call that folds repeats (``None``: none does).
+
+Set by :func:`~knowledgepulse.runs.problems.repeats_folded`.
+"""
+
+
+def log_warning(line: str) -> None:
+    """``line`` as a warning on the ``knowledgepulse`` logger."""
+    _log.warning("%s", line)
+
 
 def logged(problem: Problem) -> None:
     """The ``on_problem`` of every one-call function given none: a logged warning.
 
-    On the ``knowledgepulse`` logger, so that a row a result leaves out is never left unsaid.
+    On the ``knowledgepulse`` logger, so that a row a result leaves out is never left unsaid;
+    in a call that folds repeats (:data:`folding`), a kind's first few, then a count of the rest.
     """
-    _log.warning("%s", problem)
+    fold = folding.get()
+    if fold is None:
+        log_warning(str(problem))
+    else:
+        fold(problem)
 
 
 def told_of(on_problem: OnProblem | None) -> OnProblem:

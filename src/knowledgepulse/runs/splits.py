@@ -34,6 +34,7 @@ from knowledgepulse.reports.curation import split_summary
 from knowledgepulse.reports.redaction import redaction_tail
 from knowledgepulse.reports.rows import row_format
 from knowledgepulse.runs.inputs import RunInput, files_of, items_of, readable_twice, table_kind
+from knowledgepulse.runs.problems import repeats_folded
 from knowledgepulse.runs.read import OnProblem, TraceSettings, options_with, told_of
 from knowledgepulse.runs.redaction import messages_level, redact_items, redactor_of, unread_rows
 from knowledgepulse.runs.tasks import inferred_tasks, similarity_of_tasks, tasks_read
@@ -172,6 +173,7 @@ class SplitResult:
 
 
 @young_collections_only()
+@repeats_folded()
 def split(
     data: RunInput,
     *,
