@@ -15,7 +15,7 @@ from knowledgepulse.runs.contamination import DecontaminationResult
 from knowledgepulse.runs.curate import DedupeResult, SelectionResult
 from knowledgepulse.runs.inputs import ROWS_NAME
 from knowledgepulse.runs.splits import write_split
-from knowledgepulse.runs.write import output_form, write_jsonl
+from knowledgepulse.runs.write import WriteForm, output_form, write_jsonl
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.value import TraceValueScorer
 from tests.builders import curation_traces
@@ -224,3 +224,39 @@ def test_rows_holding_an_integer_past_64_bits_are_written_with_it() -> None:
         stream = io.StringIO()
         result.write_to(stream)
         assert [row["big"] for row in lines(stream)] == [2**70] * len(rows)
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_a_named_index_is_written_back_as_a_column(tmp_path: Path, suffix: str) -> None:
+    """``df.set_index("id")``'s ids are in each row written, as ``DataFrame.to_parquet`` keeps them.
+
+    Before, ``split(...).write_to`` (and a selection's, a dedupe's) wrote the rows without it:
+    the ids were lost. An unnamed ``RangeIndex`` stays out.
+    """
+    pandas = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    frame = pandas.read_json(DATASETS / "openai_chat.jsonl", lines=True)
+    frame["row_id"] = [f"row-{n}" for n in range(len(frame))]
+    indexed = frame.set_index("row_id")
+    select(indexed, scorer=scorer()).write_to(tmp_path / f"selected{suffix}")
+    dedupe(indexed, by="task").write_to(tmp_path / f"deduped{suffix}")
+    form: WriteForm = "parquet" if suffix == ".parquet" else "jsonl"
+    parts = split(indexed, test=0.4, scorer=scorer()).write_to(tmp_path / "split", form)
+    written = [tmp_path / f"selected{suffix}", tmp_path / f"deduped{suffix}", *parts.values()]
+    for path in written:
+        rows = _read_rows(path)
+        assert rows
+        assert sorted(row["row_id"] for row in rows) == sorted(
+            frame.loc[frame["instance_id"].isin([row["instance_id"] for row in rows]), "row_id"]
+        )
+    select(frame.drop(columns="row_id"), scorer=scorer()).write_to(tmp_path / f"plain{suffix}")
+    unindexed = _read_rows(tmp_path / f"plain{suffix}")
+    assert all(not {"row_id", "index", "__index_level_0__"} & row.keys() for row in unindexed)
+
+
+def _read_rows(path: Path) -> list[dict[str, Any]]:
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        return list(pq.read_table(path).to_pylist())
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines()]
