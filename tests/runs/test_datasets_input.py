@@ -277,3 +277,27 @@ def test_a_streamed_dataset_of_unknown_features_is_read() -> None:
     streamed = IterableDataset.from_generator(generated)
     assert streamed.features is None
     assert annotate(streamed, scorer=scorer()) == annotate(rows, scorer=scorer())
+
+
+def test_a_class_label_task_column_reads_as_its_labels_names() -> None:
+    """A ``ClassLabel`` task column's tasks are its names (``task-1``), as the dataset shows them.
+
+    Before, its numbers: the tasks read ``"0"`` and ``"1"``, a split's groups and a selection's
+    tasks named by them.
+    """
+    rows = [{**row, "task": f"task-{n % 2}"} for n, row in enumerate(chat_rows())]
+    labelled = Dataset.from_list(
+        [{k: v for k, v in row.items() if k != "instance_id"} for row in rows]
+    )
+    labelled = labelled.class_encode_column("task")
+    names = [row["task"] for row in rows]
+    assert _tasks(labelled) == names
+    assert _tasks(labelled, task_field="task") == names
+    assert _tasks(labelled.to_iterable_dataset(), task_field="task") == names
+    assert sorted(set(split(labelled, test=0.5, scorer=scorer()).groups)) == sorted(set(names))
+
+
+def _tasks(data: Any, task_field: str | None = None) -> list[str | None]:
+    return [
+        item.task for item in items_of(data, task_field=task_field) if isinstance(item, TraceItem)
+    ]
