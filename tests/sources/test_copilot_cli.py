@@ -24,6 +24,9 @@ THREE_TURNS = COPILOT / "entire_agentv_copilot_cli_1.0.64-3_three_turns_abort.js
 PLAN_MODE = COPILOT / "gatomia_copilot_cli_1.0.40_plan_mode_skills.jsonl"
 """Plan mode (``session.mode_changed``, ``session.plan_changed``), two skills loaded (``skill``
 calls, ``skill.invoked``, the ``user.message`` of each skill's context), ``exit_plan_mode``."""
+AUTO_MODE = COPILOT / "agent_sessions_copilot_cli_1.0.77_hook_auto_mode.jsonl"
+"""Copilot 1.0.77's line shapes: a ``session.error`` before the request, a ``shell`` call, the
+answer, ``session.auto_mode_resolved`` and ``session.usage_checkpoint`` after it."""
 
 
 def lines(path: Path) -> list[dict[str, Any]]:
@@ -208,3 +211,20 @@ def test_a_loaded_skills_context_is_no_reply_and_plan_mode_passes_in_silence() -
     assert called[-1] == "exit_plan_mode"
     last = [e["data"] for e in events if e["type"] == "assistant.message"][-1]
     assert item.trace.outcome.result_summary == last["content"]
+
+
+def test_copilot_1_0_77s_auto_mode_and_usage_events_pass_in_silence() -> None:
+    """1.0.77's ``session.auto_mode_resolved`` (the model auto mode chose) and
+    ``session.usage_checkpoint`` (the usage so far) are Copilot's own, as ``session.shutdown``
+    is: no warning of them; the ``session.error`` still has its warning."""
+    events = lines(AUTO_MODE)
+    kinds = {e["type"] for e in events}
+    assert {"session.auto_mode_resolved", "session.usage_checkpoint"} <= kinds
+    item = one_trace(AUTO_MODE)
+    assert item.warnings == (
+        "1 event of type 'session.error' passed over (kp reads the user's messages, the "
+        "model's replies and the tools' results)",
+    )
+    last = [e["data"] for e in events if e["type"] == "assistant.message"][-1]
+    assert item.trace.outcome.result_summary == last["content"]
+    assert item.trace.metadata.success is True

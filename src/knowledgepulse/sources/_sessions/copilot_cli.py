@@ -19,8 +19,9 @@ working folder's ``context``). The conversation is in four types:
 The other events hold no step: ``tool.execution_start`` repeats a request's arguments,
 ``assistant.turn_start``/``turn_end`` bracket a reply, ``system.message`` is Copilot's system
 prompt, ``hook.*``, ``permission.*``, ``session.*`` (model, mode and permission changes, the
-plan file written in plan mode, info, ``shutdown``'s usage), ``skill.invoked`` (a skill loaded,
-its file), ``system.notification`` and ``abort`` (the user stopped the turn: what
+plan file written in plan mode, info, ``shutdown``'s usage, 1.0.77's ``auto_mode_resolved``: the
+model auto mode chose, and ``usage_checkpoint``: the usage so far), ``skill.invoked`` (a skill
+loaded, its file), ``system.notification`` and ``abort`` (the user stopped the turn: what
 follows is the user's next message) are Copilot's own; so are ``subagent.started``,
 ``completed`` and ``failed``. A sub-agent's own events (those naming its ``agentId``, or the
 ``task`` call that started it in ``data.parentToolCallId``) are no step of the session: the
@@ -69,6 +70,8 @@ PASSED_OVER = frozenset(
         "session.permissions_changed",
         "skill.invoked",
         "session.shutdown",
+        "session.auto_mode_resolved",
+        "session.usage_checkpoint",
         "abort",
         "subagent.started",
         "subagent.completed",
