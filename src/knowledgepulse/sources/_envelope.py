@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
+from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse._util.settings import instance_of, number_of, text_of
 from knowledgepulse._util.times import aware
 from knowledgepulse.errors import (
@@ -273,6 +274,40 @@ def no_text(source: str, content_hint: str) -> str:
 def placed(item: TraceItem, location: Location, row: Record | None = None) -> TraceItem:
     """The item located where its source trace starts in a file (and with its row, if given)."""
     return replace(item, record=Record(location, item.document), row=row or item.row)
+
+
+S = TypeVar("S")
+
+
+def session_of(
+    records: Iterable[Record | Problem],
+    recognises: Callable[[Any], bool],
+    opened: Callable[[Record], S],
+    take: Callable[[S, Record], None],
+    header: str,
+    *,
+    expected: str,
+) -> Generator[Problem, None, S | None]:
+    """The session ``opened`` makes of a file's header, ``take`` fed each later record.
+
+    The problems met are yielded: a record before the header, a ``PathError`` ``take`` raises.
+    """
+    session: S | None = None
+    for item in records:
+        if isinstance(item, Problem):
+            yield item
+        elif session is None:
+            if recognises(item.value):
+                session = opened(item)
+            else:
+                said = describe_value(item.value)
+                yield item.problem((), f"not a {header}: {said}; expected {expected}")
+        else:
+            try:
+                take(session, item)
+            except PathError as error:
+                yield item.problem(error.path, error.message)
+    return session
 
 
 def finished(finish: Callable[[], TraceItem], first: Record) -> TraceItem | Problem:

@@ -44,7 +44,7 @@ from knowledgepulse._util.jsonpath import as_object, as_string, describe_value, 
 from knowledgepulse._util.times import iso_time
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import anthropic
-from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
+from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished, session_of
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
 
@@ -97,7 +97,7 @@ class _Session:
     model: str | None = None
     """The last reply's model."""
     chosen: str | None = None
-    """The model the session was set to (a model change, else ``selectedModel``)."""
+    """The model a model change set the session to (else its ``selectedModel``)."""
     unread: Counter[str] = field(default_factory=Counter)
     delegated: int = 0
     """The events of sub-agents passed over."""
@@ -123,31 +123,16 @@ def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
 ) -> Iterator[TraceItem | Problem]:
     """One trace of a session; an event that cannot be read is a problem, the rest go on."""
-    session: _Session | None = None
-    for item in records:
-        if isinstance(item, Problem):
-            yield item
-        elif session is None:
-            if recognises(item.value):
-                session = _Session(item)
-                session.chosen = as_string(session.data.get("selectedModel"))
-            else:
-                yield item.problem(
-                    (),
-                    f"not a Copilot CLI session.start event: {describe_value(item.value)}; "
-                    f"expected {EXPECTED}",
-                )
-        else:
-            try:
-                _take(session, item.value)
-            except PathError as error:
-                yield item.problem(error.path, error.message)
+    session = yield from session_of(
+        records, recognises, _Session, _take, "Copilot CLI session.start event", expected=EXPECTED
+    )
     if session is not None:
         yield finished(partial(_finish, session, options), session.header)
 
 
-def _take(session: _Session, value: Any) -> None:
+def _take(session: _Session, record: Record) -> None:
     """Note one event: the user's words, a reply and a result are kept, the others passed over."""
+    value = record.value
     if not isinstance(value, dict) or not isinstance(value.get("type"), str):
         raise PathError(
             (), f"not a Copilot CLI event: {describe_value(value)}; expected {EXPECTED}"
@@ -254,7 +239,7 @@ def _finish(session: _Session, options: TraceOptions) -> TraceItem:
         result_summary=builder.final_answer,
         agent_id=PRODUCER,
         framework="copilot-cli",
-        model=session.model or session.chosen,
+        model=session.model or session.chosen or as_string(session.data.get("selectedModel")),
         warnings=tuple(
             f"{count} event{'s' if count != 1 else ''} of type {kind!r} passed over "
             "(kp reads the user's messages, the model's replies and the tools' results)"

@@ -39,7 +39,7 @@ from knowledgepulse._util.times import iso_time
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import anthropic
-from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble
+from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, session_of
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
 
@@ -83,25 +83,9 @@ def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
 ) -> Iterator[TraceItem | Problem]:
     """One trace of a session file; a line that cannot be read is a problem, the rest go on."""
-    session: _Session | None = None
-    for item in records:
-        if isinstance(item, Problem):
-            yield item
-            continue
-        if session is None:
-            if not recognises(item.value):
-                yield item.problem(
-                    (),
-                    f"not a Factory Droid session header: "
-                    f"{describe_value(item.value)}; expected {EXPECTED}",
-                )
-                continue
-            session = _Session(item)
-            continue
-        try:
-            _take(session, item)
-        except PathError as error:
-            yield item.problem(error.path, error.message)
+    session = yield from session_of(
+        records, recognises, _Session, _take, "Factory Droid session header", expected=EXPECTED
+    )
     if session is None:
         return
     try:

@@ -46,7 +46,7 @@ from typing import Any
 from knowledgepulse._util.jsonpath import as_object, as_string, describe_value, non_empty
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import anthropic
-from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished
+from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, finished, session_of
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
 
@@ -103,30 +103,16 @@ def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
 ) -> Iterator[TraceItem | Problem]:
     """One trace of a journal; a line that cannot be read is a problem, the rest go on."""
-    journal: _Journal | None = None
-    for item in records:
-        if isinstance(item, Problem):
-            yield item
-        elif journal is None:
-            if recognises(item.value):
-                journal = _Journal(item)
-            else:
-                yield item.problem(
-                    (),
-                    f"not a Kimi Code wire journal header: {describe_value(item.value)}; "
-                    f"expected {EXPECTED}",
-                )
-        else:
-            try:
-                _take(journal, item.value)
-            except PathError as error:
-                yield item.problem(error.path, error.message)
+    journal = yield from session_of(
+        records, recognises, _Journal, _take, "Kimi Code wire journal header", expected=EXPECTED
+    )
     if journal is not None:
         yield finished(partial(_finish, journal, options), journal.header)
 
 
-def _take(journal: _Journal, value: Any) -> None:
+def _take(journal: _Journal, record: Record) -> None:
     """Note one operation: a user message or a loop event is kept, the others passed over."""
+    value = record.value
     if journal.legacy:
         _legacy(journal, value)
         return
