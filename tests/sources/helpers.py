@@ -33,6 +33,13 @@ def convert_file(
     return list(found.convert(records, options or TraceOptions()))
 
 
+def one_trace(path: str | Path) -> TraceItem:
+    """A file's one trace, the file giving nothing else (no problem, no warning)."""
+    (item,) = convert_file(path)
+    assert isinstance(item, TraceItem), item
+    return item
+
+
 def recognise(value: Any) -> str | None:
     """The one source that reads a record, or ``None`` when none or several do."""
     found = detect(value)

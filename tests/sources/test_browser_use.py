@@ -16,7 +16,7 @@ from typing import Any
 from knowledgepulse.reports.messages import chat_row
 from knowledgepulse.sources._envelope import PLACEHOLDER_OBJECTIVE
 from knowledgepulse.trace import TraceItem
-from tests.sources.helpers import convert_file, recognise
+from tests.sources.helpers import one_trace, recognise
 
 CORPUS = Path(__file__).parents[1] / "conformance" / "files" / "browser-use"
 FIRST = CORPUS / "browser_use_own_draft_rerun_elon_musk.json"
@@ -38,12 +38,6 @@ def written(tmp_path: Path, document: dict[str, Any]) -> Path:
     path = tmp_path / "AgentHistory.json"
     path.write_text(json.dumps(document))
     return path
-
-
-def one_trace(path: Path) -> TraceItem:
-    (item,) = convert_file(path)
-    assert isinstance(item, TraceItem), item
-    return item
 
 
 def kinds(item: TraceItem) -> list[str]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from knowledgepulse.records import Problem
 from knowledgepulse.trace import TraceItem
-from tests.sources.helpers import convert_file, recognise, source_of
+from tests.sources.helpers import convert_file, one_trace, recognise, source_of
 
 MANAGED = Path(__file__).parents[1] / "conformance" / "files" / "claude-managed-agents"
 BUILTIN = MANAGED / "langsmith_sdk_anthropic_managed_builtin_tools.jsonl"
@@ -33,12 +33,6 @@ def lines(path: Path) -> list[Any]:
 def events(path: Path) -> list[dict[str, Any]]:
     """The streamed events of a recording, as the API lists them."""
     return [payload for call, payload in lines(path) if call.endswith(".stream")]
-
-
-def one_trace(path: Path) -> TraceItem:
-    (item,) = convert_file(path)
-    assert isinstance(item, TraceItem), item
-    return item
 
 
 def written(tmp_path: Path, records: list[Any]) -> Path:

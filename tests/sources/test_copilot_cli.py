@@ -11,8 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from knowledgepulse.trace import TraceItem
-from tests.sources.helpers import convert_file, recognise, source_of
+from tests.sources.helpers import one_trace, recognise, source_of
 
 COPILOT = Path(__file__).parents[1] / "conformance" / "files" / "copilot-cli"
 ONE_ANSWER = COPILOT / "entire_agentv_copilot_cli_1.0.64-1_one_answer.jsonl"
@@ -31,12 +30,6 @@ answer, ``session.auto_mode_resolved`` and ``session.usage_checkpoint`` after it
 
 def lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def one_trace(path: Path) -> TraceItem:
-    (item,) = convert_file(path)
-    assert isinstance(item, TraceItem), item
-    return item
 
 
 def written(tmp_path: Path, events: list[dict[str, Any]]) -> Path:

@@ -13,7 +13,7 @@ from typing import Any
 
 from knowledgepulse.records import Problem
 from knowledgepulse.trace import TraceItem
-from tests.sources.helpers import convert_file, recognise, source_of
+from tests.sources.helpers import convert_file, one_trace, recognise, source_of
 
 DROID = Path(__file__).parents[1] / "conformance" / "files" / "droid"
 FAILED = DROID / "agent_sessions_droid_session_store_small.jsonl"
@@ -32,12 +32,6 @@ def written(tmp_path: Path, records: list[dict[str, Any]]) -> Path:
     path = tmp_path / "session.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     return path
-
-
-def one_trace(path: Path) -> TraceItem:
-    (item,) = convert_file(path)
-    assert isinstance(item, TraceItem), item
-    return item
 
 
 def kinds(item: TraceItem) -> list[str]:

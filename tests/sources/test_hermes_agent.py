@@ -14,7 +14,7 @@ from typing import Any
 
 from knowledgepulse.records import Problem
 from knowledgepulse.trace import TraceItem
-from tests.sources.helpers import convert_file, recognise, source_of
+from tests.sources.helpers import convert_file, one_trace, recognise, source_of
 
 HERMES = Path(__file__).parents[1] / "conformance" / "files" / "hermes-agent"
 HOOKS = HERMES / "hermes_agent_54laowang_weixin_supervisor_hooks.json"
@@ -31,12 +31,6 @@ def log(path: Path) -> dict[str, Any]:
     document = json.loads(path.read_text())
     assert isinstance(document, dict)
     return document
-
-
-def one_trace(path: Path) -> TraceItem:
-    (item,) = convert_file(path)
-    assert isinstance(item, TraceItem), item
-    return item
 
 
 def contents(item: TraceItem) -> list[str]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from knowledgepulse.records import Problem
 from knowledgepulse.trace import TraceItem
-from tests.sources.helpers import convert_file, recognise
+from tests.sources.helpers import convert_file, one_trace, recognise
 
 KIMI = Path(__file__).parents[1] / "conformance" / "files" / "kimi-code"
 SESSION = KIMI / "agent_sessions_kimi_assistant_tools.jsonl"
@@ -26,12 +26,6 @@ KIMI_CLI = KIMI / "kimi_code_migration_kimi_cli_1.4_wire.jsonl"
 
 def lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def one_trace(path: Path) -> TraceItem:
-    (item,) = convert_file(path)
-    assert isinstance(item, TraceItem), item
-    return item
 
 
 def test_the_journal_header_is_recognised_and_so_is_kimi_clis() -> None:
