@@ -234,6 +234,9 @@ IDENTIFIERS = [
     "/home/alice/project",
     "/Users/bob/Library",
     "C:\\Users\\carol\\Desktop",
+    "/usr/local/google/home/dana/Projects",  # Google's workstations
+    "/mnt/c/Users/erin/src",  # a Windows home seen from WSL
+    "/var/home/frank/.config",  # Fedora Atomic
     "4111 1111 1111 1111",
     "DE89 3704 0044 0532 0130 00",
     "078-05-1123",

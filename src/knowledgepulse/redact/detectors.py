@@ -298,6 +298,7 @@ _WORD_SPACED = rf"[^\W{_UNSPACED}]"  # a word character not of a script written 
 # spaced script beside it (\b and (?<!\w) took Chinese, Japanese and Thai letters for one, and
 # "社会保障番号123-45-6789です", "账号DE89...转账" leaked).
 _AFTER_NO_WORD = rf"(?<!{_WORD_SPACED})"
+_HOME_ROOTS = r"/usr/local/google|/var|/export|/mnt/[a-zA-Z]|/System/Volumes/Data"
 _BEFORE_NO_WORD = rf"(?!{_WORD_SPACED})"
 _LOCAL = rf"[a-zA-Z0-9._%+\-]|(?![{_UNSPACED}]){_WORD_NOT_ASCII}"
 _EMAIL_ANYWHERE = (
@@ -776,7 +777,10 @@ def default_rules() -> RuleSet:
             "home-path",
             "filepath",
             False,
-            rf"{_AFTER_NO_WORD}(?<![.\-\]])/(?:home|Users)/[a-zA-Z0-9._\-]+"
+            # Under the roots that hold homes elsewhere too: Google's workstations
+            # (/usr/local/google/home/<user>), Fedora Atomic's /var/home, Solaris' /export/home,
+            # a Windows drive seen from WSL (/mnt/c/Users/<user>), macOS' data volume.
+            rf"{_AFTER_NO_WORD}(?<![.\-\]])(?:{_HOME_ROOTS})?/(?:home|Users)/[a-zA-Z0-9._\-]+"
             rf"(?:/{_UNTIL_END}*)?",
             keywords=("/home/", "/users/"),
             escapes=True,
