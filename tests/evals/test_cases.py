@@ -499,6 +499,39 @@ def test_a_jsonl_case_the_reader_refuses_keeps_its_id(tmp_path: Path, bad: str) 
     assert nameless.case_id is None
 
 
+@pytest.mark.parametrize(
+    "bad",
+    [
+        '"expected": {"a": NaN}',  # a number JSON has not
+        '"expected": {"a": -Infinity}',
+        '"expected": {"a": 1e999}',  # a number too large for a float
+    ],
+)
+def test_a_json_list_case_the_reader_refuses_keeps_its_id(tmp_path: Path, bad: str) -> None:
+    """A case of a JSON list refused while read is named by its id, at its line, not '(no id)'."""
+    path = tmp_path / "cases.json"
+    path.write_text(f'[{{"id": "a"}},\n {{"id": "b", {bad}}},\n {{"id": "b"}},\n {{"id": [NaN]}}]')
+    _, refused, later, nameless = load_cases(path)
+    assert isinstance(refused, MalformedCase)
+    assert (refused.case_id, refused.location.line) == ("b", 2)
+    assert refused.problems[0].path == "expected.a"
+    # Known by its id, the case is the first 'b': the later one is warned of as its repeat.
+    assert isinstance(later, MalformedCase | LoadedCase)
+    assert [str(w.location) for w in later.warnings] == [f"{path}:3"]
+    assert isinstance(nameless, MalformedCase)
+    assert nameless.case_id is None
+
+
+def test_a_json_case_document_the_reader_refuses_keeps_its_id(tmp_path: Path) -> None:
+    """A JSON file of one case refused while read (a nested NaN) is named by its id."""
+    path = tmp_path / "case.json"
+    path.write_text('{"id": "b",\n "expected": {"a": NaN}}\n')
+    [refused] = load_cases(path)
+    assert isinstance(refused, MalformedCase)
+    assert (refused.case_id, refused.location.line) == ("b", 1)
+    assert [(str(p.location), p.path) for p in refused.problems] == [(f"{path}:1", "expected.a")]
+
+
 def test_a_readers_warning_rides_with_its_case(tmp_path: Path) -> None:
     r"""An unpaired ``\ud800`` escape is read as U+FFFD; the case carries the warning."""
     path = tmp_path / "cases.jsonl"

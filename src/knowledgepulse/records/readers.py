@@ -531,7 +531,9 @@ def read_records(
     among ``formats``.
     ``key_lines``: a JSON document's record keeps the line of each path in it, as YAML's does
     (:func:`~knowledgepulse.records.yaml.with_key_lines`), so that a problem names the key's
-    line: for files people write (suites, cases), at the cost of a second parse.
+    line: for files people write (suites, cases), at the cost of a second parse. A JSON
+    document (or list element) refused then carries what was read of it, as a YAML one does, so
+    that its problem can name it (a case by its id).
     """
     with open_source(source) as opened:
         yield from read_stream(opened, tuple(formats), progress, key_lines=key_lines)
@@ -837,7 +839,9 @@ def _read_whole(
         progress(len(data))
     body = data.lstrip(b" \t\r\n")
     if fmt == "json" and body.startswith(b"["):
-        listed = _parse_list(data, name)  # from the bytes: a bad one loses no element before it
+        listed = _parse_list(
+            data, name, key_lines=key_lines
+        )  # from the bytes: a bad one loses no element before it
         yield from _with_element_lines(listed, data) if key_lines else listed
         return
     try:
@@ -871,21 +875,28 @@ def _with_element_lines(
         yield from items
         return
     name = "<list>"
+    # An element YAML refuses too (1e999) is what was read of it, at its line.
+    records = (item if isinstance(item, Record) else item.record for item in parse_yaml(text, name))
     read = {
-        item.location.index: item
-        for item in parse_yaml(text, name)
-        if isinstance(item, Record) and item.location.index is not None
+        record.location.index: record
+        for record in records
+        if record is not None and record.location.index is not None
     }
     for item in items:
-        found = read.get(item.location.index or 0) if isinstance(item, Record) else None
+        found = read.get(item.location.index or 0)
         if isinstance(item, Record) and found is not None and found.value == item.value:
             location = item.location.at_line(found.location.line)
             yield replace(item, location=location, lines=found.lines)
+        elif isinstance(item, Problem) and item.record is not None and found is not None:
+            # An element refused (a NaN, which YAML reads as text): at its line, as a line of
+            # JSON Lines is; its keys' lines are not known.
+            at = item.record.location.at_line(found.location.line)
+            yield replace(item, location=at, record=replace(item.record, location=at))
         else:
             yield item
 
 
-def _parse_list(data: bytes, name: str) -> Iterator[Record | Problem]:
+def _parse_list(data: bytes, name: str, *, key_lines: bool) -> Iterator[Record | Problem]:
     index = colons = 0  # colons: those of the elements read, as orjson writes them
     too_deep = _too_deep_element(data)
     # use_float: int and float, not Decimal; an int past 64 bits is an error, not a slow parse.
@@ -914,7 +925,7 @@ def _parse_list(data: bytes, name: str) -> Iterator[Record | Problem]:
         if rest is None:
             yield _list_syntax_problem(data, name, index, error)
             return
-        yield from _elements(rest, index, name)
+        yield from _elements(rest, index, name, key_lines=key_lines)
         yield from _repeated_keys(rest, name)
         return
     if too_deep is not None:
@@ -948,14 +959,17 @@ def _python_list(data: bytes) -> list[Any] | None:
     return value if isinstance(value, list) else None
 
 
-def _elements(values: list[Any], start: int, name: str) -> Iterator[Record | Problem]:
+def _elements(
+    values: list[Any], start: int, name: str, *, key_lines: bool
+) -> Iterator[Record | Problem]:
     """The elements of a list from ``start`` on, each checked as orjson reads a document."""
     for index in range(start, len(values)):
         location = Location(name, None, index)
         try:
             value, lone_surrogates = json_values.checked(values[index])
         except json_values.JsonError as problem:
-            yield Problem(location, problem.path, problem.message)
+            read = Record(location, values[index]) if key_lines else None
+            yield Problem(location, problem.path, problem.message, record=read)
             continue
         for path in lone_surrogates:
             yield Problem(location, path, json_values.LONE_SURROGATE, warning=True)
@@ -1068,11 +1082,14 @@ def _parse_documents(
             return
         except (RecursionError, ValueError):
             end = len(text)  # too deep, or a number too long: orjson says which below
+        document = text[position:end].encode("utf-8")
         try:
-            value, warnings = json_values.loads(text[position:end].encode("utf-8"))
+            value, warnings = json_values.loads(document)
         except json_values.JsonError as problem:
             at = location if problem.line is None else location.at_line(line + problem.line - 1)
-            yield Problem(at, problem.path, problem.message)
+            read = json_values.leniently_read(document) if key_lines else None
+            refused = None if read is None else Record(location, read)
+            yield Problem(at, problem.path, problem.message, record=refused)
         else:
             for path, message in warnings:
                 yield Problem(location, path, message, warning=True)
