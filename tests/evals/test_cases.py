@@ -25,6 +25,8 @@ from knowledgepulse.evals.cases import (
 )
 from knowledgepulse.evals.runner import evaluate_case, run_suite
 from knowledgepulse.evals.suite import preset
+from knowledgepulse.records import Record
+from knowledgepulse.records.readers import read_records
 from tests.evals.builders import op, page
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "evals"
@@ -530,6 +532,35 @@ def test_a_json_case_document_the_reader_refuses_keeps_its_id(tmp_path: Path) ->
     assert isinstance(refused, MalformedCase)
     assert (refused.case_id, refused.location.line) == ("b", 1)
     assert [(str(p.location), p.path) for p in refused.problems] == [(f"{path}:1", "expected.a")]
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("cases.jsonl", '{"id": "a", "expected": NaN}\n{"id": "b"}\n'),
+        ("cases.json", '[{"id": "a", "expected": NaN}, {"id": "b"}]'),
+        ("case.json", '{"id": "a", "expected": NaN}'),
+        ("cases.yaml", "- id: a\n  expected: .nan\n- id: b\n"),
+    ],
+)
+def test_a_case_s_own_nan_is_refused_in_every_format(tmp_path: Path, name: str, text: str) -> None:
+    """A NaN is no expected output: a case's own field holding one is refused, not read as null.
+
+    Only a dataset row's own NaN is a missing cell (read as null); a case is none.
+    """
+    path = tmp_path / name
+    path.write_text(text)
+    refused, *_ = load_cases(path)
+    assert isinstance(refused, MalformedCase)
+    assert refused.case_id == "a"
+    assert [(p.path, p.message) for p in refused.problems] == [
+        ("expected", "NaN and infinite numbers are not valid JSON; use a finite number")
+    ]
+    # The same text read as a dataset's rows keeps the rule for rows: the cell is null.
+    if not name.endswith(".yaml"):
+        first = next(iter(read_records(path)))
+        assert isinstance(first, Record)
+        assert first.value == {"id": "a", "expected": None}
 
 
 def test_a_readers_warning_rides_with_its_case(tmp_path: Path) -> None:

@@ -113,15 +113,17 @@ _LONG_INTEGER = re.compile(rb"[:\[,]\s*-?[0-9]{20,}\s*[,\]}]")
 trace id as a pydantic dump writes it): read exactly by ``json``, not rounded to a float."""
 
 
-def loads(data: bytes) -> tuple[Any, list[Warning]]:
+def loads(data: bytes, *, missing_cells: bool = True) -> tuple[Any, list[Warning]]:
     """One JSON document from UTF-8 bytes, and what reading it lost (a lone surrogate, a key).
 
+    ``missing_cells``: a NaN as an object's own value is a dataset row's missing value, read as
+    null (:func:`_missing_cell`); without, it is refused as it is deeper in (an evaluation case).
     Raises a ``JsonError`` (not one valid JSON document, or too deep) or ``UnicodeDecodeError``.
     """
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as error:
-        value, lone_surrogates = _explain(data, error)
+        value, lone_surrogates = _explain(data, error, missing_cells=missing_cells)
         warnings = [(path, LONE_SURROGATE) for path in lone_surrogates]
     else:
         check_depth(value, data)
@@ -202,7 +204,9 @@ def nodes(value: Any, lists: type | tuple[type, ...] = list) -> Iterator[tuple[A
             stack.extend((held[at], (*loc, at)) for at in range(len(held) - 1, -1, -1))
 
 
-def _explain(data: bytes, error: orjson.JSONDecodeError) -> tuple[Any, list[str]]:
+def _explain(
+    data: bytes, error: orjson.JSONDecodeError, *, missing_cells: bool
+) -> tuple[Any, list[str]]:
     """Why orjson refused ``data``; or its value, when it held lone surrogates or a row's NaN."""
     text = data.decode("utf-8")
     syntax = JsonError(f"invalid JSON: {error.msg} (column {error.colno})", line=error.lineno)
@@ -216,8 +220,8 @@ def _explain(data: bytes, error: orjson.JSONDecodeError) -> tuple[Any, list[str]
     except ValueError as failure:  # int() past sys.get_int_max_str_digits()
         reason = str(failure).split(";", 1)[0].split("\n", 1)[0]
         raise JsonError(f"a number too long to read ({reason}); write it as a string") from None
-    missing = isinstance(value, dict) and any(map(_missing, value.values()))
-    value, found = checked(value)
+    missing = missing_cells and isinstance(value, dict) and any(map(_missing, value.values()))
+    value, found = checked(value, missing_cells=missing_cells)
     if not found and not missing:
         raise syntax  # a number orjson cannot hold, say
     return value, found
@@ -259,16 +263,20 @@ def too_large(text: str) -> str:
     return f"a number too large for a float ({shown}); write it as a string or a smaller number"
 
 
-def checked(value: Any) -> tuple[Any, list[str]]:
+def checked(value: Any, *, missing_cells: bool = True) -> tuple[Any, list[str]]:
     """A value ``json`` read, as orjson reads it, and the paths of its lone surrogates.
 
     Raises a ``JsonError`` at the path of what orjson refuses: a nesting too deep, NaN or an
-    infinite number, an integer past a double. A NaN as a record's own column is read as null:
-    a dataset row's missing value (:func:`_missing_cell`).
+    infinite number, an integer past a double. With ``missing_cells``, a NaN as a record's own
+    column is read as null: a dataset row's missing value (:func:`_missing_cell`).
     """
     check_depth(value)  # first: json_value recurses
     for item, loc in nodes(value):
-        if isinstance(item, float) and not math.isfinite(item) and not _missing_cell(item, loc):
+        if (
+            isinstance(item, float)
+            and not math.isfinite(item)
+            and not (missing_cells and _missing_cell(item, loc))
+        ):
             told = too_large(item.text) if isinstance(item, _Overflowed) else NOT_FINITE
             raise JsonError(told, path=format_path(loc) if loc else "")
     # In a string, or in a key of an object; json has joined every valid pair already.
@@ -280,7 +288,7 @@ def checked(value: Any) -> tuple[Any, list[str]]:
             for text in (item if isinstance(item, dict) else [item])
         )
     ]
-    return json_value(value, missing_cells=True), found
+    return json_value(value, missing_cells=missing_cells), found
 
 
 SURROGATE = re.compile("[\ud800-\udfff]")
