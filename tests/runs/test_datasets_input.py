@@ -14,6 +14,7 @@ import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 import pytest
 
+from knowledgepulse import sources
 from knowledgepulse.reports.rows import COLUMN_TYPES
 from knowledgepulse.runs import (
     annotate,
@@ -26,6 +27,7 @@ from knowledgepulse.runs import (
     split,
 )
 from knowledgepulse.runs.write import table_schema
+from knowledgepulse.sources import RowOptions, TraceOptions
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import TraceValueScorer
@@ -295,6 +297,43 @@ def test_a_class_label_task_column_reads_as_its_labels_names() -> None:
     assert _tasks(labelled, task_field="task") == names
     assert _tasks(labelled.to_iterable_dataset(), task_field="task") == names
     assert sorted(set(split(labelled, test=0.5, scorer=scorer()).groups)) == sorted(set(names))
+
+
+def test_sources_convert_names_a_class_label_task_as_items_of_does() -> None:
+    """``sources.convert(dataset)`` reads a ``ClassLabel`` task as its label's name, as a run does.
+
+    Before, the number (``'0'``): it reads the Dataset's rows as dicts, which hold the numbers.
+    """
+    rows = [{**row, "task": f"task-{n % 2}"} for n, row in enumerate(chat_rows())]
+    labelled = Dataset.from_list(
+        [{k: v for k, v in row.items() if k != "instance_id"} for row in rows]
+    ).class_encode_column("task")
+    names = [row["task"] for row in rows]
+    converted = sources.convert(labelled, options=TraceOptions(rows=RowOptions(task_field="task")))
+    assert [item.task for item in converted if isinstance(item, TraceItem)] == names
+    guessed = [item.task for item in sources.convert(labelled) if isinstance(item, TraceItem)]
+    assert guessed == names == _tasks(labelled)
+
+
+def test_a_file_saved_from_a_class_label_dataset_reads_its_labels_names(tmp_path: Path) -> None:
+    """Parquet (``to_parquet``) and ``save_to_disk`` keep the features: tasks are the names.
+
+    Before, a file's rows gave the numbers (``'0'``), and so did the training rows made of them.
+    """
+    rows = [{**row, "task": f"task-{n % 2}"} for n, row in enumerate(chat_rows())]
+    labelled = Dataset.from_list(
+        [{k: v for k, v in row.items() if k != "instance_id"} for row in rows]
+    ).class_encode_column("task")
+    names = [row["task"] for row in rows]
+    labelled.to_parquet(tmp_path / "runs.parquet")
+    labelled.save_to_disk(tmp_path / "saved")
+    for path in (tmp_path / "runs.parquet", tmp_path / "saved"):
+        assert _tasks(str(path)) == names
+        read = [item.task for item in sources.read(path) if isinstance(item, TraceItem)]
+        assert read == names
+    # A file without the features (JSON Lines of the numbers) keeps them.
+    labelled.to_json(tmp_path / "runs.jsonl")
+    assert _tasks(str(tmp_path / "runs.jsonl")) == ["0", "1", "0"]
 
 
 def _tasks(data: Any, task_field: str | None = None) -> list[str | None]:

@@ -12,7 +12,6 @@ Arrow data (``__arrow_c_stream__``: a Polars DataFrame, a DuckDB relation, a pya
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 import os
@@ -38,6 +37,7 @@ from knowledgepulse.runs.read import (
     without_secrets,
 )
 from knowledgepulse.sources import TraceOptions
+from knowledgepulse.sources._labels import class_labels, labelled_tasks
 from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 from knowledgepulse.trace.item import with_task
@@ -127,47 +127,7 @@ def items_of(
     )
     # A problem quotes the value it refuses, as a file's does (read_items cleans those).
     read = with_tasks(without_secrets(_mixing_told(items, mixed), messages), task_field)
-    labels = _class_labels(data)
-    return _labelled_tasks(read, labels, task_field) if labels else read
-
-
-def _class_labels(data: Any) -> dict[str, Any]:
-    """The ``ClassLabel`` columns of a ``datasets`` table (streamed too), by name; else none."""
-    if table_kind(data) != "datasets" and not _streamed_dataset(data):
-        return {}
-    features = data.features or {}
-    return {
-        name: feature
-        for name, feature in features.items()
-        if type(feature).__name__ == "ClassLabel"
-    }
-
-
-def _labelled_tasks(
-    items: Iterable[TraceItem | Problem], labels: Mapping[str, Any], task_field: str | None
-) -> Iterator[TraceItem | Problem]:
-    """Each item; a task read from a ``ClassLabel`` column is its label's name, as shown.
-
-    Such a column holds each label's number: its tasks read ``"0"`` and ``"1"``, not
-    ``"task-0"``. The column is ``task_field``, else the one whose number the task is (a
-    dataset's task column found by its name).
-    """
-    columns = [task_field] if task_field is not None else list(labels)
-    for item in items:
-        yield _labelled_task(item, labels, columns) if isinstance(item, TraceItem) else item
-
-
-def _labelled_task(item: TraceItem, labels: Mapping[str, Any], columns: Sequence[str]) -> TraceItem:
-    row = None if item.row is None else item.row.value
-    if item.task is None or not isinstance(row, Mapping):
-        return item
-    for name in columns:
-        value, label = row.get(name), labels.get(name)
-        if label is None or type(value) is not int or str(value) != item.task:
-            continue
-        if 0 <= value < label.num_classes:  # -1: no label
-            return dataclasses.replace(item, task=label.int2str(value))
-    return item
+    return labelled_tasks(read, class_labels(data), task_field)
 
 
 def _forms_noted(rows: Iterable[Any], mixed: dict[int, bool]) -> Iterator[Any]:

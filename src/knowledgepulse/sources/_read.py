@@ -38,6 +38,7 @@ from knowledgepulse.records.readers import (
 )
 from knowledgepulse.sources._envelope import PLACEHOLDER_OBJECTIVE, TraceOptions
 from knowledgepulse.sources._invariants import check
+from knowledgepulse.sources._labels import class_labels, file_class_labels, labelled_tasks
 from knowledgepulse.sources._registry import (
     REASONING_TRACE,
     Source,
@@ -85,16 +86,17 @@ def read(
     listed = listed_inputs(paths)  # one path given alone is one file
     check_stdin_once([path for path, _ in listed])
     unopened = {path: error for path, in_folder in listed if (error := _unopened(path, in_folder))}
-    reading = _Reading(source, options or TraceOptions(), notes)
+    options = options or TraceOptions()
+    reading = _Reading(source, options, notes)
     for path, in_folder in listed:
         if path in unopened:
             yield unopened[path]
             continue
         lead = Lead()
         items = reading.file(str(path), read_records(path, progress=progress), lead)
-        yield from (
-            _strays_let_go(str(path), items, lead) if _strays(str(path), in_folder) else items
-        )
+        read = _strays_let_go(str(path), items, lead) if _strays(str(path), in_folder) else items
+        # A file saved from a Dataset keeps its ClassLabel columns' names in its schema.
+        yield from labelled_tasks(read, file_class_labels(path), options.rows.task_field)
     reading.close()
 
 
@@ -135,6 +137,7 @@ def convert(
             f" is a {type(records).__name__}, not records: give a list of them (a DatasetDict? "
             "give one split, e.g. dataset['train'])",
         )
+    labels = class_labels(records)  # a Dataset's, whose rows hold their numbers
     # Not iterated: a DataFrame iterates its columns, a RecordBatchReader its batches.
     if arrow.gives_arrow(records):
         records = arrow.stream_rows(arrow.arrow_stream(records, "records"))
@@ -142,8 +145,10 @@ def convert(
     # A datasets.Dataset (or IterableDataset), told by its features: a table's rows too.
     table = table or hasattr(records, "features")
     iterable_of(records, "records", "a list of records (parsed JSON values or row dicts)")
-    reading = _Reading(source, options or TraceOptions(), notes)
-    yield from reading.file(name, located(records, name, table=table))
+    options = options or TraceOptions()
+    reading = _Reading(source, options, notes)
+    items = reading.file(name, located(records, name, table=table))
+    yield from labelled_tasks(items, labels, options.rows.task_field)
     reading.close()
 
 
