@@ -21,7 +21,7 @@ import knowledgepulse.novelty.static as static_module
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
 from knowledgepulse.novelty.minilm import BUNDLED_MODEL_ID, bundled_tokenizer_path, file_sha256
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT
-from knowledgepulse.novelty.settings import STATIC_BATCH_SIZE
+from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS, STATIC_BATCH_SIZE, WINDOW_PIECES
 from knowledgepulse.novelty.static import (
     STATIC_MODEL_DIR,
     STATIC_MODEL_ID,
@@ -157,6 +157,18 @@ def test_embed_leading_reads_only_the_first_pieces(static: StaticEmbedder) -> No
     pieces = Tokenizer.from_file(str(bundled_tokenizer_path())).encode(start).ids[1:-1]
     leading = static.embed_leading([f"{start} and then book a flight to paris"], len(pieces))
     np.testing.assert_allclose(leading, static.embed_batch([start]), atol=1e-6)
+
+
+def test_a_text_past_minilms_windows_is_read_as_far_as_they_reach(static: StaticEmbedder) -> None:
+    """A whole text is read as MiniLM reads it by default: the pieces of its first 32 windows,
+    the rest not at all (a trace of megabytes costs what those pieces do)."""
+    words = ["order"] * (DEFAULT_MAX_WINDOWS * WINDOW_PIECES)  # one word piece each
+    tokenizer = Tokenizer.from_file(str(bundled_tokenizer_path()))
+    assert len(tokenizer.encode(" ".join(words)).ids) - 2 == len(words)
+    past = " ".join([*words, *["paris"] * 100])
+    np.testing.assert_array_equal(static.embed_batch([past]), static.embed_batch([" ".join(words)]))
+    last_one_counts = static.embed_batch([" ".join([*words[:-1], "paris"])])
+    assert not np.array_equal(last_one_counts, static.embed_batch([" ".join(words)]))
 
 
 def test_similar_texts_are_nearer_than_unrelated_ones(static: StaticEmbedder) -> None:

@@ -34,7 +34,7 @@ from knowledgepulse.novelty.minilm import (
     open_tokenizer,
     optional_module,
 )
-from knowledgepulse.novelty.settings import STATIC_BATCH_SIZE
+from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS, STATIC_BATCH_SIZE, WINDOW_PIECES
 from knowledgepulse.novelty.windows import leading_pieces, unit_rows
 
 STATIC_MODEL_DIR = Path(str(importlib.resources.files("knowledgepulse.novelty") / "data/static"))
@@ -128,7 +128,13 @@ class StaticEmbedder:
         """Nothing to release: the table goes with the object."""
 
     def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        """Embed every word piece of each text; a (len(texts), dimensions) float32 array."""
+        """Embed each text's word pieces; a (len(texts), dimensions) float32 array.
+
+        At most the pieces the MiniLM embedder's windows hold by default (its
+        :data:`~knowledgepulse.novelty.settings.DEFAULT_MAX_WINDOWS` windows of
+        :data:`~knowledgepulse.novelty.settings.WINDOW_PIECES`): a text's first ones, the rest
+        never tokenized, so that a trace of megabytes costs what its first pieces do.
+        """
         return self._embed(texts, max_pieces=None)
 
     def embed_leading(self, texts: Sequence[str], max_pieces: int) -> NDArray[np.float32]:
@@ -155,8 +161,8 @@ class StaticEmbedder:
             pieces = leading_pieces(
                 texts[start : start + STATIC_BATCH_SIZE],
                 self._encode,
-                max_windows=None if max_pieces is None else 1,
-                window_pieces=max_pieces or 1,
+                max_windows=DEFAULT_MAX_WINDOWS if max_pieces is None else 1,
+                window_pieces=max_pieces or WINDOW_PIECES,
             )
             # Each text's distinct pieces and their counts, all texts in one np.unique of
             # (text, piece) keys: sorted by text, then by piece, as one np.unique a text gives.

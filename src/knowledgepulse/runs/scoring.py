@@ -25,6 +25,7 @@ from knowledgepulse.errors import (
     ScorerParameterError,
     Setting,
 )
+from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 from knowledgepulse.reports.value import CacheChange
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 from knowledgepulse.value.item import ScoredItem
@@ -223,8 +224,8 @@ def check_engine(
             kind == "static" and max_windows is not None,
             (
                 Setting("max_windows"),
-                " caps the windows the MiniLM model reads; the static embedder reads every "
-                "word piece: drop ",
+                " caps the windows the MiniLM model reads; the static embedder reads the "
+                f"first {DEFAULT_MAX_WINDOWS}, MiniLM's default: drop ",
                 Setting("max_windows"),
             ),
         ),
