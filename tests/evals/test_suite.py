@@ -479,6 +479,19 @@ def test_a_one_item_list_with_a_refused_value_is_said_to_be_a_list_in_the_same_r
     assert found[0][2].endswith("holds one mapping with a 'scorers' list; found a list (1 item)")
 
 
+def test_a_json_suites_own_nan_is_refused_as_nan_not_read_as_a_missing_value(
+    tmp_path: Path,
+) -> None:
+    """A suite is written by a person, not a dataset with missing cells: NaN is said as NaN."""
+    path = tmp_path / "suite.json"
+    path.write_text('{"name": "s", "scorers": NaN}\n')
+    with pytest.raises(SuiteError) as raised:
+        load_suite(path)
+    [problem] = raised.value.problems
+    assert (problem.location.line, problem.path) == (1, "scorers")
+    assert "NaN and infinite numbers are not valid JSON" in problem.message
+
+
 def test_a_syntax_error_is_said_alone_as_the_shape_of_the_file_is_unknown(tmp_path: Path) -> None:
     """A file that cannot be parsed through says so, and guesses nothing of its shape."""
     [problem] = problems_of(write(tmp_path, "- scorers: [\n"))
