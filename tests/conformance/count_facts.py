@@ -230,8 +230,12 @@ class _Timeline:
         )
         last = self.events[-1] if self.events else None
         answer = last[1] if last is not None and last[0] == "text" else None
+        asked: list[str] = []  # a turn repeating one before it (the prompt sent again): once
+        for said in filter(None, (objective, *self.asked)):
+            if all(said.strip() != before.strip() for before in asked):
+                asked.append(said)
         return run(
-            "\n\n".join(filter(None, (objective, *self.asked))) or None,
+            "\n\n".join(asked) or None,
             tools=self.tools,
             errors=errors,
             recovered=recovered,

@@ -426,3 +426,14 @@ def test_every_later_user_turn_is_one_reply_and_survives_the_training_row(
     back = only_trace([row]).trace
     assert [step.model_dump() for step in back.steps] == [step.model_dump() for step in trace.steps]
     assert back.outcome.result_summary == trace.outcome.result_summary
+
+
+def test_a_prompt_sent_again_before_the_agent_replied_is_asked_once() -> None:
+    """A user who got no reply sends the same prompt again (OpenCode's first model wrote nothing,
+    Kimi Code's first two requests came back empty): the request is that prompt once; another
+    turn before the agent's first is still the rest of the request."""
+    sent = [ASKED, ASKED + " ", ASKED, "Aisle seat, please.", ASKED]
+    messages = [{"role": "user", "content": text} for text in sent]
+    trace = only_trace([{"messages": [*messages, {"role": "assistant", "content": ANSWER}]}]).trace
+    assert trace.task.objective == f"{ASKED}\n\nAisle seat, please."
+    assert trace.outcome.result_summary == ANSWER

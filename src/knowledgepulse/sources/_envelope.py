@@ -171,7 +171,7 @@ def assemble(
     found = dict(metadata or {})
     domain, domain_source = _domain(options, found.get(DOMAIN_KEY))
     confidence, confidence_source = _confidence(options, found.get(CONFIDENCE_KEY), success)
-    asked = "\n\n".join(filter(None, (request(objective), *steps.request_parts))) or None
+    asked = request_of((request(objective), *steps.request_parts))
     task_objective = _first_text(asked, fallback_objective) or f"{framework or 'agent'} run"
     summary_text = _first_text(result_summary, steps.final_answer) or no_answer(success)
     # Keys in the models' field order: the document is the trace's JSON as it is written
@@ -434,6 +434,20 @@ def _dspy_inputs(text: str) -> str | None:
     if _DSPY_MARKER not in text:  # most requests: no marker, and none once the reminder is cut
         return None
     return dspy_fields(_DSPY_OUTPUT_REQUIREMENTS.sub("", text.strip()))
+
+
+def request_of(parts: Iterable[str | None]) -> str | None:
+    """The user's request: the first turn, then those before the agent's first, a blank line apart.
+
+    The turns after the first are :attr:`StepBuilder.request_parts`. A turn that repeats one
+    told before it is told once: the prompt sent again after a reply that never came (OpenCode's
+    first model wrote nothing, so the user asked the next model the same).
+    """
+    told: list[str] = []
+    for text in parts:
+        if text and text.strip() and all(text.strip() != said.strip() for said in told):
+            told.append(text)
+    return "\n\n".join(told) or None
 
 
 def request(text: str | None) -> str | None:
