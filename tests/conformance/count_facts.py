@@ -4474,6 +4474,7 @@ def codex(path: Path) -> list[Run]:
     environment as two parts of one user message: each part is judged. A rollout with no user
     message item (a trimmed one, Codex Desktop's as kept) has its user's words in the
     ``event_msg`` ``user_message`` lines: the first the objective, a later one a reply.
+    An ``event_msg`` ``error`` (the turn's request failed: a usage limit) is an error.
     A rollout with no ``response_item`` but ``event_msg`` ``item_completed`` lines (Codex
     0.149+, as a paginated 0.153 one is kept trimmed) is counted from those: see
     :func:`_codex_completed`.
@@ -4498,6 +4499,8 @@ def codex(path: Path) -> list[Run]:
             session = payload["id"]
         if record["type"] == "event_msg" and payload["type"] == "user_message" and asked:
             objective = _codex_asked(timeline, objective, payload["message"])
+        if record["type"] == "event_msg" and payload["type"] == "error":
+            timeline.error()
         if record["type"] != "response_item":
             continue
         kind = payload["type"]
@@ -4543,6 +4546,8 @@ def _codex_completed(records: list[dict[str, Any]]) -> list[Run]:
         payload = record["payload"]
         if record["type"] == "session_meta" and session is None:
             session = payload["id"]
+        if record["type"] == "event_msg" and payload["type"] == "error":
+            timeline.error()
         if record["type"] != "event_msg" or payload["type"] != "item_completed":
             continue
         item = payload["item"]

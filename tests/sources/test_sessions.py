@@ -879,6 +879,31 @@ def test_a_failed_codex_command_execution_item_is_an_error() -> None:
     assert [step.type for step in trace.steps].count("error_recovery") == 1
 
 
+def test_a_codex_turn_that_hit_the_usage_limit_ends_in_its_error() -> None:
+    """Codex Desktop 0.119's last turn failed on the usage limit: its ``event_msg`` ``error`` is
+    the run's last step, said in Codex's words, and the run failed. Before, the error was lost
+    and the file, its last turn alone, held no step."""
+    trace = only(convert_file(CODEX / "session_bridge_codex_desktop_0.119_usage_limit_error.jsonl"))
+    (step,) = trace.trace.steps
+    assert step.type == "observation"
+    assert (step.content or "").startswith("You've hit your usage limit. Upgrade to Pro")
+    assert trace.trace.metadata.success is False
+
+
+def test_a_codex_error_between_paginated_items_is_where_it_came() -> None:
+    """In a rollout of ``item_completed`` events only, an ``error`` event is an error among the
+    turn's items, and the command after it recovers it."""
+    records = lines(CODEX / "cmdctrl_codex_0.153_paginated.jsonl")
+    error = lines(CODEX / "session_bridge_codex_desktop_0.119_usage_limit_error.jsonl")[-2]
+    assert error["payload"]["type"] == "error"
+    trace = only(list(convert([*records[:4], error, *records[4:]], source="auto"))).trace
+    assert [step.type for step in trace.steps].count("error_recovery") == 1
+    assert any(
+        step.type == "observation" and (step.content or "").startswith("You've hit your usage")
+        for step in trace.steps
+    )
+
+
 def test_codex_item_completed_events_beside_response_items_add_no_step() -> None:
     """Beside ``response_item`` lines the ``item_completed`` events copy the same turns."""
     records = lines(CODEX / "agent_sessions_small.jsonl")

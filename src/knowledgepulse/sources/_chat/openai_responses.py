@@ -46,7 +46,12 @@ from typing import Any
 
 from knowledgepulse._util.jsonpath import as_string, describe_value
 from knowledgepulse.sources._chat import _row, anthropic
-from knowledgepulse.sources._chat._text import content_text, split_think, users_words
+from knowledgepulse.sources._chat._text import (
+    api_error_text,
+    content_text,
+    split_think,
+    users_words,
+)
 from knowledgepulse.sources._chat.openai_chat import TEXT_KINDS
 from knowledgepulse.sources._envelope import PathError
 from knowledgepulse.sources._hosted import (
@@ -220,6 +225,8 @@ def _tool_item(
         _approval(calls, item, held)
     elif kind == "mcp_list_tools":
         _list_failed(calls, item)
+    elif kind == "error":
+        _failed_request(calls, item)
     elif approved_request(item) in held:
         # the approved request run: its result, the call already told
         _outcome(calls, item, str(item.get("name")), approved_request(item))
@@ -323,6 +330,18 @@ def _list_failed(calls: _row.Calls, item: Mapping[str, Any]) -> None:
     said = list_tools_error(item)
     if said is not None:
         calls.builder.error(said)
+
+
+def _failed_request(calls: _row.Calls, item: Mapping[str, Any]) -> None:
+    """An ``error`` item: the model request failed, an evident error of the run's.
+
+    A streamed response's ``error`` event; a Codex turn's, as its rollout keeps it (``You've
+    hit your usage limit...``). No call of the model's, as :func:`_list_failed`'s: said by its
+    ``message`` (the API's own words where that is a JSON body).
+    """
+    message = item.get("message")
+    if isinstance(message, str) and message.strip():
+        calls.builder.error(api_error_text(message))
 
 
 def _approval(calls: _row.Calls, item: Mapping[str, Any], held: set[str]) -> None:

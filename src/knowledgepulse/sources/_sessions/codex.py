@@ -30,6 +30,9 @@ file records no outcome, so success is whether the session ends in the assistant
 ``session_meta`` lines (a forked session copies its parent's) open no new trace. An
 ``event_msg`` ``thread_rolled_back`` (the user rolled the thread back ``num_turns`` turns) drops
 those turns, from the ``num_turns``-th user message from the end on, as Codex rebuilds the thread.
+An ``event_msg`` ``error`` (a turn's model request failed: ``You've hit your usage limit...``,
+``codex_error_info: usage_limit_exceeded``) is an evident error where it came, as the same
+failure is in what ``codex exec --json`` prints.
 
 Codex 0.149 and later also write each turn item as it completed, an ``event_msg``
 ``item_completed`` (``history_mode: paginated`` rollouts of 0.151+ among them). A rollout that
@@ -227,26 +230,37 @@ def _tell(session: _Session, record: Record) -> None:
         session.version = as_string(version)
         session.started = iso_time(payload.get("timestamp")) or session.started
         session.system = non_blank(content_text([payload.get("base_instructions")]))
-    elif value["type"] == "event_msg" and payload.get("type") == "user_message":
-        said = payload.get("message")
-        if isinstance(said, str) and not _CONTEXT.match(said):
-            session.said = session.said or _users_words(said)
-            session.asked.append((len(session.items), _users_words(said)))
-    elif value["type"] == "event_msg" and payload.get("type") == "thread_rolled_back":
-        session.rolled_back = True
-        for items in (session.items, session.completed):
-            _roll_back(items, payload.get("num_turns"))
-    elif value["type"] == "event_msg" and payload.get("type") == "item_completed":
-        item = payload.get("item")
-        if isinstance(item, dict):
-            session.completed += [
-                told for found in _completed(item) if (told := _request(found)) is not None
-            ]
+    elif value["type"] == "event_msg":
+        _tell_event(session, payload)
     elif value["type"] == "response_item" and (item := _request(payload)) is not None:
         kind = item.get("type")
         if isinstance(kind, str) and kind.endswith("_call_output"):
             item = {**item, "output": _output(item.get("output"))}
         session.items.append(item)
+
+
+def _tell_event(session: _Session, payload: Mapping[str, Any]) -> None:
+    """An ``event_msg``: the user's words, a rollback, a turn's error, a completed item."""
+    kind = payload.get("type")
+    if kind == "user_message":
+        said = payload.get("message")
+        if isinstance(said, str) and not _CONTEXT.match(said):
+            session.said = session.said or _users_words(said)
+            session.asked.append((len(session.items), _users_words(said)))
+    elif kind == "thread_rolled_back":
+        session.rolled_back = True
+        for items in (session.items, session.completed):
+            _roll_back(items, payload.get("num_turns"))
+    elif kind == "error":  # the turn's request failed: where it came, among either's items
+        failed = {"type": "error", "message": payload.get("message")}
+        session.items.append(failed)
+        session.completed.append(failed)
+    elif kind == "item_completed":
+        item = payload.get("item")
+        if isinstance(item, dict):
+            session.completed += [
+                told for found in _completed(item) if (told := _request(found)) is not None
+            ]
 
 
 def _with_requests(session: _Session) -> list[Mapping[str, Any]]:
@@ -410,7 +424,10 @@ def _output(output: Any) -> Any:
 
 def _finish(session: _Session, options: TraceOptions) -> TraceItem:
     builder = StepBuilder()
-    told = openai_responses.tell(_with_requests(session) or session.completed, builder)
+    responses = any(item.get("type") != "error" for item in session.items)
+    told = openai_responses.tell(
+        _with_requests(session) if responses else session.completed, builder
+    )
     location = session.first.location
     return assemble(
         builder,
