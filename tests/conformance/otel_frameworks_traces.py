@@ -10,9 +10,11 @@ Instrumentations keep, for their own tests, every HTTP exchange of a framework's
 cassette (the model's replies, a search page, the framework's telemetry). Each run is made again
 here as the recording's test made it, the same agents and tools defined as the test defines them,
 under ``vcrpy`` replaying that cassette (nothing leaves the machine), and traced as ``TRACING``
-says: ``openinference``, ``openllmetry`` or ``openlit`` (those instrumentations), ``native``
-(the framework's own spans: Microsoft Agent Framework's, Strands'), ``latest`` (Strands' own in
-the GenAI conventions' newest shape). The spans an in-memory exporter kept are written as the
+says: ``openinference``, ``openllmetry`` or ``openlit`` (those instrumentations), ``contrib``
+(opentelemetry-python-contrib's own for the OpenAI Agents SDK, written as
+``otel_contrib_<framework>_<run>``), ``native`` (the framework's own spans: Microsoft Agent
+Framework's, Strands'), ``latest`` (Strands' own in the GenAI conventions' newest shape).
+The spans an in-memory exporter kept are written as the
 OTel file exporter writes them (``tests/integrations/otel_helpers.otlp_json``) to
 ``files/otlp/<tracing>_<framework>_<run>.json`` (``<framework>_<run>.json`` for ``native``).
 
@@ -25,7 +27,10 @@ The frameworks pin what the others use: a virtual environment each, made on 2 De
   openinference-instrumentation-agent-framework "haystack-ai<3"
   openinference-instrumentation-haystack``;
 * Google ADK: ``"google-adk==2.10.*" openinference-instrumentation-google-adk``;
-* the OpenAI Agents SDK: ``openai-agents opentelemetry-instrumentation-openai-agents``;
+* the OpenAI Agents SDK: ``openai-agents opentelemetry-instrumentation-openai-agents``
+  (``contrib``, made on 4 December 2026: ``openai-agents==0.24.0
+  opentelemetry-instrumentation-openai-agents-v2==0.1.0``, on ``opentelemetry-util-genai`` 1.3b0;
+  the same module name as OpenLLMetry's, so an environment of its own);
 * the Anthropic SDK: ``anthropic openinference-instrumentation-anthropic``;
 * LlamaIndex: ``llama-index-core llama-index-llms-openai opentelemetry-instrumentation-llamaindex
   opentelemetry-instrumentation-openai``;
@@ -966,10 +971,12 @@ def main(cassettes: Path, name: str, tracing: str) -> None:
         _write(f"{framework}_{name}.json", document)
     elif tracing == "latest":  # its own spans in the conventions' newest shape
         _write(f"{framework}_genai_latest_{name}.json", document)
+    elif tracing == "contrib":  # opentelemetry-python-contrib's instrumentation
+        _write(f"otel_contrib_{framework}_{name}.json", document)
     else:
         _write(f"{tracing}_{framework}_{name}.json", document)
 
 
 if __name__ == "__main__":
-    # otel_frameworks_traces.py CASSETTES RUN openinference|openllmetry|native (see RUNS)
+    # otel_frameworks_traces.py CASSETTES RUN openinference|openllmetry|contrib|native (see RUNS)
     main(Path(sys.argv[1]), sys.argv[2], sys.argv[3])

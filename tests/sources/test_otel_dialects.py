@@ -2999,3 +2999,40 @@ def test_semantic_kernels_message_log_records_give_their_messages_not_their_json
         {"role": "system", "content": said["gen_ai.system.message"]},
         {"role": "user", "content": said["gen_ai.user.message"]},
     ]
+
+
+def test_contribs_openai_agents_calls_printed_as_text_are_calls_of_the_named_agent() -> None:
+    """opentelemetry-python-contrib's OpenAI Agents instrumentation (``openai-agents-v2`` 0.1.0)
+    writes each function call the model asked for as a text part holding the SDK's
+    ``ResponseFunctionToolCall(...)`` repr, and its default "OpenAI Agent" as every model and
+    tool span's agent: the call is a call (no thought repeating it), and the agent is the one
+    its ``invoke_agent`` span names."""
+    path = OTLP_CORPUS / "otel_contrib_openai_agents_weather_tool.json"
+    printed = [
+        part["content"]
+        for said in _span_values(path, "chat gpt-4.1-2025-04-14", "gen_ai.output.messages")
+        for message in said
+        for part in message["parts"]
+        if part["content"].startswith("ResponseFunctionToolCall(")
+    ]
+    assert printed  # the raw shape: the call written as text
+    (item,) = convert_file(path)
+    assert isinstance(item, TraceItem)
+    assert [(kind, called) for kind, called, _ in steps(item.trace)] == [
+        ("tool_call", "get_weather"),
+        ("observation", "get_weather"),
+        ("thought", None),
+    ]
+    (arguments,) = _span_values(path, "execute_tool get_weather", "gen_ai.tool.call.arguments")
+    assert item.trace.steps[0].input == arguments
+    assert not any("ResponseFunctionToolCall" in (step.content or "") for step in item.trace.steps)
+    named = {
+        attribute["value"]["stringValue"]
+        for resource in json.loads(path.read_text())["resourceSpans"]
+        for scope in resource["scopeSpans"]
+        for span in scope["spans"]
+        for attribute in span["attributes"]
+        if attribute["key"] == "gen_ai.agent.name"
+    }
+    assert named == {"OpenAI Agent", "WeatherAgent"}
+    assert item.trace.metadata.agent_id == "WeatherAgent"

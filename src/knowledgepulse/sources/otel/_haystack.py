@@ -10,7 +10,8 @@ output (``{"messages": [...], "last_message": ...}``) holds its answer only ther
 
 The repr is read as Python syntax (``ast``, never run): a dataclass's constructor call with
 keyword arguments, each a literal, another such call, or a list or dict of them; the enum
-``<ChatRole.TOOL: 'tool'>`` is its value.
+``<ChatRole.TOOL: 'tool'>`` is its value. The OpenAI SDK's ``ResponseFunctionToolCall`` repr, which
+another instrumentation writes as text, is read the same way (:func:`printed_call`).
 """
 
 from __future__ import annotations
@@ -50,6 +51,31 @@ def chat_message(text: str) -> Message | None:
         if (part := _part(item)) is not None
     ]
     return {"role": fields["_role"], "parts": parts}
+
+
+def printed_call(text: str) -> dict[str, Any] | None:
+    """The OpenAI SDK's ``ResponseFunctionToolCall`` repr as a ``tool_call`` part, else ``None``.
+
+    opentelemetry-python-contrib's OpenAI Agents instrumentation (``openai-agents-v2`` 0.1.0)
+    writes a Responses API reply's function call as a text part holding the object's repr:
+    ``ResponseFunctionToolCall(arguments='{"city":"London"}', call_id='call_...',
+    name='get_weather', type='function_call', id='fc_...', status='completed')``. It is the
+    model's call, not its words.
+    """
+    if not text.startswith("ResponseFunctionToolCall(") or "\n" in text:
+        return None  # a repr is one line: its text's line breaks are escaped
+    try:
+        fields = _value(ast.parse(text, mode="eval").body)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if not isinstance(fields, dict) or not isinstance(fields.get("name"), str):
+        return None
+    return {
+        "type": "tool_call",
+        "id": fields.get("call_id") if isinstance(fields.get("call_id"), str) else None,
+        "name": fields["name"],
+        "arguments": fields.get("arguments") if isinstance(fields.get("arguments"), str) else None,
+    }
 
 
 def _part(item: Any) -> dict[str, Any] | None:

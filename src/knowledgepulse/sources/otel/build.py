@@ -977,7 +977,11 @@ def _agent_id(ordered: list[_Read], agent: _Read | None) -> str | None:
             return agent_id
         if agent.view.agent_name:
             return agent.view.agent_name
-    named = next((item.view.agent_name for item in ordered if item.view.agent_name), None)
+    # An agent's own span names it before the spans inside it, which may only echo a default
+    # (opentelemetry-python-contrib's OpenAI Agents instrumentation writes "OpenAI Agent" on
+    # every model and tool span, the agent's name on its ``invoke_agent`` span alone).
+    by_agents = sorted(ordered, key=lambda item: item.view.role != "agent")
+    named = next((item.view.agent_name for item in by_agents if item.view.agent_name), None)
     if named is None and agent is not None and _is_langgraph_run(ordered, agent):
         return agent.span.name
     return named

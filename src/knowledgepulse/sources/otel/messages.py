@@ -26,7 +26,7 @@ from knowledgepulse.sources._hosted import (
     pydantic_ai_mcp_result,
 )
 from knowledgepulse.sources._steps import TOOL_FAILED, newest_request, printed_fields
-from knowledgepulse.sources.otel._haystack import chat_message
+from knowledgepulse.sources.otel._haystack import chat_message, printed_call
 
 Message = dict[str, Any]
 ASSISTANT_ROLES = ("assistant", "ai", "model")
@@ -84,7 +84,7 @@ def _message(item: Mapping[str, Any]) -> Message:
     raw_parts = item.get("parts")
     if isinstance(raw_parts, list):
         parts.extend(part for part in (_part(raw) for raw in raw_parts) if part)
-        parts = _mcp_server_parts(parts)
+        parts = _mcp_server_parts([_unprinted(part) for part in parts])
     content = item.get("content")
     if isinstance(content, str) and content:
         if role == "tool":
@@ -111,6 +111,12 @@ def _message(item: Mapping[str, Any]) -> Message:
 
 
 _THINKING_LEAD = re.compile(r"\A\s*<thinking>(.*?)</thinking>\s*", re.DOTALL)
+
+
+def _unprinted(part: dict[str, Any]) -> dict[str, Any]:
+    """A text part that is a printed function call (see :func:`printed_call`) as that call."""
+    text = part.get("content") if part.get("type") == "text" else None
+    return (printed_call(text) if isinstance(text, str) else None) or part
 
 
 def _thinking_apart(role: str, parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
