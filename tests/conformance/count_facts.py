@@ -2666,9 +2666,7 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
             objective = _prompted(tags)
         if operation == "chat" and _rejected(tags.get("gen_ai.input.messages")):
             timeline.error()
-        if operation in ("execute_tool", "retrieval") and not tags.get(_SERVED):
-            tool = tags.get("gen_ai.tool.name") or name.removeprefix("execute_tool ")
-            timeline.tool("retrieve" if operation == "retrieval" else tool)
+        _tool_ran(timeline, name, tags, operation)
         if operation == "chat" and "gen_ai.output.messages" in tags:
             _model_said(timeline, _last_assistant(tags["gen_ai.output.messages"]))
             for arguments in _output_tool_calls(tags["gen_ai.output.messages"]):
@@ -2686,6 +2684,22 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
         root_failed = root_failed or (failed and operation == "invoke_agent")
     agent_asked = _agent_words(timeline, genai)
     return [timeline.facts(objective or agent_asked, not root_failed, trace_id=trace_id)]
+
+
+def _tool_ran(timeline: _Timeline, name: str, tags: dict[str, Any], operation: str) -> None:
+    """A span that ran a tool (a retrieval is ``retrieve``), or handed off (see below)."""
+    if operation in ("execute_tool", "retrieval") and not tags.get(_SERVED):
+        tool = tags.get("gen_ai.tool.name") or name.removeprefix("execute_tool ")
+        timeline.tool("retrieve" if operation == "retrieval" else tool)
+    elif tags.get("gen_ai.operation.name") == "agent_handoff":
+        timeline.tool(_handoff_tool(tags.get("gen_ai.handoff.to_agent")))
+
+
+def _handoff_tool(to_agent: Any) -> str:
+    """The OpenAI Agents SDK's handoff tool, ``transfer_to_<agent>`` (the agent's name in lower
+    case, each run of other characters one ``_``): opentelemetry-python-contrib's instrumentation
+    writes the handoff as an ``agent_handoff`` span naming the agent it went to, no tool span."""
+    return "transfer_to_" + re.sub(r"[^a-z0-9]+", "_", str(to_agent).lower()).strip("_")
 
 
 def _agent_words(timeline: _Timeline, genai: list[tuple[str, dict[str, Any]]]) -> str | None:
