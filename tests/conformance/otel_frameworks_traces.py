@@ -457,6 +457,41 @@ def agents_handoff(cassette: Path) -> Any:
     return Runner.run_sync(triage, "Please handle this task by delegating to another agent.")
 
 
+def agents_music_composer(cassette: Path) -> Any:
+    """OpenLLMetry's ``test_music_composer_handoff_hierarchy``: gpt-4o as a conductor hands off
+    to the Symphony Composer, which calls ``compose_music``, then answers (streamed)."""
+    from agents import Agent, Runner, function_tool
+
+    @function_tool
+    async def compose_music(style: str, key: str) -> str:
+        """Compose music in the specified style and key."""
+        return f"Composed a beautiful {style} piece in {key} major"
+
+    composer_agent = Agent(
+        name="Symphony Composer",
+        instructions="You compose and arrange symphonic music pieces using your composition tools.",
+        model="gpt-4o",
+        tools=[compose_music],
+    )
+    conductor_agent = Agent(
+        name="Orchestra Conductor",
+        instructions=(
+            "You coordinate musical performances. When users ask for composition, hand off to the "
+            "Symphony Composer."
+        ),
+        model="gpt-4o",
+        handoffs=[composer_agent],
+    )
+    messages: Any = [{"role": "user", "content": "Can you create a new symphony in D major?"}]
+
+    async def run() -> None:
+        streamed = Runner().run_streamed(starting_agent=conductor_agent, input=messages)
+        async for _ in streamed.stream_events():
+            pass
+
+    return asyncio.run(run())
+
+
 def llama_index_react(cassette: Path) -> Any:
     """OpenLLMetry's ``test_agents_and_tools``: LlamaIndex's ``ReActAgent`` (gpt-4o-mini) calls
     ``multiply``, then answers in its ReAct text."""
@@ -784,6 +819,11 @@ RUNS: dict[str, tuple[str, str, Callable[[Path], Any]]] = {
         "openai_agents",
         OPENAI_AGENTS + "test_agent_with_handoff_spans.yaml",
         agents_handoff,
+    ),
+    "music_composer": (
+        "openai_agents",
+        OPENAI_AGENTS + "test_music_composer_handoff_hierarchy.yaml",
+        agents_music_composer,
     ),
     "react_multiply": (
         "llama_index",
