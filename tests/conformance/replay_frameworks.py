@@ -50,7 +50,9 @@ the run itself:
 
 * the Agents SDK on its default model, the Responses API (``OpenAIResponsesModel``, the
   recorded responses served as they are): exported (``openai_agents_responses_runs``) and
-  traced by OpenInference (``openinference_responses_runs``); and the Langfuse SDK's own spans
+  traced by OpenInference (``openinference_responses_runs``) and by opentelemetry-python-contrib's
+  instrumentation (``contrib_responses_runs``, an environment of its own); and the Langfuse SDK's
+  own spans
   (``langfuse`` 5.0.4: ``@observe`` and its OpenAI wrapper, ``langfuse_sdk_run``).
 
 * Pydantic AI on the Responses API (``OpenAIResponsesModel``, the recorded responses served as
@@ -1322,6 +1324,25 @@ def openinference_responses_runs(cassettes: Path) -> None:
         )
 
 
+def contrib_responses_runs(cassettes: Path) -> None:
+    """The Responses API runs traced by opentelemetry-python-contrib's own instrumentation
+    (``opentelemetry-instrumentation-openai-agents-v2`` 0.1.0, the GenAI conventions' spans).
+    Its module has OpenLLMetry's name: an environment of its own (``openai-agents==0.24.0``,
+    ``opentelemetry-instrumentation-openai-agents-v2==0.1.0``, ``httpx2``, ``pyyaml``)."""
+    from agents import Runner
+    from opentelemetry.instrumentation.openai_agents import (  # type: ignore[import-not-found]
+        OpenAIAgentsInstrumentor,
+    )
+
+    for name, (agent, prompt) in responses_agents(cassettes).items():
+        _traced(
+            f"openai_agents_{name}",
+            OpenAIAgentsInstrumentor(),
+            functools.partial(asyncio.run, Runner.run(agent, prompt)),
+            prefix="otel_contrib_",
+        )
+
+
 def langfuse_sdk_run(cassettes: Path) -> None:
     """The Langfuse SDK's own spans: an ``@observe``'d agent loop (``as_type="agent"``) over
     Langfuse's OpenAI wrapper (each model call a ``generation``) and an ``@observe``'d tool
@@ -2406,6 +2427,7 @@ def main() -> None:
     openinference_runs(cassettes)
     openinference_responses_runs(cassettes)
     openinference_crewai_runs(cassettes)
+    contrib_responses_runs(cassettes)
     openinference_crewai_runs(cassettes, openllmetry=True)
     openinference_autogen_runs(cassettes)
 

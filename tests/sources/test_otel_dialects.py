@@ -3036,3 +3036,28 @@ def test_contribs_openai_agents_calls_printed_as_text_are_calls_of_the_named_age
     }
     assert named == {"OpenAI Agent", "WeatherAgent"}
     assert item.trace.metadata.agent_id == "WeatherAgent"
+
+
+def test_contribs_openai_agents_reasoning_printed_as_text_is_the_models_reasoning() -> None:
+    """The same instrumentation writes a reasoning model's ``ResponseReasoningItem(...)`` as a
+    text part holding its repr: the thought is the summaries' text, not the repr."""
+    path = OTLP_CORPUS / "otel_contrib_openai_agents_responses_thinking_with_tool_calls.json"
+    (printed,) = [
+        part["content"]
+        for said in _span_values(path, "chat gpt-5-2025-08-07", "gen_ai.output.messages")
+        for message in said
+        for part in message["parts"]
+        if part["content"].startswith("ResponseReasoningItem(")
+    ]
+    (item,) = convert_file(path)
+    assert isinstance(item, TraceItem)
+    first = item.trace.steps[0]
+    assert first.type == "thought"
+    assert (first.content or "").startswith("**Creating a structured poem**\n\nI need to craft")
+    assert "**Creating a structured poem**\\n\\nI need to craft" in printed  # escaped in the repr
+    assert not any("ResponseReasoningItem" in (step.content or "") for step in item.trace.steps)
+    assert [(kind, called) for kind, called, _ in steps(item.trace)][1:] == [
+        ("tool_call", "update_plan"),
+        ("observation", "update_plan"),
+        ("thought", None),
+    ]

@@ -10,8 +10,8 @@ output (``{"messages": [...], "last_message": ...}``) holds its answer only ther
 
 The repr is read as Python syntax (``ast``, never run): a dataclass's constructor call with
 keyword arguments, each a literal, another such call, or a list or dict of them; the enum
-``<ChatRole.TOOL: 'tool'>`` is its value. The OpenAI SDK's ``ResponseFunctionToolCall`` repr, which
-another instrumentation writes as text, is read the same way (:func:`printed_call`).
+``<ChatRole.TOOL: 'tool'>`` is its value. The OpenAI SDK's Responses items, which another
+instrumentation writes as text, are read the same way (:func:`printed_part`).
 """
 
 from __future__ import annotations
@@ -53,22 +53,35 @@ def chat_message(text: str) -> Message | None:
     return {"role": fields["_role"], "parts": parts}
 
 
-def printed_call(text: str) -> dict[str, Any] | None:
-    """The OpenAI SDK's ``ResponseFunctionToolCall`` repr as a ``tool_call`` part, else ``None``.
+def printed_part(text: str) -> dict[str, Any] | None:
+    """An OpenAI SDK Responses output item printed as its repr, as a GenAI part, else ``None``.
 
     opentelemetry-python-contrib's OpenAI Agents instrumentation (``openai-agents-v2`` 0.1.0)
-    writes a Responses API reply's function call as a text part holding the object's repr:
+    writes a reply's items other than messages as text parts holding the SDK objects' reprs:
     ``ResponseFunctionToolCall(arguments='{"city":"London"}', call_id='call_...',
-    name='get_weather', type='function_call', id='fc_...', status='completed')``. It is the
-    model's call, not its words.
+    name='get_weather', type='function_call', ...)``, the model's call, not its words; and
+    ``ResponseReasoningItem(id='rs_...', summary=[Summary(text='...', type='summary_text')],
+    ...)``, its reasoning's summaries.
     """
-    if not text.startswith("ResponseFunctionToolCall(") or "\n" in text:
+    if not text.startswith(("ResponseFunctionToolCall(", "ResponseReasoningItem(")):
+        return None
+    if "\n" in text:
         return None  # a repr is one line: its text's line breaks are escaped
     try:
         fields = _value(ast.parse(text, mode="eval").body)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    if not isinstance(fields, dict) or not isinstance(fields.get("name"), str):
+    if not isinstance(fields, dict):
+        return None
+    if fields["_class"] == "ResponseReasoningItem":
+        said = fields.get("summary") or fields.get("content")
+        texts = [
+            item["text"]
+            for item in (said if isinstance(said, list) else [])
+            if isinstance(item, dict) and isinstance(item.get("text"), str)
+        ]
+        return {"type": "reasoning", "content": "\n\n".join(texts)} if texts else None
+    if not isinstance(fields.get("name"), str):
         return None
     return {
         "type": "tool_call",

@@ -26,7 +26,7 @@ from knowledgepulse.sources._hosted import (
     pydantic_ai_mcp_result,
 )
 from knowledgepulse.sources._steps import TOOL_FAILED, newest_request, printed_fields
-from knowledgepulse.sources.otel._haystack import chat_message, printed_call
+from knowledgepulse.sources.otel._haystack import chat_message, printed_part
 
 Message = dict[str, Any]
 ASSISTANT_ROLES = ("assistant", "ai", "model")
@@ -114,9 +114,9 @@ _THINKING_LEAD = re.compile(r"\A\s*<thinking>(.*?)</thinking>\s*", re.DOTALL)
 
 
 def _unprinted(part: dict[str, Any]) -> dict[str, Any]:
-    """A text part that is a printed function call (see :func:`printed_call`) as that call."""
+    """A text part that is a printed Responses item (see :func:`printed_part`) as that item."""
     text = part.get("content") if part.get("type") == "text" else None
-    return (printed_call(text) if isinstance(text, str) else None) or part
+    return (printed_part(text) if isinstance(text, str) else None) or part
 
 
 def _thinking_apart(role: str, parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
