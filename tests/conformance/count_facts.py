@@ -2796,12 +2796,16 @@ def mlflow(path: Path) -> list[Run]:
             turns = [_langchain_turn(m) for m in asked.get("messages", [])]
             turns += [(m.get("role"), m.get("content")) for m in request.get("input") or []]
             users = [text for role, text in turns if role in ("user", "human")]
-            objective = asked.get("question") or (users[-1] if users else None)
+            # Pydantic AI's ``Agent.run`` is called with ``user_prompt``.
+            objective = (
+                asked.get("question") or asked.get("user_prompt") or (users[-1] if users else None)
+            )
         answer = attribute(root, "mlflow.spanOutputs")
         if isinstance(answer, dict) and isinstance(answer.get("output"), list):
             answer = _responses_said(answer["output"])  # a ``ResponsesAgent``'s response
         elif isinstance(answer, dict):  # a DSPy program's ``Prediction``: its ``answer`` field
-            answer = answer.get("answer")
+            # (Pydantic AI's ``AgentRunResult``: its ``output``)
+            answer = answer.get("answer", answer.get("output"))
         if isinstance(answer, str) and not unreplied:
             timeline.text(_nova_said(answer))
         state = info.get("state", info.get("status"))

@@ -386,6 +386,46 @@ def agents_main(cassettes: Path) -> None:
     print(f"wrote 1 trace to {path.relative_to(ROOT)}")
 
 
+def pydantic_ai_main(cassettes: Path) -> None:
+    """Pydantic AI's agent (``OpenAIChatModel``, served the ``get_capital`` retry: its tool
+    raises ``ModelRetry`` on "France", which Pydantic AI hands back to the model as a retry
+    prompt) traced by ``mlflow.pydantic_ai.autolog()`` (made on 4 December 2026 in an
+    environment of its own: ``mlflow-skinny`` 3.x, ``pydantic-ai-slim[openai]``, ``httpx2``):
+    ``files/mlflow/pydantic_ai_google_model_retry.json``."""
+    import asyncio
+
+    import httpx2
+    import mlflow
+    from pydantic_ai import Agent, ModelRetry
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    mlflow.set_tracking_uri(f"file://{STORE}")
+    mlflow.set_experiment("kp-mlflow-traces")
+    mlflow.pydantic_ai.autolog()
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport(cassettes / GOOGLE_RETRY)))
+    model = OpenAIChatModel(
+        "gemini-2.5-pro", provider=OpenAIProvider(api_key="-", http_client=client)
+    )
+    agent: Agent[None, str] = Agent(model, system_prompt="You are a helpful chatbot.", retries=2)
+
+    @agent.tool_plain
+    async def get_capital(country: str) -> str:
+        """Get the capital of a country.
+
+        Args:
+            country: The country name.
+        """
+        if country == "La France":
+            return "Paris"
+        raise ModelRetry('The country is not supported. Use "La France" instead.')
+
+    asyncio.run(agent.run("What is the capital of France?"))
+    path = OUT / "pydantic_ai_google_model_retry.json"
+    path.write_text(_dumped(str(mlflow.get_last_active_trace_id())) + "\n")
+    print(f"wrote 1 trace to {path.relative_to(ROOT)}")
+
+
 def _langgraph(cassettes: Path) -> Any:
     """LangGraph's ReAct agent over ``ChatOpenAI``, served the ``get_capital`` retry; the tool
     raises ``ToolException`` on "France", whose text ``ToolNode`` hands back to the model."""
@@ -424,5 +464,7 @@ if __name__ == "__main__":
         search_main(Path(sys.argv[1]))
     elif sys.argv[2:] == ["--langgraph"]:
         langgraph_main(Path(sys.argv[1]))
+    elif sys.argv[2:] == ["--pydantic-ai"]:
+        pydantic_ai_main(Path(sys.argv[1]))
     else:
         main(Path(sys.argv[1]))

@@ -410,6 +410,45 @@ def test_a_training_row_lists_the_tools_mlflow_says_each_model_call_was_offered(
         assert tool["parameters"]["required"] == ["country"], path.name
 
 
+def test_mlflow_pydantic_ai_autolog_model_calls_give_the_system_prompt_and_offered_tools() -> None:
+    """``mlflow.pydantic_ai.autolog()`` records each model call's arguments as Pydantic AI keeps
+    them: its ``messages`` (``part_kind`` parts, the system prompt among them) and the
+    ``model_request_parameters`` whose ``function_tools`` the model was offered. The row has
+    that system prompt and those tools (described, their schema), not tools guessed from the
+    calls."""
+    path = FILES / "pydantic_ai_google_model_retry.json"
+    spans = json.loads(path.read_text())["data"]["spans"]
+    sent = json.loads(
+        next(s for s in spans if s["name"] == "OpenAIChatModel.request")["attributes"][
+            "mlflow.spanInputs"
+        ]
+    )
+    (system,) = [
+        part["content"]
+        for message in sent["messages"]
+        for part in message["parts"]
+        if part["part_kind"] == "system-prompt"
+    ]
+    (offered,) = sent["model_request_parameters"]["function_tools"]
+    (item,) = convert_file(path)
+    assert isinstance(item, TraceItem)
+    row = chat_row(item.trace, offered=item.tools, system=item.system)
+    assert row["messages"][0] == {"role": "system", "content": system}
+    (tool,) = [tool["function"] for tool in json.loads(row["tools"])]
+    assert tool == {
+        "name": offered["name"],
+        "description": offered["description"],
+        "parameters": offered["parameters_json_schema"],
+    }
+    assert [step.type for step in item.trace.steps] == [
+        "tool_call",
+        "observation",
+        "error_recovery",
+        "observation",
+        "thought",
+    ]
+
+
 def test_kp_inspect_convert_and_score_read_each_file_as_mlflow(tmp_path: Path) -> None:
     runner = CliRunner()
     for path in EXPORTED:

@@ -646,6 +646,82 @@ def _error_text(content: Any) -> str:
     return as_text(content) or "retry"
 
 
+def genai_messages(messages: Sequence[Any]) -> list[dict[str, Any]]:
+    """Pydantic AI messages as GenAI messages (``{"role", "parts"}``), for another reader.
+
+    ``mlflow.pydantic_ai.autolog()`` keeps a model call's request as these messages (its span's
+    ``messages``) and its reply as one response: a ``system-prompt`` part is the system's, a
+    ``user-prompt`` the user's, a ``tool-return`` a tool's result, a ``retry-prompt`` a failed
+    call's result (user text where it names no tool); a response's ``text``, ``thinking`` and
+    ``tool-call`` parts the model's. Parts of other kinds are left out.
+    """
+    found: list[dict[str, Any]] = []
+    for message in messages:
+        if not _is_message(message):
+            continue
+        for part in message["parts"]:
+            said = _genai_part(part)
+            if said is None:
+                continue
+            role, genai = said
+            if found and found[-1]["role"] == role and role != "system":
+                found[-1]["parts"].append(genai)
+            else:
+                found.append({"role": role, "parts": [genai]})
+    return found
+
+
+def _genai_part(part: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """One Pydantic AI part as a GenAI part, and the role of the message that holds it."""
+    kind = part["part_kind"]
+    if kind == "system-prompt":
+        return "system", {"type": "text", "content": as_string(part.get("content"))}
+    if kind == "user-prompt":
+        return "user", {"type": "text", "content": _user_text(part.get("content")) or ""}
+    if kind in ("text", "thinking"):
+        shown = "text" if kind == "text" else "reasoning"
+        return "assistant", {"type": shown, "content": as_string(part.get("content"))}
+    if kind in ("tool-call", "builtin-tool-call"):
+        call = {"type": "tool_call", "id": _call_id(part), "name": part.get("tool_name")}
+        return "assistant", {**call, "arguments": part.get("args")}
+    if kind == "tool-return":
+        response = {"type": "tool_call_response", "id": _call_id(part)}
+        return "tool", {**response, "name": part.get("tool_name"), "response": part.get("content")}
+    if kind == "retry-prompt":
+        text = _error_text(part.get("content"))
+        if not part.get("tool_name"):
+            return "user", {"type": "text", "content": text}
+        response = {"type": "tool_call_response", "id": _call_id(part), "response": text}
+        return "tool", {**response, "name": part.get("tool_name"), "is_error": True}
+    return None
+
+
+def function_tools(request_parameters: Any) -> list[dict[str, Any]]:
+    """The tools a model call was offered, as OpenAI function definitions.
+
+    From the ``model_request_parameters`` Pydantic AI passes its model (``function_tools``:
+    ``name``, ``description``, ``parameters_json_schema``), as ``mlflow.pydantic_ai.autolog()``
+    keeps it.
+    """
+    listed = (
+        request_parameters.get("function_tools")
+        if isinstance(request_parameters, Mapping)
+        else None
+    )
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": tool["name"],
+                "description": as_string(tool.get("description")),
+                "parameters": tool.get("parameters_json_schema") or {},
+            },
+        }
+        for tool in (listed if isinstance(listed, list) else [])
+        if isinstance(tool, Mapping) and isinstance(tool.get("name"), str)
+    ]
+
+
 def _not_a_message(value: Any) -> str:
     return (
         f"not a Pydantic AI message: {describe_value(value)}; expected "

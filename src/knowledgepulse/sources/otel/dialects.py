@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from knowledgepulse._util.jsonpath import as_object, as_string, non_blank
+from knowledgepulse.sources import pydantic_ai
 from knowledgepulse.sources._chat._tools import row_tools
 from knowledgepulse.sources._envelope import (
     DSPY_REACT_CALL,
@@ -160,6 +161,10 @@ def offered_tools(span: Span, *, inference: bool = False) -> tuple[dict[str, Any
     if not listed and inference:
         requests = (_request(attrs.get(key)).get("tools") for key in _REQUESTS)
         listed = next((found for found in requests if isinstance(found, list) and found), None)
+    if not listed and inference and "model_request_parameters" in str(attrs.get(_MLFLOW_INPUTS)):
+        # ``mlflow.pydantic_ai.autolog()``: the model's arguments, its ``function_tools`` offered
+        request = as_object(msg.loads(attrs.get(_MLFLOW_INPUTS)))
+        listed = pydantic_ai.function_tools(request.get("model_request_parameters"))
     return row_tools({"tools": listed}) if listed else ()
 
 
@@ -1438,6 +1443,8 @@ def _mlflow_messages(inputs: Any) -> list[msg.Message]:
         inputs = inputs.get("messages", inputs.get("input", inputs.get("contents")))
     if not isinstance(inputs, list):
         return []
+    if inputs and pydantic_ai.recognises(inputs):  # Pydantic AI's (its MLflow autolog's)
+        return msg.messages(pydantic_ai.genai_messages(inputs))
     items = [_responses_item(item) for item in inputs if isinstance(item, dict)]
     return msg.messages([item for item in items if "role" in item])
 
@@ -1592,7 +1599,8 @@ def _mlflow_reply(outputs: Any) -> list[msg.Message]:
     A Chat Completion (``choices[0].message``), Anthropic's message (``content`` blocks), a
     LangChain ``ChatResult`` (``generations[0][0].message``), a ``ChatAgent``'s ``messages``, a
     ``ResponsesAgent``'s ``output`` items, a Bedrock Converse response (``output.message``), a
-    Gemini ``GenerateContentResponse`` (``candidates[0].content``), or the reply's text.
+    Gemini ``GenerateContentResponse`` (``candidates[0].content``), a Pydantic AI
+    ``ModelResponse``, or the reply's text.
     """
     if isinstance(outputs, str):
         return msg.messages([{"role": "assistant", "content": outputs}]) if outputs.strip() else []
@@ -1628,6 +1636,8 @@ def _mlflow_reply(outputs: Any) -> list[msg.Message]:
         return msg.messages([{**outputs, "role": outputs.get("role") or "assistant"}])
     if isinstance(outputs.get("messages"), list):
         return msg.messages(outputs["messages"])
+    if pydantic_ai.recognises(outputs):  # a Pydantic AI response (its MLflow autolog's)
+        return msg.messages(pydantic_ai.genai_messages([outputs]))
     return []
 
 
