@@ -46,8 +46,8 @@ def file_class_labels(path: str | Path) -> dict[str, list[str]]:
     (``Dataset.to_parquet``, ``save_to_disk``); none for any other file, or one whose schema
     cannot be read (its rows say why as they are read).
     """
-    if str(path) == "-":
-        return {}
+    if str(path) == "-" or not (Path(path).is_file() or Path(path).is_dir()):
+        return {}  # standard input or a pipe: a look at its head would drain what it holds
     schema = arrow.file_schema(path)  # an Arrow file, or a save_to_disk folder's
     if schema is None and starts_with(path, MAGIC):
         try:
