@@ -537,7 +537,8 @@ def _chat_assistant(timeline: _Timeline, message: dict[str, Any], marker: str | 
     _chat_calls(
         timeline,
         [
-            (call["function"]["name"], call["function"].get("arguments"))
+            # a call is flat, {id, name, arguments}, in tau2's messages (AReaL's saved rows)
+            (call.get("function", call)["name"], call.get("function", call).get("arguments"))
             for call in message.get("tool_calls") or []
         ],
     )

@@ -129,3 +129,30 @@ def test_a_langsmith_runs_system_prompt_is_its_training_rows(tmp_path: Path) -> 
     assert main(["convert", str(path), "--to", "messages", "-o", str(written)]) == 0
     (training,) = [json.loads(line) for line in written.read_text().splitlines()]
     assert training["messages"][0] == {"role": "system", "content": sent}
+
+
+def test_a_row_of_tau2_messages_reads_its_flat_calls_and_is_dated_by_its_first_message() -> None:
+    """AReaL saves tau2 rollouts as rows of tau2's own messages: each call flat, ``{id, name,
+    arguments}``, every id ``-1``, each tool message naming its call by ``id``. Before, the row
+    was refused ("expected a tool name"), and a message's ``timestamp`` dated nothing."""
+    path = CORPUS / "openai-chat" / "areal_tau2_airline_transfer_rows.jsonl"
+    messages = json.loads(path.read_text())["messages"]
+    calls = [call for m in messages for call in m.get("tool_calls") or []]
+    results = [m["content"] for m in messages if m["role"] == "tool"]
+    (item,) = _items(path)
+    steps = item.trace.steps
+    # each call with its own arguments, then the result that answered it, in order
+    told = [
+        (step.type, step.tool.name, step.input if step.type == "tool_call" else step.content)
+        for step in steps
+        if step.tool is not None and step.tool.name != "respond"
+    ]
+    assert told == [
+        told
+        for call, result in zip(calls, results, strict=True)
+        for told in (
+            ("tool_call", call["name"], call["arguments"]),
+            ("observation", call["name"], result),
+        )
+    ]
+    assert item.trace.metadata.created_at == moment(messages[0]["timestamp"])

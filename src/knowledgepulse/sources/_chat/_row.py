@@ -167,9 +167,10 @@ TIME_FIELDS = (
 of an object column: NeMo Gym's tau2 rollouts keep the run's times in ``result`` (its
 ``timestamp`` is when the run ended); its other rollouts only the ``created_at`` of the
 ``response`` they hold (a Responses object's: when it was asked for)."""
-TURN_TIME_FIELDS = ("ts",)
+TURN_TIME_FIELDS = ("ts", "timestamp")
 """A message's own time, read when no column dates the row: the first message's is when the
-run started (Cline's SDK sessions: ``ts``, ``Date.now()`` milliseconds)."""
+run started (Cline's SDK sessions: ``ts``, ``Date.now()`` milliseconds; tau2's ``Message``
+dumps, as AReaL saves them in rows: ``timestamp``, ISO 8601)."""
 # What a training row kp wrote (``--to messages``) keeps that its conversation cannot say.
 CONFIDENCE_COLUMN = "kp_confidence"
 """The outcome's confidence, in [0, 1]."""

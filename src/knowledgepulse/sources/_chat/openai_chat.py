@@ -613,7 +613,7 @@ def _tell_assistant(
     if own is None:  # the turn's text is a thought; in a row kp wrote, maybe the call's own
         calls.said(text)
     for number, call in enumerate(requested):
-        function = call.get("function") if isinstance(call, dict) else None
+        function = _function(call)
         name = function.get("name") if isinstance(function, dict) else None
         # An empty name in a row kp wrote is its trace's nameless call: read back as it was.
         if (
@@ -621,8 +621,9 @@ def _tell_assistant(
             or not isinstance(name, str)
             or not (name or builder.written_by_kp)
         ):
+            where = ("name",) if function is call else ("function", "name")
             raise PathError(
-                (*path, "tool_calls", number, "function", "name"),
+                (*path, "tool_calls", number, *where),
                 f"expected a tool name, found {describe_value(name)}",
             )
         call_id = call.get("id")
@@ -637,6 +638,17 @@ def _tell_assistant(
     for call in in_parts:
         calls.request(call["name"], call.get("arguments"))
     return False
+
+
+def _function(call: Any) -> Any:
+    """A requested call's function: its ``function``, or the call itself where it is flat.
+
+    A flat call, ``{id, name, arguments}`` with no ``function`` wrapper, is tau2-bench's
+    ``ToolCall`` (its messages, also saved as dataset rows of ``messages``).
+    """
+    if isinstance(call, dict) and "function" not in call and isinstance(call.get("name"), str):
+        return call
+    return call.get("function") if isinstance(call, dict) else None
 
 
 def _told_reasoning(calls: _row.Calls, message: Mapping[str, Any]) -> Any:

@@ -16,7 +16,8 @@ run's ``results.json`` without its simulations, and each simulation to
 
 A simulation's ``messages`` are tau2's ``Message`` list, close to OpenAI Chat messages; they are
 told to the Chat Completions reader once tau2's own shapes are put in its terms: a call is
-``{id, name, arguments, requestor}`` (no ``function`` wrapper), and a ``tool`` message answers
+``{id, name, arguments, requestor}`` (no ``function`` wrapper, which that reader reads as it
+is), and a ``tool`` message answers
 the latest call of the same ``id`` (an id reused in a later turn names a new call), its
 ``error`` flag saying the call failed: that result is an evident error and the agent's next
 action its ``error_recovery``. A tool message without the flag is no failure, whatever its text
@@ -387,8 +388,9 @@ def _chat(message: Any, names: Mapping[str, str]) -> Any:
             "role": "assistant",
             "content": message.get("content"),
             "reasoning_content": reasoning,
-            # Not a list: the chat reader says what it found, where.
-            "tool_calls": [_call(call) for call in calls] if isinstance(calls, list) else calls,
+            # tau2's calls are flat, {id, name, arguments}, as the chat reader reads them; not a
+            # list, the chat reader says what it found, where.
+            "tool_calls": calls,
         }
     return {"role": role, "content": message.get("content"), "reasoning_content": reasoning}
 
@@ -435,16 +437,6 @@ def _reasoning(raw: Any) -> str | None:
         and not isinstance(json_or_value(block["thinking"]), dict)
     ]
     return "\n\n".join(thoughts) or None
-
-
-def _call(call: Any) -> Any:
-    if not isinstance(call, dict) or not isinstance(call.get("name"), str):
-        return call  # the reader says where it is wrong
-    return {
-        "id": call.get("id"),
-        "type": "function",
-        "function": {"name": call["name"], "arguments": call.get("arguments")},
-    }
 
 
 def _last_text(messages: list[Any]) -> str | None:
