@@ -803,6 +803,13 @@ def prompt_completion(path: Path) -> list[Run]:
     return runs
 
 
+def _reply(text: Any, *, unopened: bool) -> Any:
+    """A reply less the reasoning before a ``</think>`` nothing opened, where it may have one."""
+    if unopened and isinstance(text, str) and "</think>" in text.split("<think>")[0]:
+        return text.split("</think>", 1)[1].strip()
+    return text
+
+
 def _unthought(text: str) -> str:
     """A reply less its reasoning: ``<think>`` blocks, and the text up to a ``</think>`` that
     nothing opened (a rollout begun inside the chat template's think block: xtuner's)."""
@@ -880,14 +887,18 @@ def openai_responses(path: Path) -> list[Run]:
     runs = []
     for row in _rows(path):
         timeline, objective = _Timeline(), None
-        for item in _responses_items(row):
+        items = list(_responses_items(row))
+        # no reasoning item: a Qwen3 thinking model's text begins inside the template's
+        # <think> block, its reasoning ended by a </think> nothing opens (NeMo Gym's Spider2)
+        unopened = not any(item.get("type") == "reasoning" for item in items)
+        for item in items:
             kind = item.get("type", "message")
             if kind == "message" and item.get("role") == "user" and objective is not None:
                 timeline.user(_text(item["content"]))
             if kind == "message" and item.get("role") == "user" and objective is None:
                 objective = _text(item["content"])
             if kind == "message" and item.get("role") == "assistant":
-                timeline.text(_text(item["content"]))
+                timeline.text(_reply(_text(item["content"]), unopened=unopened))
             if kind == "function_call":
                 _chat_calls(timeline, [(item["name"], item.get("arguments"))])
             elif kind == "mcp_approval_request":

@@ -156,3 +156,19 @@ def test_a_row_of_tau2_messages_reads_its_flat_calls_and_is_dated_by_its_first_m
         )
     ]
     assert item.trace.metadata.created_at == moment(messages[0]["timestamp"])
+
+
+def test_a_responses_reply_begun_inside_the_templates_think_block_answers_after_it() -> None:
+    """Qwen3's thinking model, served with no reasoning parser (NeMo Gym's Spider 2.0-lite
+    rollouts), writes its reasoning then a ``</think>`` nothing opens, then the SQL: the answer
+    is the SQL, the reasoning a thought. Before, the answer was the whole text, cut at 8 KB."""
+    path = CORPUS / "openai-responses" / "nemo_gym_spider2_lite_qwen3_thinking_rollouts.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    for row, item in zip(rows, _items(path), strict=True):
+        (message,) = row["response"]["output"]
+        reasoning, reply = message["content"][0]["text"].split("</think>")
+        assert item.trace.outcome.result_summary == reply.strip()
+        thought = next(step.content for step in item.trace.steps if step.type == "thought")
+        # a step's text is cut at 8 KB, marked with "…"
+        assert thought is not None
+        assert reasoning.strip().startswith(thought.removesuffix("…").rstrip())

@@ -4,7 +4,8 @@ The first user ``message`` is the objective, a later one the user's reply to the
 before it (a ``respond`` call, see :meth:`StepBuilder.user_turn`); ``reasoning`` items (their
 summary, else their content) and assistant messages are thoughts, the last assistant message after
 the last call the answer (a message's ``<think>`` blocks, as Qwen3 served without a reasoning
-parser writes them in its text (NeMo Gym's mini-SWE-agent rollouts), are thoughts before it);
+parser writes them in its text (NeMo Gym's mini-SWE-agent rollouts), are thoughts before it, as
+is what a text begun inside the template's block writes before its ``</think>``);
 ``function_call`` (and ``custom_tool_call``, ``mcp_call``, hosted
 ``*_call`` items) are tool calls, joined by ``call_id`` with their ``*_output`` items. A row with
 both ``input`` and ``output`` lists is read as the input followed by the output. A call is named
@@ -130,6 +131,7 @@ def tell(items: list[Any], builder: StepBuilder) -> _row.Told:
         default=-1,
     )
     image = _image_answer(items, kinds, last_call)
+    reasoned = "reasoning" in kinds  # the model's reasoning kept apart, in items of its own
     for index in _thinking_first(items, kinds):
         item, kind = items[index], kinds[index]
         if not isinstance(item, dict) or kind is None:
@@ -146,7 +148,7 @@ def tell(items: list[Any], builder: StepBuilder) -> _row.Told:
             elif role == "user":  # the user answering the agent
                 calls.user(text)
             else:
-                _assistant(calls, text, answer=index == answer_at)
+                _assistant(calls, text, answer=index == answer_at, reasoned=reasoned)
         elif kind == "reasoning":
             summary = content_text(item.get("summary"), frozenset({"summary_text"}))
             builder.thought(
@@ -166,11 +168,17 @@ def tell(items: list[Any], builder: StepBuilder) -> _row.Told:
     )
 
 
-def _assistant(calls: _row.Calls, text: str | None, *, answer: bool) -> None:
-    """An assistant message: its ``<think>`` blocks thoughts, the text left said or the answer."""
+def _assistant(calls: _row.Calls, text: str | None, *, answer: bool, reasoned: bool) -> None:
+    """An assistant message: its ``<think>`` blocks thoughts, the text left said or the answer.
+
+    Where the response keeps no ``reasoning`` item (``reasoned``), the text may have begun
+    inside the ``<think>`` block the chat template opened, and close it with a ``</think>``
+    nothing opens (Qwen3's thinking models served without a reasoning parser: NeMo Gym's
+    Spider 2.0-lite rollouts): what comes before it is reasoning (:func:`split_think`).
+    """
     thinks: list[str] = []
     if text is not None:
-        thinks, text = split_think(text)
+        thinks, text = split_think(text, unopened=not reasoned)
     for think in thinks:
         calls.builder.thought(think)
     if thinks and not (text or "").strip():  # reasoning alone: no text to the user
