@@ -292,6 +292,8 @@ def _tool_or_finish(timeline: _Timeline, name: Any, arguments: Any) -> None:
 
 _FAILED = ("Error", "An error occurred while running the tool")
 """How a failed call's output starts: a tool runner's ``Error...``, the OpenAI Agents SDK's own."""
+_SHELL_FAILED = ("Traceback (most recent call last)", "ERROR: ")
+"""How a failed command's output starts: Python's traceback, pip's ``ERROR: ...``."""
 _EXCEPTION = re.compile(r"[A-Z]\w*(?:Error|Exception): ")
 """A failed call's output that is the exception its tool raised (``ValueError: ...``)."""
 
@@ -909,7 +911,7 @@ def openai_responses(path: Path) -> list[Run]:
                 _responses_hosted(timeline, item, kind)
             output = item.get("output")
             if kind == "function_call_output" and (
-                str(output).startswith(_FAILED) or _pydantic_retried(output)
+                str(output).startswith(_FAILED + _SHELL_FAILED) or _pydantic_retried(output)
             ):
                 timeline.error()
         if "responses_create_params" in row:
