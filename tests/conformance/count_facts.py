@@ -806,7 +806,10 @@ def prompt_completion(path: Path) -> list[Run]:
 
 
 def _reply(text: Any, *, unopened: bool) -> Any:
-    """A reply less the reasoning before a ``</think>`` nothing opened, where it may have one."""
+    """A reply less the reasoning before a ``</think>`` nothing opened, where it may have one,
+    and less ether0's ``<|think_start|>...<|think_end|>`` reasoning."""
+    if isinstance(text, str) and "<|think_start|>" in text:
+        text = re.sub(r"<\|think_start\|>.*?<\|think_end\|>", "", text, flags=re.DOTALL).strip()
     if unopened and isinstance(text, str) and "</think>" in text.split("<think>")[0]:
         return text.split("</think>", 1)[1].strip()
     return text

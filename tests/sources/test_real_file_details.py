@@ -172,3 +172,17 @@ def test_a_responses_reply_begun_inside_the_templates_think_block_answers_after_
         # a step's text is cut at 8 KB, marked with "…"
         assert thought is not None
         assert reasoning.strip().startswith(thought.removesuffix("…").rstrip())
+
+
+def test_ether0s_think_tokens_are_its_reasoning_not_its_answer() -> None:
+    """FutureHouse's ether0 (NeMo Gym's rollouts) reasons between ``<|think_start|>`` and
+    ``<|think_end|>``, then answers: the answer is what follows, the reasoning a thought.
+    Before, the answer was the whole text, its reasoning in it."""
+    path = CORPUS / "openai-responses" / "nemo_gym_ether0_think_tokens_rollouts.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    for row, item in zip(rows, _items(path), strict=True):
+        (message,) = row["response"]["output"]
+        reasoning, reply = message["content"][0]["text"].split("<|think_end|>")
+        assert item.trace.outcome.result_summary == reply
+        thoughts = [step.content for step in item.trace.steps if step.type == "thought"]
+        assert thoughts[0] == reasoning.removeprefix("<|think_start|>").strip()

@@ -58,10 +58,15 @@ _LISTED_RESPONSES = re.compile(r"<TOOL_RESPONSE>\s*(.*?)\s*(?:</TOOL_RESPONSE>|$
 the model writes ``<TOOLCALL>[{"name": ..., "arguments": ...}, ...]</TOOLCALL>``, a JSON list of
 its calls, and the results come back as ``<TOOL_RESPONSE>[...]</TOOL_RESPONSE>``, one a call, in
 order."""
-_THINK = re.compile(r"<(think|scratch_pad)>(.*?)</\1>", re.DOTALL)
+_THINK = re.compile(
+    r"<(think|scratch_pad)>(.*?)</\1>|<\|think_start\|>(.*?)<\|think_end\|>", re.DOTALL
+)
 """Reasoning written in the reply: ``<think>`` blocks, and the ``<scratch_pad>`` in which
 Hermes' function-calling prompt (NousResearch's model cards, its datasets' generators) has the
-model plan its calls (Goal, Actions, Observation, Reflection) before the reply or the calls."""
+model plan its calls (Goal, Actions, Observation, Reflection) before the reply or the calls;
+FutureHouse's ether0 writes its reasoning between ``<|think_start|>`` and ``<|think_end|>``
+(then its answer between ``<|answer_start|>`` and ``<|answer_end|>``, kept as it is)."""
+_THINK_OPENERS = ("<think>", "<scratch_pad>", "<|think_start|>")
 _XML_FUNCTION = re.compile(r"<function=([^>\s]+)>(.*?)(?:</function>|$)", re.DOTALL)
 _XML_PARAMETER = re.compile(r"<parameter=([^>\s]+)>(.*?)</parameter>", re.DOTALL)
 _REACT_CALL = re.compile(
@@ -296,9 +301,13 @@ def split_think(text: str, *, unopened: bool = False) -> tuple[list[str], str]:
         before, after = text[:closing].strip(), text[closing + len("</think>") :]
         if after.strip():
             text, opened = after.lstrip("\r\n"), [before] if before else []
-    if "<think>" not in text and "<scratch_pad>" not in text:  # most text: regex passes spared
+    if not any(map(text.__contains__, _THINK_OPENERS)):  # most text: regex passes spared
         return opened, text
-    thoughts = [found[2].strip() for found in _THINK.finditer(text) if found[2].strip()]
+    thoughts = [
+        thought
+        for found in _THINK.finditer(text)
+        if (thought := (found[2] or found[3] or "").strip())
+    ]
     text = _THINK.sub("", text)
     # A reply whose reasoning an agent wrote as a block of its own before the model's text
     # (hermes-agent's trajectories: ``<think>\n{reasoning}\n</think>\n{content}``, the block
