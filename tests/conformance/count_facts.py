@@ -805,6 +805,15 @@ def prompt_completion(path: Path) -> list[Run]:
     return runs
 
 
+def _responses_reply(timeline: _Timeline, text: Any) -> None:
+    """An assistant's text, and the calls it writes in it (Qwen3-Coder's ``<tool_call>
+    <function=NAME>...``, served with no tool parser: NeMo Gym's image-tools rollouts)."""
+    found = _XML_CALL.findall(text) if isinstance(text, str) else []
+    timeline.text(_XML_CALL.sub("", text).strip() if found else text)
+    for name in found:
+        timeline.tool(name)
+
+
 def _reply(text: Any, *, unopened: bool) -> Any:
     """A reply less the reasoning before a ``</think>`` nothing opened, where it may have one,
     and less ether0's ``<|think_start|>...<|think_end|>`` reasoning."""
@@ -903,7 +912,7 @@ def openai_responses(path: Path) -> list[Run]:
             if kind == "message" and item.get("role") == "user" and objective is None:
                 objective = _text(item["content"])
             if kind == "message" and item.get("role") == "assistant":
-                timeline.text(_reply(_text(item["content"]), unopened=unopened))
+                _responses_reply(timeline, _reply(_text(item["content"]), unopened=unopened))
             if kind == "function_call":
                 _chat_calls(timeline, [(item["name"], item.get("arguments"))])
             elif kind == "mcp_approval_request":

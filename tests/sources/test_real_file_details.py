@@ -186,3 +186,18 @@ def test_ether0s_think_tokens_are_its_reasoning_not_its_answer() -> None:
         assert item.trace.outcome.result_summary == reply
         thoughts = [step.content for step in item.trace.steps if step.type == "thought"]
         assert thoughts[0] == reasoning.removeprefix("<|think_start|>").strip()
+
+
+def test_a_responses_reply_that_writes_its_call_in_qwen_xml_calls_it() -> None:
+    """NeMo Gym's image-tools rollouts keep the model's reply as text: a Qwen3-Coder
+    ``<tool_call><function=NAME><parameter=...>`` call, served with no tool parser, that the
+    environment scores as the call. Before, the call's XML was the answer and no tool was
+    called."""
+    path = CORPUS / "openai-responses" / "nemo_gym_image_tools_qwen_xml_calls.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    for row, item in zip(rows, _items(path), strict=True):
+        (step,) = [step for step in item.trace.steps if step.type == "tool_call"]
+        assert step.tool is not None
+        assert step.tool.name == row["rollout_tool_name"]
+        assert step.input is not None
+        assert set(step.input) == set(row["expected_action"]["arguments"])

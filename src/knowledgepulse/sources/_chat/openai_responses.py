@@ -50,10 +50,9 @@ from knowledgepulse.sources._chat import _row, anthropic
 from knowledgepulse.sources._chat._text import (
     api_error_text,
     content_text,
-    split_think,
     users_words,
 )
-from knowledgepulse.sources._chat.openai_chat import TEXT_KINDS
+from knowledgepulse.sources._chat.openai_chat import TEXT_KINDS, assistant_text
 from knowledgepulse.sources._envelope import PathError
 from knowledgepulse.sources._hosted import (
     approved_request,
@@ -174,19 +173,20 @@ def _assistant(calls: _row.Calls, text: str | None, *, answer: bool, reasoned: b
     Where the response keeps no ``reasoning`` item (``reasoned``), the text may have begun
     inside the ``<think>`` block the chat template opened, and close it with a ``</think>``
     nothing opens (Qwen3's thinking models served without a reasoning parser: NeMo Gym's
-    Spider 2.0-lite rollouts): what comes before it is reasoning (:func:`split_think`).
+    Spider 2.0-lite rollouts): what comes before it is reasoning. Calls the text writes in tags
+    (a Qwen3-Coder ``<tool_call><function=...>``, Hermes' ``<tool_call>{...}</tool_call>``),
+    served with no tool parser, are its calls (:func:`assistant_text`, as in a chat row).
     """
-    thinks: list[str] = []
-    if text is not None:
-        thinks, text = split_think(text, unopened=not reasoned)
-    for think in thinks:
-        calls.builder.thought(think)
-    if thinks and not (text or "").strip():  # reasoning alone: no text to the user
-        return
-    if answer:
-        calls.builder.answer(text)
+    if text is None:
+        left: str | None = None
     else:
-        calls.said(text)
+        left, called = assistant_text(calls, text, react=False, reasoned=reasoned)
+        if called or (left != text and not left.strip()):  # calls, or reasoning alone
+            return
+    if answer:
+        calls.builder.answer(left)
+    else:
+        calls.said(left)
 
 
 def _thinking_first(items: list[Any], kinds: list[str | None]) -> list[int]:
