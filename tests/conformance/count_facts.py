@@ -816,7 +816,11 @@ def _responses_reply(timeline: _Timeline, text: Any) -> None:
 
 def _reply(text: Any, *, unopened: bool) -> Any:
     """A reply less the reasoning before a ``</think>`` nothing opened, where it may have one,
-    and less ether0's ``<|think_start|>...<|think_end|>`` reasoning."""
+    less ether0's ``<|think_start|>...<|think_end|>`` reasoning, and less the ``</think>`` tags
+    a reasoning parser left before the reply (vLLM's, NeMo Gym's SWE-RL judge rollouts)."""
+    leftover = re.match(r"\s*(?:</think>\s*)+", text) if isinstance(text, str) else None
+    if leftover and text[leftover.end() :].strip():  # a reasoning parser's leftover closing tags
+        text = text[leftover.end() :]
     if isinstance(text, str) and "<|think_start|>" in text:
         text = re.sub(r"<\|think_start\|>.*?<\|think_end\|>", "", text, flags=re.DOTALL).strip()
     if unopened and isinstance(text, str) and "</think>" in text.split("<think>")[0]:

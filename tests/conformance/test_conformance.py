@@ -273,6 +273,14 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
     ("openai-responses/nemo_gym_gdpval_rollout.jsonl", 0): (
         "the objective reads as a system prompt, not the user's request"
     ),
+    # NeMo Gym's SWE-RL judge sends its whole task as the user's turn, opening "You are an
+    # expert Python coder and are given: ...": the request as the environment words it.
+    ("openai-responses/nemo_gym_swerl_judge_reasoning_leftover_think.jsonl", 0): (
+        "the objective reads as a system prompt, not the user's request"
+    ),
+    ("openai-responses/nemo_gym_swerl_judge_reasoning_leftover_think.jsonl", 1): (
+        "the objective reads as a system prompt, not the user's request"
+    ),
     # Logfire's test gives its OpenAI Agents function tool the name `tool`: the file's own name.
     ("openai-responses/logfire_openai_agents_function_tool_exception.jsonl", 0): (
         "steps [0] call a tool with no real name (empty, '?', 'tool' or a step type)"

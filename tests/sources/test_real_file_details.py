@@ -201,3 +201,16 @@ def test_a_responses_reply_that_writes_its_call_in_qwen_xml_calls_it() -> None:
         assert step.tool.name == row["rollout_tool_name"]
         assert step.input is not None
         assert set(step.input) == set(row["expected_action"]["arguments"])
+
+
+def test_the_think_tags_a_reasoning_parser_left_before_the_reply_are_no_part_of_it() -> None:
+    """vLLM's reasoning parser (Qwen3-32B, NeMo Gym's SWE-RL judge rollouts) takes the reasoning
+    out into its own item but leaves one or two ``</think>`` before the reply: the answer is the
+    reply. Before, it began "</think>"."""
+    path = CORPUS / "openai-responses" / "nemo_gym_swerl_judge_reasoning_leftover_think.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    for row, item in zip(rows, _items(path), strict=True):
+        (message,) = [out for out in row["response"]["output"] if out["type"] == "message"]
+        reply = message["content"][0]["text"]
+        assert reply.lstrip().startswith("</think>")
+        assert item.trace.outcome.result_summary == reply.rsplit("</think>", 1)[1].strip()

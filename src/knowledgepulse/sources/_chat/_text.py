@@ -67,6 +67,8 @@ model plan its calls (Goal, Actions, Observation, Reflection) before the reply o
 FutureHouse's ether0 writes its reasoning between ``<|think_start|>`` and ``<|think_end|>``
 (then its answer between ``<|answer_start|>`` and ``<|answer_end|>``, kept as it is)."""
 _THINK_OPENERS = ("<think>", "<scratch_pad>", "<|think_start|>")
+_LEFTOVER_CLOSE = re.compile(r"\s*(?:</think>\s*)+")
+"""``</think>`` tags with nothing but blanks before them, at a reply's start."""
 _XML_FUNCTION = re.compile(r"<function=([^>\s]+)>(.*?)(?:</function>|$)", re.DOTALL)
 _XML_PARAMETER = re.compile(r"<parameter=([^>\s]+)>(.*?)</parameter>", re.DOTALL)
 _REACT_CALL = re.compile(
@@ -296,6 +298,10 @@ def split_think(text: str, *, unopened: bool = False) -> tuple[list[str], str]:
     that keeps its reasoning apart: its text is the reply, a stray tag in it no boundary.)
     """
     opened: list[str] = []
+    # A reasoning parser's leftover: the reasoning taken out, its closing tags left before the
+    # reply (vLLM serving Qwen3: "\n\n</think>\n\n</think>\n\n<solution>A</solution>"). No text.
+    if (leftover := _LEFTOVER_CLOSE.match(text)) is not None and text[leftover.end() :].strip():
+        text = text[leftover.end() :]
     closing = text.find("</think>") if unopened else -1
     if closing >= 0 and not 0 <= text.find("<think>") < closing:
         before, after = text[:closing].strip(), text[closing + len("</think>") :]
