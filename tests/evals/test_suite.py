@@ -12,7 +12,7 @@ import pytest
 
 from knowledgepulse.errors import InputFileError, SuiteError
 from knowledgepulse.evals.report import ReportSuite
-from knowledgepulse.evals.suite import Suite, load_suite, suite_from_dict
+from knowledgepulse.evals.suite import Suite, is_suite_file, load_suite, suite_from_dict
 from tests.evals.builders import make_suite
 
 EXAMPLE_SUITE = Path(__file__).parents[2] / "examples" / "evals" / "suite.yaml"
@@ -496,3 +496,17 @@ def test_a_syntax_error_is_said_alone_as_the_shape_of_the_file_is_unknown(tmp_pa
     """A file that cannot be parsed through says so, and guesses nothing of its shape."""
     [problem] = problems_of(write(tmp_path, "- scorers: [\n"))
     assert "invalid YAML" in problem
+
+
+def test_is_suite_file_tells_a_suite_from_cases_and_other_files(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text("scorers:\n  - type: operation-accuracy\n", encoding="utf-8")
+    cases = tmp_path / "cases.yaml"
+    cases.write_text("- id: a\n  input: x\n  expected: y\n", encoding="utf-8")
+    named_as_text = tmp_path / "suite.txt"
+    named_as_text.write_text(suite.read_text(encoding="utf-8"), encoding="utf-8")
+    assert is_suite_file(suite)
+    assert is_suite_file(str(suite))
+    assert not is_suite_file(cases)  # a list of cases is no suite
+    assert not is_suite_file(named_as_text)  # neither YAML nor JSON by its name
+    assert not is_suite_file(tmp_path / "missing.yaml")

@@ -31,7 +31,6 @@ from knowledgepulse.cli._options import (
     unless_given,
 )
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION
-from knowledgepulse.errors import KnowledgePulseError
 from knowledgepulse.evals.compare import (
     DEFAULT_TOLERANCE,
     FAIL_ON,
@@ -39,7 +38,7 @@ from knowledgepulse.evals.compare import (
     compare_runs,
 )
 from knowledgepulse.evals.evaluate import DEFAULT_CACHE_DIR, DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
-from knowledgepulse.evals.suite import PRESET_NAMES, load_suite
+from knowledgepulse.evals.suite import PRESET_NAMES, is_suite_file
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.compare import comparison_line, gate_line
 from knowledgepulse.reports.eval_formats import (
@@ -202,7 +201,7 @@ def eval_command(
     """
     output_format = output_format or report_format(output, RUN_FORMATS)
     unnamed = settings["suite"] is None and settings["preset"] is None
-    suite = next(filter(_is_suite, cases), None) if unnamed else None
+    suite = next(filter(is_suite_file, cases), None) if unnamed else None
     refuse_usage(
         (not cases and not dry_run, "give case files (JSON, JSONL or YAML), or - to read stdin"),
         (
@@ -244,17 +243,6 @@ def eval_command(
     if not quiet and (said := gate_line(gate, run.summary, empty_allowed=allow_empty)):
         _stderr(said)  # why the exit code, baseline or not: the table does not say it either
     return EXIT_CODES[outcome.verdict]
-
-
-def _is_suite(name: str) -> bool:
-    """Whether a CASES argument is a suite file (``kp eval suite.yaml cases.jsonl``, no --suite)."""
-    if Path(name).suffix.lower() not in (".yaml", ".yml", ".json") or not Path(name).is_file():
-        return False
-    try:
-        load_suite(name)
-    except KnowledgePulseError:
-        return False
-    return True
 
 
 def _dry_run(check: CaseCheck, output_format: str, output: Path | None, quiet: bool) -> int:

@@ -148,6 +148,17 @@ def load_suite(path: str | Path) -> Suite:
     return resolve_suite(record, source=record.location.file)
 
 
+def is_suite_file(path: str | Path) -> bool:
+    """Whether ``path`` is a suite file that loads (a YAML or JSON name): one given as cases."""
+    if Path(path).suffix.lower() not in (".yaml", ".yml", ".json") or not Path(path).is_file():
+        return False
+    try:
+        load_suite(path)
+    except KnowledgePulseError:
+        return False
+    return True
+
+
 def _with_the_rest(error: SuiteError) -> SuiteError:
     """``error``, with the other problems of a document the reader refused parts of.
 
