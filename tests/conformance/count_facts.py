@@ -466,6 +466,11 @@ _CLINE_NOTICE = re.compile(r"<SYSTEM_NOTICE>.*?</SYSTEM_NOTICE>", re.DOTALL)
 """Cline's SDK's note, after each request a context compaction kept, of what the agent did."""
 
 
+_SUMMARY = "compaction_summary"
+"""The ``metadata.kind`` of the user message holding the Cline SDK's summary of the turns its
+agentic compaction replaced: no words of the user's."""
+
+
 def _without_notice(text: str | None) -> str | None:
     """A user's turn less Cline's compaction notice: ``None`` when nothing else is left."""
     if text is None or "<SYSTEM_NOTICE>" not in text:
@@ -596,7 +601,11 @@ def openai_chat(path: Path) -> list[Run]:
         marker = _declared(messages) or ("Action" if observed else None)
         skip = _priming([(m.get("role"), m.get("content")) for m in messages])
         ran = ""  # what the last assistant turn ran ("xml", "shell"): a user turn is its output
-        kept = [m for n, m in enumerate(messages) if n not in skip]
+        # The Cline SDK's summary of the turns a compaction replaced: the model's, told to it
+        summaries = {
+            n for n, m in enumerate(messages) if (m.get("metadata") or {}).get("kind") == _SUMMARY
+        }
+        kept = [m for n, m in enumerate(messages) if n not in skip and n not in summaries]
         verdict = None  # ReAct's environment closing the run: "Episode finished, reward = 1"
         for n, message in enumerate(kept):
             role, content = message.get("role"), message.get("content")

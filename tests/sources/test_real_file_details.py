@@ -28,6 +28,34 @@ def test_a_cline_sdk_session_is_dated_by_its_first_messages_ts() -> None:
         assert item.trace.metadata.created_at == moment(first), path.name
 
 
+def test_a_cline_sdk_compaction_summary_is_told_to_the_model_not_the_users_request(
+    tmp_path: Path,
+) -> None:
+    """The Cline SDK's agentic compaction (July 2026) puts its summary of the turns it replaced
+    ("Context summary: ## Goal ...") in a user message of ``metadata.kind`` ``compaction_summary``:
+    the model's record, told to the model; it was read as the user's request, which is the next
+    user turn. It is kept after the system prompt, in either reader of the SDK's messages."""
+    path = CORPUS / "openai-chat" / "cline_sdk_agentic_compaction.json"
+    session = json.loads(path.read_text())
+    summary, request = session["messages"][:2]
+    assert summary["metadata"]["kind"] == "compaction_summary"
+    (item,) = _items(path)
+    assert item.trace.task.objective == request["content"][0]["text"]
+    assert item.system is not None
+    assert item.system.startswith(session["system_prompt"])
+    assert item.system.endswith(summary["content"][0]["text"])
+    # The SDK's session with tool calls is read as Anthropic messages: the same summary there.
+    tools = json.loads((CORPUS / "anthropic" / "cline_sdk_session_messages.json").read_text())
+    tools["messages"] = [summary, *tools["messages"]]
+    compacted = tmp_path / "compacted.messages.json"
+    compacted.write_text(json.dumps(tools))
+    (item,) = _items(compacted)
+    assert any(step.type == "tool_call" for step in item.trace.steps)  # read as Anthropic's
+    assert item.trace.task.objective == tools["messages"][1]["content"][0]["text"]
+    assert item.system is not None
+    assert item.system.endswith(summary["content"][0]["text"])
+
+
 def test_a_nemo_gym_tau2_rollout_is_dated_by_its_results_start_time() -> None:
     """NeMo Gym's tau2 rollouts keep the run's start in ``result.start_time``."""
     path = CORPUS / "openai-responses" / "nemo_gym_tau2_retail_rollout.jsonl"

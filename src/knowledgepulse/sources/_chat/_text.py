@@ -170,6 +170,18 @@ def users_words(text: str | None) -> str | None:
     return text
 
 
+_COMPACTION_SUMMARY = "compaction_summary"
+"""The ``metadata.kind`` of the user message in which the Cline SDK's agentic context compaction
+(its default since July 2026) puts its summary of the turns it replaced ("Context summary:\\n\\n##
+Goal ..."): the model's own record, told to the model, no words of the user's."""
+
+
+def compaction_summary(message: Any) -> bool:
+    """Whether a message is the Cline SDK's summary of the turns a compaction replaced."""
+    metadata = message.get("metadata") if isinstance(message, dict) else None
+    return isinstance(metadata, dict) and metadata.get("kind") == _COMPACTION_SUMMARY
+
+
 def content_text(content: Any, kinds: frozenset[str] = frozenset({"text"})) -> str | None:
     """A message's text: a string, or the text of its parts of the given types.
 

@@ -26,7 +26,13 @@ from typing import Any
 
 from knowledgepulse._util.jsonpath import as_string, describe_value, non_empty
 from knowledgepulse.sources._chat import _row
-from knowledgepulse.sources._chat._text import content_text, last_assistant, one_of, users_words
+from knowledgepulse.sources._chat._text import (
+    compaction_summary,
+    content_text,
+    last_assistant,
+    one_of,
+    users_words,
+)
 from knowledgepulse.sources._envelope import PathError
 from knowledgepulse.sources._hosted import shell_text
 from knowledgepulse.sources._steps import StepBuilder
@@ -148,6 +154,7 @@ def tell(
         [m if n not in errors and n not in condensed else None for n, m in enumerate(messages)]
     )
     answered = False
+    summary: str | None = None  # the Cline SDK's summary of the turns a compaction replaced
     for index, message in enumerate(messages):
         if index in condensed:
             builder.request_told()  # the turns it replaced were the agent's
@@ -170,6 +177,9 @@ def tell(
             continue
         if message["role"] == "system":
             continue
+        if message["role"] == "user" and compaction_summary(message):
+            summary = content_text(content)  # told to the model: no words of the user's
+            continue
         if message["role"] == "user":
             for number, block in enumerate(blocks):
                 text = users_words(_user_block(calls, block, (index, "content", number)))
@@ -179,7 +189,9 @@ def tell(
                     calls.user(text)
             continue
         answered = _tell_assistant(calls, blocks, (index, "content"), last=index == last)
-    return _row.Told(objective, answered or calls.answered, unread=_row.media(messages))
+    return _row.Told(
+        objective, answered or calls.answered, unread=_row.media(messages), preamble=summary
+    )
 
 
 def _tell_assistant(

@@ -35,6 +35,7 @@ from knowledgepulse.sources._chat._text import (
     RETURN_CODE,
     TaggedCall,
     acted,
+    compaction_summary,
     content_text,
     declared_action,
     ended,
@@ -212,12 +213,16 @@ def _said(value: Any) -> str | None:
     return None if value is None else value if isinstance(value, str) else as_text(value)
 
 
+def _in_chat_form(messages: list[Any]) -> list[Any]:
+    """The messages in Chat Completions' form: GenAI parts, harmony and ``bot`` turns made so."""
+    if all(map(_as_it_is, messages)):  # most conversations are in this form already
+        return messages
+    return [_harmony(_bot_as_assistant(each)) for message in messages for each in _genai(message)]
+
+
 def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
     """Tell the builder what Chat Completions messages hold."""
-    if not all(map(_as_it_is, messages)):  # most conversations are in this form already
-        messages = [
-            _harmony(_bot_as_assistant(each)) for message in messages for each in _genai(message)
-        ]
+    messages = _in_chat_form(messages)
     # Each message's text, read once for every pass below (not once a pass).
     texts = [
         content_text(m.get("content"), TEXT_KINDS) if isinstance(m, dict) else None
@@ -225,6 +230,7 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
     ]
     objective: str | None = None
     system: str | None = None
+    summary: str | None = None  # the Cline SDK's summary of the turns a compaction replaced
     calls = _row.Calls(builder)
     answered = False
     ran: str | None = None  # what the last assistant turn ran: a user turn may be its output
@@ -264,6 +270,8 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
             )
         elif role in ("system", "developer"):
             system = system or text
+        elif role == "user" and compaction_summary(message):
+            summary = text  # told to the model in place of the turns before: no user's words
         elif role == "user":
             objective = _tell_user(calls, text, objective, ran)
             ran = None
@@ -293,7 +301,13 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
             _tell_result(calls, message, text)
     # The environment's "Episode finished, reward = 0": the answer it ended with was wrong.
     answered = (answered or calls.answered) and calls.verdict is not False
-    return _row.Told(objective, answered, system, _unread_parts(messages) + _row.media(messages))
+    return _row.Told(
+        objective,
+        answered,
+        system,
+        _unread_parts(messages) + _row.media(messages),
+        preamble=summary,
+    )
 
 
 def _unread_parts(messages: list[Any]) -> tuple[str, ...]:
