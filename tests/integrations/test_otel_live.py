@@ -11,7 +11,13 @@ from typing import Any
 import pytest
 from opentelemetry import trace as trace_api
 from pydantic_ai import Agent, ModelRetry, UsageLimitExceeded, UsageLimits
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelResponse,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+)
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.instrumented import InstrumentationSettings
 
@@ -100,6 +106,61 @@ def test_pydantic_ai_agent_with_a_retried_tool(tmp_path: Path) -> None:
     (from_file,) = [item for item in convert_file(path) if isinstance(item, TraceItem)]
     assert from_file.trace == unscored(trace)
     assert to_trace(exporter.get_finished_spans()).trace == unscored(trace)
+
+
+def test_pydantic_ai_reasoning_two_tools_and_a_retry_read_in_order() -> None:
+    """A real Pydantic AI run: reasoning (a ``thinking`` part in its spans), a call refused with
+    ModelRetry, its retry, a second tool, then the answer. Before, the reasoning was lost."""
+    tracer_provider, _ = provider()
+    collector = install(tracer_provider=tracer_provider)
+
+    def scripted(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        turn = sum(1 for message in messages if message.kind == "response")
+        said: list[Any] = [
+            [
+                ThinkingPart("The weather tool knows it."),
+                ToolCallPart("weather", {"city": "Pariss"}),
+            ],
+            [TextPart("Misspelt; again."), ToolCallPart("weather", {"city": "Paris"})],
+            [ToolCallPart("to_fahrenheit", {"celsius": 14})],
+            [TextPart("Rainy, 14 °C (57.2 °F).")],
+        ]
+        return ModelResponse(parts=said[turn])
+
+    agent: Agent[None, str] = Agent(FunctionModel(scripted), name="weather_agent")
+    agent.instrument = InstrumentationSettings(tracer_provider=tracer_provider)
+
+    @agent.tool_plain
+    def weather(city: str) -> str:
+        if city != "Paris":
+            raise ModelRetry(f"unknown city {city!r}")
+        return "rainy, 14 °C"
+
+    @agent.tool_plain
+    def to_fahrenheit(celsius: float) -> str:
+        return f"{celsius * 9 / 5 + 32:.1f} °F"
+
+    assert agent.run_sync("Weather in Paris?").output == "Rainy, 14 °C (57.2 °F)."
+    (trace,) = collector.traces
+    assert [(step.type, step.tool.name if step.tool else step.content) for step in trace.steps] == [
+        ("thought", "The weather tool knows it."),
+        ("tool_call", "weather"),
+        ("observation", "weather"),
+        ("thought", "Misspelt; again."),
+        ("error_recovery", "weather"),
+        ("observation", "weather"),
+        ("tool_call", "to_fahrenheit"),
+        ("observation", "to_fahrenheit"),
+        ("thought", "Rainy, 14 °C (57.2 °F)."),
+    ]
+    assert [step.input for step in trace.steps if step.input] == [
+        {"city": "Pariss"},
+        {"city": "Paris"},
+        {"celsius": 14},
+    ]
+    assert trace.steps[2].content == "unknown city 'Pariss'"
+    assert trace.outcome.result_summary == "Rainy, 14 °C (57.2 °F)."
+    assert trace.metadata.success is True
 
 
 def test_spans_past_the_limit_are_dropped_and_said() -> None:

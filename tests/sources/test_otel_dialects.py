@@ -3061,3 +3061,31 @@ def test_contribs_openai_agents_reasoning_printed_as_text_is_the_models_reasonin
         ("observation", "update_plan"),
         ("thought", None),
     ]
+
+
+def test_pydantic_ais_thinking_part_in_its_spans_is_a_thought() -> None:
+    """Pydantic AI's spans write a model's reasoning as a ``thinking`` part (the conventions
+    say ``reasoning``), as its ``ThinkingPart`` is named. Before, the part was read as neither,
+    so a run captured by OTel lost the model's reasoning before its tool call."""
+    chat = span(
+        "chat claude-sonnet-4-5",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.output.messages": messages(
+                {
+                    "role": "assistant",
+                    "parts": [
+                        {"type": "thinking", "content": "The tool knows Paris's weather."},
+                        {"type": "thinking", "content": ""},
+                        {"type": "tool_call", "id": "c1", "name": "get_weather"},
+                    ],
+                }
+            ),
+        },
+        start=1,
+    )
+    trace = to_trace([chat]).trace
+    assert steps(trace)[:2] == [
+        ("thought", None, "The tool knows Paris's weather."),
+        ("tool_call", "get_weather", "get_weather"),
+    ]

@@ -305,6 +305,8 @@ def _part(raw: Any) -> dict[str, Any] | None:
         return None
     if not isinstance(raw.get("type"), str):
         return _converse_part(raw) or _gemini_part(raw)
+    if raw["type"] == "thinking":  # Pydantic AI's name (its ThinkingPart) for "reasoning"
+        return {**raw, "type": "reasoning"}
     return _server_tool_part(dict(raw))
 
 
