@@ -486,33 +486,23 @@ def test_a_yaml_case_the_reader_refuses_keeps_its_id_and_start_line(
         '"expected": {"a": 1e999}',  # a number too large for a float
     ],
 )
-def test_a_jsonl_case_the_reader_refuses_keeps_its_id(tmp_path: Path, bad: str) -> None:
-    """A JSON Lines case refused while read is named by the id its line shows, not '(no id)'."""
-    path = tmp_path / "cases.jsonl"
-    path.write_text(f'{{"id": "a"}}\n{{"id": "b", {bad}}}\n{{"id": "b"}}\n{{"id": [NaN]}}\n')
-    _, refused, later, nameless = load_cases(path)
-    assert isinstance(refused, MalformedCase)
-    assert (refused.case_id, refused.location.line) == ("b", 2)
-    assert refused.problems[0].path == "expected.a"
-    # Known by its id, the case is the first 'b': the later one is warned of as its repeat.
-    assert isinstance(later, MalformedCase | LoadedCase)
-    assert [str(w.location) for w in later.warnings] == [f"{path}:3"]
-    assert isinstance(nameless, MalformedCase)
-    assert nameless.case_id is None
-
-
 @pytest.mark.parametrize(
-    "bad",
+    ("name", "cases"),
     [
-        '"expected": {"a": NaN}',  # a number JSON has not
-        '"expected": {"a": -Infinity}',
-        '"expected": {"a": 1e999}',  # a number too large for a float
+        ("cases.jsonl", '{{"id": "a"}}\n{{"id": "b", {bad}}}\n{{"id": "b"}}\n{{"id": [NaN]}}\n'),
+        (
+            "cases.json",
+            '[{{"id": "a"}},\n {{"id": "b", {bad}}},\n {{"id": "b"}},\n {{"id": [NaN]}}]',
+        ),
     ],
 )
-def test_a_json_list_case_the_reader_refuses_keeps_its_id(tmp_path: Path, bad: str) -> None:
-    """A case of a JSON list refused while read is named by its id, at its line, not '(no id)'."""
-    path = tmp_path / "cases.json"
-    path.write_text(f'[{{"id": "a"}},\n {{"id": "b", {bad}}},\n {{"id": "b"}},\n {{"id": [NaN]}}]')
+def test_a_case_the_reader_refuses_keeps_its_id(
+    tmp_path: Path, name: str, cases: str, bad: str
+) -> None:
+    """A JSON Lines case, or one of a JSON list, refused while read is named by the id its line
+    shows, at that line, not '(no id)'."""
+    path = tmp_path / name
+    path.write_text(cases.format(bad=bad))
     _, refused, later, nameless = load_cases(path)
     assert isinstance(refused, MalformedCase)
     assert (refused.case_id, refused.location.line) == ("b", 2)
