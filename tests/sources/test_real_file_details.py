@@ -139,6 +139,21 @@ def test_a_pydantic_ai_tools_image_url_is_said_as_an_image_not_its_fields() -> N
     assert "force_download" not in json.dumps(item.trace.model_dump(mode="json"))
 
 
+def test_a_pydantic_ai_tool_returning_its_own_object_with_a_kind_list_is_its_json(
+    tmp_path: Path,
+) -> None:
+    """A tool's own object whose "kind" is no file's (a list, here) is returned as it is; before,
+    asking whether the list named a file was a TypeError, kp's internal error (the fuzzer's)."""
+    messages = json.loads((CORPUS / "pydantic-ai" / "image_url_tool_response.json").read_text())
+    (returned,) = [p for m in messages for p in m["parts"] if p["part_kind"] == "tool-return"]
+    returned["content"] = {"kind": ["image-url"], "url": "https://example.com/a.png"}
+    path = tmp_path / "history.json"
+    path.write_text(json.dumps(messages))
+    (item,) = _items(path)
+    (seen,) = [step.content for step in item.trace.steps if step.type == "observation"]
+    assert seen is not None and json.loads(seen) == returned["content"]
+
+
 def test_a_langsmith_runs_system_prompt_is_its_training_rows(tmp_path: Path) -> None:
     """The Agents SDK's LangSmith runs send the model the agent's instructions as a system
     message; before, a training row written from them had no system prompt."""

@@ -561,9 +561,10 @@ def _sent(content: Any) -> Any:
     """
     if isinstance(content, list):
         return [_sent(item) for item in content]
-    if not isinstance(content, Mapping) or content.get("kind") not in _FILE_KINDS:
-        return content
-    kind = str(content["kind"]).removesuffix("-url")
+    kind = content.get("kind") if isinstance(content, Mapping) else None
+    if not isinstance(kind, str) or kind not in _FILE_KINDS:
+        return content  # a tool's own object, whatever its "kind" holds
+    kind = kind.removesuffix("-url")
     return f"<{as_string(content.get('media_type')) or kind}>"
 
 
