@@ -189,9 +189,7 @@ def iter_cases(sources: str | Path | Iterable[str | Path]) -> Iterator[CaseInput
     first_seen: dict[str, Location] = {}
     for source in _each_file_once(paths):
         # A case is no dataset row: its NaN is refused wherever it is, as YAML's .nan is.
-        read = read_records(
-            source, formats=("json", "jsonl", "yaml"), key_lines=True, missing_cells=False
-        )
+        read = read_records(source, formats=("json", "jsonl", "yaml"), key_lines=True)
         yield from _file_cases(read, first_seen)
 
 

@@ -206,7 +206,7 @@ def read_document(
                 [Problem(Location(name), "", str(failure))],
             ) from None
     read = Source(name, io.BytesIO(data))
-    items = list(read_stream(read, ("yaml", "json"), key_lines=True, missing_cells=False))
+    items = list(read_stream(read, ("yaml", "json"), key_lines=True))
     # A warning (an unpaired surrogate escape, read as U+FFFD) rejects nothing.
     problems = [item for item in items if isinstance(item, Problem) and not item.warning]
     # A part refused (a .nan, a tag, a key twice) leaves its document read, the rest null: its

@@ -513,21 +513,12 @@ _STEPS = bytes(1 if byte in b"[{" else 255 if byte in b"]}" else 0 for byte in r
 _SCAN_CHUNK = 1 << 20
 
 
-@dataclass(frozen=True, slots=True)
-class _How:
-    """How a file's JSON records are read (see :func:`read_records`)."""
-
-    key_lines: bool = False
-    missing_cells: bool = True
-
-
 def read_records(
     source: str | Path,
     *,
     formats: Iterable[Format] = ("json", "jsonl", "parquet", "arrow", "sqlite"),
     progress: Progress | None = None,
     key_lines: bool = False,
-    missing_cells: bool = True,
 ) -> Iterator[Record | Problem]:
     """Read every record of a file (or ``-`` for standard input), in order, as it is read.
 
@@ -542,14 +533,12 @@ def read_records(
     (:func:`~knowledgepulse.records.yaml.with_key_lines`), so that a problem names the key's
     line: for files people write (suites, cases), at the cost of a second parse. A JSON
     document (or list element) refused then carries what was read of it, as a YAML one does, so
-    that its problem can name it (a case by its id).
-    ``missing_cells``: a NaN as a JSON record's own value is a dataset row's missing value, read
-    as null (as pandas writes it); ``False`` refuses it as it does one deeper in (a case's).
+    that its problem can name it (a case by its id); and a NaN as a JSON record's own value is
+    refused as one deeper in is, not read as a dataset row's missing value (null, as pandas
+    writes it): a case or a suite is no row with missing cells.
     """
     with open_source(source) as opened:
-        yield from read_stream(
-            opened, tuple(formats), progress, key_lines=key_lines, missing_cells=missing_cells
-        )
+        yield from read_stream(opened, tuple(formats), progress, key_lines=key_lines)
 
 
 def read_stream(
@@ -558,12 +547,10 @@ def read_stream(
     progress: Progress | None = None,
     *,
     key_lines: bool = False,
-    missing_cells: bool = True,
 ) -> Iterator[Record | Problem]:
     """Every record of an open source, in order (see :func:`read_records`)."""
-    how = _How(key_lines, missing_cells)
     if source.parts:
-        yield from _read_parts(source, allowed, progress, how)
+        yield from _read_parts(source, allowed, progress, key_lines=key_lines)
         return
     if arrow.is_arrow_name(source.name) or ("arrow" in allowed and _starts_arrow(source.stream)):
         _check_format(source.name, "arrow", allowed)
@@ -588,9 +575,9 @@ def read_stream(
         _check_format(source.name, fmt, allowed)
     if fmt in ("json", "yaml"):
         read = partial(read_all, source.stream)
-        yield from _read_whole(read, source.name, fmt, progress, how)
+        yield from _read_whole(read, source.name, fmt, progress, key_lines=key_lines)
         return
-    yield from _read_lines(source, fmt, allowed, progress, how)
+    yield from _read_lines(source, fmt, allowed, progress, key_lines=key_lines)
 
 
 def _read_lines(
@@ -598,7 +585,8 @@ def _read_lines(
     fmt: Format | None,
     allowed: tuple[Format, ...],
     progress: Progress | None,
-    how: _How,
+    *,
+    key_lines: bool,
 ) -> Iterator[Record | Problem]:
     """JSON Lines, or a document its first line shows (an input named neither .json nor .yaml)."""
     line_iter = lines(source.stream, MAX_LINE_BYTES)
@@ -615,7 +603,7 @@ def _read_lines(
                         yield Problem(Location(source.name, len(head) + 1), "", _overlong(line))
                         return
                     lines_read = chain(head, [line], line_iter)
-                    yield from _read_jsonl(lines_read, source.name, progress, how)
+                    yield from _read_jsonl(lines_read, source.name, progress, key_lines=key_lines)
                     return
                 head.append(line)
                 if line.strip() or fmt is None:
@@ -641,7 +629,7 @@ def _read_lines(
             return
         _check_format(source.name, fmt, allowed)
     if fmt == "jsonl":
-        yield from _read_jsonl(chain(head, line_iter), source.name, progress, how)
+        yield from _read_jsonl(chain(head, line_iter), source.name, progress, key_lines=key_lines)
         return
     if head and (unread := _unread_text(source.name, head[-1])) is not None:
         yield unread
@@ -651,10 +639,10 @@ def _read_lines(
         data = read()
         if not _opens_a_value(data):
             rest = lines(io.BytesIO(data), MAX_LINE_BYTES)
-            yield from _read_jsonl(rest, source.name, progress, how)
+            yield from _read_jsonl(rest, source.name, progress, key_lines=key_lines)
             return
         read = partial(bytes, data)
-    yield from _read_whole(read, source.name, fmt, progress, how)
+    yield from _read_whole(read, source.name, fmt, progress, key_lines=key_lines)
 
 
 def _rest_joined(stream: BinaryIO, read: list[bytes]) -> bytes:
@@ -678,7 +666,7 @@ def _opens_a_value(data: bytes) -> bool:
 
 
 def _read_parts(
-    source: Source, allowed: tuple[Format, ...], progress: Progress | None, how: _How
+    source: Source, allowed: tuple[Format, ...], progress: Progress | None, *, key_lines: bool
 ) -> Iterator[Record | Problem]:
     """A parted folder's records, each at its place in the whole (``FOLDER:ROW``).
 
@@ -687,14 +675,7 @@ def _read_parts(
     index = 0
     for part in source.parts:
         with open_source(part) as opened:
-            reading = read_stream(
-                opened,
-                allowed,
-                progress,
-                key_lines=how.key_lines,
-                missing_cells=how.missing_cells,
-            )
-            for read in reading:
+            for read in read_stream(opened, allowed, progress, key_lines=key_lines):
                 if isinstance(read, Record):
                     yield replace(read, location=Location.of_row(source.name, index))
                     index += 1
@@ -783,7 +764,7 @@ def _unread_text(name: str, line: bytes) -> Problem | None:
 
 
 def _read_jsonl(
-    raw_lines: Iterator[bytes | Overlong], name: str, progress: Progress | None, how: _How
+    raw_lines: Iterator[bytes | Overlong], name: str, progress: Progress | None, *, key_lines: bool
 ) -> Iterator[Record | Problem]:
     index = line_number = 0
     try:
@@ -806,7 +787,7 @@ def _read_jsonl(
             location = Location(name, line_number, index)
             index += 1
             try:
-                value, warnings = json_values.loads(raw, missing_cells=how.missing_cells)
+                value, warnings = json_values.loads(raw, missing_cells=not key_lines)
             except UnicodeDecodeError as error:
                 message = _utf8_message(raw, error.start, error.reason)
                 yield Problem(location, "", message, record=Record(location, None, raw=raw))
@@ -850,7 +831,8 @@ def _read_whole(
     name: str,
     fmt: Format,
     progress: Progress | None,
-    how: _How,
+    *,
+    key_lines: bool,
 ) -> Iterator[Record | Problem]:
     try:
         data = read()
@@ -861,10 +843,9 @@ def _read_whole(
         progress(len(data))
     body = data.lstrip(b" \t\r\n")
     if fmt == "json" and body.startswith(b"["):
-        listed = _parse_list(
-            data, name, how
-        )  # from the bytes: a bad one loses no element before it
-        yield from _with_element_lines(listed, data) if how.key_lines else listed
+        # From the bytes: a bad one loses no element before it.
+        listed = _parse_list(data, name, key_lines=key_lines)
+        yield from _with_element_lines(listed, data) if key_lines else listed
         return
     try:
         text = data.decode("utf-8")
@@ -873,7 +854,7 @@ def _read_whole(
         return
     if fmt == "json":
         if body:
-            yield from _parse_documents(text, len(data) - len(body), name, how)
+            yield from _parse_documents(text, len(data) - len(body), name, key_lines=key_lines)
         return
     # PyYAML takes longer to import than ``kp score`` takes to score one trace.
     from knowledgepulse.records.yaml import parse_yaml  # noqa: PLC0415
@@ -918,7 +899,7 @@ def _with_element_lines(
             yield item
 
 
-def _parse_list(data: bytes, name: str, how: _How) -> Iterator[Record | Problem]:
+def _parse_list(data: bytes, name: str, *, key_lines: bool) -> Iterator[Record | Problem]:
     index = colons = 0  # colons: those of the elements read, as orjson writes them
     too_deep = _too_deep_element(data)
     # use_float: int and float, not Decimal; an int past 64 bits is an error, not a slow parse.
@@ -947,7 +928,7 @@ def _parse_list(data: bytes, name: str, how: _How) -> Iterator[Record | Problem]
         if rest is None:
             yield _list_syntax_problem(data, name, index, error)
             return
-        yield from _elements(rest, index, name, how)
+        yield from _elements(rest, index, name, key_lines=key_lines)
         yield from _repeated_keys(rest, name)
         return
     if too_deep is not None:
@@ -981,16 +962,16 @@ def _python_list(data: bytes) -> list[Any] | None:
     return value if isinstance(value, list) else None
 
 
-def _elements(values: list[Any], start: int, name: str, how: _How) -> Iterator[Record | Problem]:
+def _elements(
+    values: list[Any], start: int, name: str, *, key_lines: bool
+) -> Iterator[Record | Problem]:
     """The elements of a list from ``start`` on, each checked as orjson reads a document."""
     for index in range(start, len(values)):
         location = Location(name, None, index)
         try:
-            value, lone_surrogates = json_values.checked(
-                values[index], missing_cells=how.missing_cells
-            )
+            value, lone_surrogates = json_values.checked(values[index], missing_cells=not key_lines)
         except json_values.JsonError as problem:
-            read = Record(location, values[index]) if how.key_lines else None
+            read = Record(location, values[index]) if key_lines else None
             yield Problem(location, problem.path, problem.message, record=read)
             continue
         for path in lone_surrogates:
@@ -1079,13 +1060,15 @@ def _list_syntax_problem(data: bytes, name: str, index: int, error: Exception) -
     return Problem(Location(name, None, index), "", f"invalid JSON: {reason}")
 
 
-def _parse_documents(text: str, start: int, name: str, how: _How) -> Iterator[Record | Problem]:
+def _parse_documents(
+    text: str, start: int, name: str, *, key_lines: bool
+) -> Iterator[Record | Problem]:
     """One JSON document, or several objects one after another, each a record.
 
     Pretty-printing exporters (OpenTelemetry's console one) write objects back to back; the
     standard library's ``raw_decode`` says where each ends, orjson then reads it.
     """
-    if how.key_lines:  # PyYAML loads lazily, for the files people write only
+    if key_lines:  # PyYAML loads lazily, for the files people write only
         from knowledgepulse.records.yaml import with_key_lines  # noqa: PLC0415
 
     decoder = json.JSONDecoder()
@@ -1104,17 +1087,17 @@ def _parse_documents(text: str, start: int, name: str, how: _How) -> Iterator[Re
             end = len(text)  # too deep, or a number too long: orjson says which below
         document = text[position:end].encode("utf-8")
         try:
-            value, warnings = json_values.loads(document, missing_cells=how.missing_cells)
+            value, warnings = json_values.loads(document, missing_cells=not key_lines)
         except json_values.JsonError as problem:
             at = location if problem.line is None else location.at_line(line + problem.line - 1)
-            read = json_values.leniently_read(document) if how.key_lines else None
+            read = json_values.leniently_read(document) if key_lines else None
             refused = None if read is None else Record(location, read)
             yield Problem(at, problem.path, problem.message, record=refused)
         else:
             for path, message in warnings:
                 yield Problem(location, path, message, warning=True)
             record = Record(location, value)
-            yield with_key_lines(record, text[position:end]) if how.key_lines else record
+            yield with_key_lines(record, text[position:end]) if key_lines else record
         after = _TEXT_SPACE.match(text, end).end()  # type: ignore[union-attr] # always matches
         if after == len(text):
             return
