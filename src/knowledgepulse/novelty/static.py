@@ -135,7 +135,7 @@ class StaticEmbedder:
         :data:`~knowledgepulse.novelty.settings.WINDOW_PIECES`): a text's first ones, the rest
         never tokenized, so that a trace of megabytes costs what its first pieces do.
         """
-        return self._embed(texts, max_pieces=None)
+        return self._embed(texts, max_pieces=DEFAULT_MAX_WINDOWS * WINDOW_PIECES)
 
     def embed_leading(self, texts: Sequence[str], max_pieces: int) -> NDArray[np.float32]:
         """Embed each text's first ``max_pieces`` word pieces, as the MiniLM embedder reads it.
@@ -146,7 +146,7 @@ class StaticEmbedder:
         positive_int(max_pieces, "max_pieces")
         return self._embed(texts, max_pieces=max_pieces)
 
-    def _embed(self, texts: Sequence[str], *, max_pieces: int | None) -> NDArray[np.float32]:
+    def _embed(self, texts: Sequence[str], *, max_pieces: int) -> NDArray[np.float32]:
         # Each distinct text once: a text's vector does not depend on the others of the call,
         # and texts recur (a task's runs share their objective).
         distinct = dict.fromkeys(texts)
@@ -161,8 +161,8 @@ class StaticEmbedder:
             pieces = leading_pieces(
                 texts[start : start + STATIC_BATCH_SIZE],
                 self._encode,
-                max_windows=DEFAULT_MAX_WINDOWS if max_pieces is None else 1,
-                window_pieces=max_pieces or WINDOW_PIECES,
+                max_windows=1,
+                window_pieces=max_pieces,
             )
             # Each text's distinct pieces and their counts, all texts in one np.unique of
             # (text, piece) keys: sorted by text, then by piece, as one np.unique a text gives.
