@@ -132,7 +132,8 @@ def test_stdin_whose_first_line_is_broken_is_still_json_lines(first: bytes) -> N
 objects = st.dictionaries(
     st.text(max_size=4),
     st.recursive(
-        st.none() | st.booleans() | st.integers() | st.text(max_size=6),
+        # Integers a 64-bit one holds: one past them is read as a float, as orjson reads it.
+        st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(max_size=6),
         lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner),
         max_leaves=6,
     ),
