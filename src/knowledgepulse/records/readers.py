@@ -491,6 +491,20 @@ MAGIC = b"PAR1"
 """The four bytes a Parquet file starts (and ends) with."""
 
 
+def saved_schema(path: str | Path) -> Any | None:
+    """The schema of a Parquet file, an Arrow file or a ``save_to_disk`` folder; else ``None``.
+
+    ``None`` too for one pyarrow cannot read (its rows say why as they are read). The schema
+    keeps ``datasets``' features (a ``ClassLabel``'s names) in its ``huggingface`` metadata.
+    """
+    try:
+        if Path(path).is_file() and starts_with(path, MAGIC):
+            return import_pyarrow_parquet().read_schema(path)
+        return arrow.file_schema(path)
+    except (MissingDependencyError, OSError, ValueError):
+        return None
+
+
 def starts_with(path: str | Path, magic: bytes) -> bool:
     """Whether the file at ``path`` starts with ``magic`` (a missing file does not)."""
     try:

@@ -26,11 +26,12 @@ from knowledgepulse._util.jsonpath import describe_value, format_path
 from knowledgepulse._util.text import ENCODING_ERRORS
 from knowledgepulse.errors import Location, MissingDependencyError, OutputError
 from knowledgepulse.records import Record
-from knowledgepulse.records.arrow import ABSENT, NULL_MEANS, file_schema
+from knowledgepulse.records.arrow import ABSENT, NULL_MEANS
 from knowledgepulse.records.readers import (
     MAGIC,
     import_pyarrow_parquet,
     is_parquet_name,
+    saved_schema,
     starts_with,
 )
 from knowledgepulse.value.breakdown import ValueBreakdown
@@ -873,7 +874,7 @@ class RowWriter:
             else:
                 by_file.setdefault(location.file, []).append((location, row))
         for name, rows in by_file.items():
-            schemas.append(self._file_schema(name))
+            schemas.append(saved_schema(name))
             if schemas[-1] is None:
                 others += rows
         # Rows of a table given in memory have its types, not those of their values.
@@ -887,15 +888,6 @@ class RowWriter:
         schema = pa.schema(kept + self._added_fields(), metadata=found[0].metadata)
         return schema if self._clean is None else self._cleaned(schema), emptied
 
-    def _file_schema(self, name: str) -> Any:
-        """The schema of a Parquet or Arrow file (a ``save_to_disk`` folder's); else ``None``."""
-        try:
-            if Path(name).is_file() and starts_with(name, MAGIC):
-                return self._pq.read_schema(name)
-            return file_schema(name)  # an Arrow file, or a save_to_disk folder's first one
-        except (OSError, ValueError):
-            return None
-
     def _empty_schema(self) -> Any:
         """The schema of an output of no row: its rows' columns where known, then ``kp_``'s.
 
@@ -908,7 +900,7 @@ class RowWriter:
         """
         known = self._given
         if known is None and self._fields is None:
-            found = [schema for schema in map(self._file_schema, self._inputs) if schema]
+            found = [schema for schema in map(saved_schema, self._inputs) if schema]
             try:
                 known = self._pa.unify_schemas(found) if found else None
             except (TypeError, ValueError):  # a column typed two ways: no one schema

@@ -14,9 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from knowledgepulse.errors import KnowledgePulseError
-from knowledgepulse.records import Problem, arrow
-from knowledgepulse.records.readers import MAGIC, import_pyarrow_parquet, starts_with
+from knowledgepulse.records import Problem
+from knowledgepulse.records.readers import saved_schema
 from knowledgepulse.trace import TraceItem
 
 Labels = Mapping[str, Sequence[str]]
@@ -48,12 +47,7 @@ def file_class_labels(path: str | Path) -> dict[str, list[str]]:
     """
     if str(path) == "-" or not (Path(path).is_file() or Path(path).is_dir()):
         return {}  # standard input or a pipe: a look at its head would drain what it holds
-    schema = arrow.file_schema(path)  # an Arrow file, or a save_to_disk folder's
-    if schema is None and starts_with(path, MAGIC):
-        try:
-            schema = import_pyarrow_parquet().read_schema(path)
-        except (KnowledgePulseError, OSError, ValueError):
-            return {}
+    schema = saved_schema(path)
     saved = (schema.metadata or {}).get(b"huggingface") if schema is not None else None
     try:
         features = json.loads(saved)["info"]["features"] if saved else None
