@@ -151,7 +151,8 @@ def test_a_pydantic_ai_tool_returning_its_own_object_with_a_kind_list_is_its_jso
     path.write_text(json.dumps(messages))
     (item,) = _items(path)
     (seen,) = [step.content for step in item.trace.steps if step.type == "observation"]
-    assert seen is not None and json.loads(seen) == returned["content"]
+    assert seen is not None
+    assert json.loads(seen) == returned["content"]
 
 
 def test_a_langsmith_runs_system_prompt_is_its_training_rows(tmp_path: Path) -> None:
