@@ -498,3 +498,33 @@ def test_an_answer_the_app_wrote_after_its_only_model_call_failed_is_no_answer()
     row = chat_row(trace)
     assert all(turn["role"] != "assistant" for turn in row["messages"])
     assert app_said not in json.dumps(row)
+
+
+def test_mlflow_pydantic_ai_autolog_reads_a_tool_the_provider_ran_as_pydantic_ai_does(
+    tmp_path: Path,
+) -> None:
+    """A reply's ``builtin-tool-call`` and ``builtin-tool-return`` (the provider's code
+    execution) are its call and observation, the sandbox's ``container_id`` no argument of the
+    model's, as the messages' own reader reads them; before, the return was dropped and the
+    call kept the sandbox's id."""
+    path = FILES / "pydantic_ai_google_model_retry.json"
+    exported = json.loads(path.read_text())
+    first = next(s for s in exported["data"]["spans"] if s["name"] == "OpenAIChatModel.request")
+    reply = json.loads(first["attributes"]["mlflow.spanOutputs"])
+    ran = {"tool_name": "code_execution", "tool_call_id": "b1", "provider_name": "openai"}
+    reply["parts"][:0] = [
+        {**ran, "part_kind": "builtin-tool-call", "args": {"code": "2+2", "container_id": "c9"}},
+        {**ran, "part_kind": "builtin-tool-return", "content": "4"},
+    ]
+    first["attributes"]["mlflow.spanOutputs"] = json.dumps(reply)
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(exported))
+    (item,) = convert_file(edited)
+    assert isinstance(item, TraceItem)
+    call, seen = item.trace.steps[:2]
+    assert (call.type, call.tool and call.tool.name, call.input) == (
+        "tool_call",
+        "code_execution",
+        {"code": "2+2"},
+    )
+    assert (seen.type, seen.content) == ("observation", "4")

@@ -654,7 +654,10 @@ def genai_messages(messages: Sequence[Any]) -> list[dict[str, Any]]:
     ``messages``) and its reply as one response: a ``system-prompt`` part is the system's, a
     ``user-prompt`` the user's, a ``tool-return`` a tool's result, a ``retry-prompt`` a failed
     call's result (user text where it names no tool); a response's ``text``, ``thinking`` and
-    ``tool-call`` parts the model's. Parts of other kinds are left out.
+    ``tool-call`` parts the model's, and its ``builtin-tool-call`` and ``builtin-tool-return``
+    a tool its provider ran (marked ``builtin``, as Pydantic AI's spans mark it). A call's
+    arguments and a return are read as the messages' own reader reads them (a file returned is
+    ``<image/png>``, a sandbox's id no argument). Parts of other kinds are left out.
     """
     found: list[dict[str, Any]] = []
     for message in messages:
@@ -682,12 +685,17 @@ def _genai_part(part: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
     if kind in ("text", "thinking"):
         shown = "text" if kind == "text" else "reasoning"
         return "assistant", {"type": shown, "content": as_string(part.get("content"))}
-    if kind in ("tool-call", "builtin-tool-call"):
-        call = {"type": "tool_call", "id": _call_id(part), "name": part.get("tool_name")}
+    call = {"type": "tool_call", "id": _call_id(part), "name": part.get("tool_name")}
+    returned = {**call, "type": "tool_call_response", "response": _sent(part.get("content"))}
+    if kind == "tool-call":
         return "assistant", {**call, "arguments": part.get("args")}
     if kind == "tool-return":
-        response = {"type": "tool_call_response", "id": _call_id(part)}
-        return "tool", {**response, "name": part.get("tool_name"), "response": part.get("content")}
+        return "tool", returned
+    # A tool the provider ran, in its reply: marked builtin, as Pydantic AI's own spans mark it.
+    if kind == "builtin-tool-call":
+        return "assistant", {**call, "arguments": _arguments(part), "builtin": True}
+    if kind == "builtin-tool-return":
+        return "assistant", {**returned, "builtin": True}
     if kind == "retry-prompt":
         text = _error_text(part.get("content"))
         if not part.get("tool_name"):
