@@ -298,8 +298,9 @@ _WORD_SPACED = rf"[^\W{_UNSPACED}]"  # a word character not of a script written 
 # spaced script beside it (\b and (?<!\w) took Chinese, Japanese and Thai letters for one, and
 # "社会保障番号123-45-6789です", "账号DE89...转账" leaked).
 _AFTER_NO_WORD = rf"(?<!{_WORD_SPACED})"
-_HOME_ROOTS = r"/usr/local/google|/var|/export|/mnt/[a-zA-Z]|/System/Volumes/Data"
 _BEFORE_NO_WORD = rf"(?!{_WORD_SPACED})"
+# The folders above /home or /Users where homes are kept on some systems (the home-path rule).
+_HOME_ROOTS = r"/usr/local/google|/var|/export|/mnt/[a-zA-Z]|/System/Volumes/Data"
 _LOCAL = rf"[a-zA-Z0-9._%+\-]|(?![{_UNSPACED}]){_WORD_NOT_ASCII}"
 _EMAIL_ANYWHERE = (
     rf"(?:(?:{_LOCAL})+"
