@@ -126,3 +126,28 @@ def test_an_inspection_never_shows_a_secret_and_shows_identifiers_until_asked(
     assert "dana@corp.io" in shown
     assert "dana@corp.io" not in asked
     assert "[REDACTED:email]" in asked
+
+
+def labelled(objective: str, level: str) -> TraceItem:
+    """A trace of ``objective`` whose ``metadata.privacy_level`` is ``level``."""
+    data = trace_json(objective=objective)
+    data["metadata"]["privacy_level"] = level
+    loaded = validate_record(Record(Location("t.jsonl", 1, 0), data))
+    assert isinstance(loaded, TraceItem)
+    return loaded
+
+
+def test_a_level_given_for_all_is_the_level_each_cleaned_trace_says() -> None:
+    """Cleaned at a level given for all, a trace says that level, found anything or not: an
+    ``aggregated`` one cleaned at ``private`` keeps its e-mail and must no longer say it may be
+    shared; a ``private`` one cleaned at ``aggregated`` may (the README: a converted trace is
+    private "until --privacy-level says otherwise"). Without a level, each keeps its own."""
+    mail = "Mail jane.doe@example.com the plan"
+    (kept,) = redact_items([labelled(mail, "aggregated")], Redactor("private"))
+    assert (kept.trace.task.objective, kept.trace.metadata.privacy_level) == (mail, "private")
+    (shared,) = redact_items([labelled("Plan a trip", "private")], Redactor("aggregated"))
+    assert shared.trace.metadata.privacy_level == "aggregated"
+    assert shared.document["metadata"]["privacy_level"] == "aggregated"  # what is written
+    (own,) = redact_items([labelled(mail, "federated")], Redactor())
+    assert own.trace.metadata.privacy_level == "federated"
+    assert "[REDACTED:email]" in own.trace.task.objective

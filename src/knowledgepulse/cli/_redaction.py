@@ -19,9 +19,9 @@ if TYPE_CHECKING:
 level_option = click.option(
     "--privacy-level",
     type=click.Choice(PRIVACY_LEVELS),
-    help="Redact at this privacy level instead of each trace's metadata.privacy_level: secrets "
-    "are always redacted; e-mails, phone numbers, IP addresses, home paths, cards, IBANs and "
-    "SSNs at aggregated and federated, not at private.",
+    help="Redact at this privacy level instead of each trace's metadata.privacy_level, which "
+    "then says it: secrets are always redacted; e-mails, phone numbers, IP addresses, home "
+    "paths, cards, IBANs and SSNs at aggregated and federated, not at private.",
 )
 
 

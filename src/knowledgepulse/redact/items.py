@@ -58,8 +58,10 @@ class Redactor:
         The system prompt and the tools are those a training row (``--to messages``) is written
         with, as the source row had them. An id that holds anything a rule finds is replaced by
         its hash (``redact.walk.hashed_id``): the trace's, and the task the item is a run of
-        (equal tasks stay equal). ``count=False``: not counted yet (:meth:`count` it once it is
-        written).
+        (equal tasks stay equal). At the redactor's ``level``, the trace's
+        ``metadata.privacy_level`` becomes that level: a trace labelled ``aggregated`` cleaned
+        at ``private`` keeps its personal identifiers, and says so. ``count=False``: not counted yet
+        (:meth:`count` it once it is written).
         """
         level = self.level or document_level(item.document)
         document, findings = redact_document(
@@ -89,7 +91,11 @@ class Redactor:
         )
         if count:
             self.count(item, findings)
-        if not findings and task == item.task:
+        # Cleaned at a level given for all, the trace says that level: what it is now fit for.
+        relabelled = self.level is not None and document_level(item.document) != self.level
+        if relabelled:
+            document = {**document, "metadata": {**document["metadata"], "privacy_level": level}}
+        if not findings and task == item.task and not relabelled:
             return item, findings
         record = replace(item.record, value=document, raw=None)
         try:

@@ -250,7 +250,7 @@ def redact_files(
     Args:
         paths: trace files, or a framework's or dataset's files (``-``: standard input).
         target: a path (replaced atomically when done, with ``report_path``) or a text stream.
-        privacy_level: redact at this level instead of each trace's.
+        privacy_level: redact at this level instead of each trace's, which then says it.
         rules_file: custom rules (YAML), run before the built-in ones.
         report_path: write what was redacted in each trace here (JSON) instead of telling
             ``on_finding``.
