@@ -56,8 +56,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
-import orjson
-
 from knowledgepulse.errors import KnowledgePulseError
 from knowledgepulse.evals.cases import iter_cases
 from knowledgepulse.evals.compare import compare_runs
@@ -65,7 +63,7 @@ from knowledgepulse.evals.report import EvalReport, load_report
 from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.evals.suite import load_suite
 from knowledgepulse.records import Location, Record
-from knowledgepulse.records.json_values import loads
+from knowledgepulse.records.json_values import json_text, loads
 from knowledgepulse.redact import redact_document
 from knowledgepulse.reports.compare import comparison_to_json, comparison_to_markdown
 from knowledgepulse.reports.evals import to_json, to_markdown
@@ -161,7 +159,7 @@ class DisagreementError(Exception):
 def _written_and_read_back(item: TraceItem) -> None:
     # As kp convert writes it, then as kp validate reads it: one validation for both.
     document = item.trace.model_dump(mode="json", by_alias=True, exclude_none=True)
-    value, _ = loads(orjson.dumps(document))
+    value, _ = loads(json_text(document).encode())  # kp's writer: an int past 64 bits too
     problems = validate_record(Record(Location("converted"), value))
     if isinstance(problems, list):
         raise DisagreementError("; ".join(str(problem) for problem in problems)[:200])
