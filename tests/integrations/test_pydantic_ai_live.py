@@ -20,6 +20,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
 
 import knowledgepulse as kp
+from knowledgepulse.errors import ConversionError
 from knowledgepulse.integrations import pydantic_ai as pai
 from tests.integrations.loops import run_fresh
 
@@ -159,7 +160,8 @@ def test_a_run_continued_with_message_history_is_a_trace_of_its_own() -> None:
 
 
 def test_a_cancelled_stream_is_no_success() -> None:
-    """run_stream's result after stream.cancel() keeps the messages so far: no success."""
+    """run_stream's result after stream.cancel() keeps the messages so far: no success, or no
+    trace (the documented ConversionError) where they hold no step."""
     agent = flaky_agent(FunctionModel(scripted, stream_function=streamed_text))
 
     async def cancelled() -> Any:
@@ -176,7 +178,11 @@ def test_a_cancelled_stream_is_no_success() -> None:
 
     stream = run_fresh(cancelled())
     assert stream.cancelled
-    assert pai.to_trace(stream).trace.metadata.success is False
+    if any(message.kind == "response" for message in stream.all_messages()):
+        assert pai.to_trace(stream).trace.metadata.success is False
+    else:  # pydantic-ai 2.78 keeps no response of a stream cancelled at its first word
+        with pytest.raises(ConversionError, match="the trace holds no step"):
+            pai.to_trace(stream)
     assert pai.to_trace(run_fresh(finished())).trace.metadata.success is True
 
 
