@@ -22,6 +22,8 @@ SUBAGENT = KIMI / "agent_sessions_kimi_subagent_agent-0.jsonl"
 """A subagent's journal: its task, a ``Glob`` and a ``Bash`` call, the answer."""
 KIMI_CLI = KIMI / "kimi_code_migration_kimi_cli_1.4_wire.jsonl"
 """Kimi CLI's older wire file: two turns, 28 calls whose arguments ``ToolCallPart``s finish."""
+VIS_SAMPLE = KIMI / "kimi_code_vis_sample_main_protocol_1.1_wire.jsonl"
+"""Moonshot's sample journal of protocol 1.1: "hi", "hello", no ``llm.request``."""
 
 
 def lines(path: Path) -> list[dict[str, Any]]:
@@ -169,3 +171,19 @@ def test_a_tool_call_without_its_id_is_a_problem_at_its_line_and_the_rest_reads(
     assert isinstance(problem, Problem)
     assert problem.location.line == at + 1
     assert isinstance(item, TraceItem)
+
+
+def test_a_journal_that_names_its_model_only_in_its_usage_records_is_of_that_model() -> None:
+    """Moonshot's own sample journal of protocol 1.1 makes no ``llm.request``: its
+    ``usage.record`` names the model; before, kp named none."""
+    item = one_trace(VIS_SAMPLE)
+    assert (item.trace.metadata.model_extra or {})["source"]["model"] == "kimi-k2"
+    assert item.trace.task.objective == "hi"
+    assert item.trace.outcome.result_summary == "hello"
+
+
+def test_the_model_of_an_llm_request_wins_over_the_alias_a_usage_record_names() -> None:
+    """A journal holding both keeps the request's model (``kimi-k2.7-code``), not the
+    usage record's alias (``moonshot-ai/kimi-k2.7-code``)."""
+    trace = one_trace(SESSION).trace
+    assert (trace.metadata.model_extra or {})["source"]["model"] == "kimi-k2.7-code"

@@ -16,7 +16,8 @@ ms>}`` (``packages/agent-core``). The conversation is in two of them:
 
 Every other operation (``config.update``, ``llm.request``, ``usage.record``, ``turn.prompt``, the
 echo of the user's words the context message repeats, ``permission.*``...) holds no step. The
-model is the last ``llm.request``'s ``model``. Each step's parts are read as one Anthropic
+model is the last ``llm.request``'s ``model``, else (a journal that makes none, as Moonshot's
+sample of protocol 1.1) the last ``usage.record``'s. Each step's parts are read as one Anthropic
 assistant message, each result as a user message of its ``tool_result``, so the steps follow the
 Anthropic messages' rules; success is whether the journal ends in the model's answer.
 
@@ -72,6 +73,8 @@ class _Journal:
     header: Record
     messages: list[dict[str, Any]] = field(default_factory=list)
     model: str | None = None
+    billed: str | None = None
+    """The model the last ``usage.record`` names (an alias), for a journal with no request."""
     step_open: bool = False
     """Whether a ``step.begin`` came after the last assistant message was started."""
     step: dict[str, Any] | None = None
@@ -123,6 +126,8 @@ def _take(journal: _Journal, record: Record) -> None:
     kind = value["type"]
     if kind == "llm.request":
         journal.model = as_string(value.get("model")) or journal.model
+    elif kind == "usage.record":
+        journal.billed = as_string(value.get("model")) or journal.billed
     elif kind == MESSAGE:
         _message(journal, value.get("message"))
     elif kind == LOOP_EVENT:
@@ -309,7 +314,7 @@ def _finish(journal: _Journal, options: TraceOptions) -> TraceItem:
         result_summary=builder.final_answer,
         agent_id=agent,
         framework=agent,
-        model=journal.model,
+        model=journal.model or journal.billed,
         warnings=tuple(
             f"{count} context message{'s' if count != 1 else ''} of role {role!r} passed over "
             "(kp reads the model's steps from the loop events)"
