@@ -151,6 +151,21 @@ def test_a_bad_event_is_located_and_the_batch_goes_on(tmp_path: Path) -> None:
     assert item.trace.outcome.result_summary == said(events(BUILTIN)[8])
 
 
+def test_a_first_line_that_is_no_recorded_call_is_a_problem_and_the_session_goes_on(
+    tmp_path: Path,
+) -> None:
+    """A recorded first line that lost its call's name (``[payload]``) is a problem at line 1;
+    the session's other lines still make its trace (found by bench/fuzz_loaders.py, seed 5016)."""
+    records = lines(REJECT)
+    del records[0][0]
+    path = written(tmp_path, records)
+    problem, item = convert_file(path, source="claude-managed-agents")
+    assert isinstance(problem, Problem)
+    assert str(problem).startswith(f"{path}:1: ")
+    assert isinstance(item, TraceItem)
+    assert item.trace.task.objective == said(events(REJECT)[2])
+
+
 def test_a_session_error_is_an_error_and_a_session_ending_on_it_failed(tmp_path: Path) -> None:
     """``session.error`` is an evident error, never the answer; an unknown event is counted."""
     streamed = events(BUILTIN)[:8]
