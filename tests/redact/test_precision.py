@@ -534,3 +534,38 @@ def test_a_path_or_url_credentials_after_words_of_a_script_without_spaces_are_re
 def test_an_identifier_glued_to_latin_letters_stays_an_id(text: str) -> None:
     """Latin letters beside the digits still make them part of an id, as before."""
     assert clean_text(text, "aggregated").text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "cleaned"),
+    [
+        ("--- a/Users/alice/project/x.py", "--- a[REDACTED:filepath]"),
+        ("+++ b/home/alice/project/x.py", "+++ b[REDACTED:filepath]"),
+        (
+            "diff --git a/home/alice/x.py b/home/alice/x.py",
+            "diff --git a[REDACTED:filepath] b[REDACTED:filepath]",
+        ),
+        ('{"file": "a/Users/alice/x.py"}', '{"file": "a[REDACTED:filepath]"}'),
+        ("--- i/home/alice/x.py", "--- i[REDACTED:filepath]"),  # diff.mnemonicPrefix
+        ("+++ b/mnt/c/Users/alice/x.py", "+++ b[REDACTED:filepath]"),
+    ],
+)
+def test_a_home_path_on_a_diff_s_side_loses_its_user_name(text: str, cleaned: str) -> None:
+    """git's ``a/`` and ``b/`` (``i/``, ``w/``... with ``diff.mnemonicPrefix``) before a home path
+    keep the prefix and lose the path; before, a letter before ``/Users`` kept it whole."""
+    assert clean_text(text, "aggregated").text == cleaned
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "GET https://api.example.com/v1/data/Users/alice/profile",
+        "https://api.example.com/a/Users/alice",  # a one-letter segment of a URL's path
+        "see data/Users/alice and metadata/home/bob",
+        "ab/home/alice",  # a folder's name, not a diff's side
+    ],
+)
+def test_a_home_folder_inside_another_path_is_not_a_home(text: str) -> None:
+    """``/Users`` or ``/home`` after a folder (an API's ``data/Users/``) is kept: only a
+    diff's one-letter side, alone at the start of a word, stands before a home path."""
+    assert clean_text(text, "aggregated").text == text

@@ -301,6 +301,10 @@ _AFTER_NO_WORD = rf"(?<!{_WORD_SPACED})"
 _BEFORE_NO_WORD = rf"(?!{_WORD_SPACED})"
 # The folders above /home or /Users where homes are kept on some systems (the home-path rule).
 _HOME_ROOTS = r"/usr/local/google|/var|/export|/mnt/[a-zA-Z]|/System/Volumes/Data"
+# A diff's side before a path (git's a/ and b/, diff.mnemonicPrefix's i/ w/ c/ o/, --no-index's
+# 1/ 2/): one such character alone at the start of a word. A longer word before /Users or /home
+# is a folder holding it (an API's data/Users/), and so is a character after a "/" (a URL's /a/).
+_DIFF_SIDE = r"(?<=(?:^|[\s\"'`])[abciwo12])"
 _LOCAL = rf"[a-zA-Z0-9._%+\-]|(?![{_UNSPACED}]){_WORD_NOT_ASCII}"
 _EMAIL_ANYWHERE = (
     rf"(?:(?:{_LOCAL})+"
@@ -781,7 +785,9 @@ def default_rules() -> RuleSet:
             # Under the roots that hold homes elsewhere too: Google's workstations
             # (/usr/local/google/home/<user>), Fedora Atomic's /var/home, Solaris' /export/home,
             # a Windows drive seen from WSL (/mnt/c/Users/<user>), macOS' data volume.
-            rf"{_AFTER_NO_WORD}(?<![.\-\]])(?:{_HOME_ROOTS})?/(?:home|Users)/[a-zA-Z0-9._\-]+"
+            # After a diff's side too (--- a/Users/<user>/..., +++ b/home/<user>/...).
+            rf"(?:{_DIFF_SIDE}|{_AFTER_NO_WORD}(?<![.\-\]]))"
+            rf"(?:{_HOME_ROOTS})?/(?:home|Users)/[a-zA-Z0-9._\-]+"
             rf"(?:/{_UNTIL_END}*)?",
             keywords=("/home/", "/users/"),
             escapes=True,
