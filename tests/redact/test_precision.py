@@ -569,3 +569,48 @@ def test_a_home_folder_inside_another_path_is_not_a_home(text: str) -> None:
     """``/Users`` or ``/home`` after a folder (an API's ``data/Users/``) is kept: only a
     diff's one-letter side, alone at the start of a word, stands before a home path."""
     assert clean_text(text, "aggregated").text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "user"),
+    [
+        ("open file:///Users%2Falice/notes.txt", "alice"),
+        ("GET /download?path=%2FUsers%2Falice%2Fproject%2Fx.py HTTP/1.1", "alice"),
+        ("redirect=%252Fhome%252Falice%252Fx", "alice"),  # encoded twice
+        ("read /Users/alice%20smith/Documents/x.txt", "smith"),
+        ("file:///home/jos%C3%A9/x", "%C3%A9"),
+    ],
+)
+def test_a_percent_encoded_home_path_loses_its_user_name(text: str, user: str) -> None:
+    """A home path in a URL or a log, its separators or its user name percent-encoded, goes;
+    before, ``%2F`` hid it from the rule and ``%20`` ended the user name."""
+    cleaned = clean_text(text, "aggregated").text
+    assert "[REDACTED:filepath]" in cleaned
+    assert user not in cleaned
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\\\\wsl$\\Ubuntu\\home\\alice\\project\\x.py",
+        "cd \\\\wsl.localhost\\Ubuntu-22.04\\home\\alice",
+        "//wsl.localhost/Debian/home/alice/x.py",
+        '{"cwd": "\\\\\\\\wsl$\\\\Ubuntu\\\\home\\\\alice\\\\src"}',  # as JSON text writes it
+    ],
+)
+def test_a_wsl_home_seen_from_windows_loses_its_user_name(text: str) -> None:
+    """WSL's shares (``\\\\wsl$\\<distro>``, ``\\\\wsl.localhost\\<distro>``) hold a Linux home;
+    before, the distro's name before ``\\home`` kept it."""
+    cleaned = clean_text(text, "aggregated").text
+    assert "alice" not in cleaned
+    assert "[REDACTED:filepath]" in cleaned
+    assert clean_text(text, "private").text == text
+
+
+def test_a_value_matched_as_written_keeps_its_escapes_in_it() -> None:
+    """Where a match of the text as written starts, its decoded view adds nothing: the value's
+    escapes are its own (``abc%26def`` is ``abc&def`` to the server); a URL's query encoded in
+    another's is still read decoded, its escapes kept around the marker."""
+    assert clean_text("x?token=abc123%26def456").text == "x?token=[REDACTED:password]"
+    nested = "cb?next=%2Fcb%3Ftoken%3Dabc123def%26page%3D2"
+    assert clean_text(nested).text == "cb?next=%2Fcb%3Ftoken%3D[REDACTED:password]%26page%3D2"

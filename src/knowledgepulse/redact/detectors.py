@@ -785,11 +785,14 @@ def default_rules() -> RuleSet:
             # Under the roots that hold homes elsewhere too: Google's workstations
             # (/usr/local/google/home/<user>), Fedora Atomic's /var/home, Solaris' /export/home,
             # a Windows drive seen from WSL (/mnt/c/Users/<user>), macOS' data volume.
-            # After a diff's side too (--- a/Users/<user>/..., +++ b/home/<user>/...).
+            # After a diff's side too (--- a/Users/<user>/..., +++ b/home/<user>/...). A user
+            # name percent-encoded in a URL or a log (/Users/alice%20smith) goes whole, and a
+            # path whose separators are (%2FUsers%2Falice, twice: %252F) is read decoded, as
+            # every rule reads a text's encoded runs.
             rf"(?:{_DIFF_SIDE}|{_AFTER_NO_WORD}(?<![.\-\]]))"
-            rf"(?:{_HOME_ROOTS})?/(?:home|Users)/[a-zA-Z0-9._\-]+"
+            rf"(?:{_HOME_ROOTS})?/(?:home|Users)/(?:[a-zA-Z0-9._\-]|%[0-9A-Fa-f]{{2}})+"
             rf"(?:/{_UNTIL_END}*)?",
-            keywords=("/home/", "/users/"),
+            keywords=("/home/", "/users/", "home%2", "users%2", "2fhome", "2fusers"),
             escapes=True,
             folds=True,
         ),
@@ -803,6 +806,17 @@ def default_rules() -> RuleSet:
             r"(?:\\\\Users\\\\[a-zA-Z0-9._\-]+(?:\\\\[^\s'\"`,;)}\]\\]*)*"
             r"|[\\/]Users[\\/][a-zA-Z0-9._\-]+(?:[\\/]" + _UNTIL_END + "*)*)",
             keywords=("\\users\\", "/users/"),
+        ),
+        Rule(
+            "wsl-home-path",
+            "filepath",
+            False,
+            # A WSL distro's home seen from Windows: \\wsl$\Ubuntu\home\<user>, or
+            # \\wsl.localhost\<distro>, with slashes too, or each backslash escaped as JSON
+            # text writes it. Not escapes=True: "\thesis" in such a path is no tab.
+            r"(?<![\w\\/])(?:\\{2}|\\{4}|//)wsl(?:\$|\.localhost)[\\/]+[\w.\-]+[\\/]+home"
+            r"[\\/]+[a-zA-Z0-9._\-]+(?:[\\/]" + _UNTIL_END + "*)?",
+            keywords=("wsl$", "wsl.localhost"),
         ),
         Rule("iban", "iban", False, digits=True, finder=_ibans, escapes=True, folds=True),
         Rule(

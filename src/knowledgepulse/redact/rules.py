@@ -99,7 +99,8 @@ class Rule:
         if self.finder is not None:
             yield from self.finder(text)
             return
-        yield from self._matches(text)
+        found = list(self._matches(text))
+        yield from found
         if '\\"' in text and '"' in self.compiled.pattern:
             # Quotes escaped as JSON text inside a text (a tool call's arguments, a JSON body
             # kept as a string): <add key=\"Password\" value=\"...\" /> is matched as written
@@ -108,9 +109,14 @@ class Rule:
         if "%" in text:
             # A URL's query kept percent-encoded in another's (a logged redirect, a callback:
             # ?next=%2Fauth%3Ftoken%3D...%26x%3D1) is matched as its server reads it: each run
-            # of the text without a space that holds an escape, decoded.
+            # of the text without a space that holds an escape, decoded. Not where a match of
+            # the text as written starts: that one reads its escapes as written
+            # (/Users/alice%20smith/x, decoded, would end at the space).
+            written = {start for start, _ in found}
             for at, view in _encoded_runs(text):
-                yield from ((at + start, at + end) for start, end in self._matches_in(*view))
+                for start, end in self._matches_in(*view):
+                    if at + start not in written:
+                        yield at + start, at + end
 
     def _matches_in(self, plain: str, starts: list[int], ends: list[int]) -> Iterator[Span]:
         # The spans of a decoded view of a text, taken back to the text's own offsets.
