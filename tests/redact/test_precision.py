@@ -147,6 +147,13 @@ def test_a_number_after_a_label_s_colon_is_still_a_phone_number() -> None:
         "    discord_bot_token: SecretStr = Field(",
         "def connect(api_key: str, token: SecretStr | None = None) -> Client:",
         "  apiKey: string;",
+        # a keyword of code opening an expression (Pony, Swift, Rust, Kotlin)
+        "let token = try tokens.shift()",
+        "let token = try? keychain.read(account)",
+        "let token = match header.get(name) {",
+        "val token = when (mode) {",
+        "let token = if cached { old } else { fresh() }",
+        "let token = consume t",
     ],
 )
 def test_code_after_a_secret_s_name_is_not_a_secret(code: str) -> None:
@@ -168,6 +175,7 @@ def test_code_after_a_secret_s_name_is_not_a_secret(code: str) -> None:
         ("password=Pa55w(rd", "Pa55w(rd"),
         ("DB_PASSWORD=PASSWORD1", "PASSWORD1"),
         ('{"password": "string"}', "string"),
+        ("password: try", "try"),  # a keyword's word, nothing after it: a password
     ],
 )
 def test_a_value_that_only_resembles_code_is_still_a_secret(text: str, secret: str) -> None:

@@ -216,7 +216,9 @@ def is_setting(value: str, name: str) -> bool:
 # - an attribute path written as code is: self.config.api_key, settings.SECRET_KEY,
 #   parsed.apiKey (an underscore, a capital inside a word or a code object first, and no digit,
 #   which a token's random parts have: hvs.BJqfWNUm2xq...; "my.secret" is a password);
-# - an operator word before an expression: await getApiKey(...), new Token(...);
+# - an operator word or a keyword opening an expression: await getApiKey(...), new Token(...),
+#   try tokens.shift() (Pony, Swift's try? and try!, Zig), match x {, if c {, when (m) {
+#   (Rust, Kotlin), consume t and recover (Pony): a password is no such word with code after it;
 # - the name passed on: api_key=api_key, self.token = token;
 # - a type's name, an annotation's: api_key: str, token: SecretStr = Field(...), apiKey: string;
 # - punctuation alone: import.meta.env.VITE_GITHUB_TOKEN }).
@@ -232,7 +234,9 @@ _ATTRIBUTE_PATH = regex.compile(
 _CALL = regex.compile(
     rf"{_IDENTIFIER}(?:\.{_IDENTIFIER})*(?:\([^\n]*(?:\)|\[REDACTED:)|\[[^\n]*\])"
 )
-_OPERATOR_WORD = regex.compile(r"(?:await|new|yield|typeof|not|lambda) ")
+_OPERATOR_WORD = regex.compile(
+    r"(?:await|new|yield|typeof|not|lambda|try[?!]?|match|if|when|consume|recover) "
+)
 _TYPE_NAME = regex.compile(r"str|string|String|SecretStr|SecretBytes|bytes|number|any|unknown")
 _NAME_THEN_OPERATOR = regex.compile(r"(?<!\w)(?P<name>\w+)[ \t]*[=:][ \t]*$")
 
