@@ -315,6 +315,19 @@ def test_sources_convert_names_a_class_label_task_as_items_of_does() -> None:
     assert guessed == names == _tasks(labelled)
 
 
+def test_a_class_label_task_is_its_name_in_the_converted_trace_too() -> None:
+    """The trace's ``metadata.source.task`` (its model and its JSON) says the name, as the item
+    does. Before, it kept the number (``'0'``): a trace written out said another task."""
+    rows = [{**row, "task": f"task-{n % 2}"} for n, row in enumerate(chat_rows())]
+    labelled = Dataset.from_list(
+        [{k: v for k, v in row.items() if k != "instance_id"} for row in rows]
+    ).class_encode_column("task")
+    items = [item for item in sources.convert(labelled) if isinstance(item, TraceItem)]
+    names = [row["task"] for row in rows]
+    assert [(item.trace.metadata.model_extra or {})["source"]["task"] for item in items] == names
+    assert [item.document["metadata"]["source"]["task"] for item in items] == names
+
+
 def test_a_file_saved_from_a_class_label_dataset_reads_its_labels_names(tmp_path: Path) -> None:
     """Parquet (``to_parquet``) and ``save_to_disk`` keep the features: tasks are the names.
 
@@ -329,8 +342,9 @@ def test_a_file_saved_from_a_class_label_dataset_reads_its_labels_names(tmp_path
     labelled.save_to_disk(tmp_path / "saved")
     for path in (tmp_path / "runs.parquet", tmp_path / "saved"):
         assert _tasks(str(path)) == names
-        read = [item.task for item in sources.read(path) if isinstance(item, TraceItem)]
-        assert read == names
+        read = [item for item in sources.read(path) if isinstance(item, TraceItem)]
+        assert [item.task for item in read] == names
+        assert [item.document["metadata"]["source"]["task"] for item in read] == names
     # A file without the features (JSON Lines of the numbers) keeps them.
     labelled.to_json(tmp_path / "runs.jsonl")
     assert _tasks(str(tmp_path / "runs.jsonl")) == ["0", "1", "0"]

@@ -89,5 +89,19 @@ def _labelled_task(item: TraceItem, labels: Labels, columns: Sequence[str]) -> T
         if names is None or type(value) is not int or str(value) != item.task:
             continue
         if 0 <= value < len(names):  # -1: no label
-            return replace(item, task=names[value])
+            return _named(item, names[value])
     return item
+
+
+def _named(item: TraceItem, task: str) -> TraceItem:
+    """``item`` run of ``task``: its trace's ``metadata.source.task`` too, model and JSON alike."""
+    document = item.document
+    metadata = document["metadata"]
+    said = metadata.get("source")
+    if not isinstance(said, dict) or said.get("task") != item.task:  # not the converter's copy
+        return replace(item, task=task)
+    source = {**metadata["source"], "task": task}
+    named = {**document, "metadata": {**metadata, "source": source}}
+    extra = {**(item.trace.metadata.model_extra or {}), "source": source}
+    trace = item.trace.model_copy(update={"metadata": item.trace.metadata.model_copy(update=extra)})
+    return replace(item, task=task, trace=trace, record=replace(item.record, value=named))
