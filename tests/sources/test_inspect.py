@@ -364,6 +364,30 @@ def test_the_tool_shown_is_the_first_the_run_called_not_kps_respond() -> None:
     assert _value_at(_raw(path), tool) == "read_file"
 
 
+@pytest.mark.parametrize(
+    ("name", "tool"),
+    [
+        ("otel_contrib_openai_agents_handoff.json", "transfer_to_agenta"),
+        ("otel_contrib_openai_agents_music_composer.json", "transfer_to_symphony_composer"),
+    ],
+)
+def test_a_handoff_read_from_a_printed_call_is_found_in_its_text(name: str, tool: str) -> None:
+    """The contrib OpenAI Agents instrumentation writes a handoff only as the SDK's
+    ``ResponseFunctionToolCall(..., name='transfer_to_x', ...)`` text part: the tool is found
+    there, as the other calls are at their spans. Before, "made by the source"."""
+    path = REPO / "tests/conformance/files/otlp" / name
+    part = _part(inspect_file(path), "tool")
+    assert part.value == tool
+    assert part.origin is not None
+    assert part.origin.within
+    shown = _at(
+        orjson.loads(_at(_raw(path)[part.origin.record], part.origin.path)),
+        part.origin.inside or (),
+    )
+    assert shown.startswith("ResponseFunctionToolCall(")
+    assert f"name='{tool}'" in shown
+
+
 def test_a_domain_given_is_said_as_the_python_setting_and_kps_option() -> None:
     """A Python caller was told of ``--domain``, an option of a command it never ran."""
     path = REPO / "examples" / "datasets" / "openai_chat.jsonl"

@@ -37,6 +37,7 @@ from knowledgepulse.sources._registry import (
     recognisers,
 )
 from knowledgepulse.sources._steps import CUT_MARK, RESPOND
+from knowledgepulse.sources.otel._haystack import printed_part
 from knowledgepulse.sources.otel.messages import loads
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.item import with_task
@@ -403,7 +404,7 @@ def _parts(
         Part(
             "tool",
             tools[0] if tools else None,
-            origin=_find(tools[0], records, inside_text=False) if tools else None,
+            origin=_find(tools[0], records, inside_text=False, called=True) if tools else None,
         ),
         Part(
             "answer",
@@ -462,14 +463,20 @@ def _steps(item: TraceItem) -> tuple[StepLine, ...]:
 
 
 def _find(
-    value: str | None, records: list[Record], *, inside_text: bool = True, framed: bool = False
+    value: str | None,
+    records: list[Record],
+    *,
+    inside_text: bool = True,
+    framed: bool = False,
+    called: bool = False,
 ) -> Origin | None:
     """Where ``value`` first sits among ``records`` (whole, else inside a longer text if asked).
 
     A name (a tool's) is looked for whole only: a prompt listing the tools holds it too.
     ``framed``: ``value`` is the request a text holds inside a framework's prompt around it
     (:func:`~knowledgepulse.sources._envelope.request`), however short (a DSPy field's ``What is
-    2+2?``).
+    2+2?``). ``called``: ``value`` is a tool's name, also found as the name of the call a text
+    holds printed as its repr (:func:`_printed_call`).
     """
     if not value or not value.strip():
         return None
@@ -483,8 +490,10 @@ def _find(
             folded = _folded(text)
             if folded == wanted or (cut and folded.startswith(wanted)):
                 whole.append((index, path, within, root))
-            elif (inside_text and len(wanted) >= _MIN_INSIDE and wanted in folded) or (
-                framed and _folded(request(text) or "") == wanted
+            elif (
+                (inside_text and len(wanted) >= _MIN_INSIDE and wanted in folded)
+                or (framed and _folded(request(text) or "") == wanted)
+                or (called and _printed_call(text) == wanted)
             ):
                 inside.append((index, path, within, root))
     found = whole or inside
@@ -494,6 +503,17 @@ def _find(
     record = records[index]
     where = _where(root, path) + ("" if within is None else f" (JSON) {format_path(within)}")
     return Origin(record.location.index or 0, path, within, not whole, where, len(found) - 1)
+
+
+def _printed_call(text: str) -> str | None:
+    """The name of the call ``text`` holds as the OpenAI SDK's repr, as the OTel reader reads it.
+
+    The contrib OpenAI Agents instrumentation writes a handoff (no tool span of its own) only as
+    ``ResponseFunctionToolCall(..., name='transfer_to_x', ...)``.
+    """
+    part = printed_part(text)
+    name = part.get("name") if part is not None and part["type"] == "tool_call" else None
+    return name if isinstance(name, str) else None
 
 
 def _texts(value: Any) -> Iterator[tuple[str, Path_, Path_ | None, Any]]:
