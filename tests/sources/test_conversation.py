@@ -546,6 +546,39 @@ def test_kimi_cli_context_marks_are_passed_over_and_its_system_prompt_is_the_sys
     assert recognise({"role": "_system_prompt", "content": "You are Kimi."}) == "conversation"
 
 
+def test_kimi_cli_think_parts_are_the_thoughts_it_sends_as_reasoning(tmp_path: Path) -> None:
+    """Kimi CLI keeps its model's reasoning as ``think`` parts of the assistant's content: each
+    a thought before the message's text and calls (kp dropped them, warning of a part type no
+    chat format kp reads); a part whose reasoning is only ``encrypted`` gives none."""
+    shell = {"name": "Shell", "arguments": '{"command": "git diff --stat"}'}
+    call = {"id": "Shell:0", "type": "function", "function": shell}
+    thinking = [
+        {"type": "think", "think": "Look at the diff first.", "encrypted": None},
+        {"type": "text", "text": "Checking the diff."},
+    ]
+    lines: list[Any] = [
+        {"role": "_checkpoint", "id": 0},
+        {"role": "user", "content": "Summarise the change."},
+        {"role": "assistant", "content": thinking, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "Shell:0", "content": "1 file changed"},
+        {"role": "_usage", "token_count": 120},
+        {"role": "assistant", "content": [{"type": "think", "think": "", "encrypted": "opaque"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "One file changed."}]},
+    ]
+    path = tmp_path / "context.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    (item,) = read([path])
+    assert isinstance(item, TraceItem)
+    assert [(step.type, step.content) for step in item.trace.steps] == [
+        ("thought", "Look at the diff first."),
+        ("thought", "Checking the diff."),
+        ("tool_call", 'Shell {"command":"git diff --stat"}'),
+        ("observation", "1 file changed"),
+        ("thought", "One file changed."),
+    ]
+    assert item.warnings == ()
+
+
 def test_kimi_cli_real_context_file_reads_every_line_and_each_call() -> None:
     """The corpus's Kimi CLI run: no line refused (85 of its marks were, each a message with no
     content), and one call a ``tool_calls`` entry of its assistant lines, in order."""

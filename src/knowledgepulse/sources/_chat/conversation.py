@@ -22,7 +22,9 @@ message a line, as it sends them, with records of its own named by a role that b
 underscore (``src/kimi_cli/soul/context.py``, commit ``4a550effdfcb``): ``_checkpoint`` (``id``,
 a point ``/undo`` can go back to) and ``_usage`` (``token_count``, the context's size) are no
 message and are passed over; ``_system_prompt`` (``content``, newer versions) is the system
-prompt it sends, read as the ``system`` message.
+prompt it sends, read as the ``system`` message. An assistant message's ``think`` parts (the
+model's reasoning, ``{"type": "think", "think": ...}``) are what it sends as the message's
+``reasoning_content``: thoughts.
 
 Other APIs and libraries save messages that have a ``role`` and a ``content`` too, but keep their
 calls and words where no chat format kp reads looks (Bedrock Converse's ``toolUse`` parts,
@@ -68,6 +70,9 @@ _MARKS = frozenset({"_checkpoint", "_usage"})
 """Kimi CLI's records of its own among its messages (a checkpoint, the context's size)."""
 _SYSTEM_PROMPT = "_system_prompt"
 """Kimi CLI's record of the system prompt it sends (newer versions write it first)."""
+_THINK = "think"
+"""The type of Kimi CLI's reasoning parts in an assistant message (kosong's ``ThinkPart``:
+``{"type": "think", "think": ..., "encrypted": ...}``), which it sends as ``reasoning_content``."""
 
 
 def _mark(value: Any) -> bool:
@@ -76,11 +81,31 @@ def _mark(value: Any) -> bool:
 
 
 def _as_sent(record: Record) -> Record:
-    """A record as the message the agent sent: Kimi CLI's system prompt as a system message."""
+    """A record as the message the agent sent, as Kimi CLI sends its own.
+
+    Its system prompt is the system message; its assistant's ``think`` parts are the message's
+    ``reasoning_content``, beside the other parts.
+    """
     value = record.value
-    if isinstance(value, dict) and value.get("role") == _SYSTEM_PROMPT:
+    if not isinstance(value, dict):
+        return record
+    if value.get("role") == _SYSTEM_PROMPT:
         return replace(record, value={**value, "role": "system"})
-    return record
+    content = value.get("content")
+    if value.get("role") != "assistant" or not isinstance(content, list):
+        return record
+    thinks = [part.get("think") for part in content if _is_think(part)]
+    if not thinks:
+        return record
+    # A part with no text (its reasoning only ``encrypted``) has no thought to give.
+    said = "\n".join(think for think in thinks if isinstance(think, str) and think) or None
+    rest = [part for part in content if not _is_think(part)]
+    return replace(record, value={**value, "content": rest, "reasoning_content": said})
+
+
+def _is_think(part: Any) -> bool:
+    """Whether a content part is one of Kimi CLI's reasoning parts."""
+    return isinstance(part, dict) and part.get("type") == _THINK
 
 
 def is_header(value: Any) -> bool:
