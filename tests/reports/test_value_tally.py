@@ -8,7 +8,7 @@ import tracemalloc
 
 from knowledgepulse.curation.percentiles import domain_percentiles
 from knowledgepulse.records import Location
-from knowledgepulse.reports.value import RunTally
+from knowledgepulse.reports.value import RunTally, summary_line
 from knowledgepulse.trace.models import ReasoningTrace
 from knowledgepulse.value.scorer import TraceValueScorer
 from tests.builders import scored_item, trace_json
@@ -52,3 +52,9 @@ def test_a_score_is_kept_in_about_eight_bytes() -> None:
         tracemalloc.stop()
     assert held < 200_000 * 10
     assert tally.percentiles()["all"]["count"] == 200_000
+
+
+def test_the_summary_line_writes_every_count_with_thousands_separators() -> None:
+    """The shareable count is written as the scored count beside it is, not "2,988 ...; 1200"."""
+    tally = RunTally(0.75, scored=2_988, shareable=1_200)
+    assert summary_line(tally) == "2,988 traces scored; 1,200 reach the sharing threshold 0.75"

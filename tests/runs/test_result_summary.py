@@ -32,6 +32,13 @@ def test_a_selection_summary_counts_the_picks_the_reasons_and_the_unread() -> No
     assert "; 1 invalid record skipped;" in result.summary
 
 
+def test_a_selection_summary_writes_every_count_with_thousands_separators() -> None:
+    """Past a thousand traces each count reads alike: not "1,008 traces scored; ...; 1004 over"."""
+    result = select(traces(126), budget=4, scorer=scorer())
+    assert result.summary.startswith("1,008 traces scored;")
+    assert "; 1,004 over budget;" in result.summary
+
+
 def test_a_selection_summary_says_its_counts_are_the_picks_domains() -> None:
     """The counts after the picks are named as domains, so "default 2" is not read as a setting."""
     result = select(traces(2), budget=3, scorer=scorer())

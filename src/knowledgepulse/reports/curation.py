@@ -71,7 +71,7 @@ def selection_summary(result: SelectionResult, min_score: MinScore | None) -> st
     parts = [
         f"{counted(len(result.corpus.items), 'trace')} scored",
         ranked_by(result),
-        f"{len(selected)} selected"
+        f"{len(selected):,} selected"
         + _budget_said(result)
         # the counts are the picks' domains: say so, or "default 2" reads as a setting
         + (f", by domain: {picked}" if picked else ""),
@@ -83,22 +83,22 @@ def selection_summary(result: SelectionResult, min_score: MinScore | None) -> st
             if min_score.percentile is not None
             else f"{min_score}"
         )
-        parts.append(f"{reasons['below_min_score']} below the minimum score {shown}")
+        parts.append(f"{reasons['below_min_score']:,} below the minimum score {shown}")
     if result.min_reward is not None:
         outcome = "reward" if result.rank_by == "score" else result.rank_by
         parts.append(
-            f"{reasons['below_min_reward']} below the minimum {outcome} {result.min_reward:g} "
+            f"{reasons['below_min_reward']:,} below the minimum {outcome} {result.min_reward:g} "
             "or without one"
         )
     parts += [
-        f"{reasons[reason]} {one if reasons[reason] == 1 else many}"
+        f"{reasons[reason]:,} {one if reasons[reason] == 1 else many}"
         for reason, one, many in _REASONS
         if reasons[reason]
     ]
     parts += unread_parts(problem_tally(result.problems), result.unread.written)
     covered = {result.tasks[index] for index in result.picks}
     how = "inferred" if result.tasks_inferred else f"by {result.task_field or TASK_COLUMN}"
-    parts.append(f"{len(covered)} of {counted(len(set(result.tasks)), 'task')} covered ({how})")
+    parts.append(f"{len(covered):,} of {counted(len(set(result.tasks)), 'task')} covered ({how})")
     if missing := sum(task is None for task in result.tasks):
         without = result.task_field or "a task"
         parts[-1] += f", {counted(missing, 'trace')} without {without} taken as one task"
@@ -123,7 +123,7 @@ def ranked_by(result: SelectionResult) -> str:
         return "ranked by success, then score"
     text = f"ranked by {result.rank_by}, then success and score"
     if missing := sum(outcome is None for outcome in result.outcomes):
-        text += f" ({missing} without one, last)"
+        text += f" ({missing:,} without one, last)"
     return text
 
 
@@ -147,7 +147,7 @@ def dedupe_summary(result: DedupeResult) -> str:
         )
     return (
         f"{counted(count, 'trace')} scored; {groups}; "
-        f"{counted(duplicates, 'trace')} would go, {count - duplicates} kept"
+        f"{counted(duplicates, 'trace')} would go, {count - duplicates:,} kept"
     ) + _unread_tail(result)
 
 
@@ -158,16 +158,16 @@ def decontamination_summary(result: DecontaminationResult) -> str:
     cosine >= 0.95), 97 kept``.
     """
     reasons = Counter(found.reason for found in result.removed)
-    why = [f"{reasons['ngram']} by {result.ngram}-gram overlap >= {result.min_overlap:g}"]
+    why = [f"{reasons['ngram']:,} by {result.ngram}-gram overlap >= {result.min_overlap:g}"]
     if result.threshold is not None:
-        why.append(f"{reasons['embedding']} by cosine >= {result.threshold:g}")
+        why.append(f"{reasons['embedding']:,} by cosine >= {result.threshold:g}")
     else:
         why.append("no embedder")
     removed = len(result.removed)
     text = (
         f"{counted(len(result.items), 'trace')} against "
-        f"{counted(result.references, 'reference item')}: {removed} removed "
-        f"({', '.join(why)}), {len(result.items) - removed} kept"
+        f"{counted(result.references, 'reference item')}: {removed:,} removed "
+        f"({', '.join(why)}), {len(result.items) - removed:,} kept"
     )
     if not result.references:  # every item kept: an evaluation set of prompts read as traces?
         text += (
@@ -185,7 +185,7 @@ def split_summary(result: SplitResult) -> str:
     """
     total = len(result.items)
     sizes = ", ".join(
-        f"{part} {count} ({100 * count / total if total else 0:.1f}%, asked "
+        f"{part} {count:,} ({100 * count / total if total else 0:.1f}%, asked "
         f"{100 * result.fractions[part]:g}%)"
         for part, count in result.sizes.items()
     )
@@ -209,7 +209,7 @@ def split_summary(result: SplitResult) -> str:
             "or group by a key with more values)"
         )
     shared = result.shared_groups
-    text += f"; {len(shared)} groups on two sides" if shared else "; no group on two sides"
+    text += f"; {len(shared):,} groups on two sides" if shared else "; no group on two sides"
     return text + _unread_tail(result)
 
 

@@ -295,7 +295,7 @@ def summary_line(tally: RunTally, written_back: int = 0) -> str:
     """
     parts = [
         f"{counted(tally.scored, 'trace')} scored",
-        f"{tally.shareable} reach{'es' if tally.shareable == 1 else ''} "
+        f"{tally.shareable:,} reach{'es' if tally.shareable == 1 else ''} "
         f"the sharing threshold {tally.threshold:g}",
         *unread_parts(tally, written_back),
     ]
