@@ -220,6 +220,25 @@ def test_a_wrong_report_option_is_a_usage_error_before_any_case_runs(
     assert not (pytester.path / "r.xml").exists()
 
 
+@pytest.mark.parametrize(
+    ("ini", "said"),
+    [
+        ("kp_fail_on = regresion", "ERROR: kp_fail_on = regresion: give one of *"),
+        ("kp_report_format = xml", "ERROR: kp_report_format = xml: not a report format; *"),
+        ("kp_fail_on = regression", "ERROR: kp_fail_on = regression needs --kp-baseline FILE*"),
+    ],
+)
+def test_a_wrong_ini_setting_is_named_as_the_ini_file_writes_it(
+    pytester: pytest.Pytester, project: Project, ini: str, said: str
+) -> None:
+    """A bad value from pytest.ini is named by its key there, not as an option never typed."""
+    project(*_BASE)
+    pytester.makeini(f"[pytest]\n{ini}\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([said])
+
+
 def test_evaluations_with_different_suites_cannot_share_one_report(
     pytester: pytest.Pytester, project: Project
 ) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
@@ -20,7 +20,7 @@ from typing import cast
 import pytest
 
 from knowledgepulse._util.atomic import same_name
-from knowledgepulse.errors import KnowledgePulseError
+from knowledgepulse.errors import NO_VALUE, KnowledgePulseError, Setting
 from knowledgepulse.evals.compare import DEFAULT_TOLERANCE, FailOn, Gate, Standing, compare_runs
 from knowledgepulse.evals.report import EvalReport, ReportSuite, load_report
 from knowledgepulse.evals.results import CaseResult, EvalRun
@@ -111,6 +111,7 @@ def from_options(config: pytest.Config) -> Reporting | None:
     tolerance = _tolerance(config)
     if (output, baseline_path, fail_on, tolerance, chosen) == (None,) * 5:
         return None
+    spell = _spelling(config)
     if hasattr(config, "workerinput") or config.pluginmanager.has_plugin("dsession"):
         raise pytest.UsageError(UNDER_XDIST)
     if output is not None and (junit := _junit_path(config)) and same_name(output, junit):
@@ -120,11 +121,13 @@ def from_options(config: pytest.Config) -> Reporting | None:
         )
     if chosen is not None and chosen not in FILE_FORMATS:
         raise pytest.UsageError(
-            f"--kp-report-format {chosen}: not a report format; give one of "
+            f"{spell(Setting('output_format', chosen))}: not a report format; give one of "
             f"{', '.join(FILE_FORMATS)}"
         )
     if chosen is not None and output is None:
-        raise pytest.UsageError("--kp-report-format names the format of --kp-report FILE: give it")
+        raise pytest.UsageError(
+            f"{spell(Setting('output_format'))} names the format of --kp-report FILE: give it"
+        )
     output_format = chosen or _by_suffix(output)
     try:
         check_settings(None, baseline_path, fail_on=fail_on, tolerance=tolerance)
@@ -137,11 +140,42 @@ def from_options(config: pytest.Config) -> Reporting | None:
         )
         baseline = None if baseline_path is None else load_report(baseline_path)
     except KnowledgePulseError as error:
-        raise pytest.UsageError(error.message_with(option_of)) from None
+        raise pytest.UsageError(error.message_with(spell)) from None
     gate: FailOn = fail_on or ("regression" if baseline is not None else "failure")
     return Reporting(
         output, output_format, baseline, baseline_path, gate, tolerance, _verdicts(baseline)
     )
+
+
+_INI_KEYS = {
+    "output": "kp_report",
+    "output_format": "kp_report_format",
+    "baseline": "kp_baseline",
+    "fail_on": "kp_fail_on",
+    "tolerance": "kp_tolerance",
+}
+"""The ini key of each report setting an error names; each is its option's ``dest`` too."""
+
+
+def _spelling(config: pytest.Config) -> Callable[[Setting], str]:
+    """:func:`option_of`, but a setting the ini file gave is named as written there.
+
+    A bad ``kp_fail_on = regresion`` in ``pytest.ini`` is said so, not as ``--kp-fail-on
+    regresion``, which the user would look for on a command line that has none.
+    """
+    from_ini = {
+        setting
+        for setting, key in _INI_KEYS.items()
+        if config.getoption(key) is None and config.getini(key)
+    }
+
+    def spell(setting: Setting) -> str:
+        if setting.name not in from_ini:
+            return option_of(setting)
+        key = _INI_KEYS[setting.name]
+        return key if setting.value is NO_VALUE else f"{key} = {setting.value}"
+
+    return spell
 
 
 def _path(config: pytest.Config, name: str) -> Path | None:
