@@ -21,6 +21,7 @@ from knowledgepulse.reports.compare import (
     comparison_to_dict,
     comparison_to_json,
     comparison_to_markdown,
+    counts_line,
     with_comparison,
 )
 from knowledgepulse.reports.evals import MARKDOWN_ROWS, json_chunks
@@ -128,6 +129,15 @@ def test_the_stderr_line_names_the_base_and_every_count() -> None:
         "1 removed; pass rate 80.0% → 80.0%"
     )
     assert "\n" not in line
+
+
+def test_the_counts_are_written_with_thousands_separators() -> None:
+    """Every count reads alike past a thousand: not "1,200 regressions, ..., 1500 unchanged"."""
+    comparison = build_comparison()
+    thousands = replace(comparison.summary, regressions=1_200, unchanged=1_500, removed=2_000)
+    assert counts_line(replace(comparison, summary=thousands)) == (
+        "1,200 regressions, 1 improvement, 1 changed, 1,500 unchanged, 1 added, 2,000 removed"
+    )
 
 
 def test_the_stderr_line_says_when_no_case_id_is_in_common() -> None:

@@ -26,6 +26,7 @@ from knowledgepulse.reports.eval_formats import run_report
 from knowledgepulse.reports.evals import (
     MARKDOWN_BUDGET,
     MARKDOWN_ROWS,
+    checked_line,
     code,
     escape,
     indented_json,
@@ -451,3 +452,11 @@ def test_the_summary_line_counts_files_not_read_even_with_no_cases() -> None:
     run = run_suite(make_suite({"type": "operation-accuracy"}), [lost])
     assert summary_line(run) == "no cases to evaluate; 1 file could not be read in full"
     assert not run.passed
+
+
+def test_the_summary_lines_write_every_count_with_thousands_separators(run: EvalRun) -> None:
+    """Past a thousand cases the counts read alike: not "1000 of 2,400 cases passed"."""
+    totals = {"cases": 2_400, "passed": 1_000, "malformed": 1_050, "pass_rate": 1_000 / 2_400}
+    line = summary_line(replace(run, summary=run.summary.model_copy(update=totals)))
+    assert line.startswith("1,000 of 2,400 cases passed (41.7%); 1,050 malformed; ")
+    assert checked_line(2_400, 1_050, 0, 0) == "checked 2,400 cases: 1,050 malformed"

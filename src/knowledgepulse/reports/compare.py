@@ -190,8 +190,10 @@ def counts_line(comparison: Comparison) -> str:
     s = comparison.summary
     counts = [counted(s.regressions, "regression"), counted(s.improvements, "improvement")]
     answered = s.unchanged_output_changed
-    held = f"{s.unchanged} unchanged" + (f" ({answered} answered otherwise)" if answered else "")
-    rest = [f"{s.changed} changed", held, f"{s.added} added", f"{s.removed} removed"]
+    held = f"{s.unchanged:,} unchanged" + (
+        f" ({answered:,} answered otherwise)" if answered else ""
+    )
+    rest = [f"{s.changed:,} changed", held, f"{s.added:,} added", f"{s.removed:,} removed"]
     return ", ".join([*counts, *rest])
 
 

@@ -284,10 +284,10 @@ def summary_line(run: EvalRun) -> str:
     parts = lost_and_warned(s.unreadable_files, s.warnings)
     if s.cases == 0:
         return "; ".join(["no cases to evaluate", *parts])
-    head = f"{s.passed} of {counted(s.cases, 'case')} passed"
+    head = f"{s.passed:,} of {counted(s.cases, 'case')} passed"
     if s.pass_rate is not None:
         head += f" ({percent(s.pass_rate)})"
-    malformed = [f"{s.malformed} malformed"] if s.malformed else []
+    malformed = [f"{s.malformed:,} malformed"] if s.malformed else []
     return "; ".join([head, *malformed, *parts, f"weighted mean {mean_said(s)}"])
 
 
@@ -300,7 +300,7 @@ def mean_said(summary: RunSummary) -> str:
 
 def checked_line(cases: int, malformed: int, unreadable_files: int, warnings: int) -> str:
     """What a dry run read: ``checked 9 cases: 1 malformed; 2 warnings``."""
-    parts = [f"{malformed} malformed"] if malformed else []
+    parts = [f"{malformed:,} malformed"] if malformed else []
     parts += lost_and_warned(unreadable_files, warnings)
     return f"checked {counted(cases, 'case')}" + (f": {'; '.join(parts)}" if parts else "")
 
