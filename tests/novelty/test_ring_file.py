@@ -491,6 +491,17 @@ def test_a_disk_too_full_for_a_new_cache_is_one_clear_error(
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_new_cache_in_a_missing_directory_says_to_create_it(tmp_path: Path) -> None:
+    """The library says what the CLI says of a missing folder, not only the OS error."""
+    path = tmp_path / "missing" / "c.kpcache"
+    with pytest.raises(CacheFileError) as caught:
+        VectorCache.open(path, dimensions=8, max_elements=100)
+    assert str(caught.value) == (
+        f"{path}: cannot create the cache file (the directory {path.parent} does not exist; "
+        "create it first)"
+    )
+
+
 def open_descriptors(within: Path) -> set[str]:
     """This process's open descriptors of files in ``within`` (Linux: from /proc/self/fd).
 

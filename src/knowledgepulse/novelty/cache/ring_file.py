@@ -692,8 +692,13 @@ def create_ring_file(
             )
         descriptor, temporary = temporary_beside(target)
     except OSError as error:
+        why = (
+            f"the directory {directory} does not exist; create it first"
+            if not directory.is_dir()
+            else str(error)
+        )
         raise CacheFileError(
-            f"{Location(str(path))}: cannot create the cache file ({error})"
+            f"{Location(str(path))}: cannot create the cache file ({why})"
         ) from None
     try:
         try:
