@@ -3150,12 +3150,15 @@ def _llm_run_text(outputs: dict[str, Any]) -> str | None:
 
 def _tool_message_failed(value: Any) -> bool:
     """A LangChain ``ToolMessage`` (its fields, or its dump's ``kwargs``) whose ``status`` is
-    ``error``: how LangGraph's ``ToolNode`` hands back what a tool raised."""
+    ``error``: how LangGraph's ``ToolNode`` hands back what a tool raised. OpenLLMetry's LangChain
+    instrumentation wraps it as the callback's ``{"output": ..., "kwargs": ...}``."""
     if isinstance(value, str):
         try:
             value = json.loads(value)
         except ValueError:
             return False
+    if isinstance(value, dict) and isinstance(value.get("output"), dict):
+        value = value["output"]
     if isinstance(value, dict) and isinstance(value.get("kwargs"), dict):
         value = value["kwargs"]
     return (

@@ -23,7 +23,8 @@ the run itself:
   attributes) instrumented by OpenInference (``openinference-instrumentation-openai-agents``
   2.6.0, ``-langchain`` 0.1.80, ``-pydantic-ai`` 0.1.30, ``-smolagents`` 0.1.43;
   ``langchain-openai`` 1.7.4 for
-  LangGraph's model): the spans an
+  LangGraph's model), and LangGraph by OpenLLMetry's ``opentelemetry-instrumentation-langchain``
+  0.62.4 too (``langgraph`` 1.2.24, ``langchain-openai`` 1.8.1): the spans an
   in-memory exporter kept, written as OTLP JSON as the OTel file exporter writes them
   (``tests/integrations/otel_helpers.otlp_json``);
 * crewAI 1.15 (``Crew.kickoff``, its native OpenAI client given the mock transport) traced by
@@ -1800,14 +1801,21 @@ def semantic_kernel_run(cassettes: Path) -> None:
     _write(OUT / "otlp" / "semantic_kernel_google_model_retry.json", document + "\n")
 
 
-def openinference_langgraph_runs(cassettes: Path) -> None:
-    """Two recordings through LangGraph's ReAct agent, traced by OpenInference."""
+def openinference_langgraph_runs(cassettes: Path, *, openllmetry: bool = False) -> None:
+    """Two recordings through LangGraph's ReAct agent, traced by OpenInference, or by
+    OpenLLMetry's ``opentelemetry-instrumentation-langchain`` (``openllmetry=True``)."""
     from langchain_core.tools import ToolException, tool
     from langchain_openai import ChatOpenAI
     from langgraph.prebuilt import create_react_agent
-    from openinference.instrumentation.langchain import (
-        LangChainInstrumentor,
-    )
+
+    if openllmetry:
+        from opentelemetry.instrumentation.langchain import (  # type: ignore[import-not-found]
+            LangchainInstrumentor as LangChainInstrumentor,
+        )
+    else:
+        from openinference.instrumentation.langchain import (
+            LangChainInstrumentor,
+        )
 
     @tool("get_capital")
     def get_capital(country: str) -> str:
@@ -1843,6 +1851,8 @@ def openinference_langgraph_runs(cassettes: Path) -> None:
             "What is the temperature in Tokyo?",
         ),
     ]
+    if openllmetry:
+        graphs = graphs[:1]  # instrumented again in one process, OpenLLMetry's traces nothing
     for name, cassette, model, function, instructions, question in graphs:
         client = httpx2.Client(transport=httpx2.MockTransport(transport(cassettes / cassette)))
         llm = ChatOpenAI(model=model, api_key="-", http_client=client)
@@ -1851,6 +1861,7 @@ def openinference_langgraph_runs(cassettes: Path) -> None:
             f"langgraph_{name}",
             LangChainInstrumentor(),
             functools.partial(graph.invoke, {"messages": [("user", question)]}),
+            prefix="openllmetry_" if openllmetry else "openinference_",
         )
 
 
@@ -2425,6 +2436,7 @@ def main() -> None:
     retrieval_runs(cassettes)
     openinference_openai_smolagents_planning_run(cassettes)
     openinference_runs(cassettes)
+    openinference_langgraph_runs(cassettes, openllmetry=True)
     openinference_responses_runs(cassettes)
     openinference_crewai_runs(cassettes)
     contrib_responses_runs(cassettes)

@@ -103,6 +103,82 @@ def test_openllmetry_flattened_names_and_traceloop_tools() -> None:
     ]
 
 
+def _openllmetry_langgraph_tool(country: str, content: str, status: str, *, start: int) -> Span:
+    """A LangGraph tool's span as OpenLLMetry's LangChain instrumentation 0.62 writes it: the
+    callback's payloads as ``traceloop.entity.*``, copied into ``gen_ai.tool.call.*``."""
+    given = json.dumps(
+        {
+            "input_str": str({"country": country}),
+            "tags": ["seq:step:1"],
+            "metadata": {"langgraph_node": "tools"},
+            "inputs": {"country": country},
+            "kwargs": {"color": "green", "name": None, "tool_call_id": f"call_{start}"},
+        }
+    )
+    message = {"content": content, "type": "tool", "name": "get_capital", "status": status}
+    returned = json.dumps(
+        {
+            "output": {
+                "lc": 1,
+                "type": "constructor",
+                "id": ["langchain", "schema", "messages", "ToolMessage"],
+                "kwargs": {**message, "tool_call_id": f"call_{start}"},
+            },
+            "kwargs": {"tags": ["seq:step:1"], "color": "green", "name": "get_capital"},
+        }
+    )
+    return span(
+        "execute_tool get_capital",
+        {
+            "traceloop.span.kind": "tool",
+            "traceloop.entity.name": "get_capital",
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "get_capital",
+            "traceloop.entity.input": given,
+            "gen_ai.tool.call.arguments": given,
+            "traceloop.entity.output": returned,
+            "gen_ai.tool.call.result": returned,
+        },
+        start=start,
+    )
+
+
+def test_openllmetry_langgraph_tool_spans_give_the_call_and_its_tool_message() -> None:
+    """OpenLLMetry 0.62 copies LangChain's callback payloads into ``gen_ai.tool.call.*``: the
+    call's arguments are their ``inputs``, its result the ToolMessage's content, and a
+    ToolMessage of status ``error`` (LangGraph handing back what the tool raised) a failure."""
+    asked = span(
+        "ChatOpenAI.chat",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.input.messages": messages(
+                {"role": "user", "parts": [{"type": "text", "content": "Capital of France?"}]}
+            ),
+        },
+        start=1,
+    )
+    failed = _openllmetry_langgraph_tool("France", 'Use "La France" instead.', "error", start=2)
+    ran = _openllmetry_langgraph_tool("La France", "Paris", "success", start=3)
+    answered = span(
+        "ChatOpenAI.chat",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.output.messages": messages(
+                {"role": "assistant", "parts": [{"type": "text", "content": "Paris"}]}
+            ),
+        },
+        start=4,
+    )
+    trace = to_trace([asked, failed, ran, answered]).trace
+    assert steps(trace) == [
+        ("tool_call", "get_capital", 'get_capital {"country":"France"}'),
+        ("observation", "get_capital", 'Use "La France" instead.'),
+        ("error_recovery", "get_capital", 'get_capital {"country":"La France"}'),
+        ("observation", "get_capital", "Paris"),
+        ("thought", None, "Paris"),
+    ]
+
+
 def test_openai_style_message_json_as_langsmith_exports_it() -> None:
     """``gen_ai.prompt``/``gen_ai.completion`` holding OpenAI-style messages with tool_calls."""
     chat = span(

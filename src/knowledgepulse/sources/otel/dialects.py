@@ -638,11 +638,14 @@ def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         name = non_blank(attrs.get("gen_ai.tool.name"))
         if not name and view.is_mcp:
             name = span.name.removeprefix("tools/call").strip() or span.name
-        returned, failed = msg.tool_result(_tool_call_result(attrs.get("gen_ai.tool.call.result")))
+        result = _unwrapped(attrs, "gen_ai.tool.call.result", "traceloop.entity.output", "output")
+        returned, failed = msg.tool_result(_tool_call_result(result))
         view.fill(
             tool_name=name or span.name.removeprefix("execute_tool").strip() or span.name,
             call_id=_model_call_id(attrs),
-            arguments=msg.loads(attrs.get("gen_ai.tool.call.arguments")),
+            arguments=msg.loads(
+                _unwrapped(attrs, "gen_ai.tool.call.arguments", "traceloop.entity.input", "inputs")
+            ),
             # A LangChain tool's result is the ToolMessage it returned (MLflow's GenAI
             # translator of ``mlflow.langchain.autolog()``'s spans): read as in its own dialects.
             # Strands (1.62, ``gen_ai_latest_experimental``) writes a result as the JSON of its
@@ -745,6 +748,20 @@ def _first_part(messages: list[msg.Message] | None, kind: str) -> dict[str, Any]
     """The first part of this type among the messages (empty when none)."""
     parts = (part for message in messages or [] for part in message.get("parts", []))
     return next((part for part in parts if part.get("type") == kind), {})
+
+
+def _unwrapped(attrs: Mapping[str, Any], key: str, entity: str, field: str) -> Any:
+    """A tool's ``gen_ai.tool.call.arguments`` or ``.result``, out of OpenLLMetry's wrapper.
+
+    OpenLLMetry's LangChain instrumentation (0.62) copies a tool span's ``traceloop.entity.input``
+    and ``.output`` into these: LangChain's callback payloads (``{"input_str", "tags",
+    "metadata", "inputs", "kwargs"}``, ``{"output", "kwargs"}``), the call's arguments and result
+    one field of each. Only such a copy is unwrapped; any other value is the tool's own.
+    """
+    value = attrs.get(key)
+    if value is None or value != attrs.get(entity):
+        return value
+    return _entity(value, field)
 
 
 def _tool_call_result(value: Any) -> Any:
@@ -932,10 +949,13 @@ def _legacy(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         return
     view.fill(role=role, input_messages=prompt, output_messages=completion)
     if role == "tool":
+        # A LangChain tool's output is the ToolMessage it made: its content, or its failure.
+        output, failed = msg.tool_result(_execution_result(_entity(entity_output, "output")))
         view.fill(
             tool_name=non_blank(attrs.get("traceloop.entity.name")) or span.name,
             arguments=_entity(entity_input, "inputs"),
-            result=_execution_result(_entity(entity_output, "output")),
+            result=output,
+            error=failed,
             streamed=_streams(entity_output),
         )
     elif role == "agent":
