@@ -35,7 +35,9 @@ The frameworks pin what the others use: a virtual environment each, made on 2 De
 * LlamaIndex: ``llama-index-core llama-index-llms-openai opentelemetry-instrumentation-llamaindex
   opentelemetry-instrumentation-openai``;
 * Strands: ``"strands-agents[openai]" httpx2`` (its replies are served from pydantic-ai's
-  recording by ``replay_frameworks.replies``, as a stream: no cassette of Strands' own).
+  recording by ``replay_frameworks.replies``, as a stream: no cassette of Strands' own);
+  ``openinference``: ``openinference-instrumentation-strands-agents`` too (made on 4 December
+  2026: 0.1.12 on Strands 1.62.0), its span processor mapping Strands' own spans.
 """
 
 from __future__ import annotations
@@ -893,9 +895,19 @@ def _globally(framework: str, tracing: str, provider: Any) -> None:
     trace_api.set_tracer_provider(provider)
     if framework == "strands":
         # Strands' own spans; ``latest``: the GenAI conventions' newest shape
-        # (``gen_ai_latest_experimental``), else its default.
+        # (``gen_ai_latest_experimental``), else its default; ``openinference``: its default,
+        # given OpenInference's attributes as they end by OpenInference's processor.
         if tracing == "latest":
             os.environ["OTEL_SEMCONV_STABILITY_OPT_IN"] = "gen_ai_latest_experimental"
+        if tracing == "openinference":
+            from openinference.instrumentation.strands_agents import (  # type: ignore[import-not-found]
+                StrandsAgentsToOpenInferenceProcessor,
+            )
+
+            provider._active_span_processor._span_processors = (  # run before the exporter
+                StrandsAgentsToOpenInferenceProcessor(),
+                *provider._active_span_processor._span_processors,
+            )
     elif framework == "agent_framework":
         # The Agent Framework writes GenAI spans of its own; OpenInference's processor gives
         # them its attributes as they end (``native``: the spans as the framework wrote them).
