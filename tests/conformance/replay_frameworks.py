@@ -23,8 +23,11 @@ the run itself:
   attributes) instrumented by OpenInference (``openinference-instrumentation-openai-agents``
   2.6.0, ``-langchain`` 0.1.80, ``-pydantic-ai`` 0.1.30, ``-smolagents`` 0.1.43;
   ``langchain-openai`` 1.7.4 for
-  LangGraph's model), and LangGraph by OpenLLMetry's ``opentelemetry-instrumentation-langchain``
-  0.62.4 too (``langgraph`` 1.2.24, ``langchain-openai`` 1.8.1): the spans an
+  LangGraph's model); LangChain 1.5.2's ``create_agent`` (``langchain_agent_run``), and it and
+  LangGraph by OpenLLMetry's ``opentelemetry-instrumentation-langchain`` 0.62.4 too (``langgraph``
+  1.2.24, ``langchain-openai`` 1.8.1; each in a process of its own, as OpenLLMetry's
+  instrumentor traces nothing once instrumented again: ``openinference_langgraph_runs(CASSETTES,
+  openllmetry=True)``, ``langchain_agent_run(CASSETTES, openllmetry=True)``): the spans an
   in-memory exporter kept, written as OTLP JSON as the OTel file exporter writes them
   (``tests/integrations/otel_helpers.otlp_json``);
 * crewAI 1.15 (``Crew.kickoff``, its native OpenAI client given the mock transport) traced by
@@ -1865,6 +1868,43 @@ def openinference_langgraph_runs(cassettes: Path, *, openllmetry: bool = False) 
         )
 
 
+def langchain_agent_run(cassettes: Path, *, openllmetry: bool = False) -> None:
+    """LangChain 1's ``create_agent`` (the agent loop that replaced LangGraph's
+    ``create_react_agent``) over ``ChatOpenAI``, served the ``get_capital`` retry, traced by
+    OpenInference, or by OpenLLMetry (``openllmetry=True``; a process of its own)."""
+    from langchain.agents import create_agent  # type: ignore[import-not-found]
+    from langchain_core.tools import ToolException, tool
+    from langchain_openai import ChatOpenAI
+
+    if openllmetry:
+        from opentelemetry.instrumentation.langchain import (
+            LangchainInstrumentor as LangChainInstrumentor,
+        )
+    else:
+        from openinference.instrumentation.langchain import LangChainInstrumentor
+
+    @tool("get_capital")
+    def get_capital(country: str) -> str:
+        """Get the capital of a country.
+
+        Args:
+            country: The country name.
+        """
+        return _capital(country, ToolException)
+
+    get_capital.handle_tool_error = True  # the error text goes back to the model
+    client = httpx2.Client(transport=httpx2.MockTransport(transport(cassettes / GOOGLE_RETRY)))
+    llm = ChatOpenAI(model="gemini-2.5-pro", api_key="-", http_client=client)
+    agent = create_agent(llm, [get_capital], system_prompt="You are a helpful chatbot.")
+    question = {"messages": [{"role": "user", "content": "What is the capital of France?"}]}
+    _traced(
+        "langchain_agent_google_model_retry",
+        LangChainInstrumentor(),
+        functools.partial(agent.invoke, question),
+        prefix="openllmetry_" if openllmetry else "openinference_",
+    )
+
+
 def temperature_agent(model: Any) -> Any:
     """The agent of pydantic-ai's Bedrock structured-output cassette: a typed answer, one tool."""
     from pydantic_ai import Agent
@@ -2436,7 +2476,7 @@ def main() -> None:
     retrieval_runs(cassettes)
     openinference_openai_smolagents_planning_run(cassettes)
     openinference_runs(cassettes)
-    openinference_langgraph_runs(cassettes, openllmetry=True)
+    langchain_agent_run(cassettes)
     openinference_responses_runs(cassettes)
     openinference_crewai_runs(cassettes)
     contrib_responses_runs(cassettes)
