@@ -5157,11 +5157,12 @@ def adk(path: Path) -> list[Run]:
 
 def _adk_event(timeline: _Timeline, asked: list[str], event: dict[str, Any]) -> None:
     """An ADK event: a streamed chunk (``partial``) is not kept by ADK; an ``error_code`` or
-    ``error_message`` is an error; its ``content`` a Gemini content."""
+    ``error_message`` is an error; its ``content`` a Gemini content. ADK's CLI saves a session
+    by alias (``adk run --save_session``): ``errorCode``, ``functionCall`` and the like."""
     if event.get("partial"):
         return
     _adk_turn(timeline, asked, event.get("content"), event.get("author"))
-    if event.get("error_code") or event.get("error_message"):
+    if any(event.get(key) for key in ("error_code", "error_message", "errorCode", "errorMessage")):
         timeline.error()
 
 
@@ -5176,7 +5177,8 @@ def _adk_turn(timeline: _Timeline, asked: list[str], content: Any, author: Any) 
     users = content.get("role") == "user" or (not content.get("role") and author == "user")
     for raw in content.get("parts") or []:
         part = {key: value for key, value in raw.items() if value is not None}
-        call, response = part.get("function_call"), part.get("function_response")
+        call = part.get("function_call", part.get("functionCall"))
+        response = part.get("function_response", part.get("functionResponse"))
         if "text" in part and not part.get("thought") and not users:
             said.append(part["text"])
             continue

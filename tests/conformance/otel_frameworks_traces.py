@@ -339,12 +339,13 @@ def add(a: int, b: int) -> int:
     return a + b
 
 
-def _adk_run(agent: Any, question: str) -> None:
-    """``agent`` run by an ``InMemoryRunner`` on one question, as the instrumentor's tests run."""
+def _adk_run(agent: Any, question: str) -> Any:
+    """``agent`` run by an ``InMemoryRunner`` on one question, as the instrumentor's tests run;
+    the session it made (``adk_sessions.py`` writes it)."""
     from google.adk.runners import InMemoryRunner  # type: ignore[import-not-found, import-untyped, unused-ignore]
     from google.genai import types  # type: ignore[import-not-found, import-untyped, unused-ignore]
 
-    async def run() -> None:
+    async def run() -> Any:
         runner = InMemoryRunner(agent=agent, app_name="weather_app")
         await runner.session_service.create_session(
             app_name="weather_app", user_id="user", session_id="session"
@@ -352,8 +353,11 @@ def _adk_run(agent: Any, question: str) -> None:
         message = types.Content(role="user", parts=[types.Part(text=question)])
         async for _ in runner.run_async(user_id="user", session_id="session", new_message=message):
             pass
+        return await runner.session_service.get_session(
+            app_name="weather_app", user_id="user", session_id="session"
+        )
 
-    asyncio.run(run())
+    return asyncio.run(run())
 
 
 def adk_weather(cassette: Path) -> Any:
@@ -367,7 +371,7 @@ def adk_weather(cassette: Path) -> Any:
         instruction="You must use the available tools to find an answer.",
         tools=[get_weather],
     )
-    _adk_run(agent, "What is the weather in New York?")
+    return _adk_run(agent, "What is the weather in New York?")
 
 
 def adk_two_cities(cassette: Path) -> Any:
@@ -381,7 +385,7 @@ def adk_two_cities(cassette: Path) -> Any:
         instruction="You must use the available tools to find an answer.",
         tools=[get_weather],
     )
-    _adk_run(agent, "What is the weather in New York and London?")
+    return _adk_run(agent, "What is the weather in New York and London?")
 
 
 def adk_sub_agents(cassette: Path) -> Any:
@@ -410,7 +414,7 @@ def adk_sub_agents(cassette: Path) -> Any:
         instruction="You must route the user's request to the appropriate agent.",
         sub_agents=[addition_agent, weather_agent],
     )
-    _adk_run(root_agent, "What is the weather in New York?")
+    return _adk_run(root_agent, "What is the weather in New York?")
 
 
 def agents_weather(cassette: Path) -> Any:
