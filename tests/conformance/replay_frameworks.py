@@ -46,6 +46,10 @@ the run itself:
   recording is served as the event stream it was (``as_recorded``). Its own environment too:
   ``openinference_autogen_runs(CASSETTES)``.
 
+* LlamaIndex's ``FunctionAgent`` (llama-index-core 0.14.25, ``llama-index-llms-openai`` 0.8.3)
+  traced by ``openinference-instrumentation-llama-index`` 4.6.1 (``openinference_llama_index_run``;
+  an environment of its own, as LlamaIndex's OpenAI LLM pins an openai on httpx).
+
 * a LangChain RAG chain (langchain-core's in-memory vector store, then ``ChatOpenAI``) traced by
   OpenInference and by OpenTelemetry's ``opentelemetry-instrumentation-genai-langchain`` 1.3b0
   (``retrieval_runs``); smolagents with planning traced only by
@@ -1902,6 +1906,54 @@ def langchain_agent_run(cassettes: Path, *, openllmetry: bool = False) -> None:
         LangChainInstrumentor(),
         functools.partial(agent.invoke, question),
         prefix="openllmetry_" if openllmetry else "openinference_",
+    )
+
+
+def openinference_llama_index_run(cassettes: Path) -> None:
+    """LlamaIndex's ``FunctionAgent`` (llama-index-core 0.14, its ``OpenAI`` LLM not streaming)
+    served the ``get_capital`` retry, traced by ``openinference-instrumentation-llama-index``.
+
+    LlamaIndex's OpenAI LLM pins an openai on httpx (openai 3 moved to httpx2): the recorded
+    replies are served through httpx's ``MockTransport``. The tool raises on "France"; the
+    agent hands the model the error's text (a ``ToolOutput`` with ``is_error``)."""
+    import httpx
+    from llama_index.core.agent.workflow import FunctionAgent  # type: ignore[import-not-found]
+    from llama_index.core.tools import FunctionTool  # type: ignore[import-not-found]
+    from llama_index.llms.openai import OpenAI  # type: ignore[import-not-found]
+    from openinference.instrumentation.llama_index import (  # type: ignore[import-not-found]
+        LlamaIndexInstrumentor,
+    )
+
+    def get_capital(country: str) -> str:
+        """Get the capital of a country.
+
+        Args:
+            country: The country name.
+        """
+        return _capital(country, ValueError)
+
+    queue = replies(cassettes / GOOGLE_RETRY)
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        assert request.url.path.endswith("/chat/completions"), request.url
+        return httpx.Response(200, json=queue.pop(0))
+
+    client = httpx.AsyncClient(transport=httpx.MockTransport(answer))
+    llm = OpenAI(model="gpt-4o", api_key="-", async_http_client=client)
+    agent = FunctionAgent(
+        tools=[FunctionTool.from_defaults(get_capital)],
+        llm=llm,
+        system_prompt="You are a helpful chatbot.",
+        streaming=False,
+    )
+
+    async def ask() -> Any:
+        return await agent.run("What is the capital of France?")  # a workflow wants a loop
+
+    _traced(
+        "llama_index_function_agent_google_model_retry",
+        LlamaIndexInstrumentor(),
+        lambda: asyncio.run(ask()),
     )
 
 

@@ -179,6 +179,36 @@ def test_openllmetry_langgraph_tool_spans_give_the_call_and_its_tool_message() -
     ]
 
 
+def test_a_llama_index_workflow_stop_event_repr_is_no_second_answer() -> None:
+    """OpenInference's LlamaIndex instrumentation (4.6) writes a ``FunctionAgent``'s result as
+    the ``StopEvent``'s repr, cut short: the model's last reply is the answer, told once."""
+    root = span(
+        "FunctionAgent.run",
+        {
+            "openinference.span.kind": "CHAIN",
+            "output.value": "StopEvent(result=AgentOutput(response=ChatMessage(role=<MessageRole"
+            ".ASSISTANT: 'assistant'>, additional_kwargs={}, blocks=[TextBlock(block_type='text', "
+            "text='Paris')]), structured_response=None, cu...",
+        },
+        start=0,
+    )
+    model = span(
+        "OpenAI.achat",
+        {
+            "openinference.span.kind": "LLM",
+            "llm.input_messages.0.message.role": "user",
+            "llm.input_messages.0.message.content": "Capital of France?",
+            "llm.output_messages.0.message.role": "assistant",
+            "llm.output_messages.0.message.content": "Paris",
+        },
+        start=1,
+        parent=root,
+    )
+    trace = to_trace([root, model]).trace
+    assert steps(trace) == [("thought", None, "Paris")]
+    assert trace.outcome.result_summary == "Paris"
+
+
 def test_openai_style_message_json_as_langsmith_exports_it() -> None:
     """``gen_ai.prompt``/``gen_ai.completion`` holding OpenAI-style messages with tool_calls."""
     chat = span(

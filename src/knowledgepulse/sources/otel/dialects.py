@@ -1179,9 +1179,20 @@ def _state_text(value: Any) -> str | None:
     loaded = msg.loads(value)
     if isinstance(loaded, dict) and isinstance(loaded.get("messages"), list):
         return msg.last_assistant_text(msg.messages(loaded["messages"]))
-    if _ai_sdk_tool_calls(loaded):
+    if _ai_sdk_tool_calls(loaded) or _llama_index_stop_event(loaded):
         return None
     return _output_text(value)
+
+
+def _llama_index_stop_event(value: Any) -> bool:
+    """Whether ``value`` is a LlamaIndex workflow's ``StopEvent`` as Python writes it.
+
+    OpenInference's LlamaIndex instrumentation (4.6) records an agent workflow's result as the
+    event's ``repr``, cut short (``StopEvent(result=AgentOutput(response=ChatMessage(role=...,
+    blocks=[TextBlock(...)]), structured_response=None, cu...``): no answer as written, and
+    before, a second one after the model's last reply. That reply is the answer.
+    """
+    return isinstance(value, str) and value.startswith("StopEvent(result=")
 
 
 def _ai_sdk_tool_calls(value: Any) -> bool:
