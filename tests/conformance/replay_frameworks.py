@@ -1415,7 +1415,6 @@ def langfuse_langgraph_run(cassettes: Path) -> None:
     """LangGraph's ReAct agent (``create_react_agent`` over ``langchain_openai.ChatOpenAI``)
     traced by the Langfuse SDK's LangChain ``CallbackHandler``, served the ``get_capital``
     retry: the SDK's own spans, its span exporter given an in-memory one (nothing is sent)."""
-    from langchain_core.tools import ToolException, tool
     from langchain_openai import ChatOpenAI  # type: ignore[import-not-found]
     from langfuse import Langfuse, get_client
     from langfuse.langchain import CallbackHandler  # type: ignore[import-not-found]
@@ -1428,16 +1427,7 @@ def langfuse_langgraph_run(cassettes: Path) -> None:
     exporter = InMemorySpanExporter()
     Langfuse(public_key="-", secret_key="-", base_url="http://127.0.0.1:9", span_exporter=exporter)
 
-    @tool("get_capital")
-    def get_capital(country: str) -> str:
-        """Get the capital of a country.
-
-        Args:
-            country: The country name.
-        """
-        return _capital(country, ToolException)
-
-    get_capital.handle_tool_error = True  # the error text goes back to the model
+    get_capital = _langchain_get_capital()
     client = httpx2.Client(transport=httpx2.MockTransport(transport(cassettes / GOOGLE_RETRY)))
     llm = ChatOpenAI(model="gemini-2.5-pro", api_key="-", http_client=client)
     graph = create_react_agent(llm, [get_capital], prompt="You are a helpful chatbot.")
@@ -1498,6 +1488,24 @@ def _capital(country: str, failure: type[Exception]) -> str:
     if country == "La France":
         return "Paris"
     raise failure('The country is not supported. Use "La France" instead.')
+
+
+def _langchain_get_capital() -> Any:
+    """The recording's ``get_capital`` as a LangChain tool: it raises a ``ToolException`` on
+    "France", whose text LangGraph hands back to the model (a ToolMessage of status error)."""
+    from langchain_core.tools import ToolException, tool
+
+    @tool("get_capital")
+    def get_capital(country: str) -> str:
+        """Get the capital of a country.
+
+        Args:
+            country: The country name.
+        """
+        return _capital(country, ToolException)
+
+    get_capital.handle_tool_error = True  # the error text goes back to the model
+    return get_capital
 
 
 def _traced(
@@ -1811,7 +1819,7 @@ def semantic_kernel_run(cassettes: Path) -> None:
 def openinference_langgraph_runs(cassettes: Path, *, openllmetry: bool = False) -> None:
     """Two recordings through LangGraph's ReAct agent, traced by OpenInference, or by
     OpenLLMetry's ``opentelemetry-instrumentation-langchain`` (``openllmetry=True``)."""
-    from langchain_core.tools import ToolException, tool
+    from langchain_core.tools import tool
     from langchain_openai import ChatOpenAI
     from langgraph.prebuilt import create_react_agent
 
@@ -1824,16 +1832,7 @@ def openinference_langgraph_runs(cassettes: Path, *, openllmetry: bool = False) 
             LangChainInstrumentor,
         )
 
-    @tool("get_capital")
-    def get_capital(country: str) -> str:
-        """Get the capital of a country.
-
-        Args:
-            country: The country name.
-        """
-        return _capital(country, ToolException)
-
-    get_capital.handle_tool_error = True  # the error text goes back to the model
+    get_capital = _langchain_get_capital()
 
     @tool
     def get_temperature(city: str) -> float:
@@ -1877,7 +1876,6 @@ def langchain_agent_run(cassettes: Path, *, openllmetry: bool = False) -> None:
     ``create_react_agent``) over ``ChatOpenAI``, served the ``get_capital`` retry, traced by
     OpenInference, or by OpenLLMetry (``openllmetry=True``; a process of its own)."""
     from langchain.agents import create_agent  # type: ignore[import-not-found]
-    from langchain_core.tools import ToolException, tool
     from langchain_openai import ChatOpenAI
 
     if openllmetry:
@@ -1887,16 +1885,7 @@ def langchain_agent_run(cassettes: Path, *, openllmetry: bool = False) -> None:
     else:
         from openinference.instrumentation.langchain import LangChainInstrumentor
 
-    @tool("get_capital")
-    def get_capital(country: str) -> str:
-        """Get the capital of a country.
-
-        Args:
-            country: The country name.
-        """
-        return _capital(country, ToolException)
-
-    get_capital.handle_tool_error = True  # the error text goes back to the model
+    get_capital = _langchain_get_capital()
     client = httpx2.Client(transport=httpx2.MockTransport(transport(cassettes / GOOGLE_RETRY)))
     llm = ChatOpenAI(model="gemini-2.5-pro", api_key="-", http_client=client)
     agent = create_agent(llm, [get_capital], system_prompt="You are a helpful chatbot.")

@@ -147,28 +147,15 @@ def test_openllmetry_langgraph_tool_spans_give_the_call_and_its_tool_message() -
     """OpenLLMetry 0.62 copies LangChain's callback payloads into ``gen_ai.tool.call.*``: the
     call's arguments are their ``inputs``, its result the ToolMessage's content, and a
     ToolMessage of status ``error`` (LangGraph handing back what the tool raised) a failure."""
-    asked = span(
-        "ChatOpenAI.chat",
-        {
-            "gen_ai.operation.name": "chat",
-            "gen_ai.input.messages": messages(
-                {"role": "user", "parts": [{"type": "text", "content": "Capital of France?"}]}
-            ),
-        },
-        start=1,
-    )
+
+    def chat(side: str, role: str, text: str, *, start: int) -> Span:
+        said = messages({"role": role, "parts": [{"type": "text", "content": text}]})
+        return span("ChatOpenAI.chat", {"gen_ai.operation.name": "chat", side: said}, start=start)
+
+    asked = chat("gen_ai.input.messages", "user", "Capital of France?", start=1)
     failed = _openllmetry_langgraph_tool("France", 'Use "La France" instead.', "error", start=2)
     ran = _openllmetry_langgraph_tool("La France", "Paris", "success", start=3)
-    answered = span(
-        "ChatOpenAI.chat",
-        {
-            "gen_ai.operation.name": "chat",
-            "gen_ai.output.messages": messages(
-                {"role": "assistant", "parts": [{"type": "text", "content": "Paris"}]}
-            ),
-        },
-        start=4,
-    )
+    answered = chat("gen_ai.output.messages", "assistant", "Paris", start=4)
     trace = to_trace([asked, failed, ran, answered]).trace
     assert steps(trace) == [
         ("tool_call", "get_capital", 'get_capital {"country":"France"}'),
