@@ -2614,16 +2614,28 @@ def _model_said(timeline: _Timeline, said: str | None) -> None:
 
 def _llama_index_ran(tags: dict[str, Any]) -> dict[str, Any] | None:
     """LlamaIndex's ``ToolOutput`` (``tool_name``, ``raw_input``, ``raw_output``, ``is_error``)
-    as the output of an OpenLLMetry ``task`` span: a tool's run; else ``None``."""
+    as the output of an OpenLLMetry ``task`` span: a tool's run; else ``None``. A workflow's
+    ``ToolCallResult`` step (``tool_name``, ``tool_kwargs``, ``tool_output``) gives its output."""
     if tags.get("traceloop.span.kind") != "task":
         return None
     try:
         output = _json(tags.get("traceloop.entity.output"))
     except ValueError:  # text, not JSON
         return None
+    if isinstance(output, dict) and isinstance(output.get("tool_output"), dict):
+        output = output["tool_output"]
     if isinstance(output, dict) and {"tool_name", "raw_input", "raw_output"} <= output.keys():
         return output
     return None
+
+
+def _llama_index_step(tags: dict[str, Any]) -> bool:
+    """Whether an OpenLLMetry ``task`` span's output is a LlamaIndex ``ToolCallResult``."""
+    try:
+        output = _json(tags.get("traceloop.entity.output"))
+    except ValueError:
+        return False
+    return isinstance(output, dict) and isinstance(output.get("tool_output"), dict)
 
 
 def _traceloop_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
@@ -2683,7 +2695,12 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
     one_turn = any("gen_ai.conversation.id" in tags for _, tags in spans)
     timeline, objective = _Timeline(), _crew_asked(tags for _, tags in genai)
     root_failed = False
-    untraced = all(_operation(tags) != "execute_tool" for _, tags in genai)
+    # LlamaIndex's agent workflows give each call's result as a ``ToolCallResult`` step: those
+    # are the calls, the tools' own spans inside them their runs (one a call that raised lacks).
+    stepped = any(_llama_index_step(tags) for _, tags in genai)
+    if stepped:
+        genai = [(n, t) for n, t in genai if _llama_index_step(t) or not _llama_index_ran(t)]
+    untraced = not stepped and all(_operation(tags) != "execute_tool" for _, tags in genai)
     told: set[Any] = set()
     wordless = not any(_replied(tags) for _, tags in genai)
     for name, tags in genai:

@@ -48,7 +48,9 @@ the run itself:
 
 * LlamaIndex's ``FunctionAgent`` (llama-index-core 0.14.25, ``llama-index-llms-openai`` 0.8.3)
   traced by ``openinference-instrumentation-llama-index`` 4.6.1 (``openinference_llama_index_run``;
-  an environment of its own, as LlamaIndex's OpenAI LLM pins an openai on httpx).
+  an environment of its own, as LlamaIndex's OpenAI LLM pins an openai on httpx), and by
+  OpenLLMetry's ``opentelemetry-instrumentation-llamaindex`` and ``-openai`` 0.62.4
+  (``openllmetry=True``, with ``TRACELOOP_TRACE_CONTENT=true``).
 
 * a LangChain RAG chain (langchain-core's in-memory vector store, then ``ChatOpenAI``) traced by
   OpenInference and by OpenTelemetry's ``opentelemetry-instrumentation-genai-langchain`` 1.3b0
@@ -1898,9 +1900,11 @@ def langchain_agent_run(cassettes: Path, *, openllmetry: bool = False) -> None:
     )
 
 
-def openinference_llama_index_run(cassettes: Path) -> None:
+def openinference_llama_index_run(cassettes: Path, *, openllmetry: bool = False) -> None:
     """LlamaIndex's ``FunctionAgent`` (llama-index-core 0.14, its ``OpenAI`` LLM not streaming)
-    served the ``get_capital`` retry, traced by ``openinference-instrumentation-llama-index``.
+    served the ``get_capital`` retry, traced by ``openinference-instrumentation-llama-index``, or
+    (``openllmetry=True``) by OpenLLMetry's LlamaIndex and OpenAI instrumentations, as its own
+    LlamaIndex tests trace.
 
     LlamaIndex's OpenAI LLM pins an openai on httpx (openai 3 moved to httpx2): the recorded
     replies are served through httpx's ``MockTransport``. The tool raises on "France"; the
@@ -1909,9 +1913,6 @@ def openinference_llama_index_run(cassettes: Path) -> None:
     from llama_index.core.agent.workflow import FunctionAgent  # type: ignore[import-not-found]
     from llama_index.core.tools import FunctionTool  # type: ignore[import-not-found]
     from llama_index.llms.openai import OpenAI  # type: ignore[import-not-found]
-    from openinference.instrumentation.llama_index import (  # type: ignore[import-not-found]
-        LlamaIndexInstrumentor,
-    )
 
     def get_capital(country: str) -> str:
         """Get the capital of a country.
@@ -1941,9 +1942,41 @@ def openinference_llama_index_run(cassettes: Path) -> None:
 
     _traced(
         "llama_index_function_agent_google_model_retry",
-        LlamaIndexInstrumentor(),
+        _llama_index_instrumentor(openllmetry=openllmetry),
         lambda: asyncio.run(ask()),
+        prefix="openllmetry_" if openllmetry else "openinference_",
     )
+
+
+def _llama_index_instrumentor(*, openllmetry: bool) -> Any:
+    """OpenInference's LlamaIndex instrumentor, or OpenLLMetry's LlamaIndex and OpenAI ones."""
+    if not openllmetry:
+        from openinference.instrumentation.llama_index import (  # type: ignore[import-not-found]
+            LlamaIndexInstrumentor,
+        )
+
+        return LlamaIndexInstrumentor()
+    from opentelemetry.instrumentation.llamaindex import (  # type: ignore[import-not-found]
+        LlamaIndexInstrumentor as OpenLLMetryLlamaIndex,
+    )
+    from opentelemetry.instrumentation.openai import (  # type: ignore[import-not-found]
+        OpenAIInstrumentor,
+    )
+
+    class Both:
+        """The two instrumentors, instrumented and undone together."""
+
+        parts = (OpenAIInstrumentor(), OpenLLMetryLlamaIndex())
+
+        def instrument(self, **settings: Any) -> None:
+            for part in self.parts:
+                part.instrument(**settings)
+
+        def uninstrument(self) -> None:
+            for part in self.parts:
+                part.uninstrument()
+
+    return Both()
 
 
 def temperature_agent(model: Any) -> Any:
@@ -2166,7 +2199,7 @@ def _crewai_traced(
         from opentelemetry.instrumentation.crewai import (  # type: ignore[import-not-found]
             CrewAIInstrumentor,
         )
-        from opentelemetry.instrumentation.openai import (  # type: ignore[import-not-found]
+        from opentelemetry.instrumentation.openai import (
             OpenAIInstrumentor,
         )
     else:

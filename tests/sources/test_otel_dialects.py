@@ -196,6 +196,71 @@ def test_a_llama_index_workflow_stop_event_repr_is_no_second_answer() -> None:
     assert trace.outcome.result_summary == "Paris"
 
 
+def _llama_index_output(country: str, text: str, *, failed: bool) -> dict[str, Any]:
+    """LlamaIndex's ``ToolOutput`` of one ``get_capital`` call, as OpenLLMetry dumps it."""
+    return {
+        "blocks": [{"block_type": "text", "text": text}],
+        "tool_name": "get_capital",
+        "raw_input": {"args": [], "kwargs": {"country": country}},
+        "raw_output": text,
+        "is_error": failed,
+    }
+
+
+def _llama_index_call_step(country: str, text: str, *, failed: bool, start: int) -> Span:
+    """A LlamaIndex workflow's ``call_tool`` step as OpenLLMetry 0.62 traces it: a "task" span
+    whose output is the ``ToolCallResult`` (the call's id, arguments and ``ToolOutput``)."""
+    result = {
+        "tool_name": "get_capital",
+        "tool_kwargs": {"country": country},
+        "tool_id": f"call_{start}",
+        "tool_output": _llama_index_output(country, text, failed=failed),
+    }
+    return span(
+        "BaseWorkflowAgent.task",
+        {"traceloop.span.kind": "task", "traceloop.entity.output": json.dumps(result)},
+        start=start,
+    )
+
+
+def test_llama_index_workflow_call_steps_traced_by_openllmetry_are_the_calls() -> None:
+    """OpenLLMetry keeps no span of a LlamaIndex tool that raised, only the workflow's step that
+    handed its error back; the step is the call (its error recovered from), and a tool's own
+    span inside a step is that call's run, not a second call."""
+    failed = _llama_index_call_step("France", "Use La France.", failed=True, start=1)
+    stepped = _llama_index_call_step("La France", "Paris", failed=False, start=2)
+    ran = span(
+        "FunctionTool.task",
+        {
+            "traceloop.span.kind": "task",
+            "traceloop.entity.input": json.dumps({"kwargs": {"country": "La France"}}),
+            "traceloop.entity.output": json.dumps(
+                _llama_index_output("La France", "Paris", failed=False)
+            ),
+        },
+        start=2,
+        parent=stepped,
+    )
+    answered = span(
+        "openai.chat",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.output.messages": messages(
+                {"role": "assistant", "parts": [{"type": "text", "content": "Paris"}]}
+            ),
+        },
+        start=3,
+    )
+    trace = to_trace([failed, stepped, ran, answered]).trace
+    assert steps(trace) == [
+        ("tool_call", "get_capital", 'get_capital {"country":"France"}'),
+        ("observation", "get_capital", "Use La France."),
+        ("error_recovery", "get_capital", 'get_capital {"country":"La France"}'),
+        ("observation", "get_capital", "Paris"),
+        ("thought", None, "Paris"),
+    ]
+
+
 def test_openai_style_message_json_as_langsmith_exports_it() -> None:
     """``gen_ai.prompt``/``gen_ai.completion`` holding OpenAI-style messages with tool_calls."""
     chat = span(

@@ -747,6 +747,8 @@ def _tell_tool(
         return
     if view.retrieval and any(outer.role == "tool" for outer in _ancestors(ordered, item)):
         return  # how the tool did its work (a retriever tool's search): the tool's call tells it
+    if _runs_its_parent_call(view, parent):
+        return  # the tool's own span inside the step that called it: one call, told by the step
     retried = not view.error and is_retry_prompt(view.result)
     if view.answers:  # smolagents' final_answer: the answer, told as the answer
         if view.error:
@@ -776,6 +778,20 @@ def _tell_tool(
         mcp_server=view.mcp_server or servers.get(index),
         distinct=True,  # each tool span is a call, even where two share a call id
         inside_until=_inside_until(ordered, index) or _members_until(ordered, index),
+    )
+
+
+def _runs_its_parent_call(view: View, parent: View | None) -> bool:
+    """Whether a tool span is the run of the call its parent tool span tells.
+
+    The same tool, the same arguments: LlamaIndex's ``FunctionTool`` span inside its workflow's
+    ``call_tool`` step, both OpenLLMetry's.
+    """
+    return (
+        parent is not None
+        and parent.role == "tool"
+        and parent.tool_name == view.tool_name
+        and parent.arguments == view.arguments
     )
 
 

@@ -454,6 +454,22 @@ def _llama_index_tool_output(value: Any) -> Mapping[str, Any] | None:
     return None
 
 
+def _llama_index_tool_call_result(value: Any) -> Mapping[str, Any] | None:
+    """LlamaIndex's ``ToolCallResult`` as OpenLLMetry dumps a workflow step's output, else ``None``.
+
+    ``tool_name``, ``tool_kwargs``, ``tool_id`` and its ``tool_output``, a ``ToolOutput``.
+    """
+    loaded = msg.loads(value)
+    if (
+        isinstance(loaded, dict)
+        and isinstance(loaded.get("tool_name"), str)
+        and isinstance(loaded.get("tool_kwargs"), dict)
+        and _llama_index_tool_output(loaded.get("tool_output")) is not None
+    ):
+        return loaded
+    return None
+
+
 def _tool_output_text(ran: Mapping[str, Any]) -> Any:
     """A ``ToolOutput``'s result as the agent was given it: its text, else the raw output."""
     if isinstance(ran.get("content"), str):
@@ -930,6 +946,22 @@ def _legacy(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         role = "inference"
     entity_input = attrs.get("traceloop.entity.input")
     entity_output = attrs.get("traceloop.entity.output")
+    handled = _llama_index_tool_call_result(entity_output) if kind == "task" else None
+    if handled is not None:
+        # LlamaIndex's agent workflows (0.14) hand each call's result to the agent as a
+        # ``ToolCallResult`` (its call's id, arguments and ``ToolOutput``): OpenLLMetry's
+        # ``call_tool`` step, a "task" span, says the call, even where the tool's own span is
+        # lost (one that raised: before, the failed call was lost and the next told twice).
+        ran = handled["tool_output"]
+        view.fill(
+            role="tool",
+            tool_name=handled["tool_name"],
+            call_id=non_blank(handled.get("tool_id")),
+            arguments=handled.get("tool_kwargs"),
+            result=_tool_output_text(ran),
+            error=_tool_output_error(ran),
+        )
+        return
     ran = _llama_index_tool_output(entity_output) if kind == "task" else None
     if ran is not None:
         # OpenLLMetry's LlamaIndex instrumentation makes a tool's run (``FunctionTool.call``) a
