@@ -147,19 +147,26 @@ def test_openllmetry_langgraph_tool_spans_give_the_call_and_its_tool_message() -
     """OpenLLMetry 0.62 copies LangChain's callback payloads into ``gen_ai.tool.call.*``: the
     call's arguments are their ``inputs``, its result the ToolMessage's content, and a
     ToolMessage of status ``error`` (LangGraph handing back what the tool raised) a failure."""
-
-    def chat(side: str, role: str, text: str, *, start: int) -> Span:
-        said = messages({"role": role, "parts": [{"type": "text", "content": text}]})
-        return span("ChatOpenAI.chat", {"gen_ai.operation.name": "chat", side: said}, start=start)
-
-    asked = chat("gen_ai.input.messages", "user", "Capital of France?", start=1)
+    asked = _chat("gen_ai.input.messages", "user", "Capital of France?", start=1)
     failed = _openllmetry_langgraph_tool("France", 'Use "La France" instead.', "error", start=2)
     ran = _openllmetry_langgraph_tool("La France", "Paris", "success", start=3)
-    answered = chat("gen_ai.output.messages", "assistant", "Paris", start=4)
+    answered = _chat("gen_ai.output.messages", "assistant", "Paris", start=4)
     trace = to_trace([asked, failed, ran, answered]).trace
-    assert steps(trace) == [
+    assert steps(trace) == _capital_retry('Use "La France" instead.')
+
+
+def _chat(side: str, role: str, text: str, *, start: int) -> Span:
+    """A GenAI ``chat`` span whose input or output (``side``) is one message of text."""
+    said = messages({"role": role, "parts": [{"type": "text", "content": text}]})
+    return span("openai.chat", {"gen_ai.operation.name": "chat", side: said}, start=start)
+
+
+def _capital_retry(refused: str) -> list[tuple[str, str | None, str]]:
+    """The steps of the ``get_capital`` retry: "France" fails (``refused``), "La France" gives
+    Paris, the answer."""
+    return [
         ("tool_call", "get_capital", 'get_capital {"country":"France"}'),
-        ("observation", "get_capital", 'Use "La France" instead.'),
+        ("observation", "get_capital", refused),
         ("error_recovery", "get_capital", 'get_capital {"country":"La France"}'),
         ("observation", "get_capital", "Paris"),
         ("thought", None, "Paris"),
@@ -241,24 +248,9 @@ def test_llama_index_workflow_call_steps_traced_by_openllmetry_are_the_calls() -
         start=2,
         parent=stepped,
     )
-    answered = span(
-        "openai.chat",
-        {
-            "gen_ai.operation.name": "chat",
-            "gen_ai.output.messages": messages(
-                {"role": "assistant", "parts": [{"type": "text", "content": "Paris"}]}
-            ),
-        },
-        start=3,
-    )
+    answered = _chat("gen_ai.output.messages", "assistant", "Paris", start=3)
     trace = to_trace([failed, stepped, ran, answered]).trace
-    assert steps(trace) == [
-        ("tool_call", "get_capital", 'get_capital {"country":"France"}'),
-        ("observation", "get_capital", "Use La France."),
-        ("error_recovery", "get_capital", 'get_capital {"country":"La France"}'),
-        ("observation", "get_capital", "Paris"),
-        ("thought", None, "Paris"),
-    ]
+    assert steps(trace) == _capital_retry("Use La France.")
 
 
 def test_openai_style_message_json_as_langsmith_exports_it() -> None:
