@@ -816,11 +816,21 @@ def prompt_completion(path: Path) -> list[Run]:
 
 def _responses_reply(timeline: _Timeline, text: Any) -> None:
     """An assistant's text, and the calls it writes in it (Qwen3-Coder's ``<tool_call>
-    <function=NAME>...``, served with no tool parser: NeMo Gym's image-tools rollouts)."""
+    <function=NAME>...``, served with no tool parser: NeMo Gym's image-tools rollouts; Hermes'
+    ``<tool_call>{"name": NAME, ...}``, which Pi's harness did not run: its AnySWE rollouts)."""
+    if isinstance(text, str) and _HERMES_CALL.search(text):
+        timeline.text(_HERMES_CALL.sub("", text).strip())
+        for name in _HERMES_CALL.findall(text):
+            timeline.tool(name)
+        return
     found = _XML_CALL.findall(text) if isinstance(text, str) else []
     timeline.text(_XML_CALL.sub("", text).strip() if found else text)
     for name in found:
         timeline.tool(name)
+
+
+_HERMES_CALL = re.compile(r'<tool_call>\s*\{"name":\s*"([^"]+)".*?(?:</tool_call>|$)', re.DOTALL)
+"""A Hermes call written in the text: its name (the JSON after it need not be whole)."""
 
 
 def _reply(text: Any, *, unopened: bool) -> Any:

@@ -1179,6 +1179,16 @@ def test_hermes_calls_with_escaped_newlines_and_the_name_inside_the_arguments_ar
     assert (call.name, call.arguments, rest) == ("ExpertQAExtractor", {"queries": ["Why?"]}, "")
 
 
+def test_a_hermes_call_whose_json_breaks_later_keeps_the_name_it_opens_with() -> None:
+    """Pi's last reply in a NeMo Gym AnySWE rollout: an ``edit`` whose argument text has an
+    unescaped quote, so the block is no JSON; the name is still there at its start."""
+    body = '{"name": "edit", "arguments": {"path": "a.py", "oldText": "x = "1""}}'
+    [call], rest = tool_calls(f"Here's the fix:\n<tool_call>\n{body}\n</tool_call>")
+    assert (call.name, call.arguments, rest) == ("edit", {"_raw": body}, "Here's the fix:")
+    [unnamed], _ = tool_calls('<tool_call>\n{"arguments": {"a": 1}, broken\n</tool_call>')
+    assert unnamed.name == "tool"
+
+
 @pytest.mark.parametrize("missing", [None, float("nan")], ids=["null", "nan"])
 def test_a_null_success_value_says_no_outcome_not_an_unreadable_row(missing: object) -> None:
     """null (Parquet) or NaN (a DataFrame's missing number): no reward, success from the talk."""

@@ -732,8 +732,19 @@ def tool_calls(text: str) -> tuple[list[TaggedCall], str]:
         if call is not None:
             calls.append(call)
         elif body:
-            calls.append(TaggedCall("tool", {"_raw": body}))
+            calls.append(TaggedCall(_opening_name(body) or "tool", {"_raw": body}))
     return calls, _TOOL_CALL.sub("", text).strip()
+
+
+_NAME_OPENING = re.compile(r'^\{\s*"name"\s*:\s*"([^"\\]+)"')
+"""The name a call's JSON opens with, read where the rest is not JSON (a model's unescaped quote
+in a long argument: Pi's ``edit`` in NeMo Gym's AnySWE rollouts)."""
+
+
+def _opening_name(body: str) -> str | None:
+    """The name an unreadable call block opens with, else ``None``."""
+    found = _NAME_OPENING.match(body)
+    return found.group(1) if found else None
 
 
 def listed_calls(text: str) -> tuple[list[TaggedCall], str]:
