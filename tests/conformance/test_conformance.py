@@ -281,6 +281,11 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
     ("openai-responses/nemo_gym_swerl_judge_reasoning_leftover_think.jsonl", 1): (
         "the objective reads as a system prompt, not the user's request"
     ),
+    # PinchBench's daily-briefing task opens "You are an executive assistant preparing the daily
+    # briefing.": the user's only turn, the task as the benchmark words it.
+    ("openai-responses/nemo_gym_pinchbench_rollouts.jsonl", 3): (
+        "the objective reads as a system prompt, not the user's request"
+    ),
     # Logfire's test gives its OpenAI Agents function tool the name `tool`: the file's own name.
     ("openai-responses/logfire_openai_agents_function_tool_exception.jsonl", 0): (
         "steps [0] call a tool with no real name (empty, '?', 'tool' or a step type)"
