@@ -534,10 +534,11 @@ def _chat_assistant(timeline: _Timeline, message: dict[str, Any], marker: str | 
         if acted is not None:
             return acted
     closing = _REACT_ANSWER.search(text or "")
-    timeline.text(_XML_CALL.sub("", text) if text else text)
+    actions = _ACTION_JSON.findall(text or "")  # AReaL geo_edit's <action>{"name": ...}</action>
+    timeline.text(_ACTION_JSON.sub("", _XML_CALL.sub("", text)) if text else text)
     if closing:  # a ReAct agent's answer: what follows its "Answer:"
         timeline.text(closing.group(1))
-    for name in _XML_CALL.findall(text or ""):  # SWE-smith's calls in the text
+    for name in [*_XML_CALL.findall(text or ""), *actions]:  # SWE-smith's calls in the text
         timeline.tool(name)
     if react:  # a ReAct agent's call in its text
         timeline.tool(react.group(1).strip())
@@ -554,7 +555,11 @@ def _chat_assistant(timeline: _Timeline, message: dict[str, Any], marker: str | 
     for part in content if isinstance(content, list) else []:
         if part.get("type") == "tool_call":
             timeline.tool(json.loads(part["value"])["name"])
-    return "xml" if _XML_CALL.search(text or "") or react is not None else ""
+    return "xml" if _XML_CALL.search(text or "") or react is not None or actions else ""
+
+
+_ACTION_JSON = re.compile(r'<action>\s*\{"name":\s*"([^"]+)".*?</action>', re.DOTALL)
+"""A call written in the text as JSON between ``<action>`` tags: its name."""
 
 
 def openai_chat(path: Path) -> list[Run]:

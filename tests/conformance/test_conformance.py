@@ -54,6 +54,18 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
         "openai-responses/vercel_ai_openai_shell_container_1.json",
         "runs[0].objective",
     ): "'openai run'",
+    # AReaL's geo_edit environment sends, after each call's result, a second user turn ("All
+    # your tool calls were executed successfully... decide your next action"): the counter keeps
+    # it with the call's output, kp reads the user turn after a result as the user answering the
+    # agent (a `respond` observation). Whether every user turn up to the agent's next one is the
+    # environment's waits on the user's word.
+    (
+        "conversation/reason_map_plus_924_areal_geo_edit_trajectory.json",
+        "runs[0].replies",
+    ): (
+        "['All your tool calls were executed successfully. Tool outputs may include a new"
+        " Observation image or text analysis resu"
+    ),
     # vLLM's fixture keeps the model's turns and the tool's answer, not the user's request: no
     # record holds the user's words; the placeholder says so.
     ("conversation/vllm_harmony_file_search_trace.json", "runs[0].objective"): "'openai run'",

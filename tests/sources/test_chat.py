@@ -1307,6 +1307,43 @@ def test_xml_function_calls_in_assistant_text_are_tool_calls_and_the_next_user_t
     assert traces[0].trace.steps[0].content == "Let's find the method:"
 
 
+def test_json_calls_between_action_tags_are_tool_calls_and_the_next_user_turn_the_result(
+    tmp_path: Path,
+) -> None:
+    """AReaL's geo_edit agent writes each call as ``<action>{"name", "arguments"}</action>``
+    after its reasoning, and the environment answers as the user; an ``<action>`` block that is
+    no call object stays what the turn said."""
+    messages = [
+        {"role": "user", "content": "How many stops between Highland and Vine?"},
+        {
+            "role": "assistant",
+            "content": 'I should read the map.</think>\n<action>{"name": "map_text_ocr", '
+            '"arguments": {"image_index": 0}}</action>',
+        },
+        {"role": "user", "content": 'Tool executed successfully.\nResult: {"text": "Vine"}'},
+        {"role": "assistant", "content": "They are adjacent.</think><answer>B</answer>"},
+    ]
+    path = tmp_path / "trajectory.json"
+    path.write_text(json.dumps(messages))
+    traces, problems = converted(path)
+    assert not problems
+    assert steps(traces[0]) == [
+        ("thought", None),
+        ("tool_call", "map_text_ocr"),
+        ("observation", "map_text_ocr"),
+        ("thought", None),
+        ("thought", None),
+    ]
+    assert traces[0].trace.steps[1].input == {"image_index": 0}
+    assert (
+        traces[0].trace.steps[2].content == 'Tool executed successfully.\nResult: {"text": "Vine"}'
+    )
+    messages[1]["content"] = "I will click.<action>click[Buy Now]</action>"
+    path.write_text(json.dumps(messages))
+    called = [tool for kind, tool in steps(converted(path)[0][0]) if kind == "tool_call"]
+    assert called == ["respond"]  # words to the user, as any text a user turn answers
+
+
 def test_mini_swe_agent_commands_in_rows_are_bash_calls_and_their_output_the_result(
     tmp_path: Path,
 ) -> None:

@@ -451,6 +451,34 @@ def api_error_text(message: str) -> str:
     return said if isinstance(said, str) and said.strip() else message
 
 
+_ACTION_CALL = re.compile(r"<action>\s*(\{.*?\})\s*</action>", re.DOTALL)
+"""A call as a JSON object between ``<action>`` tags, ``{"name": ..., "arguments": {...}}``
+(AReaL's geo_edit agent writes its tool calls so, its reasoning before them)."""
+
+
+def has_action_calls(text: Any) -> bool:
+    """Whether text holds a call between ``<action>`` tags (see :func:`action_calls`)."""
+    return isinstance(text, str) and bool(action_calls(text)[0])
+
+
+def action_calls(text: str) -> tuple[list[TaggedCall], str]:
+    """The ``<action>{"name": ..., "arguments": ...}</action>`` calls of assistant text.
+
+    Returned with the text outside them; an ``<action>`` block that is no such object stays.
+    """
+    calls: list[TaggedCall] = []
+
+    def take(found: re.Match[str]) -> str:
+        call = _tagged_call(json_or_python(found.group(1)))
+        if call is None:
+            return found.group(0)
+        calls.append(call)
+        return ""
+
+    rest = _ACTION_CALL.sub(take, text) if "<action>" in text else text
+    return calls, rest.strip()
+
+
 def has_xml_calls(text: Any) -> bool:
     """Whether text holds ``<function=NAME>`` calls (see :func:`xml_calls`)."""
     return isinstance(text, str) and "<function=" in text

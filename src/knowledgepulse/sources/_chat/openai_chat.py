@@ -35,10 +35,12 @@ from knowledgepulse.sources._chat._text import (
     RETURN_CODE,
     TaggedCall,
     acted,
+    action_calls,
     compaction_summary,
     content_text,
     declared_action,
     ended,
+    has_action_calls,
     has_listed_calls,
     has_result_tags,
     has_tags,
@@ -291,7 +293,8 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
                 calls.request(SHELL, {"command": command[1]})
             native = bool(message.get("tool_calls"))
             called = has_xml_calls(text) or (
-                not native and (react_call(text) is not None or acted(text, marker))
+                not native
+                and (react_call(text) is not None or acted(text, marker) or has_action_calls(text))
             )
             ran = _COMMAND if command is not None else _CALLED if called else None
             ran = _ENDED if not native and ran is None and ended(text, marker) else ran
@@ -533,6 +536,8 @@ def _tagged_calls(calls: _row.Calls, text: str) -> list[TaggedCall] | str | None
             # wrote with it is its last word, the answer, not a thought before a closing call.
             calls.builder.answer(text)
             return tagged
+    elif has_action_calls(text):
+        tagged, text = action_calls(text)
     else:
         return None
     calls.builder.thought(text)
