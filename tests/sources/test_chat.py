@@ -17,7 +17,7 @@ from knowledgepulse.cli.main import cli
 from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.records import Problem
 from knowledgepulse.sources import RowOptions, TraceOptions
-from knowledgepulse.sources._chat._text import tool_calls
+from knowledgepulse.sources._chat._text import split_think, tool_calls
 from knowledgepulse.trace import TraceItem
 from tests.sources.helpers import CORPUS, convert_file, has_text, source_of
 
@@ -1305,6 +1305,17 @@ def test_xml_function_calls_in_assistant_text_are_tool_calls_and_the_next_user_t
         {},
     ]
     assert traces[0].trace.steps[0].content == "Let's find the method:"
+
+
+def test_reasoning_closed_before_a_call_with_nothing_after_keeps_no_closing_tag() -> None:
+    """A model served with no reasoning parser writes, before each call, its reasoning and the
+    ``</think>`` of the template's block (NeMo Gym's ns_tools rollouts): the thought is the
+    reasoning, no tag; where the reply follows the tag, the reasoning is a thought apart."""
+    assert split_think("Let's run it.\n</think>\n", unopened=True) == ([], "Let's run it.")
+    assert split_think("So 279.\n</think>\n\\boxed{279}", unopened=True) == (
+        ["So 279."],
+        "\\boxed{279}",
+    )
 
 
 def test_json_calls_between_action_tags_are_tool_calls_and_the_next_user_turn_the_result(

@@ -319,6 +319,8 @@ def split_think(text: str, *, unopened: bool = False) -> tuple[list[str], str]:
         before, after = text[:closing].strip(), text[closing + len("</think>") :]
         if after.strip():
             text, opened = after.lstrip("\r\n"), [before] if before else []
+        elif before:  # all reasoning, before a call (NeMo Gym's ns_tools rollouts): no tag kept
+            text = before
     if not any(map(text.__contains__, _THINK_OPENERS)):  # most text: regex passes spared
         return opened, text
     thoughts = [
