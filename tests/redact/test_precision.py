@@ -554,13 +554,14 @@ def test_an_identifier_glued_to_latin_letters_stays_an_id(text: str) -> None:
             "diff --git a[REDACTED:filepath] b[REDACTED:filepath]",
         ),
         ('{"file": "a/Users/alice/x.py"}', '{"file": "a[REDACTED:filepath]"}'),
-        ("--- i/home/alice/x.py", "--- i[REDACTED:filepath]"),  # diff.mnemonicPrefix
+        ("--- 1/home/alice/x.py", "--- 1[REDACTED:filepath]"),  # mnemonicPrefix, --no-index
         ("+++ b/mnt/c/Users/alice/x.py", "+++ b[REDACTED:filepath]"),
     ],
 )
 def test_a_home_path_on_a_diff_s_side_loses_its_user_name(text: str, cleaned: str) -> None:
-    """git's ``a/`` and ``b/`` (``i/``, ``w/``... with ``diff.mnemonicPrefix``) before a home path
-    keep the prefix and lose the path; before, a letter before ``/Users`` kept it whole."""
+    """git's ``a/`` and ``b/`` (``1/``, ``2/`` with ``diff.mnemonicPrefix`` and ``--no-index``)
+    before a home path keep the prefix and lose the path; before, a letter before ``/Users``
+    kept it whole."""
     assert clean_text(text, "aggregated").text == cleaned
 
 
@@ -571,6 +572,7 @@ def test_a_home_path_on_a_diff_s_side_loses_its_user_name(text: str, cleaned: st
         "https://api.example.com/a/Users/alice",  # a one-letter segment of a URL's path
         "see data/Users/alice and metadata/home/bob",
         "ab/home/alice",  # a folder's name, not a diff's side
+        "I work w/home/office hours",  # English "with", not git's mnemonic w/
     ],
 )
 def test_a_home_folder_inside_another_path_is_not_a_home(text: str) -> None:
@@ -604,6 +606,7 @@ def test_a_percent_encoded_home_path_loses_its_user_name(text: str, user: str) -
         "cd \\\\wsl.localhost\\Ubuntu-22.04\\home\\alice",
         "//wsl.localhost/Debian/home/alice/x.py",
         '{"cwd": "\\\\\\\\wsl$\\\\Ubuntu\\\\home\\\\alice\\\\src"}',  # as JSON text writes it
+        "\\\\WSL$\\Ubuntu\\home\\alice",  # Windows' paths are not case-sensitive
     ],
 )
 def test_a_wsl_home_seen_from_windows_loses_its_user_name(text: str) -> None:
@@ -615,10 +618,12 @@ def test_a_wsl_home_seen_from_windows_loses_its_user_name(text: str) -> None:
     assert clean_text(text, "private").text == text
 
 
-def test_a_value_matched_as_written_keeps_its_escapes_in_it() -> None:
-    """Where a match of the text as written starts, its decoded view adds nothing: the value's
-    escapes are its own (``abc%26def`` is ``abc&def`` to the server); a URL's query encoded in
-    another's is still read decoded, its escapes kept around the marker."""
+def test_escaped_values_go_whole_and_an_escaped_space_still_parts_words() -> None:
+    """A value's escapes are its own (``abc%26def`` is ``abc&def`` to the server); a URL's query
+    encoded in another's is read decoded, its escapes kept around the marker; and a phone
+    number whose spaces are escaped is read with its spaces (a rule matching the text as written
+    wins only where it starts: the home path's ``alice%20smith``)."""
     assert clean_text("x?token=abc123%26def456").text == "x?token=[REDACTED:password]"
+    assert clean_text("tel:+1%20555%20123%204567 call").text == "tel:[REDACTED:phone] call"
     nested = "cb?next=%2Fcb%3Ftoken%3Dabc123def%26page%3D2"
     assert clean_text(nested).text == "cb?next=%2Fcb%3Ftoken%3D[REDACTED:password]%26page%3D2"

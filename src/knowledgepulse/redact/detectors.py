@@ -305,10 +305,11 @@ _AFTER_NO_WORD = rf"(?<!{_WORD_SPACED})"
 _BEFORE_NO_WORD = rf"(?!{_WORD_SPACED})"
 # The folders above /home or /Users where homes are kept on some systems (the home-path rule).
 _HOME_ROOTS = r"/usr/local/google|/var|/export|/mnt/[a-zA-Z]|/System/Volumes/Data"
-# A diff's side before a path (git's a/ and b/, diff.mnemonicPrefix's i/ w/ c/ o/, --no-index's
-# 1/ 2/): one such character alone at the start of a word. A longer word before /Users or /home
-# is a folder holding it (an API's data/Users/), and so is a character after a "/" (a URL's /a/).
-_DIFF_SIDE = r"(?<=(?:^|[\s\"'`])[abciwo12])"
+# A diff's side before a path (git's a/ and b/, diff.mnemonicPrefix's 1/ 2/ for --no-index): one
+# such character alone at the start of a word. A longer word before /Users or /home is a folder
+# holding it (an API's data/Users/), and so is a character after a "/" (a URL's /a/). Not the
+# mnemonic i/ w/ c/ o/: "w/home" is English ("with home") far more often than a diff.
+_DIFF_SIDE = r"(?<=(?:^|[\s\"'`])[ab12])"
 _LOCAL = rf"[a-zA-Z0-9._%+\-]|(?![{_UNSPACED}]){_WORD_NOT_ASCII}"
 _EMAIL_ANYWHERE = (
     rf"(?:(?:{_LOCAL})+"
@@ -818,7 +819,7 @@ def default_rules() -> RuleSet:
             # A WSL distro's home seen from Windows: \\wsl$\Ubuntu\home\<user>, or
             # \\wsl.localhost\<distro>, with slashes too, or each backslash escaped as JSON
             # text writes it. Not escapes=True: "\thesis" in such a path is no tab.
-            r"(?<![\w\\/])(?:\\{2}|\\{4}|//)wsl(?:\$|\.localhost)[\\/]+[\w.\-]+[\\/]+home"
+            r"(?<![\w\\/])(?:\\{2}|\\{4}|//)(?i:wsl)(?:\$|\.localhost)[\\/]+[\w.\-]+[\\/]+home"
             r"[\\/]+[a-zA-Z0-9._\-]+(?:[\\/]" + _UNTIL_END + "*)?",
             keywords=("wsl$", "wsl.localhost"),
         ),
