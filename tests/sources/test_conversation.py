@@ -579,6 +579,32 @@ def test_kimi_cli_think_parts_are_the_thoughts_it_sends_as_reasoning(tmp_path: P
     assert item.warnings == ()
 
 
+def test_think_parts_keep_the_reasoning_a_message_holds_already(tmp_path: Path) -> None:
+    """A message with its own ``reasoning_content`` and ``think`` parts keeps both (the message's
+    first), and one whose think parts hold no text keeps its own: none is lost to the parts."""
+    parts = [
+        {"type": "think", "think": "", "encrypted": "opaque"},
+        {"type": "text", "text": "Four."},
+    ]
+    lines: list[Any] = [
+        {"role": "user", "content": "What is 2 + 2?"},
+        {"role": "assistant", "reasoning_content": "Add them.", "content": parts},
+    ]
+    path = tmp_path / "context.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    (item,) = read([path])
+    assert isinstance(item, TraceItem)
+    assert [(step.type, step.content) for step in item.trace.steps] == [
+        ("thought", "Add them."),
+        ("thought", "Four."),
+    ]
+    parts[0] = {"type": "think", "think": "Carry nothing.", "encrypted": None}
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    (item,) = read([path])
+    assert isinstance(item, TraceItem)
+    assert item.trace.steps[0].content == "Add them.\nCarry nothing."
+
+
 def test_kimi_cli_real_context_file_reads_every_line_and_each_call() -> None:
     """The corpus's Kimi CLI run: no line refused (85 of its marks were, each a message with no
     content), and one call a ``tool_calls`` entry of its assistant lines, in order."""

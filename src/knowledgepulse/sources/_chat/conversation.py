@@ -94,13 +94,15 @@ def _as_sent(record: Record) -> Record:
     content = value.get("content")
     if value.get("role") != "assistant" or not isinstance(content, list):
         return record
-    thinks = [part.get("think") for part in content if _is_think(part)]
-    if not thinks:
+    if not any(map(_is_think, content)):
         return record
-    # A part with no text (its reasoning only ``encrypted``) has no thought to give.
-    said = "\n".join(think for think in thinks if isinstance(think, str) and think) or None
+    # A part with no text (its reasoning only ``encrypted``) has no thought to give; reasoning
+    # the message holds already is kept, first.
+    said = [value.get("reasoning_content")]
+    said += [part.get("think") for part in content if _is_think(part)]
+    reasoning = "\n".join(text for text in said if isinstance(text, str) and text) or None
     rest = [part for part in content if not _is_think(part)]
-    return replace(record, value={**value, "content": rest, "reasoning_content": said})
+    return replace(record, value={**value, "content": rest, "reasoning_content": reasoning})
 
 
 def _is_think(part: Any) -> bool:
