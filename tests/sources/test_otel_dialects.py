@@ -253,6 +253,57 @@ def test_llama_index_workflow_call_steps_traced_by_openllmetry_are_the_calls() -
     assert steps(trace) == _capital_retry("Use La France.")
 
 
+def test_a_tool_span_inside_one_that_told_no_end_is_told_itself() -> None:
+    """A tool span inside a span of the same call is that call's run only where the outer one
+    tells how the call ended: an outer span with no result leaves the inner span's error told."""
+    call = {"openinference.span.kind": "TOOL", "tool.name": "search", "input.value": '{"q":"x"}'}
+    outer = span("search", call, start=1)
+    inner = span("search", {**call, "exception.message": "down"}, start=1, parent=outer, error=True)
+    trace = to_trace([outer, inner]).trace
+    assert steps(trace)[-1] == ("observation", "search", "the span ended with status ERROR")
+
+
+def test_a_workflow_stop_event_of_its_own_result_is_the_answer() -> None:
+    """Only an agent's ``StopEvent(result=AgentOutput(...`` is passed over for the model's reply;
+    a workflow of one's own stopping with its result (no model span) answers with it."""
+    root = span(
+        "MathWorkflow.run",
+        {
+            "openinference.span.kind": "CHAIN",
+            "input.value": "What is 2 + 2?",
+            "output.value": "StopEvent(result='4')",
+        },
+        start=0,
+    )
+    trace = to_trace([root]).trace
+    assert trace.outcome.result_summary == "StopEvent(result='4')"
+
+
+def test_a_tool_s_own_arguments_equal_to_its_entity_input_are_kept_whole() -> None:
+    """``gen_ai.tool.call.*`` equal to ``traceloop.entity.*`` are unwrapped only when they are
+    LangChain's callback payloads; a tool's own arguments and result of another shape stay."""
+    arguments = json.dumps({"inputs": [1, 2], "mode": "sum"})
+    result = json.dumps({"output": 3, "unit": "apples"})
+    tool = span(
+        "execute_tool add",
+        {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "add",
+            "gen_ai.tool.call.arguments": arguments,
+            "traceloop.entity.input": arguments,
+            "gen_ai.tool.call.result": result,
+            "traceloop.entity.output": result,
+        },
+        start=1,
+    )
+    asked = _chat("gen_ai.input.messages", "user", "Add 1 and 2.", start=0)
+    trace = to_trace([asked, tool]).trace
+    assert steps(trace)[:2] == [
+        ("tool_call", "add", 'add {"inputs":[1,2],"mode":"sum"}'),
+        ("observation", "add", '{"output": 3, "unit": "apples"}'),
+    ]
+
+
 def test_openai_style_message_json_as_langsmith_exports_it() -> None:
     """``gen_ai.prompt``/``gen_ai.completion`` holding OpenAI-style messages with tool_calls."""
     chat = span(

@@ -785,13 +785,15 @@ def _runs_its_parent_call(view: View, parent: View | None) -> bool:
     """Whether a tool span is the run of the call its parent tool span tells.
 
     The same tool, the same arguments: LlamaIndex's ``FunctionTool`` span inside its workflow's
-    ``call_tool`` step, both OpenLLMetry's.
+    ``call_tool`` step, both OpenLLMetry's. Only where the parent tells how the call ended (its
+    result or its error): a parent that does not leaves the telling to the span that ran.
     """
     return (
         parent is not None
         and parent.role == "tool"
         and parent.tool_name == view.tool_name
         and parent.arguments == view.arguments
+        and (parent.result is not None or parent.error is not None)
     )
 
 

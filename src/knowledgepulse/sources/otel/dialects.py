@@ -777,7 +777,14 @@ def _unwrapped(attrs: Mapping[str, Any], key: str, entity: str, field: str) -> A
     value = attrs.get(key)
     if value is None or value != attrs.get(entity):
         return value
-    return _entity(value, field)
+    loaded = msg.loads(value)
+    if isinstance(loaded, dict) and _CALLBACK_PAYLOAD[field] <= loaded.keys():
+        return loaded[field]
+    return value
+
+
+_CALLBACK_PAYLOAD = {"inputs": {"input_str", "inputs"}, "output": {"output", "kwargs"}}
+"""The keys that make a value LangChain's callback payload (``on_tool_start``'s, ``_end``'s)."""
 
 
 def _tool_call_result(value: Any) -> Any:
@@ -1224,7 +1231,7 @@ def _llama_index_stop_event(value: Any) -> bool:
     blocks=[TextBlock(...)]), structured_response=None, cu...``): no answer as written, and
     before, a second one after the model's last reply. That reply is the answer.
     """
-    return isinstance(value, str) and value.startswith("StopEvent(result=")
+    return isinstance(value, str) and value.startswith("StopEvent(result=AgentOutput(")
 
 
 def _ai_sdk_tool_calls(value: Any) -> bool:
