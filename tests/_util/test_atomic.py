@@ -101,6 +101,16 @@ def test_an_input_of_the_run_is_refused_as_its_destination(tmp_path: Path) -> No
     check_destination(tmp_path / "out.jsonl", inputs=["-", str(source)])
 
 
+def test_a_destination_under_a_missing_folder_or_a_file_says_which(tmp_path: Path) -> None:
+    """A folder that does not exist is to be made; a file where a folder should be is no folder
+    (before, it too was said not to exist)."""
+    with pytest.raises(OutputError, match=r"the directory .*gone does not exist; create it first"):
+        check_destination(tmp_path / "gone" / "out.jsonl")
+    (tmp_path / "afile").write_text("")
+    with pytest.raises(OutputError, match="afile is not a directory; give a path inside one"):
+        check_destination(tmp_path / "afile" / "out.jsonl")
+
+
 def test_two_outputs_naming_one_file_are_refused(tmp_path: Path) -> None:
     """Two outputs of a run at one path (by any spelling) fail; a device may take both."""
     (tmp_path / "sub").mkdir()

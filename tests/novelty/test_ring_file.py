@@ -500,6 +500,9 @@ def test_a_new_cache_in_a_missing_directory_says_to_create_it(tmp_path: Path) ->
         f"{path}: cannot create the cache file (the directory {path.parent} does not exist; "
         "create it first)"
     )
+    (tmp_path / "afile").write_text("")
+    with pytest.raises(CacheFileError, match=r"afile is not a directory; give a path inside one"):
+        VectorCache.open(tmp_path / "afile" / "c.kpcache", dimensions=8, max_elements=100)
 
 
 def open_descriptors(within: Path) -> set[str]:

@@ -58,12 +58,16 @@ def check_destination(
     if read_only:
         return
     if not directory.is_dir():
-        raise OutputError(
-            f"cannot write the {what} {path}: the directory {directory} does not exist; "
-            "create it first"
-        )
+        raise OutputError(f"cannot write the {what} {path}: {missing_directory(directory)}")
     if not os.access(directory, os.W_OK | os.X_OK):
         raise OutputError(f"cannot write the {what} {path}: no permission to write in {directory}")
+
+
+def missing_directory(directory: Path) -> str:
+    """Why a file cannot be made in ``directory``, which is no directory, and what to do."""
+    if directory.exists():
+        return f"{directory} is not a directory; give a path inside one"
+    return f"the directory {directory} does not exist; create it first"
 
 
 def check_destinations(paths: Iterable[Path | None], *, inputs: Iterable[object] = ()) -> None:

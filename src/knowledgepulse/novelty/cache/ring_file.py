@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 
 from knowledgepulse._util.atomic import (
     fsync_path,
+    missing_directory,
     mode_for,
     remove_stale_temporaries,
     temporary_beside,
@@ -692,11 +693,7 @@ def create_ring_file(
             )
         descriptor, temporary = temporary_beside(target)
     except OSError as error:
-        why = (
-            f"the directory {directory} does not exist; create it first"
-            if not directory.is_dir()
-            else str(error)
-        )
+        why = str(error) if directory.is_dir() else missing_directory(directory)
         raise CacheFileError(
             f"{Location(str(path))}: cannot create the cache file ({why})"
         ) from None

@@ -306,7 +306,9 @@ def split_think(text: str, *, unopened: bool = False) -> tuple[list[str], str]:
     ``unopened``: the reply may close a block it never opened (``...</think>answer``), having
     begun inside it: Qwen3's and DeepSeek-R1's chat templates open ``<think>`` in the prompt,
     so the model's reply holds only its end (nanobot's sessions keep such replies). What comes
-    before that ``</think>`` is reasoning, when an answer follows it. (Not asked of a message
+    before that ``</think>`` is reasoning, when an answer follows it; when nothing follows, it is
+    the text, its tag dropped (a model served with no reasoning parser: each turn before a call
+    is reasoning closed so, and what the text is, the caller decides). (Not asked of a message
     that keeps its reasoning apart: its text is the reply, a stray tag in it no boundary.)
     """
     opened: list[str] = []
@@ -319,7 +321,7 @@ def split_think(text: str, *, unopened: bool = False) -> tuple[list[str], str]:
         before, after = text[:closing].strip(), text[closing + len("</think>") :]
         if after.strip():
             text, opened = after.lstrip("\r\n"), [before] if before else []
-        elif before:  # all reasoning, before a call (NeMo Gym's ns_tools rollouts): no tag kept
+        elif before:  # nothing after the tag (NeMo Gym's ns_tools rollouts): no tag kept
             text = before
     if not any(map(text.__contains__, _THINK_OPENERS)):  # most text: regex passes spared
         return opened, text

@@ -214,7 +214,7 @@ def _finish(session: _Session, options: TraceOptions) -> TraceItem:
 def _first_event(first: Any) -> Mapping[str, Any]:
     """The first line's event (a recorded call's payload), for a file with no session object.
 
-    None when the first line is no event (a problem already said).
+    Empty when the first line is no event (a problem already said).
     """
     if isinstance(first, list):
         return as_object(first[1]) if len(first) == 2 else {}
