@@ -187,3 +187,26 @@ def test_the_model_of_an_llm_request_wins_over_the_alias_a_usage_record_names() 
     usage record's alias (``moonshot-ai/kimi-k2.7-code``)."""
     trace = one_trace(SESSION).trace
     assert (trace.metadata.model_extra or {})["source"]["model"] == "kimi-k2.7-code"
+
+
+def test_an_assistant_message_repeating_its_step_is_no_warning() -> None:
+    """Protocol 1.1 writes the reply as loop events and again as an assistant context message:
+    nothing is lost, so nothing is said; before, kp warned "1 context message ... passed over"."""
+    assert one_trace(VIS_SAMPLE).warnings == ()
+
+
+def test_an_assistant_message_saying_more_than_its_step_is_passed_over_with_a_warning(
+    tmp_path: Path,
+) -> None:
+    """A text or a call the loop events never gave is lost: the message is still a warning."""
+    for change in (
+        {"content": [{"type": "text", "text": "hello, and more"}]},
+        {"toolCalls": [{"id": "call_1", "name": "Read", "args": {}}]},
+    ):
+        records = lines(VIS_SAMPLE)
+        said = next(r for r in records if r.get("message", {}).get("role") == "assistant")
+        said["message"].update(change)
+        path = tmp_path / "wire.jsonl"
+        path.write_text("".join(json.dumps(line) + "\n" for line in records))
+        (warning,) = one_trace(path).warnings
+        assert "1 context message of role 'assistant' passed over" in warning

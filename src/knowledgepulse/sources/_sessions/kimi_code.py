@@ -9,6 +9,8 @@ ms>}`` (``packages/agent-core``). The conversation is in two of them:
 * ``context.append_message``: a message put into the model's context; a ``user`` one's ``text``
   parts are the user's words (the first the objective, a later one the user's next turn), unless
   its ``origin.kind`` is ``injection``: a ``<system-reminder>`` Kimi Code adds (plan mode...);
+  an ``assistant`` one (protocol 1.1) repeats the step the loop events made, and is a warning
+  only where it says something they did not;
 * ``context.append_loop_event``: what a model step did (``src/loop/events.ts``): ``step.begin``
   opens a step; ``content.part`` is a ``think`` part (a thought) or a ``text`` part (what the
   model said); ``tool.call`` a call (``toolCallId``, ``name``, ``args``); ``tool.result`` its
@@ -213,7 +215,8 @@ def _message(journal: _Journal, message: Any) -> None:
         )
     role = as_string(message.get("role")) or "?"
     if role != "user":  # the steps are read from the loop events
-        journal.unread[role] += 1
+        if not (role == "assistant" and _repeats_step(journal, message)):
+            journal.unread[role] += 1
         return
     origin = message.get("origin")
     if isinstance(origin, dict) and origin.get("kind") == INJECTED:  # no words of the user
@@ -227,6 +230,45 @@ def _message(journal: _Journal, message: Any) -> None:
     ]
     if texts:
         journal.messages.append({"role": "user", "content": texts})
+
+
+def _repeats_step(journal: _Journal, message: Mapping[str, Any]) -> bool:
+    """Whether an assistant context message says only what its step's loop events said.
+
+    Kimi Code's protocol 1.1 writes each reply twice: as loop events (the step read) and then as
+    this message. A part or a call the step lacks would be lost: that message is not one.
+    """
+    read = [_said(block) for block in (journal.step or {}).get("content", [])]
+    calls = message.get("toolCalls") or []
+    said = [_said(part) for part in message["content"]] + [
+        _said({"type": "tool_use", "id": _call_id(as_object(call))})
+        for call in (calls if isinstance(calls, list) else [None])
+    ]
+    return all(part is not None and part in read for part in said)
+
+
+def _call_id(call: Mapping[str, Any]) -> Any:
+    """A context message's tool call's id (``id``, or ``toolCallId`` as its loop event names it)."""
+    return call.get("id", call.get("toolCallId"))
+
+
+SAYS = {
+    "text": ("text", "text"),
+    "think": ("think", "think"),
+    "thinking": ("think", "thinking"),
+    "tool_use": ("call", "id"),
+}
+"""What a context part (``text``, ``think``) or a step's block is, and the key of what it says."""
+
+
+def _said(part: Any) -> tuple[str, str] | None:
+    """A context part or a step's block as (what it is, what it says); ``None`` for another."""
+    kind = as_object(part).get("type")
+    if not isinstance(kind, str) or kind not in SAYS:
+        return None
+    what, key = SAYS[kind]
+    value = part.get(key)
+    return (what, value) if isinstance(value, str) else None
 
 
 def _event(journal: _Journal, event: Mapping[str, Any]) -> None:
