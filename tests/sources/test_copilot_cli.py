@@ -221,3 +221,27 @@ def test_copilot_1_0_77s_auto_mode_and_usage_events_pass_in_silence() -> None:
     last = [e["data"] for e in events if e["type"] == "assistant.message"][-1]
     assert item.trace.outcome.result_summary == last["content"]
     assert item.trace.metadata.success is True
+
+
+def test_a_call_started_with_no_request_is_a_call(tmp_path: Path) -> None:
+    """A ``tool.execution_start`` no reply requested (agent-sessions' hand-made ``large.jsonl``,
+    0.0.420) is a call, as a request is: with no completion a call with no result, else its
+    result is the observation; before, kp dropped it without a word."""
+    events = lines(ONE_ANSWER)
+    last = events[-1]
+    start = {
+        **last,
+        "type": "tool.execution_start",
+        "data": {"toolCallId": "call_2", "toolName": "bash", "arguments": {"command": "echo"}},
+    }
+    item = one_trace(written(tmp_path, [*events, start]))
+    call = item.trace.steps[-1]
+    assert call.type == "tool_call"
+    assert call.tool is not None
+    assert (call.tool.name, call.input) == ("bash", {"command": "echo"})
+    assert item.trace.metadata.success is False
+    done = {"toolCallId": "call_2", "success": True, "result": {"content": "hi"}}
+    complete = {**last, "type": "tool.execution_complete", "data": done}
+    steps = one_trace(written(tmp_path, [*events, start, complete])).trace.steps
+    assert [s.type for s in steps[-2:]] == ["tool_call", "observation"]
+    assert steps[-1].content == "hi"

@@ -16,17 +16,18 @@ working folder's ``context``). The conversation is in four types:
   model was given (``detailedContent`` is what the terminal showed, a diff), or, when
   ``success`` is false, ``error.message``: a failed call.
 
-The other events hold no step: ``tool.execution_start`` repeats a request's arguments,
-``assistant.turn_start``/``turn_end`` bracket a reply, ``system.message`` is Copilot's system
-prompt, ``hook.*``, ``permission.*``, ``session.*`` (model, mode and permission changes, the
-plan file written in plan mode, info, ``shutdown``'s usage, 1.0.77's ``auto_mode_resolved``: the
-model auto mode chose, and ``usage_checkpoint``: the usage so far), ``skill.invoked`` (a skill
-loaded, its file), ``system.notification`` and ``abort`` (the user stopped the turn: what
-follows is the user's next message) are Copilot's own; so are ``subagent.started``,
-``completed`` and ``failed``. A sub-agent's own events (those naming its ``agentId``, or the
-``task`` call that started it in ``data.parentToolCallId``) are no step of the session: the
-sub-agent's answer is that call's result; a warning counts them. An event of another type is
-passed over with a warning that counts it. Each reply is read as one Anthropic assistant
+A ``tool.execution_start`` repeats a request's arguments; one whose request no reply holds
+(``toolCallId``, ``toolName``, ``arguments``) is read as a reply making that call. The other events
+hold no step: ``assistant.turn_start``/``turn_end`` bracket a reply, ``system.message`` is
+Copilot's system prompt, ``hook.*``, ``permission.*``, ``session.*`` (model, mode and permission
+changes, the plan file written in plan mode, info, ``shutdown``'s usage, 1.0.77's
+``auto_mode_resolved``: the model auto mode chose, and ``usage_checkpoint``: the usage so far),
+``skill.invoked`` (a skill loaded, its file), ``system.notification`` and ``abort`` (the user
+stopped the turn: what follows is the user's next message) are Copilot's own; so are
+``subagent.started``, ``completed`` and ``failed``. A sub-agent's own events (those naming its
+``agentId``, or the ``task`` call that started it in ``data.parentToolCallId``) are no step of the
+session: the sub-agent's answer is that call's result; a warning counts them. An event of another
+type is passed over with a warning that counts it. Each reply is read as one Anthropic assistant
 message, each result as a user message of its ``tool_result``, so the steps follow the Anthropic
 messages' rules; the model is the last reply's (else the session's model change, else its
 ``selectedModel``); success is whether the session ends in the model's answer.
@@ -55,7 +56,6 @@ HEADER = "session.start"
 PRODUCER = "copilot-agent"
 PASSED_OVER = frozenset(
     {
-        "tool.execution_start",
         "assistant.turn_start",
         "assistant.turn_end",
         "system.message",
@@ -101,6 +101,8 @@ class _Session:
     unread: Counter[str] = field(default_factory=Counter)
     delegated: int = 0
     """The events of sub-agents passed over."""
+    requested: set[str] = field(default_factory=set)
+    """The ``toolCallId`` of every call a reply requested, or an execution start made a call."""
 
     @property
     def data(self) -> Mapping[str, Any]:
@@ -138,7 +140,7 @@ def _take(session: _Session, record: Record) -> None:
             (), f"not a Copilot CLI event: {describe_value(value)}; expected {EXPECTED}"
         )
     kind, data = value["type"], value.get("data")
-    if kind in PASSED_OVER:
+    if kind in PASSED_OVER or (kind == "tool.execution_start" and _delegated(value)):
         return
     if _delegated(value):
         session.delegated += 1
@@ -153,13 +155,35 @@ def _take(session: _Session, record: Record) -> None:
             session.messages.append({"role": "user", "content": [{"type": "text", "text": said}]})
     elif kind == "assistant.message":
         session.model = as_string(data.get("model")) or session.model
-        session.messages.append({"role": "assistant", "content": _reply(data)})
+        _requested(session, _reply(data))
+    elif kind == "tool.execution_start":
+        _started(session, data)
     elif kind == "tool.execution_complete":
         session.messages.append({"role": "user", "content": [_result(data)]})
     elif kind == "session.model_change":
         session.chosen = as_string(data.get("newModel")) or session.chosen
     else:
         session.unread[kind] += 1
+
+
+def _requested(session: _Session, blocks: list[dict[str, Any]]) -> None:
+    """Keep a reply (or a call started) as an assistant message, noting the calls it made."""
+    session.messages.append({"role": "assistant", "content": blocks})
+    session.requested.update(block["id"] for block in blocks if block["type"] == "tool_use")
+
+
+def _started(session: _Session, data: Mapping[str, Any]) -> None:
+    """A call's start: it repeats a request, or it is the call of a reply the file lacks.
+
+    Such a call is read as a reply of that one call, as a request would be: its result, where
+    one comes, is its observation; a call that never completed is a call with no result.
+    """
+    call_id, name = non_empty(data.get("toolCallId")), non_empty(data.get("toolName"))
+    if call_id is None or name is None:
+        raise PathError(("data",), "a tool.execution_start needs its toolCallId and toolName")
+    if call_id not in session.requested:
+        call = {"type": "tool_use", "id": call_id, "name": name, "input": data.get("arguments")}
+        _requested(session, [call])
 
 
 def _skill_context(data: Mapping[str, Any]) -> bool:
