@@ -1971,6 +1971,19 @@ def test_a_nemo_gym_rollout_is_its_request_then_its_response_and_its_reward_the_
     assert len({item.trace.id for item in items}) == 2
 
 
+def test_a_nemo_gym_rollouts_task_may_be_named_in_its_verifier_metadata() -> None:
+    """PinchBench's rollouts name their task only as ``verifier_metadata.task_id``: it is each
+    item's task (before, none); a rollout with ``_ng_task_index`` keeps that, as ever."""
+    path = GYM / "nemo_gym_pinchbench_rollouts.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    items = [i for i in sources.read([path]) if isinstance(i, TraceItem)]
+    assert [item.task for item in items] == [r["verifier_metadata"]["task_id"] for r in rows]
+    path = GYM / "nemo_gym_osworld_claude_opus_4_7_rollouts.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    items = [i for i in sources.read([path]) if isinstance(i, TraceItem)]
+    assert [item.task for item in items] == [str(r["_ng_task_index"]) for r in rows]
+
+
 def test_a_nemo_gym_request_of_text_alone_is_the_users_message() -> None:
     (item,) = (i for i in sources.convert([_gym_row("What is x?")]) if isinstance(i, TraceItem))
     assert item.trace.task.objective == "What is x?"

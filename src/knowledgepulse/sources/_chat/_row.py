@@ -81,6 +81,10 @@ task its own way."""
 GYM_AVIARY_TASK_FIELD = "task_idx"
 """NeMo Gym's Aviary rollouts: the index of the environment's task, as its agent's request has
 it (they write no ``_ng_task_index``)."""
+GYM_VERIFIER_TASK_FIELD = "verifier_metadata.task_id"
+"""NeMo Gym's rollouts that name their task in the data their verifier is given, as another row's
+``task_id`` column does (PinchBench's ``task_sanity``...; OSWorld's rows hold a task's uuid there,
+read after their ``_ng_task_index``)."""
 ROLLOUT_TASK_FIELDS = ("example_id", "id", *(name for name in TASK_FIELDS if name != "example_id"))
 """A prompt/completion row's: verifiers wrote the example a rollout is of as ``id`` (later
 ``example_id``), repeated for each rollout, so ``id`` names its task there, not the run."""
@@ -770,7 +774,13 @@ def _columns(row: Mapping[str, Any], said: RowOptions, family: ChatSource) -> Co
     if family.wrapped is not None and then == family.wrapped[1][0]:
         # NeMo Gym's rollouts: the task's index, and any id its item carries (`id`, `row_id`),
         # is the same in each rollout of a task; no column names the rollout: its row does.
-        ids, tasks = (), (GYM_TASK_FIELD, GYM_AVIARY_TASK_FIELD, *ROLLOUT_TASK_FIELDS)
+        ids = ()
+        tasks = (
+            GYM_TASK_FIELD,
+            GYM_AVIARY_TASK_FIELD,
+            GYM_VERIFIER_TASK_FIELD,
+            *ROLLOUT_TASK_FIELDS,
+        )
     success = (
         said.success_field
         or _first_present(row, SUCCESS_FIELDS, labels=_says_success)
@@ -797,8 +807,14 @@ def _first_present(
     *,
     labels: Callable[[Any], bool] = lambda value: True,
 ) -> str | None:
-    """The first of ``names`` whose value in ``row`` is there and of the kind ``labels`` takes."""
-    return next((name for name in names if row.get(name) is not None and labels(row[name])), None)
+    """The first of ``names`` whose value in ``row`` is there and of the kind ``labels`` takes.
+
+    A dotted name is a field of an object column (:func:`_field`).
+    """
+    return next(
+        (name for name in names if (value := _field(row, name)) is not None and labels(value)),
+        None,
+    )
 
 
 def _says_success(value: Any) -> bool:
@@ -1204,7 +1220,7 @@ def _column_label(row: Mapping[str, Any], column: str | None, what: str) -> str 
     """A row's task or domain label; a PathError for a value that names none (a list, say)."""
     if column is None:
         return None
-    value = row.get(column)
+    value = _field(row, column)
     if value is None or _names_label(value):
         return _label(value)
     raise PathError(
