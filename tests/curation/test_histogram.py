@@ -55,3 +55,11 @@ def test_the_rendering_shows_percentiles_bars_and_limits() -> None:
     assert "p50 0.920" in text
     assert " 0.90-0.95       2 " in text
     assert "0.95: 1 (33%)" in text
+
+
+def test_the_rendering_writes_counts_past_a_thousand_with_separators() -> None:
+    """Counts read as the summary lines write them: "2,000 traces", not "2000 traces"."""
+    text = render_similarity_histogram(similarity_histogram([0.91] * 1500 + [0.97] * 500))
+    assert "(2,000 traces)" in text
+    assert " 0.90-0.95   1,500 " in text
+    assert "0.95: 500 (25%)" in text

@@ -37,6 +37,8 @@ def test_a_selection_summary_writes_every_count_with_thousands_separators() -> N
     result = select(traces(126), budget=4, scorer=scorer())
     assert result.summary.startswith("1,008 traces scored;")
     assert "; 1,004 over budget;" in result.summary
+    everything = select(traces(126), budget=1500, scorer=scorer())
+    assert "1,008 selected (budget 1,500), by domain: " in everything.summary
 
 
 def test_a_selection_summary_says_its_counts_are_the_picks_domains() -> None:

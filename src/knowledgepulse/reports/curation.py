@@ -26,7 +26,7 @@ def render_similarity_histogram(histogram: SimilarityHistogram | None) -> str:
     summary = histogram.summary
     total = int(summary["count"])
     lines = [
-        f"cosine of each trace with its nearest other trace ({total} traces):",
+        f"cosine of each trace with its nearest other trace ({total:,} traces):",
         "  "
         + "  ".join(
             f"{name} {summary[name]:.3f}"
@@ -36,9 +36,10 @@ def render_similarity_histogram(histogram: SimilarityHistogram | None) -> str:
     tallest = max(count for _, _, count in histogram.bins)
     for low, high, count in histogram.bins:
         bar = "#" * (round(BAR_WIDTH * count / tallest) if tallest else 0)
-        lines.append(f"  {low:5.2f}-{high:4.2f} {count:>7} {bar}")
+        lines.append(f"  {low:5.2f}-{high:4.2f} {count:>7,} {bar}")
     reach = ", ".join(
-        f"{limit:g}: {count} ({100 * count / total:.0f}%)" for limit, count in histogram.at_or_above
+        f"{limit:g}: {count:,} ({100 * count / total:.0f}%)"
+        for limit, count in histogram.at_or_above
     )
     lines.append(f"  traces at or above --max-similarity S (the most S can reject): {reach}")
     return "\n".join(lines)
@@ -60,14 +61,14 @@ def _budget_said(result: SelectionResult) -> str:
     if result.budget is None:
         return ""
     given = f"top {result.top:g}%: " if result.top is not None else ""
-    return f" ({given}budget {result.budget})"
+    return f" ({given}budget {result.budget:,})"
 
 
 def selection_summary(result: SelectionResult, min_score: MinScore | None) -> str:
     """Counts of the selected and rejected, then ``3 of 5 tasks covered (inferred)``."""
     selected = result.selected
     domains = Counter(scored.breakdown.domain for scored in selected)
-    picked = _secret_free(", ".join(f"{domain} {n}" for domain, n in sorted(domains.items())))
+    picked = _secret_free(", ".join(f"{domain} {n:,}" for domain, n in sorted(domains.items())))
     parts = [
         f"{counted(len(result.corpus.items), 'trace')} scored",
         ranked_by(result),
