@@ -239,6 +239,17 @@ def test_a_wrong_ini_setting_is_named_as_the_ini_file_writes_it(
     result.stderr.fnmatch_lines([said])
 
 
+def test_an_ini_report_on_the_junit_file_is_named_by_its_ini_key(
+    pytester: pytest.Pytester, project: Project
+) -> None:
+    """The report the ini file names, on --junitxml's file, is said as ``kp_report``."""
+    project(*_BASE)
+    pytester.makeini("[pytest]\nkp_report = r.xml\n")
+    result = pytester.runpytest("-p", "no:cacheprovider", "--junitxml", "r.xml")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: kp_report and --junitxml name one file (*r.xml): *"])
+
+
 def test_evaluations_with_different_suites_cannot_share_one_report(
     pytester: pytest.Pytester, project: Project
 ) -> None:

@@ -15,6 +15,7 @@ import pytest
 from knowledgepulse.pytest_plugin.keys import (
     MARKER,
     OPTIONS_KEY,
+    REPORT_INI_KEYS,
     REPORTING_KEY,
     RUN_KEY,
     TALLIES_KEY,
@@ -65,9 +66,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=["*.kp.yaml", "*.kp.yml"],
         help="File name patterns of knowledgepulse evaluation files (a suite and case files).",
     )
-
-
-_REPORT_OPTIONS = ("kp_report", "kp_report_format", "kp_baseline", "kp_fail_on", "kp_tolerance")
 
 
 def _add_report_options(parser: pytest.Parser, group: pytest.OptionGroup) -> None:
@@ -130,8 +128,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         pytest.UsageError: a wrong mix of options, or a suite or task that cannot be used.
     """
     config = session.config
-    if any(config.getoption(name) is not None for name in _REPORT_OPTIONS) or any(
-        config.getini(name) for name in _REPORT_OPTIONS
+    if any(config.getoption(name) is not None for name in REPORT_INI_KEYS.values()) or any(
+        config.getini(name) for name in REPORT_INI_KEYS.values()
     ):
         from knowledgepulse.pytest_plugin import report  # noqa: PLC0415 - on demand
 

@@ -42,6 +42,17 @@ OPTIONS = {
 report's and the baseline gate's)."""
 
 
+REPORT_INI_KEYS = {
+    "output": "kp_report",
+    "output_format": "kp_report_format",
+    "baseline": "kp_baseline",
+    "fail_on": "kp_fail_on",
+    "tolerance": "kp_tolerance",
+}
+"""The ini key of each report setting (by the library parameter an error names); each is its
+option's ``dest`` too."""
+
+
 def option_of(setting: Setting) -> str:
     """A setting a library error names, as pytest's command line spells it."""
     option = OPTIONS.get(setting.name)

@@ -26,7 +26,7 @@ from knowledgepulse.evals.report import EvalReport, ReportSuite, load_report
 from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.evals.runner import summarize
 from knowledgepulse.evals.suite import Suite
-from knowledgepulse.pytest_plugin.keys import option_of
+from knowledgepulse.pytest_plugin.keys import REPORT_INI_KEYS, option_of
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.compare import comparison_line, gate_line
 from knowledgepulse.reports.eval_formats import run_report
@@ -116,8 +116,8 @@ def from_options(config: pytest.Config) -> Reporting | None:
         raise pytest.UsageError(UNDER_XDIST)
     if output is not None and (junit := _junit_path(config)) and same_name(output, junit):
         raise pytest.UsageError(
-            f"--kp-report and --junitxml name one file ({output}): the one written last would "
-            "replace the other; give each its own file"
+            f"{spell(Setting('output'))} and --junitxml name one file ({output}): the one "
+            "written last would replace the other; give each its own file"
         )
     if chosen is not None and chosen not in FILE_FORMATS:
         raise pytest.UsageError(
@@ -147,16 +147,6 @@ def from_options(config: pytest.Config) -> Reporting | None:
     )
 
 
-_INI_KEYS = {
-    "output": "kp_report",
-    "output_format": "kp_report_format",
-    "baseline": "kp_baseline",
-    "fail_on": "kp_fail_on",
-    "tolerance": "kp_tolerance",
-}
-"""The ini key of each report setting an error names; each is its option's ``dest`` too."""
-
-
 def _spelling(config: pytest.Config) -> Callable[[Setting], str]:
     """:func:`option_of`, but a setting the ini file gave is named as written there.
 
@@ -165,14 +155,14 @@ def _spelling(config: pytest.Config) -> Callable[[Setting], str]:
     """
     from_ini = {
         setting
-        for setting, key in _INI_KEYS.items()
+        for setting, key in REPORT_INI_KEYS.items()
         if config.getoption(key) is None and config.getini(key)
     }
 
     def spell(setting: Setting) -> str:
         if setting.name not in from_ini:
             return option_of(setting)
-        key = _INI_KEYS[setting.name]
+        key = REPORT_INI_KEYS[setting.name]
         return key if setting.value is NO_VALUE else f"{key} = {setting.value}"
 
     return spell
