@@ -96,12 +96,11 @@ def _labelled_task(item: TraceItem, labels: Labels, columns: Sequence[str]) -> T
 def _named(item: TraceItem, task: str) -> TraceItem:
     """``item`` run of ``task``: its trace's ``metadata.source.task`` too, model and JSON alike."""
     document = item.document
-    metadata = document["metadata"]
-    said = metadata.get("source")
+    said = document["metadata"].get("source")
     if not isinstance(said, dict) or said.get("task") != item.task:  # not the converter's copy
         return replace(item, task=task)
-    source = {**metadata["source"], "task": task}
-    named = {**document, "metadata": {**metadata, "source": source}}
-    extra = {**(item.trace.metadata.model_extra or {}), "source": source}
-    trace = item.trace.model_copy(update={"metadata": item.trace.metadata.model_copy(update=extra)})
+    source = {**said, "task": task}
+    named = {**document, "metadata": {**document["metadata"], "source": source}}
+    metadata = item.trace.metadata.model_copy(update={"source": source})
+    trace = item.trace.model_copy(update={"metadata": metadata})
     return replace(item, task=task, trace=trace, record=replace(item.record, value=named))
