@@ -13,8 +13,8 @@ the mapping shown is the one the conversion made, and cannot drift from it.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,17 @@ from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records._parted import is_parted_folder
 from knowledgepulse.records.json_values import nodes
 from knowledgepulse.records.readers import read_records, reads_once
+from knowledgepulse.sources._chat._text import (
+    action_calls,
+    json_or_python,
+    listed_calls,
+    python_calls,
+    react_call,
+    tool_calls,
+    xml_calls,
+)
 from knowledgepulse.sources._envelope import TraceOptions, request
+from knowledgepulse.sources._hosted import tool_name
 from knowledgepulse.sources._read import read, undecided_parts
 from knowledgepulse.sources._registry import (
     REASONING_TRACE,
@@ -37,6 +47,7 @@ from knowledgepulse.sources._registry import (
     recognisers,
 )
 from knowledgepulse.sources._steps import CUT_MARK, RESPOND
+from knowledgepulse.sources.openai_agents._items import transfer_tool
 from knowledgepulse.sources.otel._haystack import printed_part
 from knowledgepulse.sources.otel.messages import loads
 from knowledgepulse.trace import TraceItem
@@ -239,7 +250,7 @@ def inspect_file(
         mapping, failure = asked(chosen, "mapping", unknown, call)
         if failure is not None:
             warnings.setdefault(failure, failure)
-        parts = _parts(item, mapping, kept, start)
+        parts = _parts(item, mapping, kept, start, seen_all=count == len(kept))
     return Inspection(
         file=name,
         source=None if chosen is None else chosen.name,
@@ -346,9 +357,10 @@ def _objective(item: TraceItem, records: list[Record]) -> Part:
     origin = _find(first, records) if rest else None
     if origin is not None:  # the request told in several turns (StepBuilder.request_parts)
         return Part("objective", objective, origin=origin, note=CONTINUED_REQUEST)
+    joined = _joined(objective, records)
+    if joined is not None:
+        return Part("objective", objective, origin=joined[0], note=joined[1])
     why = next((text for text in item.warnings if "objective" in text), None)
-    if why is None and records:
-        why = _joined(objective, records[0])
     return Part("objective", objective, note=why)
 
 
@@ -356,19 +368,24 @@ CONTINUED_REQUEST = "then the user's turns before the agent's first, a blank lin
 """How an objective is made of the user's first turns: the place named is the first one's."""
 
 
-def _joined(value: str, record: Record) -> str | None:
-    """Which two text fields of the record make ``value`` joined on a new line, if two do.
+JOINED = "joined on a new line with the text at"
+"""How a value made of several texts is said: the place named is its first part's."""
+_JOINED_LINES = 8
+"""The first lines a value's first part is looked for in (each cut is one more search)."""
 
-    An alpaca row's request is its ``instruction``, then its ``input`` on a new line.
+
+def _joined(value: str, records: list[Record]) -> tuple[Origin, str] | None:
+    """Where the first of the texts ``value`` was joined from sits, and where the rest does.
+
+    A message's text parts joined on a new line (a request of text, an image, then more text),
+    an alpaca row's ``instruction`` then its ``input``: no one field holds the whole.
     """
-    fields = record.value if isinstance(record.value, dict) else {}
-    texts = {key: text for key, text in fields.items() if isinstance(text, str) and text}
-    for first, text in texts.items():
-        rest = value.removeprefix(text + "\n")
-        second = next((key for key, other in texts.items() if other == rest), None)
-        if rest != value and second is not None:
-            number = (record.location.index or 0) + 1
-            return f"record {number}: {first}, then {second} on a new line"
+    lines = value.split("\n")
+    for cut in range(1, min(len(lines), _JOINED_LINES)):
+        first = _find("\n".join(lines[:cut]), records, inside_text=False)
+        rest = None if first is None else _find("\n".join(lines[cut:]), records)
+        if first is not None and rest is not None:
+            return first, f"{JOINED} record {rest.record + 1}: {rest.where}"
     return None
 
 
@@ -383,10 +400,17 @@ def _said(step: Step) -> bool:
 
 
 def _parts(
-    item: TraceItem, fields: dict[str, str], kept: list[Record], start: int
+    item: TraceItem, fields: dict[str, str], kept: list[Record], start: int, *, seen_all: bool
+) -> tuple[Part, ...]:
+    parts = _found_parts(item, fields, kept[start:])
+    # records never looked in (a long session's last ones): a value not found may be there
+    return parts if seen_all else tuple(_looked_short(part) for part in parts)
+
+
+def _found_parts(
+    item: TraceItem, fields: dict[str, str], records: list[Record]
 ) -> tuple[Part, ...]:
     trace = item.trace
-    records = kept[start:]
     found = (trace.metadata.model_extra or {}).get("source")  # a converted trace's origins
     source: dict[str, Any] = found if isinstance(found, dict) else {}
     tools = [step.tool.name for step in trace.steps if step.tool is not None and not _said(step)]
@@ -401,11 +425,7 @@ def _parts(
     return (
         _objective(item, records),
         Part("steps", f"{len(trace.steps)} steps", field=fields.get("steps")),
-        Part(
-            "tool",
-            tools[0] if tools else None,
-            origin=_find(tools[0], records, inside_text=False, called=True) if tools else None,
-        ),
+        _tool(tools[0] if tools else None, records),
         Part(
             "answer",
             trace.outcome.result_summary,
@@ -442,6 +462,53 @@ def _parts(
     )
 
 
+HANDED_TO = "the Agents SDK's name for a handoff to the agent named there"
+"""How a handoff's tool is said: the SDK names it after the agent (``transfer_to_<agent>``)."""
+HOSTED = "a call of a tool the API runs, named by its item's type less _call"
+"""How a hosted tool is said: a Responses item's type names it (``web_search_call``)."""
+
+
+def _hosted_tool(text: str) -> str | None:
+    """The tool a Responses item of this type calls, as the readers name it."""
+    return tool_name({"type": text})
+
+
+_NAMED_FROM: tuple[tuple[Callable[[str], str | None], str], ...] = (
+    (transfer_tool, HANDED_TO),
+    (_hosted_tool, HOSTED),
+)
+"""The readers' rules that name a tool from another text, and how each is said."""
+
+
+def _tool(name: str | None, records: list[Record]) -> Part:
+    """The first tool the run called, and where its name sits or the text it was named from."""
+    if name is None:
+        return Part("tool", None)
+    origin = _find(name, records, inside_text=False, called=True)
+    if origin is not None:
+        return Part("tool", name, origin=origin)
+    for named, note in _NAMED_FROM:
+        origin = _find(name, records, inside_text=False, named_from=named)
+        if origin is not None:
+            return Part("tool", name, origin=origin, note=note)
+    return Part("tool", name)
+
+
+UNSEEN = (
+    f"made by the source, or past the first {KEPT_RECORDS} records, where the inspection "
+    "stops looking"
+)
+"""Why a value was not found in a file longer than the records looked in (a long session)."""
+
+
+def _looked_short(part: Part) -> Part:
+    """A part whose value no record looked in holds, said as perhaps in the records not seen."""
+    unfound = part.origin is None and part.field is None and part.note is None
+    if part.value is None or not unfound or part.name not in ("objective", "tool", "answer"):
+        return part
+    return replace(part, note=UNSEEN)
+
+
 def _success_note(source: dict[str, Any], fields: dict[str, str]) -> str:
     if not source:  # not converted: a ReasoningTrace read as itself
         return "the trace's own metadata.success"
@@ -469,31 +536,42 @@ def _find(
     inside_text: bool = True,
     framed: bool = False,
     called: bool = False,
+    named_from: Callable[[str], str | None] | None = None,
 ) -> Origin | None:
     """Where ``value`` first sits among ``records`` (whole, else inside a longer text if asked).
 
     A name (a tool's) is looked for whole only: a prompt listing the tools holds it too.
     ``framed``: ``value`` is the request a text holds inside a framework's prompt around it
     (:func:`~knowledgepulse.sources._envelope.request`), however short (a DSPy field's ``What is
-    2+2?``). ``called``: ``value`` is a tool's name, also found as the name of the call a text
-    holds printed as its repr (:func:`_printed_call`).
+    2+2?``). ``called``: ``value`` is a tool's name, also found as the name of a call a text
+    holds (:func:`_called`). ``named_from``: ``value`` is a name a reader made from a
+    text (a handoff's tool from its agent's name), found where that text is.
     """
     if not value or not value.strip():
         return None
     wanted = _folded(value)
     cut = wanted.endswith(CUT_MARK)
     wanted = wanted.removesuffix(CUT_MARK).rstrip()
+    written = loads(value)  # an answer that is an object's JSON text (structured output)
     whole: list[tuple[int, Path_, Path_ | None, Any]] = []
     inside: list[tuple[int, Path_, Path_ | None, Any]] = []
     for index, record in enumerate(records):
-        for text, path, within, root in _texts(record.value):
+        for text, path, within, root in _values(record.value):
+            if not isinstance(text, str):
+                if isinstance(written, (dict, list)) and written and text == written:
+                    whole.append((index, path, within, root))
+                continue
             folded = _folded(text)
-            if folded == wanted or (cut and folded.startswith(wanted)):
+            if (
+                folded == wanted
+                or (cut and folded.startswith(wanted))
+                or (named_from is not None and named_from(folded) == wanted)
+            ):
                 whole.append((index, path, within, root))
             elif (
                 (inside_text and len(wanted) >= _MIN_INSIDE and wanted in folded)
                 or (framed and _folded(request(text) or "") == wanted)
-                or (called and _printed_call(text) == wanted)
+                or (called and wanted in _called(text))
             ):
                 inside.append((index, path, within, root))
     found = whole or inside
@@ -505,29 +583,42 @@ def _find(
     return Origin(record.location.index or 0, path, within, not whole, where, len(found) - 1)
 
 
-def _printed_call(text: str) -> str | None:
-    """The name of the call ``text`` holds as the OpenAI SDK's repr, as the OTel reader reads it.
+def _called(text: str) -> list[str]:
+    """The names of the calls ``text`` holds, as the readers read them from a text.
 
-    The contrib OpenAI Agents instrumentation writes a handoff (no tool span of its own) only as
-    ``ResponseFunctionToolCall(..., name='transfer_to_x', ...)``.
+    The OpenAI SDK's repr (the contrib OpenAI Agents instrumentation writes a handoff only as
+    ``ResponseFunctionToolCall(..., name='transfer_to_x', ...)``), and the calls a model writes
+    in a text of its own protocol: Hermes' ``<tool_call>``, Nemotron's ``<TOOLCALL>``, the
+    ``<function=NAME>`` XML, ``<action>`` JSON, ReAct's ``Action:``, ToolACE's ``[f(x=1)]``.
     """
     part = printed_part(text)
-    name = part.get("name") if part is not None and part["type"] == "tool_call" else None
-    return name if isinstance(name, str) else None
+    if part is not None:
+        name = part.get("name") if part["type"] == "tool_call" else None
+        return [name] if isinstance(name, str) else []
+    written = [
+        *tool_calls(text)[0],
+        *listed_calls(text)[0],
+        *xml_calls(text)[0],
+        *action_calls(text)[0],
+        *(python_calls(text) or []),
+    ]
+    react = react_call(text)
+    return [call.name for call in written] + ([] if react is None else [react[0].name])
 
 
-def _texts(value: Any) -> Iterator[tuple[str, Path_, Path_ | None, Any]]:
-    """Every string under ``value`` with its path; a string of JSON is looked into too."""
+def _values(value: Any) -> Iterator[tuple[Any, Path_, Path_ | None, Any]]:
+    """Every value under ``value`` with its path; a string of JSON (or a repr) is looked into."""
     for node, loc in nodes(value):
+        yield node, tuple(loc), None, value
         if not isinstance(node, str):
             continue
-        yield node, tuple(loc), None, value
         parsed = loads(node)  # JSON text, or JSON text of JSON text (as Langfuse keeps it)
-        if parsed is node:
+        if parsed is node and node.lstrip()[:1] in ("[", "{"):
+            parsed = json_or_python(node)  # a repr (a ShareGPT function-call turn's call)
+        if parsed is node or parsed is None:
             continue
         for inner, inner_loc in nodes(parsed):
-            if isinstance(inner, str):
-                yield inner, tuple(loc), tuple(inner_loc), value
+            yield inner, tuple(loc), tuple(inner_loc), value
 
 
 def _where(root: Any, path: Path_) -> str:
