@@ -450,12 +450,13 @@ def test_a_handoffs_tool_is_found_where_the_agent_it_names_is(
             "map_text_ocr",
             "<action>",
         ),
+        ("cline/roo_code_leaf_write_and_run.json", "list_files", "<list_files>"),
     ],
 )
 def test_a_tool_called_in_a_text_is_found_in_that_text(name: str, tool: str, written: str) -> None:
     """A call the model wrote in its text (Hermes' tags, the ``<function=...>`` XML, ReAct's
-    ``Action:``, ``<action>`` JSON) is found in the text the reader read it from, not in a
-    prompt that lists the tools. Before, "made by the source"."""
+    ``Action:``, ``<action>`` JSON, Cline's ``<list_files>``) is found in the text the reader
+    read it from, not in a prompt that lists the tools. Before, "made by the source"."""
     path = REPO / "tests/conformance/files" / name
     part = _part(inspect_file(path), "tool")
     assert part.value == tool

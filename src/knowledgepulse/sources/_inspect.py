@@ -46,6 +46,7 @@ from knowledgepulse.sources._registry import (
     provided_by,
     recognisers,
 )
+from knowledgepulse.sources._sessions.cline import written_calls
 from knowledgepulse.sources._steps import CUT_MARK, RESPOND
 from knowledgepulse.sources.openai_agents._items import transfer_tool
 from knowledgepulse.sources.otel._haystack import printed_part
@@ -589,7 +590,8 @@ def _called(text: str) -> list[str]:
     The OpenAI SDK's repr (the contrib OpenAI Agents instrumentation writes a handoff only as
     ``ResponseFunctionToolCall(..., name='transfer_to_x', ...)``), and the calls a model writes
     in a text of its own protocol: Hermes' ``<tool_call>``, Nemotron's ``<TOOLCALL>``, the
-    ``<function=NAME>`` XML, ``<action>`` JSON, ReAct's ``Action:``, ToolACE's ``[f(x=1)]``.
+    ``<function=NAME>`` XML, ``<action>`` JSON, ReAct's ``Action:``, ToolACE's ``[f(x=1)]``,
+    Cline's tags (``<write_to_file>``).
     """
     part = printed_part(text)
     if part is not None:
@@ -603,7 +605,8 @@ def _called(text: str) -> list[str]:
         *(python_calls(text) or []),
     ]
     react = react_call(text)
-    return [call.name for call in written] + ([] if react is None else [react[0].name])
+    names = [call.name for call in written] + ([] if react is None else [react[0].name])
+    return names + written_calls(text)
 
 
 def _values(value: Any) -> Iterator[tuple[Any, Path_, Path_ | None, Any]]:

@@ -386,6 +386,11 @@ def _spoken(blocks: list[dict[str, Any]], last: bool) -> list[dict[str, Any]]:
     ]
 
 
+def written_calls(text: str) -> list[str]:
+    """The tools a Cline or Roo Code model's text calls, in their XML tags, in order."""
+    return [call.group(1) for call in _CALL.finditer(text)]
+
+
 def _said(
     reading: _Reading, text: str, number: int, at: int, answered: _Answered
 ) -> list[dict[str, Any]]:
