@@ -582,7 +582,7 @@ def test_kimi_cli_think_parts_are_the_thoughts_it_sends_as_reasoning(tmp_path: P
 def test_think_parts_keep_the_reasoning_a_message_holds_already(tmp_path: Path) -> None:
     """A message with its own ``reasoning_content`` and ``think`` parts keeps both (the message's
     first), and one whose think parts hold no text keeps its own: none is lost to the parts."""
-    parts = [
+    parts: list[dict[str, Any]] = [
         {"type": "think", "think": "", "encrypted": "opaque"},
         {"type": "text", "text": "Four."},
     ]
