@@ -294,6 +294,8 @@ _FAILED = ("Error", "An error occurred while running the tool")
 """How a failed call's output starts: a tool runner's ``Error...``, the OpenAI Agents SDK's own."""
 _SHELL_FAILED = ("Traceback (most recent call last)", "ERROR: ")
 """How a failed command's output starts: Python's traceback, pip's ``ERROR: ...``."""
+_EXIT_HEAD = re.compile(r"Exit code [1-9]\d*\n")
+"""A failed command's output headed by how it exited (Claude Code's ``Bash``: ``Exit code 1``)."""
 _EXCEPTION = re.compile(r"[A-Z]\w*(?:Error|Exception): ")
 """A failed call's output that is the exception its tool raised (``ValueError: ...``)."""
 
@@ -951,7 +953,9 @@ def openai_responses(path: Path) -> list[Run]:
                 _responses_hosted(timeline, item, kind)
             output = item.get("output")
             if kind == "function_call_output" and (
-                str(output).startswith(_FAILED + _SHELL_FAILED) or _pydantic_retried(output)
+                str(output).startswith(_FAILED + _SHELL_FAILED)
+                or _EXIT_HEAD.match(str(output))
+                or _pydantic_retried(output)
             ):
                 timeline.error()
         if "responses_create_params" in row:

@@ -46,6 +46,10 @@ AgentInstruct's rows and ADP's standardized ones: the call failed."""
 _EXIT_CODE = re.compile(r"\n[ \t]*Exit code:[ \t]*(-?\d+)\s*\Z")
 """A shell tool's result that ends by saying how its command exited (nanobot's ``exec`` tool
 appends ``Exit code: N`` to the command's output): a code other than 0 is a failed command."""
+_EXIT_HEAD = re.compile(r"Exit code (-?\d+)\n")
+"""A shell tool's result that begins by saying how its command exited: Claude Code's ``Bash``
+writes ``Exit code 1`` on the first line, then what the command printed, where its session marks
+the result ``is_error`` (a rollout made from the session, as NeMo Gym's, keeps only the text)."""
 _TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _TOOL_RESPONSE = re.compile(r"<tool_response>\s*(.*?)\s*(?:</tool_response>|$)", re.DOTALL)
 _FENCED_RESPONSE = re.compile(r"```tool_response[ \t]*\n(.*?)\n?```", re.DOTALL)
@@ -222,6 +226,9 @@ def error_text(output: Any) -> str | None:
     # Each regex and parse only where its words are: most results say none of them.
     exited = _EXIT_CODE.search(output) if "Exit code:" in output else None
     if exited is not None and int(exited.group(1)) != 0:
+        return output
+    headed = _EXIT_HEAD.match(output)
+    if headed is not None and int(headed.group(1)) != 0:
         return output
     # An "error" key is written as the word, or with a \u escape in it.
     if ("error" in output or "\\u" in output) and output.lstrip().startswith("{"):
