@@ -956,6 +956,7 @@ def openai_responses(path: Path) -> list[Run]:
                 str(output).startswith(_FAILED + _SHELL_FAILED)
                 or _EXIT_HEAD.match(str(output))
                 or _pydantic_retried(output)
+                or _hermes_result_failed(output)
             ):
                 timeline.error()
         if "responses_create_params" in row:
@@ -4434,6 +4435,17 @@ def _hermes_session(messages: list[dict[str, Any]]) -> Run:
             if isinstance(result, dict) and (result.get("error") or _hermes_exit_failed(result)):
                 timeline.error()
     return timeline.facts(objective)
+
+
+def _hermes_result_failed(output: Any) -> bool:
+    """A call's output that is a Hermes tool's result (JSON text) saying it failed, its
+    ``error`` or its command's exit code: NeMo Gym's rollouts of the Hermes agent keep its
+    tools' results as they are."""
+    try:
+        result = json.loads(output) if isinstance(output, str) else None
+    except ValueError:
+        return False
+    return isinstance(result, dict) and bool(result.get("error") or _hermes_exit_failed(result))
 
 
 def _hermes_exit_failed(result: dict[str, Any]) -> bool:

@@ -231,7 +231,8 @@ def error_text(output: Any) -> str | None:
     if headed is not None and int(headed.group(1)) != 0:
         return output
     # An "error" key is written as the word, or with a \u escape in it.
-    if ("error" in output or "\\u" in output) and output.lstrip().startswith("{"):
+    keyed = "error" in output or "\\u" in output or "exit_code" in output
+    if keyed and output.lstrip().startswith("{"):
         try:
             parsed = orjson.loads(output)
         except orjson.JSONDecodeError:
@@ -267,8 +268,25 @@ def reported_failure(output: Any) -> str | None:
 def _object_error(value: Mapping[str, Any]) -> str | None:
     error = value.get("error")
     if error in (None, False, "", {}, []):
-        return None
+        return json_text(value) if _exited_badly(value) else None
     return error if isinstance(error, str) else json_text(value)
+
+
+_NO_ERROR = "not an error"
+"""How Hermes' ``exit_code_meaning`` says a command's non-zero exit code is informational
+(``tools/terminal_tool.py``: ``No matches found (not an error)``)."""
+
+
+def _exited_badly(result: Mapping[str, Any]) -> bool:
+    """Whether a command's result object says it exited other than 0 (``exit_code``).
+
+    Hermes' ``terminal`` tool answers ``{"output", "exit_code", "error": null}``, its
+    ``exit_code_meaning`` saying where a code is no error (``grep``'s 1: ``No matches found (not
+    an error)``; ``diff``'s 1).
+    """
+    code, meaning = result.get("exit_code"), result.get("exit_code_meaning")
+    failed = isinstance(code, int) and not isinstance(code, bool) and code != 0
+    return failed and not (isinstance(meaning, str) and _NO_ERROR in meaning)
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,7 +51,7 @@ from knowledgepulse._util.jsonpath import as_string, non_empty
 from knowledgepulse._util.times import iso_time
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import openai_chat
-from knowledgepulse.sources._chat._text import error_text, json_or_value, one_of
+from knowledgepulse.sources._chat._text import error_text, one_of
 from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble
 from knowledgepulse.sources._sessions._documents import each_document
 from knowledgepulse.sources._steps import StepBuilder
@@ -72,9 +72,6 @@ _REVIEW = (
 _NOTE = re.compile(r"\A\s*\[System note:[^\]]*\]\s*")
 """Hermes' note to the model at the head of a user turn (``[System note: Your previous turn was
 interrupted before you could process the last tool result(s)...]``)."""
-_NO_ERROR = "not an error"
-"""How Hermes' ``exit_code_meaning`` says a command's non-zero exit code is informational
-(``tools/terminal_tool.py``: ``No matches found (not an error)``)."""
 _ROLES = frozenset({"user", "assistant", "tool", "system"})
 EXPECTED = (
     "{session_id, platform, session_start, messages: [...]}, as ~/.hermes/sessions/session_*.json "
@@ -193,14 +190,7 @@ def _failed_calls(messages: list[Any]) -> frozenset[str]:
 
 def _failed(content: Any) -> bool:
     """Whether a tool's result says it failed (its ``error``, its command's exit code)."""
-    if error_text(content) is not None:
-        return True
-    result = json_or_value(content)
-    if not isinstance(result, dict):
-        return False
-    code, meaning = result.get("exit_code"), result.get("exit_code_meaning")
-    failed = isinstance(code, int) and not isinstance(code, bool) and code != 0
-    return failed and not (isinstance(meaning, str) and _NO_ERROR in meaning)
+    return error_text(content) is not None
 
 
 def _summary(message: Any) -> bool:
