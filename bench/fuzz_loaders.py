@@ -34,6 +34,8 @@ swapped, a record duplicated or dropped), so that the input parses and reaches t
 own logic. Each input goes through ``convert:SOURCE`` and ``convert:auto``; a failure's kind is
 its exception type and the innermost knowledgepulse frame, and its first input is printed as
 the file and the smallest of its edits that still fails (``--keep`` writes that input too).
+An input read in over 100 times its unmutated file's processor time (and over half a second)
+is listed as slow, with its edits: a quadratic path a mutation found.
 """
 
 from __future__ import annotations
@@ -387,6 +389,18 @@ class Fuzzed:
     unparsed: list[str] = field(default_factory=list)
     failures: Counter[str] = field(default_factory=Counter)
     first: dict[str, str] = field(default_factory=dict)
+    slow: list[str] = field(default_factory=list)
+
+
+SLOW_RATIO = 100  # an input this many times slower than its unmutated file is reported
+SLOW_FLOOR_S = 0.5  # ... if it also took this long: below it, a ratio is the clock's noise
+
+
+def _cpu_seconds(loader: str, path: Path) -> float:
+    # Processor time, not wall time: the machine's other work does not make an input slow.
+    began = time.process_time()
+    _failure(loader, path, None)
+    return time.process_time() - began
 
 
 def failure_kind(error: BaseException) -> str:
@@ -460,13 +474,24 @@ def fuzz_structured(
 ) -> Fuzzed:
     """``per_file`` structured mutations of each file, read by its source and by ``auto``."""
     found = Fuzzed()
+    normal_s: dict[tuple[Path, str], float] = {}
     with tempfile.TemporaryDirectory() as folder:
         scratch = Path(folder)
         for source, file, parsed, mutant, target in written_mutants(
             files, per_file, seed, found, scratch
         ):
             for loader in (f"convert:{source}", "convert:auto"):
+                if (file, loader) not in normal_s:
+                    normal_s[file, loader] = _cpu_seconds(loader, file)
+                began = time.process_time()
                 error = _failure(loader, target, limit_s)
+                taken_s = time.process_time() - began
+                if taken_s > max(SLOW_FLOOR_S, SLOW_RATIO * normal_s[file, loader]):
+                    edits_made = "; ".join(str(edit) for edit in mutant.made)
+                    found.slow.append(
+                        f"{file.relative_to(CORPUS)} ({loader}): {taken_s:.2f} s where the file "
+                        f"takes {normal_s[file, loader]:.3f} s; {edits_made[:300]}"
+                    )
                 if error is None:
                     continue
                 kind = failure_kind(error)
@@ -526,6 +551,11 @@ def structured_main(args: argparse.Namespace) -> None:
         args.seed,
         "exceptions not the project's own",
     )
+    print(
+        f"slow inputs ({SLOW_RATIO}x their file's time, over {SLOW_FLOOR_S} s): {len(found.slow)}"
+    )
+    for slow in found.slow:
+        print(f"  {slow}")
 
 
 def report(found: Fuzzed, files: int, elapsed: float, seed: int, failing: str) -> None:

@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -35,6 +36,22 @@ def test_structured_mutations_of_each_sources_first_file_raise_only_kp_errors() 
     assert found.unparsed == []
     assert found.inputs + found.unwritable == 2 * len(firsts)
     assert found.failures == Counter(), "\n".join(found.first.values())
+
+
+def test_an_input_slower_than_its_file_by_the_ratio_is_listed_with_its_file_and_loader(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With the unmutated file taking no time and no floor, every read input is listed slow."""
+    import fuzz_loaders
+
+    monkeypatch.setattr(fuzz_loaders, "_cpu_seconds", lambda loader, path: 0.0)
+    monkeypatch.setattr(fuzz_loaders, "SLOW_FLOOR_S", 0.0)
+    found = fuzz_loaders.fuzz_structured([("atif", SEED)], per_file=1, seed=0)
+    assert found.inputs == 1
+    assert [line.split(": ")[0] for line in found.slow] == [
+        "atif/simple_trajectory.json (convert:atif)",
+        "atif/simple_trajectory.json (convert:auto)",
+    ]
 
 
 @settings(max_examples=30, deadline=None)
