@@ -319,6 +319,17 @@ def test_a_number_in_a_json_string_a_rule_finds_becomes_the_marker_as_text() -> 
     assert [finding.path for finding in findings] == ["arguments.card", "arguments.note"]
 
 
+def test_a_json_string_nested_past_what_orjson_writes_is_cleaned_as_text() -> None:
+    """300 lists deep, past orjson's 254: a number a rule takes is cleaned in the text, which
+    is not parsed and written again value by value."""
+    arguments: Any = {"card": 4111111111111111}
+    for _ in range(300):
+        arguments = [arguments]
+    redacted, findings = redact_value({"arguments": json.dumps(arguments)}, "aggregated")
+    assert redacted["arguments"] == "[" * 300 + '{"card": [REDACTED:credit_card]}' + "]" * 300
+    assert [finding.path for finding in findings] == ["arguments"]
+
+
 @pytest.mark.parametrize(
     "key",
     [

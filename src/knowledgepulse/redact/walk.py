@@ -266,13 +266,7 @@ def _string(text: str, loc: Loc, visit: Visit, plain: Plain, mode: Mode) -> str:
         if mode != "secret" and text in plain:
             return text  # cleaned before, nothing found: as visit would return it
         return visit(loc, text, mode)
-    if not _json_like(text):
-        return visit(loc, text, mode)
-    try:
-        parsed = orjson.loads(text)
-        check_depth(parsed)
-    except (orjson.JSONDecodeError, JsonError):
-        return visit(loc, text, mode)
+    parsed = _json_text(text)
     if isinstance(parsed, dict | list):
 
         def secrets_only(loc: Loc, text: str, mode: Mode) -> str:
@@ -285,18 +279,28 @@ def _string(text: str, loc: Loc, visit: Visit, plain: Plain, mode: Mode) -> str:
     return visit(loc, text, mode)
 
 
-def _json_broken(text: str, cleaned: str) -> Any:
-    """``text`` parsed, when it is a JSON object or list and ``cleaned`` no longer parses."""
+def _json_text(text: str) -> Any:
+    """``text`` parsed when it is a JSON object or list no deeper than ``MAX_NESTING``, else None.
+
+    A deeper one is cleaned as text: its values walked one by one could not be written again
+    (orjson writes no deeper than 254 levels).
+    """
     if not _json_like(text):
         return None
     try:
+        parsed = orjson.loads(text)
+        check_depth(parsed)
+    except (orjson.JSONDecodeError, JsonError):
+        return None
+    return parsed
+
+
+def _json_broken(text: str, cleaned: str) -> Any:
+    """``text`` parsed (:func:`_json_text`), when ``cleaned`` no longer parses."""
+    try:
         orjson.loads(cleaned)
     except orjson.JSONDecodeError:
-        try:
-            parsed = orjson.loads(text)
-        except orjson.JSONDecodeError:
-            return None
-        return parsed if isinstance(parsed, dict | list) else None
+        return _json_text(text)
     return None
 
 
