@@ -139,6 +139,18 @@ def test_a_bad_sample_is_a_problem_at_its_json_path_and_the_others_are_read(
     assert len([item for item in found if isinstance(item, TraceItem)]) == 1
 
 
+@pytest.mark.parametrize("tool_calls", [2**64, {"id": "call_1"}])
+def test_tool_calls_that_are_no_list_are_a_problem_at_their_path(
+    tmp_path: Path, tool_calls: Any
+) -> None:
+    """A number or an object where the list of calls belongs: the sample is unread, said where."""
+    document = log()
+    document["samples"][0]["messages"][5]["tool_calls"] = tool_calls
+    (problem,) = items(tmp_path, document)
+    assert isinstance(problem, Problem)
+    assert problem.path == "samples[0].messages[5].tool_calls", problem.message
+
+
 def test_a_log_that_ended_in_an_error_warns_on_each_sample(tmp_path: Path) -> None:
     """``status: error`` with samples logged: each is read, with a warning naming the error."""
     document = log()

@@ -240,8 +240,10 @@ def _chat(message: Any) -> Any:
         ]
         if reasoning:
             chat["reasoning_content"] = "\n".join(reasoning)
-    if role == "assistant" and message.get("tool_calls"):
-        chat["tool_calls"] = [_call(call) for call in message["tool_calls"]]
+    calls = message.get("tool_calls")
+    if role == "assistant" and calls:
+        # Not a list: as it is, for the reader to say where it is wrong.
+        chat["tool_calls"] = [_call(call) for call in calls] if isinstance(calls, list) else calls
     if role == "tool":
         chat["tool_call_id"] = message.get("tool_call_id")
         chat["name"] = message.get("function")
