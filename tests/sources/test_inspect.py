@@ -542,3 +542,26 @@ def test_a_value_not_in_the_records_looked_in_of_a_longer_file_says_so() -> None
     assert answer.value is not None
     past = [value for at, value in _raw(path).items() if at >= KEPT_RECORDS]
     assert any(answer.value in str(value) for value in past)
+
+
+def test_a_row_file_past_the_records_looked_in_holds_its_first_trace_whole(
+    tmp_path: Path,
+) -> None:
+    """A row is a trace: with more rows than inspect looks in, the first row's values not found
+    are made by the source, not perhaps in the rows not looked in (those are other traces)."""
+    path = REPO / "tests/conformance/files/smolagents/benchmark_code_gaia_gpt-4o.jsonl"
+    first = path.read_text(encoding="utf-8").splitlines()[0]
+    many = tmp_path / "rows.jsonl"
+    many.write_text((first + "\n") * (KEPT_RECORDS + 50), encoding="utf-8")
+    assert [part.note for part in inspect_file(many).parts] == [
+        part.note for part in inspect_file(path).parts
+    ]
+
+
+def test_an_answer_written_as_a_text_is_found_at_that_text_before_an_equal_object() -> None:
+    """Where a record holds the answer's text itself, that is its place, not an object elsewhere
+    that the text writes as JSON."""
+    path = REPO / "tests/conformance/files/otlp/any_agent_llama_index_trace.json"
+    part = _part(inspect_file(path), "answer")
+    assert part.origin is not None
+    assert _found_at(_raw(path), part) == part.value

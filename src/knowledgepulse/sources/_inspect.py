@@ -251,7 +251,9 @@ def inspect_file(
         mapping, failure = asked(chosen, "mapping", unknown, call)
         if failure is not None:
             warnings.setdefault(failure, failure)
-        parts = _parts(item, mapping, kept, start, seen_all=count == len(kept))
+        # Each record looked in, or the first trace ends where another starts (a row file's)
+        seen_all = count == len(kept) or traces > 1
+        parts = _parts(item, mapping, kept, start, seen_all=seen_all)
     return Inspection(
         file=name,
         source=None if chosen is None else chosen.name,
@@ -555,12 +557,13 @@ def _find(
     wanted = wanted.removesuffix(CUT_MARK).rstrip()
     written = loads(value)  # an answer that is an object's JSON text (structured output)
     whole: list[tuple[int, Path_, Path_ | None, Any]] = []
+    equal: list[tuple[int, Path_, Path_ | None, Any]] = []  # the object a JSON text writes
     inside: list[tuple[int, Path_, Path_ | None, Any]] = []
     for index, record in enumerate(records):
         for text, path, within, root in _values(record.value):
             if not isinstance(text, str):
                 if isinstance(written, (dict, list)) and written and text == written:
-                    whole.append((index, path, within, root))
+                    equal.append((index, path, within, root))
                 continue
             folded = _folded(text)
             if (
@@ -575,9 +578,10 @@ def _find(
                 or (called and wanted in _called(text))
             ):
                 inside.append((index, path, within, root))
-    found = whole or inside
+    found = whole or equal or inside  # the text itself before the object it writes
     if not found:
         return None
+    whole = whole or equal
     index, path, within, root = found[0]
     record = records[index]
     where = _where(root, path) + ("" if within is None else f" (JSON) {format_path(within)}")
@@ -609,6 +613,11 @@ def _called(text: str) -> list[str]:
     return names + written_calls(text)
 
 
+_REPR_LIMIT = 10_000
+"""The longest text read as a Python repr: a call's is short, and each search parses again (a
+99 KB repr on each of 200 records made an inspection take a minute)."""
+
+
 def _values(value: Any) -> Iterator[tuple[Any, Path_, Path_ | None, Any]]:
     """Every value under ``value`` with its path; a string of JSON (or a repr) is looked into."""
     for node, loc in nodes(value):
@@ -616,7 +625,7 @@ def _values(value: Any) -> Iterator[tuple[Any, Path_, Path_ | None, Any]]:
         if not isinstance(node, str):
             continue
         parsed = loads(node)  # JSON text, or JSON text of JSON text (as Langfuse keeps it)
-        if parsed is node and node.lstrip()[:1] in ("[", "{"):
+        if parsed is node and len(node) <= _REPR_LIMIT and node.lstrip()[:1] in ("[", "{"):
             parsed = json_or_python(node)  # a repr (a ShareGPT function-call turn's call)
         if parsed is node or parsed is None:
             continue
