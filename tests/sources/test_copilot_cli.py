@@ -245,3 +245,14 @@ def test_a_call_started_with_no_request_is_a_call(tmp_path: Path) -> None:
     steps = one_trace(written(tmp_path, [*events, start, complete])).trace.steps
     assert [s.type for s in steps[-2:]] == ["tool_call", "observation"]
     assert steps[-1].content == "hi"
+
+
+def test_a_start_of_a_requested_call_needs_no_tool_name(tmp_path: Path) -> None:
+    """A start whose call a reply requested adds nothing, whatever it names or lacks (an MCP
+    tool's start may name its server and tool instead): no problem, the same trace."""
+    events = lines(THREE_TURNS)
+    for event in events:
+        if event["type"] == "tool.execution_start":
+            event["data"].pop("toolName", None)
+    path = written(tmp_path, events)
+    assert one_trace(path).trace == one_trace(THREE_TURNS).trace

@@ -179,11 +179,12 @@ def _started(session: _Session, data: Mapping[str, Any]) -> None:
     one comes, is its observation; a call that never completed is a call with no result.
     """
     call_id, name = non_empty(data.get("toolCallId")), non_empty(data.get("toolName"))
+    if call_id is not None and call_id in session.requested:
+        return  # the request said the call: a start adds nothing, whatever else it names
     if call_id is None or name is None:
         raise PathError(("data",), "a tool.execution_start needs its toolCallId and toolName")
-    if call_id not in session.requested:
-        call = {"type": "tool_use", "id": call_id, "name": name, "input": data.get("arguments")}
-        _requested(session, [call])
+    call = {"type": "tool_use", "id": call_id, "name": name, "input": data.get("arguments")}
+    _requested(session, [call])
 
 
 def _skill_context(data: Mapping[str, Any]) -> bool:
