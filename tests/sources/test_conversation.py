@@ -603,6 +603,11 @@ def test_think_parts_keep_the_reasoning_a_message_holds_already(tmp_path: Path) 
     (item,) = read([path])
     assert isinstance(item, TraceItem)
     assert item.trace.steps[0].content == "Add them.\nCarry nothing."
+    parts[0] = {"type": "think", "think": "Add them.", "encrypted": None}  # written both ways
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    (item,) = read([path])
+    assert isinstance(item, TraceItem)
+    assert item.trace.steps[0].content == "Add them."
 
 
 def test_kimi_cli_real_context_file_reads_every_line_and_each_call() -> None:

@@ -49,3 +49,5 @@ def test_only_a_first_line_naming_a_code_other_than_0_says_the_command_failed() 
     assert error_text("Exit code 0\nok") is None
     assert error_text("The script printed: Exit code 1\n") is None
     assert error_text("(Bash completed with no output)") is None
+    assert error_text("Exit code 1") == "Exit code 1"  # a failed command that printed nothing
+    assert error_text("Exit code 0") is None

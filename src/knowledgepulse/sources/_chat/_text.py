@@ -46,7 +46,7 @@ AgentInstruct's rows and ADP's standardized ones: the call failed."""
 _EXIT_CODE = re.compile(r"\n[ \t]*Exit code:[ \t]*(-?\d+)\s*\Z")
 """A shell tool's result that ends by saying how its command exited (nanobot's ``exec`` tool
 appends ``Exit code: N`` to the command's output): a code other than 0 is a failed command."""
-_EXIT_HEAD = re.compile(r"Exit code (-?\d+)\n")
+_EXIT_HEAD = re.compile(r"Exit code (-?\d+)(?:\n|\Z)")
 """A shell tool's result that begins by saying how its command exited: Claude Code's ``Bash``
 writes ``Exit code 1`` on the first line, then what the command printed, where its session marks
 the result ``is_error`` (a rollout made from the session, as NeMo Gym's, keeps only the text)."""

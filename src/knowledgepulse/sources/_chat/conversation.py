@@ -100,7 +100,8 @@ def _as_sent(record: Record) -> Record:
     # the message holds already is kept, first.
     said = [value.get("reasoning_content")]
     said += [part.get("think") for part in content if _is_think(part)]
-    reasoning = "\n".join(text for text in said if isinstance(text, str) and text) or None
+    texts = [text for text in said if isinstance(text, str) and text]
+    reasoning = "\n".join(dict.fromkeys(texts)) or None  # a text written both ways, once
     rest = [part for part in content if not _is_think(part)]
     return replace(record, value={**value, "content": rest, "reasoning_content": reasoning})
 
