@@ -109,6 +109,8 @@ def test_a_destination_under_a_missing_folder_or_a_file_says_which(tmp_path: Pat
     (tmp_path / "afile").write_text("")
     with pytest.raises(OutputError, match="afile is not a directory; give a path inside one"):
         check_destination(tmp_path / "afile" / "out.jsonl")
+    with pytest.raises(OutputError, match="afile is not a directory; give a path inside one"):
+        check_destination(tmp_path / "afile" / "sub" / "out.jsonl")  # no folder can be made
 
 
 def test_two_outputs_naming_one_file_are_refused(tmp_path: Path) -> None:

@@ -554,14 +554,15 @@ def test_an_identifier_glued_to_latin_letters_stays_an_id(text: str) -> None:
             "diff --git a[REDACTED:filepath] b[REDACTED:filepath]",
         ),
         ('{"file": "a/Users/alice/x.py"}', '{"file": "a[REDACTED:filepath]"}'),
+        ("--- i/home/alice/x.py", "--- i[REDACTED:filepath]"),  # diff.mnemonicPrefix
         ("--- 1/home/alice/x.py", "--- 1[REDACTED:filepath]"),  # mnemonicPrefix, --no-index
         ("+++ b/mnt/c/Users/alice/x.py", "+++ b[REDACTED:filepath]"),
     ],
 )
 def test_a_home_path_on_a_diff_s_side_loses_its_user_name(text: str, cleaned: str) -> None:
-    """git's ``a/`` and ``b/`` (``1/``, ``2/`` with ``diff.mnemonicPrefix`` and ``--no-index``)
-    before a home path keep the prefix and lose the path; before, a letter before ``/Users``
-    kept it whole."""
+    """git's ``a/`` and ``b/`` (``i/``, ``w/``, ``c/``, ``o/``, ``1/``, ``2/`` with
+    ``diff.mnemonicPrefix``) before a home path keep the prefix and lose the path; before, a
+    letter before ``/Users`` kept it whole."""
     assert clean_text(text, "aggregated").text == cleaned
 
 
@@ -572,7 +573,6 @@ def test_a_home_path_on_a_diff_s_side_loses_its_user_name(text: str, cleaned: st
         "https://api.example.com/a/Users/alice",  # a one-letter segment of a URL's path
         "see data/Users/alice and metadata/home/bob",
         "ab/home/alice",  # a folder's name, not a diff's side
-        "I work w/home/office hours",  # English "with", not git's mnemonic w/
     ],
 )
 def test_a_home_folder_inside_another_path_is_not_a_home(text: str) -> None:

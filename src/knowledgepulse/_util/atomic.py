@@ -65,8 +65,9 @@ def check_destination(
 
 def missing_directory(directory: Path) -> str:
     """Why a file cannot be made in ``directory``, which is no directory, and what to do."""
-    if directory.exists():
-        return f"{directory} is not a directory; give a path inside one"
+    existing = next((folder for folder in (directory, *directory.parents) if folder.exists()), None)
+    if existing is not None and not existing.is_dir():  # a file where a folder should be
+        return f"{existing} is not a directory; give a path inside one"
     return f"the directory {directory} does not exist; create it first"
 
 

@@ -305,11 +305,12 @@ _AFTER_NO_WORD = rf"(?<!{_WORD_SPACED})"
 _BEFORE_NO_WORD = rf"(?!{_WORD_SPACED})"
 # The folders above /home or /Users where homes are kept on some systems (the home-path rule).
 _HOME_ROOTS = r"/usr/local/google|/var|/export|/mnt/[a-zA-Z]|/System/Volumes/Data"
-# A diff's side before a path (git's a/ and b/, diff.mnemonicPrefix's 1/ 2/ for --no-index): one
-# such character alone at the start of a word. A longer word before /Users or /home is a folder
-# holding it (an API's data/Users/), and so is a character after a "/" (a URL's /a/). Not the
-# mnemonic i/ w/ c/ o/: "w/home" is English ("with home") far more often than a diff.
-_DIFF_SIDE = r"(?<=(?:^|[\s\"'`])[ab12])"
+# A diff's side before a path (git's a/ and b/, diff.mnemonicPrefix's i/ w/ c/ o/, and 1/ 2/ for
+# --no-index): one such character alone at the start of a word. A longer word before /Users or
+# /home is a folder holding it (an API's data/Users/), and so is a character after a "/" (a
+# URL's /a/). "w/home/office" (English "with") loses "office" too: a user name missed in a diff
+# is worse than a word redacted in prose.
+_DIFF_SIDE = r"(?<=(?:^|[\s\"'`])[abciwo12])"
 _LOCAL = rf"[a-zA-Z0-9._%+\-]|(?![{_UNSPACED}]){_WORD_NOT_ASCII}"
 _EMAIL_ANYWHERE = (
     rf"(?:(?:{_LOCAL})+"
