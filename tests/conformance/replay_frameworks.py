@@ -1321,17 +1321,11 @@ def openai_agents_responses_runs(cassettes: Path) -> None:
 def openinference_responses_runs(cassettes: Path) -> None:
     """The Responses API runs traced by OpenInference (its spans keep each response's input
     and output messages)."""
-    from agents import Runner
     from openinference.instrumentation.openai_agents import (  # type: ignore[import-not-found]
         OpenAIAgentsInstrumentor,
     )
 
-    for name, (agent, prompt) in responses_agents(cassettes).items():
-        _traced(
-            f"openai_agents_{name}",
-            OpenAIAgentsInstrumentor(),
-            functools.partial(asyncio.run, Runner.run(agent, prompt)),
-        )
+    _responses_traced(cassettes, OpenAIAgentsInstrumentor, "openinference_")
 
 
 def contrib_responses_runs(cassettes: Path) -> None:
@@ -1339,17 +1333,23 @@ def contrib_responses_runs(cassettes: Path) -> None:
     (``opentelemetry-instrumentation-openai-agents-v2`` 0.1.0, the GenAI conventions' spans).
     Its module has OpenLLMetry's name: an environment of its own (``openai-agents==0.24.0``,
     ``opentelemetry-instrumentation-openai-agents-v2==0.1.0``, ``httpx2``, ``pyyaml``)."""
-    from agents import Runner
     from opentelemetry.instrumentation.openai_agents import (  # type: ignore[import-not-found]
         OpenAIAgentsInstrumentor,
     )
 
+    _responses_traced(cassettes, OpenAIAgentsInstrumentor, "otel_contrib_")
+
+
+def _responses_traced(cassettes: Path, instrumentor: Callable[[], Any], prefix: str) -> None:
+    """Each Responses API run, under a new ``instrumentor()``, its spans written as OTLP JSON."""
+    from agents import Runner
+
     for name, (agent, prompt) in responses_agents(cassettes).items():
         _traced(
             f"openai_agents_{name}",
-            OpenAIAgentsInstrumentor(),
+            instrumentor(),
             functools.partial(asyncio.run, Runner.run(agent, prompt)),
-            prefix="otel_contrib_",
+            prefix=prefix,
         )
 
 
