@@ -575,7 +575,8 @@ def _find(
             elif (
                 (inside_text and len(wanted) >= _MIN_INSIDE and wanted in folded)
                 or (framed and _folded(request(text) or "") == wanted)
-                or (called and wanted in _called(text))
+                # a call's name is written in its text: parse only a text that holds it
+                or (called and wanted in folded and wanted in _called(text))
             ):
                 inside.append((index, path, within, root))
     found = whole or equal or inside  # the text itself before the object it writes
